@@ -1,0 +1,12 @@
+# common/: the protocol library shared by the daemons, providers and tools.
+noinst_LTLIBRARIES += common/libssacommon.la
+common_libssacommon_la_SOURCES = \
+	common/status.h common/status.cc \
+	common/log.h common/log.cc \
+	common/event_loop.h common/event_loop.cc \
+	common/worker_pool.h common/worker_pool.cc \
+	common/config_file.h common/config_file.cc \
+	common/option_set.h common/option_set.cc \
+	common/umad_ports.h common/umad_ports.cc
+common_libssacommon_la_CPPFLAGS = $(AM_CPPFLAGS) $(INIH_CFLAGS)
+common_libssacommon_la_LIBADD = $(INIH_LIBS) $(UMAD_LIBS) -lpthread

@@ -1,0 +1,112 @@
+#include "common/event_loop.h"
+
+#include <CppUTest/TestHarness.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <thread>
+#include <vector>
+
+using namespace std::chrono_literals;
+
+TEST_GROUP(EventLoop) {
+  ssa::EventLoop* loop;
+  int fds[2];
+  void setup() override {
+    loop = new ssa::EventLoop();
+    CHECK_TRUE(loop->Init().ok());
+    CHECK_EQUAL(0, socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, fds));
+  }
+  void teardown() override {
+    delete loop;
+    close(fds[0]);
+    close(fds[1]);
+  }
+};
+
+TEST(EventLoop, FdWatchFiresOnData) {
+  int hits = 0;
+  CHECK_TRUE(loop->WatchFd(fds[0], EPOLLIN, [&](uint32_t ev) {
+    CHECK(ev & EPOLLIN);
+    char buf[8];
+    CHECK(read(fds[0], buf, sizeof(buf)) > 0);
+    ++hits;
+  }).ok());
+  CHECK_EQUAL(1, write(fds[1], "x", 1));
+  CHECK_TRUE(loop->RunUntil([&] { return hits == 1; }, 2s));
+  CHECK_FALSE(loop->WatchFd(fds[0], EPOLLIN, [](uint32_t) {}).ok());  // one watch per fd
+}
+
+TEST(EventLoop, UnwatchInsideOwnHandlerIsSafe) {
+  int hits = 0;
+  CHECK_TRUE(loop->WatchFd(fds[0], EPOLLIN, [&](uint32_t) {
+    ++hits;
+    loop->UnwatchFd(fds[0]);
+  }).ok());
+  CHECK_EQUAL(1, write(fds[1], "x", 1));
+  loop->RunUntil([&] { return hits > 0; }, 2s);
+  loop->RunOnce(10ms);  // the unread byte must not fire again
+  LONGS_EQUAL(1, hits);
+  CHECK_FALSE(loop->IsWatched(fds[0]));
+}
+
+TEST(EventLoop, ModifyToWritable) {
+  bool writable = false;
+  CHECK_TRUE(loop->WatchFd(fds[0], 0, [&](uint32_t ev) { writable = ev & EPOLLOUT; }).ok());
+  CHECK_TRUE(loop->ModifyFd(fds[0], EPOLLOUT).ok());
+  CHECK_TRUE(loop->RunUntil([&] { return writable; }, 2s));
+  CHECK_FALSE(loop->ModifyFd(12345, EPOLLIN).ok());
+}
+
+TEST(EventLoop, TimersFireInDeadlineOrder) {
+  std::vector<int> order;
+  loop->AddTimer(30ms, [&] { order.push_back(3); });
+  loop->AddTimer(1ms, [&] { order.push_back(1); });
+  loop->AddTimer(10ms, [&] { order.push_back(2); });
+  CHECK_TRUE(loop->RunUntil([&] { return order.size() == 3; }, 2s));
+  LONGS_EQUAL(1, order[0]);
+  LONGS_EQUAL(2, order[1]);
+  LONGS_EQUAL(3, order[2]);
+  LONGS_EQUAL(0, loop->timer_count());
+}
+
+TEST(EventLoop, TimerDoesNotFireEarly) {
+  auto start = ssa::EventLoop::Clock::now();
+  ssa::EventLoop::Clock::time_point fired;
+  bool done = false;
+  loop->AddTimer(20ms, [&] {
+    fired = ssa::EventLoop::Clock::now();
+    done = true;
+  });
+  CHECK_TRUE(loop->RunUntil([&] { return done; }, 2s));
+  CHECK(fired - start >= 20ms);
+}
+
+TEST(EventLoop, CancelledTimerNeverFires) {
+  bool fired = false, other = false;
+  auto id = loop->AddTimer(5ms, [&] { fired = true; });
+  loop->AddTimer(20ms, [&] { other = true; });
+  CHECK_TRUE(loop->CancelTimer(id));
+  CHECK_FALSE(loop->CancelTimer(id));
+  CHECK_TRUE(loop->RunUntil([&] { return other; }, 2s));
+  CHECK_FALSE(fired);
+}
+
+TEST(EventLoop, PostFromOtherThreadWakesLoop) {
+  int value = 0;
+  std::thread t([&] { loop->Post([&] { value = 42; }); });
+  CHECK_TRUE(loop->RunUntil([&] { return value == 42; }, 2s));
+  t.join();
+}
+
+TEST(EventLoop, StopFromOtherThreadEndsRun) {
+  std::thread t([&] { loop->Stop(); });
+  CHECK_TRUE(loop->Run().ok());  // returns even if Stop() came first
+  t.join();
+}
+
+TEST(EventLoop, UninitialisedLoopRefusesWork) {
+  ssa::EventLoop raw;
+  CHECK_FALSE(raw.WatchFd(fds[0], EPOLLIN, [](uint32_t) {}).ok());
+  CHECK_FALSE(raw.RunOnce(1ms).ok());
+}

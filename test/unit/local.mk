@@ -1,0 +1,13 @@
+# test/unit/: CppUTest unit tests, one binary for all of them.
+check_PROGRAMS += test/unit/unit_tests
+TESTS += test/unit/unit_tests
+test_unit_unit_tests_SOURCES = \
+	test/test_main.cc \
+	test/unit/status_test.cc \
+	test/unit/log_test.cc \
+	test/unit/event_loop_test.cc \
+	test/unit/worker_pool_test.cc \
+	test/unit/config_file_test.cc \
+	test/unit/umad_ports_test.cc
+test_unit_unit_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS)
+test_unit_unit_tests_LDADD = common/libssacommon.la $(CPPUTEST_LIBS)

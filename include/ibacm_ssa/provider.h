@@ -1,0 +1,236 @@
+/*
+ * ibacm_ssa/provider.h: the ABI between the ibacm-ssa daemon ("the core")
+ * and its resolution providers. Installed for third-party provider authors;
+ * see ibacm_prov(7).
+ *
+ * A provider is a shared object that exports exactly one symbol,
+ * SSA_PROVIDER_ENTRY_SYMBOL, a function returning a pointer to a static,
+ * constant struct ssa_provider. Everything else stays hidden (link with a
+ * version script). Loading the object must do no work: the core calls
+ * init() when it is ready and fini() before unloading.
+ *
+ * Versioning rules (the core enforces them when it loads a provider):
+ *  - Every struct that crosses the ABI starts with its size in bytes and,
+ *    for the two tables, the ABI major/minor the other side was built with.
+ *  - The core accepts a provider whose abi_major equals its own and rejects
+ *    any other major with one log line.
+ *  - Structs only grow by appending members. A newer core loads an older
+ *    provider whose struct is smaller: before using a member appended after
+ *    1.0 the core checks SSA_HAS_MEMBER(ptr, member). Providers do the same
+ *    with the core's ops table (struct ssa_core_ops).
+ *  - A struct smaller than its 1.0 size, or a 1.0 mandatory op left NULL,
+ *    is rejected.
+ *
+ * Lifecycle (as upstream ibacm): device -> port -> endpoint -> address.
+ * Each open_* returns an opaque context of the provider's choosing that the
+ * core hands back in later calls; each close_* is called once, children
+ * first. One endpoint exists per valid P_Key of a port.
+ *
+ * Requests: resolve() and query() receive a request id that is unique for
+ * the life of the daemon. The provider must answer every request exactly
+ * once through ops->resolve_done / ops->query_done, now or later. Answering
+ * an unknown or already-answered id is harmless: the core drops the answer
+ * and returns -ENOENT or -EALREADY. If the client went away meanwhile, the
+ * answer is dropped quietly.
+ *
+ * Threading: the core calls every provider op on its event-loop thread, and
+ * core ops must be called on that thread too (use fd_watch with an eventfd
+ * or a pipe to hand results from a provider's own threads back). Providers
+ * should not start threads; timers and fd watches run on the core's loop.
+ *
+ * Errors: functions returning int return 0 or a negative errno value.
+ * Resolve/query statuses are the ACM_STATUS_* codes of <infiniband/acm.h>.
+ */
+#ifndef IBACM_SSA_PROVIDER_H
+#define IBACM_SSA_PROVIDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <infiniband/sa.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SSA_PROV_ABI_MAJOR 1
+#define SSA_PROV_ABI_MINOR 0
+
+#define SSA_PROVIDER_ENTRY_SYMBOL "ssa_provider_entry"
+#define SSA_PROV_NAME_MAX 32
+
+/* True when the struct at `ptr` (whose first member is its size) is large
+ * enough to hold `member`. */
+#define SSA_HAS_MEMBER(ptr, member)                                       \
+	((ptr)->size >= offsetof(__typeof__(*(ptr)), member) + sizeof((ptr)->member))
+
+/* Address types; the values equal upstream ibacm's ACM_ADDRESS_*. */
+enum ssa_addr_type {
+	SSA_ADDR_INVALID = 0,
+	SSA_ADDR_NAME = 1,   /* NUL-padded host name, up to 63 characters */
+	SSA_ADDR_IP = 2,     /* 4 bytes, network order */
+	SSA_ADDR_IP6 = 3,    /* 16 bytes, network order */
+	SSA_ADDR_GID = 4,    /* 16 bytes, network order */
+	SSA_ADDR_LID = 5,    /* 2 bytes, network order */
+};
+
+struct ssa_address {
+	uint32_t size;
+	uint16_t type; /* enum ssa_addr_type */
+	uint16_t reserved;
+	uint8_t data[64];
+};
+
+struct ssa_device_info {
+	uint32_t size;
+	const char *name;     /* CA name, e.g. "mlx5_0" */
+	uint64_t node_guid;   /* host byte order */
+	uint8_t port_count;
+};
+
+/* Port attributes; all integers in host byte order. */
+struct ssa_port_info {
+	uint32_t size;
+	const char *ca_name;
+	uint8_t port_num;
+	uint8_t state;        /* IB PortState: 1 down ... 4 active */
+	uint8_t lmc;
+	uint8_t sm_sl;
+	uint16_t lid;
+	uint16_t sm_lid;
+	uint64_t gid_prefix;
+	uint64_t port_guid;
+	uint32_t rate_gbps;
+	uint16_t pkey_count;
+	const uint16_t *pkeys; /* valid P_Keys, table order */
+};
+
+struct ssa_endpoint_info {
+	uint32_t size;
+	uint16_t pkey;
+	uint16_t pkey_index;
+};
+
+/* A resolve or query request as the core decoded it from a client. */
+struct ssa_resolve_request {
+	uint32_t size;
+	uint32_t flags;                 /* ACM_FLAGS_NODELAY, ACM_FLAGS_QUERY_SA */
+	struct ssa_address src;         /* the local source address */
+	struct ssa_address dst;         /* SSA_ADDR_INVALID for path requests */
+	int has_path;                   /* nonzero: `path` holds the request */
+	struct ibv_path_record path;    /* network order, as on the wire */
+};
+
+/* Opaque handles the core gives providers. */
+typedef struct ssa_core ssa_core_t;
+typedef struct ssa_core_port ssa_core_port_t;
+
+enum ssa_log_level {
+	SSA_LOG_ERROR = 0,
+	SSA_LOG_WARN = 1,
+	SSA_LOG_INFO = 2,
+	SSA_LOG_DEBUG = 3,
+	SSA_LOG_TRACE = 4,
+};
+
+/* Called with the SA's answer (or a timeout) for ops->sa_send. `status` is
+ * 0, or -ETIMEDOUT after all retries, or another negative errno. `mad` is the
+ * whole response MAD (256 bytes), valid only during the call. */
+typedef void (*ssa_sa_done_fn)(void *arg, int status, const uint8_t *mad, size_t len);
+typedef void (*ssa_timer_fn)(void *arg);
+typedef void (*ssa_fd_fn)(void *arg, int fd, uint32_t events);
+/* One option of the provider's config section. Return nonzero to stop. */
+typedef int (*ssa_config_fn)(void *arg, const char *key, const char *value,
+			     const char *file, int line);
+
+/* Services of the core, handed to the provider's init(). */
+struct ssa_core_ops {
+	uint32_t size;
+	uint16_t abi_major;
+	uint16_t abi_minor;
+
+	void (*log)(ssa_core_t *core, int level, const char *fmt, ...)
+		__attribute__((format(printf, 3, 4)));
+
+	/* Answers a resolve (or query) request. `path` is the path record in
+	 * network order; it is ignored unless status is ACM_STATUS_SUCCESS. */
+	int (*resolve_done)(ssa_core_t *core, uint64_t req_id, uint8_t status,
+			    const struct ibv_path_record *path);
+	int (*query_done)(ssa_core_t *core, uint64_t req_id, uint8_t status,
+			  const struct ibv_path_record *path);
+
+	/* Sends a 256-byte SA MAD (the provider fills in the MAD header and SA
+	 * payload; the core assigns the TID and addresses it to the port's SM).
+	 * The core queues beyond its sa_depth and applies its own timeout and
+	 * retries. `done` is called exactly once. Returns 0 or -errno. */
+	int (*sa_send)(ssa_core_t *core, ssa_core_port_t *port, const uint8_t *mad,
+		       size_t len, ssa_sa_done_fn done, void *arg);
+
+	/* One-shot timer on the core's loop; returns an id > 0, or 0 on error. */
+	uint64_t (*timer_add)(ssa_core_t *core, uint32_t delay_ms, ssa_timer_fn fn, void *arg);
+	int (*timer_cancel)(ssa_core_t *core, uint64_t timer_id);
+
+	/* Watches an fd (EPOLLIN/EPOLLOUT events) on the core's loop. */
+	int (*fd_watch)(ssa_core_t *core, int fd, uint32_t events, ssa_fd_fn fn, void *arg);
+	int (*fd_unwatch)(ssa_core_t *core, int fd);
+
+	/* Iterates the options of the provider's own config section, in file
+	 * order. Unknown keys should be reported with ops->log. */
+	int (*config_foreach)(ssa_core_t *core, ssa_config_fn fn, void *arg);
+	/* Reports a bad option (counted and logged by the core). */
+	void (*config_warn)(ssa_core_t *core, const char *file, int line, const char *msg);
+};
+
+/* The provider's table. Members up to and including query_perf form the 1.0
+ * ABI; resolve, init and the open/close ops are mandatory. */
+struct ssa_provider {
+	uint32_t size;
+	uint16_t abi_major;
+	uint16_t abi_minor;
+	char name[SSA_PROV_NAME_MAX]; /* also its config section name */
+	uint32_t version;             /* the provider's own, for duplicates */
+	const char *description;
+
+	int (*init)(const struct ssa_core_ops *ops, ssa_core_t *core, void **prov_ctx);
+	void (*fini)(void *prov_ctx);
+
+	int (*open_device)(void *prov_ctx, const struct ssa_device_info *dev, void **dev_ctx);
+	void (*close_device)(void *dev_ctx);
+	int (*open_port)(void *dev_ctx, const struct ssa_port_info *port,
+			 ssa_core_port_t *core_port, void **port_ctx);
+	void (*close_port)(void *port_ctx);
+	/* Optional: LID, SM LID/SL, state or P_Key table of an open port changed.
+	 * Providers drop cached routes here. */
+	void (*port_changed)(void *port_ctx, const struct ssa_port_info *port);
+	int (*open_endpoint)(void *port_ctx, const struct ssa_endpoint_info *ep, void **ep_ctx);
+	void (*close_endpoint)(void *ep_ctx);
+	int (*add_address)(void *ep_ctx, const struct ssa_address *addr, void **addr_ctx);
+	void (*remove_address)(void *addr_ctx);
+
+	/* Resolves req->dst (or req->path) from the local address. Return 0
+	 * once the request is taken (answered now or later), or -errno to have
+	 * the core answer it with an error. */
+	int (*resolve)(void *addr_ctx, const struct ssa_resolve_request *req, uint64_t req_id);
+	/* Optional: ACM_FLAGS_QUERY_SA path queries; without it the core
+	 * answers them with resolve(). */
+	int (*query)(void *addr_ctx, const struct ssa_resolve_request *req, uint64_t req_id);
+	/* Optional: the endpoint's counters, indexed like upstream's
+	 * ACM_CNTR_*; at most *count values, *count set to the number given. */
+	int (*query_perf)(void *ep_ctx, uint64_t *values, uint8_t *count);
+	/* Members appended after 1.0 go below this line. */
+};
+
+#define SSA_PROVIDER_V1_0_SIZE \
+	(offsetof(struct ssa_provider, query_perf) + sizeof(((struct ssa_provider *)0)->query_perf))
+#define SSA_CORE_OPS_V1_0_SIZE \
+	(offsetof(struct ssa_core_ops, config_warn) + sizeof(((struct ssa_core_ops *)0)->config_warn))
+
+/* The one symbol a provider exports. `core_major`/`core_minor` let a
+ * provider refuse (return NULL) a core it does not support. */
+typedef const struct ssa_provider *(*ssa_provider_entry_fn)(uint16_t core_major,
+							    uint16_t core_minor);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* IBACM_SSA_PROVIDER_H */

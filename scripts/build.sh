@@ -1,0 +1,27 @@
+#!/bin/bash
+# build.sh [--sanitizers]: configure and build ibacm-ssa out of tree in
+# build/ (or build-asan/ with ASan+UBSan). Re-running only rebuilds what
+# changed. Prints the build directory on its last line.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+builddir=$top/build
+configure_args=()
+if [ "${1:-}" = --sanitizers ]; then
+	builddir=$top/build-asan
+	configure_args+=(--enable-sanitizers)
+fi
+cd "$top"
+if [ ! -x configure ] || [ configure.ac -nt configure ] || [ -n "$(find . -name local.mk -newer configure -print -quit)" ] || [ Makefile.am -nt configure ]; then
+	echo "build: autoreconf" >&2
+	autoreconf -fi >&2 2>&1 | grep -v "cannot remove 'core'" >&2 || true
+fi
+mkdir -p "$builddir"
+cd "$builddir"
+if [ ! -f Makefile ] || [ "$top/configure" -nt config.status ]; then
+	echo "build: configure ${configure_args[*]:-}" >&2
+	"$top/configure" -q "${configure_args[@]}" 2>&1 | grep -v "cannot remove 'core'" >&2 || true
+	[ -f Makefile ] || { echo "build: configure failed; see $builddir/config.log" >&2; exit 1; }
+fi
+echo "build: make -j2" >&2
+make -j2 >&2
+echo "$builddir"

@@ -7,6 +7,12 @@ common_libssacommon_la_SOURCES = \
 	common/worker_pool.h common/worker_pool.cc \
 	common/config_file.h common/config_file.cc \
 	common/option_set.h common/option_set.cc \
-	common/umad_ports.h common/umad_ports.cc
+	common/umad_ports.h common/umad_ports.cc \
+	common/mad_wire.h common/mad_wire.cc \
+	common/mad_transport.h \
+	common/umad_transport.h common/umad_transport.cc \
+	common/sa_client.h common/sa_client.cc \
+	common/acm_wire.h common/acm_wire_internal.h common/acm_wire.cc \
+	common/acm_wire_server.cc common/acm_wire_client.cc
 common_libssacommon_la_CPPFLAGS = $(AM_CPPFLAGS) $(INIH_CFLAGS)
 common_libssacommon_la_LIBADD = $(INIH_LIBS) $(UMAD_LIBS) -lpthread

@@ -52,7 +52,10 @@ UmadPort UmadPortFromCa(const struct umad_ca& ca, int port_index) {
   p.link_layer = up->link_layer;
   for (unsigned i = 0; up->pkeys && i < up->pkeys_size; ++i) {
     // Index entries of 0 (and the limited/full bit alone) are unused slots.
-    if ((up->pkeys[i] & 0x7fff) != 0) p.pkeys.push_back(up->pkeys[i]);
+    if ((up->pkeys[i] & 0x7fff) != 0) {
+      p.pkeys.push_back(up->pkeys[i]);
+      p.pkey_indexes.push_back(static_cast<uint16_t>(i));
+    }
   }
   return p;
 }

@@ -45,6 +45,7 @@ struct UmadPort {
   uint32_t capmask = 0;       // host byte order
   std::string link_layer;     // "InfiniBand" or "Ethernet"
   std::vector<uint16_t> pkeys;  // valid (non-zero) P_Keys, table order
+  std::vector<uint16_t> pkey_indexes;  // each one's index in the P_Key table
 
   bool IsActive() const { return state == kPortActive; }
   bool IsInfiniBand() const { return link_layer.empty() || link_layer == "InfiniBand" || link_layer == "IB"; }

@@ -178,10 +178,16 @@ struct ssa_core_ops {
 	int (*config_foreach)(ssa_core_t *core, ssa_config_fn fn, void *arg);
 	/* Reports a bad option (counted and logged by the core). */
 	void (*config_warn)(ssa_core_t *core, const char *file, int line, const char *msg);
+
+	/* Adds to one of the daemon-wide counters that PERF_QUERY reports,
+	 * indexed like upstream's ACM_CNTR_* (e.g. ACM_CNTR_ROUTE_CACHE). */
+	void (*counter_add)(ssa_core_t *core, int counter, uint64_t delta);
 };
 
 /* The provider's table. Members up to and including query_perf form the 1.0
- * ABI; resolve, init and the open/close ops are mandatory. */
+ * ABI. Mandatory (a NULL one gets the provider rejected): init, fini, every
+ * open_* and close_* op, add_address, remove_address and resolve. Optional:
+ * port_changed, query and query_perf. */
 struct ssa_provider {
 	uint32_t size;
 	uint16_t abi_major;
@@ -222,7 +228,7 @@ struct ssa_provider {
 #define SSA_PROVIDER_V1_0_SIZE \
 	(offsetof(struct ssa_provider, query_perf) + sizeof(((struct ssa_provider *)0)->query_perf))
 #define SSA_CORE_OPS_V1_0_SIZE \
-	(offsetof(struct ssa_core_ops, config_warn) + sizeof(((struct ssa_core_ops *)0)->config_warn))
+	(offsetof(struct ssa_core_ops, counter_add) + sizeof(((struct ssa_core_ops *)0)->counter_add))
 
 /* The one symbol a provider exports. `core_major`/`core_minor` let a
  * provider refuse (return NULL) a core it does not support. */

@@ -8,6 +8,11 @@ test_unit_unit_tests_SOURCES = \
 	test/unit/event_loop_test.cc \
 	test/unit/worker_pool_test.cc \
 	test/unit/config_file_test.cc \
-	test/unit/umad_ports_test.cc
-test_unit_unit_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS)
-test_unit_unit_tests_LDADD = common/libssacommon.la $(CPPUTEST_LIBS)
+	test/unit/umad_ports_test.cc \
+	test/unit/mad_wire_test.cc \
+	test/unit/sa_client_test.cc \
+	test/unit/provider_loader_test.cc \
+	test/unit/provider_selector_test.cc \
+	test/unit/core_config_test.cc
+test_unit_unit_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS) $(TEST_PROVIDER_CPPFLAGS)
+test_unit_unit_tests_LDADD = core/libibacmcore.la common/libssacommon.la $(CPPUTEST_LIBS)

@@ -1,0 +1,48 @@
+// addr_config.h: upstream's ibacm_addr.cfg, the local addresses of each
+// endpoint. One "address device port pkey" line per address, '#' comments;
+// address is a host name (up to 63 characters) or an IPv4/IPv6 address,
+// pkey is hex or "default" (the port's first P_Key).
+//
+// Bad lines are skipped with a message naming file and line; the rest of
+// the file still counts. A plain value, read on the main thread.
+#ifndef IBACM_SSA_CORE_ADDR_CONFIG_H
+#define IBACM_SSA_CORE_ADDR_CONFIG_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "include/ibacm_ssa/provider.h"
+
+namespace ssa {
+
+struct AddrConfigEntry {
+  std::string text;        // as written, e.g. "node1" or "10.0.0.1"
+  ssa_address address{};   // typed, as providers receive it
+  std::string device;      // CA name
+  int port = 0;
+  bool default_pkey = true;
+  uint16_t pkey = 0;       // when !default_pkey
+  int line = 0;
+};
+
+struct AddrConfig {
+  std::vector<AddrConfigEntry> entries;
+  std::vector<std::string> warnings;
+
+  // `allow_ips`: upstream's support_ips_in_addr_cfg; IP lines are otherwise
+  // skipped with a warning.
+  static Status Load(const std::string& path, bool allow_ips, AddrConfig* out);
+  static AddrConfig Parse(const std::string& text, const std::string& name, bool allow_ips);
+};
+
+// Builds a typed address from text: an IPv4 or IPv6 literal becomes IP/IP6,
+// anything else a NAME. Names longer than 63 characters are refused.
+Status MakeAddress(const std::string& text, bool allow_ips, ssa_address* out);
+// The printable form of an address (what EP_QUERY lists).
+std::string AddressToString(const ssa_address& addr);
+
+}  // namespace ssa
+
+#endif

@@ -1,0 +1,279 @@
+// client_server.cc: non-blocking accept/read/write on the event loop.
+#include "core/client_server.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include "common/acm_wire.h"
+
+namespace ssa {
+
+namespace {
+// A client that leaves this much unread is not reading: drop it rather than
+// buffer without bound.
+constexpr size_t kMaxPendingOutput = 1 << 20;
+
+Status WriteFileAtomically(const std::string& path, const std::string& text) {
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    if (!out) return Status::FromErrno("cannot write " + tmp);
+    out << text;
+    if (!out) return Status::FromErrno("cannot write " + tmp);
+  }
+  if (rename(tmp.c_str(), path.c_str()) < 0) return Status::FromErrno("cannot rename " + tmp);
+  return Status::Ok();
+}
+
+void ReplaceSymlink(const std::string& target, const std::string& link, Logger* log) {
+  if (link.empty() || link == target) return;
+  unlink(link.c_str());
+  if (symlink(target.c_str(), link.c_str()) < 0)
+    SSA_LOG(*log, kWarn, "cannot create symlink %s -> %s: %s", link.c_str(), target.c_str(),
+            strerror(errno));
+}
+}  // namespace
+
+ClientServer::ClientServer(EventLoop* loop, Logger* log, Handler* handler)
+    : loop_(loop), log_(log), handler_(handler) {}
+
+ClientServer::~ClientServer() { Shutdown(); }
+
+Status ClientServer::WatchListener(int fd) {
+  Status st = loop_->WatchFd(fd, EPOLLIN, [this, fd](uint32_t) { OnAccept(fd); });
+  if (!st.ok()) {
+    close(fd);
+    return st;
+  }
+  listen_fds_.push_back(fd);
+  return Status::Ok();
+}
+
+Status ClientServer::ListenUnix(const std::string& path, const std::string& link) {
+  struct sockaddr_un addr = {};
+  addr.sun_family = AF_UNIX;
+  if (path.size() >= sizeof(addr.sun_path))
+    return Status::Error(ENAMETOOLONG, "unix socket path too long: " + path);
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) return Status::FromErrno("socket(AF_UNIX)");
+  unlink(path.c_str());
+  // Any local user may resolve, as upstream allows.
+  mode_t old_mask = umask(0);
+  int rc = bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  umask(old_mask);
+  if (rc < 0 || listen(fd, SOMAXCONN) < 0) {
+    Status st = Status::FromErrno("cannot listen on " + path);
+    close(fd);
+    return st;
+  }
+  files_.push_back(path);
+  ReplaceSymlink(path, link, log_);
+  if (!link.empty() && link != path) files_.push_back(link);
+  SSA_LOG(*log_, kInfo, "listening on unix socket %s", path.c_str());
+  return WatchListener(fd);
+}
+
+Status ClientServer::ListenTcp(int port, bool loopback_only, const std::string& port_file,
+                               const std::string& port_link) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) return Status::FromErrno("socket(AF_INET)");
+  int one = 1;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+  struct sockaddr_in addr = {};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(loopback_only ? INADDR_LOOPBACK : INADDR_ANY);
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) < 0 ||
+      listen(fd, SOMAXCONN) < 0) {
+    Status st = Status::FromErrno("cannot listen on TCP port " + std::to_string(port));
+    close(fd);
+    return st;
+  }
+  socklen_t len = sizeof(addr);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  tcp_port_ = ntohs(addr.sin_port);
+  if (!port_file.empty()) {
+    Status st = WriteFileAtomically(port_file, std::to_string(tcp_port_) + "\n");
+    if (!st.ok()) SSA_LOG(*log_, kWarn, "cannot publish port: %s", st.ToString().c_str());
+    else files_.push_back(port_file);
+    ReplaceSymlink(port_file, port_link, log_);
+    if (!port_link.empty() && port_link != port_file) files_.push_back(port_link);
+  }
+  SSA_LOG(*log_, kInfo, "listening on TCP port %d (%s)", tcp_port_,
+          loopback_only ? "loopback only" : "all addresses");
+  return WatchListener(fd);
+}
+
+void ClientServer::OnAccept(int listen_fd) {
+  // Drain the backlog: many clients may connect between two loop iterations.
+  for (;;) {
+    int fd = accept4(listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return;
+      // EMFILE and friends: log and keep serving the clients we have.
+      SSA_LOG(*log_, kWarn, "accept failed: %s", strerror(errno));
+      return;
+    }
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));  // fails harmlessly on unix
+    auto conn = std::make_unique<Connection>();
+    conn->fd = fd;
+    conn->id = next_id_++;
+    Connection* c = conn.get();
+    Status st = loop_->WatchFd(fd, EPOLLIN | EPOLLRDHUP, [this, c](uint32_t ev) {
+      ClientId id = c->id;
+      if (ev & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) OnReadable(c);
+      if (clients_.count(id) && (ev & EPOLLOUT)) OnWritable(c);
+    });
+    if (!st.ok()) {
+      SSA_LOG(*log_, kWarn, "cannot watch client fd: %s", st.ToString().c_str());
+      close(fd);
+      continue;
+    }
+    clients_[c->id] = std::move(conn);
+    ++stats_.accepted;
+    stats_.open = clients_.size();
+    if (stats_.open > stats_.peak_open) stats_.peak_open = stats_.open;
+    SSA_LOG(*log_, kTrace, "client %llu connected (fd %d)", static_cast<unsigned long long>(c->id), fd);
+  }
+}
+
+void ClientServer::OnReadable(Connection* c) {
+  ClientId id = c->id;
+  uint8_t buf[4096];
+  for (;;) {
+    ssize_t n = recv(c->fd, buf, sizeof(buf), 0);
+    if (n > 0) {
+      c->in.insert(c->in.end(), buf, buf + n);
+      ParseInput(c);
+      if (!clients_.count(id)) return;  // closed while parsing
+      continue;
+    }
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    if (n < 0 && errno == EINTR) continue;
+    // EOF or error.
+    if (!c->in.empty()) {
+      ++stats_.truncated;
+      CloseConnection(id, "closed in the middle of a message", LogLevel::kWarn);
+    } else {
+      CloseConnection(id, "disconnected", LogLevel::kTrace);
+    }
+    return;
+  }
+}
+
+void ClientServer::ParseInput(Connection* c) {
+  ClientId id = c->id;
+  size_t offset = 0;
+  while (clients_.count(id) && c->in.size() - offset >= acm::kHeaderLength) {
+    size_t frame_len = 0;
+    std::string error;
+    acm::FrameStatus fs = acm::PeekFrame(c->in.data() + offset, c->in.size() - offset, &frame_len, &error);
+    if (fs == acm::FrameStatus::kNeedMore) break;
+    if (fs == acm::FrameStatus::kInvalid) {
+      ++stats_.bad_frames;
+      std::string reason = "bad message: " + error;
+      CloseConnection(id, reason.c_str(), LogLevel::kWarn);
+      return;
+    }
+    ++stats_.messages;
+    // Copy: the handler may answer synchronously and we may be closed.
+    std::vector<uint8_t> msg(c->in.begin() + offset, c->in.begin() + offset + frame_len);
+    offset += frame_len;
+    handler_->OnMessage(id, msg.data(), msg.size());
+  }
+  if (clients_.count(id)) c->in.erase(c->in.begin(), c->in.begin() + offset);
+}
+
+bool ClientServer::Send(ClientId client, const uint8_t* data, size_t len) {
+  auto it = clients_.find(client);
+  if (it == clients_.end()) {
+    ++stats_.dropped_replies;
+    return false;
+  }
+  Connection* c = it->second.get();
+  if (c->out.empty()) {
+    ssize_t n = send(c->fd, data, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n == static_cast<ssize_t>(len)) return true;
+    if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+      CloseConnection(client, "send failed", LogLevel::kDebug);
+      ++stats_.dropped_replies;
+      return false;
+    }
+    size_t sent = n > 0 ? static_cast<size_t>(n) : 0;
+    c->out.append(reinterpret_cast<const char*>(data) + sent, len - sent);
+  } else {
+    c->out.append(reinterpret_cast<const char*>(data), len);
+  }
+  if (c->out.size() > kMaxPendingOutput) {
+    ++stats_.send_overflows;
+    CloseConnection(client, "does not read its answers (output buffer full)", LogLevel::kWarn);
+    return false;
+  }
+  UpdateInterest(c);
+  return true;
+}
+
+void ClientServer::OnWritable(Connection* c) {
+  while (!c->out.empty()) {
+    ssize_t n = send(c->fd, c->out.data(), c->out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n > 0) {
+      c->out.erase(0, static_cast<size_t>(n));
+      continue;
+    }
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) break;
+    CloseConnection(c->id, "send failed", LogLevel::kDebug);
+    return;
+  }
+  UpdateInterest(c);
+}
+
+void ClientServer::UpdateInterest(Connection* c) {
+  bool want = !c->out.empty();
+  if (want == c->want_write) return;
+  c->want_write = want;
+  loop_->ModifyFd(c->fd, EPOLLIN | EPOLLRDHUP | (want ? static_cast<uint32_t>(EPOLLOUT) : 0u));
+}
+
+void ClientServer::Close(ClientId client, const char* reason) {
+  CloseConnection(client, reason, LogLevel::kDebug);
+}
+
+void ClientServer::CloseConnection(ClientId id, const char* reason, LogLevel level) {
+  auto it = clients_.find(id);
+  if (it == clients_.end()) return;
+  if (log_->Enabled(level))
+    log_->Log(level, "client %llu: %s", static_cast<unsigned long long>(id), reason);
+  loop_->UnwatchFd(it->second->fd);
+  close(it->second->fd);
+  clients_.erase(it);
+  ++stats_.closed;
+  stats_.open = clients_.size();
+  handler_->OnDisconnect(id);
+}
+
+void ClientServer::Shutdown() {
+  std::vector<ClientId> ids;
+  for (const auto& kv : clients_) ids.push_back(kv.first);
+  for (ClientId id : ids) CloseConnection(id, "server shutting down", LogLevel::kTrace);
+  for (int fd : listen_fds_) {
+    loop_->UnwatchFd(fd);
+    close(fd);
+  }
+  listen_fds_.clear();
+  for (const auto& f : files_) unlink(f.c_str());
+  files_.clear();
+}
+
+}  // namespace ssa

@@ -1,0 +1,105 @@
+// client_server.h: the sockets clients (librdmacm, ib_acme) talk to.
+//
+// Listens on a unix socket and/or TCP (upstream's server_mode unix, loop,
+// open), accepts any number of connections, reassembles messages from
+// partial reads, and hands each complete message to the Handler. Replies go
+// out through Send(), buffered per connection so one slow reader never
+// blocks the loop or other clients. Malformed framing (bad version, bad or
+// oversized length) closes that connection; each case is counted and logged.
+//
+// Owned by the daemon; borrows the EventLoop and Logger (which must outlive
+// it). Loop thread only.
+#ifndef IBACM_SSA_CORE_CLIENT_SERVER_H
+#define IBACM_SSA_CORE_CLIENT_SERVER_H
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "common/event_loop.h"
+#include "common/log.h"
+#include "common/status.h"
+
+namespace ssa {
+
+class ClientServer {
+ public:
+  using ClientId = uint64_t;  // never reused within one server
+
+  class Handler {
+   public:
+    virtual ~Handler() = default;
+    // One complete, framed message (header checked, length exact).
+    virtual void OnMessage(ClientId client, const uint8_t* msg, size_t len) = 0;
+    // The connection is gone; answers for it will be dropped.
+    virtual void OnDisconnect(ClientId client) { (void)client; }
+  };
+
+  struct Stats {
+    uint64_t accepted = 0;
+    uint64_t closed = 0;
+    uint64_t messages = 0;
+    uint64_t bad_frames = 0;      // bad version or length: connection closed
+    uint64_t truncated = 0;       // connection closed mid-message
+    uint64_t send_overflows = 0;  // client never read its answers
+    uint64_t dropped_replies = 0; // answer for a client already gone
+    size_t open = 0;
+    size_t peak_open = 0;
+  };
+
+  ClientServer(EventLoop* loop, Logger* log, Handler* handler);
+  ~ClientServer();
+  ClientServer(const ClientServer&) = delete;
+  ClientServer& operator=(const ClientServer&) = delete;
+
+  // Unix socket at `path` (replaced if present); `link`, if not empty, is a
+  // symlink to it (upstream's /run/ibacm.sock).
+  Status ListenUnix(const std::string& path, const std::string& link);
+  // TCP on `port` (0: any free port), loopback only or all addresses;
+  // writes the port number into `port_file` (and links `port_link` to it).
+  Status ListenTcp(int port, bool loopback_only, const std::string& port_file,
+                   const std::string& port_link);
+  int tcp_port() const { return tcp_port_; }
+
+  // Queues `len` bytes for `client`; false if the client is gone.
+  bool Send(ClientId client, const uint8_t* data, size_t len);
+  void Close(ClientId client, const char* reason);
+  bool IsOpen(ClientId client) const { return clients_.count(client) != 0; }
+  const Stats& stats() const { return stats_; }
+
+  // Stops listening and closes every connection (files are removed).
+  void Shutdown();
+
+ private:
+  struct Connection {
+    int fd = -1;
+    ClientId id = 0;
+    std::vector<uint8_t> in;  // unparsed bytes
+    std::string out;          // unsent bytes
+    bool want_write = false;
+  };
+
+  void OnAccept(int listen_fd);
+  void OnReadable(Connection* c);
+  void OnWritable(Connection* c);
+  void ParseInput(Connection* c);
+  void UpdateInterest(Connection* c);
+  void CloseConnection(ClientId id, const char* reason, LogLevel level);
+  Status WatchListener(int fd);
+
+  EventLoop* loop_;
+  Logger* log_;
+  Handler* handler_;
+  std::vector<int> listen_fds_;
+  std::vector<std::string> files_;  // removed at shutdown
+  int tcp_port_ = 0;
+  ClientId next_id_ = 1;
+  std::unordered_map<ClientId, std::unique_ptr<Connection>> clients_;
+  Stats stats_;
+};
+
+}  // namespace ssa
+
+#endif

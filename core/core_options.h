@@ -1,0 +1,57 @@
+// core_options.h: the ibacm daemon's own settings, from the command line and
+// the [core] section of acm_opts.cfg (or an unchanged upstream
+// ibacm_opts.cfg, whose "name value" lines are the core's options).
+//
+// A plain value, filled once at start-up on the main thread.
+#ifndef IBACM_SSA_CORE_CORE_OPTIONS_H
+#define IBACM_SSA_CORE_CORE_OPTIONS_H
+
+#include <string>
+#include <vector>
+
+#include "common/config_file.h"
+#include "common/status.h"
+
+namespace ssa {
+
+struct CoreOptions {
+  // Upstream ibacm core options, upstream defaults.
+  std::string log_file = "/var/log/ibacm.log";
+  std::string log_level = "0";
+  std::string lock_file = "/run/ibacm.pid";
+  int server_port = 6125;
+  std::string server_mode = "unix";  // unix | loop | open
+  bool acme_plus_kernel_only = false;
+  std::string provider_lib_path = PROVIDER_DIR;
+  bool support_ips_in_addr_cfg = false;
+  int timeout_ms = 2000;  // upstream "timeout"
+  int retries = 2;
+  int sa_depth = 1;
+  int umad_debug_level = 0;
+  // "provider NAME PREFIX|default" lines (and our device:port form), in order.
+  std::vector<std::string> provider_rules;
+
+  // Our additions.
+  // Where the socket, port and pid files go when a run directory is given
+  // (-R); empty means upstream's fixed paths under /run.
+  std::string run_dir;
+  std::string unix_socket_path = "/run/ibacm-unix.sock";
+  std::string unix_socket_link = "/run/ibacm.sock";  // upstream's compatibility link
+  std::string port_file = "/run/ibacm-tcp.port";
+  std::string port_file_link = "/run/ibacm.port";
+  int port_poll_ms = 5000;   // how often ports are re-read for changes
+  int max_clients = 0;       // 0: no limit beyond the fd limit
+  std::string addr_file = SYSCONF_DIR "/ibacm_addr.cfg";
+  std::string opts_file = SYSCONF_DIR "/ibacm_opts.cfg";
+
+  // Applies entries of `cfg` that belong to the core; warnings name the file
+  // and line. In an upstream-format file, options the core does not know are
+  // left for the providers and not warned about here.
+  std::vector<std::string> Apply(const ConfigFile& cfg);
+  // Points every runtime file into `dir` (the -R option).
+  void UseRunDir(const std::string& dir);
+};
+
+}  // namespace ssa
+
+#endif

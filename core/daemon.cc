@@ -1,0 +1,132 @@
+// daemon.cc: start-up order and shutdown order of the ibacm daemon.
+#include "config.h"
+
+#include "core/daemon.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/client_server.h"
+#include "core/port_manager.h"
+#include "core/provider_host.h"
+#include "core/provider_loader.h"
+#include "core/provider_selector.h"
+#include "core/request_dispatcher.h"
+
+namespace ssa {
+
+Daemon::Daemon(Settings settings) : settings_(std::move(settings)) {}
+
+Daemon::~Daemon() { Shutdown(); }
+
+Status Daemon::Configure() {
+  if (configured_) return Status::Ok();
+  configured_ = true;
+  std::vector<std::string> warnings;
+  if (!settings_.opts_file.empty()) options_.opts_file = settings_.opts_file;
+  if (access(options_.opts_file.c_str(), R_OK) == 0) {
+    Status st = ConfigFile::Load(options_.opts_file, &config_);
+    if (!st.ok()) return st;
+    warnings = options_.Apply(config_);
+  } else if (settings_.opts_file_given) {
+    return Status::FromErrno("cannot read options file " + options_.opts_file);
+  }
+  if (!settings_.run_dir.empty()) {
+    options_.UseRunDir(settings_.run_dir);
+    mkdir(options_.run_dir.c_str(), 0755);
+  }
+  if (!settings_.provider_dir.empty()) options_.provider_lib_path = settings_.provider_dir;
+  if (!settings_.addr_file.empty()) options_.addr_file = settings_.addr_file;
+  if (!settings_.log_target.empty()) options_.log_file = settings_.log_target;
+
+  Status st = log_.Open(options_.log_file, "ibacm");
+  LogLevel level;
+  if (ParseLogLevel(options_.log_level, &level)) log_.set_level(level);
+  if (!st.ok()) SSA_LOG(log_, kWarn, "%s; logging to stderr", st.ToString().c_str());
+  SSA_LOG(log_, kInfo, "ibacm-ssa " PACKAGE_VERSION " starting (pid %d)", static_cast<int>(getpid()));
+  if (config_.name().empty())
+    SSA_LOG(log_, kInfo, "no options file %s; using defaults", options_.opts_file.c_str());
+  else
+    SSA_LOG(log_, kInfo, "options from %s (%s format)", config_.name().c_str(),
+            config_.format() == ConfigFile::Format::kUpstream ? "upstream ibacm_opts.cfg" : "INI");
+  for (const auto& w : warnings) SSA_LOG(log_, kWarn, "%s", w.c_str());
+
+  if (access(options_.addr_file.c_str(), R_OK) == 0) {
+    st = AddrConfig::Load(options_.addr_file, options_.support_ips_in_addr_cfg, &addrs_);
+    if (!st.ok()) return st;
+    for (const auto& w : addrs_.warnings) SSA_LOG(log_, kWarn, "%s", w.c_str());
+    SSA_LOG(log_, kInfo, "%zu addresses from %s", addrs_.entries.size(), options_.addr_file.c_str());
+  } else {
+    SSA_LOG(log_, kInfo, "no address file %s", options_.addr_file.c_str());
+  }
+  return Status::Ok();
+}
+
+Status Daemon::Listen() {
+  if (options_.server_mode == "unix")
+    return server_->ListenUnix(options_.unix_socket_path,
+                               options_.acme_plus_kernel_only ? "" : options_.unix_socket_link);
+  return server_->ListenTcp(options_.server_port, options_.server_mode == "loop",
+                            options_.port_file,
+                            options_.acme_plus_kernel_only ? "" : options_.port_file_link);
+}
+
+Status Daemon::Start() {
+  Status st = Configure();
+  if (!st.ok()) return st;
+  st = loop_.Init();
+  if (!st.ok()) return st;
+
+  selector_ = std::make_unique<ProviderSelector>();
+  for (const auto& rule : options_.provider_rules) {
+    st = selector_->AddRule(rule);
+    if (!st.ok()) SSA_LOG(log_, kWarn, "provider rule ignored: %s", st.ToString().c_str());
+  }
+  loader_ = std::make_unique<ProviderLoader>(&log_);
+  st = loader_->LoadDirectory(options_.provider_lib_path);
+  if (!st.ok()) SSA_LOG(log_, kError, "%s", st.ToString().c_str());
+  std::vector<const LoadedProvider*> loaded;
+  for (const auto& lp : loader_->providers()) loaded.push_back(lp.get());
+  if (loaded.empty())
+    SSA_LOG(log_, kWarn, "no provider loaded from %s: every resolve will fail",
+            options_.provider_lib_path.c_str());
+  host_ = std::make_unique<ProviderHost>(&loop_, &log_, &config_, &counters_);
+  host_->Start(loaded);
+  // Without an explicit default the first provider serves every port, as
+  // upstream's first loaded provider did.
+  if (selector_->default_provider().empty() && !host_->instances().empty())
+    selector_->SetDefault(host_->instances().front()->name());
+
+  ports_ = std::make_unique<PortManager>(&loop_, &log_, host_.get(), selector_.get(), &options_,
+                                         &addrs_);
+  dispatcher_ = std::make_unique<RequestDispatcher>(&log_, host_.get(), ports_.get(), &counters_);
+  server_ = std::make_unique<ClientServer>(&loop_, &log_, dispatcher_.get());
+  dispatcher_->set_server(server_.get());
+  st = ports_->Start();
+  if (!st.ok()) return st;
+  st = Listen();
+  if (!st.ok()) return st;
+  started_ = true;
+  SSA_LOG(log_, kInfo, "ready: %zu endpoints, %zu providers", ports_->endpoint_count(),
+          host_->instances().size());
+  return Status::Ok();
+}
+
+Status Daemon::Run() { return loop_.Run(); }
+
+void Daemon::Shutdown() {
+  // Clients first (no new requests), then ports (providers close their
+  // endpoints), then providers (answer what is pending, fini), then unload.
+  if (server_) server_->Shutdown();
+  if (ports_) ports_->Stop();
+  if (host_) host_->Stop();
+  dispatcher_.reset();
+  server_.reset();
+  ports_.reset();
+  host_.reset();
+  loader_.reset();
+  if (started_) SSA_LOG(log_, kInfo, "stopped");
+  started_ = false;
+}
+
+}  // namespace ssa

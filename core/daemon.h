@@ -1,0 +1,85 @@
+// daemon.h: wires one ibacm daemon together: Config -> Logger -> EventLoop ->
+// ProviderLoader/ProviderHost -> PortManager -> RequestDispatcher ->
+// ClientServer. main() only parses the command line and runs a Daemon;
+// tests can run a Daemon in-process (two in one process is fine: no globals).
+//
+// Loop thread only, apart from RequestStop(), which any thread or a signal
+// handler's eventfd path may call.
+#ifndef IBACM_SSA_CORE_DAEMON_H
+#define IBACM_SSA_CORE_DAEMON_H
+
+#include <memory>
+#include <string>
+
+#include "common/config_file.h"
+#include "common/event_loop.h"
+#include "common/log.h"
+#include "common/status.h"
+#include "core/addr_config.h"
+#include "core/core_model.h"
+#include "core/core_options.h"
+
+namespace ssa {
+
+class ClientServer;
+class PortManager;
+class ProviderHost;
+class ProviderLoader;
+class ProviderSelector;
+class RequestDispatcher;
+
+class Daemon {
+ public:
+  struct Settings {
+    std::string opts_file;          // -O; missing file = defaults (logged)
+    std::string addr_file;          // -A
+    std::string run_dir;            // -R: socket, port and pid files
+    std::string provider_dir;       // overrides provider_lib_path
+    std::string log_target;         // overrides log_file (-L / foreground)
+    bool opts_file_given = false;
+  };
+
+  explicit Daemon(Settings settings);
+  ~Daemon();
+  Daemon(const Daemon&) = delete;
+  Daemon& operator=(const Daemon&) = delete;
+
+  // Reads the config files and opens the log (Start() does it if needed;
+  // main() calls it first to learn the lock file before anything listens).
+  Status Configure();
+  // Loads providers, opens ports, listens.
+  Status Start();
+  // Serves until RequestStop().
+  Status Run();
+  void RequestStop() { loop_.Stop(); }
+  void Shutdown();
+
+  EventLoop* loop() { return &loop_; }
+  Logger* log() { return &log_; }
+  const CoreOptions& options() const { return options_; }
+  const ClientServer* server() const { return server_.get(); }
+  const CounterArray& counters() const { return counters_; }
+
+ private:
+  Status Listen();
+
+  Settings settings_;
+  Logger log_;
+  EventLoop loop_;
+  ConfigFile config_;
+  CoreOptions options_;
+  AddrConfig addrs_;
+  CounterArray counters_{};
+  std::unique_ptr<ProviderLoader> loader_;
+  std::unique_ptr<ProviderSelector> selector_;
+  std::unique_ptr<ProviderHost> host_;
+  std::unique_ptr<PortManager> ports_;
+  std::unique_ptr<RequestDispatcher> dispatcher_;
+  std::unique_ptr<ClientServer> server_;
+  bool configured_ = false;
+  bool started_ = false;
+};
+
+}  // namespace ssa
+
+#endif

@@ -1,0 +1,86 @@
+// port_manager.h: turns what libibumad reports into the core model and keeps
+// the providers' view of it current.
+//
+// Start() discovers every CA port, picks each port's provider
+// (ProviderSelector), opens device/port in it, and for an ACTIVE port one
+// endpoint per valid P_Key with the addresses acm_addr.cfg gives it. A
+// timer re-reads the ports every port_poll_ms: LID, SM LID/SL, state and
+// P_Key changes are logged, the port's SA client is re-targeted and the
+// provider told (port_changed), endpoints opened or closed as the port comes
+// up or goes down. Loop thread only; borrows everything it is given.
+#ifndef IBACM_SSA_CORE_PORT_MANAGER_H
+#define IBACM_SSA_CORE_PORT_MANAGER_H
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/event_loop.h"
+#include "common/log.h"
+#include "common/status.h"
+#include "core/addr_config.h"
+#include "core/core_model.h"
+#include "core/core_options.h"
+
+namespace ssa {
+
+class ProviderHost;
+class ProviderSelector;
+
+class PortManager {
+ public:
+  // Discovery is injectable so tests can feed port changes.
+  using DiscoverFn = std::function<Status(std::vector<UmadPort>*)>;
+
+  PortManager(EventLoop* loop, Logger* log, ProviderHost* host, const ProviderSelector* selector,
+              const CoreOptions* options, const AddrConfig* addrs);
+  ~PortManager();
+  PortManager(const PortManager&) = delete;
+  PortManager& operator=(const PortManager&) = delete;
+
+  void set_discover_fn(DiscoverFn fn) { discover_ = std::move(fn); }
+  Status Start();
+  void Stop();
+  // Re-reads the ports now (also runs from the poll timer).
+  void Poll();
+
+  // Lookups for the request dispatcher. Only ACTIVE ports count.
+  // `index` is 0-based over all endpoints; `port_num` 0 means any port.
+  CoreEndpoint* EndpointByIndex(int index, int port_num);
+  CoreAddress* FindAddress(const ssa_address& addr, CoreEndpoint** ep);
+  // The endpoint a path request leaves from: by SGID, then SLID, then the
+  // DGID's subnet prefix, and its P_Key if the path names one.
+  CoreAddress* FindForPath(const ibv_path_record& path, CoreEndpoint** ep);
+  // Default source when a client gives none and no route picks one.
+  CoreAddress* FirstAddress(CoreEndpoint** ep);
+  const std::vector<std::unique_ptr<CorePort>>& ports() const { return ports_; }
+  size_t endpoint_count() const;
+
+ private:
+  CoreDevice* DeviceFor(const UmadPort& p);
+  void OpenPort(CorePort* port);
+  void OpenEndpoints(CorePort* port);
+  void CloseEndpoints(CorePort* port);
+  void ClosePort(CorePort* port);
+  void ApplyChange(CorePort* port, const UmadPort& now);
+  std::vector<const AddrConfigEntry*> AddressesFor(const CorePort& port, uint16_t pkey,
+                                                   bool first_endpoint);
+  void SchedulePoll();
+
+  EventLoop* loop_;
+  Logger* log_;
+  ProviderHost* host_;
+  const ProviderSelector* selector_;
+  const CoreOptions* options_;
+  const AddrConfig* addrs_;
+  DiscoverFn discover_;
+  std::vector<std::unique_ptr<CoreDevice>> devices_;
+  std::vector<std::unique_ptr<CorePort>> ports_;
+  std::vector<AddrConfigEntry> generated_;  // host-name addresses when no file
+  EventLoop::TimerId poll_timer_ = 0;
+};
+
+}  // namespace ssa
+
+#endif

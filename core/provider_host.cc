@@ -1,0 +1,245 @@
+// provider_host.cc: provider lifecycle and the core-services ops table.
+#include "core/provider_host.h"
+
+#include <cstdarg>
+#include <cstring>
+
+#include "common/sa_client.h"
+#include "core/provider_loader.h"
+
+namespace ssa {
+
+namespace {
+
+ProviderHost* HostOf(ssa_core_t* core) { return core ? core->host : nullptr; }
+
+void OpLog(ssa_core_t* core, int level, const char* fmt, ...) {
+  if (!core) return;
+  Logger* log = core->host->log();
+  if (level < 0) level = 0;
+  if (level > 4) level = 4;
+  LogLevel lvl = static_cast<LogLevel>(level);
+  if (!log->Enabled(lvl)) return;
+  char buf[1024];
+  va_list args;
+  va_start(args, fmt);
+  vsnprintf(buf, sizeof(buf), fmt, args);
+  va_end(args);
+  size_t n = strlen(buf);
+  if (n && buf[n - 1] == '\n') buf[n - 1] = '\0';  // upstream-style messages end in \n
+  log->Log(lvl, "%s: %s", core->inst ? core->inst->name().c_str() : "?", buf);
+}
+
+int OpResolveDone(ssa_core_t* core, uint64_t id, uint8_t status, const ibv_path_record* path) {
+  ProviderHost* host = HostOf(core);
+  return host ? host->Answer(id, status, path) : -EINVAL;
+}
+
+int OpSaSend(ssa_core_t* core, ssa_core_port_t* port, const uint8_t* mad, size_t len,
+             ssa_sa_done_fn done, void* arg) {
+  if (!core || !port || !mad || !done) return -EINVAL;
+  CorePort* p = CorePort::FromHandle(port);
+  if (!p->sa) return -ENOTCONN;
+  Status st = p->sa->Send(mad, len, [done, arg](int status, const uint8_t* resp, size_t n) {
+    done(arg, status, resp, n);
+  });
+  return st.ok() ? 0 : st.code();
+}
+
+uint64_t OpTimerAdd(ssa_core_t* core, uint32_t delay_ms, ssa_timer_fn fn, void* arg) {
+  ProviderHost* host = HostOf(core);
+  return host && fn ? host->TimerAdd(delay_ms, fn, arg) : 0;
+}
+
+int OpTimerCancel(ssa_core_t* core, uint64_t id) {
+  ProviderHost* host = HostOf(core);
+  return host ? host->TimerCancel(id) : -EINVAL;
+}
+
+int OpFdWatch(ssa_core_t* core, int fd, uint32_t events, ssa_fd_fn fn, void* arg) {
+  ProviderHost* host = HostOf(core);
+  return host && fn ? host->FdWatch(fd, events, fn, arg) : -EINVAL;
+}
+
+int OpFdUnwatch(ssa_core_t* core, int fd) {
+  ProviderHost* host = HostOf(core);
+  return host ? host->FdUnwatch(fd) : -EINVAL;
+}
+
+int OpConfigForeach(ssa_core_t* core, ssa_config_fn fn, void* arg) {
+  ProviderHost* host = HostOf(core);
+  return host && fn ? host->ConfigForeach(core->inst, fn, arg) : -EINVAL;
+}
+
+void OpConfigWarn(ssa_core_t* core, const char* file, int line, const char* msg) {
+  ProviderHost* host = HostOf(core);
+  if (host) host->ConfigWarn(core->inst, file, line, msg);
+}
+
+void OpCounterAdd(ssa_core_t* core, int counter, uint64_t delta) {
+  ProviderHost* host = HostOf(core);
+  if (host) host->CounterAdd(counter, delta);
+}
+
+const ssa_core_ops kOps = {
+    sizeof(ssa_core_ops), SSA_PROV_ABI_MAJOR, SSA_PROV_ABI_MINOR,
+    OpLog, OpResolveDone, OpResolveDone, OpSaSend, OpTimerAdd, OpTimerCancel,
+    OpFdWatch, OpFdUnwatch, OpConfigForeach, OpConfigWarn, OpCounterAdd,
+};
+
+}  // namespace
+
+const ssa_core_ops* ProviderHost::Ops() { return &kOps; }
+
+// The ABI's size rule lives in one place: the loader's AbiMember().
+bool ProviderInstance::has_port_changed() const { return loaded_->HasPortChanged(); }
+bool ProviderInstance::has_query() const { return loaded_->HasQuery(); }
+bool ProviderInstance::has_query_perf() const { return loaded_->HasQueryPerf(); }
+
+Status ProviderInstance::DeviceContext(const CoreDevice& device, void** dev_ctx) {
+  auto it = devices_.find(device.name);
+  if (it != devices_.end()) {
+    *dev_ctx = it->second;
+    return Status::Ok();
+  }
+  ssa_device_info info = {};
+  info.size = sizeof(info);
+  info.name = device.name.c_str();
+  info.node_guid = device.node_guid;
+  info.port_count = static_cast<uint8_t>(device.port_count);
+  void* ctx = nullptr;
+  int rc = table_->open_device(ctx_, &info, &ctx);
+  if (rc < 0) return Status::Error(rc, name_ + ": open_device(" + device.name + ") failed");
+  devices_[device.name] = ctx;
+  *dev_ctx = ctx;
+  return Status::Ok();
+}
+
+void ProviderInstance::CloseDevices() {
+  for (auto& kv : devices_) table_->close_device(kv.second);
+  devices_.clear();
+}
+
+ProviderHost::ProviderHost(EventLoop* loop, Logger* log, const ConfigFile* config,
+                           CounterArray* counters)
+    : loop_(loop), log_(log), config_(config), counters_(counters) {}
+
+ProviderHost::~ProviderHost() { Stop(); }
+
+void ProviderHost::Start(const std::vector<const LoadedProvider*>& providers) {
+  for (const LoadedProvider* lp : providers) {
+    auto inst = std::make_unique<ProviderInstance>();
+    inst->name_ = lp->name();
+    inst->table_ = lp->table();
+    inst->loaded_ = lp;
+    inst->core_handle_ = std::make_unique<::ssa_core>(::ssa_core{this, inst.get()});
+    int rc = inst->table_->init(&kOps, inst->core_handle_.get(), &inst->ctx_);
+    if (rc < 0) {
+      SSA_LOG(*log_, kError, "provider %s: init failed (%s); it will serve no port",
+              inst->name_.c_str(), strerror(-rc));
+      continue;
+    }
+    SSA_LOG(*log_, kInfo, "provider %s version %u started (%s)", inst->name_.c_str(),
+            inst->table_->version, lp->path().c_str());
+    instances_.push_back(std::move(inst));
+  }
+}
+
+void ProviderHost::Stop() {
+  // Requests nobody will answer any more get an error, never silence.
+  std::vector<uint64_t> ids;
+  for (const auto& kv : pending_) ids.push_back(kv.first);
+  for (uint64_t id : ids) Answer(id, ACM_STATUS_ENOTCONN, nullptr);
+  for (auto it = instances_.rbegin(); it != instances_.rend(); ++it) {
+    (*it)->CloseDevices();
+    (*it)->table_->fini((*it)->ctx_);
+  }
+  instances_.clear();
+}
+
+ProviderInstance* ProviderHost::Find(const std::string& name) {
+  for (auto& inst : instances_)
+    if (inst->name_ == name) return inst.get();
+  return nullptr;
+}
+
+std::vector<ProviderInstance*> ProviderHost::instances() {
+  std::vector<ProviderInstance*> result;
+  for (auto& inst : instances_) result.push_back(inst.get());
+  return result;
+}
+
+uint64_t ProviderHost::AddRequest(PendingRequest req) {
+  uint64_t id = next_request_id_++;
+  pending_.emplace(id, std::move(req));
+  return id;
+}
+
+bool ProviderHost::TakeRequest(uint64_t id, PendingRequest* out) {
+  auto it = pending_.find(id);
+  if (it == pending_.end()) return false;
+  *out = std::move(it->second);
+  pending_.erase(it);
+  return true;
+}
+
+int ProviderHost::Answer(uint64_t req_id, uint8_t status, const ibv_path_record* path) {
+  auto it = pending_.find(req_id);
+  if (it == pending_.end()) {
+    ++stray_answers_;
+    // Ids are handed out in order and never reused: a smaller one was
+    // answered already; anything else never existed.
+    bool answered = req_id != 0 && req_id < next_request_id_;
+    SSA_LOG(*log_, kWarn, "answer for %s request id %llu dropped",
+            answered ? "already answered" : "unknown", static_cast<unsigned long long>(req_id));
+    return answered ? -EALREADY : -ENOENT;
+  }
+  PendingRequest req = std::move(it->second);
+  pending_.erase(it);
+  if (answer_fn_) answer_fn_(std::move(req), status, path);
+  return 0;
+}
+
+int ProviderHost::ConfigForeach(ProviderInstance* inst, ssa_config_fn fn, void* arg) {
+  if (!config_) return 0;
+  // An upstream-format file has no sections: every option goes to every
+  // provider, which takes the ones it knows (as upstream's providers did).
+  std::string section = config_->format() == ConfigFile::Format::kUpstream ? "" : inst->name();
+  for (const auto& e : config_->Section(section)) {
+    if (fn(arg, e.key.c_str(), e.value.c_str(), config_->name().c_str(), e.line)) break;
+  }
+  return 0;
+}
+
+void ProviderHost::ConfigWarn(ProviderInstance* inst, const char* file, int line, const char* msg) {
+  ++config_warnings_;
+  SSA_LOG(*log_, kWarn, "%s:%d: [%s] %s", file ? file : "?", line,
+          inst ? inst->name().c_str() : "?", msg ? msg : "");
+}
+
+uint64_t ProviderHost::TimerAdd(uint32_t delay_ms, ssa_timer_fn fn, void* arg) {
+  return loop_->AddTimer(std::chrono::milliseconds(delay_ms), [fn, arg] { fn(arg); });
+}
+
+int ProviderHost::TimerCancel(uint64_t id) { return loop_->CancelTimer(id) ? 0 : -ENOENT; }
+
+int ProviderHost::FdWatch(int fd, uint32_t events, ssa_fd_fn fn, void* arg) {
+  Status st = loop_->WatchFd(fd, events, [fn, arg, fd](uint32_t ev) { fn(arg, fd, ev); });
+  return st.ok() ? 0 : st.code();
+}
+
+int ProviderHost::FdUnwatch(int fd) {
+  if (!loop_->IsWatched(fd)) return -ENOENT;
+  loop_->UnwatchFd(fd);
+  return 0;
+}
+
+void ProviderHost::CounterAdd(int counter, uint64_t delta) {
+  if (counter < 0 || counter >= ACM_MAX_COUNTER) {
+    SSA_LOG(*log_, kWarn, "provider counter index %d out of range, ignored", counter);
+    return;
+  }
+  (*counters_)[counter] += delta;
+}
+
+}  // namespace ssa

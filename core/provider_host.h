@@ -1,0 +1,123 @@
+// provider_host.h: runs the loaded providers: init/fini, the core-services
+// table (struct ssa_core_ops) they call back into, and the table of
+// outstanding resolve/query requests that guarantees one answer per id.
+//
+// Owned by the daemon; borrows the loop, logger, config file, counters and
+// the loaded providers (all must outlive it). Loop thread only; the C
+// callbacks providers make land here on the loop thread too.
+#ifndef IBACM_SSA_CORE_PROVIDER_HOST_H
+#define IBACM_SSA_CORE_PROVIDER_HOST_H
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "common/config_file.h"
+#include "common/event_loop.h"
+#include "common/log.h"
+#include "common/status.h"
+#include "core/core_model.h"
+#include "include/ibacm_ssa/provider.h"
+
+struct ssa_core;
+
+namespace ssa {
+
+class LoadedProvider;
+
+// One initialised provider.
+class ProviderInstance {
+ public:
+  const std::string& name() const { return name_; }
+  const ssa_provider* table() const { return table_; }
+  const LoadedProvider* loaded() const { return loaded_; }
+  void* ctx() const { return ctx_; }
+  // Optional ops, checked by size and presence (ABI rule).
+  bool has_port_changed() const;
+  bool has_query() const;
+  bool has_query_perf() const;
+  // The provider's device context for `device`, opened on first use.
+  Status DeviceContext(const CoreDevice& device, void** dev_ctx);
+  void CloseDevices();
+
+ private:
+  friend class ProviderHost;
+  std::string name_;
+  const ssa_provider* table_ = nullptr;
+  const LoadedProvider* loaded_ = nullptr;
+  void* ctx_ = nullptr;
+  std::unique_ptr<::ssa_core> core_handle_;
+  std::map<std::string, void*> devices_;
+};
+
+class ProviderHost {
+ public:
+  // What the dispatcher needs to answer a request later.
+  struct PendingRequest {
+    uint64_t client = 0;
+    std::vector<uint8_t> request;  // the client's message, for the reply
+    bool is_query = false;
+    bool source_selected = false;  // the client gave no source: echo ours
+    ssa_address source{};
+    EventLoop::Clock::time_point started;
+  };
+  using AnswerFn = std::function<void(PendingRequest&& req, uint8_t status,
+                                      const ibv_path_record* path)>;
+
+  ProviderHost(EventLoop* loop, Logger* log, const ConfigFile* config, CounterArray* counters);
+  ~ProviderHost();
+  ProviderHost(const ProviderHost&) = delete;
+  ProviderHost& operator=(const ProviderHost&) = delete;
+
+  // init() on each provider; one whose init fails is left out, logged.
+  void Start(const std::vector<const LoadedProvider*>& providers);
+  void Stop();  // fini() on each, in reverse order
+  ProviderInstance* Find(const std::string& name);
+  std::vector<ProviderInstance*> instances();
+
+  void set_answer_fn(AnswerFn fn) { answer_fn_ = std::move(fn); }
+  uint64_t AddRequest(PendingRequest req);
+  // Drops a request the provider refused synchronously (the caller answers).
+  bool TakeRequest(uint64_t id, PendingRequest* out);
+  size_t pending() const { return pending_.size(); }
+  uint64_t config_warnings() const { return config_warnings_; }
+  uint64_t stray_answers() const { return stray_answers_; }
+
+  // The C entry points (public so the ops table in the .cc can name them).
+  int Answer(uint64_t req_id, uint8_t status, const ibv_path_record* path);
+  int ConfigForeach(ProviderInstance* inst, ssa_config_fn fn, void* arg);
+  void ConfigWarn(ProviderInstance* inst, const char* file, int line, const char* msg);
+  uint64_t TimerAdd(uint32_t delay_ms, ssa_timer_fn fn, void* arg);
+  int TimerCancel(uint64_t id);
+  int FdWatch(int fd, uint32_t events, ssa_fd_fn fn, void* arg);
+  int FdUnwatch(int fd);
+  void CounterAdd(int counter, uint64_t delta);
+  Logger* log() { return log_; }
+  static const ssa_core_ops* Ops();
+
+ private:
+  EventLoop* loop_;
+  Logger* log_;
+  const ConfigFile* config_;
+  CounterArray* counters_;
+  std::vector<std::unique_ptr<ProviderInstance>> instances_;
+  std::unordered_map<uint64_t, PendingRequest> pending_;
+  uint64_t next_request_id_ = 1;
+  AnswerFn answer_fn_;
+  uint64_t config_warnings_ = 0;
+  uint64_t stray_answers_ = 0;
+};
+
+}  // namespace ssa
+
+// The opaque handle providers see as ssa_core_t.
+struct ssa_core {
+  ssa::ProviderHost* host;
+  ssa::ProviderInstance* inst;
+};
+
+#endif

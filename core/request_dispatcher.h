@@ -1,0 +1,65 @@
+// request_dispatcher.h: turns client messages into provider calls and
+// provider answers into client replies.
+//
+// RESOLVE: finds the local source (given, chosen by route for IP
+// destinations, or the first endpoint), hands the request to the source
+// endpoint's provider with a fresh request id, and replies when the provider
+// answers. PERF_QUERY and EP_QUERY are answered from the core's counters and
+// model. Malformed requests get an error status, are counted and logged.
+//
+// Borrows the logger, host, ports and counters; the ClientServer is set
+// after construction (they point at each other). Loop thread only.
+#ifndef IBACM_SSA_CORE_REQUEST_DISPATCHER_H
+#define IBACM_SSA_CORE_REQUEST_DISPATCHER_H
+
+#include <cstdint>
+#include <vector>
+
+#include "common/acm_wire.h"
+#include "common/log.h"
+#include "core/client_server.h"
+#include "core/core_model.h"
+#include "core/provider_host.h"
+
+namespace ssa {
+
+class PortManager;
+
+class RequestDispatcher : public ClientServer::Handler {
+ public:
+  struct Stats {
+    uint64_t resolves = 0;
+    uint64_t queries = 0;
+    uint64_t perf_queries = 0;
+    uint64_t ep_queries = 0;
+    uint64_t bad_requests = 0;  // answered with an error status
+    uint64_t answered = 0;
+  };
+
+  RequestDispatcher(Logger* log, ProviderHost* host, PortManager* ports, CounterArray* counters);
+  void set_server(ClientServer* server) { server_ = server; }
+
+  void OnMessage(ClientServer::ClientId client, const uint8_t* msg, size_t len) override;
+  const Stats& stats() const { return stats_; }
+
+ private:
+  void HandleResolve(ClientServer::ClientId client, const acm::Request& req, const uint8_t* msg,
+                     size_t len);
+  void HandlePerfQuery(ClientServer::ClientId client, const acm::Request& req);
+  void HandleEpQuery(ClientServer::ClientId client, const acm::Request& req);
+  void OnAnswer(ProviderHost::PendingRequest&& req, uint8_t status, const ibv_path_record* path);
+  void Reply(ClientServer::ClientId client, const std::vector<uint8_t>& bytes);
+  void ReplyResolveError(ClientServer::ClientId client, const acm::MsgHeader& hdr, uint8_t status,
+                         const char* why);
+
+  Logger* log_;
+  ProviderHost* host_;
+  PortManager* ports_;
+  CounterArray* counters_;
+  ClientServer* server_ = nullptr;
+  Stats stats_;
+};
+
+}  // namespace ssa
+
+#endif

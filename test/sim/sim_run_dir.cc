@@ -1,0 +1,70 @@
+// sim_run_dir.cc: fabric.info and node environments.
+#include "test/sim/sim_run_dir.h"
+
+#include <cstdlib>
+#include <sstream>
+
+#include "test/sim/sim_util.h"
+
+namespace ssa {
+namespace test {
+
+const char kUmad2simPath[] = "/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so";
+
+Status WriteFabricInfo(const RunDirLayout& layout, const FabricInfo& info) {
+  std::ostringstream out;
+  out << "sock_name=" << info.sock_name << "\n"
+      << "ibsim_pid=" << info.ibsim_pid << "\n"
+      << "opensm_pid=" << info.opensm_pid << "\n"
+      << "sm_node=" << info.sm_node << "\n";
+  // Readers may look at any time: write aside, then rename into place.
+  std::string tmp = layout.info() + ".tmp";
+  Status s = WriteStringToFile(tmp, out.str());
+  if (!s.ok()) return s;
+  if (rename(tmp.c_str(), layout.info().c_str()) != 0)
+    return Status::FromErrno("cannot rename " + tmp);
+  return Status::Ok();
+}
+
+Status ReadFabricInfo(const RunDirLayout& layout, FabricInfo* info) {
+  std::string text;
+  Status s = ReadFileToString(layout.info(), &text);
+  if (!s.ok()) return s.WithContext("not a simfab run directory? " + layout.dir);
+  std::istringstream in(text);
+  std::string line;
+  *info = FabricInfo();
+  while (std::getline(in, line)) {
+    size_t eq = line.find('=');
+    if (eq == std::string::npos) continue;
+    std::string key = line.substr(0, eq), value = line.substr(eq + 1);
+    if (key == "sock_name") info->sock_name = value;
+    else if (key == "ibsim_pid") info->ibsim_pid = atoi(value.c_str());
+    else if (key == "opensm_pid") info->opensm_pid = atoi(value.c_str());
+    else if (key == "sm_node") info->sm_node = value;
+  }
+  if (info->sock_name.empty() || info->ibsim_pid <= 0)
+    return Status::Error(EINVAL, layout.info() + ": no sock_name or ibsim_pid");
+  return Status::Ok();
+}
+
+std::map<std::string, std::string> NodeEnvironment(const std::string& sock_name,
+                                                   const std::string& node) {
+  std::string preload = kUmad2simPath;
+  const char* existing = getenv("LD_PRELOAD");
+  if (existing && *existing) {
+    std::string current = existing;
+    preload = current.find("umad2sim") != std::string::npos ? current : current + ":" + preload;
+  }
+  return {{"LD_PRELOAD", preload}, {"SIM_HOST", node}, {"IBSIM_SOCKNAME", sock_name}};
+}
+
+Status MakeProcessDir(const RunDirLayout& layout, const std::string& node,
+                      const std::string& program, std::string* dir) {
+  std::string prefix = node + "." + Basename(program) + ".";
+  for (char& c : prefix)
+    if (c == '/' || c == ' ') c = '_';
+  return MakeTempDir(layout.procs_dir(), prefix, dir);
+}
+
+}  // namespace test
+}  // namespace ssa

@@ -1,0 +1,61 @@
+// sim_util.h: small file and polling helpers for the simulated-fabric harness.
+//
+// Plain functions and one small class (LogLineCounter, owned by its user and
+// used from one thread). Nothing here keeps global state.
+#ifndef IBACM_SSA_TEST_SIM_SIM_UTIL_H
+#define IBACM_SSA_TEST_SIM_SIM_UTIL_H
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace ssa {
+namespace test {
+
+Status ReadFileToString(const std::string& path, std::string* out);
+// Creates or truncates `path`.
+Status WriteStringToFile(const std::string& path, const std::string& text);
+// The last `max_bytes` of a file, cut at a line start; "" if unreadable.
+std::string TailOfFile(const std::string& path, size_t max_bytes = 2000);
+bool PathExists(const std::string& path);
+// $TMPDIR if set and non-empty, else /tmp.
+std::string DefaultTempParent();
+// mkdtemp("<parent>/<prefix>XXXXXX").
+Status MakeTempDir(const std::string& parent, const std::string& prefix, std::string* out);
+// rm -rf that never follows symlinks. A missing path is not an error.
+Status RemoveTree(const std::string& path);
+std::string Basename(const std::string& path);
+// argv joined with spaces, for messages.
+std::string JoinArgs(const std::vector<std::string>& args);
+
+// Calls `done` until it returns true or `timeout` passes, sleeping between
+// calls (1 ms growing to 20 ms). This is how the harness waits for files and
+// processes: a deadline, never a fixed sleep. Returns the last `done()`.
+bool PollUntil(std::chrono::milliseconds timeout, const std::function<bool()>& done);
+
+// Counts the lines of a growing log file that contain `needle`, reading only
+// what was appended since the previous call (OpenSM's log only grows).
+class LogLineCounter {
+ public:
+  LogLineCounter(std::string path, std::string needle)
+      : path_(std::move(path)), needle_(std::move(needle)) {}
+  // Lines seen so far; a missing file counts 0.
+  int Count();
+
+ private:
+  std::string path_;
+  std::string needle_;
+  off_t offset_ = 0;
+  std::string partial_;  // last line read, not yet terminated by '\n'
+  int count_ = 0;
+};
+
+}  // namespace test
+}  // namespace ssa
+
+#endif

@@ -1,0 +1,117 @@
+// Tests of the core's option and address files.
+#include <CppUTest/TestHarness.h>
+
+#include "core/addr_config.h"
+#include "core/core_options.h"
+
+TEST_GROUP(CoreOptions){};
+
+TEST(CoreOptions, IniCoreSectionWithWarnings) {
+  ssa::ConfigFile cfg;
+  CHECK_TRUE(ssa::ConfigFile::Parse("[core]\n"
+                                    "log_level = debug\n"
+                                    "server_mode = open\n"
+                                    "server_port = 70000\n"
+                                    "provider = sa default\n"
+                                    "provider = acmp mlx5_0:1\n"
+                                    "bogus = 1\n"
+                                    "[sa]\n"
+                                    "route_timeout = 5\n",
+                                    "acm_opts.cfg", &cfg)
+                 .ok());
+  ssa::CoreOptions o;
+  auto warnings = o.Apply(cfg);
+  STRCMP_EQUAL("debug", o.log_level.c_str());
+  STRCMP_EQUAL("open", o.server_mode.c_str());
+  LONGS_EQUAL(6125, o.server_port);  // out of range keeps the default
+  LONGS_EQUAL(2, o.provider_rules.size());
+  STRCMP_EQUAL("acmp mlx5_0:1", o.provider_rules[1].c_str());
+  LONGS_EQUAL(2, warnings.size());
+  STRCMP_CONTAINS("acm_opts.cfg:4: bad value for 'server_port'", warnings[0].c_str());
+  STRCMP_CONTAINS("acm_opts.cfg:7: unknown option 'bogus'", warnings[1].c_str());
+}
+
+TEST(CoreOptions, UpstreamFileReadUnchanged) {
+  // Lines as upstream's ib_acme -O writes them, core and acmp options mixed.
+  ssa::ConfigFile cfg;
+  CHECK_TRUE(ssa::ConfigFile::Parse("log_file /var/log/ibacm.log\n"
+                                    "log_level 0\n"
+                                    "lock_file /run/ibacm.pid\n"
+                                    "addr_prot acm\n"
+                                    "route_prot sa\n"
+                                    "server_port 6126\n"
+                                    "server_mode loop\n"
+                                    "acme_plus_kernel_only yes\n"
+                                    "timeout 2500\n"
+                                    "retries 3\n"
+                                    "sa_depth 4\n"
+                                    "support_ips_in_addr_cfg 1\n"
+                                    "provider_lib_path /usr/lib/ibacm\n"
+                                    "provider ibacmp 0xFE80000000000000\n",
+                                    "ibacm_opts.cfg", &cfg)
+                 .ok());
+  ssa::CoreOptions o;
+  auto warnings = o.Apply(cfg);
+  LONGS_EQUAL(0, warnings.size());  // acmp's keys are not the core's to judge
+  LONGS_EQUAL(6126, o.server_port);
+  STRCMP_EQUAL("loop", o.server_mode.c_str());
+  CHECK_TRUE(o.acme_plus_kernel_only);
+  LONGS_EQUAL(2500, o.timeout_ms);
+  LONGS_EQUAL(3, o.retries);
+  LONGS_EQUAL(4, o.sa_depth);
+  CHECK_TRUE(o.support_ips_in_addr_cfg);
+  STRCMP_EQUAL("/usr/lib/ibacm", o.provider_lib_path.c_str());
+  LONGS_EQUAL(1, o.provider_rules.size());
+}
+
+TEST(CoreOptions, RunDirMovesEveryRuntimeFile) {
+  ssa::CoreOptions o;
+  o.UseRunDir("/tmp/x");
+  STRCMP_EQUAL("/tmp/x/ibacm-unix.sock", o.unix_socket_path.c_str());
+  STRCMP_EQUAL("/tmp/x/ibacm.sock", o.unix_socket_link.c_str());
+  STRCMP_EQUAL("/tmp/x/ibacm-tcp.port", o.port_file.c_str());
+  STRCMP_EQUAL("/tmp/x/ibacm.pid", o.lock_file.c_str());
+}
+
+TEST_GROUP(AddrConfig){};
+
+TEST(AddrConfig, UpstreamLinesParsed) {
+  auto cfg = ssa::AddrConfig::Parse("# comment\n"
+                                    "node31      mlx4_0 1 default\n"
+                                    "node31-1    mlx4_0 1 0x00FF\n"
+                                    "node31-2    mlx4_0 2 8001  # trailing comment\n"
+                                    "10.0.0.31   mlx4_0 1 default\n"
+                                    "fe80::31    mlx4_0 1 default\n",
+                                    "addr.cfg", true);
+  LONGS_EQUAL(0, cfg.warnings.size());
+  LONGS_EQUAL(5, cfg.entries.size());
+  LONGS_EQUAL(SSA_ADDR_NAME, cfg.entries[0].address.type);
+  CHECK_TRUE(cfg.entries[0].default_pkey);
+  LONGS_EQUAL(0x00ff, cfg.entries[1].pkey);
+  LONGS_EQUAL(0x8001, cfg.entries[2].pkey);
+  LONGS_EQUAL(2, cfg.entries[2].port);
+  LONGS_EQUAL(SSA_ADDR_IP, cfg.entries[3].address.type);
+  LONGS_EQUAL(10, cfg.entries[3].address.data[0]);
+  LONGS_EQUAL(SSA_ADDR_IP6, cfg.entries[4].address.type);
+  STRCMP_EQUAL("fe80::31", ssa::AddressToString(cfg.entries[4].address).c_str());
+  STRCMP_EQUAL("node31-1", ssa::AddressToString(cfg.entries[1].address).c_str());
+}
+
+TEST(AddrConfig, BadLinesSkippedWithFileAndLine) {
+  auto cfg = ssa::AddrConfig::Parse("good mlx5_0 1 default\n"
+                                    "short mlx5_0 1\n"
+                                    "badport mlx5_0 x default\n"
+                                    "badpkey mlx5_0 1 zzzz\n"
+                                    "10.1.1.1 mlx5_0 1 default\n"
+                                    "extra mlx5_0 1 default more\n"
+                                    "averyveryveryveryveryveryveryveryveryveryveryveryveryveryverylongname mlx5_0 1 default\n",
+                                    "a.cfg", false);
+  LONGS_EQUAL(1, cfg.entries.size());
+  LONGS_EQUAL(6, cfg.warnings.size());
+  STRCMP_CONTAINS("a.cfg:2: expected 'address device port pkey'", cfg.warnings[0].c_str());
+  STRCMP_CONTAINS("a.cfg:3: port", cfg.warnings[1].c_str());
+  STRCMP_CONTAINS("a.cfg:4: pkey", cfg.warnings[2].c_str());
+  STRCMP_CONTAINS("a.cfg:5: IP address '10.1.1.1' needs support_ips_in_addr_cfg", cfg.warnings[3].c_str());
+  STRCMP_CONTAINS("a.cfg:6: unexpected 'more'", cfg.warnings[4].c_str());
+  STRCMP_CONTAINS("a.cfg:7: name", cfg.warnings[5].c_str());
+}

@@ -1,0 +1,540 @@
+// sa_client_test.cc: SaClient's queue, timers, retries and TID matching
+// over a fake MadTransport (no fabric needed).
+#include "common/sa_client.h"
+
+#include <CppUTest/TestHarness.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <deque>
+#include <set>
+#include <memory>
+#include <string>
+#include <vector>
+
+using namespace std::chrono_literals;
+using ssa::MadAddress;
+using ssa::ReceivedMad;
+using ssa::SaClient;
+using ssa::Status;
+namespace mad = ssa::mad;
+
+namespace {
+
+// What the fake transport saw and what the test wants it to deliver. Shared
+// between the test and the transport the client owns.
+struct FakeWire {
+  struct Sent {
+    std::vector<uint8_t> mad;
+    MadAddress to;
+    int response_timeout_ms;
+  };
+  std::vector<Sent> sent;
+  std::deque<ReceivedMad> inbox;
+  int efd = -1;
+  bool open = false;
+  int opened_class = -1;
+  int opened_version = -1;
+  int send_error = 0;  // next sends fail with this (negative errno) when set
+
+  uint32_t Tid(size_t i) const { return static_cast<uint32_t>(mad::MadTid(sent.at(i).mad.data())); }
+  uint16_t Dlid(size_t i) const {  // the queried DLID: identifies a request
+    const uint8_t* r = sent.at(i).mad.data() + mad::kSaDataOffset;
+    return static_cast<uint16_t>((r[40] << 8) | r[41]);
+  }
+  void Deliver(const uint8_t* data, size_t len, int transport_status = 0) {
+    ReceivedMad rx;
+    memcpy(rx.data, data, len);
+    rx.len = len;
+    rx.transport_status = transport_status;
+    inbox.push_back(rx);
+    uint64_t one = 1;
+    CHECK_EQUAL(8, write(efd, &one, sizeof(one)));
+  }
+  // Answers sent MAD #i as the SA would, with `tid_high` in TID bits 63:32
+  // (what the kernel/umad2sim put there).
+  void Answer(size_t i, uint16_t status = 0, uint32_t tid_high = 0xabcd0001) {
+    std::vector<uint8_t> resp = sent.at(i).mad;
+    resp[3] = mad::ResponseMethodFor(resp[3]);
+    resp[4] = static_cast<uint8_t>(status >> 8);
+    resp[5] = static_cast<uint8_t>(status);
+    mad::SetMadTid(resp.data(), (static_cast<uint64_t>(tid_high) << 32) | Tid(i));
+    resp[mad::kSaDataOffset + 54] = 4;  // MTU 2048 in the record
+    Deliver(resp.data(), resp.size());
+  }
+};
+
+class FakeTransport : public ssa::MadTransport {
+ public:
+  explicit FakeTransport(std::shared_ptr<FakeWire> wire) : wire_(std::move(wire)) {}
+  ~FakeTransport() override { Close(); }
+  Status Open(uint8_t mgmt_class, uint8_t class_version) override {
+    wire_->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    wire_->open = true;
+    wire_->opened_class = mgmt_class;
+    wire_->opened_version = class_version;
+    return Status::Ok();
+  }
+  void Close() override {
+    if (wire_->efd >= 0) close(wire_->efd);
+    wire_->efd = -1;
+    wire_->open = false;
+  }
+  int fd() const override { return wire_->efd; }
+  Status Send(const uint8_t* m, size_t len, const MadAddress& to, int response_timeout_ms) override {
+    if (wire_->send_error) return Status::Error(wire_->send_error, "fake send failure");
+    wire_->sent.push_back({std::vector<uint8_t>(m, m + len), to, response_timeout_ms});
+    return Status::Ok();
+  }
+  Status Receive(ReceivedMad* out) override {
+    if (wire_->inbox.empty()) {
+      uint64_t n;
+      ssize_t r = read(wire_->efd, &n, sizeof(n));
+      (void)r;
+      return Status::Error(EAGAIN, "empty");
+    }
+    *out = wire_->inbox.front();
+    wire_->inbox.pop_front();
+    return Status::Ok();
+  }
+
+ private:
+  std::shared_ptr<FakeWire> wire_;
+};
+
+struct Answer {
+  int status;
+  uint16_t dlid;  // from the record in the response (0 if none)
+  uint16_t mad_status;
+};
+
+}  // namespace
+
+TEST_GROUP(SaClient) {
+  ssa::EventLoop* loop;
+  ssa::Logger* logger;
+  std::vector<std::string> log_lines;
+  std::shared_ptr<FakeWire> wire;
+  SaClient* client;
+  std::vector<Answer> answers;
+  ssa::UmadPort port;
+
+  void setup() override {
+    loop = new ssa::EventLoop();
+    CHECK_TRUE(loop->Init().ok());
+    logger = new ssa::Logger();
+    logger->set_level(ssa::LogLevel::kWarn);
+    logger->set_sink([this](ssa::LogLevel, const std::string& line) { log_lines.push_back(line); });
+    wire = std::make_shared<FakeWire>();
+    client = nullptr;
+    port.ca_name = "fake0";
+    port.port_num = 1;
+    port.sm_lid = 1;
+    port.sm_sl = 0;
+  }
+  void teardown() override {
+    delete client;
+    delete logger;
+    delete loop;
+  }
+  void Make(int depth, int timeout_ms = 2000, int retries = 2) {
+    ssa::SaClientOptions o;
+    o.sa_depth = depth;
+    o.timeout_ms = timeout_ms;
+    o.retries = retries;
+    client = new SaClient(loop, logger, port, o, std::make_unique<FakeTransport>(wire));
+    Status st = client->Open();
+    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+  }
+  SaClient::Callback Record() {
+    return [this](int status, const uint8_t* resp, size_t len) {
+      Answer a{status, 0, 0};
+      if (resp && len >= mad::kSaDataOffset + mad::kPathRecordSize) {
+        const uint8_t* r = resp + mad::kSaDataOffset;
+        a.dlid = static_cast<uint16_t>((r[40] << 8) | r[41]);
+        a.mad_status = mad::MadStatus(resp, len);
+      }
+      answers.push_back(a);
+    };
+  }
+  Status Query(uint16_t dlid) {
+    uint8_t m[mad::kMadSize];
+    mad::BuildPathRecordGetByLid(0, 2, dlid, 0xffff, m);
+    return client->Send(m, sizeof(m), Record());
+  }
+  bool Run(const std::function<bool()>& done) { return loop->RunUntil(done, 2s); }
+  // Runs the loop for `d`, for asserting that nothing happens meanwhile.
+  void Idle(std::chrono::milliseconds d) { loop->RunUntil([] { return false; }, d); }
+};
+
+TEST(SaClient, OpenRegistersTheSaClassAndWatchesItsFd) {
+  Make(1);
+  CHECK_TRUE(wire->open);
+  LONGS_EQUAL(0x03, wire->opened_class);
+  LONGS_EQUAL(2, wire->opened_version);
+  CHECK_TRUE(loop->IsWatched(wire->efd));
+  delete client;
+  client = nullptr;
+  CHECK_FALSE(wire->open);
+  LONGS_EQUAL(0u, loop->watch_count());
+}
+
+TEST(SaClient, SendsToTheSmOverQp1WithItsOwnTid) {
+  port.sm_lid = 5;
+  port.sm_sl = 3;
+  Make(4, 500);
+  CHECK_TRUE(Query(9).ok());
+  CHECK_TRUE(Query(10).ok());
+  LONGS_EQUAL(2, wire->sent.size());
+  const FakeWire::Sent& s = wire->sent[0];
+  LONGS_EQUAL(mad::kMadSize, s.mad.size());
+  LONGS_EQUAL(5, s.to.dlid);
+  LONGS_EQUAL(3, s.to.sl);
+  LONGS_EQUAL(1, s.to.qpn);
+  UNSIGNED_LONGS_EQUAL(0x80010000u, s.to.qkey);
+  LONGS_EQUAL(0, s.to.pkey_index);
+  CHECK(s.response_timeout_ms >= 500);
+  // High half 0, low half non-zero and distinct per request.
+  UNSIGNED_LONGLONGS_EQUAL(0, mad::MadTid(s.mad.data()) >> 32);
+  CHECK(wire->Tid(0) != 0);
+  CHECK(wire->Tid(0) != wire->Tid(1));
+}
+
+TEST(SaClient, DepthIsRespectedAndQueueIsFifo) {
+  Make(3);
+  for (uint16_t d = 1; d <= 10; ++d) CHECK_TRUE(Query(d).ok());
+  LONGS_EQUAL(3, wire->sent.size());
+  LONGS_EQUAL(3, client->outstanding());
+  LONGS_EQUAL(7, client->queued());
+  // Answer the newest in-flight one each time: the next queued one must go
+  // out, in order, and never more than 3 may be out.
+  std::set<size_t> answered;
+  for (size_t k = 1; k <= 10; ++k) {
+    size_t i = wire->sent.size();
+    do {
+      --i;
+    } while (answered.count(i));
+    answered.insert(i);
+    wire->Answer(i);
+    CHECK_TRUE(Run([&] { return answers.size() == k; }));
+    CHECK(wire->sent.size() - answers.size() <= 3);
+    CHECK(client->outstanding() <= 3);
+  }
+  // Sends went out in FIFO order 1..10.
+  for (size_t i = 0; i < wire->sent.size(); ++i) LONGS_EQUAL(i + 1, wire->Dlid(i));
+  LONGS_EQUAL(10, wire->sent.size());
+  for (const Answer& a : answers) LONGS_EQUAL(0, a.status);
+  UNSIGNED_LONGLONGS_EQUAL(7, client->stats().queued_peak);
+  UNSIGNED_LONGLONGS_EQUAL(3, client->stats().outstanding_peak);
+  UNSIGNED_LONGLONGS_EQUAL(10, client->stats().received);
+  UNSIGNED_LONGLONGS_EQUAL(10, client->stats().sent);
+}
+
+TEST(SaClient, DepthIsClampedWithAWarning) {
+  Make(1000);
+  LONGS_EQUAL(ssa::kSaMaxDepth, client->sa_depth());
+  CHECK_FALSE(log_lines.empty());
+  CHECK_TRUE(log_lines.back().find("clamped") != std::string::npos);
+  delete client;
+  client = nullptr;
+  Make(0);
+  LONGS_EQUAL(1, client->sa_depth());
+}
+
+TEST(SaClient, SubnetTimeoutIsAddedToEachTry) {
+  LONGS_EQUAL(1, ssa::SubnetTimeoutToMs(0));
+  LONGS_EQUAL(1074, ssa::SubnetTimeoutToMs(18));
+  ssa::SaClientOptions o;
+  o.timeout_ms = 100;
+  o.subnet_timeout_ms = 34;
+  client = new SaClient(loop, logger, port, o, std::make_unique<FakeTransport>(wire));
+  LONGS_EQUAL(134, client->try_timeout_ms());
+}
+
+TEST(SaClient, TimeoutRetriesThenFailsWithEtimedout) {
+  Make(1, 20, 2);
+  auto t0 = ssa::EventLoop::Clock::now();
+  CHECK_TRUE(Query(7).ok());
+  CHECK_TRUE(Run([&] { return answers.size() == 1; }));
+  auto elapsed = ssa::EventLoop::Clock::now() - t0;
+  CHECK(elapsed >= 60ms);
+  LONGS_EQUAL(-ETIMEDOUT, answers[0].status);
+  LONGS_EQUAL(3, wire->sent.size());  // first try + 2 retries
+  CHECK(wire->Tid(0) != wire->Tid(1));
+  CHECK(wire->Tid(1) != wire->Tid(2));
+  for (size_t i = 0; i < 3; ++i) LONGS_EQUAL(7, wire->Dlid(i));
+  UNSIGNED_LONGLONGS_EQUAL(1, client->stats().timeouts);
+  UNSIGNED_LONGLONGS_EQUAL(3, client->stats().try_timeouts);
+  UNSIGNED_LONGLONGS_EQUAL(2, client->stats().retries);
+  LONGS_EQUAL(0, client->outstanding());
+  LONGS_EQUAL(0u, loop->timer_count());
+}
+
+TEST(SaClient, LateAnswerAfterFailureIsStale) {
+  Make(1, 10, 1);
+  CHECK_TRUE(Query(7).ok());
+  CHECK_TRUE(Run([&] { return answers.size() == 1; }));
+  LONGS_EQUAL(-ETIMEDOUT, answers[0].status);
+  wire->Answer(0);
+  wire->Answer(1);
+  CHECK_TRUE(Run([&] { return client->stats().stale_responses == 2; }));
+  LONGS_EQUAL(1, answers.size());
+  UNSIGNED_LONGLONGS_EQUAL(0, client->stats().received);
+}
+
+TEST(SaClient, AnswerToAnEarlierTryCompletesAndTheRetrysAnswerIsStale) {
+  Make(1, 40, 2);
+  CHECK_TRUE(Query(7).ok());
+  CHECK_TRUE(Run([&] { return wire->sent.size() == 2; }));  // first try timed out
+  wire->Answer(0);                                            // late answer to try 1
+  CHECK_TRUE(Run([&] { return answers.size() == 1; }));
+  LONGS_EQUAL(0, answers[0].status);
+  LONGS_EQUAL(7, answers[0].dlid);
+  wire->Answer(1);
+  CHECK_TRUE(Run([&] { return client->stats().stale_responses == 1; }));
+  Idle(100ms);  // try 2's timer was cancelled: no third try, no second answer
+  LONGS_EQUAL(2, wire->sent.size());
+  LONGS_EQUAL(1, answers.size());
+  LONGS_EQUAL(0u, loop->timer_count());
+}
+
+TEST(SaClient, UnknownTidIsDroppedAndCounted) {
+  Make(1);
+  CHECK_TRUE(Query(7).ok());
+  std::vector<uint8_t> bogus = wire->sent[0].mad;
+  bogus[3] = mad::kMethodGetResp;
+  mad::SetMadTid(bogus.data(), wire->Tid(0) + 12345);
+  wire->Deliver(bogus.data(), bogus.size());
+  CHECK_TRUE(Run([&] { return client->stats().stale_responses == 1; }));
+  LONGS_EQUAL(0, answers.size());
+  wire->Answer(0);  // the real answer still gets through
+  CHECK_TRUE(Run([&] { return answers.size() == 1; }));
+  LONGS_EQUAL(0, answers[0].status);
+}
+
+TEST(SaClient, DuplicateAnswerIsStale) {
+  Make(1);
+  CHECK_TRUE(Query(7).ok());
+  wire->Answer(0);
+  wire->Answer(0);
+  CHECK_TRUE(Run([&] { return client->stats().stale_responses == 1; }));
+  LONGS_EQUAL(1, answers.size());
+}
+
+TEST(SaClient, OnlyTheLow32TidBitsAreMatched) {
+  Make(2);
+  CHECK_TRUE(Query(7).ok());
+  CHECK_TRUE(Query(8).ok());
+  wire->Answer(1, 0, 0xffffffff);
+  wire->Answer(0, 0, 0x00000001);
+  CHECK_TRUE(Run([&] { return answers.size() == 2; }));
+  LONGS_EQUAL(8, answers[0].dlid);
+  LONGS_EQUAL(7, answers[1].dlid);
+}
+
+TEST(SaClient, MalformedMadsAreCountedLoggedAndDropped) {
+  Make(1);
+  CHECK_TRUE(Query(7).ok());
+  std::vector<uint8_t> m = wire->sent[0].mad;
+  m[3] = mad::kMethodGetResp;
+  wire->Deliver(m.data(), 10);  // short
+  std::vector<uint8_t> wrong_class = m;
+  wrong_class[1] = 0x04;
+  wire->Deliver(wrong_class.data(), wrong_class.size());
+  std::vector<uint8_t> request = wire->sent[0].mad;  // not a response
+  wire->Deliver(request.data(), request.size());
+  std::vector<uint8_t> wrong_method = m;
+  wrong_method[3] = mad::kMethodGetTableResp;
+  wire->Deliver(wrong_method.data(), wrong_method.size());
+  std::vector<uint8_t> wrong_attr = m;
+  wrong_attr[17] = 0x38;
+  wire->Deliver(wrong_attr.data(), wrong_attr.size());
+  CHECK_TRUE(Run([&] { return client->stats().malformed == 5; }));
+  LONGS_EQUAL(0, answers.size());
+  LONGS_EQUAL(5, log_lines.size());
+  CHECK_TRUE(log_lines[0].find("shorter than a MAD header") != std::string::npos);
+  // The request is still pending and takes the real answer.
+  wire->Answer(0);
+  CHECK_TRUE(Run([&] { return answers.size() == 1; }));
+  LONGS_EQUAL(0, answers[0].status);
+}
+
+TEST(SaClient, SaErrorStatusGoesToTheCaller) {
+  Make(1);
+  CHECK_TRUE(Query(7).ok());
+  wire->Answer(0, mad::kSaStatusNoRecords);
+  CHECK_TRUE(Run([&] { return answers.size() == 1; }));
+  LONGS_EQUAL(0, answers[0].status);
+  UNSIGNED_LONGS_EQUAL(0x0300, answers[0].mad_status);
+  UNSIGNED_LONGLONGS_EQUAL(1, client->stats().sa_status_errors);
+}
+
+TEST(SaClient, CancelAllAnswersEverythingOldestFirst) {
+  Make(2);
+  for (uint16_t d = 1; d <= 5; ++d) CHECK_TRUE(Query(d).ok());
+  client->CancelAll();
+  LONGS_EQUAL(5, answers.size());
+  for (const Answer& a : answers) LONGS_EQUAL(-ECANCELED, a.status);
+  LONGS_EQUAL(0, client->outstanding());
+  LONGS_EQUAL(0, client->queued());
+  LONGS_EQUAL(0u, loop->timer_count());
+  UNSIGNED_LONGLONGS_EQUAL(5, client->stats().cancelled);
+  wire->Answer(0);
+  CHECK_TRUE(Run([&] { return client->stats().stale_responses == 1; }));
+  LONGS_EQUAL(5, answers.size());
+  // The client keeps working afterwards.
+  CHECK_TRUE(Query(9).ok());
+  wire->Answer(2);
+  CHECK_TRUE(Run([&] { return answers.size() == 6; }));
+  LONGS_EQUAL(9, answers[5].dlid);
+}
+
+TEST(SaClient, CancelAllInOrder) {
+  Make(2);
+  std::vector<int> order;
+  uint8_t m[mad::kMadSize];
+  for (int i = 0; i < 4; ++i) {
+    mad::BuildPathRecordGetByLid(0, 2, static_cast<uint16_t>(i + 1), 0, m);
+    CHECK_TRUE(client->Send(m, sizeof(m), [&order, i](int, const uint8_t*, size_t) { order.push_back(i); }).ok());
+  }
+  client->CancelAll();
+  LONGS_EQUAL(4, order.size());
+  for (int i = 0; i < 4; ++i) LONGS_EQUAL(i, order[i]);
+}
+
+TEST(SaClient, SmChangeRetargetsQueuedAndRetriedRequests) {
+  Make(1, 30, 1);
+  CHECK_TRUE(Query(7).ok());
+  CHECK_TRUE(Query(8).ok());  // queued
+  client->UpdateSm(12, 4);
+  LONGS_EQUAL(1, wire->sent[0].to.dlid);  // already in flight: old SM
+  // The retry of the first goes to the new SM.
+  CHECK_TRUE(Run([&] { return wire->sent.size() == 2; }));
+  LONGS_EQUAL(12, wire->sent[1].to.dlid);
+  LONGS_EQUAL(4, wire->sent[1].to.sl);
+  wire->Answer(1);
+  CHECK_TRUE(Run([&] { return wire->sent.size() == 3; }));
+  LONGS_EQUAL(8, wire->Dlid(2));
+  LONGS_EQUAL(12, wire->sent[2].to.dlid);
+  LONGS_EQUAL(4, wire->sent[2].to.sl);
+}
+
+TEST(SaClient, NoSmMeansHostUnreachable) {
+  port.sm_lid = 0;
+  Make(1);
+  LONGS_EQUAL(-EHOSTUNREACH, Query(7).code());
+  client->UpdateSm(3, 0);
+  CHECK_TRUE(Query(7).ok());
+  LONGS_EQUAL(3, wire->sent[0].to.dlid);
+}
+
+TEST(SaClient, BadRequestsAreRefused) {
+  uint8_t m[mad::kMadSize];
+  mad::BuildPathRecordGetByLid(0, 2, 7, 0, m);
+  client = new SaClient(loop, logger, port, ssa::SaClientOptions(), std::make_unique<FakeTransport>(wire));
+  LONGS_EQUAL(-ENOTCONN, client->Send(m, sizeof(m), Record()).code());
+  CHECK_TRUE(client->Open().ok());
+  LONGS_EQUAL(-EINVAL, client->Send(m, 10, Record()).code());
+  LONGS_EQUAL(-EINVAL, client->Send(m, 300, Record()).code());
+  LONGS_EQUAL(-EINVAL, client->Send(m, sizeof(m), nullptr).code());
+  m[1] = 0x04;
+  LONGS_EQUAL(-EINVAL, client->Send(m, sizeof(m), Record()).code());
+  m[1] = 0x03;
+  m[3] = mad::kMethodGetResp;
+  LONGS_EQUAL(-EINVAL, client->Send(m, sizeof(m), Record()).code());
+  LONGS_EQUAL(0, wire->sent.size());
+  // A short but valid request is padded to 256 bytes.
+  mad::BuildPathRecordGetByLid(0, 2, 7, 0, m);
+  CHECK_TRUE(client->Send(m, mad::kSaDataOffset + mad::kPathRecordSize, Record()).ok());
+  LONGS_EQUAL(mad::kMadSize, wire->sent[0].mad.size());
+}
+
+TEST(SaClient, SendFailures) {
+  Make(1, 20, 2);
+  wire->send_error = -EIO;
+  LONGS_EQUAL(-EIO, Query(7).code());  // immediate: callback never called
+  wire->send_error = 0;
+  CHECK_TRUE(Query(8).ok());
+  CHECK_TRUE(Query(9).ok());  // queued
+  wire->send_error = -EIO;    // retry of 8 and the dispatch of 9 fail
+  CHECK_TRUE(Run([&] { return answers.size() == 2; }));
+  LONGS_EQUAL(-EIO, answers[0].status);
+  LONGS_EQUAL(-EIO, answers[1].status);
+  CHECK(client->stats().errors >= 3);
+  LONGS_EQUAL(0, client->outstanding());
+}
+
+TEST(SaClient, TransportErrorOnTheCurrentTryRetriesAtOnce) {
+  Make(1, 10000, 1);
+  CHECK_TRUE(Query(7).ok());
+  // The kernel hands the request back with ETIMEDOUT.
+  wire->Deliver(wire->sent[0].mad.data(), wire->sent[0].mad.size(), ETIMEDOUT);
+  CHECK_TRUE(Run([&] { return wire->sent.size() == 2; }));
+  // A notice for the old try is stale now.
+  wire->Deliver(wire->sent[0].mad.data(), wire->sent[0].mad.size(), ETIMEDOUT);
+  CHECK_TRUE(Run([&] { return client->stats().stale_responses == 1; }));
+  wire->Deliver(wire->sent[1].mad.data(), wire->sent[1].mad.size(), EIO);
+  CHECK_TRUE(Run([&] { return answers.size() == 1; }));
+  LONGS_EQUAL(-EIO, answers[0].status);
+}
+
+TEST(SaClient, CallbackMaySendAgainAndKeepsFifo) {
+  Make(1);
+  uint8_t m[mad::kMadSize];
+  mad::BuildPathRecordGetByLid(0, 2, 1, 0, m);
+  CHECK_TRUE(client->Send(m, sizeof(m), [&](int, const uint8_t*, size_t) { CHECK_TRUE(Query(3).ok()); }).ok());
+  CHECK_TRUE(Query(2).ok());
+  wire->Answer(0);
+  CHECK_TRUE(Run([&] { return wire->sent.size() == 2; }));
+  LONGS_EQUAL(2, wire->Dlid(1));  // queued before the callback's request
+  wire->Answer(1);
+  CHECK_TRUE(Run([&] { return wire->sent.size() == 3; }));
+  LONGS_EQUAL(3, wire->Dlid(2));
+}
+
+TEST(SaClient, DestructionWithPendingRequestsCallsNothing) {
+  Make(2, 20, 5);
+  for (uint16_t d = 1; d <= 5; ++d) CHECK_TRUE(Query(d).ok());
+  delete client;
+  client = nullptr;
+  LONGS_EQUAL(0u, loop->timer_count());
+  LONGS_EQUAL(0u, loop->watch_count());
+  Idle(60ms);
+  LONGS_EQUAL(0, answers.size());
+}
+
+TEST(SaClient, CallbackMayDestroyTheClient) {
+  Make(3, 20, 0);
+  uint8_t m[mad::kMadSize];
+  mad::BuildPathRecordGetByLid(0, 2, 1, 0, m);
+  int calls = 0;
+  auto destroy = [&](int, const uint8_t*, size_t) {
+    ++calls;
+    delete client;
+    client = nullptr;
+  };
+  for (int i = 0; i < 3; ++i) CHECK_TRUE(client->Send(m, sizeof(m), destroy).ok());
+  CHECK_TRUE(Query(9).ok());  // queued
+  // All three time out in the same loop iteration; the first callback
+  // destroys the client, the other two timers must then do nothing.
+  CHECK_TRUE(Run([&] { return calls > 0; }));
+  Idle(50ms);
+  LONGS_EQUAL(1, calls);
+  LONGS_EQUAL(0, answers.size());
+}
+
+TEST(SaClient, CancelAllCallbackMayDestroyTheClient) {
+  Make(1);
+  int calls = 0;
+  uint8_t m[mad::kMadSize];
+  mad::BuildPathRecordGetByLid(0, 2, 1, 0, m);
+  for (int i = 0; i < 3; ++i)
+    CHECK_TRUE(client->Send(m, sizeof(m), [&](int, const uint8_t*, size_t) {
+      ++calls;
+      delete client;
+      client = nullptr;
+    }).ok());
+  client->CancelAll();
+  LONGS_EQUAL(1, calls);
+}

@@ -99,6 +99,7 @@ Status Daemon::Start() {
 
   ports_ = std::make_unique<PortManager>(&loop_, &log_, host_.get(), selector_.get(), &options_,
                                          &addrs_);
+  if (settings_.discover) ports_->set_discover_fn(settings_.discover);
   dispatcher_ = std::make_unique<RequestDispatcher>(&log_, host_.get(), ports_.get(), &counters_);
   server_ = std::make_unique<ClientServer>(&loop_, &log_, dispatcher_.get());
   dispatcher_->set_server(server_.get());

@@ -8,13 +8,16 @@
 #ifndef IBACM_SSA_CORE_DAEMON_H
 #define IBACM_SSA_CORE_DAEMON_H
 
+#include <functional>
 #include <memory>
+#include <vector>
 #include <string>
 
 #include "common/config_file.h"
 #include "common/event_loop.h"
 #include "common/log.h"
 #include "common/status.h"
+#include "common/umad_ports.h"
 #include "core/addr_config.h"
 #include "core/core_model.h"
 #include "core/core_options.h"
@@ -37,6 +40,8 @@ class Daemon {
     std::string provider_dir;       // overrides provider_lib_path
     std::string log_target;         // overrides log_file (-L / foreground)
     bool opts_file_given = false;
+    // Test seam: where ports come from (default: libibumad).
+    std::function<Status(std::vector<UmadPort>*)> discover;
   };
 
   explicit Daemon(Settings settings);
@@ -59,6 +64,7 @@ class Daemon {
   const CoreOptions& options() const { return options_; }
   const ClientServer* server() const { return server_.get(); }
   const CounterArray& counters() const { return counters_; }
+  const RequestDispatcher* dispatcher() const { return dispatcher_.get(); }
 
  private:
   Status Listen();

@@ -1,0 +1,193 @@
+// ClientServer: framing, reassembly, bad input, slow clients, many clients.
+#include "core/client_server.h"
+
+#include <CppUTest/TestHarness.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <vector>
+
+#include "common/acm_wire.h"
+
+using namespace std::chrono_literals;
+
+namespace {
+
+// Answers every message with an EINVAL error reply (any well-formed reply
+// will do: these tests are about transport, not content).
+class EchoHandler : public ssa::ClientServer::Handler {
+ public:
+  ssa::ClientServer* server = nullptr;
+  int messages = 0;
+  int disconnects = 0;
+  void OnMessage(ssa::ClientServer::ClientId client, const uint8_t* msg, size_t) override {
+    ++messages;
+    auto reply = ssa::acm::EncodeErrorResponse(ssa::acm::MsgHeader::Decode(msg), ssa::acm::kStatusEInval);
+    server->Send(client, reply.data(), reply.size());
+  }
+  void OnDisconnect(ssa::ClientServer::ClientId) override { ++disconnects; }
+};
+
+std::vector<uint8_t> PerfQuery() { return ssa::acm::EncodePerfQuery(7, 0); }
+
+}  // namespace
+
+TEST_GROUP(ClientServer) {
+  ssa::EventLoop loop;
+  ssa::Logger log;
+  EchoHandler handler;
+  std::unique_ptr<ssa::ClientServer> server;
+  std::string path;
+  std::vector<int> clients;
+
+  void setup() override {
+    CHECK_TRUE(loop.Init().ok());
+    log.set_level(ssa::LogLevel::kError);
+    server = std::make_unique<ssa::ClientServer>(&loop, &log, &handler);
+    handler.server = server.get();
+    char dir[] = "/tmp/ssa-cs-XXXXXX";
+    CHECK(mkdtemp(dir) != nullptr);
+    path = std::string(dir) + "/acm.sock";
+    CHECK_TRUE(server->ListenUnix(path, "").ok());
+  }
+  void teardown() override {
+    for (int fd : clients) close(fd);
+    server.reset();
+    rmdir(path.substr(0, path.rfind('/')).c_str());
+  }
+  int Connect() {
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    struct sockaddr_un addr = {};
+    addr.sun_family = AF_UNIX;
+    strcpy(addr.sun_path, path.c_str());
+    CHECK_EQUAL(0, connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)));
+    clients.push_back(fd);
+    return fd;
+  }
+  // Reads one 16-byte reply, running the loop meanwhile.
+  bool ReadReply(int fd, ssa::acm::MsgHeader* hdr) {
+    uint8_t buf[16];
+    size_t got = 0;
+    bool ok = loop.RunUntil([&] {
+      ssize_t n = recv(fd, buf + got, sizeof(buf) - got, 0);
+      if (n > 0) got += n;
+      return got == sizeof(buf);
+    }, 5s);
+    if (ok) *hdr = ssa::acm::MsgHeader::Decode(buf);
+    return ok;
+  }
+  bool PeerClosed(int fd) {
+    return loop.RunUntil([&] {
+      char c;
+      ssize_t n = recv(fd, &c, 1, 0);
+      return n == 0 || (n < 0 && errno != EAGAIN);
+    }, 5s);
+  }
+};
+
+TEST(ClientServer, MessageSentByteByByteIsReassembled) {
+  int fd = Connect();
+  auto msg = PerfQuery();
+  for (uint8_t b : msg) {
+    CHECK_EQUAL(1, send(fd, &b, 1, 0));
+    loop.RunOnce(1ms);
+  }
+  ssa::acm::MsgHeader hdr;
+  CHECK_TRUE(ReadReply(fd, &hdr));
+  LONGS_EQUAL(1, handler.messages);
+  LONGS_EQUAL(ssa::acm::kStatusEInval, hdr.status);
+  LONGS_EQUAL(7, hdr.tid);
+}
+
+TEST(ClientServer, TwoMessagesInOneWriteAreTwoMessages) {
+  int fd = Connect();
+  auto one = PerfQuery();
+  std::vector<uint8_t> two(one);
+  two.insert(two.end(), one.begin(), one.end());
+  CHECK_EQUAL((ssize_t)two.size(), send(fd, two.data(), two.size(), 0));
+  ssa::acm::MsgHeader hdr;
+  CHECK_TRUE(ReadReply(fd, &hdr));
+  CHECK_TRUE(ReadReply(fd, &hdr));
+  LONGS_EQUAL(2, handler.messages);
+}
+
+TEST(ClientServer, BadVersionAndOversizedLengthCloseTheConnection) {
+  int bad_version = Connect();
+  auto msg = PerfQuery();
+  msg[0] = 9;
+  send(bad_version, msg.data(), msg.size(), 0);
+  int oversized = Connect();
+  uint8_t big[16] = {1, 2, 0, 0, 0, 0, 0x40, 0x00};  // be16 length 16384 > 592
+  send(oversized, big, sizeof(big), 0);
+  CHECK_TRUE(PeerClosed(bad_version));
+  CHECK_TRUE(PeerClosed(oversized));
+  LONGS_EQUAL(2, server->stats().bad_frames);
+  LONGS_EQUAL(0, handler.messages);
+  // The server still serves others.
+  int good = Connect();
+  auto ok = PerfQuery();
+  send(good, ok.data(), ok.size(), 0);
+  ssa::acm::MsgHeader hdr;
+  CHECK_TRUE(ReadReply(good, &hdr));
+}
+
+TEST(ClientServer, CloseInTheMiddleOfAMessageIsCountedAsTruncated) {
+  int fd = Connect();
+  auto msg = PerfQuery();
+  send(fd, msg.data(), 10, 0);
+  loop.RunOnce(5ms);
+  close(fd);
+  clients.pop_back();
+  CHECK_TRUE(loop.RunUntil([&] { return handler.disconnects == 1; }, 5s));
+  LONGS_EQUAL(1, server->stats().truncated);
+  LONGS_EQUAL(0, handler.messages);
+}
+
+TEST(ClientServer, ClientThatNeverReadsIsDroppedOthersServed) {
+  int slow = Connect();
+  int fast = Connect();
+  auto msg = PerfQuery();
+  // The slow client keeps asking and never reads: its replies pile up until
+  // the server gives up on it. Every send is non-blocking for the server.
+  bool dropped = loop.RunUntil([&] {
+    send(slow, msg.data(), msg.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+    return server->stats().send_overflows > 0;
+  }, 20s);
+  CHECK_TRUE(dropped);
+  send(fast, msg.data(), msg.size(), 0);
+  ssa::acm::MsgHeader hdr;
+  CHECK_TRUE(ReadReply(fast, &hdr));
+}
+
+TEST(ClientServer, ManyConcurrentClients) {
+  const int kClients = 500;
+  for (int i = 0; i < kClients; ++i) Connect();
+  CHECK_TRUE(loop.RunUntil([&] { return server->stats().open == (size_t)kClients; }, 10s));
+  auto msg = PerfQuery();
+  for (int fd : clients) send(fd, msg.data(), msg.size(), 0);
+  int answered = 0;
+  for (int fd : clients) {
+    ssa::acm::MsgHeader hdr;
+    if (ReadReply(fd, &hdr)) ++answered;
+  }
+  LONGS_EQUAL(kClients, answered);
+}
+
+TEST(ClientServer, TcpListenerPublishesItsPort) {
+  char dir[] = "/tmp/ssa-cs-port-XXXXXX";
+  CHECK(mkdtemp(dir) != nullptr);
+  std::string port_file = std::string(dir) + "/ibacm-tcp.port";
+  CHECK_TRUE(server->ListenTcp(0, true, port_file, "").ok());
+  CHECK(server->tcp_port() > 0);
+  FILE* f = fopen(port_file.c_str(), "r");
+  CHECK(f != nullptr);
+  int port = 0;
+  CHECK_EQUAL(1, fscanf(f, "%d", &port));
+  fclose(f);
+  LONGS_EQUAL(server->tcp_port(), port);
+  server->Shutdown();  // removes the port file
+  CHECK(access(port_file.c_str(), F_OK) != 0);
+  rmdir(dir);
+}

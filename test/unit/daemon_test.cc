@@ -1,0 +1,194 @@
+// The whole daemon in-process, with the test provider and a made-up port:
+// the client protocol end to end, error paths, and the exactly-once rule for
+// provider answers. The daemon's loop runs on its own thread; the test
+// talks to it only through its socket.
+#include "core/daemon.h"
+
+#include <CppUTest/TestHarness.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+#include <thread>
+
+#include "common/acm_client.h"
+#include "core/client_server.h"
+#include "core/request_dispatcher.h"
+
+namespace {
+
+ssa::UmadPort FakePort() {
+  ssa::UmadPort p;
+  p.ca_name = "fake0";
+  p.port_num = 1;
+  p.node_type = 1;
+  p.node_guid = 0x0002c90300001230ULL;
+  p.port_guid = 0x0002c90300001231ULL;
+  p.gid_prefix = 0xfe80000000000000ULL;
+  p.lid = 5;
+  p.sm_lid = 1;
+  p.state = ssa::kPortActive;
+  p.link_layer = "InfiniBand";
+  p.pkeys = {0xffff, 0x8001};
+  p.pkey_indexes = {0, 1};
+  return p;
+}
+
+void WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+}
+
+}  // namespace
+
+TEST_GROUP(Daemon) {
+  std::string dir;
+  std::unique_ptr<ssa::Daemon> daemon;
+  std::thread loop_thread;
+  std::vector<std::string> log_lines;
+
+  void setup() override {
+    char tmpl[] = "/tmp/ssa-daemon-XXXXXX";
+    CHECK(mkdtemp(tmpl) != nullptr);
+    dir = tmpl;
+  }
+  void Start(const std::string& extra_opts) {
+    WriteFile(dir + "/opts.cfg", "[core]\nlog_level = warn\n" + extra_opts);
+    WriteFile(dir + "/addr.cfg", "node5 fake0 1 default\nnode5-b fake0 1 0x8001\n");
+    ssa::Daemon::Settings s;
+    s.opts_file = dir + "/opts.cfg";
+    s.opts_file_given = true;
+    s.addr_file = dir + "/addr.cfg";
+    s.run_dir = dir + "/run";
+    s.provider_dir = TEST_PROVIDER_DIR "/good/.libs";
+    s.log_target = dir + "/ibacm.log";
+    s.discover = [](std::vector<ssa::UmadPort>* out) {
+      *out = {FakePort()};
+      return ssa::Status::Ok();
+    };
+    daemon = std::make_unique<ssa::Daemon>(s);
+    ssa::Status st = daemon->Start();
+    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    loop_thread = std::thread([this] { daemon->Run(); });
+  }
+  void teardown() override {
+    if (daemon) {
+      daemon->RequestStop();
+      if (loop_thread.joinable()) loop_thread.join();
+      daemon->Shutdown();
+      daemon.reset();
+    }
+    std::string cmd = "rm -rf '" + dir + "'";
+    CHECK_EQUAL(0, system(cmd.c_str()));
+  }
+  std::string Socket() { return dir + "/run/ibacm-unix.sock"; }
+  ssa::acm::EpAddr Name(const char* name, uint32_t flags) {
+    ssa::acm::EpAddr e;
+    e.flags = flags;
+    e.SetName(name);
+    return e;
+  }
+};
+
+TEST(Daemon, EndpointQueryListsEveryPkeyEndpoint) {
+  Start("");
+  ssa::AcmClient c;
+  CHECK_TRUE(c.Connect(Socket()).ok());
+  ssa::acm::EpQueryResponse r;
+  CHECK_TRUE(c.EpQuery(1, 0, &r).ok());
+  LONGS_EQUAL(ssa::acm::kStatusSuccess, r.hdr.status);
+  CHECK(r.config.dev_guid == 0x0002c90300001230ULL);
+  LONGS_EQUAL(0xffff, r.config.pkey);
+  STRCMP_EQUAL("testprov", r.config.prov_name.c_str());
+  LONGS_EQUAL(1, r.config.addrs.size());
+  STRCMP_EQUAL("node5", r.config.addrs[0].c_str());
+  CHECK_TRUE(c.EpQuery(2, 0, &r).ok());
+  LONGS_EQUAL(0x8001, r.config.pkey);
+  STRCMP_EQUAL("node5-b", r.config.addrs[0].c_str());
+  CHECK_TRUE(c.EpQuery(3, 0, &r).ok());
+  LONGS_EQUAL(ssa::acm::kStatusEInval, r.hdr.status);  // no third endpoint
+  CHECK_TRUE(c.EpQuery(1, 2, &r).ok());
+  LONGS_EQUAL(ssa::acm::kStatusEInval, r.hdr.status);  // nothing on port 2
+}
+
+TEST(Daemon, ResolveLidPathWithSelectedSourceAndCounters) {
+  Start("");
+  ssa::AcmClient c;
+  CHECK_TRUE(c.Connect(Socket()).ok());
+  ssa::acm::ResolveResponse r;
+  // A name destination without a source: the daemon picks one and says so.
+  CHECK_TRUE(c.Resolve({Name("node5", ssa::acm::kEpFlagDest)}, &r).ok());
+  LONGS_EQUAL(ssa::acm::kStatusSuccess, r.hdr.status);
+  LONGS_EQUAL(1, r.paths.size());
+  CHECK_TRUE(r.has_source);
+  STRCMP_EQUAL("node5", r.source.name().c_str());
+  LONGS_EQUAL(5, ntohs(r.paths[0].path.slid));
+  // Unknown destination: the provider's EDESTADDR reaches the client.
+  CHECK_TRUE(c.Resolve({Name("node5", ssa::acm::kEpFlagSource), Name("nobody", ssa::acm::kEpFlagDest)}, &r).ok());
+  LONGS_EQUAL(ssa::acm::kStatusEDestAddr, r.hdr.status);
+  // Unknown source: the core's ESRCADDR.
+  CHECK_TRUE(c.Resolve({Name("elsewhere", ssa::acm::kEpFlagSource), Name("node5", ssa::acm::kEpFlagDest)}, &r).ok());
+  LONGS_EQUAL(ssa::acm::kStatusESrcAddr, r.hdr.status);
+  ssa::acm::PerfResponse perf;
+  CHECK_TRUE(c.PerfQuery(0, &perf).ok());
+  LONGS_EQUAL(ssa::acm::kMaxCounter, perf.counters.size());
+  LONGS_EQUAL(3, perf.counters[ssa::acm::kCntrResolve]);
+  LONGS_EQUAL(2, perf.counters[ssa::acm::kCntrError]);
+}
+
+TEST(Daemon, NoDelayAnswersEnodataFirst) {
+  Start("");
+  ssa::AcmClient c;
+  CHECK_TRUE(c.Connect(Socket()).ok());
+  ssa::acm::ResolveResponse r;
+  auto dst = Name("node5", ssa::acm::kEpFlagDest | ssa::acm::kFlagNoDelay);
+  CHECK_TRUE(c.Resolve({dst}, &r).ok());
+  LONGS_EQUAL(ssa::acm::kStatusENoData, r.hdr.status);
+  CHECK_TRUE(c.Resolve({dst}, &r).ok());
+  LONGS_EQUAL(ssa::acm::kStatusSuccess, r.hdr.status);
+}
+
+TEST(Daemon, MalformedRequestsGetErrorsAndDaemonKeepsServing) {
+  Start("");
+  ssa::AcmClient c;
+  CHECK_TRUE(c.Connect(Socket()).ok());
+  // Two destinations: EDESTADDR, not a crash, and the connection stays.
+  ssa::acm::ResolveResponse r;
+  CHECK_TRUE(c.Resolve({Name("a", ssa::acm::kEpFlagDest), Name("b", ssa::acm::kEpFlagDest)}, &r).ok());
+  LONGS_EQUAL(ssa::acm::kStatusEDestAddr, r.hdr.status);
+  // A resolve with no destination at all.
+  CHECK_TRUE(c.Resolve({Name("node5", ssa::acm::kEpFlagSource)}, &r).ok());
+  LONGS_EQUAL(ssa::acm::kStatusEDestType, r.hdr.status);
+  ssa::acm::EpQueryResponse ep;
+  CHECK_TRUE(c.EpQuery(1, 0, &ep).ok());
+  LONGS_EQUAL(ssa::acm::kStatusSuccess, ep.hdr.status);
+  CHECK(daemon->dispatcher()->stats().bad_requests >= 2);
+}
+
+TEST(Daemon, LateAnswerForClosedClientIsDroppedSafely) {
+  Start("[testprov]\ndelay_ms = 200\n");
+  {
+    ssa::AcmClient c;
+    CHECK_TRUE(c.Connect(Socket()).ok());
+    std::vector<uint8_t> req;
+    CHECK_TRUE(ssa::acm::EncodeResolveRequest(1, {Name("node5", ssa::acm::kEpFlagDest)}, &req).ok());
+    CHECK_EQUAL(0, c.connected() ? 0 : 1);
+    // Send and hang up before the provider answers.
+    ssa::AcmClient raw;
+    CHECK_TRUE(raw.Connect(Socket()).ok());
+    raw.set_timeout_ms(1);
+    std::vector<uint8_t> reply;
+    ssa::Status st = raw.Transact(req, &reply);
+    CHECK_EQUAL(-ETIMEDOUT, st.code());
+  }
+  // A later client still gets served after the late answer was dropped.
+  ssa::AcmClient c2;
+  CHECK_TRUE(c2.Connect(Socket()).ok());
+  ssa::acm::ResolveResponse r;
+  CHECK_TRUE(c2.Resolve({Name("node5", ssa::acm::kEpFlagDest)}, &r).ok());
+  LONGS_EQUAL(ssa::acm::kStatusSuccess, r.hdr.status);
+  CHECK(daemon->server()->stats().dropped_replies >= 1);
+}

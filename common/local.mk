@@ -13,6 +13,8 @@ common_libssacommon_la_SOURCES = \
 	common/umad_transport.h common/umad_transport.cc \
 	common/sa_client.h common/sa_client.cc \
 	common/acm_wire.h common/acm_wire_internal.h common/acm_wire.cc \
-	common/acm_wire_server.cc common/acm_wire_client.cc
+	common/acm_wire_server.cc common/acm_wire_client.cc \
+	common/acm_client.h common/acm_client.cc \
+	common/raw_close.h
 common_libssacommon_la_CPPFLAGS = $(AM_CPPFLAGS) $(INIH_CFLAGS)
 common_libssacommon_la_LIBADD = $(INIH_LIBS) $(UMAD_LIBS) -lpthread

@@ -15,6 +15,7 @@
 #include <fstream>
 
 #include "common/acm_wire.h"
+#include "common/raw_close.h"
 
 namespace ssa {
 
@@ -52,7 +53,7 @@ ClientServer::~ClientServer() { Shutdown(); }
 Status ClientServer::WatchListener(int fd) {
   Status st = loop_->WatchFd(fd, EPOLLIN, [this, fd](uint32_t) { OnAccept(fd); });
   if (!st.ok()) {
-    close(fd);
+    RawClose(fd);
     return st;
   }
   listen_fds_.push_back(fd);
@@ -74,7 +75,7 @@ Status ClientServer::ListenUnix(const std::string& path, const std::string& link
   umask(old_mask);
   if (rc < 0 || listen(fd, SOMAXCONN) < 0) {
     Status st = Status::FromErrno("cannot listen on " + path);
-    close(fd);
+    RawClose(fd);
     return st;
   }
   files_.push_back(path);
@@ -97,7 +98,7 @@ Status ClientServer::ListenTcp(int port, bool loopback_only, const std::string& 
   if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) < 0 ||
       listen(fd, SOMAXCONN) < 0) {
     Status st = Status::FromErrno("cannot listen on TCP port " + std::to_string(port));
-    close(fd);
+    RawClose(fd);
     return st;
   }
   socklen_t len = sizeof(addr);
@@ -138,7 +139,7 @@ void ClientServer::OnAccept(int listen_fd) {
     });
     if (!st.ok()) {
       SSA_LOG(*log_, kWarn, "cannot watch client fd: %s", st.ToString().c_str());
-      close(fd);
+      RawClose(fd);
       continue;
     }
     clients_[c->id] = std::move(conn);
@@ -256,7 +257,7 @@ void ClientServer::CloseConnection(ClientId id, const char* reason, LogLevel lev
   if (log_->Enabled(level))
     log_->Log(level, "client %llu: %s", static_cast<unsigned long long>(id), reason);
   loop_->UnwatchFd(it->second->fd);
-  close(it->second->fd);
+  RawClose(it->second->fd);
   clients_.erase(it);
   ++stats_.closed;
   stats_.open = clients_.size();
@@ -269,7 +270,7 @@ void ClientServer::Shutdown() {
   for (ClientId id : ids) CloseConnection(id, "server shutting down", LogLevel::kTrace);
   for (int fd : listen_fds_) {
     loop_->UnwatchFd(fd);
-    close(fd);
+    RawClose(fd);
   }
   listen_fds_.clear();
   for (const auto& f : files_) unlink(f.c_str());

@@ -1,0 +1,108 @@
+// ibacm_node.cc: start/stop of an ibacm daemon on a simulated node.
+#include "test/sim/ibacm_node.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "test/sim/sim_util.h"
+
+namespace ssa {
+namespace test {
+
+std::string TestProviderDir() { return std::string(ABS_TOP_BUILDDIR) + "/test/providers/good/.libs"; }
+std::string IbacmBinary() { return std::string(ABS_TOP_BUILDDIR) + "/core/ibacm"; }
+
+IbacmNode::IbacmNode(SimFabric* fabric, Options options)
+    : fabric_(fabric), options_(std::move(options)) {
+  dir_ = fabric_->run_dir() + "/ibacm-" + options_.node;
+}
+
+IbacmNode::~IbacmNode() {
+  if (process_ && process_->IsRunning()) process_->Terminate(std::chrono::seconds(5));
+}
+
+std::string IbacmNode::Log() const {
+  std::string text;
+  ReadFileToString(log_path(), &text);
+  return text;
+}
+
+Status IbacmNode::Start(std::chrono::milliseconds timeout) {
+  mkdir(dir_.c_str(), 0755);
+  Status st = WriteStringToFile(dir_ + "/addr.cfg", options_.addr_cfg);
+  if (st.ok()) st = WriteStringToFile(dir_ + "/opts.cfg", options_.opts_cfg);
+  if (!st.ok()) return st;
+  std::vector<std::string> argv = {IbacmBinary(),    "-P",
+                                   "-O",             dir_ + "/opts.cfg",
+                                   "-A",             dir_ + "/addr.cfg",
+                                   "-R",             dir_ + "/run",
+                                   "-L",             log_path(),
+                                   "--provider-dir", options_.provider_dir};
+  st = fabric_->Spawn(options_.node, argv, &process_);
+  if (!st.ok()) return st;
+  bool up = PollUntil(timeout, [&] {
+    return PathExists(socket_path()) || !process_->IsRunning();
+  });
+  if (!up || !process_->IsRunning())
+    return Status::Error(EIO, "ibacm on " + options_.node + " did not come up; log:\n" +
+                                  TailOfFile(log_path()) + "\noutput:\n" + process_->output());
+  return Status::Ok();
+}
+
+bool IbacmNode::IsRunning() { return process_ && process_->IsRunning(); }
+
+Status IbacmNode::Stop(std::chrono::milliseconds timeout) {
+  if (!process_) return Status::Ok();
+  Status st = process_->Kill(SIGTERM);
+  if (!st.ok()) return st;
+  int status = 0;
+  st = process_->Wait(timeout, &status);
+  if (!st.ok()) return st;
+  if (status != 0)
+    return Status::Error(EIO, "ibacm on " + options_.node + " exited with status " +
+                                  std::to_string(status) + "; log:\n" + TailOfFile(log_path()));
+  return Status::Ok();
+}
+
+Status RunProgram(const std::vector<std::string>& argv, std::string* output, int* exit_status,
+                  std::chrono::milliseconds timeout) {
+  int pipefd[2];
+  if (pipe2(pipefd, O_CLOEXEC) < 0) return Status::FromErrno("pipe");
+  pid_t pid = fork();
+  if (pid < 0) return Status::FromErrno("fork");
+  if (pid == 0) {
+    dup2(pipefd[1], 1);
+    dup2(pipefd[1], 2);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  close(pipefd[1]);
+  fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
+  output->clear();
+  int status = 0;
+  bool exited = false;
+  bool done = PollUntil(timeout, [&] {
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(pipefd[0], buf, sizeof(buf))) > 0) output->append(buf, n);
+    if (!exited && waitpid(pid, &status, WNOHANG) == pid) exited = true;
+    return exited && n == 0;
+  });
+  close(pipefd[0]);
+  if (!done) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    return Status::Error(ETIMEDOUT, JoinArgs(argv) + " did not finish in time; output:\n" + *output);
+  }
+  *exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return Status::Ok();
+}
+
+}  // namespace test
+}  // namespace ssa

@@ -1,0 +1,62 @@
+// ibacm_node.h: one ibacm daemon running as a simulated node, for the
+// integration tests: writes its option and address files, spawns it through
+// the fabric, waits (with a deadline) until its socket exists, and stops it.
+//
+// Owned by a test; borrows the SimFabric, which must outlive it. One thread.
+#ifndef IBACM_SSA_TEST_SIM_IBACM_NODE_H
+#define IBACM_SSA_TEST_SIM_IBACM_NODE_H
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "common/status.h"
+#include "test/sim/sim_fabric.h"
+#include "test/sim/sim_process.h"
+
+namespace ssa {
+namespace test {
+
+class IbacmNode {
+ public:
+  struct Options {
+    std::string node;           // e.g. "Hca2"
+    std::string addr_cfg;       // acm_addr.cfg content
+    std::string opts_cfg;       // acm_opts.cfg content ([core] log_level etc.)
+    std::string provider_dir;   // where the daemon loads providers from
+  };
+
+  IbacmNode(SimFabric* fabric, Options options);
+  ~IbacmNode();
+
+  Status Start(std::chrono::milliseconds timeout = std::chrono::seconds(20));
+  // SIGTERM and wait; the daemon's exit status must be 0.
+  Status Stop(std::chrono::milliseconds timeout = std::chrono::seconds(10));
+  bool IsRunning();
+
+  const std::string& dir() const { return dir_; }
+  std::string socket_path() const { return dir_ + "/run/ibacm-unix.sock"; }
+  std::string log_path() const { return dir_ + "/ibacm.log"; }
+  std::string Log() const;
+  SimProcess* process() { return process_.get(); }
+
+ private:
+  SimFabric* fabric_;
+  Options options_;
+  std::string dir_;
+  std::unique_ptr<SimProcess> process_;
+};
+
+// The directory holding the in-tree build of the test provider.
+std::string TestProviderDir();
+// The ibacm binary of this build.
+std::string IbacmBinary();
+// Runs a program (not as a node) and collects its output; for the stock
+// ib_acme, which only talks to the daemon's socket.
+Status RunProgram(const std::vector<std::string>& argv, std::string* output, int* exit_status,
+                  std::chrono::milliseconds timeout = std::chrono::seconds(30));
+
+}  // namespace test
+}  // namespace ssa
+
+#endif

@@ -1,0 +1,15 @@
+# test/sim/integration.mk: integration tests of the daemons on the simulated
+# fabric (the harness itself is tested by test/sim/sim_tests).
+noinst_PROGRAMS += test/sim/port_probe
+test_sim_port_probe_SOURCES = test/sim/port_probe_main.cc
+test_sim_port_probe_LDADD = common/libssacommon.la
+
+check_PROGRAMS += test/sim/ibacm_tests
+TESTS += test/sim/ibacm_tests
+test_sim_ibacm_tests_SOURCES = \
+	test/test_main.cc \
+	test/sim/ibacm_node.h test/sim/ibacm_node.cc \
+	test/sim/ibacm_sim_test.cc
+test_sim_ibacm_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS) \
+	-DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
+test_sim_ibacm_tests_LDADD = test/sim/libsimfab.la common/libssacommon.la $(CPPUTEST_LIBS)

@@ -68,16 +68,11 @@ Status Malformed(const std::string& what) { return Status::Error(EBADMSG, what);
 uint8_t ResponseMethodFor(uint8_t method) {
   switch (method) {
     case kMethodGet:
-    case kMethodSet:
-      return kMethodGetResp;
-    case kMethodGetTable:
-      return kMethodGetTableResp;
-    case kMethodGetMulti:
-      return kMethodGetMultiResp;
-    case kMethodDelete:
-      return kMethodDeleteResp;
-    default:
-      return 0;
+    case kMethodSet: return kMethodGetResp;
+    case kMethodGetTable: return kMethodGetTableResp;
+    case kMethodGetMulti: return kMethodGetMultiResp;
+    case kMethodDelete: return kMethodDeleteResp;
+    default: return 0;
   }
 }
 
@@ -173,7 +168,8 @@ void EncodeSaHeader(const SaHeader& h, uint8_t* mad) {
 
 Status DecodeSaHeader(const uint8_t* mad, size_t len, SaHeader* h) {
   if (len < kSaDataOffset)
-    return Malformed("SA MAD of " + std::to_string(len) + " bytes is shorter than its 56-byte headers");
+    return Malformed("SA MAD of " + std::to_string(len) +
+                     " bytes is shorter than its 56-byte headers");
   h->sm_key = Get64(mad + 36);
   h->attr_offset = Get16(mad + 44);
   h->comp_mask = Get64(mad + 48);
@@ -190,14 +186,16 @@ void EncodePathRecord(const PathRecord& r, uint8_t* out) {
   memcpy(out + 24, r.sgid, 16);
   Put16(out + 40, r.dlid);
   Put16(out + 42, r.slid);
-  Put32(out + 44, (r.raw_traffic ? 0x80000000u : 0u) | ((r.flow_label & 0xfffffu) << 8) | r.hop_limit);
+  Put32(out + 44,
+        (r.raw_traffic ? 0x80000000u : 0u) | ((r.flow_label & 0xfffffu) << 8) | r.hop_limit);
   out[48] = r.tclass;
   out[49] = static_cast<uint8_t>((r.reversible ? 0x80 : 0) | (r.numb_path & 0x7f));
   Put16(out + 50, r.pkey);
   Put16(out + 52, static_cast<uint16_t>(((r.qos_class & 0xfff) << 4) | (r.sl & 0xf)));
   out[54] = static_cast<uint8_t>(((r.mtu_selector & 3) << 6) | (r.mtu & 0x3f));
   out[55] = static_cast<uint8_t>(((r.rate_selector & 3) << 6) | (r.rate & 0x3f));
-  out[56] = static_cast<uint8_t>(((r.packet_life_time_selector & 3) << 6) | (r.packet_life_time & 0x3f));
+  out[56] =
+      static_cast<uint8_t>(((r.packet_life_time_selector & 3) << 6) | (r.packet_life_time & 0x3f));
   out[57] = r.preference;
 }
 
@@ -318,7 +316,8 @@ Status DecodePathRecordResponse(const uint8_t* mad, size_t len, PathRecord* rec)
   if (!st.ok()) return st;
   char what[96];
   if (h.mgmt_class != kClassSubnAdm || h.method != kMethodGetResp || h.attr_id != kAttrPathRecord) {
-    snprintf(what, sizeof(what), "expected SubnAdmGetResp(PathRecord), got class 0x%02x method 0x%02x attribute 0x%04x",
+    snprintf(what, sizeof(what),
+             "expected SubnAdmGetResp(PathRecord), got class 0x%02x method 0x%02x attribute 0x%04x",
              h.mgmt_class, h.method, h.attr_id);
     return Malformed(what);
   }
@@ -334,7 +333,8 @@ Status DecodePathRecordResponse(const uint8_t* mad, size_t len, PathRecord* rec)
     return Malformed(what);
   }
   if (len < kSaDataOffset + kPathRecordSize)
-    return Malformed("PathRecord response of " + std::to_string(len) + " bytes cannot hold a record");
+    return Malformed("PathRecord response of " + std::to_string(len) +
+                     " bytes cannot hold a record");
   st = DecodePathRecord(mad + kSaDataOffset, len - kSaDataOffset, rec);
   if (!st.ok()) return st;
   return ValidatePathRecord(*rec);

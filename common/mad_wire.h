@@ -24,6 +24,9 @@
 #ifndef IBACM_SSA_COMMON_MAD_WIRE_H
 #define IBACM_SSA_COMMON_MAD_WIRE_H
 
+#include <infiniband/umad_sa.h>
+#include <infiniband/umad_types.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -35,35 +38,37 @@ struct ibv_path_record;
 namespace ssa {
 namespace mad {
 
-constexpr size_t kMadSize = 256;        // every MAD on QP1 without RMPP
+constexpr size_t kMadSize = 256;  // every MAD on QP1 without RMPP
 constexpr size_t kMadHeaderSize = 24;
 constexpr size_t kRmppHeaderOffset = 24;
-constexpr size_t kSaHeaderOffset = 36;  // SM_Key
-constexpr size_t kSaDataOffset = 56;    // first attribute byte
+constexpr size_t kSaHeaderOffset = 36;                    // SM_Key
+constexpr size_t kSaDataOffset = 56;                      // first attribute byte
 constexpr size_t kSaDataSize = kMadSize - kSaDataOffset;  // 200
 constexpr size_t kPathRecordSize = 64;
 
-constexpr uint8_t kBaseVersion = 1;
-constexpr uint8_t kClassSubnAdm = 0x03;
-constexpr uint8_t kSaClassVersion = 2;
+// Where rdma-core's <infiniband/umad_types.h>/<infiniband/umad_sa.h> name a
+// value, the constant below is that name; the unit tests pin the numbers.
+constexpr uint8_t kBaseVersion = UMAD_BASE_VERSION;
+constexpr uint8_t kClassSubnAdm = UMAD_CLASS_SUBN_ADM;      // 0x03
+constexpr uint8_t kSaClassVersion = UMAD_SA_CLASS_VERSION;  // 2
 
 // Methods (IBA 13.4.5 and 15.2.2). A response is its request | 0x80, except
 // that SubnAdmSet is answered with SubnAdmGetResp.
-constexpr uint8_t kMethodGet = 0x01;
-constexpr uint8_t kMethodSet = 0x02;
-constexpr uint8_t kMethodGetTable = 0x12;
-constexpr uint8_t kMethodGetMulti = 0x14;
-constexpr uint8_t kMethodDelete = 0x15;
-constexpr uint8_t kMethodResponseBit = 0x80;
-constexpr uint8_t kMethodGetResp = 0x81;
-constexpr uint8_t kMethodGetTableResp = 0x92;
-constexpr uint8_t kMethodGetMultiResp = 0x94;
-constexpr uint8_t kMethodDeleteResp = 0x95;
+constexpr uint8_t kMethodGet = UMAD_METHOD_GET;                         // 0x01
+constexpr uint8_t kMethodSet = UMAD_METHOD_SET;                         // 0x02
+constexpr uint8_t kMethodGetTable = UMAD_SA_METHOD_GET_TABLE;           // 0x12
+constexpr uint8_t kMethodGetMulti = UMAD_SA_METHOD_GET_MULTI;           // 0x14
+constexpr uint8_t kMethodDelete = UMAD_SA_METHOD_DELETE;                // 0x15
+constexpr uint8_t kMethodResponseBit = UMAD_METHOD_RESP_MASK;           // 0x80
+constexpr uint8_t kMethodGetResp = UMAD_METHOD_GET_RESP;                // 0x81
+constexpr uint8_t kMethodGetTableResp = UMAD_SA_METHOD_GET_TABLE_RESP;  // 0x92
+constexpr uint8_t kMethodGetMultiResp = UMAD_SA_METHOD_GET_MULTI_RESP;  // 0x94
+constexpr uint8_t kMethodDeleteResp = UMAD_SA_METHOD_DELETE_RESP;       // 0x95
 // The response method a request method is answered with (0 if `method` is
 // not a request the SA answers).
 uint8_t ResponseMethodFor(uint8_t method);
 
-constexpr uint16_t kAttrPathRecord = 0x0035;
+constexpr uint16_t kAttrPathRecord = UMAD_SA_ATTR_PATH_REC;  // 0x0035
 
 // Where SA requests go: QP1 of the SM's port with the well-known GSI Q_Key.
 constexpr uint32_t kSaQpn = 1;
@@ -73,24 +78,24 @@ constexpr uint32_t kSaQkey = 0x80010000;
 //   bit 0 busy, bit 1 redirect, bits 2-4 "invalid field" code (common to all
 //   classes), bits 8-15 class specific; for the SA (15.2.1.2, table 182)
 //   those hold the SA error codes below, e.g. 0x0300 = ERR_NO_RECORDS.
-constexpr uint16_t kStatusBusy = 0x0001;
-constexpr uint16_t kStatusRedirect = 0x0002;
-constexpr uint16_t kStatusInvalidFieldMask = 0x001c;
-constexpr uint16_t kStatusBadVersion = 1 << 2;
-constexpr uint16_t kStatusMethodNotSupported = 2 << 2;
-constexpr uint16_t kStatusMethodAttrNotSupported = 3 << 2;
-constexpr uint16_t kStatusInvalidAttrValue = 7 << 2;
-constexpr uint16_t kStatusClassMask = 0xff00;
+constexpr uint16_t kStatusBusy = UMAD_STATUS_BUSY;                                  // 0x0001
+constexpr uint16_t kStatusRedirect = UMAD_STATUS_REDIRECT;                          // 0x0002
+constexpr uint16_t kStatusInvalidFieldMask = UMAD_STATUS_INVALID_FIELD_MASK;        // 0x001c
+constexpr uint16_t kStatusBadVersion = UMAD_STATUS_BAD_VERSION;                     // 1 << 2
+constexpr uint16_t kStatusMethodNotSupported = UMAD_STATUS_METHOD_NOT_SUPPORTED;    // 2 << 2
+constexpr uint16_t kStatusMethodAttrNotSupported = UMAD_STATUS_ATTR_NOT_SUPPORTED;  // 3 << 2
+constexpr uint16_t kStatusInvalidAttrValue = UMAD_STATUS_INVALID_ATTR_VALUE;        // 7 << 2
+constexpr uint16_t kStatusClassMask = UMAD_STATUS_CLASS_MASK;                       // 0xff00
 // SA class-specific codes, as they appear in the whole 16-bit Status field
 // (umad_sa.h's UMAD_SA_STATUS_* values shifted left by 8).
-constexpr uint16_t kSaStatusNoResources = 0x0100;
-constexpr uint16_t kSaStatusReqInvalid = 0x0200;
-constexpr uint16_t kSaStatusNoRecords = 0x0300;
-constexpr uint16_t kSaStatusTooManyRecords = 0x0400;
-constexpr uint16_t kSaStatusInvalidGid = 0x0500;
-constexpr uint16_t kSaStatusInsufficientComponents = 0x0600;
-constexpr uint16_t kSaStatusReqDenied = 0x0700;
-constexpr uint16_t kSaStatusPriSuggested = 0x0800;
+constexpr uint16_t kSaStatusNoResources = UMAD_SA_STATUS_NO_RESOURCES << 8;            // 0x0100
+constexpr uint16_t kSaStatusReqInvalid = UMAD_SA_STATUS_REQ_INVALID << 8;              // 0x0200
+constexpr uint16_t kSaStatusNoRecords = UMAD_SA_STATUS_NO_RECORDS << 8;                // 0x0300
+constexpr uint16_t kSaStatusTooManyRecords = UMAD_SA_STATUS_TOO_MANY_RECORDS << 8;     // 0x0400
+constexpr uint16_t kSaStatusInvalidGid = UMAD_SA_STATUS_INVALID_GID << 8;              // 0x0500
+constexpr uint16_t kSaStatusInsufficientComponents = UMAD_SA_STATUS_INSUF_COMPS << 8;  // 0x0600
+constexpr uint16_t kSaStatusReqDenied = UMAD_SA_STATUS_REQ_DENIED << 8;                // 0x0700
+constexpr uint16_t kSaStatusPriSuggested = UMAD_SA_STATUS_PRI_SUGGESTED << 8;          // 0x0800
 
 // The 16-bit Status of a MAD (0 = success); 0xffff if `len` is too short to
 // hold a MAD header.
@@ -183,14 +188,14 @@ struct PathRecord {
   uint8_t hop_limit = 0;
   uint8_t tclass = 0;
   bool reversible = false;
-  uint8_t numb_path = 0;    // 7 bits
+  uint8_t numb_path = 0;  // 7 bits
   uint16_t pkey = 0;
-  uint16_t qos_class = 0;   // 12 bits
-  uint8_t sl = 0;           // 4 bits
+  uint16_t qos_class = 0;  // 12 bits
+  uint8_t sl = 0;          // 4 bits
   uint8_t mtu_selector = 0;
-  uint8_t mtu = 0;          // IBA code: 1=256 .. 5=4096
+  uint8_t mtu = 0;  // IBA code: 1=256 .. 5=4096
   uint8_t rate_selector = 0;
-  uint8_t rate = 0;         // IBA code, e.g. 3 = 10 Gb/s
+  uint8_t rate = 0;  // IBA code, e.g. 3 = 10 Gb/s
   uint8_t packet_life_time_selector = 0;
   uint8_t packet_life_time = 0;
   uint8_t preference = 0;

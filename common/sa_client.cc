@@ -51,12 +51,12 @@ SaClient::~SaClient() {
 void SaClient::ApplyOptions(const SaClientOptions& o) {
   depth_ = o.sa_depth;
   if (depth_ > kSaMaxDepth) {
-    SSA_LOG(*logger_, kWarn, "SA client %s/%d: sa_depth %d clamped to %d", ca_name_.c_str(), port_num_,
-            depth_, kSaMaxDepth);
+    SSA_LOG(*logger_, kWarn, "SA client %s/%d: sa_depth %d clamped to %d", ca_name_.c_str(),
+            port_num_, depth_, kSaMaxDepth);
     depth_ = kSaMaxDepth;
   } else if (depth_ < 1) {
-    SSA_LOG(*logger_, kWarn, "SA client %s/%d: sa_depth %d raised to 1", ca_name_.c_str(), port_num_,
-            depth_);
+    SSA_LOG(*logger_, kWarn, "SA client %s/%d: sa_depth %d raised to 1", ca_name_.c_str(),
+            port_num_, depth_);
     depth_ = 1;
   }
   int timeout = o.timeout_ms;
@@ -65,7 +65,9 @@ void SaClient::ApplyOptions(const SaClientOptions& o) {
             port_num_, timeout);
     timeout = 2000;
   }
-  try_timeout_ms_ = timeout + std::max(0, o.subnet_timeout_ms);
+  // Capped at 10 minutes so that the doubled kernel timeout stays an int.
+  int64_t total = static_cast<int64_t>(timeout) + std::max(0, o.subnet_timeout_ms);
+  try_timeout_ms_ = static_cast<int>(std::min<int64_t>(total, 600000));
   retries_ = std::max(0, o.retries);
   pkey_index_ = o.pkey_index;
 }
@@ -87,8 +89,8 @@ Status SaClient::Open() {
   }
   watched_fd_ = fd;
   open_ = true;
-  SSA_LOG(*logger_, kInfo, "SA client %s: SM LID %u SL %u, depth %d, %d ms x %d tries", where.c_str(),
-          sm_lid_, sm_sl_, depth_, try_timeout_ms_, retries_ + 1);
+  SSA_LOG(*logger_, kInfo, "SA client %s: SM LID %u SL %u, depth %d, %d ms x %d tries",
+          where.c_str(), sm_lid_, sm_sl_, depth_, try_timeout_ms_, retries_ + 1);
   return Status::Ok();
 }
 
@@ -139,7 +141,9 @@ Status SaClient::Send(const uint8_t* mad_bytes, size_t len, Callback done) {
 }
 
 Status SaClient::StartTry(Request* req) {
-  if (sm_lid_ == 0) return Status::Error(EHOSTUNREACH, "no SM known on " + ca_name_ + "/" + std::to_string(port_num_));
+  if (sm_lid_ == 0)
+    return Status::Error(EHOSTUNREACH,
+                         "no SM known on " + ca_name_ + "/" + std::to_string(port_num_));
   uint32_t tid = NextTid();
   // The high half goes out as 0; the layer underneath owns it.
   mad::SetMadTid(req->mad, tid);
@@ -195,14 +199,27 @@ void SaClient::OnReadable() {
   for (int i = 0; i < 256; ++i) {
     ReceivedMad rx;  // on the stack: stays valid if a callback destroys us
     Status st = transport_->Receive(&rx);
-    if (st.code() == -EAGAIN) return;
+    if (st.code() == -EAGAIN) {
+      receive_errors_in_a_row_ = 0;
+      return;
+    }
     if (!st.ok()) {
       ++stats_.errors;
       if (ShouldLog(stats_.errors))
-        SSA_LOG(*logger_, kError, "SA client %s/%d: receive failed: %s", ca_name_.c_str(), port_num_,
-                st.ToString().c_str());
+        SSA_LOG(*logger_, kError, "SA client %s/%d: receive failed: %s", ca_name_.c_str(),
+                port_num_, st.ToString().c_str());
+      // A transport that fails every time would keep the fd readable and
+      // spin the loop: stop listening. Pending requests then time out.
+      if (++receive_errors_in_a_row_ >= kMaxReceiveErrorsInARow && watched_fd_ >= 0) {
+        SSA_LOG(*logger_, kError,
+                "SA client %s/%d: %d receive errors in a row, no longer receiving",
+                ca_name_.c_str(), port_num_, receive_errors_in_a_row_);
+        loop_->UnwatchFd(watched_fd_);
+        watched_fd_ = -1;
+      }
       return;
     }
+    receive_errors_in_a_row_ = 0;
     if (!HandleMad(rx)) return;
   }
 }
@@ -217,8 +234,8 @@ bool SaClient::HandleMad(const ReceivedMad& rx) {
         Request* req = active_.at(it->second).get();
         if (req->tid == tid) {
           ++stats_.errors;
-          SSA_LOG(*logger_, kDebug, "SA client %s/%d: TID 0x%08x failed below us: %s", ca_name_.c_str(),
-                  port_num_, tid, strerror(rx.transport_status));
+          SSA_LOG(*logger_, kDebug, "SA client %s/%d: TID 0x%08x failed below us: %s",
+                  ca_name_.c_str(), port_num_, tid, strerror(rx.transport_status));
           if (req->timer) loop_->CancelTimer(req->timer);
           req->timer = 0;
           return RetryOrFail(req->id, -rx.transport_status);
@@ -240,17 +257,19 @@ bool SaClient::HandleMad(const ReceivedMad& rx) {
   if (bad) {
     ++stats_.malformed;
     if (ShouldLog(stats_.malformed))
-      SSA_LOG(*logger_, kWarn, "SA client %s/%d: dropped a MAD from LID %u (%zu bytes, class 0x%02x method 0x%02x): %s",
-              ca_name_.c_str(), port_num_, rx.slid, rx.len, rx.len > 1 ? rx.data[1] : 0,
-              rx.len > 3 ? rx.data[3] : 0, bad);
+      SSA_LOG(
+          *logger_, kWarn,
+          "SA client %s/%d: dropped a MAD from LID %u (%zu bytes, class 0x%02x method 0x%02x): %s",
+          ca_name_.c_str(), port_num_, rx.slid, rx.len, rx.len > 1 ? rx.data[1] : 0,
+          rx.len > 3 ? rx.data[3] : 0, bad);
     return true;
   }
   uint32_t tid = static_cast<uint32_t>(h.tid);
   auto it = tid_to_request_.find(tid);
   if (it == tid_to_request_.end()) {
     ++stats_.stale_responses;
-    SSA_LOG(*logger_, kDebug, "SA client %s/%d: stale answer TID 0x%016llx dropped", ca_name_.c_str(),
-            port_num_, static_cast<unsigned long long>(h.tid));
+    SSA_LOG(*logger_, kDebug, "SA client %s/%d: stale answer TID 0x%016llx dropped",
+            ca_name_.c_str(), port_num_, static_cast<unsigned long long>(h.tid));
     return true;
   }
   Request* req = active_.at(it->second).get();
@@ -268,8 +287,8 @@ bool SaClient::HandleMad(const ReceivedMad& rx) {
   ++stats_.received;
   if (h.status != 0) {
     ++stats_.sa_status_errors;
-    SSA_LOG(*logger_, kDebug, "SA client %s/%d: TID 0x%08x answered %s", ca_name_.c_str(), port_num_,
-            tid, mad::DescribeMadStatus(h.status).c_str());
+    SSA_LOG(*logger_, kDebug, "SA client %s/%d: TID 0x%08x answered %s", ca_name_.c_str(),
+            port_num_, tid, mad::DescribeMadStatus(h.status).c_str());
   }
   return Finish(req->id, 0, rx.data, rx.len);
 }
@@ -290,8 +309,9 @@ bool SaClient::RetryOrFail(uint64_t id, int err) {
     err = st.code();
   }
   if (err == -ETIMEDOUT) ++stats_.timeouts;
-  SSA_LOG(*logger_, kDebug, "SA client %s/%d: request %llu failed after %d tries: %s", ca_name_.c_str(),
-          port_num_, static_cast<unsigned long long>(id), req->tries, strerror(-err));
+  SSA_LOG(*logger_, kDebug, "SA client %s/%d: request %llu failed after %d tries: %s",
+          ca_name_.c_str(), port_num_, static_cast<unsigned long long>(id), req->tries,
+          strerror(-err));
   return Finish(id, err, nullptr, 0);
 }
 
@@ -325,12 +345,14 @@ void SaClient::CancelAll() {
   }
   active_.clear();
   std::sort(victims.begin(), victims.end(),
-            [](const std::unique_ptr<Request>& a, const std::unique_ptr<Request>& b) { return a->id < b->id; });
+            [](const std::unique_ptr<Request>& a, const std::unique_ptr<Request>& b) {
+              return a->id < b->id;
+            });
   for (auto& req : queue_) victims.push_back(std::move(req));
   queue_.clear();
   if (!victims.empty())
-    SSA_LOG(*logger_, kInfo, "SA client %s/%d: cancelling %zu requests", ca_name_.c_str(), port_num_,
-            victims.size());
+    SSA_LOG(*logger_, kInfo, "SA client %s/%d: cancelling %zu requests", ca_name_.c_str(),
+            port_num_, victims.size());
   std::weak_ptr<char> alive = alive_;
   for (auto& req : victims) {
     ++stats_.cancelled;

@@ -9,7 +9,10 @@
 //    sa_depth is clamped to 1..kSaMaxDepth (the simulated fabric deadlocks
 //    with a few hundred MADs in flight per process);
 //  - its own timers and retries: the simulated fabric never reports a
-//    timeout, so each try gets an EventLoop timer;
+//    timeout, so each try gets an EventLoop timer. A try the layer below
+//    hands back with an error (ibsim bounces a MAD it cannot deliver with
+//    status 110 at once; the kernel reports send errors) ends right away and
+//    the next try goes out;
 //  - transaction IDs it assigns itself, matched on the low 32 bits only:
 //    bits 63:32 belong to the layer underneath (the kernel's MAD layer puts
 //    its agent's hi_tid there, umad2sim puts its client id and agent id
@@ -33,6 +36,8 @@
 // Send(), and may call Send(), CancelAll() or even destroy the client.
 // Only one SaClient per port per process: umad2sim delivers by class, so a
 // second SA agent in the process would steal the first one's answers.
+// Run DiscoverPorts() (or UmadInitOnce()) on the main thread before the
+// first Open(): umad2sim's first use is not thread-safe.
 #ifndef IBACM_SSA_COMMON_SA_CLIENT_H
 #define IBACM_SSA_COMMON_SA_CLIENT_H
 
@@ -56,13 +61,13 @@ constexpr int kSaMaxDepth = 100;
 
 struct SaClientOptions {
   int sa_depth = 1;       // upstream ibacm `sa_depth`
-  int timeout_ms = 2000;  // upstream ibacm `timeout`, per try
+  int timeout_ms = 2000;  // upstream ibacm `timeout`, per try (capped at 10 min)
   // Added to timeout_ms for each try: the port's PortInfo:SubnetTimeout in
   // ms (see SubnetTimeoutToMs). umad does not report it, so the caller fills
   // it in when it knows it (ibv_query_port on hardware); 0 otherwise.
   int subnet_timeout_ms = 0;
-  int retries = 2;         // upstream ibacm `retries`: tries = retries + 1
-  uint16_t pkey_index = 0; // P_Key table index for the requests (0 = default)
+  int retries = 2;          // upstream ibacm `retries`: tries = retries + 1
+  uint16_t pkey_index = 0;  // P_Key table index for the requests (0 = default)
 };
 
 // 4.096 us * 2^code, rounded up to whole ms (code is 5 bits).
@@ -110,7 +115,8 @@ class SaClient {
 
   // The SM moved (or appeared: lid 0 = no SM). Queued requests and every
   // later try, retries included, go to the new SM; tries already in flight
-  // keep their timers.
+  // keep their timers. While the SM LID is 0, Send() and the dispatch of
+  // queued requests fail with -EHOSTUNREACH.
   void UpdateSm(uint16_t sm_lid, uint8_t sm_sl);
 
   // Queues an SA request. `mad` is an SA MAD (class 0x03, a request method
@@ -175,12 +181,14 @@ class SaClient {
   uint8_t sm_sl_ = 0;
   bool open_ = false;
   int watched_fd_ = -1;
+  static constexpr int kMaxReceiveErrorsInARow = 100;
+  int receive_errors_in_a_row_ = 0;
 
   uint64_t next_request_id_ = 1;
   uint32_t next_tid_ = 1;
-  std::deque<std::unique_ptr<Request>> queue_;                   // waiting, FIFO
+  std::deque<std::unique_ptr<Request>> queue_;                     // waiting, FIFO
   std::unordered_map<uint64_t, std::unique_ptr<Request>> active_;  // in flight, by id
-  std::unordered_map<uint32_t, uint64_t> tid_to_request_;        // low 32 TID bits -> id
+  std::unordered_map<uint32_t, uint64_t> tid_to_request_;          // low 32 TID bits -> id
   SaClientStats stats_;
   // Timers and the fd handler hold weak references to this token and do
   // nothing once it is gone (a timer collected in the same loop iteration

@@ -181,7 +181,8 @@ void UmadTransport::ReceiverThread() {
       // umad2sim's poll() reports a spurious condition-variable wakeup as
       // an error (-EIO here); only a long run of them is a real failure.
       if (++errors >= kBridgeMaxErrors) {
-        SSA_LOG(*logger_, kError, "umad receiver for %s port %d: umad_recv keeps failing (%s), stopping",
+        SSA_LOG(*logger_, kError,
+                "umad receiver for %s port %d: umad_recv keeps failing (%s), stopping",
                 ca_name_.c_str(), port_num_, strerror(-rc));
         return;
       }

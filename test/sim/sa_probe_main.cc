@@ -38,13 +38,15 @@ struct Options {
   bool quiet = false;
   std::string ca;
   int port = 0;
+  int sm_lid = 0;     // overrides the port's SM LID (to test timeouts)
+  int linger_ms = 0;  // keeps the loop running after the last answer (stale answers)
   std::vector<uint16_t> dlids;
 };
 
 void Usage() {
   fprintf(stderr,
           "usage: sa_probe [--depth N] [--timeout MS] [--retries N] [--bench N] [--quiet]\n"
-          "                [--ca NAME --port N] DLID...\n");
+          "                [--ca NAME --port N] [--sm-lid LID] [--linger MS] DLID...\n");
 }
 
 bool ParseArgs(int argc, char** argv, Options* o) {
@@ -63,6 +65,10 @@ bool ParseArgs(int argc, char** argv, Options* o) {
       if (!next(&o->sa.retries)) return false;
     } else if (a == "--bench") {
       if (!next(&o->bench)) return false;
+    } else if (a == "--linger") {
+      if (!next(&o->linger_ms)) return false;
+    } else if (a == "--sm-lid") {
+      if (!next(&o->sm_lid)) return false;
     } else if (a == "--port") {
       if (!next(&o->port)) return false;
     } else if (a == "--ca") {
@@ -152,6 +158,7 @@ int main(int argc, char** argv) {
     fprintf(stderr, "sa_probe: %s\n", st.ToString().c_str());
     return 1;
   }
+  if (opt.sm_lid) client.UpdateSm(static_cast<uint16_t>(opt.sm_lid), port->sm_sl);
 
   size_t total = opt.bench > 0 ? static_cast<size_t>(opt.bench) : opt.dlids.size();
   size_t done = 0, failed = 0;
@@ -190,6 +197,8 @@ int main(int argc, char** argv) {
       5000);
   bool finished = loop.RunUntil([&] { return done == total; }, budget);
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (opt.linger_ms > 0)
+    loop.RunUntil([] { return false; }, std::chrono::milliseconds(opt.linger_ms));
 
   if (opt.bench == 0 && !opt.quiet) {
     for (size_t i = 0; i < total; ++i) {
@@ -201,15 +210,17 @@ int main(int argc, char** argv) {
     }
   }
   for (const auto& e : errors)
-    if (opt.bench > 0 && e.first < 5) fprintf(stderr, "sa_probe: query %zu: %s\n", e.first, e.second.c_str());
+    if (opt.bench > 0 && e.first < 5)
+      fprintf(stderr, "sa_probe: query %zu: %s\n", e.first, e.second.c_str());
   const ssa::SaClientStats& s = client.stats();
   fprintf(stderr,
           "sa_probe: %zu queries, %zu failed, depth %d, %.3f s, %.0f queries/s%s\n"
           "sa_probe: stats sent %llu received %llu retries %llu try_timeouts %llu timeouts %llu "
           "errors %llu stale %llu malformed %llu sa_status_errors %llu queued_peak %llu "
           "outstanding_peak %llu\n",
-          total, failed, client.sa_depth(), secs, total / secs, finished ? "" : " (gave up waiting)",
-          (unsigned long long)s.sent, (unsigned long long)s.received, (unsigned long long)s.retries,
+          total, failed, client.sa_depth(), secs, total / secs,
+          finished ? "" : " (gave up waiting)", (unsigned long long)s.sent,
+          (unsigned long long)s.received, (unsigned long long)s.retries,
           (unsigned long long)s.try_timeouts, (unsigned long long)s.timeouts,
           (unsigned long long)s.errors, (unsigned long long)s.stale_responses,
           (unsigned long long)s.malformed, (unsigned long long)s.sa_status_errors,

@@ -8,8 +8,8 @@
 
 #include <cstring>
 #include <deque>
-#include <set>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -36,7 +36,8 @@ struct FakeWire {
   bool open = false;
   int opened_class = -1;
   int opened_version = -1;
-  int send_error = 0;  // next sends fail with this (negative errno) when set
+  int send_error = 0;     // sends fail with this (negative errno) when set
+  int receive_error = 0;  // receives fail with this when set
 
   uint32_t Tid(size_t i) const { return static_cast<uint32_t>(mad::MadTid(sent.at(i).mad.data())); }
   uint16_t Dlid(size_t i) const {  // the queried DLID: identifies a request
@@ -82,12 +83,14 @@ class FakeTransport : public ssa::MadTransport {
     wire_->open = false;
   }
   int fd() const override { return wire_->efd; }
-  Status Send(const uint8_t* m, size_t len, const MadAddress& to, int response_timeout_ms) override {
+  Status Send(const uint8_t* m, size_t len, const MadAddress& to,
+              int response_timeout_ms) override {
     if (wire_->send_error) return Status::Error(wire_->send_error, "fake send failure");
     wire_->sent.push_back({std::vector<uint8_t>(m, m + len), to, response_timeout_ms});
     return Status::Ok();
   }
   Status Receive(ReceivedMad* out) override {
+    if (wire_->receive_error) return Status::Error(wire_->receive_error, "fake receive failure");
     if (wire_->inbox.empty()) {
       uint64_t n;
       ssize_t r = read(wire_->efd, &n, sizeof(n));
@@ -165,7 +168,9 @@ TEST_GROUP(SaClient) {
   }
   bool Run(const std::function<bool()>& done) { return loop->RunUntil(done, 2s); }
   // Runs the loop for `d`, for asserting that nothing happens meanwhile.
-  void Idle(std::chrono::milliseconds d) { loop->RunUntil([] { return false; }, d); }
+  void Idle(std::chrono::milliseconds d) {
+    loop->RunUntil([] { return false; }, d);
+  }
 };
 
 TEST(SaClient, OpenRegistersTheSaClassAndWatchesItsFd) {
@@ -287,7 +292,7 @@ TEST(SaClient, AnswerToAnEarlierTryCompletesAndTheRetrysAnswerIsStale) {
   Make(1, 40, 2);
   CHECK_TRUE(Query(7).ok());
   CHECK_TRUE(Run([&] { return wire->sent.size() == 2; }));  // first try timed out
-  wire->Answer(0);                                            // late answer to try 1
+  wire->Answer(0);                                          // late answer to try 1
   CHECK_TRUE(Run([&] { return answers.size() == 1; }));
   LONGS_EQUAL(0, answers[0].status);
   LONGS_EQUAL(7, answers[0].dlid);
@@ -396,7 +401,9 @@ TEST(SaClient, CancelAllInOrder) {
   uint8_t m[mad::kMadSize];
   for (int i = 0; i < 4; ++i) {
     mad::BuildPathRecordGetByLid(0, 2, static_cast<uint16_t>(i + 1), 0, m);
-    CHECK_TRUE(client->Send(m, sizeof(m), [&order, i](int, const uint8_t*, size_t) { order.push_back(i); }).ok());
+    CHECK_TRUE(
+        client->Send(m, sizeof(m), [&order, i](int, const uint8_t*, size_t) { order.push_back(i); })
+            .ok());
   }
   client->CancelAll();
   LONGS_EQUAL(4, order.size());
@@ -432,7 +439,8 @@ TEST(SaClient, NoSmMeansHostUnreachable) {
 TEST(SaClient, BadRequestsAreRefused) {
   uint8_t m[mad::kMadSize];
   mad::BuildPathRecordGetByLid(0, 2, 7, 0, m);
-  client = new SaClient(loop, logger, port, ssa::SaClientOptions(), std::make_unique<FakeTransport>(wire));
+  client = new SaClient(loop, logger, port, ssa::SaClientOptions(),
+                        std::make_unique<FakeTransport>(wire));
   LONGS_EQUAL(-ENOTCONN, client->Send(m, sizeof(m), Record()).code());
   CHECK_TRUE(client->Open().ok());
   LONGS_EQUAL(-EINVAL, client->Send(m, 10, Record()).code());
@@ -479,11 +487,25 @@ TEST(SaClient, TransportErrorOnTheCurrentTryRetriesAtOnce) {
   LONGS_EQUAL(-EIO, answers[0].status);
 }
 
+TEST(SaClient, ABrokenTransportIsUnwatchedInsteadOfSpinning) {
+  Make(1, 30, 0);
+  CHECK_TRUE(Query(7).ok());
+  wire->receive_error = -EIO;
+  uint64_t one = 1;
+  CHECK_EQUAL(8, write(wire->efd, &one, sizeof(one)));  // readable for good
+  CHECK_TRUE(Run([&] { return answers.size() == 1; }));
+  LONGS_EQUAL(-ETIMEDOUT, answers[0].status);
+  CHECK_FALSE(loop->IsWatched(wire->efd));
+  UNSIGNED_LONGLONGS_EQUAL(100, client->stats().errors);
+}
+
 TEST(SaClient, CallbackMaySendAgainAndKeepsFifo) {
   Make(1);
   uint8_t m[mad::kMadSize];
   mad::BuildPathRecordGetByLid(0, 2, 1, 0, m);
-  CHECK_TRUE(client->Send(m, sizeof(m), [&](int, const uint8_t*, size_t) { CHECK_TRUE(Query(3).ok()); }).ok());
+  CHECK_TRUE(
+      client->Send(m, sizeof(m), [&](int, const uint8_t*, size_t) { CHECK_TRUE(Query(3).ok()); })
+          .ok());
   CHECK_TRUE(Query(2).ok());
   wire->Answer(0);
   CHECK_TRUE(Run([&] { return wire->sent.size() == 2; }));
@@ -530,11 +552,14 @@ TEST(SaClient, CancelAllCallbackMayDestroyTheClient) {
   uint8_t m[mad::kMadSize];
   mad::BuildPathRecordGetByLid(0, 2, 1, 0, m);
   for (int i = 0; i < 3; ++i)
-    CHECK_TRUE(client->Send(m, sizeof(m), [&](int, const uint8_t*, size_t) {
-      ++calls;
-      delete client;
-      client = nullptr;
-    }).ok());
+    CHECK_TRUE(client
+                   ->Send(m, sizeof(m),
+                          [&](int, const uint8_t*, size_t) {
+                            ++calls;
+                            delete client;
+                            client = nullptr;
+                          })
+                   .ok());
   client->CancelAll();
   LONGS_EQUAL(1, calls);
 }

@@ -12,6 +12,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <mutex>
 #include <thread>
 
 #include "common/acm_client.h"
@@ -55,6 +56,11 @@ TEST_GROUP(Daemon) {
     CHECK(mkdtemp(tmpl) != nullptr);
     dir = tmpl;
   }
+  // The port the daemon sees; tests may change it (under the mutex) and the
+  // daemon's poll picks the change up.
+  std::mutex port_mutex;
+  ssa::UmadPort port = FakePort();
+
   void Start(const std::string& extra_opts) {
     WriteFile(dir + "/opts.cfg", "[core]\nlog_level = warn\n" + extra_opts);
     WriteFile(dir + "/addr.cfg", "node5 fake0 1 default\nnode5-b fake0 1 0x8001\n");
@@ -65,8 +71,9 @@ TEST_GROUP(Daemon) {
     s.run_dir = dir + "/run";
     s.provider_dir = TEST_PROVIDER_DIR "/good/.libs";
     s.log_target = dir + "/ibacm.log";
-    s.discover = [](std::vector<ssa::UmadPort>* out) {
-      *out = {FakePort()};
+    s.discover = [this](std::vector<ssa::UmadPort>* out) {
+      std::lock_guard<std::mutex> lock(port_mutex);
+      *out = {port};
       return ssa::Status::Ok();
     };
     daemon = std::make_unique<ssa::Daemon>(s);
@@ -191,4 +198,34 @@ TEST(Daemon, LateAnswerForClosedClientIsDroppedSafely) {
   CHECK_TRUE(c2.Resolve({Name("node5", ssa::acm::kEpFlagDest)}, &r).ok());
   LONGS_EQUAL(ssa::acm::kStatusSuccess, r.hdr.status);
   CHECK(daemon->server()->stats().dropped_replies >= 1);
+}
+
+TEST(Daemon, PortGoingDownAndUpClosesAndReopensEndpoints) {
+  Start("port_poll_ms = 100\n");
+  ssa::AcmClient c;
+  CHECK_TRUE(c.Connect(Socket()).ok());
+  ssa::acm::EpQueryResponse r;
+  CHECK_TRUE(c.EpQuery(1, 0, &r).ok());
+  LONGS_EQUAL(ssa::acm::kStatusSuccess, r.hdr.status);
+  auto wait_status = [&](uint8_t want) {
+    for (int i = 0; i < 200; ++i) {  // 100 ms polls; deadline 10 s
+      if (c.EpQuery(1, 0, &r).ok() && r.hdr.status == want) return true;
+      usleep(50000);
+    }
+    return false;
+  };
+  {
+    std::lock_guard<std::mutex> lock(port_mutex);
+    port.state = ssa::kPortDown;
+  }
+  CHECK_TRUE(wait_status(ssa::acm::kStatusEInval));  // no active endpoint
+  {
+    std::lock_guard<std::mutex> lock(port_mutex);
+    port.state = ssa::kPortActive;
+    port.lid = 9;  // and a new LID at the same time
+  }
+  CHECK_TRUE(wait_status(ssa::acm::kStatusSuccess));
+  ssa::acm::ResolveResponse rr;
+  CHECK_TRUE(c.Resolve({Name("node5", ssa::acm::kEpFlagDest)}, &rr).ok());
+  LONGS_EQUAL(9, ntohs(rr.paths[0].path.slid));  // the provider saw the new LID
 }

@@ -58,8 +58,7 @@ static_assert(kEpAddrLength == ACM_MSG_EP_LENGTH && sizeof(acm_ep_addr_data) == 
               "ep addr layout");
 static_assert(kMaxAddress == ACM_MAX_ADDRESS && sizeof(acm_ep_info) == kMaxAddress, "ep info");
 static_assert(kPathRecordLength == sizeof(ibv_path_record), "path record");
-static_assert(kMaxDataLength == ACM_MSG_DATA_LENGTH && sizeof(acm_msg) == kMaxMsgLength,
-              "acm_msg");
+static_assert(kMaxDataLength == ACM_MSG_DATA_LENGTH && sizeof(acm_msg) == kMaxMsgLength, "acm_msg");
 static_assert(kMaxProvName == ACM_MAX_PROV_NAME && sizeof(acm_ep_config_data) == kEpConfigLength &&
                   offsetof(acm_ep_config_data, port_num) == 8 &&
                   offsetof(acm_ep_config_data, phys_port_cnt) == 9 &&
@@ -129,9 +128,9 @@ std::string GidText(const uint8_t raw[16]) {
 
 // Gb/s of an IB rate code (enum ibv_rate); nullptr if unknown.
 const char* RateText(unsigned code) {
-  static const char* const kRates[] = {
-      nullptr, nullptr, "2.5", "10", "30", "5",   "20",  "40",  "60",  "80",  "120", "14",
-      "56",    "112",   "168", "25", "100", "200", "300", "28", "50", "400", "600"};
+  static const char* const kRates[] = {nullptr, nullptr, "2.5", "10", "30", "5",   "20",  "40",
+                                       "60",    "80",    "120", "14", "56", "112", "168", "25",
+                                       "100",   "200",   "300", "28", "50", "400", "600"};
   if (code >= sizeof(kRates) / sizeof(kRates[0])) return nullptr;
   return kRates[code];
 }
@@ -160,10 +159,9 @@ std::string FormatPathRecord(const ibv_path_record& p) {
   const char* rate_text = RateText(rate);
   char buf[384];
   std::snprintf(buf, sizeof(buf),
-                "dlid 0x%04x slid 0x%04x dgid %s sgid %s pkey 0x%04x sl %u mtu %u",
-                be16toh(p.dlid), be16toh(p.slid), GidText(p.dgid.raw).c_str(),
-                GidText(p.sgid.raw).c_str(), be16toh(p.pkey), be16toh(p.qosclass_sl) & 0xfu,
-                mtu);
+                "dlid 0x%04x slid 0x%04x dgid %s sgid %s pkey 0x%04x sl %u mtu %u", be16toh(p.dlid),
+                be16toh(p.slid), GidText(p.dgid.raw).c_str(), GidText(p.sgid.raw).c_str(),
+                be16toh(p.pkey), be16toh(p.qosclass_sl) & 0xfu, mtu);
   std::string out = buf;
   if (mtu >= 1 && mtu <= 5) out += " (" + std::to_string(128u << mtu) + ")";
   out += " rate " + std::to_string(rate);
@@ -273,22 +271,17 @@ uint16_t EpAddr::lid() const { return LoadBe16(info.data()); }
 std::string EpAddr::ToString() const {
   char buf[INET6_ADDRSTRLEN];
   switch (type) {
-    case kAddrName:
-      return "name " + Printable(name());
+    case kAddrName: return "name " + Printable(name());
     case kAddrIp:
       inet_ntop(AF_INET, info.data(), buf, sizeof(buf));
       return std::string("ip ") + buf;
-    case kAddrIp6:
-      return "ip6 " + GidText(info.data());
-    case kAddrGid:
-      return "gid " + GidText(info.data());
+    case kAddrIp6: return "ip6 " + GidText(info.data());
+    case kAddrGid: return "gid " + GidText(info.data());
     case kAddrLid:
       std::snprintf(buf, sizeof(buf), "0x%04x", lid());
       return std::string("lid ") + buf;
-    case kAddrPath:
-      return "path " + FormatPathRecord(path());
-    default:
-      return "type " + HexText(type);
+    case kAddrPath: return "path " + FormatPathRecord(path());
+    default: return "type " + HexText(type);
   }
 }
 
@@ -308,8 +301,8 @@ FrameStatus PeekFrame(const uint8_t* buf, size_t len, size_t* frame_len, std::st
     if (error) {
       bool host_order = LengthIsHostOrder(h.opcode);
       *error = "length " + std::to_string(h.length) + " of a " + OpcodeName(h.opcode) +
-               " message (opcode " + HexText(h.opcode) + ") is outside " + std::to_string(kHeaderLength) + ".." +
-               std::to_string(kMaxMsgLength);
+               " message (opcode " + HexText(h.opcode) + ") is outside " +
+               std::to_string(kHeaderLength) + ".." + std::to_string(kMaxMsgLength);
       // The classic client bug: the wrong byte order for this opcode.
       uint16_t other = host_order ? LoadBe16(buf + 6) : LoadHost16(buf + 6);
       if (other >= kHeaderLength && other <= kMaxMsgLength)

@@ -28,8 +28,8 @@
 #ifndef IBACM_SSA_COMMON_ACM_WIRE_H
 #define IBACM_SSA_COMMON_ACM_WIRE_H
 
-#include <netinet/in.h>
 #include <infiniband/sa.h>
+#include <netinet/in.h>
 
 #include <array>
 #include <cstddef>
@@ -65,27 +65,27 @@ constexpr uint8_t kStatusEDestAddr = 9;
 constexpr uint8_t kStatusEDestType = 10;
 
 constexpr size_t kHeaderLength = 16;
-constexpr size_t kMaxAddress = 64;     // bytes of an address / name / path record
-constexpr size_t kEpAddrLength = 72;   // one acm_ep_addr_data
-constexpr size_t kMaxEntries = 8;      // EpAddr entries one message can carry
+constexpr size_t kMaxAddress = 64;    // bytes of an address / name / path record
+constexpr size_t kEpAddrLength = 72;  // one acm_ep_addr_data
+constexpr size_t kMaxEntries = 8;     // EpAddr entries one message can carry
 constexpr size_t kMaxDataLength = kEpAddrLength * kMaxEntries;    // 576
 constexpr size_t kMaxMsgLength = kHeaderLength + kMaxDataLength;  // 592
 constexpr size_t kMaxProvName = 64;
 constexpr size_t kEpConfigLength = 80;  // acm_ep_config_data without addresses
 constexpr size_t kPathRecordLength = 64;
 // What fits a reply into the stock client's 592-byte receive buffer.
-constexpr size_t kMaxCounters = kMaxDataLength / 8;                            // 72
+constexpr size_t kMaxCounters = kMaxDataLength / 8;                                    // 72
 constexpr size_t kMaxEpQueryAddrs = (kMaxDataLength - kEpConfigLength) / kMaxAddress;  // 7
 
 // EpAddr::type. kAddrGid and kAddrLid are upstream's internal types
 // (acm_prov.h); upstream accepts them from clients ("type < 6"), so do we.
-constexpr uint16_t kAddrName = 0x0001;   // NUL-padded host name, 64 bytes
-constexpr uint16_t kAddrIp = 0x0002;     // 4 bytes, network order
-constexpr uint16_t kAddrIp6 = 0x0003;    // 16 bytes, network order
-constexpr uint16_t kAddrGid = 0x0004;    // 16-byte raw GID
-constexpr uint16_t kAddrLid = 0x0005;    // be16 LID in info[0..1]
+constexpr uint16_t kAddrName = 0x0001;      // NUL-padded host name, 64 bytes
+constexpr uint16_t kAddrIp = 0x0002;        // 4 bytes, network order
+constexpr uint16_t kAddrIp6 = 0x0003;       // 16 bytes, network order
+constexpr uint16_t kAddrGid = 0x0004;       // 16-byte raw GID
+constexpr uint16_t kAddrLid = 0x0005;       // be16 LID in info[0..1]
 constexpr uint16_t kAddrReserved = 0x0006;  // first type upstream rejects
-constexpr uint16_t kAddrPath = 0x0010;   // struct ibv_path_record
+constexpr uint16_t kAddrPath = 0x0010;      // struct ibv_path_record
 
 // EpAddr::flags in requests.
 constexpr uint32_t kEpFlagSource = 1u << 0;
@@ -124,10 +124,10 @@ constexpr int kDataDestEntry = 2;
 
 // ---- Names for logs.
 
-const char* AcmStatusName(uint8_t status);  // "EINVAL"; "UNKNOWN" if not a status
-const char* CounterName(int index);         // upstream's names; "Unknown" if out of range
-const char* OpcodeName(uint8_t opcode);     // "resolve", "perf_query", ... (ACK bit ignored)
-const char* AddressTypeName(uint16_t type); // "name", "ip", "ip6", "gid", "lid", "path"
+const char* AcmStatusName(uint8_t status);   // "EINVAL"; "UNKNOWN" if not a status
+const char* CounterName(int index);          // upstream's names; "Unknown" if out of range
+const char* OpcodeName(uint8_t opcode);      // "resolve", "perf_query", ... (ACK bit ignored)
+const char* AddressTypeName(uint16_t type);  // "name", "ip", "ip6", "gid", "lid", "path"
 // One line: "dlid 0x0002 slid 0x0001 dgid fe80::2 sgid fe80::1 pkey 0xffff sl 0 ..."
 std::string FormatPathRecord(const ibv_path_record& path);
 
@@ -255,12 +255,21 @@ struct DecodeResult {
 };
 
 // Decodes exactly one message of `len` bytes (a frame PeekFrame found, or one
-// recv of a datagram-like client). Validation follows upstream ibacm; see the
-// comment on DecodeResolve in acm_wire_server.cc for the rules.
+// recv of a datagram-like client). Validation follows upstream ibacm:
+//   kClose: fewer than 16 bytes, bad version or length, len != header length.
+//   kReplyError EINVAL: unknown opcode or a reply sent as a request; resolve
+//     or perf query length not 16 + n*72; SA path query with extra entries;
+//     EP_QUERY index 0.
+//   Resolve by address: ESRCADDR two sources, ESRCTYPE source type not 1..5,
+//     EDESTADDR two destinations, EDESTTYPE destination type not 1..5 or no
+//     destination. Resolve by path (entries[0].type == PATH): EDESTADDR when
+//     the path has neither DLID nor DGID.
+// Semantic checks (does the source exist, can the server pick one for this
+// destination type) are the server's: upstream answers ESRCADDR/EDESTTYPE.
 DecodeResult DecodeRequest(const uint8_t* buf, size_t len, Request* out);
 
 // ---- Server side: replies. `request` is the request's header; the reply
-// echoes its opcode (with kOpAck), tid and version.
+// echoes its opcode (with kOpAck) and tid.
 
 // Success: the path entry (type kAddrPath, flags kResolvedPathFlags), then,
 // if `selected_source` is given, the source the server chose (written with

@@ -34,14 +34,13 @@ Status CheckReply(const uint8_t* buf, size_t len, uint8_t op, const char* what, 
   if (hdr->version != kVersion)
     return Malformed(what, "protocol version " + std::to_string(hdr->version));
   if (hdr->opcode != (op | kOpAck))
-    return Malformed(what, "opcode " + HexText(hdr->opcode) + ", expected " +
-                               HexText(op | kOpAck));
+    return Malformed(what, "opcode " + HexText(hdr->opcode) + ", expected " + HexText(op | kOpAck));
   if (hdr->length != len)
-    return Malformed(what, std::to_string(len) + " bytes but the header says " +
-                               std::to_string(hdr->length));
+    return Malformed(
+        what, std::to_string(len) + " bytes but the header says " + std::to_string(hdr->length));
   if (len > kMaxMsgLength)
-    return Malformed(what, std::to_string(len) + " bytes, more than " +
-                               std::to_string(kMaxMsgLength));
+    return Malformed(what,
+                     std::to_string(len) + " bytes, more than " + std::to_string(kMaxMsgLength));
   return Status::Ok();
 }
 
@@ -54,8 +53,7 @@ Status EncodeResolveRequest(uint64_t tid, const std::vector<EpAddr>& entries,
   if (entries.empty() || entries.size() > kMaxEntries)
     return Status::Error(EINVAL, "a resolve request carries 1.." + std::to_string(kMaxEntries) +
                                      " address entries, not " + std::to_string(entries.size()));
-  *out = NewMessage(RequestHeader(kOpResolve, tid),
-                    kHeaderLength + entries.size() * kEpAddrLength);
+  *out = NewMessage(RequestHeader(kOpResolve, tid), kHeaderLength + entries.size() * kEpAddrLength);
   for (size_t i = 0; i < entries.size(); ++i)
     entries[i].Encode(out->data() + kHeaderLength + i * kEpAddrLength);
   return Status::Ok();
@@ -95,8 +93,8 @@ Status DecodeResolveResponse(const uint8_t* buf, size_t len, ResolveResponse* ou
   if (!st.ok() || out->hdr.status != kStatusSuccess) return st;
   size_t body = out->hdr.length - kHeaderLength;
   if (body % kEpAddrLength != 0)
-    return Malformed("resolve", "length " + std::to_string(out->hdr.length) +
-                                    " is not 16 + a multiple of 72");
+    return Malformed("resolve",
+                     "length " + std::to_string(out->hdr.length) + " is not 16 + a multiple of 72");
   for (size_t i = 0; i < body / kEpAddrLength; ++i) {
     EpAddr entry = EpAddr::Decode(buf + kHeaderLength + i * kEpAddrLength);
     if (entry.type == kAddrPath) {
@@ -127,8 +125,7 @@ Status DecodePerfResponse(const uint8_t* buf, size_t len, PerfResponse* out) {
   if (out->hdr.length != kHeaderLength + count * 8)
     return Malformed("perf query", std::to_string(count) + " counters do not fill length " +
                                        std::to_string(out->hdr.length));
-  for (size_t i = 0; i < count; ++i)
-    out->counters.push_back(LoadBe64(buf + kHeaderLength + i * 8));
+  for (size_t i = 0; i < count; ++i) out->counters.push_back(LoadBe64(buf + kHeaderLength + i * 8));
   return Status::Ok();
 }
 

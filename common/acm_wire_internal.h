@@ -85,11 +85,10 @@ inline std::vector<uint8_t> NewMessage(MsgHeader hdr, size_t length) {
   return msg;
 }
 
-// The reply header for `request`: same version/opcode/tid, kOpAck set,
-// data[] zero (upstream clears it in every reply).
+// The reply header for `request`: same opcode and tid, kOpAck set, data[]
+// zero (upstream clears it in every reply), always our protocol version.
 inline MsgHeader ReplyHeader(const MsgHeader& request, uint8_t status) {
   MsgHeader h;
-  h.version = request.version;
   h.opcode = static_cast<uint8_t>(request.opcode | kOpAck);
   h.status = status;
   h.tid = request.tid;

@@ -87,8 +87,8 @@ DecodeResult DecodeResolve(const uint8_t* buf, size_t length, ResolveRequest* re
                                                std::to_string(req->source_entry) + " and " +
                                                std::to_string(i) + ")");
       if (!IsAddressType(entry.type))
-        return ReplyError(kStatusESrcType, "unsupported source address type " +
-                                               std::to_string(entry.type));
+        return ReplyError(kStatusESrcType,
+                          "unsupported source address type " + std::to_string(entry.type));
       req->source_entry = static_cast<int>(i);
     }
     if (entry.is_dest()) {
@@ -97,8 +97,8 @@ DecodeResult DecodeResolve(const uint8_t* buf, size_t length, ResolveRequest* re
                                                 std::to_string(req->dest_entry) + " and " +
                                                 std::to_string(i) + ")");
       if (!IsAddressType(entry.type))
-        return ReplyError(kStatusEDestType, "unsupported destination address type " +
-                                                std::to_string(entry.type));
+        return ReplyError(kStatusEDestType,
+                          "unsupported destination address type " + std::to_string(entry.type));
       req->dest_entry = static_cast<int>(i);
     }
   }
@@ -116,8 +116,8 @@ DecodeResult DecodePerfQuery(const uint8_t* buf, const MsgHeader& hdr, PerfQuery
   if (!CheckEntryLength(hdr.length, "perf query", &result)) return result;
   int index = hdr.data[kDataSourceEntry];
   if (hdr.length == kHeaderLength) {
-    req->scope = index == 0 ? PerfQueryRequest::Scope::kGlobal
-                            : PerfQueryRequest::Scope::kEndpointIndex;
+    req->scope =
+        index == 0 ? PerfQueryRequest::Scope::kGlobal : PerfQueryRequest::Scope::kEndpointIndex;
   } else {
     EpAddr entry = EpAddr::Decode(buf + kHeaderLength);
     if (!entry.is_source()) {
@@ -161,18 +161,14 @@ DecodeResult DecodeRequest(const uint8_t* buf, size_t len, Request* out) {
 
   const MsgHeader& hdr = out->hdr;
   switch (hdr.opcode) {
-    case kOpResolve:
-      return DecodeResolve(buf, hdr.length, &out->resolve);
-    case kOpPerfQuery:
-      return DecodePerfQuery(buf, hdr, &out->perf);
-    case kOpEpQuery:
-      return DecodeEpQuery(hdr, &out->ep_query);
+    case kOpResolve: return DecodeResolve(buf, hdr.length, &out->resolve);
+    case kOpPerfQuery: return DecodePerfQuery(buf, hdr, &out->perf);
+    case kOpEpQuery: return DecodeEpQuery(hdr, &out->ep_query);
     default:
       // Upstream logs and never answers; a reply lets the client fail fast.
-      return ReplyError(kStatusEInval, hdr.is_reply()
-                                           ? "a reply (opcode " + HexText(hdr.opcode) +
-                                                 ") was sent as a request"
-                                           : "unknown opcode " + HexText(hdr.opcode));
+      return ReplyError(kStatusEInval, hdr.is_reply() ? "a reply (opcode " + HexText(hdr.opcode) +
+                                                            ") was sent as a request"
+                                                      : "unknown opcode " + HexText(hdr.opcode));
   }
 }
 
@@ -225,8 +221,7 @@ std::vector<uint8_t> EncodeEpQueryResponse(const MsgHeader& request, const EpCon
   h.opcode = kOpEpQuery | kOpAck;
   // Upstream leaves the endpoint index in data[0] and clears the rest.
   h.data[kDataSourceOut] = request.data[kDataSourceOut];
-  std::vector<uint8_t> msg =
-      NewMessage(h, kHeaderLength + kEpConfigLength + count * kMaxAddress);
+  std::vector<uint8_t> msg = NewMessage(h, kHeaderLength + kEpConfigLength + count * kMaxAddress);
   uint8_t* p = msg.data() + kHeaderLength;
   StoreBe64(p, config.dev_guid);
   p[8] = config.port_num;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "core/client_server.h"
+#include "core/port_events.h"
 #include "core/port_manager.h"
 #include "core/provider_host.h"
 #include "core/provider_loader.h"
@@ -105,6 +106,10 @@ Status Daemon::Start() {
   dispatcher_->set_server(server_.get());
   st = ports_->Start();
   if (!st.ok()) return st;
+  if (!settings_.discover) {  // real ports: hardware events trigger re-reads
+    port_events_ = std::make_unique<PortEvents>(&loop_, &log_, [this] { ports_->Poll(); });
+    port_events_->Start();
+  }
   st = Listen();
   if (!st.ok()) return st;
   started_ = true;
@@ -119,6 +124,7 @@ void Daemon::Shutdown() {
   // Clients first (no new requests), then ports (providers close their
   // endpoints), then providers (answer what is pending, fini), then unload.
   if (server_) server_->Shutdown();
+  port_events_.reset();
   if (ports_) ports_->Stop();
   if (host_) host_->Stop();
   dispatcher_.reset();

@@ -25,6 +25,7 @@
 namespace ssa {
 
 class ClientServer;
+class PortEvents;
 class PortManager;
 class ProviderHost;
 class ProviderLoader;
@@ -80,6 +81,7 @@ class Daemon {
   std::unique_ptr<ProviderSelector> selector_;
   std::unique_ptr<ProviderHost> host_;
   std::unique_ptr<PortManager> ports_;
+  std::unique_ptr<PortEvents> port_events_;
   std::unique_ptr<RequestDispatcher> dispatcher_;
   std::unique_ptr<ClientServer> server_;
   bool configured_ = false;

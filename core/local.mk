@@ -9,10 +9,12 @@ core_libibacmcore_la_SOURCES = \
 	core/core_model.h \
 	core/provider_host.h core/provider_host.cc \
 	core/port_manager.h core/port_manager.cc \
+	core/port_events.h core/port_events.cc \
+	core/ipoib_addresses.h core/ipoib_addresses.cc \
 	core/client_server.h core/client_server.cc \
 	core/request_dispatcher.h core/request_dispatcher.cc \
 	core/daemon.h core/daemon.cc
-core_libibacmcore_la_LIBADD = common/libssacommon.la $(LTDL_LIBS)
+core_libibacmcore_la_LIBADD = common/libssacommon.la $(LTDL_LIBS) $(VERBS_LIBS)
 
 sbin_PROGRAMS += core/ibacm
 core_ibacm_SOURCES = core/main.cc

@@ -73,6 +73,11 @@ Status PortManager::Start() {
       }
     }
   }
+  st = ListIpoibAddresses(&ipoib_);
+  if (!st.ok()) SSA_LOG(*log_, kWarn, "IPoIB addresses not read: %s", st.ToString().c_str());
+  for (const auto& ip : ipoib_)
+    SSA_LOG(*log_, kInfo, "IPoIB %s: %s (port guid 0x%016llx pkey 0x%04x)", ip.ifname.c_str(),
+            ip.text.c_str(), static_cast<unsigned long long>(ip.port_guid), ip.pkey);
   for (const auto& p : found) {
     CoreDevice* dev = DeviceFor(p);
     dev->port_count++;
@@ -170,21 +175,29 @@ void PortManager::OpenEndpoints(CorePort* port) {
               p.port_num, ep->pkey, strerror(-rc));
       continue;
     }
-    for (const AddrConfigEntry* e : AddressesFor(*port, ep->pkey, i == 0)) {
-      auto addr = std::make_unique<CoreAddress>();
-      addr->addr = e->address;
-      addr->text = e->text;
-      rc = prov->table()->add_address(ep->prov_ctx, &addr->addr, &addr->prov_ctx);
-      if (rc < 0) {
-        SSA_LOG(*log_, kWarn, "address %s: add_address failed (%s)", e->text.c_str(), strerror(-rc));
-        continue;
-      }
-      SSA_LOG(*log_, kInfo, "endpoint %s/%d pkey 0x%04x: address %s", p.ca_name.c_str(),
-              p.port_num, ep->pkey, e->text.c_str());
-      ep->addresses.push_back(std::move(addr));
+    for (const AddrConfigEntry* e : AddressesFor(*port, ep->pkey, i == 0))
+      AddAddress(port, ep.get(), e->address, e->text);
+    for (const IpoibAddress& ip : ipoib_) {
+      if (ip.port_guid == p.port_guid && (ip.pkey | 0x8000) == (ep->pkey | 0x8000))
+        AddAddress(port, ep.get(), ip.address, ip.text);
     }
     port->endpoints.push_back(std::move(ep));
   }
+}
+
+void PortManager::AddAddress(CorePort* port, CoreEndpoint* ep, const ssa_address& address,
+                             const std::string& text) {
+  auto addr = std::make_unique<CoreAddress>();
+  addr->addr = address;
+  addr->text = text;
+  int rc = port->provider->table()->add_address(ep->prov_ctx, &addr->addr, &addr->prov_ctx);
+  if (rc < 0) {
+    SSA_LOG(*log_, kWarn, "address %s: add_address failed (%s)", text.c_str(), strerror(-rc));
+    return;
+  }
+  SSA_LOG(*log_, kInfo, "endpoint %s/%d pkey 0x%04x: address %s", port->info.ca_name.c_str(),
+          port->info.port_num, ep->pkey, text.c_str());
+  ep->addresses.push_back(std::move(addr));
 }
 
 void PortManager::CloseEndpoints(CorePort* port) {

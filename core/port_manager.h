@@ -22,6 +22,7 @@
 #include "core/addr_config.h"
 #include "core/core_model.h"
 #include "core/core_options.h"
+#include "core/ipoib_addresses.h"
 
 namespace ssa {
 
@@ -62,6 +63,7 @@ class PortManager {
   void OpenPort(CorePort* port);
   void OpenEndpoints(CorePort* port);
   void CloseEndpoints(CorePort* port);
+  void AddAddress(CorePort* port, CoreEndpoint* ep, const ssa_address& addr, const std::string& text);
   void ClosePort(CorePort* port);
   void ApplyChange(CorePort* port, const UmadPort& now);
   std::vector<const AddrConfigEntry*> AddressesFor(const CorePort& port, uint16_t pkey,
@@ -78,6 +80,7 @@ class PortManager {
   std::vector<std::unique_ptr<CoreDevice>> devices_;
   std::vector<std::unique_ptr<CorePort>> ports_;
   std::vector<AddrConfigEntry> generated_;  // host-name addresses when no file
+  std::vector<IpoibAddress> ipoib_;         // IPs of IPoIB interfaces, read at start
   EventLoop::TimerId poll_timer_ = 0;
 };
 

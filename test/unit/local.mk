@@ -15,6 +15,10 @@ test_unit_unit_tests_SOURCES = \
 	test/unit/provider_selector_test.cc \
 	test/unit/core_config_test.cc \
 	test/unit/client_server_test.cc \
-	test/unit/daemon_test.cc
+	test/unit/daemon_test.cc \
+	test/unit/acm_stock_msg.h \
+	test/unit/acm_wire_test.cc \
+	test/unit/acm_wire_reply_test.cc \
+	test/unit/acm_wire_client_test.cc
 test_unit_unit_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS) $(TEST_PROVIDER_CPPFLAGS)
 test_unit_unit_tests_LDADD = core/libibacmcore.la common/libssacommon.la $(CPPUTEST_LIBS)

@@ -1,0 +1,33 @@
+# test/fuzz/: libFuzzer targets. They need clang (-fsanitize=fuzzer), so they
+# are compiled here directly with $(CLANGXX) from the library's sources rather
+# than as automake programs (which g++ builds), and only when configure found
+# clang++. run-fuzzers.sh runs them under `make check` (or reports SKIP).
+acm_msg_fuzzer_inputs = \
+	$(srcdir)/test/fuzz/acm_msg_fuzzer.cc \
+	$(srcdir)/common/acm_wire.cc \
+	$(srcdir)/common/acm_wire_server.cc \
+	$(srcdir)/common/acm_wire_client.cc \
+	$(srcdir)/common/status.cc
+acm_msg_fuzzer_headers = \
+	$(srcdir)/common/acm_wire.h \
+	$(srcdir)/common/acm_wire_internal.h \
+	$(srcdir)/common/status.h
+fuzzer_flags = -std=c++17 -g -O1 -fno-omit-frame-pointer \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	$(WARN_FLAGS) -I$(top_srcdir)
+
+test/fuzz/acm_msg_fuzzer: $(acm_msg_fuzzer_inputs) $(acm_msg_fuzzer_headers)
+	@$(MKDIR_P) test/fuzz
+	$(AM_V_GEN)$(CLANGXX) $(fuzzer_flags) -o $@ $(acm_msg_fuzzer_inputs)
+
+fuzzers_built_for_check =
+if HAVE_CLANGXX
+fuzzers_built_for_check += test/fuzz/acm_msg_fuzzer
+endif
+# The root Makefile.am does not declare check_SCRIPTS, so it starts here; a
+# directory included after this one appends with +=.
+check_SCRIPTS = $(fuzzers_built_for_check)
+CLEANFILES += test/fuzz/acm_msg_fuzzer
+TESTS += test/fuzz/run-fuzzers.sh
+dist_noinst_SCRIPTS += test/fuzz/run-fuzzers.sh test/fuzz/gen_acm_msg_seeds.py
+EXTRA_DIST += test/fuzz/acm_msg_fuzzer.cc test/fuzz/corpus/acm_msg

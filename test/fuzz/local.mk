@@ -26,7 +26,7 @@ fuzzers_built_for_check += test/fuzz/acm_msg_fuzzer
 endif
 # The root Makefile.am does not declare check_SCRIPTS, so it starts here; a
 # directory included after this one appends with +=.
-check_SCRIPTS = $(fuzzers_built_for_check)
+check_SCRIPTS += $(fuzzers_built_for_check)
 CLEANFILES += test/fuzz/acm_msg_fuzzer
 TESTS += test/fuzz/run-fuzzers.sh
 dist_noinst_SCRIPTS += test/fuzz/run-fuzzers.sh test/fuzz/gen_acm_msg_seeds.py

@@ -115,3 +115,24 @@ TEST(AddrConfig, BadLinesSkippedWithFileAndLine) {
   STRCMP_CONTAINS("a.cfg:6: unexpected 'more'", cfg.warnings[4].c_str());
   STRCMP_CONTAINS("a.cfg:7: name", cfg.warnings[5].c_str());
 }
+
+#include "core/ipoib_addresses.h"
+
+TEST_GROUP(IpoibAddresses){};
+
+TEST(IpoibAddresses, HardwareAddressCarriesThePortGid) {
+  // flags+QPN, then GID fe80::2:c903:0:1231
+  const uint8_t hw[20] = {0x80, 0x00, 0x04, 0x04, 0xfe, 0x80, 0, 0, 0, 0, 0, 0,
+                          0x00, 0x02, 0xc9, 0x03, 0x00, 0x00, 0x12, 0x31};
+  uint64_t prefix = 0, guid = 0;
+  CHECK_TRUE(ssa::ParseIpoibHwAddr(hw, sizeof(hw), &prefix, &guid));
+  CHECK(prefix == 0xfe80000000000000ULL);
+  CHECK(guid == 0x0002c90300001231ULL);
+  CHECK_FALSE(ssa::ParseIpoibHwAddr(hw, 6, &prefix, &guid));  // Ethernet-sized
+}
+
+TEST(IpoibAddresses, ListingWorksWithoutIpoibInterfaces) {
+  std::vector<ssa::IpoibAddress> list;
+  CHECK_TRUE(ssa::ListIpoibAddresses(&list).ok());
+  for (const auto& a : list) CHECK(a.address.type == SSA_ADDR_IP || a.address.type == SSA_ADDR_IP6);
+}

@@ -6,16 +6,23 @@
 //                            port, then optional per-port link options
 //   <blank line>             ends the node record
 // The first node is where OpenSM attaches by default, so generators put Hca1
-// first. Both ends of a link must list each other.
+// first. Both ends of a link must list each other. ibsim 0.10 warns "cannot
+// parse remote lid and connection type" for every port line without
+// ibnetdiscover's "# ... lid N 4xQDR" tail: harmless, so ignore it.
 //
-// Per-port link options (ibsim 0.10, checked with smpquery portinfo and
-// iblinkinfo); each is the PortInfo "enabled" bit mask and the active value is
-// the highest bit both ends enable, so ibsim panics when the two ends share
-// none. The generators always write identical options on both ends.
+// Per-port link options (ibsim 0.10, checked with smpquery portinfo,
+// iblinkinfo and ibstat run as nodes); each is a PortInfo "enabled" bit mask,
+// and the link comes up at the highest setting both ends enable:
 //   w=  LinkWidthEnabled     1 = 1x, 2 = 4x, 4 = 8x, 8 = 12x, 16 = 2x (1..31)
 //   s=  LinkSpeedEnabled     1 = SDR 2.5, 2 = DDR 5, 4 = QDR 10 Gb/s (1..7)
 //   e=  LinkSpeedExtEnabled  0 = none, 1 = FDR 14, 2 = EDR 25, 4 = HDR 50 (0..7)
-// Without options a port is 4x SDR.
+// Without options a port is 4x SDR. Write the same options on both ends (the
+// generators do): widths without a common bit make ibsim panic at start-up
+// ("mismatched enabled width"), extended speeds without one silently fall
+// back to none, and unequal speed masks get renegotiated once OpenSM sets
+// PortInfo (s=3 against s=1 came up DDR, not SDR). umad2sim's port rate (what
+// ibstat prints and umad_get_ca reports) is right up to EDR but says 104 for
+// 4x HDR and 0 for 2x; the SMA's PortInfo, hence OpenSM, has the true values.
 //
 // Pure functions; safe from any thread.
 #ifndef IBACM_SSA_TEST_SIM_NETGEN_H

@@ -1,6 +1,7 @@
 // sim_child.cc: fork/exec, reaping and stopping of child processes.
 #include "test/sim/sim_child.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -103,6 +104,14 @@ Status LaunchChild(const LaunchSpec& spec, pid_t* pid_out) {
   if (pid == 0) {
     int report = status_pipe[1];
     if (spec.own_process_group) setpgid(0, 0);
+    if (spec.own_process_group && spec.take_terminal) {
+      // A background group may only take the terminal with SIGTTOU ignored;
+      // the disposition goes back to default below.
+      struct sigaction ign = {};
+      ign.sa_handler = SIG_IGN;
+      sigaction(SIGTTOU, &ign, nullptr);
+      tcsetpgrp(STDIN_FILENO, getpid());
+    }
     if (spec.parent_death_signal) {
       if (prctl(PR_SET_PDEATHSIG, spec.parent_death_signal) != 0) ChildFail(report, kSetup);
       // The parent may have died before prctl took effect.
@@ -115,7 +124,7 @@ Status LaunchChild(const LaunchSpec& spec, pid_t* pid_out) {
     sigprocmask(SIG_SETMASK, &none, nullptr);
     struct sigaction dfl = {};
     dfl.sa_handler = SIG_DFL;
-    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGCHLD})
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGCHLD, SIGTTOU})
       sigaction(sig, &dfl, nullptr);
 
     if (spec.stdin_fd >= 0) {
@@ -139,6 +148,7 @@ Status LaunchChild(const LaunchSpec& spec, pid_t* pid_out) {
 
   close(status_pipe[1]);
   if (spec.own_process_group) setpgid(pid, pid);  // also here: no race with kill(-pid)
+  if (spec.own_process_group && spec.take_terminal) tcsetpgrp(STDIN_FILENO, pid);
   if (spec.register_for_cleanup) ChildRegistry::Add(pid);
   ChildFailure failure{};
   ssize_t n;
@@ -169,6 +179,29 @@ bool IsPidAlive(pid_t pid) {
   if (paren == std::string::npos || paren + 2 >= stat.size()) return true;
   char state = stat[paren + 2];
   return state != 'Z' && state != 'X';
+}
+
+std::vector<pid_t> FindProcessesWithEnv(const std::string& entry) {
+  std::vector<pid_t> pids;
+  DIR* proc = opendir("/proc");
+  if (!proc) return pids;
+  while (struct dirent* e = readdir(proc)) {
+    pid_t pid = atoi(e->d_name);
+    if (pid <= 0) continue;
+    std::string env;  // NUL-separated; unreadable for other users' processes
+    if (!ReadFileToString(std::string("/proc/") + e->d_name + "/environ", &env).ok()) continue;
+    for (size_t start = 0; start < env.size();) {
+      size_t end = env.find('\0', start);
+      if (end == std::string::npos) end = env.size();
+      if (env.compare(start, end - start, entry) == 0) {
+        if (IsPidAlive(pid)) pids.push_back(pid);
+        break;
+      }
+      start = end + 1;
+    }
+  }
+  closedir(proc);
+  return pids;
 }
 
 int ShellExitCode(int wait_status) {

@@ -42,6 +42,10 @@ struct LaunchSpec {
   // A new process group (pgid == pid) so the child and its own children can be
   // signalled together and the terminal's Ctrl-C reaches only us.
   bool own_process_group = true;
+  // With own_process_group: make that group the terminal's foreground group
+  // (stdin must be our controlling terminal), as a shell does for a job.
+  // The caller blocks SIGTTOU to take the terminal back later.
+  bool take_terminal = false;
   // Sent to the child when the forking thread dies; 0 for none.
   int parent_death_signal = SIGKILL;
   // Register the group with ChildRegistry (killed if we are interrupted).
@@ -55,6 +59,8 @@ std::string FindProgram(const std::string& name);
 
 // True if `pid` exists and is not a zombie (works for any process).
 bool IsPidAlive(pid_t pid);
+// Live processes (of our user) whose environment holds `entry` ("KEY=VALUE").
+std::vector<pid_t> FindProcessesWithEnv(const std::string& entry);
 
 // Shell convention: the exit code, or 128 + the signal that killed it.
 int ShellExitCode(int wait_status);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cctype>
 #include <cstdio>
 #include <sstream>
 
@@ -145,7 +146,11 @@ Status IbsimConsole::Command(const std::string& command, std::string* reply,
   std::istringstream lines(out);
   std::string line;
   while (std::getline(lines, line)) {
-    if (line.rfind("# ", 0) == 0 || line.find("unknown - skipped") != std::string::npos)
+    // ibsim's errors read "# nodeid ... not found", "# can't unlink ...";
+    // its normal "#" output does not continue with a lower-case word
+    // ("# Net status - ...", "#  dumped 6 nodes", "#\tlinearcap ...").
+    bool error_line = line.size() > 2 && line.compare(0, 2, "# ") == 0 && islower(line[2]);
+    if (error_line || line.find("unknown - skipped") != std::string::npos)
       return Status::Error(EINVAL, "ibsim rejected '" + command + "': " + line);
   }
   return Status::Ok();

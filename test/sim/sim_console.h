@@ -17,7 +17,9 @@
 //   Link "A"[1] "B"[2]       connect two free ports
 //   Attached                 "Client <n>: pid <p> connected at "<node>" ..."
 //   X <n>                    forget client <n> (frees its slot)
-// Errors are reply lines starting with "# " ("# nodeid "Hca9" (Hca9) not found").
+// Errors are reply lines of "# " and a lower-case word ("# nodeid "Hca9"
+// (Hca9) not found", "# can't unlink port 3 ..."); Dump's "# Net status"
+// lines are not errors.
 //
 // An IbsimConsole is a small value (paths and a pid), cheap to create per
 // command; not shared between threads. It borrows `ctl_fd` if given.
@@ -54,8 +56,8 @@ class IbsimConsole {
       : layout_(std::move(layout)), ibsim_pid_(ibsim_pid), ctl_fd_(ctl_fd) {}
 
   // Sends one command line and waits until ibsim has processed it. `reply`
-  // (may be null) gets its output without prompts and warnings. A reply line
-  // starting with "# " makes this an error carrying that line.
+  // (may be null) gets its output without prompts and warnings. An ibsim
+  // error line (see above) or "unknown command" makes this an error.
   Status Command(const std::string& command, std::string* reply,
                  std::chrono::milliseconds timeout = std::chrono::seconds(10));
 

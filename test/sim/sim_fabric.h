@@ -6,13 +6,23 @@
 // processes are then started with Spawn/Run: each runs with the umad2sim
 // preload as one node (SIM_HOST), in its own working directory.
 //
+//   SimFabric::Options o;
+//   o.net_text = FourHcaNet();                       // netgen.h
+//   std::unique_ptr<SimFabric> fabric;
+//   CHECK_OK(SimFabric::Start(o, &fabric));          // ~0.1 s for 4 HCAs
+//   std::string out;
+//   CHECK_OK(fabric->Run("Hca2", {"ibstat"}, &out, nullptr));
+//   // in the test group's teardown, to keep the logs of a failed test:
+//   if (UtestShell::getCurrent()->hasFailed()) fabric->set_failed();
+//
 // Ownership
 //   - A SimFabric owns its run directory, the console fifo descriptor, the
 //     ibsim and OpenSM processes and every process it spawned. Stop() (also
-//     run by the destructor) kills exactly those, plus node processes that
-//     `simfab node` started into this run directory (the pids in held attach
-//     slots), then removes the run directory, unless set_failed() was called
-//     (or start-up failed) and Options::keep_run_dir_on_failure is set.
+//     run by the destructor) kills exactly those, plus the processes still
+//     running with this fabric's unique IBSIM_SOCKNAME in their environment
+//     (node processes `simfab node` started, and what they forked), then
+//     removes the run directory, unless set_failed() was called (or start-up
+//     failed) and Options::keep_run_dir_on_failure is set.
 //   - SimProcess handles are owned by the caller and borrow the fabric (see
 //     sim_process.h); they may outlive it.
 //   - Several fabrics may run side by side: each has its own IBSIM_SOCKNAME.
@@ -95,7 +105,7 @@ class SimFabric {
   Status WaitSubnetUp(int min_count, std::chrono::milliseconds timeout);
 
   // One ibsim console command; returns once ibsim has processed it. `reply`
-  // (may be null) gets its output; a "# ..." error reply is an error Status.
+  // (may be null) gets its output; an ibsim error reply is an error Status.
   Status Console(const std::string& command, std::string* reply = nullptr);
   // Unlink / ReLink a node's links (port 0: all of them) or one port's link.
   Status LinkDown(const std::string& node, int port = 0);
@@ -140,13 +150,15 @@ class SimFabric {
   friend class SimProcess;
   explicit SimFabric(const Options& options);
   Status StartImpl();
-  Status StartIbsim();
-  Status StartOpenSm();
-  // Polls `ready` until the deadline; fails early if `pid` dies.
-  Status WaitForStartup(const std::string& what, pid_t pid, const std::string& log,
+  Status StartIbsim(std::chrono::steady_clock::time_point deadline);
+  Status StartOpenSm(std::chrono::steady_clock::time_point deadline);
+  // Polls `ready` until the deadline; fails early, with `logs()` appended,
+  // if `pid` exits (then *reaped and *status are set).
+  Status WaitForStartup(const std::string& what, pid_t pid, bool* reaped, int* status,
                         const std::function<bool()>& ready,
+                        const std::function<std::string()>& logs,
                         std::chrono::steady_clock::time_point deadline);
-  void StopForeignNodeProcesses();
+  void StopLeftoverProcesses();
   void OnProcessReaped(SimProcess* process, int wait_status);
   void Forget(SimProcess* process) { processes_.erase(process); }
 

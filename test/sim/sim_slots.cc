@@ -50,6 +50,7 @@ SlotClaim& SlotClaim::operator=(SlotClaim&& other) noexcept {
     index_ = other.index_;
     fd_ = other.fd_;
     previous_pid_ = other.previous_pid_;
+    reap_advised_ = other.reap_advised_;
     other.fd_ = -1;
     other.index_ = -1;
   }
@@ -99,12 +100,29 @@ Status AttachSlots::Claim(SlotClaim* claim) {
   // while it looks, which can make a free slot look taken for a moment.
   for (int pass = 0; pass < 2; ++pass)
     for (int i = 0; i < kCount; ++i)
-      if (TryClaim(i, claim)) return Status::Ok();
+      if (TryClaim(i, claim)) {
+        claim->reap_advised_ = PotentialClients(*claim) > kCount;
+        return Status::Ok();
+      }
   std::vector<SlotHolder> holders = Holders();
   return Status::Error(EBUSY, "the simulated fabric allows " + std::to_string(kCount) +
                                   " attached processes (OpenSM included); " +
                                   std::to_string(holders.size()) +
                                   " are in use: " + DescribeHolders(holders));
+}
+
+int AttachSlots::PotentialClients(const SlotClaim& claim) const {
+  int potential = 1 + (claim.previous_pid() > 0 ? 1 : 0);
+  for (int i = 0; i < kCount; ++i) {
+    if (i == claim.index()) continue;
+    int fd = open(SlotPath(i).c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    // Held (or being looked at by someone else: count it, the safe side), or
+    // free but naming a previous holder that may have died uncleanly.
+    if (flock(fd, LOCK_SH | LOCK_NB) != 0 || ParseHolder(i, ReadFd(fd)).pid > 0) ++potential;
+    close(fd);
+  }
+  return potential;
 }
 
 std::vector<SlotHolder> AttachSlots::Holders() const {

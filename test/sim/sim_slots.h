@@ -14,9 +14,12 @@
 // umad (only processes that do count for ibsim); that is the safe side.
 //
 // A slot file holds one line, "<pid> <node> <command>", of its latest holder.
-// A freed slot that still names a pid may hide a stale ibsim client (a process
-// killed by a signal keeps its ibsim slot), which is why Claim reports it:
-// callers then run IbsimConsole::ReleaseDeadClients.
+// A free slot that still names a pid may hide a stale ibsim client (a process
+// killed by a signal keeps its ibsim slot until `X <n>`). Claim counts the
+// slots held plus those possibly stale; when that could exceed ibsim's 10 it
+// sets reap_advised() and the caller runs IbsimConsole::ReleaseDeadClients
+// before starting its process. So the console round trip is paid only when
+// the fabric is nearly full.
 //
 // AttachSlots is a small value (a directory path); SlotClaim owns a
 // descriptor. Use each from one thread.
@@ -49,14 +52,25 @@ class SlotClaim {
   int fd() const { return fd_; }
   // The pid recorded by the slot's previous holder, 0 if none.
   pid_t previous_pid() const { return previous_pid_; }
+  // Held slots + possibly stale ones exceed ibsim's limit: free the ibsim
+  // clients of dead processes before attaching.
+  bool reap_advised() const { return reap_advised_; }
   // Writes "<pid> <node> <command>" into the slot file.
   Status SetHolder(pid_t pid, const std::string& node, const std::string& command);
+  // Gives up ownership of the descriptor without closing it (simfab node
+  // keeps it open across its exec).
+  int Release() {
+    int fd = fd_;
+    fd_ = -1;
+    return fd;
+  }
 
  private:
   friend class AttachSlots;
   int index_ = -1;
   int fd_ = -1;
   pid_t previous_pid_ = 0;
+  bool reap_advised_ = false;
 };
 
 struct SlotHolder {
@@ -85,6 +99,8 @@ class AttachSlots {
  private:
   std::string SlotPath(int index) const { return dir_ + "/" + std::to_string(index); }
   bool TryClaim(int index, SlotClaim* claim);
+  // How many ibsim clients may exist once `claim` attaches (see above).
+  int PotentialClients(const SlotClaim& claim) const;
 
   std::string dir_;
 };

@@ -10,6 +10,8 @@ if [ "${1:-}" != --no-setup ]; then
 	"$top/scripts/setup-debian.sh"
 fi
 builddir=$("$top/scripts/build.sh" | tail -n1)
+# The test provider is the fallback while no real provider is built.
+make -C "$builddir" -s test/providers/good/testprov.la >&2
 # simfab owns the fabric: it tears it down (and every node process) when the
 # steps script exits, whatever the reason.
 exec "$builddir/test/sim/simfab" run --net "$top/test/sim/nets/4hca.net" -- \

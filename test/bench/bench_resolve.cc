@@ -1,0 +1,254 @@
+// bench_resolve: figures for the sa provider path, printed side by side in
+// one run (ratios, because the machines are shared and noisy):
+//   1. cached resolves per second through ibacm's socket vs the same
+//      protocol against a null server (NullAcmServer) on the same socket kind;
+//   2. SA-miss resolve latency vs a bare SubnAdmGet PathRecord round trip
+//      made by this program itself as the same node;
+//   3. coalescing: N concurrent requests for one uncached destination and
+//      how many SA queries they cost.
+// Not a test: it prints figures and exits 0 unless something broke.
+//
+//   bench_resolve [--hcas N] [--seconds S] [--clients C]
+//   bench_resolve --sa-rtt DLID...   (internal: run as a node by the bench)
+#include <arpa/inet.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include "common/acm_client.h"
+#include "common/event_loop.h"
+#include "common/log.h"
+#include "common/mad_wire.h"
+#include "common/sa_client.h"
+#include "common/umad_ports.h"
+#include "test/bench/null_acm_server.h"
+#include "test/sim/ibacm_node.h"
+#include "test/sim/netgen.h"
+#include "test/sim/sim_fabric.h"
+
+using Clock = std::chrono::steady_clock;
+using ssa::Status;
+
+namespace {
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+ssa::acm::EpAddr LidDest(uint16_t lid) {
+  ssa::acm::EpAddr e;
+  e.flags = ssa::acm::kEpFlagDest;
+  e.SetLid(lid);
+  return e;
+}
+
+// Resolves `lid` in a loop from `clients` threads for `seconds`.
+double ResolveRate(const std::string& socket, uint16_t lid, int clients, double seconds) {
+  std::atomic<long> done{0};
+  std::atomic<bool> failed{false};
+  auto end = Clock::now() + std::chrono::duration<double>(seconds);
+  std::vector<std::thread> threads;
+  for (int c = 0; c < clients; ++c) {
+    threads.emplace_back([&] {
+      ssa::AcmClient client;
+      if (!client.Connect(socket).ok()) {
+        failed = true;
+        return;
+      }
+      ssa::acm::ResolveResponse r;
+      while (Clock::now() < end) {
+        if (!client.Resolve({LidDest(lid)}, &r).ok() || r.hdr.status != 0) {
+          failed = true;
+          return;
+        }
+        ++done;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  if (failed) return -1;
+  return done / seconds;
+}
+
+uint64_t RouteQueries(const std::string& socket) {
+  ssa::AcmClient c;
+  ssa::acm::PerfResponse p;
+  if (!c.Connect(socket).ok() || !c.PerfQuery(0, &p).ok() || p.counters.size() < 7) return 0;
+  return p.counters[ssa::acm::kCntrRouteQuery];
+}
+
+// --sa-rtt: bare SA round trips from this node, one at a time.
+int SaRoundTrips(const std::vector<uint16_t>& lids) {
+  std::vector<ssa::UmadPort> ports;
+  Status st = ssa::DiscoverPorts(&ports);
+  if (!st.ok() || ports.empty()) {
+    fprintf(stderr, "no port: %s\n", st.ToString().c_str());
+    return 1;
+  }
+  ssa::EventLoop loop;
+  ssa::Logger log;
+  log.set_level(ssa::LogLevel::kWarn);
+  loop.Init();
+  ssa::SaClientOptions opts;
+  ssa::SaClient sa(&loop, &log, ports[0], opts);
+  st = sa.Open();
+  if (!st.ok()) {
+    fprintf(stderr, "SA: %s\n", st.ToString().c_str());
+    return 1;
+  }
+  for (uint16_t dlid : lids) {
+    uint8_t mad[ssa::mad::kMadSize];
+    ssa::mad::BuildPathRecordGetByLid(0, ports[0].lid, dlid, 0xffff, mad);
+    bool done = false;
+    auto t0 = Clock::now();
+    sa.Send(mad, sizeof(mad), [&](int, const uint8_t*, size_t) { done = true; });
+    loop.RunUntil([&] { return done; }, std::chrono::seconds(10));
+    printf("%.1f\n", std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int hcas = 36, clients = 4;
+  double seconds = 2.0;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--sa-rtt") {
+      std::vector<uint16_t> lids;
+      for (int j = i + 1; j < argc; ++j) lids.push_back(static_cast<uint16_t>(atoi(argv[j])));
+      return SaRoundTrips(lids);
+    }
+    if (a == "--hcas" && i + 1 < argc) hcas = atoi(argv[++i]);
+    else if (a == "--seconds" && i + 1 < argc) seconds = atof(argv[++i]);
+    else if (a == "--clients" && i + 1 < argc) clients = atoi(argv[++i]);
+    else {
+      fprintf(stderr, "usage: %s [--hcas N] [--seconds S] [--clients C]\n", argv[0]);
+      return 2;
+    }
+  }
+
+  ssa::test::FatTreeOptions ft;
+  ft.hcas = hcas;
+  ssa::test::GeneratedNet net;
+  Status st = ssa::test::FatTreeNet(ft, &net);
+  ssa::test::SimFabric::Options fo;
+  fo.net_text = net.text;
+  fo.ibsim_args = net.ibsim_args;
+  std::unique_ptr<ssa::test::SimFabric> fabric;
+  if (st.ok()) st = ssa::test::SimFabric::Start(fo, &fabric);
+  if (!st.ok()) {
+    fprintf(stderr, "fabric: %s\n", st.ToString().c_str());
+    return 1;
+  }
+  printf("fabric: %d HCAs, %d switches (fat tree), OpenSM on Hca1\n", net.hcas, net.switches);
+
+  ssa::test::IbacmNode::Options no;
+  no.node = "Hca2";
+  no.addr_cfg = "bench ibsim0 1 default\n";
+  no.opts_cfg = "[core]\nlog_level = warn\nprovider = sa default\n";
+  no.provider_dir = std::string(ABS_TOP_BUILDDIR) + "/providers/sa/.libs";
+  ssa::test::IbacmNode ibacm(fabric.get(), no);
+  st = ibacm.Start();
+  if (!st.ok()) {
+    fprintf(stderr, "ibacm: %s\n", st.ToString().c_str());
+    return 1;
+  }
+  ssa::bench::NullAcmServer null_server;
+  std::string null_socket = fabric->run_dir() + "/null.sock";
+  st = null_server.Start(null_socket);
+  if (!st.ok()) {
+    fprintf(stderr, "null server: %s\n", st.ToString().c_str());
+    return 1;
+  }
+
+  // LIDs: OpenSM numbers every port it finds; HCAs and switches together.
+  const int kLids = net.nodes;
+  const std::string sock = ibacm.socket_path();
+
+  // 1. Cached resolve throughput.
+  const uint16_t hot = 1;
+  ssa::AcmClient warm;
+  ssa::acm::ResolveResponse r;
+  if (!warm.Connect(sock).ok() || !warm.Resolve({LidDest(hot)}, &r).ok() || r.hdr.status) {
+    fprintf(stderr, "warm-up resolve failed (status %d)\n", r.hdr.status);
+    return 1;
+  }
+  double ours = ResolveRate(sock, hot, clients, seconds);
+  double base = ResolveRate(null_socket, hot, clients, seconds);
+  printf("\n1. cached resolves/s, %d clients, %.1f s each:\n", clients, seconds);
+  printf("   ibacm + sa provider   %10.0f /s\n", ours);
+  printf("   null acm server       %10.0f /s\n", base);
+  printf("   ratio ibacm/null      %10.2f\n", base > 0 ? ours / base : 0);
+
+  // 2. SA-miss latency vs a bare SA round trip from the same node.
+  std::vector<double> miss_us;
+  std::vector<std::string> rtt_args = {argv[0], "--sa-rtt"};
+  for (int lid = 2; lid <= kLids; ++lid) {
+    auto t0 = Clock::now();
+    if (!warm.Resolve({LidDest(static_cast<uint16_t>(lid))}, &r).ok()) break;
+    if (r.hdr.status == 0)
+      miss_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+    rtt_args.push_back(std::to_string(lid));
+  }
+  std::string out;
+  int rc = -1;
+  st = fabric->Run("Hca2", rtt_args, &out, &rc);
+  std::vector<double> rtt_us;
+  std::istringstream in(out);
+  double v;
+  while (in >> v) rtt_us.push_back(v);
+  printf("\n2. uncached resolve latency, %zu destinations (median):\n", miss_us.size());
+  printf("   ibacm SA miss         %10.1f us\n", Median(miss_us));
+  printf("   bare SA PathRecord    %10.1f us (%zu round trips)\n", Median(rtt_us), rtt_us.size());
+  printf("   ratio miss/bare       %10.2f\n", Median(rtt_us) > 0 ? Median(miss_us) / Median(rtt_us) : 0);
+
+  // 3. Coalescing: a second daemon, on Hca3, has never resolved anything;
+  // every client asks it for the same destination at the same moment.
+  ssa::test::IbacmNode::Options no2 = no;
+  no2.node = "Hca3";
+  no2.addr_cfg = "bench3 ibsim0 1 default\n";
+  ssa::test::IbacmNode ibacm2(fabric.get(), no2);
+  st = ibacm2.Start();
+  if (!st.ok()) {
+    fprintf(stderr, "ibacm 2: %s\n", st.ToString().c_str());
+    return 1;
+  }
+  const int kConcurrent = 32;
+  uint64_t before = RouteQueries(ibacm2.socket_path());
+  std::atomic<int> ok{0};
+  std::atomic<int> ready{0};
+  std::vector<std::thread> threads;
+  std::vector<std::unique_ptr<ssa::AcmClient>> cs;
+  for (int i = 0; i < kConcurrent; ++i) {
+    cs.push_back(std::make_unique<ssa::AcmClient>());
+    cs.back()->Connect(ibacm2.socket_path());
+  }
+  for (int i = 0; i < kConcurrent; ++i) {
+    threads.emplace_back([&, i] {
+      ++ready;
+      while (ready < kConcurrent) std::this_thread::yield();
+      ssa::acm::ResolveResponse rr;
+      if (cs[i]->Resolve({LidDest(hot)}, &rr).ok() && rr.hdr.status == 0) ++ok;
+    });
+  }
+  for (auto& t : threads) t.join();
+  uint64_t after = RouteQueries(ibacm2.socket_path());
+  printf("\n3. coalescing: %d concurrent requests for one uncached destination\n", kConcurrent);
+  printf("   answered              %10d\n", ok.load());
+  printf("   SA queries            %10llu\n", static_cast<unsigned long long>(after - before));
+
+  null_server.Stop();
+  ibacm2.Stop();
+  ibacm.Stop();
+  return 0;
+}

@@ -1,0 +1,47 @@
+// null_acm_server.cc: canned answers on the real ClientServer.
+#include "test/bench/null_acm_server.h"
+
+#include <arpa/inet.h>
+
+#include "common/acm_wire.h"
+
+namespace ssa {
+namespace bench {
+
+Status NullAcmServer::Start(const std::string& socket_path) {
+  log_.set_level(LogLevel::kWarn);
+  Status st = loop_.Init();
+  if (!st.ok()) return st;
+  server_ = std::make_unique<ClientServer>(&loop_, &log_, this);
+  st = server_->ListenUnix(socket_path, "");
+  if (!st.ok()) return st;
+  thread_ = std::thread([this] { loop_.Run(); });
+  return Status::Ok();
+}
+
+void NullAcmServer::Stop() {
+  if (!thread_.joinable()) return;
+  loop_.Stop();
+  thread_.join();
+  server_.reset();
+}
+
+void NullAcmServer::OnMessage(ClientServer::ClientId client, const uint8_t* msg, size_t len) {
+  acm::Request req;
+  acm::DecodeResult r = acm::DecodeRequest(msg, len, &req);
+  std::vector<uint8_t> reply;
+  if (r.ok() && req.hdr.op() == acm::kOpResolve) {
+    ibv_path_record path = {};
+    path.dlid = htons(1);
+    path.slid = htons(2);
+    path.pkey = htons(0xffff);
+    path.reversible_numpath = 0x81;
+    reply = acm::EncodeResolveResponse(req.hdr, path, nullptr);
+  } else {
+    reply = acm::EncodeErrorResponse(req.hdr, acm::kStatusEInval);
+  }
+  server_->Send(client, reply.data(), reply.size());
+}
+
+}  // namespace bench
+}  // namespace ssa

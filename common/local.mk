@@ -15,6 +15,14 @@ common_libssacommon_la_SOURCES = \
 	common/acm_wire.h common/acm_wire_internal.h common/acm_wire.cc \
 	common/acm_wire_server.cc common/acm_wire_client.cc \
 	common/acm_client.h common/acm_client.cc \
-	common/raw_close.h
+	common/raw_close.h \
+	common/smdb_format.h common/smdb_format.cc \
+	common/smdb_fields.h common/smdb_records.h \
+	common/smdb_codec.h common/smdb_codec.cc \
+	common/smdb.h common/smdb.cc \
+	common/smdb_prdb.h common/smdb_prdb.cc \
+	common/smdb_stream.h common/smdb_stream.cc \
+	common/smdb_delta.h common/smdb_delta.cc \
+	common/smdb_dump.h common/smdb_dump.cc
 common_libssacommon_la_CPPFLAGS = $(AM_CPPFLAGS) $(INIH_CFLAGS)
 common_libssacommon_la_LIBADD = $(INIH_LIBS) $(UMAD_LIBS) -lpthread

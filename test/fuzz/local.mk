@@ -31,3 +31,37 @@ CLEANFILES += test/fuzz/acm_msg_fuzzer
 TESTS += test/fuzz/run-fuzzers.sh
 dist_noinst_SCRIPTS += test/fuzz/run-fuzzers.sh test/fuzz/gen_acm_msg_seeds.py
 EXTRA_DIST += test/fuzz/acm_msg_fuzzer.cc test/fuzz/corpus/acm_msg
+
+# smdb_fuzzer: the SMDB/PRDB readers and the delta applier (common/smdb*).
+smdb_fuzzer_inputs = \
+	$(srcdir)/test/fuzz/smdb_fuzzer.cc \
+	$(srcdir)/common/smdb_format.cc \
+	$(srcdir)/common/smdb_codec.cc \
+	$(srcdir)/common/smdb.cc \
+	$(srcdir)/common/smdb_prdb.cc \
+	$(srcdir)/common/smdb_stream.cc \
+	$(srcdir)/common/smdb_delta.cc \
+	$(srcdir)/common/smdb_dump.cc \
+	$(srcdir)/common/status.cc
+smdb_fuzzer_headers = \
+	$(srcdir)/common/smdb_format.h \
+	$(srcdir)/common/smdb_fields.h \
+	$(srcdir)/common/smdb_records.h \
+	$(srcdir)/common/smdb_codec.h \
+	$(srcdir)/common/smdb.h \
+	$(srcdir)/common/smdb_prdb.h \
+	$(srcdir)/common/smdb_stream.h \
+	$(srcdir)/common/smdb_delta.h \
+	$(srcdir)/common/smdb_dump.h \
+	$(srcdir)/common/status.h
+
+test/fuzz/smdb_fuzzer: $(smdb_fuzzer_inputs) $(smdb_fuzzer_headers)
+	@$(MKDIR_P) test/fuzz
+	$(AM_V_GEN)$(CLANGXX) $(fuzzer_flags) -o $@ $(smdb_fuzzer_inputs)
+
+if HAVE_CLANGXX
+fuzzers_built_for_check += test/fuzz/smdb_fuzzer
+endif
+CLEANFILES += test/fuzz/smdb_fuzzer
+dist_noinst_SCRIPTS += test/fuzz/gen_smdb_seeds.py
+EXTRA_DIST += test/fuzz/smdb_fuzzer.cc test/fuzz/corpus/smdb

@@ -55,7 +55,16 @@ std::map<std::string, std::string> NodeEnvironment(const std::string& sock_name,
     std::string current = existing;
     preload = current.find("umad2sim") != std::string::npos ? current : current + ":" + preload;
   }
-  return {{"LD_PRELOAD", preload}, {"SIM_HOST", node}, {"IBSIM_SOCKNAME", sock_name}};
+  // An ASan-built node program (--enable-sanitizers) refuses to start when
+  // the preloaded umad2sim comes before the ASan runtime; the order is
+  // harmless here, so tell ASan not to check it. Other programs ignore it.
+  std::string asan = "verify_asan_link_order=0";
+  const char* asan_existing = getenv("ASAN_OPTIONS");
+  if (asan_existing && *asan_existing) asan = std::string(asan_existing) + ":" + asan;
+  return {{"LD_PRELOAD", preload},
+          {"SIM_HOST", node},
+          {"IBSIM_SOCKNAME", sock_name},
+          {"ASAN_OPTIONS", asan}};
 }
 
 Status MakeProcessDir(const RunDirLayout& layout, const std::string& node,

@@ -3,7 +3,6 @@ check_PROGRAMS += test/unit/unit_tests
 TESTS += test/unit/unit_tests
 test_unit_unit_tests_SOURCES = \
 	test/test_main.cc \
-	test/unit/ib_acme_range_test.cc test/unit/ib_acme_options_test.cc test/unit/ib_acme_output_test.cc test/unit/ib_acme_report_test.cc util/ib_acme/range_list.cc util/ib_acme/acme_options.cc util/ib_acme/acme_output.cc util/ib_acme/acme_usage.cc util/ib_acme/acme_address.cc util/ib_acme/address_file.cc util/ib_acme/latency_stats.cc util/ib_acme/path_compare.cc util/ib_acme/test_report.cc util/ib_acme/test_targets.cc \
 	test/unit/status_test.cc \
 	test/unit/log_test.cc \
 	test/unit/event_loop_test.cc \
@@ -21,12 +20,6 @@ test_unit_unit_tests_SOURCES = \
 	test/unit/acm_wire_test.cc \
 	test/unit/acm_wire_reply_test.cc \
 	test/unit/acm_wire_client_test.cc \
-	test/unit/sa_provider_cache_test.cc \
-	test/unit/sa_provider_parse_test.cc \
-	test/unit/sa_provider_query_test.cc \
-	test/unit/sa_provider_abi_test.cc \
-	providers/sa/route_cache.cc providers/sa/address_map.cc \
-	providers/sa/route_preload.cc providers/sa/sa_options.cc providers/sa/path_query.cc \
 	test/unit/smdb_test_util.h test/unit/smdb_test_util.cc \
 	test/unit/smdb_test.cc test/unit/smdb_corrupt_test.cc test/unit/smdb_delta_test.cc
 test_unit_unit_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS) $(TEST_PROVIDER_CPPFLAGS)

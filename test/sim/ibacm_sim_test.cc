@@ -57,6 +57,19 @@ TEST_GROUP(FourHcaFabric) {
     CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
   }
   void teardown() override { fabric.reset(); }
+  // An ibacm with the test provider on `node`, its endpoint named `name`.
+  std::unique_ptr<IbacmNode> StartIbacm(const std::string& node, const std::string& name,
+                                        const std::string& log_level) {
+    IbacmNode::Options o;
+    o.node = node;
+    o.addr_cfg = name + " ibsim0 1 default\n";
+    o.opts_cfg = "[core]\nlog_level = " + log_level + "\n";
+    o.provider_dir = ssa::test::TestProviderDir();
+    auto ibacm = std::make_unique<IbacmNode>(fabric.get(), o);
+    ssa::Status st = ibacm->Start();
+    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    return ibacm;
+  }
   std::string Run(const std::string& node, const std::vector<std::string>& argv) {
     std::string out;
     int status = -1;
@@ -86,14 +99,8 @@ TEST(FourHcaFabric, PortDiscoveryMatchesIbstatOnTwoNodes) {
 }
 
 TEST(FourHcaFabric, StockIbAcmeListsEndpointsAndCounters) {
-  IbacmNode::Options o;
-  o.node = "Hca2";
-  o.addr_cfg = "node2 ibsim0 1 default\n";
-  o.opts_cfg = "[core]\nlog_level = debug\n";
-  o.provider_dir = ssa::test::TestProviderDir();
-  IbacmNode ibacm(fabric.get(), o);
-  ssa::Status st = ibacm.Start();
-  CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+  auto node = StartIbacm("Hca2", "node2", "debug");
+  IbacmNode& ibacm = *node;
 
   std::string ibstat = Run("Hca2", {"ibstat"});
   std::string out;
@@ -115,20 +122,15 @@ TEST(FourHcaFabric, StockIbAcmeListsEndpointsAndCounters) {
   std::string counters_row = ibacm.socket_path() + ",0,1,";
   STRCMP_CONTAINS(counters_row.c_str(), out.c_str());
 
-  st = ibacm.Stop();
+  ssa::Status st = ibacm.Stop();
   CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
   STRCMP_CONTAINS("port ibsim0/1 served by provider testprov", ibacm.Log().c_str());
 }
 
 TEST(FourHcaFabric, DaemonSurvivesBadInputAndTenThousandIdleClients) {
-  IbacmNode::Options o;
-  o.node = "Hca3";
-  o.addr_cfg = "node3 ibsim0 1 default\n";
-  o.opts_cfg = "[core]\nlog_level = warn\n";
-  o.provider_dir = ssa::test::TestProviderDir();
-  IbacmNode ibacm(fabric.get(), o);
-  ssa::Status st = ibacm.Start();
-  CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+  auto node = StartIbacm("Hca3", "node3", "warn");
+  IbacmNode& ibacm = *node;
+  ssa::Status st;
   const std::string path = ibacm.socket_path();
   auto connect_raw = [&]() {
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);

@@ -3,6 +3,7 @@ check_PROGRAMS += test/unit/unit_tests
 TESTS += test/unit/unit_tests
 test_unit_unit_tests_SOURCES = \
 	test/test_main.cc \
+	test/unit/ib_acme_range_test.cc test/unit/ib_acme_options_test.cc test/unit/ib_acme_output_test.cc test/unit/ib_acme_report_test.cc util/ib_acme/range_list.cc util/ib_acme/acme_options.cc util/ib_acme/acme_output.cc util/ib_acme/acme_usage.cc util/ib_acme/acme_address.cc util/ib_acme/address_file.cc util/ib_acme/latency_stats.cc util/ib_acme/path_compare.cc util/ib_acme/test_report.cc util/ib_acme/test_targets.cc \
 	test/unit/status_test.cc \
 	test/unit/log_test.cc \
 	test/unit/event_loop_test.cc \

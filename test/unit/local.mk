@@ -21,6 +21,13 @@ test_unit_unit_tests_SOURCES = \
 	test/unit/acm_wire_test.cc \
 	test/unit/acm_wire_reply_test.cc \
 	test/unit/acm_wire_client_test.cc \
+	test/unit/sa_provider_cache_test.cc \
+	test/unit/sa_provider_parse_test.cc \
+	test/unit/sa_provider_query_test.cc \
+	test/unit/sa_provider_fake_core.h test/unit/sa_provider_abi_test.cc \
+	test/unit/sa_provider_events_test.cc \
+	providers/sa/route_cache.cc providers/sa/address_map.cc \
+	providers/sa/route_preload.cc providers/sa/sa_options.cc providers/sa/path_query.cc \
 	test/unit/smdb_test_util.h test/unit/smdb_test_util.cc \
 	test/unit/smdb_test.cc test/unit/smdb_corrupt_test.cc test/unit/smdb_delta_test.cc
 test_unit_unit_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS) $(TEST_PROVIDER_CPPFLAGS)

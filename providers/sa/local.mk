@@ -1,0 +1,25 @@
+# providers/sa/: the "sa" provider (path records from the SA, cached),
+# installed into the daemon's default provider directory ($(providerdir)).
+#
+# A loadable module exporting only ssa_provider_entry (the version script);
+# the protocol library is linked in, its symbols stay hidden behind it.
+provider_LTLIBRARIES += providers/sa/sa.la
+providers_sa_sa_la_SOURCES = \
+	providers/sa/sa_entry.cc \
+	providers/sa/sa_provider.h providers/sa/sa_provider.cc \
+	providers/sa/sa_resolve.cc \
+	providers/sa/sa_options.h providers/sa/sa_options.cc \
+	providers/sa/address_map.h providers/sa/address_map.cc \
+	providers/sa/route_cache.h providers/sa/route_cache.cc \
+	providers/sa/route_preload.h providers/sa/route_preload.cc \
+	providers/sa/path_query.h providers/sa/path_query.cc
+providers_sa_sa_la_LDFLAGS = -module -avoid-version -shared \
+	-Wl,--version-script=$(top_srcdir)/providers/provider.map
+providers_sa_sa_la_LIBADD = common/libssacommon.la
+EXTRA_providers_sa_sa_la_DEPENDENCIES = $(top_srcdir)/providers/provider.map
+
+dist_man_MANS += man/ibacm_sa.7
+
+# The unit tests load the built provider (sa_provider_abi_test.cc), and the
+# sim tests point a daemon at its .libs directory.
+EXTRA_test_unit_unit_tests_DEPENDENCIES = providers/sa/sa.la

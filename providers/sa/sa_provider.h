@@ -1,0 +1,180 @@
+// sa_provider.h: the "sa" resolution provider: path records straight from
+// the SA (SubnAdmGet PathRecord through the core's SA service), cached per
+// (endpoint, destination).
+//
+// What a resolve does (sa_resolve.cc):
+//   destination -> RouteKey: a GID or LID as given; a name or IP through
+//     the AddressMap (unknown: ACM_STATUS_EDESTADDR); a path request by its
+//     DGID, else its DLID;
+//   cache hit (valid or negative) -> answered at once (ROUTE_CACHE);
+//   SA query for that key in flight -> the request waits for it (coalescing);
+//   miss -> one SA query (ROUTE_QUERY), the request waits for it;
+//   NODELAY -> answered from the cache only; on a miss ACM_STATUS_ENODATA
+//     at once, and the query still goes out to warm the cache.
+// QUERY_SA requests go to the SA as the client wrote them, uncached.
+//
+// Port changes: when a port's LID, LMC, GID prefix or SM changes, its
+// cached routes are dropped and its generation advances; the answer of a
+// query started before is not cached, and requests waiting on it are sent
+// again under the new generation (sa_provider.cc).
+//
+// Ownership: the provider owns its devices, ports, endpoints and addresses
+// (unique_ptrs here; the core holds them only as opaque contexts between
+// open and close, and closes children first), the
+// cache and the SA queries in flight (each one is the `arg` of its sa_send
+// completion and lives until that completion or until its port closes:
+// the core cancels a port's queries before close_port and drops them
+// after). It borrows the core's ops table and handle for its whole life.
+// Threads: none. Every method runs on the core's loop thread, as the ABI
+// says; nothing is locked.
+#ifndef IBACM_SSA_PROVIDERS_SA_SA_PROVIDER_H
+#define IBACM_SSA_PROVIDERS_SA_SA_PROVIDER_H
+
+#include <infiniband/acm.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "include/ibacm_ssa/provider.h"
+#include "providers/sa/address_map.h"
+#include "providers/sa/path_query.h"
+#include "providers/sa/route_cache.h"
+#include "providers/sa/route_preload.h"
+#include "providers/sa/sa_options.h"
+
+namespace ssa {
+namespace saprov {
+
+class SaProvider;
+struct SaEndpoint;
+
+struct SaDevice {
+  SaProvider* prov = nullptr;
+  std::string name;
+};
+
+// One SA MAD in flight: the `arg` of its completion.
+struct SaQuery {
+  struct SaPort* port = nullptr;
+  uint64_t token = 0;
+  bool pass_through = false;  // QUERY_SA: answers `req_id`, caches nothing
+  uint64_t req_id = 0;
+  uint64_t endpoint = 0;  // endpoint id (it may be closed by the answer)
+  RouteKey key;           // route queries: the cache entry it fills
+};
+
+struct SaPort {
+  SaDevice* dev = nullptr;
+  ssa_core_port_t* core_port = nullptr;
+  std::string ca_name;
+  uint8_t port_num = 0;
+  uint8_t state = 0;
+  uint8_t lmc = 0;
+  uint8_t sm_sl = 0;
+  uint16_t lid = 0;
+  uint16_t sm_lid = 0;
+  uint64_t gid_prefix = 0;             // host order
+  uint64_t port_guid = 0;              // host order
+  uint64_t generation = 1;             // advances when cached routes become wrong
+  std::vector<SaEndpoint*> endpoints;  // owned by the provider's endpoints_
+  bool preload_parsed = false;         // `preload` holds this (guid, lid)'s block
+  PreloadResult preload;
+  std::unordered_map<uint64_t, std::unique_ptr<SaQuery>> queries;  // by token
+
+  void Gid(uint8_t out[16]) const;
+  std::string Name() const { return ca_name + "/" + std::to_string(port_num); }
+};
+
+struct SaAddress;
+
+struct SaEndpoint {
+  SaPort* port = nullptr;
+  uint64_t id = 0;  // provider-wide, never reused: cache keys use it
+  uint16_t pkey = 0;
+  uint16_t pkey_index = 0;
+  uint64_t counters[ACM_MAX_COUNTER] = {};
+  std::vector<std::unique_ptr<SaAddress>> addresses;
+  std::string Name() const;
+};
+
+struct SaAddress {
+  SaEndpoint* ep = nullptr;
+  ssa_address addr{};
+};
+
+class SaProvider {
+ public:
+  SaProvider(const ssa_core_ops* ops, ssa_core_t* core);
+  ~SaProvider();
+  SaProvider(const SaProvider&) = delete;
+  SaProvider& operator=(const SaProvider&) = delete;
+
+  // Reads the options and the address data. Returns 0 or -errno.
+  int Init();
+
+  // The ABI ops (sa_entry.cc forwards to these).
+  int OpenDevice(const ssa_device_info* info, SaDevice** out);
+  void CloseDevice(SaDevice* dev);
+  int OpenPort(SaDevice* dev, const ssa_port_info* info, ssa_core_port_t* core_port, SaPort** out);
+  void ClosePort(SaPort* port);
+  void PortChanged(SaPort* port, const ssa_port_info* info);
+  int OpenEndpoint(SaPort* port, const ssa_endpoint_info* info, SaEndpoint** out);
+  void CloseEndpoint(SaEndpoint* ep);
+  int AddAddress(SaEndpoint* ep, const ssa_address* addr, SaAddress** out);
+  void RemoveAddress(SaAddress* addr);
+  int Resolve(SaAddress* src, const ssa_resolve_request* req, uint64_t req_id);
+  int Query(SaAddress* src, const ssa_resolve_request* req, uint64_t req_id);
+  int QueryPerf(SaEndpoint* ep, uint64_t* values, uint8_t* count);
+
+  // The completion of ops->sa_send (`arg` is the SaQuery).
+  static void OnSaDone(void* arg, int status, const uint8_t* mad, size_t len);
+
+  void Log(int level, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
+
+ private:
+  // sa_provider.cc: lifecycle helpers.
+  void ReadOptions();
+  void LoadAddressData();
+  void ApplyRoutePreload(SaEndpoint* ep);
+  void FlushPort(SaPort* port, const char* why);
+  SaEndpoint* FindEndpoint(uint64_t id) const;
+
+  // sa_resolve.cc: requests and SA completions.
+  uint8_t DestinationKey(SaEndpoint* ep, const ssa_resolve_request* req, RouteKey* key);
+  void StartRouteQuery(SaEndpoint* ep, const RouteKey& key, std::vector<uint64_t> waiters);
+  void HandleSaDone(std::unique_ptr<SaQuery> query, int status, const uint8_t* mad, size_t len);
+  void FinishRouteQuery(const SaQuery& query, const SaAnswer& answer);
+  // Answers one request and counts it on `ep` (may be null: closed).
+  void Answer(SaEndpoint* ep, uint64_t req_id, bool is_query, uint8_t status,
+              const ibv_path_record* path);
+  void Count(SaEndpoint* ep, int counter, bool global);
+  QuerySource SourceOf(const SaEndpoint* ep) const;
+  uint64_t NowMs() const;
+  uint64_t ExpiryAfter(uint64_t now, uint64_t lifetime_ms) const;
+
+  const ssa_core_ops* ops_;
+  ssa_core_t* core_;
+  SaOptions options_;
+  AddressMap addresses_;
+  std::unique_ptr<RouteCache> cache_;
+  std::vector<std::unique_ptr<SaDevice>> devices_;
+  std::vector<std::unique_ptr<SaPort>> ports_;
+  std::unordered_map<uint64_t, std::unique_ptr<SaEndpoint>> endpoints_;  // by id
+  uint64_t next_endpoint_id_ = 1;
+  uint64_t next_token_ = 1;
+  // A failing SA service fails every query: the first few and then every
+  // 1000th failure are logged, not all of them.
+  static bool ShouldLog(uint64_t count) { return count <= 10 || count % 1000 == 0; }
+
+  uint64_t coalesced_ = 0;  // requests that joined a query in flight
+  uint64_t send_failures_ = 0;
+  uint64_t stale_answers_ = 0;
+};
+
+}  // namespace saprov
+}  // namespace ssa
+
+#endif

@@ -1,0 +1,299 @@
+// sa_resolve.cc: the sa provider's requests: destination -> cache key,
+// cache lookups, coalesced SA route queries, QUERY_SA pass-through, and the
+// SA completions that answer them (see sa_provider.h for the rules).
+#include <arpa/inet.h>
+#include <endian.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "common/mad_wire.h"
+#include "providers/sa/sa_provider.h"
+
+namespace ssa {
+namespace saprov {
+
+namespace {
+
+constexpr uint16_t kFirstMulticastLid = 0xc000;
+
+bool IsZeroGid(const uint8_t* gid) {
+  static const uint8_t zero[16] = {};
+  return !memcmp(gid, zero, 16);
+}
+
+std::string Describe(const RouteKey& key) {
+  if (key.kind == RouteKey::kLid) return "LID " + std::to_string(key.lid());
+  return "GID " + mad::GidToString(key.dest);
+}
+
+}  // namespace
+
+void SaProvider::Count(SaEndpoint* ep, int counter, bool global) {
+  if (ep) ++ep->counters[counter];
+  if (global) ops_->counter_add(core_, counter, 1);
+}
+
+void SaProvider::Answer(SaEndpoint* ep, uint64_t req_id, bool is_query, uint8_t status,
+                        const ibv_path_record* path) {
+  // RESOLVE, ERROR and NODATA of the daemon-wide counters are the core's:
+  // it counts every request and every failed answer itself.
+  if (status == ACM_STATUS_ENODATA)
+    Count(ep, ACM_CNTR_NODATA, false);
+  else if (status != ACM_STATUS_SUCCESS)
+    Count(ep, ACM_CNTR_ERROR, false);
+  const ibv_path_record* p = status == ACM_STATUS_SUCCESS ? path : nullptr;
+  if (is_query)
+    ops_->query_done(core_, req_id, status, p);
+  else
+    ops_->resolve_done(core_, req_id, status, p);
+}
+
+QuerySource SaProvider::SourceOf(const SaEndpoint* ep) const {
+  QuerySource src;
+  ep->port->Gid(src.sgid);
+  src.slid = ep->port->lid;
+  src.pkey = ep->pkey;
+  return src;
+}
+
+uint8_t SaProvider::DestinationKey(SaEndpoint* ep, const ssa_resolve_request* req, RouteKey* key) {
+  if (req->has_path) {
+    // A path request names its destination by DGID or DLID; the GID is
+    // preferred as the more stable of the two (LIDs move when the SM
+    // reassigns them).
+    if (!IsZeroGid(req->path.dgid.raw)) {
+      *key = RouteKey::Gid(ep->id, req->path.dgid.raw);
+      return ACM_STATUS_SUCCESS;
+    }
+    uint16_t dlid = ntohs(req->path.dlid);
+    if (!dlid) return ACM_STATUS_EINVAL;
+    if (dlid >= kFirstMulticastLid) return ACM_STATUS_EDESTADDR;
+    *key = RouteKey::Lid(ep->id, dlid);
+    return ACM_STATUS_SUCCESS;
+  }
+  const ssa_address& dst = req->dst;
+  switch (dst.type) {
+    case SSA_ADDR_GID:
+      if (IsZeroGid(dst.data)) return ACM_STATUS_EDESTADDR;
+      *key = RouteKey::Gid(ep->id, dst.data);
+      return ACM_STATUS_SUCCESS;
+    case SSA_ADDR_LID: {
+      uint16_t be;
+      memcpy(&be, dst.data, sizeof(be));
+      uint16_t lid = ntohs(be);
+      if (!lid || lid >= kFirstMulticastLid) return ACM_STATUS_EDESTADDR;
+      *key = RouteKey::Lid(ep->id, lid);
+      return ACM_STATUS_SUCCESS;
+    }
+    case SSA_ADDR_NAME:
+    case SSA_ADDR_IP:
+    case SSA_ADDR_IP6: {
+      std::string akey = AddressKey(dst.type, dst.data, sizeof(dst.data));
+      const void* owner = nullptr;
+      Gid gid;
+      switch (addresses_.Lookup(akey, &owner, &gid)) {
+        case AddressMap::Found::kLocal:
+          static_cast<const SaAddress*>(owner)->ep->port->Gid(gid.raw);
+          break;
+        case AddressMap::Found::kFile:
+          break;
+        case AddressMap::Found::kNone:
+          Log(SSA_LOG_DEBUG, "endpoint %s: address of type %u is in no address data",
+              ep->Name().c_str(), dst.type);
+          return ACM_STATUS_EDESTADDR;
+      }
+      // Answered from the address data without asking anyone.
+      Count(ep, ACM_CNTR_ADDR_CACHE, true);
+      *key = RouteKey::Gid(ep->id, gid.raw);
+      return ACM_STATUS_SUCCESS;
+    }
+    default:
+      return ACM_STATUS_EDESTTYPE;
+  }
+}
+
+int SaProvider::Resolve(SaAddress* src, const ssa_resolve_request* req, uint64_t req_id) {
+  if (!req || !SSA_HAS_MEMBER(req, path)) return -EINVAL;
+  SaEndpoint* ep = src->ep;
+  Count(ep, ACM_CNTR_RESOLVE, false);
+  RouteKey key;
+  uint8_t status = DestinationKey(ep, req, &key);
+  if (status != ACM_STATUS_SUCCESS) {
+    Answer(ep, req_id, false, status, nullptr);
+    return 0;
+  }
+  bool nodelay = req->flags & ACM_FLAGS_NODELAY;
+  RouteEntry* e = cache_->Find(key, NowMs());
+  if (e && e->state != RouteState::kPending) {
+    Count(ep, ACM_CNTR_ROUTE_CACHE, true);
+    ibv_path_record path = e->path;
+    Answer(ep, req_id, false, e->state == RouteState::kValid ? ACM_STATUS_SUCCESS : e->status,
+           &path);
+    return 0;
+  }
+  if (nodelay) {
+    // From the cache only: "no data yet", and the lookup goes on in the
+    // background so the next request finds the answer.
+    Answer(ep, req_id, false, ACM_STATUS_ENODATA, nullptr);
+    if (!e) StartRouteQuery(ep, key, {});
+    return 0;
+  }
+  if (e) {  // the same destination is being asked for already
+    e->waiters.push_back(req_id);
+    ++coalesced_;
+    return 0;
+  }
+  StartRouteQuery(ep, key, {req_id});
+  return 0;
+}
+
+void SaProvider::StartRouteQuery(SaEndpoint* ep, const RouteKey& key,
+                                 std::vector<uint64_t> waiters) {
+  SaPort* port = ep->port;
+  if (!port->core_port || !port->lid) {
+    for (uint64_t id : waiters) Answer(ep, id, false, ACM_STATUS_ENOTCONN, nullptr);
+    return;
+  }
+  auto q = std::make_unique<SaQuery>();
+  q->port = port;
+  q->token = next_token_++;
+  q->endpoint = ep->id;
+  q->key = key;
+  RouteEntry* e = cache_->AddPending(key, port->generation, q->token);
+  e->waiters = std::move(waiters);
+  uint8_t mad[mad::kMadSize];
+  BuildRouteQuery(SourceOf(ep), key, mad);
+  uint64_t token = q->token;
+  SaQuery* arg = q.get();
+  // Registered before sending: the completion looks the query up by token.
+  port->queries.emplace(token, std::move(q));
+  int rc = ops_->sa_send(core_, port->core_port, mad, sizeof(mad), &SaProvider::OnSaDone, arg);
+  if (rc >= 0) {
+    Count(ep, ACM_CNTR_ROUTE_QUERY, true);
+  } else {
+    port->queries.erase(token);
+    std::vector<uint64_t> failed = std::move(e->waiters);
+    cache_->Erase(e);
+    if (ShouldLog(++send_failures_))
+      Log(SSA_LOG_WARN, "endpoint %s: SA query for %s not sent: %s (%llu so far)",
+          ep->Name().c_str(), Describe(key).c_str(), strerror(-rc),
+          static_cast<unsigned long long>(send_failures_));
+    for (uint64_t id : failed) Answer(ep, id, false, ACM_STATUS_ENOTCONN, nullptr);
+  }
+}
+
+int SaProvider::Query(SaAddress* src, const ssa_resolve_request* req, uint64_t req_id) {
+  if (!req || !SSA_HAS_MEMBER(req, path)) return -EINVAL;
+  SaEndpoint* ep = src->ep;
+  SaPort* port = ep->port;
+  Count(ep, ACM_CNTR_RESOLVE, false);
+  ibv_path_record path{};
+  if (req->has_path) {
+    path = req->path;
+  } else {
+    // An address request with QUERY_SA: ask for the destination the way a
+    // resolve would, but uncached.
+    RouteKey key;
+    uint8_t status = DestinationKey(ep, req, &key);
+    if (status != ACM_STATUS_SUCCESS) {
+      Answer(ep, req_id, true, status, nullptr);
+      return 0;
+    }
+    if (key.kind == RouteKey::kGid)
+      memcpy(path.dgid.raw, key.dest, 16);
+    else
+      path.dlid = htons(key.lid());
+    path.pkey = htons(ep->pkey);
+    path.reversible_numpath = IBV_PATH_RECORD_REVERSIBLE | 1;
+  }
+  // The SA needs a source; a client that gave none means this endpoint.
+  if (IsZeroGid(path.sgid.raw) && !path.slid) {
+    if (IsZeroGid(path.dgid.raw))
+      path.slid = htons(port->lid);
+    else
+      port->Gid(path.sgid.raw);
+  }
+  if (!port->core_port) {
+    Answer(ep, req_id, true, ACM_STATUS_ENOTCONN, nullptr);
+    return 0;
+  }
+  auto q = std::make_unique<SaQuery>();
+  q->port = port;
+  q->token = next_token_++;
+  q->pass_through = true;
+  q->req_id = req_id;
+  q->endpoint = ep->id;
+  uint8_t mad[mad::kMadSize];
+  BuildPassThroughQuery(path, mad);
+  uint64_t token = q->token;
+  SaQuery* arg = q.get();
+  port->queries.emplace(token, std::move(q));
+  int rc = ops_->sa_send(core_, port->core_port, mad, sizeof(mad), &SaProvider::OnSaDone, arg);
+  if (rc >= 0) {
+    Count(ep, ACM_CNTR_ROUTE_QUERY, true);
+  } else {
+    port->queries.erase(token);
+    if (ShouldLog(++send_failures_))
+      Log(SSA_LOG_WARN, "endpoint %s: QUERY_SA not sent: %s (%llu so far)", ep->Name().c_str(),
+          strerror(-rc), static_cast<unsigned long long>(send_failures_));
+    Answer(ep, req_id, true, ACM_STATUS_ENOTCONN, nullptr);
+  }
+  return 0;
+}
+
+void SaProvider::OnSaDone(void* arg, int status, const uint8_t* mad, size_t len) {
+  auto* raw = static_cast<SaQuery*>(arg);
+  SaPort* port = raw->port;
+  auto it = port->queries.find(raw->token);
+  if (it == port->queries.end()) return;  // cannot happen: each query completes once
+  std::unique_ptr<SaQuery> query = std::move(it->second);
+  port->queries.erase(it);
+  port->dev->prov->HandleSaDone(std::move(query), status, mad, len);
+}
+
+void SaProvider::HandleSaDone(std::unique_ptr<SaQuery> query, int status, const uint8_t* mad,
+                              size_t len) {
+  SaAnswer answer = InterpretSaAnswer(status, mad, len);
+  if (query->pass_through) {
+    SaEndpoint* ep = FindEndpoint(query->endpoint);  // null if closed meanwhile
+    if (answer.status != ACM_STATUS_SUCCESS)
+      Log(SSA_LOG_DEBUG, "QUERY_SA request %llu: %s",
+          static_cast<unsigned long long>(query->req_id), answer.why.c_str());
+    Answer(ep, query->req_id, true, answer.status, &answer.path);
+    return;
+  }
+  FinishRouteQuery(*query, answer);
+}
+
+void SaProvider::FinishRouteQuery(const SaQuery& query, const SaAnswer& answer) {
+  RouteEntry* e = cache_->Peek(query.key);
+  if (!e || e->state != RouteState::kPending || e->query_token != query.token) {
+    // Its endpoint closed, or its port changed and the waiters were sent
+    // again: this answer belongs to no one and must not be cached.
+    ++stale_answers_;
+    Log(SSA_LOG_DEBUG, "stale SA answer for %s dropped (%s)", Describe(query.key).c_str(),
+        answer.status == ACM_STATUS_SUCCESS ? "success" : answer.why.c_str());
+    return;
+  }
+  SaEndpoint* ep = FindEndpoint(query.endpoint);
+  std::vector<uint64_t> waiters = std::move(e->waiters);
+  uint64_t now = NowMs();
+  uint64_t route_life = options_.RouteLifetimeMs();
+  if (answer.status == ACM_STATUS_SUCCESS && answer.cacheable && route_life > 0) {
+    cache_->CompleteValid(e, answer.path, ExpiryAfter(now, route_life));
+  } else if (answer.status != ACM_STATUS_SUCCESS && answer.cacheable &&
+             options_.negative_timeout_ms > 0) {
+    cache_->CompleteFailed(e, answer.status, ExpiryAfter(now, options_.negative_timeout_ms));
+  } else {
+    cache_->Erase(e);
+  }
+  if (answer.status != ACM_STATUS_SUCCESS)
+    Log(SSA_LOG_DEBUG, "endpoint %s: %s: status %u: %s (%zu waiting)",
+        ep ? ep->Name().c_str() : "?", Describe(query.key).c_str(), answer.status,
+        answer.why.c_str(), waiters.size());
+  for (uint64_t id : waiters) Answer(ep, id, false, answer.status, &answer.path);
+}
+
+}  // namespace saprov
+}  // namespace ssa

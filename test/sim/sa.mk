@@ -1,0 +1,14 @@
+# test/sim/sa.mk: integration tests of the sa provider on simulated fabrics
+# (4 HCAs, a 36-HCA fat tree), comparing its answers with OpenSM's
+# (saquery) and driving it with the stock ib_acme.
+check_PROGRAMS += test/sim/sa_tests
+TESTS += test/sim/sa_tests
+test_sim_sa_tests_SOURCES = \
+	test/test_main.cc \
+	test/sim/ibacm_node.h test/sim/ibacm_node.cc \
+	test/sim/sa_provider_sim_test.cc
+test_sim_sa_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS) \
+	-DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
+test_sim_sa_tests_LDADD = test/sim/libsimfab.la common/libssacommon.la $(CPPUTEST_LIBS)
+# The daemon under test loads the provider from providers/sa/.libs.
+EXTRA_test_sim_sa_tests_DEPENDENCIES = providers/sa/sa.la core/ibacm

@@ -1,0 +1,392 @@
+// sa_provider_sim_test.cc: the sa provider in our ibacm on simulated fabrics
+// (ibsim + a real OpenSM), checked against OpenSM itself:
+//   - 4 HCAs, daemon on Hca2 and then on Hca3: every LID OpenSM assigned
+//     and every GID resolves through our daemon, and each record equals
+//     `saquery -p --slid S --dlid D` (or --sgid-to-dgid) run as the same
+//     node, field by field;
+//   - a 36-HCA fat tree, daemons on two nodes: the same for every LID;
+//   - Debian's stock ib_acme resolves LIDs and names through the daemon and
+//     verifies each path with the SA (-v);
+//   - the cache seen through PERF_QUERY counters: a second resolve is a hit,
+//     NODELAY on a cold cache answers ENODATA at once and warms it, a LID
+//     that does not exist fails with EDESTADDR and is negative-cached.
+// Each test starts its own fabric; at most OpenSM, two daemons and one
+// saquery attach at a time (ibsim's limit is 10).
+#include <arpa/inet.h>
+#include <endian.h>
+#include <infiniband/acm.h>
+
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/acm_client.h"
+#include "common/acm_wire.h"
+#include "test/sim/ibacm_node.h"
+#include "test/sim/netgen.h"
+#include "test/sim/sim_fabric.h"
+#include "test/sim/sim_util.h"
+
+// Last: CppUTest redefines new for leak checking.
+#include <CppUTest/TestHarness.h>
+
+using namespace std::chrono_literals;
+using ssa::AcmClient;
+using ssa::Status;
+using ssa::test::IbacmNode;
+using ssa::test::SimFabric;
+namespace acm = ssa::acm;
+
+namespace {
+
+std::string SaProviderDir() { return std::string(ABS_TOP_BUILDDIR) + "/providers/sa/.libs"; }
+
+unsigned long long Num(const std::string& s) { return strtoull(s.c_str(), nullptr, 0); }
+
+// A value from ibstat output, e.g. "Base lid: 3" -> "3".
+std::string IbstatField(const std::string& text, const std::string& label) {
+  size_t at = text.find(label + ":");
+  if (at == std::string::npos) return "";
+  size_t b = text.find_first_not_of(' ', at + label.size() + 1);
+  size_t e = text.find('\n', b);
+  return text.substr(b, e - b);
+}
+
+// saquery's "PathRecord dump:" block -> field name -> value text, e.g.
+//   "\t\tdlid....................1" -> {"dlid", "1"}. Empty: no record.
+std::map<std::string, std::string> ParseSaqueryPath(const std::string& text) {
+  std::map<std::string, std::string> f;
+  size_t at = text.find("PathRecord dump:");
+  if (at == std::string::npos) return f;
+  std::istringstream in(text.substr(at));
+  std::string line;
+  std::getline(in, line);
+  while (std::getline(in, line)) {
+    size_t b = line.find_first_not_of(" \t");
+    if (b == std::string::npos) break;
+    size_t dots = line.find("..", b);
+    if (dots == std::string::npos) break;  // the next record, or other output
+    size_t v = line.find_first_not_of('.', dots);
+    f[line.substr(b, dots - b)] = v == std::string::npos ? "" : line.substr(v);
+  }
+  return f;
+}
+
+std::string GidText(const uint8_t* gid) {
+  char buf[INET6_ADDRSTRLEN];
+  inet_ntop(AF_INET6, gid, buf, sizeof(buf));
+  return buf;
+}
+
+// Every field saquery prints, compared with our record; "" if all equal,
+// else one "field: saquery X, ours Y" per difference.
+std::string Differences(const std::map<std::string, std::string>& sa, const ibv_path_record& p) {
+  std::string out;
+  auto num = [&](const char* field, unsigned long long ours) {
+    auto it = sa.find(field);
+    if (it == sa.end()) {
+      out += std::string(field) + ": not printed by saquery; ";
+    } else if (Num(it->second) != ours) {
+      char buf[128];
+      snprintf(buf, sizeof(buf), "%s: saquery %s, ours 0x%llx; ", field, it->second.c_str(), ours);
+      out += buf;
+    }
+  };
+  auto gid = [&](const char* field, const uint8_t* ours) {
+    auto it = sa.find(field);
+    uint8_t theirs[16] = {};
+    if (it == sa.end() || inet_pton(AF_INET6, it->second.c_str(), theirs) != 1 ||
+        memcmp(theirs, ours, 16) != 0)
+      out += std::string(field) + ": saquery " + (it == sa.end() ? "?" : it->second) + ", ours " +
+             GidText(ours) + "; ";
+  };
+  num("service_id", be64toh(p.service_id));
+  gid("dgid", p.dgid.raw);
+  gid("sgid", p.sgid.raw);
+  num("dlid", ntohs(p.dlid));
+  num("slid", ntohs(p.slid));
+  num("hop_flow_raw", ntohl(p.flowlabel_hoplimit));
+  num("tclass", p.tclass);
+  num("num_path_revers", p.reversible_numpath);
+  num("pkey", ntohs(p.pkey));
+  num("qos_class", ntohs(p.qosclass_sl) >> 4);
+  num("sl", ntohs(p.qosclass_sl) & 0xf);
+  num("mtu", p.mtu);
+  num("rate", p.rate);
+  num("pkt_life", p.packetlifetime);
+  num("preference", p.preference);
+  return out;
+}
+
+acm::EpAddr Source(const std::string& name) {
+  acm::EpAddr e;
+  e.flags = acm::kEpFlagSource;
+  e.SetName(name);
+  return e;
+}
+
+acm::EpAddr DestLid(uint16_t lid, uint32_t extra_flags = 0) {
+  acm::EpAddr e;
+  e.flags = acm::kEpFlagDest | extra_flags;
+  e.SetLid(lid);
+  return e;
+}
+
+acm::EpAddr DestGid(const std::string& text) {
+  acm::EpAddr e;
+  e.flags = acm::kEpFlagDest;
+  ibv_gid gid;
+  inet_pton(AF_INET6, text.c_str(), gid.raw);
+  e.SetGid(gid);
+  return e;
+}
+
+// One daemon with the sa provider on `node`, its address "node<N>".
+struct SaDaemon {
+  std::string node, name;
+  std::unique_ptr<IbacmNode> ibacm;
+  AcmClient client;
+  uint16_t lid = 0;
+};
+
+}  // namespace
+
+TEST_GROUP(SaProviderSim) {
+  std::unique_ptr<SimFabric> fabric;
+
+  void teardown() override {
+    if (fabric) fabric->Stop();
+    fabric.reset();
+  }
+  void StartFabric(const std::string& net, const std::vector<std::string>& ibsim_args = {}) {
+    SimFabric::Options o;
+    o.net_text = net;
+    o.ibsim_args = ibsim_args;
+    Status st = SimFabric::Start(o, &fabric);
+    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+  }
+  std::string Run(const std::string& node, const std::vector<std::string>& argv) {
+    std::string out;
+    int status = -1;
+    Status st = fabric->Run(node, argv, &out, &status, 20s);
+    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_EQUAL_TEXT(0, status, out.c_str());
+    return out;
+  }
+  // Starts ibacm with the sa provider on `node` ("Hca2" -> address "node2").
+  void StartDaemon(SaDaemon * d, const std::string& node, const std::string& sa_options = "") {
+    d->node = node;
+    d->name = "node" + node.substr(3);
+    d->lid = static_cast<uint16_t>(Num(IbstatField(Run(node, {"ibstat"}), "Base lid")));
+    CHECK(d->lid != 0);
+    IbacmNode::Options o;
+    o.node = node;
+    o.addr_cfg = d->name + " ibsim0 1 default\n";
+    o.opts_cfg = "[core]\nlog_level = debug\n[sa]\n" + sa_options;
+    o.provider_dir = SaProviderDir();
+    d->ibacm = std::make_unique<IbacmNode>(fabric.get(), o);
+    Status st = d->ibacm->Start();
+    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    st = d->client.Connect(d->ibacm->socket_path());
+    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+  }
+  void StopDaemon(SaDaemon * d) {
+    d->client.Close();
+    Status st = d->ibacm->Stop();
+    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    STRCMP_CONTAINS("port ibsim0/1 served by provider sa", d->ibacm->Log().c_str());
+  }
+  // Our answer for `dst`; fails the test unless it is a success.
+  ibv_path_record Resolve(SaDaemon * d, const acm::EpAddr& dst) {
+    acm::ResolveResponse r;
+    Status st = d->client.Resolve({Source(d->name), dst}, &r);
+    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    LONGS_EQUAL_TEXT(acm::kStatusSuccess, r.hdr.status, dst.ToString().c_str());
+    CHECK_EQUAL(1u, r.paths.size());
+    return r.paths[0].path;
+  }
+  uint8_t ResolveStatus(SaDaemon * d, const acm::EpAddr& dst) {
+    acm::ResolveResponse r;
+    Status st = d->client.Resolve({Source(d->name), dst}, &r);
+    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    return r.hdr.status;
+  }
+  std::vector<uint64_t> Counters(SaDaemon * d, uint8_t endpoint_index) {
+    acm::PerfResponse r;
+    Status st = d->client.PerfQuery(endpoint_index, &r);
+    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    LONGS_EQUAL(acm::kStatusSuccess, r.hdr.status);
+    CHECK(r.counters.size() >= 7);
+    return r.counters;
+  }
+  // Walks LIDs from 1 until `nodes` of them have a path from `d` (every
+  // node has one LID: LMC 0), comparing each of ours with saquery's. The
+  // GIDs found on the way are returned for CompareGids.
+  std::vector<std::string> CompareLids(SaDaemon * d, int nodes) {
+    std::vector<std::string> gids;
+    const std::string slid = std::to_string(d->lid);
+    int found = 0;
+    for (int lid = 1; found < nodes; ++lid) {
+      CHECK_TEXT(lid <= 4 * nodes,
+                 ("only " + std::to_string(found) + " of " + std::to_string(nodes) + " LIDs found")
+                     .c_str());
+      auto sa = ParseSaqueryPath(
+          Run(d->node, {"saquery", "-p", "--slid", slid, "--dlid", std::to_string(lid)}));
+      if (sa.empty()) continue;  // OpenSM gave this LID to no one
+      ++found;
+      ibv_path_record ours = Resolve(d, DestLid(static_cast<uint16_t>(lid)));
+      std::string diff = Differences(sa, ours);
+      CHECK_TEXT(diff.empty(), (d->node + " -> LID " + std::to_string(lid) + ": " + diff).c_str());
+      gids.push_back(sa["dgid"]);
+    }
+    return gids;
+  }
+  void CompareGids(SaDaemon * d, const std::string& sgid, const std::vector<std::string>& gids) {
+    for (const auto& dgid : gids) {
+      auto sa =
+          ParseSaqueryPath(Run(d->node, {"saquery", "-p", "--sgid-to-dgid", sgid + "-" + dgid}));
+      CHECK_FALSE_TEXT(sa.empty(), ("saquery has no path to " + dgid).c_str());
+      ibv_path_record ours = Resolve(d, DestGid(dgid));
+      std::string diff = Differences(sa, ours);
+      CHECK_TEXT(diff.empty(), (d->node + " -> GID " + dgid + ": " + diff).c_str());
+    }
+  }
+  std::string OwnGid(SaDaemon * d) {
+    auto sa = ParseSaqueryPath(Run(d->node, {"saquery", "-p", "--slid", std::to_string(d->lid),
+                                             "--dlid", std::to_string(d->lid)}));
+    CHECK_FALSE(sa.empty());
+    return sa["sgid"];
+  }
+  void EveryLidAndGidMatchesOpensm(const std::string& node) {
+    StartFabric(ssa::test::FourHcaNet());
+    SaDaemon d;
+    StartDaemon(&d, node);
+    std::vector<std::string> gids = CompareLids(&d, 6);  // 4 HCAs, 2 switches
+    LONGS_EQUAL(6, gids.size());
+    CompareGids(&d, OwnGid(&d), gids);
+    // Every answer above came from the SA once: 6 LIDs + 6 GIDs.
+    std::vector<uint64_t> c = Counters(&d, 1);
+    LONGS_EQUAL(12, c[ACM_CNTR_ROUTE_QUERY]);
+    LONGS_EQUAL(0, c[ACM_CNTR_ERROR]);
+    StopDaemon(&d);
+  }
+};
+
+TEST(SaProviderSim, FourHcasEveryLidAndGidMatchesOpensmFromHca2) {
+  EveryLidAndGidMatchesOpensm("Hca2");
+}
+
+TEST(SaProviderSim, FourHcasEveryLidAndGidMatchesOpensmFromHca3) {
+  EveryLidAndGidMatchesOpensm("Hca3");
+}
+
+TEST(SaProviderSim, FatTreeOf36HcasEveryLidMatchesOpensmFromTwoNodes) {
+  ssa::test::FatTreeOptions t;
+  t.hcas = 36;
+  ssa::test::GeneratedNet net;
+  Status st = ssa::test::FatTreeNet(t, &net);
+  CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+  StartFabric(net.text, net.ibsim_args);
+  SaDaemon a, b;
+  StartDaemon(&a, "Hca2");
+  StartDaemon(&b, "Hca36");  // on the other leaf
+  LONGS_EQUAL(net.nodes, CompareLids(&a, net.nodes).size());
+  LONGS_EQUAL(net.nodes, CompareLids(&b, net.nodes).size());
+  StopDaemon(&a);
+  StopDaemon(&b);
+}
+
+TEST(SaProviderSim, StockIbAcmeResolvesAndVerifiesLidsAndNames) {
+  StartFabric(ssa::test::FourHcaNet());
+  // Names through the address data: node1..node4 -> their port GIDs.
+  std::string hosts;
+  std::map<int, std::string> gid_of;
+  for (int i = 1; i <= 4; ++i) {
+    std::string ibstat = Run("Hca" + std::to_string(i), {"ibstat"});
+    char gid[64];
+    unsigned long long guid = Num(IbstatField(ibstat, "Port GUID"));
+    snprintf(gid, sizeof(gid), "fe80::%llx:%llx:%llx:%llx", guid >> 48, (guid >> 32) & 0xffff,
+             (guid >> 16) & 0xffff, guid & 0xffff);
+    uint8_t raw[16];
+    CHECK_EQUAL(1, inet_pton(AF_INET6, gid, raw));
+    gid_of[i] = GidText(raw);
+    hosts += "node" + std::to_string(i) + " " + gid_of[i] + "\n";
+  }
+  std::string hosts_file = fabric->run_dir() + "/ibacm_hosts.data";
+  CHECK_TRUE(ssa::test::WriteStringToFile(hosts_file, hosts).ok());
+  SaDaemon d;
+  StartDaemon(&d, "Hca2", "addr_preload = acm_hosts\naddr_data_file = " + hosts_file + "\n");
+  const std::string sock = d.ibacm->socket_path();
+  std::string out;
+  int rc = -1;
+  for (int lid = 1; lid <= 6; ++lid) {
+    CHECK_TRUE(ssa::test::RunProgram({"/usr/bin/ib_acme", "-S", sock, "-f", "l", "-s",
+                                      std::to_string(d.lid), "-d", std::to_string(lid), "-v"},
+                                     &out, &rc)
+                   .ok());
+    LONGS_EQUAL_TEXT(0, rc, out.c_str());
+    STRCMP_CONTAINS(("dlid: " + std::to_string(lid) + "\n").c_str(), out.c_str());
+    STRCMP_CONTAINS("SA verification: success", out.c_str());
+  }
+  for (int i = 1; i <= 4; ++i) {
+    CHECK_TRUE(ssa::test::RunProgram({"/usr/bin/ib_acme", "-S", sock, "-f", "n", "-s", d.name, "-d",
+                                      "node" + std::to_string(i), "-v"},
+                                     &out, &rc)
+                   .ok());
+    LONGS_EQUAL_TEXT(0, rc, out.c_str());
+    STRCMP_CONTAINS(("dgid: " + gid_of[i] + "\n").c_str(), out.c_str());
+    STRCMP_CONTAINS("SA verification: success", out.c_str());
+  }
+  // A name in no address data: a clear error, no crash.
+  CHECK_TRUE(
+      ssa::test::RunProgram(
+          {"/usr/bin/ib_acme", "-S", sock, "-f", "n", "-s", d.name, "-d", "node99"}, &out, &rc)
+          .ok());
+  CHECK(rc != 0);
+  std::vector<uint64_t> c = Counters(&d, 1);
+  LONGS_EQUAL(4, c[ACM_CNTR_ADDR_CACHE]);
+  StopDaemon(&d);
+}
+
+TEST(SaProviderSim, CacheHitsNodelayAndNegativeCacheShowInTheCounters) {
+  StartFabric(ssa::test::FourHcaNet());
+  SaDaemon d;
+  StartDaemon(&d, "Hca3");
+  auto route_queries = [&] { return Counters(&d, 1)[ACM_CNTR_ROUTE_QUERY]; };
+  auto route_hits = [&] { return Counters(&d, 1)[ACM_CNTR_ROUTE_CACHE]; };
+
+  // A second resolve of one destination is a cache hit.
+  ibv_path_record first = Resolve(&d, DestLid(1));
+  LONGS_EQUAL(1, route_queries());
+  LONGS_EQUAL(0, route_hits());
+  ibv_path_record second = Resolve(&d, DestLid(1));
+  MEMCMP_EQUAL(&first, &second, sizeof(first));
+  LONGS_EQUAL(1, route_queries());
+  LONGS_EQUAL(1, route_hits());
+  LONGS_EQUAL(1, Counters(&d, 0)[ACM_CNTR_ROUTE_CACHE]);  // daemon-wide too
+
+  // NODELAY on a cold cache: ENODATA at once, and the lookup warms the cache.
+  LONGS_EQUAL(acm::kStatusENoData, ResolveStatus(&d, DestLid(2, acm::kFlagNoDelay)));
+  uint8_t status = acm::kStatusENoData;
+  bool warmed = ssa::test::PollUntil(5s, [&] {
+    status = ResolveStatus(&d, DestLid(2, acm::kFlagNoDelay));
+    return status != acm::kStatusENoData;
+  });
+  CHECK_TRUE_TEXT(warmed, "NODELAY never found the path in the cache");
+  LONGS_EQUAL(acm::kStatusSuccess, status);
+  LONGS_EQUAL(2, route_queries());  // one query for LID 2, however often it was asked
+  CHECK(Counters(&d, 1)[ACM_CNTR_NODATA] >= 1);
+
+  // A LID nobody has: a clear error, and the second try asks no one.
+  const uint16_t nobody = 200;
+  LONGS_EQUAL(acm::kStatusEDestAddr, ResolveStatus(&d, DestLid(nobody)));
+  LONGS_EQUAL(3, route_queries());
+  LONGS_EQUAL(acm::kStatusEDestAddr, ResolveStatus(&d, DestLid(nobody)));
+  LONGS_EQUAL(3, route_queries());
+  LONGS_EQUAL(2, Counters(&d, 1)[ACM_CNTR_ERROR]);
+  StopDaemon(&d);
+  STRCMP_CONTAINS("LID 200: status 9: SA answered ERR_NO_RECORDS", d.ibacm->Log().c_str());
+}

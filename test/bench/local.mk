@@ -13,3 +13,16 @@ bench_programs = test/bench/bench_resolve
 bench: $(bench_programs) all
 .PHONY: bench
 CLEANFILES += $(bench_programs)
+
+# bench_extract: the OpenSM plugin's time under OpenSM's lock vs OpenSM's
+# heavy sweep, on 2,000 and 10,000-HCA fat trees.
+if WITH_OPENSM
+EXTRA_PROGRAMS += test/bench/bench_extract
+test_bench_bench_extract_SOURCES = \
+	test/bench/bench_extract.cc \
+	test/sim/osm_plugin_util.h test/sim/osm_plugin_util.cc
+test_bench_bench_extract_CPPFLAGS = $(AM_CPPFLAGS) -DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
+test_bench_bench_extract_LDADD = test/sim/libsimfab.la common/libssacommon.la
+EXTRA_test_bench_bench_extract_DEPENDENCIES = opensm_plugin/libibssa_osm.la
+bench_programs += test/bench/bench_extract
+endif

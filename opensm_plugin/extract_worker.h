@@ -1,0 +1,84 @@
+// extract_worker.h: the plugin object OpenSM holds between create() and
+// delete(): its options, its log, and the worker thread that turns OpenSM's
+// events into SMDB versions (SmdbProducer).
+//
+// When to extract:
+//   - SUBNET_UP: at once; the heavy sweep has finished.
+//   - UCAST_ROUTING_DONE outside a heavy sweep: at once (a reroute-only
+//     sweep, which ends without SUBNET_UP).
+//   - LFT_CHANGE outside a heavy sweep: once no further change has come
+//     for settle_ms (OpenSM reports every block, so one reroute is many
+//     events). Inside a heavy sweep LFT changes are covered by the
+//     SUBNET_UP that ends it, and extracting a half-routed fabric would
+//     publish a version nobody should use.
+// Requests that arrive while a version is being made coalesce into one
+// extraction of the newest state.
+//
+// Threads: OnEvent() is called from OpenSM's threads (state manager, MAD
+// receivers); it takes mu_ only for a few assignments and never waits for
+// the worker, which holds mu_ only for bookkeeping, never across the
+// extraction, the lock or I/O. Stop()/the destructor join the worker.
+#ifndef IBACM_SSA_OPENSM_PLUGIN_EXTRACT_WORKER_H
+#define IBACM_SSA_OPENSM_PLUGIN_EXTRACT_WORKER_H
+
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "common/status.h"
+#include "opensm_plugin/plugin_log.h"
+#include "opensm_plugin/plugin_options.h"
+#include "opensm_plugin/smdb_producer.h"
+
+namespace ssa {
+namespace osmplugin {
+
+class ExtractWorker {
+ public:
+  // Validates the options, opens the log and the dump directory, starts
+  // the thread. On error nothing is left running and the Status says why.
+  // `log` and `extract` are given by the caller (plugin_entry.cc binds them
+  // to OpenSM); the log must outlive the worker.
+  static Status Create(const PluginOptions& options, std::unique_ptr<PluginLog> log,
+                       ExtractFn extract, std::unique_ptr<ExtractWorker>* out);
+  ~ExtractWorker();
+  ExtractWorker(const ExtractWorker&) = delete;
+  ExtractWorker& operator=(const ExtractWorker&) = delete;
+
+  // One of osm_bridge.h's ssa_osm_event values.
+  void OnEvent(int event);
+  // Asks the thread to finish the version in progress and exit; joins it.
+  // Idempotent.
+  void Stop();
+
+  PluginLog* log() { return log_.get(); }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  ExtractWorker(const PluginOptions& options, std::unique_ptr<PluginLog> log);
+  void Run();
+
+  PluginOptions options_;
+  std::unique_ptr<PluginLog> log_;
+  std::unique_ptr<SmdbProducer> producer_;  // used by the worker thread only
+  std::thread thread_;
+
+  std::mutex mu_;  // guards the fields below; held only for bookkeeping
+  std::condition_variable cv_;
+  bool stop_ = false;
+  bool extract_now_ = false;
+  bool extract_settled_ = false;  // extract at settle_deadline_
+  Clock::time_point settle_deadline_;
+  const char* reason_ = "";  // a string literal: OnEvent must not allocate
+  bool in_heavy_sweep_ = false;
+  Clock::time_point sweep_start_;
+  double sweep_ms_ = -1;  // the last completed heavy sweep, for the log
+};
+
+}  // namespace osmplugin
+}  // namespace ssa
+
+#endif

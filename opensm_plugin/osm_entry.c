@@ -1,0 +1,93 @@
+/* osm_entry.c: the OpenSM event plugin entry point, `osm_event_plugin`, and
+ * OpenSM's log for the C++ side.
+ *
+ * OpenSM (3.3.23) dlopen()s libibssa_osm.so when its config says
+ * `event_plugin_name ibssa_osm`, refuses it unless osm_version below equals
+ * its own version string, then calls create() once at start-up, report()
+ * for every event from whichever of its threads raised it, and delete() at
+ * shutdown, before it destroys the subnet. These wrappers only translate to
+ * the C++ plugin (plugin_entry.cc), which never lets an exception out.
+ *
+ * Ownership: the plugin object returned by create() is OpenSM's until
+ * delete(). Threads: see above; report() never blocks (it only records the
+ * event for the plugin's own thread). */
+#include <opensm/osm_config.h> /* first: it selects the struct layouts */
+
+#include <opensm/osm_event_plugin.h>
+#include <opensm/osm_log.h>
+#include <opensm/osm_opensm.h>
+#include <opensm/osm_version.h>
+
+#include "opensm_plugin/osm_bridge.h"
+
+#if OSM_EVENT_PLUGIN_INTERFACE_VER != 2
+#error "this plugin implements OpenSM's event plugin interface version 2"
+#endif
+
+static void *plugin_create(struct osm_opensm *osm)
+{
+	return ssa_plugin_create(osm, osm->subn.opt.event_plugin_options, osm->osm_version);
+}
+
+static void plugin_delete(void *plugin)
+{
+	ssa_plugin_delete(plugin);
+}
+
+static void plugin_report(void *plugin, osm_epi_event_id_t event_id, void *event_data)
+{
+	int ev;
+
+	(void)event_data; /* the plugin re-reads the subnet; the payload is not needed */
+	switch (event_id) {
+	case OSM_EVENT_ID_SUBNET_UP:
+		ev = SSA_EV_SUBNET_UP;
+		break;
+	case OSM_EVENT_ID_HEAVY_SWEEP_START:
+		ev = SSA_EV_HEAVY_SWEEP_START;
+		break;
+	case OSM_EVENT_ID_UCAST_ROUTING_DONE:
+		ev = SSA_EV_UCAST_ROUTING_DONE;
+		break;
+	case OSM_EVENT_ID_LFT_CHANGE:
+		ev = SSA_EV_LFT_CHANGE;
+		break;
+	case OSM_EVENT_ID_STATE_CHANGE:
+		ev = SSA_EV_STATE_CHANGE;
+		break;
+	default: /* counters, traps, SA DB dumps: nothing to extract */
+		return;
+	}
+	ssa_plugin_report(plugin, ev);
+}
+
+void ssa_osm_log(void *osm_handle, int level, const char *msg)
+{
+	osm_opensm_t *osm = osm_handle;
+	osm_log_level_t osm_level;
+
+	switch (level) {
+	case SSA_OSM_LOG_ERROR:
+		osm_level = OSM_LOG_ERROR;
+		break;
+	case SSA_OSM_LOG_INFO:
+		osm_level = OSM_LOG_INFO;
+		break;
+	case SSA_OSM_LOG_VERBOSE:
+		osm_level = OSM_LOG_VERBOSE;
+		break;
+	default:
+		osm_level = OSM_LOG_DEBUG;
+		break;
+	}
+	if (osm && osm_log_is_active(&osm->log, osm_level))
+		osm_log(&osm->log, osm_level, "ibssa_osm: %s\n", msg);
+}
+
+/* The one exported symbol (ibssa_osm.map hides everything else). */
+osm_event_plugin_t osm_event_plugin = {
+	OSM_VERSION,
+	plugin_create,
+	plugin_delete,
+	plugin_report
+};

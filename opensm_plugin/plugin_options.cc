@@ -1,0 +1,141 @@
+// plugin_options.cc: parsing the plugin's options (see plugin_options.h).
+#include "opensm_plugin/plugin_options.h"
+
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "common/config_file.h"
+#include "common/option_set.h"
+
+namespace ssa {
+namespace osmplugin {
+namespace {
+
+std::string Trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return "";
+  size_t e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
+void Bind(OptionSet* set, PluginOptions* o) {
+  set->String("dump_dir", &o->dump_dir);
+  set->Custom("log_file", [o](const std::string& v) {
+    // syslog would call openlog() inside OpenSM and change its identity.
+    if (v.empty() || v == "syslog" || v == "stdout")
+      return Status::Error(EINVAL, "expected a file path, \"stderr\" or \"none\"");
+    o->log_file = v;
+    o->log_file_given = true;
+    return Status::Ok();
+  });
+  set->Custom("log_level", [o](const std::string& v) {
+    if (!ParseLogLevel(v, &o->log_level))
+      return Status::Error(EINVAL, "'" + v + "' is not error, warn, info, debug or trace");
+    return Status::Ok();
+  });
+  set->Int("keep", &o->keep, 0, 1000000);
+  set->Int("settle_ms", &o->settle_ms, 0, 600000);
+  set->Bool("write_deltas", &o->write_deltas);
+  set->Bool("dump_text", &o->dump_text);
+}
+
+// Applies entries; the first complaint becomes the error.
+Status Apply(const std::vector<ConfigEntry>& entries, const std::string& where, PluginOptions* o) {
+  OptionSet set;
+  Bind(&set, o);
+  std::vector<std::string> warnings = set.Apply(entries, where);
+  if (!warnings.empty()) {
+    std::string msg = warnings.front();
+    // OptionSet words its messages for daemons that carry on; we do not.
+    const std::string tails[] = {", ignored", "; keeping the default"};
+    for (const std::string& tail : tails)
+      if (msg.size() > tail.size() && msg.compare(msg.size() - tail.size(), tail.size(), tail) == 0)
+        msg.erase(msg.size() - tail.size());
+    return Status::Error(EINVAL, msg);
+  }
+  return Status::Ok();
+}
+
+Status ReadConfigFile(const std::string& path, std::vector<ConfigEntry>* out) {
+  std::ifstream in(path);
+  if (!in) return Status::FromErrno("cannot open config file " + path);
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    size_t hash = line.find('#');
+    if (hash != std::string::npos) line.erase(hash);
+    line = Trim(line);
+    if (line.empty()) continue;
+    size_t split = line.find_first_of("= \t");
+    ConfigEntry e;
+    e.key = Trim(line.substr(0, split));
+    e.value = split == std::string::npos ? "" : Trim(line.substr(split + 1));
+    if (!e.value.empty() && e.value[0] == '=') e.value = Trim(e.value.substr(1));
+    e.line = number;
+    if (e.key == "config")
+      return Status::Error(EINVAL,
+                           path + ":" + std::to_string(number) + ": config files do not nest");
+    out->push_back(e);
+  }
+  if (in.bad()) return Status::FromErrno("cannot read config file " + path);
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string PluginOptions::Describe() const {
+  std::ostringstream s;
+  s << "dump_dir=" << (dump_dir.empty() ? "(none)" : dump_dir) << " keep=" << keep
+    << " log_file=" << log_file << " log_level=" << LogLevelName(log_level)
+    << " settle_ms=" << settle_ms << " write_deltas=" << (write_deltas ? 1 : 0)
+    << " dump_text=" << (dump_text ? 1 : 0);
+  if (!config_file.empty()) s << " (config " << config_file << ")";
+  return s.str();
+}
+
+Status ParsePluginOptions(const std::string& text, PluginOptions* out) {
+  PluginOptions o;
+  std::vector<ConfigEntry> inline_entries;
+  std::string word;
+  int index = 0;
+  std::string normalized = text;
+  for (char& c : normalized)
+    if (c == ',' || c == '\t' || c == '\n' || c == '\r') c = ' ';
+  std::istringstream words(normalized);
+  while (words >> word) {
+    ++index;
+    size_t eq = word.find('=');
+    if (eq == std::string::npos || eq == 0)
+      return Status::Error(EINVAL, "event_plugin_options word " + std::to_string(index) + " '" +
+                                       word + "': expected key=value");
+    ConfigEntry e;
+    e.key = word.substr(0, eq);
+    e.value = word.substr(eq + 1);
+    e.line = index;
+    if (e.key == "config") {
+      if (!o.config_file.empty())
+        return Status::Error(EINVAL, "event_plugin_options: config= given twice");
+      if (e.value.empty()) return Status::Error(EINVAL, "event_plugin_options: empty config=");
+      o.config_file = e.value;
+      continue;
+    }
+    inline_entries.push_back(e);
+  }
+  if (!o.config_file.empty()) {
+    std::vector<ConfigEntry> file_entries;
+    Status st = ReadConfigFile(o.config_file, &file_entries);
+    if (!st.ok()) return st;
+    st = Apply(file_entries, o.config_file, &o);
+    if (!st.ok()) return st;
+  }
+  // Positions in the string are word numbers: "event_plugin_options:3: ...".
+  Status st = Apply(inline_entries, "event_plugin_options", &o);
+  if (!st.ok()) return st;
+  *out = o;
+  return Status::Ok();
+}
+
+}  // namespace osmplugin
+}  // namespace ssa

@@ -1,0 +1,51 @@
+// plugin_options.h: the OpenSM plugin's options, from OpenSM's
+// `event_plugin_options` string and, optionally, a file that string names.
+//
+//   event_plugin_options dump_dir=/var/cache/ibssa keep=8 log_level=info
+//   event_plugin_options config=/etc/rdma/ibssa_osm.conf
+//
+// The string is "key=value" words separated by blanks or commas; `config=`
+// names a file of "key value" / "key = value" / "key=value" lines ('#'
+// starts a comment). File values come first, the string's own words
+// override them. Unlike the daemons' options, anything unknown or malformed
+// is an error: the plugin then refuses to load (OpenSM runs on without it)
+// rather than run with a setting the administrator did not ask for.
+//
+// A plain value; parse on any thread.
+#ifndef IBACM_SSA_OPENSM_PLUGIN_PLUGIN_OPTIONS_H
+#define IBACM_SSA_OPENSM_PLUGIN_PLUGIN_OPTIONS_H
+
+#include <string>
+
+#include "common/log.h"
+#include "common/status.h"
+
+namespace ssa {
+namespace osmplugin {
+
+struct PluginOptions {
+  // Where each version goes (smdb.<epoch>, delta.<from>-<to>, latest);
+  // empty: keep versions in memory only.
+  std::string dump_dir;
+  // The plugin's own log; "none" for OpenSM's log only.
+  std::string log_file = "/var/log/ibssa_osm.log";
+  bool log_file_given = false;  // an explicit log_file must open
+  LogLevel log_level = LogLevel::kInfo;
+  int keep = 8;              // versions kept in dump_dir; 0 = all
+  int settle_ms = 200;       // quiet time after an LFT change outside a sweep
+  bool write_deltas = true;  // delta.<from>-<to> beside each version
+  bool dump_text = false;    // smdb.<epoch>.txt (DumpSmdb) too
+  std::string config_file;   // the file read, if any (for the log)
+
+  // "dump_dir=... keep=8 ...": every option, for the log.
+  std::string Describe() const;
+};
+
+// Parses `text` (may be empty) into *out, starting from defaults. Errors
+// name the word or file line and say what is wrong.
+Status ParsePluginOptions(const std::string& text, PluginOptions* out);
+
+}  // namespace osmplugin
+}  // namespace ssa
+
+#endif

@@ -1,0 +1,165 @@
+// smdb_producer.cc: SmdbProducer (see smdb_producer.h).
+#include "opensm_plugin/smdb_producer.h"
+
+#include <chrono>
+#include <cstdio>
+#include <type_traits>
+
+#include "common/smdb_delta.h"
+#include "common/smdb_dump.h"
+
+namespace ssa {
+namespace osmplugin {
+namespace {
+
+// A walk that overflows is repeated after growing the buffers; more than
+// this many in a row means the fabric changes faster than we can copy it.
+constexpr int kMaxWalks = 4;
+
+double MsSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::string Ms(double ms) {
+  char buf[32];
+  snprintf(buf, sizeof(buf), "%.3f", ms);
+  return buf;
+}
+
+std::string ChangedTables(const smdb::Smdb& db) {
+  std::string names;
+  smdb::Smdb::ForEachTable(db, [&](const auto& table) {
+    using R = typename std::decay_t<decltype(table)>::Record;
+    if (table.epoch == db.global_epoch)
+      names += std::string(names.empty() ? "" : " ") + R::kTableName;
+  });
+  return names;
+}
+
+}  // namespace
+
+SmdbProducer::SmdbProducer(const PluginOptions& options, std::unique_ptr<VersionStore> store,
+                           ExtractFn extract, PluginLog* log)
+    : options_(options), store_(std::move(store)), extract_(std::move(extract)), log_(log) {}
+
+void SmdbProducer::LoadPrevious() {
+  if (!store_) return;
+  smdb::Smdb db;
+  bool found = false;
+  Status st = store_->LoadLatest(&db, &found);
+  if (!st.ok()) {
+    log_->Warn("ignoring the previous version in " + store_->dir() + ": " + st.ToString() +
+               "; epochs restart at 1");
+    return;
+  }
+  if (!found) return;
+  previous_ = std::move(db);
+  previous_on_disk_ = true;
+  log_->Key("continuing from epoch " + std::to_string(previous_.global_epoch) + " (" +
+            store_->LatestPath() + ")");
+}
+
+bool SmdbProducer::Extract(ProduceResult* r) {
+  for (r->walks = 1; r->walks <= kMaxWalks; ++r->walks) {
+    ssa_extract_times t{};
+    int rc = extract_(raw_.buffers(), &t);
+    r->lock_wait_ms += t.wait_ms;
+    r->lock_hold_ms += t.hold_ms;  // every walk stalled OpenSM, the counting ones too
+    if (rc == 0) {
+      if (raw_.raw().truncated)
+        log_->Warn("a subnet table was longer than its own count; this version may be incomplete");
+      return true;
+    }
+    if (rc != 1) {
+      log_->Error("extraction failed (" + std::to_string(rc) + ")");
+      return false;
+    }
+    raw_.Grow();  // outside the lock; the next walk fits unless the fabric grew again
+    log_->Debug("raw buffers grown to " + std::to_string(raw_.CapacityBytes()) + " bytes");
+  }
+  r->walks = kMaxWalks;
+  log_->Error("the subnet kept growing during " + std::to_string(kMaxWalks) +
+              " walks; no version this time");
+  return false;
+}
+
+ProduceResult SmdbProducer::Produce(const std::string& reason, double sweep_ms) {
+  ProduceResult r;
+  r.epoch = previous_.global_epoch;
+  if (!Extract(&r)) return r;
+
+  auto t_build = std::chrono::steady_clock::now();
+  smdb::Smdb next;
+  BuildReport report;
+  BuildSmdb(raw_.raw(), &next, &report);
+  if (report.duplicate_keys || report.dangling_links)
+    log_->Warn("OpenSM's tables were inconsistent: dropped " +
+               std::to_string(report.duplicate_keys) + " duplicate records and " +
+               std::to_string(report.dangling_links) + " dangling links");
+  smdb::BumpEpochs(previous_, &next);
+  std::string walk = "lock held " + Ms(r.lock_hold_ms) + " ms (waited " + Ms(r.lock_wait_ms) +
+                     " ms, " + std::to_string(r.walks) + (r.walks == 1 ? " walk)" : " walks)");
+  if (next.global_epoch == previous_.global_epoch) {
+    log_->Info("no change since epoch " + std::to_string(r.epoch) + "; " + walk + "; after " +
+               reason);
+    return r;
+  }
+  r.changed = ChangedTables(next);
+  Publish(std::move(next), &r);
+  if (!r.new_version) return r;
+  r.build_ms = MsSince(t_build) - r.write_ms;
+
+  std::string line = "epoch " + std::to_string(r.epoch) + ": tables changed: " + r.changed + "; " +
+                     walk + "; build " + Ms(r.build_ms) + " ms, write " + Ms(r.write_ms) + " ms, " +
+                     std::to_string(r.bytes) + " bytes; after " + reason;
+  if (sweep_ms >= 0) line += " (heavy sweep " + Ms(sweep_ms) + " ms)";
+  log_->Key(line);
+  return r;
+}
+
+// Serializes `next`, writes it (and its delta) when there is a dump
+// directory, and makes it the previous version.
+void SmdbProducer::Publish(smdb::Smdb next, ProduceResult* r) {
+  std::string bytes;
+  Status st = next.Serialize(&bytes);
+  if (!st.ok()) {
+    // BuildSmdb sorts and de-duplicates, so this is a bug, not bad input.
+    log_->Error("cannot serialize epoch " + std::to_string(next.global_epoch) + ": " +
+                st.ToString());
+    return;
+  }
+  r->bytes = bytes.size();
+  bool on_disk = false;
+  if (store_) {
+    std::string delta;
+    bool with_delta = options_.write_deltas && previous_on_disk_;
+    if (with_delta) {
+      st = smdb::MakeDelta(previous_, next, &delta);
+      if (!st.ok()) {
+        log_->Error("cannot make the delta to epoch " + std::to_string(next.global_epoch) + ": " +
+                    st.ToString());
+        with_delta = false;
+      }
+    }
+    std::string text;
+    if (options_.dump_text) text = smdb::DumpSmdb(next);
+    auto t_write = std::chrono::steady_clock::now();
+    st = store_->Write(next.global_epoch, bytes, with_delta ? &delta : nullptr,
+                       previous_.global_epoch, options_.dump_text ? &text : nullptr);
+    r->write_ms = MsSince(t_write);
+    if (st.ok()) {
+      on_disk = true;
+    } else {
+      // The version still becomes current; the next one is written whole
+      // (no delta), since readers lack this one as a base.
+      log_->Error("cannot write epoch " + std::to_string(next.global_epoch) + ": " + st.ToString());
+    }
+  }
+  r->new_version = true;
+  r->epoch = next.global_epoch;
+  previous_ = std::move(next);
+  previous_on_disk_ = on_disk;
+}
+
+}  // namespace osmplugin
+}  // namespace ssa

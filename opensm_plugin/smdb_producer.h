@@ -1,0 +1,81 @@
+// smdb_producer.h: makes one SMDB version from OpenSM's subnet: copy under
+// OpenSM's lock (the injected Extract function, ssa_osm_extract in the
+// plugin), then, with the lock released, build the records, bump the
+// epochs of the tables that changed against the previous version,
+// serialize, and write the version and its delta to the dump directory.
+//
+// The previous version stays in memory (it is the base of the next delta
+// and of the epoch comparison); at start it is reloaded from the dump
+// directory's `latest`, so epochs keep increasing across OpenSM restarts.
+//
+// Owned by ExtractWorker and used only on its thread; borrows the log,
+// which must outlive it.
+#ifndef IBACM_SSA_OPENSM_PLUGIN_SMDB_PRODUCER_H
+#define IBACM_SSA_OPENSM_PLUGIN_SMDB_PRODUCER_H
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "common/smdb.h"
+#include "opensm_plugin/osm_bridge.h"
+#include "opensm_plugin/plugin_log.h"
+#include "opensm_plugin/plugin_options.h"
+#include "opensm_plugin/raw_snapshot.h"
+#include "opensm_plugin/version_store.h"
+
+namespace ssa {
+namespace osmplugin {
+
+// Copies the subnet into the buffers under the SM's lock; returns as
+// ssa_osm_extract does (0 complete, 1 some array overflowed).
+using ExtractFn = std::function<int(ssa_raw_buffers*, ssa_extract_times*)>;
+
+// What one Produce() did, for the log and for tests.
+struct ProduceResult {
+  bool new_version = false;  // false: nothing changed, or an error
+  uint64_t epoch = 0;        // the current global epoch afterwards
+  int walks = 0;             // walks under the lock (more than 1: a buffer grew)
+  double lock_wait_ms = 0;   // summed over the walks
+  double lock_hold_ms = 0;   // summed over the walks
+  double build_ms = 0;       // records, epochs, serialization, delta
+  double write_ms = 0;
+  size_t bytes = 0;
+  std::string changed;  // "nodes ports ..." or ""
+};
+
+class SmdbProducer {
+ public:
+  // `store` is null when there is no dump directory.
+  SmdbProducer(const PluginOptions& options, std::unique_ptr<VersionStore> store, ExtractFn extract,
+               PluginLog* log);
+
+  // Loads the previous version from the dump directory, if any. A version
+  // that does not parse is logged and ignored (epochs then restart at 1).
+  void LoadPrevious();
+
+  // One extraction and, if anything changed, one new version. `reason`
+  // and `sweep_ms` (< 0: unknown) go into the log line. Throws only
+  // std::bad_alloc (the caller logs it and waits for the next event).
+  ProduceResult Produce(const std::string& reason, double sweep_ms);
+
+  const smdb::Smdb& current() const { return previous_; }
+
+ private:
+  bool Extract(ProduceResult* r);
+  void Publish(smdb::Smdb next, ProduceResult* r);
+
+  PluginOptions options_;
+  std::unique_ptr<VersionStore> store_;
+  ExtractFn extract_;
+  PluginLog* log_;
+  RawSnapshot raw_;
+  smdb::Smdb previous_;            // the latest version (global_epoch 0: none yet)
+  bool previous_on_disk_ = false;  // a delta from it can be applied by readers
+};
+
+}  // namespace osmplugin
+}  // namespace ssa
+
+#endif

@@ -1,0 +1,63 @@
+// version_store.h: the plugin's dump directory, one file per SMDB version.
+//
+//   smdb.<epoch>          the version, in the SMDB file format (smdb.h)
+//   delta.<from>-<to>     MakeDelta from the previous version (smdb_delta.h)
+//   smdb.<epoch>.txt      DumpSmdb text, with dump_text=1
+//   latest                symlink to the newest smdb.<epoch>
+//
+// Every file is written under a temporary name and renamed, and `latest`
+// moves only after the version and its delta are in place, so a reader
+// that follows `latest` never sees a half-written file or a version whose
+// delta is still missing. Older versions beyond `keep` are removed, with
+// the deltas that lead to them.
+//
+// Owned by SmdbProducer; used from the worker thread only.
+#ifndef IBACM_SSA_OPENSM_PLUGIN_VERSION_STORE_H
+#define IBACM_SSA_OPENSM_PLUGIN_VERSION_STORE_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/smdb.h"
+#include "common/status.h"
+
+namespace ssa {
+namespace osmplugin {
+
+class VersionStore {
+ public:
+  // Creates `dir` (and its parents) if needed and checks it is writable.
+  static Status Open(const std::string& dir, int keep, VersionStore* out);
+
+  const std::string& dir() const { return dir_; }
+  std::string VersionPath(uint64_t epoch) const;
+  std::string DeltaPath(uint64_t from, uint64_t to) const;
+  std::string LatestPath() const { return dir_ + "/latest"; }
+
+  // Reads the version `latest` points to; *found is false when there is
+  // none. A version that does not parse is an error.
+  Status LoadLatest(smdb::Smdb* out, bool* found) const;
+
+  // Writes one version: its serialized bytes, optionally the delta from
+  // `from_epoch` and a text dump, then moves `latest` and prunes.
+  Status Write(uint64_t epoch, const std::string& bytes, const std::string* delta,
+               uint64_t from_epoch, const std::string* text);
+
+  // Epochs of the smdb.<epoch> files present, ascending.
+  std::vector<uint64_t> ListVersions() const;
+
+ private:
+  void Prune(std::vector<std::string>* removed_errors);
+
+  std::string dir_;
+  int keep_ = 0;
+};
+
+// Writes `bytes` to `path` through a temporary file in the same directory.
+Status WriteFileAtomic(const std::string& path, const std::string& bytes);
+
+}  // namespace osmplugin
+}  // namespace ssa
+
+#endif

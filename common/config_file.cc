@@ -1,6 +1,7 @@
 // config_file.cc: INI through inih (with our own line-counting reader, since
 // Debian's inih is built without INI_HANDLER_LINENO) and upstream
 // "name value" files through a small tokenizer.
+#include "common/text_util.h"
 #include "common/config_file.h"
 
 #include <ini.h>
@@ -13,13 +14,6 @@
 namespace ssa {
 
 namespace {
-
-std::string Trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return "";
-  size_t e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
 
 // Feeds inih one line at a time from a string and remembers which line it is.
 struct LineReader {

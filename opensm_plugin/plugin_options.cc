@@ -1,4 +1,5 @@
 // plugin_options.cc: parsing the plugin's options (see plugin_options.h).
+#include "common/text_util.h"
 #include "opensm_plugin/plugin_options.h"
 
 #include <fstream>
@@ -11,13 +12,6 @@
 namespace ssa {
 namespace osmplugin {
 namespace {
-
-std::string Trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return "";
-  size_t e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
 
 void Bind(OptionSet* set, PluginOptions* o) {
   set->String("dump_dir", &o->dump_dir);

@@ -2,6 +2,7 @@
 // route_preload.h). One pass: every block header feeds the LID -> GUID
 // table, and only the lines of the caller's own block are parsed further,
 // so a dump of a large fabric costs little more than reading it.
+#include "common/text_util.h"
 #include "providers/sa/route_preload.h"
 
 #include <arpa/inet.h>
@@ -23,13 +24,6 @@ constexpr uint16_t kFirstMulticastLid = 0xc000;
 // PacketLifeTime; the dump does not carry it.
 constexpr uint8_t kDefaultPacketLifeTime = 18;
 constexpr uint8_t kSelectorExactly = 2;
-
-std::string Trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return "";
-  size_t e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
 
 bool StartsWith(const std::string& s, const char* prefix) {
   return s.compare(0, strlen(prefix), prefix) == 0;

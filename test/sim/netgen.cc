@@ -1,4 +1,5 @@
 // netgen.cc: net file generators and reader.
+#include "common/text_util.h"
 #include "test/sim/netgen.h"
 
 #include <algorithm>
@@ -65,13 +66,6 @@ const char kFourHcaNet[] =
 std::string PortLine(int port, const std::string& remote, int remote_port, const std::string& opts) {
   return "[" + std::to_string(port) + "]\t\"" + remote + "\"[" + std::to_string(remote_port) + "]" +
          opts + "\n";
-}
-
-std::string Trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r");
-  if (b == std::string::npos) return "";
-  size_t e = s.find_last_not_of(" \t\r");
-  return s.substr(b, e - b + 1);
 }
 
 // The quoted string starting at or after `from`; npos-safe.

@@ -1,4 +1,5 @@
 // sim_test_util.cc: output parsers and local process helpers for tests.
+#include "common/text_util.h"
 #include "test/sim/sim_test_util.h"
 
 #include <cstdlib>
@@ -10,12 +11,6 @@
 namespace ssa {
 namespace test {
 namespace {
-
-std::string Trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r");
-  if (b == std::string::npos) return "";
-  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
-}
 
 }  // namespace
 

@@ -135,13 +135,7 @@ int SaProvider::OpenPort(SaDevice* dev, const ssa_port_info* info, ssa_core_port
   port->core_port = core_port;
   port->ca_name = info->ca_name ? info->ca_name : dev->name;
   port->port_num = info->port_num;
-  port->state = info->state;
-  port->lmc = info->lmc;
-  port->sm_sl = info->sm_sl;
-  port->lid = info->lid;
-  port->sm_lid = info->sm_lid;
-  port->gid_prefix = info->gid_prefix;
-  port->port_guid = info->port_guid;
+  port->Update(*info);
   Log(SSA_LOG_DEBUG, "open_port %s lid %u sm_lid %u", port->Name().c_str(), port->lid,
       port->sm_lid);
   *out = port.get();
@@ -169,13 +163,7 @@ void SaProvider::PortChanged(SaPort* port, const ssa_port_info* info) {
   char why[160];
   snprintf(why, sizeof(why), "lid %u->%u, sm_lid %u->%u", port->lid, info->lid, port->sm_lid,
            info->sm_lid);
-  port->state = info->state;
-  port->lmc = info->lmc;
-  port->sm_sl = info->sm_sl;
-  port->lid = info->lid;
-  port->sm_lid = info->sm_lid;
-  port->gid_prefix = info->gid_prefix;
-  port->port_guid = info->port_guid;
+  port->Update(*info);
   if (routes_wrong) FlushPort(port, why);
 }
 

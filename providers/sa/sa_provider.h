@@ -67,6 +67,16 @@ struct SaQuery {
 };
 
 struct SaPort {
+  // Copies the attributes the provider keeps from the core's port info.
+  void Update(const ssa_port_info& info) {
+    state = info.state;
+    lmc = info.lmc;
+    sm_sl = info.sm_sl;
+    lid = info.lid;
+    sm_lid = info.sm_lid;
+    gid_prefix = info.gid_prefix;
+    port_guid = info.port_guid;
+  }
   SaDevice* dev = nullptr;
   ssa_core_port_t* core_port = nullptr;
   std::string ca_name;

@@ -53,7 +53,7 @@ extern "C" {
 #endif
 
 #define SSA_PROV_ABI_MAJOR 1
-#define SSA_PROV_ABI_MINOR 0
+#define SSA_PROV_ABI_MINOR 1 /* 1.1: ssa_provider.port_event */
 
 #define SSA_PROVIDER_ENTRY_SYMBOL "ssa_provider_entry"
 #define SSA_PROV_NAME_MAX 32
@@ -223,6 +223,21 @@ struct ssa_provider {
 	 * ACM_CNTR_*; at most *count values, *count set to the number given. */
 	int (*query_perf)(void *ep_ctx, uint64_t *values, uint8_t *count);
 	/* Members appended after 1.0 go below this line. */
+
+	/* 1.1, optional: the port's SM said something that invalidates what a
+	 * provider learned from the fabric, though the port's attributes may
+	 * not have changed (enum ssa_port_event). On hardware these are the
+	 * verbs async events of the same names; after a client re-registration
+	 * multicast groups must be joined again. Called after port_changed
+	 * when both apply. */
+	void (*port_event)(void *port_ctx, int event);
+};
+
+/* Events for ssa_provider.port_event (1.1). */
+enum ssa_port_event {
+	SSA_PORT_EVENT_CLIENT_REREGISTER = 1, /* IBV_EVENT_CLIENT_REREGISTER */
+	SSA_PORT_EVENT_SM_CHANGE = 2,         /* IBV_EVENT_SM_CHANGE */
+	SSA_PORT_EVENT_LID_CHANGE = 3,        /* IBV_EVENT_LID_CHANGE */
 };
 
 #define SSA_PROVIDER_V1_0_SIZE \

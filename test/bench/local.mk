@@ -26,3 +26,16 @@ test_bench_bench_extract_LDADD = test/sim/libsimfab.la common/libssacommon.la
 EXTRA_test_bench_bench_extract_DEPENDENCIES = opensm_plugin/libibssa_osm.la
 bench_programs += test/bench/bench_extract
 endif
+
+# bench_engine: the path-record engine vs the SA on a 2,000-HCA fat tree
+# whose OpenSM loads the plugin; the SA side runs util/smdb_tool/ssa-smdb.
+if WITH_OPENSM
+EXTRA_PROGRAMS += test/bench/bench_engine
+test_bench_bench_engine_SOURCES = \
+	test/bench/bench_engine.cc \
+	test/sim/osm_plugin_util.h test/sim/osm_plugin_util.cc
+test_bench_bench_engine_CPPFLAGS = $(AM_CPPFLAGS) -DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
+test_bench_bench_engine_LDADD = test/sim/libsimfab.la common/libssacommon.la
+EXTRA_test_bench_bench_engine_DEPENDENCIES = opensm_plugin/libibssa_osm.la util/smdb_tool/ssa-smdb
+bench_programs += test/bench/bench_engine
+endif

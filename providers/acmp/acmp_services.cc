@@ -1,0 +1,144 @@
+// acmp_services.cc: the acmp provider's plumbing to the core: logging, its
+// one-shot timers (the Scheduler interface, on the core's timer_add), fd
+// readiness of the datagram endpoints, SA operations in flight and their
+// completions, and lookups by id for anything that may outlive what it
+// refers to. Every callback the core makes into the provider here catches
+// std::bad_alloc: no exception crosses the ABI.
+#include <cerrno>
+#include <chrono>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+
+#include "providers/acmp/acmp_provider.h"
+
+namespace ssa {
+namespace acmp {
+
+void AcmpProvider::Log(int level, const char* fmt, ...) {
+  char buf[1024];
+  va_list args;
+  va_start(args, fmt);
+  vsnprintf(buf, sizeof(buf), fmt, args);
+  va_end(args);
+  ops_->log(core_, level, "%s", buf);
+}
+
+uint64_t AcmpProvider::NowMs() const {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                   std::chrono::steady_clock::now().time_since_epoch())
+                                   .count());
+}
+
+AcmpEndpoint* AcmpProvider::FindEndpoint(uint64_t id) const {
+  auto it = endpoints_.find(id);
+  return it == endpoints_.end() ? nullptr : it->second.get();
+}
+
+AcmpPort* AcmpProvider::FindPort(uint64_t id) const {
+  for (const auto& p : ports_)
+    if (p->id == id) return p.get();
+  return nullptr;
+}
+
+uint64_t AcmpProvider::Add(uint32_t delay_ms, std::function<void()> fn) {
+  auto t = std::make_unique<Timer>();
+  t->prov = this;
+  t->id = next_id_++;
+  t->fn = std::move(fn);
+  t->core_id = ops_->timer_add(core_, delay_ms, OnTimer, t.get());
+  if (!t->core_id) {
+    Log(SSA_LOG_ERROR, "timer_add failed");
+    return 0;
+  }
+  uint64_t id = t->id;
+  timers_.emplace(id, std::move(t));
+  return id;
+}
+
+void AcmpProvider::Cancel(uint64_t id) {
+  auto it = timers_.find(id);
+  if (it == timers_.end()) return;
+  ops_->timer_cancel(core_, it->second->core_id);
+  timers_.erase(it);
+}
+
+void AcmpProvider::OnTimer(void* arg) {
+  auto* t = static_cast<Timer*>(arg);
+  AcmpProvider* prov = t->prov;
+  auto it = prov->timers_.find(t->id);
+  if (it == prov->timers_.end()) return;
+  std::function<void()> fn = std::move(it->second->fn);
+  prov->timers_.erase(it);
+  try {
+    fn();
+  } catch (const std::bad_alloc&) {
+    prov->Log(SSA_LOG_ERROR, "out of memory in a timer callback");
+  }
+}
+
+void AcmpProvider::OnReadable(void* arg, int, uint32_t) {
+  auto* ep = static_cast<AcmpEndpoint*>(arg);
+  AcmpProvider* prov = ep->port->dev->prov;
+  try {
+    prov->Drain(ep);
+  } catch (const std::bad_alloc&) {
+    prov->Log(SSA_LOG_ERROR, "out of memory handling a datagram");
+  }
+}
+
+AcmpProvider::SaOp* AcmpProvider::NewSaOp(SaOp::Kind kind, AcmpPort* port) {
+  auto op = std::make_unique<SaOp>();
+  op->kind = kind;
+  op->prov = this;
+  op->token = next_id_++;
+  op->port_id = port->id;
+  SaOp* raw = op.get();
+  sa_ops_.emplace(raw->token, std::move(op));
+  return raw;
+}
+
+bool AcmpProvider::SendSa(SaOp* op, const uint8_t* mad) {
+  AcmpPort* port = FindPort(op->port_id);
+  int rc = port ? ops_->sa_send(core_, port->core_port, mad, 256, OnSaDone, op) : -ENODEV;
+  if (rc == 0) return true;
+  ++sa_send_failures_;
+  if (sa_send_failures_ <= 10 || sa_send_failures_ % 1000 == 0)
+    Log(SSA_LOG_WARN, "SA send failed (%s); %llu so far", strerror(-rc),
+        static_cast<unsigned long long>(sa_send_failures_));
+  // Completed at once, as a failure: the operation's handler cleans up.
+  OnSaDone(op, rc, nullptr, 0);
+  return false;
+}
+
+void AcmpProvider::OnSaDone(void* arg, int status, const uint8_t* mad, size_t len) {
+  auto* op = static_cast<SaOp*>(arg);
+  AcmpProvider* prov = op->prov;
+  auto it = prov->sa_ops_.find(op->token);
+  if (it == prov->sa_ops_.end()) return;
+  std::unique_ptr<SaOp> owned = std::move(it->second);
+  prov->sa_ops_.erase(it);
+  try {
+    switch (owned->kind) {
+      case SaOp::kPortInfo:
+        prov->HandlePortInfo(owned.get(), status, mad, len);
+        break;
+      case SaOp::kJoin:
+        prov->HandleJoin(owned.get(), status, mad, len);
+        break;
+      case SaOp::kLeave:
+        break;  // nothing to do either way
+      case SaOp::kRoute:
+        prov->HandleRoute(owned.get(), status, mad, len);
+        break;
+      case SaOp::kQuery:
+        prov->HandleQuery(owned.get(), status, mad, len);
+        break;
+    }
+  } catch (const std::bad_alloc&) {
+    prov->Log(SSA_LOG_ERROR, "out of memory handling an SA answer");
+  }
+}
+
+}  // namespace acmp
+}  // namespace ssa

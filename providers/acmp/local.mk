@@ -1,0 +1,46 @@
+# providers/acmp/: the "acmp" provider (upstream ibacm's ACM protocol:
+# multicast address resolution, routes from the group or the SA), installed
+# into the daemon's default provider directory ($(providerdir)).
+#
+# A loadable module exporting only ssa_provider_entry (the version script).
+# The datagram transport (common/*datagram*, common/mcmember_wire) is built
+# into it directly: only this provider uses verbs, and a convenience
+# library with verbs in it would drag libibverbs into every user of
+# libssacommon (the OpenSM plugin among them). The sa provider's hosts-file,
+# route-preload and path-query code is reused from providers/sa/ as is,
+# until it moves to common/.
+provider_LTLIBRARIES += providers/acmp/acmp.la
+ACMP_DATAGRAM_SOURCES = \
+	common/datagram_transport.h common/datagram_transport.cc \
+	common/sim_datagram.h common/sim_datagram.cc \
+	common/verbs_datagram.h common/verbs_datagram.cc \
+	common/mcmember_wire.h common/mcmember_wire.cc
+ACMP_CORE_SOURCES = \
+	providers/acmp/acmp_wire.h providers/acmp/acmp_wire.cc \
+	providers/acmp/acmp_options.h providers/acmp/acmp_options.cc \
+	providers/acmp/acmp_port_info.h providers/acmp/acmp_port_info.cc \
+	providers/acmp/acmp_dest.h providers/acmp/acmp_dest.cc \
+	providers/acmp/acmp_groups.h providers/acmp/acmp_groups.cc \
+	providers/acmp/acmp_requests.h providers/acmp/acmp_requests.cc
+ACMP_SA_REUSED_SOURCES = \
+	providers/sa/address_map.h providers/sa/address_map.cc \
+	providers/sa/route_preload.h providers/sa/route_preload.cc \
+	providers/sa/route_cache.h providers/sa/route_cache.cc \
+	providers/sa/path_query.h providers/sa/path_query.cc
+providers_acmp_acmp_la_SOURCES = \
+	$(ACMP_DATAGRAM_SOURCES) $(ACMP_CORE_SOURCES) $(ACMP_SA_REUSED_SOURCES) \
+	providers/acmp/acmp_provider.h providers/acmp/acmp_provider.cc \
+	providers/acmp/acmp_services.cc \
+	providers/acmp/acmp_join.cc \
+	providers/acmp/acmp_resolve.cc \
+	providers/acmp/acmp_protocol.cc \
+	providers/acmp/acmp_entry.cc
+providers_acmp_acmp_la_LDFLAGS = -module -avoid-version -shared \
+	-Wl,--version-script=$(top_srcdir)/providers/provider.map
+providers_acmp_acmp_la_LIBADD = common/libssacommon.la $(VERBS_LIBS)
+EXTRA_providers_acmp_acmp_la_DEPENDENCIES = $(top_srcdir)/providers/provider.map
+
+dist_man_MANS += man/ibacm_acmp.7
+
+# The unit tests load the built provider (acmp_provider_test.cc).
+EXTRA_test_unit_unit_tests_DEPENDENCIES += providers/acmp/acmp.la

@@ -1,0 +1,17 @@
+# test/sim/engine.mk: the path-record engine (common/path_engine.h) against
+# OpenSM's SA on simulated fabrics, through `ssa-smdb compare` run as
+# nodes, with the OpenSM plugin providing the SMDB.
+if WITH_OPENSM
+check_PROGRAMS += test/sim/engine_tests
+TESTS += test/sim/engine_tests
+test_sim_engine_tests_SOURCES = \
+	test/test_main.cc \
+	test/sim/sim_test_util.h test/sim/sim_test_util.cc \
+	test/sim/osm_plugin_util.h test/sim/osm_plugin_util.cc \
+	test/sim/path_engine_sim_test.cc
+test_sim_engine_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS) \
+	-DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
+test_sim_engine_tests_LDADD = test/sim/libsimfab.la common/libssacommon.la $(CPPUTEST_LIBS)
+# OpenSM loads the plugin from opensm_plugin/.libs; the nodes run ssa-smdb.
+EXTRA_test_sim_engine_tests_DEPENDENCIES = opensm_plugin/libibssa_osm.la util/smdb_tool/ssa-smdb
+endif

@@ -1,0 +1,248 @@
+// path_engine_sim_test.cc: the path-record engine (common/path_engine.h)
+// against OpenSM's own SA on simulated fabrics, with the ibssa_osm plugin
+// dumping the SMDB the engine reads. The acceptance matrix: the 4-HCA
+// fabric, a 108-HCA fat tree and a 108-HCA fat tree with mixed link widths
+// and speeds, each with LMC 0 and LMC 1; from 3 source nodes (on different
+// leaves), every destination LID, the engine's record equal to the SA's
+// SubnAdmGet(PathRecord) answer byte for byte. The check is `ssa-smdb
+// compare` run as each source node (requester = source), plus one run
+// from every source at once, one with ibacm's Reversible query, and an
+// unassigned LID that both must call unreachable. The mixed fabric also
+// runs with QoS on and a partitions file, so that partition P_Keys
+// (limited and full members) and partition SLs are exercised.
+//
+// Single-threaded test code; every fabric is stopped in teardown.
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/smdb.h"
+#include "test/sim/netgen.h"
+#include "test/sim/osm_plugin_util.h"
+#include "test/sim/sim_fabric.h"
+#include "test/sim/sim_test_util.h"
+
+// Last: CppUTest redefines new for leak checking.
+#include <CppUTest/TestHarness.h>
+
+using namespace std::chrono_literals;
+using ssa::smdb::Smdb;
+using ssa::test::PluginSetup;
+using ssa::test::SimFabric;
+using ssa::test::TempDir;
+
+namespace {
+
+const std::string kTool = std::string(ABS_TOP_BUILDDIR) + "/util/smdb_tool/ssa-smdb";
+
+// Partitions for the QoS run: every CA a limited and every switch a full
+// member of 0x0002 (SL 5), Hca2 a full member too; everyone in the
+// default partition (SL 1). OpenSM only honours partition SLs with QoS on.
+const char kPartitions[] =
+    "Default=0x7fff, ipoib, sl=1 : ALL=full ;\n"
+    "storage=0x0002, sl=5 : ALL_CAS=limited, ALL_SWITCHES=full, 0x0000000000100003=full ;\n";
+
+int CountCas(const Smdb& db) {
+  int n = 0;
+  for (const auto& node : db.nodes.records) n += node.node_type == ssa::smdb::kNodeCa;
+  return n;
+}
+
+// key=value pairs of the "compare: ..." summary line.
+std::map<std::string, std::string> Summary(const std::string& out) {
+  std::map<std::string, std::string> kv;
+  size_t at = out.rfind("compare: ");
+  if (at == std::string::npos) return kv;
+  size_t end = out.find('\n', at);
+  std::string line = out.substr(at + 9, end == std::string::npos ? std::string::npos : end - at - 9);
+  size_t pos = 0;
+  while (pos < line.size()) {
+    size_t sp = line.find(' ', pos);
+    std::string word = line.substr(pos, sp == std::string::npos ? std::string::npos : sp - pos);
+    size_t eq = word.find('=');
+    if (eq != std::string::npos) kv[word.substr(0, eq)] = word.substr(eq + 1);
+    pos = sp == std::string::npos ? line.size() : sp + 1;
+  }
+  return kv;
+}
+
+std::string Hex16(uint64_t v) {
+  char b[24];
+  snprintf(b, sizeof(b), "0x%016llx", static_cast<unsigned long long>(v));
+  return b;
+}
+
+}  // namespace
+
+TEST_GROUP(PathEngineSim) {
+  TempDir dir;
+  PluginSetup plugin;
+  std::unique_ptr<SimFabric> fabric;
+  Smdb db;
+  std::string smdb_file;
+
+  void setup() override {
+    CHECK_FALSE(dir.path().empty());
+    plugin.dir = dir.path();
+  }
+  void teardown() override {
+    if (UtestShell::getCurrent()->hasFailed()) {
+      dir.keep();
+      if (fabric) fabric->set_failed();
+    }
+    fabric.reset();
+  }
+
+  // Brings the fabric up with the plugin and waits for the SMDB version
+  // that holds all `hcas` CAs; keeps a copy of it for the tool.
+  void Start(const std::string& net, const std::vector<std::string>& ibsim_args, int lmc, int hcas,
+             const std::vector<std::string>& extra_opensm_args = {}) {
+    SimFabric::Options o;
+    o.net_text = net;
+    o.ibsim_args = ibsim_args;
+    o.opensm_args = {"-l", std::to_string(lmc)};
+    o.opensm_args.insert(o.opensm_args.end(), extra_opensm_args.begin(), extra_opensm_args.end());
+    CHECK_OK(plugin.Configure(plugin.DefaultOptions(), &o));
+    CHECK_OK(SimFabric::Start(o, &fabric));
+    CHECK_OK(ssa::test::WaitForVersion(
+        plugin.dump_dir(), [hcas](const Smdb& d) { return CountCas(d) == hcas; }, 30s, &db));
+    CHECK_EQUAL(lmc, db.subnet.records[0].lmc);
+    smdb_file = dir.path() + "/smdb.under-test";
+    CHECK_OK(db.WriteFile(smdb_file));
+  }
+
+  uint64_t PortGuid(const std::string& node) {
+    const ssa::smdb::SmdbNode* n = ssa::test::FindNode(db, node);
+    CHECK_TEXT(n != nullptr, node.c_str());
+    const ssa::smdb::SmdbPort* p = ssa::test::FindPort(db, n->node_guid, 1);
+    CHECK_TEXT(p != nullptr, node.c_str());
+    return p->port_guid;
+  }
+
+  // ssa-smdb compare as `node`; checks it found no difference and asked
+  // `min_pairs` pairs at least. Returns the summary.
+  std::map<std::string, std::string> Compare(const std::string& node, std::vector<std::string> args,
+                                             size_t min_pairs) {
+    std::vector<std::string> argv = {kTool, "compare", smdb_file, "--max-print", "50"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    std::string out;
+    int status = -1;
+    CHECK_OK(fabric->Run(node, argv, &out, &status, 120s));
+    std::string what = node + ": " + out;
+    CHECK_EQUAL_TEXT(0, status, what.c_str());
+    auto kv = Summary(out);
+    CHECK_TEXT(kv.count("pairs"), what.c_str());
+    CHECK_TEXT(strtoull(kv["pairs"].c_str(), nullptr, 10) >= min_pairs, what.c_str());
+    STRCMP_EQUAL_TEXT("0", kv["mismatched"].c_str(), what.c_str());
+    STRCMP_EQUAL_TEXT("0", kv["sa_failures"].c_str(), what.c_str());
+    STRCMP_EQUAL_TEXT(kv["pairs"].c_str(), kv["matched"].c_str(), what.c_str());
+    return kv;
+  }
+
+  // The matrix cell: 3 sources, each asking from itself about every LID
+  // (every source LID with LMC > 0).
+  void CompareFromSources(const std::vector<std::string>& nodes) {
+    size_t lids = 0;
+    for (const auto& g : db.guid_lids.records) lids += size_t{1} << g.lmc;
+    int lmc = db.subnet.records[0].lmc;
+    for (const std::string& node : nodes)
+      Compare(node, {"--from", Hex16(PortGuid(node)), "--lmc-all"}, lids << lmc);
+  }
+};
+
+TEST(PathEngineSim, FourHcaLmc0) {
+  Start(ssa::test::FourHcaNet(), {}, 0, 4);
+  CompareFromSources({"Hca2", "Hca3", "Hca4"});
+  // Every source, switches and the SM's node included, asked from Hca2;
+  // LID 999 is nobody's: both sides must say there is no path.
+  auto kv = Compare("Hca2", {"--from", "all", "--to", "all,999"}, 6 * 7);
+  STRCMP_EQUAL("6", kv["no_path"].c_str());
+
+  // And the check is not blind: an SMDB that says Hca4's port takes only
+  // 256-byte packets is caught, field by field, with a failing exit.
+  uint64_t hca4 = ssa::test::FindNode(db, "Hca4")->node_guid;
+  for (auto& p : db.ports.records)
+    if (p.node_guid == hca4) p.mtu_cap = 1;
+  CHECK_OK(db.WriteFile(smdb_file));
+  std::string out;
+  int status = -1;
+  CHECK_OK(fabric->Run("Hca2", {kTool, "compare", smdb_file, "--from", "all", "--to", Hex16(PortGuid("Hca4"))},
+                       &out, &status));
+  CHECK_EQUAL_TEXT(1, status, out.c_str());
+  CHECK_TEXT(out.find("mtu engine=1 sa=") != std::string::npos, out.c_str());
+  STRCMP_EQUAL_TEXT("6", Summary(out)["mismatched"].c_str(), out.c_str());
+}
+
+TEST(PathEngineSim, FourHcaLmc1) {
+  Start(ssa::test::FourHcaNet(), {}, 1, 4);
+  CompareFromSources({"Hca2", "Hca3", "Hca4"});
+  // Upstream ibacm's query form (Reversible, NumbPath), every source LID.
+  Compare("Hca3", {"--from", "all", "--lmc-all", "--reversible"}, 10 * 10);
+  // By SGID/DGID, as the sa provider asks: one query per port pair.
+  Compare("Hca3", {"--from", "all", "--by-gid"}, 6 * 6);
+  Compare("Hca3", {"--from", "all", "--by-gid", "--reversible"}, 6 * 6);
+}
+
+TEST(PathEngineSim, FatTree108Lmc0) {
+  ssa::test::FatTreeOptions ft;
+  ft.hcas = 108;
+  ssa::test::GeneratedNet net;
+  CHECK_OK(ssa::test::FatTreeNet(ft, &net));
+  Start(net.text, net.ibsim_args, 0, 108);
+  CompareFromSources({"Hca2", "Hca55", "Hca108"});
+}
+
+TEST(PathEngineSim, FatTree108Lmc1) {
+  ssa::test::FatTreeOptions ft;
+  ft.hcas = 108;
+  ssa::test::GeneratedNet net;
+  CHECK_OK(ssa::test::FatTreeNet(ft, &net));
+  Start(net.text, net.ibsim_args, 1, 108);
+  CompareFromSources({"Hca2", "Hca55", "Hca108"});
+  Compare("Hca55", {"--from", "all", "--by-gid", "--reversible"}, 120 * 120);
+}
+
+TEST(PathEngineSim, MixedLinksLmc0) {
+  ssa::test::FatTreeOptions ft;
+  ft.hcas = 108;
+  ft.mixed_links = true;
+  ssa::test::GeneratedNet net;
+  CHECK_OK(ssa::test::FatTreeNet(ft, &net));
+  Start(net.text, net.ibsim_args, 0, 108);
+  CompareFromSources({"Hca2", "Hca40", "Hca107"});
+  // All sources at once: every pair of the fabric.
+  Compare("Hca3", {"--from", "all"}, 120 * 120);
+}
+
+TEST(PathEngineSim, MixedLinksLmc1) {
+  ssa::test::FatTreeOptions ft;
+  ft.hcas = 108;
+  ft.mixed_links = true;
+  ssa::test::GeneratedNet net;
+  CHECK_OK(ssa::test::FatTreeNet(ft, &net));
+  Start(net.text, net.ibsim_args, 1, 108);
+  CompareFromSources({"Hca2", "Hca40", "Hca107"});
+}
+
+TEST(PathEngineSim, MixedLinksWithQosPartitionsLmc1) {
+  ssa::test::FatTreeOptions ft;
+  ft.hcas = 54;
+  ft.mixed_links = true;
+  ssa::test::GeneratedNet net;
+  CHECK_OK(ssa::test::FatTreeNet(ft, &net));
+  std::string partitions = dir.path() + "/partitions.conf";
+  FILE* f = fopen(partitions.c_str(), "w");
+  CHECK(f != nullptr);
+  fputs(kPartitions, f);
+  fclose(f);
+  Start(net.text, net.ibsim_args, 1, 54, {"-Q", "-P", partitions});
+  // The SMDB has what the run is meant to exercise: partition SLs, and
+  // Hca2 a full member of 0x0002 where other CAs are limited ones.
+  bool sl5 = false;
+  for (const auto& p : db.partitions.records) sl5 |= p.pkey == 0x0002 && p.sl == 5;
+  CHECK_TEXT(sl5, "partition 0x0002 with SL 5 not in the SMDB");
+  CompareFromSources({"Hca2", "Hca20", "Hca53"});
+  Compare("Hca3", {"--from", "all", "--lmc-all"}, 60 * 60);
+}

@@ -1,0 +1,411 @@
+// path_engine_test.cc: the path-record engine (common/path_engine.h,
+// common/smdb_index.h) on hand-built SMDBs, each expected record derived
+// by hand from OpenSM's rules (smdb_records.h, path_engine.h); plus the
+// text pieces of ssa-smdb (util/smdb_tool/path_text.h).
+// The fabric is drawn in path_engine_fabric.h.
+#include "common/path_engine.h"
+
+#include <endian.h>
+
+#include <cstring>
+#include <map>
+
+#include "common/mad_wire.h"
+#include "common/smdb_index.h"
+#include "test/unit/path_engine_fabric.h"
+#include "test/unit/smdb_test_util.h"
+#include "util/smdb_tool/path_text.h"
+
+// Last: CppUTest redefines operator new for what follows it.
+#include <CppUTest/TestHarness.h>
+
+using namespace ssa::smdb;
+using namespace path_engine_test;
+
+namespace {
+
+struct Fixture {
+  Smdb db = TwoSwitchFabric();
+  std::unique_ptr<SmdbIndex> index;
+  Fixture() {
+    ssa::Status st = SmdbIndex::Build(db, &index);
+    CHECK_TEXT(st.ok(), st.ToString().c_str());
+  }
+};
+
+void CheckPath(const PathEngine& e, uint16_t slid, uint16_t dlid, const ibv_path_record& want) {
+  ibv_path_record got;
+  PathStatus st = e.Compute(slid, dlid, &got);
+  std::string where = "slid " + std::to_string(slid) + " dlid " + std::to_string(dlid);
+  STRCMP_EQUAL_TEXT("ok", PathStatusName(st), where.c_str());
+  std::string diffs = ssa::smdb_tool::DescribeDiffs(ssa::smdb_tool::DiffPathRecords(got, want), "got", "want");
+  STRCMP_EQUAL_TEXT("", diffs.c_str(), where.c_str());
+  CHECK_TEXT(memcmp(&got, &want, sizeof(got)) == 0, where.c_str());
+}
+
+void CheckNoPath(const PathEngine& e, uint16_t slid, uint16_t dlid, PathStatus want) {
+  ibv_path_record got;
+  memset(&got, 0xAB, sizeof(got));
+  PathStatus st = e.Compute(slid, dlid, &got);
+  std::string where = "slid " + std::to_string(slid) + " dlid " + std::to_string(dlid);
+  STRCMP_EQUAL_TEXT(PathStatusName(want), PathStatusName(st), where.c_str());
+  ibv_path_record zero;
+  memset(&zero, 0, sizeof(zero));
+  CHECK_TEXT(memcmp(&got, &zero, sizeof(got)) == 0, where.c_str());
+}
+
+}  // namespace
+
+TEST_GROUP(PathEngine){};
+
+TEST(PathEngine, RatesFollowOpenSmsOrderNotTheCodes) {
+  // 2.5 < 5 < 10 < 14 < 20 < 30 < 25(31.25) < 28 < 40 < 60 < 50 < 56 < 80
+  // < 120 < 100 < 112 < 168 < 200 < 300 < 400 < 600, by code:
+  const uint8_t order[] = {2, 5, 3, 11, 6, 4, 15, 19, 7, 8, 20, 12, 9, 10, 16, 13, 14, 17, 18, 21, 22};
+  for (size_t i = 0; i + 1 < sizeof(order); ++i) {
+    CHECK_EQUAL(-1, CompareRates(order[i], order[i + 1]));
+    CHECK_EQUAL(1, CompareRates(order[i + 1], order[i]));
+    CHECK_EQUAL(0, CompareRates(order[i], order[i]));
+  }
+  CHECK_EQUAL(-1, CompareRates(0, 2));  // invalid codes rank lowest
+  CHECK_EQUAL(0, CompareRates(23, 1));
+}
+
+TEST(PathEngine, PortRatesAsOpenSmComputesThem) {
+  CHECK_EQUAL(3, ComputePortRate(k4x, kSdr, 0, false));    // 10
+  CHECK_EQUAL(4, ComputePortRate(k12x, kSdr, 0, true));    // 30
+  CHECK_EQUAL(7, ComputePortRate(k4x, kQdr, kEdr, false));  // 40: extended ignored
+  CHECK_EQUAL(16, ComputePortRate(k4x, kQdr, kEdr, true));  // 100
+  CHECK_EQUAL(15, ComputePortRate(k1x, kQdr, kEdr, true));  // 25
+  CHECK_EQUAL(12, ComputePortRate(k4x, kQdr, 1, true));     // FDR 56
+  CHECK_EQUAL(21, ComputePortRate(4, kQdr, 4, true));       // 8x HDR 400
+  CHECK_EQUAL(19, ComputePortRate(16, kQdr, 1, true));      // 2x FDR 28
+  CHECK_EQUAL(2, ComputePortRate(k4x, 0, 0, false));        // unknown speed
+}
+
+TEST(PathEngine, IndexesLidsLftsAndPeers) {
+  Fixture fx;
+  const SmdbIndex& x = *fx.index;
+  CHECK_EQUAL(14u, x.assigned_lids().size());  // 10 CAs (2 with LMC 1), 2 switches
+  uint32_t a = x.PortByLid(10);
+  CHECK(a != SmdbIndex::kNone);
+  CHECK_EQUAL(a, x.PortByLid(11));
+  CHECK_EQUAL(a, x.PortByGuid(A + 1));
+  CHECK_EQUAL(SmdbIndex::kNone, x.PortByLid(15));
+  CHECK_EQUAL(SmdbIndex::kNone, x.PortByLid(9999));
+  CHECK_EQUAL(10, x.port(a).base_lid);
+  CHECK_EQUAL(1, x.port(a).lmc);
+  uint32_t s1_1 = x.port(a).peer;
+  CHECK_EQUAL(1, x.port(s1_1).port_num);
+  CHECK_EQUAL(a, x.port(s1_1).peer);
+  uint32_t s1 = x.port(s1_1).node;
+  CHECK_EQUAL(6, x.LftPort(s1, 17));
+  CHECK_EQUAL(kLftNoPath, x.LftPort(s1, 20));
+  CHECK_EQUAL(kLftNoPath, x.LftPort(s1, 0));
+  CHECK_EQUAL(kLftNoPath, x.LftPort(s1, 64));  // above LinearFDBTop
+  CHECK_EQUAL(4u, x.pkey_table_count());
+}
+
+TEST(PathEngine, LidsAboveTheSwitchTopAreUnrouted) {
+  Smdb db = TwoSwitchFabric();
+  for (SmdbSwitch& s : db.switches.records)
+    if (s.node_guid == S1) s.lin_fdb_top = 29;
+  std::unique_ptr<SmdbIndex> idx;
+  CHECK(SmdbIndex::Build(db, &idx).ok());
+  PathEngine e(idx.get());
+  CheckNoPath(e, 10, 30, PathStatus::kNoRoute);
+  ibv_path_record r;
+  CHECK_EQUAL(static_cast<int>(PathStatus::kOk), static_cast<int>(e.Compute(10, 18, &r)));
+}
+
+TEST(PathEngine, MinimumMtuAndOrderedRateAlongTheLftRoute) {
+  Fixture fx;
+  PathEngine e(fx.index.get());
+  // A -> B on one switch: MTU 4096 everywhere, 4x QDR.
+  CheckPath(e, 10, 12, Expected(A, 10, B, 12, 0x8002, 5, 5, 7, 18, true));
+  // A -> C's LID 16 over the fast p5 link: MTU 2048, 12x SDR 30 Gb/s last.
+  CheckPath(e, 10, 16, Expected(A, 10, C, 16, 0x8002, 5, 4, 4, 18, true));
+  // ... and LID 17 over the 1x SDR, 512-byte p6 link.
+  CheckPath(e, 10, 17, Expected(A, 10, C, 17, 0x8002, 5, 2, 2, 18, true));
+  // C -> D: 30 Gb/s (code 4) then 5 Gb/s (code 5): the slower, not the
+  // lower code.
+  CheckPath(e, 16, 18, Expected(C, 16, D, 18, 0x8002, 5, 4, 5, 18, true));
+  // D -> C the same way round, D's limited 0x0002 entry is the answer.
+  CheckPath(e, 18, 16, Expected(D, 18, C, 16, 0x0002, 5, 4, 5, 18, true));
+}
+
+TEST(PathEngine, TavorEndsGet1kMtuWithQuirks) {
+  Fixture fx;
+  PathEngine e(fx.index.get());
+  CheckPath(e, 10, 13, Expected(A, 10, T, 13, 0x8002, 5, 3, 7, 18, true));
+  CheckPath(e, 13, 10, Expected(T, 13, A, 10, 0x8002, 5, 3, 7, 18, true));
+  // Without enable_quirks, the ports' 4096.
+  fx.db.subnet.records[0].flags = 0;
+  std::unique_ptr<SmdbIndex> idx;
+  CHECK(SmdbIndex::Build(fx.db, &idx).ok());
+  PathEngine plain(idx.get());
+  CheckPath(plain, 10, 13, Expected(A, 10, T, 13, 0x8002, 5, 5, 7, 18, true));
+}
+
+TEST(PathEngine, SwitchEndsAndLoopback) {
+  Fixture fx;
+  PathEngine e(fx.index.get());
+  // Switch S1 as the source: port 0 (1K, 4x SDR) then out of p5; the
+  // egress port of the source switch itself is not read.
+  CheckPath(e, 1, 16, Expected(S1, 1, C, 16, 0x8002, 5, 3, 3, 18, true));
+  // To switch S2: ends at its port 0 through its own LFT entry.
+  CheckPath(e, 10, 2, Expected(A, 10, S2, 2, 0x8002, 5, 3, 3, 18, true));
+  // A port to itself: PacketLifeTime 0, the port's own MTU and rate.
+  CheckPath(e, 10, 10, Expected(A, 10, A, 10, 0x8002, 5, 5, 7, 0, true));
+  CheckPath(e, 10, 11, Expected(A, 10, A, 11, 0x8002, 5, 5, 7, 0, true));
+  CheckPath(e, 1, 1, Expected(S1, 1, S1, 1, 0x8002, 5, 3, 3, 0, true));
+}
+
+TEST(PathEngine, UnreachableAndUnknownLidsAreReportedAsSuch) {
+  Fixture fx;
+  PathEngine e(fx.index.get());
+  CheckNoPath(e, 10, 20, PathStatus::kNoRoute);  // S1's LFT: no path
+  CheckNoPath(e, 10, 22, PathStatus::kNoRoute);  // out of a down port
+  CheckNoPath(e, 10, 40, PathStatus::kNoRoute);  // a routing loop
+  CheckNoPath(e, 16, 40, PathStatus::kNoRoute);
+  CheckNoPath(e, 16, 11, PathStatus::kNoRoute);  // S2 has no entry for 11
+  CheckNoPath(e, 10, 15, PathStatus::kUnknownDlid);
+  CheckNoPath(e, 15, 10, PathStatus::kUnknownSlid);
+  // F is reachable from its own switch.
+  CheckPath(e, 16, 20, Expected(C, 16, F, 20, 0x8002, 5, 4, 4, 18, true));
+  // ComputeAll reports every assigned LID, reachable or not.
+  std::vector<PathEngine::Result> all;
+  e.ComputeAll(10, &all);
+  CHECK_EQUAL(fx.index->assigned_lids().size(), all.size());
+  size_t bad = 0;
+  for (const auto& r : all) bad += r.status != PathStatus::kOk;
+  CHECK_EQUAL(3u, bad);  // 20, 22, 40
+}
+
+TEST(PathEngine, ReversibilityFollowsTheWayBackPerLid) {
+  Fixture fx;
+  PathEngine e(fx.index.get());
+  // A's LID 11 is not routed on S2: from 11 the way back fails.
+  CheckPath(e, 11, 16, Expected(A, 11, C, 16, 0x8002, 5, 4, 4, 18, false));
+  CheckPath(e, 10, 16, Expected(A, 10, C, 16, 0x8002, 5, 4, 4, 18, true));
+  PathEngineOptions o;
+  o.require_reversible = true;
+  PathEngine strict(fx.index.get(), o);
+  CheckNoPath(strict, 11, 16, PathStatus::kNotReversible);
+  CheckPath(strict, 10, 16, Expected(A, 10, C, 16, 0x8002, 5, 4, 4, 18, true));
+}
+
+TEST(PathEngine, ByGuidTheSaAnswersTheFirstLidPairWithAPath) {
+  // S1 loses its route for C's base LID 16: (10,16) fails, (11,17) works
+  // but is not reversible (S2 has no route for 11), (10,17) works both ways.
+  Smdb db = TwoSwitchFabric();
+  for (SmdbLftBlock& b : db.lft_blocks.records)
+    if (b.node_guid == S1) b.ports[16] = kLftNoPath;
+  std::unique_ptr<SmdbIndex> idx;
+  CHECK(SmdbIndex::Build(db, &idx).ok());
+  PathEngine e(idx.get());
+  ibv_path_record got;
+  CHECK(e.ComputeByGuid(A + 1, C + 1, &got) == PathStatus::kOk);
+  ibv_path_record want = Expected(A, 11, C, 17, 0x8002, 5, 2, 2, 18, false);
+  CHECK(memcmp(&got, &want, sizeof(got)) == 0);
+  PathEngineOptions o;
+  o.require_reversible = true;
+  PathEngine strict(idx.get(), o);
+  CHECK(strict.ComputeByGuid(A + 1, C + 1, &got) == PathStatus::kOk);
+  want = Expected(A, 10, C, 17, 0x8002, 5, 2, 2, 18, true);
+  want.preference = 2;  // not one of the "fully redundant" pairs
+  STRCMP_EQUAL("", ssa::smdb_tool::DescribeDiffs(ssa::smdb_tool::DiffPathRecords(got, want)).c_str());
+  // The base pair when it works; the base pair's status when none does.
+  CHECK(e.ComputeByGuid(A + 1, B + 1, &got) == PathStatus::kOk);
+  want = Expected(A, 10, B, 12, 0x8002, 5, 5, 7, 18, true);
+  CHECK(memcmp(&got, &want, sizeof(got)) == 0);
+  CHECK(e.ComputeByGuid(A + 1, F + 1, &got) == PathStatus::kNoRoute);
+  CHECK(e.ComputeByGuid(0x1234, F + 1, &got) == PathStatus::kUnknownSlid);
+  CHECK(e.ComputeByGuid(A + 1, 0x1234, &got) == PathStatus::kUnknownDlid);
+}
+
+TEST(PathEngine, PkeyIsTheFirstSharedInOpenSmsMapOrderAndSetsTheSl) {
+  Fixture fx;
+  PathEngine e(fx.index.get());
+  // {0xffff, 0x8002} against {0xffff}: 0x0002 sorts first (byte-swapped
+  // keys) but is not shared; then the default partition, SL 1.
+  CheckPath(e, 10, 30, Expected(A, 10, H, 30, 0xffff, 1, 4, 7, 18, true));
+  CheckPath(e, 30, 10, Expected(H, 30, A, 10, 0xffff, 1, 4, 7, 18, true));
+  // G is a limited member of 0x0002 only: fine with a full member...
+  CheckPath(e, 14, 10, Expected(G, 14, A, 10, 0x0002, 5, 4, 7, 18, true));
+  // ... no path to another limited member, nor to H.
+  CheckNoPath(e, 14, 18, PathStatus::kNoSharedPkey);
+  CheckNoPath(e, 14, 30, PathStatus::kNoSharedPkey);
+  // Without a partition record, the subnet's default SL.
+  fx.db.partitions.records.clear();
+  fx.db.subnet.records[0].default_sl = 0;
+  std::unique_ptr<SmdbIndex> idx;
+  CHECK(SmdbIndex::Build(fx.db, &idx).ok());
+  PathEngine nopart(idx.get());
+  CheckPath(nopart, 10, 30, Expected(A, 10, H, 30, 0xffff, 0, 4, 7, 18, true));
+}
+
+TEST(PathEngine, TheRequesterMustShareAPkeyWithBothEnds) {
+  Fixture fx;
+  PathEngineOptions o;
+  o.requester_lid = 14;  // G: limited 0x0002 only
+  PathEngine e(fx.index.get(), o);
+  CheckPath(e, 10, 12, Expected(A, 10, B, 12, 0x8002, 5, 5, 7, 18, true));
+  CheckNoPath(e, 10, 18, PathStatus::kNoSharedPkey);  // G and D share nothing
+  o.requester_lid = 15;                               // no such port
+  PathEngine nobody(fx.index.get(), o);
+  CHECK(!nobody.Limitations().empty());
+  CheckNoPath(nobody, 10, 12, PathStatus::kNoSharedPkey);
+}
+
+TEST(PathEngine, LimitationsNameWhatTheSmdbCannotPredict) {
+  Fixture fx;
+  STRCMP_EQUAL("", PathEngine(fx.index.get()).Limitations().c_str());
+  fx.db.subnet.records[0].flags |= kSubnetQos | kSubnetRoutingSl;
+  std::unique_ptr<SmdbIndex> idx;
+  CHECK(SmdbIndex::Build(fx.db, &idx).ok());
+  std::string l = PathEngine(idx.get()).Limitations();
+  CHECK(l.find("opt.qos") != std::string::npos);
+  CHECK(l.find("routing engine") != std::string::npos);
+}
+
+TEST(PathEngine, PrdbHoldsEveryPathOfEverySourceLid) {
+  Fixture fx;
+  PathEngine e(fx.index.get());
+  Prdb prdb;
+  CHECK(BuildPrdb(e, A + 1, 7, &prdb).ok());
+  CHECK_EQUAL(7u, prdb.global_epoch);
+  CHECK_EQUAL(10, prdb.source.records[0].base_lid);
+  // 2 source LIDs x 14 LIDs, less the 3 unreachable ones from each.
+  CHECK_EQUAL(22u, prdb.paths.records.size());
+  std::string bytes;
+  CHECK(prdb.Serialize(&bytes).ok());  // sorted, unique keys
+  PrdbPath p;
+  ibv_path_record r;
+  CHECK(e.Compute(11, 16, &r) == PathStatus::kOk);
+  ToPrdbPath(r, &p);
+  CHECK_EQUAL(16, p.dlid);
+  CHECK_EQUAL(11, p.slid);
+  CHECK_EQUAL(4, p.mtu);
+  CHECK_EQUAL(4, p.rate);
+  CHECK_EQUAL(18, p.packet_life);
+  CHECK_EQUAL(0x8002, p.pkey);
+  CHECK_EQUAL(5, p.sl);
+  CHECK_EQUAL(0, p.flags);  // not reversible
+  CHECK_EQUAL(ENOENT, -BuildPrdb(e, 0x1234, 7, &prdb).code());
+}
+
+TEST(PathEngine, BadDatabasesAreRejectedWithTheReason) {
+  Smdb db = TwoSwitchFabric();
+  db.guid_lids.records[1].base_lid = db.guid_lids.records[0].base_lid;  // a LID owned twice
+  std::unique_ptr<SmdbIndex> idx;
+  ssa::Status st = SmdbIndex::Build(db, &idx);
+  CHECK(!st.ok());
+  CHECK(st.message().find("owned by two ports") != std::string::npos);
+  db = TwoSwitchFabric();
+  db.links.records.push_back({A, 9, B, 1});
+  st = SmdbIndex::Build(db, &idx);
+  CHECK(!st.ok());
+  CHECK(st.message().find("not in table 'ports'") != std::string::npos);
+}
+
+// Scrambles fields of a valid database, keeping its tables' keys.
+void Scramble(std::mt19937* rng, Smdb* db) {
+  auto pick = [rng](size_t n) { return static_cast<size_t>((*rng)() % n); };
+  for (int k = 0, n = 1 + static_cast<int>(pick(8)); k < n; ++k) {
+    switch (pick(7)) {
+      case 0: db->lft_blocks.records[pick(db->lft_blocks.records.size())].ports[pick(kLftBlockSize)] =
+                  static_cast<uint8_t>((*rng)()); break;
+      case 1: {
+        SmdbPort& p = db->ports.records[pick(db->ports.records.size())];
+        p.mtu_cap = static_cast<uint8_t>((*rng)());
+        p.rate = static_cast<uint8_t>((*rng)());
+        p.capability_mask = static_cast<uint32_t>((*rng)());
+        break;
+      }
+      case 2: {
+        SmdbLink& l = db->links.records[pick(db->links.records.size())];
+        const SmdbPort& to = db->ports.records[pick(db->ports.records.size())];
+        l.peer_node_guid = to.node_guid;
+        l.peer_port_num = to.port_num;
+        break;
+      }
+      case 3: db->nodes.records[pick(db->nodes.records.size())].node_type = static_cast<uint8_t>(pick(4)); break;
+      case 4: db->pkey_blocks.records[pick(db->pkey_blocks.records.size())].pkeys[pick(kPkeyBlockSize)] =
+                  static_cast<uint16_t>((*rng)()); break;
+      case 5: {
+        SmdbGuidLid& g = db->guid_lids.records[pick(db->guid_lids.records.size())];
+        g.lmc = static_cast<uint8_t>(pick(9));
+        if (pick(2)) g.base_lid = static_cast<uint16_t>((*rng)());
+        break;
+      }
+      default: db->switches.records[pick(db->switches.records.size())].lin_fdb_top =
+                   static_cast<uint16_t>((*rng)()); break;
+    }
+  }
+}
+
+TEST(PathEngine, ArbitraryDatabasesNeverCrashTheIndexOrTheEngine) {
+  // Scrambled fabrics and random records: Build() either refuses them with
+  // a reason or yields an index every path of which can be computed.
+  std::mt19937 rng(7);
+  int built = 0;
+  for (int i = 0; i < 400; ++i) {
+    Smdb db = TwoSwitchFabric();
+    if (i % 4 == 3)
+      db = smdb_test::RandomSmdb(&rng, 20);
+    else
+      Scramble(&rng, &db);
+    std::unique_ptr<SmdbIndex> idx;
+    ssa::Status st = SmdbIndex::Build(db, &idx);
+    if (!st.ok()) {
+      CHECK(!st.message().empty());
+      continue;
+    }
+    ++built;
+    PathEngine e(idx.get());
+    ibv_path_record r;
+    for (uint16_t s : idx->assigned_lids())
+      for (uint16_t d : idx->assigned_lids()) e.Compute(s, d, &r);
+    e.Compute(0, 0, &r);
+    e.Compute(0xffff, 0xbfff, &r);
+  }
+  CHECK(built > 100);  // most scrambles still make a usable index
+}
+
+TEST(PathEngine, LidListsAndPathLines) {
+  Fixture fx;
+  using ssa::smdb_tool::ParseLidList;
+  std::vector<uint16_t> lids;
+  CHECK(ParseLidList("10", *fx.index, false, &lids).ok());
+  CHECK((std::vector<uint16_t>{10}) == lids);
+  lids.clear();
+  CHECK(ParseLidList("10,0x00000000000000c1,12-13,10", *fx.index, true, &lids).ok());
+  CHECK((std::vector<uint16_t>{10, 11, 16, 17, 12, 13}) == lids);
+  lids.clear();
+  CHECK(ParseLidList("all", *fx.index, false, &lids).ok());
+  CHECK_EQUAL(12u, lids.size());  // every port with a LID, base LIDs
+  CHECK(!ParseLidList("0x0000000000000bad", *fx.index, false, &lids).ok());
+  CHECK(!ParseLidList("0xc000", *fx.index, false, &lids).ok());
+  CHECK(!ParseLidList("x", *fx.index, false, &lids).ok());
+
+  PathEngine e(fx.index.get());
+  ibv_path_record r;
+  PathStatus st = e.Compute(11, 16, &r);
+  STRCMP_EQUAL(
+      "path slid=11 dlid=16 status=ok sgid=fe80::a1 dgid=fe80::c1 pkey=0x8002 sl=5 mtu=4 rate=4 "
+      "packet_life=18 hop_limit=0 tclass=0 flow_label=0x00000 reversible=0 preference=0",
+      ssa::smdb_tool::FormatPathLine(11, 16, st, r).c_str());
+  st = e.Compute(10, 20, &r);
+  STRCMP_EQUAL("path slid=10 dlid=20 status=no-route", ssa::smdb_tool::FormatPathLine(10, 20, st, r).c_str());
+
+  ibv_path_record a = Expected(A, 10, C, 16, 0x8002, 5, 4, 4, 18, true), b = a;
+  b.mtu = 0x83;
+  b.reversible_numpath = 0x81;
+  STRCMP_EQUAL("numb_path x=0 y=1; mtu x=4 y=3",
+               ssa::smdb_tool::DescribeDiffs(ssa::smdb_tool::DiffPathRecords(a, b), "x", "y").c_str());
+  b = a;
+  b.reserved[5] = 1;
+  STRCMP_EQUAL("reserved x=63:0x00 y=63:0x01",
+               ssa::smdb_tool::DescribeDiffs(ssa::smdb_tool::DiffPathRecords(a, b), "x", "y").c_str());
+}

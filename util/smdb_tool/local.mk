@@ -1,0 +1,10 @@
+# util/smdb_tool/: ssa-smdb, a saved SMDB as text, the path-record engine's
+# answers from it, and those answers checked against the live SA.
+bin_PROGRAMS += util/smdb_tool/ssa-smdb
+util_smdb_tool_ssa_smdb_SOURCES = \
+	util/smdb_tool/main.cc \
+	util/smdb_tool/path_text.h util/smdb_tool/path_text.cc \
+	util/smdb_tool/sa_compare.h util/smdb_tool/sa_compare.cc
+util_smdb_tool_ssa_smdb_LDADD = common/libssacommon.la
+
+dist_man_MANS += man/ssa-smdb.1

@@ -1,0 +1,267 @@
+// main.cc: ssa-smdb, the command-line view of saved subnet databases and
+// of the path-record engine (man/ssa-smdb.1):
+//   ssa-smdb dump FILE                     the SMDB (or PRDB) as text
+//   ssa-smdb paths FILE --from LIST ...    the engine's path records
+//   ssa-smdb compare FILE --from LIST ...  the engine against the live SA
+// A thin program over common/: parsing options and printing.
+// Single-threaded.
+#include <endian.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/path_engine.h"
+#include "common/sa_client.h"
+#include "common/smdb.h"
+#include "common/smdb_dump.h"
+#include "common/smdb_format.h"
+#include "common/smdb_index.h"
+#include "common/smdb_prdb.h"
+#include "util/smdb_tool/path_text.h"
+#include "util/smdb_tool/sa_compare.h"
+
+namespace {
+
+using ssa::Status;
+namespace smdb = ssa::smdb;
+namespace tool = ssa::smdb_tool;
+
+constexpr int kExitMismatch = 1;
+constexpr int kExitUsage = 2;
+
+void Usage(FILE* f) {
+  fprintf(f,
+          "usage: ssa-smdb dump FILE\n"
+          "       ssa-smdb paths FILE --from LIST [--to LIST] [--lmc-all] [--by-gid]\n"
+          "                      [--reversible] [--requester LID] [--stats]\n"
+          "       ssa-smdb compare FILE --from LIST [--to LIST] [--lmc-all] [--by-gid] [--reversible]\n"
+          "                      [--sample N] [--depth N] [--timeout MS] [--retries N]\n"
+          "                      [--port CA:PORT] [--max-print N]\n"
+          "LIST: comma-separated 'all', LIDs, LID ranges A-B, port GUIDs. See ssa-smdb(1).\n");
+}
+
+struct Args {
+  std::string command, file, from, to = "all";
+  bool lmc_all = false, reversible = false, stats = false, by_gid = false;
+  long requester = 0, sample = 0, depth = 16, timeout = 2000, retries = 2, max_print = -1;
+  std::string port;
+};
+
+bool ParseLong(const char* s, long min, long max, long* out) {
+  char* end = nullptr;
+  errno = 0;
+  long v = strtol(s, &end, 0);
+  if (errno || *end || end == s || v < min || v > max) return false;
+  *out = v;
+  return true;
+}
+
+// Returns false (after printing why) on a bad command line.
+bool ParseArgs(int argc, char** argv, Args* a) {
+  if (argc < 3) return false;
+  a->command = argv[1];
+  a->file = argv[2];
+  for (int i = 3; i < argc; ++i) {
+    std::string o = argv[i];
+    const char* v = i + 1 < argc ? argv[i + 1] : nullptr;
+    auto num = [&](long min, long max, long* out) {
+      if (!v || !ParseLong(v, min, max, out)) {
+        fprintf(stderr, "ssa-smdb: %s needs a number in %ld..%ld\n", o.c_str(), min, max);
+        return false;
+      }
+      ++i;
+      return true;
+    };
+    auto text = [&](std::string* out) {
+      if (!v) {
+        fprintf(stderr, "ssa-smdb: %s needs a value\n", o.c_str());
+        return false;
+      }
+      *out = v;
+      ++i;
+      return true;
+    };
+    bool ok = true;
+    if (o == "--from") ok = text(&a->from);
+    else if (o == "--to") ok = text(&a->to);
+    else if (o == "--port") ok = text(&a->port);
+    else if (o == "--lmc-all") a->lmc_all = true;
+    else if (o == "--reversible") a->reversible = true;
+    else if (o == "--by-gid") a->by_gid = true;
+    else if (o == "--stats") a->stats = true;
+    else if (o == "--requester") ok = num(1, 0xBFFF, &a->requester);
+    else if (o == "--sample") ok = num(0, 1L << 40, &a->sample);
+    else if (o == "--depth") ok = num(1, ssa::kSaMaxDepth, &a->depth);
+    else if (o == "--timeout") ok = num(1, 600000, &a->timeout);
+    else if (o == "--retries") ok = num(0, 100, &a->retries);
+    else if (o == "--max-print") ok = num(0, 1L << 40, &a->max_print);
+    else {
+      fprintf(stderr, "ssa-smdb: unknown option '%s'\n", o.c_str());
+      return false;
+    }
+    if (!ok) return false;
+  }
+  if ((a->command == "paths" || a->command == "compare") && a->from.empty()) {
+    fprintf(stderr, "ssa-smdb: %s needs --from\n", a->command.c_str());
+    return false;
+  }
+  return true;
+}
+
+// The db_type field of a database file's header (0 if unreadable).
+uint16_t FileDbType(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  uint8_t h[10] = {};
+  if (!f.read(reinterpret_cast<char*>(h), sizeof(h))) return 0;
+  if (smdb::GetBe32(h) != smdb::kDbMagic) return 0;
+  return smdb::GetBe16(h + 8);
+}
+
+int Dump(const Args& a) {
+  if (FileDbType(a.file) == static_cast<uint16_t>(smdb::DbType::kPrdb)) {
+    smdb::Prdb db;
+    Status st = smdb::Prdb::ReadFile(a.file, &db);
+    if (!st.ok()) {
+      fprintf(stderr, "ssa-smdb: %s\n", st.ToString().c_str());
+      return kExitUsage;
+    }
+    fputs(smdb::DumpPrdb(db).c_str(), stdout);
+    return 0;
+  }
+  smdb::Smdb db;
+  Status st = smdb::Smdb::ReadFile(a.file, &db);
+  if (!st.ok()) {
+    fprintf(stderr, "ssa-smdb: %s\n", st.ToString().c_str());
+    return kExitUsage;
+  }
+  fputs(smdb::DumpSmdb(db).c_str(), stdout);
+  return 0;
+}
+
+struct Loaded {
+  std::unique_ptr<smdb::SmdbIndex> index;
+  std::vector<uint16_t> slids, dlids;
+};
+
+int Load(const Args& a, Loaded* l) {
+  smdb::Smdb db;
+  Status st = smdb::Smdb::ReadFile(a.file, &db);
+  if (st.ok()) st = smdb::SmdbIndex::Build(db, &l->index);
+  if (st.ok()) st = tool::ParseLidList(a.from, *l->index, a.lmc_all, &l->slids).WithContext("--from");
+  // Destinations: every LID of each port named (a path per DLID).
+  if (st.ok()) st = tool::ParseLidList(a.to, *l->index, true, &l->dlids).WithContext("--to");
+  if (!st.ok()) {
+    fprintf(stderr, "ssa-smdb: %s\n", st.ToString().c_str());
+    return kExitUsage;
+  }
+  if (a.by_gid) {
+    // A GID names a port: one base LID per port, LIDs nobody owns dropped.
+    auto ports_only = [&l](std::vector<uint16_t>* lids) {
+      std::vector<uint16_t> out;
+      for (uint16_t lid : *lids) {
+        uint32_t p = l->index->PortByLid(lid);
+        if (p == smdb::SmdbIndex::kNone) {
+          fprintf(stderr, "ssa-smdb: --by-gid: LID %u has no port, skipped\n", lid);
+          continue;
+        }
+        uint16_t base = l->index->port(p).base_lid;
+        if (std::find(out.begin(), out.end(), base) == out.end()) out.push_back(base);
+      }
+      *lids = out;
+    };
+    ports_only(&l->slids);
+    ports_only(&l->dlids);
+  }
+  return 0;
+}
+
+smdb::PathStatus Lookup(const smdb::PathEngine& e, bool by_gid, uint16_t slid, uint16_t dlid,
+                        ibv_path_record* rec) {
+  if (!by_gid) return e.Compute(slid, dlid, rec);
+  const smdb::SmdbIndex& x = e.index();
+  return e.ComputeByGuid(x.port(x.PortByLid(slid)).port_guid, x.port(x.PortByLid(dlid)).port_guid, rec);
+}
+
+int Paths(const Args& a) {
+  Loaded l;
+  if (int rc = Load(a, &l)) return rc;
+  smdb::PathEngineOptions eo;
+  eo.require_reversible = a.reversible;
+  eo.requester_lid = static_cast<uint16_t>(a.requester);
+  smdb::PathEngine engine(l.index.get(), eo);
+  std::string limits = engine.Limitations();
+  if (!limits.empty()) fprintf(stderr, "ssa-smdb: warning: the engine cannot predict: %s\n", limits.c_str());
+  size_t total = 0, ok = 0;
+  double ns = 0;
+  ibv_path_record rec;
+  std::string out;
+  for (uint16_t slid : l.slids) {
+    for (uint16_t dlid : l.dlids) {
+      auto t0 = std::chrono::steady_clock::now();
+      smdb::PathStatus st = Lookup(engine, a.by_gid, slid, dlid, &rec);
+      ns += std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
+      ++total;
+      ok += st == smdb::PathStatus::kOk;
+      // By GID the SA may answer another LID pair of the two ports.
+      bool ok_path = st == smdb::PathStatus::kOk;
+      out = tool::FormatPathLine(ok_path ? be16toh(rec.slid) : slid, ok_path ? be16toh(rec.dlid) : dlid, st, rec);
+      out += '\n';
+      fputs(out.c_str(), stdout);
+    }
+  }
+  if (a.stats)
+    fprintf(stderr, "paths: total=%zu ok=%zu no_path=%zu engine_ns_per_path=%.1f\n", total, ok, total - ok,
+            total ? ns / total : 0.0);
+  return 0;
+}
+
+int Compare(const Args& a) {
+  Loaded l;
+  if (int rc = Load(a, &l)) return rc;
+  tool::CompareOptions o;
+  o.slids = l.slids;
+  o.dlids = l.dlids;
+  o.sample = static_cast<size_t>(a.sample);
+  o.sa_depth = static_cast<int>(a.depth);
+  o.timeout_ms = static_cast<int>(a.timeout);
+  o.retries = static_cast<int>(a.retries);
+  o.port = a.port;
+  o.reversible = a.reversible;
+  o.by_gid = a.by_gid;
+  if (a.max_print >= 0) o.max_print = static_cast<size_t>(a.max_print);
+  tool::CompareResult r;
+  Status st = tool::RunSaCompare(*l.index, o, stdout, &r);
+  if (!st.ok()) {
+    fprintf(stderr, "ssa-smdb: %s\n", st.ToString().c_str());
+    return kExitUsage;
+  }
+  return r.mismatched == 0 && r.sa_failures == 0 ? 0 : kExitMismatch;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  setvbuf(stdout, nullptr, _IOFBF, 1 << 16);
+  if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+    Usage(stdout);
+    return 0;
+  }
+  Args a;
+  if (!ParseArgs(argc, argv, &a)) {
+    Usage(stderr);
+    return kExitUsage;
+  }
+  if (a.command == "dump") return Dump(a);
+  if (a.command == "paths") return Paths(a);
+  if (a.command == "compare") return Compare(a);
+  fprintf(stderr, "ssa-smdb: unknown command '%s'\n", a.command.c_str());
+  Usage(stderr);
+  return kExitUsage;
+}

@@ -1,0 +1,240 @@
+// sa_compare.cc: RunSaCompare (sa_compare.h).
+#include "util/smdb_tool/sa_compare.h"
+
+#include <chrono>
+#include <cstring>
+#include <memory>
+
+#include "common/event_loop.h"
+#include "common/log.h"
+#include "common/mad_wire.h"
+#include "common/path_engine.h"
+#include "common/sa_client.h"
+#include "common/umad_ports.h"
+#include "util/smdb_tool/path_text.h"
+
+namespace ssa {
+namespace smdb_tool {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using smdb::PathStatus;
+
+// Queries handed to the SaClient ahead of the window: enough to keep it
+// full, few enough that millions of pairs never sit in its queue at once.
+constexpr size_t kQueueAhead = 256;
+
+struct Answer {
+  enum State { kPending, kRecord, kNoRecords, kFailed } state = kPending;
+  ibv_path_record rec;
+  std::string error;
+};
+
+// SubnAdmGet(PathRecord) by SLID and DLID, or by SGID and DGID (subnet
+// prefix + port GUIDs) with `gids`; nothing else in the mask for the plain
+// query, Reversible and NumbPath 1 added with `reversible` (upstream
+// ibacm's form, mad::BuildPathRecordGet).
+void BuildQuery(uint16_t slid, uint16_t dlid, const uint8_t* sgid, const uint8_t* dgid, bool reversible,
+                uint8_t* mad) {
+  mad::PathRecord q;
+  if (sgid) {
+    memcpy(q.sgid, sgid, 16);
+    memcpy(q.dgid, dgid, 16);
+  } else {
+    q.slid = slid;
+    q.dlid = dlid;
+  }
+  if (reversible) {
+    mad::BuildPathRecordGet(0, q, 0, 0, mad);
+    return;
+  }
+  memset(mad, 0, mad::kMadSize);
+  mad::MadHeader h;
+  h.mgmt_class = mad::kClassSubnAdm;
+  h.class_version = mad::kSaClassVersion;
+  h.method = mad::kMethodGet;
+  h.attr_id = mad::kAttrPathRecord;
+  mad::EncodeMadHeader(h, mad);
+  mad::SaHeader sa;
+  sa.comp_mask = sgid ? (mad::kPrCompSgid | mad::kPrCompDgid) : (mad::kPrCompSlid | mad::kPrCompDlid);
+  mad::EncodeSaHeader(sa, mad);
+  mad::EncodePathRecord(q, mad + mad::kSaDataOffset);
+}
+
+void PutGid(uint64_t prefix, uint64_t guid, uint8_t* gid) {
+  for (int i = 0; i < 8; ++i) {
+    gid[i] = static_cast<uint8_t>(prefix >> (56 - 8 * i));
+    gid[8 + i] = static_cast<uint8_t>(guid >> (56 - 8 * i));
+  }
+}
+
+// The port GUID owning `lid`, 0 if none.
+uint64_t GuidOf(const smdb::SmdbIndex& index, uint16_t lid) {
+  uint32_t p = index.PortByLid(lid);
+  return p == smdb::SmdbIndex::kNone ? 0 : index.port(p).port_guid;
+}
+
+void Record(int status, const uint8_t* resp, size_t len, Answer* a) {
+  if (status != 0) {
+    a->state = Answer::kFailed;
+    a->error = std::string("query failed: ") + strerror(-status);
+    return;
+  }
+  if (mad::MadStatus(resp, len) == mad::kSaStatusNoRecords) {
+    a->state = Answer::kNoRecords;
+    return;
+  }
+  mad::PathRecord rec;
+  Status st = mad::DecodePathRecordResponse(resp, len, &rec);
+  if (!st.ok()) {
+    a->state = Answer::kFailed;
+    a->error = st.ToString();
+    return;
+  }
+  // The raw bytes, so that reserved bits and selectors are compared too.
+  memcpy(&a->rec, resp + mad::kSaDataOffset, sizeof(a->rec));
+  a->state = Answer::kRecord;
+}
+
+Status PickPort(const std::string& name, UmadPort* out) {
+  std::vector<UmadPort> ports;
+  Status st = DiscoverPorts(&ports);
+  if (!st.ok()) return st;
+  for (const UmadPort& p : ports) {
+    if (!name.empty() && p.ca_name + ":" + std::to_string(p.port_num) != name) continue;
+    if (p.IsActive() && p.IsInfiniBand() && p.sm_lid != 0) {
+      *out = p;
+      return Status::Ok();
+    }
+  }
+  return Status::Error(ENODEV, name.empty() ? "no active InfiniBand port with an SM on this host"
+                                            : "port " + name + " is not an active InfiniBand port with an SM");
+}
+
+}  // namespace
+
+Status RunSaCompare(const smdb::SmdbIndex& index, const CompareOptions& o, FILE* out, CompareResult* r) {
+  *r = CompareResult{};
+  size_t total = o.slids.size() * o.dlids.size();
+  if (total == 0) return Status::Error(EINVAL, "no (SLID, DLID) pair to compare");
+  size_t n = o.sample != 0 && o.sample < total ? o.sample : total;
+  std::vector<std::pair<uint16_t, uint16_t>> pairs(n);
+  for (size_t i = 0; i < n; ++i) {
+    size_t k = n == total ? i : static_cast<size_t>(static_cast<unsigned __int128>(i) * total / n);
+    pairs[i] = {o.slids[k / o.dlids.size()], o.dlids[k % o.dlids.size()]};
+  }
+
+  UmadPort port;
+  Status st = PickPort(o.port, &port);
+  if (!st.ok()) return st;
+  r->requester_lid = port.lid;
+  r->pairs = n;
+
+  smdb::PathEngineOptions eo;
+  eo.requester_lid = port.lid;
+  eo.require_reversible = o.reversible;
+  smdb::PathEngine engine(&index, eo);
+  std::string limits = engine.Limitations();
+  if (!limits.empty()) fprintf(out, "warning: the engine cannot predict: %s\n", limits.c_str());
+  std::vector<ibv_path_record> mine(n);
+  std::vector<PathStatus> mine_status(n);
+  auto e0 = Clock::now();
+  for (size_t i = 0; i < n; ++i) {
+    uint16_t slid = pairs[i].first, dlid = pairs[i].second;
+    mine_status[i] = o.by_gid ? engine.ComputeByGuid(GuidOf(index, slid), GuidOf(index, dlid), &mine[i])
+                              : engine.Compute(slid, dlid, &mine[i]);
+  }
+  r->engine_ns_per_path = std::chrono::duration<double, std::nano>(Clock::now() - e0).count() / n;
+
+  Logger logger;
+  logger.set_level(LogLevel::kError);
+  EventLoop loop;
+  st = loop.Init();
+  if (!st.ok()) return st;
+  SaClientOptions so;
+  so.sa_depth = o.sa_depth;
+  so.timeout_ms = o.timeout_ms;
+  so.retries = o.retries;
+  SaClient client(&loop, &logger, port, so);
+  st = client.Open();
+  if (!st.ok()) return st.WithContext("SA client on " + port.ca_name + ":" + std::to_string(port.port_num));
+
+  std::vector<Answer> answers(n);
+  size_t next = 0, done = 0;
+  bool stopping = false;  // CancelAll's callbacks must not send more
+  Status send_error;
+  // Runs from the loop (answer callbacks) as well as from here.
+  std::function<void()> feed = [&]() {
+    while (!stopping && next < n && client.queued() < kQueueAhead && send_error.ok()) {
+      size_t i = next++;
+      uint8_t m[mad::kMadSize], sgid[16] = {}, dgid[16] = {};
+      if (o.by_gid) {
+        PutGid(index.subnet().subnet_prefix, GuidOf(index, pairs[i].first), sgid);
+        PutGid(index.subnet().subnet_prefix, GuidOf(index, pairs[i].second), dgid);
+      }
+      BuildQuery(pairs[i].first, pairs[i].second, o.by_gid ? sgid : nullptr, dgid, o.reversible, m);
+      send_error = client.Send(m, sizeof(m), [&, i](int status, const uint8_t* resp, size_t len) {
+        Record(status, resp, len, &answers[i]);
+        ++done;
+        feed();
+      });
+    }
+  };
+  auto s0 = Clock::now();
+  feed();
+  // Give up only when nothing is answered for longer than a query's tries.
+  auto stall = std::chrono::milliseconds(int64_t{client.try_timeout_ms()} * (o.retries + 1) + 5000);
+  while (done < n && send_error.ok()) {
+    size_t before = done;
+    loop.RunUntil([&] { return done != before || !send_error.ok(); }, stall);
+    if (done == before) break;
+  }
+  r->sa_seconds = std::chrono::duration<double>(Clock::now() - s0).count();
+  stopping = true;
+  client.CancelAll();
+  if (!send_error.ok()) return send_error.WithContext("SA query");
+
+  size_t printed = 0;
+  auto print = [&](const std::string& line) {
+    if (printed++ < o.max_print) fprintf(out, "%s\n", line.c_str());
+  };
+  for (size_t i = 0; i < n; ++i) {
+    uint16_t slid = pairs[i].first, dlid = pairs[i].second;
+    std::string where = "slid=" + std::to_string(slid) + " dlid=" + std::to_string(dlid);
+    const Answer& a = answers[i];
+    bool engine_ok = mine_status[i] == PathStatus::kOk;
+    if (a.state == Answer::kPending || a.state == Answer::kFailed) {
+      ++r->sa_failures;
+      print("sa-failure " + where + ": " + (a.state == Answer::kPending ? "no answer" : a.error));
+    } else if (a.state == Answer::kNoRecords && !engine_ok) {
+      ++r->matched;
+      ++r->no_path;
+    } else if (a.state == Answer::kNoRecords) {
+      ++r->mismatched;
+      print("mismatch " + where + ": sa has no record, engine has " +
+            FormatPathLine(slid, dlid, mine_status[i], mine[i]));
+    } else if (!engine_ok) {
+      ++r->mismatched;
+      print("mismatch " + where + ": engine says " + smdb::PathStatusName(mine_status[i]) + ", sa has " +
+            FormatPathLine(slid, dlid, PathStatus::kOk, a.rec));
+    } else {
+      std::vector<FieldDiff> diffs = DiffPathRecords(mine[i], a.rec);
+      if (diffs.empty()) {
+        ++r->matched;
+      } else {
+        ++r->mismatched;
+        print("mismatch " + where + ": " + DescribeDiffs(diffs));
+      }
+    }
+  }
+  fprintf(out,
+          "compare: pairs=%zu matched=%zu no_path=%zu mismatched=%zu sa_failures=%zu requester_lid=%u "
+          "sa_depth=%d sa_seconds=%.3f sa_queries_per_s=%.0f engine_ns_per_path=%.1f\n",
+          r->pairs, r->matched, r->no_path, r->mismatched, r->sa_failures, r->requester_lid,
+          client.sa_depth(), r->sa_seconds, r->sa_seconds > 0 ? n / r->sa_seconds : 0.0,
+          r->engine_ns_per_path);
+  return Status::Ok();
+}
+
+}  // namespace smdb_tool
+}  // namespace ssa

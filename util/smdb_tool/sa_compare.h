@@ -1,0 +1,65 @@
+// sa_compare.h: `ssa-smdb compare`: the engine's PathRecords against the
+// live SA's answers to the same SubnAdmGet(PathRecord) queries, sent from
+// this host's port (a simulated node under umad2sim, or real hardware).
+//
+// Every (SLID, DLID) pair is asked once, with up to `sa_depth` queries in
+// flight through one SaClient; the engine computes the same pair with the
+// local port as requester. A pair matches when both say "no path" (the SA
+// answering ERR_NO_RECORDS) or both give the same 64 bytes. Mismatches are
+// printed field by field; SA failures (timeouts, other errors) are
+// reported and counted apart, since they say nothing about the engine.
+//
+// Single-threaded: runs its own EventLoop on the calling thread. Call it
+// from the main thread before any other thread exists (umad2sim).
+#ifndef IBACM_SSA_UTIL_SMDB_TOOL_SA_COMPARE_H
+#define IBACM_SSA_UTIL_SMDB_TOOL_SA_COMPARE_H
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "common/smdb_index.h"
+#include "common/status.h"
+
+namespace ssa {
+namespace smdb_tool {
+
+struct CompareOptions {
+  std::vector<uint16_t> slids;
+  std::vector<uint16_t> dlids;
+  // 0: every pair; otherwise this many pairs spread evenly over all of
+  // them (the same pairs every run).
+  size_t sample = 0;
+  int sa_depth = 16;
+  int timeout_ms = 2000;
+  int retries = 2;
+  std::string port;  // "ca:port"; default: the first active IB port with an SM
+  // Ask as upstream ibacm does (Reversible and NumbPath in the mask), and
+  // let the engine drop non-reversible paths the same way.
+  bool reversible = false;
+  // Ask by SGID and DGID (the GUIDs of the ports owning each SLID and
+  // DLID; the caller passes one LID per port) instead of by LIDs.
+  bool by_gid = false;
+  size_t max_print = static_cast<size_t>(-1);  // mismatch lines printed
+};
+
+struct CompareResult {
+  size_t pairs = 0;
+  size_t matched = 0;       // same record, or no path on both sides
+  size_t no_path = 0;       // ... of which no path on both sides
+  size_t mismatched = 0;
+  size_t sa_failures = 0;   // timeouts and SA errors other than no records
+  double sa_seconds = 0;    // first query sent to last answer
+  double engine_ns_per_path = 0;
+  uint16_t requester_lid = 0;
+};
+
+// Prints mismatch and failure lines and one summary line to `out`.
+Status RunSaCompare(const smdb::SmdbIndex& index, const CompareOptions& options, FILE* out,
+                    CompareResult* result);
+
+}  // namespace smdb_tool
+}  // namespace ssa
+
+#endif

@@ -107,7 +107,8 @@ Status Daemon::Start() {
   st = ports_->Start();
   if (!st.ok()) return st;
   if (!settings_.discover) {  // real ports: hardware events trigger re-reads
-    port_events_ = std::make_unique<PortEvents>(&loop_, &log_, [this] { ports_->Poll(); });
+    port_events_ = std::make_unique<PortEvents>(
+        &loop_, &log_, [this](const std::vector<PortEventNote>& notes) { ports_->HandleEvents(notes); });
     port_events_->Start();
   }
   st = Listen();

@@ -66,6 +66,7 @@ class Daemon {
   const ClientServer* server() const { return server_.get(); }
   const CounterArray& counters() const { return counters_; }
   const RequestDispatcher* dispatcher() const { return dispatcher_.get(); }
+  PortManager* ports() { return ports_.get(); }
 
  private:
   Status Listen();

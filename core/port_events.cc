@@ -4,9 +4,13 @@
 #include <fcntl.h>
 #include <infiniband/verbs.h>
 
+#include <algorithm>
+
+#include "ibacm_ssa/provider.h"
+
 namespace ssa {
 
-PortEvents::PortEvents(EventLoop* loop, Logger* log, std::function<void()> changed)
+PortEvents::PortEvents(EventLoop* loop, Logger* log, Handler changed)
     : loop_(loop), log_(log), changed_(std::move(changed)) {}
 
 PortEvents::~PortEvents() { Stop(); }
@@ -41,29 +45,40 @@ int PortEvents::Start() {
   return static_cast<int>(contexts_.size());
 }
 
+namespace {
+// The ssa_port_event a verbs event becomes: 0 = re-read only, -1 = not a
+// port event at all.
+int ProviderEventFor(ibv_event_type type) {
+  switch (type) {
+    case IBV_EVENT_LID_CHANGE: return SSA_PORT_EVENT_LID_CHANGE;
+    case IBV_EVENT_SM_CHANGE: return SSA_PORT_EVENT_SM_CHANGE;
+    case IBV_EVENT_CLIENT_REREGISTER: return SSA_PORT_EVENT_CLIENT_REREGISTER;
+    case IBV_EVENT_PORT_ACTIVE:
+    case IBV_EVENT_PORT_ERR:
+    case IBV_EVENT_PKEY_CHANGE:
+    case IBV_EVENT_GID_CHANGE: return 0;
+    default: return -1;
+  }
+}
+}  // namespace
+
 void PortEvents::OnAsyncEvent(ibv_context* ctx, const std::string& name) {
-  bool relevant = false;
+  std::vector<PortEventNote> notes;
   ibv_async_event ev;
   // Non-blocking fd: drain every queued event, then re-read ports once.
   while (ibv_get_async_event(ctx, &ev) == 0) {
-    switch (ev.event_type) {
-      case IBV_EVENT_PORT_ACTIVE:
-      case IBV_EVENT_PORT_ERR:
-      case IBV_EVENT_LID_CHANGE:
-      case IBV_EVENT_PKEY_CHANGE:
-      case IBV_EVENT_SM_CHANGE:
-      case IBV_EVENT_CLIENT_REREGISTER:
-      case IBV_EVENT_GID_CHANGE:
-        SSA_LOG(*log_, kInfo, "%s port %d: %s", name.c_str(), ev.element.port_num,
-                ibv_event_type_str(ev.event_type));
-        relevant = true;
-        break;
-      default:
-        SSA_LOG(*log_, kDebug, "%s: async event %s", name.c_str(), ibv_event_type_str(ev.event_type));
+    int event = ProviderEventFor(ev.event_type);
+    if (event < 0) {
+      SSA_LOG(*log_, kDebug, "%s: async event %s", name.c_str(), ibv_event_type_str(ev.event_type));
+    } else {
+      SSA_LOG(*log_, kInfo, "%s port %d: %s", name.c_str(), ev.element.port_num,
+              ibv_event_type_str(ev.event_type));
+      PortEventNote note{name, ev.element.port_num, event};
+      if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
     }
     ibv_ack_async_event(&ev);
   }
-  if (relevant && changed_) changed_();
+  if (!notes.empty() && changed_) changed_(notes);
 }
 
 void PortEvents::Stop() {

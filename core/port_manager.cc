@@ -243,6 +243,26 @@ void PortManager::Poll() {
   }
 }
 
+void PortManager::HandleEvents(const std::vector<PortEventNote>& notes) {
+  Poll();
+  for (const PortEventNote& note : notes) {
+    if (!note.event) continue;
+    for (auto& port : ports_) {
+      if (port->info.ca_name != note.ca_name || port->info.port_num != note.port_num) continue;
+      if (!port->open) {
+        SSA_LOG(*log_, kDebug, "port %s/%d: event %d while closed", note.ca_name.c_str(),
+                note.port_num, note.event);
+      } else if (port->provider->has_port_event()) {
+        port->provider->table()->port_event(port->prov_ctx, note.event);
+      } else {
+        SSA_LOG(*log_, kDebug, "port %s/%d: provider %s (ABI 1.%u) takes no port events",
+                note.ca_name.c_str(), note.port_num, port->provider->name().c_str(),
+                port->provider->table()->abi_minor);
+      }
+    }
+  }
+}
+
 void PortManager::ApplyChange(CorePort* port, const UmadPort& now) {
   UmadPort old = port->info;
   bool addr_changed = old.lid != now.lid || old.lmc != now.lmc || old.gid_prefix != now.gid_prefix;

@@ -23,6 +23,7 @@
 #include "core/core_model.h"
 #include "core/core_options.h"
 #include "core/ipoib_addresses.h"
+#include "core/port_events.h"
 
 namespace ssa {
 
@@ -45,6 +46,10 @@ class PortManager {
   void Stop();
   // Re-reads the ports now (also runs from the poll timer).
   void Poll();
+  // Hardware port events (PortEvents): one re-read, then each event with
+  // an ssa_port_event value goes to the port's provider (port_event, ABI
+  // 1.1), after any port_changed the re-read caused.
+  void HandleEvents(const std::vector<PortEventNote>& notes);
 
   // Lookups for the request dispatcher. Only ACTIVE ports count.
   // `index` is 0-based over all endpoints; `port_num` 0 means any port.

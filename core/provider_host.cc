@@ -93,6 +93,7 @@ const ssa_core_ops* ProviderHost::Ops() { return &kOps; }
 
 // The ABI's size rule lives in one place: the loader's AbiMember().
 bool ProviderInstance::has_port_changed() const { return loaded_->HasPortChanged(); }
+bool ProviderInstance::has_port_event() const { return loaded_->HasPortEvent(); }
 bool ProviderInstance::has_query() const { return loaded_->HasQuery(); }
 bool ProviderInstance::has_query_perf() const { return loaded_->HasQueryPerf(); }
 

@@ -38,6 +38,7 @@ class ProviderInstance {
   void* ctx() const { return ctx_; }
   // Optional ops, checked by size and presence (ABI rule).
   bool has_port_changed() const;
+  bool has_port_event() const;  // 1.1
   bool has_query() const;
   bool has_query_perf() const;
   // The provider's device context for `device`, opened on first use.

@@ -93,6 +93,7 @@ class LoadedProvider {
   bool HasPortChanged() const { return AbiMember(table_, &ssa_provider::port_changed) != nullptr; }
   bool HasQuery() const { return AbiMember(table_, &ssa_provider::query) != nullptr; }
   bool HasQueryPerf() const { return AbiMember(table_, &ssa_provider::query_perf) != nullptr; }
+  bool HasPortEvent() const { return AbiMember(table_, &ssa_provider::port_event) != nullptr; }
 
  private:
   friend class ProviderLoader;

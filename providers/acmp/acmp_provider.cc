@@ -221,16 +221,25 @@ void AcmpProvider::PortChanged(AcmpPort* port, const ssa_port_info* info) {
   if (addressing || sm) Flush(port, why, true);
 }
 
+// The core calls port_changed first when the re-read shows a new LID or SM,
+// and that already flushed: an SM or LID event right behind it (the same
+// burst) would only rejoin the groups a second time. A re-registration
+// request is always honoured: the SM may have forgotten the joins.
 void AcmpProvider::PortEvent(AcmpPort* port, int event) {
+  const uint64_t kSameBurstMs = 1000;
+  bool just_flushed = port->last_flush_ms && NowMs() - port->last_flush_ms < kSameBurstMs;
   switch (event) {
     case SSA_PORT_EVENT_CLIENT_REREGISTER:
       Flush(port, "the SM asked for client re-registration", true);
       break;
     case SSA_PORT_EVENT_SM_CHANGE:
-      Flush(port, "the SM changed", true);
-      break;
     case SSA_PORT_EVENT_LID_CHANGE:
-      Flush(port, "the LID changed", true);
+      if (just_flushed) {
+        Log(SSA_LOG_DEBUG, "port %s: event %d: flushed for this change already",
+            port->Name().c_str(), event);
+      } else {
+        Flush(port, event == SSA_PORT_EVENT_SM_CHANGE ? "the SM changed" : "the LID changed", true);
+      }
       break;
     default:
       Log(SSA_LOG_DEBUG, "port %s: event %d ignored", port->Name().c_str(), event);
@@ -242,6 +251,7 @@ void AcmpProvider::PortEvent(AcmpPort* port, int event) {
 // asks for re-registration, may not know them), and start the requests
 // that were waiting again from scratch.
 void AcmpProvider::Flush(AcmpPort* port, const char* why, bool rejoin) {
+  port->last_flush_ms = NowMs();
   port->preload_parsed = false;
   port->preload = saprov::PreloadResult();
   for (AcmpEndpoint* ep : port->endpoints) {

@@ -78,6 +78,7 @@ struct AcmpPort {
   std::vector<AcmpEndpoint*> endpoints;
   bool preload_parsed = false;
   saprov::PreloadResult preload;
+  uint64_t last_flush_ms = 0;  // NowMs() of the last Flush, 0 = never
 
   dgram::Gid Gid() const;
   std::string Name() const { return ca_name + "/" + std::to_string(port_num); }

@@ -159,10 +159,15 @@ TEST(AcmpProvider, SmChangesAndReregistrationFlushTheCacheAndRejoin) {
   LONGS_EQUAL(3, CountLogs(a, " ready (QPN"));
   // A LID change moves the endpoint's datagram address too; b learns the
   // new one from a's next request.
+  // On hardware the LID_CHANGE event follows (the core calls port_changed,
+  // then port_event): flushed once, not twice.
   a->port.lid = 42;
   a->lid = 42;
   fab->prov()->port_changed(a->port_ctx, &a->port);
+  fab->prov()->port_event(a->port_ctx, SSA_PORT_EVENT_LID_CHANGE);
+  LONGS_EQUAL(1, CountLogs(a, "flushed for this change already"));
   CHECK(fab->RunUntil([&] { return CountLogs(a, " ready (QPN") == 4; }, 5000));
+  LONGS_EQUAL(3, CountLogs(a, "cached destinations dropped"));  // SM, re-registration, LID
   CheckPathTo(fab->ResolveNow(a, FakeFabric::Name("node2")), a, b);
   STRCMP_CONTAINS("node1 now at LID 42", b->AllLogs().c_str());
   CheckPathTo(fab->ResolveNow(b, FakeFabric::Name("node1")), b, a);

@@ -17,6 +17,7 @@
 
 #include "common/acm_client.h"
 #include "core/client_server.h"
+#include "core/port_manager.h"
 #include "core/request_dispatcher.h"
 
 namespace {
@@ -228,4 +229,53 @@ TEST(Daemon, PortGoingDownAndUpClosesAndReopensEndpoints) {
   ssa::acm::ResolveResponse rr;
   CHECK_TRUE(c.Resolve({Name("node5", ssa::acm::kEpFlagDest)}, &rr).ok());
   LONGS_EQUAL(9, ntohs(rr.paths[0].path.slid));  // the provider saw the new LID
+}
+
+// A burst of hardware port events (PortEvents on a real HCA) is one port
+// re-read; the events a provider must hear about go to its port_event
+// (ABI 1.1) after the port_changed that the re-read caused, and events for
+// a port the daemon does not have are ignored.
+TEST(Daemon, HardwarePortEventsRereadOnceThenReachTheProvider) {
+  Start("port_poll_ms = 3600000\n");  // no poll tick during the test
+  std::mutex lines_mutex;
+  daemon->log()->set_level(ssa::LogLevel::kDebug);
+  daemon->log()->set_sink([&](ssa::LogLevel, const std::string& line) {
+    std::lock_guard<std::mutex> lock(lines_mutex);
+    log_lines.push_back(line);
+  });
+  {
+    std::lock_guard<std::mutex> lock(port_mutex);
+    port.sm_lid = 2;  // the SM moved
+  }
+  std::mutex done_mutex;
+  bool done = false;
+  daemon->loop()->Post([&] {
+    daemon->ports()->HandleEvents({{"fake0", 1, SSA_PORT_EVENT_SM_CHANGE},
+                                   {"fake0", 1, 0},
+                                   {"fake0", 1, SSA_PORT_EVENT_CLIENT_REREGISTER},
+                                   {"fake9", 1, SSA_PORT_EVENT_LID_CHANGE}});
+    std::lock_guard<std::mutex> lock(done_mutex);
+    done = true;
+  });
+  for (int i = 0; i < 1000; ++i) {  // deadline 10 s
+    {
+      std::lock_guard<std::mutex> lock(done_mutex);
+      if (done) break;
+    }
+    usleep(10000);
+  }
+  daemon->RequestStop();
+  loop_thread.join();
+  daemon->Shutdown();
+  daemon.reset();
+  std::string all;
+  for (const auto& l : log_lines) all += l + "\n";
+  size_t changed = all.find("port_changed fake0/1");
+  size_t sm_event = all.find("port_event fake0/1 2");
+  size_t rereg_event = all.find("port_event fake0/1 1");
+  CHECK_TEXT(changed != std::string::npos, all.c_str());
+  CHECK_TEXT(sm_event != std::string::npos && sm_event > changed, all.c_str());
+  CHECK_TEXT(rereg_event != std::string::npos && rereg_event > sm_event, all.c_str());
+  STRCMP_CONTAINS("port_changed=1 ", all.c_str());
+  STRCMP_CONTAINS("port_event=2", all.c_str());
 }

@@ -569,7 +569,7 @@ TEST(Testprov, NodelayAnswersEnodataOnceThenThePath) {
   STRCMP_EQUAL(
       "calls: init=1 open_device=1 close_device=1 open_port=1 close_port=1 port_changed=0 "
       "open_endpoint=1 close_endpoint=1 add_address=1 remove_address=1 resolve=2 query=0 "
-      "query_perf=1",
+      "query_perf=1 port_event=0",
       core.logs.back().c_str());
 }
 

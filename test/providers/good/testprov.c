@@ -52,13 +52,13 @@ const struct ssa_provider *ssa_provider_entry(uint16_t core_major, uint16_t core
 enum tp_op {
 	TP_INIT, TP_OPEN_DEVICE, TP_CLOSE_DEVICE, TP_OPEN_PORT, TP_CLOSE_PORT,
 	TP_PORT_CHANGED, TP_OPEN_ENDPOINT, TP_CLOSE_ENDPOINT, TP_ADD_ADDRESS,
-	TP_REMOVE_ADDRESS, TP_RESOLVE, TP_QUERY, TP_QUERY_PERF, TP_OP_COUNT
+	TP_REMOVE_ADDRESS, TP_RESOLVE, TP_QUERY, TP_QUERY_PERF, TP_PORT_EVENT, TP_OP_COUNT
 };
 
 static const char *const tp_op_names[TP_OP_COUNT] = {
 	"init", "open_device", "close_device", "open_port", "close_port",
 	"port_changed", "open_endpoint", "close_endpoint", "add_address",
-	"remove_address", "resolve", "query", "query_perf",
+	"remove_address", "resolve", "query", "query_perf", "port_event",
 };
 
 struct tp_prov;
@@ -536,6 +536,14 @@ static void tp_port_changed(void *port_ctx, const struct ssa_port_info *info)
 	       p->lid);
 }
 
+static void tp_port_event(void *port_ctx, int event)
+{
+	struct tp_port *p = port_ctx;
+
+	p->dev->prov->calls[TP_PORT_EVENT]++;
+	TP_LOG(p->dev->prov, SSA_LOG_INFO, "port_event %s/%u %d", p->ca_name, p->port_num, event);
+}
+
 static int tp_open_endpoint(void *port_ctx, const struct ssa_endpoint_info *info, void **ep_ctx)
 {
 	struct tp_port *p = port_ctx;
@@ -653,6 +661,7 @@ static const struct ssa_provider tp_table = {
 	.resolve = tp_resolve,
 	.query = tp_query,
 	.query_perf = tp_query_perf,
+	.port_event = tp_port_event,
 };
 
 const struct ssa_provider *ssa_provider_entry(uint16_t core_major, uint16_t core_minor)

@@ -1,0 +1,63 @@
+// The shipped options template (etc/acm_opts.cfg, also what `ib_acme -O`
+// writes) is read by the daemon and by both shipped providers without a
+// single warning: every key in it is one somebody reads, every value valid.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "core/daemon.h"
+
+// Last: CppUTest redefines new for leak checking.
+#include <CppUTest/TestHarness.h>
+
+TEST_GROUP(ShippedConfig) {
+  std::string dir;
+  void setup() override {
+    char tmpl[] = "/tmp/ssa-shipped-XXXXXX";
+    CHECK(mkdtemp(tmpl) != nullptr);
+    dir = tmpl;
+  }
+  void teardown() override {
+    std::string cmd = "rm -rf '" + dir + "'";
+    CHECK_EQUAL(0, system(cmd.c_str()));
+  }
+};
+
+TEST(ShippedConfig, TheTemplateIsReadByTheCoreAndBothProvidersWithoutWarnings) {
+  // Both providers in one directory, as installed.
+  const std::string prov_dir = dir + "/providers";
+  CHECK_EQUAL(0, mkdir(prov_dir.c_str(), 0755));
+  for (const char* p : {"sa/.libs/sa.so", "acmp/.libs/acmp.so"}) {
+    std::string target = std::string(TEST_PROVIDER_DIR "/../../providers/") + p;
+    std::string link = prov_dir + "/" + target.substr(target.rfind('/') + 1);
+    CHECK_EQUAL(0, symlink(target.c_str(), link.c_str()));
+  }
+  ssa::Daemon::Settings s;
+  s.opts_file = ABS_TOP_SRCDIR "/etc/acm_opts.cfg";
+  s.opts_file_given = true;
+  s.run_dir = dir;
+  s.provider_dir = prov_dir;
+  s.log_target = dir + "/ibacm.log";
+  s.discover = [](std::vector<ssa::UmadPort>* out) {
+    out->clear();  // no ports: only configuration is exercised
+    return ssa::Status::Ok();
+  };
+  {
+    ssa::Daemon daemon(s);
+    ssa::Status st = daemon.Start();
+    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    daemon.Shutdown();
+  }
+  std::ifstream in(dir + "/ibacm.log");
+  std::stringstream log;
+  log << in.rdbuf();
+  const std::string text = log.str();
+  STRCMP_CONTAINS("acm_opts.cfg", text.c_str());  // it logged what it read
+  STRCMP_CONTAINS("acmp", text.c_str());          // both providers loaded
+  CHECK_TEXT(text.find("unknown option") == std::string::npos, text.c_str());
+  CHECK_TEXT(text.find("bad value") == std::string::npos, text.c_str());
+  CHECK_TEXT(text.find(" warn: ") == std::string::npos, text.c_str());
+  CHECK_TEXT(text.find(" error: ") == std::string::npos, text.c_str());
+}

@@ -15,7 +15,7 @@ common_libssacommon_la_SOURCES = \
 	common/acm_wire.h common/acm_wire_internal.h common/acm_wire.cc \
 	common/acm_wire_server.cc common/acm_wire_client.cc \
 	common/acm_client.h common/acm_client.cc \
-	common/raw_close.h common/text_util.h \
+	common/raw_close.h common/text_util.h common/big_endian.h \
 	common/smdb_format.h common/smdb_format.cc \
 	common/smdb_fields.h common/smdb_records.h \
 	common/smdb_codec.h common/smdb_codec.cc \

@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "common/big_endian.h"
+
 namespace ssa {
 namespace mad {
 
@@ -32,28 +34,6 @@ static_assert(offsetof(struct ibv_path_record, preference) == 57, "Preference of
 static_assert(IBV_PATH_RECORD_REVERSIBLE == 0x80, "Reversible is bit 7 of byte 49");
 
 namespace {
-
-void Put16(uint8_t* p, uint16_t v) {
-  p[0] = static_cast<uint8_t>(v >> 8);
-  p[1] = static_cast<uint8_t>(v);
-}
-void Put32(uint8_t* p, uint32_t v) {
-  for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>(v >> (24 - 8 * i));
-}
-void Put64(uint8_t* p, uint64_t v) {
-  for (int i = 0; i < 8; ++i) p[i] = static_cast<uint8_t>(v >> (56 - 8 * i));
-}
-uint16_t Get16(const uint8_t* p) { return static_cast<uint16_t>((p[0] << 8) | p[1]); }
-uint32_t Get32(const uint8_t* p) {
-  uint32_t v = 0;
-  for (int i = 0; i < 4; ++i) v = (v << 8) | p[i];
-  return v;
-}
-uint64_t Get64(const uint8_t* p) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v = (v << 8) | p[i];
-  return v;
-}
 
 bool IsZeroGid(const uint8_t gid[16]) {
   for (int i = 0; i < 16; ++i)
@@ -78,7 +58,7 @@ uint8_t ResponseMethodFor(uint8_t method) {
 
 uint16_t MadStatus(const uint8_t* mad, size_t len) {
   if (len < kMadHeaderSize) return 0xffff;
-  return Get16(mad + 4);
+  return GetBe16(mad + 4);
 }
 
 std::string DescribeMadStatus(uint16_t status) {
@@ -135,12 +115,12 @@ void EncodeMadHeader(const MadHeader& h, uint8_t* mad) {
   mad[1] = h.mgmt_class;
   mad[2] = h.class_version;
   mad[3] = h.method;
-  Put16(mad + 4, h.status);
-  Put16(mad + 6, h.class_specific);
-  Put64(mad + 8, h.tid);
-  Put16(mad + 16, h.attr_id);
-  Put16(mad + 18, h.reserved);
-  Put32(mad + 20, h.attr_mod);
+  PutBe16(mad + 4, h.status);
+  PutBe16(mad + 6, h.class_specific);
+  PutBe64(mad + 8, h.tid);
+  PutBe16(mad + 16, h.attr_id);
+  PutBe16(mad + 18, h.reserved);
+  PutBe32(mad + 20, h.attr_mod);
 }
 
 Status DecodeMadHeader(const uint8_t* mad, size_t len, MadHeader* h) {
@@ -150,48 +130,64 @@ Status DecodeMadHeader(const uint8_t* mad, size_t len, MadHeader* h) {
   h->mgmt_class = mad[1];
   h->class_version = mad[2];
   h->method = mad[3];
-  h->status = Get16(mad + 4);
-  h->class_specific = Get16(mad + 6);
-  h->tid = Get64(mad + 8);
-  h->attr_id = Get16(mad + 16);
-  h->reserved = Get16(mad + 18);
-  h->attr_mod = Get32(mad + 20);
+  h->status = GetBe16(mad + 4);
+  h->class_specific = GetBe16(mad + 6);
+  h->tid = GetBe64(mad + 8);
+  h->attr_id = GetBe16(mad + 16);
+  h->reserved = GetBe16(mad + 18);
+  h->attr_mod = GetBe32(mad + 20);
   return Status::Ok();
 }
 
 void EncodeSaHeader(const SaHeader& h, uint8_t* mad) {
-  Put64(mad + 36, h.sm_key);
-  Put16(mad + 44, h.attr_offset);
-  Put16(mad + 46, 0);
-  Put64(mad + 48, h.comp_mask);
+  PutBe64(mad + 36, h.sm_key);
+  PutBe16(mad + 44, h.attr_offset);
+  PutBe16(mad + 46, 0);
+  PutBe64(mad + 48, h.comp_mask);
 }
 
 Status DecodeSaHeader(const uint8_t* mad, size_t len, SaHeader* h) {
   if (len < kSaDataOffset)
     return Malformed("SA MAD of " + std::to_string(len) +
                      " bytes is shorter than its 56-byte headers");
-  h->sm_key = Get64(mad + 36);
-  h->attr_offset = Get16(mad + 44);
-  h->comp_mask = Get64(mad + 48);
+  h->sm_key = GetBe64(mad + 36);
+  h->attr_offset = GetBe16(mad + 44);
+  h->comp_mask = GetBe64(mad + 48);
   return Status::Ok();
 }
 
-uint64_t MadTid(const uint8_t* mad) { return Get64(mad + 8); }
-void SetMadTid(uint8_t* mad, uint64_t tid) { Put64(mad + 8, tid); }
+void EncodeSaRequest(uint8_t method, uint16_t attr_id, uint64_t tid, uint64_t comp_mask,
+                     uint64_t sm_key, uint8_t* mad) {
+  memset(mad, 0, kMadSize);
+  MadHeader h;
+  h.mgmt_class = kClassSubnAdm;
+  h.class_version = kSaClassVersion;
+  h.method = method;
+  h.tid = tid;
+  h.attr_id = attr_id;
+  EncodeMadHeader(h, mad);
+  SaHeader sa;
+  sa.sm_key = sm_key;
+  sa.comp_mask = comp_mask;
+  EncodeSaHeader(sa, mad);
+}
+
+uint64_t MadTid(const uint8_t* mad) { return GetBe64(mad + 8); }
+void SetMadTid(uint8_t* mad, uint64_t tid) { PutBe64(mad + 8, tid); }
 
 void EncodePathRecord(const PathRecord& r, uint8_t* out) {
   memset(out, 0, kPathRecordSize);
-  Put64(out + 0, r.service_id);
+  PutBe64(out + 0, r.service_id);
   memcpy(out + 8, r.dgid, 16);
   memcpy(out + 24, r.sgid, 16);
-  Put16(out + 40, r.dlid);
-  Put16(out + 42, r.slid);
-  Put32(out + 44,
-        (r.raw_traffic ? 0x80000000u : 0u) | ((r.flow_label & 0xfffffu) << 8) | r.hop_limit);
+  PutBe16(out + 40, r.dlid);
+  PutBe16(out + 42, r.slid);
+  PutBe32(out + 44,
+          (r.raw_traffic ? 0x80000000u : 0u) | ((r.flow_label & 0xfffffu) << 8) | r.hop_limit);
   out[48] = r.tclass;
   out[49] = static_cast<uint8_t>((r.reversible ? 0x80 : 0) | (r.numb_path & 0x7f));
-  Put16(out + 50, r.pkey);
-  Put16(out + 52, static_cast<uint16_t>(((r.qos_class & 0xfff) << 4) | (r.sl & 0xf)));
+  PutBe16(out + 50, r.pkey);
+  PutBe16(out + 52, static_cast<uint16_t>(((r.qos_class & 0xfff) << 4) | (r.sl & 0xf)));
   out[54] = static_cast<uint8_t>(((r.mtu_selector & 3) << 6) | (r.mtu & 0x3f));
   out[55] = static_cast<uint8_t>(((r.rate_selector & 3) << 6) | (r.rate & 0x3f));
   out[56] =
@@ -202,20 +198,20 @@ void EncodePathRecord(const PathRecord& r, uint8_t* out) {
 Status DecodePathRecord(const uint8_t* in, size_t len, PathRecord* r) {
   if (len < kPathRecordSize)
     return Malformed("PathRecord of " + std::to_string(len) + " bytes is shorter than 64");
-  r->service_id = Get64(in + 0);
+  r->service_id = GetBe64(in + 0);
   memcpy(r->dgid, in + 8, 16);
   memcpy(r->sgid, in + 24, 16);
-  r->dlid = Get16(in + 40);
-  r->slid = Get16(in + 42);
-  uint32_t fl = Get32(in + 44);
+  r->dlid = GetBe16(in + 40);
+  r->slid = GetBe16(in + 42);
+  uint32_t fl = GetBe32(in + 44);
   r->raw_traffic = (fl & 0x80000000u) != 0;
   r->flow_label = (fl >> 8) & 0xfffff;
   r->hop_limit = static_cast<uint8_t>(fl);
   r->tclass = in[48];
   r->reversible = (in[49] & 0x80) != 0;
   r->numb_path = in[49] & 0x7f;
-  r->pkey = Get16(in + 50);
-  uint16_t qs = Get16(in + 52);
+  r->pkey = GetBe16(in + 50);
+  uint16_t qs = GetBe16(in + 52);
   r->qos_class = qs >> 4;
   r->sl = qs & 0xf;
   r->mtu_selector = in[54] >> 6;
@@ -274,21 +270,16 @@ uint64_t PathRecordCompMask(const PathRecord& r) {
 
 void BuildPathRecordGet(uint64_t tid, const PathRecord& query, uint64_t extra_comp_mask,
                         uint64_t sm_key, uint8_t* mad) {
-  memset(mad, 0, kMadSize);
-  MadHeader h;
-  h.mgmt_class = kClassSubnAdm;
-  h.class_version = kSaClassVersion;
-  h.method = kMethodGet;
-  h.tid = tid;
-  h.attr_id = kAttrPathRecord;
-  EncodeMadHeader(h, mad);
   PathRecord rec = query;
   rec.reversible = true;
   rec.numb_path = 1;
-  SaHeader sa;
-  sa.sm_key = sm_key;
-  sa.comp_mask = PathRecordCompMask(rec) | extra_comp_mask;
-  EncodeSaHeader(sa, mad);
+  EncodeSaRequest(kMethodGet, kAttrPathRecord, tid, PathRecordCompMask(rec) | extra_comp_mask,
+                  sm_key, mad);
+  EncodePathRecord(rec, mad + kSaDataOffset);
+}
+
+void EncodePathRecordGet(uint64_t tid, const PathRecord& rec, uint64_t comp_mask, uint8_t* mad) {
+  EncodeSaRequest(kMethodGet, kAttrPathRecord, tid, comp_mask, 0, mad);
   EncodePathRecord(rec, mad + kSaDataOffset);
 }
 

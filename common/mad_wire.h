@@ -133,6 +133,14 @@ struct SaHeader {
 void EncodeSaHeader(const SaHeader& header, uint8_t* mad);
 Status DecodeSaHeader(const uint8_t* mad, size_t len, SaHeader* header);
 
+// Starts an SA request in `mad` (kMadSize bytes, zeroed first): the MAD
+// header (class 0x03 version 2, `method`, `attr_id`, `tid`) and the SA
+// header (`comp_mask`, `sm_key`); the caller writes the attribute at
+// mad + kSaDataOffset. The SA client overwrites the TID, so callers may
+// pass 0.
+void EncodeSaRequest(uint8_t method, uint16_t attr_id, uint64_t tid, uint64_t comp_mask,
+                     uint64_t sm_key, uint8_t* mad);
+
 // The transaction ID of a MAD (bytes 8..15), host order. Only the low 32
 // bits survive a round trip: the kernel (and umad2sim) own bits 63:32.
 uint64_t MadTid(const uint8_t* mad);
@@ -226,6 +234,10 @@ uint64_t PathRecordCompMask(const PathRecord& rec);
 // The SA client overwrites the TID, so callers may pass 0.
 void BuildPathRecordGet(uint64_t tid, const PathRecord& query, uint64_t extra_comp_mask,
                         uint64_t sm_key, uint8_t* mad);
+
+// The same request with `rec` and `comp_mask` exactly as given: nothing
+// forced, nothing derived (SM_Key 0).
+void EncodePathRecordGet(uint64_t tid, const PathRecord& rec, uint64_t comp_mask, uint8_t* mad);
 
 // Convenience for the common queries: by GIDs (set `dlid` 0) or by LIDs
 // (zero GIDs); `pkey` 0 leaves P_Key out of the mask.

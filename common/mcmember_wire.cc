@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "common/big_endian.h"
 #include "common/mad_wire.h"
 
 namespace ssa {
@@ -13,33 +14,9 @@ namespace mad {
 
 namespace {
 
-void Put16(uint8_t* p, uint16_t v) {
-  p[0] = static_cast<uint8_t>(v >> 8);
-  p[1] = static_cast<uint8_t>(v);
-}
-void Put32(uint8_t* p, uint32_t v) {
-  for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>(v >> (24 - 8 * i));
-}
-uint16_t Get16(const uint8_t* p) { return static_cast<uint16_t>((p[0] << 8) | p[1]); }
-uint32_t Get32(const uint8_t* p) {
-  uint32_t v = 0;
-  for (int i = 0; i < 4; ++i) v = (v << 8) | p[i];
-  return v;
-}
-
 void BuildMcMemberMad(uint8_t method, uint64_t tid, const McMemberRecord& rec, uint64_t comp_mask,
                       uint8_t* mad) {
-  memset(mad, 0, kMadSize);
-  MadHeader h;
-  h.mgmt_class = kClassSubnAdm;
-  h.class_version = kSaClassVersion;
-  h.method = method;
-  h.tid = tid;
-  h.attr_id = kAttrMcMemberRecord;
-  EncodeMadHeader(h, mad);
-  SaHeader sa;
-  sa.comp_mask = comp_mask;
-  EncodeSaHeader(sa, mad);
+  EncodeSaRequest(method, kAttrMcMemberRecord, tid, comp_mask, 0, mad);
   EncodeMcMemberRecord(rec, mad + kSaDataOffset);
 }
 
@@ -49,16 +26,16 @@ void EncodeMcMemberRecord(const McMemberRecord& rec, uint8_t* out) {
   memset(out, 0, kMcMemberRecordSize);
   memcpy(out, rec.mgid, 16);
   memcpy(out + 16, rec.port_gid, 16);
-  Put32(out + 32, rec.qkey);
-  Put16(out + 36, rec.mlid);
+  PutBe32(out + 32, rec.qkey);
+  PutBe16(out + 36, rec.mlid);
   out[38] = static_cast<uint8_t>((rec.mtu_selector & 0x3) << 6 | (rec.mtu & 0x3f));
   out[39] = rec.tclass;
-  Put16(out + 40, rec.pkey);
+  PutBe16(out + 40, rec.pkey);
   out[42] = static_cast<uint8_t>((rec.rate_selector & 0x3) << 6 | (rec.rate & 0x3f));
   out[43] = static_cast<uint8_t>((rec.packet_life_time_selector & 0x3) << 6 |
                                  (rec.packet_life_time & 0x3f));
-  Put32(out + 44, static_cast<uint32_t>(rec.sl & 0xf) << 28 | (rec.flow_label & 0xfffff) << 8 |
-                      rec.hop_limit);
+  PutBe32(out + 44, static_cast<uint32_t>(rec.sl & 0xf) << 28 | (rec.flow_label & 0xfffff) << 8 |
+                        rec.hop_limit);
   out[48] = static_cast<uint8_t>((rec.scope & 0xf) << 4 | (rec.join_state & 0xf));
   out[49] = rec.proxy_join ? 0x80 : 0;
 }
@@ -69,17 +46,17 @@ Status DecodeMcMemberRecord(const uint8_t* in, size_t len, McMemberRecord* rec) 
                                       std::to_string(kMcMemberRecordSize) + ")");
   memcpy(rec->mgid, in, 16);
   memcpy(rec->port_gid, in + 16, 16);
-  rec->qkey = Get32(in + 32);
-  rec->mlid = Get16(in + 36);
+  rec->qkey = GetBe32(in + 32);
+  rec->mlid = GetBe16(in + 36);
   rec->mtu_selector = in[38] >> 6;
   rec->mtu = in[38] & 0x3f;
   rec->tclass = in[39];
-  rec->pkey = Get16(in + 40);
+  rec->pkey = GetBe16(in + 40);
   rec->rate_selector = in[42] >> 6;
   rec->rate = in[42] & 0x3f;
   rec->packet_life_time_selector = in[43] >> 6;
   rec->packet_life_time = in[43] & 0x3f;
-  uint32_t sfh = Get32(in + 44);
+  uint32_t sfh = GetBe32(in + 44);
   rec->sl = static_cast<uint8_t>(sfh >> 28);
   rec->flow_label = (sfh >> 8) & 0xfffff;
   rec->hop_limit = static_cast<uint8_t>(sfh);

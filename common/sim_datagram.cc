@@ -15,6 +15,7 @@
 #include <set>
 #include <vector>
 
+#include "common/big_endian.h"
 #include "common/raw_close.h"
 
 namespace ssa {
@@ -29,20 +30,6 @@ constexpr uint8_t kFlagMulticast = 2;
 // QPNs probed before Open gives up (one fabric directory holds a handful
 // of endpoints per LID).
 constexpr uint32_t kQpnProbeLimit = 4096;
-
-void Put16(uint8_t* p, uint16_t v) {
-  p[0] = static_cast<uint8_t>(v >> 8);
-  p[1] = static_cast<uint8_t>(v);
-}
-void Put32(uint8_t* p, uint32_t v) {
-  for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>(v >> (24 - 8 * i));
-}
-uint16_t Get16(const uint8_t* p) { return static_cast<uint16_t>((p[0] << 8) | p[1]); }
-uint32_t Get32(const uint8_t* p) {
-  uint32_t v = 0;
-  for (int i = 0; i < 4; ++i) v = (v << 8) | p[i];
-  return v;
-}
 
 Status MakeDir(const std::string& path) {
   if (mkdir(path.c_str(), 0777) == 0 || errno == EEXIST) return Status::Ok();
@@ -214,14 +201,14 @@ class SimEndpoint : public DatagramEndpoint {
     memcpy(buf, kMagic, 4);
     buf[4] = kVersion;
     buf[5] = static_cast<uint8_t>((av.global ? kFlagGrh : 0) | (multicast ? kFlagMulticast : 0));
-    Put16(buf + 6, static_cast<uint16_t>(len));
-    Put16(buf + 8, static_cast<uint16_t>(params_.lid | av.src_path_bits));
-    Put16(buf + 10, av.dlid);
-    Put32(buf + 12, qpn_);
-    Put32(buf + 16, dest_qpn);
+    PutBe16(buf + 6, static_cast<uint16_t>(len));
+    PutBe16(buf + 8, static_cast<uint16_t>(params_.lid | av.src_path_bits));
+    PutBe16(buf + 10, av.dlid);
+    PutBe32(buf + 12, qpn_);
+    PutBe32(buf + 16, dest_qpn);
     // UD: a Q_Key with the high bit set means "use the QP's own Q_Key".
-    Put32(buf + 20, (qkey & 0x80000000u) ? params_.qkey : qkey);
-    Put16(buf + 24, params_.pkey);
+    PutBe32(buf + 20, (qkey & 0x80000000u) ? params_.qkey : qkey);
+    PutBe16(buf + 24, params_.pkey);
     buf[26] = av.sl;
     memcpy(buf + 28, params_.gid.raw, 16);
     memcpy(buf + 44, av.dgid.raw, 16);
@@ -248,22 +235,22 @@ class SimEndpoint : public DatagramEndpoint {
 
   bool Parse(const uint8_t* buf, size_t n, Datagram* out) const {
     if (n < kSimHeaderSize || memcmp(buf, kMagic, 4) != 0 || buf[4] != kVersion) return false;
-    size_t len = Get16(buf + 6);
+    size_t len = GetBe16(buf + 6);
     if (len > kMaxPayload || n != kSimHeaderSize + len) return false;
     bool multicast = (buf[5] & kFlagMulticast) != 0;
-    uint32_t dest_qpn = Get32(buf + 16);
+    uint32_t dest_qpn = GetBe32(buf + 16);
     Gid dgid;
     memcpy(dgid.raw, buf + 44, 16);
     if (multicast ? (dest_qpn != kMulticastQpn || !joined_.count(dgid)) : dest_qpn != qpn_)
       return false;
-    if (Get32(buf + 20) != params_.qkey) return false;
-    if (!PkeysMatch(Get16(buf + 24), params_.pkey)) return false;
+    if (GetBe32(buf + 20) != params_.qkey) return false;
+    if (!PkeysMatch(GetBe16(buf + 24), params_.pkey)) return false;
     out->len = len;
     memcpy(out->data, buf + kSimHeaderSize, len);
-    out->slid = Get16(buf + 8);
-    out->src_qpn = Get32(buf + 12);
+    out->slid = GetBe16(buf + 8);
+    out->src_qpn = GetBe32(buf + 12);
     out->sl = buf[26] & 0xf;
-    out->dlid_path_bits = static_cast<uint8_t>(Get16(buf + 10) & ((1u << params_.lmc) - 1));
+    out->dlid_path_bits = static_cast<uint8_t>(GetBe16(buf + 10) & ((1u << params_.lmc) - 1));
     out->has_grh = (buf[5] & kFlagGrh) != 0;
     memcpy(out->sgid.raw, buf + 28, 16);
     out->dgid = dgid;

@@ -113,6 +113,7 @@
 #include <string>
 #include <vector>
 
+#include "common/big_endian.h"
 #include "common/status.h"
 
 namespace ssa {
@@ -143,24 +144,13 @@ constexpr int kErrInvalidInput = EINVAL;      // in-memory db breaks a rule
 // CRC32 (zlib-compatible): Crc32(b, n2, Crc32(a, n1)) == Crc32(a + b).
 uint32_t Crc32(const uint8_t* data, size_t len, uint32_t crc = 0);
 
-// ---- Big-endian helpers (callers guarantee the bytes exist) ----
-inline void PutBe16(uint8_t* p, uint16_t v) {
-  p[0] = static_cast<uint8_t>(v >> 8);
-  p[1] = static_cast<uint8_t>(v);
-}
-inline void PutBe32(uint8_t* p, uint32_t v) {
-  PutBe16(p, static_cast<uint16_t>(v >> 16));
-  PutBe16(p + 2, static_cast<uint16_t>(v));
-}
-inline void PutBe64(uint8_t* p, uint64_t v) {
-  PutBe32(p, static_cast<uint32_t>(v >> 32));
-  PutBe32(p + 4, static_cast<uint32_t>(v));
-}
-inline uint16_t GetBe16(const uint8_t* p) {
-  return static_cast<uint16_t>((uint32_t{p[0]} << 8) | p[1]);
-}
-inline uint32_t GetBe32(const uint8_t* p) { return (uint32_t{GetBe16(p)} << 16) | GetBe16(p + 2); }
-inline uint64_t GetBe64(const uint8_t* p) { return (uint64_t{GetBe32(p)} << 32) | GetBe32(p + 4); }
+// ---- Big-endian helpers (common/big_endian.h), also as smdb:: names ----
+using ssa::GetBe16;
+using ssa::GetBe32;
+using ssa::GetBe64;
+using ssa::PutBe16;
+using ssa::PutBe32;
+using ssa::PutBe64;
 
 // ---- Schemas: what a reader knows about each table of a db type ----
 struct TableSchema {

@@ -2,10 +2,10 @@
 // ssa_provider_entry, and the C ops table whose functions forward to
 // AcmpProvider. Contexts handed to the core are the provider's own objects.
 //
-// No C++ exception may cross the ABI: every op catches std::bad_alloc (the
-// only one the provider's code throws) and returns -ENOMEM; void ops that
-// fail to allocate log and carry on. (Timer, fd and SA callbacks catch it
-// themselves, in acmp_provider.cc.)
+// No C++ exception may cross the ABI (providers/shared/abi_guard.h): every
+// op catches std::bad_alloc (the only one the provider's code throws) and
+// returns -ENOMEM; void ops that fail to allocate log and carry on. (Timer,
+// fd and SA callbacks catch it themselves, in acmp_provider.cc.)
 // Threads: the core's loop thread only (ABI rule).
 #include <cerrno>
 #include <cstdio>
@@ -13,12 +13,15 @@
 
 #include "include/ibacm_ssa/provider.h"
 #include "providers/acmp/acmp_provider.h"
+#include "providers/shared/abi_guard.h"
 
 using ssa::acmp::AcmpAddress;
 using ssa::acmp::AcmpDevice;
 using ssa::acmp::AcmpEndpoint;
 using ssa::acmp::AcmpPort;
 using ssa::acmp::AcmpProvider;
+using ssa::provshared::Guarded;
+using ssa::provshared::GuardedVoid;
 
 extern "C" const ssa_provider* ssa_provider_entry(uint16_t core_major, uint16_t core_minor);
 
@@ -28,24 +31,6 @@ AcmpProvider* Of(AcmpDevice* d) { return d->prov; }
 AcmpProvider* Of(AcmpPort* p) { return p->dev->prov; }
 AcmpProvider* Of(AcmpEndpoint* e) { return e->port->dev->prov; }
 AcmpProvider* Of(AcmpAddress* a) { return a->ep->port->dev->prov; }
-
-template <typename Fn>
-int Guarded(Fn fn) {
-  try {
-    return fn();
-  } catch (const std::bad_alloc&) {
-    return -ENOMEM;
-  }
-}
-
-template <typename Fn>
-void GuardedVoid(AcmpProvider* prov, const char* what, Fn fn) {
-  if (Guarded([&] {
-        fn();
-        return 0;
-      }) < 0)
-    prov->Log(SSA_LOG_ERROR, "%s: out of memory", what);
-}
 
 int AcmpInit(const ssa_core_ops* ops, ssa_core_t* core, void** prov_ctx) {
   // Every core op this provider calls is in the 1.0 table.

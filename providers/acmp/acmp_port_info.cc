@@ -118,16 +118,7 @@ uint8_t RateCodeForLink(uint8_t width_active, uint8_t speed_active, uint8_t ext_
 }
 
 void BuildPortInfoRecordGet(uint16_t lid, uint8_t* mad) {
-  memset(mad, 0, mad::kMadSize);
-  mad::MadHeader h;
-  h.mgmt_class = mad::kClassSubnAdm;
-  h.class_version = mad::kSaClassVersion;
-  h.method = mad::kMethodGet;
-  h.attr_id = kAttrPortInfoRecord;
-  mad::EncodeMadHeader(h, mad);
-  mad::SaHeader sa;
-  sa.comp_mask = 1;  // EndportLID
-  mad::EncodeSaHeader(sa, mad);
+  mad::EncodeSaRequest(mad::kMethodGet, kAttrPortInfoRecord, 0, 1 /* EndportLID */, 0, mad);
   mad[mad::kSaDataOffset] = static_cast<uint8_t>(lid >> 8);
   mad[mad::kSaDataOffset + 1] = static_cast<uint8_t>(lid);
 }

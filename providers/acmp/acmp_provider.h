@@ -44,8 +44,8 @@
 #include "providers/acmp/acmp_port_info.h"
 #include "providers/acmp/acmp_requests.h"
 #include "providers/acmp/acmp_wire.h"
-#include "providers/sa/address_map.h"
-#include "providers/sa/route_preload.h"
+#include "providers/shared/address_map.h"
+#include "providers/shared/route_preload.h"
 
 namespace ssa {
 namespace acmp {
@@ -77,7 +77,7 @@ struct AcmpPort {
   uint64_t attrs_query = 0;  // token of the query in flight
   std::vector<AcmpEndpoint*> endpoints;
   bool preload_parsed = false;
-  saprov::PreloadResult preload;
+  provshared::PreloadResult preload;
   uint64_t last_flush_ms = 0;  // NowMs() of the last Flush, 0 = never
 
   dgram::Gid Gid() const;
@@ -242,7 +242,7 @@ class AcmpProvider : public Scheduler {
   ssa_core_t* core_;
   AcmpOptions options_;
   std::unique_ptr<dgram::DatagramTransport> transport_;
-  saprov::AddressMap hosts_;  // addr_preload acm_hosts
+  provshared::AddressMap hosts_;  // addr_preload acm_hosts
   std::vector<std::unique_ptr<AcmpDevice>> devices_;
   std::vector<std::unique_ptr<AcmpPort>> ports_;
   std::unordered_map<uint64_t, std::unique_ptr<AcmpEndpoint>> endpoints_;  // by id

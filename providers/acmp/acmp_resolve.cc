@@ -16,7 +16,7 @@
 #include <cstring>
 
 #include "providers/acmp/acmp_provider.h"
-#include "providers/sa/path_query.h"
+#include "providers/shared/path_query.h"
 
 namespace ssa {
 namespace acmp {
@@ -77,14 +77,14 @@ int AcmpProvider::Query(AcmpAddress* src, const ssa_resolve_request* req, uint64
   op->ep_id = ep->id;
   op->req_id = req_id;
   uint8_t mad[256];
-  saprov::BuildPassThroughQuery(req->path, mad);
+  provshared::BuildPassThroughQuery(req->path, mad);
   Count(ep, ACM_CNTR_ROUTE_QUERY, true);
   SendSa(op, mad);
   return 0;
 }
 
 void AcmpProvider::HandleQuery(SaOp* op, int status, const uint8_t* mad, size_t len) {
-  saprov::SaAnswer a = saprov::InterpretSaAnswer(status, mad, len);
+  provshared::SaAnswer a = provshared::InterpretSaAnswer(status, mad, len);
   Waiter w;
   w.req_id = op->req_id;
   w.is_query = true;
@@ -158,11 +158,11 @@ void AcmpProvider::ResolveName(AcmpEndpoint* ep, const Waiter& w) {
       Answer(ep, w, ACM_STATUS_SUCCESS, &dest->path);
       return;
     case DestState::kInit: {
-      saprov::Gid gid;
+      provshared::Gid gid;
       const void* owner = nullptr;
       if (options_.addr_preload &&
-          hosts_.Lookup(saprov::AddressKey(type, dst.data, sizeof(dst.data)), &owner, &gid) ==
-              saprov::AddressMap::Found::kFile) {
+          hosts_.Lookup(provshared::AddressKey(type, dst.data, sizeof(dst.data)), &owner, &gid) ==
+              provshared::AddressMap::Found::kFile) {
         // Known from the hosts file: the route is all that is missing.
         dest->path = ibv_path_record();
         memcpy(dest->path.dgid.raw, gid.raw, 16);
@@ -277,18 +277,18 @@ void AcmpProvider::StartRouteQuery(AcmpEndpoint* ep, Dest* dest) {
   op->dest_key = dest->key;
   dest->route_query = op->token;
   dest->state = DestState::kQueryRoute;
-  saprov::QuerySource src;
+  provshared::QuerySource src;
   dgram::Gid sgid = ep->port->Gid();
   memcpy(src.sgid, sgid.raw, 16);
   src.slid = ep->port->lid;
   src.pkey = ep->pkey;
   // By GIDs when the destination's GID is known (as saquery
   // --sgid-to-dgid asks), else by LIDs.
-  saprov::RouteKey key = IsZero(dest->path.dgid.raw, 16)
-                             ? saprov::RouteKey::Lid(ep->id, ntohs(dest->path.dlid))
-                             : saprov::RouteKey::Gid(ep->id, dest->path.dgid.raw);
+  provshared::RouteKey key = IsZero(dest->path.dgid.raw, 16)
+                                 ? provshared::RouteKey::Lid(ep->id, ntohs(dest->path.dlid))
+                                 : provshared::RouteKey::Gid(ep->id, dest->path.dgid.raw);
   uint8_t mad[256];
-  saprov::BuildRouteQuery(src, key, mad);
+  provshared::BuildRouteQuery(src, key, mad);
   Count(ep, ACM_CNTR_ROUTE_QUERY, true);
   SendSa(op, mad);
 }
@@ -301,7 +301,7 @@ void AcmpProvider::HandleRoute(SaOp* op, int status, const uint8_t* mad, size_t 
     return;
   }
   dest->route_query = 0;
-  saprov::SaAnswer a = saprov::InterpretSaAnswer(status, mad, len);
+  provshared::SaAnswer a = provshared::InterpretSaAnswer(status, mad, len);
   if (a.status == ACM_STATUS_SUCCESS) {
     dest->path = a.path;
     dest->av = AvFromPath(dest->path, ep->port->lmc);

@@ -9,24 +9,12 @@
 #include <cstdio>
 #include <cstring>
 
+#include "common/big_endian.h"
+
 namespace ssa {
 namespace acmp {
 
 namespace {
-
-void Put16(uint8_t* p, uint16_t v) {
-  p[0] = static_cast<uint8_t>(v >> 8);
-  p[1] = static_cast<uint8_t>(v);
-}
-void Put64(uint8_t* p, uint64_t v) {
-  for (int i = 0; i < 8; ++i) p[i] = static_cast<uint8_t>(v >> (56 - 8 * i));
-}
-uint16_t Get16(const uint8_t* p) { return static_cast<uint16_t>((p[0] << 8) | p[1]); }
-uint64_t Get64(const uint8_t* p) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v = (v << 8) | p[i];
-  return v;
-}
 
 bool ValidType(uint8_t type) { return type >= kAddrName && type <= kAddrLid; }
 
@@ -87,9 +75,9 @@ void EncodeAcmMessage(const AcmMessage& msg, uint8_t* out) {
   out[1] = kAcmMgmtClass;
   out[2] = kAcmClassVersion;
   out[3] = msg.method;
-  Put16(out + 4, msg.status);
-  Put16(out + 6, kAcmControlResolve);
-  Put64(out + 8, msg.tid);
+  PutBe16(out + 4, msg.status);
+  PutBe16(out + 6, kAcmControlResolve);
+  PutBe64(out + 8, msg.tid);
   uint8_t* rec = out + kAcmRecordOffset;
   size_t gids = msg.gid_count < kAcmMaxGids ? msg.gid_count : kAcmMaxGids;
   rec[0] = msg.dest.type;
@@ -116,8 +104,8 @@ Status DecodeAcmMessage(const uint8_t* in, size_t len, AcmMessage* msg, DecodeEr
              in[0], in[1], in[2]);
     return Reject(DecodeError::kNotAcm, why, buf);
   }
-  if (Get16(in + 6) != kAcmControlResolve) {
-    snprintf(buf, sizeof(buf), "control 0x%04x (resolve: 0x0001)", Get16(in + 6));
+  if (GetBe16(in + 6) != kAcmControlResolve) {
+    snprintf(buf, sizeof(buf), "control 0x%04x (resolve: 0x0001)", GetBe16(in + 6));
     return Reject(DecodeError::kBadControl, why, buf);
   }
   msg->method = in[3];
@@ -125,8 +113,8 @@ Status DecodeAcmMessage(const uint8_t* in, size_t len, AcmMessage* msg, DecodeEr
     snprintf(buf, sizeof(buf), "method 0x%02x (resolve: 0x01, response: 0x81)", msg->method);
     return Reject(DecodeError::kBadMethod, why, buf);
   }
-  msg->status = Get16(in + 4);
-  msg->tid = Get64(in + 8);
+  msg->status = GetBe16(in + 4);
+  msg->tid = GetBe64(in + 8);
   const uint8_t* rec = in + kAcmRecordOffset;
   msg->dest.type = rec[0];
   msg->dest.length = rec[1];
@@ -200,7 +188,7 @@ std::string AddressText(uint8_t type, const uint8_t* data) {
     case kAddrGid:
       return std::string("GID ") + (inet_ntop(AF_INET6, data, buf, sizeof(buf)) ? buf : "?");
     case kAddrLid:
-      return "LID " + std::to_string(Get16(data));
+      return "LID " + std::to_string(GetBe16(data));
     default:
       return "address type " + std::to_string(type);
   }

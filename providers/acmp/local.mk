@@ -6,9 +6,9 @@
 # The datagram transport (common/*datagram*, common/mcmember_wire) is built
 # into it directly: only this provider uses verbs, and a convenience
 # library with verbs in it would drag libibverbs into every user of
-# libssacommon (the OpenSM plugin among them). The sa provider's hosts-file,
-# route-preload and path-query code is reused from providers/sa/ as is,
-# until it moves to common/.
+# libssacommon (the OpenSM plugin among them). The hosts-file, route-preload,
+# route-cache and path-query code it shares with the sa provider comes from
+# providers/shared/ (libprovshared.la).
 provider_LTLIBRARIES += providers/acmp/acmp.la
 ACMP_DATAGRAM_SOURCES = \
 	common/datagram_transport.h common/datagram_transport.cc \
@@ -22,13 +22,8 @@ ACMP_CORE_SOURCES = \
 	providers/acmp/acmp_dest.h providers/acmp/acmp_dest.cc \
 	providers/acmp/acmp_groups.h providers/acmp/acmp_groups.cc \
 	providers/acmp/acmp_requests.h providers/acmp/acmp_requests.cc
-ACMP_SA_REUSED_SOURCES = \
-	providers/sa/address_map.h providers/sa/address_map.cc \
-	providers/sa/route_preload.h providers/sa/route_preload.cc \
-	providers/sa/route_cache.h providers/sa/route_cache.cc \
-	providers/sa/path_query.h providers/sa/path_query.cc
 providers_acmp_acmp_la_SOURCES = \
-	$(ACMP_DATAGRAM_SOURCES) $(ACMP_CORE_SOURCES) $(ACMP_SA_REUSED_SOURCES) \
+	$(ACMP_DATAGRAM_SOURCES) $(ACMP_CORE_SOURCES) \
 	providers/acmp/acmp_provider.h providers/acmp/acmp_provider.cc \
 	providers/acmp/acmp_services.cc \
 	providers/acmp/acmp_join.cc \
@@ -37,7 +32,8 @@ providers_acmp_acmp_la_SOURCES = \
 	providers/acmp/acmp_entry.cc
 providers_acmp_acmp_la_LDFLAGS = -module -avoid-version -shared \
 	-Wl,--version-script=$(top_srcdir)/providers/provider.map
-providers_acmp_acmp_la_LIBADD = common/libssacommon.la $(VERBS_LIBS)
+providers_acmp_acmp_la_LIBADD = providers/shared/libprovshared.la common/libssacommon.la \
+	$(VERBS_LIBS)
 EXTRA_providers_acmp_acmp_la_DEPENDENCIES = $(top_srcdir)/providers/provider.map
 
 dist_man_MANS += man/ibacm_acmp.7

@@ -2,20 +2,17 @@
 # installed into the daemon's default provider directory ($(providerdir)).
 #
 # A loadable module exporting only ssa_provider_entry (the version script);
-# the protocol library is linked in, its symbols stay hidden behind it.
+# the code shared with acmp (providers/shared/) and the protocol library are
+# linked in, their symbols stay hidden behind it.
 provider_LTLIBRARIES += providers/sa/sa.la
 providers_sa_sa_la_SOURCES = \
 	providers/sa/sa_entry.cc \
 	providers/sa/sa_provider.h providers/sa/sa_provider.cc \
 	providers/sa/sa_resolve.cc \
-	providers/sa/sa_options.h providers/sa/sa_options.cc \
-	providers/sa/address_map.h providers/sa/address_map.cc \
-	providers/sa/route_cache.h providers/sa/route_cache.cc \
-	providers/sa/route_preload.h providers/sa/route_preload.cc \
-	providers/sa/path_query.h providers/sa/path_query.cc
+	providers/sa/sa_options.h providers/sa/sa_options.cc
 providers_sa_sa_la_LDFLAGS = -module -avoid-version -shared \
 	-Wl,--version-script=$(top_srcdir)/providers/provider.map
-providers_sa_sa_la_LIBADD = common/libssacommon.la
+providers_sa_sa_la_LIBADD = providers/shared/libprovshared.la common/libssacommon.la
 EXTRA_providers_sa_sa_la_DEPENDENCIES = $(top_srcdir)/providers/provider.map
 
 dist_man_MANS += man/ibacm_sa.7

@@ -2,9 +2,10 @@
 // ssa_provider_entry, and the C ops table whose functions forward to
 // SaProvider. Contexts handed to the core are the provider's own objects.
 //
-// No C++ exception may cross the ABI: every op that allocates catches
-// std::bad_alloc (the only one the provider's code can throw) and returns
-// -ENOMEM; void ops that fail to allocate log and carry on.
+// No C++ exception may cross the ABI (providers/shared/abi_guard.h): every
+// op that allocates catches std::bad_alloc (the only one the provider's
+// code can throw) and returns -ENOMEM; void ops that fail to allocate log
+// and carry on.
 // Threads: the core's loop thread only (ABI rule).
 #include <cerrno>
 #include <cstdio>
@@ -12,7 +13,10 @@
 
 #include "include/ibacm_ssa/provider.h"
 #include "providers/sa/sa_provider.h"
+#include "providers/shared/abi_guard.h"
 
+using ssa::provshared::Guarded;
+using ssa::provshared::GuardedVoid;
 using ssa::saprov::SaAddress;
 using ssa::saprov::SaDevice;
 using ssa::saprov::SaEndpoint;
@@ -28,15 +32,6 @@ SaProvider* Of(SaDevice* d) { return d->prov; }
 SaProvider* Of(SaPort* p) { return p->dev->prov; }
 SaProvider* Of(SaEndpoint* e) { return e->port->dev->prov; }
 SaProvider* Of(SaAddress* a) { return a->ep->port->dev->prov; }
-
-template <typename Fn>
-int Guarded(Fn fn) {
-  try {
-    return fn();
-  } catch (const std::bad_alloc&) {
-    return -ENOMEM;
-  }
-}
 
 int SaInit(const ssa_core_ops* ops, ssa_core_t* core, void** prov_ctx) {
   // Every op this provider calls is in the 1.0 table.
@@ -83,10 +78,8 @@ int SaOpenPort(void* dev_ctx, const ssa_port_info* port, ssa_core_port_t* core_p
 
 void SaClosePort(void* port_ctx) {
   auto* p = static_cast<SaPort*>(port_ctx);
-  Guarded([&] {
-    Of(p)->ClosePort(p);
-    return 0;
-  });
+  SaProvider* prov = Of(p);
+  GuardedVoid(prov, "close_port", [&] { prov->ClosePort(p); });
 }
 
 void SaPortChanged(void* port_ctx, const ssa_port_info* port) {
@@ -110,10 +103,8 @@ int SaOpenEndpoint(void* port_ctx, const ssa_endpoint_info* ep, void** ep_ctx) {
 
 void SaCloseEndpoint(void* ep_ctx) {
   auto* e = static_cast<SaEndpoint*>(ep_ctx);
-  Guarded([&] {
-    Of(e)->CloseEndpoint(e);
-    return 0;
-  });
+  SaProvider* prov = Of(e);
+  GuardedVoid(prov, "close_endpoint", [&] { prov->CloseEndpoint(e); });
 }
 
 int SaAddAddress(void* ep_ctx, const ssa_address* addr, void** addr_ctx) {

@@ -15,6 +15,19 @@
 namespace ssa {
 namespace saprov {
 
+// The modules this provider shares with acmp (providers/shared/).
+using provshared::AddressFileIssue;
+using provshared::AddressKey;
+using provshared::kNeverExpires;
+using provshared::ParseOpensmFullV1File;
+using provshared::PreloadedPathRecord;
+using provshared::PreloadedRoute;
+using provshared::PreloadResult;
+using provshared::RouteCache;
+using provshared::RouteEntry;
+using provshared::RouteKey;
+using provshared::RouteState;
+
 namespace {
 
 // Malformed lines of a data file logged one by one; the rest are counted.

@@ -39,11 +39,11 @@
 #include <vector>
 
 #include "include/ibacm_ssa/provider.h"
-#include "providers/sa/address_map.h"
-#include "providers/sa/path_query.h"
-#include "providers/sa/route_cache.h"
-#include "providers/sa/route_preload.h"
 #include "providers/sa/sa_options.h"
+#include "providers/shared/address_map.h"
+#include "providers/shared/path_query.h"
+#include "providers/shared/route_cache.h"
+#include "providers/shared/route_preload.h"
 
 namespace ssa {
 namespace saprov {
@@ -62,8 +62,8 @@ struct SaQuery {
   uint64_t token = 0;
   bool pass_through = false;  // QUERY_SA: answers `req_id`, caches nothing
   uint64_t req_id = 0;
-  uint64_t endpoint = 0;  // endpoint id (it may be closed by the answer)
-  RouteKey key;           // route queries: the cache entry it fills
+  uint64_t endpoint = 0;     // endpoint id (it may be closed by the answer)
+  provshared::RouteKey key;  // route queries: the cache entry it fills
 };
 
 struct SaPort {
@@ -91,7 +91,7 @@ struct SaPort {
   uint64_t generation = 1;             // advances when cached routes become wrong
   std::vector<SaEndpoint*> endpoints;  // owned by the provider's endpoints_
   bool preload_parsed = false;         // `preload` holds this (guid, lid)'s block
-  PreloadResult preload;
+  provshared::PreloadResult preload;
   std::unordered_map<uint64_t, std::unique_ptr<SaQuery>> queries;  // by token
 
   void Gid(uint8_t out[16]) const;
@@ -153,23 +153,24 @@ class SaProvider {
   SaEndpoint* FindEndpoint(uint64_t id) const;
 
   // sa_resolve.cc: requests and SA completions.
-  uint8_t DestinationKey(SaEndpoint* ep, const ssa_resolve_request* req, RouteKey* key);
-  void StartRouteQuery(SaEndpoint* ep, const RouteKey& key, std::vector<uint64_t> waiters);
+  uint8_t DestinationKey(SaEndpoint* ep, const ssa_resolve_request* req, provshared::RouteKey* key);
+  void StartRouteQuery(SaEndpoint* ep, const provshared::RouteKey& key,
+                       std::vector<uint64_t> waiters);
   void HandleSaDone(std::unique_ptr<SaQuery> query, int status, const uint8_t* mad, size_t len);
-  void FinishRouteQuery(const SaQuery& query, const SaAnswer& answer);
+  void FinishRouteQuery(const SaQuery& query, const provshared::SaAnswer& answer);
   // Answers one request and counts it on `ep` (may be null: closed).
   void Answer(SaEndpoint* ep, uint64_t req_id, bool is_query, uint8_t status,
               const ibv_path_record* path);
   void Count(SaEndpoint* ep, int counter, bool global);
-  QuerySource SourceOf(const SaEndpoint* ep) const;
+  provshared::QuerySource SourceOf(const SaEndpoint* ep) const;
   uint64_t NowMs() const;
   uint64_t ExpiryAfter(uint64_t now, uint64_t lifetime_ms) const;
 
   const ssa_core_ops* ops_;
   ssa_core_t* core_;
   SaOptions options_;
-  AddressMap addresses_;
-  std::unique_ptr<RouteCache> cache_;
+  provshared::AddressMap addresses_;
+  std::unique_ptr<provshared::RouteCache> cache_;
   std::vector<std::unique_ptr<SaDevice>> devices_;
   std::vector<std::unique_ptr<SaPort>> ports_;
   std::unordered_map<uint64_t, std::unique_ptr<SaEndpoint>> endpoints_;  // by id

@@ -13,6 +13,19 @@
 namespace ssa {
 namespace saprov {
 
+// The modules this provider shares with acmp (providers/shared/).
+using provshared::AddressKey;
+using provshared::AddressMap;
+using provshared::BuildPassThroughQuery;
+using provshared::BuildRouteQuery;
+using provshared::Gid;
+using provshared::InterpretSaAnswer;
+using provshared::QuerySource;
+using provshared::RouteEntry;
+using provshared::RouteKey;
+using provshared::RouteState;
+using provshared::SaAnswer;
+
 namespace {
 
 constexpr uint16_t kFirstMulticastLid = 0xc000;

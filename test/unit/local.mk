@@ -26,11 +26,11 @@ test_unit_unit_tests_SOURCES = \
 	test/unit/sa_provider_query_test.cc \
 	test/unit/sa_provider_fake_core.h test/unit/sa_provider_abi_test.cc \
 	test/unit/sa_provider_events_test.cc \
-	providers/sa/route_cache.cc providers/sa/address_map.cc \
-	providers/sa/route_preload.cc providers/sa/sa_options.cc providers/sa/path_query.cc \
+	providers/sa/sa_options.cc \
 	test/unit/smdb_test_util.h test/unit/smdb_test_util.cc \
 	test/unit/smdb_test.cc test/unit/smdb_corrupt_test.cc test/unit/smdb_delta_test.cc \
 	test/unit/path_engine_fabric.h test/unit/path_engine_test.cc util/smdb_tool/path_text.cc
 test_unit_unit_tests_SOURCES += test/unit/acmp_wire_test.cc test/unit/acmp_groups_test.cc test/unit/acmp_cache_test.cc test/unit/acmp_fake_fabric.h test/unit/acmp_fake_fabric.cc test/unit/acmp_provider_test.cc test/unit/datagram_sim_test.cc providers/acmp/acmp_wire.cc providers/acmp/acmp_options.cc providers/acmp/acmp_port_info.cc providers/acmp/acmp_dest.cc providers/acmp/acmp_groups.cc providers/acmp/acmp_requests.cc common/datagram_transport.cc common/sim_datagram.cc common/verbs_datagram.cc common/mcmember_wire.cc
 test_unit_unit_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS) $(TEST_PROVIDER_CPPFLAGS)
-test_unit_unit_tests_LDADD = core/libibacmcore.la common/libssacommon.la $(CPPUTEST_LIBS)
+test_unit_unit_tests_LDADD = core/libibacmcore.la providers/shared/libprovshared.la \
+	common/libssacommon.la $(CPPUTEST_LIBS)

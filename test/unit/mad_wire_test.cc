@@ -288,6 +288,28 @@ TEST(MadWire, PathRecordGetByGidMask) {
                            PathRecordCompMask(SampleRecord()));
 }
 
+TEST(MadWire, PathRecordGetAsGivenForcesNothing) {
+  PathRecord q;
+  q.slid = 2;
+  q.dlid = 7;
+  uint8_t mad[kMadSize];
+  memset(mad, 0xee, sizeof(mad));
+  EncodePathRecordGet(0x42, q, kPrCompSlid | kPrCompDlid, mad);
+  MadHeader h;
+  CHECK_TRUE(DecodeMadHeader(mad, sizeof(mad), &h).ok());
+  LONGS_EQUAL(kClassSubnAdm, h.mgmt_class);
+  LONGS_EQUAL(kSaClassVersion, h.class_version);
+  LONGS_EQUAL(kMethodGet, h.method);
+  LONGS_EQUAL(kAttrPathRecord, h.attr_id);
+  UNSIGNED_LONGLONGS_EQUAL(0x42, h.tid);
+  SaHeader sa;
+  CHECK_TRUE(DecodeSaHeader(mad, sizeof(mad), &sa).ok());
+  UNSIGNED_LONGLONGS_EQUAL(kPrCompSlid | kPrCompDlid, sa.comp_mask);
+  UNSIGNED_LONGLONGS_EQUAL(0, sa.sm_key);
+  LONGS_EQUAL(0, mad[56 + 49]);       // neither Reversible nor NumbPath forced
+  LONGS_EQUAL(0, mad[kMadSize - 1]);  // the whole MAD was cleared first
+}
+
 TEST(MadWire, DecodeGoodPathRecordResponse) {
   PathRecord rec = SampleRecord();
   rec.mtu = 4;

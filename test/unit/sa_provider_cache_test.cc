@@ -6,16 +6,16 @@
 #include <cstring>
 #include <vector>
 
-#include "providers/sa/route_cache.h"
+#include "providers/shared/route_cache.h"
 
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>
 
-using ssa::saprov::kNeverExpires;
-using ssa::saprov::RouteCache;
-using ssa::saprov::RouteEntry;
-using ssa::saprov::RouteKey;
-using ssa::saprov::RouteState;
+using ssa::provshared::kNeverExpires;
+using ssa::provshared::RouteCache;
+using ssa::provshared::RouteEntry;
+using ssa::provshared::RouteKey;
+using ssa::provshared::RouteState;
 
 namespace {
 

@@ -9,19 +9,19 @@
 #include <sstream>
 
 #include "include/ibacm_ssa/provider.h"
-#include "providers/sa/address_map.h"
-#include "providers/sa/route_preload.h"
 #include "providers/sa/sa_options.h"
+#include "providers/shared/address_map.h"
+#include "providers/shared/route_preload.h"
 
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>
 
-using ssa::saprov::AddressFileIssue;
-using ssa::saprov::AddressKey;
-using ssa::saprov::AddressMap;
-using ssa::saprov::Gid;
+using ssa::provshared::AddressFileIssue;
+using ssa::provshared::AddressKey;
+using ssa::provshared::AddressMap;
+using ssa::provshared::Gid;
+using ssa::provshared::PreloadResult;
 using ssa::saprov::OptionNote;
-using ssa::saprov::PreloadResult;
 using ssa::saprov::RawOption;
 using ssa::saprov::SaOptions;
 using ssa::saprov::SaOptionsReader;
@@ -168,7 +168,7 @@ const char kDump[] =
 PreloadResult Parse(const std::string& text, uint64_t guid, uint16_t lid) {
   std::istringstream in(text);
   PreloadResult r;
-  ssa::saprov::ParseOpensmFullV1(in, guid, lid, &r);
+  ssa::provshared::ParseOpensmFullV1(in, guid, lid, &r);
   return r;
 }
 
@@ -228,7 +228,7 @@ TEST(SaProviderPreload, ReportsMalformedLinesOfItsOwnBlock) {
 }
 
 TEST(SaProviderPreload, RecordsLookLikeTheSaAnswers) {
-  ssa::saprov::PreloadedRoute route;
+  ssa::provshared::PreloadedRoute route;
   route.dlid = 1;
   route.sl = 2;
   route.mtu = 4;
@@ -236,7 +236,7 @@ TEST(SaProviderPreload, RecordsLookLikeTheSaAnswers) {
   uint8_t sgid[16] = {0xfe, 0x80}, dgid[16] = {0xfe, 0x80};
   sgid[15] = 3;
   dgid[15] = 1;
-  ibv_path_record p = ssa::saprov::PreloadedPathRecord(route, sgid, dgid, 4, 0xffff);
+  ibv_path_record p = ssa::provshared::PreloadedPathRecord(route, sgid, dgid, 4, 0xffff);
   LONGS_EQUAL(1, ntohs(p.dlid));
   LONGS_EQUAL(4, ntohs(p.slid));
   MEMCMP_EQUAL(sgid, p.sgid.raw, 16);
@@ -248,7 +248,7 @@ TEST(SaProviderPreload, RecordsLookLikeTheSaAnswers) {
   LONGS_EQUAL(0x92, p.packetlifetime);  // exactly 18
   LONGS_EQUAL(0x80, p.reversible_numpath);
   route.dlid = 4;  // to itself
-  p = ssa::saprov::PreloadedPathRecord(route, sgid, sgid, 4, 0xffff);
+  p = ssa::provshared::PreloadedPathRecord(route, sgid, sgid, 4, 0xffff);
   LONGS_EQUAL(0x80, p.packetlifetime);
 }
 

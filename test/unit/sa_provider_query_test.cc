@@ -8,18 +8,18 @@
 #include <cstring>
 
 #include "common/mad_wire.h"
-#include "providers/sa/path_query.h"
+#include "providers/shared/path_query.h"
 
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>
 
 namespace mad = ssa::mad;
-using ssa::saprov::BuildPassThroughQuery;
-using ssa::saprov::BuildRouteQuery;
-using ssa::saprov::InterpretSaAnswer;
-using ssa::saprov::QuerySource;
-using ssa::saprov::RouteKey;
-using ssa::saprov::SaAnswer;
+using ssa::provshared::BuildPassThroughQuery;
+using ssa::provshared::BuildRouteQuery;
+using ssa::provshared::InterpretSaAnswer;
+using ssa::provshared::QuerySource;
+using ssa::provshared::RouteKey;
+using ssa::provshared::SaAnswer;
 
 namespace {
 

@@ -48,17 +48,9 @@ void BuildQuery(uint16_t slid, uint16_t dlid, const uint8_t* sgid, const uint8_t
     mad::BuildPathRecordGet(0, q, 0, 0, mad);
     return;
   }
-  memset(mad, 0, mad::kMadSize);
-  mad::MadHeader h;
-  h.mgmt_class = mad::kClassSubnAdm;
-  h.class_version = mad::kSaClassVersion;
-  h.method = mad::kMethodGet;
-  h.attr_id = mad::kAttrPathRecord;
-  mad::EncodeMadHeader(h, mad);
-  mad::SaHeader sa;
-  sa.comp_mask = sgid ? (mad::kPrCompSgid | mad::kPrCompDgid) : (mad::kPrCompSlid | mad::kPrCompDlid);
-  mad::EncodeSaHeader(sa, mad);
-  mad::EncodePathRecord(q, mad + mad::kSaDataOffset);
+  mad::EncodePathRecordGet(
+      0, q, sgid ? (mad::kPrCompSgid | mad::kPrCompDgid) : (mad::kPrCompSlid | mad::kPrCompDlid),
+      mad);
 }
 
 void PutGid(uint64_t prefix, uint64_t guid, uint8_t* gid) {

@@ -1,5 +1,5 @@
-// path_query.h: the SubnAdmGet(PathRecord) MADs the sa provider sends and
-// what it makes of the answers.
+// path_query.h: the SubnAdmGet(PathRecord) MADs the sa and acmp providers
+// send and what they make of the answers.
 //
 // Route queries (cached resolves) ask for one reversible path with the
 // endpoint's P_Key, by the pair of identifiers the destination was given
@@ -13,8 +13,8 @@
 // forced.
 //
 // Pure functions on caller-owned buffers; any thread.
-#ifndef IBACM_SSA_PROVIDERS_SA_PATH_QUERY_H
-#define IBACM_SSA_PROVIDERS_SA_PATH_QUERY_H
+#ifndef IBACM_SSA_PROVIDERS_SHARED_PATH_QUERY_H
+#define IBACM_SSA_PROVIDERS_SHARED_PATH_QUERY_H
 
 #include <infiniband/sa.h>
 
@@ -22,10 +22,10 @@
 #include <cstdint>
 #include <string>
 
-#include "providers/sa/route_cache.h"
+#include "providers/shared/route_cache.h"
 
 namespace ssa {
-namespace saprov {
+namespace provshared {
 
 // What the endpoint contributes to a route query (host order, GID bytes).
 struct QuerySource {
@@ -62,7 +62,7 @@ struct SaAnswer {
 //   another -errno (no SM, ...)     -> ENOTCONN, cacheable
 SaAnswer InterpretSaAnswer(int status, const uint8_t* mad, size_t len);
 
-}  // namespace saprov
+}  // namespace provshared
 }  // namespace ssa
 
 #endif

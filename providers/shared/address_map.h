@@ -1,5 +1,5 @@
-// address_map.h: how the sa provider turns a host name, IPv4 or IPv6
-// address into the GID it asks the SA about.
+// address_map.h: how the sa and acmp providers turn a host name, IPv4 or
+// IPv6 address into the GID they ask the SA (or the fabric) about.
 //
 // Two sources, looked up in this order:
 //   1. the local endpoints' own addresses (ibacm_addr.cfg), added and
@@ -18,8 +18,8 @@
 // Ownership: plain value; borrows nothing. Owners registered with AddLocal
 // are opaque pointers the caller keeps valid until RemoveLocal.
 // Threads: one thread at a time (the core's loop thread).
-#ifndef IBACM_SSA_PROVIDERS_SA_ADDRESS_MAP_H
-#define IBACM_SSA_PROVIDERS_SA_ADDRESS_MAP_H
+#ifndef IBACM_SSA_PROVIDERS_SHARED_ADDRESS_MAP_H
+#define IBACM_SSA_PROVIDERS_SHARED_ADDRESS_MAP_H
 
 #include <cstdint>
 #include <map>
@@ -30,7 +30,7 @@
 #include "common/status.h"
 
 namespace ssa {
-namespace saprov {
+namespace provshared {
 
 struct Gid {
   uint8_t raw[16] = {};
@@ -73,7 +73,7 @@ class AddressMap {
   std::multimap<std::string, const void*> local_;
 };
 
-}  // namespace saprov
+}  // namespace provshared
 }  // namespace ssa
 
 #endif

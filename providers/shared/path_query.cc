@@ -1,6 +1,6 @@
 // path_query.cc: route and pass-through PathRecord queries and the meaning
 // of their answers (see path_query.h).
-#include "providers/sa/path_query.h"
+#include "providers/shared/path_query.h"
 
 #include <infiniband/acm.h>
 
@@ -10,27 +10,9 @@
 #include "common/mad_wire.h"
 
 namespace ssa {
-namespace saprov {
+namespace provshared {
 
 namespace mad = ssa::mad;
-
-namespace {
-
-void WriteGet(const mad::PathRecord& rec, uint64_t comp_mask, uint8_t* out) {
-  memset(out, 0, mad::kMadSize);
-  mad::MadHeader h;
-  h.mgmt_class = mad::kClassSubnAdm;
-  h.class_version = mad::kSaClassVersion;
-  h.method = mad::kMethodGet;
-  h.attr_id = mad::kAttrPathRecord;
-  mad::EncodeMadHeader(h, out);  // TID 0: the core's SA service assigns it
-  mad::SaHeader sa;
-  sa.comp_mask = comp_mask;
-  mad::EncodeSaHeader(sa, out);
-  mad::EncodePathRecord(rec, out + mad::kSaDataOffset);
-}
-
-}  // namespace
 
 uint64_t BuildRouteQuery(const QuerySource& src, const RouteKey& dest, uint8_t* out) {
   mad::PathRecord q;
@@ -51,7 +33,7 @@ uint64_t BuildRouteQuery(const QuerySource& src, const RouteKey& dest, uint8_t* 
   q.reversible = true;
   q.numb_path = 1;
   mask |= mad::kPrCompReversible | mad::kPrCompNumbPath;
-  WriteGet(q, mask, out);
+  mad::EncodePathRecordGet(0, q, mask, out);  // TID 0: the core's SA service assigns it
   return mask;
 }
 
@@ -61,7 +43,7 @@ uint64_t BuildPassThroughQuery(const ibv_path_record& path, uint8_t* out) {
   uint64_t mask = mad::PathRecordCompMask(q);
   if (q.numb_path) mask |= mad::kPrCompNumbPath;
   if (q.preference) mask |= mad::kPrCompPreference;
-  WriteGet(q, mask, out);
+  mad::EncodePathRecordGet(0, q, mask, out);  // TID 0: the core's SA service assigns it
   return mask;
 }
 
@@ -113,5 +95,5 @@ SaAnswer InterpretSaAnswer(int status, const uint8_t* resp, size_t len) {
   return a;
 }
 
-}  // namespace saprov
+}  // namespace provshared
 }  // namespace ssa

@@ -1,11 +1,11 @@
-// route_cache.cc: lookup set, LRU list and expiry of the sa provider's
-// path-record cache (see route_cache.h).
-#include "providers/sa/route_cache.h"
+// route_cache.cc: lookup set, LRU list and expiry of the path-record cache
+// (see route_cache.h).
+#include "providers/shared/route_cache.h"
 
 #include <boost/functional/hash.hpp>
 
 namespace ssa {
-namespace saprov {
+namespace provshared {
 
 namespace {
 // Enough buckets for a small cache; the set doubles them as it grows.
@@ -154,5 +154,5 @@ size_t RouteCache::EraseIf(const std::function<bool(const RouteEntry&)>& match,
   return doomed.size();
 }
 
-}  // namespace saprov
+}  // namespace provshared
 }  // namespace ssa

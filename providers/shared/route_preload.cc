@@ -2,8 +2,7 @@
 // route_preload.h). One pass: every block header feeds the LID -> GUID
 // table, and only the lines of the caller's own block are parsed further,
 // so a dump of a large fabric costs little more than reading it.
-#include "common/text_util.h"
-#include "providers/sa/route_preload.h"
+#include "providers/shared/route_preload.h"
 
 #include <arpa/inet.h>
 
@@ -14,8 +13,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/text_util.h"
+
 namespace ssa {
-namespace saprov {
+namespace provshared {
 
 namespace {
 
@@ -193,5 +194,5 @@ ibv_path_record PreloadedPathRecord(const PreloadedRoute& route, const uint8_t s
   return p;
 }
 
-}  // namespace saprov
+}  // namespace provshared
 }  // namespace ssa

@@ -1,5 +1,7 @@
 // route_cache.h: the sa provider's cache of path records, keyed by
-// (endpoint, destination), built on Boost.Intrusive.
+// (endpoint, destination), built on Boost.Intrusive. The acmp provider
+// keeps its own destinations and uses only RouteKey, to build route
+// queries (path_query.h).
 //
 // Every entry sits in one intrusive unordered_set (lookup by RouteKey).
 // Completed entries (a path, or a failure status for the negative cache)
@@ -17,8 +19,8 @@
 // erase, eviction or destruction); pointers it returns stay valid until the
 // next call that may erase (Find, Complete*, Put, Erase*, the destructor).
 // Threads: none of its own; one thread at a time (the core's loop thread).
-#ifndef IBACM_SSA_PROVIDERS_SA_ROUTE_CACHE_H
-#define IBACM_SSA_PROVIDERS_SA_ROUTE_CACHE_H
+#ifndef IBACM_SSA_PROVIDERS_SHARED_ROUTE_CACHE_H
+#define IBACM_SSA_PROVIDERS_SHARED_ROUTE_CACHE_H
 
 #include <infiniband/sa.h>
 
@@ -31,7 +33,7 @@
 #include <vector>
 
 namespace ssa {
-namespace saprov {
+namespace provshared {
 
 constexpr uint64_t kNeverExpires = UINT64_MAX;
 
@@ -145,7 +147,7 @@ class RouteCache {
   Stats stats_;
 };
 
-}  // namespace saprov
+}  // namespace provshared
 }  // namespace ssa
 
 #endif

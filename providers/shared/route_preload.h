@@ -16,8 +16,8 @@
 // port GUID, with the source's subnet prefix).
 //
 // Pure functions on caller-owned data; any thread.
-#ifndef IBACM_SSA_PROVIDERS_SA_ROUTE_PRELOAD_H
-#define IBACM_SSA_PROVIDERS_SA_ROUTE_PRELOAD_H
+#ifndef IBACM_SSA_PROVIDERS_SHARED_ROUTE_PRELOAD_H
+#define IBACM_SSA_PROVIDERS_SHARED_ROUTE_PRELOAD_H
 
 #include <infiniband/sa.h>
 
@@ -29,7 +29,7 @@
 #include "common/status.h"
 
 namespace ssa {
-namespace saprov {
+namespace provshared {
 
 struct PreloadedRoute {
   uint16_t dlid = 0;
@@ -64,7 +64,7 @@ Status ParseOpensmFullV1File(const std::string& path, uint64_t port_guid, uint16
 ibv_path_record PreloadedPathRecord(const PreloadedRoute& route, const uint8_t sgid[16],
                                     const uint8_t dgid[16], uint16_t slid, uint16_t pkey);
 
-}  // namespace saprov
+}  // namespace provshared
 }  // namespace ssa
 
 #endif

@@ -1,6 +1,6 @@
 // address_map.cc: acm_hosts parsing and name/IP -> GID lookup (see
 // address_map.h).
-#include "providers/sa/address_map.h"
+#include "providers/shared/address_map.h"
 
 #include <arpa/inet.h>
 
@@ -12,7 +12,7 @@
 #include "include/ibacm_ssa/provider.h"
 
 namespace ssa {
-namespace saprov {
+namespace provshared {
 
 namespace {
 // The ABI's name field is 64 bytes, NUL-padded: at most 63 characters.
@@ -124,5 +124,5 @@ AddressMap::Found AddressMap::Lookup(const std::string& key, const void** owner,
   return Found::kNone;
 }
 
-}  // namespace saprov
+}  // namespace provshared
 }  // namespace ssa

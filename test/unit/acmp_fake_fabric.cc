@@ -178,7 +178,10 @@ void FakeFabric::Start(FakeNode* n, bool wait_ready) {
   ssa_endpoint_info ep = {sizeof(ep), 0xffff, 0};
   LONGS_EQUAL(0, prov_->open_endpoint(n->port_ctx, &ep, &n->ep_ctx));
   std::string num = std::to_string(n->number);
-  for (const ssa_address& a : {Name(n->name), Ip("10.0.0." + num), Ip6("fd00::" + num)}) {
+  std::vector<ssa_address> addrs = {Name(n->name), Ip("10.0.0." + num), Ip6("fd00::" + num)};
+  for (int alias = 1; alias <= n->aliases; ++alias)
+    addrs.push_back(Name(n->name + "-alias" + std::to_string(alias)));
+  for (const ssa_address& a : addrs) {
     void* ctx = nullptr;
     LONGS_EQUAL(0, prov_->add_address(n->ep_ctx, &a, &ctx));
     n->addr_ctx.push_back(ctx);

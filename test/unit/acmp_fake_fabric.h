@@ -42,6 +42,7 @@ struct FakeNode {
   uint64_t guid = 0;
   std::vector<std::pair<std::string, std::string>> options;
   std::string options_file;
+  int aliases = 0;  // more names ("nodeN-aliasK") on the endpoint, set before Start
   // Provider contexts.
   void* prov_ctx = nullptr;
   void* dev_ctx = nullptr;

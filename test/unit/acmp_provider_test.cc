@@ -78,6 +78,21 @@ TEST(AcmpProvider, NamesIpv4AndIpv6ResolveWithSaRoutes) {
   LONGS_EQUAL(1, CountLogs(a, "no answer for node9 after 3 tries"));
 }
 
+// Upstream keeps at most 4 addresses per endpoint; here any number resolve.
+TEST(AcmpProvider, AnEndpointWithManyAddressesAnswersForEachOfThem) {
+  FakeNode* a = fab->AddNode(1);
+  FakeNode* b = fab->AddNode(2);
+  b->aliases = 12;
+  fab->Start(a);
+  fab->Start(b);
+  LONGS_EQUAL(15, b->addr_ctx.size());
+  for (int alias = 1; alias <= 12; ++alias)
+    CheckPathTo(fab->ResolveNow(a, FakeFabric::Name("node2-alias" + std::to_string(alias))), a, b);
+  CheckPathTo(fab->ResolveNow(a, FakeFabric::Ip6("fd00::2")), a, b);
+  LONGS_EQUAL(13, fab->Counter(a, ACM_CNTR_ADDR_QUERY));
+  LONGS_EQUAL(0, fab->Counter(a, ACM_CNTR_ERROR));
+}
+
 TEST(AcmpProvider, EveryReceiverCachesTheRequester) {
   FakeNode* a = fab->AddNode(1);
   FakeNode* b = fab->AddNode(2);

@@ -206,6 +206,15 @@ uint8_t AcmpProvider::RecordAcmRoute(AcmpEndpoint* ep, Dest* dest) {
   dest->path = g->route;
   memcpy(dest->path.dgid.raw, dest->av.dgid.raw, 16);
   dest->path.dlid = htons(dest->av.dlid);
+  // The group's PacketLifeTime is about multicast delivery (OpenSM answers
+  // the one the joiner asked for, 0 here); a connection built on this path
+  // derives its ACK timeout from it, which 4 us would make far too short.
+  // Give what the SA gives a unicast path: the subnet timeout, "exactly",
+  // and NumbPath 0 with the reversible bit, as in the SA's GetResp.
+  uint8_t life = ep->port->attrs_known ? ep->port->attrs.subnet_timeout : kDefaultSubnetTimeout;
+  const uint8_t kExactly = 2 << 6;  // selector bits
+  dest->path.packetlifetime = static_cast<uint8_t>(kExactly | (life & 0x3f));
+  dest->path.reversible_numpath = IBV_PATH_RECORD_REVERSIBLE;
   DestCache::MakeReady(dest, NowMs(), options_.AddrLifetimeMs(), options_.RouteLifetimeMs());
   return ACM_STATUS_SUCCESS;
 }

@@ -123,8 +123,10 @@ TEST(AcmpProvider, AcmRoutesComeFromTheSharedGroupWithoutPathQueries) {
   CheckPathTo(r, a, b);
   LONGS_EQUAL(0x84, r.path.mtu);  // the group's MTU and rate, "exactly"
   LONGS_EQUAL(0x83, r.path.rate);
-  LONGS_EQUAL(0x80, r.path.packetlifetime);
-  LONGS_EQUAL(0x81, r.path.reversible_numpath);
+  // Not the group's lifetime (0): the subnet timeout (8 here), as the SA
+  // gives a unicast path, and NumbPath 0 as in the SA's answer.
+  LONGS_EQUAL(0x88, r.path.packetlifetime);
+  LONGS_EQUAL(0x80, r.path.reversible_numpath);
   LONGS_EQUAL(0, fab->path_queries);
   // c has a's route already: a cache hit, no query of any kind.
   CheckPathTo(fab->ResolveNow(c, FakeFabric::Name("node1")), c, a);

@@ -39,6 +39,17 @@ dgram::Gid AcmpPort::Gid() const {
   return g;
 }
 
+void AcmpPort::Assign(const ssa_port_info& info) {
+  state = info.state;
+  lmc = info.lmc;
+  sm_sl = info.sm_sl;
+  lid = info.lid;
+  sm_lid = info.sm_lid;
+  gid_prefix = info.gid_prefix;
+  port_guid = info.port_guid;
+  rate_gbps = info.rate_gbps;
+}
+
 uint32_t AcmpPort::SubnetTimeoutMs() const {
   return acmp::SubnetTimeoutMs(attrs_known ? attrs.subnet_timeout : kDefaultSubnetTimeout);
 }
@@ -177,14 +188,7 @@ int AcmpProvider::OpenPort(AcmpDevice* dev, const ssa_port_info* info, ssa_core_
   port->core_port = core_port;
   port->ca_name = info->ca_name ? info->ca_name : dev->name;
   port->port_num = info->port_num;
-  port->state = info->state;
-  port->lmc = info->lmc;
-  port->sm_sl = info->sm_sl;
-  port->lid = info->lid;
-  port->sm_lid = info->sm_lid;
-  port->gid_prefix = info->gid_prefix;
-  port->port_guid = info->port_guid;
-  port->rate_gbps = info->rate_gbps;
+  port->Assign(*info);
   AcmpPort* raw = port.get();
   ports_.push_back(std::move(port));
   Log(SSA_LOG_DEBUG, "open_port %s lid %u sm_lid %u", raw->Name().c_str(), raw->lid, raw->sm_lid);
@@ -210,14 +214,7 @@ void AcmpProvider::PortChanged(AcmpPort* port, const ssa_port_info* info) {
   char why[128];
   snprintf(why, sizeof(why), "lid %u->%u, sm_lid %u->%u", port->lid, info->lid, port->sm_lid,
            info->sm_lid);
-  port->state = info->state;
-  port->lmc = info->lmc;
-  port->sm_sl = info->sm_sl;
-  port->lid = info->lid;
-  port->sm_lid = info->sm_lid;
-  port->gid_prefix = info->gid_prefix;
-  port->port_guid = info->port_guid;
-  port->rate_gbps = info->rate_gbps;
+  port->Assign(*info);
   if (addressing || sm) Flush(port, why, true);
 }
 

@@ -80,6 +80,9 @@ struct AcmpPort {
   provshared::PreloadResult preload;
   uint64_t last_flush_ms = 0;  // NowMs() of the last Flush, 0 = never
 
+  // The attributes the core reports (open_port, port_changed); the caller
+  // checked the struct is large enough (rate_gbps).
+  void Assign(const ssa_port_info& info);
   dgram::Gid Gid() const;
   std::string Name() const { return ca_name + "/" + std::to_string(port_num); }
   uint32_t SubnetTimeoutMs() const;
@@ -210,6 +213,7 @@ class AcmpProvider : public Scheduler {
   void Submit(AcmpEndpoint* ep, const Waiter& w);
   void ResolveName(AcmpEndpoint* ep, const Waiter& w);
   void ResolvePath(AcmpEndpoint* ep, const Waiter& w);
+  Dest* AcquireUnlessCached(AcmpEndpoint* ep, const Waiter& w, uint8_t type, const uint8_t* addr);
   void Wait(AcmpEndpoint* ep, Dest* dest, const Waiter& w);
   // The dest's waiters (if any) must be queued first: a failed send
   // completes the query, and the dest, at once.

@@ -145,18 +145,9 @@ void AcmpProvider::ResolveName(AcmpEndpoint* ep, const Waiter& w) {
     Answer(ep, w, ACM_STATUS_SUCCESS, &path);
     return;
   }
-  Dest* dest = ep->cache->Acquire(type, dst.data);
-  if (!dest) {
-    ++ep->stats.cache_full;
-    Answer(ep, w, ACM_STATUS_ENOMEM, nullptr);
-    return;
-  }
-  DestCache::Refresh(dest, NowMs());
+  Dest* dest = AcquireUnlessCached(ep, w, type, dst.data);
+  if (!dest) return;
   switch (dest->state) {
-    case DestState::kReady:
-      Count(ep, ACM_CNTR_ROUTE_CACHE, true);
-      Answer(ep, w, ACM_STATUS_SUCCESS, &dest->path);
-      return;
     case DestState::kInit: {
       provshared::Gid gid;
       const void* owner = nullptr;
@@ -201,6 +192,8 @@ void AcmpProvider::ResolveName(AcmpEndpoint* ep, const Waiter& w) {
     case DestState::kQueryRoute:
       Wait(ep, dest, w);
       return;
+    case DestState::kReady:  // answered by AcquireUnlessCached
+      return;
   }
 }
 
@@ -225,18 +218,9 @@ void AcmpProvider::ResolvePath(AcmpEndpoint* ep, const Waiter& w) {
     Answer(ep, w, ACM_STATUS_EINVAL, nullptr);
     return;
   }
-  Dest* dest = ep->cache->Acquire(type, addr);
-  if (!dest) {
-    ++ep->stats.cache_full;
-    Answer(ep, w, ACM_STATUS_ENOMEM, nullptr);
-    return;
-  }
-  DestCache::Refresh(dest, NowMs());
+  Dest* dest = AcquireUnlessCached(ep, w, type, addr);
+  if (!dest) return;
   switch (dest->state) {
-    case DestState::kReady:
-      Count(ep, ACM_CNTR_ROUTE_CACHE, true);
-      Answer(ep, w, ACM_STATUS_SUCCESS, &dest->path);
-      return;
     case DestState::kInit: {
       // The request names the destination: no address resolution needed.
       dest->path = ibv_path_record();
@@ -260,7 +244,27 @@ void AcmpProvider::ResolvePath(AcmpEndpoint* ep, const Waiter& w) {
     case DestState::kQueryRoute:
       Wait(ep, dest, w);
       return;
+    case DestState::kReady:  // answered by AcquireUnlessCached
+      return;
   }
+}
+
+// The cache entry for (type, addr), refreshed; nullptr when the request is
+// answered already: from a ready entry, or ENOMEM when the cache is full
+// of entries that cannot be reused.
+Dest* AcmpProvider::AcquireUnlessCached(AcmpEndpoint* ep, const Waiter& w, uint8_t type,
+                                        const uint8_t* addr) {
+  Dest* dest = ep->cache->Acquire(type, addr);
+  if (!dest) {
+    ++ep->stats.cache_full;
+    Answer(ep, w, ACM_STATUS_ENOMEM, nullptr);
+    return nullptr;
+  }
+  DestCache::Refresh(dest, NowMs());
+  if (dest->state != DestState::kReady) return dest;
+  Count(ep, ACM_CNTR_ROUTE_CACHE, true);
+  Answer(ep, w, ACM_STATUS_SUCCESS, &dest->path);
+  return nullptr;
 }
 
 void AcmpProvider::Wait(AcmpEndpoint* ep, Dest* dest, const Waiter& w) {

@@ -11,17 +11,16 @@
 #include <cstring>
 
 #include "providers/acmp/acmp_provider.h"
+#include "providers/shared/core_log.h"
 
 namespace ssa {
 namespace acmp {
 
 void AcmpProvider::Log(int level, const char* fmt, ...) {
-  char buf[1024];
   va_list args;
   va_start(args, fmt);
-  vsnprintf(buf, sizeof(buf), fmt, args);
+  provshared::CoreLogV(ops_, core_, level, fmt, args);
   va_end(args);
-  ops_->log(core_, level, "%s", buf);
 }
 
 uint64_t AcmpProvider::NowMs() const {

@@ -12,6 +12,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "providers/shared/core_log.h"
+
 namespace ssa {
 namespace saprov {
 
@@ -69,12 +71,10 @@ SaProvider::~SaProvider() {
 }
 
 void SaProvider::Log(int level, const char* fmt, ...) {
-  char buf[1024];
   va_list args;
   va_start(args, fmt);
-  vsnprintf(buf, sizeof(buf), fmt, args);
+  provshared::CoreLogV(ops_, core_, level, fmt, args);
   va_end(args);
-  ops_->log(core_, level, "%s", buf);
 }
 
 int SaProvider::Init() {

@@ -1,0 +1,26 @@
+// core_log.h: printf-style logging through the core's log op, which takes
+// a format but no va_list: the message is formatted here first, then
+// passed as "%s" so nothing in it is read as a format again.
+#ifndef IBACM_SSA_PROVIDERS_SHARED_CORE_LOG_H
+#define IBACM_SSA_PROVIDERS_SHARED_CORE_LOG_H
+
+#include <cstdarg>
+#include <cstdio>
+
+#include "include/ibacm_ssa/provider.h"
+
+namespace ssa {
+namespace provshared {
+
+// Messages longer than 1023 bytes are cut.
+inline void CoreLogV(const ssa_core_ops* ops, ssa_core_t* core, int level, const char* fmt,
+                     va_list args) {
+  char buf[1024];
+  vsnprintf(buf, sizeof(buf), fmt, args);
+  ops->log(core, level, "%s", buf);
+}
+
+}  // namespace provshared
+}  // namespace ssa
+
+#endif

@@ -65,3 +65,26 @@ endif
 CLEANFILES += test/fuzz/smdb_fuzzer
 dist_noinst_SCRIPTS += test/fuzz/gen_smdb_seeds.py
 EXTRA_DIST += test/fuzz/smdb_fuzzer.cc test/fuzz/corpus/smdb
+
+# acmp_msg_fuzzer: the acmp provider's ACM datagram decoder
+# (providers/acmp/acmp_wire.cc).
+acmp_msg_fuzzer_inputs = \
+	$(srcdir)/test/fuzz/acmp_msg_fuzzer.cc \
+	$(srcdir)/providers/acmp/acmp_wire.cc \
+	$(srcdir)/common/status.cc
+acmp_msg_fuzzer_headers = \
+	$(srcdir)/providers/acmp/acmp_wire.h \
+	$(srcdir)/common/datagram_transport.h \
+	$(srcdir)/common/big_endian.h \
+	$(srcdir)/common/status.h
+
+test/fuzz/acmp_msg_fuzzer: $(acmp_msg_fuzzer_inputs) $(acmp_msg_fuzzer_headers)
+	@$(MKDIR_P) test/fuzz
+	$(AM_V_GEN)$(CLANGXX) $(fuzzer_flags) -o $@ $(acmp_msg_fuzzer_inputs)
+
+if HAVE_CLANGXX
+fuzzers_built_for_check += test/fuzz/acmp_msg_fuzzer
+endif
+CLEANFILES += test/fuzz/acmp_msg_fuzzer
+dist_noinst_SCRIPTS += test/fuzz/gen_acmp_msg_seeds.py
+EXTRA_DIST += test/fuzz/acmp_msg_fuzzer.cc test/fuzz/corpus/acmp_msg

@@ -66,6 +66,9 @@ Status PluginSetup::Configure(const std::string& plugin_options, SimFabric::Opti
   if (!f) return Status::Error(EIO, "cannot write " + config());
   o->opensm_args.insert(o->opensm_args.end(), {"-F", config()});
   o->opensm_env["LD_LIBRARY_PATH"] = PluginLibDir();
+  // A sanitizer-built plugin needs the runtimes in the uninstrumented OpenSM.
+  std::string runtimes = SanitizerRuntimePreload();
+  if (!runtimes.empty()) o->opensm_env["LD_PRELOAD"] = runtimes;
   return Status::Ok();
 }
 

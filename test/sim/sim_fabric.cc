@@ -135,7 +135,13 @@ Status SimFabric::StartOpenSm(Clock::time_point deadline) {
   spec.env = NodeEnv(info_.sm_node);
   spec.env["OSM_CACHE_DIR"] = layout_.dir;
   spec.env["OSM_TMP_DIR"] = layout_.dir;
-  for (const auto& kv : options_.opensm_env) spec.env[kv.first] = kv.second;
+  for (const auto& kv : options_.opensm_env) {
+    // An extra preload (e.g. sanitizer runtimes) goes first; umad2sim stays.
+    if (kv.first == "LD_PRELOAD" && !spec.env["LD_PRELOAD"].empty())
+      spec.env[kv.first] = kv.second + ":" + spec.env["LD_PRELOAD"];
+    else
+      spec.env[kv.first] = kv.second;
+  }
   spec.cwd = layout_.opensm_dir();
   spec.output_path = layout_.opensm_dir() + "/opensm.out";
   spec.keep_fds = {claim.fd()};

@@ -1,7 +1,10 @@
 // sim_run_dir.cc: fabric.info and node environments.
 #include "test/sim/sim_run_dir.h"
 
+#include <link.h>
+
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
 
 #include "test/sim/sim_util.h"
@@ -65,6 +68,23 @@ std::map<std::string, std::string> NodeEnvironment(const std::string& sock_name,
           {"SIM_HOST", node},
           {"IBSIM_SOCKNAME", sock_name},
           {"ASAN_OPTIONS", asan}};
+}
+
+std::string SanitizerRuntimePreload() {
+  std::string preload;
+  dl_iterate_phdr(
+      [](struct dl_phdr_info* info, size_t, void* data) {
+        std::string* out = static_cast<std::string*>(data);
+        const char* base = strrchr(info->dlpi_name, '/');
+        base = base ? base + 1 : info->dlpi_name;
+        if (strncmp(base, "libasan.so", 10) == 0 || strncmp(base, "libubsan.so", 11) == 0) {
+          if (!out->empty()) *out += ":";
+          *out += info->dlpi_name;
+        }
+        return 0;
+      },
+      &preload);
+  return preload;
 }
 
 Status MakeProcessDir(const RunDirLayout& layout, const std::string& node,

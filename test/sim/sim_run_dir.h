@@ -60,6 +60,12 @@ Status ReadFabricInfo(const RunDirLayout& layout, FabricInfo* info);
 std::map<std::string, std::string> NodeEnvironment(const std::string& sock_name,
                                                    const std::string& node);
 
+// The sanitizer runtimes (libasan, libubsan) this process runs with, as an
+// LD_PRELOAD value; empty in a build without sanitizers. An uninstrumented
+// program that dlopen()s a sanitizer-built module (OpenSM loading the
+// ibssa_osm plugin) needs them preloaded: ASan must be first in the process.
+std::string SanitizerRuntimePreload();
+
 // A fresh, unique working directory under procs/ for one node process:
 // umad2sim writes ./sys-<pid>/ into the working directory.
 Status MakeProcessDir(const RunDirLayout& layout, const std::string& node,

@@ -12,6 +12,11 @@ test_sim_libsimfab_la_SOURCES = \
 	test/sim/sim_fabric.h test/sim/sim_fabric.cc \
 	test/sim/netgen.h test/sim/netgen.cc
 test_sim_libsimfab_la_LIBADD = common/libssacommon.la
+# Third-party defects ASan reports in node processes (see the file).
+test_sim_libsimfab_la_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DSIM_ASAN_SUPPRESSIONS='"$(abs_top_srcdir)/test/sim/third_party.asan.supp"' \
+	-DSIM_LSAN_SUPPRESSIONS='"$(abs_top_srcdir)/test/sim/third_party.lsan.supp"'
+EXTRA_DIST += test/sim/third_party.asan.supp test/sim/third_party.lsan.supp
 
 noinst_PROGRAMS += test/sim/simfab
 test_sim_simfab_SOURCES = test/sim/simfab_main.cc

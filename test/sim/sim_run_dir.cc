@@ -60,14 +60,21 @@ std::map<std::string, std::string> NodeEnvironment(const std::string& sock_name,
   }
   // An ASan-built node program (--enable-sanitizers) refuses to start when
   // the preloaded umad2sim comes before the ASan runtime; the order is
-  // harmless here, so tell ASan not to check it. Other programs ignore it.
-  std::string asan = "verify_asan_link_order=0";
+  // harmless here, so tell ASan not to check it. umad2sim over-reads its own
+  // buffers on every receive, OpenSM has a send/free race and leaks at
+  // exit: the suppressions files name exactly those third-party defects.
+  // Programs without ASan ignore all of this.
+  std::string asan = std::string("verify_asan_link_order=0:suppressions=") + SIM_ASAN_SUPPRESSIONS;
   const char* asan_existing = getenv("ASAN_OPTIONS");
   if (asan_existing && *asan_existing) asan = std::string(asan_existing) + ":" + asan;
+  std::string lsan = std::string("suppressions=") + SIM_LSAN_SUPPRESSIONS;
+  const char* lsan_existing = getenv("LSAN_OPTIONS");
+  if (lsan_existing && *lsan_existing) lsan = std::string(lsan_existing) + ":" + lsan;
   return {{"LD_PRELOAD", preload},
           {"SIM_HOST", node},
           {"IBSIM_SOCKNAME", sock_name},
-          {"ASAN_OPTIONS", asan}};
+          {"ASAN_OPTIONS", asan},
+          {"LSAN_OPTIONS", lsan}};
 }
 
 std::string SanitizerRuntimePreload() {

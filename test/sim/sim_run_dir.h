@@ -56,7 +56,8 @@ Status WriteFabricInfo(const RunDirLayout& layout, const FabricInfo& info);
 Status ReadFabricInfo(const RunDirLayout& layout, FabricInfo* info);
 
 // LD_PRELOAD (umad2sim appended to any preload we already have, so e.g. a
-// sanitizer runtime stays first), SIM_HOST and IBSIM_SOCKNAME.
+// sanitizer runtime stays first), SIM_HOST and IBSIM_SOCKNAME; ASAN_OPTIONS
+// and LSAN_OPTIONS (added after any already set) for sanitizer-built programs.
 std::map<std::string, std::string> NodeEnvironment(const std::string& sock_name,
                                                    const std::string& node);
 

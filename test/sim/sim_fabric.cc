@@ -211,9 +211,18 @@ Status SimFabric::Stop() {
   if (!info_.sock_name.empty()) StopLeftoverProcesses();
 
   // OpenSM before ibsim, so OpenSM does not spin on a vanished simulator.
+  // OpenSM exits 0 on SIGTERM; anything else (a sanitizer report from a
+  // plugin it unloads, a hang) fails the stop and keeps the run directory.
+  Status opensm_end = Status::Ok();
   if (info_.opensm_pid > 0 && !opensm_reaped_) {
     opensm_status_ = TerminateChild(info_.opensm_pid, true, grace);
     opensm_reaped_ = true;
+    if (opensm_status_ != 0) {
+      failed_ = true;
+      opensm_end = Status::Error(EIO, "OpenSM " + DescribeWaitStatus(opensm_status_) +
+                                          " when stopped" +
+                                          Tail("OpenSM output", layout_.opensm_dir() + "/opensm.out"));
+    }
   }
   if (info_.ibsim_pid > 0 && !ibsim_reaped_) {
     ibsim_status_ = TerminateChild(info_.ibsim_pid, true, grace);
@@ -222,6 +231,7 @@ Status SimFabric::Stop() {
   if (ctl_fd_ >= 0) close(ctl_fd_);
   ctl_fd_ = -1;
 
+  if (!opensm_end.ok()) return opensm_end.WithContext("run directory " + layout_.dir);
   if (layout_.dir.empty() || (failed_ && options_.keep_run_dir_on_failure)) return Status::Ok();
   return RemoveTree(layout_.dir);
 }

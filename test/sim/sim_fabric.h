@@ -93,7 +93,8 @@ class SimFabric {
 
   // Kills node processes, OpenSM and ibsim (SIGTERM, SIGKILL after
   // stop_grace), reaps them and removes the run directory (see above).
-  // Idempotent.
+  // Fails, keeping the run directory, when OpenSM (running until now) does
+  // not exit with status 0. Idempotent.
   Status Stop();
   // Keep the run directory at Stop() (if keep_run_dir_on_failure).
   void set_failed() { failed_ = true; }

@@ -24,6 +24,7 @@ common_libssacommon_la_SOURCES = \
 	common/smdb_stream.h common/smdb_stream.cc \
 	common/smdb_delta.h common/smdb_delta.cc \
 	common/smdb_dump.h common/smdb_dump.cc \
-	common/smdb_index.h common/smdb_index.cc common/path_engine.h common/path_engine.cc
+	common/smdb_index.h common/smdb_index.cc common/path_engine.h common/path_engine.cc \
+	common/progress_meter.h common/progress_meter.cc
 common_libssacommon_la_CPPFLAGS = $(AM_CPPFLAGS) $(INIH_CFLAGS)
 common_libssacommon_la_LIBADD = $(INIH_LIBS) $(UMAD_LIBS) -lpthread

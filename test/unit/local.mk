@@ -18,6 +18,7 @@ test_unit_unit_tests_SOURCES = \
 	test/unit/client_server_test.cc \
 	test/unit/daemon_test.cc \
 	test/unit/shipped_config_test.cc \
+	test/unit/progress_meter_test.cc \
 	test/unit/acm_stock_msg.h \
 	test/unit/acm_wire_test.cc \
 	test/unit/acm_wire_reply_test.cc \

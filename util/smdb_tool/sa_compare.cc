@@ -1,6 +1,8 @@
 // sa_compare.cc: RunSaCompare (sa_compare.h).
 #include "util/smdb_tool/sa_compare.h"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cstring>
 #include <memory>
@@ -9,6 +11,7 @@
 #include "common/log.h"
 #include "common/mad_wire.h"
 #include "common/path_engine.h"
+#include "common/progress_meter.h"
 #include "common/sa_client.h"
 #include "common/umad_ports.h"
 #include "util/smdb_tool/path_text.h"
@@ -173,6 +176,7 @@ Status RunSaCompare(const smdb::SmdbIndex& index, const CompareOptions& o, FILE*
     }
   };
   auto s0 = Clock::now();
+  ProgressMeter progress(stderr, isatty(STDERR_FILENO) != 0, "SA queries answered", n);
   feed();
   // Give up only when nothing is answered for longer than a query's tries.
   auto stall = std::chrono::milliseconds(int64_t{client.try_timeout_ms()} * (o.retries + 1) + 5000);
@@ -180,7 +184,9 @@ Status RunSaCompare(const smdb::SmdbIndex& index, const CompareOptions& o, FILE*
     size_t before = done;
     loop.RunUntil([&] { return done != before || !send_error.ok(); }, stall);
     if (done == before) break;
+    progress.Update(done);
   }
+  progress.Finish(done);
   r->sa_seconds = std::chrono::duration<double>(Clock::now() - s0).count();
   stopping = true;
   client.CancelAll();

@@ -28,8 +28,11 @@
 //
 // Ownership: a transport outlives the endpoints it opened; an endpoint owns
 // its fds and buffers. Threads: an endpoint is used from one thread (the
-// core's event loop). Its fd() is level-triggered: while it reads ready,
-// Receive() may have something; call Receive() until it returns false.
+// core's event loop). Its fd() reads ready when something new arrived; it
+// need not stay ready for what is left (verbs: completions still in the CQ
+// raise no new completion-channel event; WithFaults: datagrams that came
+// due together wake it once). So when fd() reads ready, call Receive()
+// until it returns false, now or later, on the caller's own initiative.
 #ifndef IBACM_SSA_COMMON_DATAGRAM_TRANSPORT_H
 #define IBACM_SSA_COMMON_DATAGRAM_TRANSPORT_H
 
@@ -132,7 +135,7 @@ class DatagramEndpoint {
 
   virtual uint32_t qpn() const = 0;
   virtual const EndpointParams& params() const = 0;
-  // Readable (EPOLLIN) when Receive() may return something.
+  // Readable (EPOLLIN) when something new arrived (see above: not level).
   virtual int fd() const = 0;
 
   // Unicast. Fails only when the backend refuses (queue full, bad address);

@@ -26,8 +26,10 @@ namespace acmp {
 
 namespace {
 
-// Datagrams handled per wake-up; the fd is level-triggered, so the rest
-// come at the next turn of the loop and other fds get theirs meanwhile.
+// Datagrams handled per wake-up, so one busy endpoint cannot starve the
+// loop. The fd need not wake us again for what is left (verbs: completions
+// still in the CQ raise no new channel event), so Drain() continues itself
+// through a 0 ms timer, after whatever else is ready now.
 constexpr int kDrainBatch = 64;
 
 bool ShouldLog(uint64_t count) { return count <= 10 || count % 1000 == 0; }
@@ -36,7 +38,20 @@ bool ShouldLog(uint64_t count) { return count <= 10 || count % 1000 == 0; }
 
 void AcmpProvider::Drain(AcmpEndpoint* ep) {
   dgram::Datagram dg;
-  for (int i = 0; i < kDrainBatch && ep->ud->Receive(&dg); ++i) HandleDatagram(ep, dg);
+  int handled = 0;
+  while (handled < kDrainBatch && ep->ud->Receive(&dg)) {
+    HandleDatagram(ep, dg);
+    ++handled;
+  }
+  if (handled < kDrainBatch || ep->drain_timer) return;
+  // Perhaps more: continue at the next turn of the loop.
+  uint64_t id = ep->id;
+  ep->drain_timer = Add(0, [this, id] {
+    AcmpEndpoint* e = FindEndpoint(id);
+    if (!e) return;
+    e->drain_timer = 0;
+    Drain(e);
+  });
 }
 
 void AcmpProvider::HandleDatagram(AcmpEndpoint* ep, const dgram::Datagram& dg) {

@@ -351,6 +351,8 @@ void AcmpProvider::CloseEndpoint(AcmpEndpoint* ep) {
   });
   for (const Waiter& w : orphans) Answer(ep, w, ACM_STATUS_ENOTCONN, nullptr);
   if (ep->ready_timer) Cancel(ep->ready_timer);
+  if (ep->drain_timer) Cancel(ep->drain_timer);
+  ep->drain_timer = 0;
   ep->requests->Clear();
   LeaveGroups(ep, true);
   if (ep->fd_watched) ops_->fd_unwatch(core_, ep->ud->fd());

@@ -121,6 +121,7 @@ struct AcmpEndpoint {
   std::vector<std::unique_ptr<AcmpAddress>> addresses;
   std::vector<Waiter> until_ready;  // client requests waiting for the min group
   uint64_t ready_timer = 0;         // answers them ENODATA if the join takes too long
+  uint64_t drain_timer = 0;         // Drain() continues: a batch left datagrams behind
   uint64_t counters[ACM_MAX_COUNTER] = {};
   ProtocolStats stats;
 

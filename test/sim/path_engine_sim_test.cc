@@ -10,15 +10,22 @@
 // unassigned LID that both must call unreachable. The mixed fabric also
 // runs with QoS on and a partitions file, so that partition P_Keys
 // (limited and full members) and partition SLs are exercised.
+// And the SMDB follows a switch-to-switch link taken down and brought back:
+// each change yields one new version whose changed tables, and only those,
+// have the new epoch, the plugin's delta reproduces it byte for byte, and
+// the engine on it still agrees with the SA (and on the stale one does not).
 //
 // Single-threaded test code; every fabric is stopped in teardown.
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "common/smdb.h"
+#include "common/smdb_delta.h"
 #include "test/sim/netgen.h"
 #include "test/sim/osm_plugin_util.h"
 #include "test/sim/sim_fabric.h"
@@ -72,6 +79,31 @@ std::string Hex16(uint64_t v) {
   char b[24];
   snprintf(b, sizeof(b), "0x%016llx", static_cast<unsigned long long>(v));
   return b;
+}
+
+std::string ReadBytes(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+
+bool HasLink(const Smdb& db, uint64_t node_guid, uint8_t port) {
+  for (const auto& l : db.links.records)
+    if (l.node_guid == node_guid && l.port_num == port) return true;
+  return false;
+}
+
+// The port switch `sw` sends `lid` out of (kLftNoPath if none).
+uint8_t LftPort(const Smdb& db, uint64_t sw, uint16_t lid) {
+  for (const auto& b : db.lft_blocks.records)
+    if (b.node_guid == sw && b.block == lid / ssa::smdb::kLftBlockSize)
+      return b.ports[lid % ssa::smdb::kLftBlockSize];
+  return ssa::smdb::kLftNoPath;
+}
+
+std::string Join(const std::set<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ",") + n;
+  return out;
 }
 
 }  // namespace
@@ -144,6 +176,52 @@ TEST_GROUP(PathEngineSim) {
     STRCMP_EQUAL_TEXT("0", kv["sa_failures"].c_str(), what.c_str());
     STRCMP_EQUAL_TEXT(kv["pairs"].c_str(), kv["matched"].c_str(), what.c_str());
     return kv;
+  }
+
+  // Makes `next` the SMDB under test (the tool's file and db).
+  void UseVersion(const Smdb& next) {
+    db = next;
+    CHECK_OK(db.WriteFile(smdb_file));
+  }
+
+  // `next` is the one version written after `prev`: exactly its changed
+  // tables carry its epoch, the others keep theirs, and the plugin's delta
+  // (and one made here) applied to `prev` gives `next` byte for byte.
+  // Returns the changed tables' names.
+  std::set<std::string> CheckNextVersion(const Smdb& prev, const Smdb& next) {
+    CHECK_EQUAL(prev.global_epoch + 1, next.global_epoch);
+    std::vector<uint64_t> epochs = ssa::test::ListVersions(plugin.dump_dir());
+    CHECK_EQUAL(next.global_epoch, epochs.back());
+    std::set<std::string> changed;
+    auto ta = ssa::test::TablesOf(prev), tb = ssa::test::TablesOf(next);
+    CHECK_EQUAL(ta.size(), tb.size());
+    for (const auto& kv : tb) {
+      const std::string& name = kv.first;
+      std::string where = "epoch " + std::to_string(next.global_epoch) + " table " + name;
+      if (kv.second.records == ta[name].records) {
+        CHECK_EQUAL_TEXT(ta[name].epoch, kv.second.epoch, where.c_str());
+      } else {
+        CHECK_EQUAL_TEXT(next.global_epoch, kv.second.epoch, where.c_str());
+        changed.insert(name);
+      }
+    }
+    std::string dump = plugin.dump_dir() + "/";
+    std::string next_bytes = ReadBytes(dump + "smdb." + std::to_string(next.global_epoch));
+    std::string delta_path = dump + "delta." + std::to_string(prev.global_epoch) + "-" +
+                             std::to_string(next.global_epoch);
+    std::string file_delta = ReadBytes(delta_path);
+    CHECK_TEXT(!file_delta.empty(), delta_path.c_str());
+    std::string made;
+    CHECK_OK(ssa::smdb::MakeDelta(prev, next, &made));
+    for (const std::string* delta : {&file_delta, &made}) {
+      Smdb applied;
+      CHECK_OK(ssa::smdb::ApplyDelta(prev, reinterpret_cast<const uint8_t*>(delta->data()),
+                                     delta->size(), &applied));
+      std::string applied_bytes;
+      CHECK_OK(applied.Serialize(&applied_bytes));
+      CHECK_TEXT(applied_bytes == next_bytes, delta_path.c_str());
+    }
+    return changed;
   }
 
   // The matrix cell: 3 sources, each asking from itself about every LID
@@ -250,4 +328,86 @@ TEST(PathEngineSim, MixedLinksWithQosPartitionsLmc1) {
   CHECK_TEXT(sl5, "partition 0x0002 with SL 5 not in the SMDB");
   CompareFromSources({"Hca2", "Hca20", "Hca53"});
   Compare("Hca3", {"--from", "all", "--lmc-all"}, 60 * 60);
+}
+
+// A switch-to-switch link down and up on a small mixed-speed fat tree (2
+// leaves of 6 HCAs, 2 spines; uplinks to S1 are 4x EDR, to S2 4x HDR).
+// The link taken down is the one L1 routes Hca12 over, so that Hca6 ->
+// Hca12 (both 4x HDR) changes rate with the reroute: the engine on the
+// stale SMDB must then disagree with the SA.
+TEST(PathEngineSim, SwitchLinkDownAndUpKeepPathsEqualToTheSa) {
+  ssa::test::FatTreeOptions ft;
+  ft.hcas = 12;
+  ft.hcas_per_leaf = 6;
+  ft.leaf_radix = 8;
+  ft.mixed_links = true;
+  ssa::test::GeneratedNet net;
+  CHECK_OK(ssa::test::FatTreeNet(ft, &net));
+  CHECK_EQUAL(2, net.spines);
+  Start(net.text, net.ibsim_args, 0, 12);
+  const std::vector<std::string> sources = {"Hca3", "Hca6", "Hca12"};
+  CompareFromSources(sources);
+  const Smdb before = db;
+
+  uint64_t l1 = ssa::test::FindNode(before, "L1")->node_guid;
+  uint64_t hca12 = ssa::test::FindNode(before, "Hca12")->node_guid;
+  uint16_t hca12_lid = ssa::test::FindPort(before, hca12, 1)->base_lid;
+  uint8_t port = LftPort(before, l1, hca12_lid);
+  CHECK_TEXT(port == 7 || port == 8, std::to_string(port).c_str());  // an uplink
+  // A link record changes nothing but the two switch ports, their links
+  // and the routes; node, GUID/LID, switch, P_Key and subnet data stay.
+  const std::set<std::string> expected = {"links", "ports", "lft_blocks"};
+
+  std::string why;  // RoutesReachEveryLid's, unused: the wait says what it saw
+  int ups = fabric->SubnetUpCount();
+  CHECK_OK(fabric->LinkDown("L1", port));
+  CHECK_OK(fabric->WaitSubnetUp(ups + 1, 30s));
+  // The version without the link whose routes avoid it.
+  Smdb down;
+  CHECK_OK(ssa::test::WaitForVersion(
+      plugin.dump_dir(),
+      [&](const Smdb& d) {
+        return d.global_epoch > before.global_epoch && !HasLink(d, l1, port) &&
+               ssa::test::RoutesReachEveryLid(d, &why);
+      },
+      30s, &down));
+  CHECK_TEXT(LftPort(down, l1, hca12_lid) != port, "Hca12 still routed over the down link");
+  std::set<std::string> changed = CheckNextVersion(before, down);
+  STRCMP_EQUAL(Join(expected).c_str(), Join(changed).c_str());
+  // Both ends stay in `ports`, down; the link's two records go.
+  CHECK_EQUAL(before.links.records.size() - 2, down.links.records.size());
+  CHECK_EQUAL(ssa::smdb::kPortDown, ssa::test::FindPort(down, l1, port)->port_state);
+
+  // The stale SMDB is caught: Hca6 -> Hca12 now runs at the other spine's rate.
+  {
+    std::string out;
+    int status = -1;
+    CHECK_OK(fabric->Run("Hca6",
+                         {kTool, "compare", smdb_file, "--from", Hex16(PortGuid("Hca6")), "--to",
+                          Hex16(PortGuid("Hca12"))},
+                         &out, &status));
+    CHECK_EQUAL_TEXT(1, status, out.c_str());
+    CHECK_TEXT(out.find("rate engine=") != std::string::npos, out.c_str());
+    STRCMP_EQUAL_TEXT("1", Summary(out)["mismatched"].c_str(), out.c_str());
+  }
+  UseVersion(down);
+  CompareFromSources(sources);
+
+  ups = fabric->SubnetUpCount();
+  CHECK_OK(fabric->LinkUp("L1", port));
+  CHECK_OK(fabric->WaitSubnetUp(ups + 1, 30s));
+  Smdb up;
+  CHECK_OK(ssa::test::WaitForVersion(
+      plugin.dump_dir(),
+      [&](const Smdb& d) {
+        return d.global_epoch > down.global_epoch && HasLink(d, l1, port) &&
+               ssa::test::RoutesReachEveryLid(d, &why);
+      },
+      30s, &up));
+  changed = CheckNextVersion(down, up);
+  STRCMP_EQUAL(Join(expected).c_str(), Join(changed).c_str());
+  // Minimum-hop routing puts every route back where it was.
+  CHECK_TRUE(ssa::test::SameRecords(before, up));
+  UseVersion(up);
+  CompareFromSources(sources);
 }

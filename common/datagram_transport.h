@@ -119,11 +119,26 @@ struct Datagram {
   bool multicast = false;
 };
 
+// Why a backend dropped a datagram on receipt (EndpointStats::rejected_by).
+enum class RejectReason : int {
+  kBadHeader,      // (sim) framing: magic, version or length wrong
+  kWrongQpn,       // (sim) not for this QPN
+  kNotMember,      // (sim) multicast to a group this endpoint has not joined
+  kWrongQkey,      // (sim) Q_Key is not the endpoint's
+  kWrongPkey,      // (sim) P_Key does not match the endpoint's partition
+  kBadCompletion,  // (verbs) receive completion with an error status
+  kBadLength,      // (verbs) completion length outside GRH + kMaxPayload
+  kCount
+};
+// "wrong Q_Key", ...
+const char* RejectReasonName(RejectReason why);
+
 struct EndpointStats {
   uint64_t sent = 0;             // datagrams handed on (a group send counts once)
   uint64_t send_errors = 0;      // sends refused by the backend
   uint64_t received = 0;         // datagrams returned by Receive()
   uint64_t rejected = 0;         // dropped on receipt: bad header, wrong Q_Key/P_Key/QPN
+  uint64_t rejected_by[static_cast<int>(RejectReason::kCount)] = {};  // `rejected`, by reason
   uint64_t undeliverable = 0;    // (sim) a target that no longer exists
   uint64_t injected_drops = 0;   // WithFaults: dropped on purpose
   uint64_t injected_delays = 0;  // WithFaults: held back on purpose

@@ -160,11 +160,13 @@ class SimEndpoint : public DatagramEndpoint {
     for (;;) {
       ssize_t n = recv(fd_, buf, sizeof(buf), MSG_DONTWAIT);
       if (n < 0) return false;  // EAGAIN: nothing more now
-      if (Parse(buf, static_cast<size_t>(n), out)) {
+      RejectReason why = RejectReason::kCount;
+      if (Parse(buf, static_cast<size_t>(n), out, &why)) {
         ++stats_.received;
         return true;
       }
       ++stats_.rejected;
+      ++stats_.rejected_by[static_cast<int>(why)];
     }
   }
 
@@ -233,7 +235,9 @@ class SimEndpoint : public DatagramEndpoint {
     if (member_file && (errno == ECONNREFUSED || errno == ENOENT)) unlink(member_file->c_str());
   }
 
-  bool Parse(const uint8_t* buf, size_t n, Datagram* out) const {
+  // False, with the reason, for what an HCA would drop.
+  bool Parse(const uint8_t* buf, size_t n, Datagram* out, RejectReason* why) const {
+    *why = RejectReason::kBadHeader;
     if (n < kSimHeaderSize || memcmp(buf, kMagic, 4) != 0 || buf[4] != kVersion) return false;
     size_t len = GetBe16(buf + 6);
     if (len > kMaxPayload || n != kSimHeaderSize + len) return false;
@@ -241,9 +245,13 @@ class SimEndpoint : public DatagramEndpoint {
     uint32_t dest_qpn = GetBe32(buf + 16);
     Gid dgid;
     memcpy(dgid.raw, buf + 44, 16);
-    if (multicast ? (dest_qpn != kMulticastQpn || !joined_.count(dgid)) : dest_qpn != qpn_)
-      return false;
+    *why = RejectReason::kWrongQpn;
+    if (multicast ? dest_qpn != kMulticastQpn : dest_qpn != qpn_) return false;
+    *why = RejectReason::kNotMember;
+    if (multicast && !joined_.count(dgid)) return false;
+    *why = RejectReason::kWrongQkey;
     if (GetBe32(buf + 20) != params_.qkey) return false;
+    *why = RejectReason::kWrongPkey;
     if (!PkeysMatch(GetBe16(buf + 24), params_.pkey)) return false;
     out->len = len;
     memcpy(out->data, buf + kSimHeaderSize, len);

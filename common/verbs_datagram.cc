@@ -120,14 +120,19 @@ class VerbsEndpoint : public DatagramEndpoint {
     ibv_wc wc;
     while (ibv_poll_cq(recv_cq_, 1, &wc) > 0) {
       size_t slot = static_cast<size_t>(wc.wr_id);
-      bool ok =
-          wc.status == IBV_WC_SUCCESS && slot < params_.recv_depth && TakeReceive(wc, slot, out);
+      RejectReason why = RejectReason::kBadCompletion;
+      bool ok = wc.status == IBV_WC_SUCCESS && slot < params_.recv_depth;
+      if (ok && !TakeReceive(wc, slot, out)) {
+        ok = false;
+        why = RejectReason::kBadLength;
+      }
       if (slot < params_.recv_depth) PostRecv(slot);
       if (ok) {
         ++stats_.received;
         return true;
       }
       ++stats_.rejected;
+      ++stats_.rejected_by[static_cast<int>(why)];
     }
     return false;
   }

@@ -32,8 +32,6 @@ namespace {
 // through a 0 ms timer, after whatever else is ready now.
 constexpr int kDrainBatch = 64;
 
-bool ShouldLog(uint64_t count) { return count <= 10 || count % 1000 == 0; }
-
 }  // namespace
 
 void AcmpProvider::Drain(AcmpEndpoint* ep) {
@@ -43,6 +41,7 @@ void AcmpProvider::Drain(AcmpEndpoint* ep) {
     HandleDatagram(ep, dg);
     ++handled;
   }
+  NoteRejects(ep);
   if (handled < kDrainBatch || ep->drain_timer) return;
   // Perhaps more: continue at the next turn of the loop.
   uint64_t id = ep->id;
@@ -52,6 +51,21 @@ void AcmpProvider::Drain(AcmpEndpoint* ep) {
     e->drain_timer = 0;
     Drain(e);
   });
+}
+
+void AcmpProvider::NoteRejects(AcmpEndpoint* ep) {
+  const dgram::EndpointStats& t = ep->ud->stats();
+  for (int i = 0; i < static_cast<int>(dgram::RejectReason::kCount); ++i) {
+    uint64_t before = ep->rejects_seen[i], now = t.rejected_by[i];
+    if (now <= before) continue;
+    ep->rejects_seen[i] = now;
+    if (ShouldLogSince(before, now))
+      Log(SSA_LOG_WARN, "endpoint %s: %llu datagram%s rejected by the transport (%s); %llu so far",
+          ep->Name().c_str(), static_cast<unsigned long long>(now - before),
+          now - before == 1 ? "" : "s",
+          dgram::RejectReasonName(static_cast<dgram::RejectReason>(i)),
+          static_cast<unsigned long long>(now));
+  }
 }
 
 void AcmpProvider::HandleDatagram(AcmpEndpoint* ep, const dgram::Datagram& dg) {

@@ -93,6 +93,14 @@ struct AcmpAddress {
   ssa_address addr{};
 };
 
+// The rate limit of the provider's repeated warnings: the first 10 of a
+// kind, then every 1000th.
+inline bool ShouldLog(uint64_t count) { return count <= 10 || count % 1000 == 0; }
+// The same when a count went from `before` to `now` (> before) at once.
+inline bool ShouldLogSince(uint64_t before, uint64_t now) {
+  return before < 10 || now / 1000 != before / 1000;
+}
+
 // Datagram-level problems, counted per endpoint (and logged, rate-limited).
 struct ProtocolStats {
   uint64_t malformed[static_cast<int>(DecodeError::kCount)] = {};
@@ -124,6 +132,8 @@ struct AcmpEndpoint {
   uint64_t drain_timer = 0;         // Drain() continues: a batch left datagrams behind
   uint64_t counters[ACM_MAX_COUNTER] = {};
   ProtocolStats stats;
+  // The transport's rejected_by counts already logged about.
+  uint64_t rejects_seen[static_cast<int>(dgram::RejectReason::kCount)] = {};
 
   bool ready() const {
     return !groups.empty() && groups[0].state == GroupState::kJoined && groups[0].attached;
@@ -240,6 +250,8 @@ class AcmpProvider : public Scheduler {
   void SendResponse(AcmpEndpoint* ep, Dest* dest);
   bool SendToMinGroup(AcmpEndpoint* ep, const uint8_t* msg, size_t len);
   void RequestTimedOut(AcmpEndpoint* ep, const std::string& key, uint64_t tid, int tries);
+  // Warns (rate-limited) about what the transport rejected since last time.
+  void NoteRejects(AcmpEndpoint* ep);
   void Malformed(AcmpEndpoint* ep, const dgram::Datagram& dg, DecodeError why,
                  const std::string& what);
 

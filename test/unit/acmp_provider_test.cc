@@ -301,6 +301,33 @@ TEST(AcmpProvider, ABacklogLargerThanOneBatchIsDrainedWithoutAFurtherArrival) {
   STRCMP_CONTAINS((std::to_string(kTotal) + " malformed").c_str(), a->AllLogs().c_str());
 }
 
+TEST(AcmpProvider, TransportRejectsAreWarnedAboutWhenTheyHappen) {
+  FakeNode* a = fab->AddNode(1);
+  fab->Start(a);
+  auto transport = dgram::MakeSimDatagramTransport(fab->dir() + "/dgram");
+  dgram::EndpointParams p;
+  p.lid = 99;
+  p.gid.raw[15] = 99;
+  p.qkey = acmp::kAcmQkey;
+  std::unique_ptr<dgram::DatagramEndpoint> rogue;
+  CHECK_TRUE(transport->Open(p, &rogue).ok());
+  dgram::UnicastTarget to;
+  to.av.dlid = a->lid;
+  to.qpn = dgram::kSimFirstQpn;
+  to.qkey = 0x12345678;  // not the ACM Q_Key
+  uint8_t buf[acmp::kAcmMessageSize] = {};
+  CHECK_TRUE(rogue->Send(to, buf, sizeof(buf)).ok());
+  CHECK_TRUE(rogue->Send(to, buf, sizeof(buf)).ok());
+  CHECK(fab->RunUntil([&] { return CountLogs(a, "(wrong Q_Key); 2 so far") == 1; }, 5000));
+  // Named, at WARN, with the count.
+  bool warned = false;
+  for (const auto& w : a->warnings)
+    if (w.find("endpoint ibsim0/1 pkey 0xffff") == 0 &&
+        w.find("rejected by the transport (wrong Q_Key); 2 so far") != std::string::npos)
+      warned = true;
+  CHECK_TEXT(warned, a->AllLogs().c_str());
+}
+
 TEST(AcmpProvider, NodelayAnswersEnodataAtOnceAndWarmsTheCache) {
   FakeNode* a = fab->AddNode(1);
   FakeNode* b = fab->AddNode(2);

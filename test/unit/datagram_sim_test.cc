@@ -4,6 +4,8 @@
 // P_Key checks, dead members and QPN reuse, the fault wrapper's drops and
 // delays), and the verbs backend failing cleanly where there is no HCA.
 #include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -154,6 +156,7 @@ TEST(DatagramSim, WrongQkeyOrPkeyIsDroppedByTheReceiver) {
   Datagram d;
   CHECK_FALSE(ReceiveWithin(b.get(), &d, 100));
   LONGS_EQUAL(1, b->stats().rejected);
+  LONGS_EQUAL(1, b->stats().rejected_by[static_cast<int>(RejectReason::kWrongQkey)]);
   // c is in partition 0x8001, b in 0xffff.
   to.av.dlid = 4;
   to.qpn = c->qpn();
@@ -161,6 +164,38 @@ TEST(DatagramSim, WrongQkeyOrPkeyIsDroppedByTheReceiver) {
   CHECK_TRUE(b->Send(to, msg, 1).ok());
   CHECK_FALSE(ReceiveWithin(c.get(), &d, 100));
   LONGS_EQUAL(1, c->stats().rejected);
+  LONGS_EQUAL(1, c->stats().rejected_by[static_cast<int>(RejectReason::kWrongPkey)]);
+  STRCMP_EQUAL("P_Key mismatch", RejectReasonName(RejectReason::kWrongPkey));
+}
+
+TEST(DatagramSim, BadFramingIsRejectedWithItsReason) {
+  auto b = Open(3);
+  std::string path = dir + "/ud/3." + [&] {
+    char q[16];
+    snprintf(q, sizeof(q), "%x", b->qpn());
+    return std::string(q);
+  }();
+  int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+  CHECK(fd >= 0);
+  sockaddr_un sa = {};
+  sa.sun_family = AF_UNIX;
+  snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path.c_str());
+  const char junk[] = "not a datagram header";
+  CHECK(sendto(fd, junk, sizeof(junk), 0, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) > 0);
+  close(fd);
+  Datagram d;
+  CHECK_FALSE(ReceiveWithin(b.get(), &d, 100));
+  LONGS_EQUAL(1, b->stats().rejected_by[static_cast<int>(RejectReason::kBadHeader)]);
+  // What follows is received as usual.
+  auto a = Open(2);
+  UnicastTarget to;
+  to.av.dlid = 3;
+  to.qpn = b->qpn();
+  to.qkey = 0x80010000;
+  const uint8_t msg[1] = {1};
+  CHECK_TRUE(a->Send(to, msg, 1).ok());
+  CHECK_TRUE(ReceiveWithin(b.get(), &d, 2000));
+  LONGS_EQUAL(1, b->stats().rejected);
 }
 
 TEST(DatagramSim, DeadMembersAreDroppedAndTheirQpnReused) {

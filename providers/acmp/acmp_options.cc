@@ -110,7 +110,8 @@ std::string AcmpOptions::Describe() const {
   snprintf(buf, sizeof(buf),
            "route_prot %s, loopback_prot %s, addr_timeout %d min, route_timeout %d min, timeout "
            "%d ms, retries %d, resolve_depth %d, send_depth %d, min_mtu %d, min_rate %.1f Gb/s, "
-           "%zu extra groups, addr_preload %s, route_preload %s, transport %s, cache_size %zu",
+           "%zu extra groups, addr_preload %s, route_preload %s, transport %s, cache_size %zu, "
+           "stats_interval %u s",
            route_prot == RouteProt::kAcm ? "acm" : "sa",
            loopback_prot == LoopbackProt::kLocal ? "local" : "none", addr_timeout_min,
            route_timeout_min, timeout_ms, retries, resolve_depth, send_depth, MtuBytes(min_mtu),
@@ -119,7 +120,7 @@ std::string AcmpOptions::Describe() const {
            transport == Transport::kAuto    ? "auto"
            : transport == Transport::kVerbs ? "verbs"
                                             : "sim",
-           cache_size);
+           cache_size, stats_interval_s);
   return buf;
 }
 
@@ -215,6 +216,9 @@ void ApplyAcmpOptions(const std::vector<AcmpRawOption>& entries, int shared_file
       if (!ParseGroups(v, &out->extra_groups, &why)) bad = "extra_groups: " + why;
     } else if (k == "cache_size") {
       if (integer(16, 100000000, "destinations")) out->cache_size = static_cast<size_t>(n);
+    } else if (k == "stats_interval") {
+      if (integer(0, 86400 * 7, "seconds, 0 = none"))
+        out->stats_interval_s = static_cast<uint32_t>(n);
     } else if (k == "fault_drop_percent") {
       if (integer(0, 100, "percent")) out->fault_drop_probability = n / 100.0;
     } else if (k == "fault_delay_ms") {

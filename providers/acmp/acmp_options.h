@@ -26,6 +26,8 @@
 //                    Gb/s and bytes ("20:2048 40:4096"); joined where the
 //                    port supports them (no fixed limit of 2 groups)
 //   cache_size       destinations cached per endpoint (65536)
+//   stats_interval   seconds between INFO lines with each endpoint's
+//                    counters, logged only when they changed; 0 = none (600)
 //   fault_drop_percent, fault_delay_ms, fault_seed
 //                    tests: received datagrams dropped / delayed
 //
@@ -76,6 +78,7 @@ struct AcmpOptions {
   std::string sim_dir;  // empty: the default
   std::vector<GroupRate> extra_groups;
   size_t cache_size = 65536;
+  uint32_t stats_interval_s = 600;
   double fault_drop_probability = 0;
   uint32_t fault_delay_ms = 0;
   uint64_t fault_seed = 1;

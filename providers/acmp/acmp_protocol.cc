@@ -17,7 +17,9 @@
 // can crash the daemon or make it answer a client twice.
 #include <arpa/inet.h>
 
+#include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "providers/acmp/acmp_provider.h"
 
@@ -65,6 +67,44 @@ void AcmpProvider::NoteRejects(AcmpEndpoint* ep) {
           now - before == 1 ? "" : "s",
           dgram::RejectReasonName(static_cast<dgram::RejectReason>(i)),
           static_cast<unsigned long long>(now));
+  }
+}
+
+std::string AcmpProvider::StatsText(const AcmpEndpoint* ep) const {
+  const ProtocolStats& s = ep->stats;
+  const dgram::EndpointStats& t = ep->ud->stats();
+  auto u = [](uint64_t v) { return static_cast<unsigned long long>(v); };
+  char buf[768];
+  snprintf(buf, sizeof(buf),
+           "%llu requests and %llu responses received, %llu responses sent, %llu requesters "
+           "cached; dropped: %llu malformed, %llu unexpected responses, %llu without a GRH, "
+           "%llu with no shared group, %llu for a full cache; datagrams: %llu sent, %llu send "
+           "errors, %llu undeliverable, %llu received, %llu rejected",
+           u(s.requests_received), u(s.responses_received), u(s.responses_sent),
+           u(s.requesters_cached), u(s.malformed_total), u(s.unexpected_responses), u(s.no_grh),
+           u(s.no_shared_group), u(s.cache_full), u(t.sent), u(t.send_errors),
+           u(t.undeliverable), u(t.received), u(t.rejected));
+  std::string text = buf;
+  const char* sep = " (";
+  for (int i = 0; i < static_cast<int>(dgram::RejectReason::kCount); ++i) {
+    if (!t.rejected_by[i]) continue;
+    text += sep;
+    text += dgram::RejectReasonName(static_cast<dgram::RejectReason>(i));
+    text += " " + std::to_string(t.rejected_by[i]);
+    sep = ", ";
+  }
+  if (*sep == ',') text += ")";
+  return text;
+}
+
+void AcmpProvider::LogStats() {
+  stats_timer_ = Add(options_.stats_interval_s * 1000, [this] { LogStats(); });
+  for (const auto& kv : endpoints_) {
+    AcmpEndpoint* ep = kv.second.get();
+    std::string text = StatsText(ep);
+    if (text == ep->stats_logged) continue;
+    Log(SSA_LOG_INFO, "endpoint %s statistics: %s", ep->Name().c_str(), text.c_str());
+    ep->stats_logged = std::move(text);
   }
 }
 

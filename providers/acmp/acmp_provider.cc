@@ -97,6 +97,8 @@ int AcmpProvider::Init() {
           issues[i].message.c_str());
   }
   Log(SSA_LOG_INFO, "started: %s", options_.Describe().c_str());
+  if (options_.stats_interval_s)
+    stats_timer_ = Add(options_.stats_interval_s * 1000, [this] { LogStats(); });
   return 0;
 }
 
@@ -333,6 +335,7 @@ int AcmpProvider::OpenEndpoint(AcmpPort* port, const ssa_endpoint_info* info, Ac
                                                   options_.retries, tid_base_ + (raw->id << 32));
   ep->requests->set_try_timeout_ms(port->SubnetTimeoutMs() +
                                    static_cast<uint32_t>(options_.timeout_ms));
+  raw->stats_logged = StatsText(raw);
   endpoints_.emplace(raw->id, std::move(ep));
   port->endpoints.push_back(raw);
   Log(SSA_LOG_INFO, "endpoint %s: QPN 0x%x", raw->Name().c_str(), raw->ud->qpn());
@@ -357,18 +360,14 @@ void AcmpProvider::CloseEndpoint(AcmpEndpoint* ep) {
   LeaveGroups(ep, true);
   if (ep->fd_watched) ops_->fd_unwatch(core_, ep->ud->fd());
   ep->fd_watched = false;
-  const ProtocolStats& s = ep->stats;
   const dgram::EndpointStats& t = ep->ud->stats();
-  auto u = [](uint64_t v) { return static_cast<unsigned long long>(v); };
   Log(SSA_LOG_INFO,
-      "endpoint %s closed: %llu requests and %llu responses received, %llu responses sent, %llu "
-      "requesters cached, %llu malformed, %llu unexpected responses, %llu own requests, %zu "
-      "destinations cached; datagrams: %llu sent, %llu received, %llu rejected, %llu "
-      "undeliverable, %llu dropped and %llu delayed on purpose",
-      ep->Name().c_str(), u(s.requests_received), u(s.responses_received), u(s.responses_sent),
-      u(s.requesters_cached), u(s.malformed_total), u(s.unexpected_responses), u(s.own_requests),
-      ep->cache->size(), u(t.sent), u(t.received), u(t.rejected), u(t.undeliverable),
-      u(t.injected_drops), u(t.injected_delays));
+      "endpoint %s closed: %zu destinations cached, %llu own requests looped back; %s; fault "
+      "injection: %llu dropped, %llu delayed",
+      ep->Name().c_str(), ep->cache->size(),
+      static_cast<unsigned long long>(ep->stats.own_requests), StatsText(ep).c_str(),
+      static_cast<unsigned long long>(t.injected_drops),
+      static_cast<unsigned long long>(t.injected_delays));
   AcmpPort* port = ep->port;
   port->endpoints.erase(std::remove(port->endpoints.begin(), port->endpoints.end(), ep),
                         port->endpoints.end());

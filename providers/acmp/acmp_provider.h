@@ -134,6 +134,7 @@ struct AcmpEndpoint {
   ProtocolStats stats;
   // The transport's rejected_by counts already logged about.
   uint64_t rejects_seen[static_cast<int>(dgram::RejectReason::kCount)] = {};
+  std::string stats_logged;  // StatsText() when last logged (or opened)
 
   bool ready() const {
     return !groups.empty() && groups[0].state == GroupState::kJoined && groups[0].attached;
@@ -252,6 +253,10 @@ class AcmpProvider : public Scheduler {
   void RequestTimedOut(AcmpEndpoint* ep, const std::string& key, uint64_t tid, int tries);
   // Warns (rate-limited) about what the transport rejected since last time.
   void NoteRejects(AcmpEndpoint* ep);
+  // The endpoint's counters, one line (the periodic stats line).
+  std::string StatsText(const AcmpEndpoint* ep) const;
+  // Every stats_interval: the line of each endpoint whose counters changed.
+  void LogStats();
   void Malformed(AcmpEndpoint* ep, const dgram::Datagram& dg, DecodeError why,
                  const std::string& what);
 
@@ -268,6 +273,7 @@ class AcmpProvider : public Scheduler {
   uint64_t next_id_ = 1;  // ports, endpoints, SA ops, timers
   uint64_t tid_base_ = 0;
   uint64_t sa_send_failures_ = 0;
+  uint64_t stats_timer_ = 0;
 };
 
 }  // namespace acmp

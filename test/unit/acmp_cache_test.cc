@@ -199,6 +199,7 @@ TEST(AcmpOptions, UpstreamNamesAndValues) {
       {"extra_groups", "20:2048 40:4096", "f", 13},
       {"transport", "sim", "f", 14},
       {"addr_prot", "acm", "f", 15},
+      {"stats_interval", "0", "f", 16},
   };
   AcmpOptions o;
   std::vector<AcmpOptionNote> notes;
@@ -219,6 +220,8 @@ TEST(AcmpOptions, UpstreamNamesAndValues) {
   LONGS_EQUAL(7, o.extra_groups[1].rate);
   LONGS_EQUAL(5, o.extra_groups[1].mtu);
   CHECK(o.transport == AcmpOptions::Transport::kSim);
+  LONGS_EQUAL(0, o.stats_interval_s);
+  LONGS_EQUAL(600, AcmpOptions().stats_interval_s);
 }
 
 TEST(AcmpOptions, BadValuesKeepTheDefaultAndSaySo) {

@@ -328,6 +328,38 @@ TEST(AcmpProvider, TransportRejectsAreWarnedAboutWhenTheyHappen) {
   CHECK_TEXT(warned, a->AllLogs().c_str());
 }
 
+TEST(AcmpProvider, CountersAreLoggedEveryStatsIntervalWhenTheyChanged) {
+  FakeNode* a = fab->AddNode(1, {{"stats_interval", "1"}});
+  fab->Start(a);
+  auto transport = dgram::MakeSimDatagramTransport(fab->dir() + "/dgram");
+  dgram::EndpointParams p;
+  p.lid = 99;
+  p.gid.raw[15] = 99;
+  p.qkey = acmp::kAcmQkey;
+  std::unique_ptr<dgram::DatagramEndpoint> rogue;
+  CHECK_TRUE(transport->Open(p, &rogue).ok());
+  dgram::UnicastTarget to;
+  to.av.dlid = a->lid;
+  to.qpn = dgram::kSimFirstQpn;
+  to.qkey = acmp::kAcmQkey;
+  uint8_t junk[100];
+  memset(junk, 0xa5, sizeof(junk));
+  CHECK_TRUE(rogue->Send(to, junk, sizeof(junk)).ok());
+  to.qkey = 0x12345678;
+  CHECK_TRUE(rogue->Send(to, junk, sizeof(junk)).ok());
+  CHECK(fab->RunUntil([&] { return CountLogs(a, " statistics: ") == 1; }, 3000));
+  std::string line;
+  for (const auto& l : a->logs)
+    if (l.find(" statistics: ") != std::string::npos) line = l;
+  STRCMP_CONTAINS("endpoint ibsim0/1 pkey 0xffff statistics: ", line.c_str());
+  STRCMP_CONTAINS("1 malformed", line.c_str());
+  STRCMP_CONTAINS("1 rejected (wrong Q_Key 1)", line.c_str());
+  // Nothing changed since: no other line. Bad input is not a client error.
+  fab->RunUntil([] { return false; }, 1500);
+  LONGS_EQUAL(1, CountLogs(a, " statistics: "));
+  LONGS_EQUAL(0, fab->Counter(a, ACM_CNTR_ERROR));
+}
+
 TEST(AcmpProvider, NodelayAnswersEnodataAtOnceAndWarmsTheCache) {
   FakeNode* a = fab->AddNode(1);
   FakeNode* b = fab->AddNode(2);

@@ -63,18 +63,30 @@ Status ClientServer::WatchListener(int fd) {
 Status ClientServer::ListenUnix(const std::string& path, const std::string& link) {
   struct sockaddr_un addr = {};
   addr.sun_family = AF_UNIX;
-  if (path.size() >= sizeof(addr.sun_path))
+  // The socket appears under its name only once it listens: bound to a
+  // temporary name, then renamed. A client that polls for the file (or
+  // starts together with the daemon) never connects between bind() and
+  // listen() and gets ECONNREFUSED.
+  const std::string bound = path + ".new";
+  if (bound.size() >= sizeof(addr.sun_path))
     return Status::Error(ENAMETOOLONG, "unix socket path too long: " + path);
-  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  std::memcpy(addr.sun_path, bound.c_str(), bound.size() + 1);
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) return Status::FromErrno("socket(AF_UNIX)");
-  unlink(path.c_str());
+  unlink(bound.c_str());
   // Any local user may resolve, as upstream allows.
   mode_t old_mask = umask(0);
   int rc = bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
   umask(old_mask);
   if (rc < 0 || listen(fd, SOMAXCONN) < 0) {
     Status st = Status::FromErrno("cannot listen on " + path);
+    unlink(bound.c_str());
+    RawClose(fd);
+    return st;
+  }
+  if (rename(bound.c_str(), path.c_str()) < 0) {
+    Status st = Status::FromErrno("cannot rename " + bound + " to " + path);
+    unlink(bound.c_str());
     RawClose(fd);
     return st;
   }

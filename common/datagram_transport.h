@@ -153,8 +153,9 @@ class DatagramEndpoint {
   // Readable (EPOLLIN) when something new arrived (see above: not level).
   virtual int fd() const = 0;
 
-  // Unicast. Fails only when the backend refuses (queue full, bad address);
-  // a datagram that is lost on the way is not an error.
+  // Unicast. Fails only when the backend refuses (bad address; -EAGAIN: its
+  // send queue is full, and fd() reads ready once a send completed and
+  // Receive() was called); a datagram lost on the way is not an error.
   virtual Status Send(const UnicastTarget& to, const uint8_t* data, size_t len) = 0;
   // To every endpoint attached to `group` (Join()), the sender included.
   virtual Status SendToGroup(const Group& group, const uint8_t* data, size_t len) = 0;

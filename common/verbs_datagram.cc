@@ -69,14 +69,16 @@ class VerbsEndpoint : public DatagramEndpoint {
     int flags = fcntl(channel_->fd, F_GETFL);
     if (flags < 0 || fcntl(channel_->fd, F_SETFL, flags | O_NONBLOCK) < 0)
       return Status::FromErrno("fcntl(completion channel, O_NONBLOCK)");
-    // Receives complete on a CQ with the channel (the loop's fd); sends on
-    // their own CQ, reaped whenever a send needs a buffer, so reaping never
-    // takes a received datagram off the receive path.
+    // Receives and sends complete on CQs of their own, so reaping sends
+    // never takes a received datagram off the receive path; both raise
+    // events on the channel (the loop's fd): a send completion wakes the
+    // caller, which may have sends waiting for a free buffer (EAGAIN).
     recv_cq_ = ibv_create_cq(ctx_, static_cast<int>(params_.recv_depth), this, channel_, 0);
     if (!recv_cq_) return VerbsError("ibv_create_cq(receive)", errno);
-    send_cq_ = ibv_create_cq(ctx_, static_cast<int>(params_.send_depth), this, nullptr, 0);
+    send_cq_ = ibv_create_cq(ctx_, static_cast<int>(params_.send_depth), this, channel_, 0);
     if (!send_cq_) return VerbsError("ibv_create_cq(send)", errno);
     if (int rc = ibv_req_notify_cq(recv_cq_, 0)) return VerbsError("ibv_req_notify_cq", rc);
+    if (int rc = ibv_req_notify_cq(send_cq_, 0)) return VerbsError("ibv_req_notify_cq(send)", rc);
     st = CreateQp();
     if (!st.ok()) return st;
     return PostBuffers();
@@ -274,16 +276,23 @@ class VerbsEndpoint : public DatagramEndpoint {
     }
   }
 
+  // Acks each CQ's events and re-arms it before it is polled, so a
+  // completion that lands after the poll still raises the next event. The
+  // event says only that the CQ has completions: what the caller leaves in
+  // the receive CQ raises no new one (datagram_transport.h).
   void ConsumeEvents() {
     ibv_cq* cq = nullptr;
     void* ctx = nullptr;
-    unsigned events = 0;
-    while (ibv_get_cq_event(channel_, &cq, &ctx) == 0) ++events;
-    if (!events) return;
-    ibv_ack_cq_events(recv_cq_, events);
-    // Re-arm before polling, so a completion that lands after the poll
-    // still raises the next event.
-    ibv_req_notify_cq(recv_cq_, 0);
+    unsigned recv_events = 0, send_events = 0;
+    while (ibv_get_cq_event(channel_, &cq, &ctx) == 0) ++(cq == send_cq_ ? send_events : recv_events);
+    if (recv_events) {
+      ibv_ack_cq_events(recv_cq_, recv_events);
+      ibv_req_notify_cq(recv_cq_, 0);
+    }
+    if (send_events) {
+      ibv_ack_cq_events(send_cq_, send_events);
+      ibv_req_notify_cq(send_cq_, 0);
+    }
   }
 
   bool TakeReceive(const ibv_wc& wc, size_t slot, Datagram* out) {

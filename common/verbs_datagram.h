@@ -3,8 +3,8 @@
 //
 // Open() opens the named device (its own verbs context per endpoint, so an
 // endpoint owns everything it uses), allocates a PD, a completion channel
-// (its fd, non-blocking, is the endpoint's fd()), a receive CQ on that
-// channel, a send CQ polled directly, and a UD QP taken to RTS with the
+// (its fd, non-blocking, is the endpoint's fd()), a receive CQ and a send
+// CQ on that channel, and a UD QP taken to RTS with the
 // endpoint's P_Key index, port and Q_Key. recv_depth receive buffers of 40 (GRH) + 256 bytes are
 // posted up front and re-posted as they are consumed; send_depth send buffers are registered once.
 // A send takes a free send buffer (none free: -EAGAIN), creates an address handle from the address
@@ -12,10 +12,11 @@
 // polled. Join()/Leave() are ibv_attach_mcast()/ibv_detach_mcast().
 //
 // Receive() first consumes completion-channel events (acking them and
-// re-arming the receive CQ), reaps send completions (recycling buffers and
+// re-arming the CQ each came from), reaps send completions (recycling buffers and
 // address handles), then polls the receive CQ: each completion is returned
 // with slid/src_qp/sl from the work completion and the SGID/DGID from the
-// GRH, and its buffer re-posted. No thread: the channel fd is
+// GRH, and its buffer re-posted. A send completion makes the fd readable
+// too, so a caller whose send got EAGAIN learns when to try again. No thread: the channel fd is
 // watched on the caller's event loop, as every fd of the daemon is.
 //
 // Built wherever libibverbs is installed; it needs an HCA to run. Without

@@ -44,6 +44,7 @@ void AcmpProvider::Drain(AcmpEndpoint* ep) {
     ++handled;
   }
   NoteRejects(ep);
+  FlushSends(ep);  // a send completion may have made room
   if (handled < kDrainBatch || ep->drain_timer) return;
   // Perhaps more: continue at the next turn of the loop.
   uint64_t id = ep->id;
@@ -94,7 +95,9 @@ std::string AcmpProvider::StatsText(const AcmpEndpoint* ep) const {
     sep = ", ";
   }
   if (*sep == ',') text += ")";
-  return text;
+  snprintf(buf, sizeof(buf), "; responses: %llu waited for the send queue, %llu dropped (queue full)",
+           u(ep->sends->queued()), u(ep->sends->dropped()));
+  return text + buf;
 }
 
 void AcmpProvider::LogStats() {
@@ -321,14 +324,40 @@ void AcmpProvider::SendResponse(AcmpEndpoint* ep, Dest* dest) {
   to.av = dest->av;
   to.qpn = dest->remote_qpn;
   to.qkey = kAcmQkey;
-  Status st = ep->ud->Send(to, buf, sizeof(buf));
   dest->answer_pending = false;
-  if (!st.ok()) {
-    Log(SSA_LOG_WARN, "endpoint %s: response to %s: %s", ep->Name().c_str(), dest->Name().c_str(),
-        st.ToString().c_str());
-    return;
+  Status st;
+  switch (ep->sends->Send(ep->ud.get(), to, buf, sizeof(buf), &st)) {
+    case SendQueue::Result::kSent:
+      ++ep->stats.responses_sent;
+      break;
+    case SendQueue::Result::kQueued:
+      Log(SSA_LOG_DEBUG, "endpoint %s: response to %s waits for the send queue (%zu waiting)",
+          ep->Name().c_str(), dest->Name().c_str(), ep->sends->size());
+      break;
+    case SendQueue::Result::kDropped:
+      if (ShouldLog(ep->sends->dropped()))
+        Log(SSA_LOG_WARN,
+            "endpoint %s: response to %s dropped: %zu responses already wait for the send queue "
+            "(send_depth %d); %llu dropped so far",
+            ep->Name().c_str(), dest->Name().c_str(), ep->sends->size(), options_.send_depth,
+            static_cast<unsigned long long>(ep->sends->dropped()));
+      break;
+    case SendQueue::Result::kFailed:
+      Log(SSA_LOG_WARN, "endpoint %s: response to %s: %s", ep->Name().c_str(),
+          dest->Name().c_str(), st.ToString().c_str());
+      break;
   }
-  ++ep->stats.responses_sent;
+}
+
+void AcmpProvider::FlushSends(AcmpEndpoint* ep) {
+  if (!ep->sends->size()) return;
+  uint64_t failed = ep->sends->failed();
+  Status st;
+  ep->stats.responses_sent += ep->sends->Flush(ep->ud.get(), &st);
+  if (ep->sends->failed() != failed)
+    Log(SSA_LOG_WARN, "endpoint %s: %llu queued response%s refused: %s", ep->Name().c_str(),
+        static_cast<unsigned long long>(ep->sends->failed() - failed),
+        ep->sends->failed() - failed == 1 ? "" : "s", st.ToString().c_str());
 }
 
 bool AcmpProvider::SendToMinGroup(AcmpEndpoint* ep, const uint8_t* msg, size_t len) {

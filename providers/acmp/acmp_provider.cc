@@ -325,6 +325,7 @@ int AcmpProvider::OpenEndpoint(AcmpPort* port, const ssa_endpoint_info* info, Ac
   }
   ep->fd_watched = true;
   ep->cache = std::make_unique<DestCache>(options_.cache_size);
+  ep->sends = std::make_unique<SendQueue>(kSendQueueBound);
   AcmpEndpoint* raw = ep.get();
   RequestTracker::Callbacks cb;
   cb.send = [this, raw](const uint8_t* msg, size_t len) { return SendToMinGroup(raw, msg, len); };

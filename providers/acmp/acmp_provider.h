@@ -43,6 +43,7 @@
 #include "providers/acmp/acmp_options.h"
 #include "providers/acmp/acmp_port_info.h"
 #include "providers/acmp/acmp_requests.h"
+#include "providers/acmp/acmp_send_queue.h"
 #include "providers/acmp/acmp_wire.h"
 #include "providers/shared/address_map.h"
 #include "providers/shared/route_preload.h"
@@ -88,6 +89,10 @@ struct AcmpPort {
   uint32_t SubnetTimeoutMs() const;
 };
 
+// Responses waiting for the backend's send queue (SendQueue), per endpoint,
+// at most this many; more are dropped, counted and warned about.
+constexpr size_t kSendQueueBound = 1024;
+
 struct AcmpAddress {
   AcmpEndpoint* ep = nullptr;
   ssa_address addr{};
@@ -126,6 +131,7 @@ struct AcmpEndpoint {
   std::vector<McGroup> groups;
   std::unique_ptr<DestCache> cache;
   std::unique_ptr<RequestTracker> requests;
+  std::unique_ptr<SendQueue> sends;  // responses the backend had no room for yet
   std::vector<std::unique_ptr<AcmpAddress>> addresses;
   std::vector<Waiter> until_ready;  // client requests waiting for the min group
   uint64_t ready_timer = 0;         // answers them ENODATA if the join takes too long
@@ -249,6 +255,8 @@ class AcmpProvider : public Scheduler {
   uint8_t RecordAcmRoute(AcmpEndpoint* ep, Dest* dest);
   void SendResolve(AcmpEndpoint* ep, Dest* dest, const ssa_address& src);
   void SendResponse(AcmpEndpoint* ep, Dest* dest);
+  // Sends what SendResponse() queued, as far as the backend takes it.
+  void FlushSends(AcmpEndpoint* ep);
   bool SendToMinGroup(AcmpEndpoint* ep, const uint8_t* msg, size_t len);
   void RequestTimedOut(AcmpEndpoint* ep, const std::string& key, uint64_t tid, int tries);
   // Warns (rate-limited) about what the transport rejected since last time.

@@ -21,7 +21,8 @@ ACMP_CORE_SOURCES = \
 	providers/acmp/acmp_port_info.h providers/acmp/acmp_port_info.cc \
 	providers/acmp/acmp_dest.h providers/acmp/acmp_dest.cc \
 	providers/acmp/acmp_groups.h providers/acmp/acmp_groups.cc \
-	providers/acmp/acmp_requests.h providers/acmp/acmp_requests.cc
+	providers/acmp/acmp_requests.h providers/acmp/acmp_requests.cc \
+	providers/acmp/acmp_send_queue.h providers/acmp/acmp_send_queue.cc
 providers_acmp_acmp_la_SOURCES = \
 	$(ACMP_DATAGRAM_SOURCES) $(ACMP_CORE_SOURCES) \
 	providers/acmp/acmp_provider.h providers/acmp/acmp_provider.cc \

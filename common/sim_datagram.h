@@ -30,8 +30,9 @@
 // A receiver checks what an HCA checks: the destination QPN is its own (or
 // multicast to a group it joined), the Q_Key is its own, the P_Key matches
 // its own (membership bit aside, one of them a full member). Anything else
-// is counted in stats().rejected (and rejected_by, by reason) and dropped. As on a UD QP, a sender's
-// Q_Key with the high bit set is replaced by the sender's own Q_Key.
+// is counted in stats().rejected (and rejected_by, by reason) and dropped.
+// As on a UD QP, a sender's Q_Key with the high bit set is replaced by the
+// sender's own Q_Key.
 //
 // Delivery is as unreliable as UD: a receiver whose socket queue is full
 // (Linux allows net.unix.max_dgram_qlen datagrams, 10 by default) or gone

@@ -284,7 +284,8 @@ class VerbsEndpoint : public DatagramEndpoint {
     ibv_cq* cq = nullptr;
     void* ctx = nullptr;
     unsigned recv_events = 0, send_events = 0;
-    while (ibv_get_cq_event(channel_, &cq, &ctx) == 0) ++(cq == send_cq_ ? send_events : recv_events);
+    while (ibv_get_cq_event(channel_, &cq, &ctx) == 0)
+      ++(cq == send_cq_ ? send_events : recv_events);
     if (recv_events) {
       ibv_ack_cq_events(recv_cq_, recv_events);
       ibv_req_notify_cq(recv_cq_, 0);

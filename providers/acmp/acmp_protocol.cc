@@ -95,7 +95,8 @@ std::string AcmpProvider::StatsText(const AcmpEndpoint* ep) const {
     sep = ", ";
   }
   if (*sep == ',') text += ")";
-  snprintf(buf, sizeof(buf), "; responses: %llu waited for the send queue, %llu dropped (queue full)",
+  snprintf(buf, sizeof(buf),
+           "; responses: %llu waited for the send queue, %llu dropped (queue full)",
            u(ep->sends->queued()), u(ep->sends->dropped()));
   return text + buf;
 }

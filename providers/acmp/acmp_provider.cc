@@ -39,17 +39,6 @@ dgram::Gid AcmpPort::Gid() const {
   return g;
 }
 
-void AcmpPort::Assign(const ssa_port_info& info) {
-  state = info.state;
-  lmc = info.lmc;
-  sm_sl = info.sm_sl;
-  lid = info.lid;
-  sm_lid = info.sm_lid;
-  gid_prefix = info.gid_prefix;
-  port_guid = info.port_guid;
-  rate_gbps = info.rate_gbps;
-}
-
 uint32_t AcmpPort::SubnetTimeoutMs() const {
   return acmp::SubnetTimeoutMs(attrs_known ? attrs.subnet_timeout : kDefaultSubnetTimeout);
 }

@@ -46,6 +46,7 @@
 #include "providers/acmp/acmp_send_queue.h"
 #include "providers/acmp/acmp_wire.h"
 #include "providers/shared/address_map.h"
+#include "providers/shared/port_view.h"
 #include "providers/shared/route_preload.h"
 
 namespace ssa {
@@ -59,20 +60,14 @@ struct AcmpDevice {
   std::string name;
 };
 
-struct AcmpPort {
+// The core's view of the port is the PortView base, set by Assign() on
+// open_port and port_changed.
+struct AcmpPort : provshared::PortView {
   AcmpDevice* dev = nullptr;
   uint64_t id = 0;
   ssa_core_port_t* core_port = nullptr;
   std::string ca_name;
   uint8_t port_num = 0;
-  uint8_t state = 0;
-  uint8_t lmc = 0;
-  uint8_t sm_sl = 0;
-  uint16_t lid = 0;
-  uint16_t sm_lid = 0;
-  uint64_t gid_prefix = 0;  // host order
-  uint64_t port_guid = 0;   // host order
-  uint32_t rate_gbps = 0;
   PortAttributes attrs;      // from the SA's PortInfoRecord
   bool attrs_known = false;  // the query answered (or gave up)
   uint64_t attrs_query = 0;  // token of the query in flight
@@ -81,9 +76,6 @@ struct AcmpPort {
   provshared::PreloadResult preload;
   uint64_t last_flush_ms = 0;  // NowMs() of the last Flush, 0 = never
 
-  // The attributes the core reports (open_port, port_changed); the caller
-  // checked the struct is large enough (rate_gbps).
-  void Assign(const ssa_port_info& info);
   dgram::Gid Gid() const;
   std::string Name() const { return ca_name + "/" + std::to_string(port_num); }
   uint32_t SubnetTimeoutMs() const;

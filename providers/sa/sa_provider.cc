@@ -148,7 +148,7 @@ int SaProvider::OpenPort(SaDevice* dev, const ssa_port_info* info, ssa_core_port
   port->core_port = core_port;
   port->ca_name = info->ca_name ? info->ca_name : dev->name;
   port->port_num = info->port_num;
-  port->Update(*info);
+  port->Assign(*info);
   Log(SSA_LOG_DEBUG, "open_port %s lid %u sm_lid %u", port->Name().c_str(), port->lid,
       port->sm_lid);
   *out = port.get();
@@ -176,7 +176,7 @@ void SaProvider::PortChanged(SaPort* port, const ssa_port_info* info) {
   char why[160];
   snprintf(why, sizeof(why), "lid %u->%u, sm_lid %u->%u", port->lid, info->lid, port->sm_lid,
            info->sm_lid);
-  port->Update(*info);
+  port->Assign(*info);
   if (routes_wrong) FlushPort(port, why);
 }
 

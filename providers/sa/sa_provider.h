@@ -42,6 +42,7 @@
 #include "providers/sa/sa_options.h"
 #include "providers/shared/address_map.h"
 #include "providers/shared/path_query.h"
+#include "providers/shared/port_view.h"
 #include "providers/shared/route_cache.h"
 #include "providers/shared/route_preload.h"
 
@@ -66,28 +67,13 @@ struct SaQuery {
   provshared::RouteKey key;  // route queries: the cache entry it fills
 };
 
-struct SaPort {
-  // Copies the attributes the provider keeps from the core's port info.
-  void Update(const ssa_port_info& info) {
-    state = info.state;
-    lmc = info.lmc;
-    sm_sl = info.sm_sl;
-    lid = info.lid;
-    sm_lid = info.sm_lid;
-    gid_prefix = info.gid_prefix;
-    port_guid = info.port_guid;
-  }
+// The core's view of the port (state, LIDs, GID prefix, GUID) is the
+// PortView base, set by Assign() on open_port and port_changed.
+struct SaPort : provshared::PortView {
   SaDevice* dev = nullptr;
   ssa_core_port_t* core_port = nullptr;
   std::string ca_name;
   uint8_t port_num = 0;
-  uint8_t state = 0;
-  uint8_t lmc = 0;
-  uint8_t sm_sl = 0;
-  uint16_t lid = 0;
-  uint16_t sm_lid = 0;
-  uint64_t gid_prefix = 0;             // host order
-  uint64_t port_guid = 0;              // host order
   uint64_t generation = 1;             // advances when cached routes become wrong
   std::vector<SaEndpoint*> endpoints;  // owned by the provider's endpoints_
   bool preload_parsed = false;         // `preload` holds this (guid, lid)'s block

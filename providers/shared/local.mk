@@ -16,4 +16,5 @@ providers_shared_libprovshared_la_SOURCES = \
 	providers/shared/route_preload.h providers/shared/route_preload.cc \
 	providers/shared/route_cache.h providers/shared/route_cache.cc \
 	providers/shared/path_query.h providers/shared/path_query.cc \
-	providers/shared/abi_guard.h providers/shared/abi_glue.h providers/shared/core_log.h
+	providers/shared/abi_guard.h providers/shared/abi_glue.h providers/shared/core_log.h \
+	providers/shared/port_view.h

@@ -18,16 +18,9 @@
 #include <vector>
 
 #include "common/acm_wire.h"
+#include "test/fuzz/fuzz_check.h"
 
 namespace acm = ssa::acm;
-
-#define FUZZ_CHECK(cond)                                                                  \
-  do {                                                                                    \
-    if (!(cond)) {                                                                        \
-      std::fprintf(stderr, "FUZZ_CHECK failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__); \
-      std::abort();                                                                       \
-    }                                                                                     \
-  } while (0)
 
 namespace {
 

@@ -12,16 +12,9 @@
 #include <cstring>
 
 #include "providers/acmp/acmp_wire.h"
+#include "test/fuzz/fuzz_check.h"
 
 using namespace ssa::acmp;
-
-#define FUZZ_CHECK(cond)                                                                  \
-  do {                                                                                    \
-    if (!(cond)) {                                                                        \
-      std::fprintf(stderr, "FUZZ_CHECK failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__); \
-      std::abort();                                                                       \
-    }                                                                                     \
-  } while (0)
 
 namespace {
 

@@ -9,6 +9,7 @@ acm_msg_fuzzer_inputs = \
 	$(srcdir)/common/acm_wire_client.cc \
 	$(srcdir)/common/status.cc
 acm_msg_fuzzer_headers = \
+	$(srcdir)/test/fuzz/fuzz_check.h \
 	$(srcdir)/common/acm_wire.h \
 	$(srcdir)/common/acm_wire_internal.h \
 	$(srcdir)/common/status.h
@@ -30,7 +31,7 @@ check_SCRIPTS += $(fuzzers_built_for_check)
 CLEANFILES += test/fuzz/acm_msg_fuzzer
 TESTS += test/fuzz/run-fuzzers.sh
 dist_noinst_SCRIPTS += test/fuzz/run-fuzzers.sh test/fuzz/gen_acm_msg_seeds.py
-EXTRA_DIST += test/fuzz/acm_msg_fuzzer.cc test/fuzz/corpus/acm_msg
+EXTRA_DIST += test/fuzz/fuzz_check.h test/fuzz/acm_msg_fuzzer.cc test/fuzz/corpus/acm_msg
 
 # smdb_fuzzer: the SMDB/PRDB readers and the delta applier (common/smdb*).
 smdb_fuzzer_inputs = \
@@ -44,6 +45,7 @@ smdb_fuzzer_inputs = \
 	$(srcdir)/common/smdb_dump.cc \
 	$(srcdir)/common/status.cc
 smdb_fuzzer_headers = \
+	$(srcdir)/test/fuzz/fuzz_check.h \
 	$(srcdir)/common/smdb_format.h \
 	$(srcdir)/common/smdb_fields.h \
 	$(srcdir)/common/smdb_records.h \
@@ -73,6 +75,7 @@ acmp_msg_fuzzer_inputs = \
 	$(srcdir)/providers/acmp/acmp_wire.cc \
 	$(srcdir)/common/status.cc
 acmp_msg_fuzzer_headers = \
+	$(srcdir)/test/fuzz/fuzz_check.h \
 	$(srcdir)/providers/acmp/acmp_wire.h \
 	$(srcdir)/common/datagram_transport.h \
 	$(srcdir)/common/big_endian.h \

@@ -27,16 +27,9 @@
 #include "common/smdb_format.h"
 #include "common/smdb_prdb.h"
 #include "common/smdb_stream.h"
+#include "test/fuzz/fuzz_check.h"
 
 using namespace ssa::smdb;
-
-#define FUZZ_CHECK(cond)                                                                  \
-  do {                                                                                    \
-    if (!(cond)) {                                                                        \
-      std::fprintf(stderr, "FUZZ_CHECK failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__); \
-      std::abort();                                                                       \
-    }                                                                                     \
-  } while (0)
 
 namespace {
 

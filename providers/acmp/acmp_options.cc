@@ -5,10 +5,8 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <sstream>
 
-#include "common/config_file.h"
 #include "common/option_set.h"
 #include "providers/acmp/acmp_port_info.h"
 
@@ -24,48 +22,17 @@ namespace {
 // Ten years of minutes: keeps the millisecond arithmetic far from overflow.
 constexpr int64_t kMaxTimeoutMin = 10LL * 366 * 24 * 60;
 
-// Keys upstream's core (and our core) read: in an INI [acmp] section they
-// are misplaced, in an upstream file they are simply someone else's.
-const char* const kCoreKeys[] = {
-    "log_file",
-    "log_level",
-    "lock_file",
-    "provider_lib_path",
-    "provider",
-    "server_port",
-    "server_mode",
-    "acme_plus_kernel_only",
-    "support_ips_in_addr_cfg",
-    "umad_debug_level",
-    "sa_depth",
-    "route_data_dir",
-    "unix_socket",
-    "port_file",
-    "port_poll_ms",
-    "max_clients",
-    "addr_file",
-    "negative_timeout_ms",
-};
-
+// Keys the core (upstream's or ours) or the sa provider read: in an INI
+// [acmp] section they are misplaced, in an upstream file they are simply
+// someone else's.
 bool IsCoreKey(const std::string& key) {
-  for (const char* k : kCoreKeys)
-    if (key == k) return true;
-  return false;
+  return provshared::IsCoreOptionKey(key) || key == "negative_timeout_ms";
 }
 
 bool Is(const std::string& v, const char* word) { return !strcasecmp(v.c_str(), word); }
 
 int WorkOutShared(const std::vector<AcmpRawOption>& entries) {
-  if (entries.empty()) return 0;
-  std::ifstream in(entries.front().file, std::ios::binary);
-  if (in) {
-    std::ostringstream text;
-    text << in.rdbuf();
-    return ConfigFile::LooksUpstream(text.str()) ? 1 : 0;
-  }
-  for (const auto& e : entries)
-    if (IsCoreKey(e.key)) return 1;
-  return 0;
+  return provshared::FromUpstreamFile(entries, IsCoreKey) ? 1 : 0;
 }
 
 // "40:4096 20:2048" -> groups; false (with *bad) on the first bad pair.

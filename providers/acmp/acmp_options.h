@@ -44,6 +44,8 @@
 #include <string>
 #include <vector>
 
+#include "providers/shared/provider_options.h"
+
 namespace ssa {
 namespace acmp {
 
@@ -91,10 +93,7 @@ struct AcmpOptions {
   std::string Describe() const;
 };
 
-struct AcmpRawOption {
-  std::string key, value, file;
-  int line = 0;
-};
+using AcmpRawOption = provshared::RawOption;
 
 struct AcmpOptionNote {
   bool warning = false;  // config_warn, else a debug log line

@@ -21,21 +21,9 @@
 namespace ssa {
 namespace acmp {
 
-namespace {
-
-int CollectOption(void* arg, const char* key, const char* value, const char* file, int line) {
-  auto* out = static_cast<std::vector<AcmpRawOption>*>(arg);
-  out->push_back({key ? key : "", value ? value : "", file ? file : "?", line});
-  return 0;
-}
-
-}  // namespace
-
 dgram::Gid AcmpPort::Gid() const {
   dgram::Gid g;
-  uint64_t prefix = htobe64(gid_prefix), guid = htobe64(port_guid);
-  memcpy(g.raw, &prefix, 8);
-  memcpy(g.raw + 8, &guid, 8);
+  GidBytes(g.raw);
   return g;
 }
 
@@ -93,7 +81,7 @@ int AcmpProvider::Init() {
 
 void AcmpProvider::ReadOptions() {
   std::vector<AcmpRawOption> entries;
-  ops_->config_foreach(core_, CollectOption, &entries);
+  ops_->config_foreach(core_, provshared::CollectOption, &entries);
   std::vector<AcmpOptionNote> notes;
   ApplyAcmpOptions(entries, -1, &options_, &notes);
   for (const auto& n : notes) {

@@ -3,10 +3,6 @@
 
 #include <strings.h>
 
-#include <fstream>
-#include <sstream>
-
-#include "common/config_file.h"
 #include "common/option_set.h"
 
 #ifndef SYSCONF_DIR
@@ -24,55 +20,15 @@ constexpr int64_t kMaxRouteTimeoutMin = 10LL * 366 * 24 * 60;
 constexpr int64_t kMaxCacheSize = 100000000;
 constexpr int64_t kMaxNegativeTimeoutMs = 3600LL * 1000;
 
-// Keys of upstream ibacm's ibacm_opts.cfg that belong to its core or to
-// acmp, plus our own core's keys: never ours, never worth a warning.
-const char* const kForeignKeys[] = {
-    "log_file",
-    "log_level",
-    "lock_file",
-    "provider_lib_path",
-    "provider",
-    "server_port",
-    "server_mode",
-    "acme_plus_kernel_only",
-    "support_ips_in_addr_cfg",
-    "umad_debug_level",
-    "addr_prot",
-    "addr_timeout",
-    "route_prot",
-    "loopback_prot",
-    "timeout",
-    "retries",
-    "resolve_depth",
-    "sa_depth",
-    "send_depth",
-    "recv_depth",
-    "min_mtu",
-    "min_rate",
-    "route_data_dir",
-    "unix_socket",
-    "port_file",
-    "port_poll_ms",
-    "max_clients",
-    "addr_file",
+// Keys of upstream ibacm's ibacm_opts.cfg that belong to acmp; with the
+// core's keys, never ours and never worth a warning.
+const char* const kAcmpKeys[] = {
+    "addr_prot", "addr_timeout", "route_prot", "loopback_prot", "timeout",  "retries",
+    "resolve_depth", "send_depth", "recv_depth", "min_mtu",    "min_rate",
 };
 
-bool FileLooksUpstream(const std::string& path, bool* upstream) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream text;
-  text << in.rdbuf();
-  *upstream = ConfigFile::LooksUpstream(text.str());
-  return true;
-}
-
 int WorkOutShared(const std::vector<RawOption>& entries) {
-  if (entries.empty()) return 0;
-  bool upstream = false;
-  if (FileLooksUpstream(entries.front().file, &upstream)) return upstream ? 1 : 0;
-  for (const auto& e : entries)
-    if (SaOptionsReader::IsForeignUpstreamKey(e.key)) return 1;
-  return 0;
+  return provshared::FromUpstreamFile(entries, SaOptionsReader::IsForeignUpstreamKey) ? 1 : 0;
 }
 
 }  // namespace
@@ -87,7 +43,8 @@ uint64_t SaOptions::RouteLifetimeMs() const {
 }
 
 bool SaOptionsReader::IsForeignUpstreamKey(const std::string& key) {
-  for (const char* k : kForeignKeys)
+  if (provshared::IsCoreOptionKey(key)) return true;
+  for (const char* k : kAcmpKeys)
     if (key == k) return true;
   return false;
 }

@@ -29,6 +29,8 @@
 #include <string>
 #include <vector>
 
+#include "providers/shared/provider_options.h"
+
 namespace ssa {
 namespace saprov {
 
@@ -50,12 +52,7 @@ struct SaOptions {
 };
 
 // One key = value as config_foreach hands it over.
-struct RawOption {
-  std::string key;
-  std::string value;
-  std::string file;
-  int line = 0;
-};
+using RawOption = provshared::RawOption;
 
 // What applying the options has to say.
 struct OptionNote {

@@ -35,19 +35,9 @@ namespace {
 // Malformed lines of a data file logged one by one; the rest are counted.
 constexpr size_t kMaxIssuesLogged = 10;
 
-int CollectOption(void* arg, const char* key, const char* value, const char* file, int line) {
-  auto* out = static_cast<std::vector<RawOption>*>(arg);
-  out->push_back({key ? key : "", value ? value : "", file ? file : "?", line});
-  return 0;
-}
-
 }  // namespace
 
-void SaPort::Gid(uint8_t out[16]) const {
-  uint64_t prefix = htobe64(gid_prefix), guid = htobe64(port_guid);
-  memcpy(out, &prefix, 8);
-  memcpy(out + 8, &guid, 8);
-}
+void SaPort::Gid(uint8_t out[16]) const { GidBytes(out); }
 
 std::string SaEndpoint::Name() const {
   char pk[16];
@@ -92,7 +82,7 @@ int SaProvider::Init() {
 
 void SaProvider::ReadOptions() {
   std::vector<RawOption> entries;
-  ops_->config_foreach(core_, CollectOption, &entries);
+  ops_->config_foreach(core_, provshared::CollectOption, &entries);
   std::vector<OptionNote> notes;
   SaOptionsReader::Apply(entries, -1, &options_, &notes);
   for (const auto& n : notes) {

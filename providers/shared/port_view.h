@@ -4,7 +4,10 @@
 #ifndef IBACM_SSA_PROVIDERS_SHARED_PORT_VIEW_H
 #define IBACM_SSA_PROVIDERS_SHARED_PORT_VIEW_H
 
+#include <endian.h>
+
 #include <cstdint>
+#include <cstring>
 
 #include "include/ibacm_ssa/provider.h"
 
@@ -32,6 +35,12 @@ struct PortView {
     gid_prefix = info.gid_prefix;
     port_guid = info.port_guid;
     rate_gbps = SSA_HAS_MEMBER(&info, rate_gbps) ? info.rate_gbps : 0;
+  }
+  // The port's GID (subnet prefix, then GUID), network order.
+  void GidBytes(uint8_t out[16]) const {
+    uint64_t prefix = htobe64(gid_prefix), guid = htobe64(port_guid);
+    memcpy(out, &prefix, 8);
+    memcpy(out + 8, &guid, 8);
   }
 };
 

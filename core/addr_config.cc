@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "common/option_set.h"
+#include "common/base/option_set.h"
 
 namespace ssa {
 

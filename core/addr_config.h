@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
-#include "include/ibacm_ssa/provider.h"
+#include "common/base/status.h"
+#include <ibacm_ssa/provider.h>
 
 namespace ssa {
 

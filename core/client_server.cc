@@ -14,8 +14,8 @@
 #include <cstring>
 #include <fstream>
 
-#include "common/acm_wire.h"
-#include "common/raw_close.h"
+#include "common/acm/acm_wire.h"
+#include "common/base/raw_close.h"
 
 namespace ssa {
 

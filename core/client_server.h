@@ -18,9 +18,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "common/event_loop.h"
-#include "common/log.h"
-#include "common/status.h"
+#include "common/base/event_loop.h"
+#include "common/base/log.h"
+#include "common/base/status.h"
 
 namespace ssa {
 

@@ -1,7 +1,7 @@
 // core_options.cc: binding of the core's options to OptionSet.
 #include "core/core_options.h"
 
-#include "common/option_set.h"
+#include "common/base/option_set.h"
 
 namespace ssa {
 

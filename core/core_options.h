@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "common/config_file.h"
-#include "common/status.h"
+#include "common/base/config_file.h"
+#include "common/base/status.h"
 
 namespace ssa {
 

@@ -13,11 +13,11 @@
 #include <vector>
 #include <string>
 
-#include "common/config_file.h"
-#include "common/event_loop.h"
-#include "common/log.h"
-#include "common/status.h"
-#include "common/umad_ports.h"
+#include "common/base/config_file.h"
+#include "common/base/event_loop.h"
+#include "common/base/log.h"
+#include "common/base/status.h"
+#include "common/mad/umad_ports.h"
 #include "core/addr_config.h"
 #include "core/core_model.h"
 #include "core/core_options.h"

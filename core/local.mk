@@ -14,11 +14,11 @@ core_libibacmcore_la_SOURCES = \
 	core/client_server.h core/client_server.cc \
 	core/request_dispatcher.h core/request_dispatcher.cc \
 	core/daemon.h core/daemon.cc
-core_libibacmcore_la_LIBADD = common/libssacommon.la $(LTDL_LIBS) $(VERBS_LIBS)
+core_libibacmcore_la_LIBADD = $(LTDL_LIBS) $(VERBS_LIBS)
 
 sbin_PROGRAMS += core/ibacm
 core_ibacm_SOURCES = core/main.cc
-core_ibacm_LDADD = core/libibacmcore.la
+core_ibacm_LDADD = core/libibacmcore.la common/acm/libssaacm.la $(SSA_MAD_LIBS)
 
 # The provider ABI, for third-party provider authors.
 provincludedir = $(includedir)/ibacm_ssa

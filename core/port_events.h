@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "common/event_loop.h"
-#include "common/log.h"
-#include "common/status.h"
+#include "common/base/event_loop.h"
+#include "common/base/log.h"
+#include "common/base/status.h"
 
 struct ibv_context;
 

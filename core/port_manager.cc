@@ -5,7 +5,7 @@
 
 #include <cstring>
 
-#include "common/sa_client.h"
+#include "common/mad/sa_client.h"
 #include "core/provider_host.h"
 #include "core/provider_selector.h"
 

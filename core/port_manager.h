@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "common/event_loop.h"
-#include "common/log.h"
-#include "common/status.h"
+#include "common/base/event_loop.h"
+#include "common/base/log.h"
+#include "common/base/status.h"
 #include "core/addr_config.h"
 #include "core/core_model.h"
 #include "core/core_options.h"

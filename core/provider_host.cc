@@ -4,7 +4,7 @@
 #include <cstdarg>
 #include <cstring>
 
-#include "common/sa_client.h"
+#include "common/mad/sa_client.h"
 #include "core/provider_loader.h"
 
 namespace ssa {

@@ -16,12 +16,12 @@
 #include <unordered_map>
 #include <vector>
 
-#include "common/config_file.h"
-#include "common/event_loop.h"
-#include "common/log.h"
-#include "common/status.h"
+#include "common/base/config_file.h"
+#include "common/base/event_loop.h"
+#include "common/base/log.h"
+#include "common/base/status.h"
 #include "core/core_model.h"
-#include "include/ibacm_ssa/provider.h"
+#include <ibacm_ssa/provider.h>
 
 struct ssa_core;
 

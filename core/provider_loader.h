@@ -26,9 +26,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "common/log.h"
-#include "common/status.h"
-#include "include/ibacm_ssa/provider.h"
+#include "common/base/log.h"
+#include "common/base/status.h"
+#include <ibacm_ssa/provider.h>
 
 namespace ssa {
 

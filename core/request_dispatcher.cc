@@ -8,7 +8,7 @@
 
 #include <cstring>
 
-#include "common/acm_wire.h"
+#include "common/acm/acm_wire.h"
 #include "core/addr_config.h"
 #include "core/port_manager.h"
 #include "core/provider_loader.h"

@@ -15,8 +15,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "common/acm_wire.h"
-#include "common/log.h"
+#include "common/acm/acm_wire.h"
+#include "common/base/log.h"
 #include "core/client_server.h"
 #include "core/core_model.h"
 #include "core/provider_host.h"

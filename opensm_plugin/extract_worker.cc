@@ -8,7 +8,7 @@
 #include "opensm_plugin/osm_bridge.h"
 
 namespace ssa {
-namespace osmplugin {
+namespace opensm_plugin {
 
 ExtractWorker::ExtractWorker(const PluginOptions& options, std::unique_ptr<PluginLog> log)
     : options_(options), log_(std::move(log)) {}
@@ -145,5 +145,5 @@ void ExtractWorker::Run() {
   }
 }
 
-}  // namespace osmplugin
+}  // namespace opensm_plugin
 }  // namespace ssa

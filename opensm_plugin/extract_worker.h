@@ -28,13 +28,13 @@
 #include <string>
 #include <thread>
 
-#include "common/status.h"
+#include "common/base/status.h"
 #include "opensm_plugin/plugin_log.h"
 #include "opensm_plugin/plugin_options.h"
 #include "opensm_plugin/smdb_producer.h"
 
 namespace ssa {
-namespace osmplugin {
+namespace opensm_plugin {
 
 class ExtractWorker {
  public:
@@ -78,7 +78,7 @@ class ExtractWorker {
   double sweep_ms_ = -1;  // the last completed heavy sweep, for the log
 };
 
-}  // namespace osmplugin
+}  // namespace opensm_plugin
 }  // namespace ssa
 
 #endif

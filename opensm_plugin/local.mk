@@ -23,7 +23,7 @@ opensm_plugin_libibssa_osm_la_CPPFLAGS = $(AM_CPPFLAGS) $(OPENSM_CFLAGS)
 # code mapped protects anything libstdc++ registered that points into it.
 opensm_plugin_libibssa_osm_la_LDFLAGS = -module -avoid-version -shared \
 	-Wl,--version-script=$(top_srcdir)/opensm_plugin/ibssa_osm.map -Wl,-z,nodelete
-opensm_plugin_libibssa_osm_la_LIBADD = common/libssacommon.la $(OPENSM_LIBS)
+opensm_plugin_libibssa_osm_la_LIBADD = $(SSA_SMDB_LIBS) $(OPENSM_LIBS)
 EXTRA_opensm_plugin_libibssa_osm_la_DEPENDENCIES = $(top_srcdir)/opensm_plugin/ibssa_osm.map
 
 dist_man_MANS += man/ibssa_osm.7

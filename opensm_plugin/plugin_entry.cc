@@ -14,10 +14,10 @@
 #include "opensm_plugin/plugin_options.h"
 
 using ssa::Status;
-using ssa::osmplugin::ExtractWorker;
-using ssa::osmplugin::ParsePluginOptions;
-using ssa::osmplugin::PluginLog;
-using ssa::osmplugin::PluginOptions;
+using ssa::opensm_plugin::ExtractWorker;
+using ssa::opensm_plugin::ParsePluginOptions;
+using ssa::opensm_plugin::PluginLog;
+using ssa::opensm_plugin::PluginOptions;
 
 namespace {
 

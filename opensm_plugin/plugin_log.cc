@@ -4,7 +4,7 @@
 #include "opensm_plugin/osm_bridge.h"
 
 namespace ssa {
-namespace osmplugin {
+namespace opensm_plugin {
 
 Status PluginLog::OpenFile(const std::string& path, LogLevel level) {
   if (path == "none") return Status::Ok();
@@ -36,5 +36,5 @@ void PluginLog::LogImpl(LogLevel level, bool to_osm, const std::string& line) {
   }
 }
 
-}  // namespace osmplugin
+}  // namespace opensm_plugin
 }  // namespace ssa

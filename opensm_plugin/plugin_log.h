@@ -11,11 +11,11 @@
 #include <functional>
 #include <string>
 
-#include "common/log.h"
-#include "common/status.h"
+#include "common/base/log.h"
+#include "common/base/status.h"
 
 namespace ssa {
-namespace osmplugin {
+namespace opensm_plugin {
 
 class PluginLog {
  public:
@@ -52,7 +52,7 @@ class PluginLog {
   bool file_open_ = false;  // written once, before any concurrent Log()
 };
 
-}  // namespace osmplugin
+}  // namespace opensm_plugin
 }  // namespace ssa
 
 #endif

@@ -1,16 +1,16 @@
 // plugin_options.cc: parsing the plugin's options (see plugin_options.h).
-#include "common/text_util.h"
+#include "common/base/text_util.h"
 #include "opensm_plugin/plugin_options.h"
 
 #include <fstream>
 #include <sstream>
 #include <vector>
 
-#include "common/config_file.h"
-#include "common/option_set.h"
+#include "common/base/config_file.h"
+#include "common/base/option_set.h"
 
 namespace ssa {
-namespace osmplugin {
+namespace opensm_plugin {
 namespace {
 
 void Bind(OptionSet* set, PluginOptions* o) {
@@ -131,5 +131,5 @@ Status ParsePluginOptions(const std::string& text, PluginOptions* out) {
   return Status::Ok();
 }
 
-}  // namespace osmplugin
+}  // namespace opensm_plugin
 }  // namespace ssa

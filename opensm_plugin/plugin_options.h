@@ -17,11 +17,11 @@
 
 #include <string>
 
-#include "common/log.h"
-#include "common/status.h"
+#include "common/base/log.h"
+#include "common/base/status.h"
 
 namespace ssa {
-namespace osmplugin {
+namespace opensm_plugin {
 
 struct PluginOptions {
   // Where each version goes (smdb.<epoch>, delta.<from>-<to>, latest);
@@ -45,7 +45,7 @@ struct PluginOptions {
 // name the word or file line and say what is wrong.
 Status ParsePluginOptions(const std::string& text, PluginOptions* out);
 
-}  // namespace osmplugin
+}  // namespace opensm_plugin
 }  // namespace ssa
 
 #endif

@@ -7,7 +7,7 @@
 #include <tuple>
 
 namespace ssa {
-namespace osmplugin {
+namespace opensm_plugin {
 
 using smdb::SmdbGuidLid;
 using smdb::SmdbLftBlock;
@@ -269,5 +269,5 @@ void BuildSmdb(const ssa_raw_buffers& raw, smdb::Smdb* out, BuildReport* report)
   *out = std::move(db);
 }
 
-}  // namespace osmplugin
+}  // namespace opensm_plugin
 }  // namespace ssa

@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "common/smdb.h"
+#include "common/smdb/smdb.h"
 #include "opensm_plugin/osm_bridge.h"
 
 namespace ssa {
-namespace osmplugin {
+namespace opensm_plugin {
 
 class RawSnapshot {
  public:
@@ -63,7 +63,7 @@ struct BuildReport {
 // Epochs are left at 0 (the caller runs BumpEpochs). Throws std::bad_alloc.
 void BuildSmdb(const ssa_raw_buffers& raw, smdb::Smdb* out, BuildReport* report);
 
-}  // namespace osmplugin
+}  // namespace opensm_plugin
 }  // namespace ssa
 
 #endif

@@ -5,11 +5,11 @@
 #include <cstdio>
 #include <type_traits>
 
-#include "common/smdb_delta.h"
-#include "common/smdb_dump.h"
+#include "common/smdb/smdb_delta.h"
+#include "common/smdb/smdb_dump.h"
 
 namespace ssa {
-namespace osmplugin {
+namespace opensm_plugin {
 namespace {
 
 // A walk that overflows is repeated after growing the buffers; more than
@@ -161,5 +161,5 @@ void SmdbProducer::Publish(smdb::Smdb next, ProduceResult* r) {
   previous_on_disk_ = on_disk;
 }
 
-}  // namespace osmplugin
+}  // namespace opensm_plugin
 }  // namespace ssa

@@ -18,7 +18,7 @@
 #include <memory>
 #include <string>
 
-#include "common/smdb.h"
+#include "common/smdb/smdb.h"
 #include "opensm_plugin/osm_bridge.h"
 #include "opensm_plugin/plugin_log.h"
 #include "opensm_plugin/plugin_options.h"
@@ -26,7 +26,7 @@
 #include "opensm_plugin/version_store.h"
 
 namespace ssa {
-namespace osmplugin {
+namespace opensm_plugin {
 
 // Copies the subnet into the buffers under the SM's lock; returns as
 // ssa_osm_extract does (0 complete, 1 some array overflowed).
@@ -75,7 +75,7 @@ class SmdbProducer {
   bool previous_on_disk_ = false;  // a delta from it can be applied by readers
 };
 
-}  // namespace osmplugin
+}  // namespace opensm_plugin
 }  // namespace ssa
 
 #endif

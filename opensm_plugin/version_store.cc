@@ -12,7 +12,7 @@
 #include <set>
 
 namespace ssa {
-namespace osmplugin {
+namespace opensm_plugin {
 namespace {
 
 // Parses all-digit `s` (no sign, no blanks) into *out.
@@ -183,5 +183,5 @@ void VersionStore::Prune(std::vector<std::string>* errors) {
   });
 }
 
-}  // namespace osmplugin
+}  // namespace opensm_plugin
 }  // namespace ssa

@@ -19,11 +19,11 @@
 #include <string>
 #include <vector>
 
-#include "common/smdb.h"
-#include "common/status.h"
+#include "common/smdb/smdb.h"
+#include "common/base/status.h"
 
 namespace ssa {
-namespace osmplugin {
+namespace opensm_plugin {
 
 class VersionStore {
  public:
@@ -57,7 +57,7 @@ class VersionStore {
 // Writes `bytes` to `path` through a temporary file in the same directory.
 Status WriteFileAtomic(const std::string& path, const std::string& bytes);
 
-}  // namespace osmplugin
+}  // namespace opensm_plugin
 }  // namespace ssa
 
 #endif

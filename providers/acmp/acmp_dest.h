@@ -31,8 +31,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "common/datagram_transport.h"
-#include "include/ibacm_ssa/provider.h"
+#include "providers/acmp/datagram_transport.h"
+#include <ibacm_ssa/provider.h>
 #include "providers/acmp/acmp_options.h"
 
 namespace ssa {

@@ -4,7 +4,7 @@
 // exception crossing the ABI. (Timer, fd and SA callbacks catch
 // std::bad_alloc themselves, in acmp_provider.cc.)
 // Threads: the core's loop thread only (ABI rule).
-#include "include/ibacm_ssa/provider.h"
+#include <ibacm_ssa/provider.h>
 #include "providers/acmp/acmp_provider.h"
 #include "providers/shared/abi_glue.h"
 
@@ -27,7 +27,7 @@ const ssa_provider* ssa_provider_entry(uint16_t core_major, uint16_t core_minor)
   (void)core_minor;  // any 1.x core: a 1.0 core just never calls port_event
   if (core_major != SSA_PROV_ABI_MAJOR) return nullptr;
   // Built on the first call, not at load time: loading does no work.
-  static const ssa_provider table = ssa::provshared::AbiGlue<AcmpTraits>::MakeTable(
+  static const ssa_provider table = ssa::provider_shared::AbiGlue<AcmpTraits>::MakeTable(
       "acmp", 1, "ACM protocol: multicast address resolution, routes from the group or the SA");
   return &table;
 }

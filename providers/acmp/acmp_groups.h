@@ -29,8 +29,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "common/datagram_transport.h"
-#include "common/mcmember_wire.h"
+#include "providers/acmp/datagram_transport.h"
+#include "providers/acmp/mcmember_wire.h"
 #include "providers/acmp/acmp_options.h"
 
 namespace ssa {

@@ -6,7 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "common/mad_wire.h"
+#include "common/mad/mad_wire.h"
 #include "providers/acmp/acmp_provider.h"
 
 namespace ssa {

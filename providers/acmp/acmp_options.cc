@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "common/option_set.h"
+#include "common/base/option_set.h"
 #include "providers/acmp/acmp_port_info.h"
 
 #ifndef SYSCONF_DIR
@@ -26,13 +26,13 @@ constexpr int64_t kMaxTimeoutMin = 10LL * 366 * 24 * 60;
 // [acmp] section they are misplaced, in an upstream file they are simply
 // someone else's.
 bool IsCoreKey(const std::string& key) {
-  return provshared::IsCoreOptionKey(key) || key == "negative_timeout_ms";
+  return provider_shared::IsCoreOptionKey(key) || key == "negative_timeout_ms";
 }
 
 bool Is(const std::string& v, const char* word) { return !strcasecmp(v.c_str(), word); }
 
 int WorkOutShared(const std::vector<AcmpRawOption>& entries) {
-  return provshared::FromUpstreamFile(entries, IsCoreKey) ? 1 : 0;
+  return provider_shared::FromUpstreamFile(entries, IsCoreKey) ? 1 : 0;
 }
 
 // "40:4096 20:2048" -> groups; false (with *bad) on the first bad pair.

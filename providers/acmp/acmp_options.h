@@ -93,7 +93,7 @@ struct AcmpOptions {
   std::string Describe() const;
 };
 
-using AcmpRawOption = provshared::RawOption;
+using AcmpRawOption = provider_shared::RawOption;
 
 struct AcmpOptionNote {
   bool warning = false;  // config_warn, else a debug log line

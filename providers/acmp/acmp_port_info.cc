@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "common/mad_wire.h"
+#include "common/mad/mad_wire.h"
 
 namespace ssa {
 namespace acmp {

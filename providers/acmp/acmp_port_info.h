@@ -22,7 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "common/status.h"
+#include "common/base/status.h"
 
 namespace ssa {
 namespace acmp {

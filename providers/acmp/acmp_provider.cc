@@ -15,8 +15,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "common/sim_datagram.h"
-#include "common/verbs_datagram.h"
+#include "providers/acmp/sim_datagram.h"
+#include "providers/acmp/verbs_datagram.h"
 
 namespace ssa {
 namespace acmp {
@@ -62,7 +62,7 @@ int AcmpProvider::Init() {
   }
   if (options_.addr_preload) {
     size_t added = 0;
-    std::vector<provshared::AddressFileIssue> issues;
+    std::vector<provider_shared::AddressFileIssue> issues;
     st = hosts_.LoadHostsFile(options_.addr_data_file, &added, &issues);
     if (!st.ok())
       Log(SSA_LOG_ERROR, "addr_preload acm_hosts: %s", st.ToString().c_str());
@@ -81,7 +81,7 @@ int AcmpProvider::Init() {
 
 void AcmpProvider::ReadOptions() {
   std::vector<AcmpRawOption> entries;
-  ops_->config_foreach(core_, provshared::CollectOption, &entries);
+  ops_->config_foreach(core_, provider_shared::CollectOption, &entries);
   std::vector<AcmpOptionNote> notes;
   ApplyAcmpOptions(entries, -1, &options_, &notes);
   for (const auto& n : notes) {
@@ -229,7 +229,7 @@ void AcmpProvider::PortEvent(AcmpPort* port, int event) {
 void AcmpProvider::Flush(AcmpPort* port, const char* why, bool rejoin) {
   port->last_flush_ms = NowMs();
   port->preload_parsed = false;
-  port->preload = provshared::PreloadResult();
+  port->preload = provider_shared::PreloadResult();
   for (AcmpEndpoint* ep : port->endpoints) {
     std::vector<Waiter> restart;
     size_t dropped = ep->cache->EraseIf([](const Dest&) { return true; },
@@ -400,7 +400,7 @@ void AcmpProvider::ApplyRoutePreload(AcmpEndpoint* ep) {
   const std::string& file = options_.route_data_file;
   if (!port->preload_parsed) {
     port->preload_parsed = true;
-    Status st = provshared::ParseOpensmFullV1File(file, port->port_guid, port->lid, &port->preload);
+    Status st = provider_shared::ParseOpensmFullV1File(file, port->port_guid, port->lid, &port->preload);
     if (!st.ok()) {
       Log(SSA_LOG_ERROR, "route_preload: %s", st.ToString().c_str());
       return;
@@ -413,14 +413,14 @@ void AcmpProvider::ApplyRoutePreload(AcmpEndpoint* ep) {
   uint64_t prefix = htobe64(port->gid_prefix);
   uint64_t now = NowMs();
   size_t loaded = 0;
-  for (const provshared::PreloadedRoute& r : port->preload.routes) {
+  for (const provider_shared::PreloadedRoute& r : port->preload.routes) {
     uint8_t dgid[16] = {};
     if (r.dest_guid) {
       uint64_t guid = htobe64(r.dest_guid);
       memcpy(dgid, &prefix, 8);
       memcpy(dgid + 8, &guid, 8);
     }
-    ibv_path_record path = provshared::PreloadedPathRecord(r, sgid.raw, dgid, port->lid, ep->pkey);
+    ibv_path_record path = provider_shared::PreloadedPathRecord(r, sgid.raw, dgid, port->lid, ep->pkey);
     bool self = r.dlid == port->lid;
     uint8_t lid_addr[64] = {};
     lid_addr[0] = static_cast<uint8_t>(r.dlid >> 8);

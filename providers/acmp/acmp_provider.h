@@ -36,8 +36,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "common/datagram_transport.h"
-#include "include/ibacm_ssa/provider.h"
+#include "providers/acmp/datagram_transport.h"
+#include <ibacm_ssa/provider.h>
 #include "providers/acmp/acmp_dest.h"
 #include "providers/acmp/acmp_groups.h"
 #include "providers/acmp/acmp_options.h"
@@ -62,7 +62,7 @@ struct AcmpDevice {
 
 // The core's view of the port is the PortView base, set by Assign() on
 // open_port and port_changed.
-struct AcmpPort : provshared::PortView {
+struct AcmpPort : provider_shared::PortView {
   AcmpDevice* dev = nullptr;
   uint64_t id = 0;
   ssa_core_port_t* core_port = nullptr;
@@ -73,7 +73,7 @@ struct AcmpPort : provshared::PortView {
   uint64_t attrs_query = 0;  // token of the query in flight
   std::vector<AcmpEndpoint*> endpoints;
   bool preload_parsed = false;
-  provshared::PreloadResult preload;
+  provider_shared::PreloadResult preload;
   uint64_t last_flush_ms = 0;  // NowMs() of the last Flush, 0 = never
 
   dgram::Gid Gid() const;
@@ -264,7 +264,7 @@ class AcmpProvider : public Scheduler {
   ssa_core_t* core_;
   AcmpOptions options_;
   std::unique_ptr<dgram::DatagramTransport> transport_;
-  provshared::AddressMap hosts_;  // addr_preload acm_hosts
+  provider_shared::AddressMap hosts_;  // addr_preload acm_hosts
   std::vector<std::unique_ptr<AcmpDevice>> devices_;
   std::vector<std::unique_ptr<AcmpPort>> ports_;
   std::unordered_map<uint64_t, std::unique_ptr<AcmpEndpoint>> endpoints_;  // by id

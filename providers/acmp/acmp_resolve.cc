@@ -77,14 +77,14 @@ int AcmpProvider::Query(AcmpAddress* src, const ssa_resolve_request* req, uint64
   op->ep_id = ep->id;
   op->req_id = req_id;
   uint8_t mad[256];
-  provshared::BuildPassThroughQuery(req->path, mad);
+  provider_shared::BuildPassThroughQuery(req->path, mad);
   Count(ep, ACM_CNTR_ROUTE_QUERY, true);
   SendSa(op, mad);
   return 0;
 }
 
 void AcmpProvider::HandleQuery(SaOp* op, int status, const uint8_t* mad, size_t len) {
-  provshared::SaAnswer a = provshared::InterpretSaAnswer(status, mad, len);
+  provider_shared::SaAnswer a = provider_shared::InterpretSaAnswer(status, mad, len);
   Waiter w;
   w.req_id = op->req_id;
   w.is_query = true;
@@ -149,11 +149,11 @@ void AcmpProvider::ResolveName(AcmpEndpoint* ep, const Waiter& w) {
   if (!dest) return;
   switch (dest->state) {
     case DestState::kInit: {
-      provshared::Gid gid;
+      provider_shared::Gid gid;
       const void* owner = nullptr;
       if (options_.addr_preload &&
-          hosts_.Lookup(provshared::AddressKey(type, dst.data, sizeof(dst.data)), &owner, &gid) ==
-              provshared::AddressMap::Found::kFile) {
+          hosts_.Lookup(provider_shared::AddressKey(type, dst.data, sizeof(dst.data)), &owner, &gid) ==
+              provider_shared::AddressMap::Found::kFile) {
         // Known from the hosts file: the route is all that is missing.
         dest->path = ibv_path_record();
         memcpy(dest->path.dgid.raw, gid.raw, 16);
@@ -281,18 +281,18 @@ void AcmpProvider::StartRouteQuery(AcmpEndpoint* ep, Dest* dest) {
   op->dest_key = dest->key;
   dest->route_query = op->token;
   dest->state = DestState::kQueryRoute;
-  provshared::QuerySource src;
+  provider_shared::QuerySource src;
   dgram::Gid sgid = ep->port->Gid();
   memcpy(src.sgid, sgid.raw, 16);
   src.slid = ep->port->lid;
   src.pkey = ep->pkey;
   // By GIDs when the destination's GID is known (as saquery
   // --sgid-to-dgid asks), else by LIDs.
-  provshared::RouteKey key = IsZero(dest->path.dgid.raw, 16)
-                                 ? provshared::RouteKey::Lid(ep->id, ntohs(dest->path.dlid))
-                                 : provshared::RouteKey::Gid(ep->id, dest->path.dgid.raw);
+  provider_shared::RouteKey key = IsZero(dest->path.dgid.raw, 16)
+                                 ? provider_shared::RouteKey::Lid(ep->id, ntohs(dest->path.dlid))
+                                 : provider_shared::RouteKey::Gid(ep->id, dest->path.dgid.raw);
   uint8_t mad[256];
-  provshared::BuildRouteQuery(src, key, mad);
+  provider_shared::BuildRouteQuery(src, key, mad);
   Count(ep, ACM_CNTR_ROUTE_QUERY, true);
   SendSa(op, mad);
 }
@@ -305,7 +305,7 @@ void AcmpProvider::HandleRoute(SaOp* op, int status, const uint8_t* mad, size_t 
     return;
   }
   dest->route_query = 0;
-  provshared::SaAnswer a = provshared::InterpretSaAnswer(status, mad, len);
+  provider_shared::SaAnswer a = provider_shared::InterpretSaAnswer(status, mad, len);
   if (a.status == ACM_STATUS_SUCCESS) {
     dest->path = a.path;
     dest->av = AvFromPath(dest->path, ep->port->lmc);

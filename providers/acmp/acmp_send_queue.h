@@ -15,8 +15,8 @@
 #include <cstdint>
 #include <deque>
 
-#include "common/datagram_transport.h"
-#include "common/status.h"
+#include "providers/acmp/datagram_transport.h"
+#include "common/base/status.h"
 
 namespace ssa {
 namespace acmp {

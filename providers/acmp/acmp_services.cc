@@ -19,7 +19,7 @@ namespace acmp {
 void AcmpProvider::Log(int level, const char* fmt, ...) {
   va_list args;
   va_start(args, fmt);
-  provshared::CoreLogV(ops_, core_, level, fmt, args);
+  provider_shared::CoreLogV(ops_, core_, level, fmt, args);
   va_end(args);
 }
 

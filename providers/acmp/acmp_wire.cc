@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "common/big_endian.h"
+#include "common/base/big_endian.h"
 
 namespace ssa {
 namespace acmp {

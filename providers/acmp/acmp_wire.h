@@ -36,8 +36,8 @@
 #include <cstdint>
 #include <string>
 
-#include "common/datagram_transport.h"
-#include "common/status.h"
+#include "providers/acmp/datagram_transport.h"
+#include "common/base/status.h"
 
 namespace ssa {
 namespace acmp {

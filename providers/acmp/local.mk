@@ -11,10 +11,10 @@
 # providers/shared/ (libprovshared.la).
 provider_LTLIBRARIES += providers/acmp/acmp.la
 ACMP_DATAGRAM_SOURCES = \
-	common/datagram_transport.h common/datagram_transport.cc \
-	common/sim_datagram.h common/sim_datagram.cc \
-	common/verbs_datagram.h common/verbs_datagram.cc \
-	common/mcmember_wire.h common/mcmember_wire.cc
+	providers/acmp/datagram_transport.h providers/acmp/datagram_transport.cc \
+	providers/acmp/sim_datagram.h providers/acmp/sim_datagram.cc \
+	providers/acmp/verbs_datagram.h providers/acmp/verbs_datagram.cc \
+	providers/acmp/mcmember_wire.h providers/acmp/mcmember_wire.cc
 ACMP_CORE_SOURCES = \
 	providers/acmp/acmp_wire.h providers/acmp/acmp_wire.cc \
 	providers/acmp/acmp_options.h providers/acmp/acmp_options.cc \
@@ -33,7 +33,7 @@ providers_acmp_acmp_la_SOURCES = \
 	providers/acmp/acmp_entry.cc
 providers_acmp_acmp_la_LDFLAGS = -module -avoid-version -shared \
 	-Wl,--version-script=$(top_srcdir)/providers/provider.map
-providers_acmp_acmp_la_LIBADD = providers/shared/libprovshared.la common/libssacommon.la \
+providers_acmp_acmp_la_LIBADD = providers/shared/libprovshared.la $(SSA_MAD_LIBS) \
 	$(VERBS_LIBS)
 EXTRA_providers_acmp_acmp_la_DEPENDENCIES = $(top_srcdir)/providers/provider.map
 

@@ -12,7 +12,7 @@ providers_sa_sa_la_SOURCES = \
 	providers/sa/sa_options.h providers/sa/sa_options.cc
 providers_sa_sa_la_LDFLAGS = -module -avoid-version -shared \
 	-Wl,--version-script=$(top_srcdir)/providers/provider.map
-providers_sa_sa_la_LIBADD = providers/shared/libprovshared.la common/libssacommon.la
+providers_sa_sa_la_LIBADD = providers/shared/libprovshared.la $(SSA_MAD_LIBS)
 EXTRA_providers_sa_sa_la_DEPENDENCIES = $(top_srcdir)/providers/provider.map
 
 dist_man_MANS += man/ibacm_sa.7

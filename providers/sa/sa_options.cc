@@ -3,14 +3,14 @@
 
 #include <strings.h>
 
-#include "common/option_set.h"
+#include "common/base/option_set.h"
 
 #ifndef SYSCONF_DIR
 #define SYSCONF_DIR "/etc/rdma"
 #endif
 
 namespace ssa {
-namespace saprov {
+namespace sa {
 
 namespace {
 
@@ -28,7 +28,7 @@ const char* const kAcmpKeys[] = {
 };
 
 int WorkOutShared(const std::vector<RawOption>& entries) {
-  return provshared::FromUpstreamFile(entries, SaOptionsReader::IsForeignUpstreamKey) ? 1 : 0;
+  return provider_shared::FromUpstreamFile(entries, SaOptionsReader::IsForeignUpstreamKey) ? 1 : 0;
 }
 
 }  // namespace
@@ -43,7 +43,7 @@ uint64_t SaOptions::RouteLifetimeMs() const {
 }
 
 bool SaOptionsReader::IsForeignUpstreamKey(const std::string& key) {
-  if (provshared::IsCoreOptionKey(key)) return true;
+  if (provider_shared::IsCoreOptionKey(key)) return true;
   for (const char* k : kAcmpKeys)
     if (key == k) return true;
   return false;
@@ -108,5 +108,5 @@ void SaOptionsReader::Apply(const std::vector<RawOption>& entries, int shared_fi
   }
 }
 
-}  // namespace saprov
+}  // namespace sa
 }  // namespace ssa

@@ -32,7 +32,7 @@
 #include "providers/shared/provider_options.h"
 
 namespace ssa {
-namespace saprov {
+namespace sa {
 
 struct SaOptions {
   enum class AddrPreload { kNone, kAcmHosts };
@@ -52,7 +52,7 @@ struct SaOptions {
 };
 
 // One key = value as config_foreach hands it over.
-using RawOption = provshared::RawOption;
+using RawOption = provider_shared::RawOption;
 
 // What applying the options has to say.
 struct OptionNote {
@@ -73,7 +73,7 @@ class SaOptionsReader {
   static bool IsForeignUpstreamKey(const std::string& key);
 };
 
-}  // namespace saprov
+}  // namespace sa
 }  // namespace ssa
 
 #endif

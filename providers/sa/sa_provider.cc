@@ -15,20 +15,20 @@
 #include "providers/shared/core_log.h"
 
 namespace ssa {
-namespace saprov {
+namespace sa {
 
 // The modules this provider shares with acmp (providers/shared/).
-using provshared::AddressFileIssue;
-using provshared::AddressKey;
-using provshared::kNeverExpires;
-using provshared::ParseOpensmFullV1File;
-using provshared::PreloadedPathRecord;
-using provshared::PreloadedRoute;
-using provshared::PreloadResult;
-using provshared::RouteCache;
-using provshared::RouteEntry;
-using provshared::RouteKey;
-using provshared::RouteState;
+using provider_shared::AddressFileIssue;
+using provider_shared::AddressKey;
+using provider_shared::kNeverExpires;
+using provider_shared::ParseOpensmFullV1File;
+using provider_shared::PreloadedPathRecord;
+using provider_shared::PreloadedRoute;
+using provider_shared::PreloadResult;
+using provider_shared::RouteCache;
+using provider_shared::RouteEntry;
+using provider_shared::RouteKey;
+using provider_shared::RouteState;
 
 namespace {
 
@@ -63,7 +63,7 @@ SaProvider::~SaProvider() {
 void SaProvider::Log(int level, const char* fmt, ...) {
   va_list args;
   va_start(args, fmt);
-  provshared::CoreLogV(ops_, core_, level, fmt, args);
+  provider_shared::CoreLogV(ops_, core_, level, fmt, args);
   va_end(args);
 }
 
@@ -82,7 +82,7 @@ int SaProvider::Init() {
 
 void SaProvider::ReadOptions() {
   std::vector<RawOption> entries;
-  ops_->config_foreach(core_, provshared::CollectOption, &entries);
+  ops_->config_foreach(core_, provider_shared::CollectOption, &entries);
   std::vector<OptionNote> notes;
   SaOptionsReader::Apply(entries, -1, &options_, &notes);
   for (const auto& n : notes) {
@@ -333,5 +333,5 @@ void SaProvider::ApplyRoutePreload(SaEndpoint* ep) {
         cache_->completed(), cache_->capacity());
 }
 
-}  // namespace saprov
+}  // namespace sa
 }  // namespace ssa

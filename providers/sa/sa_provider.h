@@ -38,7 +38,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "include/ibacm_ssa/provider.h"
+#include <ibacm_ssa/provider.h>
 #include "providers/sa/sa_options.h"
 #include "providers/shared/address_map.h"
 #include "providers/shared/path_query.h"
@@ -47,7 +47,7 @@
 #include "providers/shared/route_preload.h"
 
 namespace ssa {
-namespace saprov {
+namespace sa {
 
 class SaProvider;
 struct SaEndpoint;
@@ -64,12 +64,12 @@ struct SaQuery {
   bool pass_through = false;  // QUERY_SA: answers `req_id`, caches nothing
   uint64_t req_id = 0;
   uint64_t endpoint = 0;     // endpoint id (it may be closed by the answer)
-  provshared::RouteKey key;  // route queries: the cache entry it fills
+  provider_shared::RouteKey key;  // route queries: the cache entry it fills
 };
 
 // The core's view of the port (state, LIDs, GID prefix, GUID) is the
 // PortView base, set by Assign() on open_port and port_changed.
-struct SaPort : provshared::PortView {
+struct SaPort : provider_shared::PortView {
   SaDevice* dev = nullptr;
   ssa_core_port_t* core_port = nullptr;
   std::string ca_name;
@@ -77,7 +77,7 @@ struct SaPort : provshared::PortView {
   uint64_t generation = 1;             // advances when cached routes become wrong
   std::vector<SaEndpoint*> endpoints;  // owned by the provider's endpoints_
   bool preload_parsed = false;         // `preload` holds this (guid, lid)'s block
-  provshared::PreloadResult preload;
+  provider_shared::PreloadResult preload;
   std::unordered_map<uint64_t, std::unique_ptr<SaQuery>> queries;  // by token
 
   void Gid(uint8_t out[16]) const;
@@ -139,24 +139,24 @@ class SaProvider {
   SaEndpoint* FindEndpoint(uint64_t id) const;
 
   // sa_resolve.cc: requests and SA completions.
-  uint8_t DestinationKey(SaEndpoint* ep, const ssa_resolve_request* req, provshared::RouteKey* key);
-  void StartRouteQuery(SaEndpoint* ep, const provshared::RouteKey& key,
+  uint8_t DestinationKey(SaEndpoint* ep, const ssa_resolve_request* req, provider_shared::RouteKey* key);
+  void StartRouteQuery(SaEndpoint* ep, const provider_shared::RouteKey& key,
                        std::vector<uint64_t> waiters);
   void HandleSaDone(std::unique_ptr<SaQuery> query, int status, const uint8_t* mad, size_t len);
-  void FinishRouteQuery(const SaQuery& query, const provshared::SaAnswer& answer);
+  void FinishRouteQuery(const SaQuery& query, const provider_shared::SaAnswer& answer);
   // Answers one request and counts it on `ep` (may be null: closed).
   void Answer(SaEndpoint* ep, uint64_t req_id, bool is_query, uint8_t status,
               const ibv_path_record* path);
   void Count(SaEndpoint* ep, int counter, bool global);
-  provshared::QuerySource SourceOf(const SaEndpoint* ep) const;
+  provider_shared::QuerySource SourceOf(const SaEndpoint* ep) const;
   uint64_t NowMs() const;
   uint64_t ExpiryAfter(uint64_t now, uint64_t lifetime_ms) const;
 
   const ssa_core_ops* ops_;
   ssa_core_t* core_;
   SaOptions options_;
-  provshared::AddressMap addresses_;
-  std::unique_ptr<provshared::RouteCache> cache_;
+  provider_shared::AddressMap addresses_;
+  std::unique_ptr<provider_shared::RouteCache> cache_;
   std::vector<std::unique_ptr<SaDevice>> devices_;
   std::vector<std::unique_ptr<SaPort>> ports_;
   std::unordered_map<uint64_t, std::unique_ptr<SaEndpoint>> endpoints_;  // by id
@@ -171,7 +171,7 @@ class SaProvider {
   uint64_t stale_answers_ = 0;
 };
 
-}  // namespace saprov
+}  // namespace sa
 }  // namespace ssa
 
 #endif

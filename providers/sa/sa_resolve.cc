@@ -7,24 +7,24 @@
 #include <cerrno>
 #include <cstring>
 
-#include "common/mad_wire.h"
+#include "common/mad/mad_wire.h"
 #include "providers/sa/sa_provider.h"
 
 namespace ssa {
-namespace saprov {
+namespace sa {
 
 // The modules this provider shares with acmp (providers/shared/).
-using provshared::AddressKey;
-using provshared::AddressMap;
-using provshared::BuildPassThroughQuery;
-using provshared::BuildRouteQuery;
-using provshared::Gid;
-using provshared::InterpretSaAnswer;
-using provshared::QuerySource;
-using provshared::RouteEntry;
-using provshared::RouteKey;
-using provshared::RouteState;
-using provshared::SaAnswer;
+using provider_shared::AddressKey;
+using provider_shared::AddressMap;
+using provider_shared::BuildPassThroughQuery;
+using provider_shared::BuildRouteQuery;
+using provider_shared::Gid;
+using provider_shared::InterpretSaAnswer;
+using provider_shared::QuerySource;
+using provider_shared::RouteEntry;
+using provider_shared::RouteKey;
+using provider_shared::RouteState;
+using provider_shared::SaAnswer;
 
 namespace {
 
@@ -308,5 +308,5 @@ void SaProvider::FinishRouteQuery(const SaQuery& query, const SaAnswer& answer) 
   for (uint64_t id : waiters) Answer(ep, id, false, answer.status, &answer.path);
 }
 
-}  // namespace saprov
+}  // namespace sa
 }  // namespace ssa

@@ -23,11 +23,11 @@
 #include <cerrno>
 #include <cstdio>
 
-#include "include/ibacm_ssa/provider.h"
+#include <ibacm_ssa/provider.h>
 #include "providers/shared/abi_guard.h"
 
 namespace ssa {
-namespace provshared {
+namespace provider_shared {
 
 template <typename Traits>
 class AbiGlue {
@@ -155,7 +155,7 @@ class AbiGlue {
   }
 };
 
-}  // namespace provshared
+}  // namespace provider_shared
 }  // namespace ssa
 
 #endif

@@ -11,10 +11,10 @@
 #include <cerrno>
 #include <new>
 
-#include "include/ibacm_ssa/provider.h"
+#include <ibacm_ssa/provider.h>
 
 namespace ssa {
-namespace provshared {
+namespace provider_shared {
 
 // Runs `fn` (returning int) and returns its result, or -ENOMEM if it ran
 // out of memory.
@@ -39,7 +39,7 @@ void GuardedVoid(Provider* prov, const char* what, Fn fn) {
     prov->Log(SSA_LOG_ERROR, "%s: out of memory", what);
 }
 
-}  // namespace provshared
+}  // namespace provider_shared
 }  // namespace ssa
 
 #endif

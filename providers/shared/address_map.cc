@@ -9,10 +9,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "include/ibacm_ssa/provider.h"
+#include <ibacm_ssa/provider.h>
 
 namespace ssa {
-namespace provshared {
+namespace provider_shared {
 
 namespace {
 // The ABI's name field is 64 bytes, NUL-padded: at most 63 characters.
@@ -124,5 +124,5 @@ AddressMap::Found AddressMap::Lookup(const std::string& key, const void** owner,
   return Found::kNone;
 }
 
-}  // namespace provshared
+}  // namespace provider_shared
 }  // namespace ssa

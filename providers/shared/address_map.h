@@ -27,10 +27,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "common/status.h"
+#include "common/base/status.h"
 
 namespace ssa {
-namespace provshared {
+namespace provider_shared {
 
 struct Gid {
   uint8_t raw[16] = {};
@@ -73,7 +73,7 @@ class AddressMap {
   std::multimap<std::string, const void*> local_;
 };
 
-}  // namespace provshared
+}  // namespace provider_shared
 }  // namespace ssa
 
 #endif

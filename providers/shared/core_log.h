@@ -7,10 +7,10 @@
 #include <cstdarg>
 #include <cstdio>
 
-#include "include/ibacm_ssa/provider.h"
+#include <ibacm_ssa/provider.h>
 
 namespace ssa {
-namespace provshared {
+namespace provider_shared {
 
 // Messages longer than 1023 bytes are cut.
 inline void CoreLogV(const ssa_core_ops* ops, ssa_core_t* core, int level, const char* fmt,
@@ -20,7 +20,7 @@ inline void CoreLogV(const ssa_core_ops* ops, ssa_core_t* core, int level, const
   ops->log(core, level, "%s", buf);
 }
 
-}  // namespace provshared
+}  // namespace provider_shared
 }  // namespace ssa
 
 #endif

@@ -2,12 +2,12 @@
 # as a convenience library and linked into each provider (and the unit
 # tests): the acm_hosts address map, the opensm_full_v1 route preload, the
 # path-record cache, the SA PathRecord queries and the ABI exception guard
-# (namespace ssa::provshared).
+# (namespace ssa::provider_shared).
 #
 # libtool builds a convenience library's objects PIC, so it links into the
 # loadable modules; each provider's version script still exports only
 # ssa_provider_entry, so every provider keeps its own hidden copy. It uses
-# common/ but does not link libssacommon.la into itself (a convenience
+# common/ but does not link common/ libraries into itself (a convenience
 # library inside another would put those objects in a provider twice):
 # each user links both. Nothing here uses verbs.
 noinst_LTLIBRARIES += providers/shared/libprovshared.la

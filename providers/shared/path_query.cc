@@ -7,10 +7,10 @@
 #include <cerrno>
 #include <cstring>
 
-#include "common/mad_wire.h"
+#include "common/mad/mad_wire.h"
 
 namespace ssa {
-namespace provshared {
+namespace provider_shared {
 
 namespace mad = ssa::mad;
 
@@ -95,5 +95,5 @@ SaAnswer InterpretSaAnswer(int status, const uint8_t* resp, size_t len) {
   return a;
 }
 
-}  // namespace provshared
+}  // namespace provider_shared
 }  // namespace ssa

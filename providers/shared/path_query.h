@@ -25,7 +25,7 @@
 #include "providers/shared/route_cache.h"
 
 namespace ssa {
-namespace provshared {
+namespace provider_shared {
 
 // What the endpoint contributes to a route query (host order, GID bytes).
 struct QuerySource {
@@ -62,7 +62,7 @@ struct SaAnswer {
 //   another -errno (no SM, ...)     -> ENOTCONN, cacheable
 SaAnswer InterpretSaAnswer(int status, const uint8_t* mad, size_t len);
 
-}  // namespace provshared
+}  // namespace provider_shared
 }  // namespace ssa
 
 #endif

@@ -9,10 +9,10 @@
 #include <cstdint>
 #include <cstring>
 
-#include "include/ibacm_ssa/provider.h"
+#include <ibacm_ssa/provider.h>
 
 namespace ssa {
-namespace provshared {
+namespace provider_shared {
 
 struct PortView {
   uint8_t state = 0;
@@ -44,7 +44,7 @@ struct PortView {
   }
 };
 
-}  // namespace provshared
+}  // namespace provider_shared
 }  // namespace ssa
 
 #endif

@@ -4,10 +4,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "common/config_file.h"
+#include "common/base/config_file.h"
 
 namespace ssa {
-namespace provshared {
+namespace provider_shared {
 
 namespace {
 const char* const kCoreKeys[] = {
@@ -45,5 +45,5 @@ bool FromUpstreamFile(const std::vector<RawOption>& entries,
   return false;
 }
 
-}  // namespace provshared
+}  // namespace provider_shared
 }  // namespace ssa

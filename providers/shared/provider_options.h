@@ -11,7 +11,7 @@
 #include <vector>
 
 namespace ssa {
-namespace provshared {
+namespace provider_shared {
 
 struct RawOption {
   std::string key;
@@ -32,7 +32,7 @@ bool IsCoreOptionKey(const std::string& key);
 bool FromUpstreamFile(const std::vector<RawOption>& entries,
                       const std::function<bool(const std::string&)>& is_foreign);
 
-}  // namespace provshared
+}  // namespace provider_shared
 }  // namespace ssa
 
 #endif

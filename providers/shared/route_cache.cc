@@ -5,7 +5,7 @@
 #include <boost/functional/hash.hpp>
 
 namespace ssa {
-namespace provshared {
+namespace provider_shared {
 
 namespace {
 // Enough buckets for a small cache; the set doubles them as it grows.
@@ -154,5 +154,5 @@ size_t RouteCache::EraseIf(const std::function<bool(const RouteEntry&)>& match,
   return doomed.size();
 }
 
-}  // namespace provshared
+}  // namespace provider_shared
 }  // namespace ssa

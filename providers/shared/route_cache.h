@@ -33,7 +33,7 @@
 #include <vector>
 
 namespace ssa {
-namespace provshared {
+namespace provider_shared {
 
 constexpr uint64_t kNeverExpires = UINT64_MAX;
 
@@ -147,7 +147,7 @@ class RouteCache {
   Stats stats_;
 };
 
-}  // namespace provshared
+}  // namespace provider_shared
 }  // namespace ssa
 
 #endif

@@ -13,10 +13,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "common/text_util.h"
+#include "common/base/text_util.h"
 
 namespace ssa {
-namespace provshared {
+namespace provider_shared {
 
 namespace {
 
@@ -194,5 +194,5 @@ ibv_path_record PreloadedPathRecord(const PreloadedRoute& route, const uint8_t s
   return p;
 }
 
-}  // namespace provshared
+}  // namespace provider_shared
 }  // namespace ssa

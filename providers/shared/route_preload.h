@@ -26,10 +26,10 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
+#include "common/base/status.h"
 
 namespace ssa {
-namespace provshared {
+namespace provider_shared {
 
 struct PreloadedRoute {
   uint16_t dlid = 0;
@@ -64,7 +64,7 @@ Status ParseOpensmFullV1File(const std::string& path, uint64_t port_guid, uint16
 ibv_path_record PreloadedPathRecord(const PreloadedRoute& route, const uint8_t sgid[16],
                                     const uint8_t dgid[16], uint16_t slid, uint16_t pkey);
 
-}  // namespace provshared
+}  // namespace provider_shared
 }  // namespace ssa
 
 #endif

@@ -21,9 +21,9 @@
 #include <string>
 #include <vector>
 
-#include "common/path_engine.h"
-#include "common/smdb.h"
-#include "common/smdb_index.h"
+#include "common/smdb/path_engine.h"
+#include "common/smdb/smdb.h"
+#include "common/smdb/smdb_index.h"
 #include "test/sim/netgen.h"
 #include "test/sim/osm_plugin_util.h"
 #include "test/sim/sim_fabric.h"

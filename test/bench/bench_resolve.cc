@@ -22,12 +22,12 @@
 #include <unistd.h>
 #include <vector>
 
-#include "common/acm_client.h"
-#include "common/event_loop.h"
-#include "common/log.h"
-#include "common/mad_wire.h"
-#include "common/sa_client.h"
-#include "common/umad_ports.h"
+#include "common/acm/acm_client.h"
+#include "common/base/event_loop.h"
+#include "common/base/log.h"
+#include "common/mad/mad_wire.h"
+#include "common/mad/sa_client.h"
+#include "common/mad/umad_ports.h"
 #include "test/bench/null_acm_server.h"
 #include "test/sim/ibacm_node.h"
 #include "test/sim/netgen.h"

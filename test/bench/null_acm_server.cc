@@ -3,7 +3,7 @@
 
 #include <arpa/inet.h>
 
-#include "common/acm_wire.h"
+#include "common/acm/acm_wire.h"
 
 namespace ssa {
 namespace bench {

@@ -12,8 +12,8 @@
 #include <string>
 #include <thread>
 
-#include "common/event_loop.h"
-#include "common/log.h"
+#include "common/base/event_loop.h"
+#include "common/base/log.h"
 #include "core/client_server.h"
 
 namespace ssa {

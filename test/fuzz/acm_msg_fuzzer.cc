@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "common/acm_wire.h"
+#include "common/acm/acm_wire.h"
 #include "test/fuzz/fuzz_check.h"
 
 namespace acm = ssa::acm;

@@ -5,8 +5,8 @@
 #
 # The seeds are committed; rerun this only to change them:
 #   python3 test/fuzz/gen_smdb_seeds.py test/fuzz/corpus/smdb
-# Written from the format description in common/smdb_format.h and the
-# record layouts in common/smdb_records.h / smdb_prdb.h, independently of
+# Written from the format description in common/smdb/smdb_format.h and the
+# record layouts in common/smdb/smdb_records.h / smdb_prdb.h, independently of
 # the C++ code, so that it cross-checks them (zlib's crc32 is the format's).
 import os
 import struct

@@ -4,15 +4,15 @@
 # clang++. run-fuzzers.sh runs them under `make check` (or reports SKIP).
 acm_msg_fuzzer_inputs = \
 	$(srcdir)/test/fuzz/acm_msg_fuzzer.cc \
-	$(srcdir)/common/acm_wire.cc \
-	$(srcdir)/common/acm_wire_server.cc \
-	$(srcdir)/common/acm_wire_client.cc \
-	$(srcdir)/common/status.cc
+	$(srcdir)/common/acm/acm_wire.cc \
+	$(srcdir)/common/acm/acm_wire_server.cc \
+	$(srcdir)/common/acm/acm_wire_client.cc \
+	$(srcdir)/common/base/status.cc
 acm_msg_fuzzer_headers = \
 	$(srcdir)/test/fuzz/fuzz_check.h \
-	$(srcdir)/common/acm_wire.h \
-	$(srcdir)/common/acm_wire_internal.h \
-	$(srcdir)/common/status.h
+	$(srcdir)/common/acm/acm_wire.h \
+	$(srcdir)/common/acm/acm_wire_internal.h \
+	$(srcdir)/common/base/status.h
 fuzzer_flags = -std=c++17 -g -O1 -fno-omit-frame-pointer \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	$(WARN_FLAGS) -I$(top_srcdir)
@@ -36,26 +36,26 @@ EXTRA_DIST += test/fuzz/fuzz_check.h test/fuzz/acm_msg_fuzzer.cc test/fuzz/corpu
 # smdb_fuzzer: the SMDB/PRDB readers and the delta applier (common/smdb*).
 smdb_fuzzer_inputs = \
 	$(srcdir)/test/fuzz/smdb_fuzzer.cc \
-	$(srcdir)/common/smdb_format.cc \
-	$(srcdir)/common/smdb_codec.cc \
-	$(srcdir)/common/smdb.cc \
-	$(srcdir)/common/smdb_prdb.cc \
-	$(srcdir)/common/smdb_stream.cc \
-	$(srcdir)/common/smdb_delta.cc \
-	$(srcdir)/common/smdb_dump.cc \
-	$(srcdir)/common/status.cc
+	$(srcdir)/common/smdb/smdb_format.cc \
+	$(srcdir)/common/smdb/smdb_codec.cc \
+	$(srcdir)/common/smdb/smdb.cc \
+	$(srcdir)/common/smdb/smdb_prdb.cc \
+	$(srcdir)/common/smdb/smdb_stream.cc \
+	$(srcdir)/common/smdb/smdb_delta.cc \
+	$(srcdir)/common/smdb/smdb_dump.cc \
+	$(srcdir)/common/base/status.cc
 smdb_fuzzer_headers = \
 	$(srcdir)/test/fuzz/fuzz_check.h \
-	$(srcdir)/common/smdb_format.h \
-	$(srcdir)/common/smdb_fields.h \
-	$(srcdir)/common/smdb_records.h \
-	$(srcdir)/common/smdb_codec.h \
-	$(srcdir)/common/smdb.h \
-	$(srcdir)/common/smdb_prdb.h \
-	$(srcdir)/common/smdb_stream.h \
-	$(srcdir)/common/smdb_delta.h \
-	$(srcdir)/common/smdb_dump.h \
-	$(srcdir)/common/status.h
+	$(srcdir)/common/smdb/smdb_format.h \
+	$(srcdir)/common/smdb/smdb_fields.h \
+	$(srcdir)/common/smdb/smdb_records.h \
+	$(srcdir)/common/smdb/smdb_codec.h \
+	$(srcdir)/common/smdb/smdb.h \
+	$(srcdir)/common/smdb/smdb_prdb.h \
+	$(srcdir)/common/smdb/smdb_stream.h \
+	$(srcdir)/common/smdb/smdb_delta.h \
+	$(srcdir)/common/smdb/smdb_dump.h \
+	$(srcdir)/common/base/status.h
 
 test/fuzz/smdb_fuzzer: $(smdb_fuzzer_inputs) $(smdb_fuzzer_headers)
 	@$(MKDIR_P) test/fuzz
@@ -73,13 +73,13 @@ EXTRA_DIST += test/fuzz/smdb_fuzzer.cc test/fuzz/corpus/smdb
 acmp_msg_fuzzer_inputs = \
 	$(srcdir)/test/fuzz/acmp_msg_fuzzer.cc \
 	$(srcdir)/providers/acmp/acmp_wire.cc \
-	$(srcdir)/common/status.cc
+	$(srcdir)/common/base/status.cc
 acmp_msg_fuzzer_headers = \
 	$(srcdir)/test/fuzz/fuzz_check.h \
 	$(srcdir)/providers/acmp/acmp_wire.h \
-	$(srcdir)/common/datagram_transport.h \
-	$(srcdir)/common/big_endian.h \
-	$(srcdir)/common/status.h
+	$(srcdir)/providers/acmp/datagram_transport.h \
+	$(srcdir)/common/base/big_endian.h \
+	$(srcdir)/common/base/status.h
 
 test/fuzz/acmp_msg_fuzzer: $(acmp_msg_fuzzer_inputs) $(acmp_msg_fuzzer_headers)
 	@$(MKDIR_P) test/fuzz

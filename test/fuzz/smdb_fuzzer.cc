@@ -21,12 +21,12 @@
 #include <cstdlib>
 #include <string>
 
-#include "common/smdb.h"
-#include "common/smdb_delta.h"
-#include "common/smdb_dump.h"
-#include "common/smdb_format.h"
-#include "common/smdb_prdb.h"
-#include "common/smdb_stream.h"
+#include "common/smdb/smdb.h"
+#include "common/smdb/smdb_delta.h"
+#include "common/smdb/smdb_dump.h"
+#include "common/smdb/smdb_format.h"
+#include "common/smdb/smdb_prdb.h"
+#include "common/smdb/smdb_stream.h"
 #include "test/fuzz/fuzz_check.h"
 
 using namespace ssa::smdb;

@@ -9,10 +9,10 @@ test_sim_acmp_tests_SOURCES = \
 	test/test_main.cc \
 	test/sim/ibacm_node.h test/sim/ibacm_node.cc \
 	test/sim/acmp_sim_test.cc \
-	common/datagram_transport.cc common/sim_datagram.cc \
+	providers/acmp/datagram_transport.cc providers/acmp/sim_datagram.cc \
 	providers/acmp/acmp_wire.cc
 test_sim_acmp_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS) \
 	-DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
-test_sim_acmp_tests_LDADD = test/sim/libsimfab.la common/libssacommon.la $(CPPUTEST_LIBS)
+test_sim_acmp_tests_LDADD = test/sim/libsimfab.la $(SSA_ALL_LIBS) $(CPPUTEST_LIBS)
 # The daemons load the provider from providers/acmp/.libs.
 EXTRA_test_sim_acmp_tests_DEPENDENCIES = providers/acmp/acmp.la core/ibacm util/ib_acme/ib_acme

@@ -33,9 +33,9 @@
 #include <string>
 #include <vector>
 
-#include "common/acm_client.h"
-#include "common/acm_wire.h"
-#include "common/sim_datagram.h"
+#include "common/acm/acm_client.h"
+#include "common/acm/acm_wire.h"
+#include "providers/acmp/sim_datagram.h"
 #include "providers/acmp/acmp_wire.h"
 #include "test/sim/ibacm_node.h"
 #include "test/sim/netgen.h"

@@ -1,4 +1,4 @@
-# test/sim/engine.mk: the path-record engine (common/path_engine.h) against
+# test/sim/engine.mk: the path-record engine (common/smdb/path_engine.h) against
 # OpenSM's SA on simulated fabrics, through `ssa-smdb compare` run as
 # nodes, with the OpenSM plugin providing the SMDB.
 if WITH_OPENSM
@@ -11,7 +11,7 @@ test_sim_engine_tests_SOURCES = \
 	test/sim/path_engine_sim_test.cc
 test_sim_engine_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS) \
 	-DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
-test_sim_engine_tests_LDADD = test/sim/libsimfab.la common/libssacommon.la $(CPPUTEST_LIBS)
+test_sim_engine_tests_LDADD = test/sim/libsimfab.la $(SSA_ALL_LIBS) $(CPPUTEST_LIBS)
 # OpenSM loads the plugin from opensm_plugin/.libs; the nodes run ssa-smdb.
 EXTRA_test_sim_engine_tests_DEPENDENCIES = opensm_plugin/libibssa_osm.la util/smdb_tool/ssa-smdb
 endif

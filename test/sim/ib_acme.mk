@@ -9,7 +9,7 @@ test_sim_ib_acme_tests_SOURCES = \
 test_sim_ib_acme_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS) \
 	-DABS_TOP_BUILDDIR='"$(abs_top_builddir)"' \
 	-DABS_TOP_SRCDIR='"$(abs_top_srcdir)"'
-test_sim_ib_acme_tests_LDADD = test/sim/libsimfab.la common/libssacommon.la $(CPPUTEST_LIBS)
+test_sim_ib_acme_tests_LDADD = test/sim/libsimfab.la $(SSA_ALL_LIBS) $(CPPUTEST_LIBS)
 # The programs under test and the provider the daemon loads (the sa
 # provider is used when it has been built).
 EXTRA_test_sim_ib_acme_tests_DEPENDENCIES = util/ib_acme/ib_acme core/ibacm \

@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "common/status.h"
+#include "common/base/status.h"
 #include "test/sim/sim_fabric.h"
 #include "test/sim/sim_process.h"
 

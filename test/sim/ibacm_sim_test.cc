@@ -12,7 +12,7 @@
 #include <map>
 #include <sstream>
 
-#include "common/acm_client.h"
+#include "common/acm/acm_client.h"
 #include "test/sim/ibacm_node.h"
 #include "test/sim/netgen.h"
 #include "test/sim/sim_fabric.h"

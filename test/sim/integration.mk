@@ -2,7 +2,7 @@
 # fabric (the harness itself is tested by test/sim/sim_tests).
 noinst_PROGRAMS += test/sim/port_probe
 test_sim_port_probe_SOURCES = test/sim/port_probe_main.cc
-test_sim_port_probe_LDADD = common/libssacommon.la
+test_sim_port_probe_LDADD = $(SSA_ALL_LIBS)
 
 check_PROGRAMS += test/sim/ibacm_tests
 TESTS += test/sim/ibacm_tests
@@ -12,4 +12,4 @@ test_sim_ibacm_tests_SOURCES = \
 	test/sim/ibacm_sim_test.cc
 test_sim_ibacm_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS) \
 	-DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
-test_sim_ibacm_tests_LDADD = test/sim/libsimfab.la common/libssacommon.la $(CPPUTEST_LIBS)
+test_sim_ibacm_tests_LDADD = test/sim/libsimfab.la $(SSA_ALL_LIBS) $(CPPUTEST_LIBS)

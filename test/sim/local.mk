@@ -11,7 +11,6 @@ test_sim_libsimfab_la_SOURCES = \
 	test/sim/sim_process.h test/sim/sim_process.cc \
 	test/sim/sim_fabric.h test/sim/sim_fabric.cc \
 	test/sim/netgen.h test/sim/netgen.cc
-test_sim_libsimfab_la_LIBADD = common/libssacommon.la
 # Third-party defects ASan reports in node processes (see the file).
 test_sim_libsimfab_la_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DSIM_ASAN_SUPPRESSIONS='"$(abs_top_srcdir)/test/sim/third_party.asan.supp"' \
@@ -20,7 +19,7 @@ EXTRA_DIST += test/sim/third_party.asan.supp test/sim/third_party.lsan.supp
 
 noinst_PROGRAMS += test/sim/simfab
 test_sim_simfab_SOURCES = test/sim/simfab_main.cc
-test_sim_simfab_LDADD = test/sim/libsimfab.la
+test_sim_simfab_LDADD = test/sim/libsimfab.la $(SSA_ALL_LIBS)
 
 check_PROGRAMS += test/sim/sim_tests
 TESTS += test/sim/sim_tests
@@ -34,6 +33,6 @@ test_sim_sim_tests_SOURCES = \
 test_sim_sim_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS) \
 	-DSIMFAB_BIN='"$(abs_top_builddir)/test/sim/simfab"' \
 	-DSIM_NETS_DIR='"$(abs_top_srcdir)/test/sim/nets"'
-test_sim_sim_tests_LDADD = test/sim/libsimfab.la $(CPPUTEST_LIBS)
+test_sim_sim_tests_LDADD = test/sim/libsimfab.la $(SSA_ALL_LIBS) $(CPPUTEST_LIBS)
 
 dist_noinst_DATA += test/sim/nets/4hca.net

@@ -1,5 +1,5 @@
 // netgen.cc: net file generators and reader.
-#include "common/text_util.h"
+#include "common/base/text_util.h"
 #include "test/sim/netgen.h"
 
 #include <algorithm>

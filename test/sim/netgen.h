@@ -31,7 +31,7 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
+#include "common/base/status.h"
 
 namespace ssa {
 namespace test {

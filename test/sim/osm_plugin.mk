@@ -19,7 +19,7 @@ test_sim_osm_plugin_tests_SOURCES = \
 	opensm_plugin/extract_worker.h opensm_plugin/extract_worker.cc
 test_sim_osm_plugin_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS) \
 	-DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
-test_sim_osm_plugin_tests_LDADD = test/sim/libsimfab.la common/libssacommon.la $(CPPUTEST_LIBS)
+test_sim_osm_plugin_tests_LDADD = test/sim/libsimfab.la $(SSA_ALL_LIBS) $(CPPUTEST_LIBS)
 # OpenSM loads the plugin from opensm_plugin/.libs.
 EXTRA_test_sim_osm_plugin_tests_DEPENDENCIES = opensm_plugin/libibssa_osm.la
 endif

@@ -10,7 +10,7 @@
 #include <fstream>
 #include <set>
 
-#include "common/smdb_delta.h"
+#include "common/smdb/smdb_delta.h"
 #include "opensm_plugin/plugin_options.h"
 #include "test/sim/netgen.h"
 #include "test/sim/osm_plugin_util.h"
@@ -309,8 +309,8 @@ TEST(OsmPluginSim, MixedLinkFatTreeExtractsEveryRate) {
 
 TEST_GROUP(OsmPluginOptions) {
   TempDir dir;
-  ssa::osmplugin::PluginOptions o;
-  Status Parse(const std::string& text) { return ssa::osmplugin::ParsePluginOptions(text, &o); }
+  ssa::opensm_plugin::PluginOptions o;
+  Status Parse(const std::string& text) { return ssa::opensm_plugin::ParsePluginOptions(text, &o); }
 };
 
 TEST(OsmPluginOptions, DefaultsWithoutOptions) {

@@ -15,7 +15,7 @@
 #include <sstream>
 #include <thread>
 
-#include "common/smdb_dump.h"
+#include "common/smdb/smdb_dump.h"
 
 namespace ssa {
 namespace test {

@@ -9,7 +9,7 @@
 #include <mutex>
 #include <thread>
 
-#include "common/smdb_delta.h"
+#include "common/smdb/smdb_delta.h"
 #include "opensm_plugin/extract_worker.h"
 #include "opensm_plugin/osm_bridge.h"
 #include "test/sim/osm_plugin_util.h"
@@ -19,9 +19,9 @@
 #include <CppUTest/TestHarness.h>
 
 using namespace std::chrono_literals;
-using ssa::osmplugin::ExtractWorker;
-using ssa::osmplugin::PluginLog;
-using ssa::osmplugin::PluginOptions;
+using ssa::opensm_plugin::ExtractWorker;
+using ssa::opensm_plugin::PluginLog;
+using ssa::opensm_plugin::PluginOptions;
 using ssa::smdb::Smdb;
 
 namespace {

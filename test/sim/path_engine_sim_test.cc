@@ -1,4 +1,4 @@
-// path_engine_sim_test.cc: the path-record engine (common/path_engine.h)
+// path_engine_sim_test.cc: the path-record engine (common/smdb/path_engine.h)
 // against OpenSM's own SA on simulated fabrics, with the ibssa_osm plugin
 // dumping the SMDB the engine reads. The acceptance matrix: the 4-HCA
 // fabric, a 108-HCA fat tree and a 108-HCA fat tree with mixed link widths
@@ -24,8 +24,8 @@
 #include <string>
 #include <vector>
 
-#include "common/smdb.h"
-#include "common/smdb_delta.h"
+#include "common/smdb/smdb.h"
+#include "common/smdb/smdb_delta.h"
 #include "test/sim/netgen.h"
 #include "test/sim/osm_plugin_util.h"
 #include "test/sim/sim_fabric.h"

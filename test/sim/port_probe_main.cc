@@ -3,7 +3,7 @@
 // tests to compare with ibstat.
 #include <cstdio>
 
-#include "common/umad_ports.h"
+#include "common/mad/umad_ports.h"
 
 int main() {
   std::vector<ssa::UmadPort> ports;

@@ -9,6 +9,6 @@ test_sim_sa_tests_SOURCES = \
 	test/sim/sa_provider_sim_test.cc
 test_sim_sa_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS) \
 	-DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
-test_sim_sa_tests_LDADD = test/sim/libsimfab.la common/libssacommon.la $(CPPUTEST_LIBS)
+test_sim_sa_tests_LDADD = test/sim/libsimfab.la $(SSA_ALL_LIBS) $(CPPUTEST_LIBS)
 # The daemon under test loads the provider from providers/sa/.libs.
 EXTRA_test_sim_sa_tests_DEPENDENCIES = providers/sa/sa.la core/ibacm

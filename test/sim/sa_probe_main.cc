@@ -22,11 +22,11 @@
 #include <string>
 #include <vector>
 
-#include "common/event_loop.h"
-#include "common/log.h"
-#include "common/mad_wire.h"
-#include "common/sa_client.h"
-#include "common/umad_ports.h"
+#include "common/base/event_loop.h"
+#include "common/base/log.h"
+#include "common/mad/mad_wire.h"
+#include "common/mad/sa_client.h"
+#include "common/mad/umad_ports.h"
 
 namespace {
 

@@ -23,8 +23,8 @@
 #include <string>
 #include <vector>
 
-#include "common/acm_client.h"
-#include "common/acm_wire.h"
+#include "common/acm/acm_client.h"
+#include "common/acm/acm_wire.h"
 #include "test/sim/ibacm_node.h"
 #include "test/sim/netgen.h"
 #include "test/sim/sim_fabric.h"

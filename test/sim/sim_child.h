@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
+#include "common/base/status.h"
 
 namespace ssa {
 namespace test {

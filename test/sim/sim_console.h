@@ -32,7 +32,7 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
+#include "common/base/status.h"
 #include "test/sim/sim_run_dir.h"
 
 namespace ssa {

@@ -57,7 +57,7 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
+#include "common/base/status.h"
 #include "test/sim/sim_process.h"
 #include "test/sim/sim_run_dir.h"
 #include "test/sim/sim_slots.h"

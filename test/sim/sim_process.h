@@ -14,7 +14,7 @@
 #include <chrono>
 #include <string>
 
-#include "common/status.h"
+#include "common/base/status.h"
 
 namespace ssa {
 namespace test {

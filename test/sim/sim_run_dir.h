@@ -24,7 +24,7 @@
 #include <map>
 #include <string>
 
-#include "common/status.h"
+#include "common/base/status.h"
 
 namespace ssa {
 namespace test {

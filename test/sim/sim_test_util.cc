@@ -1,5 +1,5 @@
 // sim_test_util.cc: output parsers and local process helpers for tests.
-#include "common/text_util.h"
+#include "common/base/text_util.h"
 #include "test/sim/sim_test_util.h"
 
 #include <cstdlib>

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
+#include "common/base/status.h"
 
 // CHECK that a Status is OK, printing its message when it is not.
 #define CHECK_OK(expr)                                   \

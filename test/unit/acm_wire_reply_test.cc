@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "common/acm_wire.h"
+#include "common/acm/acm_wire.h"
 #include "test/unit/acm_stock_msg.h"
 
 namespace acm = ssa::acm;

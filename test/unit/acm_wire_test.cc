@@ -3,7 +3,7 @@
 // <infiniband/acm.h>. Requests are built the way the stock client library
 // (libibacm) builds them: a zeroed struct acm_msg, host-order length for
 // resolve, htobe16 for the others. Replies: acm_wire_reply_test.cc.
-#include "common/acm_wire.h"
+#include "common/acm/acm_wire.h"
 
 #include <CppUTest/TestHarness.h>
 

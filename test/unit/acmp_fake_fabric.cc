@@ -8,8 +8,8 @@
 #include <cstring>
 #include <fstream>
 
-#include "common/mad_wire.h"
-#include "common/mcmember_wire.h"
+#include "common/mad/mad_wire.h"
+#include "providers/acmp/mcmember_wire.h"
 
 namespace acmp_test {
 

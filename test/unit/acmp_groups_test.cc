@@ -9,8 +9,8 @@
 
 #include <cstring>
 
-#include "common/mad_wire.h"
-#include "common/mcmember_wire.h"
+#include "common/mad/mad_wire.h"
+#include "providers/acmp/mcmember_wire.h"
 #include "providers/acmp/acmp_port_info.h"
 #include "providers/acmp/acmp_wire.h"
 

@@ -12,7 +12,7 @@
 #include <chrono>
 #include <cstring>
 
-#include "common/sim_datagram.h"
+#include "providers/acmp/sim_datagram.h"
 #include "providers/acmp/acmp_wire.h"
 #include "test/unit/acmp_fake_fabric.h"
 

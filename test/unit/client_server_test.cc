@@ -9,7 +9,7 @@
 #include <cstring>
 #include <vector>
 
-#include "common/acm_wire.h"
+#include "common/acm/acm_wire.h"
 
 using namespace std::chrono_literals;
 

@@ -1,5 +1,5 @@
-#include "common/config_file.h"
-#include "common/option_set.h"
+#include "common/base/config_file.h"
+#include "common/base/option_set.h"
 
 #include <CppUTest/TestHarness.h>
 

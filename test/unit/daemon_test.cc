@@ -15,7 +15,7 @@
 #include <mutex>
 #include <thread>
 
-#include "common/acm_client.h"
+#include "common/acm/acm_client.h"
 #include "core/client_server.h"
 #include "core/port_manager.h"
 #include "core/request_dispatcher.h"

@@ -13,9 +13,9 @@
 #include <cstring>
 #include <string>
 
-#include "common/datagram_transport.h"
-#include "common/sim_datagram.h"
-#include "common/verbs_datagram.h"
+#include "providers/acmp/datagram_transport.h"
+#include "providers/acmp/sim_datagram.h"
+#include "providers/acmp/verbs_datagram.h"
 
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>

@@ -1,4 +1,4 @@
-#include "common/event_loop.h"
+#include "common/base/event_loop.h"
 
 #include <CppUTest/TestHarness.h>
 #include <sys/socket.h>

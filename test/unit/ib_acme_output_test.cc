@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "common/umad_ports.h"
+#include "common/mad/umad_ports.h"
 #include "util/ib_acme/acme_output.h"
 #include "util/ib_acme/acme_usage.h"
 #include "util/ib_acme/address_file.h"

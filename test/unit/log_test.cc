@@ -1,4 +1,4 @@
-#include "common/log.h"
+#include "common/base/log.h"
 
 #include <CppUTest/TestHarness.h>
 #include <unistd.h>

@@ -1,6 +1,6 @@
 // mad_wire_test.cc: MAD/SA/PathRecord layouts byte for byte, against the
 // IBA offsets and rdma-core's struct ibv_path_record.
-#include "common/mad_wire.h"
+#include "common/mad/mad_wire.h"
 
 #include <CppUTest/TestHarness.h>
 #include <endian.h>

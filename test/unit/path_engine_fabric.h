@@ -34,9 +34,9 @@
 #include <initializer_list>
 #include <map>
 
-#include "common/mad_wire.h"
-#include "common/smdb.h"
-#include "common/smdb_index.h"
+#include "common/mad/mad_wire.h"
+#include "common/smdb/smdb.h"
+#include "common/smdb/smdb_index.h"
 
 namespace path_engine_test {
 

@@ -1,17 +1,17 @@
-// path_engine_test.cc: the path-record engine (common/path_engine.h,
-// common/smdb_index.h) on hand-built SMDBs, each expected record derived
+// path_engine_test.cc: the path-record engine (common/smdb/path_engine.h,
+// common/smdb/smdb_index.h) on hand-built SMDBs, each expected record derived
 // by hand from OpenSM's rules (smdb_records.h, path_engine.h); plus the
 // text pieces of ssa-smdb (util/smdb_tool/path_text.h).
 // The fabric is drawn in path_engine_fabric.h.
-#include "common/path_engine.h"
+#include "common/smdb/path_engine.h"
 
 #include <endian.h>
 
 #include <cstring>
 #include <map>
 
-#include "common/mad_wire.h"
-#include "common/smdb_index.h"
+#include "common/mad/mad_wire.h"
+#include "common/smdb/smdb_index.h"
 #include "test/unit/path_engine_fabric.h"
 #include "test/unit/smdb_test_util.h"
 #include "util/smdb_tool/path_text.h"

@@ -1,6 +1,6 @@
 // ProgressMeter: the report's text, silence for short runs, and plain
 // lines at the configured period when not on a terminal.
-#include "common/progress_meter.h"
+#include "common/base/progress_meter.h"
 
 #include <chrono>
 #include <cstdio>

@@ -1,6 +1,6 @@
 // sa_client_test.cc: SaClient's queue, timers, retries and TID matching
 // over a fake MadTransport (no fabric needed).
-#include "common/sa_client.h"
+#include "common/mad/sa_client.h"
 
 #include <CppUTest/TestHarness.h>
 #include <sys/eventfd.h>

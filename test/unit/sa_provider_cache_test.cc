@@ -11,11 +11,11 @@
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>
 
-using ssa::provshared::kNeverExpires;
-using ssa::provshared::RouteCache;
-using ssa::provshared::RouteEntry;
-using ssa::provshared::RouteKey;
-using ssa::provshared::RouteState;
+using ssa::provider_shared::kNeverExpires;
+using ssa::provider_shared::RouteCache;
+using ssa::provider_shared::RouteEntry;
+using ssa::provider_shared::RouteKey;
+using ssa::provider_shared::RouteState;
 
 namespace {
 

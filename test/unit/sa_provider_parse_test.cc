@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "include/ibacm_ssa/provider.h"
+#include <ibacm_ssa/provider.h>
 #include "providers/sa/sa_options.h"
 #include "providers/shared/address_map.h"
 #include "providers/shared/route_preload.h"
@@ -16,15 +16,15 @@
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>
 
-using ssa::provshared::AddressFileIssue;
-using ssa::provshared::AddressKey;
-using ssa::provshared::AddressMap;
-using ssa::provshared::Gid;
-using ssa::provshared::PreloadResult;
-using ssa::saprov::OptionNote;
-using ssa::saprov::RawOption;
-using ssa::saprov::SaOptions;
-using ssa::saprov::SaOptionsReader;
+using ssa::provider_shared::AddressFileIssue;
+using ssa::provider_shared::AddressKey;
+using ssa::provider_shared::AddressMap;
+using ssa::provider_shared::Gid;
+using ssa::provider_shared::PreloadResult;
+using ssa::sa::OptionNote;
+using ssa::sa::RawOption;
+using ssa::sa::SaOptions;
+using ssa::sa::SaOptionsReader;
 
 namespace {
 
@@ -168,7 +168,7 @@ const char kDump[] =
 PreloadResult Parse(const std::string& text, uint64_t guid, uint16_t lid) {
   std::istringstream in(text);
   PreloadResult r;
-  ssa::provshared::ParseOpensmFullV1(in, guid, lid, &r);
+  ssa::provider_shared::ParseOpensmFullV1(in, guid, lid, &r);
   return r;
 }
 
@@ -228,7 +228,7 @@ TEST(SaProviderPreload, ReportsMalformedLinesOfItsOwnBlock) {
 }
 
 TEST(SaProviderPreload, RecordsLookLikeTheSaAnswers) {
-  ssa::provshared::PreloadedRoute route;
+  ssa::provider_shared::PreloadedRoute route;
   route.dlid = 1;
   route.sl = 2;
   route.mtu = 4;
@@ -236,7 +236,7 @@ TEST(SaProviderPreload, RecordsLookLikeTheSaAnswers) {
   uint8_t sgid[16] = {0xfe, 0x80}, dgid[16] = {0xfe, 0x80};
   sgid[15] = 3;
   dgid[15] = 1;
-  ibv_path_record p = ssa::provshared::PreloadedPathRecord(route, sgid, dgid, 4, 0xffff);
+  ibv_path_record p = ssa::provider_shared::PreloadedPathRecord(route, sgid, dgid, 4, 0xffff);
   LONGS_EQUAL(1, ntohs(p.dlid));
   LONGS_EQUAL(4, ntohs(p.slid));
   MEMCMP_EQUAL(sgid, p.sgid.raw, 16);
@@ -248,7 +248,7 @@ TEST(SaProviderPreload, RecordsLookLikeTheSaAnswers) {
   LONGS_EQUAL(0x92, p.packetlifetime);  // exactly 18
   LONGS_EQUAL(0x80, p.reversible_numpath);
   route.dlid = 4;  // to itself
-  p = ssa::provshared::PreloadedPathRecord(route, sgid, sgid, 4, 0xffff);
+  p = ssa::provider_shared::PreloadedPathRecord(route, sgid, sgid, 4, 0xffff);
   LONGS_EQUAL(0x80, p.packetlifetime);
 }
 

@@ -7,19 +7,19 @@
 #include <cerrno>
 #include <cstring>
 
-#include "common/mad_wire.h"
+#include "common/mad/mad_wire.h"
 #include "providers/shared/path_query.h"
 
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>
 
 namespace mad = ssa::mad;
-using ssa::provshared::BuildPassThroughQuery;
-using ssa::provshared::BuildRouteQuery;
-using ssa::provshared::InterpretSaAnswer;
-using ssa::provshared::QuerySource;
-using ssa::provshared::RouteKey;
-using ssa::provshared::SaAnswer;
+using ssa::provider_shared::BuildPassThroughQuery;
+using ssa::provider_shared::BuildRouteQuery;
+using ssa::provider_shared::InterpretSaAnswer;
+using ssa::provider_shared::QuerySource;
+using ssa::provider_shared::RouteKey;
+using ssa::provider_shared::SaAnswer;
 
 namespace {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "common/smdb.h"
-#include "common/smdb_stream.h"
+#include "common/smdb/smdb.h"
+#include "common/smdb/smdb_stream.h"
 #include "test/unit/smdb_test_util.h"
 
 // Last: CppUTest redefines operator new for what follows it.

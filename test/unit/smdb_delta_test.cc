@@ -1,14 +1,14 @@
 // smdb_delta_test.cc: deltas reproduce the new version byte for byte, carry
 // only changed tables, refuse the wrong base and any corruption; BumpEpochs
 // follows its rules.
-#include "common/smdb_delta.h"
+#include "common/smdb/smdb_delta.h"
 
 #include <random>
 #include <string>
 
-#include "common/smdb.h"
-#include "common/smdb_format.h"
-#include "common/smdb_prdb.h"
+#include "common/smdb/smdb.h"
+#include "common/smdb/smdb_format.h"
+#include "common/smdb/smdb_prdb.h"
 #include "test/unit/smdb_test_util.h"
 
 // Last: CppUTest redefines operator new for what follows it.

@@ -1,6 +1,6 @@
 // smdb_test.cc: the SMDB/PRDB format: pinned layouts, round trips (memory,
 // bytes, files), canonical-order rules and the text dump.
-#include "common/smdb.h"
+#include "common/smdb/smdb.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -9,9 +9,9 @@
 #include <random>
 #include <string>
 
-#include "common/smdb_dump.h"
-#include "common/smdb_format.h"
-#include "common/smdb_prdb.h"
+#include "common/smdb/smdb_dump.h"
+#include "common/smdb/smdb_format.h"
+#include "common/smdb/smdb_prdb.h"
 #include "test/unit/smdb_test_util.h"
 
 // Last: CppUTest redefines operator new for what follows it.

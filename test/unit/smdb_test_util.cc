@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "common/smdb_codec.h"
+#include "common/smdb/smdb_codec.h"
 
 // Last: CppUTest redefines operator new for what follows it.
 #include <CppUTest/TestHarness.h>

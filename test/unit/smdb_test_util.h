@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "common/smdb.h"
-#include "common/smdb_prdb.h"
+#include "common/smdb/smdb.h"
+#include "common/smdb/smdb_prdb.h"
 
 namespace smdb_test {
 

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "common/smdb.h"
+#include "common/smdb/smdb.h"
 #include "test/unit/path_engine_fabric.h"
 #include "test/unit/smdb_test_util.h"
 

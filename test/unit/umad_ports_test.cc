@@ -1,4 +1,4 @@
-#include "common/umad_ports.h"
+#include "common/mad/umad_ports.h"
 
 #include <CppUTest/TestHarness.h>
 #include <endian.h>

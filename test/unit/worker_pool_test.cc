@@ -1,4 +1,4 @@
-#include "common/worker_pool.h"
+#include "common/base/worker_pool.h"
 
 #include <CppUTest/TestHarness.h>
 

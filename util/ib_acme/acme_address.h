@@ -15,7 +15,7 @@
 
 #include <string>
 
-#include "common/acm_wire.h"
+#include "common/acm/acm_wire.h"
 #include "util/ib_acme/acme_options.h"
 
 namespace ssa {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "common/acm_wire.h"
+#include "common/acm/acm_wire.h"
 
 namespace ssa {
 namespace acme {

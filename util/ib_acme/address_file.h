@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "common/umad_ports.h"
+#include "common/mad/umad_ports.h"
 
 namespace ssa {
 namespace acme {

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <vector>
 
-#include "common/umad_ports.h"
+#include "common/mad/umad_ports.h"
 #include "util/ib_acme/address_file.h"
 
 namespace ssa {

@@ -1,6 +1,6 @@
 // config_files.h: ib_acme's second usage, writing configuration files:
 //   -A [file]  the address file (address_file.h) for this host. Ports come
-//              from libibumad (common/umad_ports.h) rather than verbs, so it
+//              from libibumad (common/mad/umad_ports.h) rather than verbs, so it
 //              works on the simulated fabric too.
 //   -O [file]  the options file: our annotated INI template, the content of
 //              etc/acm_opts.cfg, embedded at build time.

@@ -18,7 +18,7 @@ util_ib_acme_ib_acme_SOURCES = \
 	util/ib_acme/path_verifier.h util/ib_acme/path_verifier.cc \
 	util/ib_acme/test_report.h util/ib_acme/test_report.cc \
 	util/ib_acme/provider_test.h util/ib_acme/provider_test.cc
-util_ib_acme_ib_acme_LDADD = common/libssacommon.la
+util_ib_acme_ib_acme_LDADD = common/acm/libssaacm.la $(SSA_MAD_LIBS)
 
 # -O writes etc/acm_opts.cfg. The file is turned into a C byte list in the
 # build directory, so the template has one source of truth and a changed

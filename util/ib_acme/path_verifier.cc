@@ -6,7 +6,7 @@
 #include <chrono>
 #include <cstring>
 
-#include "common/mad_wire.h"
+#include "common/mad/mad_wire.h"
 #include "util/ib_acme/acme_output.h"
 
 namespace ssa {

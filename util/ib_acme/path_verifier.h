@@ -1,7 +1,7 @@
 // path_verifier.h: where a provider test gets the SA's view of a path.
 //
 //   SaPathVerifier      asks the SA itself: a SubnAdmGet(PathRecord) through
-//                       libibumad from a local port (common/sa_client.h), so
+//                       libibumad from a local port (common/mad/sa_client.h), so
 //                       it needs a local active port (on the simulated
 //                       fabric: run ib_acme as a node). Independent of the
 //                       daemon and its provider.
@@ -25,12 +25,12 @@
 #include <string>
 #include <vector>
 
-#include "common/acm_client.h"
-#include "common/event_loop.h"
-#include "common/log.h"
-#include "common/sa_client.h"
-#include "common/status.h"
-#include "common/umad_ports.h"
+#include "common/acm/acm_client.h"
+#include "common/base/event_loop.h"
+#include "common/base/log.h"
+#include "common/mad/sa_client.h"
+#include "common/base/status.h"
+#include "common/mad/umad_ports.h"
 
 namespace ssa {
 namespace acme {

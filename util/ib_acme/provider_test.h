@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "common/acm_client.h"
+#include "common/acm/acm_client.h"
 #include "util/ib_acme/acme_options.h"
 #include "util/ib_acme/path_verifier.h"
 #include "util/ib_acme/test_report.h"

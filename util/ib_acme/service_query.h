@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "common/acm_client.h"
-#include "common/acm_wire.h"
+#include "common/acm/acm_client.h"
+#include "common/acm/acm_wire.h"
 #include "util/ib_acme/acme_options.h"
 
 namespace ssa {

@@ -24,8 +24,8 @@
 #include <string>
 #include <vector>
 
-#include "common/acm_wire.h"
-#include "common/status.h"
+#include "common/acm/acm_wire.h"
+#include "common/base/status.h"
 #include "util/ib_acme/acme_options.h"
 
 namespace ssa {

@@ -5,6 +5,6 @@ util_smdb_tool_ssa_smdb_SOURCES = \
 	util/smdb_tool/main.cc \
 	util/smdb_tool/path_text.h util/smdb_tool/path_text.cc \
 	util/smdb_tool/sa_compare.h util/smdb_tool/sa_compare.cc
-util_smdb_tool_ssa_smdb_LDADD = common/libssacommon.la
+util_smdb_tool_ssa_smdb_LDADD = common/smdb/libssasmdb.la $(SSA_MAD_LIBS)
 
 dist_man_MANS += man/ssa-smdb.1

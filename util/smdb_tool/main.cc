@@ -17,13 +17,13 @@
 #include <string>
 #include <vector>
 
-#include "common/path_engine.h"
-#include "common/sa_client.h"
-#include "common/smdb.h"
-#include "common/smdb_dump.h"
-#include "common/smdb_format.h"
-#include "common/smdb_index.h"
-#include "common/smdb_prdb.h"
+#include "common/smdb/path_engine.h"
+#include "common/mad/sa_client.h"
+#include "common/smdb/smdb.h"
+#include "common/smdb/smdb_dump.h"
+#include "common/smdb/smdb_format.h"
+#include "common/smdb/smdb_index.h"
+#include "common/smdb/smdb_prdb.h"
 #include "util/smdb_tool/path_text.h"
 #include "util/smdb_tool/sa_compare.h"
 

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <set>
 
-#include "common/mad_wire.h"
+#include "common/mad/mad_wire.h"
 
 namespace ssa {
 namespace smdb_tool {

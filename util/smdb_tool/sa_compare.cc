@@ -7,13 +7,13 @@
 #include <cstring>
 #include <memory>
 
-#include "common/event_loop.h"
-#include "common/log.h"
-#include "common/mad_wire.h"
-#include "common/path_engine.h"
-#include "common/progress_meter.h"
-#include "common/sa_client.h"
-#include "common/umad_ports.h"
+#include "common/base/event_loop.h"
+#include "common/base/log.h"
+#include "common/mad/mad_wire.h"
+#include "common/smdb/path_engine.h"
+#include "common/base/progress_meter.h"
+#include "common/mad/sa_client.h"
+#include "common/mad/umad_ports.h"
 #include "util/smdb_tool/path_text.h"
 
 namespace ssa {

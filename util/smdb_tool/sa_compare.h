@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "common/smdb_index.h"
-#include "common/status.h"
+#include "common/smdb/smdb_index.h"
+#include "common/base/status.h"
 
 namespace ssa {
 namespace smdb_tool {

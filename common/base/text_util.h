@@ -1,0 +1,20 @@
+// text_util.h: small string helpers shared by every parser in the project
+// (config files, address files, OpenSM dumps, net files). Pure functions.
+#ifndef IBACM_SSA_COMMON_BASE_TEXT_UTIL_H
+#define IBACM_SSA_COMMON_BASE_TEXT_UTIL_H
+
+#include <string>
+
+namespace ssa {
+
+// `s` without leading and trailing blanks (space, tab, CR, LF).
+inline std::string Trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return "";
+  size_t e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
+}  // namespace ssa
+
+#endif

@@ -1,0 +1,48 @@
+// worker_pool.cc: a mutex/condvar job queue drained by N threads.
+#include "common/base/worker_pool.h"
+
+namespace ssa {
+
+WorkerPool::WorkerPool(EventLoop* loop, size_t threads) : loop_(loop) {
+  if (threads == 0) threads = 1;
+  for (size_t i = 0; i < threads; ++i) threads_.emplace_back([this] { ThreadMain(); });
+}
+
+WorkerPool::~WorkerPool() { Shutdown(); }
+
+void WorkerPool::Shutdown() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+    queue_.clear();
+  }
+  cv_.notify_all();
+  for (auto& t : threads_)
+    if (t.joinable()) t.join();
+}
+
+void WorkerPool::Submit(std::function<void()> work, std::function<void()> done) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopping_) return;
+    queue_.push_back(Job{std::move(work), std::move(done)});
+  }
+  cv_.notify_one();
+}
+
+void WorkerPool::ThreadMain() {
+  for (;;) {
+    Job job;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (stopping_) return;
+      job = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    job.work();
+    if (job.done) loop_->Post(std::move(job.done));
+  }
+}
+
+}  // namespace ssa

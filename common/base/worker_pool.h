@@ -1,0 +1,61 @@
+// worker_pool.h: a few threads for CPU-heavy work whose results come back to
+// an EventLoop.
+//
+// Submit() is called on the loop thread. `work` runs on a pool thread and must
+// not touch loop-owned state; `done` runs afterwards on the loop thread. The
+// pool borrows the loop, which must outlive it. Destroying the pool waits for
+// the running jobs; queued jobs that never started are dropped together with
+// their `done` callbacks.
+#ifndef IBACM_SSA_COMMON_BASE_WORKER_POOL_H
+#define IBACM_SSA_COMMON_BASE_WORKER_POOL_H
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "common/base/event_loop.h"
+
+namespace ssa {
+
+class WorkerPool {
+ public:
+  WorkerPool(EventLoop* loop, size_t threads);
+  ~WorkerPool();
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
+
+  void Submit(std::function<void()> work, std::function<void()> done);
+
+  // Convenience: the value `work` returns is handed to `done` on the loop.
+  template <typename R>
+  void SubmitWithResult(std::function<R()> work, std::function<void(R)> done) {
+    auto result = std::make_shared<R>();
+    Submit([result, work = std::move(work)] { *result = work(); },
+           [result, done = std::move(done)] { done(std::move(*result)); });
+  }
+
+  size_t thread_count() const { return threads_.size(); }
+  void Shutdown();
+
+ private:
+  struct Job {
+    std::function<void()> work;
+    std::function<void()> done;
+  };
+  void ThreadMain();
+
+  EventLoop* loop_;
+  std::mutex mutex_;  // guards queue_ and stopping_
+  std::condition_variable cv_;
+  std::deque<Job> queue_;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace ssa
+
+#endif

@@ -1,0 +1,11 @@
+# common/mad/: MADs over libibumad: the MAD and SA attribute codecs, the
+# MadTransport seam with its umad implementation (direct or bridged under
+# umad2sim), port discovery, and the SA client (queries, timeouts, retries).
+noinst_LTLIBRARIES += common/mad/libssamad.la
+common_mad_libssamad_la_SOURCES = \
+	common/mad/mad_wire.h common/mad/mad_wire.cc \
+	common/mad/mad_transport.h \
+	common/mad/umad_transport.h common/mad/umad_transport.cc \
+	common/mad/umad_ports.h common/mad/umad_ports.cc \
+	common/mad/sa_client.h common/mad/sa_client.cc
+common_mad_libssamad_la_LIBADD = $(UMAD_LIBS)

@@ -1,0 +1,90 @@
+// umad_ports.cc: libibumad CA/port enumeration.
+#include "common/mad/umad_ports.h"
+
+#include <endian.h>
+#include <infiniband/umad.h>
+
+#include <cstdio>
+#include <mutex>
+
+namespace ssa {
+
+const char* PortStateName(int state) {
+  switch (state) {
+    case kPortDown: return "DOWN";
+    case kPortInit: return "INIT";
+    case kPortArmed: return "ARMED";
+    case kPortActive: return "ACTIVE";
+    case kPortActiveDefer: return "ACTIVE_DEFER";
+    default: return "UNKNOWN";
+  }
+}
+
+std::string UmadPort::Describe() const {
+  char buf[256];
+  snprintf(buf, sizeof(buf),
+           "%s/%d guid 0x%016llx lid %u lmc %u sm_lid %u sm_sl %u state %s prefix 0x%016llx "
+           "pkeys %zu",
+           ca_name.c_str(), port_num, static_cast<unsigned long long>(port_guid), lid, lmc,
+           sm_lid, sm_sl, PortStateName(state), static_cast<unsigned long long>(gid_prefix),
+           pkeys.size());
+  return buf;
+}
+
+UmadPort UmadPortFromCa(const struct umad_ca& ca, int port_index) {
+  UmadPort p;
+  const umad_port_t* up = ca.ports[port_index];
+  p.ca_name = ca.ca_name;
+  p.node_type = static_cast<int>(ca.node_type);
+  p.node_guid = be64toh(ca.node_guid);
+  if (!up) return p;
+  p.port_num = up->portnum;
+  p.port_guid = be64toh(up->port_guid);
+  p.gid_prefix = be64toh(up->gid_prefix);
+  p.lid = static_cast<uint16_t>(up->base_lid);
+  p.lmc = static_cast<uint8_t>(up->lmc);
+  p.sm_lid = static_cast<uint16_t>(up->sm_lid);
+  p.sm_sl = static_cast<uint8_t>(up->sm_sl);
+  p.state = static_cast<int>(up->state);
+  p.phys_state = static_cast<int>(up->phys_state);
+  p.rate = static_cast<int>(up->rate);
+  p.capmask = be32toh(up->capmask);
+  p.link_layer = up->link_layer;
+  for (unsigned i = 0; up->pkeys && i < up->pkeys_size; ++i) {
+    // Index entries of 0 (and the limited/full bit alone) are unused slots.
+    if ((up->pkeys[i] & 0x7fff) != 0) {
+      p.pkeys.push_back(up->pkeys[i]);
+      p.pkey_indexes.push_back(static_cast<uint16_t>(i));
+    }
+  }
+  return p;
+}
+
+Status UmadInitOnce() {
+  static std::once_flag once;
+  static int rc = 0;
+  std::call_once(once, [] { rc = umad_init(); });
+  if (rc < 0) return Status::Error(EIO, "umad_init failed: is the ib_umad module loaded?");
+  return Status::Ok();
+}
+
+Status DiscoverPorts(std::vector<UmadPort>* ports) {
+  ports->clear();
+  Status st = UmadInitOnce();
+  if (!st.ok()) return st;
+  char names[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN];
+  int n = umad_get_cas_names(names, UMAD_MAX_DEVICES);
+  if (n < 0) return Status::Error(EIO, "umad_get_cas_names failed");
+  for (int i = 0; i < n; ++i) {
+    umad_ca_t ca;
+    if (umad_get_ca(names[i], &ca) < 0)
+      return Status::Error(EIO, std::string("umad_get_ca(") + names[i] + ") failed");
+    for (int idx = 0; idx < UMAD_CA_MAX_PORTS; ++idx) {
+      if (ca.ports[idx]) ports->push_back(UmadPortFromCa(ca, idx));
+    }
+    umad_release_ca(&ca);
+  }
+  return Status::Ok();
+}
+
+}  // namespace ssa

@@ -1,0 +1,67 @@
+// umad_ports.h: what libibumad says about the local CAs and their ports.
+//
+// The same calls work on real HCAs (sysfs) and on the simulated fabric
+// (umad2sim intercepts them), so everything above this module is blind to
+// the difference. Under umad2sim the values are frozen at process start.
+// DiscoverPorts() touches libibumad; call it first from the main thread
+// before starting other threads (umad2sim's first use is not thread-safe).
+#ifndef IBACM_SSA_COMMON_MAD_UMAD_PORTS_H
+#define IBACM_SSA_COMMON_MAD_UMAD_PORTS_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/base/status.h"
+
+struct umad_ca;
+
+namespace ssa {
+
+// Port states as IB PortInfo:PortState reports them.
+enum PortState : int {
+  kPortDown = 1,
+  kPortInit = 2,
+  kPortArmed = 3,
+  kPortActive = 4,
+  kPortActiveDefer = 5,
+};
+const char* PortStateName(int state);
+
+struct UmadPort {
+  std::string ca_name;
+  int port_num = 0;
+  int node_type = 0;          // 1 CA, 2 switch, 3 router
+  uint64_t node_guid = 0;     // host byte order, as are all GUIDs here
+  uint64_t port_guid = 0;
+  uint64_t gid_prefix = 0;
+  uint16_t lid = 0;
+  uint8_t lmc = 0;
+  uint16_t sm_lid = 0;
+  uint8_t sm_sl = 0;
+  int state = 0;              // PortState
+  int phys_state = 0;
+  int rate = 0;               // Gb/s as the kernel reports it
+  uint32_t capmask = 0;       // host byte order
+  std::string link_layer;     // "InfiniBand" or "Ethernet"
+  std::vector<uint16_t> pkeys;  // valid (non-zero) P_Keys, table order
+  std::vector<uint16_t> pkey_indexes;  // each one's index in the P_Key table
+
+  bool IsActive() const { return state == kPortActive; }
+  bool IsInfiniBand() const { return link_layer.empty() || link_layer == "InfiniBand" || link_layer == "IB"; }
+  // A readable one-line summary for logs.
+  std::string Describe() const;
+};
+
+// Converts one port of a CA as libibumad filled it in.
+UmadPort UmadPortFromCa(const struct umad_ca& ca, int port_index);
+
+// Every port of every CA (switch port 0 included when that is all a CA has).
+Status DiscoverPorts(std::vector<UmadPort>* ports);
+
+// libibumad's one-time initialisation; safe to call repeatedly.
+Status UmadInitOnce();
+
+}  // namespace ssa
+
+#endif

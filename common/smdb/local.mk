@@ -1,0 +1,15 @@
+# common/smdb/: the subnet and path record databases (SMDB, PRDB): the
+# container format, records, stream readers, deltas, text dumps, the LID
+# index and the path-record engine. Pure computation: no I/O but files.
+noinst_LTLIBRARIES += common/smdb/libssasmdb.la
+common_smdb_libssasmdb_la_SOURCES = \
+	common/smdb/smdb_format.h common/smdb/smdb_format.cc \
+	common/smdb/smdb_fields.h common/smdb/smdb_records.h \
+	common/smdb/smdb_codec.h common/smdb/smdb_codec.cc \
+	common/smdb/smdb.h common/smdb/smdb.cc \
+	common/smdb/smdb_prdb.h common/smdb/smdb_prdb.cc \
+	common/smdb/smdb_stream.h common/smdb/smdb_stream.cc \
+	common/smdb/smdb_delta.h common/smdb/smdb_delta.cc \
+	common/smdb/smdb_dump.h common/smdb/smdb_dump.cc \
+	common/smdb/smdb_index.h common/smdb/smdb_index.cc \
+	common/smdb/path_engine.h common/smdb/path_engine.cc

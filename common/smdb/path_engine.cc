@@ -1,0 +1,262 @@
+// path_engine.cc: PathEngine (path_engine.h). The walk and the field rules
+// follow OpenSM 3.3.23's osm_sa_path_record.c step by step, including its
+// quirks, because the goal is the SA's answer, not the ideal one.
+#include "common/smdb/path_engine.h"
+
+#include <endian.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+namespace ssa {
+namespace smdb {
+namespace {
+
+// OpenSM gives up on paths longer than this many switch hops (MAX_HOPS).
+constexpr int kMaxHops = 64;
+constexpr uint8_t kMtu1024 = 3;
+// Selector 2 ("exactly") in the top two bits of MTU, Rate, PacketLifeTime.
+constexpr uint8_t kSelectorExactly = 0x80;
+constexpr uint8_t kReversibleBit = 0x80;
+
+void PutGid(const std::array<uint8_t, 8>& prefix, uint64_t guid, uint8_t* gid) {
+  memcpy(gid, prefix.data(), 8);
+  uint64_t be = htobe64(guid);
+  memcpy(gid + 8, &be, 8);
+}
+
+}  // namespace
+
+const char* PathStatusName(PathStatus status) {
+  switch (status) {
+    case PathStatus::kOk: return "ok";
+    case PathStatus::kUnknownSlid: return "unknown-slid";
+    case PathStatus::kUnknownDlid: return "unknown-dlid";
+    case PathStatus::kNoRoute: return "no-route";
+    case PathStatus::kNoSharedPkey: return "no-shared-pkey";
+    case PathStatus::kNotReversible: return "not-reversible";
+  }
+  return "unknown";
+}
+
+PathEngine::PathEngine(const SmdbIndex* index, PathEngineOptions options)
+    : index_(index), options_(options) {
+  if (options_.requester_lid != 0) requester_ = index_->PortByLid(options_.requester_lid);
+}
+
+std::string PathEngine::Limitations() const {
+  std::string out;
+  auto add = [&out](const char* what) {
+    if (!out.empty()) out += "; ";
+    out += what;
+  };
+  uint32_t flags = index_->subnet().flags;
+  if (flags & kSubnetQos) add("QoS levels and SL2VL tables (opt.qos) may change SL, MTU, rate, lifetime");
+  if (flags & kSubnetRoutingSl) add("the routing engine chooses path SLs");
+  if (options_.requester_lid != 0 && requester_ == SmdbIndex::kNone)
+    add("the requester LID is not in the SMDB (the SA would not answer)");
+  return out;
+}
+
+uint32_t PathEngine::WalkEnd(uint32_t dst, uint16_t dlid) const {
+  const SmdbIndex& x = *index_;
+  const SmdbIndex::Port& d = x.port(dst);
+  if (x.node_of(d).type != kNodeSwitch) return dst;
+  // A switch destination ends where its own LFT sends the DLID (port 0).
+  uint8_t out = x.LftPort(d.node, dlid);
+  return out == kLftNoPath ? SmdbIndex::kNone : x.PortOf(d.node, out);
+}
+
+bool PathEngine::Walk(uint32_t src, uint32_t dst, uint16_t dlid, uint8_t* mtu_out,
+                      uint8_t* rate_out) const {
+  const SmdbIndex& x = *index_;
+  const SmdbIndex::Port* p = &x.port(src);
+  uint8_t mtu = p->mtu_cap;
+  uint8_t rate = p->rate_own;
+  if ((x.subnet().flags & kSubnetEnableQuirks) && mtu > kMtu1024 &&
+      (x.node_of(*p).tavor || x.node_of(x.port(dst)).tavor))
+    mtu = kMtu1024;
+
+  uint32_t cur = src;
+  // A switch source leaves through its LFT entry; its port 0 counted above,
+  // the egress port itself is never read (as in OpenSM).
+  if (x.node_of(*p).type == kNodeSwitch) {
+    uint8_t out = x.LftPort(p->node, dlid);
+    cur = out == kLftNoPath ? SmdbIndex::kNone : x.PortOf(p->node, out);
+    if (cur == SmdbIndex::kNone) return false;
+  }
+  uint32_t end = WalkEnd(dst, dlid);
+  if (end == SmdbIndex::kNone) return false;
+
+  int hops = 0;
+  while (cur != end) {
+    uint32_t in = x.port(cur).peer;
+    if (in == SmdbIndex::kNone) return false;  // no link
+    cur = in;
+    if (cur == end) break;  // point to point
+    p = &x.port(cur);
+    if (x.node_of(*p).type != kNodeSwitch) return false;  // a CA that is not the end
+    // Ingress port: capability from port 0 for the comparison and the value.
+    mtu = std::min(mtu, p->mtu_cap);
+    if (CompareRates(rate, p->rate) > 0) rate = p->rate;
+    uint8_t out = x.LftPort(p->node, dlid);
+    if (out == kLftNoPath) return false;
+    cur = x.PortOf(p->node, out);
+    if (cur == SmdbIndex::kNone) return false;
+    // Egress port: port 0's capability again. (Later OpenSMs take the value
+    // with the port's own capability mask here; 3.3.23 does not, as the
+    // simulated fabric's SA confirms with mixed extended speeds.)
+    p = &x.port(cur);
+    mtu = std::min(mtu, p->mtu_cap);
+    if (CompareRates(rate, p->rate) > 0) rate = p->rate;
+    if (++hops > kMaxHops) return false;
+  }
+  p = &x.port(cur);
+  mtu = std::min(mtu, p->mtu_cap);
+  if (CompareRates(rate, p->rate_own) > 0) rate = p->rate_own;
+  *mtu_out = mtu;
+  *rate_out = rate;
+  return true;
+}
+
+PathStatus PathEngine::Compute(uint16_t slid, uint16_t dlid, ibv_path_record* out) const {
+  memset(out, 0, sizeof(*out));
+  const SmdbIndex& x = *index_;
+  uint32_t src = x.PortByLid(slid);
+  if (src == SmdbIndex::kNone) return PathStatus::kUnknownSlid;
+  uint32_t dst = x.PortByLid(dlid);
+  if (dst == SmdbIndex::kNone) return PathStatus::kUnknownDlid;
+  const SmdbIndex::Port& s = x.port(src);
+  const SmdbIndex::Port& d = x.port(dst);
+
+  // pr_rcv_get_port_pair_paths: the requester must share a P_Key with both
+  // ends (as osm_port_share_pkey sees it) before anything is computed.
+  if (options_.requester_lid != 0) {
+    if (requester_ == SmdbIndex::kNone) return PathStatus::kNoSharedPkey;
+    if (!x.SharePkey(requester_, src) || !x.SharePkey(requester_, dst)) return PathStatus::kNoSharedPkey;
+  }
+  uint8_t mtu = 0, rate = 0;
+  if (!Walk(src, dst, dlid, &mtu, &rate)) return PathStatus::kNoRoute;
+  uint16_t pkey = x.CommonPkey(s.pkey_table, d.pkey_table);
+  if (pkey == 0) return PathStatus::kNoSharedPkey;
+
+  // The reverse path, DLID's port back to the SLID, with its own P_Key.
+  uint8_t rmtu, rrate;
+  bool reversible = Walk(dst, src, slid, &rmtu, &rrate) && x.CommonPkey(d.pkey_table, s.pkey_table) != 0;
+  if (!reversible && options_.require_reversible) return PathStatus::kNotReversible;
+
+  uint8_t sl = x.PartitionSl(pkey, x.subnet().default_sl);
+  uint8_t life = src == dst ? 0 : x.subnet().subnet_timeout;
+
+  PutGid(x.prefix_bytes(), d.port_guid, out->dgid.raw);
+  PutGid(x.prefix_bytes(), s.port_guid, out->sgid.raw);
+  out->dlid = htobe16(dlid);
+  out->slid = htobe16(slid);
+  out->reversible_numpath = reversible ? kReversibleBit : 0;
+  out->pkey = htobe16(pkey);
+  out->qosclass_sl = htobe16(sl & 0xF);
+  out->mtu = static_cast<uint8_t>(kSelectorExactly | (mtu & 0x3F));
+  out->rate = static_cast<uint8_t>(kSelectorExactly | (rate & 0x3F));
+  out->packetlifetime = static_cast<uint8_t>(kSelectorExactly | (life & 0x3F));
+  return PathStatus::kOk;
+}
+
+PathStatus PathEngine::ComputeByGuid(uint64_t sguid, uint64_t dguid, ibv_path_record* out) const {
+  const SmdbIndex& x = *index_;
+  uint32_t src = x.PortByGuid(sguid), dst = x.PortByGuid(dguid);
+  if (src == SmdbIndex::kNone || x.port(src).base_lid == 0) {
+    memset(out, 0, sizeof(*out));
+    return PathStatus::kUnknownSlid;
+  }
+  if (dst == SmdbIndex::kNone || x.port(dst).base_lid == 0) {
+    memset(out, 0, sizeof(*out));
+    return PathStatus::kUnknownDlid;
+  }
+  const uint32_t s0 = x.port(src).base_lid, s_max = s0 + (1u << x.port(src).lmc) - 1;
+  const uint32_t d0 = x.port(dst).base_lid, d_max = d0 + (1u << x.port(dst).lmc) - 1;
+  // pr_rcv_get_port_pair_paths with NumbPath 1 (SubnAdmGet): first the
+  // "fully redundant" pairs, both LIDs stepping together...
+  PathStatus first = PathStatus::kOk;
+  for (uint32_t s = s0, d = d0; s <= s_max && d <= d_max; ++s, ++d) {
+    PathStatus st = Compute(static_cast<uint16_t>(s), static_cast<uint16_t>(d), out);
+    if (st == PathStatus::kOk) return st;
+    if (s == s0) first = st;
+  }
+  // ... then every other pair (offsets differ), Preference 2.
+  for (uint32_t s = s0; s <= s_max; ++s) {
+    for (uint32_t d = d0; d <= d_max; ++d) {
+      if (s - s0 == d - d0) continue;
+      if (Compute(static_cast<uint16_t>(s), static_cast<uint16_t>(d), out) == PathStatus::kOk) {
+        out->preference = 2;
+        return PathStatus::kOk;
+      }
+    }
+  }
+  memset(out, 0, sizeof(*out));
+  return first;
+}
+
+void PathEngine::ComputeAll(uint16_t slid, std::vector<Result>* out) const {
+  out->reserve(out->size() + index_->assigned_lids().size());
+  for (uint16_t dlid : index_->assigned_lids()) {
+    out->emplace_back();
+    Result& r = out->back();
+    r.slid = slid;
+    r.dlid = dlid;
+    r.status = Compute(slid, dlid, &r.rec);
+  }
+}
+
+void ToPrdbPath(const ibv_path_record& rec, PrdbPath* out) {
+  *out = PrdbPath{};
+  memcpy(out->dgid.data(), rec.dgid.raw, 16);
+  memcpy(out->sgid.data(), rec.sgid.raw, 16);
+  out->dlid = be16toh(rec.dlid);
+  out->slid = be16toh(rec.slid);
+  out->pkey = be16toh(rec.pkey);
+  out->sl = static_cast<uint8_t>(be16toh(rec.qosclass_sl) & 0xF);
+  out->mtu = rec.mtu & 0x3F;
+  out->rate = rec.rate & 0x3F;
+  out->packet_life = rec.packetlifetime & 0x3F;
+  uint32_t fh = be32toh(rec.flowlabel_hoplimit);
+  out->hop_limit = static_cast<uint8_t>(fh & 0xFF);
+  out->flow_label = (fh >> 8) & 0xFFFFF;
+  out->traffic_class = rec.tclass;
+  out->preference = rec.preference;
+  out->flags = (rec.reversible_numpath & kReversibleBit) ? kPathReversible : 0;
+}
+
+Status BuildPrdb(const PathEngine& engine, uint64_t port_guid, uint64_t smdb_epoch, Prdb* out) {
+  const SmdbIndex& x = engine.index();
+  uint32_t src = x.PortByGuid(port_guid);
+  if (src == SmdbIndex::kNone || x.port(src).base_lid == 0)
+  {
+    char b[64];
+    snprintf(b, sizeof(b), "no port with a LID has GUID 0x%016llx", static_cast<unsigned long long>(port_guid));
+    return Status::Error(ENOENT, b);
+  }
+  const SmdbIndex::Port& s = x.port(src);
+  Prdb db;
+  db.global_epoch = smdb_epoch;
+  PrdbSource& so = db.source.records[0];
+  so.port_guid = port_guid;
+  so.subnet_prefix = x.subnet().subnet_prefix;
+  so.base_lid = s.base_lid;
+  so.lmc = s.lmc;
+  so.smdb_epoch = smdb_epoch;
+  for (uint32_t k = 0; k < (1u << s.lmc); ++k) {
+    uint16_t slid = static_cast<uint16_t>(s.base_lid + k);
+    engine.ForEachDestination(slid, [&db](uint16_t, PathStatus st, const ibv_path_record& rec) {
+      if (st != PathStatus::kOk) return;
+      db.paths.records.emplace_back();
+      ToPrdbPath(rec, &db.paths.records.back());
+    });
+  }
+  db.SortRecords();
+  *out = std::move(db);
+  return Status::Ok();
+}
+
+}  // namespace smdb
+}  // namespace ssa

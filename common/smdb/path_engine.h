@@ -1,0 +1,142 @@
+// path_engine.h: the path-record engine: PathRecords computed from an SMDB
+// exactly as OpenSM's SA (3.3.23, osm_sa_path_record.c) answers a
+// SubnAdmGet(PathRecord) whose component mask gives SLID and DLID (and
+// optionally Reversible, as upstream ibacm asks), byte for byte.
+//
+// What the SA does, and so what Compute() does (smdb_records.h lists which
+// table feeds which field):
+//   - walks source -> LFTs -> destination (a switch end is its port 0 and
+//     starts/ends through its own LFT entry), failing on an LFT "no path",
+//     a port without a link, a non-switch in the middle or > 64 hops;
+//   - MTU: minimum MTUCap over the ports it reads (source, each switch's
+//     ingress and egress port, destination), clamped to 1K with
+//     enable_quirks when an end is a Tavor HCA;
+//   - rate: the slowest by OpenSM's ordered comparison, a switch's ports
+//     rated with port 0's extended-speed capability, the ends with their
+//     own (SmdbIndex::Port::rate, rate_own);
+//   - P_Key: the first P_Key the two ends share (osm_physp_find_common_pkey,
+//     the source's entry); no shared P_Key, no path. The requester must
+//     share one with both ends too;
+//   - SL: the P_Key's partition SL, else subnet.default_sl;
+//   - PacketLifeTime: subnet.subnet_timeout, 0 for a port to itself;
+//     MTU, rate and PacketLifeTime carry selector 2 ("exactly", 0x80);
+//   - Reversible (bit 7 of byte 49) when the walk back to the SLID and its
+//     P_Key also succeed; NumbPath 0; HopLimit, FlowLabel, TClass,
+//     QoSClass, Preference and ServiceID 0.
+// A query by in-subnet SGID and DGID instead of LIDs is ComputeByGuid():
+// the SA answers the first LID pair of the two ports that has a path, in
+// its order (base LIDs first, Preference 0 or 2).
+// Not predictable from an SMDB (SmdbSubnet::flags says when they apply,
+// Limitations() names them): QoS policy levels and SL2VL tables (with QoS
+// on but no policy, partition SLs do come out right as long as no SL maps
+// to VL15), routing engines that choose SLs (LASH, DFSSSP, torus-2QoS),
+// and off-subnet DGIDs through a router (HopLimit 0xFF).
+//
+// Cost: SmdbIndex does the allocating once per SMDB; Compute() allocates
+// nothing and reads a few cache lines per switch hop.
+//
+// Threads: a PathEngine is immutable; Compute() and friends are const and
+// may run concurrently. The SmdbIndex is borrowed and must outlive it.
+#ifndef IBACM_SSA_COMMON_SMDB_PATH_ENGINE_H
+#define IBACM_SSA_COMMON_SMDB_PATH_ENGINE_H
+
+#include <infiniband/sa.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/smdb/smdb_index.h"
+#include "common/smdb/smdb_prdb.h"
+#include "common/base/status.h"
+
+namespace ssa {
+namespace smdb {
+
+// Why there is no path. Every status but kOk is an SA answer of
+// ERR_NO_RECORDS (status 0x0300) to the same query.
+enum class PathStatus : uint8_t {
+  kOk = 0,
+  kUnknownSlid,    // no port owns the SLID
+  kUnknownDlid,    // no port owns the DLID
+  kNoRoute,        // the walk from source to DLID fails
+  kNoSharedPkey,   // the ends (or the requester and an end) share no P_Key
+  kNotReversible,  // only with PathEngineOptions::require_reversible
+};
+// "ok", "unknown-slid", "unknown-dlid", "no-route", "no-shared-pkey",
+// "not-reversible".
+const char* PathStatusName(PathStatus status);
+
+struct PathEngineOptions {
+  // The query's mask has Reversible with the bit set (mad::BuildPathRecordGet,
+  // upstream ibacm): the SA then drops paths whose reverse fails.
+  bool require_reversible = false;
+  // LID of the port that sends the query; 0 = the source port itself.
+  uint16_t requester_lid = 0;
+};
+
+class PathEngine {
+ public:
+  explicit PathEngine(const SmdbIndex* index, PathEngineOptions options = {});
+
+  // The SA's answer to "SLID slid, DLID dlid": *out is the 64-byte record
+  // in network order (as in the SubnAdmGetResp) when kOk, all zero
+  // otherwise.
+  PathStatus Compute(uint16_t slid, uint16_t dlid, ibv_path_record* out) const;
+
+  // The SA's answer to "SGID prefix:sguid, DGID prefix:dguid" (port GUIDs
+  // of ports with LIDs): OpenSM tries (base+k, base+k) for k = 0, 1, ...
+  // (Preference 0), then the other LID pairs, source-major (Preference 2),
+  // and answers the first that has a path. kUnknownSlid/kUnknownDlid for a
+  // GUID no port with a LID has; otherwise, without a path, the base
+  // pair's status.
+  PathStatus ComputeByGuid(uint64_t sguid, uint64_t dguid, ibv_path_record* out) const;
+
+  // f(dlid, status, record) for every assigned LID, ascending.
+  template <class F>
+  void ForEachDestination(uint16_t slid, F&& f) const {
+    ibv_path_record rec;
+    for (uint16_t dlid : index_->assigned_lids()) {
+      PathStatus st = Compute(slid, dlid, &rec);
+      f(dlid, st, static_cast<const ibv_path_record&>(rec));
+    }
+  }
+
+  struct Result {
+    uint16_t slid = 0;
+    uint16_t dlid = 0;
+    PathStatus status = PathStatus::kOk;
+    ibv_path_record rec;
+  };
+  // Appends one Result per assigned LID (the vector grows; the paths don't).
+  void ComputeAll(uint16_t slid, std::vector<Result>* out) const;
+
+  const SmdbIndex& index() const { return *index_; }
+  const PathEngineOptions& options() const { return options_; }
+  // What of the SA's answer this SMDB cannot predict, e.g. "QoS levels
+  // (opt.qos)"; empty when the engine is exact for this subnet.
+  std::string Limitations() const;
+
+ private:
+  // Follows OpenSM's pr_rcv_get_path_parms walk; false if it fails.
+  bool Walk(uint32_t src, uint32_t dst, uint16_t dlid, uint8_t* mtu, uint8_t* rate) const;
+  // The port the walk ends at for `dlid` owned by endpoint `dst`.
+  uint32_t WalkEnd(uint32_t dst, uint16_t dlid) const;
+
+  const SmdbIndex* index_;
+  PathEngineOptions options_;
+  uint32_t requester_ = SmdbIndex::kNone;  // resolved requester_lid
+};
+
+// The PRDB form of an SA-format record: codes without selector bits.
+void ToPrdbPath(const ibv_path_record& rec, PrdbPath* out);
+
+// Every path (kOk only) from every LID of the port with `port_guid` to
+// every assigned LID, as a PRDB stamped with `smdb_epoch`. ENOENT if no
+// endpoint port has that GUID.
+Status BuildPrdb(const PathEngine& engine, uint64_t port_guid, uint64_t smdb_epoch, Prdb* out);
+
+}  // namespace smdb
+}  // namespace ssa
+
+#endif

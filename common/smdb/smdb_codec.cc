@@ -1,0 +1,111 @@
+// smdb_codec.cc: the non-template parts of smdb_codec.h: record-order
+// checks, raw serialization and digest, whole-file I/O.
+#include "common/smdb/smdb_codec.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+
+namespace ssa {
+namespace smdb {
+
+std::string TableWhere(const DbSchema& schema, uint16_t id) {
+  return std::string(schema.name()) + ": " + DescribeTable(schema, id);
+}
+
+Status CheckRecords(const DbSchema& schema, const TableSchema& t, const uint8_t* payload,
+                    uint32_t count, uint32_t record_size, int err) {
+  if (t.single_record && count != 1) {
+    return Status::Error(err, TableWhere(schema, t.id) + ": " + std::to_string(count) +
+                                  " records, expected exactly 1");
+  }
+  for (uint32_t i = 1; i < count; ++i) {
+    const uint8_t* prev = payload + size_t{i - 1} * record_size;
+    const uint8_t* cur = prev + record_size;
+    if (std::memcmp(prev, cur, t.key_size) >= 0) {
+      return Status::Error(err, TableWhere(schema, t.id) + ": record " + std::to_string(i) +
+                                    " is not after record " + std::to_string(i - 1) +
+                                    " in key order (keys must be sorted and unique)");
+    }
+  }
+  return Status::Ok();
+}
+
+void SerializeRaw(const DbSchema& schema, const RawDb& raw, std::string* out) {
+  size_t total = kFileHeaderSize;
+  for (const RawTable& t : raw.tables) total += kSectionHeaderSize + t.bytes.size();
+  out->clear();
+  out->reserve(total);
+  EmitRaw(schema, raw,
+          [out](const uint8_t* p, size_t n) { out->append(reinterpret_cast<const char*>(p), n); });
+}
+
+uint32_t DigestRaw(const DbSchema& schema, const RawDb& raw) {
+  uint32_t crc = 0;
+  EmitRaw(schema, raw, [&crc](const uint8_t* p, size_t n) { crc = Crc32(p, n, crc); });
+  return crc;
+}
+
+Status WriteFileAtomically(const std::string& path, const std::string& bytes) {
+  std::string tmp = path + ".tmp";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Status::FromErrno("open " + tmp);
+  const char* p = bytes.data();
+  size_t left = bytes.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      Status s = Status::FromErrno("write " + tmp);
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return s;
+    }
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+  // fsync before rename: after a crash the name points at either the old
+  // database or the complete new one.
+  int rc = ::fsync(fd);
+  int err = errno;
+  if (::close(fd) != 0 && rc == 0) {
+    rc = -1;
+    err = errno;
+  }
+  if (rc != 0) {
+    ::unlink(tmp.c_str());
+    return Status::Error(err, "fsync/close " + tmp);
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    Status s = Status::FromErrno("rename " + tmp + " to " + path);
+    ::unlink(tmp.c_str());
+    return s;
+  }
+  return Status::Ok();
+}
+
+Status ReadWholeFile(const std::string& path, std::string* bytes) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::FromErrno("open " + path);
+  std::string data;
+  char buf[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      Status s = Status::FromErrno("read " + path);
+      ::close(fd);
+      return s;
+    }
+    if (n == 0) break;
+    data.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  *bytes = std::move(data);
+  return Status::Ok();
+}
+
+}  // namespace smdb
+}  // namespace ssa

@@ -1,0 +1,321 @@
+// smdb_codec.h: internal to the smdb*.cc files. Generic record codecs built
+// on the Fields() lists (smdb_fields.h), the byte-level form of a database
+// (RawDb) that serialization, digests and deltas work on, and the template
+// bodies shared by Smdb and Prdb. Not for other modules: use smdb.h,
+// smdb_prdb.h, smdb_stream.h, smdb_delta.h.
+//
+// Pure functions on caller-owned data; any thread.
+#ifndef IBACM_SSA_COMMON_SMDB_SMDB_CODEC_H
+#define IBACM_SSA_COMMON_SMDB_SMDB_CODEC_H
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/smdb/smdb_fields.h"
+#include "common/smdb/smdb_format.h"
+#include "common/base/status.h"
+
+namespace ssa {
+namespace smdb {
+
+// ---- Field visitors ----
+
+class FieldEncoder {
+ public:
+  explicit FieldEncoder(uint8_t* out) : p_(out) {}
+  template <class T>
+  void Num(const char*, const T& x) {
+    Put(x);
+  }
+  template <class T>
+  void Hex(const char*, const T& x) {
+    Put(x);
+  }
+  template <size_t N>
+  void Bytes(const char*, const std::array<uint8_t, N>& a) {
+    std::memcpy(p_, a.data(), N);
+    p_ += N;
+  }
+  template <size_t N>
+  void Text(const char*, const std::array<char, N>& a) {
+    std::memcpy(p_, a.data(), N);
+    p_ += N;
+  }
+  template <class T, size_t N>
+  void NumArray(const char*, const std::array<T, N>& a) {
+    for (const T& x : a) Put(x);
+  }
+  template <class T, size_t N>
+  void HexArray(const char* n, const std::array<T, N>& a) {
+    NumArray(n, a);
+  }
+
+ private:
+  template <class T>
+  void Put(T x) {
+    for (size_t i = sizeof(T); i-- > 0;) *p_++ = static_cast<uint8_t>(x >> (8 * i));
+  }
+  uint8_t* p_;
+};
+
+class FieldDecoder {
+ public:
+  explicit FieldDecoder(const uint8_t* in) : p_(in) {}
+  template <class T>
+  void Num(const char*, T& x) {
+    Get(&x);
+  }
+  template <class T>
+  void Hex(const char*, T& x) {
+    Get(&x);
+  }
+  template <size_t N>
+  void Bytes(const char*, std::array<uint8_t, N>& a) {
+    std::memcpy(a.data(), p_, N);
+    p_ += N;
+  }
+  template <size_t N>
+  void Text(const char*, std::array<char, N>& a) {
+    std::memcpy(a.data(), p_, N);
+    p_ += N;
+  }
+  template <class T, size_t N>
+  void NumArray(const char*, std::array<T, N>& a) {
+    for (T& x : a) Get(&x);
+  }
+  template <class T, size_t N>
+  void HexArray(const char* n, std::array<T, N>& a) {
+    NumArray(n, a);
+  }
+
+ private:
+  template <class T>
+  void Get(T* x) {
+    T v = 0;
+    // Shifting a uint8_t promotes to int; 8-bit values never shift out.
+    for (size_t i = 0; i < sizeof(T); ++i) v = static_cast<T>((uint64_t{v} << 8) | *p_++);
+    *x = v;
+  }
+  const uint8_t* p_;
+};
+
+// ---- Record <-> bytes ----
+
+template <class R>
+void EncodeRecord(const R& r, uint8_t* out) {
+  FieldEncoder enc(out);
+  R::Fields(r, enc);
+}
+
+template <class R>
+std::string EncodeRecords(const std::vector<R>& records) {
+  constexpr size_t kSize = WireSize<R>();
+  std::string bytes(records.size() * kSize, '\0');
+  uint8_t* p = reinterpret_cast<uint8_t*>(&bytes[0]);
+  for (const R& r : records) {
+    EncodeRecord(r, p);
+    p += kSize;
+  }
+  return bytes;
+}
+
+// `record_size` >= WireSize<R>(): the extra bytes of a newer minor's records
+// are skipped.
+template <class R>
+void DecodeRecords(const uint8_t* payload, uint32_t count, uint32_t record_size,
+                   std::vector<R>* out) {
+  out->resize(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    FieldDecoder dec(payload + size_t{i} * record_size);
+    R::Fields((*out)[i], dec);
+  }
+}
+
+template <class R>
+TableSchema SchemaOf() {
+  TableSchema t;
+  t.id = R::kTableId;
+  t.name = R::kTableName;
+  t.record_size = static_cast<uint32_t>(WireSize<R>());
+  t.key_size = static_cast<uint32_t>(KeySize<R>());
+  t.single_record = R::kKeyFields == 0;
+  return t;
+}
+
+template <class Db>
+DbSchema BuildSchema() {
+  DbSchema schema;
+  schema.type = Db::kType;
+  Db db;
+  Db::ForEachTable(db, [&](auto& table) {
+    using R = typename std::decay_t<decltype(table)>::Record;
+    schema.tables.push_back(SchemaOf<R>());
+  });
+  return schema;
+}
+
+// ---- Validation shared by writers, readers and the delta applier ----
+
+// "smdb: table 'ports' (id 4)"
+std::string TableWhere(const DbSchema& schema, uint16_t id);
+
+// Single-record count, then strictly increasing keys. `err` is the code to
+// fail with (kErrCorrupt for input, kErrInvalidInput for our own data).
+Status CheckRecords(const DbSchema& schema, const TableSchema& t, const uint8_t* payload,
+                    uint32_t count, uint32_t record_size, int err);
+
+// ---- The byte form of a database ----
+
+struct RawTable {
+  uint64_t epoch = 0;
+  uint32_t count = 0;
+  std::string bytes;  // count * record_size
+};
+
+struct RawDb {
+  uint64_t global_epoch = 0;
+  std::vector<RawTable> tables;  // schema order
+};
+
+// Encodes every table; with `validate`, fails (EINVAL) on tables breaking
+// the format's rules, or too large for it.
+template <class Db>
+Status ToRaw(const Db& db, bool validate, RawDb* out) {
+  const DbSchema& schema = Db::Schema();
+  RawDb raw;
+  raw.global_epoch = db.global_epoch;
+  Status status;
+  size_t i = 0;
+  Db::ForEachTable(db, [&](const auto& table) {
+    const TableSchema& t = schema.tables[i++];
+    RawTable rt;
+    rt.epoch = table.epoch;
+    if (status.ok() && validate &&
+        uint64_t{table.records.size()} * t.record_size > kMaxTableBytes) {
+      status = Status::Error(kErrInvalidInput, TableWhere(schema, t.id) + ": " +
+                                                   std::to_string(table.records.size()) +
+                                                   " records exceed the table size limit");
+    }
+    if (!status.ok()) return;
+    rt.count = static_cast<uint32_t>(table.records.size());
+    rt.bytes = EncodeRecords(table.records);
+    if (validate) {
+      status = CheckRecords(schema, t, reinterpret_cast<const uint8_t*>(rt.bytes.data()), rt.count,
+                            t.record_size, kErrInvalidInput);
+    }
+    raw.tables.push_back(std::move(rt));
+  });
+  if (status.ok()) *out = std::move(raw);
+  return status;
+}
+
+// Decodes tables already checked (by a reader or the delta applier).
+template <class Db>
+void FromRaw(const RawDb& raw, Db* out) {
+  const DbSchema& schema = Db::Schema();
+  Db db;
+  db.global_epoch = raw.global_epoch;
+  size_t i = 0;
+  Db::ForEachTable(db, [&](auto& table) {
+    const RawTable& rt = raw.tables[i];
+    table.epoch = rt.epoch;
+    DecodeRecords(reinterpret_cast<const uint8_t*>(rt.bytes.data()), rt.count,
+                  schema.tables[i].record_size, &table.records);
+    ++i;
+  });
+  *out = std::move(db);
+}
+
+// Feeds the serialization of `raw` to sink(const uint8_t*, size_t), piece by
+// piece: Serialize appends the pieces, DigestRaw CRCs them without copying.
+template <class Sink>
+void EmitRaw(const DbSchema& schema, const RawDb& raw, Sink&& sink) {
+  uint8_t header[kFileHeaderSize];
+  FileHeader fh;
+  fh.db_type = static_cast<uint16_t>(schema.type);
+  fh.table_count = static_cast<uint32_t>(raw.tables.size());
+  fh.global_epoch = raw.global_epoch;
+  EncodeFileHeader(fh, header);
+  sink(header, sizeof(header));
+  for (size_t i = 0; i < raw.tables.size(); ++i) {
+    const RawTable& rt = raw.tables[i];
+    const uint8_t* payload = reinterpret_cast<const uint8_t*>(rt.bytes.data());
+    SectionHeader sh;
+    sh.table_id = schema.tables[i].id;
+    sh.record_size = schema.tables[i].record_size;
+    sh.record_count = rt.count;
+    sh.payload_crc = Crc32(payload, rt.bytes.size());
+    sh.table_epoch = rt.epoch;
+    uint8_t section[kSectionHeaderSize];
+    EncodeSectionHeader(sh, section);
+    sink(section, sizeof(section));
+    sink(payload, rt.bytes.size());
+  }
+}
+
+void SerializeRaw(const DbSchema& schema, const RawDb& raw, std::string* out);
+// CRC32 of SerializeRaw's output.
+uint32_t DigestRaw(const DbSchema& schema, const RawDb& raw);
+
+// ---- Template bodies of the Smdb/Prdb members ----
+
+template <class Db>
+Status SerializeDb(const Db& db, std::string* out) {
+  RawDb raw;
+  Status s = ToRaw(db, /*validate=*/true, &raw);
+  if (!s.ok()) return s;
+  SerializeRaw(Db::Schema(), raw, out);
+  return Status::Ok();
+}
+
+template <class Db>
+bool DbEqual(const Db& a, const Db& b) {
+  RawDb ra, rb;
+  ToRaw(a, /*validate=*/false, &ra);
+  ToRaw(b, /*validate=*/false, &rb);
+  if (ra.global_epoch != rb.global_epoch) return false;
+  for (size_t i = 0; i < ra.tables.size(); ++i) {
+    if (ra.tables[i].epoch != rb.tables[i].epoch || ra.tables[i].bytes != rb.tables[i].bytes) {
+      return false;
+    }
+  }
+  return true;
+}
+
+template <class R>
+std::string KeyOf(const R& r) {
+  uint8_t buf[WireSize<R>()];
+  EncodeRecord(r, buf);
+  return std::string(reinterpret_cast<const char*>(buf), KeySize<R>());
+}
+
+// Keys are computed once per record rather than per comparison: the LFT
+// table of a large fabric has millions of records. std::string compares
+// as unsigned bytes, the format's key order.
+template <class Db>
+void SortDb(Db* db) {
+  Db::ForEachTable(*db, [](auto& table) {
+    using R = typename std::decay_t<decltype(table)>::Record;
+    std::vector<std::pair<std::string, size_t>> keys;
+    keys.reserve(table.records.size());
+    for (size_t i = 0; i < table.records.size(); ++i) keys.emplace_back(KeyOf(table.records[i]), i);
+    std::stable_sort(keys.begin(), keys.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<R> sorted;
+    sorted.reserve(keys.size());
+    for (const auto& k : keys) sorted.push_back(table.records[k.second]);
+    table.records.swap(sorted);
+  });
+}
+
+// Whole-file helpers (smdb_codec.cc).
+Status WriteFileAtomically(const std::string& path, const std::string& bytes);
+Status ReadWholeFile(const std::string& path, std::string* bytes);
+
+}  // namespace smdb
+}  // namespace ssa
+
+#endif

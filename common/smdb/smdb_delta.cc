@@ -1,0 +1,352 @@
+// smdb_delta.cc: MakeDelta, ApplyDelta and BumpEpochs (smdb_delta.h). Both
+// directions work on the byte form of the databases (RawDb): a record is
+// its encoding, a key its first key_size bytes, so one merge serves every
+// table of every db type.
+#include "common/smdb/smdb_delta.h"
+
+#include <cstdio>
+#include <cstring>
+#include <utility>
+
+#include "common/smdb/smdb_codec.h"
+
+namespace ssa {
+namespace smdb {
+namespace {
+
+std::string Hex32(uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof(buf), "0x%08x", v);
+  return buf;
+}
+
+std::string DeltaWhat(const DbSchema& schema) { return std::string(schema.name()) + " delta"; }
+
+// Appends to `removed` the keys of `a` absent from `b`, and to `puts` the
+// records of `b` that are new or differ. Both inputs are in strict key order.
+void DiffTable(const RawTable& a, const RawTable& b, const TableSchema& t, std::string* removed,
+               std::string* puts, uint32_t* n_removed, uint32_t* n_puts) {
+  const uint8_t* pa = reinterpret_cast<const uint8_t*>(a.bytes.data());
+  const uint8_t* pb = reinterpret_cast<const uint8_t*>(b.bytes.data());
+  const size_t rs = t.record_size, ks = t.key_size;
+  uint32_t i = 0, j = 0;
+  while (i < a.count || j < b.count) {
+    const uint8_t* ra = pa + size_t{i} * rs;
+    const uint8_t* rb = pb + size_t{j} * rs;
+    int c = i >= a.count ? 1 : j >= b.count ? -1 : std::memcmp(ra, rb, ks);
+    if (c < 0) {
+      removed->append(reinterpret_cast<const char*>(ra), ks);
+      ++*n_removed;
+      ++i;
+    } else if (c > 0) {
+      puts->append(reinterpret_cast<const char*>(rb), rs);
+      ++*n_puts;
+      ++j;
+    } else {
+      if (std::memcmp(ra, rb, rs) != 0) {
+        puts->append(reinterpret_cast<const char*>(rb), rs);
+        ++*n_puts;
+      }
+      ++i;
+      ++j;
+    }
+  }
+}
+
+struct DeltaOps {
+  const uint8_t* removed;  // n_removed keys
+  uint32_t n_removed;
+  const uint8_t* puts;  // n_puts records
+  uint32_t n_puts;
+};
+
+Status CheckStrictOrder(const uint8_t* p, uint32_t n, size_t stride, size_t ks,
+                        const std::string& where, const char* what) {
+  for (uint32_t i = 1; i < n; ++i) {
+    if (std::memcmp(p + (i - 1) * stride, p + i * stride, ks) >= 0) {
+      return Status::Error(
+          kErrCorrupt, where + ": " + what + " not in strict key order at " + std::to_string(i));
+    }
+  }
+  return Status::Ok();
+}
+
+// old + ops -> *out, all of the same record layout.
+Status MergeTable(const RawTable& old, const DeltaOps& ops, const TableSchema& t,
+                  const std::string& where, std::string* out) {
+  const size_t rs = t.record_size, ks = t.key_size;
+  Status s = CheckStrictOrder(ops.removed, ops.n_removed, ks, ks, where, "removed keys");
+  if (s.ok()) s = CheckStrictOrder(ops.puts, ops.n_puts, rs, ks, where, "put records");
+  if (!s.ok()) return s;
+  auto bad = [&](const char* why) { return Status::Error(kErrCorrupt, where + ": " + why); };
+  const uint8_t* po = reinterpret_cast<const uint8_t*>(old.bytes.data());
+  out->clear();
+  out->reserve(old.bytes.size() + size_t{ops.n_puts} * rs);
+  uint32_t r = 0, p = 0;
+  auto put_at = [&](uint32_t k) { return ops.puts + size_t{k} * rs; };
+  for (uint32_t i = 0; i < old.count; ++i) {
+    const uint8_t* rec = po + size_t{i} * rs;
+    while (p < ops.n_puts && std::memcmp(put_at(p), rec, ks) < 0) {
+      out->append(reinterpret_cast<const char*>(put_at(p++)), rs);
+    }
+    bool removed = false;
+    if (r < ops.n_removed) {
+      int c = std::memcmp(ops.removed + size_t{r} * ks, rec, ks);
+      if (c < 0) return bad("removes a key that is not in the base table");
+      if (c == 0) {
+        removed = true;
+        ++r;
+      }
+    }
+    bool replaced = p < ops.n_puts && std::memcmp(put_at(p), rec, ks) == 0;
+    if (removed && replaced) return bad("both removes and puts the same key");
+    if (replaced) {
+      out->append(reinterpret_cast<const char*>(put_at(p++)), rs);
+    } else if (!removed) {
+      out->append(reinterpret_cast<const char*>(rec), rs);
+    }
+  }
+  if (r < ops.n_removed) return bad("removes a key that is not in the base table");
+  while (p < ops.n_puts) out->append(reinterpret_cast<const char*>(put_at(p++)), rs);
+  return Status::Ok();
+}
+
+Status MakeRawDelta(const DbSchema& schema, const RawDb& a, const RawDb& b, std::string* delta) {
+  std::string out(kDeltaHeaderSize, '\0');
+  uint32_t sections = 0;
+  for (size_t i = 0; i < schema.tables.size(); ++i) {
+    const TableSchema& t = schema.tables[i];
+    const RawTable& ta = a.tables[i];
+    const RawTable& tb = b.tables[i];
+    if (ta.epoch == tb.epoch && ta.bytes == tb.bytes) continue;
+    std::string removed, puts;
+    uint32_t n_removed = 0, n_puts = 0;
+    DiffTable(ta, tb, t, &removed, &puts, &n_removed, &n_puts);
+    uint8_t h[kDeltaSectionHeaderSize] = {};
+    PutBe16(h, t.id);
+    PutBe16(h + 2, static_cast<uint16_t>(kDeltaSectionHeaderSize));
+    PutBe32(h + 4, t.record_size);
+    PutBe32(h + 8, t.key_size);
+    PutBe32(h + 12, ta.count);
+    PutBe32(h + 16, tb.count);
+    PutBe32(h + 20, n_removed);
+    PutBe32(h + 24, n_puts);
+    PutBe32(h + 28, Crc32(reinterpret_cast<const uint8_t*>(ta.bytes.data()), ta.bytes.size()));
+    PutBe64(h + 32, ta.epoch);
+    PutBe64(h + 40, tb.epoch);
+    PutBe32(h + 48, Crc32(reinterpret_cast<const uint8_t*>(tb.bytes.data()), tb.bytes.size()));
+    uint32_t ops_crc = Crc32(reinterpret_cast<const uint8_t*>(removed.data()), removed.size());
+    PutBe32(h + 52, Crc32(reinterpret_cast<const uint8_t*>(puts.data()), puts.size(), ops_crc));
+    SealHeader(h, sizeof(h), 60);
+    out.append(reinterpret_cast<const char*>(h), sizeof(h));
+    out += removed;
+    out += puts;
+    ++sections;
+  }
+  uint8_t* h = reinterpret_cast<uint8_t*>(&out[0]);
+  PutBe32(h, kDeltaMagic);
+  PutBe16(h + 4, kFormatMajor);
+  PutBe16(h + 6, kFormatMinor);
+  PutBe16(h + 8, static_cast<uint16_t>(schema.type));
+  PutBe16(h + 10, static_cast<uint16_t>(kDeltaHeaderSize));
+  PutBe32(h + 12, sections);
+  PutBe64(h + 16, a.global_epoch);
+  PutBe64(h + 24, b.global_epoch);
+  PutBe32(h + 32, DigestRaw(schema, a));
+  PutBe32(h + 36, DigestRaw(schema, b));
+  SealHeader(h, kDeltaHeaderSize, 44);
+  *delta = std::move(out);
+  return Status::Ok();
+}
+
+// Reads and applies one section at p[0, avail) to `db`; *used = its size.
+Status ApplySection(const DbSchema& schema, const uint8_t* p, size_t avail, int* last_id, RawDb* db,
+                    size_t* used) {
+  const std::string what = DeltaWhat(schema);
+  if (avail < kDeltaSectionHeaderSize) {
+    return Status::Error(kErrCorrupt, what + ": truncated in a section header (" +
+                                          std::to_string(avail) + " of " +
+                                          std::to_string(kDeltaSectionHeaderSize) + " bytes)");
+  }
+  uint16_t id = GetBe16(p);
+  const std::string where = what + ": " + DescribeTable(schema, id);
+  uint16_t hsize = 0;
+  Status s = CheckSectionHeaderSize(p, kFormatMinor, kDeltaSectionHeaderSize, where, &hsize);
+  if (!s.ok()) return s;
+  auto corrupt = [&](const std::string& why) {
+    return Status::Error(kErrCorrupt, where + ": " + why);
+  };
+  if (avail < hsize) return corrupt("truncated in the section header");
+  if (!HeaderCrcMatches(p, hsize, 60)) return corrupt("section header CRC mismatch");
+  if (GetBe32(p + 56) != 0) return corrupt("section header reserved field is not zero");
+  if (static_cast<int>(id) <= *last_id) return corrupt("section out of order");
+  *last_id = id;
+  int index = schema.IndexOf(id);
+  if (index < 0) return corrupt("unknown table id");
+  const TableSchema& t = schema.tables[static_cast<size_t>(index)];
+  uint32_t record_size = GetBe32(p + 4), key_size = GetBe32(p + 8);
+  if (record_size != t.record_size || key_size != t.key_size) {
+    return corrupt("record/key size " + std::to_string(record_size) + "/" +
+                   std::to_string(key_size) + ", expected " + std::to_string(t.record_size) + "/" +
+                   std::to_string(t.key_size));
+  }
+  uint32_t base_count = GetBe32(p + 12), new_count = GetBe32(p + 16);
+  DeltaOps ops{nullptr, GetBe32(p + 20), nullptr, GetBe32(p + 24)};
+  uint32_t base_crc = GetBe32(p + 28), new_crc = GetBe32(p + 48), ops_crc = GetBe32(p + 52);
+  uint64_t base_epoch = GetBe64(p + 32), new_epoch = GetBe64(p + 40);
+
+  RawTable& table = db->tables[static_cast<size_t>(index)];
+  uint32_t have_crc =
+      Crc32(reinterpret_cast<const uint8_t*>(table.bytes.data()), table.bytes.size());
+  if (table.count != base_count || table.epoch != base_epoch || have_crc != base_crc) {
+    return Status::Error(
+        kErrWrongBase, where + ": wrong base table (delta expects " + std::to_string(base_count) +
+                           " records at epoch " + std::to_string(base_epoch) + ", CRC " +
+                           Hex32(base_crc) + "; have " + std::to_string(table.count) +
+                           " at epoch " + std::to_string(table.epoch) + ", CRC " + Hex32(have_crc) +
+                           ")");
+  }
+  uint64_t ops_bytes = uint64_t{ops.n_removed} * key_size + uint64_t{ops.n_puts} * record_size;
+  if (uint64_t{new_count} * record_size > kMaxTableBytes || ops_bytes > 2 * kMaxTableBytes) {
+    return corrupt("record counts exceed the table size limit");
+  }
+  if (ops_bytes > avail - hsize) {
+    return corrupt("truncated: " + std::to_string(avail - hsize) + " of " +
+                   std::to_string(ops_bytes) + " bytes of changes");
+  }
+  ops.removed = p + hsize;
+  ops.puts = ops.removed + size_t{ops.n_removed} * key_size;
+  if (Crc32(ops.removed, static_cast<size_t>(ops_bytes)) != ops_crc) {
+    return corrupt("changes CRC mismatch");
+  }
+  std::string merged;
+  s = MergeTable(table, ops, t, where, &merged);
+  if (!s.ok()) return s;
+  uint32_t count = static_cast<uint32_t>(merged.size() / record_size);
+  if (count != new_count) {
+    return corrupt("result has " + std::to_string(count) + " records, the delta says " +
+                   std::to_string(new_count));
+  }
+  const uint8_t* pm = reinterpret_cast<const uint8_t*>(merged.data());
+  s = CheckRecords(schema, t, pm, count, record_size, kErrCorrupt);
+  if (!s.ok()) return s.WithContext(what);
+  if (Crc32(pm, merged.size()) != new_crc) return corrupt("result table CRC mismatch");
+  table.bytes = std::move(merged);
+  table.count = count;
+  table.epoch = new_epoch;
+  *used = hsize + static_cast<size_t>(ops_bytes);
+  return Status::Ok();
+}
+
+template <class Db>
+Status MakeDeltaT(const Db& old, const Db& neu, std::string* delta) {
+  RawDb a, b;
+  Status s = ToRaw(old, /*validate=*/true, &a);
+  if (!s.ok()) return s.WithContext("delta base");
+  s = ToRaw(neu, /*validate=*/true, &b);
+  if (!s.ok()) return s.WithContext("delta target");
+  return MakeRawDelta(Db::Schema(), a, b, delta);
+}
+
+template <class Db>
+Status ApplyDeltaT(const Db& old, const uint8_t* p, size_t len, Db* out) {
+  const DbSchema& schema = Db::Schema();
+  const std::string what = DeltaWhat(schema);
+  if (len < kDeltaHeaderSize) {
+    return Status::Error(kErrCorrupt, what + ": truncated in the header (" + std::to_string(len) +
+                                          " of " + std::to_string(kDeltaHeaderSize) + " bytes)");
+  }
+  uint16_t hsize = 0;
+  Status s = CheckHeaderStart(p, kDeltaMagic, kDeltaHeaderSize, what, &hsize);
+  if (!s.ok()) return s;
+  uint16_t minor = GetBe16(p + 6);
+  if (minor != kFormatMinor) {
+    return Status::Error(kErrVersion,
+                         what + ": format minor " + std::to_string(minor) +
+                             " differs from this reader's " + std::to_string(kFormatMinor) +
+                             "; deltas apply only within one minor: fetch the full database");
+  }
+  if (!HeaderCrcMatches(p, hsize, 44))
+    return Status::Error(kErrCorrupt, what + ": header CRC mismatch");
+  if (GetBe32(p + 40) != 0)
+    return Status::Error(kErrCorrupt, what + ": header reserved field is not zero");
+  uint16_t db_type = GetBe16(p + 8);
+  if (db_type != static_cast<uint16_t>(schema.type)) {
+    return Status::Error(kErrCorrupt, what + ": the delta is for db_type " +
+                                          std::to_string(db_type) + " (" + DbTypeName(db_type) +
+                                          ")");
+  }
+  uint32_t sections = GetBe32(p + 12);
+  uint64_t base_epoch = GetBe64(p + 16), new_epoch = GetBe64(p + 24);
+  uint32_t base_digest = GetBe32(p + 32), new_digest = GetBe32(p + 36);
+
+  RawDb db;
+  s = ToRaw(old, /*validate=*/true, &db);
+  if (!s.ok()) return s.WithContext("delta base");
+  uint32_t have_digest = DigestRaw(schema, db);
+  if (db.global_epoch != base_epoch || have_digest != base_digest) {
+    return Status::Error(kErrWrongBase, what + ": wrong base: the delta applies to global epoch " +
+                                            std::to_string(base_epoch) + " (digest " +
+                                            Hex32(base_digest) + "), this database is epoch " +
+                                            std::to_string(db.global_epoch) + " (digest " +
+                                            Hex32(have_digest) + ")");
+  }
+  size_t off = hsize;
+  int last_id = -1;
+  for (uint32_t i = 0; i < sections; ++i) {
+    size_t used = 0;
+    s = ApplySection(schema, p + off, len - off, &last_id, &db, &used);
+    if (!s.ok()) return s;
+    off += used;
+  }
+  if (off != len) {
+    return Status::Error(kErrCorrupt, what + ": " + std::to_string(len - off) +
+                                          " unexpected bytes after the last section");
+  }
+  db.global_epoch = new_epoch;
+  if (DigestRaw(schema, db) != new_digest) {
+    return Status::Error(kErrCorrupt,
+                         what + ": result digest mismatch (expected " + Hex32(new_digest) + ")");
+  }
+  FromRaw(db, out);
+  return Status::Ok();
+}
+
+template <class Db>
+void BumpEpochsT(const Db& previous, Db* next) {
+  RawDb a, b;
+  ToRaw(previous, /*validate=*/false, &a);
+  ToRaw(*next, /*validate=*/false, &b);
+  bool changed = false;
+  size_t i = 0;
+  Db::ForEachTable(*next, [&](auto& table) {
+    if (a.tables[i].count == b.tables[i].count && a.tables[i].bytes == b.tables[i].bytes) {
+      table.epoch = a.tables[i].epoch;
+    } else {
+      table.epoch = previous.global_epoch + 1;
+      changed = true;
+    }
+    ++i;
+  });
+  next->global_epoch = previous.global_epoch + (changed ? 1 : 0);
+}
+
+}  // namespace
+
+Status MakeDelta(const Smdb& old, const Smdb& neu, std::string* delta) {
+  return MakeDeltaT(old, neu, delta);
+}
+Status MakeDelta(const Prdb& old, const Prdb& neu, std::string* delta) {
+  return MakeDeltaT(old, neu, delta);
+}
+Status ApplyDelta(const Smdb& old, const uint8_t* delta, size_t len, Smdb* out) {
+  return ApplyDeltaT(old, delta, len, out);
+}
+Status ApplyDelta(const Prdb& old, const uint8_t* delta, size_t len, Prdb* out) {
+  return ApplyDeltaT(old, delta, len, out);
+}
+void BumpEpochs(const Smdb& previous, Smdb* next) { BumpEpochsT(previous, next); }
+void BumpEpochs(const Prdb& previous, Prdb* next) { BumpEpochsT(previous, next); }
+
+}  // namespace smdb
+}  // namespace ssa

@@ -1,0 +1,54 @@
+// smdb_delta.h: deltas between two versions of an SMDB (or PRDB), and the
+// epoch bookkeeping that goes with them. Byte format in smdb_format.h.
+//
+// A delta lists, per changed table, the keys removed and the records put
+// (inserted, or replacing the record with the same key): records are
+// addressed by their natural key (GUID, GUID+port, switch+block, ...), not
+// by position, so inserting one node does not shift every later record
+// into the delta. Applying checks the base first (global epoch and a CRC of
+// its whole serialization), so a delta applied to any other version is
+// rejected as such (ESTALE), and checks the result table by table and as a
+// whole, so the result is the new version byte for byte or an error.
+//
+// Deltas apply only between peers of the same format minor: the digests
+// cover the exact serialization. A peer of another minor gets the full
+// database instead (which any minor of the same major can read).
+//
+// Pure functions; any thread.
+#ifndef IBACM_SSA_COMMON_SMDB_SMDB_DELTA_H
+#define IBACM_SSA_COMMON_SMDB_SMDB_DELTA_H
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "common/smdb/smdb.h"
+#include "common/smdb/smdb_prdb.h"
+#include "common/base/status.h"
+
+namespace ssa {
+namespace smdb {
+
+// Encodes what turns `old` into `neu` (tables whose records or epoch
+// differ). Fails (EINVAL) only if either database breaks the format's rules
+// (unsorted keys, ...), as Serialize would.
+Status MakeDelta(const Smdb& old, const Smdb& neu, std::string* delta);
+Status MakeDelta(const Prdb& old, const Prdb& neu, std::string* delta);
+
+// Applies `delta` to `old`; `out` is written only on success and may be
+// `&old`. Errors: ESTALE for a delta made against another base, EBADMSG
+// for a malformed or corrupted delta, EPROTONOSUPPORT for another version.
+Status ApplyDelta(const Smdb& old, const uint8_t* delta, size_t len, Smdb* out);
+Status ApplyDelta(const Prdb& old, const uint8_t* delta, size_t len, Prdb* out);
+
+// Sets next's epochs from previous: a table whose records are unchanged
+// keeps its epoch, a changed table gets previous.global_epoch + 1, and the
+// global epoch is previous.global_epoch + 1 if any table changed, else
+// previous.global_epoch. The producer calls it on each new extraction.
+void BumpEpochs(const Smdb& previous, Smdb* next);
+void BumpEpochs(const Prdb& previous, Prdb* next);
+
+}  // namespace smdb
+}  // namespace ssa
+
+#endif

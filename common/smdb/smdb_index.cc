@@ -1,0 +1,347 @@
+// smdb_index.cc: SmdbIndex (smdb_index.h) and OpenSM's rate arithmetic.
+#include "common/smdb/smdb_index.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+
+namespace ssa {
+namespace smdb {
+namespace {
+
+// OpenSM 3.3.23's ordered_rates (osm_helper.c), 1 = slowest, indexed by
+// rate code: the codes were assigned as speeds appeared, so 25 Gb/s (15)
+// sorts above 30 Gb/s (4) by its 31.25 Gb/s signalling equivalent, etc.
+// Checked against libopensm's ib_path_compare_rates for every pair.
+constexpr uint8_t kRateRank[kMaxRate + 1] = {
+    0,  0,  1,  3,  6,  2,  5,  9,  10, 13, 14, 4,
+    12, 16, 17, 7,  15, 18, 19, 8,  11, 20, 21,
+};
+
+// OpenSM vendor IDs whose device 23108 is a Tavor HCA (sa_path_rec_is_tavor_port).
+bool IsTavor(const SmdbNode& n) {
+  if (n.device_id != kDeviceIdTavor) return false;
+  switch (n.vendor_id) {
+    case 0x0002C9:  // Mellanox
+    case 0x0005AD:  // Topspin
+    case 0x00066A:  // SilverStorm
+    case 0x0008F1:  // Voltaire
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string Guid(uint64_t g) {
+  char buf[24];
+  snprintf(buf, sizeof(buf), "0x%016" PRIx64, g);
+  return buf;
+}
+
+Status Invalid(const std::string& what) { return Status::Error(EINVAL, "smdb index: " + what); }
+
+}  // namespace
+
+uint8_t ComputePortRate(uint8_t width, uint8_t speed, uint8_t ext, bool extended) {
+  // Widths: 1 = 1x, 2 = 4x, 4 = 8x, 8 = 12x, 16 = 2x; anything else as 1x.
+  auto pick = [width](uint8_t x1, uint8_t x4, uint8_t x8, uint8_t x12, uint8_t x2) {
+    switch (width) {
+      case 2: return x4;
+      case 4: return x8;
+      case 8: return x12;
+      case 16: return x2;
+      default: return x1;
+    }
+  };
+  if (extended) {
+    switch (ext) {
+      case 1: return pick(11, 12, 13, 14, 19);  // FDR: 14 56 112 168 28
+      case 2: return pick(15, 16, 17, 18, 20);  // EDR: 25 100 200 300 50
+      case 4: return pick(20, 17, 21, 22, 16);  // HDR: 50 200 400 600 100
+      default: break;                           // none: fall back to LinkSpeedActive
+    }
+  }
+  switch (speed) {
+    case 1: return pick(2, 3, 6, 4, 5);   // SDR: 2.5 10 20 30 5
+    case 2: return pick(5, 6, 7, 8, 3);   // DDR: 5 20 40 60 10
+    case 4: return pick(3, 7, 9, 10, 6);  // QDR: 10 40 80 120 20
+    default: return 2;
+  }
+}
+
+int CompareRates(uint8_t a, uint8_t b) {
+  int ra = a <= kMaxRate ? kRateRank[a] : 0;
+  int rb = b <= kMaxRate ? kRateRank[b] : 0;
+  return ra < rb ? -1 : (ra == rb ? 0 : 1);
+}
+
+Status SmdbIndex::Build(const Smdb& db, std::unique_ptr<SmdbIndex>* out) {
+  std::unique_ptr<SmdbIndex> idx(new SmdbIndex());
+  if (db.subnet.records.size() != 1) return Invalid("table 'subnet' must hold exactly one record");
+  idx->subnet_ = db.subnet.records[0];
+  for (int i = 0; i < 8; ++i)
+    idx->prefix_bytes_[i] = static_cast<uint8_t>(idx->subnet_.subnet_prefix >> (56 - 8 * i));
+  Status st = idx->BuildNodesAndPorts(db);
+  if (st.ok()) st = idx->BuildLinks(db);
+  if (st.ok()) st = idx->BuildLfts(db);
+  if (st.ok()) st = idx->BuildLids(db);
+  if (!st.ok()) return st;
+  idx->BuildPkeys(db);
+  *out = std::move(idx);
+  return Status::Ok();
+}
+
+uint32_t SmdbIndex::NodeByGuid(uint64_t guid) const {
+  // nodes_ mirrors the Smdb's nodes table, which Parse() guarantees sorted;
+  // hand-built databases may not be, so fall back to a scan.
+  auto it = std::lower_bound(nodes_.begin(), nodes_.end(), guid,
+                             [](const Node& n, uint64_t g) { return n.guid < g; });
+  if (it != nodes_.end() && it->guid == guid) return static_cast<uint32_t>(it - nodes_.begin());
+  for (size_t i = 0; i < nodes_.size(); ++i)
+    if (nodes_[i].guid == guid) return static_cast<uint32_t>(i);
+  return kNone;
+}
+
+Status SmdbIndex::BuildNodesAndPorts(const Smdb& db) {
+  nodes_.reserve(db.nodes.records.size());
+  for (size_t i = 0; i < db.nodes.records.size(); ++i) {
+    const SmdbNode& r = db.nodes.records[i];
+    Node n;
+    n.guid = r.node_guid;
+    n.type = r.node_type;
+    n.tavor = IsTavor(r);
+    n.slot_count = uint32_t{r.num_ports} + 1;
+    n.record = static_cast<uint32_t>(i);
+    nodes_.push_back(n);
+  }
+  // A port numbered beyond NumPorts still gets a slot: the SMDB is what the
+  // SM saw, and the SA walks whatever port the LFT names.
+  ports_.resize(db.ports.records.size());
+  for (size_t i = 0; i < db.ports.records.size(); ++i) {
+    const SmdbPort& r = db.ports.records[i];
+    uint32_t node = NodeByGuid(r.node_guid);
+    if (node == kNone) return Invalid("port " + std::to_string(r.port_num) + " of unknown node " + Guid(r.node_guid));
+    nodes_[node].slot_count = std::max<uint32_t>(nodes_[node].slot_count, uint32_t{r.port_num} + 1);
+    Port& p = ports_[i];
+    p.port_guid = r.port_guid;
+    p.node = node;
+    p.port_num = r.port_num;
+    p.mtu_cap = r.mtu_cap;
+    p.rate = r.rate;
+    p.rate_own = r.rate;
+    p.port_state = r.port_state;
+  }
+  uint32_t slots = 0;
+  for (Node& n : nodes_) {
+    n.port_slots = slots;
+    slots += n.slot_count;
+  }
+  port_slots_.assign(slots, kNone);
+  for (size_t i = 0; i < ports_.size(); ++i) {
+    Port& p = ports_[i];
+    uint32_t& slot = port_slots_[nodes_[p.node].port_slots + p.port_num];
+    if (slot != kNone)
+      return Invalid("port " + std::to_string(p.port_num) + " of node " + Guid(nodes_[p.node].guid) + " listed twice");
+    slot = static_cast<uint32_t>(i);
+    if (p.port_guid != 0 && (nodes_[p.node].type != kNodeSwitch || p.port_num == 0))
+      guid_to_port_.emplace_back(p.port_guid, static_cast<uint32_t>(i));
+  }
+  std::sort(guid_to_port_.begin(), guid_to_port_.end());
+  // The rate the SA uses where it reads a switch port's own capability mask
+  // (see Port::rate_own): differs from the SMDB's only if the port and
+  // port 0 disagree on extended speeds.
+  for (size_t i = 0; i < ports_.size(); ++i) {
+    Port& p = ports_[i];
+    const Node& n = nodes_[p.node];
+    if (n.type != kNodeSwitch || p.port_num == 0) continue;
+    uint32_t p0 = PortOf(p.node, 0);
+    if (p0 == kNone) continue;
+    const SmdbPort& r = db.ports.records[i];
+    const SmdbPort& r0 = db.ports.records[p0];
+    bool own = (r.capability_mask & kCapHasExtSpeeds) != 0;
+    if (own != ((r0.capability_mask & kCapHasExtSpeeds) != 0))
+      p.rate_own = ComputePortRate(r.link_width_active, r.link_speed_active, r.link_speed_ext_active, own);
+  }
+  return Status::Ok();
+}
+
+Status SmdbIndex::BuildLinks(const Smdb& db) {
+  for (const SmdbLink& l : db.links.records) {
+    uint32_t a_node = NodeByGuid(l.node_guid), b_node = NodeByGuid(l.peer_node_guid);
+    uint32_t a = a_node == kNone ? kNone : PortOf(a_node, l.port_num);
+    uint32_t b = b_node == kNone ? kNone : PortOf(b_node, l.peer_port_num);
+    if (a == kNone || b == kNone)
+      return Invalid("link " + Guid(l.node_guid) + "[" + std::to_string(l.port_num) + "] -> " +
+                     Guid(l.peer_node_guid) + "[" + std::to_string(l.peer_port_num) +
+                     "] names a port not in table 'ports'");
+    ports_[a].peer = b;
+  }
+  return Status::Ok();
+}
+
+Status SmdbIndex::BuildLfts(const Smdb& db) {
+  // Size each switch's LFT: the blocks it has, cut at LinearFDBTop + 1
+  // (osm_switch_get_port_by_lid answers no path above max_lid_ho).
+  std::vector<uint32_t> size(nodes_.size(), 0);
+  for (const SmdbLftBlock& b : db.lft_blocks.records) {
+    uint32_t n = NodeByGuid(b.node_guid);
+    if (n == kNone || nodes_[n].type != kNodeSwitch)
+      return Invalid("LFT block " + std::to_string(b.block) + " of " + Guid(b.node_guid) + ", which is not a switch");
+    size[n] = std::max<uint32_t>(size[n], (uint32_t{b.block} + 1) * kLftBlockSize);
+  }
+  for (const SmdbSwitch& s : db.switches.records) {
+    uint32_t n = NodeByGuid(s.node_guid);
+    if (n == kNone) return Invalid("switch " + Guid(s.node_guid) + " has no node record");
+    size[n] = std::min<uint32_t>(size[n], uint32_t{s.lin_fdb_top} + 1);
+  }
+  uint32_t total = 0;
+  for (size_t n = 0; n < nodes_.size(); ++n) {
+    if (size[n] == 0) continue;
+    nodes_[n].lft = total;
+    nodes_[n].lft_size = size[n];
+    total += size[n];
+  }
+  lft_.assign(total, kLftNoPath);
+  for (const SmdbLftBlock& b : db.lft_blocks.records) {
+    const Node& n = nodes_[NodeByGuid(b.node_guid)];
+    uint32_t first = uint32_t{b.block} * kLftBlockSize;
+    for (uint32_t k = 0; k < kLftBlockSize && first + k < n.lft_size; ++k) lft_[n.lft + first + k] = b.ports[k];
+  }
+  return Status::Ok();
+}
+
+Status SmdbIndex::BuildLids(const Smdb& db) {
+  // LID owners as OpenSM's port_lid_tbl: the port GUIDs of guid_lids. A
+  // hand-built database without that table falls back to the ports' own
+  // base LIDs (CA and router ports, switch port 0).
+  struct Owner {
+    uint32_t port;
+    uint16_t base;
+    uint8_t lmc;
+  };
+  std::vector<Owner> owners;
+  for (const SmdbGuidLid& g : db.guid_lids.records) {
+    if (g.flags & kGuidAlias) continue;
+    uint32_t p = PortByGuid(g.port_guid);
+    if (p == kNone) return Invalid("guid_lids names port GUID " + Guid(g.port_guid) + ", which no port has");
+    owners.push_back({p, g.base_lid, g.lmc});
+  }
+  if (owners.empty()) {
+    for (size_t i = 0; i < ports_.size(); ++i) {
+      const SmdbPort& r = db.ports.records[i];
+      bool sw = nodes_[ports_[i].node].type == kNodeSwitch;
+      if (r.base_lid != 0 && (!sw || r.port_num == 0)) owners.push_back({static_cast<uint32_t>(i), r.base_lid, r.lmc});
+    }
+  }
+  uint32_t top = 0;
+  for (const Owner& o : owners) top = std::max<uint32_t>(top, uint32_t{o.base} + (1u << (o.lmc & 7)));
+  if (top > 0x10000) return Invalid("a LID range ends beyond LID 0xffff");
+  lid_to_port_.assign(top, kNone);
+  for (const Owner& o : owners) {
+    Port& p = ports_[o.port];
+    p.base_lid = o.base;
+    p.lmc = o.lmc & 7;
+    for (uint32_t lid = o.base; lid < uint32_t{o.base} + (1u << p.lmc); ++lid) {
+      if (lid == 0 || lid >= 0xC000) return Invalid("LID " + std::to_string(lid) + " is not a unicast LID");
+      if (lid_to_port_[lid] != kNone) return Invalid("LID " + std::to_string(lid) + " is owned by two ports");
+      lid_to_port_[lid] = o.port;
+      assigned_lids_.push_back(static_cast<uint16_t>(lid));
+    }
+    endpoints_.push_back(o.port);
+  }
+  std::sort(assigned_lids_.begin(), assigned_lids_.end());
+  std::sort(endpoints_.begin(), endpoints_.end(),
+            [this](uint32_t a, uint32_t b) { return ports_[a].base_lid < ports_[b].base_lid; });
+  return Status::Ok();
+}
+
+uint32_t SmdbIndex::PortByGuid(uint64_t port_guid) const {
+  auto it = std::lower_bound(guid_to_port_.begin(), guid_to_port_.end(), std::make_pair(port_guid, uint32_t{0}));
+  return it != guid_to_port_.end() && it->first == port_guid ? it->second : kNone;
+}
+
+void SmdbIndex::BuildPkeys(const Smdb& db) {
+  bool allow_both = (subnet_.flags & kSubnetAllowBothPkeys) != 0;
+  // Dense numbering of the table ids ports use; the blocks of one table id
+  // are contiguous and in block order in a sorted table, but do not rely
+  // on it: gather them per id first.
+  std::vector<std::pair<uint32_t, uint32_t>> ids;  // (table id, dense index), sorted
+  for (size_t i = 0; i < ports_.size(); ++i) {
+    uint32_t id = db.ports.records[i].pkey_table_id;
+    if (id == kNoPkeyTable) continue;
+    auto it = std::lower_bound(ids.begin(), ids.end(), std::make_pair(id, uint32_t{0}));
+    if (it == ids.end() || it->first != id) it = ids.insert(it, {id, static_cast<uint32_t>(ids.size())});
+    ports_[i].pkey_table = it->second;
+  }
+  std::vector<std::vector<const SmdbPkeyBlock*>> blocks(ids.size());
+  for (const SmdbPkeyBlock& b : db.pkey_blocks.records) {
+    auto it = std::lower_bound(ids.begin(), ids.end(), std::make_pair(b.table_id, uint32_t{0}));
+    if (it != ids.end() && it->first == b.table_id) blocks[it->second].push_back(&b);
+  }
+  pkey_tables_.assign(ids.size(), {});
+  for (size_t t = 0; t < ids.size(); ++t) {
+    auto& bl = blocks[t];
+    std::stable_sort(bl.begin(), bl.end(), [](const SmdbPkeyBlock* a, const SmdbPkeyBlock* b) { return a->block < b->block; });
+    // osm_pkey_tbl_set: the keys map holds one entry per base P_Key (per
+    // full P_Key with allow_both_pkeys); without allow_both_pkeys a later
+    // entry with a higher value (the full member) replaces an earlier one.
+    std::vector<PkeyEntry>& keys = pkey_tables_[t];
+    for (const SmdbPkeyBlock* b : bl) {
+      for (uint16_t pkey : b->pkeys) {
+        if ((pkey & 0x7fff) == 0) continue;  // invalid entry
+        uint16_t key = allow_both ? pkey : static_cast<uint16_t>(pkey & 0x7fff);
+        // The map's key is the network-order 16-bit value widened to 64
+        // bits, so on a little-endian SM host it sorts byte-swapped.
+        uint16_t order = static_cast<uint16_t>((key << 8) | (key >> 8));
+        auto it = std::find_if(keys.begin(), keys.end(), [order](const PkeyEntry& e) { return e.order == order; });
+        if (it == keys.end())
+          keys.push_back({order, pkey});
+        else if (!allow_both && it->value < pkey)
+          it->value = pkey;
+      }
+    }
+    std::sort(keys.begin(), keys.end(), [](const PkeyEntry& a, const PkeyEntry& b) { return a.order < b.order; });
+  }
+  if (ids.size() <= kMaxPairTables) {
+    size_t n = ids.size();
+    pair_pkey_.assign(n * n, 0);
+    for (size_t a = 0; a < n; ++a)
+      for (size_t b = 0; b < n; ++b)
+        pair_pkey_[a * n + b] = FindCommonPkey(static_cast<uint32_t>(a), static_cast<uint32_t>(b));
+  }
+  partition_sl_.fill(kNoPartition);
+  for (const SmdbPartition& p : db.partitions.records) partition_sl_[p.pkey & 0x7fff] = p.sl;
+}
+
+uint16_t SmdbIndex::FindCommonPkey(uint32_t table_a, uint32_t table_b) const {
+  const std::vector<PkeyEntry>& a = pkey_tables_[table_a];
+  const std::vector<PkeyEntry>& b = pkey_tables_[table_b];
+  size_t i = 0, j = 0;
+  // osm_physp_find_common_pkey: a merge walk over both sorted maps that
+  // only advances the lower key, so it can miss a pair the other order
+  // would find; reproduced as is.
+  while (i < a.size() && j < b.size()) {
+    uint16_t p1 = a[i].value, p2 = b[j].value;
+    bool full = (p1 & 0x8000) || (p2 & 0x8000);
+    if (full && (p1 & 0x7fff) == (p2 & 0x7fff)) return p1;
+    if (a[i].order == b[j].order) {
+      ++i;
+      ++j;
+    } else if (b[j].order < a[i].order) {
+      ++j;
+    } else {
+      ++i;
+    }
+  }
+  return 0;
+}
+
+bool SmdbIndex::SharePkey(uint32_t port_a, uint32_t port_b) const {
+  if (port_a == port_b) return true;
+  uint32_t ta = ports_[port_a].pkey_table, tb = ports_[port_b].pkey_table;
+  if (ta == kNone || tb == kNone || pkey_tables_[ta].empty() || pkey_tables_[tb].empty()) return true;
+  return CommonPkey(ta, tb) != 0;
+}
+
+}  // namespace smdb
+}  // namespace ssa

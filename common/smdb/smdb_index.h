@@ -1,0 +1,178 @@
+// smdb_index.h: LID- and port-indexed views of one SMDB, built once per
+// SMDB version, for the path-record engine (path_engine.h) and tools.
+//
+// Everything lives in flat vectors indexed by small integers, so that a
+// path walk touches a handful of cache lines and allocates nothing:
+//   - ports: every port record, with its node, its link peer, its P_Key
+//     table and the MTU and rate values OpenSM's SA path walk reads;
+//   - LID -> the port that owns it (every LID of an LMC range), as
+//     OpenSM's port_lid_tbl, from the guid_lids table;
+//   - (node, port number) -> port, to follow a switch's LFT entry;
+//   - each switch's LFT as one byte per LID (kLftNoPath above its top);
+//   - P_Key tables in the order OpenSM's per-port keys map holds them, the
+//     common P_Key of every pair of tables, and partition SLs.
+//
+// Ownership: an SmdbIndex copies what it needs; the Smdb may go away after
+// Build(). Immutable once built: const methods may run on any number of
+// threads at once.
+#ifndef IBACM_SSA_COMMON_SMDB_SMDB_INDEX_H
+#define IBACM_SSA_COMMON_SMDB_SMDB_INDEX_H
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/smdb/smdb.h"
+#include "common/base/status.h"
+
+namespace ssa {
+namespace smdb {
+
+// PortInfo.CapabilityMask bit: the port supports extended link speeds.
+constexpr uint32_t kCapHasExtSpeeds = 0x00004000;
+// PathRecord rate codes are not in speed order; 2 .. 22 are defined.
+constexpr uint8_t kMinRate = 2, kMaxRate = 22;
+
+// The rate code OpenSM's ib_port_info_compute_rate (3.3.23) gives for a
+// port's active width/speed/extended speed, with or without extended
+// speeds (it has no FDR10 case).
+uint8_t ComputePortRate(uint8_t width_active, uint8_t speed_active, uint8_t speed_ext_active,
+                        bool extended);
+// OpenSM's ib_path_compare_rates: -1, 0, 1 by actual bandwidth; codes
+// outside 2..22 rank below every valid one.
+int CompareRates(uint8_t a, uint8_t b);
+
+class SmdbIndex {
+ public:
+  static constexpr uint32_t kNone = 0xFFFFFFFF;
+
+  struct Port {
+    uint64_t port_guid = 0;       // 0 for switch external ports
+    uint32_t node = kNone;        // index into nodes()
+    uint32_t peer = kNone;        // linked port (links table), or kNone
+    uint32_t pkey_table = kNone;  // dense P_Key table index, or kNone
+    uint16_t base_lid = 0;        // of the LID range this port owns (0: none)
+    uint8_t lmc = 0;
+    uint8_t port_num = 0;
+    uint8_t mtu_cap = 0;  // PortInfo.MTUCap
+    // The SMDB's rate: extended speeds per port 0's capability for switch
+    // external ports (how the SA rates a switch's ports while walking)...
+    uint8_t rate = 0;
+    // ... and per the port's own capability mask, which the SA uses for the
+    // walk's two ends (normally CA ports or port 0, where both agree; a
+    // switch LFT that does not send the switch's own LID to port 0 ends the
+    // walk on an external port). Equal to `rate` unless the two masks
+    // disagree on extended speeds, as they do on ibsim's switches.
+    uint8_t rate_own = 0;
+    uint8_t port_state = 0;
+  };
+
+  struct Node {
+    uint64_t guid = 0;
+    uint8_t type = 0;       // kNodeCa, kNodeSwitch, kNodeRouter
+    bool tavor = false;     // OpenSM's sa_path_rec_is_tavor_port
+    uint32_t port_slots = 0;  // index of port 0's slot in the slot table
+    uint32_t slot_count = 0;  // num_ports + 1
+    uint32_t lft = kNone;     // offset of LID 0 in the LFT bytes (switches)
+    uint32_t lft_size = 0;    // LIDs 0 .. lft_size - 1 are in the LFT
+    uint32_t record = 0;      // index into the Smdb's nodes table
+  };
+
+  // Fails (EINVAL, naming the record) on data no SM would produce: a LID
+  // owned twice, a link to a port that does not exist, a switch without
+  // its node record. Records the engine does not need are not checked.
+  static Status Build(const Smdb& db, std::unique_ptr<SmdbIndex>* out);
+
+  SmdbIndex(const SmdbIndex&) = delete;
+  SmdbIndex& operator=(const SmdbIndex&) = delete;
+
+  const std::vector<Port>& ports() const { return ports_; }
+  const std::vector<Node>& nodes() const { return nodes_; }
+  const Port& port(uint32_t i) const { return ports_[i]; }
+  const Node& node_of(const Port& p) const { return nodes_[p.node]; }
+
+  // The port owning `lid` (a CA/router port or a switch's port 0), or kNone.
+  uint32_t PortByLid(uint16_t lid) const {
+    return lid < lid_to_port_.size() ? lid_to_port_[lid] : kNone;
+  }
+  // Port `num` of `node`, or kNone (no such port, or not in the SMDB).
+  uint32_t PortOf(uint32_t node, uint32_t num) const {
+    const Node& n = nodes_[node];
+    return num < n.slot_count ? port_slots_[n.port_slots + num] : kNone;
+  }
+  // The LFT entry of switch `node` for `lid`: an out port, or kLftNoPath
+  // (as osm_switch_get_port_by_lid: LID 0 and LIDs above the top too).
+  uint8_t LftPort(uint32_t node, uint16_t lid) const {
+    const Node& n = nodes_[node];
+    return lid != 0 && lid < n.lft_size ? lft_[n.lft + lid] : kLftNoPath;
+  }
+  // The endpoint port with this port GUID (CA port, switch port 0), or kNone.
+  uint32_t PortByGuid(uint64_t port_guid) const;
+
+  // Every LID that some port owns, ascending.
+  const std::vector<uint16_t>& assigned_lids() const { return assigned_lids_; }
+  // The endpoint ports (owners of a LID range), by ascending base LID.
+  const std::vector<uint32_t>& endpoints() const { return endpoints_; }
+
+  // OpenSM's osm_physp_find_common_pkey(a, b) on the two ports' tables:
+  // the first pair of entries (in OpenSM's map order) with the same base
+  // and at least one full member; a's entry is returned, 0 if none.
+  uint16_t CommonPkey(uint32_t table_a, uint32_t table_b) const {
+    if (table_a == kNone || table_b == kNone) return 0;
+    if (!pair_pkey_.empty()) return pair_pkey_[size_t{table_a} * pkey_tables_.size() + table_b];
+    return FindCommonPkey(table_a, table_b);
+  }
+  // osm_physp_share_pkey between two ports' tables: true when either table
+  // is empty (OpenSM's "ignore ports without a table"), or they share one.
+  bool SharePkey(uint32_t port_a, uint32_t port_b) const;
+  // The SL of the partition with this base P_Key; `fallback` if none.
+  uint8_t PartitionSl(uint16_t pkey, uint8_t fallback) const {
+    uint8_t sl = partition_sl_[pkey & 0x7fff];
+    return sl == kNoPartition ? fallback : sl;
+  }
+
+  const SmdbSubnet& subnet() const { return subnet_; }
+  // The GID prefix in network byte order, ready to copy into a GID.
+  const std::array<uint8_t, 8>& prefix_bytes() const { return prefix_bytes_; }
+  size_t pkey_table_count() const { return pkey_tables_.size(); }
+
+ private:
+  SmdbIndex() = default;
+  struct PkeyEntry {
+    uint16_t order;  // OpenSM's map key as it sorts (see smdb_index.cc)
+    uint16_t value;  // the table entry the map points to
+  };
+  static constexpr uint8_t kNoPartition = 0xFF;
+  // Above this many distinct tables, CommonPkey walks the tables instead
+  // of reading a precomputed square.
+  static constexpr size_t kMaxPairTables = 256;
+
+  Status BuildNodesAndPorts(const Smdb& db);
+  Status BuildLinks(const Smdb& db);
+  Status BuildLfts(const Smdb& db);
+  Status BuildLids(const Smdb& db);
+  void BuildPkeys(const Smdb& db);
+  uint16_t FindCommonPkey(uint32_t table_a, uint32_t table_b) const;
+  uint32_t NodeByGuid(uint64_t guid) const;
+
+  SmdbSubnet subnet_;
+  std::array<uint8_t, 8> prefix_bytes_{};
+  std::vector<Node> nodes_;               // same order as the Smdb's nodes
+  std::vector<Port> ports_;               // same order as the Smdb's ports
+  std::vector<uint32_t> port_slots_;      // per node: num_ports + 1 port indexes
+  std::vector<uint8_t> lft_;              // every switch's LFT, one byte per LID
+  std::vector<uint32_t> lid_to_port_;     // endpoint port by LID
+  std::vector<uint16_t> assigned_lids_;
+  std::vector<uint32_t> endpoints_;
+  std::vector<std::pair<uint64_t, uint32_t>> guid_to_port_;  // sorted by GUID
+  std::vector<std::vector<PkeyEntry>> pkey_tables_;          // dense, by first use
+  std::vector<uint16_t> pair_pkey_;       // CommonPkey of every table pair
+  std::array<uint8_t, 0x8000> partition_sl_{};
+};
+
+}  // namespace smdb
+}  // namespace ssa
+
+#endif

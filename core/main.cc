@@ -5,11 +5,9 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
-#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -17,6 +15,7 @@
 #include <cstring>
 #include <string>
 
+#include "common/base/daemon_util.h"
 #include "core/daemon.h"
 
 namespace {
@@ -34,74 +33,6 @@ void Usage(const char* prog) {
          "   -V, --version          print the version and exit\n"
          "   -h, --help             this text\n",
          prog, SYSCONF_DIR, SYSCONF_DIR);
-}
-
-// Raises the open-file limit to the hard limit: every client is an fd and
-// thousands of concurrent clients must work.
-void RaiseFdLimit() {
-  struct rlimit rl;
-  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-    rl.rlim_cur = rl.rlim_max;
-    setrlimit(RLIMIT_NOFILE, &rl);
-  }
-}
-
-bool Daemonize() {
-  pid_t pid = fork();
-  if (pid < 0) return false;
-  if (pid > 0) _exit(0);
-  if (setsid() < 0) return false;
-  pid = fork();
-  if (pid < 0) return false;
-  if (pid > 0) _exit(0);
-  if (chdir("/") < 0) return false;
-  int fd = open("/dev/null", O_RDWR);
-  if (fd >= 0) {
-    dup2(fd, 0);
-    dup2(fd, 1);
-    dup2(fd, 2);
-    if (fd > 2) close(fd);
-  }
-  return true;
-}
-
-// Upstream's lock_file: only one daemon per file; holds our pid.
-int TakeLockFile(const std::string& path, std::string* error) {
-  int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0640);
-  if (fd < 0) {
-    *error = "cannot open lock file " + path + ": " + strerror(errno);
-    return -1;
-  }
-  if (lockf(fd, F_TLOCK, 0) < 0) {
-    *error = "another ibacm holds " + path + " (" + strerror(errno) + ")";
-    close(fd);
-    return -1;
-  }
-  if (ftruncate(fd, 0) == 0) {
-    std::string pid = std::to_string(getpid()) + "\n";
-    if (write(fd, pid.data(), pid.size()) < 0) {
-      // The lock is what matters; a pid that could not be written is cosmetic.
-    }
-  }
-  return fd;
-}
-
-// systemd's sd_notify("READY=1") without linking libsystemd.
-void NotifySystemdReady() {
-  const char* path = getenv("NOTIFY_SOCKET");
-  if (!path || !*path) return;
-  struct sockaddr_un addr = {};
-  addr.sun_family = AF_UNIX;
-  size_t len = strlen(path);
-  if (len >= sizeof(addr.sun_path)) return;
-  memcpy(addr.sun_path, path, len);
-  if (addr.sun_path[0] == '@') addr.sun_path[0] = '\0';  // abstract namespace
-  int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return;
-  const char msg[] = "READY=1";
-  sendto(fd, msg, sizeof(msg) - 1, 0, reinterpret_cast<sockaddr*>(&addr),
-         static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + len));
-  close(fd);
 }
 
 }  // namespace
@@ -146,11 +77,11 @@ int main(int argc, char** argv) {
   }
   if (systemd && settings.log_target.empty()) settings.log_target = "stderr";
   // Fork before anything opens umad: its state does not survive a fork.
-  if (!foreground && !Daemonize()) {
+  if (!foreground && !ssa::Daemonize()) {
     perror("ibacm: daemonize");
     return 1;
   }
-  RaiseFdLimit();
+  ssa::RaiseFdLimit();
 
   ssa::Daemon daemon(settings);
   // Signals arrive through a signalfd on the loop, so handlers never race
@@ -171,7 +102,7 @@ int main(int argc, char** argv) {
   // The lock comes before listening, so a second daemon cannot take over
   // the first one's socket.
   std::string lock_error;
-  int lock_fd = TakeLockFile(daemon.options().lock_file, &lock_error);
+  int lock_fd = ssa::TakeLockFile(daemon.options().lock_file, "ibacm", &lock_error);
   if (lock_fd < 0) {
     fprintf(stderr, "ibacm: %s\n", lock_error.c_str());
     daemon.log()->Log(ssa::LogLevel::kError, "%s", lock_error.c_str());
@@ -197,7 +128,7 @@ int main(int argc, char** argv) {
       }
     }
   });
-  if (systemd) NotifySystemdReady();
+  if (systemd) ssa::NotifySystemd("READY=1");
   st = daemon.Run();
   daemon.loop()->UnwatchFd(sfd);
   close(sfd);

@@ -227,6 +227,23 @@ void ToPrdbPath(const ibv_path_record& rec, PrdbPath* out) {
   out->flags = (rec.reversible_numpath & kReversibleBit) ? kPathReversible : 0;
 }
 
+void FromPrdbPath(const PrdbPath& p, ibv_path_record* out) {
+  *out = ibv_path_record{};
+  memcpy(out->dgid.raw, p.dgid.data(), 16);
+  memcpy(out->sgid.raw, p.sgid.data(), 16);
+  out->dlid = htobe16(p.dlid);
+  out->slid = htobe16(p.slid);
+  out->flowlabel_hoplimit = htobe32((p.flow_label & 0xFFFFF) << 8 | p.hop_limit);
+  out->tclass = p.traffic_class;
+  out->reversible_numpath = (p.flags & kPathReversible) ? kReversibleBit : 0;
+  out->pkey = htobe16(p.pkey);
+  out->qosclass_sl = htobe16(p.sl & 0xF);
+  out->mtu = static_cast<uint8_t>(kSelectorExactly | (p.mtu & 0x3F));
+  out->rate = static_cast<uint8_t>(kSelectorExactly | (p.rate & 0x3F));
+  out->packetlifetime = static_cast<uint8_t>(kSelectorExactly | (p.packet_life & 0x3F));
+  out->preference = p.preference;
+}
+
 Status BuildPrdb(const PathEngine& engine, uint64_t port_guid, uint64_t smdb_epoch, Prdb* out) {
   const SmdbIndex& x = engine.index();
   uint32_t src = x.PortByGuid(port_guid);

@@ -130,6 +130,9 @@ class PathEngine {
 
 // The PRDB form of an SA-format record: codes without selector bits.
 void ToPrdbPath(const ibv_path_record& rec, PrdbPath* out);
+// The inverse: the 64-byte record the SA answers (selector "exactly" on
+// MTU, rate and PacketLifeTime, NumbPath 0), from a PRDB path.
+void FromPrdbPath(const PrdbPath& path, ibv_path_record* out);
 
 // Every path (kOk only) from every LID of the port with `port_guid` to
 // every assigned LID, as a PRDB stamped with `smdb_epoch`. ENOENT if no

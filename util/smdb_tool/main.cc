@@ -1,6 +1,7 @@
 // main.cc: ssa-smdb, the command-line view of saved subnet databases and
 // of the path-record engine (man/ssa-smdb.1):
 //   ssa-smdb dump FILE                     the SMDB (or PRDB) as text
+//   ssa-smdb prdb FILE                     a PRDB's paths, as `paths` prints them
 //   ssa-smdb paths FILE --from LIST ...    the engine's path records
 //   ssa-smdb compare FILE --from LIST ...  the engine against the live SA
 // A thin program over common/: parsing options and printing.
@@ -39,6 +40,7 @@ constexpr int kExitUsage = 2;
 void Usage(FILE* f) {
   fprintf(f,
           "usage: ssa-smdb dump FILE\n"
+          "       ssa-smdb prdb FILE\n"
           "       ssa-smdb paths FILE --from LIST [--to LIST] [--lmc-all] [--by-gid]\n"
           "                      [--reversible] [--requester LID] [--stats]\n"
           "       ssa-smdb compare FILE --from LIST [--to LIST] [--lmc-all] [--by-gid] [--reversible]\n"
@@ -142,6 +144,25 @@ int Dump(const Args& a) {
     return kExitUsage;
   }
   fputs(smdb::DumpSmdb(db).c_str(), stdout);
+  return 0;
+}
+
+// The paths a PRDB holds (what an access node sent a consumer), one line
+// each in the `paths` format, in the PRDB's order (by DGID, SGID, DLID, SLID).
+int PrdbPaths(const Args& a) {
+  smdb::Prdb db;
+  Status st = smdb::Prdb::ReadFile(a.file, &db);
+  if (!st.ok()) {
+    fprintf(stderr, "ssa-smdb: %s\n", st.ToString().c_str());
+    return kExitUsage;
+  }
+  ibv_path_record rec;
+  for (const smdb::PrdbPath& p : db.paths.records) {
+    smdb::FromPrdbPath(p, &rec);
+    std::string line = tool::FormatPathLine(p.slid, p.dlid, smdb::PathStatus::kOk, rec);
+    line += '\n';
+    fputs(line.c_str(), stdout);
+  }
   return 0;
 }
 
@@ -259,6 +280,7 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   if (a.command == "dump") return Dump(a);
+  if (a.command == "prdb") return PrdbPaths(a);
   if (a.command == "paths") return Paths(a);
   if (a.command == "compare") return Compare(a);
   fprintf(stderr, "ssa-smdb: unknown command '%s'\n", a.command.c_str());

@@ -1,0 +1,80 @@
+// daemon_util.cc: see daemon_util.h.
+#include "common/base/daemon_util.h"
+
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstddef>
+#include <cstdlib>
+#include <cstring>
+
+namespace ssa {
+
+void RaiseFdLimit() {
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+    rl.rlim_cur = rl.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &rl);
+  }
+}
+
+bool Daemonize() {
+  pid_t pid = fork();
+  if (pid < 0) return false;
+  if (pid > 0) _exit(0);
+  if (setsid() < 0) return false;
+  pid = fork();
+  if (pid < 0) return false;
+  if (pid > 0) _exit(0);
+  if (chdir("/") < 0) return false;
+  int fd = open("/dev/null", O_RDWR);
+  if (fd >= 0) {
+    dup2(fd, 0);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    if (fd > 2) close(fd);
+  }
+  return true;
+}
+
+int TakeLockFile(const std::string& path, const std::string& program, std::string* error) {
+  int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0640);
+  if (fd < 0) {
+    *error = "cannot open lock file " + path + ": " + strerror(errno);
+    return -1;
+  }
+  if (lockf(fd, F_TLOCK, 0) < 0) {
+    *error = "another " + program + " holds " + path + " (" + strerror(errno) + ")";
+    close(fd);
+    return -1;
+  }
+  if (ftruncate(fd, 0) == 0) {
+    std::string pid = std::to_string(getpid()) + "\n";
+    if (write(fd, pid.data(), pid.size()) < 0) {
+      // The lock is what matters; a pid that could not be written is cosmetic.
+    }
+  }
+  return fd;
+}
+
+void NotifySystemd(const char* state) {
+  const char* path = getenv("NOTIFY_SOCKET");
+  if (!path || !*path) return;
+  struct sockaddr_un addr = {};
+  addr.sun_family = AF_UNIX;
+  size_t len = strlen(path);
+  if (len >= sizeof(addr.sun_path)) return;
+  memcpy(addr.sun_path, path, len);
+  if (addr.sun_path[0] == '@') addr.sun_path[0] = '\0';  // abstract namespace
+  int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return;
+  sendto(fd, state, strlen(state), 0, reinterpret_cast<sockaddr*>(&addr),
+         static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + len));
+  close(fd);
+}
+
+}  // namespace ssa

@@ -1,0 +1,33 @@
+// daemon_util.h: what a daemon's main() does before and around its loop,
+// shared by ibacm and ibssa: detaching from the terminal, the pid/lock
+// file, systemd's readiness notification and the open-file limit.
+//
+// Main thread only, before any other thread starts (Daemonize forks).
+#ifndef IBACM_SSA_COMMON_BASE_DAEMON_UTIL_H
+#define IBACM_SSA_COMMON_BASE_DAEMON_UTIL_H
+
+#include <string>
+
+namespace ssa {
+
+// Raises the soft open-file limit to the hard one: every client and every
+// child connection is a descriptor.
+void RaiseFdLimit();
+
+// The classic double fork: the caller returns in the grandchild, detached,
+// in "/", with stdio on /dev/null. False (errno set) if a step failed.
+// Call it before anything opens umad: its state does not survive a fork.
+bool Daemonize();
+
+// Opens and locks `path` (lockf), writing our pid into it; returns the fd
+// to keep open for the daemon's life, or -1 with *error saying why (e.g.
+// another `program` holds it).
+int TakeLockFile(const std::string& path, const std::string& program, std::string* error);
+
+// systemd's sd_notify(`state`), e.g. "READY=1" or "STOPPING=1", without
+// linking libsystemd; nothing when NOTIFY_SOCKET is unset.
+void NotifySystemd(const char* state);
+
+}  // namespace ssa
+
+#endif

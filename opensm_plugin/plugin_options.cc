@@ -32,6 +32,20 @@ void Bind(OptionSet* set, PluginOptions* o) {
   set->Int("settle_ms", &o->settle_ms, 0, 600000);
   set->Bool("write_deltas", &o->write_deltas);
   set->Bool("dump_text", &o->dump_text);
+  set->Bool("core", &o->core);
+  set->String("listen", &o->listen);
+  set->String("announce", &o->announce);
+  set->Choice("transport", &o->transport, {"tcp", "rsocket"});
+  set->Int("lease_s", &o->lease_s, 3, 86400);
+  set->Int("fanout_core", &o->fanout_core, 1, 100000);
+  set->Int("fanout_distribution", &o->fanout_distribution, 1, 100000);
+  set->Int("fanout_access", &o->fanout_access, 1, 1000000);
+  set->String("allow_distribution", &o->allow_distribution);
+  set->String("allow_access", &o->allow_access);
+  set->String("hosts_file", &o->hosts_file);
+  set->String("tree_state_file", &o->tree_state_file);
+  set->String("data_faults", &o->data_faults);
+  set->String("mad_faults", &o->mad_faults);
 }
 
 // Applies entries; the first complaint becomes the error.
@@ -84,7 +98,17 @@ std::string PluginOptions::Describe() const {
   s << "dump_dir=" << (dump_dir.empty() ? "(none)" : dump_dir) << " keep=" << keep
     << " log_file=" << log_file << " log_level=" << LogLevelName(log_level)
     << " settle_ms=" << settle_ms << " write_deltas=" << (write_deltas ? 1 : 0)
-    << " dump_text=" << (dump_text ? 1 : 0);
+    << " dump_text=" << (dump_text ? 1 : 0) << " core=" << (core ? 1 : 0);
+  if (core) {
+    s << " listen=" << listen << " transport=" << transport << " lease_s=" << lease_s
+      << " fanout_core=" << fanout_core << " fanout_distribution=" << fanout_distribution
+      << " fanout_access=" << fanout_access << " allow_distribution=" << allow_distribution
+      << " allow_access=" << allow_access;
+    if (!announce.empty()) s << " announce=" << announce;
+    if (!hosts_file.empty()) s << " hosts_file=" << hosts_file;
+    if (!data_faults.empty()) s << " data_faults=" << data_faults;
+    if (!mad_faults.empty()) s << " mad_faults=" << mad_faults;
+  }
   if (!config_file.empty()) s << " (config " << config_file << ")";
   return s.str();
 }

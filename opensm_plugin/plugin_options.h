@@ -37,6 +37,33 @@ struct PluginOptions {
   bool dump_text = false;    // smdb.<epoch>.txt (DumpSmdb) too
   std::string config_file;   // the file read, if any (for the log)
 
+  // The SSA tree's core (doc/ssa-tree.md), on unless core=0.
+  bool core = true;
+  // Data channel: where children connect ("ADDR:PORT", port 0 = any free
+  // port), what to tell them when ADDR is a wildcard (announce=ADDR), and
+  // the stream transport ("tcp", or "rsocket" on an RDMA fabric).
+  std::string listen = "0.0.0.0:7470";
+  std::string announce;
+  std::string transport = "tcp";
+  int lease_s = 30;              // a member's lease; it renews every third
+  int fanout_core = 64;          // distribution (or access) nodes under the core
+  int fanout_distribution = 64;  // access nodes under one distribution node
+  int fanout_access = 1024;      // consumers under one access node
+  // Port GUIDs allowed to become distribution / access nodes ("any": all,
+  // with a warning at start-up), comma- or blank-separated.
+  std::string allow_distribution = "any";
+  std::string allow_access = "any";
+  // Upstream ibacm_hosts.data format: names and IPs to GIDs, versioned and
+  // sent down the tree as the address database.
+  std::string hosts_file;
+  // The tree as JSON, rewritten as it changes (for ssa-tree --state);
+  // default <dump_dir>/tree.json, "none" to turn it off.
+  std::string tree_state_file;
+  // Fault injection for tests (doc/ssa-tree.md, "Seams"): never set in
+  // production; see ibssa_osm(7).
+  std::string data_faults;
+  std::string mad_faults;
+
   // "dump_dir=... keep=8 ...": every option, for the log.
   std::string Describe() const;
 };

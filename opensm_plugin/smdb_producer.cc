@@ -129,18 +129,21 @@ void SmdbProducer::Publish(smdb::Smdb next, ProduceResult* r) {
     return;
   }
   r->bytes = bytes.size();
+  // The delta from the previous version serves both the dump directory and
+  // the tree's children; without a previous version there is none.
+  std::string delta;
+  bool have_delta = previous_.global_epoch != 0;
+  if (have_delta) {
+    st = smdb::MakeDelta(previous_, next, &delta);
+    if (!st.ok()) {
+      log_->Error("cannot make the delta to epoch " + std::to_string(next.global_epoch) + ": " +
+                  st.ToString());
+      have_delta = false;
+    }
+  }
   bool on_disk = false;
   if (store_) {
-    std::string delta;
-    bool with_delta = options_.write_deltas && previous_on_disk_;
-    if (with_delta) {
-      st = smdb::MakeDelta(previous_, next, &delta);
-      if (!st.ok()) {
-        log_->Error("cannot make the delta to epoch " + std::to_string(next.global_epoch) + ": " +
-                    st.ToString());
-        with_delta = false;
-      }
-    }
+    bool with_delta = options_.write_deltas && previous_on_disk_ && have_delta;
     std::string text;
     if (options_.dump_text) text = smdb::DumpSmdb(next);
     auto t_write = std::chrono::steady_clock::now();
@@ -155,6 +158,12 @@ void SmdbProducer::Publish(smdb::Smdb next, ProduceResult* r) {
       log_->Error("cannot write epoch " + std::to_string(next.global_epoch) + ": " + st.ToString());
     }
   }
+  if (have_delta) {
+    r->delta = std::make_shared<const std::string>(std::move(delta));
+    r->delta_from = previous_.global_epoch;
+  }
+  r->serialized = std::make_shared<const std::string>(std::move(bytes));
+  r->db = std::make_shared<const smdb::Smdb>(next);
   r->new_version = true;
   r->epoch = next.global_epoch;
   previous_ = std::move(next);

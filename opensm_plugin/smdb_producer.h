@@ -43,6 +43,14 @@ struct ProduceResult {
   double write_ms = 0;
   size_t bytes = 0;
   std::string changed;  // "nodes ports ..." or ""
+  // The new version for the SSA tree (set with new_version): the database,
+  // its serialization and the delta from the previous version (null for the
+  // first version, or when it could not be made). Immutable and shared, so
+  // the tree thread serves them without copying.
+  std::shared_ptr<const smdb::Smdb> db;
+  std::shared_ptr<const std::string> serialized;
+  std::shared_ptr<const std::string> delta;
+  uint64_t delta_from = 0;
 };
 
 class SmdbProducer {

@@ -1,0 +1,96 @@
+// consumer.h: the consumer role of the SSA tree (doc/ssa-tree.md): joins
+// the tree for one local port, connects to the access node the core
+// assigns (switching to the backup at once when it is lost, then joining
+// again), and holds the newest verified path record database (PRDB) of
+// that port and the newest address database (names and IPs to GIDs).
+//
+// What the owner sees: prdb() and addresses() return immutable snapshots
+// (shared_ptr<const ...>) that are replaced whole when a new version has
+// been received and verified (digest), so a reader never sees half of an
+// epoch and may keep using an old snapshot as long as it holds it. Nothing
+// is dropped when the tree is unreachable: the last verified versions stay.
+// `on_update` is called on the reactor thread after each replacement.
+//
+// Users: the ssa provider (providers/ssa, on ibacm's loop through the
+// provider ABI's fd and timer ops) and ssa-consumer (util/, on an
+// EventLoop). Every method on the reactor's thread.
+#ifndef IBACM_SSA_COMMON_TREE_CONSUMER_H
+#define IBACM_SSA_COMMON_TREE_CONSUMER_H
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "common/base/log.h"
+#include "common/base/reactor.h"
+#include "common/base/status.h"
+#include "common/mad/mad_transport.h"
+#include "common/smdb/addr_db.h"
+#include "common/smdb/smdb_prdb.h"
+
+namespace ssa {
+namespace tree {
+
+class StreamTransport;
+
+struct ConsumerOptions {
+  // The local port the consumer joins for (its PRDB's source).
+  std::string ca_name;  // "" = libibumad's default CA
+  int port_num = 1;
+  uint64_t port_guid = 0;  // host order; must be set
+  uint64_t gid_prefix = 0xfe80000000000000ULL;
+  // The SM's LID now (re-read at each join, so a new SM is followed).
+  std::function<uint16_t()> sm_lid;
+  std::string transport = "tcp";  // data channel: tcp | rsocket
+  int mad_timeout_ms = 1000;      // one control MAD; retries follow
+  int mad_retries = 3;
+  bool want_addresses = true;     // also subscribe to the address database
+  std::string data_faults;        // fault injection (tests only)
+  std::string mad_faults;
+};
+
+struct ConsumerStats {
+  uint64_t joins = 0;
+  uint64_t parent_changes = 0;
+  uint64_t full_transfers = 0;
+  uint64_t delta_transfers = 0;
+  uint64_t digest_mismatches = 0;
+  uint64_t reconnects = 0;
+  uint64_t bytes_received = 0;
+  uint64_t prdb_epoch = 0;  // 0: none yet
+  uint64_t addr_epoch = 0;
+  uint16_t parent_lid = 0;  // 0: no parent now
+};
+
+class Consumer {
+ public:
+  using UpdateFn = std::function<void()>;
+
+  // With the real transports: a umad port for the SSA class on
+  // (ca_name, port_num), and TCP or rsockets. `reactor` and `log` are
+  // borrowed and must outlive the consumer.
+  static Status Create(Reactor* reactor, Logger* log, const ConsumerOptions& options,
+                       UpdateFn on_update, std::unique_ptr<Consumer>* out);
+  // With injected transports (tests: the in-process seams). `streams` is
+  // borrowed.
+  static Status CreateWith(Reactor* reactor, Logger* log, const ConsumerOptions& options,
+                           std::unique_ptr<MadTransport> mads, StreamTransport* streams,
+                           UpdateFn on_update, std::unique_ptr<Consumer>* out);
+  virtual ~Consumer() = default;
+
+  // Joins and keeps the subscription alive until Stop().
+  virtual Status Start() = 0;
+  // Leaves the tree (a Leave MAD, best effort) and closes everything; the
+  // snapshots stay readable.
+  virtual void Stop() = 0;
+
+  virtual std::shared_ptr<const smdb::Prdb> prdb() const = 0;
+  virtual std::shared_ptr<const smdb::AddrDb> addresses() const = 0;
+  virtual ConsumerStats stats() const = 0;
+};
+
+}  // namespace tree
+}  // namespace ssa
+
+#endif

@@ -1,0 +1,57 @@
+// ibssa_options.h: the ibssa daemon's settings, from ibssa_opts.cfg (INI:
+// keys before any section, or in [ibssa]; man ibssa_opts.cfg(5)) and the
+// command line, which overrides the file (-R, -L, --role, --listen).
+//
+// A plain value, filled once at start-up on the main thread.
+#ifndef IBACM_SSA_DISTRIB_IBSSA_OPTIONS_H
+#define IBACM_SSA_DISTRIB_IBSSA_OPTIONS_H
+
+#include <string>
+#include <vector>
+
+#include "common/base/config_file.h"
+#include "common/base/log.h"
+#include "common/base/status.h"
+
+namespace ssa {
+namespace distrib {
+
+// Role bits, as the join MAD carries them (common/tree/ssa_mad.h).
+constexpr unsigned kRoleDistribution = 1u << 0;
+constexpr unsigned kRoleAccess = 1u << 1;
+
+struct IbssaOptions {
+  unsigned roles = kRoleAccess;  // "role": distribution, access or both
+  // Data channel: "ADDR:PORT" (port 0: any free port, announced in the
+  // join), the address announced when ADDR is a wildcard, the transport.
+  std::string listen = "0.0.0.0:7471";
+  std::string announce;
+  std::string transport = "tcp";  // tcp | rsocket
+  // The port to join through: "" = the first active InfiniBand port, or
+  // "CA:PORT" / a port GUID.
+  std::string port;
+  std::string log_file = "/var/log/ibssa.log";
+  LogLevel log_level = LogLevel::kInfo;
+  std::string lock_file = "/run/ibssa.pid";
+  std::string run_dir;  // -R: lock file and state go there
+  int max_children = 1024;
+  int prdb_threads = 2;          // access: PRDB computation workers
+  int join_timeout_ms = 1000;    // one control MAD's timeout (retries follow)
+  int join_retries = 3;
+  std::string data_faults;       // fault injection (tests only; ibssa_opts.cfg(5))
+  std::string mad_faults;
+
+  // Applies the file's entries (warnings name file and line).
+  std::vector<std::string> Apply(const ConfigFile& cfg);
+  // "distribution", "access", "distribution,access" (either order).
+  static Status ParseRoles(const std::string& text, unsigned* roles);
+  static std::string RolesName(unsigned roles);
+  void UseRunDir(const std::string& dir);
+  // One line with every setting, for the log.
+  std::string Describe() const;
+};
+
+}  // namespace distrib
+}  // namespace ssa
+
+#endif

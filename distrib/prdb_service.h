@@ -1,0 +1,110 @@
+// prdb_service.h: the access role's work: for every consumer child, the
+// path record database (PRDB) from that consumer's port to every LID,
+// computed with the path engine from the SMDB the access node holds, and
+// the delta from the consumer's previous PRDB.
+//
+// A consumer's PRDB is stamped with the SMDB's global epoch and its table
+// epochs are 0, so it is a pure function of (SMDB version, port GUID): two
+// access nodes holding the same SMDB send byte-identical PRDBs, and a
+// consumer that moves to its backup parent needs no transfer at all.
+//
+// Computation runs on a WorkerPool (the SMDB index and engine are immutable
+// and shared by the jobs); results come back to the loop thread, which
+// hands each new version to `publish`. A newer SMDB arriving while jobs run
+// supersedes them: results computed from an older SMDB are dropped.
+//
+// Owned by the ibssa daemon; every method on the loop thread.
+#ifndef IBACM_SSA_DISTRIB_PRDB_SERVICE_H
+#define IBACM_SSA_DISTRIB_PRDB_SERVICE_H
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "common/base/log.h"
+#include "common/base/worker_pool.h"
+#include "common/smdb/path_engine.h"
+#include "common/smdb/smdb.h"
+#include "common/smdb/smdb_index.h"
+#include "common/smdb/smdb_prdb.h"
+
+namespace ssa {
+namespace distrib {
+
+// One consumer's new PRDB version.
+struct PrdbVersion {
+  uint64_t port_guid = 0;
+  uint64_t epoch = 0;   // the SMDB's global epoch
+  uint32_t digest = 0;  // CRC32 of `bytes`
+  std::shared_ptr<const std::string> bytes;
+  // The delta from `delta_from` (the consumer's previous PRDB), or null.
+  std::shared_ptr<const std::string> delta;
+  uint64_t delta_from = 0;
+  size_t paths = 0;
+};
+
+class PrdbService {
+ public:
+  using PublishFn = std::function<void(const PrdbVersion&)>;
+  // Called once per consumer whose PRDB cannot be built (e.g. its GUID is
+  // not in the SMDB): the owner refuses or disconnects that child.
+  using FailFn = std::function<void(uint64_t port_guid, const Status&)>;
+
+  // `pool`, `loop` and `log` are borrowed and must outlive the service.
+  PrdbService(EventLoop* loop, WorkerPool* pool, Logger* log, PublishFn publish, FailFn fail);
+  PrdbService(const PrdbService&) = delete;
+  PrdbService& operator=(const PrdbService&) = delete;
+
+  // A new SMDB: every consumer's PRDB is recomputed.
+  void OnSmdb(std::shared_ptr<const smdb::Smdb> db);
+  // A consumer to serve (idempotent): its PRDB is computed now if an SMDB
+  // is held, else with the first one.
+  void AddConsumer(uint64_t port_guid);
+  void RemoveConsumer(uint64_t port_guid);
+
+  size_t consumer_count() const { return consumers_.size(); }
+  uint64_t smdb_epoch() const { return db_ ? db_->global_epoch : 0; }
+  // Paths computed since start, and PRDB versions published.
+  uint64_t paths_computed() const { return paths_computed_; }
+  uint64_t versions_published() const { return versions_published_; }
+  // The current PRDB of a consumer, or null.
+  std::shared_ptr<const smdb::Prdb> Current(uint64_t port_guid) const;
+
+ private:
+  struct Engine {
+    std::shared_ptr<const smdb::Smdb> db;
+    std::unique_ptr<smdb::SmdbIndex> index;
+    std::unique_ptr<smdb::PathEngine> engine;
+  };
+  struct Consumer {
+    std::shared_ptr<const smdb::Prdb> prdb;
+    uint64_t computing_for = 0;  // SMDB epoch of the job in flight, 0: none
+  };
+  struct JobResult {
+    Status status;
+    std::shared_ptr<const smdb::Prdb> prdb;
+    PrdbVersion version;
+  };
+
+  void Compute(uint64_t port_guid);
+  void OnComputed(uint64_t port_guid, uint64_t epoch, JobResult result);
+
+  EventLoop* loop_;
+  WorkerPool* pool_;
+  Logger* log_;
+  PublishFn publish_;
+  FailFn fail_;
+  std::shared_ptr<const smdb::Smdb> db_;
+  std::shared_ptr<const Engine> engine_;  // built from db_, shared with jobs
+  uint64_t engine_pending_ = 0;           // SMDB epoch whose engine is being built
+  std::map<uint64_t, Consumer> consumers_;
+  uint64_t paths_computed_ = 0;
+  uint64_t versions_published_ = 0;
+};
+
+}  // namespace distrib
+}  // namespace ssa
+
+#endif

@@ -45,7 +45,7 @@ void Usage(FILE* f) {
           "                      [--reversible] [--requester LID] [--stats]\n"
           "       ssa-smdb compare FILE --from LIST [--to LIST] [--lmc-all] [--by-gid] [--reversible]\n"
           "                      [--sample N] [--depth N] [--timeout MS] [--retries N]\n"
-          "                      [--port CA:PORT] [--max-print N]\n"
+          "                      [--port CA:PORT] [--max-print N] [--prdb PRDBFILE]\n"
           "LIST: comma-separated 'all', LIDs, LID ranges A-B, port GUIDs. See ssa-smdb(1).\n");
 }
 
@@ -53,7 +53,7 @@ struct Args {
   std::string command, file, from, to = "all";
   bool lmc_all = false, reversible = false, stats = false, by_gid = false;
   long requester = 0, sample = 0, depth = 16, timeout = 2000, retries = 2, max_print = -1;
-  std::string port;
+  std::string port, prdb;
 };
 
 bool ParseLong(const char* s, long min, long max, long* out) {
@@ -94,6 +94,7 @@ bool ParseArgs(int argc, char** argv, Args* a) {
     if (o == "--from") ok = text(&a->from);
     else if (o == "--to") ok = text(&a->to);
     else if (o == "--port") ok = text(&a->port);
+    else if (o == "--prdb") ok = text(&a->prdb);
     else if (o == "--lmc-all") a->lmc_all = true;
     else if (o == "--reversible") a->reversible = true;
     else if (o == "--by-gid") a->by_gid = true;
@@ -257,6 +258,15 @@ int Compare(const Args& a) {
   o.reversible = a.reversible;
   o.by_gid = a.by_gid;
   if (a.max_print >= 0) o.max_print = static_cast<size_t>(a.max_print);
+  smdb::Prdb prdb;
+  if (!a.prdb.empty()) {
+    Status st = smdb::Prdb::ReadFile(a.prdb, &prdb);
+    if (!st.ok() || a.by_gid) {
+      fprintf(stderr, "ssa-smdb: --prdb: %s\n", a.by_gid ? "not with --by-gid" : st.ToString().c_str());
+      return kExitUsage;
+    }
+    o.prdb = &prdb;
+  }
   tool::CompareResult r;
   Status st = tool::RunSaCompare(*l.index, o, stdout, &r);
   if (!st.ok()) {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "common/smdb/smdb_index.h"
+#include "common/smdb/smdb_prdb.h"
 #include "common/base/status.h"
 
 namespace ssa {
@@ -42,6 +43,10 @@ struct CompareOptions {
   // DLID; the caller passes one LID per port) instead of by LIDs.
   bool by_gid = false;
   size_t max_print = static_cast<size_t>(-1);  // mismatch lines printed
+  // Compare the SA with this PRDB (what the SSA tree delivered to a
+  // consumer) instead of the engine: a pair absent from it means "no path".
+  // Borrowed; not with by_gid.
+  const smdb::Prdb* prdb = nullptr;
 };
 
 struct CompareResult {

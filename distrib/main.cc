@@ -1,0 +1,140 @@
+// main.cc: the ibssa command line (man ibssa(8)). Parses options, reads
+// ibssa_opts.cfg, daemonizes when asked, takes the lock file and runs an
+// IbssaDaemon until SIGINT/SIGTERM; SIGHUP reopens the log.
+#include "config.h"
+
+#include <getopt.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "common/base/daemon_util.h"
+#include "distrib/ibssa_daemon.h"
+
+namespace {
+
+void Usage(const char* prog) {
+  printf("usage: %s [options]\n"
+         "   -O, --opts-file FILE   options file (default %s/ibssa_opts.cfg)\n"
+         "   -R, --run-dir DIR      put the lock file in DIR\n"
+         "   -L, --log TARGET       log to TARGET (a file, stderr, stdout or syslog)\n"
+         "   -D, --daemon           run in the background (default)\n"
+         "   -P, --foreground       stay in the foreground\n"
+         "       --systemd          run under systemd (foreground, READY notification)\n"
+         "       --role ROLES       distribution, access or distribution,access\n"
+         "                          (overrides the file's role)\n"
+         "       --listen ADDR:PORT data-channel address (port 0: any free port)\n"
+         "   -V, --version          print the version\n",
+         prog, SYSCONF_DIR);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ssa::distrib::IbssaDaemon::Settings settings;
+  settings.opts_file = SYSCONF_DIR "/ibssa_opts.cfg";
+  bool foreground = false, systemd = false;
+  enum { kSystemd = 256, kRole, kListen };
+  static const struct option long_opts[] = {
+      {"opts-file", required_argument, nullptr, 'O'},
+      {"run-dir", required_argument, nullptr, 'R'},
+      {"log", required_argument, nullptr, 'L'},
+      {"daemon", no_argument, nullptr, 'D'},
+      {"foreground", no_argument, nullptr, 'P'},
+      {"systemd", no_argument, nullptr, kSystemd},
+      {"role", required_argument, nullptr, kRole},
+      {"listen", required_argument, nullptr, kListen},
+      {"version", no_argument, nullptr, 'V'},
+      {"help", no_argument, nullptr, 'h'},
+      {nullptr, 0, nullptr, 0},
+  };
+  int c;
+  while ((c = getopt_long(argc, argv, "O:R:L:DPVh", long_opts, nullptr)) != -1) {
+    switch (c) {
+      case 'O': settings.opts_file = optarg; settings.opts_file_given = true; break;
+      case 'R': settings.run_dir = optarg; break;
+      case 'L': settings.log_target = optarg; break;
+      case 'D': foreground = false; break;
+      case 'P': foreground = true; break;
+      case kSystemd: systemd = true; foreground = true; break;
+      case kRole: {
+        ssa::Status st = ssa::distrib::IbssaOptions::ParseRoles(optarg, &settings.roles);
+        if (!st.ok()) {
+          fprintf(stderr, "ibssa: --role: %s\n", st.message().c_str());
+          return 2;
+        }
+        break;
+      }
+      case kListen: settings.listen = optarg; break;
+      case 'V': printf("ibssa (ibacm-ssa) %s\n", PACKAGE_VERSION); return 0;
+      case 'h': Usage(argv[0]); return 0;
+      default: Usage(argv[0]); return 2;
+    }
+  }
+  if (optind < argc) {
+    fprintf(stderr, "ibssa: unexpected argument '%s'\n", argv[optind]);
+    Usage(argv[0]);
+    return 2;
+  }
+  if (systemd && settings.log_target.empty()) settings.log_target = "stderr";
+  // Fork before anything opens umad: its state does not survive a fork.
+  if (!foreground && !ssa::Daemonize()) {
+    perror("ibssa: daemonize");
+    return 1;
+  }
+  ssa::RaiseFdLimit();
+  sigset_t mask;
+  sigemptyset(&mask);
+  sigaddset(&mask, SIGINT);
+  sigaddset(&mask, SIGTERM);
+  sigaddset(&mask, SIGHUP);
+  sigprocmask(SIG_BLOCK, &mask, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  ssa::distrib::IbssaDaemon daemon(settings);
+  ssa::Status st = daemon.Configure();
+  if (!st.ok()) {
+    fprintf(stderr, "ibssa: %s\n", st.ToString().c_str());
+    return 1;
+  }
+  std::string lock_error;
+  int lock_fd = ssa::TakeLockFile(daemon.options().lock_file, "ibssa", &lock_error);
+  if (lock_fd < 0) {
+    fprintf(stderr, "ibssa: %s\n", lock_error.c_str());
+    daemon.log()->Log(ssa::LogLevel::kError, "%s", lock_error.c_str());
+    return 1;
+  }
+  st = daemon.Start();
+  if (!st.ok()) {
+    fprintf(stderr, "ibssa: %s\n", st.ToString().c_str());
+    daemon.log()->Log(ssa::LogLevel::kError, "start failed: %s", st.ToString().c_str());
+    unlink(daemon.options().lock_file.c_str());
+    return 1;
+  }
+  int sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+  daemon.loop()->WatchFd(sfd, EPOLLIN, [&](uint32_t) {
+    struct signalfd_siginfo si;
+    while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+      if (si.ssi_signo == SIGHUP) {
+        daemon.log()->Log(ssa::LogLevel::kInfo, "SIGHUP: reopening the log");
+        daemon.log()->Reopen();
+      } else {
+        daemon.log()->Log(ssa::LogLevel::kInfo, "signal %u: shutting down", si.ssi_signo);
+        daemon.RequestStop();
+      }
+    }
+  });
+  if (systemd) ssa::NotifySystemd("READY=1");
+  st = daemon.Run();
+  if (systemd) ssa::NotifySystemd("STOPPING=1");
+  daemon.loop()->UnwatchFd(sfd);
+  close(sfd);
+  daemon.Shutdown();
+  unlink(daemon.options().lock_file.c_str());
+  close(lock_fd);
+  return st.ok() ? 0 : 1;
+}

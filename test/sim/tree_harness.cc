@@ -1,0 +1,252 @@
+// tree_harness.cc: see tree_harness.h.
+#include "test/sim/tree_harness.h"
+
+#include <sys/stat.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace ssa {
+namespace test {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+const std::string kBuild = ABS_TOP_BUILDDIR;
+const std::string kIbssa = kBuild + "/distrib/ibssa";
+const std::string kConsumer = kBuild + "/util/ssa_tree/ssa-consumer";
+const std::string kTreeTool = kBuild + "/util/ssa_tree/ssa-tree";
+const std::string kSmdbTool = kBuild + "/util/smdb_tool/ssa-smdb";
+
+std::string Hex16(uint64_t v) {
+  char b[24];
+  snprintf(b, sizeof(b), "0x%016" PRIx64, v);
+  return b;
+}
+
+void SleepPoll() { std::this_thread::sleep_for(std::chrono::milliseconds(50)); }
+
+}  // namespace
+
+Status ParseTreeJson(const std::string& text, std::vector<TreeMember>* out) {
+  out->clear();
+  size_t i = 0;
+  auto skip = [&] {
+    while (i < text.size() && isspace(static_cast<unsigned char>(text[i]))) ++i;
+  };
+  auto fail = [&](const std::string& why) {
+    return Status::Error(EINVAL, "ssa-tree json at " + std::to_string(i) + ": " + why);
+  };
+  auto str = [&](std::string* s) {
+    if (text[i] != '"') return false;
+    size_t end = text.find('"', i + 1);
+    if (end == std::string::npos) return false;
+    *s = text.substr(i + 1, end - i - 1);
+    i = end + 1;
+    return true;
+  };
+  skip();
+  if (i >= text.size() || text[i] != '[') return fail("expected [");
+  ++i;
+  for (;;) {
+    skip();
+    if (i < text.size() && text[i] == ']') return Status::Ok();
+    if (i >= text.size() || text[i] != '{') return fail("expected {");
+    ++i;
+    TreeMember m;
+    for (;;) {
+      skip();
+      if (text[i] == '}') {
+        ++i;
+        break;
+      }
+      std::string key, value;
+      if (!str(&key)) return fail("expected a key");
+      skip();
+      if (text[i] != ':') return fail("expected :");
+      ++i;
+      skip();
+      if (text[i] == '"') {
+        if (!str(&value)) return fail("bad string");
+      } else {
+        size_t end = text.find_first_of(",}", i);
+        if (end == std::string::npos) return fail("bad value");
+        value = text.substr(i, end - i);
+        while (!value.empty() && isspace(static_cast<unsigned char>(value.back()))) value.pop_back();
+        i = end;
+      }
+      m[key] = value;
+      skip();
+      if (text[i] == ',') ++i;
+    }
+    out->push_back(m);
+    skip();
+    if (text[i] == ',') ++i;
+  }
+}
+
+TreeHarness::~TreeHarness() {
+  procs_.clear();
+  if (fabric_) fabric_->Stop();
+}
+
+void TreeHarness::set_failed() {
+  dir_->keep();
+  if (fabric_) fabric_->set_failed();
+}
+
+Status TreeHarness::Start(const Options& o) {
+  plugin_.dir = dir_->path();
+  SimFabric::Options so;
+  so.net_text = o.net_text;
+  so.ibsim_args = o.ibsim_args;
+  so.opensm_args = {"-l", std::to_string(o.lmc)};
+  // The core's data channel on loopback, any free port; short leases so
+  // renewals (and the counters they carry) come every second.
+  std::string options = plugin_.DefaultOptions() +
+                        " listen=127.0.0.1:0 lease_s=3 tree_state_file=" + dir_->path() +
+                        "/tree.json " + o.extra_plugin_options;
+  Status st = plugin_.Configure(options, &so);
+  if (st.ok()) st = SimFabric::Start(so, &fabric_);
+  if (!st.ok()) return st;
+  int hcas = o.hcas;
+  return WaitForVersion(
+      plugin_.dump_dir(),
+      [hcas](const smdb::Smdb& d) {
+        int n = 0;
+        for (const auto& node : d.nodes.records) n += node.node_type == smdb::kNodeCa;
+        return n == hcas;
+      },
+      std::chrono::seconds(30), &db_);
+}
+
+Status TreeHarness::Stop() {
+  procs_.clear();
+  Status st = fabric_ ? fabric_->Stop() : Status::Ok();
+  fabric_.reset();
+  return st;
+}
+
+std::string TreeHarness::NodeDir(const std::string& node) const {
+  std::string d = dir_->path() + "/" + node;
+  mkdir(d.c_str(), 0755);
+  return d;
+}
+
+Status TreeHarness::StartIbssa(const std::string& node, const std::string& role) {
+  std::string d = NodeDir(node);
+  std::ofstream cfg(d + "/ibssa_opts.cfg");
+  cfg << "log_level = debug\njoin_timeout_ms = 300\n";
+  cfg.close();
+  std::string log = d + "/ibssa.log";
+  std::unique_ptr<SimProcess> p;
+  Status st = fabric_->Spawn(node,
+                             {kIbssa, "-P", "-O", d + "/ibssa_opts.cfg", "-R", d, "-L", log,
+                              "--role", role, "--listen", "127.0.0.1:0"},
+                             &p);
+  if (!st.ok()) return st;
+  procs_[node] = std::move(p);
+  st = WaitForLogLine(log, "joined the tree", std::chrono::seconds(15));
+  if (!st.ok()) return st.WithContext(node + " (ibssa " + role + ")");
+  return Status::Ok();
+}
+
+std::string TreeHarness::ConsumerDump(const std::string& node) const {
+  return dir_->path() + "/" + node + "/prdb";
+}
+std::string TreeHarness::ConsumerStats(const std::string& node) const {
+  return ConsumerDump(node) + ".stats";
+}
+
+Status TreeHarness::StartConsumer(const std::string& node) {
+  std::string d = NodeDir(node);
+  std::unique_ptr<SimProcess> p;
+  Status st = fabric_->Spawn(
+      node, {kConsumer, "-R", d, "--dump", ConsumerDump(node), "-L", d + "/consumer.log"}, &p);
+  if (!st.ok()) return st;
+  procs_[node] = std::move(p);
+  return Status::Ok();
+}
+
+std::map<std::string, std::string> TreeHarness::ReadStats(const std::string& node) const {
+  std::map<std::string, std::string> kv;
+  std::ifstream f(ConsumerStats(node));
+  std::string line;
+  while (std::getline(f, line)) {
+    size_t eq = line.find('=');
+    if (eq != std::string::npos) kv[line.substr(0, eq)] = line.substr(eq + 1);
+  }
+  return kv;
+}
+
+Status TreeHarness::WaitConsumersAt(const std::vector<std::string>& nodes, uint64_t epoch,
+                                    std::chrono::milliseconds timeout) {
+  auto deadline = Clock::now() + timeout;
+  std::string behind;
+  for (;;) {
+    behind.clear();
+    for (const std::string& n : nodes) {
+      smdb::Prdb prdb;
+      if (!smdb::Prdb::ReadFile(ConsumerDump(n), &prdb).ok() || prdb.global_epoch < epoch)
+        behind += " " + n + "(" + std::to_string(prdb.global_epoch) + ")";
+    }
+    if (behind.empty()) return Status::Ok();
+    if (Clock::now() > deadline)
+      return Status::Error(ETIMEDOUT, "consumers not at epoch " + std::to_string(epoch) + ":" + behind);
+    SleepPoll();
+  }
+}
+
+Status TreeHarness::WaitSmdbAfter(uint64_t after, std::chrono::milliseconds timeout, smdb::Smdb* out) {
+  Status st = WaitForVersion(
+      plugin_.dump_dir(), [after](const smdb::Smdb& d) { return d.global_epoch > after; }, timeout, out);
+  if (st.ok()) db_ = *out;
+  return st;
+}
+
+uint64_t TreeHarness::PortGuid(const std::string& node) const {
+  const smdb::SmdbNode* n = FindNode(db_, node);
+  if (!n) return 0;
+  const smdb::SmdbPort* p = FindPort(db_, n->node_guid, 1);
+  return p ? p->port_guid : 0;
+}
+
+uint16_t TreeHarness::Lid(const std::string& node) const {
+  const smdb::SmdbNode* n = FindNode(db_, node);
+  if (!n) return 0;
+  const smdb::SmdbPort* p = FindPort(db_, n->node_guid, 1);
+  return p ? p->base_lid : 0;
+}
+
+Status TreeHarness::ComparePrdbWithSa(const std::string& consumer, const std::string& run_on,
+                                      size_t* pairs) {
+  std::string smdb_file = dir_->path() + "/smdb.compare";
+  Status st = db_.WriteFile(smdb_file);
+  if (!st.ok()) return st;
+  std::string out;
+  int status = -1;
+  st = fabric_->Run(run_on,
+                    {kSmdbTool, "compare", smdb_file, "--prdb", ConsumerDump(consumer), "--from",
+                     Hex16(PortGuid(consumer)), "--lmc-all", "--max-print", "20"},
+                    &out, &status, std::chrono::seconds(120));
+  if (!st.ok()) return st;
+  if (status != 0) return Status::Error(EBADMSG, consumer + "'s PRDB differs from the SA:\n" + out);
+  size_t at = out.rfind("pairs=");
+  *pairs = at == std::string::npos ? 0 : strtoull(out.c_str() + at + 6, nullptr, 10);
+  return Status::Ok();
+}
+
+Status TreeHarness::Tree(const std::string& run_on, std::vector<TreeMember>* out) {
+  std::string text;
+  int status = -1;
+  Status st = fabric_->Run(run_on, {kTreeTool, "--json"}, &text, &status);
+  if (!st.ok()) return st;
+  if (status != 0) return Status::Error(EIO, "ssa-tree --json: exit " + std::to_string(status) + ": " + text);
+  return ParseTreeJson(text, out);
+}
+
+}  // namespace test
+}  // namespace ssa

@@ -1,0 +1,98 @@
+// tree_harness.h: a whole SSA tree on a simulated fabric for integration
+// tests: OpenSM with the ibssa_osm plugin as the core, ibssa daemons in the
+// distribution and access roles, ssa-consumer processes dumping the PRDB
+// they hold, and the checks the tests share (every consumer at the core's
+// epoch, its PRDB equal to the SA's answers, the tree as ssa-tree prints
+// it).
+//
+// Every daemon runs as its own node with a private run directory, log and
+// data port (127.0.0.1, port 0). ibsim allows 10 attached processes, OpenSM
+// included; Run() of a tool needs one free slot.
+//
+// Test code; single thread (the fabric's rules).
+#ifndef IBACM_SSA_TEST_SIM_TREE_HARNESS_H
+#define IBACM_SSA_TEST_SIM_TREE_HARNESS_H
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/base/status.h"
+#include "common/smdb/smdb.h"
+#include "common/smdb/smdb_prdb.h"
+#include "test/sim/osm_plugin_util.h"
+#include "test/sim/sim_fabric.h"
+
+namespace ssa {
+namespace test {
+
+// One member as `ssa-tree --json` prints it: every key, values as text.
+using TreeMember = std::map<std::string, std::string>;
+// Parses the flat array of flat objects ssa-tree --json writes.
+Status ParseTreeJson(const std::string& text, std::vector<TreeMember>* out);
+
+class TreeHarness {
+ public:
+  struct Options {
+    std::string net_text;
+    std::vector<std::string> ibsim_args;
+    int lmc = 0;
+    int hcas = 0;                    // CAs in the net (to wait for the full SMDB)
+    std::string extra_plugin_options;  // appended to the defaults
+  };
+
+  explicit TreeHarness(TempDir* dir) : dir_(dir) {}
+  ~TreeHarness();
+
+  // Fabric with the plugin as core; waits for the SMDB with every CA.
+  Status Start(const Options& options);
+  // Stops everything; fails when OpenSM did not exit cleanly.
+  Status Stop();
+  void set_failed();
+
+  // ibssa on `node` with `role`; returns once its log says it joined.
+  Status StartIbssa(const std::string& node, const std::string& role);
+  // ssa-consumer on `node` dumping to ConsumerDump(node).
+  Status StartConsumer(const std::string& node);
+  SimProcess* process(const std::string& node) { return procs_[node].get(); }
+  void Forget(const std::string& node) { procs_.erase(node); }
+
+  std::string ConsumerDump(const std::string& node) const;
+  std::string ConsumerStats(const std::string& node) const;
+  // key=value lines of a consumer's stats file.
+  std::map<std::string, std::string> ReadStats(const std::string& node) const;
+  // Waits until every consumer's dump holds a PRDB of SMDB epoch >= `epoch`.
+  Status WaitConsumersAt(const std::vector<std::string>& nodes, uint64_t epoch,
+                         std::chrono::milliseconds timeout);
+  // The newest SMDB the core published, once its epoch > `after`.
+  Status WaitSmdbAfter(uint64_t after, std::chrono::milliseconds timeout, smdb::Smdb* out);
+
+  // `ssa-smdb compare SMDB --prdb DUMP --from GUID --lmc-all`, run as
+  // `run_on`: every path of the consumer's port equals the SA's answer
+  // and no pair is missing. `pairs` gets how many pairs were compared.
+  Status ComparePrdbWithSa(const std::string& consumer, const std::string& run_on, size_t* pairs);
+  // ssa-tree --json run as `run_on`.
+  Status Tree(const std::string& run_on, std::vector<TreeMember>* out);
+
+  uint64_t PortGuid(const std::string& node) const;
+  uint16_t Lid(const std::string& node) const;
+  const smdb::Smdb& smdb() const { return db_; }
+  SimFabric* fabric() { return fabric_.get(); }
+  const PluginSetup& plugin() const { return plugin_; }
+
+ private:
+  std::string NodeDir(const std::string& node) const;
+
+  TempDir* dir_;
+  PluginSetup plugin_;
+  std::unique_ptr<SimFabric> fabric_;
+  smdb::Smdb db_;
+  std::map<std::string, std::unique_ptr<SimProcess>> procs_;
+};
+
+}  // namespace test
+}  // namespace ssa
+
+#endif

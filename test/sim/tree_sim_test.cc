@@ -1,0 +1,203 @@
+// tree_sim_test.cc: the SSA tree end to end on simulated fabrics: OpenSM
+// with the ibssa_osm plugin as the core, ibssa distribution and access
+// daemons, ssa-consumer processes. What users see is asserted: every
+// consumer holds a PRDB equal to OpenSM's SA answers, updates after a link
+// change arrive as deltas, the tree has the shape the core's rules give,
+// and a killed parent's children move to their backup within 2 s without
+// losing what they hold.
+#include <signal.h>
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "CppUTest/TestHarness.h"
+#include "test/sim/netgen.h"
+#include "test/sim/sim_test_util.h"
+#include "test/sim/tree_harness.h"
+
+using namespace std::chrono_literals;
+using ssa::test::TreeHarness;
+using ssa::test::TreeMember;
+
+namespace {
+
+uint64_t Num(const std::map<std::string, std::string>& kv, const std::string& key) {
+  auto it = kv.find(key);
+  return it == kv.end() ? 0 : strtoull(it->second.c_str(), nullptr, 0);
+}
+
+// A 12-HCA fat tree, 2 leaves of 6, 2 spines, uplinks of mixed speeds, so a
+// reroute changes rates (a stale PRDB would then differ from the SA).
+void MixedFatTree(TreeHarness::Options* o) {
+  ssa::test::FatTreeOptions ft;
+  ft.hcas = 12;
+  ft.hcas_per_leaf = 6;
+  ft.leaf_radix = 8;
+  ft.mixed_links = true;
+  ssa::test::GeneratedNet net;
+  CHECK_OK(ssa::test::FatTreeNet(ft, &net));
+  o->net_text = net.text;
+  o->ibsim_args = net.ibsim_args;
+  o->hcas = 12;
+}
+
+const std::vector<std::string> kConsumers = {"Hca6", "Hca7", "Hca8", "Hca12"};
+
+}  // namespace
+
+TEST_GROUP(TreeSim) {
+  ssa::test::TempDir dir;
+  std::unique_ptr<TreeHarness> tree;
+
+  void setup() override { tree = std::make_unique<TreeHarness>(&dir); }
+  void teardown() override {
+    if (UtestShell::getCurrent()->hasFailed()) tree->set_failed();
+    ssa::Status st = tree->Stop();
+    tree.reset();
+    CHECK_OK(st);
+  }
+
+  // Core, 2 distribution, 2 access, the consumers; waits until every
+  // consumer holds the core's epoch.
+  void StartTree(int lmc) {
+    TreeHarness::Options o;
+    MixedFatTree(&o);
+    o.lmc = lmc;
+    CHECK_OK(tree->Start(o));
+    CHECK_OK(tree->StartIbssa("Hca2", "distribution"));
+    CHECK_OK(tree->StartIbssa("Hca3", "distribution"));
+    CHECK_OK(tree->StartIbssa("Hca4", "access"));
+    CHECK_OK(tree->StartIbssa("Hca5", "access"));
+    for (const std::string& c : kConsumers) CHECK_OK(tree->StartConsumer(c));
+    CHECK_OK(tree->WaitConsumersAt(kConsumers, tree->smdb().global_epoch, 30s));
+  }
+
+  void CompareAll(const std::vector<std::string>& consumers) {
+    size_t lids = 0;
+    for (const auto& g : tree->smdb().guid_lids.records) lids += size_t{1} << g.lmc;
+    int lmc = tree->smdb().subnet.records[0].lmc;
+    for (const std::string& c : consumers) {
+      size_t pairs = 0;
+      CHECK_OK(tree->ComparePrdbWithSa(c, "Hca10", &pairs));
+      CHECK_EQUAL(lids << lmc, pairs);
+    }
+  }
+
+  std::vector<TreeMember> Members() {
+    std::vector<TreeMember> m;
+    CHECK_OK(tree->Tree("Hca10", &m));
+    return m;
+  }
+
+  const TreeMember* MemberAt(const std::vector<TreeMember>& ms, uint16_t lid) {
+    for (const TreeMember& m : ms)
+      if (Num(m, "lid") == lid && m.at("role") != "core") return &m;
+    return nullptr;
+  }
+};
+
+TEST(TreeSim, EveryConsumerHoldsTheSasPathsAndLinkChangesArriveAsDeltas) {
+  StartTree(0);
+  CompareAll(kConsumers);
+
+  // The shape the core's rules give.
+  std::vector<TreeMember> ms = Members();
+  uint16_t sm_lid = tree->smdb().subnet.records[0].sm_lid;
+  std::set<uint64_t> dist = {tree->Lid("Hca2"), tree->Lid("Hca3")};
+  std::set<uint64_t> access = {tree->Lid("Hca4"), tree->Lid("Hca5")};
+  int counts[3] = {0, 0, 0};
+  for (const TreeMember& m : ms) {
+    std::string what = m.at("role") + " lid " + m.at("lid");
+    if (m.at("role") == "distribution") {
+      ++counts[0];
+      CHECK_EQUAL_TEXT(sm_lid, Num(m, "parent_lid"), what.c_str());
+    } else if (m.at("role") == "access") {
+      ++counts[1];
+      CHECK_TEXT(dist.count(Num(m, "parent_lid")), what.c_str());
+    } else if (m.at("role") == "consumer") {
+      ++counts[2];
+      CHECK_TEXT(access.count(Num(m, "parent_lid")), what.c_str());
+      CHECK_TEXT(access.count(Num(m, "backup_lid")), what.c_str());
+      CHECK_TEXT(Num(m, "parent_lid") != Num(m, "backup_lid"), what.c_str());
+    }
+  }
+  CHECK_EQUAL(2, counts[0]);
+  CHECK_EQUAL(2, counts[1]);
+  CHECK_EQUAL(static_cast<int>(kConsumers.size()), counts[2]);
+
+  std::map<std::string, uint64_t> fulls, deltas;
+  for (const std::string& c : kConsumers) {
+    auto st = tree->ReadStats(c);
+    fulls[c] = Num(st, "full_transfers");
+    deltas[c] = Num(st, "delta_transfers");
+    CHECK_EQUAL_TEXT(1, fulls[c], c.c_str());
+  }
+
+  // A spine link of leaf L1 down, then up: each new epoch reaches every
+  // consumer as a delta, and the PRDBs equal the SA's answers again.
+  const ssa::smdb::SmdbNode* l1 = ssa::test::FindNode(tree->smdb(), "L1");
+  CHECK(l1 != nullptr);
+  for (bool down : {true, false}) {
+    uint64_t before = tree->smdb().global_epoch;
+    int ups = tree->fabric()->SubnetUpCount();
+    CHECK_OK(down ? tree->fabric()->LinkDown("L1", 7) : tree->fabric()->LinkUp("L1", 7));
+    CHECK_OK(tree->fabric()->WaitSubnetUp(ups + 1, 30s));
+    ssa::smdb::Smdb next;
+    CHECK_OK(tree->WaitSmdbAfter(before, 30s, &next));
+    CHECK_OK(tree->WaitConsumersAt(kConsumers, next.global_epoch, 30s));
+    for (const std::string& c : kConsumers) {
+      auto st = tree->ReadStats(c);
+      CHECK_EQUAL_TEXT(fulls[c], Num(st, "full_transfers"), c.c_str());
+      CHECK_TEXT(Num(st, "delta_transfers") > deltas[c], c.c_str());
+      deltas[c] = Num(st, "delta_transfers");
+    }
+    CompareAll({"Hca6", "Hca12"});
+  }
+}
+
+TEST(TreeSim, Lmc1PathsEqualTheSa) {
+  StartTree(1);
+  CompareAll({"Hca6", "Hca12"});
+}
+
+TEST(TreeSim, AKilledParentsChildrenMoveToTheirBackupWithinTwoSeconds) {
+  StartTree(0);
+  std::vector<TreeMember> ms = Members();
+  // The access node with the most consumers dies.
+  std::map<uint64_t, int> load;
+  for (const TreeMember& m : ms)
+    if (m.at("role") == "consumer") ++load[Num(m, "parent_lid")];
+  uint64_t victim_lid = std::max_element(load.begin(), load.end(), [](auto& a, auto& b) {
+                          return a.second < b.second;
+                        })->first;
+  std::string victim = victim_lid == tree->Lid("Hca4") ? "Hca4" : "Hca5";
+  std::string other = victim == "Hca4" ? "Hca5" : "Hca4";
+  std::vector<std::string> orphans;
+  for (const std::string& c : kConsumers)
+    if (Num(tree->ReadStats(c), "parent_lid") == victim_lid) orphans.push_back(c);
+  CHECK(!orphans.empty());
+
+  CHECK_OK(tree->process(victim)->Kill(SIGKILL));
+  auto t0 = std::chrono::steady_clock::now();
+  for (const std::string& c : orphans) {
+    for (;;) {
+      if (Num(tree->ReadStats(c), "parent_lid") == tree->Lid(other)) break;
+      CHECK_TEXT(std::chrono::steady_clock::now() - t0 < 2s, (c + " did not move within 2 s").c_str());
+      std::this_thread::sleep_for(20ms);
+    }
+  }
+  // They kept what they held, and the next epoch reaches them through the
+  // surviving access node.
+  uint64_t before = tree->smdb().global_epoch;
+  int ups = tree->fabric()->SubnetUpCount();
+  CHECK_OK(tree->fabric()->LinkDown("L1", 7));
+  CHECK_OK(tree->fabric()->WaitSubnetUp(ups + 1, 30s));
+  ssa::smdb::Smdb next;
+  CHECK_OK(tree->WaitSmdbAfter(before, 30s, &next));
+  CHECK_OK(tree->WaitConsumersAt(kConsumers, next.global_epoch, 30s));
+  CompareAll({orphans.front()});
+}

@@ -153,7 +153,7 @@ Status SimFabric::StartOpenSm(Clock::time_point deadline) {
   s = WaitForStartup(
       "OpenSM", info_.opensm_pid, &opensm_reaped_, &opensm_status_,
       [&] {
-        if (SubnetUpCount() > 0) return true;
+        if (SubnetUpCount() > subnet_ups_at_sm_start_) return true;
         ibsim_died = !ibsim_reaped_ && TryReap(info_.ibsim_pid, &ibsim_status_);
         ibsim_reaped_ = ibsim_reaped_ || ibsim_died;
         return ibsim_died;
@@ -253,6 +253,24 @@ void SimFabric::StopLeftoverProcesses() {
   if (PollUntil(options_.stop_grace, [&] { return leftovers().empty(); })) return;
   for (pid_t pid : leftovers()) kill(pid, SIGKILL);
   PollUntil(std::chrono::seconds(5), [&] { return leftovers().empty(); });
+}
+
+Status SimFabric::KillSm(int sig) {
+  if (info_.opensm_pid <= 0 || opensm_reaped_) return Status::Error(ESRCH, "OpenSM is not running");
+  if (kill(info_.opensm_pid, sig) != 0) return Status::FromErrno("kill OpenSM");
+  if (!WaitForExit(info_.opensm_pid, std::chrono::seconds(10), &opensm_status_))
+    return Status::Error(ETIMEDOUT, "OpenSM did not exit after signal " + std::to_string(sig));
+  opensm_reaped_ = true;
+  // A killed OpenSM never detached from ibsim.
+  return ReleaseDeadClients();
+}
+
+Status SimFabric::RestartSm(std::chrono::milliseconds timeout) {
+  if (info_.opensm_pid > 0 && !opensm_reaped_) return Status::Error(EBUSY, "OpenSM is running");
+  subnet_ups_at_sm_start_ = SubnetUpCount();
+  opensm_reaped_ = false;
+  opensm_status_ = 0;
+  return StartOpenSm(Clock::now() + timeout);
 }
 
 int SimFabric::SubnetUpCount() { return subnet_up_ ? subnet_up_->Count() : 0; }

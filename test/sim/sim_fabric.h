@@ -126,6 +126,13 @@ class SimFabric {
   Status Run(const std::string& node, const std::vector<std::string>& argv, std::string* output,
              int* exit_status, std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
+  // Kills OpenSM with `sig` (SIGKILL: a crash, SIGTERM: a clean stop) and
+  // reaps it; the fabric runs on without an SM until RestartSm.
+  Status KillSm(int sig);
+  // Starts OpenSM again, same node and options; returns at its next
+  // SUBNET UP (its log is appended to, so SubnetUpCount keeps counting).
+  Status RestartSm(std::chrono::milliseconds timeout);
+
   // Frees the ibsim client slots of processes that died without detaching.
   // Done automatically when a spawned process is found killed by a signal
   // and when a slot of a previous process is reused.
@@ -174,6 +181,7 @@ class SimFabric {
   std::set<SimProcess*> processes_;  // spawned and not yet destroyed; borrowed
   bool ibsim_reaped_ = false;
   bool opensm_reaped_ = false;
+  int subnet_ups_at_sm_start_ = 0;  // OpenSM is up once SubnetUpCount() exceeds it
   int ibsim_status_ = 0;
   int opensm_status_ = 0;
   bool stopped_ = false;

@@ -12,4 +12,5 @@ common_smdb_libssasmdb_la_SOURCES = \
 	common/smdb/smdb_delta.h common/smdb/smdb_delta.cc \
 	common/smdb/smdb_dump.h common/smdb/smdb_dump.cc \
 	common/smdb/smdb_index.h common/smdb/smdb_index.cc \
-	common/smdb/path_engine.h common/smdb/path_engine.cc
+	common/smdb/path_engine.h common/smdb/path_engine.cc \
+	common/smdb/route_diff.h common/smdb/route_diff.cc

@@ -1,6 +1,7 @@
 // prdb_service.cc: see prdb_service.h.
 #include "distrib/prdb_service.h"
 
+#include <algorithm>
 #include <cinttypes>
 
 #include "common/smdb/smdb_delta.h"
@@ -8,6 +9,52 @@
 
 namespace ssa {
 namespace distrib {
+
+// The consumer's PRDB at `epoch`: patched from `previous` when the route
+// diff allows (only paths to dirty destinations recomputed), else built
+// whole. *computed counts the engine calls.
+Status PrdbService::BuildOrPatch(const Engine& e, const smdb::Prdb* previous, uint64_t port_guid,
+                                 uint64_t epoch, smdb::Prdb* out, size_t* computed) {
+  const smdb::SmdbIndex& x = *e.index;
+  uint32_t src = x.PortByGuid(port_guid);
+  bool patch = previous && e.diff_from != 0 && previous->global_epoch == e.diff_from &&
+               !e.diff.all && src != smdb::SmdbIndex::kNone;
+  if (patch) {
+    const smdb::SmdbIndex::Port& s = x.port(src);
+    const smdb::PrdbSource& ps = previous->source.records[0];
+    patch = ps.base_lid == s.base_lid && ps.lmc == s.lmc;
+    for (uint32_t k = 0; patch && k < (1u << s.lmc); ++k)
+      patch = !e.diff.IsDirty(static_cast<uint16_t>(s.base_lid + k));
+  }
+  if (!patch) {
+    Status st = smdb::BuildPrdb(*e.engine, port_guid, epoch, out);
+    *computed = x.assigned_lids().size() << (src == smdb::SmdbIndex::kNone ? 0 : x.port(src).lmc);
+    return st;
+  }
+  const smdb::SmdbIndex::Port& s = x.port(src);
+  *out = *previous;
+  out->global_epoch = epoch;
+  out->source.records[0].smdb_epoch = epoch;
+  auto& paths = out->paths.records;
+  paths.erase(std::remove_if(paths.begin(), paths.end(),
+                             [&e](const smdb::PrdbPath& p) { return e.diff.IsDirty(p.dlid); }),
+              paths.end());
+  ibv_path_record rec;
+  size_t n = 0;
+  for (uint32_t k = 0; k < (1u << s.lmc); ++k) {
+    uint16_t slid = static_cast<uint16_t>(s.base_lid + k);
+    for (uint16_t dlid : x.assigned_lids()) {
+      if (!e.diff.IsDirty(dlid)) continue;
+      ++n;
+      if (e.engine->Compute(slid, dlid, &rec) != smdb::PathStatus::kOk) continue;
+      paths.emplace_back();
+      smdb::ToPrdbPath(rec, &paths.back());
+    }
+  }
+  *computed = n;
+  out->SortRecords();
+  return Status::Ok();
+}
 
 PrdbService::PrdbService(EventLoop* loop, WorkerPool* pool, Logger* log, PublishFn publish,
                          FailFn fail)
@@ -20,14 +67,20 @@ void PrdbService::OnSmdb(std::shared_ptr<const smdb::Smdb> db) {
   engine_pending_ = epoch;
   log_->Log(LogLevel::kInfo, "SMDB epoch %" PRIu64 ": building the path engine for %zu consumer(s)",
             epoch, consumers_.size());
-  // The index build walks the whole SMDB: a worker's job, not the loop's.
+  // The index build and the route diff walk the whole SMDB: a worker's
+  // job, not the loop's.
+  std::shared_ptr<const Engine> previous = engine_;
   pool_->SubmitWithResult<std::shared_ptr<Engine>>(
-      [db]() {
+      [db, previous]() {
         auto e = std::make_shared<Engine>();
         e->db = db;
         Status st = smdb::SmdbIndex::Build(*db, &e->index);
         if (!st.ok()) return std::shared_ptr<Engine>();
         e->engine = std::make_unique<smdb::PathEngine>(e->index.get());
+        if (previous) {
+          e->diff = smdb::DiffRoutes(*previous->db, *previous->index, *db, *e->index);
+          e->diff_from = previous->db->global_epoch;
+        }
         return e;
       },
       [this, epoch](std::shared_ptr<Engine> e) {
@@ -39,6 +92,10 @@ void PrdbService::OnSmdb(std::shared_ptr<const smdb::Smdb> db) {
           return;
         }
         engine_ = e;
+        if (e->diff_from)
+          log_->Log(LogLevel::kInfo, "SMDB epoch %" PRIu64 " vs %" PRIu64 ": %s", epoch, e->diff_from,
+                    e->diff.all ? "global change, every path recomputed"
+                                : (std::to_string(e->diff.dirty_count) + " destination LID(s) to recompute").c_str());
         std::string limits = e->engine->Limitations();
         if (!limits.empty())
           log_->Log(LogLevel::kWarn, "path records may differ from the SA's: %s", limits.c_str());
@@ -72,7 +129,7 @@ void PrdbService::Compute(uint64_t port_guid) {
       [engine, previous, port_guid, epoch]() {
         JobResult r;
         auto prdb = std::make_shared<smdb::Prdb>();
-        r.status = smdb::BuildPrdb(*engine->engine, port_guid, epoch, prdb.get());
+        r.status = BuildOrPatch(*engine, previous.get(), port_guid, epoch, prdb.get(), &r.computed);
         if (!r.status.ok()) return r;
         auto bytes = std::make_shared<std::string>();
         r.status = prdb->Serialize(bytes.get());
@@ -110,7 +167,8 @@ void PrdbService::OnComputed(uint64_t port_guid, uint64_t epoch, JobResult r) {
     if (fail_) fail_(port_guid, r.status);
     return;
   }
-  paths_computed_ += r.version.paths;
+  paths_computed_ += r.computed;
+  paths_published_ += r.version.paths;
   ++versions_published_;
   it->second.prdb = r.prdb;
   log_->Log(LogLevel::kDebug, "PRDB for port 0x%016" PRIx64 " at epoch %" PRIu64 ": %zu paths, %zu bytes%s",

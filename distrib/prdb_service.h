@@ -8,6 +8,12 @@
 // access nodes holding the same SMDB send byte-identical PRDBs, and a
 // consumer that moves to its backup parent needs no transfer at all.
 //
+// Incremental: with each new SMDB the service also computes which paths
+// can differ from the previous one (smdb::DiffRoutes); a consumer whose own
+// LIDs are untouched keeps its other paths and gets only the paths to the
+// dirty destinations recomputed. The result equals a full recomputation
+// (route_diff_test.cc proves the rule; bench_tree checks every consumer).
+//
 // Computation runs on a WorkerPool (the SMDB index and engine are immutable
 // and shared by the jobs); results come back to the loop thread, which
 // hands each new version to `publish`. A newer SMDB arriving while jobs run
@@ -26,6 +32,7 @@
 #include "common/base/log.h"
 #include "common/base/worker_pool.h"
 #include "common/smdb/path_engine.h"
+#include "common/smdb/route_diff.h"
 #include "common/smdb/smdb.h"
 #include "common/smdb/smdb_index.h"
 #include "common/smdb/smdb_prdb.h"
@@ -66,8 +73,10 @@ class PrdbService {
 
   size_t consumer_count() const { return consumers_.size(); }
   uint64_t smdb_epoch() const { return db_ ? db_->global_epoch : 0; }
-  // Paths computed since start, and PRDB versions published.
+  // Paths computed since start (engine calls), paths held by the versions
+  // published (their sum), and PRDB versions published.
   uint64_t paths_computed() const { return paths_computed_; }
+  uint64_t paths_published() const { return paths_published_; }
   uint64_t versions_published() const { return versions_published_; }
   // The current PRDB of a consumer, or null.
   std::shared_ptr<const smdb::Prdb> Current(uint64_t port_guid) const;
@@ -77,6 +86,10 @@ class PrdbService {
     std::shared_ptr<const smdb::Smdb> db;
     std::unique_ptr<smdb::SmdbIndex> index;
     std::unique_ptr<smdb::PathEngine> engine;
+    // What can differ from the engine of SMDB epoch `diff_from` (0: no
+    // previous engine, recompute everything).
+    uint64_t diff_from = 0;
+    smdb::RouteDiff diff;
   };
   struct Consumer {
     std::shared_ptr<const smdb::Prdb> prdb;
@@ -86,8 +99,11 @@ class PrdbService {
     Status status;
     std::shared_ptr<const smdb::Prdb> prdb;
     PrdbVersion version;
+    size_t computed = 0;  // engine calls made
   };
 
+  static Status BuildOrPatch(const Engine& e, const smdb::Prdb* previous, uint64_t port_guid,
+                             uint64_t epoch, smdb::Prdb* out, size_t* computed);
   void Compute(uint64_t port_guid);
   void OnComputed(uint64_t port_guid, uint64_t epoch, JobResult result);
 
@@ -101,6 +117,7 @@ class PrdbService {
   uint64_t engine_pending_ = 0;           // SMDB epoch whose engine is being built
   std::map<uint64_t, Consumer> consumers_;
   uint64_t paths_computed_ = 0;
+  uint64_t paths_published_ = 0;
   uint64_t versions_published_ = 0;
 };
 

@@ -31,12 +31,12 @@ test_unit_unit_tests_SOURCES = \
 	providers/sa/sa_options.cc \
 	test/unit/smdb_test_util.h test/unit/smdb_test_util.cc \
 	test/unit/smdb_test.cc test/unit/smdb_corrupt_test.cc test/unit/smdb_delta_test.cc \
-	test/unit/path_engine_fabric.h test/unit/path_engine_test.cc test/unit/route_diff_test.cc util/smdb_tool/path_text.cc \
+	test/unit/path_engine_fabric.h test/unit/path_engine_test.cc test/unit/route_diff_test.cc test/unit/prdb_service_test.cc util/smdb_tool/path_text.cc \
 	test/unit/smdb_tool_test.cc
 test_unit_unit_tests_SOURCES += test/unit/acmp_wire_test.cc test/unit/acmp_groups_test.cc test/unit/acmp_cache_test.cc test/unit/acmp_fake_fabric.h test/unit/acmp_fake_fabric.cc test/unit/acmp_provider_test.cc test/unit/acmp_send_queue_test.cc test/unit/datagram_sim_test.cc providers/acmp/acmp_wire.cc providers/acmp/acmp_options.cc providers/acmp/acmp_port_info.cc providers/acmp/acmp_dest.cc providers/acmp/acmp_groups.cc providers/acmp/acmp_requests.cc providers/acmp/acmp_send_queue.cc providers/acmp/datagram_transport.cc providers/acmp/sim_datagram.cc providers/acmp/verbs_datagram.cc providers/acmp/mcmember_wire.cc
 test_unit_unit_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS) $(TEST_PROVIDER_CPPFLAGS) \
 	-DABS_TOP_SRCDIR='"$(abs_top_srcdir)"' -DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
 # smdb_tool_test.cc runs the built ssa-smdb.
 EXTRA_test_unit_unit_tests_DEPENDENCIES += util/smdb_tool/ssa-smdb
-test_unit_unit_tests_LDADD = core/libibacmcore.la providers/shared/libprovshared.la \
+test_unit_unit_tests_LDADD = distrib/libibssa.la core/libibacmcore.la providers/shared/libprovshared.la \
 	$(SSA_ALL_LIBS) $(CPPUTEST_LIBS)

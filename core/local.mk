@@ -10,7 +10,6 @@ core_libibacmcore_la_SOURCES = \
 	core/provider_host.h core/provider_host.cc \
 	core/port_manager.h core/port_manager.cc \
 	core/port_events.h core/port_events.cc \
-	core/ipoib_addresses.h core/ipoib_addresses.cc \
 	core/client_server.h core/client_server.cc \
 	core/request_dispatcher.h core/request_dispatcher.cc \
 	core/daemon.h core/daemon.cc

@@ -22,7 +22,7 @@
 #include "core/addr_config.h"
 #include "core/core_model.h"
 #include "core/core_options.h"
-#include "core/ipoib_addresses.h"
+#include "common/mad/ipoib_addresses.h"
 #include "core/port_events.h"
 
 namespace ssa {

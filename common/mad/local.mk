@@ -7,5 +7,6 @@ common_mad_libssamad_la_SOURCES = \
 	common/mad/mad_transport.h \
 	common/mad/umad_transport.h common/mad/umad_transport.cc \
 	common/mad/umad_ports.h common/mad/umad_ports.cc \
+	common/mad/ipoib_addresses.h common/mad/ipoib_addresses.cc \
 	common/mad/sa_client.h common/mad/sa_client.cc
 common_mad_libssamad_la_LIBADD = $(UMAD_LIBS)

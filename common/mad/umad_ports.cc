@@ -5,6 +5,7 @@
 #include <infiniband/umad.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
 
 namespace ssa {
@@ -85,6 +86,23 @@ Status DiscoverPorts(std::vector<UmadPort>* ports) {
     umad_release_ca(&ca);
   }
   return Status::Ok();
+}
+
+Status PickActivePort(const std::string& name, UmadPort* out) {
+  std::vector<UmadPort> ports;
+  Status st = DiscoverPorts(&ports);
+  if (!st.ok()) return st;
+  uint64_t guid = name.compare(0, 2, "0x") == 0 ? strtoull(name.c_str(), nullptr, 16) : 0;
+  for (const UmadPort& p : ports) {
+    if (!name.empty() && p.ca_name + ":" + std::to_string(p.port_num) != name && p.port_guid != guid)
+      continue;
+    if (p.IsActive() && p.IsInfiniBand() && p.sm_lid != 0) {
+      *out = p;
+      return Status::Ok();
+    }
+  }
+  return Status::Error(ENODEV, name.empty() ? "no active InfiniBand port with an SM on this host"
+                                            : "port " + name + " is not an active InfiniBand port with an SM");
 }
 
 }  // namespace ssa

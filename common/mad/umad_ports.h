@@ -62,6 +62,11 @@ Status DiscoverPorts(std::vector<UmadPort>* ports);
 // libibumad's one-time initialisation; safe to call repeatedly.
 Status UmadInitOnce();
 
+// The port a tool or daemon works through: `name` is "CA:PORT", a port GUID
+// ("0x..."), or empty for the first one. It must be an active InfiniBand
+// port that knows its SM (ENODEV saying why otherwise).
+Status PickActivePort(const std::string& name, UmadPort* out);
+
 }  // namespace ssa
 
 #endif

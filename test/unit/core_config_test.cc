@@ -116,7 +116,7 @@ TEST(AddrConfig, BadLinesSkippedWithFileAndLine) {
   STRCMP_CONTAINS("a.cfg:7: name", cfg.warnings[5].c_str());
 }
 
-#include "core/ipoib_addresses.h"
+#include "common/mad/ipoib_addresses.h"
 
 TEST_GROUP(IpoibAddresses){};
 

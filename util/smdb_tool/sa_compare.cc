@@ -92,21 +92,6 @@ void Record(int status, const uint8_t* resp, size_t len, Answer* a) {
   a->state = Answer::kRecord;
 }
 
-Status PickPort(const std::string& name, UmadPort* out) {
-  std::vector<UmadPort> ports;
-  Status st = DiscoverPorts(&ports);
-  if (!st.ok()) return st;
-  for (const UmadPort& p : ports) {
-    if (!name.empty() && p.ca_name + ":" + std::to_string(p.port_num) != name) continue;
-    if (p.IsActive() && p.IsInfiniBand() && p.sm_lid != 0) {
-      *out = p;
-      return Status::Ok();
-    }
-  }
-  return Status::Error(ENODEV, name.empty() ? "no active InfiniBand port with an SM on this host"
-                                            : "port " + name + " is not an active InfiniBand port with an SM");
-}
-
 }  // namespace
 
 Status RunSaCompare(const smdb::SmdbIndex& index, const CompareOptions& o, FILE* out, CompareResult* r) {
@@ -121,7 +106,7 @@ Status RunSaCompare(const smdb::SmdbIndex& index, const CompareOptions& o, FILE*
   }
 
   UmadPort port;
-  Status st = PickPort(o.port, &port);
+  Status st = PickActivePort(o.port, &port);
   if (!st.ok()) return st;
   r->requester_lid = port.lid;
   r->pairs = n;

@@ -1,5 +1,5 @@
 // ipoib_addresses.cc: getifaddrs walk for IPoIB interfaces.
-#include "core/ipoib_addresses.h"
+#include "common/mad/ipoib_addresses.h"
 
 #include <arpa/inet.h>
 #include <ifaddrs.h>

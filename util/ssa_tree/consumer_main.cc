@@ -1,0 +1,168 @@
+// consumer_main.cc: ssa-consumer (man ssa-consumer(1)): joins the SSA tree
+// as a consumer for the local port, and after every update writes the
+// PRDB it holds (and its counters) to files, each under a temporary name
+// renamed over the old one, so a reader never sees half of either.
+#include <getopt.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include "common/base/event_loop.h"
+#include "common/base/log.h"
+#include "common/mad/umad_ports.h"
+#include "common/tree/consumer.h"
+
+namespace {
+
+using ssa::Status;
+
+struct Args {
+  std::string run_dir = ".";
+  std::string dump, addr_dump, port, log = "stderr";
+  bool once = false;
+  int timeout_s = 0;
+};
+
+void Usage(FILE* f) {
+  fprintf(f,
+          "usage: ssa-consumer [-R DIR] [--dump FILE] [--addr-dump FILE] [--port CA:PORT]\n"
+          "                    [--once] [--timeout S] [-L TARGET]\n");
+}
+
+Status WriteAtomic(const std::string& path, const std::string& bytes) {
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!f) return Status::FromErrno("cannot write " + tmp);
+  }
+  if (rename(tmp.c_str(), path.c_str()) != 0) return Status::FromErrno("cannot rename to " + path);
+  return Status::Ok();
+}
+
+std::string StatsText(const ssa::tree::ConsumerStats& s) {
+  char b[512];
+  snprintf(b, sizeof(b),
+           "prdb_epoch=%" PRIu64 "\naddr_epoch=%" PRIu64 "\nparent_lid=%u\njoins=%" PRIu64
+           "\nparent_changes=%" PRIu64 "\nfull_transfers=%" PRIu64 "\ndelta_transfers=%" PRIu64
+           "\ndigest_mismatches=%" PRIu64 "\nreconnects=%" PRIu64 "\nbytes_received=%" PRIu64 "\n",
+           s.prdb_epoch, s.addr_epoch, s.parent_lid, s.joins, s.parent_changes, s.full_transfers,
+           s.delta_transfers, s.digest_mismatches, s.reconnects, s.bytes_received);
+  return b;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args a;
+  enum { kDump = 256, kAddrDump, kPort, kOnce, kTimeout };
+  static const struct option opts[] = {
+      {"run-dir", required_argument, nullptr, 'R'}, {"dump", required_argument, nullptr, kDump},
+      {"addr-dump", required_argument, nullptr, kAddrDump}, {"port", required_argument, nullptr, kPort},
+      {"once", no_argument, nullptr, kOnce}, {"timeout", required_argument, nullptr, kTimeout},
+      {"log", required_argument, nullptr, 'L'}, {"help", no_argument, nullptr, 'h'},
+      {nullptr, 0, nullptr, 0}};
+  int c;
+  while ((c = getopt_long(argc, argv, "R:L:h", opts, nullptr)) != -1) {
+    switch (c) {
+      case 'R': a.run_dir = optarg; break;
+      case 'L': a.log = optarg; break;
+      case kDump: a.dump = optarg; break;
+      case kAddrDump: a.addr_dump = optarg; break;
+      case kPort: a.port = optarg; break;
+      case kOnce: a.once = true; break;
+      case kTimeout: a.timeout_s = atoi(optarg); break;
+      case 'h': Usage(stdout); return 0;
+      default: Usage(stderr); return 2;
+    }
+  }
+  if (optind < argc) {
+    Usage(stderr);
+    return 2;
+  }
+  if (a.dump.empty()) a.dump = a.run_dir + "/prdb";
+
+  ssa::Logger log;
+  Status st = log.Open(a.log, "ssa-consumer");
+  if (!st.ok()) {
+    fprintf(stderr, "ssa-consumer: %s\n", st.ToString().c_str());
+    return 2;
+  }
+  // umad2sim: touch umad on the main thread before anything else.
+  st = ssa::UmadInitOnce();
+  ssa::UmadPort port;
+  if (st.ok()) st = ssa::PickActivePort(a.port, &port);
+  if (!st.ok()) {
+    fprintf(stderr, "ssa-consumer: %s\n", st.ToString().c_str());
+    return 1;
+  }
+  ssa::EventLoop loop;
+  st = loop.Init();
+  ssa::tree::ConsumerOptions o;
+  o.ca_name = port.ca_name;
+  o.port_num = port.port_num;
+  o.port_guid = port.port_guid;
+  o.gid_prefix = port.gid_prefix;
+  // Port attributes are read once: on the simulated fabric they are
+  // frozen at start, on hardware a restarted consumer reads them again.
+  uint16_t sm_lid = port.sm_lid;
+  o.sm_lid = [sm_lid] { return sm_lid; };
+  std::unique_ptr<ssa::tree::Consumer> consumer;
+  int exit_code = 0;
+  bool have_prdb = false;
+  auto on_update = [&] {
+    ssa::tree::ConsumerStats s = consumer->stats();
+    if (auto prdb = consumer->prdb()) {
+      std::string bytes;
+      Status w = prdb->Serialize(&bytes);
+      if (w.ok()) w = WriteAtomic(a.dump, bytes);
+      if (!w.ok()) log.Log(ssa::LogLevel::kError, "%s", w.ToString().c_str());
+      have_prdb = true;
+    }
+    if (auto addrs = consumer->addresses(); addrs && !a.addr_dump.empty()) {
+      std::string bytes;
+      if (addrs->Serialize(&bytes).ok()) WriteAtomic(a.addr_dump, bytes);
+    }
+    WriteAtomic(a.dump + ".stats", StatsText(s));
+    if (a.once && have_prdb) loop.Stop();
+  };
+  if (st.ok()) st = ssa::tree::Consumer::Create(&loop, &log, o, on_update, &consumer);
+  if (st.ok()) st = consumer->Start();
+  if (!st.ok()) {
+    fprintf(stderr, "ssa-consumer: %s\n", st.ToString().c_str());
+    return 1;
+  }
+  log.Log(ssa::LogLevel::kInfo, "joining the tree for %s", port.Describe().c_str());
+
+  sigset_t mask;
+  sigemptyset(&mask);
+  sigaddset(&mask, SIGINT);
+  sigaddset(&mask, SIGTERM);
+  sigprocmask(SIG_BLOCK, &mask, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+  int sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+  loop.WatchFd(sfd, EPOLLIN, [&](uint32_t) {
+    struct signalfd_siginfo si;
+    while (read(sfd, &si, sizeof(si)) == sizeof(si)) loop.Stop();
+  });
+  if (a.once && a.timeout_s > 0)
+    loop.AddTimer(std::chrono::seconds(a.timeout_s), [&] {
+      log.Log(ssa::LogLevel::kError, "no PRDB within %d s", a.timeout_s);
+      exit_code = 1;
+      loop.Stop();
+    });
+  loop.Run();
+  consumer->Stop();
+  ssa::tree::ConsumerStats s = consumer->stats();
+  log.Log(ssa::LogLevel::kInfo, "exiting; counters: %s", StatsText(s).c_str());
+  loop.UnwatchFd(sfd);
+  close(sfd);
+  return exit_code;
+}

@@ -1,0 +1,192 @@
+// tree_view.cc: see tree_view.h.
+#include "util/ssa_tree/tree_view.h"
+
+#include <cctype>
+#include <cstdlib>
+#include <functional>
+#include <set>
+
+namespace ssa {
+namespace tree_view {
+namespace {
+
+class Parser {
+ public:
+  explicit Parser(const std::string& t) : t_(t) {}
+
+  Status Members(std::vector<Member>* out) {
+    Skip();
+    if (!Eat('[')) return Fail("expected '['");
+    Skip();
+    if (Eat(']')) return End();
+    for (;;) {
+      Member m;
+      Status st = Object(&m);
+      if (!st.ok()) return st;
+      out->push_back(std::move(m));
+      Skip();
+      if (Eat(']')) return End();
+      if (!Eat(',')) return Fail("expected ',' or ']'");
+      Skip();
+    }
+  }
+
+ private:
+  Status Object(Member* m) {
+    if (!Eat('{')) return Fail("expected '{'");
+    Skip();
+    if (Eat('}')) return Status::Ok();
+    for (;;) {
+      std::string key, value;
+      Status st = String(&key);
+      if (!st.ok()) return st;
+      Skip();
+      if (!Eat(':')) return Fail("expected ':'");
+      Skip();
+      st = i_ < t_.size() && t_[i_] == '"' ? String(&value) : Scalar(&value);
+      if (!st.ok()) return st;
+      (*m)[key] = value;
+      Skip();
+      if (Eat('}')) return Status::Ok();
+      if (!Eat(',')) return Fail("expected ',' or '}'");
+      Skip();
+    }
+  }
+
+  Status String(std::string* s) {
+    if (!Eat('"')) return Fail("expected a string");
+    while (i_ < t_.size() && t_[i_] != '"') {
+      char c = t_[i_++];
+      if (c == '\\') {
+        if (i_ >= t_.size()) break;
+        c = t_[i_++];
+        if (c == 'n') c = '\n';
+        else if (c == 't') c = '\t';
+        else if (c == 'u') return Fail("\\u escapes are not used by the core");
+      }
+      s->push_back(c);
+    }
+    if (!Eat('"')) return Fail("unterminated string");
+    return Status::Ok();
+  }
+
+  Status Scalar(std::string* s) {
+    size_t start = i_;
+    while (i_ < t_.size() && (isalnum(static_cast<unsigned char>(t_[i_])) || t_[i_] == '-' ||
+                              t_[i_] == '.' || t_[i_] == '+'))
+      ++i_;
+    if (i_ == start) return Fail("expected a value");
+    *s = t_.substr(start, i_ - start);
+    return Status::Ok();
+  }
+
+  Status End() {
+    Skip();
+    return i_ == t_.size() ? Status::Ok() : Fail("text after the array");
+  }
+  void Skip() {
+    while (i_ < t_.size() && isspace(static_cast<unsigned char>(t_[i_]))) ++i_;
+  }
+  bool Eat(char c) {
+    if (i_ < t_.size() && t_[i_] == c) {
+      ++i_;
+      return true;
+    }
+    return false;
+  }
+  Status Fail(const std::string& why) const {
+    return Status::Error(EINVAL, "tree state, byte " + std::to_string(i_) + ": " + why);
+  }
+
+  const std::string& t_;
+  size_t i_ = 0;
+};
+
+std::string Get(const Member& m, const char* key, const char* def = "0") {
+  auto it = m.find(key);
+  return it == m.end() ? def : it->second;
+}
+
+unsigned long long Num(const Member& m, const char* key) {
+  return strtoull(Get(m, key).c_str(), nullptr, 0);
+}
+
+}  // namespace
+
+Status ParseMembers(const std::string& json, std::vector<Member>* out) {
+  out->clear();
+  return Parser(json).Members(out);
+}
+
+// A member's parent, as the key its parent is known by: the parent's GUID
+// when the core gave one, else its LID.
+std::string ParentKey(const Member& m, const char* guid_key, const char* lid_key) {
+  std::string g = Get(m, guid_key, "");
+  if (!g.empty() && strtoull(g.c_str(), nullptr, 0) != 0) return "g" + std::to_string(strtoull(g.c_str(), nullptr, 0));
+  return "l" + Get(m, lid_key);
+}
+std::string SelfKey(const Member& m, bool by_guid) {
+  return by_guid ? "g" + std::to_string(Num(m, "guid")) : "l" + Get(m, "lid");
+}
+
+std::string RenderText(const std::vector<Member>& members) {
+  unsigned long long core_epoch = 0;
+  for (const Member& m : members)
+    if (Get(m, "role", "") == "core") core_epoch = Num(m, "epoch");
+  std::map<std::string, std::vector<const Member*>> children;
+  std::set<std::string> keys;
+  for (const Member& m : members) {
+    keys.insert(SelfKey(m, true));
+    keys.insert(SelfKey(m, false));
+  }
+  std::vector<const Member*> roots;
+  for (const Member& m : members) {
+    std::string parent = ParentKey(m, "parent_guid", "parent_lid");
+    if (Get(m, "role", "") == "core" || !keys.count(parent)) roots.push_back(&m);
+    else children[parent].push_back(&m);
+  }
+  std::string out;
+  std::set<const Member*> printed;
+  std::function<void(const Member*, int)> print = [&](const Member* m, int depth) {
+    if (!printed.insert(m).second) return;
+    unsigned long long epoch = Num(*m, "epoch");
+    out += std::string(size_t(depth) * 2, ' ') + Get(*m, "role", "?") + " lid " + Get(*m, "lid") +
+           " guid " + Get(*m, "guid") + " epoch " + std::to_string(epoch) + " (lag " +
+           std::to_string(core_epoch > epoch ? core_epoch - epoch : 0) + ")";
+    if (Get(*m, "role", "") != "core")
+      out += " parent " + Get(*m, "parent_lid") + " backup " + Get(*m, "backup_lid");
+    out += " full " + Get(*m, "full_transfers") + " delta " + Get(*m, "delta_transfers") + " sent " +
+           Get(*m, "bytes_sent") + " B refused " + Get(*m, "refused") + "\n";
+    for (bool by_guid : {true, false})
+      for (const Member* c : children[SelfKey(*m, by_guid)]) print(c, depth + 1);
+  };
+  for (const Member* r : roots) print(r, 0);
+  for (const Member& m : members) print(&m, 0);  // anything left (a cycle)
+  return out;
+}
+
+std::string RenderDot(const std::vector<Member>& members) {
+  std::string out = "digraph ssa_tree {\n  rankdir=BT;\n  node [shape=box];\n";
+  auto id = [](const Member& m) { return "\"" + Get(m, "role", "") + "_" + Get(m, "lid") + "\""; };
+  std::map<unsigned long long, std::string> by_lid;
+  for (const Member& m : members)
+    if (Get(m, "role", "") != "consumer" || !by_lid.count(Num(m, "lid"))) by_lid[Num(m, "lid")] = id(m);
+  for (const Member& m : members) {
+    std::string role = Get(m, "role", "?");
+    out += "  " + id(m) + " [label=\"" + role + "\\nlid " + Get(m, "lid") + "\\nepoch " +
+           Get(m, "epoch") + "\"" + (role == "core" ? ", style=bold" : "") + "];\n";
+  }
+  for (const Member& m : members) {
+    if (Get(m, "role", "") == "core") continue;
+    auto parent = by_lid.find(Num(m, "parent_lid"));
+    auto backup = by_lid.find(Num(m, "backup_lid"));
+    if (parent != by_lid.end() && Num(m, "parent_lid")) out += "  " + id(m) + " -> " + parent->second + ";\n";
+    if (backup != by_lid.end() && Num(m, "backup_lid"))
+      out += "  " + id(m) + " -> " + backup->second + " [style=dashed];\n";
+  }
+  out += "}\n";
+  return out;
+}
+
+}  // namespace tree_view
+}  // namespace ssa

@@ -1,0 +1,36 @@
+// tree_view.h: what ssa-tree prints: the tree's state, as the core writes
+// it (a JSON array with one flat object per member, see
+// common/tree/membership.h), read back into records and drawn as text
+// (one line per member, indented under its parent) or Graphviz.
+//
+// Pure functions; any thread.
+#ifndef IBACM_SSA_UTIL_SSA_TREE_TREE_VIEW_H
+#define IBACM_SSA_UTIL_SSA_TREE_TREE_VIEW_H
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/base/status.h"
+
+namespace ssa {
+namespace tree_view {
+
+// One member: every key of its object, values as text (strings unquoted).
+using Member = std::map<std::string, std::string>;
+
+// Parses an array of flat objects whose values are strings, numbers,
+// booleans or null. Errors say where and what.
+Status ParseMembers(const std::string& json, std::vector<Member>* out);
+
+// One line per member, children indented under their parent (by LID), the
+// core first: "access lid 5 guid 0x... epoch 7 (lag 0) parent 3 backup 4
+// full 1 delta 6 sent 12345 B refused 0".
+std::string RenderText(const std::vector<Member>& members);
+// A Graphviz digraph: solid edges child -> parent, dashed -> backup.
+std::string RenderDot(const std::vector<Member>& members);
+
+}  // namespace tree_view
+}  // namespace ssa
+
+#endif

@@ -1,0 +1,10 @@
+# common/tree/: the SSA distribution tree's protocol (doc/ssa-tree.md): the
+# control MADs and the core's membership book, the members' control client,
+# the data channel (frames, streams, parent and child sides) and the
+# consumer library.
+noinst_LTLIBRARIES += common/tree/libssatree.la
+common_tree_libssatree_la_SOURCES = \
+	common/tree/ssa_mad.h common/tree/ssa_mad.cc \
+	common/tree/membership.h common/tree/membership.cc \
+	common/tree/core_control.h common/tree/core_control.cc \
+	common/tree/member_control.h common/tree/member_control.cc

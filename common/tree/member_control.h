@@ -1,0 +1,132 @@
+// member_control.h: a member's side of the control plane (ssa_mad.h):
+// joins the tree through the SM's LID, renews its membership, asks the
+// core about children's tokens (parents) and where the core's data channel
+// is (tools), and leaves on Stop.
+//
+// Every request has its own timeout and retries (umad2sim never reports
+// MAD timeouts) and at most a few are outstanding at once. A join that gets
+// no answer after its retries is logged ("core unreachable") and tried
+// again with backoff, forever: the member keeps serving what it holds
+// meanwhile. The SM's LID is read again at every join (sm_lid), so a new
+// master SM is followed.
+//
+// Ownership: borrows the reactor, the transport (opened for class 0x2C)
+// and the log. Loop thread only.
+#ifndef IBACM_SSA_COMMON_TREE_MEMBER_CONTROL_H
+#define IBACM_SSA_COMMON_TREE_MEMBER_CONTROL_H
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+
+#include "common/base/log.h"
+#include "common/base/rate_limit.h"
+#include "common/base/reactor.h"
+#include "common/mad/mad_transport.h"
+#include "common/tree/ssa_mad.h"
+
+namespace ssa {
+namespace tree {
+
+struct MemberControlOptions {
+  uint8_t roles = 0;
+  uint64_t port_guid = 0;
+  Gid port_gid{};
+  std::string software = "ibacm-ssa";
+  DataAddress data_address;  // distribution/access: where children connect
+  std::function<uint16_t()> sm_lid;
+  int timeout_ms = 1000;  // per try
+  int retries = 3;
+  int max_backoff_ms = 10000;
+};
+
+struct Assignment {
+  ParentInfo parent;
+  ParentInfo backup;
+  Token token{};
+  uint32_t lease_s = 0;
+  uint32_t renew_s = 0;
+  uint64_t core_epoch = 0;
+};
+
+class MemberControlClient {
+ public:
+  // A join was answered with a parent (first join, renewal, or a change).
+  using AssignedFn = std::function<void(const Assignment& a, bool changed)>;
+  // A join was refused (the MAD status); the client tries again later.
+  using RefusedFn = std::function<void(uint16_t status)>;
+  using CheckFn = std::function<void(Status, const TokenCheckAnswer&)>;
+  using CoreInfoFn = std::function<void(Status, const CoreInfoAnswer&)>;
+
+  MemberControlClient(Reactor* reactor, MadTransport* transport, Logger* log, MemberControlOptions options,
+                      AssignedFn on_assigned, RefusedFn on_refused = nullptr);
+  ~MemberControlClient();
+  MemberControlClient(const MemberControlClient&) = delete;
+  MemberControlClient& operator=(const MemberControlClient&) = delete;
+
+  // Watches the transport; with `join`, sends the first Join.
+  Status Start(bool join = true);
+  // Sends Leave (best effort, not waited for) when joined, then stops.
+  void Stop();
+
+  // Reported at the next join/renewal.
+  void SetEpoch(uint64_t epoch) { epoch_ = epoch; }
+  void SetCounters(const MemberCounters& c) { counters_ = c; }
+  // Joins again now (e.g. the parent was lost: `lost_parent` is its GUID).
+  void Rejoin(uint64_t lost_parent);
+
+  // Asks the core whether `token` is one it issued to child `child_guid`
+  // for this member as parent. Valid answers are cached for their lease.
+  void CheckToken(uint64_t child_guid, const Token& token, CheckFn done);
+  void AskCoreInfo(CoreInfoFn done);
+
+  bool joined() const { return joined_; }
+  const Assignment& assignment() const { return assignment_; }
+  uint64_t joins_sent() const { return joins_sent_; }
+  uint64_t timeouts() const { return timeouts_; }
+
+ private:
+  struct Pending {
+    uint16_t attr = 0;
+    uint8_t mad[256];
+    int tries = 0;
+    Reactor::TimerId timer = 0;
+    std::function<void(Status, const uint8_t*)> done;  // answer MAD or error
+  };
+
+  void Send(uint16_t attr, const uint8_t* mad, std::function<void(Status, const uint8_t*)> done);
+  void Transmit(uint32_t tid);
+  void OnReadable();
+  void SendJoin();
+  void OnJoinAnswer(Status st, const uint8_t* mad);
+  void ScheduleJoin(std::chrono::milliseconds delay);
+
+  Reactor* reactor_;
+  MadTransport* transport_;
+  Logger* log_;
+  RateLimitedLog limited_;
+  MemberControlOptions options_;
+  AssignedFn on_assigned_;
+  RefusedFn on_refused_;
+  bool started_ = false;
+  bool joined_ = false;
+  bool join_in_flight_ = false;
+  uint64_t lost_parent_ = 0;
+  uint64_t epoch_ = 0;
+  MemberCounters counters_;
+  Assignment assignment_;
+  Reactor::TimerId join_timer_ = 0;
+  int backoff_ms_ = 0;
+  uint32_t next_tid_ = 1;
+  std::map<uint32_t, Pending> pending_;  // by TID (low 32 bits)
+  std::map<std::pair<uint64_t, Token>, std::chrono::steady_clock::time_point> valid_tokens_;
+  uint64_t joins_sent_ = 0;
+  uint64_t timeouts_ = 0;
+};
+
+}  // namespace tree
+}  // namespace ssa
+
+#endif

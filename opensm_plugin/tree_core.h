@@ -1,0 +1,62 @@
+// tree_core.h: the SSA tree's core (doc/ssa-tree.md) inside OpenSM: admits
+// members and assigns their parents (control MADs of class 0x2C on its own
+// umad port), serves its children every SMDB version (full, then deltas)
+// and the address database, and keeps the tree's state file.
+//
+// Threads: the core runs on its own thread with its own EventLoop; it owns
+// every socket, its umad port and the membership book. OnVersion() and
+// OnAddresses() are called from the extraction thread and only post the
+// (immutable, shared) version to the loop: OpenSM's threads never wait on
+// the core. Create/Stop on OpenSM's main thread (create()/delete()).
+//
+// When it acts: on the first version whose SM is this OpenSM (the SMDB's
+// master SM port is one of this host's ports), it opens that port for
+// class 0x2C and listens for data connections; a standby OpenSM makes no
+// version (it does not sweep), so its core stays idle until it is master.
+#ifndef IBACM_SSA_OPENSM_PLUGIN_TREE_CORE_H
+#define IBACM_SSA_OPENSM_PLUGIN_TREE_CORE_H
+
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "common/base/event_loop.h"
+#include "common/base/log.h"
+#include "common/base/status.h"
+#include "opensm_plugin/plugin_log.h"
+#include "opensm_plugin/plugin_options.h"
+#include "opensm_plugin/smdb_producer.h"
+
+namespace ssa {
+namespace opensm_plugin {
+
+class TreeCoreImpl;
+
+class TreeCore {
+ public:
+  // Starts the core's thread (idle until the first version). `log` must
+  // outlive the core.
+  static Status Create(const PluginOptions& options, PluginLog* log, std::unique_ptr<TreeCore>* out);
+  ~TreeCore();
+  TreeCore(const TreeCore&) = delete;
+  TreeCore& operator=(const TreeCore&) = delete;
+
+  // A new SMDB version (from SmdbProducer). Any thread; never blocks.
+  void OnVersion(const ProduceResult& version);
+  // Leaves the tree's members to their leases, closes everything and joins
+  // the thread. Idempotent.
+  void Stop();
+
+ private:
+  TreeCore() = default;
+
+  std::unique_ptr<Logger> log_;  // lines go to the PluginLog
+  std::unique_ptr<EventLoop> loop_;
+  std::unique_ptr<TreeCoreImpl> impl_;  // loop thread only
+  std::thread thread_;
+};
+
+}  // namespace opensm_plugin
+}  // namespace ssa
+
+#endif

@@ -7,4 +7,8 @@ common_tree_libssatree_la_SOURCES = \
 	common/tree/ssa_mad.h common/tree/ssa_mad.cc \
 	common/tree/membership.h common/tree/membership.cc \
 	common/tree/core_control.h common/tree/core_control.cc \
-	common/tree/member_control.h common/tree/member_control.cc
+	common/tree/member_control.h common/tree/member_control.cc \
+	common/tree/frame.h common/tree/frame.cc \
+	common/tree/stream.h common/tree/tcp_stream.cc \
+	common/tree/db_version.h common/tree/db_version.cc \
+	common/tree/data_server.h common/tree/data_server.cc

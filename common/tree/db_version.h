@@ -1,0 +1,154 @@
+// db_version.h: database versions as the data channel moves them.
+//
+// Parent side: a Publication is what a parent serves under one key
+// ("smdb", "addr", "prdb:<guid>"): the current version (epoch, digest,
+// serialized bytes) and the deltas of the last few epochs, so a child a few
+// epochs behind gets the chain of deltas instead of the whole database.
+// Buffers are immutable and shared: a thousand children share one copy.
+//
+// Child side: a Replica holds one database and applies transfers to a copy,
+// checking the result's digest before it replaces what it holds.
+// DbReplica<Db> does it for Smdb, Prdb and AddrDb.
+//
+// Digest: CRC32 (smdb_format.h) of the database's whole serialization.
+//
+// Plain objects; the owner's thread.
+#ifndef IBACM_SSA_COMMON_TREE_DB_VERSION_H
+#define IBACM_SSA_COMMON_TREE_DB_VERSION_H
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/base/status.h"
+#include "common/smdb/smdb_delta.h"
+#include "common/smdb/smdb_format.h"
+
+namespace ssa {
+namespace tree {
+
+using Bytes = std::shared_ptr<const std::string>;
+
+inline uint32_t DigestOf(const std::string& bytes) {
+  return smdb::Crc32(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+}
+
+struct DbVersion {
+  uint64_t epoch = 0;
+  uint32_t digest = 0;
+  Bytes bytes;  // the serialization
+};
+
+// One delta step: what turns `from` into `to` (whose digest is `digest`).
+struct DeltaStep {
+  uint64_t from = 0;
+  uint64_t to = 0;
+  uint32_t digest = 0;
+  Bytes bytes;
+};
+
+class Publication {
+ public:
+  explicit Publication(size_t keep_deltas = 8) : keep_(keep_deltas) {}
+  // A new current version, with the delta from the previous one if any
+  // (`delta_from` its base epoch).
+  void Publish(const DbVersion& v, Bytes delta, uint64_t delta_from);
+  const DbVersion& current() const { return current_; }
+  bool empty() const { return !current_.bytes; }
+  // The steps from `from` to the current version; false when some step
+  // is missing (then the full version is sent).
+  bool Chain(uint64_t from, std::vector<DeltaStep>* out) const;
+
+ private:
+  size_t keep_;
+  DbVersion current_;
+  std::map<uint64_t, DeltaStep> steps_;  // by `from`
+};
+
+// What a child holds of one database.
+class Replica {
+ public:
+  virtual ~Replica() = default;
+  virtual uint64_t epoch() const = 0;
+  virtual uint32_t digest() const = 0;
+  // Each builds the result on a copy, checks it against `digest` and only
+  // then replaces what is held. ESTALE: the delta's base is not what is
+  // held; EBADMSG: malformed; EILSEQ: digest mismatch.
+  virtual Status ApplyFull(const Bytes& bytes, uint64_t epoch, uint32_t digest) = 0;
+  virtual Status ApplyDelta(const Bytes& delta, uint64_t from, uint64_t to, uint32_t digest) = 0;
+};
+
+// A verified version in place: the owner's view.
+template <class Db>
+struct Applied {
+  std::shared_ptr<const Db> db;
+  DbVersion version;
+  Bytes delta;  // the delta that made it (null for a full transfer)
+  uint64_t delta_from = 0;
+};
+
+template <class Db>
+class DbReplica : public Replica {
+ public:
+  using AppliedFn = std::function<void(const Applied<Db>&)>;
+  explicit DbReplica(AppliedFn on_applied = nullptr) : on_applied_(std::move(on_applied)) {}
+
+  uint64_t epoch() const override { return version_.epoch; }
+  uint32_t digest() const override { return version_.digest; }
+  std::shared_ptr<const Db> db() const { return db_; }
+  const DbVersion& version() const { return version_; }
+
+  // Seeds the replica (e.g. from a file kept across restarts).
+  Status Load(const Bytes& bytes) {
+    auto db = std::make_shared<Db>();
+    Status st = Db::Parse(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size(), db.get());
+    if (!st.ok()) return st;
+    Install(db, {db->global_epoch, DigestOf(*bytes), bytes}, nullptr, 0);
+    return Status::Ok();
+  }
+
+  Status ApplyFull(const Bytes& bytes, uint64_t epoch, uint32_t digest) override {
+    if (DigestOf(*bytes) != digest) return Status::Error(EILSEQ, "full transfer: digest mismatch");
+    auto db = std::make_shared<Db>();
+    Status st = Db::Parse(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size(), db.get());
+    if (!st.ok()) return st;
+    if (db->global_epoch != epoch) return Status::Error(EBADMSG, "full transfer: epoch differs from announced");
+    Install(db, {epoch, digest, bytes}, nullptr, 0);
+    return Status::Ok();
+  }
+
+  Status ApplyDelta(const Bytes& delta, uint64_t from, uint64_t to, uint32_t digest) override {
+    if (!db_ || version_.epoch != from)
+      return Status::Error(ESTALE, "delta from epoch " + std::to_string(from) + " but holding " +
+                                       std::to_string(version_.epoch));
+    auto db = std::make_shared<Db>();
+    Status st = smdb::ApplyDelta(*db_, reinterpret_cast<const uint8_t*>(delta->data()), delta->size(), db.get());
+    if (!st.ok()) return st;
+    auto bytes = std::make_shared<std::string>();
+    st = db->Serialize(bytes.get());
+    if (!st.ok()) return st;
+    if (db->global_epoch != to || DigestOf(*bytes) != digest)
+      return Status::Error(EILSEQ, "delta to epoch " + std::to_string(to) + ": digest mismatch");
+    Install(db, {to, digest, bytes}, delta, from);
+    return Status::Ok();
+  }
+
+ private:
+  void Install(std::shared_ptr<const Db> db, DbVersion v, Bytes delta, uint64_t from) {
+    db_ = std::move(db);
+    version_ = v;
+    if (on_applied_) on_applied_({db_, version_, delta, from});
+  }
+
+  AppliedFn on_applied_;
+  std::shared_ptr<const Db> db_;
+  DbVersion version_;
+};
+
+}  // namespace tree
+}  // namespace ssa
+
+#endif

@@ -1,0 +1,309 @@
+// frame.cc: see frame.h.
+#include "common/tree/frame.h"
+
+#include <cstring>
+
+#include "common/base/big_endian.h"
+#include "common/smdb/smdb_format.h"
+
+namespace ssa {
+namespace tree {
+namespace {
+
+void Put8(std::string* s, uint8_t v) { s->push_back(static_cast<char>(v)); }
+void Put16(std::string* s, uint16_t v) {
+  uint8_t b[2];
+  PutBe16(b, v);
+  s->append(reinterpret_cast<char*>(b), 2);
+}
+void Put32(std::string* s, uint32_t v) {
+  uint8_t b[4];
+  PutBe32(b, v);
+  s->append(reinterpret_cast<char*>(b), 4);
+}
+void Put64(std::string* s, uint64_t v) {
+  uint8_t b[8];
+  PutBe64(b, v);
+  s->append(reinterpret_cast<char*>(b), 8);
+}
+
+// A bounds-checked reader over one payload.
+class In {
+ public:
+  In(const std::string& p, const char* what) : p_(reinterpret_cast<const uint8_t*>(p.data())), n_(p.size()), what_(what) {}
+  bool Need(size_t k) {
+    if (i_ + k <= n_) return true;
+    ok_ = false;
+    return false;
+  }
+  uint8_t U8() { return Need(1) ? p_[i_++] : 0; }
+  uint16_t U16() {
+    if (!Need(2)) return 0;
+    i_ += 2;
+    return GetBe16(p_ + i_ - 2);
+  }
+  uint32_t U32() {
+    if (!Need(4)) return 0;
+    i_ += 4;
+    return GetBe32(p_ + i_ - 4);
+  }
+  uint64_t U64() {
+    if (!Need(8)) return 0;
+    i_ += 8;
+    return GetBe64(p_ + i_ - 8);
+  }
+  void Bytes(uint8_t* out, size_t k) {
+    if (Need(k)) memcpy(out, p_ + i_, k);
+    i_ += ok_ ? k : 0;
+  }
+  std::string Text() {
+    uint8_t k = U8();
+    if (!Need(k)) return "";
+    std::string s(reinterpret_cast<const char*>(p_ + i_), k);
+    i_ += k;
+    return s;
+  }
+  Status End() {
+    if (!ok_) return Status::Error(EBADMSG, std::string(what_) + ": payload too short");
+    if (i_ != n_) return Status::Error(EBADMSG, std::string(what_) + ": " + std::to_string(n_ - i_) + " extra bytes");
+    return Status::Ok();
+  }
+
+ private:
+  const uint8_t* p_;
+  size_t n_;
+  size_t i_ = 0;
+  bool ok_ = true;
+  const char* what_;
+};
+
+}  // namespace
+
+const char* FrameTypeName(FrameType t) {
+  switch (t) {
+    case FrameType::kHello: return "HELLO";
+    case FrameType::kWelcome: return "WELCOME";
+    case FrameType::kRefuse: return "REFUSE";
+    case FrameType::kXferBegin: return "XFER_BEGIN";
+    case FrameType::kXferData: return "XFER_DATA";
+    case FrameType::kXferEnd: return "XFER_END";
+    case FrameType::kAck: return "ACK";
+    case FrameType::kNeedFull: return "NEED_FULL";
+    case FrameType::kKeepalive: return "KEEPALIVE";
+    case FrameType::kQuery: return "QUERY";
+    case FrameType::kQueryReply: return "QUERY_REPLY";
+  }
+  return "?";
+}
+
+const char* DbKindName(DbKind k) {
+  switch (k) {
+    case DbKind::kSmdb: return "SMDB";
+    case DbKind::kPrdb: return "PRDB";
+    case DbKind::kAddr: return "address DB";
+  }
+  return "?";
+}
+
+const char* RefuseReasonName(uint16_t r) {
+  switch (r) {
+    case kRefuseBadHello: return "bad hello";
+    case kRefuseBadToken: return "token not valid for this parent";
+    case kRefuseNotYourParent: return "not your parent";
+    case kRefuseTooMany: return "too many children";
+    case kRefuseUnavailable: return "nothing of that kind to serve";
+    case kRefuseCoreUnreachable: return "core unreachable to check the token";
+  }
+  return "unknown reason";
+}
+
+std::string EncodeFrame(FrameType type, const std::string& payload) {
+  std::string f;
+  f.reserve(kFrameHeaderSize + payload.size());
+  Put32(&f, kFrameMagic);
+  Put8(&f, kFrameVersion);
+  Put8(&f, static_cast<uint8_t>(type));
+  Put16(&f, 0);
+  Put32(&f, static_cast<uint32_t>(payload.size()));
+  Put32(&f, smdb::Crc32(reinterpret_cast<const uint8_t*>(payload.data()), payload.size()));
+  f += payload;
+  return f;
+}
+
+std::string EncodeHello(const Hello& h) {
+  std::string p;
+  Put16(&p, h.protocol);
+  Put8(&p, h.roles);
+  Put8(&p, static_cast<uint8_t>(h.kind));
+  Put64(&p, h.guid);
+  p.append(reinterpret_cast<const char*>(h.token.data()), h.token.size());
+  Put64(&p, h.epoch);
+  Put32(&p, h.digest);
+  return EncodeFrame(FrameType::kHello, p);
+}
+
+Status DecodeHello(const std::string& p, Hello* h) {
+  In in(p, "HELLO");
+  h->protocol = in.U16();
+  h->roles = in.U8();
+  uint8_t kind = in.U8();
+  h->guid = in.U64();
+  in.Bytes(h->token.data(), h->token.size());
+  h->epoch = in.U64();
+  h->digest = in.U32();
+  Status st = in.End();
+  if (!st.ok()) return st;
+  if (kind < 1 || kind > 3) return Status::Error(EBADMSG, "HELLO: kind " + std::to_string(kind));
+  h->kind = static_cast<DbKind>(kind);
+  if (h->protocol != kProtocolVersion) return Status::Error(EPROTONOSUPPORT, "HELLO: protocol " + std::to_string(h->protocol));
+  if (h->guid == 0) return Status::Error(EBADMSG, "HELLO: GUID 0");
+  return Status::Ok();
+}
+
+std::string EncodeWelcome(const Welcome& w) {
+  std::string p;
+  Put64(&p, w.parent_guid);
+  Put64(&p, w.epoch);
+  return EncodeFrame(FrameType::kWelcome, p);
+}
+
+Status DecodeWelcome(const std::string& p, Welcome* w) {
+  In in(p, "WELCOME");
+  w->parent_guid = in.U64();
+  w->epoch = in.U64();
+  return in.End();
+}
+
+std::string EncodeRefuse(const Refuse& r) {
+  std::string p;
+  Put16(&p, r.reason);
+  std::string t = r.text.substr(0, 200);
+  Put8(&p, static_cast<uint8_t>(t.size()));
+  p += t;
+  return EncodeFrame(FrameType::kRefuse, p);
+}
+
+Status DecodeRefuse(const std::string& p, Refuse* r) {
+  In in(p, "REFUSE");
+  r->reason = in.U16();
+  r->text = in.Text();
+  return in.End();
+}
+
+std::string EncodeXferBegin(const XferBegin& b) {
+  std::string p;
+  Put8(&p, b.kind);
+  Put64(&p, b.from);
+  Put64(&p, b.to);
+  Put64(&p, b.total);
+  Put32(&p, b.digest);
+  return EncodeFrame(FrameType::kXferBegin, p);
+}
+
+Status DecodeXferBegin(const std::string& p, XferBegin* b) {
+  In in(p, "XFER_BEGIN");
+  b->kind = in.U8();
+  b->from = in.U64();
+  b->to = in.U64();
+  b->total = in.U64();
+  b->digest = in.U32();
+  Status st = in.End();
+  if (!st.ok()) return st;
+  if (b->kind != 1 && b->kind != 2) return Status::Error(EBADMSG, "XFER_BEGIN: kind " + std::to_string(b->kind));
+  if ((b->kind == 1) != (b->from == 0)) return Status::Error(EBADMSG, "XFER_BEGIN: from epoch and kind disagree");
+  if (b->to == 0 || (b->kind == 2 && b->to <= b->from)) return Status::Error(EBADMSG, "XFER_BEGIN: epochs");
+  if (b->total > (uint64_t{4} << 30)) return Status::Error(EBADMSG, "XFER_BEGIN: more than 4 GiB");
+  return Status::Ok();
+}
+
+std::string EncodeAck(const Ack& a) {
+  std::string p;
+  Put64(&p, a.epoch);
+  Put32(&p, a.digest);
+  return EncodeFrame(FrameType::kAck, p);
+}
+
+Status DecodeAck(const std::string& p, Ack* a) {
+  In in(p, "ACK");
+  a->epoch = in.U64();
+  a->digest = in.U32();
+  return in.End();
+}
+
+std::string EncodeNeedFull(uint8_t reason) {
+  std::string p;
+  Put8(&p, reason);
+  return EncodeFrame(FrameType::kNeedFull, p);
+}
+
+Status DecodeNeedFull(const std::string& p, uint8_t* reason) {
+  In in(p, "NEED_FULL");
+  *reason = in.U8();
+  return in.End();
+}
+
+std::string EncodeQuery(const std::string& name) {
+  std::string p;
+  std::string n = name.substr(0, 64);
+  Put8(&p, static_cast<uint8_t>(n.size()));
+  p += n;
+  return EncodeFrame(FrameType::kQuery, p);
+}
+
+Status DecodeQuery(const std::string& p, std::string* name) {
+  In in(p, "QUERY");
+  *name = in.Text();
+  return in.End();
+}
+
+Status FrameReader::CheckHeader(const uint8_t* h) {
+  if (GetBe32(h) != kFrameMagic) return Status::Error(EBADMSG, "not an SSA data frame (bad magic)");
+  if (h[4] != kFrameVersion) return Status::Error(EPROTONOSUPPORT, "frame version " + std::to_string(h[4]));
+  if (h[5] < 1 || h[5] > 11) return Status::Error(EBADMSG, "frame type " + std::to_string(h[5]));
+  if (GetBe16(h + 6) != 0) return Status::Error(EBADMSG, "frame flags not 0");
+  if (GetBe32(h + 8) > kMaxFramePayload)
+    return Status::Error(EBADMSG, "frame payload of " + std::to_string(GetBe32(h + 8)) + " bytes (limit 4 MiB)");
+  return Status::Ok();
+}
+
+Status FrameReader::Feed(const uint8_t* data, size_t len) {
+  if (!error_.ok()) return error_;
+  if (pos_ > 0 && pos_ == buf_.size()) {
+    buf_.clear();
+    pos_ = 0;
+  }
+  buf_.append(reinterpret_cast<const char*>(data), len);
+  // Check the next header as soon as it is complete, before its payload
+  // is buffered.
+  if (buf_.size() - pos_ >= kFrameHeaderSize)
+    error_ = CheckHeader(reinterpret_cast<const uint8_t*>(buf_.data()) + pos_);
+  return error_;
+}
+
+bool FrameReader::Next(Frame* out) {
+  if (!error_.ok() || buf_.size() - pos_ < kFrameHeaderSize) return false;
+  const uint8_t* h = reinterpret_cast<const uint8_t*>(buf_.data()) + pos_;
+  error_ = CheckHeader(h);
+  if (!error_.ok()) return false;
+  uint32_t len = GetBe32(h + 8);
+  if (buf_.size() - pos_ < kFrameHeaderSize + len) return false;
+  uint32_t crc = smdb::Crc32(h + kFrameHeaderSize, len);
+  if (crc != GetBe32(h + 12)) {
+    error_ = Status::Error(EBADMSG, std::string(FrameTypeName(static_cast<FrameType>(h[5]))) + " frame CRC mismatch");
+    return false;
+  }
+  out->type = static_cast<FrameType>(h[5]);
+  out->payload.assign(reinterpret_cast<const char*>(h + kFrameHeaderSize), len);
+  pos_ += kFrameHeaderSize + len;
+  // Compact now and then so the buffer does not grow with the stream.
+  if (pos_ > (1u << 20) && pos_ * 2 > buf_.size()) {
+    buf_.erase(0, pos_);
+    pos_ = 0;
+  }
+  if (buf_.size() - pos_ >= kFrameHeaderSize)
+    error_ = CheckHeader(reinterpret_cast<const uint8_t*>(buf_.data()) + pos_);
+  return true;
+}
+
+}  // namespace tree
+}  // namespace ssa

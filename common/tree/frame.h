@@ -1,0 +1,172 @@
+// frame.h: the SSA tree's data channel (doc/ssa-tree.md): how a parent
+// sends database versions to a child over a reliable byte stream (TCP, or
+// rsockets on an RDMA fabric). This comment is the specification.
+//
+// ## Frames
+//
+// The stream is a sequence of frames. Every integer is big-endian.
+//    0 u32 magic        0x53534146 ("SSAF")
+//    4 u8  version      1. A reader rejects any other version.
+//    5 u8  type         below
+//    6 u16 flags        0 (reserved)
+//    8 u32 length       payload bytes, at most kMaxFramePayload (4 MiB)
+//   12 u32 crc          CRC32 (smdb_format.h) of the payload
+//   16 ...              payload
+// A reader checks magic, version, type, flags and length before buffering
+// the payload, and the CRC after: any violation ends the connection (the
+// peer logs and counts why).
+//
+// ## Types and payloads
+//
+//  1 HELLO (child -> parent, first frame)
+//      u16 protocol (1), u8 roles (ssa_mad.h bits), u8 kind (1 SMDB,
+//      2 PRDB, 3 address DB), u64 child port GUID, 16 join token,
+//      u64 held epoch (0 none), u32 held digest
+//  2 WELCOME (parent -> child): u64 parent GUID, u64 parent's epoch (0: none yet)
+//  3 REFUSE (parent -> child, then close): u16 reason (kRefuse*), u8 n, n text bytes
+//  4 XFER_BEGIN (parent -> child): u8 kind (1 full, 2 delta), u64 from epoch
+//      (0 for full), u64 to epoch, u64 total bytes, u32 digest of the
+//      resulting database's whole serialization (CRC32)
+//  5 XFER_DATA: raw bytes of the transfer (chunks of at most 1 MiB)
+//  6 XFER_END: empty. The chunks between BEGIN and END add up to total.
+//  7 ACK (child -> parent): u64 epoch, u32 digest now held
+//  8 NEED_FULL (child -> parent): u8 reason (kNeed*)
+//  9 KEEPALIVE (both ways): empty; sent after 5 s without traffic, a
+//      connection silent for kDeadAfter (20 s) is closed
+// 10 QUERY (tool -> any parent, instead of HELLO): u8 n, n bytes name
+// 11 QUERY_REPLY: the answer's bytes (e.g. the tree's state as JSON)
+//
+// ## Session
+//
+// The child connects and sends HELLO; the parent checks the token with
+// the core (TokenCheck MAD) and answers WELCOME or REFUSE. The parent then
+// brings the child to its current version: nothing when the child's epoch
+// and digest match, the delta chain when it has every delta from the
+// child's epoch, the full database otherwise. Every later version is pushed
+// the same way. The child applies each transfer to a copy, checks the
+// digest, ACKs, or sends NEED_FULL (then the parent sends the full one).
+//
+// Pure functions and a stateless-between-calls reader; any thread.
+#ifndef IBACM_SSA_COMMON_TREE_FRAME_H
+#define IBACM_SSA_COMMON_TREE_FRAME_H
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "common/base/status.h"
+#include "common/tree/ssa_mad.h"
+
+namespace ssa {
+namespace tree {
+
+constexpr uint32_t kFrameMagic = 0x53534146;
+constexpr uint8_t kFrameVersion = 1;
+constexpr size_t kFrameHeaderSize = 16;
+constexpr uint32_t kMaxFramePayload = 4u << 20;
+constexpr size_t kXferChunk = 1u << 20;
+
+enum class FrameType : uint8_t {
+  kHello = 1,
+  kWelcome = 2,
+  kRefuse = 3,
+  kXferBegin = 4,
+  kXferData = 5,
+  kXferEnd = 6,
+  kAck = 7,
+  kNeedFull = 8,
+  kKeepalive = 9,
+  kQuery = 10,
+  kQueryReply = 11,
+};
+const char* FrameTypeName(FrameType t);
+
+enum class DbKind : uint8_t { kSmdb = 1, kPrdb = 2, kAddr = 3 };
+const char* DbKindName(DbKind k);
+
+constexpr uint16_t kRefuseBadHello = 1;
+constexpr uint16_t kRefuseBadToken = 2;
+constexpr uint16_t kRefuseNotYourParent = 3;
+constexpr uint16_t kRefuseTooMany = 4;
+constexpr uint16_t kRefuseUnavailable = 5;  // nothing to serve of that kind
+constexpr uint16_t kRefuseCoreUnreachable = 6;
+const char* RefuseReasonName(uint16_t reason);
+
+constexpr uint8_t kNeedDigestMismatch = 1;
+constexpr uint8_t kNeedCannotApply = 2;
+
+struct Hello {
+  uint16_t protocol = kProtocolVersion;
+  uint8_t roles = 0;
+  DbKind kind = DbKind::kSmdb;
+  uint64_t guid = 0;
+  Token token{};
+  uint64_t epoch = 0;
+  uint32_t digest = 0;
+};
+struct Welcome {
+  uint64_t parent_guid = 0;
+  uint64_t epoch = 0;
+};
+struct Refuse {
+  uint16_t reason = 0;
+  std::string text;
+};
+struct XferBegin {
+  uint8_t kind = 1;  // 1 full, 2 delta
+  uint64_t from = 0;
+  uint64_t to = 0;
+  uint64_t total = 0;
+  uint32_t digest = 0;
+};
+struct Ack {
+  uint64_t epoch = 0;
+  uint32_t digest = 0;
+};
+
+struct Frame {
+  FrameType type = FrameType::kKeepalive;
+  std::string payload;
+};
+
+// A whole frame (header + payload).
+std::string EncodeFrame(FrameType type, const std::string& payload);
+std::string EncodeHello(const Hello& h);
+std::string EncodeWelcome(const Welcome& w);
+std::string EncodeRefuse(const Refuse& r);
+std::string EncodeXferBegin(const XferBegin& b);
+std::string EncodeAck(const Ack& a);
+std::string EncodeNeedFull(uint8_t reason);
+std::string EncodeQuery(const std::string& name);
+
+// Payload decoders: EBADMSG naming the field on any violation.
+Status DecodeHello(const std::string& p, Hello* h);
+Status DecodeWelcome(const std::string& p, Welcome* w);
+Status DecodeRefuse(const std::string& p, Refuse* r);
+Status DecodeXferBegin(const std::string& p, XferBegin* b);
+Status DecodeAck(const std::string& p, Ack* a);
+Status DecodeNeedFull(const std::string& p, uint8_t* reason);
+Status DecodeQuery(const std::string& p, std::string* name);
+
+// Splits a byte stream into frames. Feed what arrives; Next() yields whole
+// frames. The first error is sticky.
+class FrameReader {
+ public:
+  Status Feed(const uint8_t* data, size_t len);
+  // True with *out filled when a whole frame is buffered.
+  bool Next(Frame* out);
+  size_t buffered() const { return buf_.size() - pos_; }
+  // The error that stopped the reader (OK while it reads).
+  const Status& error() const { return error_; }
+
+ private:
+  Status CheckHeader(const uint8_t* h);
+  std::string buf_;
+  size_t pos_ = 0;
+  Status error_;
+};
+
+}  // namespace tree
+}  // namespace ssa
+
+#endif

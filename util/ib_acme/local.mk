@@ -14,10 +14,10 @@ util_ib_acme_libacme_la_SOURCES = \
 	util/ib_acme/options_template.cc \
 	util/ib_acme/latency_stats.h util/ib_acme/latency_stats.cc \
 	util/ib_acme/path_compare.h util/ib_acme/path_compare.cc \
-	util/ib_acme/test_targets.h util/ib_acme/test_targets.cc \
+	util/ib_acme/check_targets.h util/ib_acme/check_targets.cc \
 	util/ib_acme/path_verifier.h util/ib_acme/path_verifier.cc \
-	util/ib_acme/test_report.h util/ib_acme/test_report.cc \
-	util/ib_acme/provider_test.h util/ib_acme/provider_test.cc
+	util/ib_acme/check_report.h util/ib_acme/check_report.cc \
+	util/ib_acme/provider_check.h util/ib_acme/provider_check.cc
 # Users link these, in this order.
 ACME_LIBS = util/ib_acme/libacme.la common/acm/libssaacm.la $(SSA_MAD_LIBS)
 

@@ -1,5 +1,5 @@
-// test_report.cc: provider-test output (see test_report.h).
-#include "util/ib_acme/test_report.h"
+// check_report.cc: provider-test output (see check_report.h).
+#include "util/ib_acme/check_report.h"
 
 #include <chrono>
 #include <cstdio>

@@ -1,4 +1,4 @@
-// test_report.h: what a provider test reports: one result per destination,
+// check_report.h: what a provider test reports: one result per destination,
 // the running counts and the final summary, as text.
 //
 // Two presentations, picked by the caller: on a terminal a progress bar
@@ -13,8 +13,8 @@
 // verification resolved ones are only counted as resolved.
 //
 // Pure formatting plus a small stateful progress printer; one thread.
-#ifndef IBACM_SSA_UTIL_IB_ACME_TEST_REPORT_H
-#define IBACM_SSA_UTIL_IB_ACME_TEST_REPORT_H
+#ifndef IBACM_SSA_UTIL_IB_ACME_CHECK_REPORT_H
+#define IBACM_SSA_UTIL_IB_ACME_CHECK_REPORT_H
 
 #include <chrono>
 #include <cstddef>

@@ -25,6 +25,9 @@ providers_acmp_libacmpprovider_la_SOURCES = \
 	providers/acmp/acmp_groups.h providers/acmp/acmp_groups.cc \
 	providers/acmp/acmp_requests.h providers/acmp/acmp_requests.cc \
 	providers/acmp/acmp_send_queue.h providers/acmp/acmp_send_queue.cc \
+	providers/acmp/acmp_loop.h \
+	providers/acmp/acmp_membership.h providers/acmp/acmp_membership.cc \
+	providers/acmp/acmp_datagram_io.h providers/acmp/acmp_datagram_io.cc \
 	providers/acmp/acmp_provider.h providers/acmp/acmp_provider.cc \
 	providers/acmp/acmp_services.cc \
 	providers/acmp/acmp_join.cc \

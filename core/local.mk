@@ -1,5 +1,5 @@
 # core/: the ibacm daemon. Its objects live in a convenience library so the
-# daemon and the tests link the same code; main.cc alone makes the program.
+# daemon and the tests link the same code; the program is its main() alone.
 noinst_LTLIBRARIES += core/libibacmcore.la
 core_libibacmcore_la_SOURCES = \
 	core/provider_loader.h core/provider_loader.cc \

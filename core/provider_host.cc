@@ -1,8 +1,10 @@
 // provider_host.cc: provider lifecycle and the core-services ops table.
 #include "core/provider_host.h"
 
+#include <cerrno>
 #include <cstdarg>
 #include <cstring>
+#include <new>
 
 #include "common/mad/sa_client.h"
 #include "core/provider_loader.h"
@@ -12,6 +14,42 @@ namespace ssa {
 namespace {
 
 ProviderHost* HostOf(ssa_core_t* core) { return core ? core->host : nullptr; }
+
+// Every op runs its body through Guarded(): a provider may be written in C,
+// so no C++ exception may unwind into it (errors are negative errno values
+// at the ABI, as the providers' own ops do with
+// providers/shared/abi_guard.h). The bodies allocate (std::function, maps,
+// the SA client's queue, log lines) and so may throw std::bad_alloc: the op
+// then returns `nomem` (-ENOMEM; 0 from timer_add; nothing from a void op).
+// Anything else thrown returns `other` (-EIO). Either is counted and
+// logged by the host.
+template <typename R, typename Fn>
+R Guarded(ssa_core_t* core, const char* op, R nomem, R other, Fn fn) noexcept {
+  ProviderHost* host = HostOf(core);
+  try {
+    if (host) host->BeforeOp(op);
+    return fn();
+  } catch (const std::bad_alloc&) {
+    if (host) host->NoteOpFailure(core->inst, op, "out of memory");
+    return nomem;
+  } catch (...) {
+    if (host) host->NoteOpFailure(core->inst, op, "unexpected exception");
+    return other;
+  }
+}
+
+template <typename Fn>
+int GuardedInt(ssa_core_t* core, const char* op, Fn fn) noexcept {
+  return Guarded<int>(core, op, -ENOMEM, -EIO, fn);
+}
+
+template <typename Fn>
+void GuardedVoid(ssa_core_t* core, const char* op, Fn fn) noexcept {
+  Guarded<int>(core, op, 0, 0, [&] {
+    fn();
+    return 0;
+  });
+}
 
 void OpLog(ssa_core_t* core, int level, const char* fmt, ...) {
   if (!core) return;
@@ -27,63 +65,82 @@ void OpLog(ssa_core_t* core, int level, const char* fmt, ...) {
   va_end(args);
   size_t n = strlen(buf);
   if (n && buf[n - 1] == '\n') buf[n - 1] = '\0';  // upstream-style messages end in \n
-  log->Log(lvl, "%s: %s", core->inst ? core->inst->name().c_str() : "?", buf);
+  GuardedVoid(core, "log", [&] {
+    log->Log(lvl, "%s: %s", core->inst ? core->inst->name().c_str() : "?", buf);
+  });
 }
 
 int OpResolveDone(ssa_core_t* core, uint64_t id, uint8_t status, const ibv_path_record* path) {
   ProviderHost* host = HostOf(core);
-  return host ? host->Answer(id, status, path) : -EINVAL;
+  if (!host) return -EINVAL;
+  return GuardedInt(core, "resolve_done", [&] { return host->Answer(id, status, path); });
+}
+
+int OpQueryDone(ssa_core_t* core, uint64_t id, uint8_t status, const ibv_path_record* path) {
+  ProviderHost* host = HostOf(core);
+  if (!host) return -EINVAL;
+  return GuardedInt(core, "query_done", [&] { return host->Answer(id, status, path); });
 }
 
 int OpSaSend(ssa_core_t* core, ssa_core_port_t* port, const uint8_t* mad, size_t len,
              ssa_sa_done_fn done, void* arg) {
   if (!core || !port || !mad || !done) return -EINVAL;
-  CorePort* p = CorePort::FromHandle(port);
-  if (!p->sa) return -ENOTCONN;
-  Status st = p->sa->Send(mad, len, [done, arg](int status, const uint8_t* resp, size_t n) {
-    done(arg, status, resp, n);
+  return GuardedInt(core, "sa_send", [&] {
+    CorePort* p = CorePort::FromHandle(port);
+    if (!p->sa) return -ENOTCONN;
+    Status st = p->sa->Send(mad, len, [done, arg](int status, const uint8_t* resp, size_t n) {
+      done(arg, status, resp, n);
+    });
+    return st.ok() ? 0 : st.code();
   });
-  return st.ok() ? 0 : st.code();
 }
 
 uint64_t OpTimerAdd(ssa_core_t* core, uint32_t delay_ms, ssa_timer_fn fn, void* arg) {
   ProviderHost* host = HostOf(core);
-  return host && fn ? host->TimerAdd(delay_ms, fn, arg) : 0;
+  if (!host || !fn) return 0;
+  return Guarded<uint64_t>(core, "timer_add", 0, 0,
+                           [&] { return host->TimerAdd(delay_ms, fn, arg); });
 }
 
 int OpTimerCancel(ssa_core_t* core, uint64_t id) {
   ProviderHost* host = HostOf(core);
-  return host ? host->TimerCancel(id) : -EINVAL;
+  if (!host) return -EINVAL;
+  return GuardedInt(core, "timer_cancel", [&] { return host->TimerCancel(id); });
 }
 
 int OpFdWatch(ssa_core_t* core, int fd, uint32_t events, ssa_fd_fn fn, void* arg) {
   ProviderHost* host = HostOf(core);
-  return host && fn ? host->FdWatch(fd, events, fn, arg) : -EINVAL;
+  if (!host || !fn) return -EINVAL;
+  return GuardedInt(core, "fd_watch", [&] { return host->FdWatch(fd, events, fn, arg); });
 }
 
 int OpFdUnwatch(ssa_core_t* core, int fd) {
   ProviderHost* host = HostOf(core);
-  return host ? host->FdUnwatch(fd) : -EINVAL;
+  if (!host) return -EINVAL;
+  return GuardedInt(core, "fd_unwatch", [&] { return host->FdUnwatch(fd); });
 }
 
 int OpConfigForeach(ssa_core_t* core, ssa_config_fn fn, void* arg) {
   ProviderHost* host = HostOf(core);
-  return host && fn ? host->ConfigForeach(core->inst, fn, arg) : -EINVAL;
+  if (!host || !fn) return -EINVAL;
+  return GuardedInt(core, "config_foreach",
+                    [&] { return host->ConfigForeach(core->inst, fn, arg); });
 }
 
 void OpConfigWarn(ssa_core_t* core, const char* file, int line, const char* msg) {
   ProviderHost* host = HostOf(core);
-  if (host) host->ConfigWarn(core->inst, file, line, msg);
+  if (host)
+    GuardedVoid(core, "config_warn", [&] { host->ConfigWarn(core->inst, file, line, msg); });
 }
 
 void OpCounterAdd(ssa_core_t* core, int counter, uint64_t delta) {
   ProviderHost* host = HostOf(core);
-  if (host) host->CounterAdd(counter, delta);
+  if (host) GuardedVoid(core, "counter_add", [&] { host->CounterAdd(counter, delta); });
 }
 
 const ssa_core_ops kOps = {
     sizeof(ssa_core_ops), SSA_PROV_ABI_MAJOR, SSA_PROV_ABI_MINOR,
-    OpLog, OpResolveDone, OpResolveDone, OpSaSend, OpTimerAdd, OpTimerCancel,
+    OpLog, OpResolveDone, OpQueryDone, OpSaSend, OpTimerAdd, OpTimerCancel,
     OpFdWatch, OpFdUnwatch, OpConfigForeach, OpConfigWarn, OpCounterAdd,
 };
 
@@ -233,6 +290,21 @@ int ProviderHost::FdUnwatch(int fd) {
   if (!loop_->IsWatched(fd)) return -ENOENT;
   loop_->UnwatchFd(fd);
   return 0;
+}
+
+void ProviderHost::BeforeOp(const char* op) {
+  if (op_fault_) op_fault_(op);
+}
+
+void ProviderHost::NoteOpFailure(const ProviderInstance* inst, const char* op,
+                                 const char* why) noexcept {
+  ++op_failures_;
+  try {
+    SSA_LOG(*log_, kError, "provider %s: %s failed: %s", inst ? inst->name().c_str() : "?", op,
+            why);
+  } catch (...) {
+    // Still out of memory: the count is all that is left.
+  }
 }
 
 void ProviderHost::CounterAdd(int counter, uint64_t delta) {

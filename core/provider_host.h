@@ -4,7 +4,9 @@
 //
 // Owned by the daemon; borrows the loop, logger, config file, counters and
 // the loaded providers (all must outlive it). Loop thread only; the C
-// callbacks providers make land here on the loop thread too.
+// callbacks providers make land here on the loop thread too. No exception
+// leaves an op of the table: each returns an error code instead (-ENOMEM
+// when out of memory, 0 from timer_add), as a provider written in C needs.
 #ifndef IBACM_SSA_CORE_PROVIDER_HOST_H
 #define IBACM_SSA_CORE_PROVIDER_HOST_H
 
@@ -87,6 +89,14 @@ class ProviderHost {
   size_t pending() const { return pending_.size(); }
   uint64_t config_warnings() const { return config_warnings_; }
   uint64_t stray_answers() const { return stray_answers_; }
+  // Core ops that failed inside (out of memory, or anything else thrown)
+  // and returned an error to the provider instead.
+  uint64_t op_failures() const { return op_failures_; }
+
+  // Test seam: runs at the start of every core op, with the op's name
+  // ("timer_add"); a test makes it throw std::bad_alloc to play an
+  // allocation failing inside the op.
+  void set_op_fault(std::function<void(const char* op)> fn) { op_fault_ = std::move(fn); }
 
   // The C entry points (public so the ops table in the .cc can name them).
   int Answer(uint64_t req_id, uint8_t status, const ibv_path_record* path);
@@ -97,6 +107,10 @@ class ProviderHost {
   int FdWatch(int fd, uint32_t events, ssa_fd_fn fn, void* arg);
   int FdUnwatch(int fd);
   void CounterAdd(int counter, uint64_t delta);
+  // The ops' exception guard (provider_host.cc): before each op's body, and
+  // when one threw.
+  void BeforeOp(const char* op);
+  void NoteOpFailure(const ProviderInstance* inst, const char* op, const char* why) noexcept;
   Logger* log() { return log_; }
   static const ssa_core_ops* Ops();
 
@@ -111,6 +125,8 @@ class ProviderHost {
   AnswerFn answer_fn_;
   uint64_t config_warnings_ = 0;
   uint64_t stray_answers_ = 0;
+  uint64_t op_failures_ = 0;
+  std::function<void(const char* op)> op_fault_;
 };
 
 }  // namespace ssa

@@ -6,24 +6,29 @@
 # The files that include OpenSM's (C only) headers are C; the rest is C++
 # and sees OpenSM only through osm_bridge.h.
 if WITH_OPENSM
-lib_LTLIBRARIES += opensm_plugin/libibssa_osm.la
-opensm_plugin_libibssa_osm_la_SOURCES = \
-	opensm_plugin/osm_bridge.h \
-	opensm_plugin/osm_entry.c \
-	opensm_plugin/osm_extract.c \
-	opensm_plugin/plugin_entry.cc \
+# The C++ part, which the sim tests (test/sim/osm_plugin.mk) link too.
+noinst_LTLIBRARIES += opensm_plugin/libosmplugin.la
+opensm_plugin_libosmplugin_la_SOURCES = \
 	opensm_plugin/plugin_options.h opensm_plugin/plugin_options.cc \
 	opensm_plugin/plugin_log.h opensm_plugin/plugin_log.cc \
 	opensm_plugin/raw_snapshot.h opensm_plugin/raw_snapshot.cc \
 	opensm_plugin/version_store.h opensm_plugin/version_store.cc \
 	opensm_plugin/smdb_producer.h opensm_plugin/smdb_producer.cc \
 	opensm_plugin/extract_worker.h opensm_plugin/extract_worker.cc
+
+lib_LTLIBRARIES += opensm_plugin/libibssa_osm.la
+opensm_plugin_libibssa_osm_la_SOURCES = \
+	opensm_plugin/osm_bridge.h \
+	opensm_plugin/osm_entry.c \
+	opensm_plugin/osm_extract.c \
+	opensm_plugin/plugin_entry.cc
 opensm_plugin_libibssa_osm_la_CPPFLAGS = $(AM_CPPFLAGS) $(OPENSM_CFLAGS)
 # -z nodelete: OpenSM dlclose()s a plugin whose create() fails; keeping the
 # code mapped protects anything libstdc++ registered that points into it.
 opensm_plugin_libibssa_osm_la_LDFLAGS = -module -avoid-version -shared \
 	-Wl,--version-script=$(top_srcdir)/opensm_plugin/ibssa_osm.map -Wl,-z,nodelete
-opensm_plugin_libibssa_osm_la_LIBADD = $(SSA_SMDB_LIBS) $(OPENSM_LIBS)
+opensm_plugin_libibssa_osm_la_LIBADD = opensm_plugin/libosmplugin.la $(SSA_SMDB_LIBS) \
+	$(OPENSM_LIBS)
 EXTRA_opensm_plugin_libibssa_osm_la_DEPENDENCIES = $(top_srcdir)/opensm_plugin/ibssa_osm.map
 
 dist_man_MANS += man/ibssa_osm.7

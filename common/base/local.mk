@@ -1,9 +1,12 @@
 # common/base/: what every program here builds on: Status, logging, the
 # epoll event loop and the worker pool, INI/upstream config files and
 # option tables, text helpers and the progress meter. No InfiniBand in it.
+#
+# SSA_BASE_PURE_SOURCES: the part with no system dependency (Status, byte
+# order); the fuzzers (test/fuzz/local.mk) compile it with clang.
+SSA_BASE_PURE_SOURCES = common/base/status.h common/base/status.cc common/base/big_endian.h
 noinst_LTLIBRARIES += common/base/libssabase.la
-common_base_libssabase_la_SOURCES = \
-	common/base/status.h common/base/status.cc \
+common_base_libssabase_la_SOURCES = $(SSA_BASE_PURE_SOURCES) \
 	common/base/log.h common/base/log.cc \
 	common/base/event_loop.h common/base/event_loop.cc \
 	common/base/daemon_util.h common/base/daemon_util.cc \
@@ -12,6 +15,6 @@ common_base_libssabase_la_SOURCES = \
 	common/base/config_file.h common/base/config_file.cc \
 	common/base/option_set.h common/base/option_set.cc \
 	common/base/progress_meter.h common/base/progress_meter.cc \
-	common/base/reactor.h common/base/raw_close.h common/base/text_util.h common/base/big_endian.h
+	common/base/reactor.h common/base/raw_close.h common/base/text_util.h
 common_base_libssabase_la_CPPFLAGS = $(AM_CPPFLAGS) $(INIH_CFLAGS)
 common_base_libssabase_la_LIBADD = $(INIH_LIBS) -lpthread

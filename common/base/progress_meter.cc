@@ -3,6 +3,25 @@
 
 namespace ssa {
 
+bool InPlaceLine::Draw(const std::string& text, bool force) {
+  Clock::time_point now = Clock::now();
+  if (!force && drawn_ && now - last_ < every_) return false;
+  fprintf(out_, "\r\033[K%s", text.c_str());
+  fflush(out_);
+  drawn_ = true;
+  last_ = now;
+  return true;
+}
+
+void InPlaceLine::PrintAbove(const std::string& line) {
+  fprintf(out_, "\r\033[K%s\n", line.c_str());
+}
+
+void InPlaceLine::End() {
+  if (drawn_) fputc('\n', out_);
+  fflush(out_);
+}
+
 ProgressMeter::ProgressMeter(FILE* out, bool terminal, std::string what, size_t total,
                              Clock::duration plain_every)
     : out_(out),
@@ -13,7 +32,8 @@ ProgressMeter::ProgressMeter(FILE* out, bool terminal, std::string what, size_t 
       start_(Clock::now()),
       // The first report waits a full period even on a terminal: short
       // runs stay quiet.
-      next_(start_ + (terminal ? std::chrono::seconds(1) : plain_every)) {}
+      next_(start_ + (terminal ? std::chrono::seconds(1) : plain_every)),
+      line_(out, every_) {}
 
 std::string ProgressMeter::Format(const std::string& what, size_t done, size_t total,
                                   double seconds) {
@@ -27,11 +47,12 @@ std::string ProgressMeter::Format(const std::string& what, size_t done, size_t t
 void ProgressMeter::Print(size_t done, Clock::time_point now) {
   std::string line =
       Format(what_, done, total_, std::chrono::duration<double>(now - start_).count());
-  if (terminal_)
-    fprintf(out_, "\r\033[K%s", line.c_str());
-  else
+  if (terminal_) {
+    line_.Draw(line, true);
+  } else {
     fprintf(out_, "%s\n", line.c_str());
-  fflush(out_);
+    fflush(out_);
+  }
   drawn_ = true;
 }
 
@@ -45,7 +66,7 @@ void ProgressMeter::Update(size_t done) {
 void ProgressMeter::Finish(size_t done) {
   if (!drawn_) return;
   Print(done, Clock::now());
-  if (terminal_) fputc('\n', out_);
+  if (terminal_) line_.End();
   fflush(out_);
 }
 

@@ -6,6 +6,10 @@
 // default), so a CI log shows that the work moves without drowning in it.
 // Nothing is printed for operations that finish before the first line is
 // due. One thread; the caller calls Update as often as it likes.
+//
+// InPlaceLine is the terminal part on its own: one status line redrawn in
+// place (rate-limited), with lines printed above it scrolling up. ib_acme's
+// provider check draws its progress bar with it.
 #ifndef IBACM_SSA_COMMON_BASE_PROGRESS_METER_H
 #define IBACM_SSA_COMMON_BASE_PROGRESS_METER_H
 
@@ -15,6 +19,30 @@
 #include <string>
 
 namespace ssa {
+
+// One status line on a terminal, redrawn in place ("\r", erase line).
+class InPlaceLine {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  // At most one redraw per `every`, unless forced.
+  InPlaceLine(FILE* out, Clock::duration every) : out_(out), every_(every) {}
+  // Draws `text` over the line if forced, on the first call, or when
+  // `every` has passed since the last drawing; returns whether it did.
+  bool Draw(const std::string& text, bool force = false);
+  // Prints `line` and a newline where the status line was; the status line
+  // is redrawn by the next Draw (force it to show it at once).
+  void PrintAbove(const std::string& line);
+  // Ends a drawn status line with a newline, so what follows starts clean.
+  void End();
+  bool drawn() const { return drawn_; }
+
+ private:
+  FILE* out_;
+  Clock::duration every_;
+  bool drawn_ = false;
+  Clock::time_point last_;
+};
 
 class ProgressMeter {
  public:
@@ -40,6 +68,7 @@ class ProgressMeter {
   Clock::duration every_;
   Clock::time_point start_, next_;
   bool drawn_ = false;
+  InPlaceLine line_;  // terminal only; ProgressMeter times its redraws itself
 };
 
 }  // namespace ssa

@@ -6,6 +6,13 @@
 // pool borrows the loop, which must outlive it. Destroying the pool waits for
 // the running jobs; queued jobs that never started are dropped together with
 // their `done` callbacks.
+//
+// Users: none in production yet, on purpose: the SSA tree's access role
+// (doc/ssa-tree.md) is to compute its consumers' PRDBs here while its loop
+// keeps serving. The OpenSM plugin does not use it: its extraction thread
+// (opensm_plugin/extract_worker.h) is woken by events from OpenSM's own
+// threads, with no EventLoop to return to, and makes one SMDB version at a
+// time, coalescing requests.
 #ifndef IBACM_SSA_COMMON_BASE_WORKER_POOL_H
 #define IBACM_SSA_COMMON_BASE_WORKER_POOL_H
 

@@ -1,8 +1,9 @@
 # common/smdb/: the subnet and path record databases (SMDB, PRDB): the
 # container format, records, stream readers, deltas, text dumps, the LID
 # index and the path-record engine. Pure computation: no I/O but files.
+# SSA_SMDB_SOURCES: also compiled by test/fuzz/local.mk (smdb_fuzzer).
 noinst_LTLIBRARIES += common/smdb/libssasmdb.la
-common_smdb_libssasmdb_la_SOURCES = \
+SSA_SMDB_SOURCES = \
 	common/smdb/smdb_format.h common/smdb/smdb_format.cc \
 	common/smdb/smdb_fields.h common/smdb/smdb_records.h \
 	common/smdb/smdb_codec.h common/smdb/smdb_codec.cc \
@@ -14,3 +15,4 @@ common_smdb_libssasmdb_la_SOURCES = \
 	common/smdb/smdb_index.h common/smdb/smdb_index.cc \
 	common/smdb/path_engine.h common/smdb/path_engine.cc \
 	common/smdb/route_diff.h common/smdb/route_diff.cc
+common_smdb_libssasmdb_la_SOURCES = $(SSA_SMDB_SOURCES)

@@ -26,90 +26,9 @@
 namespace ssa {
 namespace acmp {
 
-namespace {
-
-// Datagrams handled per wake-up, so one busy endpoint cannot starve the
-// loop. The fd need not wake us again for what is left (verbs: completions
-// still in the CQ raise no new channel event), so Drain() continues itself
-// through a 0 ms timer, after whatever else is ready now.
-constexpr int kDrainBatch = 64;
-
-}  // namespace
-
-void AcmpProvider::Drain(AcmpEndpoint* ep) {
-  dgram::Datagram dg;
-  int handled = 0;
-  while (handled < kDrainBatch && ep->ud->Receive(&dg)) {
-    HandleDatagram(ep, dg);
-    ++handled;
-  }
-  NoteRejects(ep);
-  FlushSends(ep);  // a send completion may have made room
-  if (handled < kDrainBatch || ep->drain_timer) return;
-  // Perhaps more: continue at the next turn of the loop.
-  uint64_t id = ep->id;
-  ep->drain_timer = Add(0, [this, id] {
-    AcmpEndpoint* e = FindEndpoint(id);
-    if (!e) return;
-    e->drain_timer = 0;
-    Drain(e);
-  });
-}
-
-void AcmpProvider::NoteRejects(AcmpEndpoint* ep) {
-  const dgram::EndpointStats& t = ep->ud->stats();
-  for (int i = 0; i < static_cast<int>(dgram::RejectReason::kCount); ++i) {
-    uint64_t before = ep->rejects_seen[i], now = t.rejected_by[i];
-    if (now <= before) continue;
-    ep->rejects_seen[i] = now;
-    if (ShouldLogSince(before, now))
-      Log(SSA_LOG_WARN, "endpoint %s: %llu datagram%s rejected by the transport (%s); %llu so far",
-          ep->Name().c_str(), static_cast<unsigned long long>(now - before),
-          now - before == 1 ? "" : "s",
-          dgram::RejectReasonName(static_cast<dgram::RejectReason>(i)),
-          static_cast<unsigned long long>(now));
-  }
-}
-
-std::string AcmpProvider::StatsText(const AcmpEndpoint* ep) const {
-  const ProtocolStats& s = ep->stats;
-  const dgram::EndpointStats& t = ep->ud->stats();
-  auto u = [](uint64_t v) { return static_cast<unsigned long long>(v); };
-  char buf[768];
-  snprintf(buf, sizeof(buf),
-           "%llu requests and %llu responses received, %llu responses sent, %llu requesters "
-           "cached; dropped: %llu malformed, %llu unexpected responses, %llu without a GRH, "
-           "%llu with no shared group, %llu for a full cache; datagrams: %llu sent, %llu send "
-           "errors, %llu undeliverable, %llu received, %llu rejected",
-           u(s.requests_received), u(s.responses_received), u(s.responses_sent),
-           u(s.requesters_cached), u(s.malformed_total), u(s.unexpected_responses), u(s.no_grh),
-           u(s.no_shared_group), u(s.cache_full), u(t.sent), u(t.send_errors),
-           u(t.undeliverable), u(t.received), u(t.rejected));
-  std::string text = buf;
-  const char* sep = " (";
-  for (int i = 0; i < static_cast<int>(dgram::RejectReason::kCount); ++i) {
-    if (!t.rejected_by[i]) continue;
-    text += sep;
-    text += dgram::RejectReasonName(static_cast<dgram::RejectReason>(i));
-    text += " " + std::to_string(t.rejected_by[i]);
-    sep = ", ";
-  }
-  if (*sep == ',') text += ")";
-  snprintf(buf, sizeof(buf),
-           "; responses: %llu waited for the send queue, %llu dropped (queue full)",
-           u(ep->sends->queued()), u(ep->sends->dropped()));
-  return text + buf;
-}
-
 void AcmpProvider::LogStats() {
   stats_timer_ = Add(options_.stats_interval_s * 1000, [this] { LogStats(); });
-  for (const auto& kv : endpoints_) {
-    AcmpEndpoint* ep = kv.second.get();
-    std::string text = StatsText(ep);
-    if (text == ep->stats_logged) continue;
-    Log(SSA_LOG_INFO, "endpoint %s statistics: %s", ep->Name().c_str(), text.c_str());
-    ep->stats_logged = std::move(text);
-  }
+  for (const auto& kv : endpoints_) kv.second->io->LogStatsIfChanged();
 }
 
 void AcmpProvider::HandleDatagram(AcmpEndpoint* ep, const dgram::Datagram& dg) {
@@ -121,10 +40,10 @@ void AcmpProvider::HandleDatagram(AcmpEndpoint* ep, const dgram::Datagram& dg) {
     return;
   }
   if (msg.is_response()) {
-    ++ep->stats.responses_received;
+    ++ep->stats().responses_received;
     std::string key;
     if (!ep->requests->TakeResponse(msg.tid, &key)) {
-      uint64_t n = ++ep->stats.unexpected_responses;
+      uint64_t n = ++ep->stats().unexpected_responses;
       if (ShouldLog(n))
         Log(SSA_LOG_WARN,
             "endpoint %s: response TID 0x%llx from LID %u QPN 0x%x answers no request of ours; "
@@ -136,14 +55,14 @@ void AcmpProvider::HandleDatagram(AcmpEndpoint* ep, const dgram::Datagram& dg) {
     HandleResponse(ep, key, dg, msg);
     return;
   }
-  ++ep->stats.requests_received;
+  ++ep->stats().requests_received;
   HandleRequest(ep, dg, msg);
 }
 
 void AcmpProvider::Malformed(AcmpEndpoint* ep, const dgram::Datagram& dg, DecodeError why,
                              const std::string& what) {
-  ++ep->stats.malformed[static_cast<int>(why)];
-  uint64_t n = ++ep->stats.malformed_total;
+  ++ep->stats().malformed[static_cast<int>(why)];
+  uint64_t n = ++ep->stats().malformed_total;
   if (ShouldLog(n))
     Log(SSA_LOG_WARN,
         "endpoint %s: malformed ACM message from LID %u QPN 0x%x dropped (%s: %s); %llu so far",
@@ -156,11 +75,11 @@ void AcmpProvider::HandleRequest(AcmpEndpoint* ep, const dgram::Datagram& dg,
   AcmpPort* port = ep->port;
   uint16_t lid_mask = static_cast<uint16_t>(~((1u << port->lmc) - 1));
   bool local = IsLocal(ep, msg.dest.type, msg.dest.data);
-  bool own = (dg.slid & lid_mask) == port->lid && dg.src_qpn == ep->ud->qpn();
+  bool own = (dg.slid & lid_mask) == port->lid && dg.src_qpn == ep->ud()->qpn();
   // Our own multicast comes back (IB multicast loopback). Only a request
   // for one of our addresses under loopback_prot none is for us.
   if (own && (!local || options_.loopback_prot == AcmpOptions::LoopbackProt::kLocal)) {
-    ++ep->stats.own_requests;
+    ++ep->stats().own_requests;
     return;
   }
   Log(SSA_LOG_DEBUG, "endpoint %s: request from %s for %s (LID %u QPN 0x%x, TID 0x%llx)%s",
@@ -170,7 +89,7 @@ void AcmpProvider::HandleRequest(AcmpEndpoint* ep, const dgram::Datagram& dg,
   bool created = false;
   Dest* dest = ep->cache->Acquire(msg.src.type, msg.src.data, &created);
   if (!dest) {
-    uint64_t n = ++ep->stats.cache_full;
+    uint64_t n = ++ep->stats().cache_full;
     if (ShouldLog(n))
       Log(SSA_LOG_WARN, "endpoint %s: cache full (%zu); request from LID %u not handled",
           ep->Name().c_str(), ep->cache->capacity(), dg.slid);
@@ -192,7 +111,7 @@ void AcmpProvider::HandleRequest(AcmpEndpoint* ep, const dgram::Datagram& dg,
           dest->remote_qpn);
     if (dest->state != DestState::kAddrResolved || dest->remote_qpn != dg.src_qpn) {
       status = RecordAcmAddress(ep, dest, dg, msg);
-      if (status == ACM_STATUS_SUCCESS) ++ep->stats.requesters_cached;
+      if (status == ACM_STATUS_SUCCESS) ++ep->stats().requesters_cached;
     }
     if (status != ACM_STATUS_SUCCESS) {
       dest->state = DestState::kInit;
@@ -242,21 +161,21 @@ void AcmpProvider::HandleResponse(AcmpEndpoint* ep, const std::string& key,
 uint8_t AcmpProvider::RecordAcmAddress(AcmpEndpoint* ep, Dest* dest, const dgram::Datagram& dg,
                                        const AcmMessage& msg) {
   if (!dg.has_grh) {
-    uint64_t n = ++ep->stats.no_grh;
+    uint64_t n = ++ep->stats().no_grh;
     if (ShouldLog(n))
       Log(SSA_LOG_WARN, "endpoint %s: ACM message from LID %u without a GRH: sender GID unknown",
           ep->Name().c_str(), dg.slid);
     return ACM_STATUS_EINVAL;
   }
-  int best = BestSharedGroup(ep->groups, msg.gids.data(), msg.gid_count);
+  int best = BestSharedGroup(ep->groups->groups(), msg.gids.data(), msg.gid_count);
   if (best < 0) {
-    uint64_t n = ++ep->stats.no_shared_group;
+    uint64_t n = ++ep->stats().no_shared_group;
     if (ShouldLog(n))
       Log(SSA_LOG_WARN, "endpoint %s: no multicast group shared with %s (LID %u, %u groups)",
           ep->Name().c_str(), dest->Name().c_str(), dg.slid, msg.gid_count);
     return ACM_STATUS_ENODATA;
   }
-  const McGroup& g = ep->groups[static_cast<size_t>(best)];
+  const McGroup& g = ep->groups->groups()[static_cast<size_t>(best)];
   dest->av = g.address.av;
   dest->av.dlid = dg.slid;
   dest->av.src_path_bits = dg.dlid_path_bits;
@@ -274,7 +193,7 @@ uint8_t AcmpProvider::RecordAcmAddress(AcmpEndpoint* ep, Dest* dest, const dgram
 }
 
 uint8_t AcmpProvider::RecordAcmRoute(AcmpEndpoint* ep, Dest* dest) {
-  const McGroup* g = FindJoined(ep->groups, dest->mgid);
+  const McGroup* g = FindJoined(ep->groups->groups(), dest->mgid);
   if (!g) return ACM_STATUS_EINVAL;
   dest->path = g->route;
   memcpy(dest->path.dgid.raw, dest->av.dgid.raw, 16);
@@ -301,7 +220,7 @@ void AcmpProvider::SendResolve(AcmpEndpoint* ep, Dest* dest, const ssa_address& 
   m.dest.type = dest->addr_type;
   m.dest.length = kAcmAddressSize;
   memcpy(m.dest.data, dest->addr, kAcmAddressSize);
-  std::vector<dgram::Gid> gids = AdvertisedGroups(ep->groups, kAcmMaxGids);
+  std::vector<dgram::Gid> gids = AdvertisedGroups(ep->groups->groups(), kAcmMaxGids);
   m.gid_count = static_cast<uint8_t>(gids.size());
   for (size_t i = 0; i < gids.size(); ++i) m.gids[i] = gids[i];
   dest->state = DestState::kQueryAddr;
@@ -326,48 +245,12 @@ void AcmpProvider::SendResponse(AcmpEndpoint* ep, Dest* dest) {
   to.qpn = dest->remote_qpn;
   to.qkey = kAcmQkey;
   dest->answer_pending = false;
-  Status st;
-  switch (ep->sends->Send(ep->ud.get(), to, buf, sizeof(buf), &st)) {
-    case SendQueue::Result::kSent:
-      ++ep->stats.responses_sent;
-      break;
-    case SendQueue::Result::kQueued:
-      Log(SSA_LOG_DEBUG, "endpoint %s: response to %s waits for the send queue (%zu waiting)",
-          ep->Name().c_str(), dest->Name().c_str(), ep->sends->size());
-      break;
-    case SendQueue::Result::kDropped:
-      if (ShouldLog(ep->sends->dropped()))
-        Log(SSA_LOG_WARN,
-            "endpoint %s: response to %s dropped: %zu responses already wait for the send queue "
-            "(send_depth %d); %llu dropped so far",
-            ep->Name().c_str(), dest->Name().c_str(), ep->sends->size(), options_.send_depth,
-            static_cast<unsigned long long>(ep->sends->dropped()));
-      break;
-    case SendQueue::Result::kFailed:
-      Log(SSA_LOG_WARN, "endpoint %s: response to %s: %s", ep->Name().c_str(),
-          dest->Name().c_str(), st.ToString().c_str());
-      break;
-  }
-}
-
-void AcmpProvider::FlushSends(AcmpEndpoint* ep) {
-  if (!ep->sends->size()) return;
-  uint64_t failed = ep->sends->failed();
-  Status st;
-  ep->stats.responses_sent += ep->sends->Flush(ep->ud.get(), &st);
-  if (ep->sends->failed() != failed)
-    Log(SSA_LOG_WARN, "endpoint %s: %llu queued response%s refused: %s", ep->Name().c_str(),
-        static_cast<unsigned long long>(ep->sends->failed() - failed),
-        ep->sends->failed() - failed == 1 ? "" : "s", st.ToString().c_str());
+  ep->io->SendResponse(to, buf, sizeof(buf), dest->Name());
 }
 
 bool AcmpProvider::SendToMinGroup(AcmpEndpoint* ep, const uint8_t* msg, size_t len) {
   if (!ep->ready()) return false;
-  Status st = ep->ud->SendToGroup(ep->groups[0].address, msg, len);
-  if (!st.ok())
-    Log(SSA_LOG_DEBUG, "endpoint %s: multicast send: %s", ep->Name().c_str(),
-        st.ToString().c_str());
-  return st.ok();
+  return ep->io->SendToGroup(ep->groups->groups()[0].address, msg, len);
 }
 
 void AcmpProvider::RequestTimedOut(AcmpEndpoint* ep, const std::string& key, uint64_t tid,

@@ -46,8 +46,7 @@ AcmpProvider::AcmpProvider(const ssa_core_ops* ops, ssa_core_t* core) : ops_(ops
 AcmpProvider::~AcmpProvider() {
   for (auto& kv : timers_) ops_->timer_cancel(core_, kv.second->core_id);
   timers_.clear();
-  for (auto& kv : endpoints_)
-    if (kv.second->fd_watched) ops_->fd_unwatch(core_, kv.second->ud->fd());
+  for (auto& kv : endpoints_) kv.second->io->Close();
   if (transport_)
     Log(SSA_LOG_INFO, "stopped (%llu SA sends failed)",
         static_cast<unsigned long long>(sa_send_failures_));
@@ -240,24 +239,19 @@ void AcmpProvider::Flush(AcmpPort* port, const char* why, bool rejoin) {
     for (auto& w : ep->until_ready) restart.push_back(w);
     ep->until_ready.clear();
     if (rejoin) {
-      LeaveGroups(ep, false);
-      dgram::EndpointParams p = ep->ud->params();
+      ep->groups->LeaveAll(false);
+      dgram::EndpointParams p = ep->ud()->params();
       if (p.lid != port->lid || p.lmc != port->lmc || p.gid != port->Gid()) {
         // The datagram endpoint is addressed by LID and GID: a new one.
-        if (ep->fd_watched) ops_->fd_unwatch(core_, ep->ud->fd());
-        ep->fd_watched = false;
         p.lid = port->lid;
         p.lmc = port->lmc;
         p.gid = port->Gid();
         std::unique_ptr<dgram::DatagramEndpoint> ud;
         Status st = OpenDatagram(p, ep->id, &ud);
-        if (!st.ok()) {
+        if (!st.ok())
           Log(SSA_LOG_ERROR, "endpoint %s: %s; it keeps its old address", ep->Name().c_str(),
               st.ToString().c_str());
-        } else {
-          ep->ud = std::move(ud);
-        }
-        ep->fd_watched = ops_->fd_watch(core_, ep->ud->fd(), EPOLLIN, OnReadable, ep) == 0;
+        ep->io->Rebind(std::move(ud));
       }
       ep->requests->set_try_timeout_ms(port->SubnetTimeoutMs() +
                                        static_cast<uint32_t>(options_.timeout_ms));
@@ -265,7 +259,7 @@ void AcmpProvider::Flush(AcmpPort* port, const char* why, bool rejoin) {
     ApplyRoutePreload(ep);
     Log(SSA_LOG_INFO, "endpoint %s: %s: %zu cached destinations dropped, %zu requests restarted",
         ep->Name().c_str(), why, dropped, restart.size());
-    if (rejoin) PlanAndJoin(ep);
+    if (rejoin) JoinGroups(ep);
     for (const Waiter& w : restart) Submit(ep, w);
   }
   if (rejoin && port->lid) QueryPortInfo(port);
@@ -289,20 +283,21 @@ int AcmpProvider::OpenEndpoint(AcmpPort* port, const ssa_endpoint_info* info, Ac
   p.qkey = kAcmQkey;
   p.send_depth = static_cast<uint32_t>(options_.resolve_depth + options_.send_depth);
   p.recv_depth = static_cast<uint32_t>(options_.recv_depth);
-  Status st = OpenDatagram(p, ep->id, &ep->ud);
+  std::unique_ptr<dgram::DatagramEndpoint> ud;
+  Status st = OpenDatagram(p, ep->id, &ud);
   if (!st.ok()) {
     Log(SSA_LOG_ERROR, "endpoint %s: %s", ep->Name().c_str(), st.ToString().c_str());
     return st.code();
   }
-  int rc = ops_->fd_watch(core_, ep->ud->fd(), EPOLLIN, OnReadable, ep.get());
+  ep->io = NewDatagramIo(ep.get());
+  int rc = ep->io->Start(std::move(ud));
   if (rc < 0) {
     Log(SSA_LOG_ERROR, "endpoint %s: cannot watch its datagram fd (%s)", ep->Name().c_str(),
         strerror(-rc));
     return rc;
   }
-  ep->fd_watched = true;
+  ep->groups = NewMembership(ep.get());
   ep->cache = std::make_unique<DestCache>(options_.cache_size);
-  ep->sends = std::make_unique<SendQueue>(kSendQueueBound);
   AcmpEndpoint* raw = ep.get();
   RequestTracker::Callbacks cb;
   cb.send = [this, raw](const uint8_t* msg, size_t len) { return SendToMinGroup(raw, msg, len); };
@@ -313,12 +308,11 @@ int AcmpProvider::OpenEndpoint(AcmpPort* port, const ssa_endpoint_info* info, Ac
                                                   options_.retries, tid_base_ + (raw->id << 32));
   ep->requests->set_try_timeout_ms(port->SubnetTimeoutMs() +
                                    static_cast<uint32_t>(options_.timeout_ms));
-  raw->stats_logged = StatsText(raw);
   endpoints_.emplace(raw->id, std::move(ep));
   port->endpoints.push_back(raw);
-  Log(SSA_LOG_INFO, "endpoint %s: QPN 0x%x", raw->Name().c_str(), raw->ud->qpn());
+  Log(SSA_LOG_INFO, "endpoint %s: QPN 0x%x", raw->Name().c_str(), raw->ud()->qpn());
   ApplyRoutePreload(raw);
-  PlanAndJoin(raw);
+  JoinGroups(raw);
   *out = raw;
   return 0;
 }
@@ -332,18 +326,15 @@ void AcmpProvider::CloseEndpoint(AcmpEndpoint* ep) {
   });
   for (const Waiter& w : orphans) Answer(ep, w, ACM_STATUS_ENOTCONN, nullptr);
   if (ep->ready_timer) Cancel(ep->ready_timer);
-  if (ep->drain_timer) Cancel(ep->drain_timer);
-  ep->drain_timer = 0;
   ep->requests->Clear();
-  LeaveGroups(ep, true);
-  if (ep->fd_watched) ops_->fd_unwatch(core_, ep->ud->fd());
-  ep->fd_watched = false;
-  const dgram::EndpointStats& t = ep->ud->stats();
+  ep->groups->LeaveAll(true);
+  ep->io->Close();
+  const dgram::EndpointStats& t = ep->ud()->stats();
   Log(SSA_LOG_INFO,
       "endpoint %s closed: %zu destinations cached, %llu own requests looped back; %s; fault "
       "injection: %llu dropped, %llu delayed",
       ep->Name().c_str(), ep->cache->size(),
-      static_cast<unsigned long long>(ep->stats.own_requests), StatsText(ep).c_str(),
+      static_cast<unsigned long long>(ep->stats().own_requests), ep->io->StatsText().c_str(),
       static_cast<unsigned long long>(t.injected_drops),
       static_cast<unsigned long long>(t.injected_delays));
   AcmpPort* port = ep->port;

@@ -7,12 +7,17 @@
 //   acmp_provider.cc   lifecycle: devices, ports, endpoints, addresses,
 //                      port changes and flushes, preloads
 //   acmp_services.cc   timers, fd and SA callbacks, lookups by id
-//   acmp_join.cc       PortInfoRecord query and multicast group joins
+//   acmp_join.cc       PortInfoRecord query; wiring of the endpoints'
+//                      group membership to the SA and the datagram QP
 //   acmp_resolve.cc    client requests, SA route queries, answers
 //   acmp_protocol.cc   ACM messages received and sent
 //   acmp_entry.cc      the C ABI table
-// Pure parts: acmp_wire (codec), acmp_groups, acmp_dest (cache),
-// acmp_requests (retries), acmp_options, acmp_port_info.
+// Each endpoint's parts with their own state and rules, behind narrow
+// interfaces (callbacks, Scheduler, ProviderLog): GroupMembership
+// (acmp_membership: joins, retries, leaves), DatagramIo (acmp_datagram_io:
+// the QP, draining, the send queue, counters), RequestTracker
+// (acmp_requests: resolve requests out, retries), DestCache (acmp_dest).
+// Pure parts: acmp_wire (codec), acmp_groups, acmp_options, acmp_port_info.
 //
 // Ownership: the provider owns devices, ports, endpoints, addresses (the
 // core holds them as opaque contexts between open and close and closes
@@ -38,12 +43,14 @@
 
 #include "providers/acmp/datagram_transport.h"
 #include <ibacm_ssa/provider.h>
+#include "providers/acmp/acmp_datagram_io.h"
 #include "providers/acmp/acmp_dest.h"
 #include "providers/acmp/acmp_groups.h"
+#include "providers/acmp/acmp_loop.h"
+#include "providers/acmp/acmp_membership.h"
 #include "providers/acmp/acmp_options.h"
 #include "providers/acmp/acmp_port_info.h"
 #include "providers/acmp/acmp_requests.h"
-#include "providers/acmp/acmp_send_queue.h"
 #include "providers/acmp/acmp_wire.h"
 #include "providers/shared/address_map.h"
 #include "providers/shared/port_view.h"
@@ -81,36 +88,9 @@ struct AcmpPort : provider_shared::PortView {
   uint32_t SubnetTimeoutMs() const;
 };
 
-// Responses waiting for the backend's send queue (SendQueue), per endpoint,
-// at most this many; more are dropped, counted and warned about.
-constexpr size_t kSendQueueBound = 1024;
-
 struct AcmpAddress {
   AcmpEndpoint* ep = nullptr;
   ssa_address addr{};
-};
-
-// The rate limit of the provider's repeated warnings: the first 10 of a
-// kind, then every 1000th.
-inline bool ShouldLog(uint64_t count) { return count <= 10 || count % 1000 == 0; }
-// The same when a count went from `before` to `now` (> before) at once.
-inline bool ShouldLogSince(uint64_t before, uint64_t now) {
-  return before < 10 || now / 1000 != before / 1000;
-}
-
-// Datagram-level problems, counted per endpoint (and logged, rate-limited).
-struct ProtocolStats {
-  uint64_t malformed[static_cast<int>(DecodeError::kCount)] = {};
-  uint64_t malformed_total = 0;
-  uint64_t no_grh = 0;  // requests/responses without a GRH
-  uint64_t unexpected_responses = 0;
-  uint64_t own_requests = 0;  // our own multicast, looped back
-  uint64_t requests_received = 0;
-  uint64_t responses_received = 0;
-  uint64_t responses_sent = 0;
-  uint64_t requesters_cached = 0;  // receivers caching the sender
-  uint64_t no_shared_group = 0;
-  uint64_t cache_full = 0;
 };
 
 struct AcmpEndpoint {
@@ -118,29 +98,22 @@ struct AcmpEndpoint {
   uint64_t id = 0;  // provider-wide, never reused
   uint16_t pkey = 0;
   uint16_t pkey_index = 0;
-  std::unique_ptr<dgram::DatagramEndpoint> ud;
-  bool fd_watched = false;
-  std::vector<McGroup> groups;
+  std::unique_ptr<DatagramIo> io;            // the QP, its send queue and counters
+  std::unique_ptr<GroupMembership> groups;  // multicast joins
   std::unique_ptr<DestCache> cache;
   std::unique_ptr<RequestTracker> requests;
-  std::unique_ptr<SendQueue> sends;  // responses the backend had no room for yet
   std::vector<std::unique_ptr<AcmpAddress>> addresses;
   std::vector<Waiter> until_ready;  // client requests waiting for the min group
   uint64_t ready_timer = 0;         // answers them ENODATA if the join takes too long
-  uint64_t drain_timer = 0;         // Drain() continues: a batch left datagrams behind
   uint64_t counters[ACM_MAX_COUNTER] = {};
-  ProtocolStats stats;
-  // The transport's rejected_by counts already logged about.
-  uint64_t rejects_seen[static_cast<int>(dgram::RejectReason::kCount)] = {};
-  std::string stats_logged;  // StatsText() when last logged (or opened)
 
-  bool ready() const {
-    return !groups.empty() && groups[0].state == GroupState::kJoined && groups[0].attached;
-  }
+  bool ready() const { return groups && groups->ready(); }
+  dgram::DatagramEndpoint* ud() const { return io->endpoint(); }
+  ProtocolStats& stats() { return io->stats(); }
   std::string Name() const;
 };
 
-class AcmpProvider : public Scheduler {
+class AcmpProvider : public Scheduler, public ProviderLog {
  public:
   AcmpProvider(const ssa_core_ops* ops, ssa_core_t* core);
   ~AcmpProvider() override;
@@ -169,7 +142,8 @@ class AcmpProvider : public Scheduler {
   uint64_t Add(uint32_t delay_ms, std::function<void()> fn) override;
   void Cancel(uint64_t id) override;
 
-  void Log(int level, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
+  // ProviderLog: through the core's log op.
+  void Log(int level, const char* fmt, ...) override __attribute__((format(printf, 3, 4)));
   const AcmpOptions& options() const { return options_; }
 
  private:
@@ -180,7 +154,8 @@ class AcmpProvider : public Scheduler {
     uint64_t token = 0;
     uint64_t port_id = 0;
     uint64_t ep_id = 0;
-    size_t group = 0;      // kJoin
+    size_t group = 0;         // kJoin: the group's index
+    uint64_t join_token = 0;  // kJoin: GroupMembership's token
     std::string dest_key;  // kRoute
     uint64_t req_id = 0;   // kQuery
   };
@@ -213,10 +188,12 @@ class AcmpProvider : public Scheduler {
   // acmp_join.cc
   void QueryPortInfo(AcmpPort* port);
   void HandlePortInfo(SaOp* op, int status, const uint8_t* mad, size_t len);
-  void PlanAndJoin(AcmpEndpoint* ep);
-  void Join(AcmpEndpoint* ep, size_t index);
+  // The endpoint's GroupMembership and DatagramIo, wired to this provider.
+  std::unique_ptr<GroupMembership> NewMembership(AcmpEndpoint* ep);
+  std::unique_ptr<DatagramIo> NewDatagramIo(AcmpEndpoint* ep);
+  // Plans the endpoint's groups for its port as known now and joins them.
+  void JoinGroups(AcmpEndpoint* ep);
   void HandleJoin(SaOp* op, int status, const uint8_t* mad, size_t len);
-  void LeaveGroups(AcmpEndpoint* ep, bool tell_sa);
   void BecameReady(AcmpEndpoint* ep);
 
   // acmp_resolve.cc
@@ -237,7 +214,6 @@ class AcmpProvider : public Scheduler {
   void ExpireUntilReady(AcmpEndpoint* ep);
 
   // acmp_protocol.cc
-  void Drain(AcmpEndpoint* ep);
   void HandleDatagram(AcmpEndpoint* ep, const dgram::Datagram& dg);
   void HandleRequest(AcmpEndpoint* ep, const dgram::Datagram& dg, const AcmMessage& msg);
   void HandleResponse(AcmpEndpoint* ep, const std::string& key, const dgram::Datagram& dg,
@@ -247,14 +223,8 @@ class AcmpProvider : public Scheduler {
   uint8_t RecordAcmRoute(AcmpEndpoint* ep, Dest* dest);
   void SendResolve(AcmpEndpoint* ep, Dest* dest, const ssa_address& src);
   void SendResponse(AcmpEndpoint* ep, Dest* dest);
-  // Sends what SendResponse() queued, as far as the backend takes it.
-  void FlushSends(AcmpEndpoint* ep);
   bool SendToMinGroup(AcmpEndpoint* ep, const uint8_t* msg, size_t len);
   void RequestTimedOut(AcmpEndpoint* ep, const std::string& key, uint64_t tid, int tries);
-  // Warns (rate-limited) about what the transport rejected since last time.
-  void NoteRejects(AcmpEndpoint* ep);
-  // The endpoint's counters, one line (the periodic stats line).
-  std::string StatsText(const AcmpEndpoint* ep) const;
   // Every stats_interval: the line of each endpoint whose counters changed.
   void LogStats();
   void Malformed(AcmpEndpoint* ep, const dgram::Datagram& dg, DecodeError why,
@@ -265,11 +235,12 @@ class AcmpProvider : public Scheduler {
   AcmpOptions options_;
   std::unique_ptr<dgram::DatagramTransport> transport_;
   provider_shared::AddressMap hosts_;  // addr_preload acm_hosts
+  // Before the endpoints: destroyed after them, as their parts' timers are.
+  std::unordered_map<uint64_t, std::unique_ptr<Timer>> timers_;  // by id
   std::vector<std::unique_ptr<AcmpDevice>> devices_;
   std::vector<std::unique_ptr<AcmpPort>> ports_;
   std::unordered_map<uint64_t, std::unique_ptr<AcmpEndpoint>> endpoints_;  // by id
   std::unordered_map<uint64_t, std::unique_ptr<SaOp>> sa_ops_;             // by token
-  std::unordered_map<uint64_t, std::unique_ptr<Timer>> timers_;            // by id
   uint64_t next_id_ = 1;  // ports, endpoints, SA ops, timers
   uint64_t tid_base_ = 0;
   uint64_t sa_send_failures_ = 0;

@@ -29,18 +29,11 @@
 #include <map>
 #include <string>
 
+#include "providers/acmp/acmp_loop.h"
 #include "providers/acmp/acmp_wire.h"
 
 namespace ssa {
 namespace acmp {
-
-// One-shot timers (the provider backs this with the core's timer_add).
-class Scheduler {
- public:
-  virtual ~Scheduler() = default;
-  virtual uint64_t Add(uint32_t delay_ms, std::function<void()> fn) = 0;  // 0 on failure
-  virtual void Cancel(uint64_t id) = 0;
-};
 
 class RequestTracker {
  public:

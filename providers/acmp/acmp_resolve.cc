@@ -256,7 +256,7 @@ Dest* AcmpProvider::AcquireUnlessCached(AcmpEndpoint* ep, const Waiter& w, uint8
                                         const uint8_t* addr) {
   Dest* dest = ep->cache->Acquire(type, addr);
   if (!dest) {
-    ++ep->stats.cache_full;
+    ++ep->stats().cache_full;
     Answer(ep, w, ACM_STATUS_ENOMEM, nullptr);
     return nullptr;
   }

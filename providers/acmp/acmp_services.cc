@@ -80,7 +80,7 @@ void AcmpProvider::OnReadable(void* arg, int, uint32_t) {
   auto* ep = static_cast<AcmpEndpoint*>(arg);
   AcmpProvider* prov = ep->port->dev->prov;
   try {
-    prov->Drain(ep);
+    ep->io->Drain();
   } catch (const std::bad_alloc&) {
     prov->Log(SSA_LOG_ERROR, "out of memory handling a datagram");
   }

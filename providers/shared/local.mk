@@ -14,6 +14,7 @@ noinst_LTLIBRARIES += providers/shared/libprovshared.la
 providers_shared_libprovshared_la_SOURCES = \
 	providers/shared/address_map.h providers/shared/address_map.cc \
 	providers/shared/route_preload.h providers/shared/route_preload.cc \
+	providers/shared/route_key.h providers/shared/route_key.cc \
 	providers/shared/route_cache.h providers/shared/route_cache.cc \
 	providers/shared/path_query.h providers/shared/path_query.cc \
 	providers/shared/abi_guard.h providers/shared/abi_glue.h providers/shared/core_log.h \

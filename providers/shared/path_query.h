@@ -22,7 +22,7 @@
 #include <cstdint>
 #include <string>
 
-#include "providers/shared/route_cache.h"
+#include "providers/shared/route_key.h"
 
 namespace ssa {
 namespace provider_shared {

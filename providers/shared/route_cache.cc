@@ -12,23 +12,6 @@ namespace {
 constexpr size_t kInitialBuckets = 64;
 }  // namespace
 
-RouteKey RouteKey::Gid(uint64_t endpoint, const uint8_t gid[16]) {
-  RouteKey k;
-  k.endpoint = endpoint;
-  k.kind = kGid;
-  memcpy(k.dest, gid, sizeof(k.dest));
-  return k;
-}
-
-RouteKey RouteKey::Lid(uint64_t endpoint, uint16_t lid) {
-  RouteKey k;
-  k.endpoint = endpoint;
-  k.kind = kLid;
-  k.dest[0] = static_cast<uint8_t>(lid);
-  k.dest[1] = static_cast<uint8_t>(lid >> 8);
-  return k;
-}
-
 size_t hash_value(const RouteKey& key) {
   size_t seed = 0;
   boost::hash_combine(seed, key.endpoint);

@@ -1,7 +1,7 @@
 // route_cache.h: the sa provider's cache of path records, keyed by
 // (endpoint, destination), built on Boost.Intrusive. The acmp provider
-// keeps its own destinations and uses only RouteKey, to build route
-// queries (path_query.h).
+// keeps its own destinations and uses only RouteKey (route_key.h), to
+// build route queries (path_query.h).
 //
 // Every entry sits in one intrusive unordered_set (lookup by RouteKey).
 // Completed entries (a path, or a failure status for the negative cache)
@@ -32,27 +32,14 @@
 #include <functional>
 #include <vector>
 
+#include "providers/shared/route_key.h"
+
 namespace ssa {
 namespace provider_shared {
 
 constexpr uint64_t kNeverExpires = UINT64_MAX;
 
-// A destination as the cache knows it: a GID, or a LID. Names and IP
-// addresses are mapped to GIDs before they reach the cache.
-struct RouteKey {
-  enum Kind : uint8_t { kGid = 1, kLid = 2 };
-  uint64_t endpoint = 0;  // the provider's endpoint id (never reused)
-  Kind kind = kGid;
-  uint8_t dest[16] = {};  // GID bytes; for a LID, the LID in host order in dest[0..1]
-
-  static RouteKey Gid(uint64_t endpoint, const uint8_t gid[16]);
-  static RouteKey Lid(uint64_t endpoint, uint16_t lid);
-  uint16_t lid() const { return static_cast<uint16_t>(dest[0] | dest[1] << 8); }
-
-  friend bool operator==(const RouteKey& a, const RouteKey& b) {
-    return a.endpoint == b.endpoint && a.kind == b.kind && !memcmp(a.dest, b.dest, sizeof(a.dest));
-  }
-};
+// For the lookup set.
 size_t hash_value(const RouteKey& key);
 
 enum class RouteState : uint8_t {

@@ -4,10 +4,10 @@
 EXTRA_PROGRAMS += test/bench/bench_resolve
 test_bench_bench_resolve_SOURCES = \
 	test/bench/bench_resolve.cc \
-	test/bench/null_acm_server.h test/bench/null_acm_server.cc \
-	test/sim/ibacm_node.h test/sim/ibacm_node.cc
+	test/bench/null_acm_server.h test/bench/null_acm_server.cc
 test_bench_bench_resolve_CPPFLAGS = $(AM_CPPFLAGS) -DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
-test_bench_bench_resolve_LDADD = core/libibacmcore.la test/sim/libsimfab.la $(SSA_ALL_LIBS)
+test_bench_bench_resolve_LDADD = core/libibacmcore.la test/sim/libsimnode.la test/sim/libsimfab.la \
+	$(SSA_ALL_LIBS)
 
 bench_programs = test/bench/bench_resolve
 bench: $(bench_programs) all
@@ -19,10 +19,9 @@ CLEANFILES += $(bench_programs)
 if WITH_OPENSM
 EXTRA_PROGRAMS += test/bench/bench_extract
 test_bench_bench_extract_SOURCES = \
-	test/bench/bench_extract.cc \
-	test/sim/osm_plugin_util.h test/sim/osm_plugin_util.cc
+	test/bench/bench_extract.cc
 test_bench_bench_extract_CPPFLAGS = $(AM_CPPFLAGS) -DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
-test_bench_bench_extract_LDADD = test/sim/libsimfab.la $(SSA_ALL_LIBS)
+test_bench_bench_extract_LDADD = test/sim/libsimnode.la test/sim/libsimfab.la $(SSA_ALL_LIBS)
 EXTRA_test_bench_bench_extract_DEPENDENCIES = opensm_plugin/libibssa_osm.la
 bench_programs += test/bench/bench_extract
 endif
@@ -32,10 +31,9 @@ endif
 if WITH_OPENSM
 EXTRA_PROGRAMS += test/bench/bench_engine
 test_bench_bench_engine_SOURCES = \
-	test/bench/bench_engine.cc \
-	test/sim/osm_plugin_util.h test/sim/osm_plugin_util.cc
+	test/bench/bench_engine.cc
 test_bench_bench_engine_CPPFLAGS = $(AM_CPPFLAGS) -DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
-test_bench_bench_engine_LDADD = test/sim/libsimfab.la $(SSA_ALL_LIBS)
+test_bench_bench_engine_LDADD = test/sim/libsimnode.la test/sim/libsimfab.la $(SSA_ALL_LIBS)
 EXTRA_test_bench_bench_engine_DEPENDENCIES = opensm_plugin/libibssa_osm.la util/smdb_tool/ssa-smdb
 bench_programs += test/bench/bench_engine
 endif

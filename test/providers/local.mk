@@ -56,9 +56,8 @@ check_LTLIBRARIES += \
 	test/providers/extra/dup_v2.la
 test_providers_extra_older_la_SOURCES = test/providers/extra/older.c test/providers/stub_provider.h
 test_providers_extra_older_la_LDFLAGS = $(TEST_PROVIDER_LDFLAGS)
-test_providers_extra_dup_v1_la_SOURCES = test/providers/extra/dup.c test/providers/stub_provider.h
-test_providers_extra_dup_v1_la_CPPFLAGS = $(AM_CPPFLAGS) -DDUP_VERSION=1
+test_providers_extra_dup_v1_la_SOURCES = test/providers/extra/dup_v1.c \
+	test/providers/extra/dup_provider.h test/providers/stub_provider.h
 test_providers_extra_dup_v1_la_LDFLAGS = $(TEST_PROVIDER_LDFLAGS)
-test_providers_extra_dup_v2_la_SOURCES = test/providers/extra/dup.c test/providers/stub_provider.h
-test_providers_extra_dup_v2_la_CPPFLAGS = $(AM_CPPFLAGS) -DDUP_VERSION=2
+test_providers_extra_dup_v2_la_SOURCES = test/providers/extra/dup_v2.c
 test_providers_extra_dup_v2_la_LDFLAGS = $(TEST_PROVIDER_LDFLAGS)

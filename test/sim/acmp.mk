@@ -2,17 +2,15 @@
 # daemons on the 4-HCA simulated fabric resolving each other over the ACM
 # protocol, checked against OpenSM (saquery) and driven by our AcmClient,
 # Debian's stock ib_acme and ours. The test process also sends datagrams
-# of its own, so it builds the simulated datagram backend and the ACM codec.
+# of its own, so it links the provider's library (the simulated datagram
+# backend and the ACM codec).
 check_PROGRAMS += test/sim/acmp_tests
 TESTS += test/sim/acmp_tests
 test_sim_acmp_tests_SOURCES = \
-	test/test_main.cc \
-	test/sim/ibacm_node.h test/sim/ibacm_node.cc \
-	test/sim/acmp_sim_test.cc \
-	providers/acmp/datagram_transport.cc providers/acmp/sim_datagram.cc \
-	providers/acmp/acmp_wire.cc
+	test/sim/acmp_sim_test.cc
 test_sim_acmp_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS) \
 	-DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
-test_sim_acmp_tests_LDADD = test/sim/libsimfab.la $(SSA_ALL_LIBS) $(CPPUTEST_LIBS)
+test_sim_acmp_tests_LDADD = $(SIM_TEST_LIBS) $(ACMP_PROVIDER_LIBS) $(SSA_ALL_LIBS) \
+	$(CPPUTEST_LIBS)
 # The daemons load the provider from providers/acmp/.libs.
 EXTRA_test_sim_acmp_tests_DEPENDENCIES = providers/acmp/acmp.la core/ibacm util/ib_acme/ib_acme

@@ -5,13 +5,10 @@ if WITH_OPENSM
 check_PROGRAMS += test/sim/engine_tests
 TESTS += test/sim/engine_tests
 test_sim_engine_tests_SOURCES = \
-	test/test_main.cc \
-	test/sim/sim_test_util.h test/sim/sim_test_util.cc \
-	test/sim/osm_plugin_util.h test/sim/osm_plugin_util.cc \
 	test/sim/path_engine_sim_test.cc
 test_sim_engine_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS) \
 	-DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
-test_sim_engine_tests_LDADD = test/sim/libsimfab.la $(SSA_ALL_LIBS) $(CPPUTEST_LIBS)
+test_sim_engine_tests_LDADD = $(SIM_TEST_LIBS) $(SSA_ALL_LIBS) $(CPPUTEST_LIBS)
 # OpenSM loads the plugin from opensm_plugin/.libs; the nodes run ssa-smdb.
 EXTRA_test_sim_engine_tests_DEPENDENCIES = opensm_plugin/libibssa_osm.la util/smdb_tool/ssa-smdb
 endif

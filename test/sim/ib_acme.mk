@@ -3,13 +3,11 @@
 check_PROGRAMS += test/sim/ib_acme_tests
 TESTS += test/sim/ib_acme_tests
 test_sim_ib_acme_tests_SOURCES = \
-	test/test_main.cc \
-	test/sim/ibacm_node.h test/sim/ibacm_node.cc \
 	test/sim/ib_acme_sim_test.cc
 test_sim_ib_acme_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS) \
 	-DABS_TOP_BUILDDIR='"$(abs_top_builddir)"' \
 	-DABS_TOP_SRCDIR='"$(abs_top_srcdir)"'
-test_sim_ib_acme_tests_LDADD = test/sim/libsimfab.la $(SSA_ALL_LIBS) $(CPPUTEST_LIBS)
+test_sim_ib_acme_tests_LDADD = $(SIM_TEST_LIBS) $(SSA_ALL_LIBS) $(CPPUTEST_LIBS)
 # The programs under test and the provider the daemon loads (the sa
 # provider is used when it has been built).
 EXTRA_test_sim_ib_acme_tests_DEPENDENCIES = util/ib_acme/ib_acme core/ibacm \

@@ -17,6 +17,26 @@ test_sim_libsimfab_la_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DSIM_LSAN_SUPPRESSIONS='"$(abs_top_srcdir)/test/sim/third_party.lsan.supp"'
 EXTRA_DIST += test/sim/third_party.asan.supp test/sim/third_party.lsan.supp
 
+# The test programs' helpers: running ibacm daemons as nodes, OpenSM with
+# the plugin. `make all` builds this library because the benchmarks
+# (test/bench/, EXTRA_PROGRAMS built by `make bench`) need it too.
+noinst_LTLIBRARIES += test/sim/libsimnode.la
+test_sim_libsimnode_la_SOURCES = \
+	test/sim/ibacm_node.h test/sim/ibacm_node.cc \
+	test/sim/osm_plugin_util.h test/sim/osm_plugin_util.cc
+test_sim_libsimnode_la_CPPFLAGS = $(AM_CPPFLAGS) -DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
+
+# The sim tests' CppUTest helpers (CHECK_OK, tool output parsers).
+check_LTLIBRARIES += test/sim/libsimcheck.la
+test_sim_libsimcheck_la_SOURCES = test/sim/sim_test_util.h test/sim/sim_test_util.cc
+test_sim_libsimcheck_la_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS)
+
+# What every sim test binary links first (then what the code under test
+# needs, then $(SSA_ALL_LIBS) $(CPPUTEST_LIBS)); a program takes from each
+# archive only the objects it uses.
+SIM_TEST_LIBS = test/libtestmain.la test/sim/libsimcheck.la test/sim/libsimnode.la \
+	test/sim/libsimfab.la
+
 noinst_PROGRAMS += test/sim/simfab
 test_sim_simfab_SOURCES = test/sim/simfab_main.cc
 test_sim_simfab_LDADD = test/sim/libsimfab.la $(SSA_ALL_LIBS)
@@ -24,8 +44,6 @@ test_sim_simfab_LDADD = test/sim/libsimfab.la $(SSA_ALL_LIBS)
 check_PROGRAMS += test/sim/sim_tests
 TESTS += test/sim/sim_tests
 test_sim_sim_tests_SOURCES = \
-	test/test_main.cc \
-	test/sim/sim_test_util.h test/sim/sim_test_util.cc \
 	test/sim/netgen_test.cc \
 	test/sim/sim_parts_test.cc \
 	test/sim/harness_test.cc \
@@ -33,6 +51,6 @@ test_sim_sim_tests_SOURCES = \
 test_sim_sim_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS) \
 	-DSIMFAB_BIN='"$(abs_top_builddir)/test/sim/simfab"' \
 	-DSIM_NETS_DIR='"$(abs_top_srcdir)/test/sim/nets"'
-test_sim_sim_tests_LDADD = test/sim/libsimfab.la $(SSA_ALL_LIBS) $(CPPUTEST_LIBS)
+test_sim_sim_tests_LDADD = $(SIM_TEST_LIBS) $(SSA_ALL_LIBS) $(CPPUTEST_LIBS)
 
 dist_noinst_DATA += test/sim/nets/4hca.net

@@ -9,8 +9,8 @@
 
 #include "util/ib_acme/latency_stats.h"
 #include "util/ib_acme/path_compare.h"
-#include "util/ib_acme/test_report.h"
-#include "util/ib_acme/test_targets.h"
+#include "util/ib_acme/check_report.h"
+#include "util/ib_acme/check_targets.h"
 
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>

@@ -1,42 +1,57 @@
-# test/unit/: CppUTest unit tests, one binary for all of them.
+# test/unit/: CppUTest unit tests, one binary for all of them. The code
+# under test comes from the libraries (users before what they use); the
+# providers' tests also load the built modules.
 check_PROGRAMS += test/unit/unit_tests
 TESTS += test/unit/unit_tests
 test_unit_unit_tests_SOURCES = \
-	test/test_main.cc \
-	test/unit/ib_acme_range_test.cc test/unit/ib_acme_options_test.cc test/unit/ib_acme_output_test.cc test/unit/ib_acme_report_test.cc util/ib_acme/range_list.cc util/ib_acme/acme_options.cc util/ib_acme/acme_output.cc util/ib_acme/acme_usage.cc util/ib_acme/acme_address.cc util/ib_acme/address_file.cc util/ib_acme/latency_stats.cc util/ib_acme/path_compare.cc util/ib_acme/test_report.cc util/ib_acme/test_targets.cc \
 	test/unit/status_test.cc \
 	test/unit/log_test.cc \
 	test/unit/event_loop_test.cc \
 	test/unit/worker_pool_test.cc \
 	test/unit/config_file_test.cc \
+	test/unit/progress_meter_test.cc \
 	test/unit/umad_ports_test.cc \
 	test/unit/mad_wire_test.cc \
 	test/unit/sa_client_test.cc \
 	test/unit/provider_loader_test.cc \
 	test/unit/provider_selector_test.cc \
+	test/unit/provider_host_ops_test.cc \
 	test/unit/core_config_test.cc \
 	test/unit/client_server_test.cc \
 	test/unit/daemon_test.cc \
 	test/unit/shipped_config_test.cc \
-	test/unit/progress_meter_test.cc \
 	test/unit/acm_stock_msg.h \
 	test/unit/acm_wire_test.cc \
 	test/unit/acm_wire_reply_test.cc \
 	test/unit/acm_wire_client_test.cc \
+	test/unit/ib_acme_range_test.cc \
+	test/unit/ib_acme_options_test.cc \
+	test/unit/ib_acme_output_test.cc \
+	test/unit/ib_acme_report_test.cc \
 	test/unit/sa_provider_cache_test.cc \
 	test/unit/sa_provider_parse_test.cc \
 	test/unit/sa_provider_query_test.cc \
 	test/unit/sa_provider_fake_core.h test/unit/sa_provider_abi_test.cc \
 	test/unit/sa_provider_events_test.cc \
-	providers/sa/sa_options.cc \
+	test/unit/acmp_wire_test.cc \
+	test/unit/acmp_groups_test.cc \
+	test/unit/acmp_membership_test.cc \
+	test/unit/acmp_cache_test.cc \
+	test/unit/acmp_fake_fabric.h test/unit/acmp_fake_fabric.cc \
+	test/unit/acmp_provider_test.cc \
+	test/unit/acmp_send_queue_test.cc \
+	test/unit/datagram_sim_test.cc \
 	test/unit/smdb_test_util.h test/unit/smdb_test_util.cc \
 	test/unit/smdb_test.cc test/unit/smdb_corrupt_test.cc test/unit/smdb_delta_test.cc \
-	test/unit/path_engine_fabric.h test/unit/path_engine_test.cc test/unit/route_diff_test.cc test/unit/prdb_service_test.cc util/smdb_tool/path_text.cc \
+	test/unit/path_engine_fabric.h test/unit/path_engine_test.cc test/unit/route_diff_test.cc \
+	test/unit/prdb_service_test.cc \
 	test/unit/smdb_tool_test.cc
-test_unit_unit_tests_SOURCES += test/unit/acmp_wire_test.cc test/unit/acmp_groups_test.cc test/unit/acmp_cache_test.cc test/unit/acmp_fake_fabric.h test/unit/acmp_fake_fabric.cc test/unit/acmp_provider_test.cc test/unit/acmp_send_queue_test.cc test/unit/datagram_sim_test.cc providers/acmp/acmp_wire.cc providers/acmp/acmp_options.cc providers/acmp/acmp_port_info.cc providers/acmp/acmp_dest.cc providers/acmp/acmp_groups.cc providers/acmp/acmp_requests.cc providers/acmp/acmp_send_queue.cc providers/acmp/datagram_transport.cc providers/acmp/sim_datagram.cc providers/acmp/verbs_datagram.cc providers/acmp/mcmember_wire.cc
 test_unit_unit_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS) $(TEST_PROVIDER_CPPFLAGS) \
 	-DABS_TOP_SRCDIR='"$(abs_top_srcdir)"' -DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
 # smdb_tool_test.cc runs the built ssa-smdb.
 EXTRA_test_unit_unit_tests_DEPENDENCIES += util/smdb_tool/ssa-smdb
-test_unit_unit_tests_LDADD = distrib/libibssa.la core/libibacmcore.la providers/shared/libprovshared.la \
-	$(SSA_ALL_LIBS) $(CPPUTEST_LIBS)
+test_unit_unit_tests_LDADD = test/libtestmain.la \
+	util/ib_acme/libacme.la util/smdb_tool/libsmdbtool.la \
+	providers/sa/libsaprovider.la providers/acmp/libacmpprovider.la \
+	distrib/libibssa.la core/libibacmcore.la providers/shared/libprovshared.la \
+	$(SSA_ALL_LIBS) $(VERBS_LIBS) $(CPPUTEST_LIBS)

@@ -72,3 +72,21 @@ TEST(ProgressMeter, OnATerminalTheLineIsRedrawnAndEndedOnce) {
   STRCMP_CONTAINS("\r\033[K10/10 items (100%)", text.c_str());
   LONGS_EQUAL('\n', text.back());
 }
+
+TEST(ProgressMeter, InPlaceLineRedrawsAtMostOncePerPeriodUnlessForced) {
+  Captured c;
+  ssa::InPlaceLine line(c.f, std::chrono::hours(1));
+  CHECK_TRUE(line.Draw("1/3"));    // the first drawing is never held back
+  CHECK_FALSE(line.Draw("2/3"));   // within the period
+  line.PrintAbove("a problem");    // scrolls up where the line was
+  CHECK_TRUE(line.Draw("3/3", true));
+  line.End();
+  STRCMP_EQUAL("\r\033[K1/3\r\033[Ka problem\n\r\033[K3/3\n", c.Text().c_str());
+}
+
+TEST(ProgressMeter, InPlaceLineNeverDrawnEndsWithoutANewline) {
+  Captured c;
+  ssa::InPlaceLine line(c.f, std::chrono::milliseconds(100));
+  line.End();
+  STRCMP_EQUAL("", c.Text().c_str());
+}

@@ -1,7 +1,7 @@
 // main.cc: ib_acme, our version of rdma-core's ibacm test and configuration
 // tool. Wires the modes together as upstream's main() does: service queries
 // (service_query.h), then -A and -O (config_files.h); or provider testing
-// (provider_test.h). Single-threaded.
+// (provider_check.h). Single-threaded.
 #include <unistd.h>
 
 #include <cstdio>
@@ -11,7 +11,7 @@
 #include "util/ib_acme/acme_output.h"
 #include "util/ib_acme/acme_usage.h"
 #include "util/ib_acme/config_files.h"
-#include "util/ib_acme/provider_test.h"
+#include "util/ib_acme/provider_check.h"
 #include "util/ib_acme/service_query.h"
 
 using namespace ssa::acme;

@@ -1,7 +1,7 @@
-// provider_test.h: provider testing (-T): resolve every destination through
+// provider_check.h: provider testing (-T): resolve every destination through
 // the daemon, check each answer against the SA, report per destination and
-// sum up (see test_targets.h for the destinations, path_verifier.h for the
-// two ways of asking the SA, test_report.h for the output and counting).
+// sum up (see check_targets.h for the destinations, path_verifier.h for the
+// two ways of asking the SA, check_report.h for the output and counting).
 //
 // Each service of -S is tested in turn with its own summary. The resolve
 // requests are the ones upstream's ib_acme sends (a path request for a LID
@@ -15,8 +15,8 @@
 //
 // Borrows the options and the output stream. Main thread only (see
 // SaPathVerifier).
-#ifndef IBACM_SSA_UTIL_IB_ACME_PROVIDER_TEST_H
-#define IBACM_SSA_UTIL_IB_ACME_PROVIDER_TEST_H
+#ifndef IBACM_SSA_UTIL_IB_ACME_PROVIDER_CHECK_H
+#define IBACM_SSA_UTIL_IB_ACME_PROVIDER_CHECK_H
 
 #include <cstdio>
 #include <memory>
@@ -26,8 +26,8 @@
 #include "common/acm/acm_client.h"
 #include "util/ib_acme/acme_options.h"
 #include "util/ib_acme/path_verifier.h"
-#include "util/ib_acme/test_report.h"
-#include "util/ib_acme/test_targets.h"
+#include "util/ib_acme/check_report.h"
+#include "util/ib_acme/check_targets.h"
 
 namespace ssa {
 namespace acme {

@@ -1,4 +1,4 @@
-// test_targets.h: the destinations of a provider test, from -d, a
+// check_targets.h: the destinations of a provider test, from -d, a
 // destination file, a hosts file and a LID range (in that order).
 //
 //   -d ARG             bracket ranges expanded as upstream does
@@ -15,8 +15,8 @@
 // a provider test wants names to stay names.) GIDs need -f g.
 //
 // Pure parsing plus file reading; one thread.
-#ifndef IBACM_SSA_UTIL_IB_ACME_TEST_TARGETS_H
-#define IBACM_SSA_UTIL_IB_ACME_TEST_TARGETS_H
+#ifndef IBACM_SSA_UTIL_IB_ACME_CHECK_TARGETS_H
+#define IBACM_SSA_UTIL_IB_ACME_CHECK_TARGETS_H
 
 #include <infiniband/verbs.h>
 

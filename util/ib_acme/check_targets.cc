@@ -1,5 +1,5 @@
-// test_targets.cc: provider-test destinations (see test_targets.h).
-#include "util/ib_acme/test_targets.h"
+// check_targets.cc: provider-test destinations (see check_targets.h).
+#include "util/ib_acme/check_targets.h"
 
 #include <cstdlib>
 #include <fstream>

@@ -1,5 +1,5 @@
-// test_report.cc: provider-test output (see test_report.h).
-#include "util/ib_acme/test_report.h"
+// check_report.cc: provider-test output (see check_report.h).
+#include "util/ib_acme/check_report.h"
 
 #include <chrono>
 #include <cstdio>
@@ -105,21 +105,15 @@ void ProgressPrinter::Report(const TargetResult& r, const TestSummary& so_far) {
     fflush(out_);
     return;
   }
-  // Problems scroll up above the bar; the bar is redrawn on its own line,
-  // at most every 100 ms (a terminal is slower than a big fabric's answers).
+  // Problems scroll up above the bar, which is redrawn at once after one
+  // and after the last result.
   bool problem = IsProblem(r);
-  if (problem) fprintf(out_, "\r\033[K%s\n", FormatResultLine(r).c_str());
-  auto now = std::chrono::steady_clock::now();
-  if (!problem && bar_drawn_ && done_ < total_ && now - last_draw_ < std::chrono::milliseconds(100))
-    return;
-  fprintf(out_, "\r\033[K%s", FormatProgressBar(done_, total_, so_far).c_str());
-  fflush(out_);
-  bar_drawn_ = true;
-  last_draw_ = now;
+  if (problem) bar_.PrintAbove(FormatResultLine(r));
+  bar_.Draw(FormatProgressBar(done_, total_, so_far), problem || done_ >= total_);
 }
 
 void ProgressPrinter::Finish() {
-  if (terminal_ && bar_drawn_) fprintf(out_, "\n");
+  if (terminal_) bar_.End();
   fflush(out_);
 }
 

@@ -1,5 +1,5 @@
-// provider_test.cc: the provider-testing run (see provider_test.h).
-#include "util/ib_acme/provider_test.h"
+// provider_check.cc: the provider-testing run (see provider_check.h).
+#include "util/ib_acme/provider_check.h"
 
 #include <endian.h>
 

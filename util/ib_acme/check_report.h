@@ -1,4 +1,4 @@
-// test_report.h: what a provider test reports: one result per destination,
+// check_report.h: what a provider test reports: one result per destination,
 // the running counts and the final summary, as text.
 //
 // Two presentations, picked by the caller: on a terminal a progress bar
@@ -13,14 +13,15 @@
 // verification resolved ones are only counted as resolved.
 //
 // Pure formatting plus a small stateful progress printer; one thread.
-#ifndef IBACM_SSA_UTIL_IB_ACME_TEST_REPORT_H
-#define IBACM_SSA_UTIL_IB_ACME_TEST_REPORT_H
+#ifndef IBACM_SSA_UTIL_IB_ACME_CHECK_REPORT_H
+#define IBACM_SSA_UTIL_IB_ACME_CHECK_REPORT_H
 
 #include <chrono>
 #include <cstddef>
 #include <cstdio>
 #include <string>
 
+#include "common/base/progress_meter.h"
 #include "util/ib_acme/latency_stats.h"
 
 namespace ssa {
@@ -66,11 +67,13 @@ std::string FormatSummary(const std::string& svc, const TestSummary& s);
 // the bar's inner width.
 std::string FormatProgressBar(size_t done, size_t total, const TestSummary& s, int width = 30);
 
-// Prints results as they come: plain lines, or on a terminal the bar.
+// Prints results as they come: plain lines, or on a terminal the bar
+// (common/base/progress_meter.h's InPlaceLine, redrawn at most every
+// 100 ms: a terminal is slower than a big fabric's answers).
 class ProgressPrinter {
  public:
   ProgressPrinter(FILE* out, bool terminal, size_t total)
-      : out_(out), terminal_(terminal), total_(total) {}
+      : out_(out), terminal_(terminal), total_(total), bar_(out, std::chrono::milliseconds(100)) {}
   void Report(const TargetResult& r, const TestSummary& so_far);
   // Ends the bar's line (terminal) before the summary.
   void Finish();
@@ -80,8 +83,7 @@ class ProgressPrinter {
   bool terminal_;
   size_t total_;
   size_t done_ = 0;
-  bool bar_drawn_ = false;
-  std::chrono::steady_clock::time_point last_draw_;
+  InPlaceLine bar_;
 };
 
 }  // namespace acme

@@ -1,0 +1,6 @@
+# test/: what the test binaries share. libtestmain.la is CppUTest's entry
+# point for every test binary (unit and sim): they link libtestmain.la
+# first and have no main() of their own.
+check_LTLIBRARIES += test/libtestmain.la
+test_libtestmain_la_SOURCES = test/test_main.cc
+test_libtestmain_la_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS)

@@ -2,9 +2,9 @@
 // the tree for one local port, connects to the access node the core
 // assigns (switching to the backup at once when it is lost, then joining
 // again), and holds the newest verified path record database (PRDB) of
-// that port and the newest address database (names and IPs to GIDs).
+// that port.
 //
-// What the owner sees: prdb() and addresses() return immutable snapshots
+// What the owner sees: prdb() returns immutable snapshots
 // (shared_ptr<const ...>) that are replaced whole when a new version has
 // been received and verified (digest), so a reader never sees half of an
 // epoch and may keep using an old snapshot as long as it holds it. Nothing
@@ -26,7 +26,6 @@
 #include "common/base/reactor.h"
 #include "common/base/status.h"
 #include "common/mad/mad_transport.h"
-#include "common/smdb/addr_db.h"
 #include "common/smdb/smdb_prdb.h"
 
 namespace ssa {
@@ -45,7 +44,6 @@ struct ConsumerOptions {
   std::string transport = "tcp";  // data channel: tcp | rsocket
   int mad_timeout_ms = 1000;      // one control MAD; retries follow
   int mad_retries = 3;
-  bool want_addresses = true;     // also subscribe to the address database
   std::string data_faults;        // fault injection (tests only)
   std::string mad_faults;
 };
@@ -59,7 +57,6 @@ struct ConsumerStats {
   uint64_t reconnects = 0;
   uint64_t bytes_received = 0;
   uint64_t prdb_epoch = 0;  // 0: none yet
-  uint64_t addr_epoch = 0;
   uint16_t parent_lid = 0;  // 0: no parent now
 };
 
@@ -86,7 +83,6 @@ class Consumer {
   virtual void Stop() = 0;
 
   virtual std::shared_ptr<const smdb::Prdb> prdb() const = 0;
-  virtual std::shared_ptr<const smdb::AddrDb> addresses() const = 0;
   virtual ConsumerStats stats() const = 0;
 };
 

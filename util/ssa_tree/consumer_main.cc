@@ -25,14 +25,14 @@ using ssa::Status;
 
 struct Args {
   std::string run_dir = ".";
-  std::string dump, addr_dump, port, log = "stderr";
+  std::string dump, port, log = "stderr";
   bool once = false;
   int timeout_s = 0;
 };
 
 void Usage(FILE* f) {
   fprintf(f,
-          "usage: ssa-consumer [-R DIR] [--dump FILE] [--addr-dump FILE] [--port CA:PORT]\n"
+          "usage: ssa-consumer [-R DIR] [--dump FILE] [--port CA:PORT]\n"
           "                    [--once] [--timeout S] [-L TARGET]\n");
 }
 
@@ -50,10 +50,10 @@ Status WriteAtomic(const std::string& path, const std::string& bytes) {
 std::string StatsText(const ssa::tree::ConsumerStats& s) {
   char b[512];
   snprintf(b, sizeof(b),
-           "prdb_epoch=%" PRIu64 "\naddr_epoch=%" PRIu64 "\nparent_lid=%u\njoins=%" PRIu64
+           "prdb_epoch=%" PRIu64 "\nparent_lid=%u\njoins=%" PRIu64
            "\nparent_changes=%" PRIu64 "\nfull_transfers=%" PRIu64 "\ndelta_transfers=%" PRIu64
            "\ndigest_mismatches=%" PRIu64 "\nreconnects=%" PRIu64 "\nbytes_received=%" PRIu64 "\n",
-           s.prdb_epoch, s.addr_epoch, s.parent_lid, s.joins, s.parent_changes, s.full_transfers,
+           s.prdb_epoch, s.parent_lid, s.joins, s.parent_changes, s.full_transfers,
            s.delta_transfers, s.digest_mismatches, s.reconnects, s.bytes_received);
   return b;
 }
@@ -62,10 +62,10 @@ std::string StatsText(const ssa::tree::ConsumerStats& s) {
 
 int main(int argc, char** argv) {
   Args a;
-  enum { kDump = 256, kAddrDump, kPort, kOnce, kTimeout };
+  enum { kDump = 256, kPort, kOnce, kTimeout };
   static const struct option opts[] = {
       {"run-dir", required_argument, nullptr, 'R'}, {"dump", required_argument, nullptr, kDump},
-      {"addr-dump", required_argument, nullptr, kAddrDump}, {"port", required_argument, nullptr, kPort},
+      {"port", required_argument, nullptr, kPort},
       {"once", no_argument, nullptr, kOnce}, {"timeout", required_argument, nullptr, kTimeout},
       {"log", required_argument, nullptr, 'L'}, {"help", no_argument, nullptr, 'h'},
       {nullptr, 0, nullptr, 0}};
@@ -75,7 +75,6 @@ int main(int argc, char** argv) {
       case 'R': a.run_dir = optarg; break;
       case 'L': a.log = optarg; break;
       case kDump: a.dump = optarg; break;
-      case kAddrDump: a.addr_dump = optarg; break;
       case kPort: a.port = optarg; break;
       case kOnce: a.once = true; break;
       case kTimeout: a.timeout_s = atoi(optarg); break;
@@ -125,10 +124,6 @@ int main(int argc, char** argv) {
       if (w.ok()) w = WriteAtomic(a.dump, bytes);
       if (!w.ok()) log.Log(ssa::LogLevel::kError, "%s", w.ToString().c_str());
       have_prdb = true;
-    }
-    if (auto addrs = consumer->addresses(); addrs && !a.addr_dump.empty()) {
-      std::string bytes;
-      if (addrs->Serialize(&bytes).ok()) WriteAtomic(a.addr_dump, bytes);
     }
     WriteAtomic(a.dump + ".stats", StatsText(s));
     if (a.once && have_prdb) loop.Stop();

@@ -1,0 +1,129 @@
+// consumer.cc: the consumer role (consumer.h): a MemberControlClient that
+// joins as a consumer and a DataClient that keeps a DbReplica<Prdb> fed by
+// the assigned access node.
+#include "common/tree/consumer.h"
+
+#include <cinttypes>
+
+#include "common/base/big_endian.h"
+#include "common/mad/umad_transport.h"
+#include "common/tree/data_client.h"
+#include "common/tree/db_version.h"
+#include "common/tree/member_control.h"
+#include "common/tree/stream.h"
+
+namespace ssa {
+namespace tree {
+namespace {
+
+class ConsumerImpl : public Consumer {
+ public:
+  ConsumerImpl(Reactor* reactor, Logger* log, const ConsumerOptions& o, std::unique_ptr<MadTransport> mads,
+               StreamTransport* streams, std::unique_ptr<StreamTransport> owned_streams, UpdateFn on_update)
+      : reactor_(reactor),
+        log_(log),
+        options_(o),
+        mads_(std::move(mads)),
+        owned_streams_(std::move(owned_streams)),
+        streams_(streams ? streams : owned_streams_.get()),
+        on_update_(std::move(on_update)),
+        replica_([this](const Applied<smdb::Prdb>& a) { OnApplied(a); }) {}
+
+  ~ConsumerImpl() override { Stop(); }
+
+  Status Start() override {
+    MemberControlOptions mo;
+    mo.roles = kRoleConsumer;
+    mo.port_guid = options_.port_guid;
+    PutBe64(mo.port_gid.data(), options_.gid_prefix);
+    PutBe64(mo.port_gid.data() + 8, options_.port_guid);
+    mo.sm_lid = options_.sm_lid;
+    mo.timeout_ms = options_.mad_timeout_ms;
+    mo.retries = options_.mad_retries;
+    control_ = std::make_unique<MemberControlClient>(
+        reactor_, mads_.get(), log_, mo, [this](const Assignment& a, bool changed) { OnAssigned(a, changed); });
+    Hello h;
+    h.roles = kRoleConsumer;
+    h.kind = DbKind::kPrdb;
+    h.guid = options_.port_guid;
+    data_ = std::make_unique<DataClient>(reactor_, streams_, log_, &replica_, h,
+                                         [this](uint64_t lost, bool refused) {
+                                           (void)refused;
+                                           control_->Rejoin(lost);
+                                         });
+    return control_->Start();
+  }
+
+  void Stop() override {
+    if (data_) data_->Stop();
+    if (control_) control_->Stop();
+  }
+
+  std::shared_ptr<const smdb::Prdb> prdb() const override { return replica_.db(); }
+
+  ConsumerStats stats() const override {
+    ConsumerStats s;
+    if (control_) s.joins = control_->joins_sent();
+    if (data_) {
+      const DataClientCounters& c = data_->counters();
+      s.parent_changes = c.parent_changes;
+      s.full_transfers = c.full_received;
+      s.delta_transfers = c.delta_received;
+      s.digest_mismatches = c.digest_mismatches;
+      s.reconnects = c.reconnects;
+      s.bytes_received = c.bytes_received;
+      s.parent_lid = data_->connected() ? data_->serving_lid() : 0;
+    }
+    s.prdb_epoch = replica_.epoch();
+    return s;
+  }
+
+ private:
+  void OnAssigned(const Assignment& a, bool changed) {
+    if (changed)
+      log_->Log(LogLevel::kInfo, "consumer: access node LID %u (%s), backup LID %u", a.parent.lid,
+                a.parent.address.ToString().c_str(), a.backup.lid);
+    control_->SetEpoch(replica_.epoch());
+    data_->SetParents(a.parent, a.backup, a.token);
+  }
+
+  void OnApplied(const Applied<smdb::Prdb>&) {
+    if (control_) control_->SetEpoch(replica_.epoch());
+    if (on_update_) on_update_();
+  }
+
+  Reactor* reactor_;
+  Logger* log_;
+  ConsumerOptions options_;
+  std::unique_ptr<MadTransport> mads_;
+  std::unique_ptr<StreamTransport> owned_streams_;
+  StreamTransport* streams_;
+  UpdateFn on_update_;
+  DbReplica<smdb::Prdb> replica_;
+  std::unique_ptr<MemberControlClient> control_;
+  std::unique_ptr<DataClient> data_;
+};
+
+}  // namespace
+
+Status Consumer::Create(Reactor* reactor, Logger* log, const ConsumerOptions& o, UpdateFn on_update,
+                        std::unique_ptr<Consumer>* out) {
+  auto mads = std::make_unique<UmadTransport>(o.ca_name, o.port_num, log);
+  Status st = mads->Open(kSsaClass, kSsaClassVersion);
+  if (!st.ok()) return st.WithContext("SSA class on " + o.ca_name + ":" + std::to_string(o.port_num));
+  std::unique_ptr<StreamTransport> streams;
+  st = NewStreamTransport(o.transport, &streams);
+  if (!st.ok()) return st;
+  out->reset(new ConsumerImpl(reactor, log, o, std::move(mads), nullptr, std::move(streams), std::move(on_update)));
+  return Status::Ok();
+}
+
+Status Consumer::CreateWith(Reactor* reactor, Logger* log, const ConsumerOptions& o,
+                            std::unique_ptr<MadTransport> mads, StreamTransport* streams, UpdateFn on_update,
+                            std::unique_ptr<Consumer>* out) {
+  out->reset(new ConsumerImpl(reactor, log, o, std::move(mads), streams, nullptr, std::move(on_update)));
+  return Status::Ok();
+}
+
+}  // namespace tree
+}  // namespace ssa

@@ -31,6 +31,10 @@ Status ExtractWorker::Create(const PluginOptions& options, std::unique_ptr<Plugi
   }
   w->producer_.reset(
       new SmdbProducer(options, std::move(store), std::move(extract), w->log_.get()));
+  if (options.core) {
+    st = TreeCore::Create(options, w->log_.get(), &w->tree_);
+    if (!st.ok()) return st.WithContext("the SSA tree's core");
+  }
   try {
     w->thread_ = std::thread(&ExtractWorker::Run, w.get());
   } catch (const std::system_error& e) {
@@ -44,6 +48,7 @@ Status ExtractWorker::Create(const PluginOptions& options, std::unique_ptr<Plugi
 ExtractWorker::~ExtractWorker() { Stop(); }
 
 void ExtractWorker::Stop() {
+  if (tree_) tree_->Stop();
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
@@ -133,7 +138,14 @@ void ExtractWorker::Run() {
     sweep_ms_ = -1;
     lock.unlock();
     try {
-      producer_->Produce(reason, sweep_ms);
+      ProduceResult r = producer_->Produce(reason, sweep_ms);
+      // The tree serves every new version; after a restart whose first
+      // extraction changed nothing, the version reloaded from disk.
+      if (tree_) {
+        if (r.new_version) tree_->OnVersion(r);
+        else if (!tree_fed_ && producer_->CurrentVersion(&r)) tree_->OnVersion(r);
+        tree_fed_ = tree_fed_ || r.db != nullptr;
+      }
     } catch (const std::bad_alloc&) {
       LogFailure(log_.get(), "out of memory making a version", "; waiting for the next event");
     } catch (const std::exception& e) {

@@ -32,6 +32,7 @@
 #include "opensm_plugin/plugin_log.h"
 #include "opensm_plugin/plugin_options.h"
 #include "opensm_plugin/smdb_producer.h"
+#include "opensm_plugin/tree_core.h"
 
 namespace ssa {
 namespace opensm_plugin {
@@ -64,6 +65,8 @@ class ExtractWorker {
   PluginOptions options_;
   std::unique_ptr<PluginLog> log_;
   std::unique_ptr<SmdbProducer> producer_;  // used by the worker thread only
+  std::unique_ptr<TreeCore> tree_;          // the SSA tree's core (core=1); own thread
+  bool tree_fed_ = false;                   // worker thread only
   std::thread thread_;
 
   std::mutex mu_;  // guards the fields below; held only for bookkeeping

@@ -59,6 +59,17 @@ void SmdbProducer::LoadPrevious() {
             store_->LatestPath() + ")");
 }
 
+bool SmdbProducer::CurrentVersion(ProduceResult* out) const {
+  if (previous_.global_epoch == 0) return false;
+  auto bytes = std::make_shared<std::string>();
+  if (!previous_.Serialize(bytes.get()).ok()) return false;
+  out->epoch = previous_.global_epoch;
+  out->db = std::make_shared<const smdb::Smdb>(previous_);
+  out->serialized = bytes;
+  out->bytes = bytes->size();
+  return true;
+}
+
 bool SmdbProducer::Extract(ProduceResult* r) {
   for (r->walks = 1; r->walks <= kMaxWalks; ++r->walks) {
     ssa_extract_times t{};

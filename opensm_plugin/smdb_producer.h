@@ -69,6 +69,10 @@ class SmdbProducer {
   ProduceResult Produce(const std::string& reason, double sweep_ms);
 
   const smdb::Smdb& current() const { return previous_; }
+  // The current version as a ProduceResult (db and serialization, no
+  // delta), for a consumer that joins late (the tree after a restart whose
+  // first extraction found nothing new). False when there is none.
+  bool CurrentVersion(ProduceResult* out) const;
 
  private:
   bool Extract(ProduceResult* r);

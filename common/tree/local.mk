@@ -13,5 +13,6 @@ common_tree_libssatree_la_SOURCES = \
 	common/tree/db_version.h common/tree/db_version.cc \
 	common/tree/data_server.h common/tree/data_server.cc \
 	common/tree/data_client.h common/tree/data_client.cc \
-	common/tree/consumer.h common/tree/consumer.cc
+	common/tree/consumer.h common/tree/consumer.cc \
+	common/tree/announce.h common/tree/announce.cc
 common_tree_libssatree_la_LIBADD = $(RDMACM_LIBS)

@@ -128,6 +128,8 @@ void MemberControlClient::OnReadable() {
 
 void MemberControlClient::SendJoin() {
   if (join_in_flight_ || !started_) return;
+  if (options_.counters) counters_ = options_.counters();
+  if (options_.epoch) epoch_ = options_.epoch();
   JoinRequest r;
   r.roles = options_.roles;
   r.port_guid = options_.port_guid;

@@ -37,6 +37,9 @@ struct MemberControlOptions {
   std::string software = "ibacm-ssa";
   DataAddress data_address;  // distribution/access: where children connect
   std::function<uint16_t()> sm_lid;
+  // Read at every join and renewal, for the core's tree view (optional).
+  std::function<MemberCounters()> counters;
+  std::function<uint64_t()> epoch;
   int timeout_ms = 1000;  // per try
   int retries = 3;
   int max_backoff_ms = 10000;

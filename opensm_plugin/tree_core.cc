@@ -1,0 +1,216 @@
+// tree_core.cc: see tree_core.h.
+#include "opensm_plugin/tree_core.h"
+
+#include <cinttypes>
+#include <sstream>
+
+#include "common/mad/umad_ports.h"
+#include "common/mad/umad_transport.h"
+#include "common/smdb/smdb_index.h"
+#include "common/tree/announce.h"
+#include "common/tree/core_control.h"
+#include "common/tree/data_server.h"
+#include "common/tree/membership.h"
+#include "common/tree/stream.h"
+#include "opensm_plugin/version_store.h"
+
+namespace ssa {
+namespace opensm_plugin {
+
+// Everything the core does, on its loop thread.
+class TreeCoreImpl {
+ public:
+  TreeCoreImpl(const PluginOptions& o, Logger* log, EventLoop* loop) : options_(o), log_(log), loop_(loop) {}
+  ~TreeCoreImpl() { Close(); }
+
+  void OnVersion(const ProduceResult& v) {
+    std::unique_ptr<smdb::SmdbIndex> index;
+    Status st = smdb::SmdbIndex::Build(*v.db, &index);
+    if (!st.ok()) {
+      log_->Log(LogLevel::kError, "tree: epoch %" PRIu64 " cannot be indexed: %s", v.epoch, st.ToString().c_str());
+      return;
+    }
+    if (!server_ && !StartServing(*v.db)) return;
+    index_ = std::move(index);
+    topology_ = std::make_unique<tree::SmdbTopology>(index_.get());
+    membership_->SetTopology(topology_.get());
+    membership_->SetCoreEpoch(v.epoch);
+    server_->Publish("smdb", {v.epoch, tree::DigestOf(*v.serialized), v.serialized}, v.delta, v.delta_from);
+    log_->Log(LogLevel::kInfo, "tree: serving SMDB epoch %" PRIu64 " (%zu bytes%s) to %zu child(ren)", v.epoch,
+              v.serialized->size(), v.delta ? ", delta ready" : "", server_->child_count());
+    StateChanged();
+  }
+
+  void Close() {
+    if (control_) control_->Stop();
+    control_.reset();
+    if (server_) server_->Close();
+    server_.reset();
+    if (mads_) mads_->Close();
+  }
+
+ private:
+  // The first version of this SM: open its port and the data listener.
+  bool StartServing(const smdb::Smdb& db) {
+    uint64_t sm_guid = db.subnet.records[0].sm_port_guid;
+    std::vector<UmadPort> ports;
+    Status st = DiscoverPorts(&ports);
+    const UmadPort* mine = nullptr;
+    for (const UmadPort& p : ports)
+      if (p.port_guid == sm_guid) mine = &p;
+    if (!st.ok() || !mine) {
+      log_->Log(LogLevel::kInfo, "tree: the master SM's port 0x%016" PRIx64 " is not on this host; core idle",
+                sm_guid);
+      return false;
+    }
+    port_ = *mine;
+    auto umad = std::make_unique<UmadTransport>(port_.ca_name, port_.port_num, log_);
+    st = umad->Open(tree::kSsaClass, tree::kSsaClassVersion);
+    if (!st.ok()) {
+      log_->Log(LogLevel::kError, "tree: cannot open the SSA class on %s: %s; core idle", port_.Describe().c_str(),
+                st.ToString().c_str());
+      return false;
+    }
+    mads_ = std::move(umad);
+    st = tree::NewStreamTransport(options_.transport, &streams_);
+    tree::DataAddress listen, announced;
+    if (st.ok()) st = tree::DataAddress::Parse(options_.listen, &listen);
+    if (!st.ok()) return Fail(st);
+    tree::DataServerOptions so;
+    so.guid = port_.port_guid;
+    server_ = std::make_unique<tree::DataServer>(
+        loop_, streams_.get(), log_, so,
+        [this](const tree::Hello& h, std::function<void(uint16_t, const std::string&)> done) { Authorize(h, done); },
+        nullptr, [this](const std::string& name) { return name == "tree" ? Json() : std::string(); });
+    st = server_->Listen(listen);
+    if (st.ok()) st = tree::AnnounceAddress(server_->address(), options_.announce, port_.port_guid, log_, &announced);
+    if (!st.ok()) return Fail(st);
+    tree::MembershipOptions mo;
+    mo.lease_s = options_.lease_s;
+    mo.fanout_core = options_.fanout_core;
+    mo.fanout_distribution = options_.fanout_distribution;
+    mo.fanout_access = options_.fanout_access;
+    mo.allow_distribution = ParseGuids(options_.allow_distribution, "allow_distribution");
+    mo.allow_access = ParseGuids(options_.allow_access, "allow_access");
+    membership_ = std::make_unique<tree::Membership>(mo, port_.port_guid, port_.lid, announced);
+    control_ = std::make_unique<tree::CoreControlServer>(loop_, mads_.get(), membership_.get(), log_,
+                                                         [this] { StateChanged(); });
+    st = control_->Start();
+    if (!st.ok()) return Fail(st);
+    log_->Log(LogLevel::kInfo, "tree: core on %s, data channel %s (%s), lease %d s", port_.Describe().c_str(),
+              announced.ToString().c_str(), streams_->name(), options_.lease_s);
+    return true;
+  }
+
+  bool Fail(const Status& st) {
+    log_->Log(LogLevel::kError, "tree: core not started: %s", st.ToString().c_str());
+    server_.reset();
+    return false;
+  }
+
+  std::set<uint64_t> ParseGuids(const std::string& text, const char* what) {
+    std::set<uint64_t> out;
+    if (text == "any" || text.empty()) {
+      log_->Log(LogLevel::kWarn, "tree: %s=any: every port may take that role (set port GUIDs to restrict it)", what);
+      return out;
+    }
+    std::string word;
+    std::string t = text;
+    for (char& c : t)
+      if (c == ',' || c == ';') c = ' ';
+    std::istringstream in(t);
+    while (in >> word) out.insert(strtoull(word.c_str(), nullptr, 0));
+    return out;
+  }
+
+  // The core serves the SMDB to its own children only: distribution nodes,
+  // and access nodes it parents when there is no distribution node.
+  void Authorize(const tree::Hello& h, std::function<void(uint16_t, const std::string&)> done) {
+    if (h.kind != tree::DbKind::kSmdb || (h.roles & tree::kRoleConsumer)) return done(tree::kRefuseUnavailable, "");
+    tree::TokenCheckRequest r;
+    r.child_guid = h.guid;
+    r.token = h.token;
+    r.parent_guid = port_.port_guid;
+    tree::TokenCheckAnswer a = membership_->CheckToken(r, tree::Membership::Clock::now());
+    done(a.valid ? 0 : tree::kRefuseBadToken, "smdb");
+  }
+
+  std::string Json() {
+    tree::MemberCounters c;
+    const tree::DataServerCounters& s = server_->counters();
+    c.full_transfers = s.full_transfers;
+    c.delta_transfers = s.delta_transfers;
+    c.bytes_sent = s.bytes_sent;
+    c.refused = s.refused + (control_ ? control_->counters().refused : 0);
+    membership_->SetCoreCounters(c);
+    return membership_->ToJson(tree::Membership::Clock::now());
+  }
+
+  // Rewrites the state file at most once a second.
+  void StateChanged() {
+    if (state_pending_ || StateFile().empty()) return;
+    state_pending_ = true;
+    loop_->AddTimer(std::chrono::milliseconds(200), [this] {
+      state_pending_ = false;
+      Status st = WriteFileAtomic(StateFile(), Json());
+      if (!st.ok()) log_->Log(LogLevel::kWarn, "tree: state file: %s", st.ToString().c_str());
+    });
+  }
+
+  std::string StateFile() const {
+    if (options_.tree_state_file == "none") return "";
+    if (!options_.tree_state_file.empty()) return options_.tree_state_file;
+    return options_.dump_dir.empty() ? "" : options_.dump_dir + "/tree.json";
+  }
+
+  PluginOptions options_;
+  Logger* log_;
+  EventLoop* loop_;
+  UmadPort port_;
+  std::unique_ptr<MadTransport> mads_;
+  std::unique_ptr<tree::StreamTransport> streams_;
+  std::unique_ptr<tree::DataServer> server_;
+  std::unique_ptr<tree::Membership> membership_;
+  std::unique_ptr<tree::CoreControlServer> control_;
+  std::unique_ptr<smdb::SmdbIndex> index_;
+  std::unique_ptr<tree::SmdbTopology> topology_;
+  bool state_pending_ = false;
+};
+
+Status TreeCore::Create(const PluginOptions& options, PluginLog* plog, std::unique_ptr<TreeCore>* out) {
+  std::unique_ptr<TreeCore> c(new TreeCore);
+  c->log_ = std::make_unique<Logger>();
+  c->log_->set_level(options.log_level);
+  c->log_->set_sink([plog](LogLevel level, const std::string& line) { plog->Log(level, level <= LogLevel::kWarn, line); });
+  c->loop_ = std::make_unique<EventLoop>();
+  Status st = c->loop_->Init();
+  if (!st.ok()) return st;
+  c->impl_ = std::make_unique<TreeCoreImpl>(options, c->log_.get(), c->loop_.get());
+  c->thread_ = std::thread([loop = c->loop_.get()] { loop->Run(); });
+  *out = std::move(c);
+  return Status::Ok();
+}
+
+TreeCore::~TreeCore() { Stop(); }
+
+void TreeCore::OnVersion(const ProduceResult& v) {
+  if (!v.db || !v.serialized || !loop_) return;
+  ProduceResult copy = v;
+  TreeCoreImpl* impl = impl_.get();
+  loop_->Post([impl, copy] { impl->OnVersion(copy); });
+}
+
+void TreeCore::Stop() {
+  if (!thread_.joinable()) return;
+  TreeCoreImpl* impl = impl_.get();
+  EventLoop* loop = loop_.get();
+  loop_->Post([impl, loop] {
+    impl->Close();
+    loop->Stop();
+  });
+  thread_.join();
+  impl_.reset();
+}
+
+}  // namespace opensm_plugin
+}  // namespace ssa

@@ -64,6 +64,10 @@ class TreeCoreImpl {
       return false;
     }
     port_ = *mine;
+    // OpenSM's process read its port before the subnet was up (LID 0 on
+    // the simulated fabric, where port info is frozen at start): the
+    // SMDB knows the SM's LID.
+    port_.lid = db.subnet.records[0].sm_lid;
     auto umad = std::make_unique<UmadTransport>(port_.ca_name, port_.port_num, log_);
     st = umad->Open(tree::kSsaClass, tree::kSsaClassVersion);
     if (!st.ok()) {

@@ -155,17 +155,20 @@ void DataClient::OnFrame(const Frame& f) {
 void DataClient::FinishTransfer() {
   Bytes bytes = std::move(xfer_bytes_);
   auto t0 = Clock::now();
+  // Counted first: the replica tells its owner as soon as it swaps.
+  uint64_t& received = xfer_.kind == 1 ? counters_.full_received : counters_.delta_received;
+  ++received;
   Status st = xfer_.kind == 1 ? replica_->ApplyFull(bytes, xfer_.to, xfer_.digest)
                               : replica_->ApplyDelta(bytes, xfer_.from, xfer_.to, xfer_.digest);
   double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   if (!st.ok()) {
+    --received;
     if (st.code() == -EILSEQ) ++counters_.digest_mismatches;
     log_->Log(LogLevel::kWarn, "%s %s to epoch %" PRIu64 " rejected: %s; asking for the full database",
               DbKindName(hello_.kind), xfer_.kind == 1 ? "full transfer" : "delta", xfer_.to, st.ToString().c_str());
     Send(EncodeNeedFull(st.code() == -EILSEQ ? kNeedDigestMismatch : kNeedCannotApply));
     return;
   }
-  (xfer_.kind == 1 ? counters_.full_received : counters_.delta_received)++;
   log_->Log(LogLevel::kInfo, "%s epoch %" PRIu64 " in place (%s, %zu bytes, applied in %.1f ms)",
             DbKindName(hello_.kind), xfer_.to, xfer_.kind == 1 ? "full" : "delta", bytes->size(), ms);
   Ack a;

@@ -12,7 +12,10 @@ namespace tree {
 namespace {
 
 constexpr size_t kAttr = mad::kMadHeaderSize;  // 24: first attribute byte
-constexpr size_t kAddressSize = 19;
+// Receivers check reserved bytes only up to here: on the simulated fabric
+// bytes 224..255 of a received MAD are not what was sent (umad2sim), so
+// the protocol keeps every field below 224 and ignores the rest.
+constexpr size_t kCheckedEnd = 224;
 
 void Header(uint8_t method, uint16_t attr, uint64_t tid, uint16_t status, uint8_t* mad) {
   memset(mad, 0, mad::kMadSize);
@@ -188,7 +191,7 @@ Status DecodeJoin(const uint8_t* mad, JoinRequest* r) {
   j.counters.refused = GetBe64(p + 136);
   j.counters.children = GetBe32(p + 144);
   j.counters.reconnects = GetBe32(p + 148);
-  st = Zero(mad, kAttr + 152, mad::kMadSize, "join");
+  st = Zero(mad, kAttr + 152, kCheckedEnd, "join");
   if (!st.ok()) return st;
   *r = j;
   return Status::Ok();
@@ -220,7 +223,7 @@ Status DecodeJoinAnswer(const uint8_t* mad, JoinAnswer* out) {
   if (a.parent.guid && (a.lease_s == 0 || a.renew_s == 0 || a.renew_s > a.lease_s))
     return Status::Error(EBADMSG, "join answer: lease " + std::to_string(a.lease_s) + " s, renew " +
                                       std::to_string(a.renew_s) + " s");
-  st = Zero(mad, kAttr + 92, mad::kMadSize, "join answer");
+  st = Zero(mad, kAttr + 92, kCheckedEnd, "join answer");
   if (!st.ok()) return st;
   *out = a;
   return Status::Ok();
@@ -235,7 +238,7 @@ void EncodeLeave(const LeaveRequest& r, uint64_t tid, uint8_t* mad) {
 Status DecodeLeave(const uint8_t* mad, LeaveRequest* r) {
   r->port_guid = GetBe64(mad + kAttr);
   memcpy(r->token.data(), mad + kAttr + 8, 16);
-  return Zero(mad, kAttr + 24, mad::kMadSize, "leave");
+  return Zero(mad, kAttr + 24, kCheckedEnd, "leave");
 }
 
 void EncodeTokenCheck(const TokenCheckRequest& r, uint64_t tid, uint8_t* mad) {
@@ -249,7 +252,7 @@ Status DecodeTokenCheck(const uint8_t* mad, TokenCheckRequest* r) {
   r->child_guid = GetBe64(mad + kAttr);
   memcpy(r->token.data(), mad + kAttr + 8, 16);
   r->parent_guid = GetBe64(mad + kAttr + 24);
-  return Zero(mad, kAttr + 32, mad::kMadSize, "token check");
+  return Zero(mad, kAttr + 32, kCheckedEnd, "token check");
 }
 
 void EncodeTokenCheckAnswer(const TokenCheckAnswer& a, uint64_t tid, uint8_t* mad) {
@@ -268,7 +271,7 @@ Status DecodeTokenCheckAnswer(const uint8_t* mad, TokenCheckAnswer* a) {
   a->lease_left_s = GetBe32(mad + kAttr + 4);
   if (a->valid != (a->reason == kCheckOk))
     return Status::Error(EBADMSG, "token check answer: valid and reason disagree");
-  return Zero(mad, kAttr + 8, mad::kMadSize, "token check answer");
+  return Zero(mad, kAttr + 8, kCheckedEnd, "token check answer");
 }
 
 void EncodeCoreInfo(uint64_t tid, uint8_t* mad) { Header(mad::kMethodGet, kAttrCoreInfo, tid, 0, mad); }
@@ -290,7 +293,7 @@ Status DecodeCoreInfoAnswer(const uint8_t* mad, CoreInfoAnswer* a) {
   if (!st.ok()) return st;
   a->epoch = GetBe64(mad + kAttr + 30);
   a->members = GetBe32(mad + kAttr + 38);
-  return Zero(mad, kAttr + 42, mad::kMadSize, "core info");
+  return Zero(mad, kAttr + 42, kCheckedEnd, "core info");
 }
 
 void EncodeStatusAnswer(uint16_t attr_id, uint64_t tid, uint16_t status, uint8_t* mad) {

@@ -12,7 +12,9 @@
 //   bytes 0..23   the common MAD header (mad_wire.h): BaseVersion 1,
 //                 MgmtClass 0x2C, ClassVersion 1, Method, Status, TID,
 //                 AttributeID, AttributeModifier 0
-//   bytes 24..255 the attribute (232 bytes), layouts below; unused bytes 0
+//   bytes 24..223 the attribute (200 bytes), layouts below; unused bytes 0
+//   bytes 224..255 reserved: senders write 0, receivers ignore them (on the
+//                 simulated fabric umad2sim hands them over garbled)
 //
 // Every integer is big-endian. A GUID is 8 bytes, a GID 16. An "address"
 // is 19 bytes: family u8 (0 none, 4 IPv4, 6 IPv6), port u16, address 16
@@ -38,7 +40,7 @@
 //   160 u64 refused
 //   168 u32 children
 //   172 u32 reconnects
-//   176..255 reserved 0
+//   176..223 reserved 0
 // Join answer (GetResp): Status 0, or a class-specific code below.
 //    24 u64 parent_guid    0: none assigned (Status says why)
 //    32 u16 parent_lid
@@ -52,7 +54,7 @@
 //   100 u32 lease_s        the lease; the member renews every renew_s
 //   104 u32 renew_s
 //   108 u64 core_epoch     the core's current global epoch
-//   116..255 reserved 0
+//   116..223 reserved 0
 //
 // Leave (Set 0x02, 0x0011): 24 u64 port_guid, 32 16 token. Answer: Status.
 //

@@ -180,6 +180,8 @@ void DataServer::Admit(uint64_t id, uint16_t reason, const std::string& key) {
   auto pub = pubs_.find(key);
   w.epoch = pub == pubs_.end() ? 0 : pub->second.current().epoch;
   Queue(c, EncodeWelcome(w));
+  Flush(c);
+  if (!children_.count(id)) return;
   log_->Log(LogLevel::kInfo, "child %s 0x%016" PRIx64 " (%s) connected for %s, holding epoch %" PRIu64,
             RolesName(c->hello.roles).c_str(), c->hello.guid, c->stream->peer().c_str(), key.c_str(), c->hello.epoch);
   if (on_subscribe_) on_subscribe_(key, c->hello);

@@ -1,17 +1,15 @@
 # test/sim/tree.mk: the SSA tree end to end (core in OpenSM, ibssa
-# distribution and access daemons, ssa-consumer) on simulated fabrics.
+# distribution and access daemons, ssa-consumer, ssa-tree) on simulated
+# fabrics.
 if WITH_OPENSM
 check_PROGRAMS += test/sim/tree_tests
 TESTS += test/sim/tree_tests
 test_sim_tree_tests_SOURCES = \
-	test/test_main.cc \
-	test/sim/sim_test_util.h test/sim/sim_test_util.cc \
-	test/sim/osm_plugin_util.h test/sim/osm_plugin_util.cc \
 	test/sim/tree_harness.h test/sim/tree_harness.cc \
 	test/sim/tree_sim_test.cc
 test_sim_tree_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS) \
 	-DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
-test_sim_tree_tests_LDADD = test/sim/libsimfab.la $(SSA_ALL_LIBS) $(CPPUTEST_LIBS)
+test_sim_tree_tests_LDADD = $(SIM_TEST_LIBS) $(SSA_ALL_LIBS) $(CPPUTEST_LIBS)
 EXTRA_test_sim_tree_tests_DEPENDENCIES = opensm_plugin/libibssa_osm.la distrib/ibssa \
 	util/ssa_tree/ssa-consumer util/ssa_tree/ssa-tree util/smdb_tool/ssa-smdb
 endif

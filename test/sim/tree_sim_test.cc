@@ -14,10 +14,11 @@
 #include <thread>
 #include <vector>
 
-#include "CppUTest/TestHarness.h"
 #include "test/sim/netgen.h"
 #include "test/sim/sim_test_util.h"
 #include "test/sim/tree_harness.h"
+
+#include "CppUTest/TestHarness.h"
 
 using namespace std::chrono_literals;
 using ssa::test::TreeHarness;

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -128,6 +129,17 @@ int main(int argc, char** argv) {
     WriteAtomic(a.dump + ".stats", StatsText(s));
     if (a.once && have_prdb) loop.Stop();
   };
+  // The counters also change without an update (a parent lost, a new one
+  // serving the same version): rewrite them when they do.
+  std::string last_stats;
+  std::function<void()> refresh_stats = [&] {
+    if (consumer) {
+      std::string text = StatsText(consumer->stats());
+      if (text != last_stats && WriteAtomic(a.dump + ".stats", text).ok()) last_stats = text;
+    }
+    loop.AddTimer(std::chrono::milliseconds(100), refresh_stats);
+  };
+  refresh_stats();
   if (st.ok()) st = ssa::tree::Consumer::Create(&loop, &log, o, on_update, &consumer);
   if (st.ok()) st = consumer->Start();
   if (!st.ok()) {

@@ -83,6 +83,12 @@ int SaProvider::Init() {
 void SaProvider::ReadOptions() {
   std::vector<RawOption> entries;
   ops_->config_foreach(core_, provider_shared::CollectOption, &entries);
+  entries.erase(std::remove_if(entries.begin(), entries.end(),
+                               [this](const RawOption& e) {
+                                 return std::find(foreign_keys_.begin(), foreign_keys_.end(),
+                                                  e.key) != foreign_keys_.end();
+                               }),
+                entries.end());
   std::vector<OptionNote> notes;
   SaOptionsReader::Apply(entries, -1, &options_, &notes);
   for (const auto& n : notes) {

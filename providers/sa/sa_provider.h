@@ -33,6 +33,7 @@
 #include <infiniband/acm.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -125,6 +126,18 @@ class SaProvider {
   int Query(SaAddress* src, const ssa_resolve_request* req, uint64_t req_id);
   int QueryPerf(SaEndpoint* ep, uint64_t* values, uint8_t* count);
 
+  // For a provider built on this one (ssa, providers/ssa/):
+  // - keys of the shared config section that are the other provider's,
+  //   read there and not reported here as unknown (call before Init);
+  // - a route source asked first for each resolve's destination (after
+  //   names and IPs became GIDs): it returns -1 to let this provider go
+  //   on (cache, SA), or the ACM status of its answer, with `path` filled
+  //   on ACM_STATUS_SUCCESS (counted as a route cache hit).
+  using RouteSource = std::function<int(const SaEndpoint* ep, const provider_shared::RouteKey& key,
+                                        ibv_path_record* path)>;
+  void set_foreign_keys(std::vector<std::string> keys) { foreign_keys_ = std::move(keys); }
+  void set_route_source(RouteSource source) { route_source_ = std::move(source); }
+
   // The completion of ops->sa_send (`arg` is the SaQuery).
   static void OnSaDone(void* arg, int status, const uint8_t* mad, size_t len);
 
@@ -161,6 +174,8 @@ class SaProvider {
   std::vector<std::unique_ptr<SaPort>> ports_;
   std::unordered_map<uint64_t, std::unique_ptr<SaEndpoint>> endpoints_;  // by id
   uint64_t next_endpoint_id_ = 1;
+  std::vector<std::string> foreign_keys_;
+  RouteSource route_source_;
   uint64_t next_token_ = 1;
   // A failing SA service fails every query: the first few and then every
   // 1000th failure are logged, not all of them.

@@ -136,6 +136,15 @@ int SaProvider::Resolve(SaAddress* src, const ssa_resolve_request* req, uint64_t
     Answer(ep, req_id, false, status, nullptr);
     return 0;
   }
+  if (route_source_) {
+    ibv_path_record path{};
+    int answered = route_source_(ep, key, &path);
+    if (answered >= 0) {
+      if (answered == ACM_STATUS_SUCCESS) Count(ep, ACM_CNTR_ROUTE_CACHE, true);
+      Answer(ep, req_id, false, static_cast<uint8_t>(answered), &path);
+      return 0;
+    }
+  }
   bool nodelay = req->flags & ACM_FLAGS_NODELAY;
   RouteEntry* e = cache_->Find(key, NowMs());
   if (e && e->state != RouteState::kPending) {

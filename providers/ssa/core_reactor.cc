@@ -1,0 +1,73 @@
+// core_reactor.cc: see core_reactor.h.
+#include "providers/ssa/core_reactor.h"
+
+namespace ssa {
+namespace ssa_provider {
+
+CoreReactor::~CoreReactor() {
+  for (auto& kv : fds_) ops_->fd_unwatch(core_, kv.first);
+  for (auto& kv : timers_) ops_->timer_cancel(core_, kv.first);
+}
+
+Status CoreReactor::WatchFd(int fd, uint32_t events, FdHandler handler) {
+  auto h = std::make_unique<FdHandler>(std::move(handler));
+  int rc = ops_->fd_watch(core_, fd, events, &CoreReactor::OnFd, h.get());
+  if (rc < 0) return Status::Error(-rc, "fd_watch");
+  fds_[fd] = std::move(h);
+  return Status::Ok();
+}
+
+Status CoreReactor::ModifyFd(int fd, uint32_t events) {
+  // The ABI has no modify: watch again with the same handler.
+  auto it = fds_.find(fd);
+  if (it == fds_.end()) return Status::Error(ENOENT, "fd not watched");
+  ops_->fd_unwatch(core_, fd);
+  int rc = ops_->fd_watch(core_, fd, events, &CoreReactor::OnFd, it->second.get());
+  return rc < 0 ? Status::Error(-rc, "fd_watch") : Status::Ok();
+}
+
+void CoreReactor::UnwatchFd(int fd) {
+  auto it = fds_.find(fd);
+  if (it == fds_.end()) return;
+  ops_->fd_unwatch(core_, fd);
+  fds_.erase(it);
+}
+
+void CoreReactor::OnFd(void* arg, int, uint32_t events) {
+  // Copied: the handler may unwatch (and so destroy) itself.
+  FdHandler h = *static_cast<FdHandler*>(arg);
+  h(events);
+}
+
+Reactor::TimerId CoreReactor::AddTimer(std::chrono::steady_clock::duration delay, Task handler) {
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(delay).count();
+  auto t = std::make_unique<Timer>();
+  t->self = this;
+  t->task = std::move(handler);
+  uint64_t id = ops_->timer_add(core_, static_cast<uint32_t>(ms < 0 ? 0 : ms), &CoreReactor::OnTimer, t.get());
+  if (id == 0) return 0;
+  t->id = id;
+  timers_[id] = std::move(t);
+  return id;
+}
+
+bool CoreReactor::CancelTimer(TimerId id) {
+  auto it = timers_.find(id);
+  if (it == timers_.end()) return false;
+  ops_->timer_cancel(core_, id);
+  timers_.erase(it);
+  return true;
+}
+
+void CoreReactor::OnTimer(void* arg) {
+  auto* t = static_cast<Timer*>(arg);
+  CoreReactor* self = t->self;
+  auto it = self->timers_.find(t->id);
+  if (it == self->timers_.end()) return;
+  std::unique_ptr<Timer> owned = std::move(it->second);
+  self->timers_.erase(it);
+  owned->task();
+}
+
+}  // namespace ssa_provider
+}  // namespace ssa

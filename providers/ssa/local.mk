@@ -1,0 +1,25 @@
+# providers/ssa/: the "ssa" provider (path records from the PRDB the SSA
+# tree delivers, the sa provider's code for the rest), installed into the
+# daemon's default provider directory ($(providerdir)).
+#
+# As for sa: the convenience library libssaprovider.la (tests link it) and
+# ssa.la, that plus the C ABI entry, exporting only ssa_provider_entry.
+noinst_LTLIBRARIES += providers/ssa/libssaprovider.la
+providers_ssa_libssaprovider_la_SOURCES = \
+	providers/ssa/ssa_provider.h providers/ssa/ssa_provider.cc \
+	providers/ssa/ssa_options.h providers/ssa/ssa_options.cc \
+	providers/ssa/prdb_view.h providers/ssa/prdb_view.cc \
+	providers/ssa/core_reactor.h providers/ssa/core_reactor.cc
+# Users link these, in this order.
+SSA_PROVIDER_LIBS = providers/ssa/libssaprovider.la providers/sa/libsaprovider.la \
+	providers/shared/libprovshared.la $(SSA_TREE_LIBS)
+
+provider_LTLIBRARIES += providers/ssa/ssa.la
+providers_ssa_ssa_la_SOURCES = providers/ssa/ssa_entry.cc
+providers_ssa_ssa_la_LDFLAGS = -module -avoid-version -shared \
+	-Wl,--version-script=$(top_srcdir)/providers/provider.map
+providers_ssa_ssa_la_LIBADD = $(SSA_PROVIDER_LIBS)
+EXTRA_providers_ssa_ssa_la_DEPENDENCIES = $(top_srcdir)/providers/provider.map
+
+dist_man_MANS += man/ibacm_ssa.7
+

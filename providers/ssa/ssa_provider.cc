@@ -1,0 +1,298 @@
+// ssa_provider.cc: see ssa_provider.h.
+#include "providers/ssa/ssa_provider.h"
+
+#include <cerrno>
+#include <cstdarg>
+#include <cstring>
+
+#include "common/mad/mad_wire.h"
+#include "providers/shared/core_log.h"
+
+namespace ssa {
+namespace ssa_provider {
+
+using provider_shared::RouteKey;
+
+namespace {
+
+constexpr uint8_t kPortActive = 4;
+
+int ToCoreLevel(LogLevel level) {
+  switch (level) {
+    case LogLevel::kError: return SSA_LOG_ERROR;
+    case LogLevel::kWarn: return SSA_LOG_WARN;
+    case LogLevel::kInfo: return SSA_LOG_INFO;
+    case LogLevel::kDebug: return SSA_LOG_DEBUG;
+    default: return SSA_LOG_TRACE;
+  }
+}
+
+const char* MissText(int why) {
+  switch (why) {
+    case 0: return "no PRDB from the tree yet";
+    case 1: return "the PRDB is for an earlier LID of the port";
+    default: return "a destination is not in the PRDB";
+  }
+}
+
+}  // namespace
+
+SsaProvider::SsaProvider(const ssa_core_ops* ops, ssa_core_t* core)
+    : ops_(ops), core_(core), sa_(ops, core), reactor_(ops, core) {
+  // The consumer library logs through a Logger: its lines go to the core's
+  // log, whose own level decides what is written.
+  log_.set_level(LogLevel::kDebug);
+  log_.set_sink([this](LogLevel level, const std::string& line) {
+    ops_->log(core_, ToCoreLevel(level), "%s", line.c_str());
+  });
+}
+
+SsaProvider::~SsaProvider() {
+  for (auto& kv : ports_)
+    if (kv.second->consumer) kv.second->consumer->Stop();
+  Log(SSA_LOG_INFO,
+      "stopped: %llu requests answered from PRDBs, %llu PRDB updates; not from a PRDB: %llu "
+      "before the first, %llu for an old LID, %llu destinations not in it",
+      static_cast<unsigned long long>(answered_), static_cast<unsigned long long>(updates_),
+      static_cast<unsigned long long>(missed_[kNoView]),
+      static_cast<unsigned long long>(missed_[kStaleView]),
+      static_cast<unsigned long long>(missed_[kNotInView]));
+}
+
+void SsaProvider::Log(int level, const char* fmt, ...) {
+  va_list args;
+  va_start(args, fmt);
+  provider_shared::CoreLogV(ops_, core_, level, fmt, args);
+  va_end(args);
+}
+
+int SsaProvider::Init() {
+  ReadOptions();
+  sa_.set_foreign_keys(SsaOptionsReader::Keys());
+  sa_.set_route_source([this](const sa::SaEndpoint* ep, const RouteKey& key, ibv_path_record* p) {
+    return RouteFromView(ep, key, p);
+  });
+  int rc = sa_.Init();
+  if (rc < 0) return rc;
+  Log(SSA_LOG_INFO, "started: fallback %s, data channel %s, SSA MAD timeout %d ms x %d retries",
+      options_.fallback_sa ? "sa" : "none", options_.transport.c_str(), options_.mad_timeout_ms,
+      options_.mad_retries);
+  return 0;
+}
+
+void SsaProvider::ReadOptions() {
+  std::vector<provider_shared::RawOption> entries;
+  ops_->config_foreach(core_, provider_shared::CollectOption, &entries);
+  std::vector<SsaOptionProblem> problems;
+  SsaOptionsReader::Apply(entries, &options_, &problems);
+  for (const auto& p : problems) ops_->config_warn(core_, p.file.c_str(), p.line, p.text.c_str());
+}
+
+int SsaProvider::OpenDevice(const ssa_device_info* info, SsaDevice** out) {
+  auto dev = std::make_unique<SsaDevice>();
+  dev->prov = this;
+  int rc = sa_.OpenDevice(info, &dev->inner);
+  if (rc < 0) return rc;
+  *out = dev.get();
+  devices_.push_back(std::move(dev));
+  return 0;
+}
+
+void SsaProvider::CloseDevice(SsaDevice* dev) {
+  sa_.CloseDevice(dev->inner);
+  for (auto it = devices_.begin(); it != devices_.end(); ++it)
+    if (it->get() == dev) {
+      devices_.erase(it);
+      break;
+    }
+}
+
+void SsaProvider::Remember(const ssa_port_info* info, SsaPort* port) {
+  port->ca_name = info->ca_name ? info->ca_name : "";
+  port->port_num = info->port_num;
+  port->port_guid = info->port_guid;
+  port->gid_prefix = info->gid_prefix;
+  port->lid = info->lid;
+  port->lmc = info->lmc;
+  port->state = info->state;
+  port->sm_lid = info->sm_lid;
+}
+
+int SsaProvider::OpenPort(SsaDevice* dev, const ssa_port_info* info, ssa_core_port_t* core_port,
+                          SsaPort** out) {
+  auto port = std::make_unique<SsaPort>();
+  port->dev = dev;
+  int rc = sa_.OpenPort(dev->inner, info, core_port, &port->inner);
+  if (rc < 0) return rc;
+  Remember(info, port.get());
+  SsaPort* p = port.get();
+  ports_[p->inner] = std::move(port);
+  StartConsumer(p);
+  *out = p;
+  return 0;
+}
+
+void SsaProvider::ClosePort(SsaPort* port) {
+  StopConsumer(port, "port closed");
+  sa_.ClosePort(port->inner);
+  ports_.erase(port->inner);
+}
+
+void SsaProvider::PortChanged(SsaPort* port, const ssa_port_info* info) {
+  bool moved = info->lid != port->lid || info->lmc != port->lmc ||
+               info->gid_prefix != port->gid_prefix || info->port_guid != port->port_guid;
+  bool sm_moved = info->sm_lid != port->sm_lid;
+  Remember(info, port);
+  sa_.PortChanged(port->inner, info);
+  if (moved && port->consumer) {
+    // The PRDB's source is the old LID: the view stays (RouteFromView sees
+    // it is stale) until the new one arrives; the join starts over.
+    StopConsumer(port, "port's LID, LMC or GID changed");
+  }
+  if (!port->consumer) {
+    StartConsumer(port);
+  } else if (sm_moved) {
+    Log(SSA_LOG_INFO, "port %s: SM now at LID %u; the consumer joins there on its next join",
+        port->Name().c_str(), port->sm_lid);
+  }
+}
+
+void SsaProvider::StartConsumer(SsaPort* port) {
+  if (port->state != kPortActive || !port->lid || !port->sm_lid) {
+    Log(SSA_LOG_INFO, "port %s: not active (state %u, LID %u, SM LID %u); joining the tree later",
+        port->Name().c_str(), port->state, port->lid, port->sm_lid);
+    return;
+  }
+  tree::ConsumerOptions o;
+  o.ca_name = port->ca_name;
+  o.port_num = port->port_num;
+  o.port_guid = port->port_guid;
+  o.gid_prefix = port->gid_prefix;
+  o.sm_lid = [port] { return port->sm_lid; };
+  o.transport = options_.transport;
+  o.mad_timeout_ms = options_.mad_timeout_ms;
+  o.mad_retries = options_.mad_retries;
+  std::unique_ptr<tree::Consumer> consumer;
+  Status st = tree::Consumer::Create(&reactor_, &log_, o, [this, port] { OnUpdate(port); },
+                                     &consumer);
+  if (st.ok()) st = consumer->Start();
+  if (!st.ok()) {
+    Log(SSA_LOG_ERROR, "port %s: cannot join the SSA tree: %s; %s", port->Name().c_str(),
+        st.ToString().c_str(),
+        options_.fallback_sa ? "the SA answers its requests" : "its requests get ENODATA");
+    return;
+  }
+  port->consumer = std::move(consumer);
+  Log(SSA_LOG_INFO, "port %s (LID %u, GUID 0x%016llx): joining the SSA tree through the SM at LID %u",
+      port->Name().c_str(), port->lid, static_cast<unsigned long long>(port->port_guid),
+      port->sm_lid);
+}
+
+void SsaProvider::StopConsumer(SsaPort* port, const char* why) {
+  if (!port->consumer) return;
+  Log(SSA_LOG_INFO, "port %s: leaving the SSA tree: %s", port->Name().c_str(), why);
+  port->consumer->Stop();
+  port->consumer.reset();
+}
+
+void SsaProvider::OnUpdate(SsaPort* port) {
+  std::shared_ptr<const smdb::Prdb> prdb = port->consumer ? port->consumer->prdb() : nullptr;
+  if (!prdb || prdb->source.records.empty()) return;
+  auto view = std::make_shared<const PrdbView>(prdb);
+  uint64_t old_epoch = port->view ? port->view->epoch() : 0;
+  if (view->base_lid() != port->lid)
+    Log(SSA_LOG_WARN, "port %s: PRDB epoch %llu is for LID %u, the port has LID %u; not used",
+        port->Name().c_str(), static_cast<unsigned long long>(view->epoch()), view->base_lid(),
+        port->lid);
+  port->view = std::move(view);
+  ++updates_;
+  Log(old_epoch ? SSA_LOG_DEBUG : SSA_LOG_INFO, "port %s: PRDB epoch %llu in place (%zu paths; was %llu)",
+      port->Name().c_str(), static_cast<unsigned long long>(port->view->epoch()),
+      port->view->paths(), static_cast<unsigned long long>(old_epoch));
+}
+
+void SsaProvider::NoteMiss(const SsaPort* port, Miss why) {
+  ++missed_[why];
+  if (miss_noted_[why]) return;
+  miss_noted_[why] = true;  // once per reason: the counters say the rest
+  Log(SSA_LOG_INFO, "port %s: %s; %s (logged once)", port->Name().c_str(), MissText(why),
+      options_.fallback_sa ? "asking the SA instead" : "answering ENODATA (fallback = none)");
+}
+
+int SsaProvider::RouteFromView(const sa::SaEndpoint* ep, const RouteKey& key,
+                               ibv_path_record* path) {
+  auto it = ports_.find(ep->port);
+  if (it == ports_.end()) return -1;
+  SsaPort* port = it->second.get();
+  const PrdbView* view = port->view.get();
+  Miss miss = kNotInView;
+  if (!view) {
+    miss = kNoView;
+  } else if (view->base_lid() != port->lid || view->lmc() != port->lmc) {
+    miss = kStaleView;
+  } else {
+    bool found = key.kind == RouteKey::kLid ? view->ByLid(key.lid(), path)
+                                            : view->ByGid(key.dest, path);
+    if (found) {
+      // The PRDB knows no P_Key: the endpoint's is the path's.
+      path->pkey = htons(ep->pkey);
+      ++answered_;
+      return ACM_STATUS_SUCCESS;
+    }
+  }
+  NoteMiss(port, miss);
+  return options_.fallback_sa ? -1 : ACM_STATUS_ENODATA;
+}
+
+int SsaProvider::OpenEndpoint(SsaPort* port, const ssa_endpoint_info* info, SsaEndpoint** out) {
+  auto ep = std::make_unique<SsaEndpoint>();
+  ep->port = port;
+  int rc = sa_.OpenEndpoint(port->inner, info, &ep->inner);
+  if (rc < 0) return rc;
+  *out = ep.get();
+  endpoints_.push_back(std::move(ep));
+  return 0;
+}
+
+void SsaProvider::CloseEndpoint(SsaEndpoint* ep) {
+  sa_.CloseEndpoint(ep->inner);
+  for (auto it = endpoints_.begin(); it != endpoints_.end(); ++it)
+    if (it->get() == ep) {
+      endpoints_.erase(it);
+      break;
+    }
+}
+
+int SsaProvider::AddAddress(SsaEndpoint* ep, const ssa_address* addr, SsaAddress** out) {
+  auto a = std::make_unique<SsaAddress>();
+  a->ep = ep;
+  int rc = sa_.AddAddress(ep->inner, addr, &a->inner);
+  if (rc < 0) return rc;
+  *out = a.get();
+  addresses_.push_back(std::move(a));
+  return 0;
+}
+
+void SsaProvider::RemoveAddress(SsaAddress* addr) {
+  sa_.RemoveAddress(addr->inner);
+  for (auto it = addresses_.begin(); it != addresses_.end(); ++it)
+    if (it->get() == addr) {
+      addresses_.erase(it);
+      break;
+    }
+}
+
+int SsaProvider::Resolve(SsaAddress* src, const ssa_resolve_request* req, uint64_t req_id) {
+  return sa_.Resolve(src->inner, req, req_id);
+}
+
+int SsaProvider::Query(SsaAddress* src, const ssa_resolve_request* req, uint64_t req_id) {
+  return sa_.Query(src->inner, req, req_id);
+}
+
+int SsaProvider::QueryPerf(SsaEndpoint* ep, uint64_t* values, uint8_t* count) {
+  return sa_.QueryPerf(ep->inner, values, count);
+}
+
+}  // namespace ssa_provider
+}  // namespace ssa

@@ -1,0 +1,136 @@
+// ssa_provider.h: the "ssa" resolution provider (man ibacm_ssa(7)): path
+// records from the PRDB the SSA tree delivers for each port, built on the
+// sa provider's code for everything else.
+//
+// Per port it runs a tree::Consumer (common/tree/consumer.h) on the core's
+// loop (CoreReactor) and keeps the newest verified PRDB as an immutable,
+// indexed PrdbView that an update replaces whole: a request never sees
+// half of one epoch.
+//
+// Requests go through an embedded sa::SaProvider, which turns the
+// destination (GID, LID, path request, or a name or IP through its address
+// data) into a route key and then asks our route source first
+// (RouteFromView): a view that holds the destination answers at once
+// (counted as a route cache hit). A destination the view does not hold,
+// or any destination before the first PRDB or while the PRDB is for an
+// old LID of the port, goes on to the sa provider's cache and the SA when
+// `fallback = sa` (the default), or is answered ENODATA with
+// `fallback = none`. QUERY_SA requests always go to the SA.
+//
+// Ownership: the provider owns the embedded SaProvider and its own objects;
+// each of ours wraps (inner) the sa object of the same level, which the
+// SaProvider owns. Threads: the core's loop only (the consumer's
+// transports bridge their own threads to it through fds).
+#ifndef IBACM_SSA_PROVIDERS_SSA_SSA_PROVIDER_H
+#define IBACM_SSA_PROVIDERS_SSA_SSA_PROVIDER_H
+
+#include <infiniband/acm.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <ibacm_ssa/provider.h>
+#include "common/base/log.h"
+#include "common/tree/consumer.h"
+#include "providers/sa/sa_provider.h"
+#include "providers/ssa/core_reactor.h"
+#include "providers/ssa/prdb_view.h"
+#include "providers/ssa/ssa_options.h"
+
+namespace ssa {
+namespace ssa_provider {
+
+class SsaProvider;
+
+struct SsaDevice {
+  SsaProvider* prov = nullptr;
+  sa::SaDevice* inner = nullptr;
+};
+
+struct SsaPort {
+  SsaDevice* dev = nullptr;
+  sa::SaPort* inner = nullptr;
+  std::string ca_name;
+  uint8_t port_num = 0;
+  uint64_t port_guid = 0;
+  uint64_t gid_prefix = 0;
+  uint16_t lid = 0;
+  uint8_t lmc = 0;
+  uint8_t state = 0;
+  uint16_t sm_lid = 0;
+  std::unique_ptr<tree::Consumer> consumer;
+  std::shared_ptr<const PrdbView> view;  // the newest verified PRDB
+  std::string Name() const { return ca_name + "/" + std::to_string(port_num); }
+};
+
+struct SsaEndpoint {
+  SsaPort* port = nullptr;
+  sa::SaEndpoint* inner = nullptr;
+};
+
+struct SsaAddress {
+  SsaEndpoint* ep = nullptr;
+  sa::SaAddress* inner = nullptr;
+};
+
+class SsaProvider {
+ public:
+  SsaProvider(const ssa_core_ops* ops, ssa_core_t* core);
+  ~SsaProvider();
+  SsaProvider(const SsaProvider&) = delete;
+  SsaProvider& operator=(const SsaProvider&) = delete;
+
+  int Init();
+  int OpenDevice(const ssa_device_info* info, SsaDevice** out);
+  void CloseDevice(SsaDevice* dev);
+  int OpenPort(SsaDevice* dev, const ssa_port_info* info, ssa_core_port_t* core_port, SsaPort** out);
+  void ClosePort(SsaPort* port);
+  void PortChanged(SsaPort* port, const ssa_port_info* info);
+  int OpenEndpoint(SsaPort* port, const ssa_endpoint_info* info, SsaEndpoint** out);
+  void CloseEndpoint(SsaEndpoint* ep);
+  int AddAddress(SsaEndpoint* ep, const ssa_address* addr, SsaAddress** out);
+  void RemoveAddress(SsaAddress* addr);
+  int Resolve(SsaAddress* src, const ssa_resolve_request* req, uint64_t req_id);
+  int Query(SsaAddress* src, const ssa_resolve_request* req, uint64_t req_id);
+  int QueryPerf(SsaEndpoint* ep, uint64_t* values, uint8_t* count);
+
+  void Log(int level, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
+
+ private:
+  // Why a request was not answered from a view (logged once each).
+  enum Miss { kNoView, kStaleView, kNotInView, kMissKinds };
+
+  void ReadOptions();
+  void Remember(const ssa_port_info* info, SsaPort* port);
+  void StartConsumer(SsaPort* port);
+  void StopConsumer(SsaPort* port, const char* why);
+  void OnUpdate(SsaPort* port);
+  // The sa provider's route source (see sa_provider.h).
+  int RouteFromView(const sa::SaEndpoint* ep, const provider_shared::RouteKey& key,
+                    ibv_path_record* path);
+  void NoteMiss(const SsaPort* port, Miss why);
+
+  const ssa_core_ops* ops_;
+  ssa_core_t* core_;
+  SsaOptions options_;
+  sa::SaProvider sa_;
+  Logger log_;  // for the consumer library: lines go to the core's log
+  CoreReactor reactor_;
+  // Ours are owned here; the sa object each wraps finds it in ports_.
+  std::vector<std::unique_ptr<SsaDevice>> devices_;
+  std::unordered_map<const sa::SaPort*, std::unique_ptr<SsaPort>> ports_;
+  std::vector<std::unique_ptr<SsaEndpoint>> endpoints_;
+  std::vector<std::unique_ptr<SsaAddress>> addresses_;
+  bool miss_noted_[kMissKinds] = {};
+  uint64_t answered_ = 0;
+  uint64_t missed_[kMissKinds] = {};
+  uint64_t updates_ = 0;
+};
+
+}  // namespace ssa_provider
+}  // namespace ssa
+
+#endif

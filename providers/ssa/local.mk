@@ -23,3 +23,4 @@ EXTRA_providers_ssa_ssa_la_DEPENDENCIES = $(top_srcdir)/providers/provider.map
 
 dist_man_MANS += man/ibacm_ssa.7
 
+EXTRA_test_unit_unit_tests_DEPENDENCIES += providers/ssa/ssa.la

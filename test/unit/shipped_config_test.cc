@@ -1,5 +1,5 @@
 // The shipped options template (etc/acm_opts.cfg, also what `ib_acme -O`
-// writes) is read by the daemon and by both shipped providers without a
+// writes) is read by the daemon and by the shipped providers without a
 // single warning: every key in it is one somebody reads, every value valid.
 #include <sys/stat.h>
 #include <unistd.h>
@@ -26,11 +26,11 @@ TEST_GROUP(ShippedConfig) {
   }
 };
 
-TEST(ShippedConfig, TheTemplateIsReadByTheCoreAndBothProvidersWithoutWarnings) {
-  // Both providers in one directory, as installed.
+TEST(ShippedConfig, TheTemplateIsReadByTheCoreAndEveryProviderWithoutWarnings) {
+  // The providers in one directory, as installed.
   const std::string prov_dir = dir + "/providers";
   CHECK_EQUAL(0, mkdir(prov_dir.c_str(), 0755));
-  for (const char* p : {"sa/.libs/sa.so", "acmp/.libs/acmp.so"}) {
+  for (const char* p : {"sa/.libs/sa.so", "acmp/.libs/acmp.so", "ssa/.libs/ssa.so"}) {
     std::string target = std::string(TEST_PROVIDER_DIR "/../../providers/") + p;
     std::string link = prov_dir + "/" + target.substr(target.rfind('/') + 1);
     CHECK_EQUAL(0, symlink(target.c_str(), link.c_str()));
@@ -56,7 +56,8 @@ TEST(ShippedConfig, TheTemplateIsReadByTheCoreAndBothProvidersWithoutWarnings) {
   log << in.rdbuf();
   const std::string text = log.str();
   STRCMP_CONTAINS("acm_opts.cfg", text.c_str());  // it logged what it read
-  STRCMP_CONTAINS("acmp", text.c_str());          // both providers loaded
+  STRCMP_CONTAINS("provider 'acmp'", text.c_str());  // every provider loaded
+  STRCMP_CONTAINS("provider 'ssa'", text.c_str());
   CHECK_TEXT(text.find("unknown option") == std::string::npos, text.c_str());
   CHECK_TEXT(text.find("bad value") == std::string::npos, text.c_str());
   // Config warnings name the file and line ("acm_opts.cfg:12: ...").

@@ -1,0 +1,253 @@
+// ssa_provider_sim_test.cc: ibacm with the ssa provider at the end of a
+// whole SSA tree on a simulated fabric (OpenSM with the ibssa_osm plugin as
+// core, ibssa distribution and access daemons), checked the way an
+// administrator would:
+//   - Debian's stock ib_acme resolves every LID of the subnet (LMC 0 and 1)
+//     and every GID through the daemon and verifies each path with the SA
+//     (-v: "SA verification: success");
+//   - our ib_acme -T resolves the whole LID range with 0 mismatches;
+//   - `fallback = none`, so any answer not from the PRDB would fail, and
+//     the route query counter stays 0: no path record came from the SA;
+//   - after a link change the daemon holds the next epoch and its answers
+//     equal the SA's new ones;
+//   - with `fallback = sa` and the sa provider's address options in [ssa]:
+//     names resolve through the hosts file and the PRDB, and only a LID the
+//     PRDB lacks is asked of the SA.
+#include <infiniband/acm.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "common/acm/acm_client.h"
+#include "common/acm/acm_wire.h"
+#include "test/sim/ibacm_node.h"
+#include "test/sim/netgen.h"
+#include "test/sim/osm_plugin_util.h"
+#include "test/sim/sim_test_util.h"
+#include "test/sim/sim_util.h"
+#include "test/sim/tree_harness.h"
+
+#include "CppUTest/TestHarness.h"
+
+using namespace std::chrono_literals;
+using ssa::test::IbacmNode;
+using ssa::test::TreeHarness;
+namespace acm = ssa::acm;
+
+namespace {
+
+const char kNode[] = "Hca6";  // the node running ibacm with the ssa provider
+
+std::string SsaProviderDir() { return std::string(ABS_TOP_BUILDDIR) + "/providers/ssa/.libs"; }
+std::string OurIbAcme() { return std::string(ABS_TOP_BUILDDIR) + "/util/ib_acme/ib_acme"; }
+
+}  // namespace
+
+TEST_GROUP(SsaProviderSim) {
+  ssa::test::TempDir dir;
+  std::unique_ptr<TreeHarness> tree;
+  std::unique_ptr<IbacmNode> ibacm;
+
+  void setup() override { tree = std::make_unique<TreeHarness>(&dir); }
+  void teardown() override {
+    if (UtestShell::getCurrent()->hasFailed()) tree->set_failed();
+    if (ibacm) ibacm->Stop();
+    ibacm.reset();
+    ssa::Status st = tree->Stop();
+    tree.reset();
+    CHECK_OK(st);
+  }
+
+  // A 12-HCA fat tree: core, one distribution and two access nodes, and
+  // ibacm (ssa provider, by default with no fallback) on kNode; returns once ibacm holds
+  // the core's epoch.
+  // A 12-HCA fat tree: core, one distribution and two access nodes.
+  void StartTree(int lmc) {
+    ssa::test::FatTreeOptions ft;
+    ft.hcas = 12;
+    ft.hcas_per_leaf = 6;
+    ft.leaf_radix = 8;
+    ft.mixed_links = true;
+    ssa::test::GeneratedNet net;
+    CHECK_OK(ssa::test::FatTreeNet(ft, &net));
+    TreeHarness::Options o;
+    o.net_text = net.text;
+    o.ibsim_args = net.ibsim_args;
+    o.hcas = 12;
+    o.lmc = lmc;
+    CHECK_OK(tree->Start(o));
+    CHECK_OK(tree->StartIbssa("Hca2", "distribution"));
+    CHECK_OK(tree->StartIbssa("Hca3", "access"));
+    CHECK_OK(tree->StartIbssa("Hca4", "access"));
+  }
+
+  // ibacm with the ssa provider on kNode; returns once it holds the
+  // core's epoch.
+  void StartIbacm(const std::string& ssa_options) {
+    IbacmNode::Options io;
+    io.node = kNode;
+    io.addr_cfg = "node6 ibsim0 1 default\n";
+    io.opts_cfg = "[core]\nlog_level = debug\nprovider = ssa default\n[ssa]\nmad_timeout_ms = 300\n" +
+                  ssa_options;
+    io.provider_dir = SsaProviderDir();
+    ibacm = std::make_unique<IbacmNode>(tree->fabric(), io);
+    CHECK_OK(ibacm->Start());
+    WaitEpoch(tree->smdb().global_epoch);
+  }
+
+  // Both, with no fallback: every answer must come from the PRDB.
+  void Start(int lmc) {
+    StartTree(lmc);
+    StartIbacm("fallback = none\n");
+  }
+
+  // A node's port GID in IPv6 notation.
+  std::string GidOf(const std::string& node) {
+    char gid[64];
+    unsigned long long guid = tree->PortGuid(node);
+    snprintf(gid, sizeof(gid), "fe80::%llx:%llx:%llx:%llx", guid >> 48, (guid >> 32) & 0xffff,
+             (guid >> 16) & 0xffff, guid & 0xffff);
+    return gid;
+  }
+
+  void WaitEpoch(uint64_t epoch) {
+    std::string needle = "PRDB epoch " + std::to_string(epoch) + " in place";
+    CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(), needle, 30s));
+  }
+
+  // Every LID OpenSM assigned, resolved by Debian's stock ib_acme through
+  // the daemon. With `verify`, each is also checked by the SA (-v: the
+  // daemon sends the record back as a QUERY_SA), except, with LMC > 0, the
+  // pairs whose LID offsets differ: OpenSM answers ERR_NO_RECORDS to a
+  // SubnAdmGet of its own record for those (the sa provider, which passes
+  // the SA's bytes on, gets the same); our ib_acme -T covers them.
+  size_t StockIbAcmeResolvesEveryLid(bool verify) {
+    const std::string slid = std::to_string(tree->Lid(kNode));
+    size_t checked = 0;
+    for (const auto& g : tree->smdb().guid_lids.records) {
+      if (g.guid != g.port_guid) continue;  // an alias GUID: its port's LIDs
+      for (uint32_t k = 0; k < (1u << g.lmc); ++k) {
+        std::string dlid = std::to_string(g.base_lid + k);
+        std::vector<std::string> argv = {"/usr/bin/ib_acme", "-S", ibacm->socket_path(), "-f", "l",
+                                         "-s", slid, "-d", dlid};
+        bool sa_check = verify && k == 0;
+        if (sa_check) argv.push_back("-v");
+        std::string out;
+        int rc = -1;
+        CHECK_OK(ssa::test::RunProgram(argv, &out, &rc));
+        std::string what = "LID " + slid + " -> " + dlid + ":\n" + out;
+        LONGS_EQUAL_TEXT(0, rc, what.c_str());
+        STRCMP_CONTAINS_TEXT(("dlid: " + dlid + "\n").c_str(), out.c_str(), what.c_str());
+        if (sa_check) STRCMP_CONTAINS_TEXT("SA verification: success", out.c_str(), what.c_str());
+        ++checked;
+      }
+    }
+    CHECK(checked >= 14);  // 12 HCAs and at least 2 switches
+    return checked;
+  }
+
+  // Our ib_acme -T over every LID up to the highest, each checked against
+  // the SA by SLID/DLID through the daemon: 0 mismatches. LIDs nobody has
+  // get ENODATA (fallback = none) and count as errors, not mismatches.
+  void OurIbAcmeTestMatchesTheSa() {
+    uint16_t top = 0;
+    for (const auto& g : tree->smdb().guid_lids.records)
+      top = std::max<uint16_t>(top, static_cast<uint16_t>(g.base_lid + (1u << g.lmc) - 1));
+    std::string out;
+    int rc = -1;
+    CHECK_OK(ssa::test::RunProgram({OurIbAcme(), "-T", "-S", ibacm->socket_path(), "-s",
+                                    std::to_string(tree->Lid(kNode)), "--lid-range",
+                                    "1-" + std::to_string(top), "--verify", "daemon"},
+                                   &out, &rc));
+    STRCMP_CONTAINS_TEXT("mismatched:   0", out.c_str(), out.c_str());
+    size_t lids = 0;
+    for (const auto& g : tree->smdb().guid_lids.records)
+      if (g.guid == g.port_guid) lids += size_t{1} << g.lmc;
+    STRCMP_CONTAINS_TEXT(("matched:      " + std::to_string(lids) + "\n").c_str(), out.c_str(),
+                         out.c_str());
+  }
+
+  uint64_t RouteQueries() {
+    ssa::AcmClient client;
+    CHECK_OK(client.Connect(ibacm->socket_path()));
+    acm::PerfResponse r;
+    CHECK_OK(client.PerfQuery(0, &r));
+    CHECK(r.counters.size() > ACM_CNTR_ROUTE_CACHE);
+    CHECK(r.counters[ACM_CNTR_ROUTE_CACHE] > 0);
+    return r.counters[ACM_CNTR_ROUTE_QUERY];
+  }
+};
+
+TEST(SsaProviderSim, StockIbAcmeGetsTheSasPathsFromThePrdbLmc0) {
+  Start(0);
+  // First without asking the SA anything: no SA query at all.
+  StockIbAcmeResolvesEveryLid(false);
+  LONGS_EQUAL(0, RouteQueries());
+  StockIbAcmeResolvesEveryLid(true);
+  // GIDs too.
+  for (const std::string node : {"Hca1", "Hca9", "Hca12"}) {
+    std::string out;
+    int rc = -1;
+    CHECK_OK(ssa::test::RunProgram({"/usr/bin/ib_acme", "-S", ibacm->socket_path(), "-f", "g",
+                                    "-s", GidOf(kNode), "-d", GidOf(node), "-v"},
+                                   &out, &rc));
+    LONGS_EQUAL_TEXT(0, rc, out.c_str());
+    STRCMP_CONTAINS_TEXT("SA verification: success", out.c_str(), out.c_str());
+  }
+  OurIbAcmeTestMatchesTheSa();
+}
+
+TEST(SsaProviderSim, StockIbAcmeGetsTheSasPathsFromThePrdbLmc1) {
+  Start(1);
+  StockIbAcmeResolvesEveryLid(false);
+  LONGS_EQUAL(0, RouteQueries());
+  StockIbAcmeResolvesEveryLid(true);
+  OurIbAcmeTestMatchesTheSa();
+}
+
+TEST(SsaProviderSim, ALinkChangeReachesTheDaemonAndItsAnswersFollowTheSa) {
+  Start(0);
+  const ssa::smdb::SmdbNode* l1 = ssa::test::FindNode(tree->smdb(), "L1");
+  CHECK(l1 != nullptr);
+  uint64_t before = tree->smdb().global_epoch;
+  int ups = tree->fabric()->SubnetUpCount();
+  CHECK_OK(tree->fabric()->LinkDown("L1", 7));
+  CHECK_OK(tree->fabric()->WaitSubnetUp(ups + 1, 30s));
+  ssa::smdb::Smdb next;
+  CHECK_OK(tree->WaitSmdbAfter(before, 30s, &next));
+  WaitEpoch(next.global_epoch);
+  StockIbAcmeResolvesEveryLid(false);
+  LONGS_EQUAL(0, RouteQueries());
+  OurIbAcmeTestMatchesTheSa();
+}
+
+TEST(SsaProviderSim, NamesThroughTheAddressDataAndTheSaForWhatThePrdbLacks) {
+  StartTree(0);
+  // [ssa] takes the sa provider's options too: names from a hosts file.
+  std::string hosts;
+  for (int i = 1; i <= 12; ++i)
+    hosts += "node" + std::to_string(i) + " " + GidOf("Hca" + std::to_string(i)) + "\n";
+  std::string hosts_file = dir.path() + "/ibacm_hosts.data";
+  CHECK_OK(ssa::test::WriteStringToFile(hosts_file, hosts));
+  StartIbacm("fallback = sa\naddr_preload = acm_hosts\naddr_data_file = " + hosts_file + "\n");
+  for (const char* name : {"node1", "node9", "node12"}) {
+    std::string out;
+    int rc = -1;
+    CHECK_OK(ssa::test::RunProgram(
+        {"/usr/bin/ib_acme", "-S", ibacm->socket_path(), "-f", "n", "-s", "node6", "-d", name},
+        &out, &rc));
+    LONGS_EQUAL_TEXT(0, rc, out.c_str());
+  }
+  LONGS_EQUAL(0, RouteQueries());
+  // A LID the PRDB does not hold goes to the SA (which has no path either).
+  std::string out;
+  int rc = -1;
+  CHECK_OK(ssa::test::RunProgram({"/usr/bin/ib_acme", "-S", ibacm->socket_path(), "-f", "l", "-s",
+                                  std::to_string(tree->Lid(kNode)), "-d", "200"},
+                                 &out, &rc));
+  CHECK(rc != 0);
+  LONGS_EQUAL(1, RouteQueries());
+  STRCMP_CONTAINS("a destination is not in the PRDB; asking the SA instead", ibacm->Log().c_str());
+  CHECK_FALSE_TEXT(ibacm->Log().find("unknown option") != std::string::npos, ibacm->Log().c_str());
+}

@@ -101,6 +101,8 @@ Status IbssaDaemon::Start() {
   mo.sm_lid = [sm_lid] { return sm_lid; };
   mo.counters = [this] { return Counters(); };
   mo.epoch = [this] { return smdb_.epoch(); };
+  mo.epoch_report_ms = 200;  // a parent's lag is the tree's health: report each epoch
+  mo.report_every_epoch = true;
   mo.timeout_ms = options_.join_timeout_ms;
   mo.retries = options_.join_retries;
   control_ = std::make_unique<tree::MemberControlClient>(

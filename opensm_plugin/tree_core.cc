@@ -101,8 +101,11 @@ class TreeCoreImpl {
                                                          [this] { StateChanged(); });
     st = control_->Start();
     if (!st.ok()) return Fail(st);
-    log_->Log(LogLevel::kInfo, "tree: core on %s, data channel %s (%s), lease %d s", port_.Describe().c_str(),
-              announced.ToString().c_str(), streams_->name(), options_.lease_s);
+    // Only what the SMDB confirmed: the rest of the port's attributes may
+    // be the stale ones read before the subnet was up.
+    log_->Log(LogLevel::kInfo, "tree: core on %s/%d (GUID 0x%016" PRIx64 ", LID %u), data channel %s (%s), lease %d s",
+              port_.ca_name.c_str(), port_.port_num, port_.port_guid, port_.lid, announced.ToString().c_str(),
+              streams_->name(), options_.lease_s);
     return true;
   }
 

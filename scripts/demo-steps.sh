@@ -6,6 +6,8 @@
 #   smdb.sh  OpenSM with the ibssa_osm plugin; ssa-smdb dump and compare
 #   sa.sh    ibacm + sa provider on 2 nodes, through the stock ib_acme
 #   acmp.sh  ibacm + acmp provider on 3 nodes: names, IPs, requester caching
+#   tree.sh  the SSA tree: core in OpenSM, ibssa distribution and access,
+#            ibacm + ssa provider; a link change travels down as deltas
 # Everything started here is stopped on exit (then simfab stops the rest).
 set -euo pipefail
 build=$1
@@ -15,12 +17,14 @@ t0=${EPOCHREALTIME/./}
 # The providers, from the build tree.
 provdir=$SIMFAB_DIR/providers
 mkdir -p "$provdir"
-ln -sf "$build/providers/sa/.libs/sa.so" "$build/providers/acmp/.libs/acmp.so" "$provdir/"
+ln -sf "$build/providers/sa/.libs/sa.so" "$build/providers/acmp/.libs/acmp.so" \
+	"$build/providers/ssa/.libs/ssa.so" "$provdir/"
 
 source "$here/demo/lib.sh"
 source "$here/demo/smdb.sh"
 source "$here/demo/sa.sh"
 source "$here/demo/acmp.sh"
+source "$here/demo/tree.sh"
 trap stop_all EXIT
 
 echo "A simulated fabric (ibsim, test/sim/nets/4hca.net): Hca1..Hca4 on Switch1 and Switch2."
@@ -28,6 +32,7 @@ echo "Its run directory, RUN below: $SIMFAB_DIR (removed at the end)."
 part_smdb
 part_sa
 part_acmp
+part_tree
 
 stop_all
 part "Done in $(((${EPOCHREALTIME/./} - t0) / 1000)) ms"

@@ -15,7 +15,8 @@ if [ "${1:-}" != --no-setup ]; then
 	"$top/scripts/setup-debian.sh"
 fi
 builddir=$("$top/scripts/build.sh" | tail -n1)
-for f in core/ibacm providers/sa/.libs/sa.so providers/acmp/.libs/acmp.so \
+for f in core/ibacm providers/sa/.libs/sa.so providers/acmp/.libs/acmp.so providers/ssa/.libs/ssa.so \
+	distrib/ibssa util/ssa_tree/ssa-tree \
 	opensm_plugin/.libs/libibssa_osm.so util/smdb_tool/ssa-smdb test/sim/simfab; do
 	[ -e "$builddir/$f" ] || {
 		echo "demo: $builddir/$f was not built (OpenSM plugin: needs libopensm-dev)" >&2

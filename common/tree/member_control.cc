@@ -135,6 +135,7 @@ void MemberControlClient::SendJoin() {
   r.port_guid = options_.port_guid;
   r.port_gid = options_.port_gid;
   r.epoch = epoch_;
+  epoch_reported_ = epoch_;
   r.token = joined_ ? assignment_.token : Token{};
   r.lost_parent = lost_parent_;
   r.data_address = options_.data_address;
@@ -145,6 +146,17 @@ void MemberControlClient::SendJoin() {
   join_in_flight_ = true;
   ++joins_sent_;
   Send(kAttrJoin, mad, [this](Status st, const uint8_t* answer) { OnJoinAnswer(st, answer); });
+}
+
+void MemberControlClient::SetEpoch(uint64_t epoch) {
+  epoch_ = epoch;
+  if (!joined_ || join_in_flight_ || options_.epoch_report_ms <= 0 || epoch == epoch_reported_)
+    return;
+  if (epoch_reported_ != 0 && !options_.report_every_epoch) return;
+  // Spread over the window by the port GUID and the epoch: no shared
+  // random state, and a tier's members pick different moments.
+  uint64_t h = (options_.port_guid ^ (epoch * 0x9e3779b97f4a7c15ULL)) * 0xff51afd7ed558ccdULL;
+  ScheduleJoin(std::chrono::milliseconds((h >> 33) % (options_.epoch_report_ms + 1)));
 }
 
 void MemberControlClient::ScheduleJoin(std::chrono::milliseconds delay) {

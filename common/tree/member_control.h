@@ -43,6 +43,14 @@ struct MemberControlOptions {
   int timeout_ms = 1000;  // per try
   int retries = 3;
   int max_backoff_ms = 10000;
+  // A new epoch is reported to the core by an early renewal, at a random
+  // moment within this window (so a whole tier does not answer at once),
+  // instead of at the next renewal: every new epoch with
+  // `report_every_epoch` (parents: few, and their lag is the tree's
+  // health), else only the first (consumers: many; the first says they
+  // are in sync). 0: only at renewals.
+  int epoch_report_ms = 500;
+  bool report_every_epoch = false;
 };
 
 struct Assignment {
@@ -75,7 +83,7 @@ class MemberControlClient {
   void Stop();
 
   // Reported at the next join/renewal.
-  void SetEpoch(uint64_t epoch) { epoch_ = epoch; }
+  void SetEpoch(uint64_t epoch);
   void SetCounters(const MemberCounters& c) { counters_ = c; }
   // Joins again now (e.g. the parent was lost: `lost_parent` is its GUID).
   void Rejoin(uint64_t lost_parent);
@@ -118,6 +126,7 @@ class MemberControlClient {
   bool join_in_flight_ = false;
   uint64_t lost_parent_ = 0;
   uint64_t epoch_ = 0;
+  uint64_t epoch_reported_ = 0;  // the epoch the last join carried
   MemberCounters counters_;
   Assignment assignment_;
   Reactor::TimerId join_timer_ = 0;

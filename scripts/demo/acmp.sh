@@ -11,7 +11,7 @@ acmp_ready() { # LABEL: the daemon joined its multicast group
 }
 
 part_acmp() {
-	part "3/3  ibacm with the acmp provider on Hca2, Hca3, Hca4: names and IPs"
+	part "3/4  ibacm with the acmp provider on Hca2, Hca3, Hca4: names and IPs"
 	local n
 	for n in 2 3 4; do start_ibacm "Hca$n" acmp "node$n" "10.0.0.$n"; done
 	for n in 2 3 4; do wait_until 10 "acmp on Hca$n to join its group" acmp_ready "acmp-Hca$n"; done

@@ -11,7 +11,7 @@ start_opensm() { # NODE
 	mkdir -p "$dir"
 	cat >"$dir/opensm.conf" <<-EOF
 		event_plugin_name ibssa_osm
-		event_plugin_options dump_dir=$dump_dir keep=4 log_file=$SIMFAB_DIR/ibssa_osm.log
+		event_plugin_options dump_dir=$dump_dir keep=4 log_file=$SIMFAB_DIR/ibssa_osm.log listen=127.0.0.1:0 lease_s=5
 	EOF
 	step "OpenSM as node $1: opensm -F RUN/opensm/opensm.conf, with LD_LIBRARY_PATH=build/opensm_plugin/.libs"
 	rel <"$dir/opensm.conf" | indent
@@ -38,7 +38,7 @@ smdb_written() {
 }
 
 part_smdb() {
-	part "1/3  OpenSM loads the ibssa_osm plugin, which extracts the subnet database (SMDB)"
+	part "1/4  OpenSM loads the ibssa_osm plugin, which extracts the subnet database (SMDB)"
 	start_opensm Hca1
 	step "OpenSM brought the subnet up; the plugin's lines in OpenSM's log:"
 	wait_until 10 "the first SMDB version in RUN/smdb" smdb_written

@@ -9,6 +9,7 @@ SSA_SMDB_SOURCES = \
 	common/smdb/smdb_codec.h common/smdb/smdb_codec.cc \
 	common/smdb/smdb.h common/smdb/smdb.cc \
 	common/smdb/smdb_prdb.h common/smdb/smdb_prdb.cc \
+	common/smdb/addr_db.h common/smdb/addr_db.cc \
 	common/smdb/smdb_stream.h common/smdb/smdb_stream.cc \
 	common/smdb/smdb_delta.h common/smdb/smdb_delta.cc \
 	common/smdb/smdb_dump.h common/smdb/smdb_dump.cc \

@@ -347,6 +347,13 @@ Status ApplyDelta(const Prdb& old, const uint8_t* delta, size_t len, Prdb* out) 
 }
 void BumpEpochs(const Smdb& previous, Smdb* next) { BumpEpochsT(previous, next); }
 void BumpEpochs(const Prdb& previous, Prdb* next) { BumpEpochsT(previous, next); }
+Status MakeDelta(const AddrDb& old, const AddrDb& neu, std::string* delta) {
+  return MakeDeltaT(old, neu, delta);
+}
+Status ApplyDelta(const AddrDb& old, const uint8_t* delta, size_t len, AddrDb* out) {
+  return ApplyDeltaT(old, delta, len, out);
+}
+void BumpEpochs(const AddrDb& previous, AddrDb* next) { BumpEpochsT(previous, next); }
 
 }  // namespace smdb
 }  // namespace ssa

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <string>
 
+#include "common/smdb/addr_db.h"
 #include "common/smdb/smdb.h"
 #include "common/smdb/smdb_prdb.h"
 #include "common/base/status.h"
@@ -34,12 +35,14 @@ namespace smdb {
 // (unsorted keys, ...), as Serialize would.
 Status MakeDelta(const Smdb& old, const Smdb& neu, std::string* delta);
 Status MakeDelta(const Prdb& old, const Prdb& neu, std::string* delta);
+Status MakeDelta(const AddrDb& old, const AddrDb& neu, std::string* delta);
 
 // Applies `delta` to `old`; `out` is written only on success and may be
 // `&old`. Errors: ESTALE for a delta made against another base, EBADMSG
 // for a malformed or corrupted delta, EPROTONOSUPPORT for another version.
 Status ApplyDelta(const Smdb& old, const uint8_t* delta, size_t len, Smdb* out);
 Status ApplyDelta(const Prdb& old, const uint8_t* delta, size_t len, Prdb* out);
+Status ApplyDelta(const AddrDb& old, const uint8_t* delta, size_t len, AddrDb* out);
 
 // Sets next's epochs from previous: a table whose records are unchanged
 // keeps its epoch, a changed table gets previous.global_epoch + 1, and the
@@ -47,6 +50,7 @@ Status ApplyDelta(const Prdb& old, const uint8_t* delta, size_t len, Prdb* out);
 // previous.global_epoch. The producer calls it on each new extraction.
 void BumpEpochs(const Smdb& previous, Smdb* next);
 void BumpEpochs(const Prdb& previous, Prdb* next);
+void BumpEpochs(const AddrDb& previous, AddrDb* next);
 
 }  // namespace smdb
 }  // namespace ssa

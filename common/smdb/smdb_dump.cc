@@ -113,6 +113,7 @@ std::string DumpDb(const Db& db) {
 
 std::string DumpSmdb(const Smdb& db) { return DumpDb(db); }
 std::string DumpPrdb(const Prdb& db) { return DumpDb(db); }
+std::string DumpAddrDb(const AddrDb& db) { return DumpDb(db); }
 
 }  // namespace smdb
 }  // namespace ssa

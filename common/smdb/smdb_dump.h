@@ -14,6 +14,7 @@
 
 #include <string>
 
+#include "common/smdb/addr_db.h"
 #include "common/smdb/smdb.h"
 #include "common/smdb/smdb_prdb.h"
 
@@ -22,6 +23,7 @@ namespace smdb {
 
 std::string DumpSmdb(const Smdb& db);
 std::string DumpPrdb(const Prdb& db);
+std::string DumpAddrDb(const AddrDb& db);
 
 }  // namespace smdb
 }  // namespace ssa

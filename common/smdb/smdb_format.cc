@@ -63,6 +63,8 @@ const char* DbTypeName(uint16_t db_type) {
       return "smdb";
     case static_cast<uint16_t>(DbType::kPrdb):
       return "prdb";
+    case static_cast<uint16_t>(DbType::kAddr):
+      return "addr";
     default:
       return "unknown db type";
   }

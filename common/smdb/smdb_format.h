@@ -25,7 +25,8 @@
 //    4 u16 major          1. A reader rejects any other major.
 //    6 u16 minor          0. Minors only append: new header fields, new
 //                         trailing record fields, new tables.
-//    8 u16 db_type        1 = SMDB (smdb_records.h), 2 = PRDB (smdb_prdb.h)
+//    8 u16 db_type        1 = SMDB (smdb_records.h), 2 = PRDB (smdb_prdb.h),
+//                         3 = address DB (addr_db.h)
 //   10 u16 header_size    32; larger only in a newer minor (extra bytes follow
 //                         offset 32, are covered by header_crc, and ignored)
 //   12 u32 table_count    number of table sections that follow
@@ -132,8 +133,8 @@ constexpr size_t kMaxHeaderSize = 4096;
 constexpr uint64_t kMaxTableBytes = uint64_t{1} << 30;
 
 // The db_type field. Table ids are per db type.
-enum class DbType : uint16_t { kSmdb = 1, kPrdb = 2 };
-const char* DbTypeName(uint16_t db_type);  // "smdb", "prdb" or "unknown db type"
+enum class DbType : uint16_t { kSmdb = 1, kPrdb = 2, kAddr = 3 };
+const char* DbTypeName(uint16_t db_type);  // "smdb", "prdb", "addr" or "unknown db type"
 
 // Error codes carried by the Status of every reader in this family.
 constexpr int kErrCorrupt = EBADMSG;          // malformed, truncated, CRC

@@ -254,6 +254,7 @@ Status DbReader<Db>::Finish(Db* out) {
 
 template class DbReader<Smdb>;
 template class DbReader<Prdb>;
+template class DbReader<AddrDb>;
 
 }  // namespace smdb
 }  // namespace ssa

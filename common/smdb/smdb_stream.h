@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "common/smdb/addr_db.h"
 #include "common/smdb/smdb.h"
 #include "common/smdb/smdb_format.h"
 #include "common/smdb/smdb_prdb.h"
@@ -109,6 +110,7 @@ using SmdbStreamReader = DbReader<Smdb>;
 using PrdbStreamReader = DbReader<Prdb>;
 extern template class DbReader<Smdb>;
 extern template class DbReader<Prdb>;
+extern template class DbReader<AddrDb>;
 
 }  // namespace smdb
 }  // namespace ssa

@@ -34,7 +34,7 @@ providers_acmp_libacmpprovider_la_SOURCES = \
 	providers/acmp/acmp_resolve.cc \
 	providers/acmp/acmp_protocol.cc
 # Users link these, in this order, with $(VERBS_LIBS).
-ACMP_PROVIDER_LIBS = providers/acmp/libacmpprovider.la providers/shared/libprovshared.la \
+ACMP_PROVIDER_LIBS = providers/acmp/libacmpprovider.la providers/shared/libprovshared.la common/smdb/libssasmdb.la \
 	$(SSA_MAD_LIBS)
 
 provider_LTLIBRARIES += providers/acmp/acmp.la

@@ -12,7 +12,7 @@ providers_sa_libsaprovider_la_SOURCES = \
 	providers/sa/sa_resolve.cc \
 	providers/sa/sa_options.h providers/sa/sa_options.cc
 # Users link these, in this order.
-SA_PROVIDER_LIBS = providers/sa/libsaprovider.la providers/shared/libprovshared.la \
+SA_PROVIDER_LIBS = providers/sa/libsaprovider.la providers/shared/libprovshared.la common/smdb/libssasmdb.la \
 	$(SSA_MAD_LIBS)
 
 provider_LTLIBRARIES += providers/sa/sa.la

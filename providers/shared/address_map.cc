@@ -1,5 +1,5 @@
-// address_map.cc: acm_hosts parsing and name/IP -> GID lookup (see
-// address_map.h).
+// address_map.cc: name/IP -> GID lookup (see address_map.h); the hosts
+// format itself is parsed by common/smdb/addr_db.h.
 #include "providers/shared/address_map.h"
 
 #include <arpa/inet.h>
@@ -13,11 +13,6 @@
 
 namespace ssa {
 namespace provider_shared {
-
-namespace {
-// The ABI's name field is 64 bytes, NUL-padded: at most 63 characters.
-constexpr size_t kMaxNameLength = 63;
-}  // namespace
 
 std::string AddressKey(uint16_t type, const uint8_t* data, size_t len) {
   std::string key(1, static_cast<char>(type));
@@ -43,46 +38,25 @@ std::string AddressKey(uint16_t type, const uint8_t* data, size_t len) {
 }
 
 size_t AddressMap::LoadHostsText(const std::string& text, std::vector<AddressFileIssue>* issues) {
-  std::istringstream in(text);
-  std::string line;
-  size_t added = 0;
-  int line_no = 0;
-  auto issue = [&](const std::string& msg) {
-    if (issues) issues->push_back({line_no, msg});
-  };
-  while (std::getline(in, line)) {
-    ++line_no;
-    size_t hash = line.find('#');
-    if (hash != std::string::npos) line.erase(hash);
-    std::istringstream fields(line);
-    std::string addr, gid_text, extra;
-    if (!(fields >> addr)) continue;  // blank or comment
-    if (!(fields >> gid_text)) {
-      issue("'" + addr + "' has no GID");
-      continue;
-    }
-    if (fields >> extra) issue("text after the GID ignored: '" + extra + "'");
+  smdb::AddrDb db;
+  size_t taken = smdb::ParseHosts(text, &db, issues);
+  for (const smdb::AddrName& n : db.names.records) {
     Gid gid;
-    if (inet_pton(AF_INET6, gid_text.c_str(), gid.raw) != 1) {
-      issue("'" + gid_text + "' is not a GID");
-      continue;
-    }
-    uint8_t bytes[64] = {};
-    std::string key;
-    if (inet_pton(AF_INET, addr.c_str(), bytes) == 1) {
-      key = AddressKey(SSA_ADDR_IP, bytes, 4);
-    } else if (inet_pton(AF_INET6, addr.c_str(), bytes) == 1) {
-      key = AddressKey(SSA_ADDR_IP6, bytes, 16);
-    } else if (addr.size() > kMaxNameLength) {
-      issue("name '" + addr + "' is longer than 63 characters");
-      continue;
-    } else {
-      key = AddressKey(SSA_ADDR_NAME, reinterpret_cast<const uint8_t*>(addr.c_str()), addr.size());
-    }
-    file_[key] = gid;
-    ++added;
+    memcpy(gid.raw, n.gid.data(), 16);
+    file_[AddressKey(SSA_ADDR_NAME, reinterpret_cast<const uint8_t*>(n.name.data()), n.name.size())] = gid;
   }
-  return added;
+  for (const smdb::AddrIp& ip : db.ips.records) {
+    Gid gid;
+    memcpy(gid.raw, ip.gid.data(), 16);
+    file_[IpRecordKey(ip.ip.data())] = gid;
+  }
+  return taken;
+}
+
+std::string IpRecordKey(const uint8_t ip[16]) {
+  static const uint8_t v4_mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+  if (!memcmp(ip, v4_mapped, 12)) return AddressKey(SSA_ADDR_IP, ip + 12, 4);
+  return AddressKey(SSA_ADDR_IP6, ip, 16);
 }
 
 Status AddressMap::LoadHostsFile(const std::string& path, size_t* added,

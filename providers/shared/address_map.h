@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "common/base/status.h"
+#include "common/smdb/addr_db.h"
 
 namespace ssa {
 namespace provider_shared {
@@ -41,11 +42,11 @@ struct Gid {
 // Empty when `type` is not a name or IP type or the name is empty.
 std::string AddressKey(uint16_t type, const uint8_t* data, size_t len);
 
+// The key of an address database IP record (16 bytes, IPv4 mapped).
+std::string IpRecordKey(const uint8_t ip[16]);
+
 // One problem found in the address data file.
-struct AddressFileIssue {
-  int line = 0;
-  std::string message;
-};
+using AddressFileIssue = smdb::HostsIssue;
 
 class AddressMap {
  public:

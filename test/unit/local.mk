@@ -9,6 +9,7 @@ test_unit_unit_tests_SOURCES = \
 	test/unit/event_loop_test.cc \
 	test/unit/worker_pool_test.cc \
 	test/unit/config_file_test.cc \
+	test/unit/addr_db_test.cc \
 	test/unit/progress_meter_test.cc \
 	test/unit/umad_ports_test.cc \
 	test/unit/mad_wire_test.cc \

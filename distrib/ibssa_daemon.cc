@@ -17,7 +17,9 @@ namespace distrib {
 using tree::Hello;
 
 IbssaDaemon::IbssaDaemon(Settings settings)
-    : settings_(std::move(settings)), smdb_([this](const tree::Applied<smdb::Smdb>& a) { OnSmdb(a); }) {}
+    : settings_(std::move(settings)),
+      smdb_([this](const tree::Applied<smdb::Smdb>& a) { OnSmdb(a); }),
+      addr_([this](const tree::Applied<smdb::AddrDb>& a) { OnAddr(a); }) {}
 
 IbssaDaemon::~IbssaDaemon() = default;
 
@@ -89,6 +91,9 @@ Status IbssaDaemon::Start() {
   h.guid = port_.port_guid;
   upstream_ = std::make_unique<tree::DataClient>(&loop_, streams_.get(), &log_, &smdb_, h,
                                                  [this](uint64_t lost, bool) { control_->Rejoin(lost); });
+  h.kind = tree::DbKind::kAddr;
+  addr_upstream_ = std::make_unique<tree::DataClient>(&loop_, streams_.get(), &log_, &addr_, h,
+                                                      [this](uint64_t lost, bool) { control_->Rejoin(lost); });
 
   tree::MemberControlOptions mo;
   mo.roles = Roles();
@@ -120,6 +125,13 @@ void IbssaDaemon::OnAssigned(const tree::Assignment& a, bool changed) {
            a.parent.address.ToString().c_str(), a.backup.lid, a.lease_s, a.core_epoch);
   joined_once_ = true;
   upstream_->SetParents(a.parent, a.backup, a.token);
+  addr_upstream_->SetParents(a.parent, a.backup, a.token);
+}
+
+void IbssaDaemon::OnAddr(const tree::Applied<smdb::AddrDb>& a) {
+  log_.Log(LogLevel::kInfo, "address database epoch %" PRIu64 ": %zu names, %zu IPs", a.version.epoch,
+           a.db->names.records.size(), a.db->ips.records.size());
+  server_->Publish("addr", a.version, a.delta, a.delta_from);
 }
 
 void IbssaDaemon::OnSmdb(const tree::Applied<smdb::Smdb>& a) {
@@ -146,6 +158,8 @@ void IbssaDaemon::Authorize(const Hello& h, std::function<void(uint16_t, const s
     key = "smdb";
   else if (h.kind == tree::DbKind::kPrdb && (options_.roles & kRoleAccess) && (h.roles & tree::kRoleConsumer))
     key = "prdb:" + std::to_string(h.guid);
+  else if (h.kind == tree::DbKind::kAddr)
+    key = "addr";  // every child: parents pass it on, consumers resolve names with it
   if (key.empty()) return done(tree::kRefuseUnavailable, "");
   control_->CheckToken(h.guid, h.token, [done, key](Status st, const tree::TokenCheckAnswer& a) {
     if (!st.ok()) return done(tree::kRefuseCoreUnreachable, "");
@@ -178,6 +192,7 @@ tree::MemberCounters IbssaDaemon::Counters() const {
 void IbssaDaemon::Shutdown() {
   if (control_) control_->Stop();
   if (upstream_) upstream_->Stop();
+  if (addr_upstream_) addr_upstream_->Stop();
   if (server_) server_->Close();
   tree::MemberCounters c = Counters();
   tree::DataClientCounters u = upstream_ ? upstream_->counters() : tree::DataClientCounters{};

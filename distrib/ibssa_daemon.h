@@ -64,6 +64,7 @@ class IbssaDaemon {
   uint8_t Roles() const;
   void OnAssigned(const tree::Assignment& a, bool changed);
   void OnSmdb(const tree::Applied<smdb::Smdb>& a);
+  void OnAddr(const tree::Applied<smdb::AddrDb>& a);
   void Authorize(const tree::Hello& h, std::function<void(uint16_t, const std::string&)> done);
   void OnSubscribe(const std::string& key, const tree::Hello& h);
   void PublishPrdb(const PrdbVersion& v);
@@ -80,6 +81,9 @@ class IbssaDaemon {
   std::unique_ptr<tree::DataServer> server_;
   tree::DbReplica<smdb::Smdb> smdb_;
   std::unique_ptr<tree::DataClient> upstream_;
+  // The address database, passed on as received (both roles).
+  tree::DbReplica<smdb::AddrDb> addr_;
+  std::unique_ptr<tree::DataClient> addr_upstream_;
   std::unique_ptr<WorkerPool> pool_;
   std::unique_ptr<PrdbService> prdbs_;
   std::shared_ptr<const smdb::Smdb> previous_;  // for deltas after a full transfer

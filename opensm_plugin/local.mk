@@ -15,6 +15,7 @@ opensm_plugin_libosmplugin_la_SOURCES = \
 	opensm_plugin/version_store.h opensm_plugin/version_store.cc \
 	opensm_plugin/smdb_producer.h opensm_plugin/smdb_producer.cc \
 	opensm_plugin/extract_worker.h opensm_plugin/extract_worker.cc \
+	opensm_plugin/address_book.h opensm_plugin/address_book.cc \
 	opensm_plugin/tree_core.h opensm_plugin/tree_core.cc
 
 lib_LTLIBRARIES += opensm_plugin/libibssa_osm.la

@@ -12,6 +12,7 @@
 #include "common/tree/data_server.h"
 #include "common/tree/membership.h"
 #include "common/tree/stream.h"
+#include "opensm_plugin/address_book.h"
 #include "opensm_plugin/version_store.h"
 
 namespace ssa {
@@ -103,6 +104,9 @@ class TreeCoreImpl {
     if (!st.ok()) return Fail(st);
     // Only what the SMDB confirmed: the rest of the port's attributes may
     // be the stale ones read before the subnet was up.
+    address_book_ = std::make_unique<AddressBook>(
+        options_.hosts_file, options_.dump_dir.empty() ? "" : options_.dump_dir + "/addr.db", log_);
+    RefreshAddresses();
     log_->Log(LogLevel::kInfo, "tree: core on %s/%d (GUID 0x%016" PRIx64 ", LID %u), data channel %s (%s), lease %d s",
               port_.ca_name.c_str(), port_.port_num, port_.port_guid, port_.lid, announced.ToString().c_str(),
               streams_->name(), options_.lease_s);
@@ -130,16 +134,33 @@ class TreeCoreImpl {
     return out;
   }
 
-  // The core serves the SMDB to its own children only: distribution nodes,
-  // and access nodes it parents when there is no distribution node.
+  // Publishes the address database when it changed, and looks again in
+  // a moment: the hosts file is re-read when it changes on disk.
+  void RefreshAddresses() {
+    AddressVersion v;
+    bool changed = false;
+    Status st = address_book_->Refresh(&v, &changed);
+    if (!st.ok())
+      log_->Log(LogLevel::kError, "tree: address database: %s", st.ToString().c_str());
+    else if (changed)
+      server_->Publish("addr", v.version, v.delta, v.delta_from);
+    loop_->AddTimer(std::chrono::seconds(2), [this] {
+      if (server_) RefreshAddresses();
+    });
+  }
+
+  // The core serves the SMDB and the address database to its own children
+  // only: distribution nodes, and access nodes it parents when there is no
+  // distribution node.
   void Authorize(const tree::Hello& h, std::function<void(uint16_t, const std::string&)> done) {
-    if (h.kind != tree::DbKind::kSmdb || (h.roles & tree::kRoleConsumer)) return done(tree::kRefuseUnavailable, "");
+    if ((h.kind != tree::DbKind::kSmdb && h.kind != tree::DbKind::kAddr) || (h.roles & tree::kRoleConsumer))
+      return done(tree::kRefuseUnavailable, "");
     tree::TokenCheckRequest r;
     r.child_guid = h.guid;
     r.token = h.token;
     r.parent_guid = port_.port_guid;
     tree::TokenCheckAnswer a = membership_->CheckToken(r, tree::Membership::Clock::now());
-    done(a.valid ? 0 : tree::kRefuseBadToken, "smdb");
+    done(a.valid ? 0 : tree::kRefuseBadToken, h.kind == tree::DbKind::kSmdb ? "smdb" : "addr");
   }
 
   std::string Json() {
@@ -181,6 +202,7 @@ class TreeCoreImpl {
   std::unique_ptr<tree::CoreControlServer> control_;
   std::unique_ptr<smdb::SmdbIndex> index_;
   std::unique_ptr<tree::SmdbTopology> topology_;
+  std::unique_ptr<AddressBook> address_book_;
   bool state_pending_ = false;
 };
 

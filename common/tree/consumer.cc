@@ -1,6 +1,7 @@
 // consumer.cc: the consumer role (consumer.h): a MemberControlClient that
-// joins as a consumer and a DataClient that keeps a DbReplica<Prdb> fed by
-// the assigned access node.
+// joins as a consumer, a DataClient that keeps a DbReplica<Prdb> fed by
+// the assigned access node, and (want_addr) a second one for the address
+// database.
 #include "common/tree/consumer.h"
 
 #include <cinttypes>
@@ -27,7 +28,10 @@ class ConsumerImpl : public Consumer {
         owned_streams_(std::move(owned_streams)),
         streams_(streams ? streams : owned_streams_.get()),
         on_update_(std::move(on_update)),
-        replica_([this](const Applied<smdb::Prdb>& a) { OnApplied(a); }) {}
+        replica_([this](const Applied<smdb::Prdb>& a) { OnApplied(a); }),
+        addr_([this](const Applied<smdb::AddrDb>&) {
+          if (on_update_) on_update_();
+        }) {}
 
   ~ConsumerImpl() override { Stop(); }
 
@@ -51,15 +55,22 @@ class ConsumerImpl : public Consumer {
                                            (void)refused;
                                            control_->Rejoin(lost);
                                          });
+    if (options_.want_addr) {
+      h.kind = DbKind::kAddr;
+      addr_data_ = std::make_unique<DataClient>(reactor_, streams_, log_, &addr_, h,
+                                                [this](uint64_t lost, bool) { control_->Rejoin(lost); });
+    }
     return control_->Start();
   }
 
   void Stop() override {
     if (data_) data_->Stop();
+    if (addr_data_) addr_data_->Stop();
     if (control_) control_->Stop();
   }
 
   std::shared_ptr<const smdb::Prdb> prdb() const override { return replica_.db(); }
+  std::shared_ptr<const smdb::AddrDb> addr() const override { return addr_.db(); }
 
   ConsumerStats stats() const override {
     ConsumerStats s;
@@ -75,6 +86,7 @@ class ConsumerImpl : public Consumer {
       s.parent_lid = data_->connected() ? data_->serving_lid() : 0;
     }
     s.prdb_epoch = replica_.epoch();
+    s.addr_epoch = addr_.epoch();
     return s;
   }
 
@@ -85,6 +97,7 @@ class ConsumerImpl : public Consumer {
                 a.parent.address.ToString().c_str(), a.backup.lid);
     control_->SetEpoch(replica_.epoch());
     data_->SetParents(a.parent, a.backup, a.token);
+    if (addr_data_) addr_data_->SetParents(a.parent, a.backup, a.token);
   }
 
   void OnApplied(const Applied<smdb::Prdb>&) {
@@ -100,8 +113,10 @@ class ConsumerImpl : public Consumer {
   StreamTransport* streams_;
   UpdateFn on_update_;
   DbReplica<smdb::Prdb> replica_;
+  DbReplica<smdb::AddrDb> addr_;
   std::unique_ptr<MemberControlClient> control_;
   std::unique_ptr<DataClient> data_;
+  std::unique_ptr<DataClient> addr_data_;
 };
 
 }  // namespace

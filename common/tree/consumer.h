@@ -4,7 +4,10 @@
 // again), and holds the newest verified path record database (PRDB) of
 // that port.
 //
-// What the owner sees: prdb() returns immutable snapshots
+// With `want_addr` it also holds the address database (names and IPs to
+// GIDs) its access node passes on from the core, over a second connection.
+//
+// What the owner sees: prdb() and addr() return immutable snapshots
 // (shared_ptr<const ...>) that are replaced whole when a new version has
 // been received and verified (digest), so a reader never sees half of an
 // epoch and may keep using an old snapshot as long as it holds it. Nothing
@@ -26,6 +29,7 @@
 #include "common/base/reactor.h"
 #include "common/base/status.h"
 #include "common/mad/mad_transport.h"
+#include "common/smdb/addr_db.h"
 #include "common/smdb/smdb_prdb.h"
 
 namespace ssa {
@@ -42,6 +46,7 @@ struct ConsumerOptions {
   // The SM's LID now (re-read at each join, so a new SM is followed).
   std::function<uint16_t()> sm_lid;
   std::string transport = "tcp";  // data channel: tcp | rsocket
+  bool want_addr = true;          // also hold the address database
   int mad_timeout_ms = 1000;      // one control MAD; retries follow
   int mad_retries = 3;
   std::string data_faults;        // fault injection (tests only)
@@ -57,6 +62,7 @@ struct ConsumerStats {
   uint64_t reconnects = 0;
   uint64_t bytes_received = 0;
   uint64_t prdb_epoch = 0;  // 0: none yet
+  uint64_t addr_epoch = 0;
   uint16_t parent_lid = 0;  // 0: no parent now
 };
 
@@ -83,6 +89,7 @@ class Consumer {
   virtual void Stop() = 0;
 
   virtual std::shared_ptr<const smdb::Prdb> prdb() const = 0;
+  virtual std::shared_ptr<const smdb::AddrDb> addr() const = 0;
   virtual ConsumerStats stats() const = 0;
 };
 

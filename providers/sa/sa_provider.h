@@ -135,7 +135,12 @@ class SaProvider {
   //   on ACM_STATUS_SUCCESS (counted as a route cache hit).
   using RouteSource = std::function<int(const SaEndpoint* ep, const provider_shared::RouteKey& key,
                                         ibv_path_record* path)>;
+  // - an address source asked for a name or IP that neither the local
+  //   endpoints nor the address data file know: true and `gid` set when
+  //   it knows the address.
+  using AddressSource = std::function<bool(uint16_t type, const uint8_t* data, size_t len, uint8_t gid[16])>;
   void set_foreign_keys(std::vector<std::string> keys) { foreign_keys_ = std::move(keys); }
+  void set_address_source(AddressSource source) { address_source_ = std::move(source); }
   void set_route_source(RouteSource source) { route_source_ = std::move(source); }
 
   // The completion of ops->sa_send (`arg` is the SaQuery).
@@ -176,6 +181,7 @@ class SaProvider {
   uint64_t next_endpoint_id_ = 1;
   std::vector<std::string> foreign_keys_;
   RouteSource route_source_;
+  AddressSource address_source_;
   uint64_t next_token_ = 1;
   // A failing SA service fails every query: the first few and then every
   // 1000th failure are logged, not all of them.

@@ -112,6 +112,7 @@ uint8_t SaProvider::DestinationKey(SaEndpoint* ep, const ssa_resolve_request* re
         case AddressMap::Found::kFile:
           break;
         case AddressMap::Found::kNone:
+          if (address_source_ && address_source_(dst.type, dst.data, sizeof(dst.data), gid.raw)) break;
           Log(SSA_LOG_DEBUG, "endpoint %s: address of type %u is in no address data",
               ep->Name().c_str(), dst.type);
           return ACM_STATUS_EDESTADDR;

@@ -10,7 +10,7 @@ namespace ssa {
 namespace ssa_provider {
 
 PrdbView::PrdbView(std::shared_ptr<const smdb::Prdb> prdb) : prdb_(std::move(prdb)) {
-  source_ = prdb_->source.records[0];
+  if (!prdb_->source.records.empty()) source_ = prdb_->source.records[0];
   by_pair_.reserve(prdb_->paths.records.size());
   for (const smdb::PrdbPath& p : prdb_->paths.records) {
     if (!(p.flags & smdb::kPathReversible)) continue;  // the query asks for reversible paths

@@ -26,6 +26,7 @@ class PrdbView {
  public:
   explicit PrdbView(std::shared_ptr<const smdb::Prdb> prdb);
 
+  const smdb::Prdb* prdb() const { return prdb_.get(); }
   uint64_t epoch() const { return prdb_->global_epoch; }
   size_t paths() const { return prdb_->paths.records.size(); }
   uint16_t base_lid() const { return source_.base_lid; }

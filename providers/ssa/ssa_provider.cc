@@ -72,6 +72,9 @@ int SsaProvider::Init() {
   sa_.set_route_source([this](const sa::SaEndpoint* ep, const RouteKey& key, ibv_path_record* p) {
     return RouteFromView(ep, key, p);
   });
+  sa_.set_address_source([this](uint16_t type, const uint8_t* data, size_t len, uint8_t gid[16]) {
+    return AddressFromTree(type, data, len, gid);
+  });
   int rc = sa_.Init();
   if (rc < 0) return rc;
   Log(SSA_LOG_INFO, "started: fallback %s, data channel %s, SSA MAD timeout %d ms x %d retries",
@@ -195,9 +198,30 @@ void SsaProvider::StopConsumer(SsaPort* port, const char* why) {
   port->consumer.reset();
 }
 
+bool SsaProvider::AddressFromTree(uint16_t type, const uint8_t* data, size_t len, uint8_t gid[16]) const {
+  if (!addr_) return false;
+  switch (type) {
+    case SSA_ADDR_NAME:
+      return addr_->FindName(std::string(reinterpret_cast<const char*>(data), strnlen(reinterpret_cast<const char*>(data), len)), gid);
+    case SSA_ADDR_IP:
+      return addr_->FindIp(data, 4, gid);
+    case SSA_ADDR_IP6:
+      return len >= 16 && addr_->FindIp(data, 16, gid);
+    default:
+      return false;
+  }
+}
+
 void SsaProvider::OnUpdate(SsaPort* port) {
+  std::shared_ptr<const smdb::AddrDb> addr = port->consumer ? port->consumer->addr() : nullptr;
+  if (addr && (!addr_ || addr->global_epoch > addr_->global_epoch)) {
+    addr_ = addr;
+    Log(SSA_LOG_INFO, "address database epoch %llu in place: %zu names, %zu IPs",
+        static_cast<unsigned long long>(addr->global_epoch), addr->names.records.size(), addr->ips.records.size());
+  }
   std::shared_ptr<const smdb::Prdb> prdb = port->consumer ? port->consumer->prdb() : nullptr;
   if (!prdb || prdb->source.records.empty()) return;
+  if (port->view && port->view->prdb() == prdb.get()) return;  // an address update only
   auto view = std::make_shared<const PrdbView>(prdb);
   uint64_t old_epoch = port->view ? port->view->epoch() : 0;
   if (view->base_lid() != port->lid)

@@ -11,7 +11,9 @@
 // destination (GID, LID, path request, or a name or IP through its address
 // data) into a route key and then asks our route source first
 // (RouteFromView): a view that holds the destination answers at once
-// (counted as a route cache hit). A destination the view does not hold,
+// (counted as a route cache hit). Names and IPs that neither the local
+// endpoints nor the sa options' addr_data_file know are looked up in the
+// address database the tree delivers (the core's hosts_file). A destination the view does not hold,
 // or any destination before the first PRDB or while the PRDB is for an
 // old LID of the port, goes on to the sa provider's cache and the SA when
 // `fallback = sa` (the default), or is answered ENODATA with
@@ -112,6 +114,8 @@ class SsaProvider {
   int RouteFromView(const sa::SaEndpoint* ep, const provider_shared::RouteKey& key,
                     ibv_path_record* path);
   void NoteMiss(const SsaPort* port, Miss why);
+  // The sa provider's address source (see sa_provider.h).
+  bool AddressFromTree(uint16_t type, const uint8_t* data, size_t len, uint8_t gid[16]) const;
 
   const ssa_core_ops* ops_;
   ssa_core_t* core_;
@@ -124,6 +128,8 @@ class SsaProvider {
   std::unordered_map<const sa::SaPort*, std::unique_ptr<SsaPort>> ports_;
   std::vector<std::unique_ptr<SsaEndpoint>> endpoints_;
   std::vector<std::unique_ptr<SsaAddress>> addresses_;
+  // The newest address database any port's consumer holds (names, IPs).
+  std::shared_ptr<const smdb::AddrDb> addr_;
   bool miss_noted_[kMissKinds] = {};
   uint64_t answered_ = 0;
   uint64_t missed_[kMissKinds] = {};

@@ -10,9 +10,11 @@
 //     the route query counter stays 0: no path record came from the SA;
 //   - after a link change the daemon holds the next epoch and its answers
 //     equal the SA's new ones;
-//   - with `fallback = sa` and the sa provider's address options in [ssa]:
-//     names resolve through the hosts file and the PRDB, and only a LID the
+//   - names, IPv4 and IPv6 from the core's hosts_file (read when it
+//     appears), carried down the tree as the address database, resolve
+//     from the PRDB and the SA agrees; with `fallback = sa` only a LID the
 //     PRDB lacks is asked of the SA.
+#include <arpa/inet.h>
 #include <infiniband/acm.h>
 
 #include <chrono>
@@ -63,7 +65,7 @@ TEST_GROUP(SsaProviderSim) {
   // ibacm (ssa provider, by default with no fallback) on kNode; returns once ibacm holds
   // the core's epoch.
   // A 12-HCA fat tree: core, one distribution and two access nodes.
-  void StartTree(int lmc) {
+  void StartTree(int lmc, const std::string& plugin_options = "") {
     ssa::test::FatTreeOptions ft;
     ft.hcas = 12;
     ft.hcas_per_leaf = 6;
@@ -76,6 +78,7 @@ TEST_GROUP(SsaProviderSim) {
     o.ibsim_args = net.ibsim_args;
     o.hcas = 12;
     o.lmc = lmc;
+    o.extra_plugin_options = plugin_options;
     CHECK_OK(tree->Start(o));
     CHECK_OK(tree->StartIbssa("Hca2", "distribution"));
     CHECK_OK(tree->StartIbssa("Hca3", "access"));
@@ -87,9 +90,11 @@ TEST_GROUP(SsaProviderSim) {
   void StartIbacm(const std::string& ssa_options) {
     IbacmNode::Options io;
     io.node = kNode;
-    io.addr_cfg = "node6 ibsim0 1 default\n";
-    io.opts_cfg = "[core]\nlog_level = debug\nprovider = ssa default\n[ssa]\nmad_timeout_ms = 300\n" +
-                  ssa_options;
+    io.addr_cfg = "node6 ibsim0 1 default\n10.0.0.6 ibsim0 1 default\nfd00::6 ibsim0 1 default\n";
+    io.opts_cfg =
+        "[core]\nlog_level = debug\nprovider = ssa default\nsupport_ips_in_addr_cfg = yes\n"
+        "[ssa]\nmad_timeout_ms = 300\n" +
+        ssa_options;
     io.provider_dir = SsaProviderDir();
     ibacm = std::make_unique<IbacmNode>(tree->fabric(), io);
     CHECK_OK(ibacm->Start());
@@ -108,6 +113,10 @@ TEST_GROUP(SsaProviderSim) {
     unsigned long long guid = tree->PortGuid(node);
     snprintf(gid, sizeof(gid), "fe80::%llx:%llx:%llx:%llx", guid >> 48, (guid >> 32) & 0xffff,
              (guid >> 16) & 0xffff, guid & 0xffff);
+    // Canonical text, as ib_acme prints it.
+    uint8_t raw[16];
+    CHECK_EQUAL(1, inet_pton(AF_INET6, gid, raw));
+    inet_ntop(AF_INET6, raw, gid, sizeof(gid));
     return gid;
   }
 
@@ -222,32 +231,55 @@ TEST(SsaProviderSim, ALinkChangeReachesTheDaemonAndItsAnswersFollowTheSa) {
   OurIbAcmeTestMatchesTheSa();
 }
 
-TEST(SsaProviderSim, NamesThroughTheAddressDataAndTheSaForWhatThePrdbLacks) {
-  StartTree(0);
-  // [ssa] takes the sa provider's options too: names from a hosts file.
+TEST(SsaProviderSim, NamesAndIpsFromTheCoresHostsFileAndTheSaForWhatThePrdbLacks) {
+  // The core's hosts_file does not exist yet: the GIDs are known once the
+  // fabric runs. The core re-reads it when it appears.
+  std::string hosts_file = dir.path() + "/hosts.data";
+  StartTree(0, "hosts_file=" + hosts_file);
+  StartIbacm("fallback = sa\n");
   std::string hosts;
-  for (int i = 1; i <= 12; ++i)
-    hosts += "node" + std::to_string(i) + " " + GidOf("Hca" + std::to_string(i)) + "\n";
-  std::string hosts_file = dir.path() + "/ibacm_hosts.data";
-  CHECK_OK(ssa::test::WriteStringToFile(hosts_file, hosts));
-  StartIbacm("fallback = sa\naddr_preload = acm_hosts\naddr_data_file = " + hosts_file + "\n");
-  for (const char* name : {"node1", "node9", "node12"}) {
+  for (int i = 1; i <= 12; ++i) {
+    std::string gid = GidOf("Hca" + std::to_string(i));
+    hosts += "node" + std::to_string(i) + " " + gid + "\n";
+    hosts += "10.0.0." + std::to_string(i) + " " + gid + "\n";
+    hosts += "fd00::" + std::to_string(i) + " " + gid + "\n";
+  }
+  CHECK_OK(ssa::test::WriteStringToFile(hosts_file + ".tmp", hosts));
+  CHECK_EQUAL(0, rename((hosts_file + ".tmp").c_str(), hosts_file.c_str()));
+  CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(), "address database epoch 2 in place: 12 names, 24 IPs", 30s));
+
+  struct Case {
+    const char* format;
+    std::string src, dst, dgid;
+  };
+  std::vector<Case> cases = {
+      {"n", "node6", "node1", GidOf("Hca1")},      {"n", "node6", "NODE9", GidOf("Hca9")},
+      {"i", "10.0.0.6", "10.0.0.12", GidOf("Hca12")}, {"i", "fd00::6", "fd00::3", GidOf("Hca3")}};
+  for (const Case& c : cases) {
     std::string out;
     int rc = -1;
-    CHECK_OK(ssa::test::RunProgram(
-        {"/usr/bin/ib_acme", "-S", ibacm->socket_path(), "-f", "n", "-s", "node6", "-d", name},
-        &out, &rc));
+    CHECK_OK(ssa::test::RunProgram({"/usr/bin/ib_acme", "-S", ibacm->socket_path(), "-f", c.format, "-s",
+                                    c.src, "-d", c.dst, "-v"},
+                                   &out, &rc));
     LONGS_EQUAL_TEXT(0, rc, out.c_str());
+    STRCMP_CONTAINS_TEXT(("dgid: " + c.dgid + "\n").c_str(), out.c_str(), out.c_str());
+    STRCMP_CONTAINS_TEXT("SA verification: success", out.c_str(), out.c_str());
   }
-  LONGS_EQUAL(0, RouteQueries());
-  // A LID the PRDB does not hold goes to the SA (which has no path either).
+  // A name in no database: a clear error at once, nothing asked of the SA.
+  uint64_t verified = RouteQueries();  // the -v checks above, one each
+  LONGS_EQUAL(cases.size(), verified);
   std::string out;
   int rc = -1;
+  CHECK_OK(ssa::test::RunProgram(
+      {"/usr/bin/ib_acme", "-S", ibacm->socket_path(), "-f", "n", "-s", "node6", "-d", "node99"}, &out, &rc));
+  CHECK(rc != 0);
+  LONGS_EQUAL(verified, RouteQueries());
+  // A LID the PRDB does not hold goes to the SA (which has no path either).
   CHECK_OK(ssa::test::RunProgram({"/usr/bin/ib_acme", "-S", ibacm->socket_path(), "-f", "l", "-s",
                                   std::to_string(tree->Lid(kNode)), "-d", "200"},
                                  &out, &rc));
   CHECK(rc != 0);
-  LONGS_EQUAL(1, RouteQueries());
+  LONGS_EQUAL(verified + 1, RouteQueries());
   STRCMP_CONTAINS("a destination is not in the PRDB; asking the SA instead", ibacm->Log().c_str());
   CHECK_FALSE_TEXT(ibacm->Log().find("unknown option") != std::string::npos, ibacm->Log().c_str());
 }

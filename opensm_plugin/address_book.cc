@@ -1,0 +1,131 @@
+// address_book.cc: see address_book.h.
+#include "opensm_plugin/address_book.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cinttypes>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "common/smdb/smdb_delta.h"
+
+namespace ssa {
+namespace opensm_plugin {
+
+namespace {
+constexpr size_t kIssuesLogged = 10;
+}  // namespace
+
+AddressBook::AddressBook(std::string hosts_file, std::string state_file, Logger* log)
+    : hosts_file_(std::move(hosts_file)), state_file_(std::move(state_file)), log_(log) {}
+
+Status AddressBook::Load() {
+  loaded_ = true;
+  smdb::AddrDb kept;
+  if (!state_file_.empty()) {
+    Status st = smdb::AddrDb::ReadFile(state_file_, &kept);
+    if (st.ok()) {
+      log_->Log(LogLevel::kInfo, "addresses: %s holds epoch %" PRIu64 " (%zu names, %zu IPs)", state_file_.c_str(),
+                kept.global_epoch, kept.names.records.size(), kept.ips.records.size());
+    } else if (st.code() != ENOENT) {
+      log_->Log(LogLevel::kWarn, "addresses: %s: %s; address epochs start again at 1", state_file_.c_str(),
+                st.ToString().c_str());
+      kept = smdb::AddrDb();
+    }
+  }
+  if (kept.global_epoch == 0) {
+    // The first version ever: epoch 1, every table at 1.
+    kept.global_epoch = 1;
+    kept.names.epoch = kept.ips.epoch = 1;
+  }
+  return Install(std::move(kept), &current_);
+}
+
+Status AddressBook::Install(smdb::AddrDb next, AddressVersion* out) {
+  auto bytes = std::make_shared<std::string>();
+  Status st = next.Serialize(bytes.get());
+  if (!st.ok()) return st;
+  AddressVersion v;
+  v.version = {next.global_epoch, tree::DigestOf(*bytes), bytes};
+  v.names = next.names.records.size();
+  v.ips = next.ips.records.size();
+  if (db_ && db_->global_epoch < next.global_epoch) {
+    auto delta = std::make_shared<std::string>();
+    if (smdb::MakeDelta(*db_, next, delta.get()).ok()) {
+      v.delta = delta;
+      v.delta_from = db_->global_epoch;
+    }
+  }
+  if (!state_file_.empty()) {
+    Status w = next.WriteFile(state_file_);
+    if (!w.ok()) log_->Log(LogLevel::kWarn, "addresses: %s", w.ToString().c_str());
+  }
+  db_ = std::make_shared<const smdb::AddrDb>(std::move(next));
+  *out = v;
+  return Status::Ok();
+}
+
+Status AddressBook::Refresh(AddressVersion* out, bool* changed) {
+  *changed = false;
+  if (!loaded_) {
+    Status st = Load();
+    if (!st.ok()) return st;
+    *changed = true;
+  }
+  if (hosts_file_.empty()) {
+    *out = current_;
+    return Status::Ok();
+  }
+  struct stat sb;
+  if (stat(hosts_file_.c_str(), &sb) != 0) {
+    if (errno != last_errno_)
+      log_->Log(LogLevel::kWarn, "addresses: hosts_file %s: %s; serving epoch %" PRIu64 " as it was",
+                hosts_file_.c_str(), strerror(errno), current_.version.epoch);
+    last_errno_ = errno;
+    *out = current_;
+    return Status::Ok();
+  }
+  last_errno_ = 0;
+  if (sb.st_mtim.tv_sec == mtime_ && sb.st_mtim.tv_nsec == mtime_ns_ && sb.st_size == size_) {
+    *out = current_;
+    return Status::Ok();
+  }
+  std::ifstream in(hosts_file_);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in) {
+    log_->Log(LogLevel::kWarn, "addresses: cannot read %s; serving epoch %" PRIu64 " as it was", hosts_file_.c_str(),
+              current_.version.epoch);
+    *out = current_;
+    return Status::Ok();
+  }
+  mtime_ = sb.st_mtim.tv_sec;
+  mtime_ns_ = sb.st_mtim.tv_nsec;
+  size_ = sb.st_size;
+  smdb::AddrDb next;
+  std::vector<smdb::HostsIssue> issues;
+  size_t taken = smdb::ParseHosts(text.str(), &next, &issues);
+  for (size_t i = 0; i < issues.size() && i < kIssuesLogged; ++i)
+    log_->Log(LogLevel::kWarn, "addresses: %s:%d: %s; line skipped", hosts_file_.c_str(), issues[i].line,
+              issues[i].message.c_str());
+  if (issues.size() > kIssuesLogged)
+    log_->Log(LogLevel::kWarn, "addresses: %s: %zu more bad lines", hosts_file_.c_str(), issues.size() - kIssuesLogged);
+  smdb::BumpEpochs(*db_, &next);
+  if (next.global_epoch == db_->global_epoch) {
+    log_->Log(LogLevel::kDebug, "addresses: %s changed on disk, not in content", hosts_file_.c_str());
+    *out = current_;
+    return Status::Ok();
+  }
+  Status st = Install(std::move(next), &current_);
+  if (!st.ok()) return st;
+  log_->Log(LogLevel::kInfo, "addresses: %s: epoch %" PRIu64 ", %zu lines taken: %zu names, %zu IPs", hosts_file_.c_str(),
+            current_.version.epoch, taken, current_.names, current_.ips);
+  *out = current_;
+  *changed = true;
+  return Status::Ok();
+}
+
+}  // namespace opensm_plugin
+}  // namespace ssa

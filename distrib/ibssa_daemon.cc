@@ -7,9 +7,11 @@
 
 #include "common/base/big_endian.h"
 #include "common/base/config_file.h"
+#include "common/mad/mad_faults.h"
 #include "common/mad/umad_transport.h"
 #include "common/smdb/smdb_delta.h"
 #include "common/tree/announce.h"
+#include "common/tree/stream_faults.h"
 
 namespace ssa {
 namespace distrib {
@@ -59,7 +61,13 @@ Status IbssaDaemon::Start() {
   if (!st.ok()) return st.WithContext("SSA management class");
   mads_ = std::move(umad);
   st = tree::NewStreamTransport(options_.transport, &streams_);
+  // Fault injection (tests only): the seams wrap the real transports.
+  if (st.ok()) st = WrapMadFaults(options_.mad_faults, &mads_);
+  if (st.ok()) st = tree::WrapStreamFaults(options_.data_faults, &streams_);
   if (!st.ok()) return st;
+  if (!options_.mad_faults.empty() || !options_.data_faults.empty())
+    log_.Log(LogLevel::kWarn, "FAULT INJECTION on: mad_faults '%s', data_faults '%s' (tests only)",
+             options_.mad_faults.c_str(), options_.data_faults.c_str());
 
   tree::DataServerOptions so;
   so.guid = port_.port_guid;

@@ -2,9 +2,11 @@
 #include "opensm_plugin/tree_core.h"
 
 #include <cinttypes>
+#include <map>
 #include <sstream>
 
 #include "common/mad/umad_ports.h"
+#include "common/mad/mad_faults.h"
 #include "common/mad/umad_transport.h"
 #include "common/smdb/smdb_index.h"
 #include "common/tree/announce.h"
@@ -12,6 +14,7 @@
 #include "common/tree/data_server.h"
 #include "common/tree/membership.h"
 #include "common/tree/stream.h"
+#include "common/tree/stream_faults.h"
 #include "opensm_plugin/address_book.h"
 #include "opensm_plugin/version_store.h"
 
@@ -22,6 +25,21 @@ namespace opensm_plugin {
 class TreeCoreImpl {
  public:
   TreeCoreImpl(const PluginOptions& o, Logger* log, EventLoop* loop) : options_(o), log_(log), loop_(loop) {}
+
+  // Registers class 0x2C on every local port now, on OpenSM's thread at
+  // plugin load, before anything else in the process uses umad
+  // concurrently: members keep sending joins to the SM's LID while OpenSM
+  // restarts, and under umad2sim an unsolicited MAD of a class nobody
+  // registered kills the process (doc/simulated-fabric.md). On hardware the
+  // kernel drops such MADs; registering early costs nothing there either.
+  void PreRegister() {
+    std::vector<UmadPort> ports;
+    if (!DiscoverPorts(&ports).ok()) return;
+    for (const UmadPort& p : ports) {
+      auto t = std::make_unique<UmadTransport>(p.ca_name, p.port_num, log_);
+      if (t->Open(tree::kSsaClass, tree::kSsaClassVersion).ok()) registered_[p.port_guid] = std::move(t);
+    }
+  }
   ~TreeCoreImpl() { Close(); }
 
   void OnVersion(const ProduceResult& v) {
@@ -48,6 +66,9 @@ class TreeCoreImpl {
     if (server_) server_->Close();
     server_.reset();
     if (mads_) mads_->Close();
+    for (auto& kv : registered_)
+      if (kv.second) kv.second->Close();
+    registered_.clear();
   }
 
  private:
@@ -69,15 +90,30 @@ class TreeCoreImpl {
     // the simulated fabric, where port info is frozen at start): the
     // SMDB knows the SM's LID.
     port_.lid = db.subnet.records[0].sm_lid;
-    auto umad = std::make_unique<UmadTransport>(port_.ca_name, port_.port_num, log_);
-    st = umad->Open(tree::kSsaClass, tree::kSsaClassVersion);
-    if (!st.ok()) {
-      log_->Log(LogLevel::kError, "tree: cannot open the SSA class on %s: %s; core idle", port_.Describe().c_str(),
-                st.ToString().c_str());
-      return false;
+    auto pre = registered_.find(port_.port_guid);
+    if (pre != registered_.end()) {
+      mads_ = std::move(pre->second);
+    } else {
+      auto umad = std::make_unique<UmadTransport>(port_.ca_name, port_.port_num, log_);
+      st = umad->Open(tree::kSsaClass, tree::kSsaClassVersion);
+      if (!st.ok()) {
+        log_->Log(LogLevel::kError, "tree: cannot open the SSA class on %s: %s; core idle", port_.Describe().c_str(),
+                  st.ToString().c_str());
+        return false;
+      }
+      mads_ = std::move(umad);
     }
-    mads_ = std::move(umad);
+    // The other ports' registrations are not needed any more.
+    for (auto& kv : registered_)
+      if (kv.second) kv.second->Close();
+    registered_.clear();
     st = tree::NewStreamTransport(options_.transport, &streams_);
+    // Fault injection (tests only): the seams wrap the real transports.
+    if (st.ok()) st = WrapMadFaults(options_.mad_faults, &mads_);
+    if (st.ok()) st = tree::WrapStreamFaults(options_.data_faults, &streams_);
+    if (st.ok() && (!options_.mad_faults.empty() || !options_.data_faults.empty()))
+      log_->Log(LogLevel::kWarn, "tree: FAULT INJECTION on: mad_faults '%s', data_faults '%s' (tests only)",
+                options_.mad_faults.c_str(), options_.data_faults.c_str());
     tree::DataAddress listen, announced;
     if (st.ok()) st = tree::DataAddress::Parse(options_.listen, &listen);
     if (!st.ok()) return Fail(st);
@@ -203,6 +239,7 @@ class TreeCoreImpl {
   std::unique_ptr<smdb::SmdbIndex> index_;
   std::unique_ptr<tree::SmdbTopology> topology_;
   std::unique_ptr<AddressBook> address_book_;
+  std::map<uint64_t, std::unique_ptr<MadTransport>> registered_;  // PreRegister, by port GUID
   bool state_pending_ = false;
 };
 
@@ -215,6 +252,7 @@ Status TreeCore::Create(const PluginOptions& options, PluginLog* plog, std::uniq
   Status st = c->loop_->Init();
   if (!st.ok()) return st;
   c->impl_ = std::make_unique<TreeCoreImpl>(options, c->log_.get(), c->loop_.get());
+  c->impl_->PreRegister();  // before the core's thread exists
   c->thread_ = std::thread([loop = c->loop_.get()] { loop->Run(); });
   *out = std::move(c);
   return Status::Ok();

@@ -11,6 +11,7 @@ common_base_libssabase_la_SOURCES = $(SSA_BASE_PURE_SOURCES) \
 	common/base/event_loop.h common/base/event_loop.cc \
 	common/base/daemon_util.h common/base/daemon_util.cc \
 	common/base/rate_limit.h common/base/rate_limit.cc \
+	common/base/fault_spec.h common/base/fault_spec.cc \
 	common/base/worker_pool.h common/base/worker_pool.cc \
 	common/base/config_file.h common/base/config_file.cc \
 	common/base/option_set.h common/base/option_set.cc \

@@ -4,7 +4,7 @@
 noinst_LTLIBRARIES += common/mad/libssamad.la
 common_mad_libssamad_la_SOURCES = \
 	common/mad/mad_wire.h common/mad/mad_wire.cc \
-	common/mad/mad_transport.h \
+	common/mad/mad_transport.h common/mad/mad_faults.h common/mad/mad_faults.cc \
 	common/mad/umad_transport.h common/mad/umad_transport.cc \
 	common/mad/umad_ports.h common/mad/umad_ports.cc \
 	common/mad/ipoib_addresses.h common/mad/ipoib_addresses.cc \

@@ -7,11 +7,13 @@
 #include <cinttypes>
 
 #include "common/base/big_endian.h"
+#include "common/mad/mad_faults.h"
 #include "common/mad/umad_transport.h"
 #include "common/tree/data_client.h"
 #include "common/tree/db_version.h"
 #include "common/tree/member_control.h"
 #include "common/tree/stream.h"
+#include "common/tree/stream_faults.h"
 
 namespace ssa {
 namespace tree {
@@ -123,12 +125,19 @@ class ConsumerImpl : public Consumer {
 
 Status Consumer::Create(Reactor* reactor, Logger* log, const ConsumerOptions& o, UpdateFn on_update,
                         std::unique_ptr<Consumer>* out) {
-  auto mads = std::make_unique<UmadTransport>(o.ca_name, o.port_num, log);
-  Status st = mads->Open(kSsaClass, kSsaClassVersion);
+  auto umad = std::make_unique<UmadTransport>(o.ca_name, o.port_num, log);
+  Status st = umad->Open(kSsaClass, kSsaClassVersion);
   if (!st.ok()) return st.WithContext("SSA class on " + o.ca_name + ":" + std::to_string(o.port_num));
+  std::unique_ptr<MadTransport> mads = std::move(umad);
   std::unique_ptr<StreamTransport> streams;
   st = NewStreamTransport(o.transport, &streams);
+  // Fault injection (tests only): the seams wrap the real transports.
+  if (st.ok()) st = WrapMadFaults(o.mad_faults, &mads);
+  if (st.ok()) st = WrapStreamFaults(o.data_faults, &streams);
   if (!st.ok()) return st;
+  if (!o.mad_faults.empty() || !o.data_faults.empty())
+    log->Log(LogLevel::kWarn, "consumer: FAULT INJECTION on: mad_faults '%s', data_faults '%s' (tests only)",
+             o.mad_faults.c_str(), o.data_faults.c_str());
   out->reset(new ConsumerImpl(reactor, log, o, std::move(mads), nullptr, std::move(streams), std::move(on_update)));
   return Status::Ok();
 }

@@ -99,10 +99,15 @@ void DataClient::OnEvent(uint32_t events) {
     if (n == -EAGAIN) return;
     if (n <= 0) return Disconnect(n == 0 ? "closed by the parent" : strerror(static_cast<int>(-n)), true, false);
     counters_.bytes_received += static_cast<uint64_t>(n);
-    last_rx_ = Clock::now();
     Status st = reader_.Feed(buf, static_cast<size_t>(n));
     Frame f;
-    while (st.ok() && stream_ && reader_.Next(&f)) OnFrame(f);
+    // Alive means whole frames arriving, not bytes: a length field damaged
+    // in transit would otherwise keep the reader waiting for a frame that
+    // never ends while the parent's keepalives look like traffic.
+    while (st.ok() && stream_ && reader_.Next(&f)) {
+      last_rx_ = Clock::now();
+      OnFrame(f);
+    }
     if (stream_ && (!st.ok() || !reader_.error().ok()))
       return Disconnect("bad frame: " + (st.ok() ? reader_.error() : st).ToString(), true, false);
   }

@@ -94,11 +94,14 @@ void DataServer::OnEvent(uint64_t id, uint32_t events) {
       CloseChild(id, n == 0 ? "closed by the child" : std::string("read: ") + strerror(static_cast<int>(-n)));
       return;
     }
-    c->last_rx = Clock::now();
     if (c->state == State::kClosing) continue;  // draining a refusal: ignore what it says
     Status st = c->reader.Feed(buf, static_cast<size_t>(n));
     Frame f;
-    while (st.ok() && children_.count(id) && c->reader.Next(&f)) OnFrame(c, f);
+    // Alive means whole frames (see DataClient::OnEvent).
+    while (st.ok() && children_.count(id) && c->reader.Next(&f)) {
+      c->last_rx = Clock::now();
+      OnFrame(c, f);
+    }
     if (!children_.count(id)) return;
     if (!st.ok() || !c->reader.error().ok()) {
       ++counters_.bad_frames;
@@ -255,11 +258,8 @@ void DataServer::QueueTransfer(Child* c, uint8_t kind, uint64_t from, uint64_t t
   for (size_t off = 0; off < bytes->size(); off += kXferChunk) {
     size_t n = std::min(kXferChunk, bytes->size() - off);
     // The header is built here; the chunk itself is shared, not copied.
-    std::string header = EncodeFrame(FrameType::kXferData, "");
-    PutBe32(reinterpret_cast<uint8_t*>(&header[8]), static_cast<uint32_t>(n));
-    PutBe32(reinterpret_cast<uint8_t*>(&header[12]),
-            smdb::Crc32(reinterpret_cast<const uint8_t*>(bytes->data()) + off, n));
-    Queue(c, std::move(header));
+    Queue(c, EncodeFrameHeader(FrameType::kXferData, static_cast<uint32_t>(n),
+                               smdb::Crc32(reinterpret_cast<const uint8_t*>(bytes->data()) + off, n)));
     c->out.push_back({bytes, off, off + n});
     c->queued += n;
   }

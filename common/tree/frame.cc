@@ -117,15 +117,31 @@ const char* RefuseReasonName(uint16_t r) {
   return "unknown reason";
 }
 
-std::string EncodeFrame(FrameType type, const std::string& payload) {
+// The header check (frame.h): the CRC32 of the header without its own two bytes, low half.
+static uint16_t HeaderCheck(const uint8_t* h) {
+  uint32_t crc = smdb::Crc32(h, 6);
+  crc = smdb::Crc32(h + 8, kFrameHeaderSize - 8, crc);
+  return static_cast<uint16_t>(crc & 0xffff);
+}
+
+std::string EncodeFrameHeader(FrameType type, uint32_t length, uint32_t crc) {
   std::string f;
-  f.reserve(kFrameHeaderSize + payload.size());
+  f.reserve(kFrameHeaderSize);
   Put32(&f, kFrameMagic);
   Put8(&f, kFrameVersion);
   Put8(&f, static_cast<uint8_t>(type));
-  Put16(&f, 0);
-  Put32(&f, static_cast<uint32_t>(payload.size()));
-  Put32(&f, smdb::Crc32(reinterpret_cast<const uint8_t*>(payload.data()), payload.size()));
+  Put16(&f, 0);  // hcheck, below
+  Put32(&f, length);
+  Put32(&f, crc);
+  uint16_t check = HeaderCheck(reinterpret_cast<const uint8_t*>(f.data()));
+  f[6] = static_cast<char>(check >> 8);
+  f[7] = static_cast<char>(check & 0xff);
+  return f;
+}
+
+std::string EncodeFrame(FrameType type, const std::string& payload) {
+  std::string f = EncodeFrameHeader(type, static_cast<uint32_t>(payload.size()),
+                                    smdb::Crc32(reinterpret_cast<const uint8_t*>(payload.data()), payload.size()));
   f += payload;
   return f;
 }
@@ -260,7 +276,7 @@ Status FrameReader::CheckHeader(const uint8_t* h) {
   if (GetBe32(h) != kFrameMagic) return Status::Error(EBADMSG, "not an SSA data frame (bad magic)");
   if (h[4] != kFrameVersion) return Status::Error(EPROTONOSUPPORT, "frame version " + std::to_string(h[4]));
   if (h[5] < 1 || h[5] > 11) return Status::Error(EBADMSG, "frame type " + std::to_string(h[5]));
-  if (GetBe16(h + 6) != 0) return Status::Error(EBADMSG, "frame flags not 0");
+  if (GetBe16(h + 6) != HeaderCheck(h)) return Status::Error(EBADMSG, "frame header check mismatch");
   if (GetBe32(h + 8) > kMaxFramePayload)
     return Status::Error(EBADMSG, "frame payload of " + std::to_string(GetBe32(h + 8)) + " bytes (limit 4 MiB)");
   return Status::Ok();

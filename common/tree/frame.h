@@ -8,11 +8,13 @@
 //    0 u32 magic        0x53534146 ("SSAF")
 //    4 u8  version      1. A reader rejects any other version.
 //    5 u8  type         below
-//    6 u16 flags        0 (reserved)
+//    6 u16 hcheck       the low 16 bits of the CRC32 of header bytes 0-5
+//                       and 8-15 (so a damaged length is caught at once,
+//                       not after waiting for a payload that never ends)
 //    8 u32 length       payload bytes, at most kMaxFramePayload (4 MiB)
 //   12 u32 crc          CRC32 (smdb_format.h) of the payload
 //   16 ...              payload
-// A reader checks magic, version, type, flags and length before buffering
+// A reader checks magic, version, type, hcheck and length before buffering
 // the payload, and the CRC after: any violation ends the connection (the
 // peer logs and counts why).
 //
@@ -131,6 +133,8 @@ struct Frame {
 
 // A whole frame (header + payload).
 std::string EncodeFrame(FrameType type, const std::string& payload);
+// The header alone, for a payload sent from elsewhere (`crc` its CRC32).
+std::string EncodeFrameHeader(FrameType type, uint32_t length, uint32_t crc);
 std::string EncodeHello(const Hello& h);
 std::string EncodeWelcome(const Welcome& w);
 std::string EncodeRefuse(const Refuse& r);

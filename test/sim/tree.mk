@@ -6,7 +6,7 @@ check_PROGRAMS += test/sim/tree_tests
 TESTS += test/sim/tree_tests
 test_sim_tree_tests_SOURCES = \
 	test/sim/tree_harness.h test/sim/tree_harness.cc \
-	test/sim/tree_sim_test.cc test/sim/ssa_provider_sim_test.cc
+	test/sim/tree_sim_test.cc test/sim/ssa_provider_sim_test.cc test/sim/tree_fault_sim_test.cc
 test_sim_tree_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS) \
 	-DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
 test_sim_tree_tests_LDADD = $(SIM_TEST_LIBS) $(SSA_ALL_LIBS) $(CPPUTEST_LIBS)

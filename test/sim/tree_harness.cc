@@ -136,10 +136,10 @@ std::string TreeHarness::NodeDir(const std::string& node) const {
   return d;
 }
 
-Status TreeHarness::StartIbssa(const std::string& node, const std::string& role) {
+Status TreeHarness::StartIbssa(const std::string& node, const std::string& role, const std::string& extra_cfg) {
   std::string d = NodeDir(node);
   std::ofstream cfg(d + "/ibssa_opts.cfg");
-  cfg << "log_level = debug\njoin_timeout_ms = 300\n";
+  cfg << "log_level = debug\njoin_timeout_ms = 300\n" << extra_cfg;
   cfg.close();
   std::string log = d + "/ibssa.log";
   std::unique_ptr<SimProcess> p;
@@ -161,13 +161,37 @@ std::string TreeHarness::ConsumerStats(const std::string& node) const {
   return ConsumerDump(node) + ".stats";
 }
 
-Status TreeHarness::StartConsumer(const std::string& node) {
+Status TreeHarness::StartConsumer(const std::string& node, const std::vector<std::string>& extra_args) {
   std::string d = NodeDir(node);
   std::unique_ptr<SimProcess> p;
-  Status st = fabric_->Spawn(
-      node, {kConsumer, "-R", d, "--dump", ConsumerDump(node), "-L", d + "/consumer.log"}, &p);
+  std::vector<std::string> argv = {kConsumer, "-R", d, "--dump", ConsumerDump(node), "-L", d + "/consumer.log"};
+  argv.insert(argv.end(), extra_args.begin(), extra_args.end());
+  Status st = fabric_->Spawn(node, argv, &p);
   if (!st.ok()) return st;
   procs_[node] = std::move(p);
+  return Status::Ok();
+}
+
+std::string TreeHarness::IbssaLog(const std::string& node) const {
+  std::ifstream f(dir_->path() + "/" + node + "/ibssa.log");
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+std::string TreeHarness::ConsumerLog(const std::string& node) const {
+  std::ifstream f(dir_->path() + "/" + node + "/consumer.log");
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+Status TreeHarness::IbssaDataPort(const std::string& node, int* port) const {
+  std::string log = IbssaLog(node);
+  const std::string needle = "data channel on 127.0.0.1:";
+  size_t at = log.find(needle);
+  if (at == std::string::npos) return Status::Error(ENOENT, node + ": no data channel line in its log");
+  *port = atoi(log.c_str() + at + needle.size());
   return Status::Ok();
 }
 

@@ -52,10 +52,15 @@ class TreeHarness {
   Status Stop();
   void set_failed();
 
-  // ibssa on `node` with `role`; returns once its log says it joined.
-  Status StartIbssa(const std::string& node, const std::string& role);
-  // ssa-consumer on `node` dumping to ConsumerDump(node).
-  Status StartConsumer(const std::string& node);
+  // ibssa on `node` with `role` (and `extra_cfg` lines in its options
+  // file); returns once its log says it joined.
+  Status StartIbssa(const std::string& node, const std::string& role, const std::string& extra_cfg = "");
+  // ssa-consumer on `node` dumping to ConsumerDump(node), with `extra_args`.
+  Status StartConsumer(const std::string& node, const std::vector<std::string>& extra_args = {});
+  // An ibssa's data-channel address as its log says ("127.0.0.1", port).
+  Status IbssaDataPort(const std::string& node, int* port) const;
+  std::string IbssaLog(const std::string& node) const;
+  std::string ConsumerLog(const std::string& node) const;
   SimProcess* process(const std::string& node) { return procs_[node].get(); }
   void Forget(const std::string& node) { procs_.erase(node); }
 

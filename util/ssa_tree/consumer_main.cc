@@ -27,6 +27,7 @@ using ssa::Status;
 struct Args {
   std::string run_dir = ".";
   std::string dump, port, log = "stderr";
+  std::string data_faults, mad_faults;  // tests only
   bool once = false;
   int timeout_s = 0;
 };
@@ -34,7 +35,8 @@ struct Args {
 void Usage(FILE* f) {
   fprintf(f,
           "usage: ssa-consumer [-R DIR] [--dump FILE] [--port CA:PORT]\n"
-          "                    [--once] [--timeout S] [-L TARGET]\n");
+          "                    [--once] [--timeout S] [-L TARGET]\n"
+          "                    [--data-faults SPEC] [--mad-faults SPEC]\n");
 }
 
 Status WriteAtomic(const std::string& path, const std::string& bytes) {
@@ -64,12 +66,14 @@ std::string StatsText(const ssa::tree::ConsumerStats& s) {
 
 int main(int argc, char** argv) {
   Args a;
-  enum { kDump = 256, kPort, kOnce, kTimeout };
+  enum { kDump = 256, kPort, kOnce, kTimeout, kDataFaults, kMadFaults };
   static const struct option opts[] = {
       {"run-dir", required_argument, nullptr, 'R'}, {"dump", required_argument, nullptr, kDump},
       {"port", required_argument, nullptr, kPort},
       {"once", no_argument, nullptr, kOnce}, {"timeout", required_argument, nullptr, kTimeout},
       {"log", required_argument, nullptr, 'L'}, {"help", no_argument, nullptr, 'h'},
+      {"data-faults", required_argument, nullptr, kDataFaults},
+      {"mad-faults", required_argument, nullptr, kMadFaults},
       {nullptr, 0, nullptr, 0}};
   int c;
   while ((c = getopt_long(argc, argv, "R:L:h", opts, nullptr)) != -1) {
@@ -80,6 +84,8 @@ int main(int argc, char** argv) {
       case kPort: a.port = optarg; break;
       case kOnce: a.once = true; break;
       case kTimeout: a.timeout_s = atoi(optarg); break;
+      case kDataFaults: a.data_faults = optarg; break;
+      case kMadFaults: a.mad_faults = optarg; break;
       case 'h': Usage(stdout); return 0;
       default: Usage(stderr); return 2;
     }
@@ -111,6 +117,8 @@ int main(int argc, char** argv) {
   o.port_num = port.port_num;
   o.port_guid = port.port_guid;
   o.gid_prefix = port.gid_prefix;
+  o.data_faults = a.data_faults;
+  o.mad_faults = a.mad_faults;
   // Port attributes are read once: on the simulated fabric they are
   // frozen at start, on hardware a restarted consumer reads them again.
   uint16_t sm_lid = port.sm_lid;
@@ -120,6 +128,9 @@ int main(int argc, char** argv) {
   bool have_prdb = false;
   auto on_update = [&] {
     ssa::tree::ConsumerStats s = consumer->stats();
+    // The counters first: whoever sees the new dump sees counters that
+    // already include its transfer.
+    WriteAtomic(a.dump + ".stats", StatsText(s));
     if (auto prdb = consumer->prdb()) {
       std::string bytes;
       Status w = prdb->Serialize(&bytes);
@@ -127,7 +138,6 @@ int main(int argc, char** argv) {
       if (!w.ok()) log.Log(ssa::LogLevel::kError, "%s", w.ToString().c_str());
       have_prdb = true;
     }
-    WriteAtomic(a.dump + ".stats", StatsText(s));
     if (a.once && have_prdb) loop.Stop();
   };
   // The counters also change without an update (a parent lost, a new one

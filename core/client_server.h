@@ -5,13 +5,22 @@
 // partial reads, and hands each complete message to the Handler. Replies go
 // out through Send(), buffered per connection so one slow reader never
 // blocks the loop or other clients. Malformed framing (bad version, bad or
-// oversized length) closes that connection; each case is counted and logged.
+// oversized length) closes that connection; each case is counted and logged,
+// at most one line per kind every few seconds (a hostile client can cause
+// thousands a second).
+//
+// When accept() fails for want of descriptors (EMFILE, ENFILE) or memory,
+// the pending connection stays in the backlog and epoll reports the
+// listener again at once: retrying then would spin. Accepting pauses
+// instead (the listeners are unwatched) until a client closes or
+// Limits::accept_retry passes, whichever comes first.
 //
 // Owned by the daemon; borrows the EventLoop and Logger (which must outlive
 // it). Loop thread only.
 #ifndef IBACM_SSA_CORE_CLIENT_SERVER_H
 #define IBACM_SSA_CORE_CLIENT_SERVER_H
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -20,6 +29,7 @@
 
 #include "common/base/event_loop.h"
 #include "common/base/log.h"
+#include "common/base/rate_limit.h"
 #include "common/base/status.h"
 
 namespace ssa {
@@ -45,8 +55,15 @@ class ClientServer {
     uint64_t truncated = 0;       // connection closed mid-message
     uint64_t send_overflows = 0;  // client never read its answers
     uint64_t dropped_replies = 0; // answer for a client already gone
+    uint64_t accept_failures = 0; // accept() failed (out of descriptors, memory)
     size_t open = 0;
     size_t peak_open = 0;
+  };
+
+  struct Limits {
+    // How long accepting stays paused after accept() failed, unless a
+    // client closes (and frees a descriptor) first.
+    std::chrono::milliseconds accept_retry{100};
   };
 
   ClientServer(EventLoop* loop, Logger* log, Handler* handler);
@@ -62,12 +79,15 @@ class ClientServer {
   Status ListenTcp(int port, bool loopback_only, const std::string& port_file,
                    const std::string& port_link);
   int tcp_port() const { return tcp_port_; }
+  void set_limits(const Limits& limits) { limits_ = limits; }
 
   // Queues `len` bytes for `client`; false if the client is gone.
   bool Send(ClientId client, const uint8_t* data, size_t len);
   void Close(ClientId client, const char* reason);
   bool IsOpen(ClientId client) const { return clients_.count(client) != 0; }
   const Stats& stats() const { return stats_; }
+  // False while accepting is paused (see above).
+  bool accepting() const { return !accept_paused_; }
 
   // Stops listening and closes every connection (files are removed).
   void Shutdown();
@@ -86,8 +106,13 @@ class ClientServer {
   void OnWritable(Connection* c);
   void ParseInput(Connection* c);
   void UpdateInterest(Connection* c);
-  void CloseConnection(ClientId id, const char* reason, LogLevel level);
+  // `kind` (for warnings) rate-limits the log line per kind.
+  void CloseConnection(ClientId id, const char* reason, LogLevel level,
+                       const char* kind = nullptr);
   Status WatchListener(int fd);
+  Status WatchAccept(int fd);
+  void PauseAccepting();
+  void ResumeAccepting();
 
   EventLoop* loop_;
   Logger* log_;
@@ -98,6 +123,10 @@ class ClientServer {
   ClientId next_id_ = 1;
   std::unordered_map<ClientId, std::unique_ptr<Connection>> clients_;
   Stats stats_;
+  Limits limits_;
+  bool accept_paused_ = false;
+  EventLoop::TimerId accept_timer_ = 0;  // resumes accepting; 0: none
+  RateLimitedLog limited_;
 };
 
 }  // namespace ssa

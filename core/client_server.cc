@@ -176,6 +176,14 @@ void ClientServer::OnAccept(int listen_fd) {
       PauseAccepting();
       return;
     }
+    if (limits_.max_clients && clients_.size() >= limits_.max_clients) {
+      ++stats_.refused;
+      limited_.Log(LogLevel::kWarn, "max-clients",
+                   "refusing a client: %zu connected, the most max_clients allows",
+                   clients_.size());
+      RawClose(fd);
+      continue;
+    }
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));  // fails harmlessly on unix
     auto conn = std::make_unique<Connection>();
@@ -245,7 +253,40 @@ void ClientServer::ParseInput(Connection* c) {
     offset += frame_len;
     handler_->OnMessage(id, msg.data(), msg.size());
   }
-  if (clients_.count(id)) c->in.erase(c->in.begin(), c->in.begin() + offset);
+  if (!clients_.count(id)) return;
+  c->in.erase(c->in.begin(), c->in.begin() + offset);
+  // A complete message is progress: the clock restarts for the next one.
+  if (offset > 0 || c->partial_since == EventLoop::Clock::time_point{})
+    c->partial_since = EventLoop::Clock::now();
+  if (c->in.empty()) c->partial_since = {};
+  else ArmTimeout(c);
+}
+
+void ClientServer::ArmTimeout(Connection* c) {
+  if (limits_.client_timeout.count() <= 0 || c->timeout_timer) return;
+  EventLoop::Clock::duration left =
+      c->partial_since + limits_.client_timeout - EventLoop::Clock::now();
+  ClientId id = c->id;
+  c->timeout_timer = loop_->AddTimer(left, [this, id] { OnTimeout(id); });
+}
+
+// One timer per connection with a message pending, re-armed while the
+// client keeps completing messages.
+void ClientServer::OnTimeout(ClientId id) {
+  auto it = clients_.find(id);
+  if (it == clients_.end()) return;
+  Connection* c = it->second.get();
+  c->timeout_timer = 0;
+  if (c->in.empty()) return;
+  if (EventLoop::Clock::now() < c->partial_since + limits_.client_timeout) {
+    ArmTimeout(c);
+    return;
+  }
+  ++stats_.timeouts;
+  std::string reason = "sent " + std::to_string(c->in.size()) +
+                       " bytes of a message and no more for " +
+                       std::to_string(limits_.client_timeout.count()) + " ms (client_timeout_ms)";
+  CloseConnection(id, reason.c_str(), LogLevel::kWarn, "timeout");
 }
 
 bool ClientServer::Send(ClientId client, const uint8_t* data, size_t len) {
@@ -311,6 +352,7 @@ void ClientServer::CloseConnection(ClientId id, const char* reason, LogLevel lev
     limited_.Log(level, kind, "client %llu: %s", static_cast<unsigned long long>(id), reason);
   else if (log_->Enabled(level))
     log_->Log(level, "client %llu: %s", static_cast<unsigned long long>(id), reason);
+  if (it->second->timeout_timer) loop_->CancelTimer(it->second->timeout_timer);
   loop_->UnwatchFd(it->second->fd);
   RawClose(it->second->fd);
   clients_.erase(it);

@@ -103,6 +103,10 @@ Status Daemon::Start() {
   if (settings_.discover) ports_->set_discover_fn(settings_.discover);
   dispatcher_ = std::make_unique<RequestDispatcher>(&log_, host_.get(), ports_.get(), &counters_);
   server_ = std::make_unique<ClientServer>(&loop_, &log_, dispatcher_.get());
+  ClientServer::Limits limits;
+  limits.max_clients = static_cast<size_t>(options_.max_clients);
+  limits.client_timeout = std::chrono::milliseconds(options_.client_timeout_ms);
+  server_->set_limits(limits);
   dispatcher_->set_server(server_.get());
   st = ports_->Start();
   if (!st.ok()) return st;

@@ -319,3 +319,70 @@ TEST(ClientServer, PerClientWarningsAreRateLimited) {
   LONGS_EQUAL(50, server->stats().bad_frames);
   LONGS_EQUAL(1, *warnings);
 }
+
+// Half a message and then silence used to hold the connection for ever.
+TEST(ClientServer, HalfAMessageThenSilenceIsDroppedAfterTheTimeout) {
+  ssa::ClientServer::Limits limits;
+  limits.client_timeout = 100ms;
+  server->set_limits(limits);
+  int idle = Connect();  // sends nothing: kept
+  int stalled = Connect();
+  auto msg = PerfQuery();
+  send(stalled, msg.data(), 10, 0);
+  CHECK_TRUE(PeerClosed(stalled));
+  LONGS_EQUAL(1, server->stats().timeouts);
+  LONGS_EQUAL(0, handler.messages);
+  RunFor(200ms);
+  LONGS_EQUAL(1, server->stats().open);
+  send(idle, msg.data(), msg.size(), 0);
+  ssa::acm::MsgHeader hdr;
+  CHECK_TRUE(ReadReply(idle, &hdr));
+}
+
+// The clock restarts with every complete message: a client whose writes
+// straddle message boundaries is never "stalled" while it makes progress.
+TEST(ClientServer, AClientCompletingMessagesInPiecesIsNotTimedOut) {
+  ssa::ClientServer::Limits limits;
+  limits.client_timeout = 300ms;
+  server->set_limits(limits);
+  int fd = Connect();
+  auto msg = PerfQuery();
+  size_t half = msg.size() / 2;
+  send(fd, msg.data(), half, 0);
+  for (int i = 0; i < 6; ++i) {  // 600 ms, always half a message pending
+    RunFor(100ms);
+    std::vector<uint8_t> piece(msg.begin() + half, msg.end());
+    piece.insert(piece.end(), msg.begin(), msg.begin() + half);
+    CHECK_EQUAL((ssize_t)piece.size(), send(fd, piece.data(), piece.size(), 0));
+  }
+  ssa::acm::MsgHeader hdr;
+  for (int i = 0; i < 6; ++i) CHECK_TRUE(ReadReply(fd, &hdr));
+  LONGS_EQUAL(0, server->stats().timeouts);
+  LONGS_EQUAL(6, handler.messages);
+  CHECK_TRUE(PeerClosed(fd));  // and then it stalls
+  LONGS_EQUAL(1, server->stats().timeouts);
+}
+
+TEST(ClientServer, MaxClientsRefusesTheClientsBeyondIt) {
+  ssa::ClientServer::Limits limits;
+  limits.max_clients = 2;
+  server->set_limits(limits);
+  const int* warnings = CountWarnings();
+  int a = Connect();
+  int b = Connect();
+  CHECK_TRUE(loop.RunUntil([&] { return server->stats().open == 2; }, 5s));
+  for (int i = 0; i < 5; ++i) CHECK_TRUE(PeerClosed(Connect()));
+  LONGS_EQUAL(5, server->stats().refused);
+  LONGS_EQUAL(2, server->stats().open);
+  LONGS_EQUAL(1, *warnings);  // rate-limited
+  auto msg = PerfQuery();
+  ssa::acm::MsgHeader hdr;
+  send(b, msg.data(), msg.size(), 0);
+  CHECK_TRUE(ReadReply(b, &hdr));
+  // Room again once one leaves.
+  CloseClient(a);
+  CHECK_TRUE(loop.RunUntil([&] { return server->stats().open == 1; }, 5s));
+  int c = Connect();
+  send(c, msg.data(), msg.size(), 0);
+  CHECK_TRUE(ReadReply(c, &hdr));
+}

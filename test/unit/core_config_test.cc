@@ -64,6 +64,19 @@ TEST(CoreOptions, UpstreamFileReadUnchanged) {
   LONGS_EQUAL(1, o.provider_rules.size());
 }
 
+TEST(CoreOptions, ClientLimits) {
+  ssa::CoreOptions o;
+  LONGS_EQUAL(0, o.max_clients);
+  LONGS_EQUAL(5000, o.client_timeout_ms);
+  ssa::ConfigFile cfg;
+  CHECK_TRUE(ssa::ConfigFile::Parse("[core]\nmax_clients = 64\nclient_timeout_ms = 0\n",
+                                    "acm_opts.cfg", &cfg)
+                 .ok());
+  LONGS_EQUAL(0, o.Apply(cfg).size());
+  LONGS_EQUAL(64, o.max_clients);
+  LONGS_EQUAL(0, o.client_timeout_ms);
+}
+
 TEST(CoreOptions, RunDirMovesEveryRuntimeFile) {
   ssa::CoreOptions o;
   o.UseRunDir("/tmp/x");

@@ -279,3 +279,9 @@ TEST(Daemon, HardwarePortEventsRereadOnceThenReachTheProvider) {
   STRCMP_CONTAINS("port_changed=1 ", all.c_str());
   STRCMP_CONTAINS("port_event=2", all.c_str());
 }
+
+TEST(Daemon, ClientLimitsComeFromTheCoreOptions) {
+  Start("max_clients = 3\nclient_timeout_ms = 250\n");
+  LONGS_EQUAL(3, daemon->server()->limits().max_clients);
+  LONGS_EQUAL(250, daemon->server()->limits().client_timeout.count());
+}

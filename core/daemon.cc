@@ -6,6 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
+
 #include "core/client_server.h"
 #include "core/port_events.h"
 #include "core/port_manager.h"
@@ -57,8 +60,15 @@ Status Daemon::Configure() {
     if (!st.ok()) return st;
     for (const auto& w : addrs_.warnings) SSA_LOG(log_, kWarn, "%s", w.c_str());
     SSA_LOG(log_, kInfo, "%zu addresses from %s", addrs_.entries.size(), options_.addr_file.c_str());
+  } else if (settings_.addr_file_given) {
+    // -A names the file the user wants: serving host-named endpoints
+    // instead would hide the mistake.
+    st = Status::FromErrno("cannot read address file " + options_.addr_file);
+    SSA_LOG(log_, kError, "%s", st.ToString().c_str());
+    return st;
   } else {
-    SSA_LOG(log_, kInfo, "no address file %s", options_.addr_file.c_str());
+    SSA_LOG(log_, kWarn, "cannot read address file %s (%s); endpoints are named after the host",
+            options_.addr_file.c_str(), strerror(errno));
   }
   return Status::Ok();
 }

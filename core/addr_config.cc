@@ -3,11 +3,13 @@
 
 #include <arpa/inet.h>
 
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 
 #include "common/base/option_set.h"
+#include "common/mad/umad_ports.h"
 
 namespace ssa {
 
@@ -54,6 +56,7 @@ std::string AddressToString(const ssa_address& addr) {
 
 AddrConfig AddrConfig::Parse(const std::string& text, const std::string& name, bool allow_ips) {
   AddrConfig cfg;
+  cfg.name = name;
   std::istringstream in(text);
   std::string raw;
   int line_no = 0;
@@ -92,9 +95,51 @@ AddrConfig AddrConfig::Parse(const std::string& text, const std::string& name, b
       cfg.warnings.push_back(where + st.message() + ", line skipped");
       continue;
     }
+    const AddrConfigEntry* first = nullptr;
+    for (const auto& prev : cfg.entries)
+      if (prev.address.type == e.address.type &&
+          std::memcmp(prev.address.data, e.address.data, sizeof(e.address.data)) == 0) {
+        first = &prev;
+        break;
+      }
+    if (first) {
+      cfg.warnings.push_back(where + "duplicate address '" + address + "' (first on line " +
+                             std::to_string(first->line) + "), line skipped");
+      continue;
+    }
     cfg.entries.push_back(e);
   }
   return cfg;
+}
+
+std::vector<std::string> AddrConfig::CheckAgainstPorts(const std::vector<UmadPort>& ports) const {
+  std::vector<std::string> warnings;
+  for (const auto& e : entries) {
+    std::string where = name + ":" + std::to_string(e.line) + ": address '" + e.text + "': ";
+    bool device = false;
+    const UmadPort* port = nullptr;
+    for (const auto& p : ports) {
+      if (p.ca_name != e.device) continue;
+      device = true;
+      if (p.port_num == e.port) port = &p;
+    }
+    if (!device) {
+      warnings.push_back(where + "no device '" + e.device + "'");
+    } else if (!port) {
+      warnings.push_back(where + "device " + e.device + " has no port " + std::to_string(e.port));
+    } else if (!e.default_pkey) {
+      // Full and limited membership are the same partition (as endpoints
+      // are matched in PortManager::AddressesFor).
+      bool found = false;
+      for (uint16_t pkey : port->pkeys) found = found || (pkey | 0x8000) == (e.pkey | 0x8000);
+      char hex[8];
+      snprintf(hex, sizeof(hex), "0x%04x", e.pkey);
+      if (!found)
+        warnings.push_back(where + "port " + e.device + "/" + std::to_string(e.port) +
+                           " has no pkey " + hex);
+    }
+  }
+  return warnings;
 }
 
 Status AddrConfig::Load(const std::string& path, bool allow_ips, AddrConfig* out) {

@@ -4,7 +4,11 @@
 // pkey is hex or "default" (the port's first P_Key).
 //
 // Bad lines are skipped with a message naming file and line; the rest of
-// the file still counts. A plain value, read on the main thread.
+// the file still counts. So is an address given a second time: an address
+// names one endpoint, and which line would win is anybody's guess. Whether
+// the device, port and pkey exist is only known once the ports are found:
+// PortManager checks that (CheckAgainstPorts). A plain value, read on the
+// main thread.
 #ifndef IBACM_SSA_CORE_ADDR_CONFIG_H
 #define IBACM_SSA_CORE_ADDR_CONFIG_H
 
@@ -27,7 +31,10 @@ struct AddrConfigEntry {
   int line = 0;
 };
 
+struct UmadPort;
+
 struct AddrConfig {
+  std::string name;  // the file, for messages
   std::vector<AddrConfigEntry> entries;
   std::vector<std::string> warnings;
 
@@ -35,6 +42,11 @@ struct AddrConfig {
   // skipped with a warning.
   static Status Load(const std::string& path, bool allow_ips, AddrConfig* out);
   static AddrConfig Parse(const std::string& text, const std::string& name, bool allow_ips);
+
+  // One "file:line: ..." message per entry naming a device, port or pkey
+  // that `ports` lack. Such entries are kept: a pkey may be added to the
+  // port later.
+  std::vector<std::string> CheckAgainstPorts(const std::vector<UmadPort>& ports) const;
 };
 
 // Builds a typed address from text: an IPv4 or IPv6 literal becomes IP/IP6,

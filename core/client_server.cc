@@ -46,18 +46,49 @@ void ReplaceSymlink(const std::string& target, const std::string& link, Logger* 
 }  // namespace
 
 ClientServer::ClientServer(EventLoop* loop, Logger* log, Handler* handler)
-    : loop_(loop), log_(log), handler_(handler) {}
+    : loop_(loop), log_(log), handler_(handler), limited_(log, std::chrono::seconds(5)) {}
 
 ClientServer::~ClientServer() { Shutdown(); }
 
+Status ClientServer::WatchAccept(int fd) {
+  return loop_->WatchFd(fd, EPOLLIN, [this, fd](uint32_t) { OnAccept(fd); });
+}
+
 Status ClientServer::WatchListener(int fd) {
-  Status st = loop_->WatchFd(fd, EPOLLIN, [this, fd](uint32_t) { OnAccept(fd); });
+  // A listener added while accepting is paused is watched on resuming.
+  Status st = accept_paused_ ? Status::Ok() : WatchAccept(fd);
   if (!st.ok()) {
     RawClose(fd);
     return st;
   }
   listen_fds_.push_back(fd);
   return Status::Ok();
+}
+
+void ClientServer::PauseAccepting() {
+  if (accept_paused_) return;
+  accept_paused_ = true;
+  for (int fd : listen_fds_) loop_->UnwatchFd(fd);
+  accept_timer_ = loop_->AddTimer(limits_.accept_retry, [this] {
+    accept_timer_ = 0;
+    ResumeAccepting();
+  });
+}
+
+// Pending connections make the listeners readable at once, so the next
+// loop iteration accepts them; if descriptors are still short, that
+// accept() fails and pauses again.
+void ClientServer::ResumeAccepting() {
+  if (!accept_paused_) return;
+  accept_paused_ = false;
+  if (accept_timer_) loop_->CancelTimer(accept_timer_);
+  accept_timer_ = 0;
+  for (int fd : listen_fds_) {
+    Status st = WatchAccept(fd);
+    if (!st.ok())
+      limited_.Log(LogLevel::kError, "watch-listener", "cannot watch listening socket: %s",
+                   st.ToString().c_str());
+  }
 }
 
 Status ClientServer::ListenUnix(const std::string& path, const std::string& link) {
@@ -130,13 +161,28 @@ Status ClientServer::ListenTcp(int port, bool loopback_only, const std::string& 
 
 void ClientServer::OnAccept(int listen_fd) {
   // Drain the backlog: many clients may connect between two loop iterations.
-  for (;;) {
+  while (!accept_paused_) {
     int fd = accept4(listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
-      if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return;
-      // EMFILE and friends: log and keep serving the clients we have.
-      SSA_LOG(*log_, kWarn, "accept failed: %s", strerror(errno));
+      if (errno == EAGAIN || errno == EWOULDBLOCK) return;
+      // The client gave up before we accepted it: on to the next one.
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      // EMFILE and friends: keep serving the clients we have, and try
+      // again once one closes or after accept_retry.
+      ++stats_.accept_failures;
+      limited_.Log(LogLevel::kWarn, "accept",
+                   "accept failed: %s; not accepting clients for %lld ms or until one closes",
+                   strerror(errno), static_cast<long long>(limits_.accept_retry.count()));
+      PauseAccepting();
       return;
+    }
+    if (limits_.max_clients && clients_.size() >= limits_.max_clients) {
+      ++stats_.refused;
+      limited_.Log(LogLevel::kWarn, "max-clients",
+                   "refusing a client: %zu connected, the most max_clients allows",
+                   clients_.size());
+      RawClose(fd);
+      continue;
     }
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));  // fails harmlessly on unix
@@ -150,7 +196,8 @@ void ClientServer::OnAccept(int listen_fd) {
       if (clients_.count(id) && (ev & EPOLLOUT)) OnWritable(c);
     });
     if (!st.ok()) {
-      SSA_LOG(*log_, kWarn, "cannot watch client fd: %s", st.ToString().c_str());
+      limited_.Log(LogLevel::kWarn, "watch-client", "cannot watch client fd: %s",
+                   st.ToString().c_str());
       RawClose(fd);
       continue;
     }
@@ -178,7 +225,7 @@ void ClientServer::OnReadable(Connection* c) {
     // EOF or error.
     if (!c->in.empty()) {
       ++stats_.truncated;
-      CloseConnection(id, "closed in the middle of a message", LogLevel::kWarn);
+      CloseConnection(id, "closed in the middle of a message", LogLevel::kWarn, "truncated");
     } else {
       CloseConnection(id, "disconnected", LogLevel::kTrace);
     }
@@ -197,7 +244,7 @@ void ClientServer::ParseInput(Connection* c) {
     if (fs == acm::FrameStatus::kInvalid) {
       ++stats_.bad_frames;
       std::string reason = "bad message: " + error;
-      CloseConnection(id, reason.c_str(), LogLevel::kWarn);
+      CloseConnection(id, reason.c_str(), LogLevel::kWarn, "bad-frame");
       return;
     }
     ++stats_.messages;
@@ -206,7 +253,40 @@ void ClientServer::ParseInput(Connection* c) {
     offset += frame_len;
     handler_->OnMessage(id, msg.data(), msg.size());
   }
-  if (clients_.count(id)) c->in.erase(c->in.begin(), c->in.begin() + offset);
+  if (!clients_.count(id)) return;
+  c->in.erase(c->in.begin(), c->in.begin() + offset);
+  // A complete message is progress: the clock restarts for the next one.
+  if (offset > 0 || c->partial_since == EventLoop::Clock::time_point{})
+    c->partial_since = EventLoop::Clock::now();
+  if (c->in.empty()) c->partial_since = {};
+  else ArmTimeout(c);
+}
+
+void ClientServer::ArmTimeout(Connection* c) {
+  if (limits_.client_timeout.count() <= 0 || c->timeout_timer) return;
+  EventLoop::Clock::duration left =
+      c->partial_since + limits_.client_timeout - EventLoop::Clock::now();
+  ClientId id = c->id;
+  c->timeout_timer = loop_->AddTimer(left, [this, id] { OnTimeout(id); });
+}
+
+// One timer per connection with a message pending, re-armed while the
+// client keeps completing messages.
+void ClientServer::OnTimeout(ClientId id) {
+  auto it = clients_.find(id);
+  if (it == clients_.end()) return;
+  Connection* c = it->second.get();
+  c->timeout_timer = 0;
+  if (c->in.empty()) return;
+  if (EventLoop::Clock::now() < c->partial_since + limits_.client_timeout) {
+    ArmTimeout(c);
+    return;
+  }
+  ++stats_.timeouts;
+  std::string reason = "sent " + std::to_string(c->in.size()) +
+                       " bytes of a message and no more for " +
+                       std::to_string(limits_.client_timeout.count()) + " ms (client_timeout_ms)";
+  CloseConnection(id, reason.c_str(), LogLevel::kWarn, "timeout");
 }
 
 bool ClientServer::Send(ClientId client, const uint8_t* data, size_t len) {
@@ -231,7 +311,8 @@ bool ClientServer::Send(ClientId client, const uint8_t* data, size_t len) {
   }
   if (c->out.size() > kMaxPendingOutput) {
     ++stats_.send_overflows;
-    CloseConnection(client, "does not read its answers (output buffer full)", LogLevel::kWarn);
+    CloseConnection(client, "does not read its answers (output buffer full)", LogLevel::kWarn,
+                    "send-overflow");
     return false;
   }
   UpdateInterest(c);
@@ -263,28 +344,38 @@ void ClientServer::Close(ClientId client, const char* reason) {
   CloseConnection(client, reason, LogLevel::kDebug);
 }
 
-void ClientServer::CloseConnection(ClientId id, const char* reason, LogLevel level) {
+void ClientServer::CloseConnection(ClientId id, const char* reason, LogLevel level,
+                                   const char* kind) {
   auto it = clients_.find(id);
   if (it == clients_.end()) return;
-  if (log_->Enabled(level))
+  if (kind)
+    limited_.Log(level, kind, "client %llu: %s", static_cast<unsigned long long>(id), reason);
+  else if (log_->Enabled(level))
     log_->Log(level, "client %llu: %s", static_cast<unsigned long long>(id), reason);
+  if (it->second->timeout_timer) loop_->CancelTimer(it->second->timeout_timer);
   loop_->UnwatchFd(it->second->fd);
   RawClose(it->second->fd);
   clients_.erase(it);
   ++stats_.closed;
   stats_.open = clients_.size();
+  // A descriptor is free again: accept whoever waits for it now.
+  ResumeAccepting();
   handler_->OnDisconnect(id);
 }
 
 void ClientServer::Shutdown() {
-  std::vector<ClientId> ids;
-  for (const auto& kv : clients_) ids.push_back(kv.first);
-  for (ClientId id : ids) CloseConnection(id, "server shutting down", LogLevel::kTrace);
+  // Listeners first, so closing the clients resumes nothing.
   for (int fd : listen_fds_) {
     loop_->UnwatchFd(fd);
     RawClose(fd);
   }
   listen_fds_.clear();
+  if (accept_timer_) loop_->CancelTimer(accept_timer_);
+  accept_timer_ = 0;
+  accept_paused_ = false;
+  std::vector<ClientId> ids;
+  for (const auto& kv : clients_) ids.push_back(kv.first);
+  for (ClientId id : ids) CloseConnection(id, "server shutting down", LogLevel::kTrace);
   for (const auto& f : files_) unlink(f.c_str());
   files_.clear();
 }

@@ -1,17 +1,32 @@
 // client_server.h: the sockets clients (librdmacm, ib_acme) talk to.
 //
 // Listens on a unix socket and/or TCP (upstream's server_mode unix, loop,
-// open), accepts any number of connections, reassembles messages from
-// partial reads, and hands each complete message to the Handler. Replies go
+// open), accepts up to Limits::max_clients connections (more are accepted
+// and closed at once, so they fail fast instead of waiting in the backlog),
+// reassembles messages from partial reads, and hands each complete message
+// to the Handler. Replies go
 // out through Send(), buffered per connection so one slow reader never
 // blocks the loop or other clients. Malformed framing (bad version, bad or
-// oversized length) closes that connection; each case is counted and logged.
+// oversized length) closes that connection, and so does a message left
+// incomplete for Limits::client_timeout (a client that stalls halfway would
+// otherwise hold its descriptor and buffer for ever; idle clients between
+// messages are fine: librdmacm keeps its connection open). Each case is
+// counted and logged,
+// at most one line per kind every few seconds (a hostile client can cause
+// thousands a second).
+//
+// When accept() fails for want of descriptors (EMFILE, ENFILE) or memory,
+// the pending connection stays in the backlog and epoll reports the
+// listener again at once: retrying then would spin. Accepting pauses
+// instead (the listeners are unwatched) until a client closes or
+// Limits::accept_retry passes, whichever comes first.
 //
 // Owned by the daemon; borrows the EventLoop and Logger (which must outlive
 // it). Loop thread only.
 #ifndef IBACM_SSA_CORE_CLIENT_SERVER_H
 #define IBACM_SSA_CORE_CLIENT_SERVER_H
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -20,6 +35,7 @@
 
 #include "common/base/event_loop.h"
 #include "common/base/log.h"
+#include "common/base/rate_limit.h"
 #include "common/base/status.h"
 
 namespace ssa {
@@ -45,8 +61,21 @@ class ClientServer {
     uint64_t truncated = 0;       // connection closed mid-message
     uint64_t send_overflows = 0;  // client never read its answers
     uint64_t dropped_replies = 0; // answer for a client already gone
+    uint64_t accept_failures = 0; // accept() failed (out of descriptors, memory)
+    uint64_t refused = 0;         // closed at once: max_clients reached
+    uint64_t timeouts = 0;        // closed: a message left incomplete too long
     size_t open = 0;
     size_t peak_open = 0;
+  };
+
+  struct Limits {
+    size_t max_clients = 0;  // connections at once; 0: no limit
+    // How long a client may take to complete a message after the previous
+    // one (or after it began sending); 0: for ever.
+    std::chrono::milliseconds client_timeout{0};
+    // How long accepting stays paused after accept() failed, unless a
+    // client closes (and frees a descriptor) first.
+    std::chrono::milliseconds accept_retry{100};
   };
 
   ClientServer(EventLoop* loop, Logger* log, Handler* handler);
@@ -62,12 +91,17 @@ class ClientServer {
   Status ListenTcp(int port, bool loopback_only, const std::string& port_file,
                    const std::string& port_link);
   int tcp_port() const { return tcp_port_; }
+  // Before the first client connects.
+  void set_limits(const Limits& limits) { limits_ = limits; }
+  const Limits& limits() const { return limits_; }
 
   // Queues `len` bytes for `client`; false if the client is gone.
   bool Send(ClientId client, const uint8_t* data, size_t len);
   void Close(ClientId client, const char* reason);
   bool IsOpen(ClientId client) const { return clients_.count(client) != 0; }
   const Stats& stats() const { return stats_; }
+  // False while accepting is paused (see above).
+  bool accepting() const { return !accept_paused_; }
 
   // Stops listening and closes every connection (files are removed).
   void Shutdown();
@@ -77,6 +111,10 @@ class ClientServer {
     int fd = -1;
     ClientId id = 0;
     std::vector<uint8_t> in;  // unparsed bytes
+    // When the incomplete message in `in` began (or the last complete one
+    // ended); the timer closes the connection client_timeout after it.
+    EventLoop::Clock::time_point partial_since{};
+    EventLoop::TimerId timeout_timer = 0;  // 0: none
     std::string out;          // unsent bytes
     bool want_write = false;
   };
@@ -86,8 +124,15 @@ class ClientServer {
   void OnWritable(Connection* c);
   void ParseInput(Connection* c);
   void UpdateInterest(Connection* c);
-  void CloseConnection(ClientId id, const char* reason, LogLevel level);
+  void ArmTimeout(Connection* c);
+  void OnTimeout(ClientId id);
+  // `kind` (for warnings) rate-limits the log line per kind.
+  void CloseConnection(ClientId id, const char* reason, LogLevel level,
+                       const char* kind = nullptr);
   Status WatchListener(int fd);
+  Status WatchAccept(int fd);
+  void PauseAccepting();
+  void ResumeAccepting();
 
   EventLoop* loop_;
   Logger* log_;
@@ -98,6 +143,10 @@ class ClientServer {
   ClientId next_id_ = 1;
   std::unordered_map<ClientId, std::unique_ptr<Connection>> clients_;
   Stats stats_;
+  Limits limits_;
+  bool accept_paused_ = false;
+  EventLoop::TimerId accept_timer_ = 0;  // resumes accepting; 0: none
+  RateLimitedLog limited_;
 };
 
 }  // namespace ssa

@@ -36,6 +36,7 @@ std::vector<std::string> CoreOptions::Apply(const ConfigFile& cfg) {
   opts.String("port_file", &port_file);
   opts.Int("port_poll_ms", &port_poll_ms, 100, 3600 * 1000);
   opts.Int("max_clients", &max_clients, 0, 10000000);
+  opts.Int("client_timeout_ms", &client_timeout_ms, 0, 3600 * 1000);
   opts.String("addr_file", &addr_file);
 
   if (cfg.format() == ConfigFile::Format::kUpstream)

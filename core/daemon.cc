@@ -6,6 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
+
 #include "core/client_server.h"
 #include "core/port_events.h"
 #include "core/port_manager.h"
@@ -57,8 +60,15 @@ Status Daemon::Configure() {
     if (!st.ok()) return st;
     for (const auto& w : addrs_.warnings) SSA_LOG(log_, kWarn, "%s", w.c_str());
     SSA_LOG(log_, kInfo, "%zu addresses from %s", addrs_.entries.size(), options_.addr_file.c_str());
+  } else if (settings_.addr_file_given) {
+    // -A names the file the user wants: serving host-named endpoints
+    // instead would hide the mistake.
+    st = Status::FromErrno("cannot read address file " + options_.addr_file);
+    SSA_LOG(log_, kError, "%s", st.ToString().c_str());
+    return st;
   } else {
-    SSA_LOG(log_, kInfo, "no address file %s", options_.addr_file.c_str());
+    SSA_LOG(log_, kWarn, "cannot read address file %s (%s); endpoints are named after the host",
+            options_.addr_file.c_str(), strerror(errno));
   }
   return Status::Ok();
 }
@@ -103,6 +113,10 @@ Status Daemon::Start() {
   if (settings_.discover) ports_->set_discover_fn(settings_.discover);
   dispatcher_ = std::make_unique<RequestDispatcher>(&log_, host_.get(), ports_.get(), &counters_);
   server_ = std::make_unique<ClientServer>(&loop_, &log_, dispatcher_.get());
+  ClientServer::Limits limits;
+  limits.max_clients = static_cast<size_t>(options_.max_clients);
+  limits.client_timeout = std::chrono::milliseconds(options_.client_timeout_ms);
+  server_->set_limits(limits);
   dispatcher_->set_server(server_.get());
   st = ports_->Start();
   if (!st.ok()) return st;

@@ -36,11 +36,12 @@ class Daemon {
  public:
   struct Settings {
     std::string opts_file;          // -O; missing file = defaults (logged)
-    std::string addr_file;          // -A
+    std::string addr_file;          // -A; missing file = error when addr_file_given
     std::string run_dir;            // -R: socket, port and pid files
     std::string provider_dir;       // overrides provider_lib_path
     std::string log_target;         // overrides log_file (-L / foreground)
     bool opts_file_given = false;
+    bool addr_file_given = false;
     // Test seam: where ports come from (default: libibumad).
     std::function<Status(std::vector<UmadPort>*)> discover;
   };

@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
     switch (c) {
       case 'D': foreground = false; break;
       case 'P': foreground = true; break;
-      case 'A': settings.addr_file = optarg; break;
+      case 'A': settings.addr_file = optarg; settings.addr_file_given = true; break;
       case 'O': settings.opts_file = optarg; settings.opts_file_given = true; break;
       case 'R': settings.run_dir = optarg; break;
       case 'L': settings.log_target = optarg; break;

@@ -53,6 +53,9 @@ Status PortManager::Start() {
   Status st = discover_(&found);
   if (!st.ok()) return st.WithContext("port discovery");
   if (found.empty()) SSA_LOG(*log_, kWarn, "no InfiniBand ports found; serving no endpoints");
+  // A typo in the address file otherwise only shows as a name nobody
+  // resolves.
+  for (const auto& w : addrs_->CheckAgainstPorts(found)) SSA_LOG(*log_, kWarn, "%s", w.c_str());
   if (addrs_->entries.empty()) {
     // Like upstream without ibacm_addr.cfg: the host name names the first
     // endpoint, host-N the others.

@@ -1,9 +1,11 @@
 // smdb_producer.cc: SmdbProducer (see smdb_producer.h).
 #include "opensm_plugin/smdb_producer.h"
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <type_traits>
+#include <vector>
 
 #include "common/smdb/smdb_delta.h"
 #include "common/smdb/smdb_dump.h"
@@ -44,19 +46,45 @@ SmdbProducer::SmdbProducer(const PluginOptions& options, std::unique_ptr<Version
 
 void SmdbProducer::LoadPrevious() {
   if (!store_) return;
+  std::vector<uint64_t> epochs = store_->ListVersions();
+  uint64_t highest = epochs.empty() ? 0 : epochs.back();
   smdb::Smdb db;
   bool found = false;
   Status st = store_->LoadLatest(&db, &found);
-  if (!st.ok()) {
-    log_->Warn("ignoring the previous version in " + store_->dir() + ": " + st.ToString() +
-               "; epochs restart at 1");
+  if (st.ok() && found && db.global_epoch >= highest) {
+    previous_ = std::move(db);
+    previous_on_disk_ = true;
+    log_->Key("continuing from epoch " + std::to_string(previous_.global_epoch) + " (" +
+              store_->LatestPath() + ")");
     return;
   }
-  if (!found) return;
-  previous_ = std::move(db);
-  previous_on_disk_ = true;
-  log_->Key("continuing from epoch " + std::to_string(previous_.global_epoch) + " (" +
-            store_->LatestPath() + ")");
+  if (highest == 0) {
+    if (!st.ok())
+      log_->Warn("ignoring the previous version in " + store_->dir() + ": " + st.ToString());
+    else if (found)
+      log_->Warn("ignoring " + store_->LatestPath() + ": it claims epoch 0");
+    return;
+  }
+  std::string why = !st.ok() ? st.ToString()
+                    : !found ? "missing"
+                             : "epoch " + std::to_string(db.global_epoch) + ", older than " +
+                                   store_->VersionPath(highest);
+  // The highest version on disk is the one readers may already hold.
+  smdb::Smdb top;
+  Status top_st = store_->LoadVersion(highest, &top);
+  if (top_st.ok() && top.global_epoch == highest) {
+    previous_ = std::move(top);
+    previous_on_disk_ = true;
+    log_->Warn(store_->LatestPath() + " is unusable (" + why + "); continuing from epoch " +
+               std::to_string(highest) + " (" + store_->VersionPath(highest) + ")");
+    return;
+  }
+  if (top_st.ok())
+    top_st = Status::Error(EINVAL, "it claims epoch " + std::to_string(top.global_epoch));
+  epoch_floor_ = highest;
+  log_->Warn(store_->LatestPath() + " is unusable (" + why + ") and so is " +
+             store_->VersionPath(highest) + " (" + top_st.ToString() + "); the next version is epoch " +
+             std::to_string(highest + 1) + ", written whole");
 }
 
 bool SmdbProducer::CurrentVersion(ProduceResult* out) const {
@@ -96,7 +124,11 @@ bool SmdbProducer::Extract(ProduceResult* r) {
 
 ProduceResult SmdbProducer::Produce(const std::string& reason, double sweep_ms) {
   ProduceResult r;
-  r.epoch = previous_.global_epoch;
+  // Without a previous version the epochs go on from the highest on disk.
+  smdb::Smdb after_disk;
+  after_disk.global_epoch = epoch_floor_;
+  const smdb::Smdb& base = previous_.global_epoch != 0 ? previous_ : after_disk;
+  r.epoch = base.global_epoch;
   if (!Extract(&r)) return r;
 
   auto t_build = std::chrono::steady_clock::now();
@@ -107,10 +139,10 @@ ProduceResult SmdbProducer::Produce(const std::string& reason, double sweep_ms) 
     log_->Warn("OpenSM's tables were inconsistent: dropped " +
                std::to_string(report.duplicate_keys) + " duplicate records and " +
                std::to_string(report.dangling_links) + " dangling links");
-  smdb::BumpEpochs(previous_, &next);
+  smdb::BumpEpochs(base, &next);
   std::string walk = "lock held " + Ms(r.lock_hold_ms) + " ms (waited " + Ms(r.lock_wait_ms) +
                      " ms, " + std::to_string(r.walks) + (r.walks == 1 ? " walk)" : " walks)");
-  if (next.global_epoch == previous_.global_epoch) {
+  if (next.global_epoch == base.global_epoch) {
     log_->Info("no change since epoch " + std::to_string(r.epoch) + "; " + walk + "; after " +
                reason);
     return r;

@@ -6,7 +6,10 @@
 //
 // The previous version stays in memory (it is the base of the next delta
 // and of the epoch comparison); at start it is reloaded from the dump
-// directory's `latest`, so epochs keep increasing across OpenSM restarts.
+// directory, so epochs keep increasing across OpenSM restarts. The next
+// epoch always follows the highest smdb.<epoch> on disk, whatever `latest`
+// says: restarting at 1 beside newer files would make readers (and keep=
+// pruning) take the old files for the newest.
 //
 // Owned by ExtractWorker and used only on its thread; borrows the log,
 // which must outlive it.
@@ -59,8 +62,10 @@ class SmdbProducer {
   SmdbProducer(const PluginOptions& options, std::unique_ptr<VersionStore> store, ExtractFn extract,
                PluginLog* log);
 
-  // Loads the previous version from the dump directory, if any. A version
-  // that does not parse is logged and ignored (epochs then restart at 1).
+  // Loads the previous version from the dump directory, if any: `latest`
+  // when it is the highest version on disk, else that highest version
+  // itself. When neither parses it is logged and ignored, and the next
+  // version follows the highest epoch on disk, written whole (no delta).
   void LoadPrevious();
 
   // One extraction and, if anything changed, one new version. `reason`
@@ -85,6 +90,7 @@ class SmdbProducer {
   RawSnapshot raw_;
   smdb::Smdb previous_;            // the latest version (global_epoch 0: none yet)
   bool previous_on_disk_ = false;  // a delta from it can be applied by readers
+  uint64_t epoch_floor_ = 0;       // without a previous version: the highest epoch on disk
 };
 
 }  // namespace opensm_plugin

@@ -116,6 +116,20 @@ Status VersionStore::LoadLatest(smdb::Smdb* out, bool* found) const {
   return Status::Ok();
 }
 
+Status VersionStore::LoadVersion(uint64_t epoch, smdb::Smdb* out) const {
+  return smdb::Smdb::ReadFile(VersionPath(epoch), out);
+}
+
+bool VersionStore::LatestTarget(uint64_t* epoch) const {
+  char buf[256];
+  ssize_t n = readlink(LatestPath().c_str(), buf, sizeof(buf) - 1);
+  if (n <= 0) return false;
+  std::string target(buf, static_cast<size_t>(n));
+  size_t slash = target.rfind('/');
+  if (slash != std::string::npos) target = target.substr(slash + 1);
+  return target.compare(0, 5, "smdb.") == 0 && ParseEpoch(target.substr(5), epoch);
+}
+
 std::vector<uint64_t> VersionStore::ListVersions() const {
   std::vector<uint64_t> epochs;
   ForEachEntry(dir_, [&](const std::string& name) {
@@ -159,6 +173,10 @@ void VersionStore::Prune(std::vector<std::string>* errors) {
   std::vector<uint64_t> epochs = ListVersions();
   if (epochs.size() <= static_cast<size_t>(keep_)) return;
   std::set<uint64_t> kept(epochs.end() - keep_, epochs.end());
+  // Whatever `latest` points to stays too, even when it is not among the
+  // newest (written by a run whose epochs did not continue from ours).
+  uint64_t latest;
+  if (LatestTarget(&latest)) kept.insert(latest);
   auto remove = [&](const std::string& name) {
     std::string path = dir_ + "/" + name;
     if (unlink(path.c_str()) != 0 && errno != ENOENT)

@@ -9,7 +9,9 @@
 // moves only after the version and its delta are in place, so a reader
 // that follows `latest` never sees a half-written file or a version whose
 // delta is still missing. Older versions beyond `keep` are removed, with
-// the deltas that lead to them.
+// the deltas that lead to them, but never the newest nor the one `latest`
+// points to: a `latest` left behind by an older run (or a clock of epochs
+// that went backwards) must not be made to dangle.
 //
 // Owned by SmdbProducer; used from the worker thread only.
 #ifndef IBACM_SSA_OPENSM_PLUGIN_VERSION_STORE_H
@@ -44,8 +46,15 @@ class VersionStore {
   Status Write(uint64_t epoch, const std::string& bytes, const std::string* delta,
                uint64_t from_epoch, const std::string* text);
 
+  // Reads smdb.<epoch> directly, whatever `latest` says.
+  Status LoadVersion(uint64_t epoch, smdb::Smdb* out) const;
+
   // Epochs of the smdb.<epoch> files present, ascending.
   std::vector<uint64_t> ListVersions() const;
+
+  // The epoch in the name `latest` points to (smdb.<epoch>); false when it
+  // is missing, not a symlink, or names something else.
+  bool LatestTarget(uint64_t* epoch) const;
 
  private:
   void Prune(std::vector<std::string>* removed_errors);

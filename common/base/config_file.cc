@@ -54,6 +54,10 @@ int OnIniEntry(void* user, const char* section, const char* name, const char* va
 
 }  // namespace
 
+// Only the name and the start of what follows it tell the formats apart: an
+// upstream value may itself contain '=' (a path, a list), so "log_file
+// /var/log/a=b" is an upstream line, while "key = value", "key=value" and
+// inih's "key: value" are INI.
 bool ConfigFile::LooksUpstream(const std::string& text) {
   std::istringstream in(text);
   std::string raw;
@@ -62,7 +66,12 @@ bool ConfigFile::LooksUpstream(const std::string& text) {
     std::string line = Trim(raw);
     if (line.empty() || line[0] == '#' || line[0] == ';') continue;
     if (line[0] == '[') return false;
-    if (line.find('=') != std::string::npos) return false;
+    size_t name_end = line.find_first_of(" \t");
+    if (line.find_first_of("=:") < name_end) return false;  // in the name
+    if (name_end != std::string::npos) {
+      std::string rest = Trim(line.substr(name_end));
+      if (!rest.empty() && (rest[0] == '=' || rest[0] == ':')) return false;
+    }
     saw_option = true;
   }
   return saw_option;

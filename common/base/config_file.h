@@ -33,7 +33,9 @@ class ConfigFile {
   static Status Load(const std::string& path, ConfigFile* out);
   // Parses `text`; `name` is used in messages (usually the path).
   static Status Parse(const std::string& text, const std::string& name, ConfigFile* out);
-  // True when `text` looks like an upstream "name value" file.
+  // True when `text` looks like an upstream "name value" file: no [section]
+  // and no line whose name is followed by '=' (or ':'); '=' further on, in
+  // a value, does not count.
   static bool LooksUpstream(const std::string& text);
 
   Format format() const { return format_; }

@@ -2,7 +2,10 @@
 // fake extraction instead of OpenSM: which events extract and when, that
 // requests arriving during an extraction coalesce into one and never wait
 // for it, that buffers grow after an overflow, and that epochs continue
-// from the dump directory after a restart.
+// from the dump directory after a restart, even when `latest` is missing,
+// corrupt or stale.
+#include <unistd.h>
+
 #include <atomic>
 #include <condition_variable>
 #include <cstring>
@@ -12,6 +15,7 @@
 #include "common/smdb/smdb_delta.h"
 #include "opensm_plugin/extract_worker.h"
 #include "opensm_plugin/osm_bridge.h"
+#include "opensm_plugin/version_store.h"
 #include "test/sim/osm_plugin_util.h"
 #include "test/sim/sim_test_util.h"
 
@@ -242,4 +246,87 @@ TEST(OsmPluginWorker, KeepPrunesOldVersionsAndTheirDeltas) {
   CHECK_EQUAL(4u, kept[1]);
   CHECK_TRUE(ssa::test::ReadFileText(options.dump_dir + "/delta.2-3").size() > 0);
   CHECK_TRUE(ssa::test::ReadFileText(options.dump_dir + "/delta.1-2").empty());
+}
+
+// The next epoch follows the highest version on disk whatever `latest`
+// says: restarting at 1 beside newer files made keep= prune the version
+// just written and left `latest` dangling.
+TEST(OsmPluginWorker, ACorruptLatestVersionDoesNotRestartEpochs) {
+  options.keep = 2;
+  Create();
+  for (int n = 1; n <= 3; ++n) {
+    subnet.hcas = n;
+    worker->OnEvent(SSA_EV_SUBNET_UP);
+    WaitFor([n](const Smdb& d) { return d.global_epoch == static_cast<uint64_t>(n); });
+  }
+  worker.reset();
+  CHECK_OK(ssa::opensm_plugin::WriteFileAtomic(options.dump_dir + "/smdb.3", "garbage"));
+  subnet.hcas = 5;
+  Create();
+  WaitLog("the next version is epoch 4, written whole");
+  worker->OnEvent(SSA_EV_SUBNET_UP);
+  WaitLog("epoch 4: tables changed");  // until then `latest` is the garbage
+  Smdb db = WaitFor([](const Smdb& d) { return d.global_epoch == 4; });
+  CHECK_EQUAL(5u, db.nodes.records.size());
+  std::vector<uint64_t> kept = ssa::test::ListVersions(options.dump_dir);
+  CHECK_EQUAL(2u, kept.size());
+  CHECK_EQUAL(4u, kept[1]);
+  // No base on disk, so no delta to it.
+  CHECK_TRUE(ssa::test::ReadFileText(options.dump_dir + "/delta.3-4").empty());
+}
+
+TEST(OsmPluginWorker, AMissingLatestContinuesFromTheHighestVersionOnDisk) {
+  Create();
+  worker->OnEvent(SSA_EV_SUBNET_UP);
+  WaitFor([](const Smdb& d) { return d.global_epoch == 1; });
+  subnet.hcas = 2;
+  worker->OnEvent(SSA_EV_SUBNET_UP);
+  Smdb second = WaitFor([](const Smdb& d) { return d.global_epoch == 2; });
+  worker.reset();
+  CHECK_EQUAL(0, unlink((options.dump_dir + "/latest").c_str()));
+  subnet.hcas = 3;
+  Create();
+  WaitLog("continuing from epoch 2 (" + options.dump_dir + "/smdb.2)");
+  worker->OnEvent(SSA_EV_SUBNET_UP);
+  Smdb third = WaitFor([](const Smdb& d) { return d.global_epoch == 3; });
+  Smdb applied;
+  std::string delta = ssa::test::ReadFileText(options.dump_dir + "/delta.2-3");
+  CHECK_OK(ssa::smdb::ApplyDelta(second, reinterpret_cast<const uint8_t*>(delta.data()),
+                                 delta.size(), &applied));
+  CHECK_TRUE(applied == third);
+}
+
+TEST(OsmPluginWorker, AStaleLatestDoesNotHideANewerVersion) {
+  Create();
+  for (int n = 1; n <= 2; ++n) {
+    subnet.hcas = n;
+    worker->OnEvent(SSA_EV_SUBNET_UP);
+    WaitFor([n](const Smdb& d) { return d.global_epoch == static_cast<uint64_t>(n); });
+  }
+  worker.reset();
+  std::string latest = options.dump_dir + "/latest";
+  CHECK_EQUAL(0, unlink(latest.c_str()));
+  CHECK_EQUAL(0, symlink("smdb.1", latest.c_str()));
+  subnet.hcas = 3;
+  Create();
+  worker->OnEvent(SSA_EV_SUBNET_UP);
+  Smdb db = WaitFor([](const Smdb& d) { return d.global_epoch == 3; });
+  CHECK_EQUAL(3u, db.nodes.records.size());
+}
+
+// Defence in depth: even a version older than the kept ones survives
+// pruning while `latest` points to it.
+TEST(OsmPluginWorker, PruningNeverRemovesWhatLatestPointsTo) {
+  ssa::opensm_plugin::VersionStore store;
+  CHECK_OK(ssa::opensm_plugin::VersionStore::Open(options.dump_dir, 2, &store));
+  for (uint64_t e : {10, 11, 12}) CHECK_OK(store.Write(e, "v", nullptr, 0, nullptr));
+  CHECK_OK(store.Write(1, "v", nullptr, 0, nullptr));
+  std::vector<uint64_t> kept = ssa::test::ListVersions(options.dump_dir);
+  CHECK_EQUAL(3u, kept.size());
+  CHECK_EQUAL(1u, kept[0]);
+  CHECK_EQUAL(12u, kept[2]);
+  uint64_t target = 0;
+  CHECK_TRUE(store.LatestTarget(&target));
+  CHECK_EQUAL(1u, target);
+  CHECK_EQUAL("v", ssa::test::ReadFileText(options.dump_dir + "/latest"));
 }

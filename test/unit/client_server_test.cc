@@ -1,12 +1,17 @@
-// ClientServer: framing, reassembly, bad input, slow clients, many clients.
+// ClientServer: framing, reassembly, bad input, slow clients, many clients,
+// running out of descriptors.
 #include "core/client_server.h"
 
 #include <CppUTest/TestHarness.h>
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "common/acm/acm_wire.h"
@@ -31,6 +36,40 @@ class EchoHandler : public ssa::ClientServer::Handler {
 };
 
 std::vector<uint8_t> PerfQuery() { return ssa::acm::EncodePerfQuery(7, 0); }
+
+// Uses up every descriptor the process may open, under a soft
+// RLIMIT_NOFILE lowered to at most 1024 so that filling stays cheap.
+// Free() gives one back; the destructor closes the rest and restores the
+// limit.
+class DescriptorHog {
+ public:
+  DescriptorHog() {
+    getrlimit(RLIMIT_NOFILE, &saved_);
+    struct rlimit lowered = saved_;
+    if (lowered.rlim_cur > 1024) lowered.rlim_cur = 1024;
+    setrlimit(RLIMIT_NOFILE, &lowered);
+    int base = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (base < 0) return;
+    fds_.push_back(base);
+    for (;;) {
+      int fd = fcntl(base, F_DUPFD_CLOEXEC, 0);
+      if (fd < 0) break;
+      fds_.push_back(fd);
+    }
+  }
+  ~DescriptorHog() {
+    for (int fd : fds_) close(fd);
+    setrlimit(RLIMIT_NOFILE, &saved_);
+  }
+  void Free() {
+    close(fds_.back());
+    fds_.pop_back();
+  }
+
+ private:
+  struct rlimit saved_;
+  std::vector<int> fds_;
+};
 
 }  // namespace
 
@@ -57,15 +96,40 @@ TEST_GROUP(ClientServer) {
     server.reset();
     rmdir(path.substr(0, path.rfind('/')).c_str());
   }
-  int Connect() {
+  int Connect() { return ConnectSocket(Socket()); }
+  int Socket() {
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    CHECK(fd >= 0);
+    clients.push_back(fd);
+    return fd;
+  }
+  // Connecting needs no new descriptor (on either side, until accept).
+  int ConnectSocket(int fd) {
     struct sockaddr_un addr = {};
     addr.sun_family = AF_UNIX;
     strcpy(addr.sun_path, path.c_str());
     CHECK_EQUAL(0, connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)));
-    clients.push_back(fd);
     return fd;
   }
+  void CloseClient(int fd) {
+    close(fd);
+    clients.erase(std::find(clients.begin(), clients.end(), fd));
+  }
+  void RunFor(std::chrono::milliseconds d) {
+    auto until = std::chrono::steady_clock::now() + d;
+    while (std::chrono::steady_clock::now() < until) loop.RunOnce(5ms);
+  }
+  // Counts the warnings logged from now on.
+  int* CountWarnings() {
+    auto count = std::make_shared<int>(0);
+    log.set_level(ssa::LogLevel::kWarn);
+    log.set_sink([count](ssa::LogLevel level, const std::string&) {
+      if (level == ssa::LogLevel::kWarn) ++*count;
+    });
+    warning_count = count;
+    return count.get();
+  }
+  std::shared_ptr<int> warning_count;
   // Reads one 16-byte reply, running the loop meanwhile.
   bool ReadReply(int fd, ssa::acm::MsgHeader* hdr) {
     uint8_t buf[16];
@@ -190,4 +254,135 @@ TEST(ClientServer, TcpListenerPublishesItsPort) {
   server->Shutdown();  // removes the port file
   CHECK(access(port_file.c_str(), F_OK) != 0);
   rmdir(dir);
+}
+
+// Out of descriptors, accept() fails and the listener stays readable: the
+// server used to retry (and log) in a tight loop at 100% CPU.
+TEST(ClientServer, OutOfDescriptorsPausesAcceptingAndRetriesOnATimer) {
+  const int* warnings = CountWarnings();
+  int late = Socket();  // before the descriptors run out
+  {
+    DescriptorHog hog;
+    ConnectSocket(late);
+    RunFor(300ms);
+    // One attempt, then one per accept_retry (100 ms), not thousands.
+    CHECK_TEXT(*warnings == 1, std::to_string(*warnings).c_str());
+    CHECK(server->stats().accept_failures >= 1);
+    CHECK_TEXT(server->stats().accept_failures <= 10,
+               std::to_string(server->stats().accept_failures).c_str());
+    LONGS_EQUAL(0, server->stats().accepted);
+    // A descriptor frees elsewhere in the process: the next retry takes it.
+    hog.Free();
+    CHECK_TRUE(loop.RunUntil([&] { return server->stats().accepted == 1; }, 5s));
+  }
+  auto msg = PerfQuery();
+  send(late, msg.data(), msg.size(), 0);
+  ssa::acm::MsgHeader hdr;
+  CHECK_TRUE(ReadReply(late, &hdr));
+}
+
+TEST(ClientServer, OutOfDescriptorsAClientClosingLetsTheNextOneIn) {
+  ssa::ClientServer::Limits limits;
+  limits.accept_retry = std::chrono::hours(1);  // only a close can resume
+  server->set_limits(limits);
+  const int* warnings = CountWarnings();
+  int first = Connect();
+  CHECK_TRUE(loop.RunUntil([&] { return server->stats().open == 1; }, 5s));
+  int late = Socket();
+  {
+    DescriptorHog hog;
+    ConnectSocket(late);
+    RunFor(100ms);
+    LONGS_EQUAL(1, server->stats().accept_failures);
+    CHECK_FALSE(server->accepting());
+    CloseClient(first);
+    CHECK_TRUE(loop.RunUntil([&] { return server->stats().accepted == 2; }, 5s));
+    LONGS_EQUAL(1, *warnings);
+  }
+  auto msg = PerfQuery();
+  send(late, msg.data(), msg.size(), 0);
+  ssa::acm::MsgHeader hdr;
+  CHECK_TRUE(ReadReply(late, &hdr));
+}
+
+// A client repeating a bad message costs one warning line per interval.
+TEST(ClientServer, PerClientWarningsAreRateLimited) {
+  const int* warnings = CountWarnings();
+  auto msg = PerfQuery();
+  msg[0] = 9;  // bad version
+  for (int i = 0; i < 50; ++i) {
+    int fd = Connect();
+    send(fd, msg.data(), msg.size(), 0);
+    CHECK_TRUE(PeerClosed(fd));
+    CloseClient(fd);
+  }
+  LONGS_EQUAL(50, server->stats().bad_frames);
+  LONGS_EQUAL(1, *warnings);
+}
+
+// Half a message and then silence used to hold the connection for ever.
+TEST(ClientServer, HalfAMessageThenSilenceIsDroppedAfterTheTimeout) {
+  ssa::ClientServer::Limits limits;
+  limits.client_timeout = 100ms;
+  server->set_limits(limits);
+  int idle = Connect();  // sends nothing: kept
+  int stalled = Connect();
+  auto msg = PerfQuery();
+  send(stalled, msg.data(), 10, 0);
+  CHECK_TRUE(PeerClosed(stalled));
+  LONGS_EQUAL(1, server->stats().timeouts);
+  LONGS_EQUAL(0, handler.messages);
+  RunFor(200ms);
+  LONGS_EQUAL(1, server->stats().open);
+  send(idle, msg.data(), msg.size(), 0);
+  ssa::acm::MsgHeader hdr;
+  CHECK_TRUE(ReadReply(idle, &hdr));
+}
+
+// The clock restarts with every complete message: a client whose writes
+// straddle message boundaries is never "stalled" while it makes progress.
+TEST(ClientServer, AClientCompletingMessagesInPiecesIsNotTimedOut) {
+  ssa::ClientServer::Limits limits;
+  limits.client_timeout = 300ms;
+  server->set_limits(limits);
+  int fd = Connect();
+  auto msg = PerfQuery();
+  size_t half = msg.size() / 2;
+  send(fd, msg.data(), half, 0);
+  for (int i = 0; i < 6; ++i) {  // 600 ms, always half a message pending
+    RunFor(100ms);
+    std::vector<uint8_t> piece(msg.begin() + half, msg.end());
+    piece.insert(piece.end(), msg.begin(), msg.begin() + half);
+    CHECK_EQUAL((ssize_t)piece.size(), send(fd, piece.data(), piece.size(), 0));
+  }
+  ssa::acm::MsgHeader hdr;
+  for (int i = 0; i < 6; ++i) CHECK_TRUE(ReadReply(fd, &hdr));
+  LONGS_EQUAL(0, server->stats().timeouts);
+  LONGS_EQUAL(6, handler.messages);
+  CHECK_TRUE(PeerClosed(fd));  // and then it stalls
+  LONGS_EQUAL(1, server->stats().timeouts);
+}
+
+TEST(ClientServer, MaxClientsRefusesTheClientsBeyondIt) {
+  ssa::ClientServer::Limits limits;
+  limits.max_clients = 2;
+  server->set_limits(limits);
+  const int* warnings = CountWarnings();
+  int a = Connect();
+  int b = Connect();
+  CHECK_TRUE(loop.RunUntil([&] { return server->stats().open == 2; }, 5s));
+  for (int i = 0; i < 5; ++i) CHECK_TRUE(PeerClosed(Connect()));
+  LONGS_EQUAL(5, server->stats().refused);
+  LONGS_EQUAL(2, server->stats().open);
+  LONGS_EQUAL(1, *warnings);  // rate-limited
+  auto msg = PerfQuery();
+  ssa::acm::MsgHeader hdr;
+  send(b, msg.data(), msg.size(), 0);
+  CHECK_TRUE(ReadReply(b, &hdr));
+  // Room again once one leaves.
+  CloseClient(a);
+  CHECK_TRUE(loop.RunUntil([&] { return server->stats().open == 1; }, 5s));
+  int c = Connect();
+  send(c, msg.data(), msg.size(), 0);
+  CHECK_TRUE(ReadReply(c, &hdr));
 }

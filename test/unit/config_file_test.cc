@@ -48,6 +48,33 @@ TEST(ConfigFile, UpstreamFormatDetectedAndRead) {
   LONGS_EQUAL(4, cfg.Section("").size());
 }
 
+// An '=' inside a value made the whole upstream file parse as INI (and
+// fail, or turn "log_file /a=b" into key "log_file /a" = "b").
+TEST(ConfigFile, UpstreamValueContainingEqualsIsStillUpstream) {
+  ssa::ConfigFile cfg;
+  const char* text =
+      "# ibacm_opts.cfg\n"
+      "log_file /var/log/ibacm=old.log\n"
+      "log_level 0\n"
+      "provider_lib_path /opt/a=b:c\n";
+  CHECK_TRUE(ssa::ConfigFile::LooksUpstream(text));
+  CHECK_TRUE(ssa::ConfigFile::Parse(text, "ibacm_opts.cfg", &cfg).ok());
+  CHECK(cfg.format() == ssa::ConfigFile::Format::kUpstream);
+  STRCMP_EQUAL("/var/log/ibacm=old.log", cfg.Find("", "log_file")->value.c_str());
+  STRCMP_EQUAL("/opt/a=b:c", cfg.Find("", "provider_lib_path")->value.c_str());
+  LONGS_EQUAL(3, cfg.Section("").size());
+}
+
+TEST(ConfigFile, IniWithoutSectionsIsStillIni) {
+  for (const char* text : {"log_level = 1\n", "log_level=1\n", "log_level =1\n",
+                           "log_level: 1\n", "log_file = /var/log/a b.log\nlog_level 1\n"})
+    CHECK_FALSE_TEXT(ssa::ConfigFile::LooksUpstream(text), text);
+  ssa::ConfigFile cfg;
+  CHECK_TRUE(ssa::ConfigFile::Parse("log_file = /var/log/a=b.log\n", "x.cfg", &cfg).ok());
+  CHECK(cfg.format() == ssa::ConfigFile::Format::kIni);
+  STRCMP_EQUAL("/var/log/a=b.log", cfg.Find("", "log_file")->value.c_str());
+}
+
 TEST(ConfigFile, UpstreamOptionWithoutValueIsAnError) {
   ssa::ConfigFile cfg;
   ssa::Status st = ssa::ConfigFile::Parse("log_level 0\nlonely\n", "o.cfg", &cfg);

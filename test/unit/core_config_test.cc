@@ -1,6 +1,7 @@
 // Tests of the core's option and address files.
 #include <CppUTest/TestHarness.h>
 
+#include "common/mad/umad_ports.h"
 #include "core/addr_config.h"
 #include "core/core_options.h"
 
@@ -64,6 +65,19 @@ TEST(CoreOptions, UpstreamFileReadUnchanged) {
   LONGS_EQUAL(1, o.provider_rules.size());
 }
 
+TEST(CoreOptions, ClientLimits) {
+  ssa::CoreOptions o;
+  LONGS_EQUAL(0, o.max_clients);
+  LONGS_EQUAL(5000, o.client_timeout_ms);
+  ssa::ConfigFile cfg;
+  CHECK_TRUE(ssa::ConfigFile::Parse("[core]\nmax_clients = 64\nclient_timeout_ms = 0\n",
+                                    "acm_opts.cfg", &cfg)
+                 .ok());
+  LONGS_EQUAL(0, o.Apply(cfg).size());
+  LONGS_EQUAL(64, o.max_clients);
+  LONGS_EQUAL(0, o.client_timeout_ms);
+}
+
 TEST(CoreOptions, RunDirMovesEveryRuntimeFile) {
   ssa::CoreOptions o;
   o.UseRunDir("/tmp/x");
@@ -114,6 +128,40 @@ TEST(AddrConfig, BadLinesSkippedWithFileAndLine) {
   STRCMP_CONTAINS("a.cfg:5: IP address '10.1.1.1' needs support_ips_in_addr_cfg", cfg.warnings[3].c_str());
   STRCMP_CONTAINS("a.cfg:6: unexpected 'more'", cfg.warnings[4].c_str());
   STRCMP_CONTAINS("a.cfg:7: name", cfg.warnings[5].c_str());
+}
+
+TEST(AddrConfig, DuplicateAddressesWarnedWithFileAndLine) {
+  auto cfg = ssa::AddrConfig::Parse("node1 mlx5_0 1 default\n"
+                                    "node2 mlx5_0 1 0x8001\n"
+                                    "node1 mlx5_0 2 default\n"
+                                    "10.0.0.1 mlx5_0 1 default\n"
+                                    "10.0.0.1 mlx5_0 1 0x8001\n",
+                                    "a.cfg", true);
+  LONGS_EQUAL(3, cfg.entries.size());
+  LONGS_EQUAL(2, cfg.warnings.size());
+  STRCMP_CONTAINS("a.cfg:3: duplicate address 'node1' (first on line 1)", cfg.warnings[0].c_str());
+  STRCMP_CONTAINS("a.cfg:5: duplicate address '10.0.0.1' (first on line 4)",
+                  cfg.warnings[1].c_str());
+  LONGS_EQUAL(1, cfg.entries[0].port);  // the first one wins
+}
+
+TEST(AddrConfig, UnknownDevicePortAndPkeyWarnedWithFileAndLine) {
+  auto cfg = ssa::AddrConfig::Parse("good mlx5_0 1 default\n"
+                                    "limited mlx5_0 1 0x0001\n"
+                                    "nodev mlx5_9 1 default\n"
+                                    "noport mlx5_0 2 default\n"
+                                    "nopkey mlx5_0 1 0x8005\n",
+                                    "a.cfg", false);
+  ssa::UmadPort p;
+  p.ca_name = "mlx5_0";
+  p.port_num = 1;
+  p.pkeys = {0xffff, 0x8001};
+  auto warnings = cfg.CheckAgainstPorts({p});
+  LONGS_EQUAL(3, warnings.size());
+  STRCMP_CONTAINS("a.cfg:3: address 'nodev': no device 'mlx5_9'", warnings[0].c_str());
+  STRCMP_CONTAINS("a.cfg:4: address 'noport': device mlx5_0 has no port 2", warnings[1].c_str());
+  STRCMP_CONTAINS("a.cfg:5: address 'nopkey': port mlx5_0/1 has no pkey 0x8005",
+                  warnings[2].c_str());
 }
 
 #include "common/mad/ipoib_addresses.h"

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <fstream>
 #include <mutex>
+#include <sstream>
 #include <thread>
 
 #include "common/acm/acm_client.h"
@@ -63,8 +64,15 @@ TEST_GROUP(Daemon) {
   ssa::UmadPort port = FakePort();
 
   void Start(const std::string& extra_opts) {
-    WriteFile(dir + "/opts.cfg", "[core]\nlog_level = warn\n" + extra_opts);
     WriteFile(dir + "/addr.cfg", "node5 fake0 1 default\nnode5-b fake0 1 0x8001\n");
+    ssa::Daemon::Settings s = MakeSettings(extra_opts);
+    daemon = std::make_unique<ssa::Daemon>(s);
+    ssa::Status st = daemon->Start();
+    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    loop_thread = std::thread([this] { daemon->Run(); });
+  }
+  ssa::Daemon::Settings MakeSettings(const std::string& extra_opts) {
+    WriteFile(dir + "/opts.cfg", "[core]\nlog_level = warn\n" + extra_opts);
     ssa::Daemon::Settings s;
     s.opts_file = dir + "/opts.cfg";
     s.opts_file_given = true;
@@ -77,10 +85,13 @@ TEST_GROUP(Daemon) {
       *out = {port};
       return ssa::Status::Ok();
     };
-    daemon = std::make_unique<ssa::Daemon>(s);
-    ssa::Status st = daemon->Start();
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
-    loop_thread = std::thread([this] { daemon->Run(); });
+    return s;
+  }
+  std::string ReadLog() {
+    std::ifstream in(dir + "/ibacm.log");
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
   }
   void teardown() override {
     if (daemon) {
@@ -278,4 +289,56 @@ TEST(Daemon, HardwarePortEventsRereadOnceThenReachTheProvider) {
   CHECK_TEXT(rereg_event != std::string::npos && rereg_event > sm_event, all.c_str());
   STRCMP_CONTAINS("port_changed=1 ", all.c_str());
   STRCMP_CONTAINS("port_event=2", all.c_str());
+}
+
+TEST(Daemon, ClientLimitsComeFromTheCoreOptions) {
+  Start("max_clients = 3\nclient_timeout_ms = 250\n");
+  LONGS_EQUAL(3, daemon->server()->limits().max_clients);
+  LONGS_EQUAL(250, daemon->server()->limits().client_timeout.count());
+}
+
+// A missing -A file was one info line, and the daemon served host-named
+// endpoints nobody asked for.
+TEST(Daemon, AMissingAddressFileGivenWithDashAIsAStartUpError) {
+  ssa::Daemon::Settings s = MakeSettings("");
+  s.addr_file = dir + "/no-such-addr.cfg";
+  s.addr_file_given = true;
+  {
+    ssa::Daemon d(s);
+    ssa::Status st = d.Start();
+    CHECK_FALSE(st.ok());
+    STRCMP_CONTAINS("no-such-addr.cfg", st.ToString().c_str());
+  }
+  STRCMP_CONTAINS("error: cannot read address file", ReadLog().c_str());
+}
+
+TEST(Daemon, AMissingAddressFileNotGivenIsAWarning) {
+  ssa::Daemon::Settings s = MakeSettings("");
+  s.addr_file = dir + "/no-such-addr.cfg";  // as if from addr_file or the default
+  {
+    ssa::Daemon d(s);
+    ssa::Status st = d.Start();
+    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    d.Shutdown();
+  }
+  STRCMP_CONTAINS("warn: cannot read address file", ReadLog().c_str());
+}
+
+TEST(Daemon, AddressLinesForUnknownDevicesPkeysAndDuplicatesAreWarned) {
+  WriteFile(dir + "/addr.cfg",
+            "node5 fake0 1 default\n"
+            "node5 fake0 1 0x8001\n"
+            "ghost fake9 1 default\n"
+            "nopkey fake0 1 0x8123\n");
+  ssa::Daemon::Settings s = MakeSettings("");
+  {
+    ssa::Daemon d(s);
+    ssa::Status st = d.Start();
+    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    d.Shutdown();
+  }
+  std::string log = ReadLog();
+  STRCMP_CONTAINS("addr.cfg:2: duplicate address 'node5' (first on line 1)", log.c_str());
+  STRCMP_CONTAINS("addr.cfg:3: address 'ghost': no device 'fake9'", log.c_str());
+  STRCMP_CONTAINS("addr.cfg:4: address 'nopkey': port fake0/1 has no pkey 0x8123", log.c_str());
 }

@@ -1,10 +1,12 @@
 # common/smdb/: the subnet and path record databases (SMDB, PRDB): the
 # container format, records, stream readers, deltas, text dumps, the LID
 # index and the path-record engine. Pure computation: no I/O but files.
-# SSA_SMDB_SOURCES: also compiled by test/fuzz/local.mk (smdb_fuzzer).
+# SSA_SMDB_SOURCES: also compiled by test/fuzz/local.mk (smdb_fuzzer);
+# SSA_SMDB_FORMAT_SOURCES, CRC32 and the container headers, by the tree
+# fuzzers (the data channel's frame CRC).
+SSA_SMDB_FORMAT_SOURCES = common/smdb/smdb_format.h common/smdb/smdb_format.cc
 noinst_LTLIBRARIES += common/smdb/libssasmdb.la
-SSA_SMDB_SOURCES = \
-	common/smdb/smdb_format.h common/smdb/smdb_format.cc \
+SSA_SMDB_SOURCES = $(SSA_SMDB_FORMAT_SOURCES) \
 	common/smdb/smdb_fields.h common/smdb/smdb_records.h \
 	common/smdb/smdb_codec.h common/smdb/smdb_codec.cc \
 	common/smdb/smdb.h common/smdb/smdb.cc \

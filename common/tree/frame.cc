@@ -193,7 +193,7 @@ Status DecodeWelcome(const std::string& p, Welcome* w) {
 std::string EncodeRefuse(const Refuse& r) {
   std::string p;
   Put16(&p, r.reason);
-  std::string t = r.text.substr(0, 200);
+  std::string t = r.text.substr(0, kMaxRefuseText);
   Put8(&p, static_cast<uint8_t>(t.size()));
   p += t;
   return EncodeFrame(FrameType::kRefuse, p);
@@ -203,7 +203,12 @@ Status DecodeRefuse(const std::string& p, Refuse* r) {
   In in(p, "REFUSE");
   r->reason = in.U16();
   r->text = in.Text();
-  return in.End();
+  Status st = in.End();
+  if (!st.ok()) return st;
+  if (r->text.size() > kMaxRefuseText)
+    return Status::Error(EBADMSG, "REFUSE: text of " + std::to_string(r->text.size()) + " bytes (limit " +
+                                      std::to_string(kMaxRefuseText) + ")");
+  return Status::Ok();
 }
 
 std::string EncodeXferBegin(const XferBegin& b) {
@@ -260,7 +265,7 @@ Status DecodeNeedFull(const std::string& p, uint8_t* reason) {
 
 std::string EncodeQuery(const std::string& name) {
   std::string p;
-  std::string n = name.substr(0, 64);
+  std::string n = name.substr(0, kMaxQueryName);
   Put8(&p, static_cast<uint8_t>(n.size()));
   p += n;
   return EncodeFrame(FrameType::kQuery, p);
@@ -269,7 +274,12 @@ std::string EncodeQuery(const std::string& name) {
 Status DecodeQuery(const std::string& p, std::string* name) {
   In in(p, "QUERY");
   *name = in.Text();
-  return in.End();
+  Status st = in.End();
+  if (!st.ok()) return st;
+  if (name->size() > kMaxQueryName)
+    return Status::Error(EBADMSG, "QUERY: name of " + std::to_string(name->size()) + " bytes (limit " +
+                                      std::to_string(kMaxQueryName) + ")");
+  return Status::Ok();
 }
 
 Status FrameReader::CheckHeader(const uint8_t* h) {

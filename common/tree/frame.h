@@ -25,7 +25,8 @@
 //      2 PRDB, 3 address DB), u64 child port GUID, 16 join token,
 //      u64 held epoch (0 none), u32 held digest
 //  2 WELCOME (parent -> child): u64 parent GUID, u64 parent's epoch (0: none yet)
-//  3 REFUSE (parent -> child, then close): u16 reason (kRefuse*), u8 n, n text bytes
+//  3 REFUSE (parent -> child, then close): u16 reason (kRefuse*), u8 n, n text
+//      bytes (n at most kMaxRefuseText, 200)
 //  4 XFER_BEGIN (parent -> child): u8 kind (1 full, 2 delta), u64 from epoch
 //      (0 for full), u64 to epoch, u64 total bytes, u32 digest of the
 //      resulting database's whole serialization (CRC32)
@@ -35,7 +36,8 @@
 //  8 NEED_FULL (child -> parent): u8 reason (kNeed*)
 //  9 KEEPALIVE (both ways): empty; sent after 5 s without traffic, a
 //      connection silent for kDeadAfter (20 s) is closed
-// 10 QUERY (tool -> any parent, instead of HELLO): u8 n, n bytes name
+// 10 QUERY (tool -> any parent, instead of HELLO): u8 n, n bytes name (n at
+//      most kMaxQueryName, 64)
 // 11 QUERY_REPLY: the answer's bytes (e.g. the tree's state as JSON)
 //
 // ## Session
@@ -93,6 +95,10 @@ constexpr uint16_t kRefuseTooMany = 4;
 constexpr uint16_t kRefuseUnavailable = 5;  // nothing to serve of that kind
 constexpr uint16_t kRefuseCoreUnreachable = 6;
 const char* RefuseReasonName(uint16_t reason);
+
+// Text limits: encoders cut longer text to these, decoders reject more.
+constexpr size_t kMaxRefuseText = 200;
+constexpr size_t kMaxQueryName = 64;
 
 constexpr uint8_t kNeedDigestMismatch = 1;
 constexpr uint8_t kNeedCannotApply = 2;

@@ -2,13 +2,19 @@
 # control MADs and the core's membership book, the members' control client,
 # the data channel (frames, streams, parent and child sides) and the
 # consumer library.
-noinst_LTLIBRARIES += common/tree/libssatree.la
-common_tree_libssatree_la_SOURCES = \
+#
+# SSA_TREE_WIRE_SOURCES: the control MAD and data-channel frame codecs,
+# pure (no umad, no sockets); also compiled by test/fuzz/local.mk
+# (ssa_mad_fuzzer, tree_frame_fuzzer) with what they use,
+# SSA_MAD_WIRE_SOURCES and SSA_SMDB_FORMAT_SOURCES.
+SSA_TREE_WIRE_SOURCES = \
 	common/tree/ssa_mad.h common/tree/ssa_mad.cc \
+	common/tree/frame.h common/tree/frame.cc
+noinst_LTLIBRARIES += common/tree/libssatree.la
+common_tree_libssatree_la_SOURCES = $(SSA_TREE_WIRE_SOURCES) \
 	common/tree/membership.h common/tree/membership.cc \
 	common/tree/core_control.h common/tree/core_control.cc \
 	common/tree/member_control.h common/tree/member_control.cc \
-	common/tree/frame.h common/tree/frame.cc \
 	common/tree/stream.h common/tree/tcp_stream.cc common/tree/rsocket_stream.cc \
 	common/tree/stream_faults.h common/tree/stream_faults.cc \
 	common/tree/db_version.h common/tree/db_version.cc \

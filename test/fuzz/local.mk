@@ -62,3 +62,26 @@ endif
 CLEANFILES += test/fuzz/acmp_msg_fuzzer
 dist_noinst_SCRIPTS += test/fuzz/gen_acmp_msg_seeds.py
 EXTRA_DIST += $(acmp_msg_fuzzer_main) test/fuzz/corpus/acmp_msg
+
+# ssa_mad_fuzzer: the SSA tree's control MAD codecs, and tree_frame_fuzzer:
+# its data-channel frame reader and payload codecs (SSA_TREE_WIRE_SOURCES in
+# common/tree/local.mk, with the MAD header codec and the CRC32 they use).
+ssa_tree_wire_fuzz_inputs = test/fuzz/fuzz_check.h $(SSA_TREE_WIRE_SOURCES) \
+	$(SSA_MAD_WIRE_SOURCES) $(SSA_SMDB_FORMAT_SOURCES) $(SSA_BASE_PURE_SOURCES)
+ssa_mad_fuzzer_main = test/fuzz/ssa_mad_fuzzer.cc
+ssa_mad_fuzzer_inputs = $(ssa_mad_fuzzer_main) $(ssa_tree_wire_fuzz_inputs)
+test/fuzz/ssa_mad_fuzzer: $(ssa_mad_fuzzer_inputs)
+	$(AM_V_GEN)fuzz_inputs='$(ssa_mad_fuzzer_inputs)'; $(fuzz_build)
+
+tree_frame_fuzzer_main = test/fuzz/tree_frame_fuzzer.cc
+tree_frame_fuzzer_inputs = $(tree_frame_fuzzer_main) $(ssa_tree_wire_fuzz_inputs)
+test/fuzz/tree_frame_fuzzer: $(tree_frame_fuzzer_inputs)
+	$(AM_V_GEN)fuzz_inputs='$(tree_frame_fuzzer_inputs)'; $(fuzz_build)
+
+if HAVE_CLANGXX
+fuzzers_built_for_check += test/fuzz/ssa_mad_fuzzer test/fuzz/tree_frame_fuzzer
+endif
+CLEANFILES += test/fuzz/ssa_mad_fuzzer test/fuzz/tree_frame_fuzzer
+dist_noinst_SCRIPTS += test/fuzz/gen_ssa_mad_seeds.py test/fuzz/gen_tree_frame_seeds.py
+EXTRA_DIST += $(ssa_mad_fuzzer_main) test/fuzz/corpus/ssa_mad \
+	$(tree_frame_fuzzer_main) test/fuzz/corpus/tree_frame

@@ -23,8 +23,12 @@ TOKEN = bytes(range(0x10, 0x20))
 
 
 def frame(ftype, payload=b""):
-    return struct.pack(">IBBHII", MAGIC, VERSION, ftype, 0, len(payload),
-                       zlib.crc32(payload) & 0xFFFFFFFF) + payload
+    # hcheck (bytes 6-7): the low 16 bits of the CRC32 of header bytes 0-5
+    # and 8-15.
+    head = struct.pack(">IBB", MAGIC, VERSION, ftype)
+    tail = struct.pack(">II", len(payload), zlib.crc32(payload) & 0xFFFFFFFF)
+    hcheck = zlib.crc32(head + tail) & 0xFFFF
+    return head + struct.pack(">H", hcheck) + tail + payload
 
 
 def hello(roles, kind, guid, epoch=0, digest=0):

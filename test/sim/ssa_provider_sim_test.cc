@@ -10,14 +10,19 @@
 //     the route query counter stays 0: no path record came from the SA;
 //   - after a link change the daemon holds the next epoch and its answers
 //     equal the SA's new ones;
+//   - with its access node killed, known destinations keep resolving
+//     (fallback none: 0 ENODATA); with `fallback = sa`, a daemon with no
+//     PRDB yet answers through the SA;
 //   - names, IPv4 and IPv6 from the core's hosts_file (read when it
 //     appears), carried down the tree as the address database, resolve
 //     from the PRDB and the SA agrees; with `fallback = sa` only a LID the
 //     PRDB lacks is asked of the SA.
 #include <arpa/inet.h>
 #include <infiniband/acm.h>
+#include <signal.h>
 
 #include <chrono>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -64,8 +69,9 @@ TEST_GROUP(SsaProviderSim) {
   // A 12-HCA fat tree: core, one distribution and two access nodes, and
   // ibacm (ssa provider, by default with no fallback) on kNode; returns once ibacm holds
   // the core's epoch.
-  // A 12-HCA fat tree: core, one distribution and two access nodes.
-  void StartTree(int lmc, const std::string& plugin_options = "") {
+  // A 12-HCA fat tree: core, one distribution and two access nodes
+  // (none with `members` false).
+  void StartTree(int lmc, const std::string& plugin_options = "", bool members = true) {
     ssa::test::FatTreeOptions ft;
     ft.hcas = 12;
     ft.hcas_per_leaf = 6;
@@ -80,14 +86,15 @@ TEST_GROUP(SsaProviderSim) {
     o.lmc = lmc;
     o.extra_plugin_options = plugin_options;
     CHECK_OK(tree->Start(o));
+    if (!members) return;
     CHECK_OK(tree->StartIbssa("Hca2", "distribution"));
     CHECK_OK(tree->StartIbssa("Hca3", "access"));
     CHECK_OK(tree->StartIbssa("Hca4", "access"));
   }
 
   // ibacm with the ssa provider on kNode; returns once it holds the
-  // core's epoch.
-  void StartIbacm(const std::string& ssa_options) {
+  // core's epoch (with `wait`).
+  void StartIbacm(const std::string& ssa_options, bool wait = true) {
     IbacmNode::Options io;
     io.node = kNode;
     io.addr_cfg = "node6 ibsim0 1 default\n10.0.0.6 ibsim0 1 default\nfd00::6 ibsim0 1 default\n";
@@ -98,7 +105,7 @@ TEST_GROUP(SsaProviderSim) {
     io.provider_dir = SsaProviderDir();
     ibacm = std::make_unique<IbacmNode>(tree->fabric(), io);
     CHECK_OK(ibacm->Start());
-    WaitEpoch(tree->smdb().global_epoch);
+    if (wait) WaitEpoch(tree->smdb().global_epoch);
   }
 
   // Both, with no fallback: every answer must come from the PRDB.
@@ -177,22 +184,26 @@ TEST_GROUP(SsaProviderSim) {
                          out.c_str());
   }
 
-  uint64_t RouteQueries() {
+  // The daemon-wide counter `which` (PERF_QUERY).
+  uint64_t Counter(int which) {
     ssa::AcmClient client;
     CHECK_OK(client.Connect(ibacm->socket_path()));
     acm::PerfResponse r;
     CHECK_OK(client.PerfQuery(0, &r));
-    CHECK(r.counters.size() > ACM_CNTR_ROUTE_CACHE);
-    CHECK(r.counters[ACM_CNTR_ROUTE_CACHE] > 0);
-    return r.counters[ACM_CNTR_ROUTE_QUERY];
+    CHECK(r.counters.size() > static_cast<size_t>(which));
+    return r.counters[which];
   }
+  // SA queries sent (QUERY_SA included); answers from the PRDB are route
+  // cache hits, so a test that says none came from the SA sees those too.
+  uint64_t RouteQueries() { return Counter(ACM_CNTR_ROUTE_QUERY); }
 };
 
 TEST(SsaProviderSim, StockIbAcmeGetsTheSasPathsFromThePrdbLmc0) {
   Start(0);
   // First without asking the SA anything: no SA query at all.
-  StockIbAcmeResolvesEveryLid(false);
+  size_t lids = StockIbAcmeResolvesEveryLid(false);
   LONGS_EQUAL(0, RouteQueries());
+  LONGS_EQUAL(lids, Counter(ACM_CNTR_ROUTE_CACHE));
   StockIbAcmeResolvesEveryLid(true);
   // GIDs too.
   for (const std::string node : {"Hca1", "Hca9", "Hca12"}) {
@@ -209,8 +220,9 @@ TEST(SsaProviderSim, StockIbAcmeGetsTheSasPathsFromThePrdbLmc0) {
 
 TEST(SsaProviderSim, StockIbAcmeGetsTheSasPathsFromThePrdbLmc1) {
   Start(1);
-  StockIbAcmeResolvesEveryLid(false);
+  size_t lids = StockIbAcmeResolvesEveryLid(false);
   LONGS_EQUAL(0, RouteQueries());
+  LONGS_EQUAL(lids, Counter(ACM_CNTR_ROUTE_CACHE));
   StockIbAcmeResolvesEveryLid(true);
   OurIbAcmeTestMatchesTheSa();
 }
@@ -282,4 +294,32 @@ TEST(SsaProviderSim, NamesAndIpsFromTheCoresHostsFileAndTheSaForWhatThePrdbLacks
   LONGS_EQUAL(verified + 1, RouteQueries());
   STRCMP_CONTAINS("a destination is not in the PRDB; asking the SA instead", ibacm->Log().c_str());
   CHECK_FALSE_TEXT(ibacm->Log().find("unknown option") != std::string::npos, ibacm->Log().c_str());
+}
+
+TEST(SsaProviderSim, WithItsAccessNodeKilledKnownDestinationsKeepResolving) {
+  Start(0);  // fallback = none: any answer not from the PRDB would fail
+  // The access node serving the daemon, from its log.
+  std::string log = ibacm->Log();
+  size_t at = log.find("consumer: access node LID ");
+  CHECK(at != std::string::npos);
+  int lid = atoi(log.c_str() + at + strlen("consumer: access node LID "));
+  std::string victim = lid == tree->Lid("Hca3") ? "Hca3" : "Hca4";
+  CHECK_EQUAL(lid, tree->Lid(victim));
+  CHECK_OK(tree->process(victim)->Kill(SIGKILL));
+  // At once, and again after the daemon moved to the backup: every LID
+  // answers (an ENODATA would fail ib_acme).
+  StockIbAcmeResolvesEveryLid(false);
+  CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(), "connected to parent LID", 10s));
+  StockIbAcmeResolvesEveryLid(false);
+  LONGS_EQUAL(0, RouteQueries());
+}
+
+TEST(SsaProviderSim, WithFallbackSaAFreshDaemonAnswersBeforeTheTreeDelivers) {
+  StartTree(0, "", false);  // a core, but no access node: no PRDB will come
+  StartIbacm("fallback = sa\n", false);
+  size_t lids = StockIbAcmeResolvesEveryLid(false);
+  LONGS_EQUAL(lids, RouteQueries());  // one SA query each
+  LONGS_EQUAL(0, Counter(ACM_CNTR_ROUTE_CACHE));
+  StockIbAcmeResolvesEveryLid(true);
+  STRCMP_CONTAINS("no PRDB from the tree yet; asking the SA instead", ibacm->Log().c_str());
 }

@@ -128,6 +128,16 @@ uint16_t FileDbType(const std::string& path) {
 }
 
 int Dump(const Args& a) {
+  if (FileDbType(a.file) == static_cast<uint16_t>(smdb::DbType::kAddr)) {
+    smdb::AddrDb db;
+    Status st = smdb::AddrDb::ReadFile(a.file, &db);
+    if (!st.ok()) {
+      fprintf(stderr, "ssa-smdb: %s\n", st.ToString().c_str());
+      return kExitUsage;
+    }
+    fputs(smdb::DumpAddrDb(db).c_str(), stdout);
+    return 0;
+  }
   if (FileDbType(a.file) == static_cast<uint16_t>(smdb::DbType::kPrdb)) {
     smdb::Prdb db;
     Status st = smdb::Prdb::ReadFile(a.file, &db);

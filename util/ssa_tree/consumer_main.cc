@@ -26,7 +26,7 @@ using ssa::Status;
 
 struct Args {
   std::string run_dir = ".";
-  std::string dump, port, log = "stderr";
+  std::string dump, addr_dump, port, log = "stderr";
   std::string data_faults, mad_faults;  // tests only
   bool once = false;
   int timeout_s = 0;
@@ -34,7 +34,7 @@ struct Args {
 
 void Usage(FILE* f) {
   fprintf(f,
-          "usage: ssa-consumer [-R DIR] [--dump FILE] [--port CA:PORT]\n"
+          "usage: ssa-consumer [-R DIR] [--dump FILE] [--addr-dump FILE] [--port CA:PORT]\n"
           "                    [--once] [--timeout S] [-L TARGET]\n"
           "                    [--data-faults SPEC] [--mad-faults SPEC]\n");
 }
@@ -66,10 +66,10 @@ std::string StatsText(const ssa::tree::ConsumerStats& s) {
 
 int main(int argc, char** argv) {
   Args a;
-  enum { kDump = 256, kPort, kOnce, kTimeout, kDataFaults, kMadFaults };
+  enum { kDump = 256, kAddrDump, kPort, kOnce, kTimeout, kDataFaults, kMadFaults };
   static const struct option opts[] = {
       {"run-dir", required_argument, nullptr, 'R'}, {"dump", required_argument, nullptr, kDump},
-      {"port", required_argument, nullptr, kPort},
+      {"port", required_argument, nullptr, kPort}, {"addr-dump", required_argument, nullptr, kAddrDump},
       {"once", no_argument, nullptr, kOnce}, {"timeout", required_argument, nullptr, kTimeout},
       {"log", required_argument, nullptr, 'L'}, {"help", no_argument, nullptr, 'h'},
       {"data-faults", required_argument, nullptr, kDataFaults},
@@ -81,6 +81,7 @@ int main(int argc, char** argv) {
       case 'R': a.run_dir = optarg; break;
       case 'L': a.log = optarg; break;
       case kDump: a.dump = optarg; break;
+      case kAddrDump: a.addr_dump = optarg; break;
       case kPort: a.port = optarg; break;
       case kOnce: a.once = true; break;
       case kTimeout: a.timeout_s = atoi(optarg); break;
@@ -137,6 +138,12 @@ int main(int argc, char** argv) {
       if (w.ok()) w = WriteAtomic(a.dump, bytes);
       if (!w.ok()) log.Log(ssa::LogLevel::kError, "%s", w.ToString().c_str());
       have_prdb = true;
+    }
+    if (auto addr = consumer->addr(); addr && !a.addr_dump.empty()) {
+      std::string bytes;
+      Status w = addr->Serialize(&bytes);
+      if (w.ok()) w = WriteAtomic(a.addr_dump, bytes);
+      if (!w.ok()) log.Log(ssa::LogLevel::kError, "%s", w.ToString().c_str());
     }
     if (a.once && have_prdb) loop.Stop();
   };

@@ -66,23 +66,23 @@ TEST_GROUP(SsaProviderSim) {
     CHECK_OK(st);
   }
 
-  // A 12-HCA fat tree: core, one distribution and two access nodes, and
-  // ibacm (ssa provider, by default with no fallback) on kNode; returns once ibacm holds
-  // the core's epoch.
-  // A 12-HCA fat tree: core, one distribution and two access nodes
-  // (none with `members` false).
-  void StartTree(int lmc, const std::string& plugin_options = "", bool members = true) {
+  // A fat tree of `hcas` HCAs (12: 2 leaves of 6 with mixed-speed
+  // uplinks): core, one distribution and two access nodes (none with
+  // `members` false).
+  void StartTree(int lmc, const std::string& plugin_options = "", bool members = true, int hcas = 12) {
     ssa::test::FatTreeOptions ft;
-    ft.hcas = 12;
-    ft.hcas_per_leaf = 6;
-    ft.leaf_radix = 8;
-    ft.mixed_links = true;
+    ft.hcas = hcas;
+    if (hcas == 12) {
+      ft.hcas_per_leaf = 6;
+      ft.leaf_radix = 8;
+      ft.mixed_links = true;
+    }
     ssa::test::GeneratedNet net;
     CHECK_OK(ssa::test::FatTreeNet(ft, &net));
     TreeHarness::Options o;
     o.net_text = net.text;
     o.ibsim_args = net.ibsim_args;
-    o.hcas = 12;
+    o.hcas = hcas;
     o.lmc = lmc;
     o.extra_plugin_options = plugin_options;
     CHECK_OK(tree->Start(o));
@@ -322,4 +322,16 @@ TEST(SsaProviderSim, WithFallbackSaAFreshDaemonAnswersBeforeTheTreeDelivers) {
   LONGS_EQUAL(0, Counter(ACM_CNTR_ROUTE_CACHE));
   StockIbAcmeResolvesEveryLid(true);
   STRCMP_CONTAINS("no PRDB from the tree yet; asking the SA instead", ibacm->Log().c_str());
+}
+
+TEST(SsaProviderSim, OurIbAcmeTestFindsNoMismatchOnA36HcaFatTree) {
+  StartTree(0, "", true, 36);
+  StartIbacm("fallback = none\n");
+  OurIbAcmeTestMatchesTheSa();
+  // Every LID was answered from the PRDB (the SA was asked only to verify).
+  size_t lids = 0;
+  for (const auto& g : tree->smdb().guid_lids.records)
+    if (g.guid == g.port_guid) lids += size_t{1} << g.lmc;
+  CHECK(lids >= 36 + 6);
+  LONGS_EQUAL(lids, Counter(ACM_CNTR_ROUTE_CACHE));
 }

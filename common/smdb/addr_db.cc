@@ -23,26 +23,9 @@ const DbSchema& AddrDb::Schema() {
 
 Status AddrDb::Serialize(std::string* out) const { return SerializeDb(*this, out); }
 
-Status AddrDb::Parse(const uint8_t* data, size_t len, AddrDb* out) {
-  DbReader<AddrDb> reader;
-  Status s = reader.Feed(data, len);
-  if (!s.ok()) return s;
-  return reader.Finish(out);
-}
-
-Status AddrDb::WriteFile(const std::string& path) const {
-  std::string bytes;
-  Status s = Serialize(&bytes);
-  if (!s.ok()) return s.WithContext(path);
-  return WriteFileAtomically(path, bytes);
-}
-
-Status AddrDb::ReadFile(const std::string& path, AddrDb* out) {
-  std::string bytes;
-  Status s = ReadWholeFile(path, &bytes);
-  if (!s.ok()) return s;
-  return Parse(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), out).WithContext(path);
-}
+Status AddrDb::Parse(const uint8_t* data, size_t len, AddrDb* out) { return ParseDb(data, len, out); }
+Status AddrDb::WriteFile(const std::string& path) const { return WriteDbFile(*this, path); }
+Status AddrDb::ReadFile(const std::string& path, AddrDb* out) { return ReadDbFile(path, out); }
 
 void AddrDb::SortRecords() { SortDb(this); }
 

@@ -15,26 +15,9 @@ const DbSchema& Smdb::Schema() {
 
 Status Smdb::Serialize(std::string* out) const { return SerializeDb(*this, out); }
 
-Status Smdb::Parse(const uint8_t* data, size_t len, Smdb* out) {
-  SmdbStreamReader reader;
-  Status s = reader.Feed(data, len);
-  if (!s.ok()) return s;
-  return reader.Finish(out);
-}
-
-Status Smdb::WriteFile(const std::string& path) const {
-  std::string bytes;
-  Status s = Serialize(&bytes);
-  if (!s.ok()) return s.WithContext(path);
-  return WriteFileAtomically(path, bytes);
-}
-
-Status Smdb::ReadFile(const std::string& path, Smdb* out) {
-  std::string bytes;
-  Status s = ReadWholeFile(path, &bytes);
-  if (!s.ok()) return s;
-  return Parse(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), out).WithContext(path);
-}
+Status Smdb::Parse(const uint8_t* data, size_t len, Smdb* out) { return ParseDb(data, len, out); }
+Status Smdb::WriteFile(const std::string& path) const { return WriteDbFile(*this, path); }
+Status Smdb::ReadFile(const std::string& path, Smdb* out) { return ReadDbFile(path, out); }
 
 void Smdb::SortRecords() { SortDb(this); }
 

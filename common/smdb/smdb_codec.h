@@ -315,6 +315,22 @@ void SortDb(Db* db) {
 Status WriteFileAtomically(const std::string& path, const std::string& bytes);
 Status ReadWholeFile(const std::string& path, std::string* bytes);
 
+// Db::WriteFile and Db::ReadFile for every db type.
+template <class Db>
+Status WriteDbFile(const Db& db, const std::string& path) {
+  std::string bytes;
+  Status s = db.Serialize(&bytes);
+  if (!s.ok()) return s.WithContext(path);
+  return WriteFileAtomically(path, bytes);
+}
+template <class Db>
+Status ReadDbFile(const std::string& path, Db* out) {
+  std::string bytes;
+  Status s = ReadWholeFile(path, &bytes);
+  if (!s.ok()) return s;
+  return Db::Parse(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), out).WithContext(path);
+}
+
 }  // namespace smdb
 }  // namespace ssa
 

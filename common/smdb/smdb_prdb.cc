@@ -15,26 +15,9 @@ const DbSchema& Prdb::Schema() {
 
 Status Prdb::Serialize(std::string* out) const { return SerializeDb(*this, out); }
 
-Status Prdb::Parse(const uint8_t* data, size_t len, Prdb* out) {
-  PrdbStreamReader reader;
-  Status s = reader.Feed(data, len);
-  if (!s.ok()) return s;
-  return reader.Finish(out);
-}
-
-Status Prdb::WriteFile(const std::string& path) const {
-  std::string bytes;
-  Status s = Serialize(&bytes);
-  if (!s.ok()) return s.WithContext(path);
-  return WriteFileAtomically(path, bytes);
-}
-
-Status Prdb::ReadFile(const std::string& path, Prdb* out) {
-  std::string bytes;
-  Status s = ReadWholeFile(path, &bytes);
-  if (!s.ok()) return s;
-  return Parse(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), out).WithContext(path);
-}
+Status Prdb::Parse(const uint8_t* data, size_t len, Prdb* out) { return ParseDb(data, len, out); }
+Status Prdb::WriteFile(const std::string& path) const { return WriteDbFile(*this, path); }
+Status Prdb::ReadFile(const std::string& path, Prdb* out) { return ReadDbFile(path, out); }
 
 void Prdb::SortRecords() { SortDb(this); }
 

@@ -112,6 +112,15 @@ extern template class DbReader<Smdb>;
 extern template class DbReader<Prdb>;
 extern template class DbReader<AddrDb>;
 
+// Db::Parse for every db type: the whole buffer through the reader.
+template <class Db>
+Status ParseDb(const uint8_t* data, size_t len, Db* out) {
+  DbReader<Db> reader;
+  Status s = reader.Feed(data, len);
+  if (!s.ok()) return s;
+  return reader.Finish(out);
+}
+
 }  // namespace smdb
 }  // namespace ssa
 

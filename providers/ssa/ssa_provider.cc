@@ -35,6 +35,16 @@ const char* MissText(int why) {
   }
 }
 
+// Drops the one object of `owned` that is `which` (ours are few: a scan).
+template <class T>
+void EraseOwned(std::vector<std::unique_ptr<T>>* owned, const T* which) {
+  for (auto it = owned->begin(); it != owned->end(); ++it)
+    if (it->get() == which) {
+      owned->erase(it);
+      return;
+    }
+}
+
 }  // namespace
 
 SsaProvider::SsaProvider(const ssa_core_ops* ops, ssa_core_t* core)
@@ -103,11 +113,7 @@ int SsaProvider::OpenDevice(const ssa_device_info* info, SsaDevice** out) {
 
 void SsaProvider::CloseDevice(SsaDevice* dev) {
   sa_.CloseDevice(dev->inner);
-  for (auto it = devices_.begin(); it != devices_.end(); ++it)
-    if (it->get() == dev) {
-      devices_.erase(it);
-      break;
-    }
+  EraseOwned(&devices_, dev);
 }
 
 void SsaProvider::Remember(const ssa_port_info* info, SsaPort* port) {
@@ -280,11 +286,7 @@ int SsaProvider::OpenEndpoint(SsaPort* port, const ssa_endpoint_info* info, SsaE
 
 void SsaProvider::CloseEndpoint(SsaEndpoint* ep) {
   sa_.CloseEndpoint(ep->inner);
-  for (auto it = endpoints_.begin(); it != endpoints_.end(); ++it)
-    if (it->get() == ep) {
-      endpoints_.erase(it);
-      break;
-    }
+  EraseOwned(&endpoints_, ep);
 }
 
 int SsaProvider::AddAddress(SsaEndpoint* ep, const ssa_address* addr, SsaAddress** out) {
@@ -299,11 +301,7 @@ int SsaProvider::AddAddress(SsaEndpoint* ep, const ssa_address* addr, SsaAddress
 
 void SsaProvider::RemoveAddress(SsaAddress* addr) {
   sa_.RemoveAddress(addr->inner);
-  for (auto it = addresses_.begin(); it != addresses_.end(); ++it)
-    if (it->get() == addr) {
-      addresses_.erase(it);
-      break;
-    }
+  EraseOwned(&addresses_, addr);
 }
 
 int SsaProvider::Resolve(SsaAddress* src, const ssa_resolve_request* req, uint64_t req_id) {

@@ -70,20 +70,8 @@ TEST_GROUP(SsaProviderSim) {
   // uplinks): core, one distribution and two access nodes (none with
   // `members` false).
   void StartTree(int lmc, const std::string& plugin_options = "", bool members = true, int hcas = 12) {
-    ssa::test::FatTreeOptions ft;
-    ft.hcas = hcas;
-    if (hcas == 12) {
-      ft.hcas_per_leaf = 6;
-      ft.leaf_radix = 8;
-      ft.mixed_links = true;
-    }
-    ssa::test::GeneratedNet net;
-    CHECK_OK(ssa::test::FatTreeNet(ft, &net));
     TreeHarness::Options o;
-    o.net_text = net.text;
-    o.ibsim_args = net.ibsim_args;
-    o.hcas = hcas;
-    o.lmc = lmc;
+    CHECK_OK(TreeHarness::FatTree(hcas, lmc, &o));
     o.extra_plugin_options = plugin_options;
     CHECK_OK(tree->Start(o));
     if (!members) return;

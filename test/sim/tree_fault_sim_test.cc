@@ -87,17 +87,8 @@ TEST_GROUP(TreeFaultSim) {
   }
 
   void StartFabric() {
-    ssa::test::FatTreeOptions ft;
-    ft.hcas = 12;
-    ft.hcas_per_leaf = 6;
-    ft.leaf_radix = 8;
-    ft.mixed_links = true;
-    ssa::test::GeneratedNet net;
-    CHECK_OK(ssa::test::FatTreeNet(ft, &net));
     TreeHarness::Options o;
-    o.net_text = net.text;
-    o.ibsim_args = net.ibsim_args;
-    o.hcas = 12;
+    CHECK_OK(TreeHarness::FatTree(12, 0, &o));
     CHECK_OK(tree->Start(o));
   }
 

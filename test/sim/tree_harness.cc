@@ -9,6 +9,8 @@
 #include <sstream>
 #include <thread>
 
+#include "test/sim/netgen.h"
+
 namespace ssa {
 namespace test {
 
@@ -96,6 +98,24 @@ TreeHarness::~TreeHarness() {
 void TreeHarness::set_failed() {
   dir_->keep();
   if (fabric_) fabric_->set_failed();
+}
+
+Status TreeHarness::FatTree(int hcas, int lmc, Options* out) {
+  FatTreeOptions ft;
+  ft.hcas = hcas;
+  if (hcas == 12) {
+    ft.hcas_per_leaf = 6;
+    ft.leaf_radix = 8;
+    ft.mixed_links = true;
+  }
+  GeneratedNet net;
+  Status st = FatTreeNet(ft, &net);
+  if (!st.ok()) return st;
+  out->net_text = net.text;
+  out->ibsim_args = net.ibsim_args;
+  out->hcas = hcas;
+  out->lmc = lmc;
+  return Status::Ok();
 }
 
 Status TreeHarness::Start(const Options& o) {

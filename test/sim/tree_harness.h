@@ -43,6 +43,11 @@ class TreeHarness {
     std::string extra_plugin_options;  // appended to the defaults
   };
 
+  // The tree tests' fabric: a fat tree of `hcas` HCAs; 12 gives 2 leaves
+  // of 6 with uplinks of mixed speeds, so a reroute changes rates (a stale
+  // PRDB would then differ from the SA).
+  static Status FatTree(int hcas, int lmc, Options* out);
+
   explicit TreeHarness(TempDir* dir) : dir_(dir) {}
   ~TreeHarness();
 

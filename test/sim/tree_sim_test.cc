@@ -31,21 +31,6 @@ uint64_t Num(const std::map<std::string, std::string>& kv, const std::string& ke
   return it == kv.end() ? 0 : strtoull(it->second.c_str(), nullptr, 0);
 }
 
-// A 12-HCA fat tree, 2 leaves of 6, 2 spines, uplinks of mixed speeds, so a
-// reroute changes rates (a stale PRDB would then differ from the SA).
-void MixedFatTree(TreeHarness::Options* o) {
-  ssa::test::FatTreeOptions ft;
-  ft.hcas = 12;
-  ft.hcas_per_leaf = 6;
-  ft.leaf_radix = 8;
-  ft.mixed_links = true;
-  ssa::test::GeneratedNet net;
-  CHECK_OK(ssa::test::FatTreeNet(ft, &net));
-  o->net_text = net.text;
-  o->ibsim_args = net.ibsim_args;
-  o->hcas = 12;
-}
-
 const std::vector<std::string> kConsumers = {"Hca6", "Hca7", "Hca8", "Hca12"};
 
 }  // namespace
@@ -66,8 +51,7 @@ TEST_GROUP(TreeSim) {
   // consumer holds the core's epoch.
   void StartTree(int lmc) {
     TreeHarness::Options o;
-    MixedFatTree(&o);
-    o.lmc = lmc;
+    CHECK_OK(TreeHarness::FatTree(12, lmc, &o));
     CHECK_OK(tree->Start(o));
     CHECK_OK(tree->StartIbssa("Hca2", "distribution"));
     CHECK_OK(tree->StartIbssa("Hca3", "distribution"));

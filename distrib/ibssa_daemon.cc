@@ -110,8 +110,11 @@ Status IbssaDaemon::Start() {
   PutBe64(mo.port_gid.data() + 8, port_.port_guid);
   mo.software = std::string("ibacm-ssa ") + PACKAGE_VERSION;
   mo.data_address = announced;
-  uint16_t sm_lid = port_.sm_lid;
-  mo.sm_lid = [sm_lid] { return sm_lid; };
+  // Read again at each join: after an SM failover the new master's LID.
+  mo.sm_lid = [this] {
+    uint16_t now = CurrentSmLid(port_);
+    return now ? now : port_.sm_lid;
+  };
   mo.counters = [this] { return Counters(); };
   mo.epoch = [this] { return smdb_.epoch(); };
   mo.epoch_report_ms = 200;  // a parent's lag is the tree's health: report each epoch

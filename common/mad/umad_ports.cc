@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "common/mad/umad_transport.h"
+
 namespace ssa {
 
 const char* PortStateName(int state) {
@@ -86,6 +88,17 @@ Status DiscoverPorts(std::vector<UmadPort>* ports) {
     umad_release_ca(&ca);
   }
   return Status::Ok();
+}
+
+uint16_t CurrentSmLid(const UmadPort& port) {
+  // umad2sim's values never change, and asking it again while a receiver
+  // thread waits in umad_recv() hangs the caller (seen on ibsim).
+  if (UmadTransport::UnderUmad2sim()) return port.sm_lid;
+  umad_port_t p;
+  if (umad_get_port(port.ca_name.c_str(), port.port_num, &p) < 0) return 0;
+  uint16_t sm_lid = static_cast<uint16_t>(p.sm_lid);
+  umad_release_port(&p);
+  return sm_lid;
 }
 
 Status PickActivePort(const std::string& name, UmadPort* out) {

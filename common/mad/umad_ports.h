@@ -59,6 +59,12 @@ UmadPort UmadPortFromCa(const struct umad_ca& ca, int port_index);
 // Every port of every CA (switch port 0 included when that is all a CA has).
 Status DiscoverPorts(std::vector<UmadPort>* ports);
 
+// The SM's LID as `port` sees it now (0 when the port cannot be read):
+// what a long-running member asks before each join, so that it follows an
+// SM failover. Under umad2sim: what it was at process start, without
+// asking (a second umad_get_port there can hang).
+uint16_t CurrentSmLid(const UmadPort& port);
+
 // libibumad's one-time initialisation; safe to call repeatedly.
 Status UmadInitOnce();
 

@@ -120,10 +120,12 @@ int main(int argc, char** argv) {
   o.gid_prefix = port.gid_prefix;
   o.data_faults = a.data_faults;
   o.mad_faults = a.mad_faults;
-  // Port attributes are read once: on the simulated fabric they are
-  // frozen at start, on hardware a restarted consumer reads them again.
-  uint16_t sm_lid = port.sm_lid;
-  o.sm_lid = [sm_lid] { return sm_lid; };
+  // Read again at each join: after an SM failover the new master's LID
+  // (on the simulated fabric port attributes are frozen at start).
+  o.sm_lid = [port] {
+    uint16_t now = ssa::CurrentSmLid(port);
+    return now ? now : port.sm_lid;
+  };
   std::unique_ptr<ssa::tree::Consumer> consumer;
   int exit_code = 0;
   bool have_prdb = false;

@@ -26,7 +26,7 @@ struct CoreOptions {
   bool support_ips_in_addr_cfg = false;
   int timeout_ms = 2000;  // upstream "timeout"
   int retries = 2;
-  int sa_depth = 1;
+  int sa_depth = 16;  // more than upstream's 1: a slow SA must not serialize unrelated requests
   int umad_debug_level = 0;
   // "provider NAME PREFIX|default" lines (and our device:port form), in order.
   std::vector<std::string> provider_rules;

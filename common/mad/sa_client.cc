@@ -44,6 +44,8 @@ SaClient::~SaClient() {
   alive_.reset();
   for (auto& entry : active_)
     if (entry.second->timer) loop_->CancelTimer(entry.second->timer);
+  for (auto& req : queue_)
+    if (req->timer) loop_->CancelTimer(req->timer);
   if (watched_fd_ >= 0) loop_->UnwatchFd(watched_fd_);
   if (transport_) transport_->Close();
 }
@@ -125,6 +127,8 @@ Status SaClient::Send(const uint8_t* mad_bytes, size_t len, Callback done) {
   req->id = next_request_id_++;
   memcpy(req->mad, mad_bytes, len);
   req->done = std::move(done);
+  req->deadline = EventLoop::Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(try_timeout_ms_) *
+                                                                      (retries_ + 1));
 
   if (queue_.empty() && active_.size() < static_cast<size_t>(depth_)) {
     Status st = StartTry(req.get());
@@ -133,6 +137,11 @@ Status SaClient::Send(const uint8_t* mad_bytes, size_t len, Callback done) {
     active_.emplace(id, std::move(req));
     stats_.outstanding_peak = std::max<uint64_t>(stats_.outstanding_peak, active_.size());
   } else {
+    std::weak_ptr<char> alive = alive_;
+    uint64_t id = req->id;
+    req->timer = loop_->AddTimer(req->deadline - EventLoop::Clock::now(), [this, alive, id] {
+      if (!alive.expired()) OnQueuedTimeout(id);
+    });
     queue_.push_back(std::move(req));
     stats_.queued_peak = std::max<uint64_t>(stats_.queued_peak, queue_.size());
   }
@@ -168,7 +177,12 @@ Status SaClient::StartTry(Request* req) {
   tid_to_request_[tid] = req->id;
   std::weak_ptr<char> alive = alive_;
   uint64_t id = req->id;
-  req->timer = loop_->AddTimer(std::chrono::milliseconds(try_timeout_ms_), [this, alive, id, tid] {
+  // A try ends after its timeout or at the request's budget, whichever
+  // comes first.
+  auto left = req->deadline - EventLoop::Clock::now();
+  auto wait = std::min<EventLoop::Clock::duration>(std::chrono::milliseconds(try_timeout_ms_), left);
+  if (wait < std::chrono::milliseconds(1)) wait = std::chrono::milliseconds(1);
+  req->timer = loop_->AddTimer(wait, [this, alive, id, tid] {
     if (!alive.expired()) OnTryTimeout(id, tid);
   });
   return Status::Ok();
@@ -178,13 +192,17 @@ void SaClient::Pump() {
   while (!queue_.empty() && active_.size() < static_cast<size_t>(depth_)) {
     std::unique_ptr<Request> req = std::move(queue_.front());
     queue_.pop_front();
-    Status st = StartTry(req.get());
+    if (req->timer) loop_->CancelTimer(req->timer);  // its budget timer: tries have their own
+    req->timer = 0;
+    Status st = EventLoop::Clock::now() < req->deadline ? StartTry(req.get())
+                                                        : Status::Error(ETIMEDOUT, "budget spent while queued");
     if (st.ok()) {
       uint64_t id = req->id;
       active_.emplace(id, std::move(req));
       stats_.outstanding_peak = std::max<uint64_t>(stats_.outstanding_peak, active_.size());
       continue;
     }
+    if (st.code() == -ETIMEDOUT) ++stats_.timeouts;
     Callback done = std::move(req->done);
     req.reset();
     std::weak_ptr<char> alive = alive_;
@@ -301,9 +319,25 @@ void SaClient::OnTryTimeout(uint64_t id, uint32_t tid) {
   RetryOrFail(id, -ETIMEDOUT);
 }
 
+void SaClient::OnQueuedTimeout(uint64_t id) {
+  for (auto it = queue_.begin(); it != queue_.end(); ++it) {
+    if ((*it)->id != id) continue;
+    std::unique_ptr<Request> req = std::move(*it);
+    queue_.erase(it);
+    req->timer = 0;
+    ++stats_.timeouts;
+    SSA_LOG(*logger_, kDebug, "SA client %s/%d: request %llu timed out while queued behind %zu in flight",
+            ca_name_.c_str(), port_num_, static_cast<unsigned long long>(id), active_.size());
+    Callback done = std::move(req->done);
+    req.reset();
+    done(-ETIMEDOUT, nullptr, 0);
+    return;
+  }
+}
+
 bool SaClient::RetryOrFail(uint64_t id, int err) {
   Request* req = active_.at(id).get();
-  if (req->tries <= retries_) {
+  if (req->tries <= retries_ && EventLoop::Clock::now() < req->deadline) {
     Status st = StartTry(req);
     if (st.ok()) return true;
     err = st.code();
@@ -348,7 +382,11 @@ void SaClient::CancelAll() {
             [](const std::unique_ptr<Request>& a, const std::unique_ptr<Request>& b) {
               return a->id < b->id;
             });
-  for (auto& req : queue_) victims.push_back(std::move(req));
+  for (auto& req : queue_) {
+    if (req->timer) loop_->CancelTimer(req->timer);
+    req->timer = 0;
+    victims.push_back(std::move(req));
+  }
   queue_.clear();
   if (!victims.empty())
     SSA_LOG(*logger_, kInfo, "SA client %s/%d: cancelling %zu requests", ca_name_.c_str(),

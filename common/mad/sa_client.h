@@ -8,6 +8,12 @@
 //  - at most `sa_depth` requests in flight, the rest waiting in FIFO order;
 //    sa_depth is clamped to 1..kSaMaxDepth (the simulated fabric deadlocks
 //    with a few hundred MADs in flight per process);
+//  - every request has its own budget, (retries + 1) tries' time from the
+//    moment it was sent to us: time spent waiting in the queue counts, a
+//    request whose budget ran out while queued fails with -ETIMEDOUT
+//    without being sent, and the last try's timer ends at the budget. So a
+//    dead SA costs each request at most its own timeout, never the sum of
+//    the requests queued before it;
 //  - its own timers and retries: the simulated fabric never reports a
 //    timeout, so each try gets an EventLoop timer. A try the layer below
 //    hands back with an error (ibsim bounces a MAD it cannot deliver with
@@ -145,7 +151,8 @@ class SaClient {
     int tries = 0;                 // tries sent so far
     uint32_t tid = 0;              // current try
     std::vector<uint32_t> tids;    // every try's TID
-    EventLoop::TimerId timer = 0;  // current try's timer
+    EventLoop::TimerId timer = 0;  // current try's timer (queued: the budget's)
+    EventLoop::Clock::time_point deadline;  // the end of its budget
   };
 
   void ApplyOptions(const SaClientOptions& options);
@@ -159,6 +166,8 @@ class SaClient {
   // Returns false if the client was destroyed meanwhile.
   bool HandleMad(const ReceivedMad& rx);
   void OnTryTimeout(uint64_t id, uint32_t tid);
+  // A queued request's budget ran out before it could be sent.
+  void OnQueuedTimeout(uint64_t id);
   // The current try of `id` failed with `err`: retry or finish.
   bool RetryOrFail(uint64_t id, int err);
   // Removes request `id` and calls its callback. Returns false if the

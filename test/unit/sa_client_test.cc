@@ -276,6 +276,26 @@ TEST(SaClient, TimeoutRetriesThenFailsWithEtimedout) {
   LONGS_EQUAL(0u, loop->timer_count());
 }
 
+TEST(SaClient, ADeadSaCostsEachRequestItsOwnTimeoutNotTheQueuesSum) {
+  // Depth 1, 40 ms x 3 tries: 10 requests to a silent SA. Each must be
+  // answered -ETIMEDOUT within its own budget (120 ms after it was sent to
+  // the client), not after the 9 before it timed out one by one (1.2 s).
+  Make(1, 40, 2);
+  auto t0 = ssa::EventLoop::Clock::now();
+  for (uint16_t d = 1; d <= 10; ++d) CHECK_TRUE(Query(d).ok());
+  CHECK_TRUE(Run([&] { return answers.size() == 10; }));
+  auto elapsed = ssa::EventLoop::Clock::now() - t0;
+  CHECK_TEXT(elapsed < 400ms, "the queued requests waited for each other");
+  for (const Answer& a : answers) LONGS_EQUAL(-ETIMEDOUT, a.status);
+  // The first used its three tries; the others timed out while queued
+  // (the second, sent a moment after the first, may just get one short
+  // try when the first gives up).
+  CHECK(wire->sent.size() == 3 || wire->sent.size() == 4);
+  UNSIGNED_LONGLONGS_EQUAL(10, client->stats().timeouts);
+  LONGS_EQUAL(0, client->queued());
+  LONGS_EQUAL(0u, loop->timer_count());
+}
+
 TEST(SaClient, LateAnswerAfterFailureIsStale) {
   Make(1, 10, 1);
   CHECK_TRUE(Query(7).ok());

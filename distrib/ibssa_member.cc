@@ -132,6 +132,7 @@ void IbssaMember::OnSmdb(const tree::Applied<smdb::Smdb>& a) {
   previous_ = a.db;
   if (options_.roles & kRoleDistribution) server_->Publish("smdb", a.version, delta, from);
   if (prdbs_) prdbs_->OnSmdb(a.db);
+  if (on_smdb_) on_smdb_(a.version.epoch);
 }
 
 void IbssaMember::Authorize(const Hello& h, std::function<void(uint16_t, const std::string&)> done) {
@@ -155,6 +156,7 @@ void IbssaMember::OnSubscribe(const std::string& key, const Hello& h) {
 
 void IbssaMember::PublishPrdb(const PrdbVersion& v) {
   server_->Publish("prdb:" + std::to_string(v.port_guid), {v.epoch, v.digest, v.bytes}, v.delta, v.delta_from);
+  if (on_prdb_) on_prdb_(v);
 }
 
 tree::MemberCounters IbssaMember::Counters() const {

@@ -61,6 +61,12 @@ class IbssaMember {
   // counters. Idempotent.
   void Stop();
 
+  // Observers (optional; tests and benchmarks time the tree with them),
+  // called on the loop thread: a verified SMDB version is held; a
+  // consumer's new PRDB version is published to it.
+  void set_on_smdb(std::function<void(uint64_t epoch)> f) { on_smdb_ = std::move(f); }
+  void set_on_prdb(std::function<void(const PrdbVersion&)> f) { on_prdb_ = std::move(f); }
+
   uint8_t Roles() const;
   uint64_t smdb_epoch() const { return smdb_.epoch(); }
   tree::MemberCounters Counters() const;
@@ -97,6 +103,8 @@ class IbssaMember {
   std::shared_ptr<const smdb::Smdb> previous_;  // for deltas after a full transfer
   bool joined_once_ = false;
   bool stopped_ = false;
+  std::function<void(uint64_t)> on_smdb_;
+  std::function<void(const PrdbVersion&)> on_prdb_;
 };
 
 }  // namespace distrib

@@ -828,6 +828,22 @@ int main(int argc, char** argv) {
     bench.Check(pair.after, &equal, &mismatched, &mem, &wire, &paths);
   }
   uint64_t rss_peak = ProcStatusBytes("VmHWM");
+  // Sized down: what the consumers asked for would take, at the memory a
+  // consumer took here (an extrapolation, printed as one).
+  if (opt.consumers < asked_consumers && bench.rss_after_startup > bench.rss_before_consumers) {
+    double per = static_cast<double>(bench.rss_after_startup - bench.rss_before_consumers) / opt.consumers;
+    uint64_t total = 0;
+    std::ifstream mi("/proc/meminfo");
+    std::string key;
+    uint64_t kb;
+    while (mi >> key >> kb)
+      if (key == "MemTotal:") total = kb * 1024;
+    notes.push_back("memory: a consumer took " + Num(per / 1e6, 2) + " MB of RSS here (its PRDB twice, parsed and " +
+                    "serialized, and the access node's copy of each), so " + std::to_string(asked_consumers) +
+                    " consumers would need about " + Num(Gib(static_cast<uint64_t>(per * asked_consumers)), 1) +
+                    " GiB (extrapolated, not measured) of this machine's " + Num(Gib(total), 1) + " GiB");
+    Progress("NOTE: %s", notes.back().c_str());
+  }
 
   // What was run, and the figures.
   std::unique_ptr<smdb::SmdbIndex> x;
@@ -900,7 +916,6 @@ int main(int argc, char** argv) {
     Figure("prdb_paths", Num(paths, 0));
     Figure("prdb_wire_bytes", Num(wire, 0));
     Figure("prdb_mem_bytes", Num(mem, 0));
-    Figure("consumer_held_over_wire", Num(wire > 0 ? (mem + wire) / wire : 0));
   }
   if (bench.rss_after_startup > bench.rss_before_consumers && opt.consumers > 0)
     Figure("rss_per_consumer_bytes",

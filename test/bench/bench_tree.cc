@@ -838,8 +838,8 @@ int main(int argc, char** argv) {
     uint64_t kb;
     while (mi >> key >> kb)
       if (key == "MemTotal:") total = kb * 1024;
-    notes.push_back("memory: a consumer took " + Num(per / 1e6, 2) + " MB of RSS here (its PRDB twice, parsed and " +
-                    "serialized, and the access node's copy of each), so " + std::to_string(asked_consumers) +
+    notes.push_back("memory: a consumer took " + Num(per / 1e6, 2) + " MB of RSS here (its parsed PRDB; the access " +
+                    "node's parsed copy and serialization; buffers), so " + std::to_string(asked_consumers) +
                     " consumers would need about " + Num(Gib(static_cast<uint64_t>(per * asked_consumers)), 1) +
                     " GiB (extrapolated, not measured) of this machine's " + Num(Gib(total), 1) + " GiB");
     Progress("NOTE: %s", notes.back().c_str());

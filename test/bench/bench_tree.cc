@@ -31,6 +31,7 @@
 //       [--access N] [--distribution N] [--consumer-loops N] [--prdb-threads N]
 //       [--link-down NODE[:PORT]] [--timeout S] [--max-rss-gib G] [--regen]
 //       [--log-level L]
+#include <pthread.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -282,13 +283,17 @@ struct Port {
 };
 
 // A loop on its own thread.
+// A loop on its own thread, named for profilers (`perf report --sort comm`).
 struct LoopThread {
   ssa::EventLoop loop;
   std::thread thread;
-  Status Start() {
+  Status Start(const std::string& name) {
     Status st = loop.Init();
     if (!st.ok()) return st;
-    thread = std::thread([this] { loop.Run(); });
+    thread = std::thread([this, name] {
+      pthread_setname_np(pthread_self(), name.substr(0, 15).c_str());
+      loop.Run();
+    });
     return Status::Ok();
   }
   void Stop() {
@@ -435,17 +440,20 @@ Status Bench::Setup(const SmdbPair& pair, int consumers, int access, int distrib
 
   // Threads: the core's loop, the members' loop (with the PRDB workers),
   // the consumers' loops.
-  st = core_loop_.Start();
-  if (st.ok()) st = member_loop_.Start();
+  st = core_loop_.Start("core");
+  if (st.ok()) st = member_loop_.Start("members");
   for (int i = 0; st.ok() && i < opt_.consumer_loops; ++i) {
     consumer_loops_.push_back(std::make_unique<LoopThread>());
-    st = consumer_loops_.back()->Start();
+    st = consumer_loops_.back()->Start("consumers" + std::to_string(i));
   }
   if (!st.ok()) return st;
   core_streams_ = tree::NewTcpTransport();
   member_streams_ = tree::NewTcpTransport();
   for (int i = 0; i < opt_.consumer_loops; ++i) consumer_streams_.push_back(tree::NewTcpTransport());
+  // The workers take the creating thread's name.
+  pthread_setname_np(pthread_self(), "prdb-workers");
   pool_ = std::make_unique<ssa::WorkerPool>(&member_loop_.loop, static_cast<size_t>(opt_.prdb_threads));
+  pthread_setname_np(pthread_self(), "bench_tree");
   counted_epoch_.assign(consumer_ports_.size(), 0);
   prdb_epoch_at_access_.assign(consumer_ports_.size(), 0);
   for (size_t i = 0; i < consumer_ports_.size(); ++i) consumer_index_[consumer_ports_[i].guid] = i;
@@ -699,6 +707,7 @@ void Bench::Check(const smdb::Smdb& db, bool* equal, size_t* mismatched, double*
   std::vector<std::thread> pool;
   for (unsigned t = 0; t < threads; ++t)
     pool.emplace_back([&, t] {
+      pthread_setname_np(pthread_self(), "check");
       for (size_t i = t; i < consumers_.size(); i += threads) {
         std::shared_ptr<const smdb::Prdb> got = consumers_[i] ? consumers_[i]->prdb() : nullptr;
         smdb::Prdb full;

@@ -14,7 +14,8 @@
 //   - start-up: from the core publishing the first SMDB to every consumer
 //     holding its PRDB of that epoch (members and consumers start right
 //     after the publication), and the core's join rate for the consumers'
-//     burst;
+//     burst (core_joins_per_s: consumers / the time from starting them,
+//     all at once, to the last one in the core's book);
 //   - update: from the core publishing the second SMDB (with its delta) to
 //     every consumer holding the PRDB of that epoch;
 //   - bytes sent per tier (core, distribution, access) for each phase;

@@ -12,11 +12,13 @@ namespace distrib {
 
 // The consumer's PRDB at `epoch`: patched from `previous` when the route
 // diff allows (only paths to dirty destinations recomputed), else built
-// whole. *computed counts the engine calls.
+// whole. *computed counts the engine calls, *if_full those a whole build
+// makes.
 Status PrdbService::BuildOrPatch(const Engine& e, const smdb::Prdb* previous, uint64_t port_guid,
-                                 uint64_t epoch, smdb::Prdb* out, size_t* computed) {
+                                 uint64_t epoch, smdb::Prdb* out, size_t* computed, size_t* if_full) {
   const smdb::SmdbIndex& x = *e.index;
   uint32_t src = x.PortByGuid(port_guid);
+  *if_full = x.assigned_lids().size() << (src == smdb::SmdbIndex::kNone ? 0 : x.port(src).lmc);
   bool patch = previous && e.diff_from != 0 && previous->global_epoch == e.diff_from &&
                !e.diff.all && src != smdb::SmdbIndex::kNone;
   if (patch) {
@@ -28,7 +30,7 @@ Status PrdbService::BuildOrPatch(const Engine& e, const smdb::Prdb* previous, ui
   }
   if (!patch) {
     Status st = smdb::BuildPrdb(*e.engine, port_guid, epoch, out);
-    *computed = x.assigned_lids().size() << (src == smdb::SmdbIndex::kNone ? 0 : x.port(src).lmc);
+    *computed = *if_full;
     return st;
   }
   const smdb::SmdbIndex::Port& s = x.port(src);
@@ -129,7 +131,7 @@ void PrdbService::Compute(uint64_t port_guid) {
       [engine, previous, port_guid, epoch]() {
         JobResult r;
         auto prdb = std::make_shared<smdb::Prdb>();
-        r.status = BuildOrPatch(*engine, previous.get(), port_guid, epoch, prdb.get(), &r.computed);
+        r.status = BuildOrPatch(*engine, previous.get(), port_guid, epoch, prdb.get(), &r.computed, &r.if_full);
         if (!r.status.ok()) return r;
         auto bytes = std::make_shared<std::string>();
         r.status = prdb->Serialize(bytes.get());
@@ -168,6 +170,7 @@ void PrdbService::OnComputed(uint64_t port_guid, uint64_t epoch, JobResult r) {
     return;
   }
   paths_computed_ += r.computed;
+  paths_if_full_ += r.if_full;
   paths_published_ += r.version.paths;
   ++versions_published_;
   it->second.prdb = r.prdb;

@@ -73,9 +73,13 @@ class PrdbService {
 
   size_t consumer_count() const { return consumers_.size(); }
   uint64_t smdb_epoch() const { return db_ ? db_->global_epoch : 0; }
-  // Paths computed since start (engine calls), paths held by the versions
-  // published (their sum), and PRDB versions published.
+  // Paths computed since start (engine calls), the paths a full
+  // recomputation of the same versions would have computed (so
+  // paths_computed / paths_if_full over an update is the share the
+  // incremental rule recomputed), paths held by the versions published
+  // (their sum), and PRDB versions published.
   uint64_t paths_computed() const { return paths_computed_; }
+  uint64_t paths_if_full() const { return paths_if_full_; }
   uint64_t paths_published() const { return paths_published_; }
   uint64_t versions_published() const { return versions_published_; }
   // The current PRDB of a consumer, or null.
@@ -100,10 +104,11 @@ class PrdbService {
     std::shared_ptr<const smdb::Prdb> prdb;
     PrdbVersion version;
     size_t computed = 0;  // engine calls made
+    size_t if_full = 0;   // engine calls a full build would have made
   };
 
   static Status BuildOrPatch(const Engine& e, const smdb::Prdb* previous, uint64_t port_guid,
-                             uint64_t epoch, smdb::Prdb* out, size_t* computed);
+                             uint64_t epoch, smdb::Prdb* out, size_t* computed, size_t* if_full);
   void Compute(uint64_t port_guid);
   void OnComputed(uint64_t port_guid, uint64_t epoch, JobResult result);
 
@@ -117,6 +122,7 @@ class PrdbService {
   uint64_t engine_pending_ = 0;           // SMDB epoch whose engine is being built
   std::map<uint64_t, Consumer> consumers_;
   uint64_t paths_computed_ = 0;
+  uint64_t paths_if_full_ = 0;
   uint64_t paths_published_ = 0;
   uint64_t versions_published_ = 0;
 };

@@ -8,11 +8,7 @@
 #include "common/mad/umad_ports.h"
 #include "common/mad/mad_faults.h"
 #include "common/mad/umad_transport.h"
-#include "common/smdb/smdb_index.h"
-#include "common/tree/announce.h"
-#include "common/tree/core_control.h"
-#include "common/tree/data_server.h"
-#include "common/tree/membership.h"
+#include "common/tree/core_server.h"
 #include "common/tree/stream.h"
 #include "common/tree/stream_faults.h"
 #include "opensm_plugin/address_book.h"
@@ -43,28 +39,13 @@ class TreeCoreImpl {
   ~TreeCoreImpl() { Close(); }
 
   void OnVersion(const ProduceResult& v) {
-    std::unique_ptr<smdb::SmdbIndex> index;
-    Status st = smdb::SmdbIndex::Build(*v.db, &index);
-    if (!st.ok()) {
-      log_->Log(LogLevel::kError, "tree: epoch %" PRIu64 " cannot be indexed: %s", v.epoch, st.ToString().c_str());
-      return;
-    }
-    if (!server_ && !StartServing(*v.db)) return;
-    index_ = std::move(index);
-    topology_ = std::make_unique<tree::SmdbTopology>(index_.get());
-    membership_->SetTopology(topology_.get());
-    membership_->SetCoreEpoch(v.epoch);
-    server_->Publish("smdb", {v.epoch, tree::DigestOf(*v.serialized), v.serialized}, v.delta, v.delta_from);
-    log_->Log(LogLevel::kInfo, "tree: serving SMDB epoch %" PRIu64 " (%zu bytes%s) to %zu child(ren)", v.epoch,
-              v.serialized->size(), v.delta ? ", delta ready" : "", server_->child_count());
-    StateChanged();
+    if (!core_ && !StartServing(*v.db)) return;
+    core_->PublishSmdb(v.db, v.serialized, v.delta, v.delta_from);
   }
 
   void Close() {
-    if (control_) control_->Stop();
-    control_.reset();
-    if (server_) server_->Close();
-    server_.reset();
+    if (core_) core_->Close();
+    core_.reset();
     if (mads_) mads_->Close();
     for (auto& kv : registered_)
       if (kv.second) kv.second->Close();
@@ -114,29 +95,20 @@ class TreeCoreImpl {
     if (st.ok() && (!options_.mad_faults.empty() || !options_.data_faults.empty()))
       log_->Log(LogLevel::kWarn, "tree: FAULT INJECTION on: mad_faults '%s', data_faults '%s' (tests only)",
                 options_.mad_faults.c_str(), options_.data_faults.c_str());
-    tree::DataAddress listen, announced;
-    if (st.ok()) st = tree::DataAddress::Parse(options_.listen, &listen);
+    tree::CoreServerOptions co;
+    co.port_guid = port_.port_guid;
+    co.lid = port_.lid;
+    co.announce = options_.announce;
+    co.membership.lease_s = options_.lease_s;
+    co.membership.fanout_core = options_.fanout_core;
+    co.membership.fanout_distribution = options_.fanout_distribution;
+    co.membership.fanout_access = options_.fanout_access;
+    co.membership.allow_distribution = ParseGuids(options_.allow_distribution, "allow_distribution");
+    co.membership.allow_access = ParseGuids(options_.allow_access, "allow_access");
+    if (st.ok()) st = tree::DataAddress::Parse(options_.listen, &co.listen);
     if (!st.ok()) return Fail(st);
-    tree::DataServerOptions so;
-    so.guid = port_.port_guid;
-    server_ = std::make_unique<tree::DataServer>(
-        loop_, streams_.get(), log_, so,
-        [this](const tree::Hello& h, std::function<void(uint16_t, const std::string&)> done) { Authorize(h, done); },
-        nullptr, [this](const std::string& name) { return name == "tree" ? Json() : std::string(); });
-    st = server_->Listen(listen);
-    if (st.ok()) st = tree::AnnounceAddress(server_->address(), options_.announce, port_.port_guid, log_, &announced);
-    if (!st.ok()) return Fail(st);
-    tree::MembershipOptions mo;
-    mo.lease_s = options_.lease_s;
-    mo.fanout_core = options_.fanout_core;
-    mo.fanout_distribution = options_.fanout_distribution;
-    mo.fanout_access = options_.fanout_access;
-    mo.allow_distribution = ParseGuids(options_.allow_distribution, "allow_distribution");
-    mo.allow_access = ParseGuids(options_.allow_access, "allow_access");
-    membership_ = std::make_unique<tree::Membership>(mo, port_.port_guid, port_.lid, announced);
-    control_ = std::make_unique<tree::CoreControlServer>(loop_, mads_.get(), membership_.get(), log_,
-                                                         [this] { StateChanged(); });
-    st = control_->Start();
+    core_ = std::make_unique<tree::CoreServer>(loop_, log_, mads_.get(), streams_.get(), co);
+    st = core_->Start([this] { StateChanged(); });
     if (!st.ok()) return Fail(st);
     // Only what the SMDB confirmed: the rest of the port's attributes may
     // be the stale ones read before the subnet was up.
@@ -144,14 +116,14 @@ class TreeCoreImpl {
         options_.hosts_file, options_.dump_dir.empty() ? "" : options_.dump_dir + "/addr.db", log_);
     RefreshAddresses();
     log_->Log(LogLevel::kInfo, "tree: core on %s/%d (GUID 0x%016" PRIx64 ", LID %u), data channel %s (%s), lease %d s",
-              port_.ca_name.c_str(), port_.port_num, port_.port_guid, port_.lid, announced.ToString().c_str(),
+              port_.ca_name.c_str(), port_.port_num, port_.port_guid, port_.lid, core_->announced().ToString().c_str(),
               streams_->name(), options_.lease_s);
     return true;
   }
 
   bool Fail(const Status& st) {
     log_->Log(LogLevel::kError, "tree: core not started: %s", st.ToString().c_str());
-    server_.reset();
+    core_.reset();
     return false;
   }
 
@@ -179,35 +151,10 @@ class TreeCoreImpl {
     if (!st.ok())
       log_->Log(LogLevel::kError, "tree: address database: %s", st.ToString().c_str());
     else if (changed)
-      server_->Publish("addr", v.version, v.delta, v.delta_from);
+      core_->PublishAddr(v.version, v.delta, v.delta_from);
     loop_->AddTimer(std::chrono::seconds(2), [this] {
-      if (server_) RefreshAddresses();
+      if (core_) RefreshAddresses();
     });
-  }
-
-  // The core serves the SMDB and the address database to its own children
-  // only: distribution nodes, and access nodes it parents when there is no
-  // distribution node.
-  void Authorize(const tree::Hello& h, std::function<void(uint16_t, const std::string&)> done) {
-    if ((h.kind != tree::DbKind::kSmdb && h.kind != tree::DbKind::kAddr) || (h.roles & tree::kRoleConsumer))
-      return done(tree::kRefuseUnavailable, "");
-    tree::TokenCheckRequest r;
-    r.child_guid = h.guid;
-    r.token = h.token;
-    r.parent_guid = port_.port_guid;
-    tree::TokenCheckAnswer a = membership_->CheckToken(r, tree::Membership::Clock::now());
-    done(a.valid ? 0 : tree::kRefuseBadToken, h.kind == tree::DbKind::kSmdb ? "smdb" : "addr");
-  }
-
-  std::string Json() {
-    tree::MemberCounters c;
-    const tree::DataServerCounters& s = server_->counters();
-    c.full_transfers = s.full_transfers;
-    c.delta_transfers = s.delta_transfers;
-    c.bytes_sent = s.bytes_sent;
-    c.refused = s.refused + (control_ ? control_->counters().refused : 0);
-    membership_->SetCoreCounters(c);
-    return membership_->ToJson(tree::Membership::Clock::now());
   }
 
   // Rewrites the state file at most once a second.
@@ -216,7 +163,7 @@ class TreeCoreImpl {
     state_pending_ = true;
     loop_->AddTimer(std::chrono::milliseconds(200), [this] {
       state_pending_ = false;
-      Status st = WriteFileAtomic(StateFile(), Json());
+      Status st = WriteFileAtomic(StateFile(), core_ ? core_->Json() : std::string("[]\n"));
       if (!st.ok()) log_->Log(LogLevel::kWarn, "tree: state file: %s", st.ToString().c_str());
     });
   }
@@ -233,11 +180,7 @@ class TreeCoreImpl {
   UmadPort port_;
   std::unique_ptr<MadTransport> mads_;
   std::unique_ptr<tree::StreamTransport> streams_;
-  std::unique_ptr<tree::DataServer> server_;
-  std::unique_ptr<tree::Membership> membership_;
-  std::unique_ptr<tree::CoreControlServer> control_;
-  std::unique_ptr<smdb::SmdbIndex> index_;
-  std::unique_ptr<tree::SmdbTopology> topology_;
+  std::unique_ptr<tree::CoreServer> core_;
   std::unique_ptr<AddressBook> address_book_;
   std::map<uint64_t, std::unique_ptr<MadTransport>> registered_;  // PreRegister, by port GUID
   bool state_pending_ = false;

@@ -30,10 +30,14 @@ class ConsumerImpl : public Consumer {
         owned_streams_(std::move(owned_streams)),
         streams_(streams ? streams : owned_streams_.get()),
         on_update_(std::move(on_update)),
-        replica_([this](const Applied<smdb::Prdb>& a) { OnApplied(a); }),
-        addr_([this](const Applied<smdb::AddrDb>&) {
-          if (on_update_) on_update_();
-        }) {}
+        // Only the parsed databases are kept: nothing below a consumer
+        // needs their serializations.
+        replica_([this](const Applied<smdb::Prdb>& a) { OnApplied(a); }, false),
+        addr_(
+            [this](const Applied<smdb::AddrDb>&) {
+              if (on_update_) on_update_();
+            },
+            false) {}
 
   ~ConsumerImpl() override { Stop(); }
 

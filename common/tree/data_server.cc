@@ -207,8 +207,15 @@ void DataServer::RefuseChild(Child* c, uint16_t reason, const std::string& text)
 
 void DataServer::Publish(const std::string& key, const DbVersion& v, Bytes delta, uint64_t delta_from) {
   pubs_[key].Publish(v, delta, delta_from);
+  // Ids first: a child whose socket fails while being synced is closed
+  // (erased) inside Sync.
+  std::vector<uint64_t> ids;
   for (auto& kv : children_)
-    if (kv.second->state == State::kActive && kv.second->key == key) Sync(kv.second.get());
+    if (kv.second->state == State::kActive && kv.second->key == key) ids.push_back(kv.first);
+  for (uint64_t id : ids) {
+    auto it = children_.find(id);
+    if (it != children_.end()) Sync(it->second.get());
+  }
 }
 
 void DataServer::Drop(const std::string& key) {
@@ -317,6 +324,7 @@ void DataServer::Tick() {
   tick_ = reactor_->AddTimer(std::chrono::milliseconds(500), [this] { Tick(); });
   auto now = Clock::now();
   std::vector<std::pair<uint64_t, std::string>> dead;
+  std::vector<uint64_t> quiet;  // keepalives due
   for (auto& kv : children_) {
     Child* c = kv.second.get();
     if (c->state == State::kHello && now - c->since > std::chrono::milliseconds(options_.hello_timeout_ms))
@@ -324,10 +332,15 @@ void DataServer::Tick() {
     else if (now - c->last_rx > std::chrono::milliseconds(options_.dead_after_ms))
       dead.push_back({kv.first, "silent for too long"});
     else if (c->state == State::kActive && c->out.empty() &&
-             now - c->last_tx > std::chrono::milliseconds(options_.keepalive_ms)) {
-      Queue(c, EncodeFrame(FrameType::kKeepalive, ""));
-      Flush(c);
-    }
+             now - c->last_tx > std::chrono::milliseconds(options_.keepalive_ms))
+      quiet.push_back(kv.first);
+  }
+  // Outside the walk: a failed write closes (erases) the child.
+  for (uint64_t id : quiet) {
+    auto it = children_.find(id);
+    if (it == children_.end()) continue;
+    Queue(it->second.get(), EncodeFrame(FrameType::kKeepalive, ""));
+    Flush(it->second.get());
   }
   for (auto& d : dead) {
     limited_.Log(LogLevel::kWarn, "timeout", "data channel: closing a child: %s", d.second.c_str());

@@ -90,11 +90,16 @@ struct Applied {
   uint64_t delta_from = 0;
 };
 
+// With `keep_bytes` false the replica keeps only the parsed database and
+// the digest, not the serialization (consumers: nothing downstream needs
+// it, and it is as big as the database); version().bytes is then null
+// outside the on_applied callback.
 template <class Db>
 class DbReplica : public Replica {
  public:
   using AppliedFn = std::function<void(const Applied<Db>&)>;
-  explicit DbReplica(AppliedFn on_applied = nullptr) : on_applied_(std::move(on_applied)) {}
+  explicit DbReplica(AppliedFn on_applied = nullptr, bool keep_bytes = true)
+      : on_applied_(std::move(on_applied)), keep_bytes_(keep_bytes) {}
 
   uint64_t epoch() const override { return version_.epoch; }
   uint32_t digest() const override { return version_.digest; }
@@ -140,10 +145,12 @@ class DbReplica : public Replica {
   void Install(std::shared_ptr<const Db> db, DbVersion v, Bytes delta, uint64_t from) {
     db_ = std::move(db);
     version_ = v;
-    if (on_applied_) on_applied_({db_, version_, delta, from});
+    if (!keep_bytes_) version_.bytes.reset();
+    if (on_applied_) on_applied_({db_, v, delta, from});
   }
 
   AppliedFn on_applied_;
+  bool keep_bytes_;
   std::shared_ptr<const Db> db_;
   DbVersion version_;
 };

@@ -21,5 +21,7 @@ common_tree_libssatree_la_SOURCES = $(SSA_TREE_WIRE_SOURCES) \
 	common/tree/data_server.h common/tree/data_server.cc \
 	common/tree/data_client.h common/tree/data_client.cc \
 	common/tree/consumer.h common/tree/consumer.cc \
-	common/tree/announce.h common/tree/announce.cc
+	common/tree/announce.h common/tree/announce.cc \
+	common/tree/inproc_mad.h common/tree/inproc_mad.cc \
+	common/tree/core_server.h common/tree/core_server.cc
 common_tree_libssatree_la_LIBADD = $(RDMACM_LIBS)

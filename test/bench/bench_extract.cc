@@ -99,16 +99,8 @@ Status RunSize(int hcas) {
   ssa::test::FatTreeOptions ft;
   ft.hcas = hcas;
   ssa::test::GeneratedNet net;
-  Status st = ssa::test::FatTreeNet(ft, &net);
-  if (!st.ok()) {
-    // Past ~4,500 HCAs one spine per leaf uplink would need more than
-    // ibsim's 254 ports: spread the uplinks over more spines.
-    const int leaves = (hcas + ft.hcas_per_leaf - 1) / ft.hcas_per_leaf;
-    const int uplinks = ft.leaf_radix - ft.hcas_per_leaf;
-    for (ft.spines = (leaves * uplinks + 239) / 240; !st.ok() && ft.spines < 4096; ++ft.spines)
-      st = ssa::test::FatTreeNet(ft, &net);
-    if (!st.ok()) return st;
-  }
+  Status st = ssa::test::FatTreeNetSpread(ft, &net);
+  if (!st.ok()) return st;
   ssa::test::TempDir dir;
   ssa::test::PluginSetup plugin{dir.path()};
   SimFabric::Options o;

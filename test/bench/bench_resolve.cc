@@ -1,15 +1,20 @@
 // bench_resolve: figures for the sa provider path, printed side by side in
 // one run (ratios, because the machines are shared and noisy):
-//   1. cached resolves per second through ibacm's socket vs the same
-//      protocol against a null server (NullAcmServer) on the same socket kind;
+//   1. cached resolves per second through ibacm's socket (A) vs the same
+//      protocol against a null server (NullAcmServer) on the same socket
+//      kind (B), interleaved A B A B for --rounds rounds (at least 5), so
+//      both see the same noise: the median ratio with its min-max spread,
+//      and the latency of A's resolves (p50, p99 over every round);
 //   2. SA-miss resolve latency vs a bare SubnAdmGet PathRecord round trip
 //      made by this program itself as the same node;
 //   3. coalescing: N concurrent requests for one uncached destination and
 //      how many SA queries they cost.
 // Not a test: it prints figures and exits 0 unless something broke.
 //
-//   bench_resolve [--hcas N] [--seconds S] [--clients C]
+//   bench_resolve [--hcas N] [--seconds S] [--clients C] [--rounds R]
 //   bench_resolve --sa-rtt DLID...   (internal: run as a node by the bench)
+// The output ends with `name = value` lines (ratio_median, ratio_min,
+// ratio_max, p50, p99 in microseconds, rounds).
 #include <arpa/inet.h>
 
 #include <algorithm>
@@ -51,32 +56,54 @@ ssa::acm::EpAddr LidDest(uint16_t lid) {
   return e;
 }
 
-// Resolves `lid` in a loop from `clients` threads for `seconds`.
-double ResolveRate(const std::string& socket, uint16_t lid, int clients, double seconds) {
+// Percentile `q` (0..1) of `v` (sorted here), nearest rank.
+double Percentile(std::vector<double>* v, double q) {
+  if (v->empty()) return 0;
+  std::sort(v->begin(), v->end());
+  size_t rank = static_cast<size_t>(q * static_cast<double>(v->size()) + 0.5);
+  return (*v)[std::min(v->size() - 1, rank == 0 ? 0 : rank - 1)];
+}
+
+// Resolves `lid` in a loop from `clients` threads for `seconds`; returns
+// resolves per second (-1 on a failure) and, with `latency_us`, appends
+// every resolve's round trip.
+double ResolveRate(const std::string& socket, uint16_t lid, int clients, double seconds,
+                   std::vector<double>* latency_us = nullptr) {
   std::atomic<long> done{0};
   std::atomic<bool> failed{false};
-  auto end = Clock::now() + std::chrono::duration<double>(seconds);
+  std::vector<std::vector<double>> lat(static_cast<size_t>(clients));
+  // Every client connects before the clock starts.
+  std::vector<std::unique_ptr<ssa::AcmClient>> conns;
+  for (int c = 0; c < clients; ++c) {
+    conns.push_back(std::make_unique<ssa::AcmClient>());
+    if (!conns.back()->Connect(socket).ok()) return -1;
+  }
+  auto start = Clock::now();
+  auto end = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
   std::vector<std::thread> threads;
   for (int c = 0; c < clients; ++c) {
-    threads.emplace_back([&] {
-      ssa::AcmClient client;
-      if (!client.Connect(socket).ok()) {
-        failed = true;
-        return;
-      }
+    threads.emplace_back([&, c] {
+      ssa::AcmClient& client = *conns[static_cast<size_t>(c)];
+      std::vector<double>& mine = lat[static_cast<size_t>(c)];
       ssa::acm::ResolveResponse r;
-      while (Clock::now() < end) {
+      for (;;) {
+        auto t0 = Clock::now();
+        if (t0 >= end) break;
         if (!client.Resolve({LidDest(lid)}, &r).ok() || r.hdr.status != 0) {
           failed = true;
           return;
         }
+        if (latency_us) mine.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
         ++done;
       }
     });
   }
   for (auto& t : threads) t.join();
+  double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
   if (failed) return -1;
-  return done / seconds;
+  if (latency_us)
+    for (auto& v : lat) latency_us->insert(latency_us->end(), v.begin(), v.end());
+  return done / elapsed;
 }
 
 uint64_t RouteQueries(const std::string& socket) {
@@ -120,8 +147,8 @@ int SaRoundTrips(const std::vector<uint16_t>& lids) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int hcas = 36, clients = 4;
-  double seconds = 2.0;
+  int hcas = 36, clients = 4, rounds = 5;
+  double seconds = 1.0;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--sa-rtt") {
@@ -132,10 +159,15 @@ int main(int argc, char** argv) {
     if (a == "--hcas" && i + 1 < argc) hcas = atoi(argv[++i]);
     else if (a == "--seconds" && i + 1 < argc) seconds = atof(argv[++i]);
     else if (a == "--clients" && i + 1 < argc) clients = atoi(argv[++i]);
+    else if (a == "--rounds" && i + 1 < argc) rounds = atoi(argv[++i]);
     else {
-      fprintf(stderr, "usage: %s [--hcas N] [--seconds S] [--clients C]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--hcas N] [--seconds S] [--clients C] [--rounds R (>= 5)]\n", argv[0]);
       return 2;
     }
+  }
+  if (rounds < 5 || clients < 1 || seconds <= 0) {
+    fprintf(stderr, "bench_resolve: --rounds must be at least 5 (a median needs them), --clients and --seconds positive\n");
+    return 2;
   }
 
   ssa::test::FatTreeOptions ft;
@@ -184,12 +216,37 @@ int main(int argc, char** argv) {
     fprintf(stderr, "warm-up resolve failed (status %d)\n", r.hdr.status);
     return 1;
   }
-  double ours = ResolveRate(sock, hot, clients, seconds);
-  double base = ResolveRate(null_socket, hot, clients, seconds);
-  printf("\n1. cached resolves/s, %d clients, %.1f s each:\n", clients, seconds);
-  printf("   ibacm + sa provider   %10.0f /s\n", ours);
-  printf("   null acm server       %10.0f /s\n", base);
-  printf("   ratio ibacm/null      %10.2f\n", base > 0 ? ours / base : 0);
+  // Interleaved A B A B, so a noisy moment hits both contenders alike.
+  // Both record every resolve's latency, so the clocks cost both alike.
+  std::vector<double> ours, base, ratios, latency_us, null_latency_us;
+  printf("\n1. cached resolves/s, %d clients, %d rounds of %.1f s each, interleaved A B A B:\n", clients, rounds,
+         seconds);
+  printf("   round   A: ibacm + sa   B: null server   A/B\n");
+  for (int round = 1; round <= rounds; ++round) {
+    double a = ResolveRate(sock, hot, clients, seconds, &latency_us);
+    double b = ResolveRate(null_socket, hot, clients, seconds, &null_latency_us);
+    if (a <= 0 || b <= 0) {
+      fprintf(stderr, "round %d: a resolve failed (A %.0f/s, B %.0f/s)\n", round, a, b);
+      return 1;
+    }
+    ours.push_back(a);
+    base.push_back(b);
+    ratios.push_back(a / b);
+    printf("   %5d   %12.0f /s  %12.0f /s   %5.2f\n", round, a, b, a / b);
+  }
+  const double ratio_median = Median(ratios);
+  const double ratio_min = *std::min_element(ratios.begin(), ratios.end());
+  const double ratio_max = *std::max_element(ratios.begin(), ratios.end());
+  const size_t samples = latency_us.size();
+  const double p50 = Percentile(&latency_us, 0.50), p99 = Percentile(&latency_us, 0.99);
+  printf("   ibacm + sa provider   %10.0f /s (median)\n", Median(ours));
+  printf("   null acm server       %10.0f /s (median)\n", Median(base));
+  printf("   ratio ibacm/null      %10.2f (median; min %.2f, max %.2f)\n", ratio_median, ratio_min, ratio_max);
+  printf("   ibacm cached resolve  %10.1f us p50, %.1f us p99 (%zu resolves, %d clients)\n", p50, p99, samples,
+         clients);
+  const size_t null_samples = null_latency_us.size();
+  const double null_p50 = Percentile(&null_latency_us, 0.50), null_p99 = Percentile(&null_latency_us, 0.99);
+  printf("   null server resolve   %10.1f us p50, %.1f us p99 (%zu resolves)\n", null_p50, null_p99, null_samples);
 
   // 2. SA-miss latency vs a bare SA round trip from the same node.
   std::vector<double> miss_us;
@@ -260,5 +317,14 @@ int main(int argc, char** argv) {
   null_server.Stop();
   ibacm2.Stop();
   ibacm.Stop();
+
+  // The figures, one per line (p50/p99: cached resolves through ibacm, in
+  // microseconds, over every round).
+  printf("\nratio_median = %.3f\n", ratio_median);
+  printf("ratio_min = %.3f\n", ratio_min);
+  printf("ratio_max = %.3f\n", ratio_max);
+  printf("p50 = %.1f\n", p50);
+  printf("p99 = %.1f\n", p99);
+  printf("rounds = %d\n", rounds);
   return 0;
 }

@@ -190,6 +190,16 @@ Status FatTreeNet(const FatTreeOptions& o, GeneratedNet* out) {
   return Status::Ok();
 }
 
+Status FatTreeNetSpread(FatTreeOptions o, GeneratedNet* out) {
+  Status st = FatTreeNet(o, out);
+  if (st.ok() || o.spines) return st;
+  const int leaves = (o.hcas + o.hcas_per_leaf - 1) / o.hcas_per_leaf;
+  const int uplinks = o.uplinks_per_leaf ? o.uplinks_per_leaf : o.leaf_radix - o.hcas_per_leaf;
+  for (o.spines = (leaves * uplinks + 239) / 240; !st.ok() && o.spines < 4096; ++o.spines)
+    st = FatTreeNet(o, out);
+  return st;
+}
+
 const NetNode* NetDescription::FindNode(const std::string& name) const {
   for (const NetNode& n : nodes)
     if (n.name == name) return &n;

@@ -84,6 +84,11 @@ struct GeneratedNet {
 // (a switch above 254 ports, more LIDs than unicast allows, ...).
 Status FatTreeNet(const FatTreeOptions& options, GeneratedNet* out);
 
+// FatTreeNet, and when one spine per leaf uplink would need more ports than
+// ibsim's switches have (past ~4,500 HCAs with the defaults), the fewest
+// spines above that which build (benchmarks' big fabrics).
+Status FatTreeNetSpread(FatTreeOptions options, GeneratedNet* out);
+
 // What a net file describes, read back (tests, node-name checks).
 struct NetNode {
   std::string name;

@@ -47,6 +47,8 @@ test_unit_unit_tests_SOURCES = \
 	test/unit/path_engine_fabric.h test/unit/path_engine_test.cc test/unit/route_diff_test.cc \
 	test/unit/prdb_service_test.cc \
 	test/unit/tree_frame_test.cc \
+	test/unit/inproc_mad_test.cc \
+	test/unit/db_replica_test.cc \
 	test/unit/smdb_tool_test.cc
 test_unit_unit_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS) $(TEST_PROVIDER_CPPFLAGS) \
 	-DABS_TOP_SRCDIR='"$(abs_top_srcdir)"' -DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'

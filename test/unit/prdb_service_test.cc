@@ -69,9 +69,11 @@ TEST(PrdbService, IncrementalEqualsFullAfterRandomChanges) {
     if (!SmdbIndex::Build(*next, &index).ok()) continue;
     size_t before = published.size();
     uint64_t computed_before = svc->paths_computed();
+    uint64_t if_full_before = svc->paths_if_full();
     svc->OnSmdb(next);
     WaitPublished(before + consumers.size());
     computed += svc->paths_computed() - computed_before;
+    uint64_t if_full = svc->paths_if_full() - if_full_before;
     PathEngine engine(index.get());
     for (uint64_t g : consumers) {
       Prdb full;
@@ -79,8 +81,11 @@ TEST(PrdbService, IncrementalEqualsFullAfterRandomChanges) {
       std::shared_ptr<const Prdb> got = svc->Current(g);
       CHECK(got != nullptr);
       CHECK_TEXT(full == *got, ("round " + std::to_string(round)).c_str());
-      total += index->assigned_lids().size() << index->port(index->PortByGuid(g)).lmc;
+      size_t all = index->assigned_lids().size() << index->port(index->PortByGuid(g)).lmc;
+      total += all;
+      if_full -= all;
     }
+    CHECK_EQUAL(0u, if_full);  // paths_if_full counts what a full build would compute
     db = next;
   }
   // Recomputing only what can change is most of the point.

@@ -1,0 +1,115 @@
+// core_server.cc: see core_server.h.
+#include "common/tree/core_server.h"
+
+#include <cinttypes>
+
+#include "common/tree/announce.h"
+
+namespace ssa {
+namespace tree {
+
+CoreServer::CoreServer(Reactor* reactor, Logger* log, MadTransport* mads, StreamTransport* streams,
+                       CoreServerOptions options)
+    : reactor_(reactor), log_(log), mads_(mads), streams_(streams), options_(std::move(options)) {
+  options_.data.guid = options_.port_guid;
+}
+
+CoreServer::~CoreServer() { Close(); }
+
+Status CoreServer::Start(std::function<void()> on_change) {
+  on_change_ = std::move(on_change);
+  server_ = std::make_unique<DataServer>(
+      reactor_, streams_, log_, options_.data,
+      [this](const Hello& h, std::function<void(uint16_t, const std::string&)> done) { Authorize(h, done); },
+      nullptr, [this](const std::string& name) { return name == "tree" ? Json() : std::string(); });
+  Status st = server_->Listen(options_.listen);
+  if (st.ok()) st = AnnounceAddress(server_->address(), options_.announce, options_.port_guid, log_, &announced_);
+  if (!st.ok()) {
+    server_.reset();
+    return st;
+  }
+  membership_ = std::make_unique<Membership>(options_.membership, options_.port_guid, options_.lid, announced_);
+  if (index_) {
+    topology_ = std::make_unique<SmdbTopology>(index_.get());
+    membership_->SetTopology(topology_.get());
+  }
+  control_ = std::make_unique<CoreControlServer>(reactor_, mads_, membership_.get(), log_, [this] {
+    if (on_change_) on_change_();
+  });
+  st = control_->Start();
+  if (!st.ok()) {
+    Close();
+    return st;
+  }
+  return Status::Ok();
+}
+
+Status CoreServer::PublishSmdb(std::shared_ptr<const smdb::Smdb> db, Bytes serialized, Bytes delta,
+                               uint64_t delta_from) {
+  if (!db || !serialized) return Status::Error(EINVAL, "no SMDB");
+  std::unique_ptr<smdb::SmdbIndex> index;
+  Status st = smdb::SmdbIndex::Build(*db, &index);
+  if (!st.ok()) {
+    log_->Log(LogLevel::kError, "tree: epoch %" PRIu64 " cannot be indexed: %s", db->global_epoch,
+              st.ToString().c_str());
+    return st;
+  }
+  // The topology reads the index: replace both together.
+  auto topology = std::make_unique<SmdbTopology>(index.get());
+  if (membership_) {
+    membership_->SetTopology(topology.get());
+    membership_->SetCoreEpoch(db->global_epoch);
+  }
+  topology_ = std::move(topology);
+  index_ = std::move(index);
+  if (server_) {
+    server_->Publish("smdb", {db->global_epoch, DigestOf(*serialized), serialized}, delta, delta_from);
+    log_->Log(LogLevel::kInfo, "tree: serving SMDB epoch %" PRIu64 " (%zu bytes%s) to %zu child(ren)",
+              db->global_epoch, serialized->size(), delta ? ", delta ready" : "", server_->child_count());
+  }
+  if (on_change_) on_change_();
+  return Status::Ok();
+}
+
+void CoreServer::PublishAddr(const DbVersion& version, Bytes delta, uint64_t delta_from) {
+  if (server_) server_->Publish("addr", version, delta, delta_from);
+}
+
+void CoreServer::Close() {
+  if (control_) control_->Stop();
+  control_.reset();
+  if (server_) server_->Close();
+  server_.reset();
+}
+
+// The core serves the SMDB and the address database to its own children
+// only: distribution nodes, and access nodes it parents when there is no
+// distribution node.
+void CoreServer::Authorize(const Hello& h, std::function<void(uint16_t, const std::string&)> done) {
+  if ((h.kind != DbKind::kSmdb && h.kind != DbKind::kAddr) || (h.roles & kRoleConsumer))
+    return done(kRefuseUnavailable, "");
+  TokenCheckRequest r;
+  r.child_guid = h.guid;
+  r.token = h.token;
+  r.parent_guid = options_.port_guid;
+  TokenCheckAnswer a = membership_->CheckToken(r, Membership::Clock::now());
+  done(a.valid ? 0 : kRefuseBadToken, h.kind == DbKind::kSmdb ? "smdb" : "addr");
+}
+
+std::string CoreServer::Json() {
+  if (!membership_) return "[]\n";
+  MemberCounters c;
+  if (server_) {
+    const DataServerCounters& s = server_->counters();
+    c.full_transfers = s.full_transfers;
+    c.delta_transfers = s.delta_transfers;
+    c.bytes_sent = s.bytes_sent;
+    c.refused = s.refused;
+  }
+  if (control_) c.refused += control_->counters().refused;
+  membership_->SetCoreCounters(c);
+  return membership_->ToJson(Membership::Clock::now());
+}
+
+}  // namespace tree
+}  // namespace ssa

@@ -1,0 +1,98 @@
+// core_server.h: the core's role in the SSA tree (doc/ssa-tree.md) without
+// OpenSM: the membership book and its control server on a MadTransport,
+// and the data server that gives distribution nodes (and access nodes the
+// core parents) every SMDB version (full, then deltas) and the address
+// database. It holds the topology of the SMDB it serves, which the
+// membership uses for identity checks and hop counts.
+//
+// Users: the OpenSM plugin's TreeCore (opensm_plugin/tree_core.h: umad
+// port, fault wrappers, hosts file, state file around it) and
+// test/bench/bench_tree (the in-process MAD fabric, loopback TCP).
+//
+// Ownership: borrows the reactor, both transports (the MAD one opened for
+// class 0x2C by the owner) and the log; they must outlive it. Loop thread
+// only.
+#ifndef IBACM_SSA_COMMON_TREE_CORE_SERVER_H
+#define IBACM_SSA_COMMON_TREE_CORE_SERVER_H
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "common/base/log.h"
+#include "common/base/reactor.h"
+#include "common/base/status.h"
+#include "common/mad/mad_transport.h"
+#include "common/smdb/smdb.h"
+#include "common/smdb/smdb_index.h"
+#include "common/tree/core_control.h"
+#include "common/tree/data_server.h"
+#include "common/tree/db_version.h"
+#include "common/tree/membership.h"
+#include "common/tree/stream.h"
+
+namespace ssa {
+namespace tree {
+
+struct CoreServerOptions {
+  uint64_t port_guid = 0;  // the core's port (host order)
+  uint16_t lid = 0;        // its LID, as the SMDB says
+  DataAddress listen;      // the data channel
+  std::string announce;    // see announce.h
+  MembershipOptions membership;
+  DataServerOptions data;  // `guid` is set to port_guid
+};
+
+class CoreServer {
+ public:
+  CoreServer(Reactor* reactor, Logger* log, MadTransport* mads, StreamTransport* streams, CoreServerOptions options);
+  ~CoreServer();
+  CoreServer(const CoreServer&) = delete;
+  CoreServer& operator=(const CoreServer&) = delete;
+
+  // Listens for data connections, then serves control MADs. `on_change`
+  // (optional) is called after each change of the membership (joins,
+  // leaves, expiries) and each new SMDB.
+  Status Start(std::function<void()> on_change = nullptr);
+  // A new SMDB version: indexes it (the membership's topology from now
+  // on), then publishes it with its delta from `delta_from` (null: none).
+  // Fails, serving what it served before, when it cannot be indexed.
+  Status PublishSmdb(std::shared_ptr<const smdb::Smdb> db, Bytes serialized, Bytes delta, uint64_t delta_from);
+  // A new address database version.
+  void PublishAddr(const DbVersion& version, Bytes delta, uint64_t delta_from);
+  // Closes the data server (children are dropped) and stops the control
+  // server. Idempotent.
+  void Close();
+
+  // The tree as `ssa-tree --json` prints it.
+  std::string Json();
+  // What children are told to connect to.
+  const DataAddress& announced() const { return announced_; }
+
+  // Null before Start.
+  const DataServer* data_server() const { return server_.get(); }
+  const Membership* membership() const { return membership_.get(); }
+  const CoreControlServer* control() const { return control_.get(); }
+
+ private:
+  void Authorize(const Hello& h, std::function<void(uint16_t, const std::string&)> done);
+
+  Reactor* reactor_;
+  Logger* log_;
+  MadTransport* mads_;
+  StreamTransport* streams_;
+  CoreServerOptions options_;
+  std::function<void()> on_change_;
+  DataAddress announced_;
+  std::unique_ptr<DataServer> server_;
+  std::unique_ptr<Membership> membership_;
+  std::unique_ptr<CoreControlServer> control_;
+  std::unique_ptr<smdb::SmdbIndex> index_;
+  std::unique_ptr<SmdbTopology> topology_;
+};
+
+}  // namespace tree
+}  // namespace ssa
+
+#endif

@@ -1,0 +1,166 @@
+// inproc_mad.cc: see inproc_mad.h.
+#include "common/tree/inproc_mad.h"
+
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include "common/mad/mad_wire.h"
+
+namespace ssa {
+namespace tree {
+
+class InprocMadTransport;
+
+struct InprocMadFabric::State {
+  explicit State(size_t max_queue) : max_queue(max_queue) {}
+  const size_t max_queue;
+  mutable std::mutex mu;  // guards everything below and every transport's queue
+  std::map<uint16_t, std::vector<InprocMadTransport*>> by_lid;  // open ones, in open order
+  std::map<uint32_t, InprocMadTransport*> by_id;                // open ones
+  uint32_t next_id = 1;
+  InprocMadCounters counters;
+};
+
+class InprocMadTransport : public MadTransport {
+ public:
+  InprocMadTransport(std::shared_ptr<InprocMadFabric::State> state, uint16_t lid) : state_(std::move(state)), lid_(lid) {}
+  ~InprocMadTransport() override { Close(); }
+
+  // Only the class picks the receiver (the version is the protocol's to
+  // check: the core answers a wrong one).
+  Status Open(uint8_t mgmt_class, uint8_t) override {
+    if (efd_ >= 0) return Status::Error(EBUSY, "in-process MAD transport already open");
+    int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (fd < 0) return Status::Error(errno, std::string("eventfd: ") + strerror(errno));
+    std::lock_guard<std::mutex> lock(state_->mu);
+    efd_ = fd;
+    mgmt_class_ = mgmt_class;
+    id_ = state_->next_id++;
+    state_->by_lid[lid_].push_back(this);
+    state_->by_id[id_] = this;
+    return Status::Ok();
+  }
+
+  void Close() override {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    if (efd_ < 0) return;
+    auto it = state_->by_lid.find(lid_);
+    if (it != state_->by_lid.end()) {
+      auto& v = it->second;
+      for (size_t i = 0; i < v.size(); ++i)
+        if (v[i] == this) {
+          v.erase(v.begin() + static_cast<long>(i));
+          break;
+        }
+      if (v.empty()) state_->by_lid.erase(it);
+    }
+    state_->by_id.erase(id_);
+    queue_.clear();
+    close(efd_);
+    efd_ = -1;
+  }
+
+  int fd() const override {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    return efd_;
+  }
+
+  Status Send(const uint8_t* mad, size_t len, const MadAddress& to, int) override {
+    if (len < mad::kMadHeaderSize || len > mad::kMadSize)
+      return Status::Error(EINVAL, "MAD of " + std::to_string(len) + " bytes");
+    ReceivedMad rx;
+    memcpy(rx.data, mad, len);
+    rx.len = len;
+    rx.slid = lid_;
+    const uint8_t mgmt_class = mad[1];
+    const bool response = (mad[3] & 0x80) != 0;
+    std::lock_guard<std::mutex> lock(state_->mu);
+    if (efd_ < 0) return Status::Error(EBADF, "in-process MAD transport not open");
+    ++state_->counters.sent;
+    InprocMadTransport* dest = nullptr;
+    if (response) {
+      // The kernel routes an answer to the agent whose id it put in the
+      // request's TID bits 63..32.
+      auto it = state_->by_id.find(static_cast<uint32_t>(mad::MadTid(mad) >> 32));
+      if (it != state_->by_id.end() && it->second->lid_ == to.dlid && it->second->mgmt_class_ == mgmt_class)
+        dest = it->second;
+    } else {
+      mad::SetMadTid(rx.data, (uint64_t{id_} << 32) | (mad::MadTid(mad) & 0xffffffffu));
+      auto it = state_->by_lid.find(to.dlid);
+      if (it != state_->by_lid.end())
+        for (InprocMadTransport* t : it->second)
+          if (t->mgmt_class_ == mgmt_class) {
+            dest = t;
+            break;
+          }
+    }
+    if (!dest) {
+      ++state_->counters.lost_no_receiver;
+      return Status::Ok();  // lost on the wire: the sender's timer notices
+    }
+    if (dest->queue_.size() >= state_->max_queue) {
+      ++state_->counters.lost_queue_full;
+      return Status::Ok();
+    }
+    dest->queue_.push_back(rx);
+    ++state_->counters.delivered;
+    if (dest->queue_.size() == 1) {
+      uint64_t one = 1;
+      ssize_t n = write(dest->efd_, &one, sizeof(one));
+      (void)n;  // cannot overflow: read back to 0 whenever the queue empties
+    }
+    return Status::Ok();
+  }
+
+  Status Receive(ReceivedMad* out) override {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    if (efd_ < 0) return Status::Error(EBADF, "in-process MAD transport not open");
+    if (queue_.empty()) return Status::Error(EAGAIN, "no MAD waiting");
+    *out = queue_.front();
+    queue_.pop_front();
+    if (queue_.empty()) {
+      // Readable exactly while something waits.
+      uint64_t v;
+      ssize_t n = read(efd_, &v, sizeof(v));
+      (void)n;
+    }
+    return Status::Ok();
+  }
+
+ private:
+  std::shared_ptr<InprocMadFabric::State> state_;
+  const uint16_t lid_;
+  // Guarded by state_->mu (fd() is read by the owner only, but Send from
+  // other threads reads efd_ of the destination).
+  int efd_ = -1;
+  uint8_t mgmt_class_ = 0;
+  uint32_t id_ = 0;
+  std::deque<ReceivedMad> queue_;
+};
+
+InprocMadFabric::InprocMadFabric(size_t max_queue) : state_(std::make_shared<State>(max_queue)) {}
+InprocMadFabric::~InprocMadFabric() = default;
+
+std::unique_ptr<MadTransport> InprocMadFabric::NewTransport(uint16_t lid) {
+  return std::make_unique<InprocMadTransport>(state_, lid);
+}
+
+InprocMadCounters InprocMadFabric::counters() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->counters;
+}
+
+size_t InprocMadFabric::open_count() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->by_id.size();
+}
+
+}  // namespace tree
+}  // namespace ssa

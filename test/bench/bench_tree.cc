@@ -1,0 +1,948 @@
+// bench_tree: the whole SSA tree in one process on a real SMDB: the core
+// (tree::CoreServer), distribution and access nodes (distrib::IbssaMember
+// with its PrdbService), and N consumers (tree::Consumer), the control
+// plane over the in-process MAD fabric (common/tree/inproc_mad.h), the data
+// plane over real loopback TCP.
+//
+// The SMDB pair comes from the simulated fabric: an N-HCA fat tree
+// (netgen), ibsim, OpenSM with the ibssa_osm plugin; the first version, then
+// one link taken down (--link-down, default a leaf's first uplink) and the
+// version OpenSM's reroute makes. Both are cached under the build tree
+// (test/bench/bench_tree.cache/), so later runs skip the fabric.
+//
+// Measured, printed as `name = value` lines at the end:
+//   - start-up: from the core publishing the first SMDB to every consumer
+//     holding its PRDB of that epoch (members and consumers start right
+//     after the publication), and the core's join rate for the consumers'
+//     burst (core_joins_per_s: consumers / the time from starting them,
+//     all at once, to the last one in the core's book);
+//   - update: from the core publishing the second SMDB (with its delta) to
+//     every consumer holding the PRDB of that epoch;
+//   - bytes sent per tier (core, distribution, access) for each phase;
+//     SMDB delta / full; paths the access nodes recomputed / paths a full
+//     recomputation computes; a consumer's PRDB in memory vs on the wire;
+//   - every consumer's PRDB after the update against BuildPrdb on the new
+//     SMDB (consumers_equal_full).
+// Progress goes to stderr. Limits of this machine (descriptors, memory,
+// time) are printed as NOTE lines and the run is sized down rather than
+// faked: each consumer costs three descriptors (its MAD eventfd, its TCP
+// socket and the access node's end of it).
+//
+//   make bench && test/bench/bench_tree [--hcas N] [--consumers N]
+//       [--access N] [--distribution N] [--consumer-loops N] [--prdb-threads N]
+//       [--link-down NODE[:PORT]] [--timeout S] [--max-rss-gib G] [--regen]
+//       [--log-level L]
+#include <pthread.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cinttypes>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <future>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+#include "common/base/daemon_util.h"
+#include "common/base/event_loop.h"
+#include "common/base/log.h"
+#include "common/base/worker_pool.h"
+#include "common/smdb/addr_db.h"
+#include "common/smdb/path_engine.h"
+#include "common/smdb/smdb.h"
+#include "common/smdb/smdb_delta.h"
+#include "common/smdb/smdb_index.h"
+#include "common/smdb/smdb_prdb.h"
+#include "common/tree/consumer.h"
+#include "common/tree/core_server.h"
+#include "common/tree/inproc_mad.h"
+#include "common/tree/stream.h"
+#include "distrib/ibssa_member.h"
+#include "test/sim/netgen.h"
+#include "test/sim/osm_plugin_util.h"
+#include "test/sim/sim_fabric.h"
+
+using Clock = std::chrono::steady_clock;
+using ssa::Status;
+namespace smdb = ssa::smdb;
+namespace tree = ssa::tree;
+namespace distrib = ssa::distrib;
+
+namespace {
+
+struct Options {
+  int hcas = 10000;
+  int consumers = 10000;
+  int access = 0;        // 0: one per 1,000 consumers
+  int distribution = 0;  // 0: one per 64 access nodes
+  int consumer_loops = 2;
+  int prdb_threads = 2;
+  std::string link_down = "L1:19";
+  double timeout_s = 600;
+  double max_rss_gib = 21;
+  bool regen = false;
+  ssa::LogLevel log_level = ssa::LogLevel::kError;
+};
+
+void Usage(const char* argv0) {
+  fprintf(stderr,
+          "usage: %s [--hcas N] [--consumers N] [--access N] [--distribution N] [--consumer-loops N]\n"
+          "          [--prdb-threads N] [--link-down NODE[:PORT]] [--timeout S] [--max-rss-gib G]\n"
+          "          [--regen] [--log-level L]\n",
+          argv0);
+}
+
+bool ParseArgs(int argc, char** argv, Options* o) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--regen") {
+      o->regen = true;
+      continue;
+    }
+    if (i + 1 >= argc) return false;
+    std::string v = argv[++i];
+    long n = strtol(v.c_str(), nullptr, 0);
+    if (a == "--hcas" && n >= 8) o->hcas = static_cast<int>(n);
+    else if (a == "--consumers" && n >= 1) o->consumers = static_cast<int>(n);
+    else if (a == "--access" && n >= 1) o->access = static_cast<int>(n);
+    else if (a == "--distribution" && n >= 1) o->distribution = static_cast<int>(n);
+    else if (a == "--consumer-loops" && n >= 1 && n <= 64) o->consumer_loops = static_cast<int>(n);
+    else if (a == "--prdb-threads" && n >= 1 && n <= 64) o->prdb_threads = static_cast<int>(n);
+    else if (a == "--link-down" && !v.empty()) o->link_down = v;
+    else if (a == "--timeout" && atof(v.c_str()) > 0) o->timeout_s = atof(v.c_str());
+    else if (a == "--max-rss-gib" && atof(v.c_str()) > 0) o->max_rss_gib = atof(v.c_str());
+    else if (a == "--log-level" && ssa::ParseLogLevel(v, &o->log_level)) continue;
+    else return false;
+  }
+  return true;
+}
+
+double Since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double Between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+
+// /proc/self/status fields in bytes ("VmRSS", "VmHWM").
+uint64_t ProcStatusBytes(const char* field) {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  size_t n = strlen(field);
+  while (std::getline(f, line))
+    if (line.compare(0, n, field) == 0 && line.size() > n && line[n] == ':')
+      return strtoull(line.c_str() + n + 1, nullptr, 10) * 1024;
+  return 0;
+}
+double Gib(uint64_t bytes) { return static_cast<double>(bytes) / (1ULL << 30); }
+
+void Progress(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+void Progress(const char* fmt, ...) {
+  static const Clock::time_point start = Clock::now();
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof(buf), fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "bench_tree [%7.1f s] %s\n", Since(start), buf);
+}
+
+// Runs `f` on `loop`'s thread and waits for its value.
+template <class F>
+auto RunOn(ssa::EventLoop* loop, F f) -> decltype(f()) {
+  using R = decltype(f());
+  auto p = std::make_shared<std::promise<R>>();
+  std::future<R> fut = p->get_future();
+  loop->Post([p, f]() mutable {
+    if constexpr (std::is_void<R>::value) {
+      f();
+      p->set_value();
+    } else {
+      p->set_value(f());
+    }
+  });
+  return fut.get();
+}
+
+std::string Num(double v, int decimals = 3) {
+  char b[64];
+  snprintf(b, sizeof(b), "%.*f", decimals, v);
+  return b;
+}
+
+// ---------------------------------------------------------------------------
+// The SMDB pair: from the cache, or made on the simulated fabric.
+
+struct SmdbPair {
+  smdb::Smdb before, after;
+  std::string source;  // "cache ..." or "fabric ..."
+};
+
+std::string CacheDir() { return std::string(ABS_TOP_BUILDDIR) + "/test/bench/bench_tree.cache"; }
+
+std::string CacheBase(const Options& o) {
+  std::string link;
+  for (char c : o.link_down) link += isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return CacheDir() + "/fat" + std::to_string(o.hcas) + "-down-" + link;
+}
+
+int CountCas(const smdb::Smdb& db) {
+  int n = 0;
+  for (const auto& node : db.nodes.records) n += node.node_type == smdb::kNodeCa;
+  return n;
+}
+
+Status MakeOnFabric(const Options& opt, SmdbPair* out) {
+  ssa::test::FatTreeOptions ft;
+  ft.hcas = opt.hcas;
+  ssa::test::GeneratedNet net;
+  Status st = ssa::test::FatTreeNetSpread(ft, &net);
+  if (!st.ok()) return st.WithContext("fat tree");
+  Progress("generating the SMDBs: %d HCAs, %d switches (%d leaves, %d spines), ibsim + OpenSM + plugin", net.hcas,
+           net.switches, net.leaves, net.spines);
+  std::string node = opt.link_down;
+  int port = 0;
+  size_t colon = node.find(':');
+  if (colon != std::string::npos) {
+    port = atoi(node.c_str() + colon + 1);
+    node = node.substr(0, colon);
+  }
+  ssa::test::TempDir dir;
+  ssa::test::PluginSetup plugin{dir.path()};
+  ssa::test::SimFabric::Options o;
+  o.net_text = net.text;
+  o.ibsim_args = net.ibsim_args;
+  o.up_timeout = std::chrono::seconds(900);
+  // The plugin only extracts: no tree core (it would listen on 7470).
+  st = plugin.Configure("dump_dir=" + plugin.dump_dir() + " keep=4 core=0 log_file=" + plugin.log_file(), &o);
+  if (!st.ok()) return st;
+  auto t0 = Clock::now();
+  std::unique_ptr<ssa::test::SimFabric> fabric;
+  st = ssa::test::SimFabric::Start(o, &fabric);
+  if (!st.ok()) return st.WithContext("fabric");
+  int hcas = opt.hcas;
+  st = ssa::test::WaitForVersion(
+      plugin.dump_dir(), [hcas](const smdb::Smdb& d) { return CountCas(d) == hcas; }, std::chrono::seconds(600),
+      &out->before);
+  if (!st.ok()) return st.WithContext("first SMDB");
+  Progress("first SMDB: epoch %" PRIu64 " after %.1f s; taking %s down", out->before.global_epoch, Since(t0),
+           opt.link_down.c_str());
+  if (!fabric->HasNode(node)) return Status::Error(EINVAL, "--link-down: no node " + node + " in the fabric");
+  int ups = fabric->SubnetUpCount();
+  st = fabric->LinkDown(node, port);
+  if (st.ok()) st = fabric->WaitSubnetUp(ups + 1, std::chrono::seconds(900));
+  if (!st.ok()) return st.WithContext("link down");
+  uint64_t first = out->before.global_epoch;
+  st = ssa::test::WaitForVersion(
+      plugin.dump_dir(), [first](const smdb::Smdb& d) { return d.global_epoch > first; }, std::chrono::seconds(600),
+      &out->after);
+  if (!st.ok()) return st.WithContext("second SMDB");
+  // OpenSM may sweep once more after the reroute: take the version that
+  // stays.
+  for (;;) {
+    std::this_thread::sleep_for(std::chrono::seconds(3));
+    smdb::Smdb latest;
+    st = smdb::Smdb::ReadFile(plugin.dump_dir() + "/latest", &latest);
+    if (!st.ok()) return st;
+    if (latest.global_epoch == out->after.global_epoch) break;
+    out->after = std::move(latest);
+  }
+  Progress("second SMDB: epoch %" PRIu64 " after %.1f s", out->after.global_epoch, Since(t0));
+  out->source = "generated on the simulated fabric in " + std::to_string(static_cast<int>(Since(t0))) + " s";
+  return fabric->Stop();
+}
+
+Status GetSmdbs(const Options& opt, SmdbPair* out) {
+  std::string base = CacheBase(opt);
+  if (!opt.regen && smdb::Smdb::ReadFile(base + ".before.smdb", &out->before).ok() &&
+      smdb::Smdb::ReadFile(base + ".after.smdb", &out->after).ok() &&
+      out->after.global_epoch > out->before.global_epoch && CountCas(out->before) == opt.hcas) {
+    out->source = "cached in " + base + ".{before,after}.smdb";
+    return Status::Ok();
+  }
+  Status st = MakeOnFabric(opt, out);
+  if (!st.ok()) return st;
+  if (system(("mkdir -p '" + CacheDir() + "'").c_str()) != 0) return Status::Error(EIO, "cannot make " + CacheDir());
+  st = out->before.WriteFile(base + ".before.smdb");
+  if (st.ok()) st = out->after.WriteFile(base + ".after.smdb");
+  return st;
+}
+
+// ---------------------------------------------------------------------------
+// The tree.
+
+struct Port {
+  uint64_t guid = 0;
+  uint16_t lid = 0;
+};
+
+// A loop on its own thread.
+// A loop on its own thread, named for profilers (`perf report --sort comm`).
+struct LoopThread {
+  ssa::EventLoop loop;
+  std::thread thread;
+  Status Start(const std::string& name) {
+    Status st = loop.Init();
+    if (!st.ok()) return st;
+    thread = std::thread([this, name] {
+      pthread_setname_np(pthread_self(), name.substr(0, 15).c_str());
+      loop.Run();
+    });
+    return Status::Ok();
+  }
+  void Stop() {
+    if (!thread.joinable()) return;
+    loop.Stop();
+    thread.join();
+  }
+};
+
+// Counters of one tier, summed.
+struct TierBytes {
+  uint64_t core = 0, distribution = 0, access = 0;
+  uint64_t consumer_full = 0, consumer_delta = 0, consumer_bytes = 0;
+};
+
+struct Phase {
+  const char* name = "";
+  uint64_t epoch = 0;
+  Clock::time_point published;
+  double access_smdb_s = -1;   // every access node holds the SMDB
+  double prdbs_s = -1;         // every access node published every consumer's PRDB
+  double all_s = -1;           // every consumer holds its PRDB
+  int reached = 0;             // consumers holding it at the end
+  bool done = false;
+  std::string stopped_why;
+  TierBytes bytes;             // sent during the phase
+  uint64_t paths_computed = 0, paths_if_full = 0;
+};
+
+class Bench {
+ public:
+  explicit Bench(const Options& o) : opt_(o) {}
+  ~Bench() { Shutdown(); }
+
+  Status Setup(const SmdbPair& pair, int consumers, int access, int distribution);
+  Status RunStartup(Phase* p);
+  Status RunUpdate(Phase* p);
+  // After the phases: every consumer's PRDB against BuildPrdb, and the
+  // memory of one against its wire size.
+  void Check(const smdb::Smdb& db, bool* equal, size_t* mismatched, double* mem_bytes, double* wire_bytes,
+             double* paths);
+  void StopLoops();
+  void Shutdown();
+
+  double join_burst_s = -1;
+  uint64_t consumer_joins = 0;
+  uint64_t rss_before_consumers = 0, rss_after_startup = 0;
+  tree::InprocMadCounters mad_counters;
+  tree::CoreControlCounters core_counters;
+
+ private:
+  Status WaitPhase(Phase* p, const TierBytes& before, uint64_t computed_before, uint64_t if_full_before);
+  TierBytes ReadBytes();
+  void PathCounts(uint64_t* computed, uint64_t* if_full);
+  // A phase's epoch: the counters below start again.
+  void Target(uint64_t epoch);
+  void OnConsumerUpdate(size_t i);
+  void OnAccessSmdb(uint64_t epoch);
+  void OnPrdb(const distrib::PrdbVersion& v);
+
+  Options opt_;
+  ssa::Logger log_;
+  tree::InprocMadFabric mads_;
+  Port core_port_;
+  std::vector<Port> dist_ports_, access_ports_, consumer_ports_;
+  uint64_t gid_prefix_ = 0;
+  std::shared_ptr<const smdb::Smdb> db1_, db2_;
+  std::shared_ptr<const std::string> ser1_, ser2_, delta_;
+
+  LoopThread core_loop_, member_loop_;
+  std::vector<std::unique_ptr<LoopThread>> consumer_loops_;
+  std::unique_ptr<tree::StreamTransport> core_streams_, member_streams_;
+  std::vector<std::unique_ptr<tree::StreamTransport>> consumer_streams_;
+  std::unique_ptr<ssa::MadTransport> core_mads_;
+  std::unique_ptr<tree::CoreServer> core_;
+  std::unique_ptr<ssa::WorkerPool> pool_;
+  std::vector<std::unique_ptr<ssa::MadTransport>> member_mads_;
+  std::vector<std::unique_ptr<distrib::IbssaMember>> members_;  // distribution first, then access
+  std::vector<std::unique_ptr<tree::Consumer>> consumers_;
+
+  std::map<uint64_t, size_t> consumer_index_;  // by port GUID; fixed after Setup
+  // Written by the members' loop.
+  std::vector<uint64_t> prdb_epoch_at_access_;  // per consumer
+  std::atomic<int> access_at_target_{0}, prdbs_at_target_{0};
+  std::atomic<int64_t> access_smdb_ns_{0}, prdbs_ns_{0};
+  // Written by the consumers' loops.
+  std::vector<uint64_t> counted_epoch_;  // per consumer, its loop only
+  std::atomic<uint64_t> target_epoch_{0};
+  std::atomic<int> at_target_{0};
+  std::atomic<int64_t> last_reached_ns_{0};
+  // Written by the core's loop.
+  std::atomic<size_t> members_now_{0};
+  std::atomic<int64_t> all_joined_ns_{0};
+  size_t members_expected_ = 0;
+  bool shut_ = false;
+};
+
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
+}
+Clock::time_point FromNs(int64_t ns) { return Clock::time_point(std::chrono::nanoseconds(ns)); }
+
+Status Bench::Setup(const SmdbPair& pair, int consumers, int access, int distribution) {
+  Status st = log_.Open("stderr", "bench_tree");
+  if (!st.ok()) return st;
+  log_.set_level(opt_.log_level);
+  db1_ = std::make_shared<smdb::Smdb>(pair.before);
+  db2_ = std::make_shared<smdb::Smdb>(pair.after);
+  auto s1 = std::make_shared<std::string>(), s2 = std::make_shared<std::string>(),
+       d = std::make_shared<std::string>();
+  st = db1_->Serialize(s1.get());
+  if (st.ok()) st = db2_->Serialize(s2.get());
+  if (st.ok()) st = smdb::MakeDelta(*db1_, *db2_, d.get());
+  if (!st.ok()) return st;
+  ser1_ = s1;
+  ser2_ = s2;
+  delta_ = d;
+
+  // Roles: the SM's port is the core; the other CA ports active in both
+  // versions, by LID, are distribution, access and consumer ports.
+  const smdb::SmdbSubnet& subnet = db1_->subnet.records[0];
+  core_port_ = {subnet.sm_port_guid, subnet.sm_lid};
+  gid_prefix_ = subnet.subnet_prefix;
+  std::unique_ptr<smdb::SmdbIndex> x1, x2;
+  st = smdb::SmdbIndex::Build(*db1_, &x1);
+  if (st.ok()) st = smdb::SmdbIndex::Build(*db2_, &x2);
+  if (!st.ok()) return st;
+  std::vector<Port> ports;
+  for (uint32_t e : x1->endpoints()) {
+    const auto& p = x1->port(e);
+    if (!p.port_guid || !p.base_lid || p.port_guid == core_port_.guid) continue;
+    if (x2->PortByGuid(p.port_guid) == smdb::SmdbIndex::kNone) continue;  // gone with the link
+    if (x1->node_of(p).type != smdb::kNodeCa) continue;
+    ports.push_back({p.port_guid, p.base_lid});
+  }
+  std::sort(ports.begin(), ports.end(), [](const Port& a, const Port& b) { return a.lid < b.lid; });
+  size_t need = static_cast<size_t>(distribution + access + consumers);
+  if (ports.size() < need) return Status::Error(EINVAL, "not enough CA ports");
+  size_t k = 0;
+  for (int i = 0; i < distribution; ++i) dist_ports_.push_back(ports[k++]);
+  for (int i = 0; i < access; ++i) access_ports_.push_back(ports[k++]);
+  for (int i = 0; i < consumers; ++i) consumer_ports_.push_back(ports[k++]);
+  members_expected_ = need;
+
+  // Threads: the core's loop, the members' loop (with the PRDB workers),
+  // the consumers' loops.
+  st = core_loop_.Start("core");
+  if (st.ok()) st = member_loop_.Start("members");
+  for (int i = 0; st.ok() && i < opt_.consumer_loops; ++i) {
+    consumer_loops_.push_back(std::make_unique<LoopThread>());
+    st = consumer_loops_.back()->Start("consumers" + std::to_string(i));
+  }
+  if (!st.ok()) return st;
+  core_streams_ = tree::NewTcpTransport();
+  member_streams_ = tree::NewTcpTransport();
+  for (int i = 0; i < opt_.consumer_loops; ++i) consumer_streams_.push_back(tree::NewTcpTransport());
+  // The workers take the creating thread's name.
+  pthread_setname_np(pthread_self(), "prdb-workers");
+  pool_ = std::make_unique<ssa::WorkerPool>(&member_loop_.loop, static_cast<size_t>(opt_.prdb_threads));
+  pthread_setname_np(pthread_self(), "bench_tree");
+  counted_epoch_.assign(consumer_ports_.size(), 0);
+  prdb_epoch_at_access_.assign(consumer_ports_.size(), 0);
+  for (size_t i = 0; i < consumer_ports_.size(); ++i) consumer_index_[consumer_ports_[i].guid] = i;
+
+  // The core, with the empty address database the plugin serves without a
+  // hosts file (so no member waits for one).
+  core_mads_ = mads_.NewTransport(core_port_.lid);
+  st = core_mads_->Open(tree::kSsaClass, tree::kSsaClassVersion);
+  if (!st.ok()) return st;
+  return RunOn(&core_loop_.loop, [this]() -> Status {
+    tree::CoreServerOptions co;
+    co.port_guid = core_port_.guid;
+    co.lid = core_port_.lid;
+    Status s = tree::DataAddress::Parse("127.0.0.1:0", &co.listen);
+    if (!s.ok()) return s;
+    co.data.max_children = 4096;
+    core_ = std::make_unique<tree::CoreServer>(&core_loop_.loop, &log_, core_mads_.get(), core_streams_.get(), co);
+    s = core_->Start([this] {
+      size_t n = core_->membership()->size();
+      members_now_ = n;
+      if (n >= members_expected_ && all_joined_ns_ == 0) all_joined_ns_ = NowNs();
+    });
+    if (!s.ok()) return s;
+    smdb::AddrDb addr;
+    addr.global_epoch = 1;
+    auto bytes = std::make_shared<std::string>();
+    s = addr.Serialize(bytes.get());
+    if (!s.ok()) return s;
+    core_->PublishAddr({1, tree::DigestOf(*bytes), bytes}, nullptr, 0);
+    return Status::Ok();
+  });
+}
+
+void Bench::OnConsumerUpdate(size_t i) {
+  std::shared_ptr<const smdb::Prdb> p = consumers_[i]->prdb();
+  if (!p) return;
+  uint64_t e = p->global_epoch;
+  if (e != target_epoch_.load() || counted_epoch_[i] == e) return;
+  counted_epoch_[i] = e;
+  int64_t now = NowNs();
+  int64_t prev = last_reached_ns_.load();
+  while (prev < now && !last_reached_ns_.compare_exchange_weak(prev, now)) {
+  }
+  ++at_target_;
+}
+
+TierBytes Bench::ReadBytes() {
+  TierBytes t;
+  t.core = RunOn(&core_loop_.loop, [this] { return core_->data_server()->counters().bytes_sent; });
+  RunOn(&member_loop_.loop, [this, &t] {
+    for (size_t i = 0; i < members_.size(); ++i) {
+      uint64_t b = members_[i]->server() ? members_[i]->server()->counters().bytes_sent : 0;
+      (i < dist_ports_.size() ? t.distribution : t.access) += b;
+    }
+  });
+  for (size_t l = 0; l < consumer_loops_.size(); ++l)
+    RunOn(&consumer_loops_[l]->loop, [this, l, &t] {
+      for (size_t i = l; i < consumers_.size(); i += consumer_loops_.size()) {
+        tree::ConsumerStats s = consumers_[i]->stats();
+        t.consumer_full += s.full_transfers;
+        t.consumer_delta += s.delta_transfers;
+        t.consumer_bytes += s.bytes_received;
+      }
+    });
+  return t;
+}
+
+void Bench::PathCounts(uint64_t* computed, uint64_t* if_full) {
+  RunOn(&member_loop_.loop, [&] {
+    *computed = *if_full = 0;
+    for (const auto& m : members_)
+      if (m->prdbs()) {
+        *computed += m->prdbs()->paths_computed();
+        *if_full += m->prdbs()->paths_if_full();
+      }
+  });
+}
+
+void Bench::Target(uint64_t epoch) {
+  RunOn(&member_loop_.loop, [this, epoch] {
+    access_at_target_ = prdbs_at_target_ = 0;
+    access_smdb_ns_ = prdbs_ns_ = 0;
+    target_epoch_ = epoch;
+  });
+  at_target_ = 0;
+  last_reached_ns_ = 0;
+}
+
+void Bench::OnAccessSmdb(uint64_t epoch) {
+  if (epoch != target_epoch_.load()) return;
+  if (++access_at_target_ == static_cast<int>(access_ports_.size())) access_smdb_ns_ = NowNs();
+}
+
+void Bench::OnPrdb(const distrib::PrdbVersion& v) {
+  if (v.epoch != target_epoch_.load()) return;
+  auto it = consumer_index_.find(v.port_guid);
+  if (it == consumer_index_.end() || prdb_epoch_at_access_[it->second] == v.epoch) return;
+  prdb_epoch_at_access_[it->second] = v.epoch;
+  if (++prdbs_at_target_ == static_cast<int>(consumer_ports_.size())) prdbs_ns_ = NowNs();
+}
+
+Status Bench::WaitPhase(Phase* p, const TierBytes& before, uint64_t computed_before, uint64_t if_full_before) {
+  auto deadline = p->published + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt_.timeout_s));
+  auto next_report = Clock::now();
+  const int n = static_cast<int>(consumer_ports_.size());
+  for (;;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    int reached = at_target_.load();
+    uint64_t rss = ProcStatusBytes("VmRSS");
+    if (Clock::now() >= next_report || reached == n) {
+      Progress("%s: members %zu/%zu in the book, access nodes holding SMDB epoch %" PRIu64
+               ": %d/%zu, PRDBs computed %d/%d, consumers holding them %d/%d, RSS %.2f GiB",
+               p->name, members_now_.load(), members_expected_, p->epoch, access_at_target_.load(),
+               access_ports_.size(), prdbs_at_target_.load(), n, reached, n, Gib(rss));
+      next_report = Clock::now() + std::chrono::seconds(2);
+    }
+    if (reached == n) {
+      p->done = true;
+    } else if (Gib(rss) > opt_.max_rss_gib) {
+      p->stopped_why = "RSS " + Num(Gib(rss), 1) + " GiB passed --max-rss-gib";
+    } else if (Clock::now() > deadline) {
+      p->stopped_why = "not done after --timeout " + std::to_string(static_cast<int>(opt_.timeout_s)) + " s";
+    }
+    if (!p->done && p->stopped_why.empty()) continue;
+    p->reached = reached;
+    if (p->done) p->all_s = Between(p->published, FromNs(last_reached_ns_.load()));
+    if (access_smdb_ns_.load()) p->access_smdb_s = Between(p->published, FromNs(access_smdb_ns_.load()));
+    if (prdbs_ns_.load()) p->prdbs_s = Between(p->published, FromNs(prdbs_ns_.load()));
+    // Let the last sends and acknowledgements finish before reading counters.
+    if (p->done) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    TierBytes after = ReadBytes();
+    p->bytes.core = after.core - before.core;
+    p->bytes.distribution = after.distribution - before.distribution;
+    p->bytes.access = after.access - before.access;
+    p->bytes.consumer_full = after.consumer_full - before.consumer_full;
+    p->bytes.consumer_delta = after.consumer_delta - before.consumer_delta;
+    p->bytes.consumer_bytes = after.consumer_bytes - before.consumer_bytes;
+    uint64_t computed, if_full;
+    PathCounts(&computed, &if_full);
+    p->paths_computed = computed - computed_before;
+    p->paths_if_full = if_full - if_full_before;
+    return Status::Ok();
+  }
+}
+
+Status Bench::RunStartup(Phase* p) {
+  p->name = "start-up";
+  p->epoch = db1_->global_epoch;
+  Target(p->epoch);
+  TierBytes zero;
+  // The core publishes the first SMDB; members and consumers start now.
+  p->published = RunOn(&core_loop_.loop, [this] {
+    auto t = Clock::now();
+    core_->PublishSmdb(db1_, ser1_, nullptr, 0);
+    return t;
+  });
+  Status st = RunOn(&member_loop_.loop, [this]() -> Status {
+    std::vector<Port> all = dist_ports_;
+    all.insert(all.end(), access_ports_.begin(), access_ports_.end());
+    for (size_t i = 0; i < all.size(); ++i) {
+      distrib::IbssaOptions o;
+      o.roles = i < dist_ports_.size() ? distrib::kRoleDistribution : distrib::kRoleAccess;
+      o.listen = "127.0.0.1:0";
+      o.max_children = 8192;
+      o.prdb_threads = opt_.prdb_threads;
+      member_mads_.push_back(mads_.NewTransport(all[i].lid));
+      Status s = member_mads_.back()->Open(tree::kSsaClass, tree::kSsaClassVersion);
+      if (!s.ok()) return s;
+      members_.push_back(std::make_unique<distrib::IbssaMember>(&member_loop_.loop, &log_, o, pool_.get()));
+      distrib::MemberPort mp;
+      mp.port_guid = all[i].guid;
+      mp.gid_prefix = gid_prefix_;
+      mp.sm_lid = core_port_.lid;
+      if (o.roles & distrib::kRoleAccess) {
+        members_.back()->set_on_smdb([this](uint64_t e) { OnAccessSmdb(e); });
+        members_.back()->set_on_prdb([this](const distrib::PrdbVersion& v) { OnPrdb(v); });
+      }
+      s = members_.back()->Start(mp, member_mads_.back().get(), member_streams_.get());
+      if (!s.ok()) return s;
+    }
+    return Status::Ok();
+  });
+  if (!st.ok()) return st.WithContext("members");
+  // Consumers join once their parents are in the book (a consumer that
+  // finds no access node backs off for seconds).
+  size_t parents = dist_ports_.size() + access_ports_.size();
+  while (members_now_.load() < parents) {
+    if (Since(p->published) > opt_.timeout_s) return Status::Error(ETIMEDOUT, "members did not join");
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  rss_before_consumers = ProcStatusBytes("VmRSS");
+  consumers_.resize(consumer_ports_.size());
+  auto consumers_start = Clock::now();
+  for (size_t l = 0; l < consumer_loops_.size() && st.ok(); ++l)
+    st = RunOn(&consumer_loops_[l]->loop, [this, l]() -> Status {
+      ssa::EventLoop* loop = &consumer_loops_[l]->loop;
+      for (size_t i = l; i < consumer_ports_.size(); i += consumer_loops_.size()) {
+        tree::ConsumerOptions o;
+        o.port_guid = consumer_ports_[i].guid;
+        o.gid_prefix = gid_prefix_;
+        uint16_t sm = core_port_.lid;
+        o.sm_lid = [sm] { return sm; };
+        o.want_addr = false;
+        std::unique_ptr<ssa::MadTransport> m = mads_.NewTransport(consumer_ports_[i].lid);
+        Status s = m->Open(tree::kSsaClass, tree::kSsaClassVersion);
+        if (!s.ok()) return s.WithContext("consumer " + std::to_string(i) + " MAD transport");
+        s = tree::Consumer::CreateWith(loop, &log_, o, std::move(m), consumer_streams_[l].get(),
+                                       [this, i] { OnConsumerUpdate(i); }, &consumers_[i]);
+        if (s.ok()) s = consumers_[i]->Start();
+        if (!s.ok()) return s.WithContext("consumer " + std::to_string(i));
+      }
+      return Status::Ok();
+    });
+  if (!st.ok()) return st;
+  Progress("start-up: %zu distribution, %zu access node(s) joined; %zu consumers started in %.2f s", dist_ports_.size(),
+           access_ports_.size(), consumer_ports_.size(), Since(consumers_start));
+  st = WaitPhase(p, zero, 0, 0);
+  if (all_joined_ns_.load()) join_burst_s = Between(consumers_start, FromNs(all_joined_ns_.load()));
+  rss_after_startup = ProcStatusBytes("VmRSS");
+  return st;
+}
+
+Status Bench::RunUpdate(Phase* p) {
+  p->name = "update";
+  p->epoch = db2_->global_epoch;
+  // Quiet first: every early epoch report and renewal of the start-up done.
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  TierBytes before = ReadBytes();
+  uint64_t computed, if_full;
+  PathCounts(&computed, &if_full);
+  Target(p->epoch);
+  p->published = RunOn(&core_loop_.loop, [this] {
+    auto t = Clock::now();
+    core_->PublishSmdb(db2_, ser2_, delta_, db1_->global_epoch);
+    return t;
+  });
+  return WaitPhase(p, before, computed, if_full);
+}
+
+void Bench::Check(const smdb::Smdb& db, bool* equal, size_t* mismatched, double* mem_bytes, double* wire_bytes,
+                  double* paths) {
+  // The loops are stopped: the consumers' snapshots are stable.
+  std::unique_ptr<smdb::SmdbIndex> index;
+  *equal = false;
+  *mismatched = consumers_.size();
+  if (!smdb::SmdbIndex::Build(db, &index).ok()) return;
+  smdb::PathEngine engine(index.get());
+  const unsigned threads = std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
+  std::atomic<size_t> bad{0};
+  std::atomic<uint64_t> mem{0}, wire{0}, npaths{0};
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      pthread_setname_np(pthread_self(), "check");
+      for (size_t i = t; i < consumers_.size(); i += threads) {
+        std::shared_ptr<const smdb::Prdb> got = consumers_[i] ? consumers_[i]->prdb() : nullptr;
+        smdb::Prdb full;
+        if (!got || !smdb::BuildPrdb(engine, consumer_ports_[i].guid, db.global_epoch, &full).ok() ||
+            !(full == *got)) {
+          ++bad;
+          continue;
+        }
+        std::string bytes;
+        got->Serialize(&bytes);
+        wire += bytes.size();
+        mem += sizeof(smdb::Prdb) + got->source.records.capacity() * sizeof(smdb::PrdbSource) +
+               got->paths.records.capacity() * sizeof(smdb::PrdbPath);
+        npaths += got->paths.records.size();
+      }
+    });
+  for (auto& t : pool) t.join();
+  *mismatched = bad.load();
+  *equal = bad.load() == 0 && !consumers_.empty();
+  size_t good = consumers_.size() - bad.load();
+  *mem_bytes = good ? static_cast<double>(mem.load()) / good : 0;
+  *wire_bytes = good ? static_cast<double>(wire.load()) / good : 0;
+  *paths = good ? static_cast<double>(npaths.load()) / good : 0;
+}
+
+void Bench::StopLoops() {
+  mad_counters = mads_.counters();
+  if (core_loop_.thread.joinable() && core_)
+    core_counters = RunOn(&core_loop_.loop, [this] { return core_->control()->counters(); });
+  for (auto& l : consumer_loops_) l->Stop();
+  member_loop_.Stop();
+  core_loop_.Stop();
+}
+
+void Bench::Shutdown() {
+  if (shut_) return;
+  shut_ = true;
+  StopLoops();
+  // The loops are stopped: tear down on this thread, users before what
+  // they use; the pool first (its results would call into the members).
+  consumers_.clear();
+  pool_.reset();
+  members_.clear();
+  member_mads_.clear();
+  core_.reset();
+  core_mads_.reset();
+}
+
+// ---------------------------------------------------------------------------
+
+void Figure(const std::string& name, const std::string& value) { printf("%s = %s\n", name.c_str(), value.c_str()); }
+void Figure(const std::string& name, uint64_t value) { printf("%s = %" PRIu64 "\n", name.c_str(), value); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  setvbuf(stdout, nullptr, _IOLBF, 0);
+  Options opt;
+  if (!ParseArgs(argc, argv, &opt)) {
+    Usage(argv[0]);
+    return 2;
+  }
+  std::vector<std::string> notes;
+  const int asked_consumers = opt.consumers;
+
+  // Descriptors: three per consumer, a few per member, some slack.
+  ssa::RaiseFdLimit();
+  struct rlimit rl;
+  getrlimit(RLIMIT_NOFILE, &rl);
+  const long fd_limit = static_cast<long>(rl.rlim_cur);
+  auto access_for = [&](int c) { return opt.access ? opt.access : std::max(1, (c + 999) / 1000); };
+  auto dist_for = [&](int a) { return opt.distribution ? opt.distribution : std::max(1, (a + 63) / 64); };
+  auto fds_for = [&](int c) {
+    int a = access_for(c), d = dist_for(a);
+    return 3L * c + 8L * (a + d) + 64;
+  };
+  if (fds_for(opt.consumers) > fd_limit) {
+    int c = opt.consumers;
+    while (c > 1 && fds_for(c) > fd_limit) --c;
+    notes.push_back("RLIMIT_NOFILE is " + std::to_string(fd_limit) + " (the hard limit; raising it needs " +
+                    "CAP_SYS_RESOURCE, which this process lacks): at 3 descriptors per consumer (its MAD eventfd, " +
+                    "its TCP socket and the access node's end) " + std::to_string(asked_consumers) +
+                    " consumers need about " + std::to_string(fds_for(asked_consumers)) + "; running " +
+                    std::to_string(c) + " consumers");
+    opt.consumers = c;
+  }
+  int access = access_for(opt.consumers);
+  int distribution = dist_for(access);
+  int room = opt.hcas - 1 - access - distribution;  // the SM's port is the core
+  if (opt.consumers > room) {
+    notes.push_back("a " + std::to_string(opt.hcas) + "-HCA fabric has " + std::to_string(room) +
+                    " HCA ports left after the core, " + std::to_string(distribution) + " distribution and " +
+                    std::to_string(access) + " access port(s): running " + std::to_string(room) + " consumers");
+    opt.consumers = room;
+  }
+  for (const std::string& n : notes) Progress("NOTE: %s", n.c_str());
+
+  SmdbPair pair;
+  auto t_smdb = Clock::now();
+  Status st = GetSmdbs(opt, &pair);
+  if (!st.ok()) {
+    fprintf(stderr, "bench_tree: SMDB: %s\n", st.ToString().c_str());
+    return 1;
+  }
+  Progress("SMDBs %s (%.1f s): epochs %" PRIu64 " and %" PRIu64, pair.source.c_str(), Since(t_smdb),
+           pair.before.global_epoch, pair.after.global_epoch);
+
+  Bench bench(opt);
+  st = bench.Setup(pair, opt.consumers, access, distribution);
+  if (!st.ok()) {
+    fprintf(stderr, "bench_tree: setup: %s\n", st.ToString().c_str());
+    return 1;
+  }
+  Phase startup, update;
+  st = bench.RunStartup(&startup);
+  if (st.ok() && startup.done) st = bench.RunUpdate(&update);
+  if (!st.ok()) {
+    fprintf(stderr, "bench_tree: %s\n", st.ToString().c_str());
+    return 1;
+  }
+  bench.StopLoops();
+  bool equal = false;
+  size_t mismatched = 0;
+  double mem = 0, wire = 0, paths = 0;
+  if (update.done) {
+    Progress("checking every consumer's PRDB against BuildPrdb on the new SMDB");
+    bench.Check(pair.after, &equal, &mismatched, &mem, &wire, &paths);
+  }
+  uint64_t rss_peak = ProcStatusBytes("VmHWM");
+  // Sized down: what the consumers asked for would take, at the memory a
+  // consumer took here (an extrapolation, printed as one).
+  if (opt.consumers < asked_consumers && bench.rss_after_startup > bench.rss_before_consumers) {
+    double per = static_cast<double>(bench.rss_after_startup - bench.rss_before_consumers) / opt.consumers;
+    uint64_t total = 0;
+    std::ifstream mi("/proc/meminfo");
+    std::string key;
+    uint64_t kb;
+    while (mi >> key >> kb)
+      if (key == "MemTotal:") total = kb * 1024;
+    notes.push_back("memory: a consumer took " + Num(per / 1e6, 2) + " MB of RSS here (its parsed PRDB; the access " +
+                    "node's parsed copy and serialization; buffers), so " + std::to_string(asked_consumers) +
+                    " consumers would need about " + Num(Gib(static_cast<uint64_t>(per * asked_consumers)), 1) +
+                    " GiB (extrapolated, not measured) of this machine's " + Num(Gib(total), 1) + " GiB");
+    Progress("NOTE: %s", notes.back().c_str());
+  }
+
+  // What was run, and the figures.
+  std::unique_ptr<smdb::SmdbIndex> x;
+  smdb::SmdbIndex::Build(pair.before, &x);
+  int switches = 0;
+  for (const auto& n : pair.before.nodes.records) switches += n.node_type == smdb::kNodeSwitch;
+  std::string ser1, ser2, delta;
+  pair.before.Serialize(&ser1);
+  pair.after.Serialize(&ser2);
+  smdb::MakeDelta(pair.before, pair.after, &delta);
+  char host[256] = "?";
+  gethostname(host, sizeof(host) - 1);
+  time_t now = time(nullptr);
+  char date[64];
+  strftime(date, sizeof(date), "%Y-%m-%d %H:%M %Z", localtime(&now));
+  printf("bench_tree: %s on %s, %u cores; %d-HCA fat tree (%d switches, %zu LIDs), link down %s\n", date, host,
+         std::thread::hardware_concurrency(), opt.hcas, switches, x ? x->assigned_lids().size() : 0,
+         opt.link_down.c_str());
+  printf("tree: 1 core, %d distribution, %d access, %d consumers (asked %d); MADs in process, data over loopback TCP\n",
+         distribution, access, opt.consumers, asked_consumers);
+  for (const std::string& n : notes) printf("NOTE: %s\n", n.c_str());
+  for (const Phase* p : {&startup, &update}) {
+    if (!p->done && p->stopped_why.empty()) continue;
+    printf("%-9s epoch %" PRIu64 ": access SMDB %.3f s, PRDBs computed %.3f s, all consumers %s\n", p->name, p->epoch,
+           p->access_smdb_s, p->prdbs_s,
+           p->done ? (Num(p->all_s) + " s").c_str()
+                   : ("NOT DONE (" + std::to_string(p->reached) + " of " + std::to_string(opt.consumers) +
+                      " consumers; " + p->stopped_why + ")").c_str());
+    printf("          bytes sent: core %" PRIu64 ", distribution %" PRIu64 ", access %" PRIu64
+           "; consumers got %" PRIu64 " full, %" PRIu64 " delta transfers\n",
+           p->bytes.core, p->bytes.distribution, p->bytes.access, p->bytes.consumer_full, p->bytes.consumer_delta);
+  }
+  printf("core: %" PRIu64 " joins accepted, %" PRIu64 " refused; MADs sent %" PRIu64 ", lost %" PRIu64 "\n",
+         bench.core_counters.joins, bench.core_counters.refused, bench.mad_counters.sent,
+         bench.mad_counters.lost_no_receiver + bench.mad_counters.lost_queue_full);
+  if (!update.done)
+    printf("NOTE: the update phase did not complete; its figures are missing, not estimated\n");
+  printf("\n");
+
+  Figure("hcas", static_cast<uint64_t>(opt.hcas));
+  Figure("consumers", static_cast<uint64_t>(opt.consumers));
+  Figure("consumers_asked", static_cast<uint64_t>(asked_consumers));
+  Figure("access_nodes", static_cast<uint64_t>(access));
+  Figure("distribution_nodes", static_cast<uint64_t>(distribution));
+  Figure("smdb_bytes", static_cast<uint64_t>(ser2.size()));
+  Figure("smdb_delta_bytes", static_cast<uint64_t>(delta.size()));
+  Figure("smdb_delta_share", Num(static_cast<double>(delta.size()) / ser2.size(), 6));
+  if (startup.done) {
+    Figure("startup_all_s", Num(startup.all_s));
+    Figure("startup_access_smdb_s", Num(startup.access_smdb_s));
+    Figure("startup_prdbs_computed_s", Num(startup.prdbs_s));
+    Figure("startup_core_bytes", startup.bytes.core);
+    Figure("startup_distribution_bytes", startup.bytes.distribution);
+    Figure("startup_access_bytes", startup.bytes.access);
+  }
+  if (bench.join_burst_s > 0) {
+    Figure("join_burst_s", Num(bench.join_burst_s));
+    Figure("core_joins_per_s", Num(opt.consumers / bench.join_burst_s, 0));
+  }
+  if (update.done) {
+    Figure("update_access_smdb_s", Num(update.access_smdb_s));
+    Figure("update_prdbs_computed_s", Num(update.prdbs_s));
+    Figure("update_core_bytes", update.bytes.core);
+    Figure("update_distribution_bytes", update.bytes.distribution);
+    Figure("update_access_bytes", update.bytes.access);
+    Figure("update_consumer_full_transfers", update.bytes.consumer_full);
+    Figure("update_consumer_delta_transfers", update.bytes.consumer_delta);
+    Figure("paths_recomputed", update.paths_computed);
+    Figure("paths_total", update.paths_if_full);
+    Figure("prdb_paths", Num(paths, 0));
+    Figure("prdb_wire_bytes", Num(wire, 0));
+    Figure("prdb_mem_bytes", Num(mem, 0));
+  }
+  if (bench.rss_after_startup > bench.rss_before_consumers && opt.consumers > 0)
+    Figure("rss_per_consumer_bytes",
+           Num(static_cast<double>(bench.rss_after_startup - bench.rss_before_consumers) / opt.consumers, 0));
+  Figure("rss_peak_gib", Num(Gib(rss_peak), 2));
+  if (update.done) {
+    Figure("consumers_mismatched", static_cast<uint64_t>(mismatched));
+    Figure("paths_recomputed_share",
+           Num(update.paths_if_full ? static_cast<double>(update.paths_computed) / update.paths_if_full : 0, 6));
+    Figure("update_all_s", Num(update.all_s));
+    Figure("prdb_mem_over_wire", Num(wire > 0 ? mem / wire : 0));
+  } else {
+    Figure("paths_recomputed_share", "n/a (not done)");
+    Figure("update_all_s", "n/a (not done)");
+    Figure("prdb_mem_over_wire", "n/a (not done)");
+  }
+  Figure("consumers_equal_full", equal ? "yes" : "no");
+  bench.Shutdown();
+  return startup.done && update.done && equal ? 0 : 1;
+}

@@ -1,0 +1,305 @@
+// inproc_mad_test.cc: the in-process MAD fabric (common/tree/inproc_mad.h):
+// delivery by LID and class with the sender's LID, TID routing of answers,
+// losses (nobody listening, closed, full queue), an fd readable exactly
+// while something waits, sends from other threads waking an EventLoop, and
+// the core's control server admitting many members over it.
+#include "common/tree/inproc_mad.h"
+
+#include <poll.h>
+
+#include <atomic>
+#include <cstring>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "common/base/event_loop.h"
+#include "common/base/log.h"
+#include "common/mad/mad_wire.h"
+#include "common/tree/core_control.h"
+#include "common/tree/member_control.h"
+#include "common/tree/membership.h"
+#include "common/tree/ssa_mad.h"
+
+#include "CppUTest/TestHarness.h"
+
+using ssa::MadAddress;
+using ssa::MadTransport;
+using ssa::ReceivedMad;
+using ssa::Status;
+using ssa::tree::InprocMadFabric;
+namespace mad = ssa::mad;
+namespace tree = ssa::tree;
+
+namespace {
+
+bool Readable(const MadTransport& t) {
+  struct pollfd p = {t.fd(), POLLIN, 0};
+  return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
+}
+
+// A 256-byte MAD of `mgmt_class` with `method` and TID `tid`.
+std::vector<uint8_t> Mad(uint8_t mgmt_class, uint8_t method, uint64_t tid) {
+  std::vector<uint8_t> m(mad::kMadSize, 0);
+  mad::MadHeader h;
+  h.mgmt_class = mgmt_class;
+  h.class_version = 1;
+  h.method = method;
+  h.tid = tid;
+  h.attr_id = 0x10;
+  mad::EncodeMadHeader(h, m.data());
+  return m;
+}
+
+Status SendTo(MadTransport* t, const std::vector<uint8_t>& m, uint16_t dlid) {
+  MadAddress to;
+  to.dlid = dlid;
+  return t->Send(m.data(), m.size(), to, 100);
+}
+
+}  // namespace
+
+TEST_GROUP(InprocMad) {
+  InprocMadFabric fabric;
+};
+
+TEST(InprocMad, RequestReachesTheLidAndTheAnswerComesBack) {
+  auto a = fabric.NewTransport(1);
+  auto b = fabric.NewTransport(2);
+  CHECK_EQUAL(-1, a->fd());
+  CHECK(a->Open(tree::kSsaClass, 1).ok());
+  CHECK(b->Open(tree::kSsaClass, 1).ok());
+  CHECK(a->fd() >= 0);
+  CHECK_EQUAL(2u, fabric.open_count());
+  CHECK_FALSE(Readable(*a));
+  CHECK_FALSE(Readable(*b));
+
+  CHECK(SendTo(a.get(), Mad(tree::kSsaClass, mad::kMethodGet, 0x12345678), 2).ok());
+  CHECK_FALSE(Readable(*a));
+  CHECK(Readable(*b));
+  ReceivedMad in;
+  CHECK(b->Receive(&in).ok());
+  CHECK_EQUAL(1, in.slid);
+  CHECK_EQUAL(mad::kMadSize, in.len);
+  CHECK_EQUAL(0, in.transport_status);
+  uint64_t tid = mad::MadTid(in.data);
+  CHECK_EQUAL(0x12345678u, static_cast<uint32_t>(tid));
+  CHECK(tid >> 32 != 0);  // the "agent id", as the kernel puts it
+  CHECK_FALSE(Readable(*b));
+  CHECK_EQUAL(-EAGAIN, b->Receive(&in).code());
+
+  // The answer echoes the whole TID back to the requester's LID.
+  CHECK(SendTo(b.get(), Mad(tree::kSsaClass, mad::kMethodGet | 0x80, tid), 1).ok());
+  CHECK(Readable(*a));
+  CHECK(a->Receive(&in).ok());
+  CHECK_EQUAL(2, in.slid);
+  CHECK_EQUAL(tid, mad::MadTid(in.data));
+  CHECK_FALSE(Readable(*a));
+
+  tree::InprocMadCounters c = fabric.counters();
+  CHECK_EQUAL(2u, c.sent);
+  CHECK_EQUAL(2u, c.delivered);
+  CHECK_EQUAL(0u, c.lost_no_receiver);
+}
+
+TEST(InprocMad, ReadableWhileAnythingWaitsAndOrderIsKept) {
+  auto a = fabric.NewTransport(1);
+  auto b = fabric.NewTransport(2);
+  CHECK(a->Open(tree::kSsaClass, 1).ok());
+  CHECK(b->Open(tree::kSsaClass, 1).ok());
+  for (uint32_t i = 1; i <= 5; ++i) CHECK(SendTo(a.get(), Mad(tree::kSsaClass, 1, i), 2).ok());
+  ReceivedMad in;
+  for (uint32_t i = 1; i <= 5; ++i) {
+    CHECK(Readable(*b));
+    CHECK(b->Receive(&in).ok());
+    CHECK_EQUAL(i, static_cast<uint32_t>(mad::MadTid(in.data)));
+  }
+  CHECK_FALSE(Readable(*b));
+}
+
+TEST(InprocMad, LostWhenNobodyListens) {
+  auto a = fabric.NewTransport(1);
+  auto b = fabric.NewTransport(2);
+  CHECK(a->Open(tree::kSsaClass, 1).ok());
+  CHECK(b->Open(0x03, 2).ok());  // another class at LID 2
+  CHECK(SendTo(a.get(), Mad(tree::kSsaClass, 1, 1), 2).ok());   // wrong class there
+  CHECK(SendTo(a.get(), Mad(tree::kSsaClass, 1, 2), 77).ok());  // nobody at LID 77
+  CHECK_FALSE(Readable(*b));
+  CHECK_EQUAL(2u, fabric.counters().lost_no_receiver);
+
+  // A closed transport neither sends nor receives; closing twice is fine.
+  b->Close();
+  b->Close();
+  CHECK_EQUAL(-1, b->fd());
+  CHECK_EQUAL(-EBADF, SendTo(b.get(), Mad(0x03, 1, 1), 1).code());
+  ReceivedMad in;
+  CHECK_EQUAL(-EBADF, b->Receive(&in).code());
+  CHECK_EQUAL(1u, fabric.open_count());
+  // And can be opened again.
+  CHECK(b->Open(tree::kSsaClass, 1).ok());
+  CHECK(SendTo(a.get(), Mad(tree::kSsaClass, 1, 3), 2).ok());
+  CHECK(b->Receive(&in).ok());
+  CHECK_EQUAL(-EBUSY, b->Open(tree::kSsaClass, 1).code());
+  CHECK_EQUAL(-EINVAL, a->Send(in.data, 10, MadAddress{}, 0).code());
+}
+
+TEST(InprocMad, AnswersGoToTheTransportThatAsked) {
+  // Two agents of one class on one port: requests go to the first opened,
+  // answers to whoever sent the request.
+  auto first = fabric.NewTransport(5);
+  auto second = fabric.NewTransport(5);
+  auto server = fabric.NewTransport(1);
+  CHECK(first->Open(tree::kSsaClass, 1).ok());
+  CHECK(second->Open(tree::kSsaClass, 1).ok());
+  CHECK(server->Open(tree::kSsaClass, 1).ok());
+  CHECK(SendTo(second.get(), Mad(tree::kSsaClass, 1, 42), 1).ok());
+  ReceivedMad in;
+  CHECK(server->Receive(&in).ok());
+  CHECK(SendTo(server.get(), Mad(tree::kSsaClass, 0x81, mad::MadTid(in.data)), 5).ok());
+  CHECK_FALSE(Readable(*first));
+  CHECK(second->Receive(&in).ok());
+  CHECK_EQUAL(42u, static_cast<uint32_t>(mad::MadTid(in.data)));
+
+  // An answer nobody asked for (unknown agent id) is lost.
+  CHECK(SendTo(server.get(), Mad(tree::kSsaClass, 0x81, 0xdead00000001ULL), 5).ok());
+  CHECK_FALSE(Readable(*first));
+  CHECK_FALSE(Readable(*second));
+  CHECK_EQUAL(1u, fabric.counters().lost_no_receiver);
+
+  // A request to LID 5 reaches the first one.
+  CHECK(SendTo(server.get(), Mad(tree::kSsaClass, 1, 7), 5).ok());
+  CHECK(first->Receive(&in).ok());
+  CHECK_EQUAL(1, in.slid);
+}
+
+TEST(InprocMad, ReceiveQueueIsBounded) {
+  InprocMadFabric small(2);
+  auto a = small.NewTransport(1);
+  auto b = small.NewTransport(2);
+  CHECK(a->Open(tree::kSsaClass, 1).ok());
+  CHECK(b->Open(tree::kSsaClass, 1).ok());
+  for (int i = 0; i < 3; ++i) CHECK(SendTo(a.get(), Mad(tree::kSsaClass, 1, i), 2).ok());
+  CHECK_EQUAL(1u, small.counters().lost_queue_full);
+  ReceivedMad in;
+  CHECK(b->Receive(&in).ok());
+  CHECK(b->Receive(&in).ok());
+  CHECK_EQUAL(-EAGAIN, b->Receive(&in).code());
+}
+
+TEST(InprocMad, TransportOutlivesTheFabricObject) {
+  std::unique_ptr<MadTransport> t;
+  {
+    InprocMadFabric f;
+    t = f.NewTransport(3);
+    CHECK(t->Open(tree::kSsaClass, 1).ok());
+  }
+  CHECK(SendTo(t.get(), Mad(tree::kSsaClass, 1, 1), 3).ok());  // to itself
+  ReceivedMad in;
+  CHECK(t->Receive(&in).ok());
+  CHECK_EQUAL(3, in.slid);
+  t->Close();
+}
+
+TEST(InprocMad, SendsFromAnotherThreadWakeTheLoop) {
+  ssa::EventLoop loop;
+  CHECK(loop.Init().ok());
+  auto rx = fabric.NewTransport(2);
+  CHECK(rx->Open(tree::kSsaClass, 1).ok());
+  const int kSenders = 4, kEach = 500;
+  std::atomic<int> got{0};
+  CHECK(loop.WatchFd(rx->fd(), EPOLLIN, [&](uint32_t) {
+              ReceivedMad in;
+              while (rx->Receive(&in).ok()) ++got;
+            }).ok());
+  std::vector<std::thread> threads;
+  for (int s = 0; s < kSenders; ++s)
+    threads.emplace_back([this, s] {
+      auto tx = fabric.NewTransport(static_cast<uint16_t>(10 + s));
+      if (!tx->Open(tree::kSsaClass, 1).ok()) return;
+      for (int i = 0; i < kEach; ++i) SendTo(tx.get(), Mad(tree::kSsaClass, 1, static_cast<uint64_t>(i)), 2);
+    });
+  CHECK(loop.RunUntil([&] { return got.load() == kSenders * kEach; }, std::chrono::seconds(10)));
+  for (auto& t : threads) t.join();
+  CHECK_EQUAL(kSenders * kEach, got.load());
+  loop.UnwatchFd(rx->fd());
+}
+
+namespace {
+
+// Every LID L is owned by GUID 0x1000 + L; every pair is 2 hops apart.
+class FlatTopology : public tree::Topology {
+ public:
+  uint64_t OwnerGuid(uint16_t lid) const override { return 0x1000 + lid; }
+  int Hops(uint16_t, uint16_t) const override { return 2; }
+};
+
+}  // namespace
+
+TEST(InprocMad, TheCoreAdmitsManyMembersOverIt) {
+  ssa::EventLoop loop;
+  CHECK(loop.Init().ok());
+  ssa::Logger log;
+  log.set_level(ssa::LogLevel::kError);
+  const uint16_t kCoreLid = 1;
+  tree::DataAddress core_addr, access_addr;
+  CHECK(tree::DataAddress::Parse("127.0.0.1:7470", &core_addr).ok());
+  CHECK(tree::DataAddress::Parse("127.0.0.1:7471", &access_addr).ok());
+  FlatTopology topology;
+  tree::Membership membership({}, 0x1000 + kCoreLid, kCoreLid, core_addr);
+  membership.SetTopology(&topology);
+  auto core_mads = fabric.NewTransport(kCoreLid);
+  CHECK(core_mads->Open(tree::kSsaClass, tree::kSsaClassVersion).ok());
+  tree::CoreControlServer core(&loop, core_mads.get(), &membership, &log);
+  CHECK(core.Start().ok());
+
+  // One access node (LID 2), then 200 consumers (LIDs 3..202).
+  const int kConsumers = 200;
+  std::vector<std::unique_ptr<MadTransport>> mads;
+  std::vector<std::unique_ptr<tree::MemberControlClient>> members;
+  std::vector<tree::Assignment> got(static_cast<size_t>(kConsumers) + 1);
+  int assigned = 0;
+  for (int i = 0; i <= kConsumers; ++i) {
+    uint16_t lid = static_cast<uint16_t>(2 + i);
+    mads.push_back(fabric.NewTransport(lid));
+    CHECK(mads.back()->Open(tree::kSsaClass, tree::kSsaClassVersion).ok());
+    tree::MemberControlOptions o;
+    o.roles = i == 0 ? tree::kRoleAccess : tree::kRoleConsumer;
+    o.port_guid = 0x1000 + lid;
+    if (i == 0) o.data_address = access_addr;
+    o.sm_lid = [] { return kCoreLid; };
+    o.epoch_report_ms = 0;
+    members.push_back(std::make_unique<tree::MemberControlClient>(
+        &loop, mads.back().get(), &log, o, [&got, &assigned, i](const tree::Assignment& a, bool changed) {
+          if (changed) ++assigned;
+          got[static_cast<size_t>(i)] = a;
+        }));
+    if (i == 0) {
+      CHECK(members.back()->Start().ok());
+      CHECK(loop.RunUntil([&] { return assigned == 1; }, std::chrono::seconds(5)));
+    }
+  }
+  for (int i = 1; i <= kConsumers; ++i) CHECK(members[static_cast<size_t>(i)]->Start().ok());
+  CHECK(loop.RunUntil([&] { return assigned == kConsumers + 1; }, std::chrono::seconds(10)));
+  CHECK_EQUAL(0x1000u + kCoreLid, got[0].parent.guid);  // the access node: the core
+  for (int i = 1; i <= kConsumers; ++i) {
+    CHECK_EQUAL(0x1002u, got[static_cast<size_t>(i)].parent.guid);
+    CHECK_EQUAL(2, got[static_cast<size_t>(i)].parent.lid);
+  }
+  CHECK_EQUAL(static_cast<size_t>(kConsumers) + 1, membership.size());
+  CHECK_EQUAL(static_cast<uint64_t>(kConsumers) + 1, core.counters().joins);
+  CHECK_EQUAL(0u, core.counters().bad_mads);
+
+  // The access node checks a consumer's token with the core.
+  bool checked = false;
+  members[0]->CheckToken(0x1003, got[1].token, [&](Status st, const tree::TokenCheckAnswer& a) {
+    CHECK(st.ok());
+    CHECK(a.valid);
+    checked = true;
+  });
+  CHECK(loop.RunUntil([&] { return checked; }, std::chrono::seconds(5)));
+
+  for (auto& m : members) m->Stop();
+  CHECK(loop.RunUntil([&] { return membership.size() == 0; }, std::chrono::seconds(5)));
+  core.Stop();
+  CHECK_EQUAL(0u, fabric.counters().lost_no_receiver);
+}

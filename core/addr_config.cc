@@ -18,13 +18,15 @@ Status MakeAddress(const std::string& text, bool allow_ips, ssa_address* out) {
   out->size = sizeof(*out);
   unsigned char buf[16];
   if (inet_pton(AF_INET, text.c_str(), buf) == 1) {
-    if (!allow_ips) return Status::Error(EINVAL, "IP address '" + text + "' needs support_ips_in_addr_cfg");
+    if (!allow_ips)
+      return Status::Error(EINVAL, "IP address '" + text + "' needs support_ips_in_addr_cfg");
     out->type = SSA_ADDR_IP;
     std::memcpy(out->data, buf, 4);
     return Status::Ok();
   }
   if (inet_pton(AF_INET6, text.c_str(), buf) == 1) {
-    if (!allow_ips) return Status::Error(EINVAL, "IP address '" + text + "' needs support_ips_in_addr_cfg");
+    if (!allow_ips)
+      return Status::Error(EINVAL, "IP address '" + text + "' needs support_ips_in_addr_cfg");
     out->type = SSA_ADDR_IP6;
     std::memcpy(out->data, buf, 16);
     return Status::Ok();
@@ -42,15 +44,11 @@ std::string AddressToString(const ssa_address& addr) {
     case SSA_ADDR_NAME:
       return std::string(reinterpret_cast<const char*>(addr.data),
                          strnlen(reinterpret_cast<const char*>(addr.data), sizeof(addr.data)));
-    case SSA_ADDR_IP:
-      return inet_ntop(AF_INET, addr.data, buf, sizeof(buf)) ? buf : "?";
+    case SSA_ADDR_IP: return inet_ntop(AF_INET, addr.data, buf, sizeof(buf)) ? buf : "?";
     case SSA_ADDR_IP6:
-    case SSA_ADDR_GID:
-      return inet_ntop(AF_INET6, addr.data, buf, sizeof(buf)) ? buf : "?";
-    case SSA_ADDR_LID:
-      return std::to_string((addr.data[0] << 8) | addr.data[1]);
-    default:
-      return "(invalid)";
+    case SSA_ADDR_GID: return inet_ntop(AF_INET6, addr.data, buf, sizeof(buf)) ? buf : "?";
+    case SSA_ADDR_LID: return std::to_string((addr.data[0] << 8) | addr.data[1]);
+    default: return "(invalid)";
   }
 }
 
@@ -86,7 +84,8 @@ AddrConfig AddrConfig::Parse(const std::string& text, const std::string& name, b
     e.port = static_cast<int>(value);
     if (st.ok() && pkey != "default") {
       // P_Keys are hex with or without the 0x.
-      std::string hex = pkey.compare(0, 2, "0x") == 0 || pkey.compare(0, 2, "0X") == 0 ? pkey : "0x" + pkey;
+      std::string hex =
+          pkey.compare(0, 2, "0x") == 0 || pkey.compare(0, 2, "0X") == 0 ? pkey : "0x" + pkey;
       st = OptionSet::ParseInt(hex, 1, 0xffff, &value).WithContext("pkey");
       e.default_pkey = false;
       e.pkey = static_cast<uint16_t>(value);

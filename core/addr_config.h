@@ -16,18 +16,18 @@
 #include <string>
 #include <vector>
 
-#include "common/base/status.h"
 #include <ibacm_ssa/provider.h>
+#include "common/base/status.h"
 
 namespace ssa {
 
 struct AddrConfigEntry {
-  std::string text;        // as written, e.g. "node1" or "10.0.0.1"
-  ssa_address address{};   // typed, as providers receive it
-  std::string device;      // CA name
+  std::string text;       // as written, e.g. "node1" or "10.0.0.1"
+  ssa_address address{};  // typed, as providers receive it
+  std::string device;     // CA name
   int port = 0;
   bool default_pkey = true;
-  uint16_t pkey = 0;       // when !default_pkey
+  uint16_t pkey = 0;  // when !default_pkey
   int line = 0;
 };
 

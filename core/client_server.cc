@@ -138,8 +138,7 @@ Status ClientServer::ListenTcp(int port, bool loopback_only, const std::string& 
   addr.sin_family = AF_INET;
   addr.sin_port = htons(static_cast<uint16_t>(port));
   addr.sin_addr.s_addr = htonl(loopback_only ? INADDR_LOOPBACK : INADDR_ANY);
-  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) < 0 ||
-      listen(fd, SOMAXCONN) < 0) {
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) < 0 || listen(fd, SOMAXCONN) < 0) {
     Status st = Status::FromErrno("cannot listen on TCP port " + std::to_string(port));
     RawClose(fd);
     return st;
@@ -149,8 +148,10 @@ Status ClientServer::ListenTcp(int port, bool loopback_only, const std::string& 
   tcp_port_ = ntohs(addr.sin_port);
   if (!port_file.empty()) {
     Status st = WriteFileAtomically(port_file, std::to_string(tcp_port_) + "\n");
-    if (!st.ok()) SSA_LOG(*log_, kWarn, "cannot publish port: %s", st.ToString().c_str());
-    else files_.push_back(port_file);
+    if (!st.ok())
+      SSA_LOG(*log_, kWarn, "cannot publish port: %s", st.ToString().c_str());
+    else
+      files_.push_back(port_file);
     ReplaceSymlink(port_file, port_link, log_);
     if (!port_link.empty() && port_link != port_file) files_.push_back(port_link);
   }
@@ -205,7 +206,8 @@ void ClientServer::OnAccept(int listen_fd) {
     ++stats_.accepted;
     stats_.open = clients_.size();
     if (stats_.open > stats_.peak_open) stats_.peak_open = stats_.open;
-    SSA_LOG(*log_, kTrace, "client %llu connected (fd %d)", static_cast<unsigned long long>(c->id), fd);
+    SSA_LOG(*log_, kTrace, "client %llu connected (fd %d)", static_cast<unsigned long long>(c->id),
+            fd);
   }
 }
 
@@ -239,7 +241,8 @@ void ClientServer::ParseInput(Connection* c) {
   while (clients_.count(id) && c->in.size() - offset >= acm::kHeaderLength) {
     size_t frame_len = 0;
     std::string error;
-    acm::FrameStatus fs = acm::PeekFrame(c->in.data() + offset, c->in.size() - offset, &frame_len, &error);
+    acm::FrameStatus fs =
+        acm::PeekFrame(c->in.data() + offset, c->in.size() - offset, &frame_len, &error);
     if (fs == acm::FrameStatus::kNeedMore) break;
     if (fs == acm::FrameStatus::kInvalid) {
       ++stats_.bad_frames;
@@ -258,8 +261,10 @@ void ClientServer::ParseInput(Connection* c) {
   // A complete message is progress: the clock restarts for the next one.
   if (offset > 0 || c->partial_since == EventLoop::Clock::time_point{})
     c->partial_since = EventLoop::Clock::now();
-  if (c->in.empty()) c->partial_since = {};
-  else ArmTimeout(c);
+  if (c->in.empty())
+    c->partial_since = {};
+  else
+    ArmTimeout(c);
 }
 
 void ClientServer::ArmTimeout(Connection* c) {

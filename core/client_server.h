@@ -57,13 +57,13 @@ class ClientServer {
     uint64_t accepted = 0;
     uint64_t closed = 0;
     uint64_t messages = 0;
-    uint64_t bad_frames = 0;      // bad version or length: connection closed
-    uint64_t truncated = 0;       // connection closed mid-message
-    uint64_t send_overflows = 0;  // client never read its answers
-    uint64_t dropped_replies = 0; // answer for a client already gone
-    uint64_t accept_failures = 0; // accept() failed (out of descriptors, memory)
-    uint64_t refused = 0;         // closed at once: max_clients reached
-    uint64_t timeouts = 0;        // closed: a message left incomplete too long
+    uint64_t bad_frames = 0;       // bad version or length: connection closed
+    uint64_t truncated = 0;        // connection closed mid-message
+    uint64_t send_overflows = 0;   // client never read its answers
+    uint64_t dropped_replies = 0;  // answer for a client already gone
+    uint64_t accept_failures = 0;  // accept() failed (out of descriptors, memory)
+    uint64_t refused = 0;          // closed at once: max_clients reached
+    uint64_t timeouts = 0;         // closed: a message left incomplete too long
     size_t open = 0;
     size_t peak_open = 0;
   };
@@ -115,7 +115,7 @@ class ClientServer {
     // ended); the timer closes the connection client_timeout after it.
     EventLoop::Clock::time_point partial_since{};
     EventLoop::TimerId timeout_timer = 0;  // 0: none
-    std::string out;          // unsent bytes
+    std::string out;                       // unsent bytes
     bool want_write = false;
   };
 
@@ -127,8 +127,7 @@ class ClientServer {
   void ArmTimeout(Connection* c);
   void OnTimeout(ClientId id);
   // `kind` (for warnings) rate-limits the log line per kind.
-  void CloseConnection(ClientId id, const char* reason, LogLevel level,
-                       const char* kind = nullptr);
+  void CloseConnection(ClientId id, const char* reason, LogLevel level, const char* kind = nullptr);
   Status WatchListener(int fd);
   Status WatchAccept(int fd);
   void PauseAccepting();

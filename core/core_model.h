@@ -16,8 +16,8 @@
 
 #include <infiniband/acm.h>
 
-#include "common/mad/umad_ports.h"
 #include <ibacm_ssa/provider.h>
+#include "common/mad/umad_ports.h"
 
 namespace ssa {
 

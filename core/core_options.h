@@ -39,8 +39,8 @@ struct CoreOptions {
   std::string unix_socket_link = "/run/ibacm.sock";  // upstream's compatibility link
   std::string port_file = "/run/ibacm-tcp.port";
   std::string port_file_link = "/run/ibacm.port";
-  int port_poll_ms = 5000;   // how often ports are re-read for changes
-  int max_clients = 0;       // clients connected at once; 0: no limit beyond the fd limit
+  int port_poll_ms = 5000;       // how often ports are re-read for changes
+  int max_clients = 0;           // clients connected at once; 0: no limit beyond the fd limit
   int client_timeout_ms = 5000;  // to finish a message once begun; 0: for ever
   std::string addr_file = SYSCONF_DIR "/ibacm_addr.cfg";
   std::string opts_file = SYSCONF_DIR "/ibacm_opts.cfg";

@@ -47,7 +47,8 @@ Status Daemon::Configure() {
   LogLevel level;
   if (ParseLogLevel(options_.log_level, &level)) log_.set_level(level);
   if (!st.ok()) SSA_LOG(log_, kWarn, "%s; logging to stderr", st.ToString().c_str());
-  SSA_LOG(log_, kInfo, "ibacm-ssa " PACKAGE_VERSION " starting (pid %d)", static_cast<int>(getpid()));
+  SSA_LOG(log_, kInfo, "ibacm-ssa " PACKAGE_VERSION " starting (pid %d)",
+          static_cast<int>(getpid()));
   if (config_.name().empty())
     SSA_LOG(log_, kInfo, "no options file %s; using defaults", options_.opts_file.c_str());
   else
@@ -59,7 +60,8 @@ Status Daemon::Configure() {
     st = AddrConfig::Load(options_.addr_file, options_.support_ips_in_addr_cfg, &addrs_);
     if (!st.ok()) return st;
     for (const auto& w : addrs_.warnings) SSA_LOG(log_, kWarn, "%s", w.c_str());
-    SSA_LOG(log_, kInfo, "%zu addresses from %s", addrs_.entries.size(), options_.addr_file.c_str());
+    SSA_LOG(log_, kInfo, "%zu addresses from %s", addrs_.entries.size(),
+            options_.addr_file.c_str());
   } else if (settings_.addr_file_given) {
     // -A names the file the user wants: serving host-named endpoints
     // instead would hide the mistake.
@@ -122,7 +124,8 @@ Status Daemon::Start() {
   if (!st.ok()) return st;
   if (!settings_.discover) {  // real ports: hardware events trigger re-reads
     port_events_ = std::make_unique<PortEvents>(
-        &loop_, &log_, [this](const std::vector<PortEventNote>& notes) { ports_->HandleEvents(notes); });
+        &loop_, &log_,
+        [this](const std::vector<PortEventNote>& notes) { ports_->HandleEvents(notes); });
     port_events_->Start();
   }
   st = Listen();

@@ -10,8 +10,8 @@
 
 #include <functional>
 #include <memory>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include "common/base/config_file.h"
 #include "common/base/event_loop.h"
@@ -35,11 +35,11 @@ class RequestDispatcher;
 class Daemon {
  public:
   struct Settings {
-    std::string opts_file;          // -O; missing file = defaults (logged)
-    std::string addr_file;          // -A; missing file = error when addr_file_given
-    std::string run_dir;            // -R: socket, port and pid files
-    std::string provider_dir;       // overrides provider_lib_path
-    std::string log_target;         // overrides log_file (-L / foreground)
+    std::string opts_file;     // -O; missing file = defaults (logged)
+    std::string addr_file;     // -A; missing file = error when addr_file_given
+    std::string run_dir;       // -R: socket, port and pid files
+    std::string provider_dir;  // overrides provider_lib_path
+    std::string log_target;    // overrides log_file (-L / foreground)
     bool opts_file_given = false;
     bool addr_file_given = false;
     // Test seam: where ports come from (default: libibumad).

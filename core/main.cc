@@ -21,18 +21,19 @@
 namespace {
 
 void Usage(const char* prog) {
-  printf("usage: %s [options]\n"
-         "   -D, --daemon           run as a daemon (default)\n"
-         "   -P, --foreground       run as a standard process\n"
-         "   -A, --addr-file FILE   address configuration file (default %s/ibacm_addr.cfg)\n"
-         "   -O, --opts-file FILE   option configuration file (default %s/ibacm_opts.cfg)\n"
-         "   -R, --run-dir DIR      put the socket, port and pid files in DIR\n"
-         "   -L, --log TARGET       log to TARGET (file, stderr, stdout or syslog)\n"
-         "       --provider-dir DIR load providers from DIR\n"
-         "       --systemd          run under systemd (foreground, READY notification)\n"
-         "   -V, --version          print the version and exit\n"
-         "   -h, --help             this text\n",
-         prog, SYSCONF_DIR, SYSCONF_DIR);
+  printf(
+      "usage: %s [options]\n"
+      "   -D, --daemon           run as a daemon (default)\n"
+      "   -P, --foreground       run as a standard process\n"
+      "   -A, --addr-file FILE   address configuration file (default %s/ibacm_addr.cfg)\n"
+      "   -O, --opts-file FILE   option configuration file (default %s/ibacm_opts.cfg)\n"
+      "   -R, --run-dir DIR      put the socket, port and pid files in DIR\n"
+      "   -L, --log TARGET       log to TARGET (file, stderr, stdout or syslog)\n"
+      "       --provider-dir DIR load providers from DIR\n"
+      "       --systemd          run under systemd (foreground, READY notification)\n"
+      "   -V, --version          print the version and exit\n"
+      "   -h, --help             this text\n",
+      prog, SYSCONF_DIR, SYSCONF_DIR);
 }
 
 }  // namespace
@@ -59,12 +60,21 @@ int main(int argc, char** argv) {
     switch (c) {
       case 'D': foreground = false; break;
       case 'P': foreground = true; break;
-      case 'A': settings.addr_file = optarg; settings.addr_file_given = true; break;
-      case 'O': settings.opts_file = optarg; settings.opts_file_given = true; break;
+      case 'A':
+        settings.addr_file = optarg;
+        settings.addr_file_given = true;
+        break;
+      case 'O':
+        settings.opts_file = optarg;
+        settings.opts_file_given = true;
+        break;
       case 'R': settings.run_dir = optarg; break;
       case 'L': settings.log_target = optarg; break;
       case kProviderDir: settings.provider_dir = optarg; break;
-      case kSystemd: systemd = true; foreground = true; break;
+      case kSystemd:
+        systemd = true;
+        foreground = true;
+        break;
       case 'V': printf("ibacm (ibacm-ssa) %s\n", PACKAGE_VERSION); return 0;
       case 'h': Usage(argv[0]); return 0;
       default: Usage(argv[0]); return 2;

@@ -33,7 +33,12 @@ ssa_port_info MakePortInfo(const UmadPort& p, std::vector<uint16_t>* storage) {
 PortManager::PortManager(EventLoop* loop, Logger* log, ProviderHost* host,
                          const ProviderSelector* selector, const CoreOptions* options,
                          const AddrConfig* addrs)
-    : loop_(loop), log_(log), host_(host), selector_(selector), options_(options), addrs_(addrs),
+    : loop_(loop),
+      log_(log),
+      host_(host),
+      selector_(selector),
+      options_(options),
+      addrs_(addrs),
       discover_(DiscoverPorts) {}
 
 PortManager::~PortManager() { Stop(); }
@@ -136,8 +141,8 @@ void PortManager::OpenPort(CorePort* port) {
   ssa_port_info info = MakePortInfo(p, &port->pkeys_for_provider);
   int rc = prov->table()->open_port(port->dev_ctx, &info, port->handle(), &port->prov_ctx);
   if (rc < 0) {
-    SSA_LOG(*log_, kError, "port %s/%d: provider %s refused it (%s)", p.ca_name.c_str(),
-            p.port_num, prov->name().c_str(), strerror(-rc));
+    SSA_LOG(*log_, kError, "port %s/%d: provider %s refused it (%s)", p.ca_name.c_str(), p.port_num,
+            prov->name().c_str(), strerror(-rc));
     port->sa.reset();
     return;
   }
@@ -151,7 +156,8 @@ void PortManager::OpenPort(CorePort* port) {
 std::vector<const AddrConfigEntry*> PortManager::AddressesFor(const CorePort& port, uint16_t pkey,
                                                               bool first_endpoint) {
   std::vector<const AddrConfigEntry*> result;
-  const std::vector<AddrConfigEntry>& source = addrs_->entries.empty() ? generated_ : addrs_->entries;
+  const std::vector<AddrConfigEntry>& source =
+      addrs_->entries.empty() ? generated_ : addrs_->entries;
   for (const auto& e : source) {
     if (e.device != port.info.ca_name || e.port != port.info.port_num) continue;
     bool match = e.default_pkey ? first_endpoint : ((e.pkey | 0x8000) == (pkey | 0x8000));

@@ -19,10 +19,10 @@
 #include "common/base/event_loop.h"
 #include "common/base/log.h"
 #include "common/base/status.h"
+#include "common/mad/ipoib_addresses.h"
 #include "core/addr_config.h"
 #include "core/core_model.h"
 #include "core/core_options.h"
-#include "common/mad/ipoib_addresses.h"
 #include "core/port_events.h"
 
 namespace ssa {
@@ -68,7 +68,8 @@ class PortManager {
   void OpenPort(CorePort* port);
   void OpenEndpoints(CorePort* port);
   void CloseEndpoints(CorePort* port);
-  void AddAddress(CorePort* port, CoreEndpoint* ep, const ssa_address& addr, const std::string& text);
+  void AddAddress(CorePort* port, CoreEndpoint* ep, const ssa_address& addr,
+                  const std::string& text);
   void ClosePort(CorePort* port);
   void ApplyChange(CorePort* port, const UmadPort& now);
   std::vector<const AddrConfigEntry*> AddressesFor(const CorePort& port, uint16_t pkey,

@@ -65,9 +65,8 @@ void OpLog(ssa_core_t* core, int level, const char* fmt, ...) {
   va_end(args);
   size_t n = strlen(buf);
   if (n && buf[n - 1] == '\n') buf[n - 1] = '\0';  // upstream-style messages end in \n
-  GuardedVoid(core, "log", [&] {
-    log->Log(lvl, "%s: %s", core->inst ? core->inst->name().c_str() : "?", buf);
-  });
+  GuardedVoid(core, "log",
+              [&] { log->Log(lvl, "%s: %s", core->inst ? core->inst->name().c_str() : "?", buf); });
 }
 
 int OpResolveDone(ssa_core_t* core, uint64_t id, uint8_t status, const ibv_path_record* path) {
@@ -139,9 +138,9 @@ void OpCounterAdd(ssa_core_t* core, int counter, uint64_t delta) {
 }
 
 const ssa_core_ops kOps = {
-    sizeof(ssa_core_ops), SSA_PROV_ABI_MAJOR, SSA_PROV_ABI_MINOR,
-    OpLog, OpResolveDone, OpQueryDone, OpSaSend, OpTimerAdd, OpTimerCancel,
-    OpFdWatch, OpFdUnwatch, OpConfigForeach, OpConfigWarn, OpCounterAdd,
+    sizeof(ssa_core_ops), SSA_PROV_ABI_MAJOR, SSA_PROV_ABI_MINOR, OpLog,         OpResolveDone,
+    OpQueryDone,          OpSaSend,           OpTimerAdd,         OpTimerCancel, OpFdWatch,
+    OpFdUnwatch,          OpConfigForeach,    OpConfigWarn,       OpCounterAdd,
 };
 
 }  // namespace

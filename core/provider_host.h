@@ -18,12 +18,12 @@
 #include <unordered_map>
 #include <vector>
 
+#include <ibacm_ssa/provider.h>
 #include "common/base/config_file.h"
 #include "common/base/event_loop.h"
 #include "common/base/log.h"
 #include "common/base/status.h"
 #include "core/core_model.h"
-#include <ibacm_ssa/provider.h>
 
 struct ssa_core;
 
@@ -68,8 +68,8 @@ class ProviderHost {
     ssa_address source{};
     EventLoop::Clock::time_point started;
   };
-  using AnswerFn = std::function<void(PendingRequest&& req, uint8_t status,
-                                      const ibv_path_record* path)>;
+  using AnswerFn =
+      std::function<void(PendingRequest&& req, uint8_t status, const ibv_path_record* path)>;
 
   ProviderHost(EventLoop* loop, Logger* log, const ConfigFile* config, CounterArray* counters);
   ~ProviderHost();

@@ -22,7 +22,8 @@ struct LtdlCloser {
 using ModulePtr = std::unique_ptr<std::remove_pointer_t<lt_dlhandle>, LtdlCloser>;
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() > suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // dlerror() texts start with the file name, which our line already gives.
@@ -270,13 +271,14 @@ Status ProviderLoader::AddOrReplace(std::unique_ptr<LoadedProvider> lp) {
   const LoadedProvider& loser = new_wins ? **same : *lp;
   const char* rule = winner.version() > loser.version() ? "higher version wins"
                                                         : "same version: the first loaded stays";
-  SSA_LOG(*log_, kWarn, "provider '%s': keeping version %u from %s, dropping version %u from %s (%s)",
+  SSA_LOG(*log_, kWarn,
+          "provider '%s': keeping version %u from %s, dropping version %u from %s (%s)",
           winner.name().c_str(), winner.version(), winner.path().c_str(), loser.version(),
           loser.path().c_str(), rule);
   char why[64];
   std::snprintf(why, sizeof(why), "' version %u from ", winner.version());
-  const std::string message = "duplicate of provider '" + winner.name() + why + winner.path() +
-                              " (" + rule + ")";
+  const std::string message =
+      "duplicate of provider '" + winner.name() + why + winner.path() + " (" + rule + ")";
   rejections_.push_back({loser.path(), RejectReason::kDuplicate, message});
   ++reject_counts_[static_cast<int>(RejectReason::kDuplicate)];
 

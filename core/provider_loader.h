@@ -26,9 +26,9 @@
 #include <type_traits>
 #include <vector>
 
+#include <ibacm_ssa/provider.h>
 #include "common/base/log.h"
 #include "common/base/status.h"
-#include <ibacm_ssa/provider.h>
 
 namespace ssa {
 
@@ -47,8 +47,8 @@ T AbiMember(const Table* table, T Table::*member) {
   // The offset comes from a probe object, so no pointer past the end of the
   // (possibly smaller) real table is ever formed.
   static const Table probe{};
-  const size_t offset = reinterpret_cast<const char*>(&(probe.*member)) -
-                        reinterpret_cast<const char*>(&probe);
+  const size_t offset =
+      reinterpret_cast<const char*>(&(probe.*member)) - reinterpret_cast<const char*>(&probe);
   uint32_t size;
   std::memcpy(&size, table, sizeof(size));  // the leading size member
   if (size < offset + sizeof(T)) return T{};
@@ -57,14 +57,14 @@ T AbiMember(const Table* table, T Table::*member) {
 
 // Why a provider file was turned away.
 enum class RejectReason {
-  kLoadFailed,     // dlopen failed (missing file, unresolved symbol, not an ELF)
-  kNoEntry,        // no SSA_PROVIDER_ENTRY_SYMBOL
-  kEntryNull,      // the entry refused our ABI version
-  kWrongMajor,     // abi_major differs from SSA_PROV_ABI_MAJOR
-  kTooSmall,       // size < SSA_PROVIDER_V1_0_SIZE
-  kMissingOp,      // a mandatory 1.0 op is NULL
-  kBadName,        // empty, unterminated or not [A-Za-z0-9_.-]
-  kDuplicate,      // another provider of that name won
+  kLoadFailed,  // dlopen failed (missing file, unresolved symbol, not an ELF)
+  kNoEntry,     // no SSA_PROVIDER_ENTRY_SYMBOL
+  kEntryNull,   // the entry refused our ABI version
+  kWrongMajor,  // abi_major differs from SSA_PROV_ABI_MAJOR
+  kTooSmall,    // size < SSA_PROVIDER_V1_0_SIZE
+  kMissingOp,   // a mandatory 1.0 op is NULL
+  kBadName,     // empty, unterminated or not [A-Za-z0-9_.-]
+  kDuplicate,   // another provider of that name won
 };
 constexpr int kRejectReasonCount = 8;
 const char* RejectReasonName(RejectReason reason);

@@ -47,8 +47,8 @@ Status ParseDevice(const std::string& value, const std::string& text, ProviderSe
   const size_t colon = text.find(':');
   r->device = text.substr(0, colon);
   if (!IsWord(r->device))
-    return RuleError(value, "device '" + r->device +
-                                "' may only hold letters, digits, '_', '-' and '.'");
+    return RuleError(value,
+                     "device '" + r->device + "' may only hold letters, digits, '_', '-' and '.'");
   if (colon == std::string::npos) {
     r->kind = ProviderSelector::Rule::Kind::kDevice;
     return Status::Ok();
@@ -93,17 +93,20 @@ std::string TargetString(const ProviderSelector::Rule& r) {
 
 }  // namespace
 
-std::string ProviderSelector::Rule::ToString() const { return TargetString(*this) + " -> " + provider; }
+std::string ProviderSelector::Rule::ToString() const {
+  return TargetString(*this) + " -> " + provider;
+}
 
 Status ProviderSelector::AddRule(const std::string& value) {
   std::istringstream in(value);
   std::string name, target, extra;
   in >> name >> target;
   if (name.empty() || target.empty() || (in >> extra))
-    return RuleError(value, "expected 'NAME default', 'NAME SUBNET_PREFIX' or 'NAME DEVICE[:PORT]'");
+    return RuleError(value,
+                     "expected 'NAME default', 'NAME SUBNET_PREFIX' or 'NAME DEVICE[:PORT]'");
   if (!IsWord(name) || name.size() > kMaxNameLen)
-    return RuleError(value, "provider name '" + name +
-                                "' is not 1 to 31 letters, digits, '_', '-' or '.'");
+    return RuleError(
+        value, "provider name '" + name + "' is not 1 to 31 letters, digits, '_', '-' or '.'");
 
   Rule rule;
   rule.provider = name;
@@ -116,8 +119,8 @@ Status ProviderSelector::AddRule(const std::string& value) {
   } else if (std::isalpha(static_cast<unsigned char>(target[0]))) {
     st = ParseDevice(value, target, &rule);
   } else {
-    st = RuleError(value, "target '" + target +
-                              "' is neither 'default', a subnet prefix nor DEVICE[:PORT]");
+    st = RuleError(
+        value, "target '" + target + "' is neither 'default', a subnet prefix nor DEVICE[:PORT]");
   }
   if (!st.ok()) return st;
 

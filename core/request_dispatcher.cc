@@ -76,8 +76,10 @@ bool RouteSource(const acm::EpAddr& dst, ssa_address* out) {
 RequestDispatcher::RequestDispatcher(Logger* log, ProviderHost* host, PortManager* ports,
                                      CounterArray* counters)
     : log_(log), host_(host), ports_(ports), counters_(counters) {
-  host_->set_answer_fn([this](ProviderHost::PendingRequest&& req, uint8_t status,
-                              const ibv_path_record* path) { OnAnswer(std::move(req), status, path); });
+  host_->set_answer_fn(
+      [this](ProviderHost::PendingRequest&& req, uint8_t status, const ibv_path_record* path) {
+        OnAnswer(std::move(req), status, path);
+      });
 }
 
 void RequestDispatcher::Reply(ClientServer::ClientId client, const std::vector<uint8_t>& bytes) {
@@ -169,7 +171,10 @@ void RequestDispatcher::HandleResolve(ClientServer::ClientId client, const acm::
   pending.source = src->addr;
   pending.started = EventLoop::Clock::now();
   uint64_t id = host_->AddRequest(std::move(pending));
-  if (r.query_sa()) ++stats_.queries; else ++stats_.resolves;
+  if (r.query_sa())
+    ++stats_.queries;
+  else
+    ++stats_.resolves;
   SSA_LOG(*log_, kTrace, "request %llu: %s from %s via %s", static_cast<unsigned long long>(id),
           r.is_path ? "path" : r.entries[r.dest_entry].ToString().c_str(), src->text.c_str(),
           prov->name().c_str());
@@ -203,8 +208,8 @@ void RequestDispatcher::HandlePerfQuery(ClientServer::ClientId client, const acm
   ++stats_.perf_queries;
   const acm::PerfQueryRequest& q = req.perf;
   if (q.scope == acm::PerfQueryRequest::Scope::kGlobal) {
-    Reply(client, acm::EncodePerfResponse(req.hdr, std::vector<uint64_t>(counters_->begin(),
-                                                                         counters_->end())));
+    Reply(client, acm::EncodePerfResponse(
+                      req.hdr, std::vector<uint64_t>(counters_->begin(), counters_->end())));
     return;
   }
   CoreEndpoint* ep = nullptr;

@@ -22,8 +22,10 @@ Status IbssaDaemon::Configure() {
   std::vector<std::string> warnings;
   ConfigFile cfg;
   Status st = ConfigFile::Load(settings_.opts_file, &cfg);
-  if (st.ok()) warnings = options_.Apply(cfg);
-  else if (settings_.opts_file_given) return st.WithContext("options file");
+  if (st.ok())
+    warnings = options_.Apply(cfg);
+  else if (settings_.opts_file_given)
+    return st.WithContext("options file");
   if (!settings_.run_dir.empty()) options_.UseRunDir(settings_.run_dir);
   if (settings_.roles) options_.roles = settings_.roles;
   if (!settings_.listen.empty()) options_.listen = settings_.listen;

@@ -14,7 +14,8 @@ namespace distrib {
 
 using tree::Hello;
 
-IbssaMember::IbssaMember(EventLoop* loop, Logger* log, const IbssaOptions& options, WorkerPool* pool)
+IbssaMember::IbssaMember(EventLoop* loop, Logger* log, const IbssaOptions& options,
+                         WorkerPool* pool)
     : loop_(loop),
       log_(log),
       options_(options),
@@ -35,7 +36,8 @@ uint8_t IbssaMember::Roles() const {
   return r;
 }
 
-Status IbssaMember::Start(const MemberPort& port, MadTransport* mads, tree::StreamTransport* streams) {
+Status IbssaMember::Start(const MemberPort& port, MadTransport* mads,
+                          tree::StreamTransport* streams) {
   port_ = port;
   mads_ = mads;
   streams_ = streams;
@@ -44,17 +46,20 @@ Status IbssaMember::Start(const MemberPort& port, MadTransport* mads, tree::Stre
   so.max_children = static_cast<size_t>(options_.max_children);
   server_ = std::make_unique<tree::DataServer>(
       loop_, streams_, log_, so,
-      [this](const Hello& h, std::function<void(uint16_t, const std::string&)> done) { Authorize(h, done); },
+      [this](const Hello& h, std::function<void(uint16_t, const std::string&)> done) {
+        Authorize(h, done);
+      },
       [this](const std::string& key, const Hello& h) { OnSubscribe(key, h); });
   tree::DataAddress listen;
   Status st = tree::DataAddress::Parse(options_.listen, &listen);
   if (st.ok()) st = server_->Listen(listen);
   if (!st.ok()) return st.WithContext("data channel (listen " + options_.listen + ")");
   tree::DataAddress announced;
-  st = tree::AnnounceAddress(server_->address(), options_.announce, port_.port_guid, log_, &announced);
+  st = tree::AnnounceAddress(server_->address(), options_.announce, port_.port_guid, log_,
+                             &announced);
   if (!st.ok()) return st;
-  log_->Log(LogLevel::kInfo, "data channel on %s (%s), announced as %s", server_->address().ToString().c_str(),
-            streams_->name(), announced.ToString().c_str());
+  log_->Log(LogLevel::kInfo, "data channel on %s (%s), announced as %s",
+            server_->address().ToString().c_str(), streams_->name(), announced.ToString().c_str());
 
   if (options_.roles & kRoleAccess) {
     if (!pool_) {
@@ -70,11 +75,11 @@ Status IbssaMember::Start(const MemberPort& port, MadTransport* mads, tree::Stre
   h.roles = Roles();
   h.kind = tree::DbKind::kSmdb;
   h.guid = port_.port_guid;
-  upstream_ = std::make_unique<tree::DataClient>(loop_, streams_, log_, &smdb_, h,
-                                                 [this](uint64_t lost, bool) { control_->Rejoin(lost); });
+  upstream_ = std::make_unique<tree::DataClient>(
+      loop_, streams_, log_, &smdb_, h, [this](uint64_t lost, bool) { control_->Rejoin(lost); });
   h.kind = tree::DbKind::kAddr;
-  addr_upstream_ = std::make_unique<tree::DataClient>(loop_, streams_, log_, &addr_, h,
-                                                      [this](uint64_t lost, bool) { control_->Rejoin(lost); });
+  addr_upstream_ = std::make_unique<tree::DataClient>(
+      loop_, streams_, log_, &addr_, h, [this](uint64_t lost, bool) { control_->Rejoin(lost); });
 
   tree::MemberControlOptions mo;
   mo.roles = Roles();
@@ -96,9 +101,11 @@ Status IbssaMember::Start(const MemberPort& port, MadTransport* mads, tree::Stre
   mo.timeout_ms = options_.join_timeout_ms;
   mo.retries = options_.join_retries;
   control_ = std::make_unique<tree::MemberControlClient>(
-      loop_, mads_, log_, mo, [this](const tree::Assignment& a, bool changed) { OnAssigned(a, changed); },
+      loop_, mads_, log_, mo,
+      [this](const tree::Assignment& a, bool changed) { OnAssigned(a, changed); },
       [this](uint16_t status) {
-        log_->Log(LogLevel::kWarn, "the core refused us: %s", tree::DescribeSsaStatus(status).c_str());
+        log_->Log(LogLevel::kWarn, "the core refused us: %s",
+                  tree::DescribeSsaStatus(status).c_str());
       });
   return control_->Start();
 }
@@ -115,8 +122,8 @@ void IbssaMember::OnAssigned(const tree::Assignment& a, bool changed) {
 }
 
 void IbssaMember::OnAddr(const tree::Applied<smdb::AddrDb>& a) {
-  log_->Log(LogLevel::kInfo, "address database epoch %" PRIu64 ": %zu names, %zu IPs", a.version.epoch,
-            a.db->names.records.size(), a.db->ips.records.size());
+  log_->Log(LogLevel::kInfo, "address database epoch %" PRIu64 ": %zu names, %zu IPs",
+            a.version.epoch, a.db->names.records.size(), a.db->ips.records.size());
   server_->Publish("addr", a.version, a.delta, a.delta_from);
 }
 
@@ -139,11 +146,14 @@ void IbssaMember::OnSmdb(const tree::Applied<smdb::Smdb>& a) {
   if (on_smdb_) on_smdb_(a.version.epoch);
 }
 
-void IbssaMember::Authorize(const Hello& h, std::function<void(uint16_t, const std::string&)> done) {
+void IbssaMember::Authorize(const Hello& h,
+                            std::function<void(uint16_t, const std::string&)> done) {
   std::string key;
-  if (h.kind == tree::DbKind::kSmdb && (options_.roles & kRoleDistribution) && !(h.roles & tree::kRoleConsumer))
+  if (h.kind == tree::DbKind::kSmdb && (options_.roles & kRoleDistribution) &&
+      !(h.roles & tree::kRoleConsumer))
     key = "smdb";
-  else if (h.kind == tree::DbKind::kPrdb && (options_.roles & kRoleAccess) && (h.roles & tree::kRoleConsumer))
+  else if (h.kind == tree::DbKind::kPrdb && (options_.roles & kRoleAccess) &&
+           (h.roles & tree::kRoleConsumer))
     key = "prdb:" + std::to_string(h.guid);
   else if (h.kind == tree::DbKind::kAddr)
     key = "addr";  // every child: parents pass it on, consumers resolve names with it
@@ -159,7 +169,8 @@ void IbssaMember::OnSubscribe(const std::string& key, const Hello& h) {
 }
 
 void IbssaMember::PublishPrdb(const PrdbVersion& v) {
-  server_->Publish("prdb:" + std::to_string(v.port_guid), {v.epoch, v.digest, v.bytes}, v.delta, v.delta_from);
+  server_->Publish("prdb:" + std::to_string(v.port_guid), {v.epoch, v.digest, v.bytes}, v.delta,
+                   v.delta_from);
   if (on_prdb_) on_prdb_(v);
 }
 
@@ -187,11 +198,11 @@ void IbssaMember::Stop() {
   tree::MemberCounters c = Counters();
   tree::DataClientCounters u = upstream_ ? upstream_->counters() : tree::DataClientCounters{};
   log_->Log(LogLevel::kInfo,
-            "exiting; counters: sent full %" PRIu64 " delta %" PRIu64 " bytes %" PRIu64 " refused %" PRIu64
-            "; received full %" PRIu64 " delta %" PRIu64 " digest mismatches %" PRIu64 " reconnects %" PRIu64
-            "; epoch %" PRIu64,
-            c.full_transfers, c.delta_transfers, c.bytes_sent, c.refused, u.full_received, u.delta_received,
-            u.digest_mismatches, u.reconnects, smdb_.epoch());
+            "exiting; counters: sent full %" PRIu64 " delta %" PRIu64 " bytes %" PRIu64
+            " refused %" PRIu64 "; received full %" PRIu64 " delta %" PRIu64
+            " digest mismatches %" PRIu64 " reconnects %" PRIu64 "; epoch %" PRIu64,
+            c.full_transfers, c.delta_transfers, c.bytes_sent, c.refused, u.full_received,
+            u.delta_received, u.digest_mismatches, u.reconnects, smdb_.epoch());
 }
 
 }  // namespace distrib

@@ -53,7 +53,8 @@ class IbssaMember {
  public:
   // `options` gives the roles, listen/announce, limits and timeouts (its
   // port, transport, log and fault settings are the owner's business).
-  IbssaMember(EventLoop* loop, Logger* log, const IbssaOptions& options, WorkerPool* pool = nullptr);
+  IbssaMember(EventLoop* loop, Logger* log, const IbssaOptions& options,
+              WorkerPool* pool = nullptr);
   ~IbssaMember();
   IbssaMember(const IbssaMember&) = delete;
   IbssaMember& operator=(const IbssaMember&) = delete;

@@ -15,9 +15,13 @@ Status IbssaOptions::ParseRoles(const std::string& text, unsigned* roles) {
   std::istringstream in(text);
   while (std::getline(in, word, ',')) {
     word = Trim(word);
-    if (word == "distribution") r |= kRoleDistribution;
-    else if (word == "access") r |= kRoleAccess;
-    else return Status::Error(EINVAL, "role '" + word + "': expected distribution, access or distribution,access");
+    if (word == "distribution")
+      r |= kRoleDistribution;
+    else if (word == "access")
+      r |= kRoleAccess;
+    else
+      return Status::Error(
+          EINVAL, "role '" + word + "': expected distribution, access or distribution,access");
   }
   if (r == 0) return Status::Error(EINVAL, "empty role: expected distribution, access or both");
   *roles = r;
@@ -71,9 +75,10 @@ void IbssaOptions::UseRunDir(const std::string& dir) {
 std::string IbssaOptions::Describe() const {
   std::ostringstream s;
   s << "role=" << RolesName(roles) << " listen=" << listen << " transport=" << transport
-    << " port=" << (port.empty() ? "(first active)" : port) << " log_level=" << LogLevelName(log_level)
-    << " max_children=" << max_children << " prdb_threads=" << prdb_threads
-    << " join_timeout_ms=" << join_timeout_ms << " join_retries=" << join_retries;
+    << " port=" << (port.empty() ? "(first active)" : port)
+    << " log_level=" << LogLevelName(log_level) << " max_children=" << max_children
+    << " prdb_threads=" << prdb_threads << " join_timeout_ms=" << join_timeout_ms
+    << " join_retries=" << join_retries;
   if (!announce.empty()) s << " announce=" << announce;
   if (!run_dir.empty()) s << " run_dir=" << run_dir;
   if (!data_faults.empty()) s << " data_faults=" << data_faults;

@@ -35,10 +35,10 @@ struct IbssaOptions {
   std::string lock_file = "/run/ibssa.pid";
   std::string run_dir;  // -R: lock file and state go there
   int max_children = 1024;
-  int prdb_threads = 2;          // access: PRDB computation workers
-  int join_timeout_ms = 1000;    // one control MAD's timeout (retries follow)
+  int prdb_threads = 2;        // access: PRDB computation workers
+  int join_timeout_ms = 1000;  // one control MAD's timeout (retries follow)
   int join_retries = 3;
-  std::string data_faults;       // fault injection (tests only; ibssa_opts.cfg(5))
+  std::string data_faults;  // fault injection (tests only; ibssa_opts.cfg(5))
   std::string mad_faults;
 
   // Applies the file's entries (warnings name file and line).

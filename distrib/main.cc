@@ -18,18 +18,19 @@
 namespace {
 
 void Usage(const char* prog) {
-  printf("usage: %s [options]\n"
-         "   -O, --opts-file FILE   options file (default %s/ibssa_opts.cfg)\n"
-         "   -R, --run-dir DIR      put the lock file in DIR\n"
-         "   -L, --log TARGET       log to TARGET (a file, stderr, stdout or syslog)\n"
-         "   -D, --daemon           run in the background (default)\n"
-         "   -P, --foreground       stay in the foreground\n"
-         "       --systemd          run under systemd (foreground, READY notification)\n"
-         "       --role ROLES       distribution, access or distribution,access\n"
-         "                          (overrides the file's role)\n"
-         "       --listen ADDR:PORT data-channel address (port 0: any free port)\n"
-         "   -V, --version          print the version\n",
-         prog, SYSCONF_DIR);
+  printf(
+      "usage: %s [options]\n"
+      "   -O, --opts-file FILE   options file (default %s/ibssa_opts.cfg)\n"
+      "   -R, --run-dir DIR      put the lock file in DIR\n"
+      "   -L, --log TARGET       log to TARGET (a file, stderr, stdout or syslog)\n"
+      "   -D, --daemon           run in the background (default)\n"
+      "   -P, --foreground       stay in the foreground\n"
+      "       --systemd          run under systemd (foreground, READY notification)\n"
+      "       --role ROLES       distribution, access or distribution,access\n"
+      "                          (overrides the file's role)\n"
+      "       --listen ADDR:PORT data-channel address (port 0: any free port)\n"
+      "   -V, --version          print the version\n",
+      prog, SYSCONF_DIR);
 }
 
 }  // namespace
@@ -55,12 +56,18 @@ int main(int argc, char** argv) {
   int c;
   while ((c = getopt_long(argc, argv, "O:R:L:DPVh", long_opts, nullptr)) != -1) {
     switch (c) {
-      case 'O': settings.opts_file = optarg; settings.opts_file_given = true; break;
+      case 'O':
+        settings.opts_file = optarg;
+        settings.opts_file_given = true;
+        break;
       case 'R': settings.run_dir = optarg; break;
       case 'L': settings.log_target = optarg; break;
       case 'D': foreground = false; break;
       case 'P': foreground = true; break;
-      case kSystemd: systemd = true; foreground = true; break;
+      case kSystemd:
+        systemd = true;
+        foreground = true;
+        break;
       case kRole: {
         ssa::Status st = ssa::distrib::IbssaOptions::ParseRoles(optarg, &settings.roles);
         if (!st.ok()) {

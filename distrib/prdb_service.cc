@@ -15,7 +15,8 @@ namespace distrib {
 // whole. *computed counts the engine calls, *if_full those a whole build
 // makes.
 Status PrdbService::BuildOrPatch(const Engine& e, const smdb::Prdb* previous, uint64_t port_guid,
-                                 uint64_t epoch, smdb::Prdb* out, size_t* computed, size_t* if_full) {
+                                 uint64_t epoch, smdb::Prdb* out, size_t* computed,
+                                 size_t* if_full) {
   const smdb::SmdbIndex& x = *e.index;
   uint32_t src = x.PortByGuid(port_guid);
   *if_full = x.assigned_lids().size() << (src == smdb::SmdbIndex::kNone ? 0 : x.port(src).lmc);
@@ -95,9 +96,12 @@ void PrdbService::OnSmdb(std::shared_ptr<const smdb::Smdb> db) {
         }
         engine_ = e;
         if (e->diff_from)
-          log_->Log(LogLevel::kInfo, "SMDB epoch %" PRIu64 " vs %" PRIu64 ": %s", epoch, e->diff_from,
-                    e->diff.all ? "global change, every path recomputed"
-                                : (std::to_string(e->diff.dirty_count) + " destination LID(s) to recompute").c_str());
+          log_->Log(LogLevel::kInfo, "SMDB epoch %" PRIu64 " vs %" PRIu64 ": %s", epoch,
+                    e->diff_from,
+                    e->diff.all
+                        ? "global change, every path recomputed"
+                        : (std::to_string(e->diff.dirty_count) + " destination LID(s) to recompute")
+                              .c_str());
         std::string limits = e->engine->Limitations();
         if (!limits.empty())
           log_->Log(LogLevel::kWarn, "path records may differ from the SA's: %s", limits.c_str());
@@ -131,7 +135,8 @@ void PrdbService::Compute(uint64_t port_guid) {
       [engine, previous, port_guid, epoch]() {
         JobResult r;
         auto prdb = std::make_shared<smdb::Prdb>();
-        r.status = BuildOrPatch(*engine, previous.get(), port_guid, epoch, prdb.get(), &r.computed, &r.if_full);
+        r.status = BuildOrPatch(*engine, previous.get(), port_guid, epoch, prdb.get(), &r.computed,
+                                &r.if_full);
         if (!r.status.ok()) return r;
         auto bytes = std::make_shared<std::string>();
         r.status = prdb->Serialize(bytes.get());
@@ -174,7 +179,8 @@ void PrdbService::OnComputed(uint64_t port_guid, uint64_t epoch, JobResult r) {
   paths_published_ += r.version.paths;
   ++versions_published_;
   it->second.prdb = r.prdb;
-  log_->Log(LogLevel::kDebug, "PRDB for port 0x%016" PRIx64 " at epoch %" PRIu64 ": %zu paths, %zu bytes%s",
+  log_->Log(LogLevel::kDebug,
+            "PRDB for port 0x%016" PRIx64 " at epoch %" PRIu64 ": %zu paths, %zu bytes%s",
             port_guid, epoch, r.version.paths, r.version.bytes->size(),
             r.version.delta ? ", delta made" : "");
   publish_(r.version);

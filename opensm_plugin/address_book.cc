@@ -27,11 +27,12 @@ Status AddressBook::Load() {
   if (!state_file_.empty()) {
     Status st = smdb::AddrDb::ReadFile(state_file_, &kept);
     if (st.ok()) {
-      log_->Log(LogLevel::kInfo, "addresses: %s holds epoch %" PRIu64 " (%zu names, %zu IPs)", state_file_.c_str(),
-                kept.global_epoch, kept.names.records.size(), kept.ips.records.size());
+      log_->Log(LogLevel::kInfo, "addresses: %s holds epoch %" PRIu64 " (%zu names, %zu IPs)",
+                state_file_.c_str(), kept.global_epoch, kept.names.records.size(),
+                kept.ips.records.size());
     } else if (st.code() != ENOENT) {
-      log_->Log(LogLevel::kWarn, "addresses: %s: %s; address epochs start again at 1", state_file_.c_str(),
-                st.ToString().c_str());
+      log_->Log(LogLevel::kWarn, "addresses: %s: %s; address epochs start again at 1",
+                state_file_.c_str(), st.ToString().c_str());
       kept = smdb::AddrDb();
     }
   }
@@ -81,7 +82,8 @@ Status AddressBook::Refresh(AddressVersion* out, bool* changed) {
   struct stat sb;
   if (stat(hosts_file_.c_str(), &sb) != 0) {
     if (errno != last_errno_)
-      log_->Log(LogLevel::kWarn, "addresses: hosts_file %s: %s; serving epoch %" PRIu64 " as it was",
+      log_->Log(LogLevel::kWarn,
+                "addresses: hosts_file %s: %s; serving epoch %" PRIu64 " as it was",
                 hosts_file_.c_str(), strerror(errno), current_.version.epoch);
     last_errno_ = errno;
     *out = current_;
@@ -96,8 +98,8 @@ Status AddressBook::Refresh(AddressVersion* out, bool* changed) {
   std::stringstream text;
   text << in.rdbuf();
   if (!in) {
-    log_->Log(LogLevel::kWarn, "addresses: cannot read %s; serving epoch %" PRIu64 " as it was", hosts_file_.c_str(),
-              current_.version.epoch);
+    log_->Log(LogLevel::kWarn, "addresses: cannot read %s; serving epoch %" PRIu64 " as it was",
+              hosts_file_.c_str(), current_.version.epoch);
     *out = current_;
     return Status::Ok();
   }
@@ -108,20 +110,23 @@ Status AddressBook::Refresh(AddressVersion* out, bool* changed) {
   std::vector<smdb::HostsIssue> issues;
   size_t taken = smdb::ParseHosts(text.str(), &next, &issues);
   for (size_t i = 0; i < issues.size() && i < kIssuesLogged; ++i)
-    log_->Log(LogLevel::kWarn, "addresses: %s:%d: %s; line skipped", hosts_file_.c_str(), issues[i].line,
-              issues[i].message.c_str());
+    log_->Log(LogLevel::kWarn, "addresses: %s:%d: %s; line skipped", hosts_file_.c_str(),
+              issues[i].line, issues[i].message.c_str());
   if (issues.size() > kIssuesLogged)
-    log_->Log(LogLevel::kWarn, "addresses: %s: %zu more bad lines", hosts_file_.c_str(), issues.size() - kIssuesLogged);
+    log_->Log(LogLevel::kWarn, "addresses: %s: %zu more bad lines", hosts_file_.c_str(),
+              issues.size() - kIssuesLogged);
   smdb::BumpEpochs(*db_, &next);
   if (next.global_epoch == db_->global_epoch) {
-    log_->Log(LogLevel::kDebug, "addresses: %s changed on disk, not in content", hosts_file_.c_str());
+    log_->Log(LogLevel::kDebug, "addresses: %s changed on disk, not in content",
+              hosts_file_.c_str());
     *out = current_;
     return Status::Ok();
   }
   Status st = Install(std::move(next), &current_);
   if (!st.ok()) return st;
-  log_->Log(LogLevel::kInfo, "addresses: %s: epoch %" PRIu64 ", %zu lines taken: %zu names, %zu IPs", hosts_file_.c_str(),
-            current_.version.epoch, taken, current_.names, current_.ips);
+  log_->Log(LogLevel::kInfo,
+            "addresses: %s: epoch %" PRIu64 ", %zu lines taken: %zu names, %zu IPs",
+            hosts_file_.c_str(), current_.version.epoch, taken, current_.names, current_.ips);
   *out = current_;
   *changed = true;
   return Status::Ok();

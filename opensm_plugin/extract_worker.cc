@@ -91,8 +91,7 @@ void ExtractWorker::OnEvent(int event) {
         // SUBNET_UP: stop treating LFT changes as part of it.
         in_heavy_sweep_ = false;
         return;
-      default:
-        return;
+      default: return;
     }
   }
   cv_.notify_one();
@@ -142,8 +141,10 @@ void ExtractWorker::Run() {
       // The tree serves every new version; after a restart whose first
       // extraction changed nothing, the version reloaded from disk.
       if (tree_) {
-        if (r.new_version) tree_->OnVersion(r);
-        else if (!tree_fed_ && producer_->CurrentVersion(&r)) tree_->OnVersion(r);
+        if (r.new_version)
+          tree_->OnVersion(r);
+        else if (!tree_fed_ && producer_->CurrentVersion(&r))
+          tree_->OnVersion(r);
         tree_fed_ = tree_fed_ || r.db != nullptr;
       }
     } catch (const std::bad_alloc&) {

@@ -1,6 +1,6 @@
 // plugin_options.cc: parsing the plugin's options (see plugin_options.h).
-#include "common/base/text_util.h"
 #include "opensm_plugin/plugin_options.h"
+#include "common/base/text_util.h"
 
 #include <fstream>
 #include <sstream>

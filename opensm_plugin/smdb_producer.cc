@@ -83,8 +83,8 @@ void SmdbProducer::LoadPrevious() {
     top_st = Status::Error(EINVAL, "it claims epoch " + std::to_string(top.global_epoch));
   epoch_floor_ = highest;
   log_->Warn(store_->LatestPath() + " is unusable (" + why + ") and so is " +
-             store_->VersionPath(highest) + " (" + top_st.ToString() + "); the next version is epoch " +
-             std::to_string(highest + 1) + ", written whole");
+             store_->VersionPath(highest) + " (" + top_st.ToString() +
+             "); the next version is epoch " + std::to_string(highest + 1) + ", written whole");
 }
 
 bool SmdbProducer::CurrentVersion(ProduceResult* out) const {

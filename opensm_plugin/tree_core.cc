@@ -5,8 +5,8 @@
 #include <map>
 #include <sstream>
 
-#include "common/mad/umad_ports.h"
 #include "common/mad/mad_faults.h"
+#include "common/mad/umad_ports.h"
 #include "common/mad/umad_transport.h"
 #include "common/tree/core_server.h"
 #include "common/tree/stream.h"
@@ -20,7 +20,8 @@ namespace opensm_plugin {
 // Everything the core does, on its loop thread.
 class TreeCoreImpl {
  public:
-  TreeCoreImpl(const PluginOptions& o, Logger* log, EventLoop* loop) : options_(o), log_(log), loop_(loop) {}
+  TreeCoreImpl(const PluginOptions& o, Logger* log, EventLoop* loop)
+      : options_(o), log_(log), loop_(loop) {}
 
   // Registers class 0x2C on every local port now, on OpenSM's thread at
   // plugin load, before anything else in the process uses umad
@@ -33,7 +34,8 @@ class TreeCoreImpl {
     if (!DiscoverPorts(&ports).ok()) return;
     for (const UmadPort& p : ports) {
       auto t = std::make_unique<UmadTransport>(p.ca_name, p.port_num, log_);
-      if (t->Open(tree::kSsaClass, tree::kSsaClassVersion).ok()) registered_[p.port_guid] = std::move(t);
+      if (t->Open(tree::kSsaClass, tree::kSsaClassVersion).ok())
+        registered_[p.port_guid] = std::move(t);
     }
   }
   ~TreeCoreImpl() { Close(); }
@@ -62,7 +64,8 @@ class TreeCoreImpl {
     for (const UmadPort& p : ports)
       if (p.port_guid == sm_guid) mine = &p;
     if (!st.ok() || !mine) {
-      log_->Log(LogLevel::kInfo, "tree: the master SM's port 0x%016" PRIx64 " is not on this host; core idle",
+      log_->Log(LogLevel::kInfo,
+                "tree: the master SM's port 0x%016" PRIx64 " is not on this host; core idle",
                 sm_guid);
       return false;
     }
@@ -78,8 +81,8 @@ class TreeCoreImpl {
       auto umad = std::make_unique<UmadTransport>(port_.ca_name, port_.port_num, log_);
       st = umad->Open(tree::kSsaClass, tree::kSsaClassVersion);
       if (!st.ok()) {
-        log_->Log(LogLevel::kError, "tree: cannot open the SSA class on %s: %s; core idle", port_.Describe().c_str(),
-                  st.ToString().c_str());
+        log_->Log(LogLevel::kError, "tree: cannot open the SSA class on %s: %s; core idle",
+                  port_.Describe().c_str(), st.ToString().c_str());
         return false;
       }
       mads_ = std::move(umad);
@@ -93,7 +96,8 @@ class TreeCoreImpl {
     if (st.ok()) st = WrapMadFaults(options_.mad_faults, &mads_);
     if (st.ok()) st = tree::WrapStreamFaults(options_.data_faults, &streams_);
     if (st.ok() && (!options_.mad_faults.empty() || !options_.data_faults.empty()))
-      log_->Log(LogLevel::kWarn, "tree: FAULT INJECTION on: mad_faults '%s', data_faults '%s' (tests only)",
+      log_->Log(LogLevel::kWarn,
+                "tree: FAULT INJECTION on: mad_faults '%s', data_faults '%s' (tests only)",
                 options_.mad_faults.c_str(), options_.data_faults.c_str());
     tree::CoreServerOptions co;
     co.port_guid = port_.port_guid;
@@ -103,7 +107,8 @@ class TreeCoreImpl {
     co.membership.fanout_core = options_.fanout_core;
     co.membership.fanout_distribution = options_.fanout_distribution;
     co.membership.fanout_access = options_.fanout_access;
-    co.membership.allow_distribution = ParseGuids(options_.allow_distribution, "allow_distribution");
+    co.membership.allow_distribution =
+        ParseGuids(options_.allow_distribution, "allow_distribution");
     co.membership.allow_access = ParseGuids(options_.allow_access, "allow_access");
     if (st.ok()) st = tree::DataAddress::Parse(options_.listen, &co.listen);
     if (!st.ok()) return Fail(st);
@@ -115,9 +120,11 @@ class TreeCoreImpl {
     address_book_ = std::make_unique<AddressBook>(
         options_.hosts_file, options_.dump_dir.empty() ? "" : options_.dump_dir + "/addr.db", log_);
     RefreshAddresses();
-    log_->Log(LogLevel::kInfo, "tree: core on %s/%d (GUID 0x%016" PRIx64 ", LID %u), data channel %s (%s), lease %d s",
-              port_.ca_name.c_str(), port_.port_num, port_.port_guid, port_.lid, core_->announced().ToString().c_str(),
-              streams_->name(), options_.lease_s);
+    log_->Log(LogLevel::kInfo,
+              "tree: core on %s/%d (GUID 0x%016" PRIx64
+              ", LID %u), data channel %s (%s), lease %d s",
+              port_.ca_name.c_str(), port_.port_num, port_.port_guid, port_.lid,
+              core_->announced().ToString().c_str(), streams_->name(), options_.lease_s);
     return true;
   }
 
@@ -130,7 +137,9 @@ class TreeCoreImpl {
   std::set<uint64_t> ParseGuids(const std::string& text, const char* what) {
     std::set<uint64_t> out;
     if (text == "any" || text.empty()) {
-      log_->Log(LogLevel::kWarn, "tree: %s=any: every port may take that role (set port GUIDs to restrict it)", what);
+      log_->Log(LogLevel::kWarn,
+                "tree: %s=any: every port may take that role (set port GUIDs to restrict it)",
+                what);
       return out;
     }
     std::string word;
@@ -186,11 +195,14 @@ class TreeCoreImpl {
   bool state_pending_ = false;
 };
 
-Status TreeCore::Create(const PluginOptions& options, PluginLog* plog, std::unique_ptr<TreeCore>* out) {
+Status TreeCore::Create(const PluginOptions& options, PluginLog* plog,
+                        std::unique_ptr<TreeCore>* out) {
   std::unique_ptr<TreeCore> c(new TreeCore);
   c->log_ = std::make_unique<Logger>();
   c->log_->set_level(options.log_level);
-  c->log_->set_sink([plog](LogLevel level, const std::string& line) { plog->Log(level, level <= LogLevel::kWarn, line); });
+  c->log_->set_sink([plog](LogLevel level, const std::string& line) {
+    plog->Log(level, level <= LogLevel::kWarn, line);
+  });
   c->loop_ = std::make_unique<EventLoop>();
   Status st = c->loop_->Init();
   if (!st.ok()) return st;

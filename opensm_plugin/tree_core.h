@@ -36,7 +36,8 @@ class TreeCore {
  public:
   // Starts the core's thread (idle until the first version). `log` must
   // outlive the core.
-  static Status Create(const PluginOptions& options, PluginLog* log, std::unique_ptr<TreeCore>* out);
+  static Status Create(const PluginOptions& options, PluginLog* log,
+                       std::unique_ptr<TreeCore>* out);
   ~TreeCore();
   TreeCore(const TreeCore&) = delete;
   TreeCore& operator=(const TreeCore&) = delete;

@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "common/smdb/smdb.h"
 #include "common/base/status.h"
+#include "common/smdb/smdb.h"
 
 namespace ssa {
 namespace opensm_plugin {

@@ -44,7 +44,8 @@ Status AcmClient::Connect(const std::string& service, const std::string& port_fi
   struct addrinfo hints = {}, *res = nullptr;
   hints.ai_socktype = SOCK_STREAM;
   int rc = getaddrinfo(host.c_str(), port.c_str(), &hints, &res);
-  if (rc != 0) return Status::Error(EHOSTUNREACH, "cannot resolve " + host + ": " + gai_strerror(rc));
+  if (rc != 0)
+    return Status::Error(EHOSTUNREACH, "cannot resolve " + host + ": " + gai_strerror(rc));
   Status st = Status::Error(ECONNREFUSED, "cannot connect to " + host + ":" + port);
   for (struct addrinfo* ai = res; ai; ai = ai->ai_next) {
     fd_ = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
@@ -72,7 +73,8 @@ Status AcmClient::WaitFor(short events) {
     rc = poll(&pfd, 1, timeout_ms_);
   } while (rc < 0 && errno == EINTR);
   if (rc < 0) return Status::FromErrno("poll");
-  if (rc == 0) return Status::Error(ETIMEDOUT, "no answer within " + std::to_string(timeout_ms_) + " ms");
+  if (rc == 0)
+    return Status::Error(ETIMEDOUT, "no answer within " + std::to_string(timeout_ms_) + " ms");
   return Status::Ok();
 }
 

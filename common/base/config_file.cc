@@ -1,8 +1,8 @@
 // config_file.cc: INI through inih (with our own line-counting reader, since
 // Debian's inih is built without INI_HANDLER_LINENO) and upstream
 // "name value" files through a small tokenizer.
-#include "common/base/text_util.h"
 #include "common/base/config_file.h"
+#include "common/base/text_util.h"
 
 #include <ini.h>
 
@@ -47,8 +47,8 @@ struct IniState {
 int OnIniEntry(void* user, const char* section, const char* name, const char* value) {
   auto* st = static_cast<IniState*>(user);
   if (!name) return 1;  // a bare [section] header
-  st->entries->push_back(ConfigEntry{section ? section : "", name, value ? value : "",
-                                     st->reader->line});
+  st->entries->push_back(
+      ConfigEntry{section ? section : "", name, value ? value : "", st->reader->line});
   return 1;
 }
 
@@ -121,8 +121,8 @@ Status ConfigFile::ParseUpstream(const std::string& text, ConfigFile* out) {
     if (line.empty() || line[0] == '#') continue;
     size_t sep = line.find_first_of(" \t");
     if (sep == std::string::npos)
-      return Status::Error(EINVAL, out->name_ + ":" + std::to_string(line_no) +
-                                       ": option '" + line + "' has no value");
+      return Status::Error(EINVAL, out->name_ + ":" + std::to_string(line_no) + ": option '" +
+                                       line + "' has no value");
     out->entries_.push_back(
         ConfigEntry{"", line.substr(0, sep), Trim(line.substr(sep + 1)), line_no});
   }
@@ -145,8 +145,7 @@ const ConfigEntry* ConfigFile::Find(const std::string& section, const std::strin
 std::vector<std::string> ConfigFile::SectionNames() const {
   std::vector<std::string> names;
   for (const auto& e : entries_)
-    if (std::find(names.begin(), names.end(), e.section) == names.end())
-      names.push_back(e.section);
+    if (std::find(names.begin(), names.end(), e.section) == names.end()) names.push_back(e.section);
   return names;
 }
 

@@ -37,7 +37,8 @@ Status EventLoop::Init() {
 Status EventLoop::WatchFd(int fd, uint32_t events, FdHandler handler) {
   if (epoll_fd_ < 0) return Status::Error(EINVAL, "event loop not initialised");
   if (fd < 0) return Status::Error(EBADF, "cannot watch a negative fd");
-  if (watches_.count(fd)) return Status::Error(EEXIST, "fd " + std::to_string(fd) + " already watched");
+  if (watches_.count(fd))
+    return Status::Error(EEXIST, "fd " + std::to_string(fd) + " already watched");
   auto watch = std::make_shared<Watch>();
   watch->generation = next_generation_++;
   if (next_generation_ == 0) next_generation_ = 1;
@@ -53,7 +54,8 @@ Status EventLoop::WatchFd(int fd, uint32_t events, FdHandler handler) {
 
 Status EventLoop::ModifyFd(int fd, uint32_t events) {
   auto it = watches_.find(fd);
-  if (it == watches_.end()) return Status::Error(ENOENT, "fd " + std::to_string(fd) + " not watched");
+  if (it == watches_.end())
+    return Status::Error(ENOENT, "fd " + std::to_string(fd) + " not watched");
   struct epoll_event ev = {};
   ev.events = events;
   ev.data.u64 = MakeToken(fd, it->second->generation);

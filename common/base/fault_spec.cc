@@ -9,7 +9,8 @@
 
 namespace ssa {
 
-Status FaultSpec::Parse(const std::string& text, const std::vector<std::string>& known, FaultSpec* out) {
+Status FaultSpec::Parse(const std::string& text, const std::vector<std::string>& known,
+                        FaultSpec* out) {
   FaultSpec spec;
   std::string t = text;
   std::replace(t.begin(), t.end(), ',', ' ');
@@ -28,7 +29,8 @@ Status FaultSpec::Parse(const std::string& text, const std::vector<std::string>&
     const char* v = pair.c_str() + eq + 1;
     char* end = nullptr;
     double value = strtod(v, &end);
-    if (*end != '\0' || value < 0) return Status::Error(EINVAL, "fault '" + pair + "': not a number >= 0");
+    if (*end != '\0' || value < 0)
+      return Status::Error(EINVAL, "fault '" + pair + "': not a number >= 0");
     spec.values_[key] = value;
   }
   *out = spec;
@@ -47,7 +49,9 @@ std::string FaultSpec::ToString() const {
 }
 
 FaultDice::FaultDice(uint64_t seed)
-    : rng_(seed ? seed : static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count())) {}
+    : rng_(seed ? seed
+                : static_cast<uint64_t>(
+                      std::chrono::steady_clock::now().time_since_epoch().count())) {}
 
 bool FaultDice::Roll(double p) {
   if (p <= 0) return false;
@@ -55,6 +59,8 @@ bool FaultDice::Roll(double p) {
   return std::uniform_real_distribution<double>(0, 1)(rng_) < p;
 }
 
-uint64_t FaultDice::Below(uint64_t n) { return std::uniform_int_distribution<uint64_t>(0, n - 1)(rng_); }
+uint64_t FaultDice::Below(uint64_t n) {
+  return std::uniform_int_distribution<uint64_t>(0, n - 1)(rng_);
+}
 
 }  // namespace ssa

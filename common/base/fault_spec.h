@@ -25,7 +25,8 @@ namespace ssa {
 class FaultSpec {
  public:
   // EINVAL names the bad pair.
-  static Status Parse(const std::string& text, const std::vector<std::string>& known, FaultSpec* out);
+  static Status Parse(const std::string& text, const std::vector<std::string>& known,
+                      FaultSpec* out);
 
   bool empty() const { return values_.empty(); }
   double Get(const std::string& key, double fallback = 0) const;

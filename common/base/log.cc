@@ -38,9 +38,18 @@ bool ParseLogLevel(const std::string& text, LogLevel* out) {
     }
   }
   // Upstream ibacm: 0 basic, 1 verbose, 2 everything.
-  if (text == "0") { *out = LogLevel::kInfo; return true; }
-  if (text == "1") { *out = LogLevel::kDebug; return true; }
-  if (text == "2") { *out = LogLevel::kTrace; return true; }
+  if (text == "0") {
+    *out = LogLevel::kInfo;
+    return true;
+  }
+  if (text == "1") {
+    *out = LogLevel::kDebug;
+    return true;
+  }
+  if (text == "2") {
+    *out = LogLevel::kTrace;
+    return true;
+  }
   return false;
 }
 
@@ -141,8 +150,8 @@ void Logger::Write(LogLevel level, const std::string& message) {
   gmtime_r(&tv.tv_sec, &tm);
   char stamp[32];
   strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
-  fprintf(file_, "%s.%06ldZ %s[%d] %s: %s\n", stamp, static_cast<long>(tv.tv_usec),
-          ident_.c_str(), static_cast<int>(getpid()), LogLevelName(level), message.c_str());
+  fprintf(file_, "%s.%06ldZ %s[%d] %s: %s\n", stamp, static_cast<long>(tv.tv_usec), ident_.c_str(),
+          static_cast<int>(getpid()), LogLevelName(level), message.c_str());
   if (file_ == stderr || file_ == stdout) fflush(file_);
 }
 

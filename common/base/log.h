@@ -68,10 +68,9 @@ class Logger {
 }  // namespace ssa
 
 // Formats only when the level is enabled.
-#define SSA_LOG(logger, lvl, ...)                                        \
-  do {                                                                   \
-    if ((logger).Enabled(::ssa::LogLevel::lvl))                          \
-      (logger).Log(::ssa::LogLevel::lvl, __VA_ARGS__);                   \
+#define SSA_LOG(logger, lvl, ...)                                                                \
+  do {                                                                                           \
+    if ((logger).Enabled(::ssa::LogLevel::lvl)) (logger).Log(::ssa::LogLevel::lvl, __VA_ARGS__); \
   } while (0)
 
 #endif

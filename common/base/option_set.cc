@@ -11,11 +11,10 @@ Status OptionSet::ParseInt(const std::string& text, int64_t min, int64_t max, in
   errno = 0;
   char* end = nullptr;
   long long v = strtoll(text.c_str(), &end, 0);
-  if (errno || !end || *end != '\0')
-    return Status::Error(EINVAL, "'" + text + "' is not a number");
+  if (errno || !end || *end != '\0') return Status::Error(EINVAL, "'" + text + "' is not a number");
   if (v < min || v > max)
-    return Status::Error(ERANGE, "'" + text + "' is out of range [" + std::to_string(min) +
-                                     ", " + std::to_string(max) + "]");
+    return Status::Error(ERANGE, "'" + text + "' is out of range [" + std::to_string(min) + ", " +
+                                     std::to_string(max) + "]");
   *out = v;
   return Status::Ok();
 }

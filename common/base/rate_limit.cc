@@ -20,8 +20,7 @@ bool RateLimitedLog::Log(LogLevel level, const std::string& kind, const char* fm
   vsnprintf(buf, sizeof(buf), fmt, ap);
   va_end(ap);
   std::string line = buf;
-  if (k.suppressed)
-    line += " (" + std::to_string(k.suppressed) + " more like this suppressed)";
+  if (k.suppressed) line += " (" + std::to_string(k.suppressed) + " more like this suppressed)";
   log_->Write(level, line);
   k.logged = true;
   k.last = now;

@@ -29,7 +29,8 @@ class RateLimitedLog {
   // Logs at `level` unless a line of the same `kind` was logged less than
   // an interval ago; the next line logged for the kind says how many were
   // suppressed meanwhile. Returns true if the line was written.
-  bool Log(LogLevel level, const std::string& kind, const char* fmt, ...) __attribute__((format(printf, 4, 5)));
+  bool Log(LogLevel level, const std::string& kind, const char* fmt, ...)
+      __attribute__((format(printf, 4, 5)));
   // Events of `kind` so far, logged or not.
   uint64_t count(const std::string& kind) const {
     auto it = kinds_.find(kind);

@@ -12,16 +12,16 @@
 #include <string>
 #include <vector>
 
-#include "common/base/status.h"
 #include <ibacm_ssa/provider.h>
+#include "common/base/status.h"
 
 namespace ssa {
 
 struct IpoibAddress {
   std::string ifname;
   ssa_address address{};
-  std::string text;          // "10.0.0.1" / "fe80::1"
-  uint64_t gid_prefix = 0;   // of the port the interface runs on
+  std::string text;         // "10.0.0.1" / "fe80::1"
+  uint64_t gid_prefix = 0;  // of the port the interface runs on
   uint64_t port_guid = 0;
   uint16_t pkey = 0xffff;
 };

@@ -23,7 +23,8 @@ Status FaultyMadTransport::Open(uint8_t mgmt_class, uint8_t class_version) {
 void FaultyMadTransport::Close() { inner_->Close(); }
 int FaultyMadTransport::fd() const { return inner_->fd(); }
 
-Status FaultyMadTransport::Send(const uint8_t* mad, size_t len, const MadAddress& to, int response_timeout_ms) {
+Status FaultyMadTransport::Send(const uint8_t* mad, size_t len, const MadAddress& to,
+                                int response_timeout_ms) {
   if (dice_.Roll(drop_)) {
     ++counters_.dropped_sent;
     return Status::Ok();  // as lost on the wire: the sender sees nothing

@@ -38,7 +38,8 @@ class FaultyMadTransport : public MadTransport {
   Status Open(uint8_t mgmt_class, uint8_t class_version) override;
   void Close() override;
   int fd() const override;
-  Status Send(const uint8_t* mad, size_t len, const MadAddress& to, int response_timeout_ms) override;
+  Status Send(const uint8_t* mad, size_t len, const MadAddress& to,
+              int response_timeout_ms) override;
   Status Receive(ReceivedMad* out) override;
 
   const MadFaultCounters& counters() const { return counters_; }

@@ -12,8 +12,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "common/mad/mad_wire.h"
 #include "common/base/status.h"
+#include "common/mad/mad_wire.h"
 
 namespace ssa {
 

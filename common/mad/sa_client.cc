@@ -127,8 +127,8 @@ Status SaClient::Send(const uint8_t* mad_bytes, size_t len, Callback done) {
   req->id = next_request_id_++;
   memcpy(req->mad, mad_bytes, len);
   req->done = std::move(done);
-  req->deadline = EventLoop::Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(try_timeout_ms_) *
-                                                                      (retries_ + 1));
+  req->deadline = EventLoop::Clock::now() +
+                  std::chrono::milliseconds(static_cast<int64_t>(try_timeout_ms_) * (retries_ + 1));
 
   if (queue_.empty() && active_.size() < static_cast<size_t>(depth_)) {
     Status st = StartTry(req.get());
@@ -180,7 +180,8 @@ Status SaClient::StartTry(Request* req) {
   // A try ends after its timeout or at the request's budget, whichever
   // comes first.
   auto left = req->deadline - EventLoop::Clock::now();
-  auto wait = std::min<EventLoop::Clock::duration>(std::chrono::milliseconds(try_timeout_ms_), left);
+  auto wait =
+      std::min<EventLoop::Clock::duration>(std::chrono::milliseconds(try_timeout_ms_), left);
   if (wait < std::chrono::milliseconds(1)) wait = std::chrono::milliseconds(1);
   req->timer = loop_->AddTimer(wait, [this, alive, id, tid] {
     if (!alive.expired()) OnTryTimeout(id, tid);
@@ -194,8 +195,9 @@ void SaClient::Pump() {
     queue_.pop_front();
     if (req->timer) loop_->CancelTimer(req->timer);  // its budget timer: tries have their own
     req->timer = 0;
-    Status st = EventLoop::Clock::now() < req->deadline ? StartTry(req.get())
-                                                        : Status::Error(ETIMEDOUT, "budget spent while queued");
+    Status st = EventLoop::Clock::now() < req->deadline
+                    ? StartTry(req.get())
+                    : Status::Error(ETIMEDOUT, "budget spent while queued");
     if (st.ok()) {
       uint64_t id = req->id;
       active_.emplace(id, std::move(req));
@@ -326,7 +328,8 @@ void SaClient::OnQueuedTimeout(uint64_t id) {
     queue_.erase(it);
     req->timer = 0;
     ++stats_.timeouts;
-    SSA_LOG(*logger_, kDebug, "SA client %s/%d: request %llu timed out while queued behind %zu in flight",
+    SSA_LOG(*logger_, kDebug,
+            "SA client %s/%d: request %llu timed out while queued behind %zu in flight",
             ca_name_.c_str(), port_num_, static_cast<unsigned long long>(id), active_.size());
     Callback done = std::move(req->done);
     req.reset();

@@ -57,8 +57,8 @@
 
 #include "common/base/event_loop.h"
 #include "common/base/log.h"
-#include "common/mad/mad_transport.h"
 #include "common/base/status.h"
+#include "common/mad/mad_transport.h"
 #include "common/mad/umad_ports.h"
 
 namespace ssa {
@@ -148,10 +148,10 @@ class SaClient {
     uint64_t id = 0;
     uint8_t mad[mad::kMadSize] = {};
     Callback done;
-    int tries = 0;                 // tries sent so far
-    uint32_t tid = 0;              // current try
-    std::vector<uint32_t> tids;    // every try's TID
-    EventLoop::TimerId timer = 0;  // current try's timer (queued: the budget's)
+    int tries = 0;                          // tries sent so far
+    uint32_t tid = 0;                       // current try
+    std::vector<uint32_t> tids;             // every try's TID
+    EventLoop::TimerId timer = 0;           // current try's timer (queued: the budget's)
     EventLoop::Clock::time_point deadline;  // the end of its budget
   };
 

@@ -28,9 +28,8 @@ std::string UmadPort::Describe() const {
   snprintf(buf, sizeof(buf),
            "%s/%d guid 0x%016llx lid %u lmc %u sm_lid %u sm_sl %u state %s prefix 0x%016llx "
            "pkeys %zu",
-           ca_name.c_str(), port_num, static_cast<unsigned long long>(port_guid), lid, lmc,
-           sm_lid, sm_sl, PortStateName(state), static_cast<unsigned long long>(gid_prefix),
-           pkeys.size());
+           ca_name.c_str(), port_num, static_cast<unsigned long long>(port_guid), lid, lmc, sm_lid,
+           sm_sl, PortStateName(state), static_cast<unsigned long long>(gid_prefix), pkeys.size());
   return buf;
 }
 
@@ -107,15 +106,17 @@ Status PickActivePort(const std::string& name, UmadPort* out) {
   if (!st.ok()) return st;
   uint64_t guid = name.compare(0, 2, "0x") == 0 ? strtoull(name.c_str(), nullptr, 16) : 0;
   for (const UmadPort& p : ports) {
-    if (!name.empty() && p.ca_name + ":" + std::to_string(p.port_num) != name && p.port_guid != guid)
+    if (!name.empty() && p.ca_name + ":" + std::to_string(p.port_num) != name &&
+        p.port_guid != guid)
       continue;
     if (p.IsActive() && p.IsInfiniBand() && p.sm_lid != 0) {
       *out = p;
       return Status::Ok();
     }
   }
-  return Status::Error(ENODEV, name.empty() ? "no active InfiniBand port with an SM on this host"
-                                            : "port " + name + " is not an active InfiniBand port with an SM");
+  return Status::Error(
+      ENODEV, name.empty() ? "no active InfiniBand port with an SM on this host"
+                           : "port " + name + " is not an active InfiniBand port with an SM");
 }
 
 }  // namespace ssa

@@ -31,24 +31,26 @@ const char* PortStateName(int state);
 struct UmadPort {
   std::string ca_name;
   int port_num = 0;
-  int node_type = 0;          // 1 CA, 2 switch, 3 router
-  uint64_t node_guid = 0;     // host byte order, as are all GUIDs here
+  int node_type = 0;       // 1 CA, 2 switch, 3 router
+  uint64_t node_guid = 0;  // host byte order, as are all GUIDs here
   uint64_t port_guid = 0;
   uint64_t gid_prefix = 0;
   uint16_t lid = 0;
   uint8_t lmc = 0;
   uint16_t sm_lid = 0;
   uint8_t sm_sl = 0;
-  int state = 0;              // PortState
+  int state = 0;  // PortState
   int phys_state = 0;
-  int rate = 0;               // Gb/s as the kernel reports it
-  uint32_t capmask = 0;       // host byte order
-  std::string link_layer;     // "InfiniBand" or "Ethernet"
-  std::vector<uint16_t> pkeys;  // valid (non-zero) P_Keys, table order
+  int rate = 0;                        // Gb/s as the kernel reports it
+  uint32_t capmask = 0;                // host byte order
+  std::string link_layer;              // "InfiniBand" or "Ethernet"
+  std::vector<uint16_t> pkeys;         // valid (non-zero) P_Keys, table order
   std::vector<uint16_t> pkey_indexes;  // each one's index in the P_Key table
 
   bool IsActive() const { return state == kPortActive; }
-  bool IsInfiniBand() const { return link_layer.empty() || link_layer == "InfiniBand" || link_layer == "IB"; }
+  bool IsInfiniBand() const {
+    return link_layer.empty() || link_layer == "InfiniBand" || link_layer == "IB";
+  }
   // A readable one-line summary for logs.
   std::string Describe() const;
 };

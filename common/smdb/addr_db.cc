@@ -23,7 +23,9 @@ const DbSchema& AddrDb::Schema() {
 
 Status AddrDb::Serialize(std::string* out) const { return SerializeDb(*this, out); }
 
-Status AddrDb::Parse(const uint8_t* data, size_t len, AddrDb* out) { return ParseDb(data, len, out); }
+Status AddrDb::Parse(const uint8_t* data, size_t len, AddrDb* out) {
+  return ParseDb(data, len, out);
+}
 Status AddrDb::WriteFile(const std::string& path) const { return WriteDbFile(*this, path); }
 Status AddrDb::ReadFile(const std::string& path, AddrDb* out) { return ReadDbFile(path, out); }
 
@@ -46,7 +48,8 @@ bool NameKey(const std::string& name, std::array<char, 64>* out) {
   size_t n = strnlen(name.c_str(), name.size());
   if (n == 0 || n > kMaxHostNameLength) return false;
   *out = {};
-  for (size_t i = 0; i < n; ++i) (*out)[i] = static_cast<char>(tolower(static_cast<unsigned char>(name[i])));
+  for (size_t i = 0; i < n; ++i)
+    (*out)[i] = static_cast<char>(tolower(static_cast<unsigned char>(name[i])));
   return true;
 }
 

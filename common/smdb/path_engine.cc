@@ -52,7 +52,8 @@ std::string PathEngine::Limitations() const {
     out += what;
   };
   uint32_t flags = index_->subnet().flags;
-  if (flags & kSubnetQos) add("QoS levels and SL2VL tables (opt.qos) may change SL, MTU, rate, lifetime");
+  if (flags & kSubnetQos)
+    add("QoS levels and SL2VL tables (opt.qos) may change SL, MTU, rate, lifetime");
   if (flags & kSubnetRoutingSl) add("the routing engine chooses path SLs");
   if (options_.requester_lid != 0 && requester_ == SmdbIndex::kNone)
     add("the requester LID is not in the SMDB (the SA would not answer)");
@@ -134,7 +135,8 @@ PathStatus PathEngine::Compute(uint16_t slid, uint16_t dlid, ibv_path_record* ou
   // ends (as osm_port_share_pkey sees it) before anything is computed.
   if (options_.requester_lid != 0) {
     if (requester_ == SmdbIndex::kNone) return PathStatus::kNoSharedPkey;
-    if (!x.SharePkey(requester_, src) || !x.SharePkey(requester_, dst)) return PathStatus::kNoSharedPkey;
+    if (!x.SharePkey(requester_, src) || !x.SharePkey(requester_, dst))
+      return PathStatus::kNoSharedPkey;
   }
   uint8_t mtu = 0, rate = 0;
   if (!Walk(src, dst, dlid, &mtu, &rate)) return PathStatus::kNoRoute;
@@ -143,7 +145,8 @@ PathStatus PathEngine::Compute(uint16_t slid, uint16_t dlid, ibv_path_record* ou
 
   // The reverse path, DLID's port back to the SLID, with its own P_Key.
   uint8_t rmtu, rrate;
-  bool reversible = Walk(dst, src, slid, &rmtu, &rrate) && x.CommonPkey(d.pkey_table, s.pkey_table) != 0;
+  bool reversible =
+      Walk(dst, src, slid, &rmtu, &rrate) && x.CommonPkey(d.pkey_table, s.pkey_table) != 0;
   if (!reversible && options_.require_reversible) return PathStatus::kNotReversible;
 
   uint8_t sl = x.PartitionSl(pkey, x.subnet().default_sl);
@@ -247,10 +250,10 @@ void FromPrdbPath(const PrdbPath& p, ibv_path_record* out) {
 Status BuildPrdb(const PathEngine& engine, uint64_t port_guid, uint64_t smdb_epoch, Prdb* out) {
   const SmdbIndex& x = engine.index();
   uint32_t src = x.PortByGuid(port_guid);
-  if (src == SmdbIndex::kNone || x.port(src).base_lid == 0)
-  {
+  if (src == SmdbIndex::kNone || x.port(src).base_lid == 0) {
     char b[64];
-    snprintf(b, sizeof(b), "no port with a LID has GUID 0x%016llx", static_cast<unsigned long long>(port_guid));
+    snprintf(b, sizeof(b), "no port with a LID has GUID 0x%016llx",
+             static_cast<unsigned long long>(port_guid));
     return Status::Error(ENOENT, b);
   }
   const SmdbIndex::Port& s = x.port(src);

@@ -46,9 +46,9 @@
 #include <string>
 #include <vector>
 
+#include "common/base/status.h"
 #include "common/smdb/smdb_index.h"
 #include "common/smdb/smdb_prdb.h"
-#include "common/base/status.h"
 
 namespace ssa {
 namespace smdb {

@@ -72,15 +72,19 @@ class Differ {
   void Port(const PortKey& k) { changed_.insert(k); }
 
   void CollectChangedPorts() {
-    ForEachChanged(od_.ports, nd_.ports, [this](const SmdbPort& p) { Port({p.node_guid, p.port_num}); });
+    ForEachChanged(od_.ports, nd_.ports, [this](const SmdbPort& p) {
+      Port({p.node_guid, p.port_num});
+    });
     ForEachChanged(od_.links, nd_.links, [this](const SmdbLink& l) {
       Port({l.node_guid, l.port_num});
       Port({l.peer_node_guid, l.peer_port_num});
     });
     // A node record (type, Tavor quirk) or a switch record touches all its ports.
     std::set<uint64_t> nodes;
-    ForEachChanged(od_.nodes, nd_.nodes, [&nodes](const SmdbNode& n) { nodes.insert(n.node_guid); });
-    ForEachChanged(od_.switches, nd_.switches, [&nodes](const SmdbSwitch& s) { nodes.insert(s.node_guid); });
+    ForEachChanged(od_.nodes, nd_.nodes,
+                   [&nodes](const SmdbNode& n) { nodes.insert(n.node_guid); });
+    ForEachChanged(od_.switches, nd_.switches,
+                   [&nodes](const SmdbSwitch& s) { nodes.insert(s.node_guid); });
     // Switch port 0 carries the extended-speed capability the SA rates all
     // of the switch's ports with.
     for (const PortKey& k : std::set<PortKey>(changed_))
@@ -110,7 +114,8 @@ class Differ {
   }
 
   void MarkRange(uint16_t base, uint8_t lmc) {
-    for (uint32_t l = base; l < uint32_t{base} + (1u << lmc) && l < kLidSpace; ++l) dirty_[l] = true;
+    for (uint32_t l = base; l < uint32_t{base} + (1u << lmc) && l < kLidSpace; ++l)
+      dirty_[l] = true;
   }
 
   // LIDs owned by changed endpoint ports, and LID assignments that changed.
@@ -118,7 +123,8 @@ class Differ {
     for (const PortKey& k : changed_)
       for (const SmdbIndex* x : {&oi_, &ni_}) {
         uint32_t p = Find(*x, k);
-        if (p != SmdbIndex::kNone && x->port(p).base_lid) MarkRange(x->port(p).base_lid, x->port(p).lmc);
+        if (p != SmdbIndex::kNone && x->port(p).base_lid)
+          MarkRange(x->port(p).base_lid, x->port(p).lmc);
       }
     ForEachChanged(od_.guid_lids, nd_.guid_lids,
                    [this](const SmdbGuidLid& g) { MarkRange(g.base_lid, g.lmc); });
@@ -141,14 +147,18 @@ class Differ {
       for (int p = 0; p < 256; ++p) hot[p] = changed_.count({guid, static_cast<uint8_t>(p)}) != 0;
       for (uint32_t lid = 1; lid < top; ++lid) {
         if (dirty_[lid]) continue;
-        uint8_t a = on == SmdbIndex::kNone ? kLftNoPath : oi_.LftPort(on, static_cast<uint16_t>(lid));
-        uint8_t b = nn == SmdbIndex::kNone ? kLftNoPath : ni_.LftPort(nn, static_cast<uint16_t>(lid));
-        if (a != b || (a != kLftNoPath && hot[a]) || (b != kLftNoPath && hot[b])) dirty_[lid] = true;
+        uint8_t a =
+            on == SmdbIndex::kNone ? kLftNoPath : oi_.LftPort(on, static_cast<uint16_t>(lid));
+        uint8_t b =
+            nn == SmdbIndex::kNone ? kLftNoPath : ni_.LftPort(nn, static_cast<uint16_t>(lid));
+        if (a != b || (a != kLftNoPath && hot[a]) || (b != kLftNoPath && hot[b]))
+          dirty_[lid] = true;
       }
     }
   }
 
-  uint32_t NodeIndex(const SmdbIndex& x, std::unordered_map<uint64_t, uint32_t>& guids, uint64_t guid) {
+  uint32_t NodeIndex(const SmdbIndex& x, std::unordered_map<uint64_t, uint32_t>& guids,
+                     uint64_t guid) {
     if (guids.empty())
       for (uint32_t i = 0; i < x.nodes().size(); ++i) guids[x.nodes()[i].guid] = i;
     auto it = guids.find(guid);

@@ -34,9 +34,9 @@ namespace ssa {
 namespace smdb {
 
 struct RouteDiff {
-  bool all = false;          // recompute everything
-  std::vector<bool> dirty;   // by LID (size 0xC000): paths to it may differ
-  size_t dirty_count = 0;    // LIDs set in `dirty`
+  bool all = false;         // recompute everything
+  std::vector<bool> dirty;  // by LID (size 0xC000): paths to it may differ
+  size_t dirty_count = 0;   // LIDs set in `dirty`
 
   bool IsDirty(uint16_t lid) const { return all || (lid < dirty.size() && dirty[lid]); }
 };

@@ -19,9 +19,9 @@
 #include <cstdint>
 #include <string>
 
+#include "common/base/status.h"
 #include "common/smdb/smdb_format.h"
 #include "common/smdb/smdb_records.h"
-#include "common/base/status.h"
 
 namespace ssa {
 namespace smdb {

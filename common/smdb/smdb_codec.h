@@ -14,9 +14,9 @@
 #include <utility>
 #include <vector>
 
+#include "common/base/status.h"
 #include "common/smdb/smdb_fields.h"
 #include "common/smdb/smdb_format.h"
-#include "common/base/status.h"
 
 namespace ssa {
 namespace smdb {
@@ -328,7 +328,8 @@ Status ReadDbFile(const std::string& path, Db* out) {
   std::string bytes;
   Status s = ReadWholeFile(path, &bytes);
   if (!s.ok()) return s;
-  return Db::Parse(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), out).WithContext(path);
+  return Db::Parse(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), out)
+      .WithContext(path);
 }
 
 }  // namespace smdb

@@ -22,10 +22,10 @@
 #include <cstdint>
 #include <string>
 
+#include "common/base/status.h"
 #include "common/smdb/addr_db.h"
 #include "common/smdb/smdb.h"
 #include "common/smdb/smdb_prdb.h"
-#include "common/base/status.h"
 
 namespace ssa {
 namespace smdb {

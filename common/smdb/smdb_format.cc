@@ -59,14 +59,10 @@ uint32_t Crc32(const uint8_t* data, size_t len, uint32_t crc) {
 
 const char* DbTypeName(uint16_t db_type) {
   switch (db_type) {
-    case static_cast<uint16_t>(DbType::kSmdb):
-      return "smdb";
-    case static_cast<uint16_t>(DbType::kPrdb):
-      return "prdb";
-    case static_cast<uint16_t>(DbType::kAddr):
-      return "addr";
-    default:
-      return "unknown db type";
+    case static_cast<uint16_t>(DbType::kSmdb): return "smdb";
+    case static_cast<uint16_t>(DbType::kPrdb): return "prdb";
+    case static_cast<uint16_t>(DbType::kAddr): return "addr";
+    default: return "unknown db type";
   }
 }
 

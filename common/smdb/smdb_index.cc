@@ -14,8 +14,7 @@ namespace {
 // sorts above 30 Gb/s (4) by its 31.25 Gb/s signalling equivalent, etc.
 // Checked against libopensm's ib_path_compare_rates for every pair.
 constexpr uint8_t kRateRank[kMaxRate + 1] = {
-    0,  0,  1,  3,  6,  2,  5,  9,  10, 13, 14, 4,
-    12, 16, 17, 7,  15, 18, 19, 8,  11, 20, 21,
+    0, 0, 1, 3, 6, 2, 5, 9, 10, 13, 14, 4, 12, 16, 17, 7, 15, 18, 19, 8, 11, 20, 21,
 };
 
 // OpenSM vendor IDs whose device 23108 is a Tavor HCA (sa_path_rec_is_tavor_port).
@@ -27,8 +26,7 @@ bool IsTavor(const SmdbNode& n) {
     case 0x00066A:  // SilverStorm
     case 0x0008F1:  // Voltaire
       return true;
-    default:
-      return false;
+    default: return false;
   }
 }
 
@@ -120,7 +118,9 @@ Status SmdbIndex::BuildNodesAndPorts(const Smdb& db) {
   for (size_t i = 0; i < db.ports.records.size(); ++i) {
     const SmdbPort& r = db.ports.records[i];
     uint32_t node = NodeByGuid(r.node_guid);
-    if (node == kNone) return Invalid("port " + std::to_string(r.port_num) + " of unknown node " + Guid(r.node_guid));
+    if (node == kNone)
+      return Invalid("port " + std::to_string(r.port_num) + " of unknown node " +
+                     Guid(r.node_guid));
     nodes_[node].slot_count = std::max<uint32_t>(nodes_[node].slot_count, uint32_t{r.port_num} + 1);
     Port& p = ports_[i];
     p.port_guid = r.port_guid;
@@ -141,7 +141,8 @@ Status SmdbIndex::BuildNodesAndPorts(const Smdb& db) {
     Port& p = ports_[i];
     uint32_t& slot = port_slots_[nodes_[p.node].port_slots + p.port_num];
     if (slot != kNone)
-      return Invalid("port " + std::to_string(p.port_num) + " of node " + Guid(nodes_[p.node].guid) + " listed twice");
+      return Invalid("port " + std::to_string(p.port_num) + " of node " +
+                     Guid(nodes_[p.node].guid) + " listed twice");
     slot = static_cast<uint32_t>(i);
     if (p.port_guid != 0 && (nodes_[p.node].type != kNodeSwitch || p.port_num == 0))
       guid_to_port_.emplace_back(p.port_guid, static_cast<uint32_t>(i));
@@ -160,7 +161,8 @@ Status SmdbIndex::BuildNodesAndPorts(const Smdb& db) {
     const SmdbPort& r0 = db.ports.records[p0];
     bool own = (r.capability_mask & kCapHasExtSpeeds) != 0;
     if (own != ((r0.capability_mask & kCapHasExtSpeeds) != 0))
-      p.rate_own = ComputePortRate(r.link_width_active, r.link_speed_active, r.link_speed_ext_active, own);
+      p.rate_own =
+          ComputePortRate(r.link_width_active, r.link_speed_active, r.link_speed_ext_active, own);
   }
   return Status::Ok();
 }
@@ -186,7 +188,8 @@ Status SmdbIndex::BuildLfts(const Smdb& db) {
   for (const SmdbLftBlock& b : db.lft_blocks.records) {
     uint32_t n = NodeByGuid(b.node_guid);
     if (n == kNone || nodes_[n].type != kNodeSwitch)
-      return Invalid("LFT block " + std::to_string(b.block) + " of " + Guid(b.node_guid) + ", which is not a switch");
+      return Invalid("LFT block " + std::to_string(b.block) + " of " + Guid(b.node_guid) +
+                     ", which is not a switch");
     size[n] = std::max<uint32_t>(size[n], (uint32_t{b.block} + 1) * kLftBlockSize);
   }
   for (const SmdbSwitch& s : db.switches.records) {
@@ -205,7 +208,8 @@ Status SmdbIndex::BuildLfts(const Smdb& db) {
   for (const SmdbLftBlock& b : db.lft_blocks.records) {
     const Node& n = nodes_[NodeByGuid(b.node_guid)];
     uint32_t first = uint32_t{b.block} * kLftBlockSize;
-    for (uint32_t k = 0; k < kLftBlockSize && first + k < n.lft_size; ++k) lft_[n.lft + first + k] = b.ports[k];
+    for (uint32_t k = 0; k < kLftBlockSize && first + k < n.lft_size; ++k)
+      lft_[n.lft + first + k] = b.ports[k];
   }
   return Status::Ok();
 }
@@ -223,18 +227,21 @@ Status SmdbIndex::BuildLids(const Smdb& db) {
   for (const SmdbGuidLid& g : db.guid_lids.records) {
     if (g.flags & kGuidAlias) continue;
     uint32_t p = PortByGuid(g.port_guid);
-    if (p == kNone) return Invalid("guid_lids names port GUID " + Guid(g.port_guid) + ", which no port has");
+    if (p == kNone)
+      return Invalid("guid_lids names port GUID " + Guid(g.port_guid) + ", which no port has");
     owners.push_back({p, g.base_lid, g.lmc});
   }
   if (owners.empty()) {
     for (size_t i = 0; i < ports_.size(); ++i) {
       const SmdbPort& r = db.ports.records[i];
       bool sw = nodes_[ports_[i].node].type == kNodeSwitch;
-      if (r.base_lid != 0 && (!sw || r.port_num == 0)) owners.push_back({static_cast<uint32_t>(i), r.base_lid, r.lmc});
+      if (r.base_lid != 0 && (!sw || r.port_num == 0))
+        owners.push_back({static_cast<uint32_t>(i), r.base_lid, r.lmc});
     }
   }
   uint32_t top = 0;
-  for (const Owner& o : owners) top = std::max<uint32_t>(top, uint32_t{o.base} + (1u << (o.lmc & 7)));
+  for (const Owner& o : owners)
+    top = std::max<uint32_t>(top, uint32_t{o.base} + (1u << (o.lmc & 7)));
   if (top > 0x10000) return Invalid("a LID range ends beyond LID 0xffff");
   lid_to_port_.assign(top, kNone);
   for (const Owner& o : owners) {
@@ -242,8 +249,10 @@ Status SmdbIndex::BuildLids(const Smdb& db) {
     p.base_lid = o.base;
     p.lmc = o.lmc & 7;
     for (uint32_t lid = o.base; lid < uint32_t{o.base} + (1u << p.lmc); ++lid) {
-      if (lid == 0 || lid >= 0xC000) return Invalid("LID " + std::to_string(lid) + " is not a unicast LID");
-      if (lid_to_port_[lid] != kNone) return Invalid("LID " + std::to_string(lid) + " is owned by two ports");
+      if (lid == 0 || lid >= 0xC000)
+        return Invalid("LID " + std::to_string(lid) + " is not a unicast LID");
+      if (lid_to_port_[lid] != kNone)
+        return Invalid("LID " + std::to_string(lid) + " is owned by two ports");
       lid_to_port_[lid] = o.port;
       assigned_lids_.push_back(static_cast<uint16_t>(lid));
     }
@@ -256,7 +265,8 @@ Status SmdbIndex::BuildLids(const Smdb& db) {
 }
 
 uint32_t SmdbIndex::PortByGuid(uint64_t port_guid) const {
-  auto it = std::lower_bound(guid_to_port_.begin(), guid_to_port_.end(), std::make_pair(port_guid, uint32_t{0}));
+  auto it = std::lower_bound(guid_to_port_.begin(), guid_to_port_.end(),
+                             std::make_pair(port_guid, uint32_t{0}));
   return it != guid_to_port_.end() && it->first == port_guid ? it->second : kNone;
 }
 
@@ -270,7 +280,8 @@ void SmdbIndex::BuildPkeys(const Smdb& db) {
     uint32_t id = db.ports.records[i].pkey_table_id;
     if (id == kNoPkeyTable) continue;
     auto it = std::lower_bound(ids.begin(), ids.end(), std::make_pair(id, uint32_t{0}));
-    if (it == ids.end() || it->first != id) it = ids.insert(it, {id, static_cast<uint32_t>(ids.size())});
+    if (it == ids.end() || it->first != id)
+      it = ids.insert(it, {id, static_cast<uint32_t>(ids.size())});
     ports_[i].pkey_table = it->second;
   }
   std::vector<std::vector<const SmdbPkeyBlock*>> blocks(ids.size());
@@ -281,7 +292,9 @@ void SmdbIndex::BuildPkeys(const Smdb& db) {
   pkey_tables_.assign(ids.size(), {});
   for (size_t t = 0; t < ids.size(); ++t) {
     auto& bl = blocks[t];
-    std::stable_sort(bl.begin(), bl.end(), [](const SmdbPkeyBlock* a, const SmdbPkeyBlock* b) { return a->block < b->block; });
+    std::stable_sort(bl.begin(), bl.end(), [](const SmdbPkeyBlock* a, const SmdbPkeyBlock* b) {
+      return a->block < b->block;
+    });
     // osm_pkey_tbl_set: the keys map holds one entry per base P_Key (per
     // full P_Key with allow_both_pkeys); without allow_both_pkeys a later
     // entry with a higher value (the full member) replaces an earlier one.
@@ -293,14 +306,16 @@ void SmdbIndex::BuildPkeys(const Smdb& db) {
         // The map's key is the network-order 16-bit value widened to 64
         // bits, so on a little-endian SM host it sorts byte-swapped.
         uint16_t order = static_cast<uint16_t>((key << 8) | (key >> 8));
-        auto it = std::find_if(keys.begin(), keys.end(), [order](const PkeyEntry& e) { return e.order == order; });
+        auto it = std::find_if(keys.begin(), keys.end(),
+                               [order](const PkeyEntry& e) { return e.order == order; });
         if (it == keys.end())
           keys.push_back({order, pkey});
         else if (!allow_both && it->value < pkey)
           it->value = pkey;
       }
     }
-    std::sort(keys.begin(), keys.end(), [](const PkeyEntry& a, const PkeyEntry& b) { return a.order < b.order; });
+    std::sort(keys.begin(), keys.end(),
+              [](const PkeyEntry& a, const PkeyEntry& b) { return a.order < b.order; });
   }
   if (ids.size() <= kMaxPairTables) {
     size_t n = ids.size();
@@ -339,7 +354,8 @@ uint16_t SmdbIndex::FindCommonPkey(uint32_t table_a, uint32_t table_b) const {
 bool SmdbIndex::SharePkey(uint32_t port_a, uint32_t port_b) const {
   if (port_a == port_b) return true;
   uint32_t ta = ports_[port_a].pkey_table, tb = ports_[port_b].pkey_table;
-  if (ta == kNone || tb == kNone || pkey_tables_[ta].empty() || pkey_tables_[tb].empty()) return true;
+  if (ta == kNone || tb == kNone || pkey_tables_[ta].empty() || pkey_tables_[tb].empty())
+    return true;
   return CommonPkey(ta, tb) != 0;
 }
 

@@ -24,8 +24,8 @@
 #include <string>
 #include <vector>
 
-#include "common/smdb/smdb.h"
 #include "common/base/status.h"
+#include "common/smdb/smdb.h"
 
 namespace ssa {
 namespace smdb {
@@ -71,8 +71,8 @@ class SmdbIndex {
 
   struct Node {
     uint64_t guid = 0;
-    uint8_t type = 0;       // kNodeCa, kNodeSwitch, kNodeRouter
-    bool tavor = false;     // OpenSM's sa_path_rec_is_tavor_port
+    uint8_t type = 0;         // kNodeCa, kNodeSwitch, kNodeRouter
+    bool tavor = false;       // OpenSM's sa_path_rec_is_tavor_port
     uint32_t port_slots = 0;  // index of port 0's slot in the slot table
     uint32_t slot_count = 0;  // num_ports + 1
     uint32_t lft = kNone;     // offset of LID 0 in the LFT bytes (switches)
@@ -159,16 +159,16 @@ class SmdbIndex {
 
   SmdbSubnet subnet_;
   std::array<uint8_t, 8> prefix_bytes_{};
-  std::vector<Node> nodes_;               // same order as the Smdb's nodes
-  std::vector<Port> ports_;               // same order as the Smdb's ports
-  std::vector<uint32_t> port_slots_;      // per node: num_ports + 1 port indexes
-  std::vector<uint8_t> lft_;              // every switch's LFT, one byte per LID
-  std::vector<uint32_t> lid_to_port_;     // endpoint port by LID
+  std::vector<Node> nodes_;            // same order as the Smdb's nodes
+  std::vector<Port> ports_;            // same order as the Smdb's ports
+  std::vector<uint32_t> port_slots_;   // per node: num_ports + 1 port indexes
+  std::vector<uint8_t> lft_;           // every switch's LFT, one byte per LID
+  std::vector<uint32_t> lid_to_port_;  // endpoint port by LID
   std::vector<uint16_t> assigned_lids_;
   std::vector<uint32_t> endpoints_;
   std::vector<std::pair<uint64_t, uint32_t>> guid_to_port_;  // sorted by GUID
   std::vector<std::vector<PkeyEntry>> pkey_tables_;          // dense, by first use
-  std::vector<uint16_t> pair_pkey_;       // CommonPkey of every table pair
+  std::vector<uint16_t> pair_pkey_;                          // CommonPkey of every table pair
   std::array<uint8_t, 0x8000> partition_sl_{};
 };
 

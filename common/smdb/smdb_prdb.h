@@ -12,9 +12,9 @@
 #include <cstdint>
 #include <string>
 
+#include "common/base/status.h"
 #include "common/smdb/smdb_fields.h"
 #include "common/smdb/smdb_format.h"
-#include "common/base/status.h"
 
 namespace ssa {
 namespace smdb {

@@ -72,14 +72,10 @@ Status DbStreamReader::Feed(const uint8_t* data, size_t len) {
 
 Status DbStreamReader::CompletePiece(const uint8_t* p, size_t n) {
   switch (state_) {
-    case State::kFileHeader:
-      return OnFileHeader(p, n);
-    case State::kSectionHeader:
-      return OnSectionHeader(p, n);
-    case State::kPayload:
-      return OnPayload(p, n);
-    default:
-      return error_;
+    case State::kFileHeader: return OnFileHeader(p, n);
+    case State::kSectionHeader: return OnSectionHeader(p, n);
+    case State::kPayload: return OnPayload(p, n);
+    default: return error_;
   }
 }
 
@@ -206,10 +202,8 @@ std::string DbStreamReader::Where() const {
 Status DbStreamReader::Finish() const {
   std::string got = std::to_string(buf_.size()) + " of " + std::to_string(need_);
   switch (state_) {
-    case State::kDone:
-      return Status::Ok();
-    case State::kFailed:
-      return error_;
+    case State::kDone: return Status::Ok();
+    case State::kFailed: return error_;
     case State::kFileHeader:
       return Status::Error(kErrCorrupt, std::string(schema_->name()) +
                                             ": truncated in the file header (" + got + " bytes)");

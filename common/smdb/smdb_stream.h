@@ -20,11 +20,11 @@
 #include <string>
 #include <vector>
 
+#include "common/base/status.h"
 #include "common/smdb/addr_db.h"
 #include "common/smdb/smdb.h"
 #include "common/smdb/smdb_format.h"
 #include "common/smdb/smdb_prdb.h"
-#include "common/base/status.h"
 
 namespace ssa {
 namespace smdb {

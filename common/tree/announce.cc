@@ -9,12 +9,13 @@
 namespace ssa {
 namespace tree {
 
-Status AnnounceAddress(const DataAddress& bound, const std::string& announce, uint64_t port_guid, Logger* log,
-                       DataAddress* out) {
+Status AnnounceAddress(const DataAddress& bound, const std::string& announce, uint64_t port_guid,
+                       Logger* log, DataAddress* out) {
   DataAddress a = bound;
   if (!announce.empty()) {
     Status st = DataAddress::Parse(announce + ":0", &a);
-    if (!st.ok() && announce.find(':') != std::string::npos) st = DataAddress::Parse("[" + announce + "]:0", &a);
+    if (!st.ok() && announce.find(':') != std::string::npos)
+      st = DataAddress::Parse("[" + announce + "]:0", &a);
     if (!st.ok()) return st.WithContext("announce");
     a.port = bound.port;
     *out = a;
@@ -38,7 +39,8 @@ Status AnnounceAddress(const DataAddress& bound, const std::string& announce, ui
   a.family = 4;
   a.addr = {127, 0, 0, 1};
   log->Log(LogLevel::kWarn,
-           "no IPoIB address on port 0x%016llx: announcing %s (only members on this machine can connect; "
+           "no IPoIB address on port 0x%016llx: announcing %s (only members on this machine can "
+           "connect; "
            "set announce or listen to an address the fabric reaches)",
            static_cast<unsigned long long>(port_guid), a.ToString().c_str());
   *out = a;

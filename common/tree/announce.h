@@ -19,8 +19,8 @@ namespace tree {
 
 // `bound` is what the listener got (its real port). EINVAL for a bad
 // `announce`.
-Status AnnounceAddress(const DataAddress& bound, const std::string& announce, uint64_t port_guid, Logger* log,
-                       DataAddress* out);
+Status AnnounceAddress(const DataAddress& bound, const std::string& announce, uint64_t port_guid,
+                       Logger* log, DataAddress* out);
 
 }  // namespace tree
 }  // namespace ssa

@@ -21,8 +21,9 @@ namespace {
 
 class ConsumerImpl : public Consumer {
  public:
-  ConsumerImpl(Reactor* reactor, Logger* log, const ConsumerOptions& o, std::unique_ptr<MadTransport> mads,
-               StreamTransport* streams, std::unique_ptr<StreamTransport> owned_streams, UpdateFn on_update)
+  ConsumerImpl(Reactor* reactor, Logger* log, const ConsumerOptions& o,
+               std::unique_ptr<MadTransport> mads, StreamTransport* streams,
+               std::unique_ptr<StreamTransport> owned_streams, UpdateFn on_update)
       : reactor_(reactor),
         log_(log),
         options_(o),
@@ -51,7 +52,8 @@ class ConsumerImpl : public Consumer {
     mo.timeout_ms = options_.mad_timeout_ms;
     mo.retries = options_.mad_retries;
     control_ = std::make_unique<MemberControlClient>(
-        reactor_, mads_.get(), log_, mo, [this](const Assignment& a, bool changed) { OnAssigned(a, changed); });
+        reactor_, mads_.get(), log_, mo,
+        [this](const Assignment& a, bool changed) { OnAssigned(a, changed); });
     Hello h;
     h.roles = kRoleConsumer;
     h.kind = DbKind::kPrdb;
@@ -63,8 +65,9 @@ class ConsumerImpl : public Consumer {
                                          });
     if (options_.want_addr) {
       h.kind = DbKind::kAddr;
-      addr_data_ = std::make_unique<DataClient>(reactor_, streams_, log_, &addr_, h,
-                                                [this](uint64_t lost, bool) { control_->Rejoin(lost); });
+      addr_data_ =
+          std::make_unique<DataClient>(reactor_, streams_, log_, &addr_, h,
+                                       [this](uint64_t lost, bool) { control_->Rejoin(lost); });
     }
     return control_->Start();
   }
@@ -131,7 +134,8 @@ Status Consumer::Create(Reactor* reactor, Logger* log, const ConsumerOptions& o,
                         std::unique_ptr<Consumer>* out) {
   auto umad = std::make_unique<UmadTransport>(o.ca_name, o.port_num, log);
   Status st = umad->Open(kSsaClass, kSsaClassVersion);
-  if (!st.ok()) return st.WithContext("SSA class on " + o.ca_name + ":" + std::to_string(o.port_num));
+  if (!st.ok())
+    return st.WithContext("SSA class on " + o.ca_name + ":" + std::to_string(o.port_num));
   std::unique_ptr<MadTransport> mads = std::move(umad);
   std::unique_ptr<StreamTransport> streams;
   st = NewStreamTransport(o.transport, &streams);
@@ -140,16 +144,19 @@ Status Consumer::Create(Reactor* reactor, Logger* log, const ConsumerOptions& o,
   if (st.ok()) st = WrapStreamFaults(o.data_faults, &streams);
   if (!st.ok()) return st;
   if (!o.mad_faults.empty() || !o.data_faults.empty())
-    log->Log(LogLevel::kWarn, "consumer: FAULT INJECTION on: mad_faults '%s', data_faults '%s' (tests only)",
+    log->Log(LogLevel::kWarn,
+             "consumer: FAULT INJECTION on: mad_faults '%s', data_faults '%s' (tests only)",
              o.mad_faults.c_str(), o.data_faults.c_str());
-  out->reset(new ConsumerImpl(reactor, log, o, std::move(mads), nullptr, std::move(streams), std::move(on_update)));
+  out->reset(new ConsumerImpl(reactor, log, o, std::move(mads), nullptr, std::move(streams),
+                              std::move(on_update)));
   return Status::Ok();
 }
 
 Status Consumer::CreateWith(Reactor* reactor, Logger* log, const ConsumerOptions& o,
-                            std::unique_ptr<MadTransport> mads, StreamTransport* streams, UpdateFn on_update,
-                            std::unique_ptr<Consumer>* out) {
-  out->reset(new ConsumerImpl(reactor, log, o, std::move(mads), streams, nullptr, std::move(on_update)));
+                            std::unique_ptr<MadTransport> mads, StreamTransport* streams,
+                            UpdateFn on_update, std::unique_ptr<Consumer>* out) {
+  out->reset(
+      new ConsumerImpl(reactor, log, o, std::move(mads), streams, nullptr, std::move(on_update)));
   return Status::Ok();
 }
 

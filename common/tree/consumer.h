@@ -49,7 +49,7 @@ struct ConsumerOptions {
   bool want_addr = true;          // also hold the address database
   int mad_timeout_ms = 1000;      // one control MAD; retries follow
   int mad_retries = 3;
-  std::string data_faults;        // fault injection (tests only)
+  std::string data_faults;  // fault injection (tests only)
   std::string mad_faults;
 };
 

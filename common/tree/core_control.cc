@@ -8,8 +8,8 @@
 namespace ssa {
 namespace tree {
 
-CoreControlServer::CoreControlServer(Reactor* reactor, MadTransport* transport, Membership* membership,
-                                     Logger* log, ChangeFn on_change)
+CoreControlServer::CoreControlServer(Reactor* reactor, MadTransport* transport,
+                                     Membership* membership, Logger* log, ChangeFn on_change)
     : reactor_(reactor),
       transport_(transport),
       membership_(membership),
@@ -41,7 +41,8 @@ void CoreControlServer::ScheduleExpiry() {
     size_t n = membership_->Expire(Membership::Clock::now());
     if (n) {
       counters_.expired += n;
-      log_->Log(LogLevel::kInfo, "%zu member(s) expired (lease ran out); %zu left", n, membership_->size());
+      log_->Log(LogLevel::kInfo, "%zu member(s) expired (lease ran out); %zu left", n,
+                membership_->size());
       if (on_change_) on_change_();
     }
     ScheduleExpiry();
@@ -67,7 +68,9 @@ void CoreControlServer::Reply(const uint8_t* mad, uint16_t dlid) {
   MadAddress to;
   to.dlid = dlid;
   Status st = transport_->Send(mad, mad::kMadSize, to, 0);
-  if (!st.ok()) limited_.Log(LogLevel::kWarn, "send", "answer to LID %u not sent: %s", dlid, st.ToString().c_str());
+  if (!st.ok())
+    limited_.Log(LogLevel::kWarn, "send", "answer to LID %u not sent: %s", dlid,
+                 st.ToString().c_str());
 }
 
 void CoreControlServer::Handle(const ReceivedMad& in) {
@@ -76,7 +79,8 @@ void CoreControlServer::Handle(const ReceivedMad& in) {
   uint8_t out[mad::kMadSize];
   if (!st.ok()) {
     ++counters_.bad_mads;
-    limited_.Log(LogLevel::kWarn, "bad-mad", "bad SSA MAD from LID %u: %s", in.slid, st.ToString().c_str());
+    limited_.Log(LogLevel::kWarn, "bad-mad", "bad SSA MAD from LID %u: %s", in.slid,
+                 st.ToString().c_str());
     if (st.code() == -EPROTONOSUPPORT && in.len >= mad::kMadHeaderSize && !(h.method & 0x80)) {
       EncodeStatusAnswer(h.attr_id, h.tid, kStatusBadVersion, out);
       Reply(out, in.slid);
@@ -85,12 +89,14 @@ void CoreControlServer::Handle(const ReceivedMad& in) {
   }
   if (h.method & 0x80) {  // a response: the core asks nothing
     ++counters_.bad_mads;
-    limited_.Log(LogLevel::kWarn, "bad-mad", "unsolicited SSA response from LID %u ignored", in.slid);
+    limited_.Log(LogLevel::kWarn, "bad-mad", "unsolicited SSA response from LID %u ignored",
+                 in.slid);
     return;
   }
   auto invalid = [&](const Status& why) {
     ++counters_.bad_mads;
-    limited_.Log(LogLevel::kWarn, "bad-mad", "malformed SSA MAD from LID %u: %s", in.slid, why.ToString().c_str());
+    limited_.Log(LogLevel::kWarn, "bad-mad", "malformed SSA MAD from LID %u: %s", in.slid,
+                 why.ToString().c_str());
     EncodeStatusAnswer(h.attr_id, h.tid, kStatusInvalidField, out);
     Reply(out, in.slid);
   };
@@ -109,16 +115,17 @@ void CoreControlServer::Handle(const ReceivedMad& in) {
     Reply(out, in.slid);
     if (status != 0) {
       ++counters_.refused;
-      limited_.Log(status == kStatusRetry ? LogLevel::kInfo : LogLevel::kWarn, "refused-" + why.substr(0, why.find(':')),
-                   "join of %s 0x%016" PRIx64 " from LID %u refused: %s", RolesName(r.roles).c_str(), r.port_guid,
-                   in.slid, why.c_str());
+      limited_.Log(status == kStatusRetry ? LogLevel::kInfo : LogLevel::kWarn,
+                   "refused-" + why.substr(0, why.find(':')),
+                   "join of %s 0x%016" PRIx64 " from LID %u refused: %s",
+                   RolesName(r.roles).c_str(), r.port_guid, in.slid, why.c_str());
       return;
     }
     ++counters_.joins;
     if (!renewal || old_parent != a.parent.guid)
       log_->Log(LogLevel::kInfo, "%s %s 0x%016" PRIx64 " (LID %u): parent LID %u, backup LID %u%s",
-                renewal ? "moved" : "joined", RolesName(r.roles).c_str(), r.port_guid, in.slid, a.parent.lid,
-                a.backup.lid, r.lost_parent ? " (after losing its parent)" : "");
+                renewal ? "moved" : "joined", RolesName(r.roles).c_str(), r.port_guid, in.slid,
+                a.parent.lid, a.backup.lid, r.lost_parent ? " (after losing its parent)" : "");
     if (on_change_) on_change_();
     return;
   }
@@ -143,8 +150,10 @@ void CoreControlServer::Handle(const ReceivedMad& in) {
     // Only the parent itself may ask about its children.
     const Member* asker = membership_->Find(r.parent_guid);
     TokenCheckAnswer a;
-    if (asker && asker->lid == in.slid) a = membership_->CheckToken(r, now);
-    else a.reason = kCheckWrongParent;
+    if (asker && asker->lid == in.slid)
+      a = membership_->CheckToken(r, now);
+    else
+      a.reason = kCheckWrongParent;
     ++counters_.token_checks;
     EncodeTokenCheckAnswer(a, h.tid, out);
     Reply(out, in.slid);
@@ -156,8 +165,8 @@ void CoreControlServer::Handle(const ReceivedMad& in) {
     Reply(out, in.slid);
     return;
   }
-  invalid(Status::Error(EBADMSG, "method 0x" + std::to_string(h.method) + " attribute 0x" + std::to_string(h.attr_id) +
-                                     " is not an SSA request"));
+  invalid(Status::Error(EBADMSG, "method 0x" + std::to_string(h.method) + " attribute 0x" +
+                                     std::to_string(h.attr_id) + " is not an SSA request"));
 }
 
 }  // namespace tree

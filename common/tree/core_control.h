@@ -27,11 +27,11 @@ namespace ssa {
 namespace tree {
 
 struct CoreControlCounters {
-  uint64_t joins = 0;       // accepted (renewals included)
-  uint64_t refused = 0;     // joins refused (any reason)
+  uint64_t joins = 0;    // accepted (renewals included)
+  uint64_t refused = 0;  // joins refused (any reason)
   uint64_t leaves = 0;
   uint64_t token_checks = 0;
-  uint64_t bad_mads = 0;    // malformed, wrong class/version/method
+  uint64_t bad_mads = 0;  // malformed, wrong class/version/method
   uint64_t expired = 0;
 };
 

@@ -20,15 +20,20 @@ Status CoreServer::Start(std::function<void()> on_change) {
   on_change_ = std::move(on_change);
   server_ = std::make_unique<DataServer>(
       reactor_, streams_, log_, options_.data,
-      [this](const Hello& h, std::function<void(uint16_t, const std::string&)> done) { Authorize(h, done); },
+      [this](const Hello& h, std::function<void(uint16_t, const std::string&)> done) {
+        Authorize(h, done);
+      },
       nullptr, [this](const std::string& name) { return name == "tree" ? Json() : std::string(); });
   Status st = server_->Listen(options_.listen);
-  if (st.ok()) st = AnnounceAddress(server_->address(), options_.announce, options_.port_guid, log_, &announced_);
+  if (st.ok())
+    st = AnnounceAddress(server_->address(), options_.announce, options_.port_guid, log_,
+                         &announced_);
   if (!st.ok()) {
     server_.reset();
     return st;
   }
-  membership_ = std::make_unique<Membership>(options_.membership, options_.port_guid, options_.lid, announced_);
+  membership_ = std::make_unique<Membership>(options_.membership, options_.port_guid, options_.lid,
+                                             announced_);
   if (index_) {
     topology_ = std::make_unique<SmdbTopology>(index_.get());
     membership_->SetTopology(topology_.get());
@@ -63,9 +68,11 @@ Status CoreServer::PublishSmdb(std::shared_ptr<const smdb::Smdb> db, Bytes seria
   topology_ = std::move(topology);
   index_ = std::move(index);
   if (server_) {
-    server_->Publish("smdb", {db->global_epoch, DigestOf(*serialized), serialized}, delta, delta_from);
-    log_->Log(LogLevel::kInfo, "tree: serving SMDB epoch %" PRIu64 " (%zu bytes%s) to %zu child(ren)",
-              db->global_epoch, serialized->size(), delta ? ", delta ready" : "", server_->child_count());
+    server_->Publish("smdb", {db->global_epoch, DigestOf(*serialized), serialized}, delta,
+                     delta_from);
+    log_->Log(
+        LogLevel::kInfo, "tree: serving SMDB epoch %" PRIu64 " (%zu bytes%s) to %zu child(ren)",
+        db->global_epoch, serialized->size(), delta ? ", delta ready" : "", server_->child_count());
   }
   if (on_change_) on_change_();
   return Status::Ok();

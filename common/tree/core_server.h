@@ -46,7 +46,8 @@ struct CoreServerOptions {
 
 class CoreServer {
  public:
-  CoreServer(Reactor* reactor, Logger* log, MadTransport* mads, StreamTransport* streams, CoreServerOptions options);
+  CoreServer(Reactor* reactor, Logger* log, MadTransport* mads, StreamTransport* streams,
+             CoreServerOptions options);
   ~CoreServer();
   CoreServer(const CoreServer&) = delete;
   CoreServer& operator=(const CoreServer&) = delete;
@@ -58,7 +59,8 @@ class CoreServer {
   // A new SMDB version: indexes it (the membership's topology from now
   // on), then publishes it with its delta from `delta_from` (null: none).
   // Fails, serving what it served before, when it cannot be indexed.
-  Status PublishSmdb(std::shared_ptr<const smdb::Smdb> db, Bytes serialized, Bytes delta, uint64_t delta_from);
+  Status PublishSmdb(std::shared_ptr<const smdb::Smdb> db, Bytes serialized, Bytes delta,
+                     uint64_t delta_from);
   // A new address database version.
   void PublishAddr(const DbVersion& version, Bytes delta, uint64_t delta_from);
   // Closes the data server (children are dropped) and stops the control

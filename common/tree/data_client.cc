@@ -16,8 +16,8 @@ constexpr auto kKeepalive = std::chrono::seconds(5);
 constexpr auto kDeadAfter = std::chrono::seconds(20);
 }  // namespace
 
-DataClient::DataClient(Reactor* reactor, StreamTransport* transport, Logger* log, Replica* replica, Hello hello,
-                       LostFn on_lost)
+DataClient::DataClient(Reactor* reactor, StreamTransport* transport, Logger* log, Replica* replica,
+                       Hello hello, LostFn on_lost)
     : reactor_(reactor),
       transport_(transport),
       log_(log),
@@ -38,7 +38,8 @@ void DataClient::Stop() {
   state_ = State::kIdle;
 }
 
-void DataClient::SetParents(const ParentInfo& parent, const ParentInfo& backup, const Token& token) {
+void DataClient::SetParents(const ParentInfo& parent, const ParentInfo& backup,
+                            const Token& token) {
   bool token_changed = token != token_;
   parent_ = parent;
   backup_ = backup;
@@ -97,7 +98,9 @@ void DataClient::OnEvent(uint32_t events) {
   for (int i = 0; i < 64 && stream_; ++i) {
     ssize_t n = stream_->Read(buf, sizeof(buf));
     if (n == -EAGAIN) return;
-    if (n <= 0) return Disconnect(n == 0 ? "closed by the parent" : strerror(static_cast<int>(-n)), true, false);
+    if (n <= 0)
+      return Disconnect(n == 0 ? "closed by the parent" : strerror(static_cast<int>(-n)), true,
+                        false);
     counters_.bytes_received += static_cast<uint64_t>(n);
     Status st = reader_.Feed(buf, static_cast<size_t>(n));
     Frame f;
@@ -121,17 +124,19 @@ void DataClient::OnFrame(const Frame& f) {
       state_ = State::kActive;
       backoff_ms_ = 0;
       fail_streak_ = 0;
-      log_->Log(LogLevel::kInfo, "connected to parent LID %u (%s) for the %s; it holds epoch %" PRIu64
-                ", we hold %" PRIu64, target_.lid, target_.address.ToString().c_str(), DbKindName(hello_.kind),
-                w.epoch, replica_->epoch());
+      log_->Log(LogLevel::kInfo,
+                "connected to parent LID %u (%s) for the %s; it holds epoch %" PRIu64
+                ", we hold %" PRIu64,
+                target_.lid, target_.address.ToString().c_str(), DbKindName(hello_.kind), w.epoch,
+                replica_->epoch());
       return;
     }
     case FrameType::kRefuse: {
       Refuse r;
       DecodeRefuse(f.payload, &r);
       ++counters_.refused;
-      log_->Log(LogLevel::kWarn, "parent LID %u refused us: %s (%s)", target_.lid, RefuseReasonName(r.reason),
-                r.text.c_str());
+      log_->Log(LogLevel::kWarn, "parent LID %u refused us: %s (%s)", target_.lid,
+                RefuseReasonName(r.reason), r.text.c_str());
       return Disconnect("refused", true, true);
     }
     case FrameType::kXferBegin: {
@@ -149,10 +154,8 @@ void DataClient::OnFrame(const Frame& f) {
       if (!in_xfer_ || xfer_bytes_->size() != xfer_.total || !f.payload.empty()) break;
       in_xfer_ = false;
       return FinishTransfer();
-    case FrameType::kKeepalive:
-      return;
-    default:
-      break;
+    case FrameType::kKeepalive: return;
+    default: break;
   }
   Disconnect(std::string("unexpected ") + FrameTypeName(f.type) + " frame", true, false);
 }
@@ -169,13 +172,16 @@ void DataClient::FinishTransfer() {
   if (!st.ok()) {
     --received;
     if (st.code() == -EILSEQ) ++counters_.digest_mismatches;
-    log_->Log(LogLevel::kWarn, "%s %s to epoch %" PRIu64 " rejected: %s; asking for the full database",
-              DbKindName(hello_.kind), xfer_.kind == 1 ? "full transfer" : "delta", xfer_.to, st.ToString().c_str());
+    log_->Log(LogLevel::kWarn,
+              "%s %s to epoch %" PRIu64 " rejected: %s; asking for the full database",
+              DbKindName(hello_.kind), xfer_.kind == 1 ? "full transfer" : "delta", xfer_.to,
+              st.ToString().c_str());
     Send(EncodeNeedFull(st.code() == -EILSEQ ? kNeedDigestMismatch : kNeedCannotApply));
     return;
   }
   log_->Log(LogLevel::kInfo, "%s epoch %" PRIu64 " in place (%s, %zu bytes, applied in %.1f ms)",
-            DbKindName(hello_.kind), xfer_.to, xfer_.kind == 1 ? "full" : "delta", bytes->size(), ms);
+            DbKindName(hello_.kind), xfer_.to, xfer_.kind == 1 ? "full" : "delta", bytes->size(),
+            ms);
   Ack a;
   a.epoch = replica_->epoch();
   a.digest = replica_->digest();
@@ -205,7 +211,8 @@ void DataClient::Flush() {
 
 void DataClient::Disconnect(const std::string& why, bool lost, bool refused) {
   ParentInfo was = target_;
-  log_->Log(LogLevel::kWarn, "lost parent LID %u (%s): %s", was.lid, was.address.ToString().c_str(), why.c_str());
+  log_->Log(LogLevel::kWarn, "lost parent LID %u (%s): %s", was.lid, was.address.ToString().c_str(),
+            why.c_str());
   if (stream_) reactor_->UnwatchFd(stream_->fd());
   stream_.reset();
   state_ = State::kIdle;
@@ -241,7 +248,8 @@ void DataClient::Tick() {
   if (!stream_ || state_ == State::kConnecting) return;
   auto now = Clock::now();
   if (now - last_rx_ > kDeadAfter) return Disconnect("parent silent for too long", true, false);
-  if (now - last_tx_ > kKeepalive && state_ == State::kActive) Send(EncodeFrame(FrameType::kKeepalive, ""));
+  if (now - last_tx_ > kKeepalive && state_ == State::kActive)
+    Send(EncodeFrame(FrameType::kKeepalive, ""));
 }
 
 }  // namespace tree

@@ -47,8 +47,8 @@ class DataClient {
 
   // `hello` gives the roles, GUID and kind; token, epoch and digest are
   // filled at each connection.
-  DataClient(Reactor* reactor, StreamTransport* transport, Logger* log, Replica* replica, Hello hello,
-             LostFn on_lost);
+  DataClient(Reactor* reactor, StreamTransport* transport, Logger* log, Replica* replica,
+             Hello hello, LostFn on_lost);
   ~DataClient();
   DataClient(const DataClient&) = delete;
   DataClient& operator=(const DataClient&) = delete;

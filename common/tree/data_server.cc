@@ -13,8 +13,9 @@ namespace tree {
 
 using Clock = std::chrono::steady_clock;
 
-DataServer::DataServer(Reactor* reactor, StreamTransport* transport, Logger* log, DataServerOptions options,
-                       AuthorizeFn authorize, SubscribeFn on_subscribe, QueryFn on_query)
+DataServer::DataServer(Reactor* reactor, StreamTransport* transport, Logger* log,
+                       DataServerOptions options, AuthorizeFn authorize, SubscribeFn on_subscribe,
+                       QueryFn on_query)
     : reactor_(reactor),
       transport_(transport),
       log_(log),
@@ -56,7 +57,8 @@ void DataServer::OnAccept() {
       limited_.Log(LogLevel::kWarn, "accept", "data channel: %s", st.ToString().c_str());
       reactor_->UnwatchFd(listener_->fd());
       reactor_->AddTimer(std::chrono::milliseconds(200), [this] {
-        if (listener_) reactor_->WatchFd(listener_->fd(), EPOLLIN, [this](uint32_t) { OnAccept(); });
+        if (listener_)
+          reactor_->WatchFd(listener_->fd(), EPOLLIN, [this](uint32_t) { OnAccept(); });
       });
       return;
     }
@@ -73,7 +75,8 @@ void DataServer::OnAccept() {
       CloseChild(id, "cannot watch its socket");
       continue;
     }
-    if (children_.size() > options_.max_children) RefuseChild(raw, kRefuseTooMany, "too many children");
+    if (children_.size() > options_.max_children)
+      RefuseChild(raw, kRefuseTooMany, "too many children");
   }
 }
 
@@ -91,7 +94,8 @@ void DataServer::OnEvent(uint64_t id, uint32_t events) {
     ssize_t n = c->stream->Read(buf, sizeof(buf));
     if (n == -EAGAIN) break;
     if (n <= 0) {
-      CloseChild(id, n == 0 ? "closed by the child" : std::string("read: ") + strerror(static_cast<int>(-n)));
+      CloseChild(id, n == 0 ? "closed by the child"
+                            : std::string("read: ") + strerror(static_cast<int>(-n)));
       return;
     }
     if (c->state == State::kClosing) continue;  // draining a refusal: ignore what it says
@@ -106,8 +110,8 @@ void DataServer::OnEvent(uint64_t id, uint32_t events) {
     if (!st.ok() || !c->reader.error().ok()) {
       ++counters_.bad_frames;
       Status why = st.ok() ? c->reader.error() : st;
-      limited_.Log(LogLevel::kWarn, "bad-frame", "data channel: bad frame from %s: %s", c->stream->peer().c_str(),
-                   why.ToString().c_str());
+      limited_.Log(LogLevel::kWarn, "bad-frame", "data channel: bad frame from %s: %s",
+                   c->stream->peer().c_str(), why.ToString().c_str());
       CloseChild(id, "bad frame");
       return;
     }
@@ -126,9 +130,10 @@ void DataServer::OnFrame(Child* c, const Frame& f) {
       return;
     }
     Hello h;
-    Status st = f.type == FrameType::kHello ? DecodeHello(f.payload, &h)
-                                            : Status::Error(EBADMSG, std::string("expected HELLO, got ") +
-                                                                         FrameTypeName(f.type));
+    Status st =
+        f.type == FrameType::kHello
+            ? DecodeHello(f.payload, &h)
+            : Status::Error(EBADMSG, std::string("expected HELLO, got ") + FrameTypeName(f.type));
     if (!st.ok()) {
       ++counters_.bad_frames;
       return RefuseChild(c, kRefuseBadHello, st.message());
@@ -151,21 +156,20 @@ void DataServer::OnFrame(Child* c, const Frame& f) {
       uint8_t reason = 0;
       DecodeNeedFull(f.payload, &reason);
       ++counters_.need_full;
-      limited_.Log(LogLevel::kInfo, "need-full", "child 0x%016" PRIx64 " asks for the full %s (%s)", c->hello.guid,
-                   c->key.c_str(), reason == kNeedDigestMismatch ? "digest mismatch" : "cannot apply");
+      limited_.Log(LogLevel::kInfo, "need-full", "child 0x%016" PRIx64 " asks for the full %s (%s)",
+                   c->hello.guid, c->key.c_str(),
+                   reason == kNeedDigestMismatch ? "digest mismatch" : "cannot apply");
       c->need_full = true;
       c->sent_epoch = 0;
       Sync(c);
       return;
     }
-    case FrameType::kKeepalive:
-      return;
-    default:
-      break;
+    case FrameType::kKeepalive: return;
+    default: break;
   }
   ++counters_.bad_frames;
-  limited_.Log(LogLevel::kWarn, "bad-frame", "data channel: unexpected %s from 0x%016" PRIx64, FrameTypeName(f.type),
-               c->hello.guid);
+  limited_.Log(LogLevel::kWarn, "bad-frame", "data channel: unexpected %s from 0x%016" PRIx64,
+               FrameTypeName(f.type), c->hello.guid);
 }
 
 void DataServer::Admit(uint64_t id, uint16_t reason, const std::string& key) {
@@ -185,16 +189,18 @@ void DataServer::Admit(uint64_t id, uint16_t reason, const std::string& key) {
   Queue(c, EncodeWelcome(w));
   Flush(c);
   if (!children_.count(id)) return;
-  log_->Log(LogLevel::kInfo, "child %s 0x%016" PRIx64 " (%s) connected for %s, holding epoch %" PRIu64,
-            RolesName(c->hello.roles).c_str(), c->hello.guid, c->stream->peer().c_str(), key.c_str(), c->hello.epoch);
+  log_->Log(LogLevel::kInfo,
+            "child %s 0x%016" PRIx64 " (%s) connected for %s, holding epoch %" PRIu64,
+            RolesName(c->hello.roles).c_str(), c->hello.guid, c->stream->peer().c_str(),
+            key.c_str(), c->hello.epoch);
   if (on_subscribe_) on_subscribe_(key, c->hello);
   if (children_.count(id)) Sync(c);
 }
 
 void DataServer::RefuseChild(Child* c, uint16_t reason, const std::string& text) {
   ++counters_.refused;
-  limited_.Log(LogLevel::kWarn, "refused", "data channel: refused %s (GUID 0x%016" PRIx64 "): %s", c->stream->peer().c_str(),
-               c->hello.guid, text.c_str());
+  limited_.Log(LogLevel::kWarn, "refused", "data channel: refused %s (GUID 0x%016" PRIx64 "): %s",
+               c->stream->peer().c_str(), c->hello.guid, text.c_str());
   c->out.clear();
   c->queued = 0;
   Refuse r;
@@ -205,7 +211,8 @@ void DataServer::RefuseChild(Child* c, uint16_t reason, const std::string& text)
   Flush(c);
 }
 
-void DataServer::Publish(const std::string& key, const DbVersion& v, Bytes delta, uint64_t delta_from) {
+void DataServer::Publish(const std::string& key, const DbVersion& v, Bytes delta,
+                         uint64_t delta_from) {
   pubs_[key].Publish(v, delta, delta_from);
   // Ids first: a child whose socket fails while being synced is closed
   // (erased) inside Sync.
@@ -238,7 +245,8 @@ void DataServer::Sync(Child* c) {
   const DbVersion& cur = pub->second.current();
   if (!c->need_full && c->sent_epoch == cur.epoch && c->sent_digest == cur.digest) return;
   std::vector<DeltaStep> chain;
-  if (!c->need_full && c->sent_epoch != 0 && c->sent_epoch < cur.epoch && pub->second.Chain(c->sent_epoch, &chain)) {
+  if (!c->need_full && c->sent_epoch != 0 && c->sent_epoch < cur.epoch &&
+      pub->second.Chain(c->sent_epoch, &chain)) {
     for (const DeltaStep& s : chain) {
       QueueTransfer(c, 2, s.from, s.to, s.digest, s.bytes);
       ++counters_.delta_transfers;
@@ -265,8 +273,9 @@ void DataServer::QueueTransfer(Child* c, uint8_t kind, uint64_t from, uint64_t t
   for (size_t off = 0; off < bytes->size(); off += kXferChunk) {
     size_t n = std::min(kXferChunk, bytes->size() - off);
     // The header is built here; the chunk itself is shared, not copied.
-    Queue(c, EncodeFrameHeader(FrameType::kXferData, static_cast<uint32_t>(n),
-                               smdb::Crc32(reinterpret_cast<const uint8_t*>(bytes->data()) + off, n)));
+    Queue(c,
+          EncodeFrameHeader(FrameType::kXferData, static_cast<uint32_t>(n),
+                            smdb::Crc32(reinterpret_cast<const uint8_t*>(bytes->data()) + off, n)));
     c->out.push_back({bytes, off, off + n});
     c->queued += n;
   }
@@ -298,7 +307,8 @@ void DataServer::Flush(Child* c) {
   // A child that was held back catches up in one go once drained.
   if (c->out.empty() && c->state == State::kActive) {
     auto pub = pubs_.find(c->key);
-    if (pub != pubs_.end() && !pub->second.empty() && c->sent_epoch != pub->second.current().epoch) Sync(c);
+    if (pub != pubs_.end() && !pub->second.empty() && c->sent_epoch != pub->second.current().epoch)
+      Sync(c);
   }
 }
 
@@ -327,7 +337,8 @@ void DataServer::Tick() {
   std::vector<uint64_t> quiet;  // keepalives due
   for (auto& kv : children_) {
     Child* c = kv.second.get();
-    if (c->state == State::kHello && now - c->since > std::chrono::milliseconds(options_.hello_timeout_ms))
+    if (c->state == State::kHello &&
+        now - c->since > std::chrono::milliseconds(options_.hello_timeout_ms))
       dead.push_back({kv.first, "no HELLO in time"});
     else if (now - c->last_rx > std::chrono::milliseconds(options_.dead_after_ms))
       dead.push_back({kv.first, "silent for too long"});
@@ -353,7 +364,8 @@ std::vector<ChildInfo> DataServer::Children() const {
   for (const auto& kv : children_) {
     const Child& c = *kv.second;
     if (c.state != State::kActive) continue;
-    out.push_back({c.hello.guid, c.hello.roles, c.key, c.stream->peer(), c.acked_epoch, c.bytes_sent});
+    out.push_back(
+        {c.hello.guid, c.hello.roles, c.key, c.stream->peer(), c.acked_epoch, c.bytes_sent});
   }
   return out;
 }

@@ -35,7 +35,7 @@ namespace ssa {
 namespace tree {
 
 struct DataServerOptions {
-  uint64_t guid = 0;            // this parent's port GUID (in WELCOME)
+  uint64_t guid = 0;  // this parent's port GUID (in WELCOME)
   size_t max_children = 1024;
   size_t max_queue_bytes = 32u << 20;
   int hello_timeout_ms = 5000;
@@ -68,8 +68,8 @@ class DataServer {
  public:
   // Decides on a HELLO: done(0, key) serves `key`, done(kRefuse*, "")
   // refuses. May answer later (after a MAD round trip).
-  using AuthorizeFn =
-      std::function<void(const Hello& hello, std::function<void(uint16_t reason, const std::string& key)> done)>;
+  using AuthorizeFn = std::function<void(
+      const Hello& hello, std::function<void(uint16_t reason, const std::string& key)> done)>;
   // A child was admitted for `key` (e.g. compute its PRDB if new).
   using SubscribeFn = std::function<void(const std::string& key, const Hello& hello)>;
   // A QUERY's answer (the tree's state, ...); empty: unknown query.
@@ -126,7 +126,8 @@ class DataServer {
   void OnFrame(Child* c, const Frame& f);
   void Admit(uint64_t id, uint16_t reason, const std::string& key);
   void Sync(Child* c);
-  void QueueTransfer(Child* c, uint8_t kind, uint64_t from, uint64_t to, uint32_t digest, const Bytes& bytes);
+  void QueueTransfer(Child* c, uint8_t kind, uint64_t from, uint64_t to, uint32_t digest,
+                     const Bytes& bytes);
   void Queue(Child* c, std::string frame);
   void Flush(Child* c);
   void UpdateWatch(Child* c);

@@ -120,7 +120,8 @@ class DbReplica : public Replica {
     auto db = std::make_shared<Db>();
     Status st = Db::Parse(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size(), db.get());
     if (!st.ok()) return st;
-    if (db->global_epoch != epoch) return Status::Error(EBADMSG, "full transfer: epoch differs from announced");
+    if (db->global_epoch != epoch)
+      return Status::Error(EBADMSG, "full transfer: epoch differs from announced");
     Install(db, {epoch, digest, bytes}, nullptr, 0);
     return Status::Ok();
   }
@@ -130,7 +131,8 @@ class DbReplica : public Replica {
       return Status::Error(ESTALE, "delta from epoch " + std::to_string(from) + " but holding " +
                                        std::to_string(version_.epoch));
     auto db = std::make_shared<Db>();
-    Status st = smdb::ApplyDelta(*db_, reinterpret_cast<const uint8_t*>(delta->data()), delta->size(), db.get());
+    Status st = smdb::ApplyDelta(*db_, reinterpret_cast<const uint8_t*>(delta->data()),
+                                 delta->size(), db.get());
     if (!st.ok()) return st;
     auto bytes = std::make_shared<std::string>();
     st = db->Serialize(bytes.get());

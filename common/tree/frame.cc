@@ -30,7 +30,8 @@ void Put64(std::string* s, uint64_t v) {
 // A bounds-checked reader over one payload.
 class In {
  public:
-  In(const std::string& p, const char* what) : p_(reinterpret_cast<const uint8_t*>(p.data())), n_(p.size()), what_(what) {}
+  In(const std::string& p, const char* what)
+      : p_(reinterpret_cast<const uint8_t*>(p.data())), n_(p.size()), what_(what) {}
   bool Need(size_t k) {
     if (i_ + k <= n_) return true;
     ok_ = false;
@@ -65,7 +66,9 @@ class In {
   }
   Status End() {
     if (!ok_) return Status::Error(EBADMSG, std::string(what_) + ": payload too short");
-    if (i_ != n_) return Status::Error(EBADMSG, std::string(what_) + ": " + std::to_string(n_ - i_) + " extra bytes");
+    if (i_ != n_)
+      return Status::Error(EBADMSG,
+                           std::string(what_) + ": " + std::to_string(n_ - i_) + " extra bytes");
     return Status::Ok();
   }
 
@@ -140,8 +143,9 @@ std::string EncodeFrameHeader(FrameType type, uint32_t length, uint32_t crc) {
 }
 
 std::string EncodeFrame(FrameType type, const std::string& payload) {
-  std::string f = EncodeFrameHeader(type, static_cast<uint32_t>(payload.size()),
-                                    smdb::Crc32(reinterpret_cast<const uint8_t*>(payload.data()), payload.size()));
+  std::string f = EncodeFrameHeader(
+      type, static_cast<uint32_t>(payload.size()),
+      smdb::Crc32(reinterpret_cast<const uint8_t*>(payload.data()), payload.size()));
   f += payload;
   return f;
 }
@@ -171,7 +175,8 @@ Status DecodeHello(const std::string& p, Hello* h) {
   if (!st.ok()) return st;
   if (kind < 1 || kind > 3) return Status::Error(EBADMSG, "HELLO: kind " + std::to_string(kind));
   h->kind = static_cast<DbKind>(kind);
-  if (h->protocol != kProtocolVersion) return Status::Error(EPROTONOSUPPORT, "HELLO: protocol " + std::to_string(h->protocol));
+  if (h->protocol != kProtocolVersion)
+    return Status::Error(EPROTONOSUPPORT, "HELLO: protocol " + std::to_string(h->protocol));
   if (h->guid == 0) return Status::Error(EBADMSG, "HELLO: GUID 0");
   return Status::Ok();
 }
@@ -206,8 +211,8 @@ Status DecodeRefuse(const std::string& p, Refuse* r) {
   Status st = in.End();
   if (!st.ok()) return st;
   if (r->text.size() > kMaxRefuseText)
-    return Status::Error(EBADMSG, "REFUSE: text of " + std::to_string(r->text.size()) + " bytes (limit " +
-                                      std::to_string(kMaxRefuseText) + ")");
+    return Status::Error(EBADMSG, "REFUSE: text of " + std::to_string(r->text.size()) +
+                                      " bytes (limit " + std::to_string(kMaxRefuseText) + ")");
   return Status::Ok();
 }
 
@@ -230,9 +235,12 @@ Status DecodeXferBegin(const std::string& p, XferBegin* b) {
   b->digest = in.U32();
   Status st = in.End();
   if (!st.ok()) return st;
-  if (b->kind != 1 && b->kind != 2) return Status::Error(EBADMSG, "XFER_BEGIN: kind " + std::to_string(b->kind));
-  if ((b->kind == 1) != (b->from == 0)) return Status::Error(EBADMSG, "XFER_BEGIN: from epoch and kind disagree");
-  if (b->to == 0 || (b->kind == 2 && b->to <= b->from)) return Status::Error(EBADMSG, "XFER_BEGIN: epochs");
+  if (b->kind != 1 && b->kind != 2)
+    return Status::Error(EBADMSG, "XFER_BEGIN: kind " + std::to_string(b->kind));
+  if ((b->kind == 1) != (b->from == 0))
+    return Status::Error(EBADMSG, "XFER_BEGIN: from epoch and kind disagree");
+  if (b->to == 0 || (b->kind == 2 && b->to <= b->from))
+    return Status::Error(EBADMSG, "XFER_BEGIN: epochs");
   if (b->total > (uint64_t{4} << 30)) return Status::Error(EBADMSG, "XFER_BEGIN: more than 4 GiB");
   return Status::Ok();
 }
@@ -277,18 +285,21 @@ Status DecodeQuery(const std::string& p, std::string* name) {
   Status st = in.End();
   if (!st.ok()) return st;
   if (name->size() > kMaxQueryName)
-    return Status::Error(EBADMSG, "QUERY: name of " + std::to_string(name->size()) + " bytes (limit " +
-                                      std::to_string(kMaxQueryName) + ")");
+    return Status::Error(EBADMSG, "QUERY: name of " + std::to_string(name->size()) +
+                                      " bytes (limit " + std::to_string(kMaxQueryName) + ")");
   return Status::Ok();
 }
 
 Status FrameReader::CheckHeader(const uint8_t* h) {
   if (GetBe32(h) != kFrameMagic) return Status::Error(EBADMSG, "not an SSA data frame (bad magic)");
-  if (h[4] != kFrameVersion) return Status::Error(EPROTONOSUPPORT, "frame version " + std::to_string(h[4]));
+  if (h[4] != kFrameVersion)
+    return Status::Error(EPROTONOSUPPORT, "frame version " + std::to_string(h[4]));
   if (h[5] < 1 || h[5] > 11) return Status::Error(EBADMSG, "frame type " + std::to_string(h[5]));
-  if (GetBe16(h + 6) != HeaderCheck(h)) return Status::Error(EBADMSG, "frame header check mismatch");
+  if (GetBe16(h + 6) != HeaderCheck(h))
+    return Status::Error(EBADMSG, "frame header check mismatch");
   if (GetBe32(h + 8) > kMaxFramePayload)
-    return Status::Error(EBADMSG, "frame payload of " + std::to_string(GetBe32(h + 8)) + " bytes (limit 4 MiB)");
+    return Status::Error(
+        EBADMSG, "frame payload of " + std::to_string(GetBe32(h + 8)) + " bytes (limit 4 MiB)");
   return Status::Ok();
 }
 
@@ -315,7 +326,8 @@ bool FrameReader::Next(Frame* out) {
   if (buf_.size() - pos_ < kFrameHeaderSize + len) return false;
   uint32_t crc = smdb::Crc32(h + kFrameHeaderSize, len);
   if (crc != GetBe32(h + 12)) {
-    error_ = Status::Error(EBADMSG, std::string(FrameTypeName(static_cast<FrameType>(h[5]))) + " frame CRC mismatch");
+    error_ = Status::Error(
+        EBADMSG, std::string(FrameTypeName(static_cast<FrameType>(h[5]))) + " frame CRC mismatch");
     return false;
   }
   out->type = static_cast<FrameType>(h[5]);

@@ -30,7 +30,8 @@ struct InprocMadFabric::State {
 
 class InprocMadTransport : public MadTransport {
  public:
-  InprocMadTransport(std::shared_ptr<InprocMadFabric::State> state, uint16_t lid) : state_(std::move(state)), lid_(lid) {}
+  InprocMadTransport(std::shared_ptr<InprocMadFabric::State> state, uint16_t lid)
+      : state_(std::move(state)), lid_(lid) {}
   ~InprocMadTransport() override { Close(); }
 
   // Only the class picks the receiver (the version is the protocol's to
@@ -89,7 +90,8 @@ class InprocMadTransport : public MadTransport {
       // The kernel routes an answer to the agent whose id it put in the
       // request's TID bits 63..32.
       auto it = state_->by_id.find(static_cast<uint32_t>(mad::MadTid(mad) >> 32));
-      if (it != state_->by_id.end() && it->second->lid_ == to.dlid && it->second->mgmt_class_ == mgmt_class)
+      if (it != state_->by_id.end() && it->second->lid_ == to.dlid &&
+          it->second->mgmt_class_ == mgmt_class)
         dest = it->second;
     } else {
       mad::SetMadTid(rx.data, (uint64_t{id_} << 32) | (mad::MadTid(mad) & 0xffffffffu));

@@ -98,7 +98,8 @@ void MemberControlClient::Transmit(uint32_t tid) {
     }
     auto done = std::move(it2->second.done);
     pending_.erase(it2);
-    done(Status::Error(ETIMEDOUT, "no answer from the core after " + std::to_string(options_.retries + 1) + " tries"),
+    done(Status::Error(ETIMEDOUT, "no answer from the core after " +
+                                      std::to_string(options_.retries + 1) + " tries"),
          nullptr);
   });
 }
@@ -188,10 +189,12 @@ void MemberControlClient::OnJoinAnswer(Status st, const uint8_t* mad) {
   uint16_t status = mad::MadStatus(mad, mad::kMadSize);
   JoinAnswer a;
   if (status == 0) st = DecodeJoinAnswer(mad, &a);
-  if (status == 0 && st.ok() && a.parent.guid == 0) st = Status::Error(EBADMSG, "join answer without a parent");
+  if (status == 0 && st.ok() && a.parent.guid == 0)
+    st = Status::Error(EBADMSG, "join answer without a parent");
   if (status != 0 || !st.ok()) {
     if (status == kStatusRetry)
-      limited_.Log(LogLevel::kInfo, "retry", "join: %s; trying again", DescribeSsaStatus(status).c_str());
+      limited_.Log(LogLevel::kInfo, "retry", "join: %s; trying again",
+                   DescribeSsaStatus(status).c_str());
     else
       limited_.Log(LogLevel::kWarn, "refused", "join refused: %s",
                    st.ok() ? DescribeSsaStatus(status).c_str() : st.ToString().c_str());
@@ -204,8 +207,8 @@ void MemberControlClient::OnJoinAnswer(Status st, const uint8_t* mad) {
   backoff_ms_ = 0;
   lost_parent_ = 0;
   bool changed = !joined_ || a.parent.guid != assignment_.parent.guid ||
-                 !(a.parent.address == assignment_.parent.address) || a.backup.guid != assignment_.backup.guid ||
-                 a.token != assignment_.token;
+                 !(a.parent.address == assignment_.parent.address) ||
+                 a.backup.guid != assignment_.backup.guid || a.token != assignment_.token;
   assignment_.parent = a.parent;
   assignment_.backup = a.backup;
   assignment_.token = a.token;
@@ -236,7 +239,8 @@ void MemberControlClient::CheckToken(uint64_t child_guid, const Token& token, Ch
     TokenCheckAnswer a;
     if (st.ok()) st = DecodeTokenCheckAnswer(answer, &a);
     if (st.ok() && a.valid)
-      valid_tokens_[{child_guid, token}] = std::chrono::steady_clock::now() + std::chrono::seconds(a.lease_left_s);
+      valid_tokens_[{child_guid, token}] =
+          std::chrono::steady_clock::now() + std::chrono::seconds(a.lease_left_s);
     done(st, a);
   });
 }

@@ -71,8 +71,9 @@ class MemberControlClient {
   using CheckFn = std::function<void(Status, const TokenCheckAnswer&)>;
   using CoreInfoFn = std::function<void(Status, const CoreInfoAnswer&)>;
 
-  MemberControlClient(Reactor* reactor, MadTransport* transport, Logger* log, MemberControlOptions options,
-                      AssignedFn on_assigned, RefusedFn on_refused = nullptr);
+  MemberControlClient(Reactor* reactor, MadTransport* transport, Logger* log,
+                      MemberControlOptions options, AssignedFn on_assigned,
+                      RefusedFn on_refused = nullptr);
   ~MemberControlClient();
   MemberControlClient(const MemberControlClient&) = delete;
   MemberControlClient& operator=(const MemberControlClient&) = delete;

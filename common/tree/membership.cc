@@ -71,7 +71,10 @@ int SmdbTopology::Hops(uint16_t from, uint16_t to) const {
 
 Membership::Membership(MembershipOptions options, uint64_t core_guid, uint16_t core_lid,
                        DataAddress core_address)
-    : options_(std::move(options)), core_guid_(core_guid), core_lid_(core_lid), core_address_(core_address) {}
+    : options_(std::move(options)),
+      core_guid_(core_guid),
+      core_lid_(core_lid),
+      core_address_(core_address) {}
 
 uint16_t Membership::Refuse(uint16_t status, const std::string& reason, std::string* why,
                             const std::string& detail) {
@@ -86,7 +89,8 @@ bool Membership::Allowed(const JoinRequest& r, std::string* why) const {
     *why = "not in allow_distribution";
     return false;
   }
-  if ((r.roles & kRoleAccess) && !options_.allow_access.empty() && !options_.allow_access.count(r.port_guid)) {
+  if ((r.roles & kRoleAccess) && !options_.allow_access.empty() &&
+      !options_.allow_access.count(r.port_guid)) {
     *why = "not in allow_access";
     return false;
   }
@@ -137,7 +141,8 @@ std::vector<uint64_t> Membership::Candidates(const Member& m) const {
   for (const auto& kv : members_) {
     const Member& p = kv.second;
     if (!(p.roles & want) || p.guid == m.guid || lost_.count(p.guid) || p.address.empty()) continue;
-    size_t kids = ChildrenOf(p.guid) - (kids_.count(p.guid) && kids_.at(p.guid).count(m.guid) ? 1 : 0);
+    size_t kids =
+        ChildrenOf(p.guid) - (kids_.count(p.guid) && kids_.at(p.guid).count(m.guid) ? 1 : 0);
     int hops = want == kRoleAccess && topology_ ? topology_->Hops(m.lid, p.lid) : 0;
     c.push_back({kids >= static_cast<size_t>(fanout), hops, kids, p.guid});
   }
@@ -147,7 +152,8 @@ std::vector<uint64_t> Membership::Candidates(const Member& m) const {
   std::vector<uint64_t> out;
   for (const Cand& x : c) out.push_back(x.guid);
   // Access nodes fall back to the core when no distribution node exists.
-  if ((m.roles & kRoleAccess) && (out.empty() || c.front().full)) out.insert(out.begin(), core_guid_);
+  if ((m.roles & kRoleAccess) && (out.empty() || c.front().full))
+    out.insert(out.begin(), core_guid_);
   return out;
 }
 
@@ -163,15 +169,16 @@ void Membership::Assign(Member* m) {
   m->backup = backup;
 }
 
-uint16_t Membership::Join(const JoinRequest& r, uint16_t slid, Clock::time_point now, JoinAnswer* answer,
-                          std::string* why) {
+uint16_t Membership::Join(const JoinRequest& r, uint16_t slid, Clock::time_point now,
+                          JoinAnswer* answer, std::string* why) {
   if (r.protocol != kProtocolVersion)
     return Refuse(kStatusBadVersion, "protocol version", why, std::to_string(r.protocol));
   if (!topology_) return Refuse(kStatusRetry, "no subnet database yet", why, "");
   uint64_t owner = topology_->OwnerGuid(slid);
   if (owner != r.port_guid)
-    return Refuse(kStatusIdentity, "identity", why,
-                  "LID " + std::to_string(slid) + " belongs to " + Hex(owner) + ", not " + Hex(r.port_guid));
+    return Refuse(
+        kStatusIdentity, "identity", why,
+        "LID " + std::to_string(slid) + " belongs to " + Hex(owner) + ", not " + Hex(r.port_guid));
   std::string not_allowed;
   if (!Allowed(r, &not_allowed)) return Refuse(kStatusNotAllowed, "not allowed", why, not_allowed);
   if (r.roles != kRoleConsumer && r.data_address.empty())
@@ -205,8 +212,8 @@ uint16_t Membership::Join(const JoinRequest& r, uint16_t slid, Clock::time_point
   m.expires = now + std::chrono::seconds(options_.lease_s);
   ++m.joins;
   // Keep a working parent: moving children around costs transfers.
-  bool keep = renewal && !role_changed && m.parent && m.parent != r.lost_parent && !lost_.count(m.parent) &&
-              (m.parent == core_guid_ || members_.count(m.parent));
+  bool keep = renewal && !role_changed && m.parent && m.parent != r.lost_parent &&
+              !lost_.count(m.parent) && (m.parent == core_guid_ || members_.count(m.parent));
   if (keep) {
     std::vector<uint64_t> c = Candidates(m);
     m.backup = 0;
@@ -259,7 +266,8 @@ TokenCheckAnswer Membership::CheckToken(const TokenCheckRequest& r, Clock::time_
   }
   a.valid = true;
   a.roles = m->roles;
-  a.lease_left_s = static_cast<uint32_t>(std::chrono::duration_cast<std::chrono::seconds>(m->expires - now).count());
+  a.lease_left_s = static_cast<uint32_t>(
+      std::chrono::duration_cast<std::chrono::seconds>(m->expires - now).count());
   return a;
 }
 
@@ -285,17 +293,21 @@ const Member* Membership::Find(uint64_t guid) const {
 
 std::string Membership::ToJson(Clock::time_point now) const {
   auto entry = [](const std::string& role, uint64_t guid, uint16_t lid, const ParentInfo& parent,
-                  const ParentInfo& backup, uint64_t epoch, const MemberCounters& c, const std::string& address,
-                  long lease_left) {
+                  const ParentInfo& backup, uint64_t epoch, const MemberCounters& c,
+                  const std::string& address, long lease_left) {
     char b[768];
     snprintf(b, sizeof(b),
-             "  {\"role\": \"%s\", \"guid\": \"%s\", \"lid\": %u, \"parent_guid\": \"%s\", \"parent_lid\": %u, "
-             "\"backup_guid\": \"%s\", \"backup_lid\": %u, \"epoch\": %" PRIu64 ", \"address\": \"%s\", "
+             "  {\"role\": \"%s\", \"guid\": \"%s\", \"lid\": %u, \"parent_guid\": \"%s\", "
+             "\"parent_lid\": %u, "
+             "\"backup_guid\": \"%s\", \"backup_lid\": %u, \"epoch\": %" PRIu64
+             ", \"address\": \"%s\", "
              "\"lease_left_s\": %ld, \"full_transfers\": %" PRIu64 ", \"delta_transfers\": %" PRIu64
-             ", \"bytes_sent\": %" PRIu64 ", \"refused\": %" PRIu64 ", \"children\": %u, \"reconnects\": %u}",
-             role.c_str(), Hex(guid).c_str(), lid, Hex(parent.guid).c_str(), parent.lid, Hex(backup.guid).c_str(),
-             backup.lid, epoch, address.c_str(), lease_left, c.full_transfers, c.delta_transfers, c.bytes_sent,
-             c.refused, c.children, c.reconnects);
+             ", \"bytes_sent\": %" PRIu64 ", \"refused\": %" PRIu64
+             ", \"children\": %u, \"reconnects\": %u}",
+             role.c_str(), Hex(guid).c_str(), lid, Hex(parent.guid).c_str(), parent.lid,
+             Hex(backup.guid).c_str(), backup.lid, epoch, address.c_str(), lease_left,
+             c.full_transfers, c.delta_transfers, c.bytes_sent, c.refused, c.children,
+             c.reconnects);
     return std::string(b);
   };
   MemberCounters core = core_counters_;
@@ -305,9 +317,10 @@ std::string Membership::ToJson(Clock::time_point now) const {
   for (const auto& kv : members_) {
     const Member& m = kv.second;
     MemberCounters c = m.counters;
-    long left = static_cast<long>(std::chrono::duration_cast<std::chrono::seconds>(m.expires - now).count());
-    out += ",\n" + entry(RolesName(m.roles), m.guid, m.lid, InfoOf(m.parent), InfoOf(m.backup), m.epoch, c,
-                         m.address.ToString(), left);
+    long left = static_cast<long>(
+        std::chrono::duration_cast<std::chrono::seconds>(m.expires - now).count());
+    out += ",\n" + entry(RolesName(m.roles), m.guid, m.lid, InfoOf(m.parent), InfoOf(m.backup),
+                         m.epoch, c, m.address.ToString(), left);
   }
   return out + "\n]\n";
 }

@@ -81,7 +81,8 @@ class Membership {
   using Clock = std::chrono::steady_clock;
 
   // The core itself: its port, LID and data-channel address.
-  Membership(MembershipOptions options, uint64_t core_guid, uint16_t core_lid, DataAddress core_address);
+  Membership(MembershipOptions options, uint64_t core_guid, uint16_t core_lid,
+             DataAddress core_address);
 
   // A new SMDB: topology for identity checks and hop counts (borrowed;
   // null until the first SMDB, when joins answer "retry").
@@ -91,8 +92,8 @@ class Membership {
 
   // A Join from source LID `slid`. Returns the MAD status; fills *answer
   // on success. *why says why a join was refused, for the log.
-  uint16_t Join(const JoinRequest& request, uint16_t slid, Clock::time_point now, JoinAnswer* answer,
-                std::string* why);
+  uint16_t Join(const JoinRequest& request, uint16_t slid, Clock::time_point now,
+                JoinAnswer* answer, std::string* why);
   uint16_t Leave(const LeaveRequest& request);
   TokenCheckAnswer CheckToken(const TokenCheckRequest& request, Clock::time_point now) const;
   // Forgets members whose lease ran out; returns how many.
@@ -123,7 +124,8 @@ class Membership {
   void Assign(Member* m);
   size_t ChildrenOf(uint64_t guid) const;
   bool Allowed(const JoinRequest& r, std::string* why) const;
-  uint16_t Refuse(uint16_t status, const std::string& reason, std::string* why, const std::string& detail);
+  uint16_t Refuse(uint16_t status, const std::string& reason, std::string* why,
+                  const std::string& detail);
 
   MembershipOptions options_;
   const uint64_t core_guid_;
@@ -132,7 +134,7 @@ class Membership {
   const Topology* topology_ = nullptr;
   uint64_t core_epoch_ = 0;
   MemberCounters core_counters_;
-  std::map<uint64_t, Member> members_;          // by port GUID
+  std::map<uint64_t, Member> members_;           // by port GUID
   std::map<uint64_t, std::set<uint64_t>> kids_;  // parent GUID -> children
   std::set<uint64_t> lost_;  // parents reported lost; not assigned until they renew
   std::map<std::string, uint64_t> refusals_;

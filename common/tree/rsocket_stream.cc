@@ -139,7 +139,8 @@ class Signal {
 
 class RStream : public Stream {
  public:
-  RStream(int rs, std::string peer) : rs_(rs), peer_(std::move(peer)), signal_(rs, POLLIN | POLLOUT) {}
+  RStream(int rs, std::string peer)
+      : rs_(rs), peer_(std::move(peer)), signal_(rs, POLLIN | POLLOUT) {}
   ~RStream() override { rclose(rs_); }
   int fd() const override { return signal_.fd(); }
   Status FinishConnect() override {
@@ -147,7 +148,8 @@ class RStream : public Stream {
     socklen_t len = sizeof(err);
     rgetsockopt(rs_, SOL_SOCKET, SO_ERROR, &err, &len);
     signal_.Rearm(POLLIN);
-    return err ? Status::Error(err, "rsocket connect to " + peer_ + ": " + strerror(err)) : Status::Ok();
+    return err ? Status::Error(err, "rsocket connect to " + peer_ + ": " + strerror(err))
+               : Status::Ok();
   }
   ssize_t Read(void* buf, size_t len) override {
     ssize_t n = rrecv(rs_, buf, len, 0);
@@ -236,7 +238,9 @@ class RsocketTransport : public StreamTransport {
 
 }  // namespace
 
-std::unique_ptr<StreamTransport> NewRsocketTransport() { return std::make_unique<RsocketTransport>(); }
+std::unique_ptr<StreamTransport> NewRsocketTransport() {
+  return std::make_unique<RsocketTransport>();
+}
 
 }  // namespace tree
 }  // namespace ssa

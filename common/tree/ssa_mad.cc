@@ -40,7 +40,8 @@ Status GetAddress(const uint8_t* p, const char* field, DataAddress* a) {
   a->port = GetBe16(p + 1);
   memcpy(a->addr.data(), p + 3, 16);
   if (a->family != 0 && a->family != 4 && a->family != 6)
-    return Status::Error(EBADMSG, std::string(field) + ": address family " + std::to_string(a->family));
+    return Status::Error(EBADMSG,
+                         std::string(field) + ": address family " + std::to_string(a->family));
   if (a->family == 4)
     for (int i = 4; i < 16; ++i)
       if (a->addr[i]) return Status::Error(EBADMSG, std::string(field) + ": IPv4 padding not zero");
@@ -51,7 +52,9 @@ Status GetAddress(const uint8_t* p, const char* field, DataAddress* a) {
 
 Status Zero(const uint8_t* mad, size_t from, size_t to, const char* what) {
   for (size_t i = from; i < to; ++i)
-    if (mad[i]) return Status::Error(EBADMSG, std::string(what) + ": reserved byte " + std::to_string(i) + " not zero");
+    if (mad[i])
+      return Status::Error(
+          EBADMSG, std::string(what) + ": reserved byte " + std::to_string(i) + " not zero");
   return Status::Ok();
 }
 
@@ -91,19 +94,23 @@ std::string DescribeSsaStatus(uint16_t status) {
     case kStatusNotAllowed: return "role not allowed for this GUID";
     case kStatusIdentity: return "source LID does not own the claimed GUID";
     case kStatusUnknownMember: return "unknown member or token";
-    default: return "status 0x" + [status] {
-      char b[8];
-      snprintf(b, sizeof(b), "%04x", status);
-      return std::string(b);
-    }();
+    default:
+      return "status 0x" + [status] {
+        char b[8];
+        snprintf(b, sizeof(b), "%04x", status);
+        return std::string(b);
+      }();
   }
 }
 
 std::string DataAddress::ToString() const {
   char buf[INET6_ADDRSTRLEN] = "";
-  if (family == 4) inet_ntop(AF_INET, addr.data(), buf, sizeof(buf));
-  else if (family == 6) inet_ntop(AF_INET6, addr.data(), buf, sizeof(buf));
-  else return "";
+  if (family == 4)
+    inet_ntop(AF_INET, addr.data(), buf, sizeof(buf));
+  else if (family == 6)
+    inet_ntop(AF_INET6, addr.data(), buf, sizeof(buf));
+  else
+    return "";
   std::string host = family == 6 ? std::string("[") + buf + "]" : buf;
   return host + ":" + std::to_string(port);
 }
@@ -122,7 +129,8 @@ Status DataAddress::Parse(const std::string& text, DataAddress* out) {
       return Status::Error(EINVAL, "'" + host + "' is not an IPv6 address");
   } else {
     size_t colon = text.rfind(':');
-    if (colon == std::string::npos) return Status::Error(EINVAL, "'" + text + "': expected ADDR:PORT");
+    if (colon == std::string::npos)
+      return Status::Error(EINVAL, "'" + text + "': expected ADDR:PORT");
     host = text.substr(0, colon);
     port = text.substr(colon + 1);
     a.family = 4;
@@ -131,7 +139,8 @@ Status DataAddress::Parse(const std::string& text, DataAddress* out) {
   }
   char* end = nullptr;
   unsigned long p = strtoul(port.c_str(), &end, 10);
-  if (port.empty() || *end || p > 65535) return Status::Error(EINVAL, "'" + port + "' is not a port number");
+  if (port.empty() || *end || p > 65535)
+    return Status::Error(EINVAL, "'" + port + "' is not a port number");
   a.port = static_cast<uint16_t>(p);
   *out = a;
   return Status::Ok();
@@ -274,7 +283,9 @@ Status DecodeTokenCheckAnswer(const uint8_t* mad, TokenCheckAnswer* a) {
   return Zero(mad, kAttr + 8, kCheckedEnd, "token check answer");
 }
 
-void EncodeCoreInfo(uint64_t tid, uint8_t* mad) { Header(mad::kMethodGet, kAttrCoreInfo, tid, 0, mad); }
+void EncodeCoreInfo(uint64_t tid, uint8_t* mad) {
+  Header(mad::kMethodGet, kAttrCoreInfo, tid, 0, mad);
+}
 
 void EncodeCoreInfoAnswer(const CoreInfoAnswer& a, uint64_t tid, uint8_t* mad) {
   Header(mad::kMethodGetResp, kAttrCoreInfo, tid, 0, mad);
@@ -301,12 +312,14 @@ void EncodeStatusAnswer(uint16_t attr_id, uint64_t tid, uint16_t status, uint8_t
 }
 
 Status DecodeSsaHeader(const uint8_t* mad, size_t len, mad::MadHeader* h) {
-  if (len != mad::kMadSize) return Status::Error(EBADMSG, "SSA MAD of " + std::to_string(len) + " bytes, not 256");
+  if (len != mad::kMadSize)
+    return Status::Error(EBADMSG, "SSA MAD of " + std::to_string(len) + " bytes, not 256");
   Status st = mad::DecodeMadHeader(mad, len, h);
   if (!st.ok()) return st;
   if (h->base_version != mad::kBaseVersion || h->mgmt_class != kSsaClass)
-    return Status::Error(EBADMSG, "not an SSA MAD (base version " + std::to_string(h->base_version) +
-                                      ", class " + std::to_string(h->mgmt_class) + ")");
+    return Status::Error(EBADMSG, "not an SSA MAD (base version " +
+                                      std::to_string(h->base_version) + ", class " +
+                                      std::to_string(h->mgmt_class) + ")");
   if (h->class_version != kSsaClassVersion)
     return Status::Error(EPROTONOSUPPORT, "SSA class version " + std::to_string(h->class_version));
   if (h->attr_mod != 0) return Status::Error(EBADMSG, "attribute modifier not 0");

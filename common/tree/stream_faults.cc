@@ -62,7 +62,8 @@ class FaultyStream : public Stream {
 
 class FaultyListener : public StreamListener {
  public:
-  FaultyListener(std::unique_ptr<StreamListener> inner, std::shared_ptr<FaultyStreamTransport::Shared> shared)
+  FaultyListener(std::unique_ptr<StreamListener> inner,
+                 std::shared_ptr<FaultyStreamTransport::Shared> shared)
       : inner_(std::move(inner)), shared_(std::move(shared)) {}
   int fd() const override { return inner_->fd(); }
   DataAddress address() const override { return inner_->address(); }
@@ -85,7 +86,8 @@ const std::vector<std::string>& FaultyStreamTransport::Keys() {
   return keys;
 }
 
-FaultyStreamTransport::FaultyStreamTransport(std::unique_ptr<StreamTransport> inner, const FaultSpec& spec)
+FaultyStreamTransport::FaultyStreamTransport(std::unique_ptr<StreamTransport> inner,
+                                             const FaultSpec& spec)
     : inner_(std::move(inner)), shared_(std::make_shared<Shared>()) {
   shared_->flip = spec.Get("flip");
   shared_->cut = spec.Get("cut");
@@ -94,7 +96,8 @@ FaultyStreamTransport::FaultyStreamTransport(std::unique_ptr<StreamTransport> in
   shared_->counters = &counters_;
 }
 
-Status FaultyStreamTransport::Listen(const DataAddress& address, std::unique_ptr<StreamListener>* out) {
+Status FaultyStreamTransport::Listen(const DataAddress& address,
+                                     std::unique_ptr<StreamListener>* out) {
   std::unique_ptr<StreamListener> l;
   Status st = inner_->Listen(address, &l);
   if (st.ok()) *out = std::make_unique<FaultyListener>(std::move(l), shared_);

@@ -56,7 +56,8 @@ class TcpStream : public Stream {
   Status FinishConnect() override {
     int err = 0;
     socklen_t len = sizeof(err);
-    if (getsockopt(fd_, SOL_SOCKET, SO_ERROR, &err, &len) != 0) return Status::FromErrno("getsockopt");
+    if (getsockopt(fd_, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
+      return Status::FromErrno("getsockopt");
     if (err) return Status::Error(err, "connect to " + peer_ + ": " + strerror(err));
     return Status::Ok();
   }
@@ -141,9 +142,12 @@ class TcpTransport : public StreamTransport {
 std::unique_ptr<StreamTransport> NewTcpTransport() { return std::make_unique<TcpTransport>(); }
 
 Status NewStreamTransport(const std::string& name, std::unique_ptr<StreamTransport>* out) {
-  if (name == "tcp") *out = NewTcpTransport();
-  else if (name == "rsocket") *out = NewRsocketTransport();
-  else return Status::Error(EINVAL, "unknown data transport '" + name + "' (tcp or rsocket)");
+  if (name == "tcp")
+    *out = NewTcpTransport();
+  else if (name == "rsocket")
+    *out = NewRsocketTransport();
+  else
+    return Status::Error(EINVAL, "unknown data transport '" + name + "' (tcp or rsocket)");
   return Status::Ok();
 }
 

@@ -87,9 +87,7 @@ void DatagramIo::SendResponse(const dgram::UnicastTarget& to, const uint8_t* dat
                               const std::string& to_name) {
   Status st;
   switch (sends_.Send(ud_.get(), to, data, len, &st)) {
-    case SendQueue::Result::kSent:
-      ++stats_.responses_sent;
-      break;
+    case SendQueue::Result::kSent: ++stats_.responses_sent; break;
     case SendQueue::Result::kQueued:
       log_->Log(SSA_LOG_DEBUG, "endpoint %s: response to %s waits for the send queue (%zu waiting)",
                 name_.c_str(), to_name.c_str(), sends_.size());
@@ -140,8 +138,8 @@ std::string DatagramIo::StatsText() const {
            "errors, %llu undeliverable, %llu received, %llu rejected",
            u(s.requests_received), u(s.responses_received), u(s.responses_sent),
            u(s.requesters_cached), u(s.malformed_total), u(s.unexpected_responses), u(s.no_grh),
-           u(s.no_shared_group), u(s.cache_full), u(t.sent), u(t.send_errors),
-           u(t.undeliverable), u(t.received), u(t.rejected));
+           u(s.no_shared_group), u(s.cache_full), u(t.sent), u(t.send_errors), u(t.undeliverable),
+           u(t.received), u(t.rejected));
   std::string text = buf;
   const char* sep = " (";
   for (int i = 0; i < static_cast<int>(dgram::RejectReason::kCount); ++i) {

@@ -10,16 +10,11 @@ namespace acmp {
 
 const char* DestStateName(DestState s) {
   switch (s) {
-    case DestState::kInit:
-      return "init";
-    case DestState::kQueryAddr:
-      return "query-addr";
-    case DestState::kAddrResolved:
-      return "addr-resolved";
-    case DestState::kQueryRoute:
-      return "query-route";
-    case DestState::kReady:
-      return "ready";
+    case DestState::kInit: return "init";
+    case DestState::kQueryAddr: return "query-addr";
+    case DestState::kAddrResolved: return "addr-resolved";
+    case DestState::kQueryRoute: return "query-route";
+    case DestState::kReady: return "ready";
   }
   return "?";
 }

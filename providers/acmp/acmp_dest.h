@@ -31,9 +31,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "providers/acmp/datagram_transport.h"
 #include <ibacm_ssa/provider.h>
 #include "providers/acmp/acmp_options.h"
+#include "providers/acmp/datagram_transport.h"
 
 namespace ssa {
 namespace acmp {

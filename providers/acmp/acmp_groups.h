@@ -29,9 +29,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "providers/acmp/acmp_options.h"
 #include "providers/acmp/datagram_transport.h"
 #include "providers/acmp/mcmember_wire.h"
-#include "providers/acmp/acmp_options.h"
 
 namespace ssa {
 namespace acmp {

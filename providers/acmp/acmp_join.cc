@@ -87,8 +87,7 @@ std::unique_ptr<DatagramIo> AcmpProvider::NewDatagramIo(AcmpEndpoint* ep) {
   cb.on_datagram = [this, ep](const dgram::Datagram& dg) { HandleDatagram(ep, dg); };
   cb.watch = [this, ep](int fd) { return ops_->fd_watch(core_, fd, EPOLLIN, OnReadable, ep); };
   cb.unwatch = [this](int fd) { ops_->fd_unwatch(core_, fd); };
-  return std::make_unique<DatagramIo>(this, this, std::move(cb), ep->Name(),
-                                      options_.send_depth);
+  return std::make_unique<DatagramIo>(this, this, std::move(cb), ep->Name(), options_.send_depth);
 }
 
 void AcmpProvider::JoinGroups(AcmpEndpoint* ep) {

@@ -6,10 +6,10 @@
 #include <cstring>
 #include <utility>
 
+#include <ibacm_ssa/provider.h>
 #include "common/mad/mad_wire.h"
 #include "providers/acmp/acmp_port_info.h"
 #include "providers/acmp/acmp_wire.h"
-#include <ibacm_ssa/provider.h>
 
 namespace ssa {
 namespace acmp {
@@ -21,9 +21,8 @@ constexpr uint32_t kMaxJoinRetryMs = 60000;
 
 }  // namespace
 
-GroupMembership::GroupMembership(Scheduler* scheduler, ProviderLog* log,
-                                 const AcmpOptions* options, Callbacks callbacks, std::string name,
-                                 uint16_t pkey)
+GroupMembership::GroupMembership(Scheduler* scheduler, ProviderLog* log, const AcmpOptions* options,
+                                 Callbacks callbacks, std::string name, uint16_t pkey)
     : scheduler_(scheduler),
       log_(log),
       options_(options),

@@ -66,8 +66,7 @@ class GroupMembership {
 
   // Plans the groups for the port (its GID and LID; `port_rate` and
   // `port_mtu` are codes, 0 while not known) and joins those not joined.
-  void Update(const dgram::Gid& port_gid, uint16_t port_lid, uint8_t port_rate,
-              uint8_t port_mtu);
+  void Update(const dgram::Gid& port_gid, uint16_t port_lid, uint8_t port_rate, uint8_t port_mtu);
   // The SA's answer to the join of group `index` sent with `token`.
   void Answered(size_t index, uint64_t token, int status, const uint8_t* mad, size_t len);
   // Cancels retries, detaches, and forgets every group; with `tell_sa`,

@@ -30,18 +30,12 @@ constexpr size_t kPortInfoOffset = mad::kSaDataOffset + 4;
 
 uint8_t MtuCodeFromBytes(long bytes) {
   switch (bytes) {
-    case 256:
-      return 1;
-    case 512:
-      return 2;
-    case 1024:
-      return 3;
-    case 2048:
-      return 4;
-    case 4096:
-      return 5;
-    default:
-      return 0;
+    case 256: return 1;
+    case 512: return 2;
+    case 1024: return 3;
+    case 2048: return 4;
+    case 4096: return 5;
+    default: return 0;
   }
 }
 
@@ -63,52 +57,26 @@ uint32_t RateMbps(uint8_t code) {
 uint8_t RateCodeForLink(uint8_t width_active, uint8_t speed_active, uint8_t ext_speed_active) {
   int lanes;
   switch (width_active) {
-    case 1:
-      lanes = 1;
-      break;
-    case 2:
-      lanes = 4;
-      break;
-    case 4:
-      lanes = 8;
-      break;
-    case 8:
-      lanes = 12;
-      break;
-    case 16:
-      lanes = 2;
-      break;
-    default:
-      return 0;
+    case 1: lanes = 1; break;
+    case 2: lanes = 4; break;
+    case 4: lanes = 8; break;
+    case 8: lanes = 12; break;
+    case 16: lanes = 2; break;
+    default: return 0;
   }
   // Per-lane data rates, rounded as the IBA rate codes are (FDR 14, EDR 25).
   uint32_t lane_mbps;
   switch (ext_speed_active) {
-    case 1:
-      lane_mbps = 14000;
-      break;  // FDR
-    case 2:
-      lane_mbps = 25000;
-      break;  // EDR
-    case 4:
-      lane_mbps = 50000;
-      break;  // HDR
-    case 8:
-      lane_mbps = 100000;
-      break;  // NDR
+    case 1: lane_mbps = 14000; break;   // FDR
+    case 2: lane_mbps = 25000; break;   // EDR
+    case 4: lane_mbps = 50000; break;   // HDR
+    case 8: lane_mbps = 100000; break;  // NDR
     default:
       switch (speed_active) {
-        case 1:
-          lane_mbps = 2500;
-          break;  // SDR
-        case 2:
-          lane_mbps = 5000;
-          break;  // DDR
-        case 4:
-          lane_mbps = 10000;
-          break;  // QDR
-        default:
-          return 0;
+        case 1: lane_mbps = 2500; break;   // SDR
+        case 2: lane_mbps = 5000; break;   // DDR
+        case 4: lane_mbps = 10000; break;  // QDR
+        default: return 0;
       }
   }
   uint32_t mbps = lane_mbps * static_cast<uint32_t>(lanes);

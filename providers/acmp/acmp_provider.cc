@@ -216,8 +216,7 @@ void AcmpProvider::PortEvent(AcmpPort* port, int event) {
         Flush(port, event == SSA_PORT_EVENT_SM_CHANGE ? "the SM changed" : "the LID changed", true);
       }
       break;
-    default:
-      Log(SSA_LOG_DEBUG, "port %s: event %d ignored", port->Name().c_str(), event);
+    default: Log(SSA_LOG_DEBUG, "port %s: event %d ignored", port->Name().c_str(), event);
   }
 }
 
@@ -391,7 +390,8 @@ void AcmpProvider::ApplyRoutePreload(AcmpEndpoint* ep) {
   const std::string& file = options_.route_data_file;
   if (!port->preload_parsed) {
     port->preload_parsed = true;
-    Status st = provider_shared::ParseOpensmFullV1File(file, port->port_guid, port->lid, &port->preload);
+    Status st =
+        provider_shared::ParseOpensmFullV1File(file, port->port_guid, port->lid, &port->preload);
     if (!st.ok()) {
       Log(SSA_LOG_ERROR, "route_preload: %s", st.ToString().c_str());
       return;
@@ -411,7 +411,8 @@ void AcmpProvider::ApplyRoutePreload(AcmpEndpoint* ep) {
       memcpy(dgid, &prefix, 8);
       memcpy(dgid + 8, &guid, 8);
     }
-    ibv_path_record path = provider_shared::PreloadedPathRecord(r, sgid.raw, dgid, port->lid, ep->pkey);
+    ibv_path_record path =
+        provider_shared::PreloadedPathRecord(r, sgid.raw, dgid, port->lid, ep->pkey);
     bool self = r.dlid == port->lid;
     uint8_t lid_addr[64] = {};
     lid_addr[0] = static_cast<uint8_t>(r.dlid >> 8);

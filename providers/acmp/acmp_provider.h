@@ -41,7 +41,6 @@
 #include <unordered_map>
 #include <vector>
 
-#include "providers/acmp/datagram_transport.h"
 #include <ibacm_ssa/provider.h>
 #include "providers/acmp/acmp_datagram_io.h"
 #include "providers/acmp/acmp_dest.h"
@@ -52,6 +51,7 @@
 #include "providers/acmp/acmp_port_info.h"
 #include "providers/acmp/acmp_requests.h"
 #include "providers/acmp/acmp_wire.h"
+#include "providers/acmp/datagram_transport.h"
 #include "providers/shared/address_map.h"
 #include "providers/shared/port_view.h"
 #include "providers/shared/route_preload.h"
@@ -98,7 +98,7 @@ struct AcmpEndpoint {
   uint64_t id = 0;  // provider-wide, never reused
   uint16_t pkey = 0;
   uint16_t pkey_index = 0;
-  std::unique_ptr<DatagramIo> io;            // the QP, its send queue and counters
+  std::unique_ptr<DatagramIo> io;           // the QP, its send queue and counters
   std::unique_ptr<GroupMembership> groups;  // multicast joins
   std::unique_ptr<DestCache> cache;
   std::unique_ptr<RequestTracker> requests;
@@ -156,8 +156,8 @@ class AcmpProvider : public Scheduler, public ProviderLog {
     uint64_t ep_id = 0;
     size_t group = 0;         // kJoin: the group's index
     uint64_t join_token = 0;  // kJoin: GroupMembership's token
-    std::string dest_key;  // kRoute
-    uint64_t req_id = 0;   // kQuery
+    std::string dest_key;     // kRoute
+    uint64_t req_id = 0;      // kQuery
   };
   struct Timer {
     AcmpProvider* prov = nullptr;

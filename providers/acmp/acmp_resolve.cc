@@ -152,8 +152,8 @@ void AcmpProvider::ResolveName(AcmpEndpoint* ep, const Waiter& w) {
       provider_shared::Gid gid;
       const void* owner = nullptr;
       if (options_.addr_preload &&
-          hosts_.Lookup(provider_shared::AddressKey(type, dst.data, sizeof(dst.data)), &owner, &gid) ==
-              provider_shared::AddressMap::Found::kFile) {
+          hosts_.Lookup(provider_shared::AddressKey(type, dst.data, sizeof(dst.data)), &owner,
+                        &gid) == provider_shared::AddressMap::Found::kFile) {
         // Known from the hosts file: the route is all that is missing.
         dest->path = ibv_path_record();
         memcpy(dest->path.dgid.raw, gid.raw, 16);
@@ -189,9 +189,7 @@ void AcmpProvider::ResolveName(AcmpEndpoint* ep, const Waiter& w) {
       StartRouteQuery(ep, dest);
       return;
     case DestState::kQueryAddr:
-    case DestState::kQueryRoute:
-      Wait(ep, dest, w);
-      return;
+    case DestState::kQueryRoute: Wait(ep, dest, w); return;
     case DestState::kReady:  // answered by AcquireUnlessCached
       return;
   }
@@ -241,9 +239,7 @@ void AcmpProvider::ResolvePath(AcmpEndpoint* ep, const Waiter& w) {
       StartRouteQuery(ep, dest);
       return;
     case DestState::kQueryAddr:
-    case DestState::kQueryRoute:
-      Wait(ep, dest, w);
-      return;
+    case DestState::kQueryRoute: Wait(ep, dest, w); return;
     case DestState::kReady:  // answered by AcquireUnlessCached
       return;
   }
@@ -288,9 +284,10 @@ void AcmpProvider::StartRouteQuery(AcmpEndpoint* ep, Dest* dest) {
   src.pkey = ep->pkey;
   // By GIDs when the destination's GID is known (as saquery
   // --sgid-to-dgid asks), else by LIDs.
-  provider_shared::RouteKey key = IsZero(dest->path.dgid.raw, 16)
-                                 ? provider_shared::RouteKey::Lid(ep->id, ntohs(dest->path.dlid))
-                                 : provider_shared::RouteKey::Gid(ep->id, dest->path.dgid.raw);
+  provider_shared::RouteKey key =
+      IsZero(dest->path.dgid.raw, 16)
+          ? provider_shared::RouteKey::Lid(ep->id, ntohs(dest->path.dlid))
+          : provider_shared::RouteKey::Gid(ep->id, dest->path.dgid.raw);
   uint8_t mad[256];
   provider_shared::BuildRouteQuery(src, key, mad);
   Count(ep, ACM_CNTR_ROUTE_QUERY, true);

@@ -15,8 +15,8 @@
 #include <cstdint>
 #include <deque>
 
-#include "providers/acmp/datagram_transport.h"
 #include "common/base/status.h"
+#include "providers/acmp/datagram_transport.h"
 
 namespace ssa {
 namespace acmp {

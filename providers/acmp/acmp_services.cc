@@ -119,20 +119,11 @@ void AcmpProvider::OnSaDone(void* arg, int status, const uint8_t* mad, size_t le
   prov->sa_ops_.erase(it);
   try {
     switch (owned->kind) {
-      case SaOp::kPortInfo:
-        prov->HandlePortInfo(owned.get(), status, mad, len);
-        break;
-      case SaOp::kJoin:
-        prov->HandleJoin(owned.get(), status, mad, len);
-        break;
-      case SaOp::kLeave:
-        break;  // nothing to do either way
-      case SaOp::kRoute:
-        prov->HandleRoute(owned.get(), status, mad, len);
-        break;
-      case SaOp::kQuery:
-        prov->HandleQuery(owned.get(), status, mad, len);
-        break;
+      case SaOp::kPortInfo: prov->HandlePortInfo(owned.get(), status, mad, len); break;
+      case SaOp::kJoin: prov->HandleJoin(owned.get(), status, mad, len); break;
+      case SaOp::kLeave: break;  // nothing to do either way
+      case SaOp::kRoute: prov->HandleRoute(owned.get(), status, mad, len); break;
+      case SaOp::kQuery: prov->HandleQuery(owned.get(), status, mad, len); break;
     }
   } catch (const std::bad_alloc&) {
     prov->Log(SSA_LOG_ERROR, "out of memory handling an SA answer");

@@ -47,24 +47,15 @@ Status CheckAddress(const char* which, const AcmAddress& a, DecodeError* why) {
 
 const char* DecodeErrorName(DecodeError e) {
   switch (e) {
-    case DecodeError::kNone:
-      return "none";
-    case DecodeError::kShort:
-      return "short";
-    case DecodeError::kNotAcm:
-      return "not ACM";
-    case DecodeError::kBadControl:
-      return "bad control";
-    case DecodeError::kBadMethod:
-      return "bad method";
-    case DecodeError::kBadAddressType:
-      return "bad address type";
-    case DecodeError::kBadAddress:
-      return "bad address";
-    case DecodeError::kBadGidCount:
-      return "bad GID count";
-    case DecodeError::kCount:
-      break;
+    case DecodeError::kNone: return "none";
+    case DecodeError::kShort: return "short";
+    case DecodeError::kNotAcm: return "not ACM";
+    case DecodeError::kBadControl: return "bad control";
+    case DecodeError::kBadMethod: return "bad method";
+    case DecodeError::kBadAddressType: return "bad address type";
+    case DecodeError::kBadAddress: return "bad address";
+    case DecodeError::kBadGidCount: return "bad GID count";
+    case DecodeError::kCount: break;
   }
   return "?";
 }
@@ -181,16 +172,12 @@ std::string AddressText(uint8_t type, const uint8_t* data) {
       size_t n = strnlen(reinterpret_cast<const char*>(data), kAcmAddressSize);
       return std::string(reinterpret_cast<const char*>(data), n);
     }
-    case kAddrIp:
-      return inet_ntop(AF_INET, data, buf, sizeof(buf)) ? buf : "?";
-    case kAddrIp6:
-      return inet_ntop(AF_INET6, data, buf, sizeof(buf)) ? buf : "?";
+    case kAddrIp: return inet_ntop(AF_INET, data, buf, sizeof(buf)) ? buf : "?";
+    case kAddrIp6: return inet_ntop(AF_INET6, data, buf, sizeof(buf)) ? buf : "?";
     case kAddrGid:
       return std::string("GID ") + (inet_ntop(AF_INET6, data, buf, sizeof(buf)) ? buf : "?");
-    case kAddrLid:
-      return "LID " + std::to_string(GetBe16(data));
-    default:
-      return "address type " + std::to_string(type);
+    case kAddrLid: return "LID " + std::to_string(GetBe16(data));
+    default: return "address type " + std::to_string(type);
   }
 }
 

@@ -36,8 +36,8 @@
 #include <cstdint>
 #include <string>
 
-#include "providers/acmp/datagram_transport.h"
 #include "common/base/status.h"
+#include "providers/acmp/datagram_transport.h"
 
 namespace ssa {
 namespace acmp {

@@ -25,22 +25,14 @@ std::string GidText(const Gid& gid) {
 
 const char* RejectReasonName(RejectReason why) {
   switch (why) {
-    case RejectReason::kBadHeader:
-      return "bad header";
-    case RejectReason::kWrongQpn:
-      return "wrong destination QPN";
-    case RejectReason::kNotMember:
-      return "multicast group not joined";
-    case RejectReason::kWrongQkey:
-      return "wrong Q_Key";
-    case RejectReason::kWrongPkey:
-      return "P_Key mismatch";
-    case RejectReason::kBadCompletion:
-      return "receive completion error";
-    case RejectReason::kBadLength:
-      return "bad length";
-    case RejectReason::kCount:
-      break;
+    case RejectReason::kBadHeader: return "bad header";
+    case RejectReason::kWrongQpn: return "wrong destination QPN";
+    case RejectReason::kNotMember: return "multicast group not joined";
+    case RejectReason::kWrongQkey: return "wrong Q_Key";
+    case RejectReason::kWrongPkey: return "P_Key mismatch";
+    case RejectReason::kBadCompletion: return "receive completion error";
+    case RejectReason::kBadLength: return "bad length";
+    case RejectReason::kCount: break;
   }
   return "?";
 }

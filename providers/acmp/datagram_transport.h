@@ -134,10 +134,10 @@ enum class RejectReason : int {
 const char* RejectReasonName(RejectReason why);
 
 struct EndpointStats {
-  uint64_t sent = 0;             // datagrams handed on (a group send counts once)
-  uint64_t send_errors = 0;      // sends refused by the backend
-  uint64_t received = 0;         // datagrams returned by Receive()
-  uint64_t rejected = 0;         // dropped on receipt: bad header, wrong Q_Key/P_Key/QPN
+  uint64_t sent = 0;         // datagrams handed on (a group send counts once)
+  uint64_t send_errors = 0;  // sends refused by the backend
+  uint64_t received = 0;     // datagrams returned by Receive()
+  uint64_t rejected = 0;     // dropped on receipt: bad header, wrong Q_Key/P_Key/QPN
   uint64_t rejected_by[static_cast<int>(RejectReason::kCount)] = {};  // `rejected`, by reason
   uint64_t undeliverable = 0;    // (sim) a target that no longer exists
   uint64_t injected_drops = 0;   // WithFaults: dropped on purpose

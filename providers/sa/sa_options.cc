@@ -23,8 +23,8 @@ constexpr int64_t kMaxNegativeTimeoutMs = 3600LL * 1000;
 // Keys of upstream ibacm's ibacm_opts.cfg that belong to acmp; with the
 // core's keys, never ours and never worth a warning.
 const char* const kAcmpKeys[] = {
-    "addr_prot", "addr_timeout", "route_prot", "loopback_prot", "timeout",  "retries",
-    "resolve_depth", "send_depth", "recv_depth", "min_mtu",    "min_rate",
+    "addr_prot",     "addr_timeout", "route_prot", "loopback_prot", "timeout",  "retries",
+    "resolve_depth", "send_depth",   "recv_depth", "min_mtu",       "min_rate",
 };
 
 int WorkOutShared(const std::vector<RawOption>& entries) {

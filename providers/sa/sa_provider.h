@@ -64,7 +64,7 @@ struct SaQuery {
   uint64_t token = 0;
   bool pass_through = false;  // QUERY_SA: answers `req_id`, caches nothing
   uint64_t req_id = 0;
-  uint64_t endpoint = 0;     // endpoint id (it may be closed by the answer)
+  uint64_t endpoint = 0;          // endpoint id (it may be closed by the answer)
   provider_shared::RouteKey key;  // route queries: the cache entry it fills
 };
 
@@ -138,7 +138,8 @@ class SaProvider {
   // - an address source asked for a name or IP that neither the local
   //   endpoints nor the address data file know: true and `gid` set when
   //   it knows the address.
-  using AddressSource = std::function<bool(uint16_t type, const uint8_t* data, size_t len, uint8_t gid[16])>;
+  using AddressSource =
+      std::function<bool(uint16_t type, const uint8_t* data, size_t len, uint8_t gid[16])>;
   void set_foreign_keys(std::vector<std::string> keys) { foreign_keys_ = std::move(keys); }
   void set_address_source(AddressSource source) { address_source_ = std::move(source); }
   void set_route_source(RouteSource source) { route_source_ = std::move(source); }
@@ -157,7 +158,8 @@ class SaProvider {
   SaEndpoint* FindEndpoint(uint64_t id) const;
 
   // sa_resolve.cc: requests and SA completions.
-  uint8_t DestinationKey(SaEndpoint* ep, const ssa_resolve_request* req, provider_shared::RouteKey* key);
+  uint8_t DestinationKey(SaEndpoint* ep, const ssa_resolve_request* req,
+                         provider_shared::RouteKey* key);
   void StartRouteQuery(SaEndpoint* ep, const provider_shared::RouteKey& key,
                        std::vector<uint64_t> waiters);
   void HandleSaDone(std::unique_ptr<SaQuery> query, int status, const uint8_t* mad, size_t len);

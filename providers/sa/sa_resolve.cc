@@ -109,10 +109,10 @@ uint8_t SaProvider::DestinationKey(SaEndpoint* ep, const ssa_resolve_request* re
         case AddressMap::Found::kLocal:
           static_cast<const SaAddress*>(owner)->ep->port->Gid(gid.raw);
           break;
-        case AddressMap::Found::kFile:
-          break;
+        case AddressMap::Found::kFile: break;
         case AddressMap::Found::kNone:
-          if (address_source_ && address_source_(dst.type, dst.data, sizeof(dst.data), gid.raw)) break;
+          if (address_source_ && address_source_(dst.type, dst.data, sizeof(dst.data), gid.raw))
+            break;
           Log(SSA_LOG_DEBUG, "endpoint %s: address of type %u is in no address data",
               ep->Name().c_str(), dst.type);
           return ACM_STATUS_EDESTADDR;
@@ -122,8 +122,7 @@ uint8_t SaProvider::DestinationKey(SaEndpoint* ep, const ssa_resolve_request* re
       *key = RouteKey::Gid(ep->id, gid.raw);
       return ACM_STATUS_SUCCESS;
     }
-    default:
-      return ACM_STATUS_EDESTTYPE;
+    default: return ACM_STATUS_EDESTTYPE;
   }
 }
 

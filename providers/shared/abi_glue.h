@@ -98,7 +98,8 @@ class AbiGlue {
   }
   static int OpenEndpoint(void* port_ctx, const ssa_endpoint_info* info, void** ep_ctx) {
     auto* p = static_cast<Port*>(port_ctx);
-    return OpenChild<Endpoint>(ep_ctx, [&](Endpoint** e) { return Of(p)->OpenEndpoint(p, info, e); });
+    return OpenChild<Endpoint>(ep_ctx,
+                               [&](Endpoint** e) { return Of(p)->OpenEndpoint(p, info, e); });
   }
   static void CloseEndpoint(void* ep_ctx) {
     auto* e = static_cast<Endpoint*>(ep_ctx);

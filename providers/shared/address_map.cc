@@ -32,8 +32,7 @@ std::string AddressKey(uint16_t type, const uint8_t* data, size_t len) {
         key.push_back(static_cast<char>(tolower(static_cast<unsigned char>(data[i]))));
       return key;
     }
-    default:
-      return "";
+    default: return "";
   }
 }
 
@@ -43,7 +42,8 @@ size_t AddressMap::LoadHostsText(const std::string& text, std::vector<AddressFil
   for (const smdb::AddrName& n : db.names.records) {
     Gid gid;
     memcpy(gid.raw, n.gid.data(), 16);
-    file_[AddressKey(SSA_ADDR_NAME, reinterpret_cast<const uint8_t*>(n.name.data()), n.name.size())] = gid;
+    file_[AddressKey(SSA_ADDR_NAME, reinterpret_cast<const uint8_t*>(n.name.data()),
+                     n.name.size())] = gid;
   }
   for (const smdb::AddrIp& ip : db.ips.records) {
     Gid gid;

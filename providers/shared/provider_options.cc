@@ -11,11 +11,24 @@ namespace provider_shared {
 
 namespace {
 const char* const kCoreKeys[] = {
-    "log_file",      "log_level",       "lock_file",   "provider_lib_path",
-    "provider",      "server_port",     "server_mode", "acme_plus_kernel_only",
-    "support_ips_in_addr_cfg", "umad_debug_level", "sa_depth", "route_data_dir",
-    "unix_socket",   "port_file",       "port_poll_ms", "max_clients",
-    "addr_file",     "client_timeout_ms",
+    "log_file",
+    "log_level",
+    "lock_file",
+    "provider_lib_path",
+    "provider",
+    "server_port",
+    "server_mode",
+    "acme_plus_kernel_only",
+    "support_ips_in_addr_cfg",
+    "umad_debug_level",
+    "sa_depth",
+    "route_data_dir",
+    "unix_socket",
+    "port_file",
+    "port_poll_ms",
+    "max_clients",
+    "addr_file",
+    "client_timeout_ms",
 };
 }  // namespace
 

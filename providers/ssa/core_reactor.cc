@@ -44,7 +44,8 @@ Reactor::TimerId CoreReactor::AddTimer(std::chrono::steady_clock::duration delay
   auto t = std::make_unique<Timer>();
   t->self = this;
   t->task = std::move(handler);
-  uint64_t id = ops_->timer_add(core_, static_cast<uint32_t>(ms < 0 ? 0 : ms), &CoreReactor::OnTimer, t.get());
+  uint64_t id = ops_->timer_add(core_, static_cast<uint32_t>(ms < 0 ? 0 : ms),
+                                &CoreReactor::OnTimer, t.get());
   if (id == 0) return 0;
   t->id = id;
   timers_[id] = std::move(t);

@@ -43,7 +43,7 @@ class PrdbView {
 
   std::shared_ptr<const smdb::Prdb> prdb_;
   smdb::PrdbSource source_;
-  std::unordered_map<uint32_t, const smdb::PrdbPath*> by_pair_;       // slid << 16 | dlid
+  std::unordered_map<uint32_t, const smdb::PrdbPath*> by_pair_;     // slid << 16 | dlid
   std::map<std::array<uint8_t, 16>, std::vector<uint16_t>> dlids_;  // DGID -> its DLIDs, ascending
 };
 

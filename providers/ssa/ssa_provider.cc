@@ -182,8 +182,8 @@ void SsaProvider::StartConsumer(SsaPort* port) {
   o.mad_timeout_ms = options_.mad_timeout_ms;
   o.mad_retries = options_.mad_retries;
   std::unique_ptr<tree::Consumer> consumer;
-  Status st = tree::Consumer::Create(&reactor_, &log_, o, [this, port] { OnUpdate(port); },
-                                     &consumer);
+  Status st = tree::Consumer::Create(
+      &reactor_, &log_, o, [this, port] { OnUpdate(port); }, &consumer);
   if (st.ok()) st = consumer->Start();
   if (!st.ok()) {
     Log(SSA_LOG_ERROR, "port %s: cannot join the SSA tree: %s; %s", port->Name().c_str(),
@@ -192,7 +192,8 @@ void SsaProvider::StartConsumer(SsaPort* port) {
     return;
   }
   port->consumer = std::move(consumer);
-  Log(SSA_LOG_INFO, "port %s (LID %u, GUID 0x%016llx): joining the SSA tree through the SM at LID %u",
+  Log(SSA_LOG_INFO,
+      "port %s (LID %u, GUID 0x%016llx): joining the SSA tree through the SM at LID %u",
       port->Name().c_str(), port->lid, static_cast<unsigned long long>(port->port_guid),
       port->sm_lid);
 }
@@ -204,17 +205,17 @@ void SsaProvider::StopConsumer(SsaPort* port, const char* why) {
   port->consumer.reset();
 }
 
-bool SsaProvider::AddressFromTree(uint16_t type, const uint8_t* data, size_t len, uint8_t gid[16]) const {
+bool SsaProvider::AddressFromTree(uint16_t type, const uint8_t* data, size_t len,
+                                  uint8_t gid[16]) const {
   if (!addr_) return false;
   switch (type) {
     case SSA_ADDR_NAME:
-      return addr_->FindName(std::string(reinterpret_cast<const char*>(data), strnlen(reinterpret_cast<const char*>(data), len)), gid);
-    case SSA_ADDR_IP:
-      return addr_->FindIp(data, 4, gid);
-    case SSA_ADDR_IP6:
-      return len >= 16 && addr_->FindIp(data, 16, gid);
-    default:
-      return false;
+      return addr_->FindName(std::string(reinterpret_cast<const char*>(data),
+                                         strnlen(reinterpret_cast<const char*>(data), len)),
+                             gid);
+    case SSA_ADDR_IP: return addr_->FindIp(data, 4, gid);
+    case SSA_ADDR_IP6: return len >= 16 && addr_->FindIp(data, 16, gid);
+    default: return false;
   }
 }
 
@@ -223,7 +224,8 @@ void SsaProvider::OnUpdate(SsaPort* port) {
   if (addr && (!addr_ || addr->global_epoch > addr_->global_epoch)) {
     addr_ = addr;
     Log(SSA_LOG_INFO, "address database epoch %llu in place: %zu names, %zu IPs",
-        static_cast<unsigned long long>(addr->global_epoch), addr->names.records.size(), addr->ips.records.size());
+        static_cast<unsigned long long>(addr->global_epoch), addr->names.records.size(),
+        addr->ips.records.size());
   }
   std::shared_ptr<const smdb::Prdb> prdb = port->consumer ? port->consumer->prdb() : nullptr;
   if (!prdb || prdb->source.records.empty()) return;
@@ -236,9 +238,10 @@ void SsaProvider::OnUpdate(SsaPort* port) {
         port->lid);
   port->view = std::move(view);
   ++updates_;
-  Log(old_epoch ? SSA_LOG_DEBUG : SSA_LOG_INFO, "port %s: PRDB epoch %llu in place (%zu paths; was %llu)",
-      port->Name().c_str(), static_cast<unsigned long long>(port->view->epoch()),
-      port->view->paths(), static_cast<unsigned long long>(old_epoch));
+  Log(old_epoch ? SSA_LOG_DEBUG : SSA_LOG_INFO,
+      "port %s: PRDB epoch %llu in place (%zu paths; was %llu)", port->Name().c_str(),
+      static_cast<unsigned long long>(port->view->epoch()), port->view->paths(),
+      static_cast<unsigned long long>(old_epoch));
 }
 
 void SsaProvider::NoteMiss(const SsaPort* port, Miss why) {
@@ -261,8 +264,8 @@ int SsaProvider::RouteFromView(const sa::SaEndpoint* ep, const RouteKey& key,
   } else if (view->base_lid() != port->lid || view->lmc() != port->lmc) {
     miss = kStaleView;
   } else {
-    bool found = key.kind == RouteKey::kLid ? view->ByLid(key.lid(), path)
-                                            : view->ByGid(key.dest, path);
+    bool found =
+        key.kind == RouteKey::kLid ? view->ByLid(key.lid(), path) : view->ByGid(key.dest, path);
     if (found) {
       // The PRDB knows no P_Key: the endpoint's is the path's.
       path->pkey = htons(ep->pkey);

@@ -88,7 +88,8 @@ class SsaProvider {
   int Init();
   int OpenDevice(const ssa_device_info* info, SsaDevice** out);
   void CloseDevice(SsaDevice* dev);
-  int OpenPort(SsaDevice* dev, const ssa_port_info* info, ssa_core_port_t* core_port, SsaPort** out);
+  int OpenPort(SsaDevice* dev, const ssa_port_info* info, ssa_core_port_t* core_port,
+               SsaPort** out);
   void ClosePort(SsaPort* port);
   void PortChanged(SsaPort* port, const ssa_port_info* info);
   int OpenEndpoint(SsaPort* port, const ssa_endpoint_info* info, SsaEndpoint** out);

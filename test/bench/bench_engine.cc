@@ -46,16 +46,23 @@ bool ParseArgs(int argc, char** argv, Options* o) {
     std::string a = argv[i];
     if (i + 1 >= argc) return false;
     long v = strtol(argv[++i], nullptr, 0);
-    if (a == "--hcas" && v >= 4) o->hcas = static_cast<int>(v);
-    else if (a == "--sample" && v > 0) o->sample = static_cast<size_t>(v);
-    else if (a == "--depth" && v > 0 && v <= 100) o->depth = static_cast<int>(v);
-    else if (a == "--lmc" && v >= 0 && v <= 7) o->lmc = static_cast<int>(v);
-    else return false;
+    if (a == "--hcas" && v >= 4)
+      o->hcas = static_cast<int>(v);
+    else if (a == "--sample" && v > 0)
+      o->sample = static_cast<size_t>(v);
+    else if (a == "--depth" && v > 0 && v <= 100)
+      o->depth = static_cast<int>(v);
+    else if (a == "--lmc" && v >= 0 && v <= 7)
+      o->lmc = static_cast<int>(v);
+    else
+      return false;
   }
   return true;
 }
 
-double Seconds(Clock::time_point since) { return std::chrono::duration<double>(Clock::now() - since).count(); }
+double Seconds(Clock::time_point since) {
+  return std::chrono::duration<double>(Clock::now() - since).count();
+}
 
 // key=value words of ssa-smdb's "compare: ..." line.
 std::map<std::string, std::string> Summary(const std::string& out) {
@@ -118,8 +125,8 @@ int main(int argc, char** argv) {
       },
       std::chrono::seconds(120), &db);
   if (!st.ok()) return Fail("SMDB", st);
-  printf("fabric: %d HCAs, %d switches, LMC %d; SMDB epoch %llu after %.1f s\n", net.hcas, net.switches,
-         opt.lmc, static_cast<unsigned long long>(db.global_epoch), Seconds(t_up));
+  printf("fabric: %d HCAs, %d switches, LMC %d; SMDB epoch %llu after %.1f s\n", net.hcas,
+         net.switches, opt.lmc, static_cast<unsigned long long>(db.global_epoch), Seconds(t_up));
   std::string smdb_file = dir.path() + "/smdb.bench";
   st = db.WriteFile(smdb_file);
   if (!st.ok()) return Fail("write SMDB", st);
@@ -153,28 +160,32 @@ int main(int argc, char** argv) {
   paths = ok = 0;
   t0 = Clock::now();
   for (uint32_t src : ends) {
-    engine.ForEachDestination(index->port(src).base_lid, [&](uint16_t, smdb::PathStatus s, const ibv_path_record&) {
-      ++paths;
-      ok += s == smdb::PathStatus::kOk;
-    });
+    engine.ForEachDestination(index->port(src).base_lid,
+                              [&](uint16_t, smdb::PathStatus s, const ibv_path_record&) {
+                                ++paths;
+                                ok += s == smdb::PathStatus::kOk;
+                              });
   }
   double all_s = Seconds(t0);
   double all_ns = all_s * 1e9 / paths;
-  printf("3. all sources, all LIDs  %10.1f ns/path (%zu paths, %zu ok, %.2f s)\n", all_ns, paths, ok, all_s);
+  printf("3. all sources, all LIDs  %10.1f ns/path (%zu paths, %zu ok, %.2f s)\n", all_ns, paths,
+         ok, all_s);
 
   // 4. The SA, for a sample of the same pairs, asked by Hca2.
   std::string out;
   int rc = -1;
   std::string tool = std::string(ABS_TOP_BUILDDIR) + "/util/smdb_tool/ssa-smdb";
-  st = fabric->Run("Hca2",
-                   {tool, "compare", smdb_file, "--from", "all", "--sample", std::to_string(opt.sample), "--depth",
-                    std::to_string(opt.depth), "--max-print", "10"},
-                   &out, &rc, std::chrono::seconds(600));
+  st = fabric->Run(
+      "Hca2",
+      {tool, "compare", smdb_file, "--from", "all", "--sample", std::to_string(opt.sample),
+       "--depth", std::to_string(opt.depth), "--max-print", "10"},
+      &out, &rc, std::chrono::seconds(600));
   if (!st.ok()) return Fail("ssa-smdb compare", st);
   auto kv = Summary(out);
   double qps = strtod(kv["sa_queries_per_s"].c_str(), nullptr);
   printf("4. SA SubnAdmGet(PathRecord), depth %d, %s pairs:\n", opt.depth, kv["pairs"].c_str());
-  printf("   SA                     %10.0f paths/s  (%.1f us/path)\n", qps, qps > 0 ? 1e6 / qps : 0);
+  printf("   SA                     %10.0f paths/s  (%.1f us/path)\n", qps,
+         qps > 0 ? 1e6 / qps : 0);
   printf("   engine (all sources)   %10.0f paths/s  (%.3f us/path)\n", 1e9 / all_ns, all_ns / 1e3);
   printf("   ratio engine/SA        %10.0f x\n", qps > 0 ? (1e9 / all_ns) / qps : 0);
   printf("   checked: matched %s, mismatched %s, SA failures %s\n", kv["matched"].c_str(),

@@ -17,6 +17,7 @@
 // ratio_max, p50, p99 in microseconds, rounds).
 #include <arpa/inet.h>
 
+#include <unistd.h>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -24,7 +25,6 @@
 #include <cstring>
 #include <sstream>
 #include <thread>
-#include <unistd.h>
 #include <vector>
 
 #include "common/acm/acm_client.h"
@@ -79,7 +79,8 @@ double ResolveRate(const std::string& socket, uint16_t lid, int clients, double 
     if (!conns.back()->Connect(socket).ok()) return -1;
   }
   auto start = Clock::now();
-  auto end = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  auto end =
+      start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
   std::vector<std::thread> threads;
   for (int c = 0; c < clients; ++c) {
     threads.emplace_back([&, c] {
@@ -93,7 +94,8 @@ double ResolveRate(const std::string& socket, uint16_t lid, int clients, double 
           failed = true;
           return;
         }
-        if (latency_us) mine.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+        if (latency_us)
+          mine.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
         ++done;
       }
     });
@@ -156,17 +158,24 @@ int main(int argc, char** argv) {
       for (int j = i + 1; j < argc; ++j) lids.push_back(static_cast<uint16_t>(atoi(argv[j])));
       return SaRoundTrips(lids);
     }
-    if (a == "--hcas" && i + 1 < argc) hcas = atoi(argv[++i]);
-    else if (a == "--seconds" && i + 1 < argc) seconds = atof(argv[++i]);
-    else if (a == "--clients" && i + 1 < argc) clients = atoi(argv[++i]);
-    else if (a == "--rounds" && i + 1 < argc) rounds = atoi(argv[++i]);
+    if (a == "--hcas" && i + 1 < argc)
+      hcas = atoi(argv[++i]);
+    else if (a == "--seconds" && i + 1 < argc)
+      seconds = atof(argv[++i]);
+    else if (a == "--clients" && i + 1 < argc)
+      clients = atoi(argv[++i]);
+    else if (a == "--rounds" && i + 1 < argc)
+      rounds = atoi(argv[++i]);
     else {
-      fprintf(stderr, "usage: %s [--hcas N] [--seconds S] [--clients C] [--rounds R (>= 5)]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--hcas N] [--seconds S] [--clients C] [--rounds R (>= 5)]\n",
+              argv[0]);
       return 2;
     }
   }
   if (rounds < 5 || clients < 1 || seconds <= 0) {
-    fprintf(stderr, "bench_resolve: --rounds must be at least 5 (a median needs them), --clients and --seconds positive\n");
+    fprintf(stderr,
+            "bench_resolve: --rounds must be at least 5 (a median needs them), --clients and "
+            "--seconds positive\n");
     return 2;
   }
 
@@ -219,8 +228,8 @@ int main(int argc, char** argv) {
   // Interleaved A B A B, so a noisy moment hits both contenders alike.
   // Both record every resolve's latency, so the clocks cost both alike.
   std::vector<double> ours, base, ratios, latency_us, null_latency_us;
-  printf("\n1. cached resolves/s, %d clients, %d rounds of %.1f s each, interleaved A B A B:\n", clients, rounds,
-         seconds);
+  printf("\n1. cached resolves/s, %d clients, %d rounds of %.1f s each, interleaved A B A B:\n",
+         clients, rounds, seconds);
   printf("   round   A: ibacm + sa   B: null server   A/B\n");
   for (int round = 1; round <= rounds; ++round) {
     double a = ResolveRate(sock, hot, clients, seconds, &latency_us);
@@ -241,19 +250,23 @@ int main(int argc, char** argv) {
   const double p50 = Percentile(&latency_us, 0.50), p99 = Percentile(&latency_us, 0.99);
   printf("   ibacm + sa provider   %10.0f /s (median)\n", Median(ours));
   printf("   null acm server       %10.0f /s (median)\n", Median(base));
-  printf("   ratio ibacm/null      %10.2f (median; min %.2f, max %.2f)\n", ratio_median, ratio_min, ratio_max);
-  printf("   ibacm cached resolve  %10.1f us p50, %.1f us p99 (%zu resolves, %d clients)\n", p50, p99, samples,
-         clients);
+  printf("   ratio ibacm/null      %10.2f (median; min %.2f, max %.2f)\n", ratio_median, ratio_min,
+         ratio_max);
+  printf("   ibacm cached resolve  %10.1f us p50, %.1f us p99 (%zu resolves, %d clients)\n", p50,
+         p99, samples, clients);
   const size_t null_samples = null_latency_us.size();
-  const double null_p50 = Percentile(&null_latency_us, 0.50), null_p99 = Percentile(&null_latency_us, 0.99);
-  printf("   null server resolve   %10.1f us p50, %.1f us p99 (%zu resolves)\n", null_p50, null_p99, null_samples);
+  const double null_p50 = Percentile(&null_latency_us, 0.50),
+               null_p99 = Percentile(&null_latency_us, 0.99);
+  printf("   null server resolve   %10.1f us p50, %.1f us p99 (%zu resolves)\n", null_p50, null_p99,
+         null_samples);
 
   // 2. SA-miss latency vs a bare SA round trip from the same node.
   std::vector<double> miss_us;
   uint64_t queries_before = RouteQueries(sock);
   // The node process runs in its own directory: name this program absolutely.
   char self[4096] = {};
-  if (readlink("/proc/self/exe", self, sizeof(self) - 1) <= 0) snprintf(self, sizeof(self), "%s", argv[0]);
+  if (readlink("/proc/self/exe", self, sizeof(self) - 1) <= 0)
+    snprintf(self, sizeof(self), "%s", argv[0]);
   std::vector<std::string> rtt_args = {self, "--sa-rtt"};
   for (int lid = 2; lid <= kLids; ++lid) {
     auto t0 = Clock::now();
@@ -266,7 +279,9 @@ int main(int argc, char** argv) {
   std::string out;
   int rc = -1;
   st = fabric->Run("Hca2", rtt_args, &out, &rc);
-  if (!st.ok() || rc != 0) fprintf(stderr, "bare SA run failed: %s (exit %d)\n%s\n", st.ToString().c_str(), rc, out.c_str());
+  if (!st.ok() || rc != 0)
+    fprintf(stderr, "bare SA run failed: %s (exit %d)\n%s\n", st.ToString().c_str(), rc,
+            out.c_str());
   std::vector<double> rtt_us;
   std::istringstream in(out);
   double v;
@@ -275,7 +290,8 @@ int main(int argc, char** argv) {
   printf("   ibacm SA miss         %10.1f us (%llu SA queries)\n", Median(miss_us),
          static_cast<unsigned long long>(miss_queries));
   printf("   bare SA PathRecord    %10.1f us (%zu round trips)\n", Median(rtt_us), rtt_us.size());
-  printf("   ratio miss/bare       %10.2f\n", Median(rtt_us) > 0 ? Median(miss_us) / Median(rtt_us) : 0);
+  printf("   ratio miss/bare       %10.2f\n",
+         Median(rtt_us) > 0 ? Median(miss_us) / Median(rtt_us) : 0);
 
   // 3. Coalescing: a second daemon, on Hca3, has never resolved anything;
   // every client asks it for the same destination at the same moment.
@@ -304,8 +320,10 @@ int main(int argc, char** argv) {
       while (ready < kConcurrent) std::this_thread::yield();
       ssa::acm::ResolveResponse rr;
       Status rs = cs[i]->Resolve({LidDest(hot)}, &rr);
-      if (rs.ok() && rr.hdr.status == 0) ++ok;
-      else if (i == 0) fprintf(stderr, "coalescing resolve: %s status %d\n", rs.ToString().c_str(), rr.hdr.status);
+      if (rs.ok() && rr.hdr.status == 0)
+        ++ok;
+      else if (i == 0)
+        fprintf(stderr, "coalescing resolve: %s status %d\n", rs.ToString().c_str(), rr.hdr.status);
     });
   }
   for (auto& t : threads) t.join();

@@ -96,11 +96,12 @@ struct Options {
 };
 
 void Usage(const char* argv0) {
-  fprintf(stderr,
-          "usage: %s [--hcas N] [--consumers N] [--access N] [--distribution N] [--consumer-loops N]\n"
-          "          [--prdb-threads N] [--link-down NODE[:PORT]] [--timeout S] [--max-rss-gib G]\n"
-          "          [--regen] [--log-level L]\n",
-          argv0);
+  fprintf(
+      stderr,
+      "usage: %s [--hcas N] [--consumers N] [--access N] [--distribution N] [--consumer-loops N]\n"
+      "          [--prdb-threads N] [--link-down NODE[:PORT]] [--timeout S] [--max-rss-gib G]\n"
+      "          [--regen] [--log-level L]\n",
+      argv0);
 }
 
 bool ParseArgs(int argc, char** argv, Options* o) {
@@ -113,23 +114,38 @@ bool ParseArgs(int argc, char** argv, Options* o) {
     if (i + 1 >= argc) return false;
     std::string v = argv[++i];
     long n = strtol(v.c_str(), nullptr, 0);
-    if (a == "--hcas" && n >= 8) o->hcas = static_cast<int>(n);
-    else if (a == "--consumers" && n >= 1) o->consumers = static_cast<int>(n);
-    else if (a == "--access" && n >= 1) o->access = static_cast<int>(n);
-    else if (a == "--distribution" && n >= 1) o->distribution = static_cast<int>(n);
-    else if (a == "--consumer-loops" && n >= 1 && n <= 64) o->consumer_loops = static_cast<int>(n);
-    else if (a == "--prdb-threads" && n >= 1 && n <= 64) o->prdb_threads = static_cast<int>(n);
-    else if (a == "--link-down" && !v.empty()) o->link_down = v;
-    else if (a == "--timeout" && atof(v.c_str()) > 0) o->timeout_s = atof(v.c_str());
-    else if (a == "--max-rss-gib" && atof(v.c_str()) > 0) o->max_rss_gib = atof(v.c_str());
-    else if (a == "--log-level" && ssa::ParseLogLevel(v, &o->log_level)) continue;
-    else return false;
+    if (a == "--hcas" && n >= 8)
+      o->hcas = static_cast<int>(n);
+    else if (a == "--consumers" && n >= 1)
+      o->consumers = static_cast<int>(n);
+    else if (a == "--access" && n >= 1)
+      o->access = static_cast<int>(n);
+    else if (a == "--distribution" && n >= 1)
+      o->distribution = static_cast<int>(n);
+    else if (a == "--consumer-loops" && n >= 1 && n <= 64)
+      o->consumer_loops = static_cast<int>(n);
+    else if (a == "--prdb-threads" && n >= 1 && n <= 64)
+      o->prdb_threads = static_cast<int>(n);
+    else if (a == "--link-down" && !v.empty())
+      o->link_down = v;
+    else if (a == "--timeout" && atof(v.c_str()) > 0)
+      o->timeout_s = atof(v.c_str());
+    else if (a == "--max-rss-gib" && atof(v.c_str()) > 0)
+      o->max_rss_gib = atof(v.c_str());
+    else if (a == "--log-level" && ssa::ParseLogLevel(v, &o->log_level))
+      continue;
+    else
+      return false;
   }
   return true;
 }
 
-double Since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-double Between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+double Since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+double Between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
 
 // /proc/self/status fields in bytes ("VmRSS", "VmHWM").
 uint64_t ProcStatusBytes(const char* field) {
@@ -205,8 +221,9 @@ Status MakeOnFabric(const Options& opt, SmdbPair* out) {
   ssa::test::GeneratedNet net;
   Status st = ssa::test::FatTreeNetSpread(ft, &net);
   if (!st.ok()) return st.WithContext("fat tree");
-  Progress("generating the SMDBs: %d HCAs, %d switches (%d leaves, %d spines), ibsim + OpenSM + plugin", net.hcas,
-           net.switches, net.leaves, net.spines);
+  Progress(
+      "generating the SMDBs: %d HCAs, %d switches (%d leaves, %d spines), ibsim + OpenSM + plugin",
+      net.hcas, net.switches, net.leaves, net.spines);
   std::string node = opt.link_down;
   int port = 0;
   size_t colon = node.find(':');
@@ -221,7 +238,8 @@ Status MakeOnFabric(const Options& opt, SmdbPair* out) {
   o.ibsim_args = net.ibsim_args;
   o.up_timeout = std::chrono::seconds(900);
   // The plugin only extracts: no tree core (it would listen on 7470).
-  st = plugin.Configure("dump_dir=" + plugin.dump_dir() + " keep=4 core=0 log_file=" + plugin.log_file(), &o);
+  st = plugin.Configure(
+      "dump_dir=" + plugin.dump_dir() + " keep=4 core=0 log_file=" + plugin.log_file(), &o);
   if (!st.ok()) return st;
   auto t0 = Clock::now();
   std::unique_ptr<ssa::test::SimFabric> fabric;
@@ -229,20 +247,21 @@ Status MakeOnFabric(const Options& opt, SmdbPair* out) {
   if (!st.ok()) return st.WithContext("fabric");
   int hcas = opt.hcas;
   st = ssa::test::WaitForVersion(
-      plugin.dump_dir(), [hcas](const smdb::Smdb& d) { return CountCas(d) == hcas; }, std::chrono::seconds(600),
-      &out->before);
+      plugin.dump_dir(), [hcas](const smdb::Smdb& d) { return CountCas(d) == hcas; },
+      std::chrono::seconds(600), &out->before);
   if (!st.ok()) return st.WithContext("first SMDB");
-  Progress("first SMDB: epoch %" PRIu64 " after %.1f s; taking %s down", out->before.global_epoch, Since(t0),
-           opt.link_down.c_str());
-  if (!fabric->HasNode(node)) return Status::Error(EINVAL, "--link-down: no node " + node + " in the fabric");
+  Progress("first SMDB: epoch %" PRIu64 " after %.1f s; taking %s down", out->before.global_epoch,
+           Since(t0), opt.link_down.c_str());
+  if (!fabric->HasNode(node))
+    return Status::Error(EINVAL, "--link-down: no node " + node + " in the fabric");
   int ups = fabric->SubnetUpCount();
   st = fabric->LinkDown(node, port);
   if (st.ok()) st = fabric->WaitSubnetUp(ups + 1, std::chrono::seconds(900));
   if (!st.ok()) return st.WithContext("link down");
   uint64_t first = out->before.global_epoch;
   st = ssa::test::WaitForVersion(
-      plugin.dump_dir(), [first](const smdb::Smdb& d) { return d.global_epoch > first; }, std::chrono::seconds(600),
-      &out->after);
+      plugin.dump_dir(), [first](const smdb::Smdb& d) { return d.global_epoch > first; },
+      std::chrono::seconds(600), &out->after);
   if (!st.ok()) return st.WithContext("second SMDB");
   // OpenSM may sweep once more after the reroute: take the version that
   // stays.
@@ -255,7 +274,8 @@ Status MakeOnFabric(const Options& opt, SmdbPair* out) {
     out->after = std::move(latest);
   }
   Progress("second SMDB: epoch %" PRIu64 " after %.1f s", out->after.global_epoch, Since(t0));
-  out->source = "generated on the simulated fabric in " + std::to_string(static_cast<int>(Since(t0))) + " s";
+  out->source =
+      "generated on the simulated fabric in " + std::to_string(static_cast<int>(Since(t0))) + " s";
   return fabric->Stop();
 }
 
@@ -269,7 +289,8 @@ Status GetSmdbs(const Options& opt, SmdbPair* out) {
   }
   Status st = MakeOnFabric(opt, out);
   if (!st.ok()) return st;
-  if (system(("mkdir -p '" + CacheDir() + "'").c_str()) != 0) return Status::Error(EIO, "cannot make " + CacheDir());
+  if (system(("mkdir -p '" + CacheDir() + "'").c_str()) != 0)
+    return Status::Error(EIO, "cannot make " + CacheDir());
   st = out->before.WriteFile(base + ".before.smdb");
   if (st.ok()) st = out->after.WriteFile(base + ".after.smdb");
   return st;
@@ -314,13 +335,13 @@ struct Phase {
   const char* name = "";
   uint64_t epoch = 0;
   Clock::time_point published;
-  double access_smdb_s = -1;   // every access node holds the SMDB
-  double prdbs_s = -1;         // every access node published every consumer's PRDB
-  double all_s = -1;           // every consumer holds its PRDB
-  int reached = 0;             // consumers holding it at the end
+  double access_smdb_s = -1;  // every access node holds the SMDB
+  double prdbs_s = -1;        // every access node published every consumer's PRDB
+  double all_s = -1;          // every consumer holds its PRDB
+  int reached = 0;            // consumers holding it at the end
   bool done = false;
   std::string stopped_why;
-  TierBytes bytes;             // sent during the phase
+  TierBytes bytes;  // sent during the phase
   uint64_t paths_computed = 0, paths_if_full = 0;
 };
 
@@ -334,8 +355,8 @@ class Bench {
   Status RunUpdate(Phase* p);
   // After the phases: every consumer's PRDB against BuildPrdb, and the
   // memory of one against its wire size.
-  void Check(const smdb::Smdb& db, bool* equal, size_t* mismatched, double* mem_bytes, double* wire_bytes,
-             double* paths);
+  void Check(const smdb::Smdb& db, bool* equal, size_t* mismatched, double* mem_bytes,
+             double* wire_bytes, double* paths);
   void StopLoops();
   void Shutdown();
 
@@ -346,7 +367,8 @@ class Bench {
   tree::CoreControlCounters core_counters;
 
  private:
-  Status WaitPhase(Phase* p, const TierBytes& before, uint64_t computed_before, uint64_t if_full_before);
+  Status WaitPhase(Phase* p, const TierBytes& before, uint64_t computed_before,
+                   uint64_t if_full_before);
   TierBytes ReadBytes();
   void PathCounts(uint64_t* computed, uint64_t* if_full);
   // A phase's epoch: the counters below start again.
@@ -393,7 +415,8 @@ class Bench {
 };
 
 int64_t NowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch())
+      .count();
 }
 Clock::time_point FromNs(int64_t ns) { return Clock::time_point(std::chrono::nanoseconds(ns)); }
 
@@ -450,10 +473,12 @@ Status Bench::Setup(const SmdbPair& pair, int consumers, int access, int distrib
   if (!st.ok()) return st;
   core_streams_ = tree::NewTcpTransport();
   member_streams_ = tree::NewTcpTransport();
-  for (int i = 0; i < opt_.consumer_loops; ++i) consumer_streams_.push_back(tree::NewTcpTransport());
+  for (int i = 0; i < opt_.consumer_loops; ++i)
+    consumer_streams_.push_back(tree::NewTcpTransport());
   // The workers take the creating thread's name.
   pthread_setname_np(pthread_self(), "prdb-workers");
-  pool_ = std::make_unique<ssa::WorkerPool>(&member_loop_.loop, static_cast<size_t>(opt_.prdb_threads));
+  pool_ =
+      std::make_unique<ssa::WorkerPool>(&member_loop_.loop, static_cast<size_t>(opt_.prdb_threads));
   pthread_setname_np(pthread_self(), "bench_tree");
   counted_epoch_.assign(consumer_ports_.size(), 0);
   prdb_epoch_at_access_.assign(consumer_ports_.size(), 0);
@@ -471,7 +496,8 @@ Status Bench::Setup(const SmdbPair& pair, int consumers, int access, int distrib
     Status s = tree::DataAddress::Parse("127.0.0.1:0", &co.listen);
     if (!s.ok()) return s;
     co.data.max_children = 4096;
-    core_ = std::make_unique<tree::CoreServer>(&core_loop_.loop, &log_, core_mads_.get(), core_streams_.get(), co);
+    core_ = std::make_unique<tree::CoreServer>(&core_loop_.loop, &log_, core_mads_.get(),
+                                               core_streams_.get(), co);
     s = core_->Start([this] {
       size_t n = core_->membership()->size();
       members_now_ = n;
@@ -556,8 +582,10 @@ void Bench::OnPrdb(const distrib::PrdbVersion& v) {
   if (++prdbs_at_target_ == static_cast<int>(consumer_ports_.size())) prdbs_ns_ = NowNs();
 }
 
-Status Bench::WaitPhase(Phase* p, const TierBytes& before, uint64_t computed_before, uint64_t if_full_before) {
-  auto deadline = p->published + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt_.timeout_s));
+Status Bench::WaitPhase(Phase* p, const TierBytes& before, uint64_t computed_before,
+                        uint64_t if_full_before) {
+  auto deadline = p->published + std::chrono::duration_cast<Clock::duration>(
+                                     std::chrono::duration<double>(opt_.timeout_s));
   auto next_report = Clock::now();
   const int n = static_cast<int>(consumer_ports_.size());
   for (;;) {
@@ -576,12 +604,14 @@ Status Bench::WaitPhase(Phase* p, const TierBytes& before, uint64_t computed_bef
     } else if (Gib(rss) > opt_.max_rss_gib) {
       p->stopped_why = "RSS " + Num(Gib(rss), 1) + " GiB passed --max-rss-gib";
     } else if (Clock::now() > deadline) {
-      p->stopped_why = "not done after --timeout " + std::to_string(static_cast<int>(opt_.timeout_s)) + " s";
+      p->stopped_why =
+          "not done after --timeout " + std::to_string(static_cast<int>(opt_.timeout_s)) + " s";
     }
     if (!p->done && p->stopped_why.empty()) continue;
     p->reached = reached;
     if (p->done) p->all_s = Between(p->published, FromNs(last_reached_ns_.load()));
-    if (access_smdb_ns_.load()) p->access_smdb_s = Between(p->published, FromNs(access_smdb_ns_.load()));
+    if (access_smdb_ns_.load())
+      p->access_smdb_s = Between(p->published, FromNs(access_smdb_ns_.load()));
     if (prdbs_ns_.load()) p->prdbs_s = Between(p->published, FromNs(prdbs_ns_.load()));
     // Let the last sends and acknowledgements finish before reading counters.
     if (p->done) std::this_thread::sleep_for(std::chrono::milliseconds(200));
@@ -623,7 +653,8 @@ Status Bench::RunStartup(Phase* p) {
       member_mads_.push_back(mads_.NewTransport(all[i].lid));
       Status s = member_mads_.back()->Open(tree::kSsaClass, tree::kSsaClassVersion);
       if (!s.ok()) return s;
-      members_.push_back(std::make_unique<distrib::IbssaMember>(&member_loop_.loop, &log_, o, pool_.get()));
+      members_.push_back(
+          std::make_unique<distrib::IbssaMember>(&member_loop_.loop, &log_, o, pool_.get()));
       distrib::MemberPort mp;
       mp.port_guid = all[i].guid;
       mp.gid_prefix = gid_prefix_;
@@ -642,7 +673,8 @@ Status Bench::RunStartup(Phase* p) {
   // finds no access node backs off for seconds).
   size_t parents = dist_ports_.size() + access_ports_.size();
   while (members_now_.load() < parents) {
-    if (Since(p->published) > opt_.timeout_s) return Status::Error(ETIMEDOUT, "members did not join");
+    if (Since(p->published) > opt_.timeout_s)
+      return Status::Error(ETIMEDOUT, "members did not join");
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
   rss_before_consumers = ProcStatusBytes("VmRSS");
@@ -661,16 +693,18 @@ Status Bench::RunStartup(Phase* p) {
         std::unique_ptr<ssa::MadTransport> m = mads_.NewTransport(consumer_ports_[i].lid);
         Status s = m->Open(tree::kSsaClass, tree::kSsaClassVersion);
         if (!s.ok()) return s.WithContext("consumer " + std::to_string(i) + " MAD transport");
-        s = tree::Consumer::CreateWith(loop, &log_, o, std::move(m), consumer_streams_[l].get(),
-                                       [this, i] { OnConsumerUpdate(i); }, &consumers_[i]);
+        s = tree::Consumer::CreateWith(
+            loop, &log_, o, std::move(m), consumer_streams_[l].get(),
+            [this, i] { OnConsumerUpdate(i); }, &consumers_[i]);
         if (s.ok()) s = consumers_[i]->Start();
         if (!s.ok()) return s.WithContext("consumer " + std::to_string(i));
       }
       return Status::Ok();
     });
   if (!st.ok()) return st;
-  Progress("start-up: %zu distribution, %zu access node(s) joined; %zu consumers started in %.2f s", dist_ports_.size(),
-           access_ports_.size(), consumer_ports_.size(), Since(consumers_start));
+  Progress("start-up: %zu distribution, %zu access node(s) joined; %zu consumers started in %.2f s",
+           dist_ports_.size(), access_ports_.size(), consumer_ports_.size(),
+           Since(consumers_start));
   st = WaitPhase(p, zero, 0, 0);
   if (all_joined_ns_.load()) join_burst_s = Between(consumers_start, FromNs(all_joined_ns_.load()));
   rss_after_startup = ProcStatusBytes("VmRSS");
@@ -694,8 +728,8 @@ Status Bench::RunUpdate(Phase* p) {
   return WaitPhase(p, before, computed, if_full);
 }
 
-void Bench::Check(const smdb::Smdb& db, bool* equal, size_t* mismatched, double* mem_bytes, double* wire_bytes,
-                  double* paths) {
+void Bench::Check(const smdb::Smdb& db, bool* equal, size_t* mismatched, double* mem_bytes,
+                  double* wire_bytes, double* paths) {
   // The loops are stopped: the consumers' snapshots are stable.
   std::unique_ptr<smdb::SmdbIndex> index;
   *equal = false;
@@ -712,7 +746,8 @@ void Bench::Check(const smdb::Smdb& db, bool* equal, size_t* mismatched, double*
       for (size_t i = t; i < consumers_.size(); i += threads) {
         std::shared_ptr<const smdb::Prdb> got = consumers_[i] ? consumers_[i]->prdb() : nullptr;
         smdb::Prdb full;
-        if (!got || !smdb::BuildPrdb(engine, consumer_ports_[i].guid, db.global_epoch, &full).ok() ||
+        if (!got ||
+            !smdb::BuildPrdb(engine, consumer_ports_[i].guid, db.global_epoch, &full).ok() ||
             !(full == *got)) {
           ++bad;
           continue;
@@ -759,8 +794,12 @@ void Bench::Shutdown() {
 
 // ---------------------------------------------------------------------------
 
-void Figure(const std::string& name, const std::string& value) { printf("%s = %s\n", name.c_str(), value.c_str()); }
-void Figure(const std::string& name, uint64_t value) { printf("%s = %" PRIu64 "\n", name.c_str(), value); }
+void Figure(const std::string& name, const std::string& value) {
+  printf("%s = %s\n", name.c_str(), value.c_str());
+}
+void Figure(const std::string& name, uint64_t value) {
+  printf("%s = %" PRIu64 "\n", name.c_str(), value);
+}
 
 }  // namespace
 
@@ -780,7 +819,9 @@ int main(int argc, char** argv) {
   getrlimit(RLIMIT_NOFILE, &rl);
   const long fd_limit = static_cast<long>(rl.rlim_cur);
   auto access_for = [&](int c) { return opt.access ? opt.access : std::max(1, (c + 999) / 1000); };
-  auto dist_for = [&](int a) { return opt.distribution ? opt.distribution : std::max(1, (a + 63) / 64); };
+  auto dist_for = [&](int a) {
+    return opt.distribution ? opt.distribution : std::max(1, (a + 63) / 64);
+  };
   auto fds_for = [&](int c) {
     int a = access_for(c), d = dist_for(a);
     return 3L * c + 8L * (a + d) + 64;
@@ -788,11 +829,13 @@ int main(int argc, char** argv) {
   if (fds_for(opt.consumers) > fd_limit) {
     int c = opt.consumers;
     while (c > 1 && fds_for(c) > fd_limit) --c;
-    notes.push_back("RLIMIT_NOFILE is " + std::to_string(fd_limit) + " (the hard limit; raising it needs " +
-                    "CAP_SYS_RESOURCE, which this process lacks): at 3 descriptors per consumer (its MAD eventfd, " +
+    notes.push_back("RLIMIT_NOFILE is " + std::to_string(fd_limit) +
+                    " (the hard limit; raising it needs " +
+                    "CAP_SYS_RESOURCE, which this process lacks): at 3 descriptors per consumer "
+                    "(its MAD eventfd, " +
                     "its TCP socket and the access node's end) " + std::to_string(asked_consumers) +
-                    " consumers need about " + std::to_string(fds_for(asked_consumers)) + "; running " +
-                    std::to_string(c) + " consumers");
+                    " consumers need about " + std::to_string(fds_for(asked_consumers)) +
+                    "; running " + std::to_string(c) + " consumers");
     opt.consumers = c;
   }
   int access = access_for(opt.consumers);
@@ -800,8 +843,9 @@ int main(int argc, char** argv) {
   int room = opt.hcas - 1 - access - distribution;  // the SM's port is the core
   if (opt.consumers > room) {
     notes.push_back("a " + std::to_string(opt.hcas) + "-HCA fabric has " + std::to_string(room) +
-                    " HCA ports left after the core, " + std::to_string(distribution) + " distribution and " +
-                    std::to_string(access) + " access port(s): running " + std::to_string(room) + " consumers");
+                    " HCA ports left after the core, " + std::to_string(distribution) +
+                    " distribution and " + std::to_string(access) + " access port(s): running " +
+                    std::to_string(room) + " consumers");
     opt.consumers = room;
   }
   for (const std::string& n : notes) Progress("NOTE: %s", n.c_str());
@@ -841,17 +885,20 @@ int main(int argc, char** argv) {
   // Sized down: what the consumers asked for would take, at the memory a
   // consumer took here (an extrapolation, printed as one).
   if (opt.consumers < asked_consumers && bench.rss_after_startup > bench.rss_before_consumers) {
-    double per = static_cast<double>(bench.rss_after_startup - bench.rss_before_consumers) / opt.consumers;
+    double per =
+        static_cast<double>(bench.rss_after_startup - bench.rss_before_consumers) / opt.consumers;
     uint64_t total = 0;
     std::ifstream mi("/proc/meminfo");
     std::string key;
     uint64_t kb;
     while (mi >> key >> kb)
       if (key == "MemTotal:") total = kb * 1024;
-    notes.push_back("memory: a consumer took " + Num(per / 1e6, 2) + " MB of RSS here (its parsed PRDB; the access " +
-                    "node's parsed copy and serialization; buffers), so " + std::to_string(asked_consumers) +
-                    " consumers would need about " + Num(Gib(static_cast<uint64_t>(per * asked_consumers)), 1) +
-                    " GiB (extrapolated, not measured) of this machine's " + Num(Gib(total), 1) + " GiB");
+    notes.push_back(
+        "memory: a consumer took " + Num(per / 1e6, 2) +
+        " MB of RSS here (its parsed PRDB; the access " +
+        "node's parsed copy and serialization; buffers), so " + std::to_string(asked_consumers) +
+        " consumers would need about " + Num(Gib(static_cast<uint64_t>(per * asked_consumers)), 1) +
+        " GiB (extrapolated, not measured) of this machine's " + Num(Gib(total), 1) + " GiB");
     Progress("NOTE: %s", notes.back().c_str());
   }
 
@@ -869,24 +916,29 @@ int main(int argc, char** argv) {
   time_t now = time(nullptr);
   char date[64];
   strftime(date, sizeof(date), "%Y-%m-%d %H:%M %Z", localtime(&now));
-  printf("bench_tree: %s on %s, %u cores; %d-HCA fat tree (%d switches, %zu LIDs), link down %s\n", date, host,
-         std::thread::hardware_concurrency(), opt.hcas, switches, x ? x->assigned_lids().size() : 0,
-         opt.link_down.c_str());
-  printf("tree: 1 core, %d distribution, %d access, %d consumers (asked %d); MADs in process, data over loopback TCP\n",
-         distribution, access, opt.consumers, asked_consumers);
+  printf("bench_tree: %s on %s, %u cores; %d-HCA fat tree (%d switches, %zu LIDs), link down %s\n",
+         date, host, std::thread::hardware_concurrency(), opt.hcas, switches,
+         x ? x->assigned_lids().size() : 0, opt.link_down.c_str());
+  printf(
+      "tree: 1 core, %d distribution, %d access, %d consumers (asked %d); MADs in process, data "
+      "over loopback TCP\n",
+      distribution, access, opt.consumers, asked_consumers);
   for (const std::string& n : notes) printf("NOTE: %s\n", n.c_str());
   for (const Phase* p : {&startup, &update}) {
     if (!p->done && p->stopped_why.empty()) continue;
-    printf("%-9s epoch %" PRIu64 ": access SMDB %.3f s, PRDBs computed %.3f s, all consumers %s\n", p->name, p->epoch,
-           p->access_smdb_s, p->prdbs_s,
+    printf("%-9s epoch %" PRIu64 ": access SMDB %.3f s, PRDBs computed %.3f s, all consumers %s\n",
+           p->name, p->epoch, p->access_smdb_s, p->prdbs_s,
            p->done ? (Num(p->all_s) + " s").c_str()
-                   : ("NOT DONE (" + std::to_string(p->reached) + " of " + std::to_string(opt.consumers) +
-                      " consumers; " + p->stopped_why + ")").c_str());
+                   : ("NOT DONE (" + std::to_string(p->reached) + " of " +
+                      std::to_string(opt.consumers) + " consumers; " + p->stopped_why + ")")
+                         .c_str());
     printf("          bytes sent: core %" PRIu64 ", distribution %" PRIu64 ", access %" PRIu64
            "; consumers got %" PRIu64 " full, %" PRIu64 " delta transfers\n",
-           p->bytes.core, p->bytes.distribution, p->bytes.access, p->bytes.consumer_full, p->bytes.consumer_delta);
+           p->bytes.core, p->bytes.distribution, p->bytes.access, p->bytes.consumer_full,
+           p->bytes.consumer_delta);
   }
-  printf("core: %" PRIu64 " joins accepted, %" PRIu64 " refused; MADs sent %" PRIu64 ", lost %" PRIu64 "\n",
+  printf("core: %" PRIu64 " joins accepted, %" PRIu64 " refused; MADs sent %" PRIu64
+         ", lost %" PRIu64 "\n",
          bench.core_counters.joins, bench.core_counters.refused, bench.mad_counters.sent,
          bench.mad_counters.lost_no_receiver + bench.mad_counters.lost_queue_full);
   if (!update.done)
@@ -929,12 +981,17 @@ int main(int argc, char** argv) {
   }
   if (bench.rss_after_startup > bench.rss_before_consumers && opt.consumers > 0)
     Figure("rss_per_consumer_bytes",
-           Num(static_cast<double>(bench.rss_after_startup - bench.rss_before_consumers) / opt.consumers, 0));
+           Num(static_cast<double>(bench.rss_after_startup - bench.rss_before_consumers) /
+                   opt.consumers,
+               0));
   Figure("rss_peak_gib", Num(Gib(rss_peak), 2));
   if (update.done) {
     Figure("consumers_mismatched", static_cast<uint64_t>(mismatched));
-    Figure("paths_recomputed_share",
-           Num(update.paths_if_full ? static_cast<double>(update.paths_computed) / update.paths_if_full : 0, 6));
+    Figure(
+        "paths_recomputed_share",
+        Num(update.paths_if_full ? static_cast<double>(update.paths_computed) / update.paths_if_full
+                                 : 0,
+            6));
     Figure("update_all_s", Num(update.all_s));
     Figure("prdb_mem_over_wire", Num(wire > 0 ? mem / wire : 0));
   } else {

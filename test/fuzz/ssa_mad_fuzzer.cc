@@ -53,8 +53,9 @@ bool Same(const JoinRequest& a, const JoinRequest& b) {
          a.lost_parent == b.lost_parent && a.data_address == b.data_address &&
          a.software == b.software && a.counters.full_transfers == b.counters.full_transfers &&
          a.counters.delta_transfers == b.counters.delta_transfers &&
-         a.counters.bytes_sent == b.counters.bytes_sent && a.counters.refused == b.counters.refused &&
-         a.counters.children == b.counters.children && a.counters.reconnects == b.counters.reconnects;
+         a.counters.bytes_sent == b.counters.bytes_sent &&
+         a.counters.refused == b.counters.refused && a.counters.children == b.counters.children &&
+         a.counters.reconnects == b.counters.reconnects;
 }
 bool Same(const JoinAnswer& a, const JoinAnswer& b) {
   return Same(a.parent, b.parent) && Same(a.backup, b.backup) && a.token == b.token &&
@@ -71,8 +72,8 @@ bool Same(const TokenCheckAnswer& a, const TokenCheckAnswer& b) {
          a.lease_left_s == b.lease_left_s;
 }
 bool Same(const CoreInfoAnswer& a, const CoreInfoAnswer& b) {
-  return a.core_guid == b.core_guid && a.core_lid == b.core_lid && a.data_address == b.data_address &&
-         a.epoch == b.epoch && a.members == b.members;
+  return a.core_guid == b.core_guid && a.core_lid == b.core_lid &&
+         a.data_address == b.data_address && a.epoch == b.epoch && a.members == b.members;
 }
 
 // A decoded address prints as what DataAddress::Parse reads back.
@@ -96,8 +97,8 @@ void CheckParent(const ParentInfo& p) {
 // `out` is what the encoder made of the value decoded from `in`: a header
 // that decodes to (method, attr, tid, status), and every byte a receiver
 // checks as it was in `in`.
-void CheckEncoded(const uint8_t* in, const uint8_t* out, uint8_t method, uint16_t attr, uint64_t tid,
-                  uint16_t status) {
+void CheckEncoded(const uint8_t* in, const uint8_t* out, uint8_t method, uint16_t attr,
+                  uint64_t tid, uint16_t status) {
   mad::MadHeader h;
   FUZZ_CHECK(DecodeSsaHeader(out, mad::kMadSize, &h).ok());
   FUZZ_CHECK(h.method == method && h.attr_id == attr && h.tid == tid && h.status == status);
@@ -194,11 +195,13 @@ void FuzzEmpty(uint64_t tid, uint16_t attr, uint16_t status) {
   mad::MadHeader h;
   EncodeCoreInfo(tid, out);
   FUZZ_CHECK(DecodeSsaHeader(out, sizeof(out), &h).ok());
-  FUZZ_CHECK(h.method == mad::kMethodGet && h.attr_id == kAttrCoreInfo && h.tid == tid && h.status == 0);
+  FUZZ_CHECK(h.method == mad::kMethodGet && h.attr_id == kAttrCoreInfo && h.tid == tid &&
+             h.status == 0);
   for (size_t i = kAttr; i < sizeof(out); ++i) FUZZ_CHECK(out[i] == 0);
   EncodeStatusAnswer(attr, tid, status, out);
   FUZZ_CHECK(DecodeSsaHeader(out, sizeof(out), &h).ok());
-  FUZZ_CHECK(h.method == mad::kMethodGetResp && h.attr_id == attr && h.tid == tid && h.status == status);
+  FUZZ_CHECK(h.method == mad::kMethodGetResp && h.attr_id == attr && h.tid == tid &&
+             h.status == status);
   for (size_t i = kAttr; i < sizeof(out); ++i) FUZZ_CHECK(out[i] == 0);
   (void)DescribeSsaStatus(status);
 }
@@ -241,8 +244,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   uint8_t m[mad::kMadSize] = {};
   std::memcpy(m, data, std::min(size, mad::kMadSize));
   st = DecodeSsaHeader(m, sizeof(m), &h);
-  if (st.ok()) Dispatch(m, h);
-  else FUZZ_CHECK(!st.message().empty());
+  if (st.ok())
+    Dispatch(m, h);
+  else
+    FUZZ_CHECK(!st.message().empty());
 
   uint64_t tid = ssa::GetBe64(m + 8);
   uint16_t status = ssa::GetBe16(m + 4);

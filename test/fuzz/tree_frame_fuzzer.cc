@@ -53,7 +53,8 @@ Reading Read(const uint8_t* data, size_t size, NextSize next_size) {
     off += n;
     Frame f;
     while (st.ok() && reader.Next(&f)) r.frames.push_back(f);
-    if (!st.ok()) FUZZ_CHECK(st.code() == reader.error().code() && st.message() == reader.error().message());
+    if (!st.ok())
+      FUZZ_CHECK(st.code() == reader.error().code() && st.message() == reader.error().message());
     if (!reader.error().ok()) break;
   }
   r.error = reader.error();
@@ -70,7 +71,8 @@ Reading Read(const uint8_t* data, size_t size, NextSize next_size) {
 bool SameFrames(const Reading& a, const Reading& b) {
   if (a.frames.size() != b.frames.size()) return false;
   for (size_t i = 0; i < a.frames.size(); ++i)
-    if (a.frames[i].type != b.frames[i].type || a.frames[i].payload != b.frames[i].payload) return false;
+    if (a.frames[i].type != b.frames[i].type || a.frames[i].payload != b.frames[i].payload)
+      return false;
   return true;
 }
 
@@ -133,8 +135,8 @@ void FuzzPayload(const Frame& f) {
     CheckReencoded(f, FrameType::kXferBegin, e);
     XferBegin back;
     FUZZ_CHECK(DecodeXferBegin(ReadOne(e, FrameType::kXferBegin), &back).ok());
-    FUZZ_CHECK(back.kind == b.kind && back.from == b.from && back.to == b.to && back.total == b.total &&
-               back.digest == b.digest);
+    FUZZ_CHECK(back.kind == b.kind && back.from == b.from && back.to == b.to &&
+               back.total == b.total && back.digest == b.digest);
   }
   Ack a;
   if (DecodeAck(p, &a).ok()) {
@@ -179,7 +181,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   });
   for (const Reading* r : {&bytes, &chunks}) {
     FUZZ_CHECK(SameFrames(whole, *r));
-    FUZZ_CHECK(whole.error.code() == r->error.code() && whole.error.message() == r->error.message());
+    FUZZ_CHECK(whole.error.code() == r->error.code() &&
+               whole.error.message() == r->error.message());
     // A stopped reader is fed no more, so only a clean one has it all.
     if (whole.error.ok()) FUZZ_CHECK(whole.buffered == r->buffered);
   }
@@ -193,8 +196,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(std::string(FrameTypeName(f.type)) != "?");
     again += EncodeFrame(f.type, f.payload);
   }
-  FUZZ_CHECK(again.size() <= size && again.compare(0, again.size(), reinterpret_cast<const char*>(data),
-                                                   again.size()) == 0);
+  FUZZ_CHECK(again.size() <= size &&
+             again.compare(0, again.size(), reinterpret_cast<const char*>(data), again.size()) ==
+                 0);
   if (whole.error.ok()) FUZZ_CHECK(whole.buffered == size - again.size());
 
   for (const Frame& f : whole.frames) FuzzPayload(f);

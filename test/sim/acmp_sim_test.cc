@@ -35,8 +35,8 @@
 
 #include "common/acm/acm_client.h"
 #include "common/acm/acm_wire.h"
-#include "providers/acmp/sim_datagram.h"
 #include "providers/acmp/acmp_wire.h"
+#include "providers/acmp/sim_datagram.h"
 #include "test/sim/ibacm_node.h"
 #include "test/sim/netgen.h"
 #include "test/sim/sim_fabric.h"

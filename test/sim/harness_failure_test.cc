@@ -140,7 +140,7 @@ TEST(HarnessFailure, AbortStillTearsDown) {
   ChildReport r;
   int st = RunChild("abort", &r);
   CHECK_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
-  CheckNothingLeft(r);  // PR_SET_PDEATHSIG
+  CheckNothingLeft(r);                // PR_SET_PDEATHSIG
   CHECK_TRUE(PathExists(r.run_dir));  // nobody could remove it: documented
 }
 

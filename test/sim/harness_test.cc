@@ -69,19 +69,19 @@ TEST_GROUP(Harness) {
     }
   }
 
-  IbstatPort Ibstat(SimFabric& f, const std::string& node) {
+  IbstatPort Ibstat(SimFabric & f, const std::string& node) {
     std::string out;
     CHECK_OK(f.Run(node, {"ibstat"}, &out, nullptr));
     return ParseIbstat(out);
   }
 
-  DiscoveredNodes Discover(SimFabric& f, const std::string& node) {
+  DiscoveredNodes Discover(SimFabric & f, const std::string& node) {
     std::string out;
     CHECK_OK(f.Run(node, {"ibnetdiscover"}, &out, nullptr));
     return ParseIbnetdiscover(out);
   }
 
-  int RunSimfabNode(SimFabric& f, const std::string& node, const std::vector<std::string>& cmd,
+  int RunSimfabNode(SimFabric & f, const std::string& node, const std::vector<std::string>& cmd,
                     std::string* out) {
     std::vector<std::string> argv = {SIMFAB_BIN, "node", node, "--"};
     argv.insert(argv.end(), cmd.begin(), cmd.end());
@@ -185,7 +185,8 @@ TEST(Harness, ProcessLimit) {
   std::unique_ptr<SimProcess> eleventh;
   ssa::Status s = fabric->Spawn("Hca2", {"ibstat"}, &eleventh);
   CHECK_EQUAL(-EBUSY, s.code());
-  STRCMP_CONTAINS("allows 10 attached processes (OpenSM included); 10 are in use", s.message().c_str());
+  STRCMP_CONTAINS("allows 10 attached processes (OpenSM included); 10 are in use",
+                  s.message().c_str());
   STRCMP_CONTAINS("on Hca1: opensm", s.message().c_str());
   CHECK_EQUAL(-EBUSY, fabric->Run("Hca2", {"ibstat"}, nullptr, nullptr).code());
   std::string out;

@@ -12,7 +12,9 @@
 namespace ssa {
 namespace test {
 
-std::string TestProviderDir() { return std::string(ABS_TOP_BUILDDIR) + "/test/providers/good/.libs"; }
+std::string TestProviderDir() {
+  return std::string(ABS_TOP_BUILDDIR) + "/test/providers/good/.libs";
+}
 std::string IbacmBinary() { return std::string(ABS_TOP_BUILDDIR) + "/core/ibacm"; }
 
 IbacmNode::IbacmNode(SimFabric* fabric, Options options)
@@ -35,17 +37,21 @@ Status IbacmNode::Start(std::chrono::milliseconds timeout) {
   Status st = WriteStringToFile(dir_ + "/addr.cfg", options_.addr_cfg);
   if (st.ok()) st = WriteStringToFile(dir_ + "/opts.cfg", options_.opts_cfg);
   if (!st.ok()) return st;
-  std::vector<std::string> argv = {IbacmBinary(),    "-P",
-                                   "-O",             dir_ + "/opts.cfg",
-                                   "-A",             dir_ + "/addr.cfg",
-                                   "-R",             dir_ + "/run",
-                                   "-L",             log_path(),
-                                   "--provider-dir", options_.provider_dir};
+  std::vector<std::string> argv = {IbacmBinary(),
+                                   "-P",
+                                   "-O",
+                                   dir_ + "/opts.cfg",
+                                   "-A",
+                                   dir_ + "/addr.cfg",
+                                   "-R",
+                                   dir_ + "/run",
+                                   "-L",
+                                   log_path(),
+                                   "--provider-dir",
+                                   options_.provider_dir};
   st = fabric_->Spawn(options_.node, argv, &process_);
   if (!st.ok()) return st;
-  bool up = PollUntil(timeout, [&] {
-    return PathExists(socket_path()) || !process_->IsRunning();
-  });
+  bool up = PollUntil(timeout, [&] { return PathExists(socket_path()) || !process_->IsRunning(); });
   if (!up || !process_->IsRunning())
     return Status::Error(EIO, "ibacm on " + options_.node + " did not come up; log:\n" +
                                   TailOfFile(log_path()) + "\noutput:\n" + process_->output());
@@ -98,7 +104,8 @@ Status RunProgram(const std::vector<std::string>& argv, std::string* output, int
   if (!done) {
     kill(pid, SIGKILL);
     waitpid(pid, &status, 0);
-    return Status::Error(ETIMEDOUT, JoinArgs(argv) + " did not finish in time; output:\n" + *output);
+    return Status::Error(ETIMEDOUT,
+                         JoinArgs(argv) + " did not finish in time; output:\n" + *output);
   }
   *exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return Status::Ok();

@@ -105,7 +105,8 @@ TEST(FourHcaFabric, StockIbAcmeListsEndpointsAndCounters) {
   std::string ibstat = Run("Hca2", {"ibstat"});
   std::string out;
   int rc = -1;
-  CHECK_TRUE(ssa::test::RunProgram({"/usr/bin/ib_acme", "-S", ibacm.socket_path(), "-e"}, &out, &rc).ok());
+  CHECK_TRUE(
+      ssa::test::RunProgram({"/usr/bin/ib_acme", "-S", ibacm.socket_path(), "-e"}, &out, &rc).ok());
   LONGS_EQUAL_TEXT(0, rc, out.c_str());
   char guid[32];
   snprintf(guid, sizeof(guid), "0x%016llx", Num(IbstatField(ibstat, "Node GUID")));
@@ -114,9 +115,13 @@ TEST(FourHcaFabric, StockIbAcmeListsEndpointsAndCounters) {
 
   // One resolve through the stock client, then its counters.
   std::string lid = IbstatField(ibstat, "Base lid");
-  CHECK_TRUE(ssa::test::RunProgram({"/usr/bin/ib_acme", "-S", ibacm.socket_path(), "-f", "l", "-s", lid, "-d", "1"}, &out, &rc).ok());
+  CHECK_TRUE(ssa::test::RunProgram(
+                 {"/usr/bin/ib_acme", "-S", ibacm.socket_path(), "-f", "l", "-s", lid, "-d", "1"},
+                 &out, &rc)
+                 .ok());
   STRCMP_CONTAINS("dlid: 1", out.c_str());
-  CHECK_TRUE(ssa::test::RunProgram({"/usr/bin/ib_acme", "-S", ibacm.socket_path(), "-P"}, &out, &rc).ok());
+  CHECK_TRUE(
+      ssa::test::RunProgram({"/usr/bin/ib_acme", "-S", ibacm.socket_path(), "-P"}, &out, &rc).ok());
   LONGS_EQUAL_TEXT(0, rc, out.c_str());
   STRCMP_CONTAINS("svc,Error Count,Resolve Count,No Data", out.c_str());
   std::string counters_row = ibacm.socket_path() + ",0,1,";
@@ -148,10 +153,10 @@ TEST(FourHcaFabric, DaemonSurvivesBadInputAndTenThousandIdleClients) {
   const uint8_t bad_version[16] = {7, 1, 0, 0, 0, 0, 16, 0};
   const uint8_t oversized[16] = {1, 2, 0, 0, 0, 0, 0xff, 0xff};
   const uint8_t truncated[10] = {1, 1, 0, 0, 0, 0, 88, 0, 0, 0};
-  for (auto msg : {std::string(reinterpret_cast<const char*>(bad_version), 16),
-                   std::string(reinterpret_cast<const char*>(oversized), 16),
-                   std::string(reinterpret_cast<const char*>(truncated), 10),
-                   std::string(300, '\xff')}) {
+  for (auto msg :
+       {std::string(reinterpret_cast<const char*>(bad_version), 16),
+        std::string(reinterpret_cast<const char*>(oversized), 16),
+        std::string(reinterpret_cast<const char*>(truncated), 10), std::string(300, '\xff')}) {
     int fd = connect_raw();
     CHECK(fd >= 0);
     CHECK_EQUAL((ssize_t)msg.size(), send(fd, msg.data(), msg.size(), MSG_NOSIGNAL));
@@ -190,14 +195,16 @@ TEST(FourHcaFabric, DaemonSurvivesBadInputAndTenThousandIdleClients) {
     ssa::acm::ResolveResponse r;
     auto t0 = std::chrono::steady_clock::now();
     st = client.Resolve({src, dst}, &r);
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
     LONGS_EQUAL(ssa::acm::kStatusSuccess, r.hdr.status);
     times.push_back(ms);
   }
   std::sort(times.begin(), times.end());
   double median_ms = times[times.size() / 2];
-  CHECK_TEXT(median_ms < 10.0, ("median resolve took " + std::to_string(median_ms) + " ms").c_str());
+  CHECK_TEXT(median_ms < 10.0,
+             ("median resolve took " + std::to_string(median_ms) + " ms").c_str());
   for (int fd : idle) close(fd);
   CHECK_TRUE(ibacm.IsRunning());
   st = ibacm.Stop();

@@ -1,6 +1,6 @@
 // netgen.cc: net file generators and reader.
-#include "common/base/text_util.h"
 #include "test/sim/netgen.h"
+#include "common/base/text_util.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -63,7 +63,8 @@ const char kFourHcaNet[] =
     "[3]\t\"Switch1\"[3]\n"
     "[5]\t\"Switch1\"[5]\n";
 
-std::string PortLine(int port, const std::string& remote, int remote_port, const std::string& opts) {
+std::string PortLine(int port, const std::string& remote, int remote_port,
+                     const std::string& opts) {
   return "[" + std::to_string(port) + "]\t\"" + remote + "\"[" + std::to_string(remote_port) + "]" +
          opts + "\n";
 }
@@ -131,14 +132,16 @@ Status FatTreeNet(const FatTreeOptions& o, GeneratedNet* out) {
   net.nodes = o.hcas + net.switches;
   net.ports = o.hcas + leaves * (o.leaf_radix + 1) + spines * (spine_radix + 1);
   if (net.nodes > kMaxUnicastLids)
-    return Status::Error(EINVAL, std::to_string(net.nodes) + " nodes need more LIDs than unicast allows");
+    return Status::Error(EINVAL,
+                         std::to_string(net.nodes) + " nodes need more LIDs than unicast allows");
 
   auto hca_opts = [&](int h) {
     return o.mixed_links ? kHcaMix[h % (sizeof(kHcaMix) / sizeof(kHcaMix[0]))].PortOptions() : "";
   };
   auto up_opts = [&](int k) {
-    return o.mixed_links ? kUplinkMix[k % (sizeof(kUplinkMix) / sizeof(kUplinkMix[0]))].PortOptions()
-                         : "";
+    return o.mixed_links
+               ? kUplinkMix[k % (sizeof(kUplinkMix) / sizeof(kUplinkMix[0]))].PortOptions()
+               : "";
   };
   auto leaf_name = [](int l) { return "L" + std::to_string(l + 1); };
   auto spine_name = [](int s) { return "S" + std::to_string(s + 1); };
@@ -161,7 +164,8 @@ Status FatTreeNet(const FatTreeOptions& o, GeneratedNet* out) {
       if (h < o.hcas) t += PortLine(p + 1, "Hca" + std::to_string(h + 1), 1, hca_opts(h));
     }
     for (int k = 0; k < up; ++k)
-      t += PortLine(o.hcas_per_leaf + 1 + k, spine_name(spine_of(l, k)), spine_port[l][k], up_opts(k));
+      t += PortLine(o.hcas_per_leaf + 1 + k, spine_name(spine_of(l, k)), spine_port[l][k],
+                    up_opts(k));
     t += "\n";
   }
   // Spine ports in the order they were handed out: leaf by leaf.
@@ -216,7 +220,8 @@ Status ParseNet(const std::string& text, NetDescription* out) {
   while (std::getline(in, line)) {
     ++lineno;
     auto error = [&](const std::string& what) {
-      return Status::Error(EINVAL, "net line " + std::to_string(lineno) + ": " + what + ": " + line);
+      return Status::Error(EINVAL,
+                           "net line " + std::to_string(lineno) + ": " + what + ": " + line);
     };
     if (Trim(line).empty()) {
       in_record = false;

@@ -70,9 +70,9 @@ struct GeneratedNet {
   int leaves = 0;
   int spines = 0;
   int spine_radix = 0;
-  int nodes = 0;     // as ibsim counts them: HCAs + switches
+  int nodes = 0;  // as ibsim counts them: HCAs + switches
   int switches = 0;
-  int ports = 0;     // as ibsim counts them: HCA ports + switch ports + port 0s
+  int ports = 0;  // as ibsim counts them: HCA ports + switch ports + port 0s
 };
 
 // A 2-level fat tree. Nodes are named Hca1..HcaN, L1.., S1..; HCA i sits on

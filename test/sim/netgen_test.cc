@@ -33,7 +33,8 @@ void CheckLinksSymmetric(const NetDescription& net) {
   }
   for (const NetLink& l : net.links) {
     auto it = by_port.find(PortKey(l.remote, l.remote_port));
-    CHECK_TEXT(it != by_port.end(), ("no mirror for " + l.node + "[" + std::to_string(l.port) + "]").c_str());
+    CHECK_TEXT(it != by_port.end(),
+               ("no mirror for " + l.node + "[" + std::to_string(l.port) + "]").c_str());
     STRCMP_EQUAL(l.node.c_str(), it->second->remote.c_str());
     CHECK_EQUAL(l.port, it->second->remote_port);
     STRCMP_EQUAL(l.options.c_str(), it->second->options.c_str());
@@ -200,7 +201,9 @@ TEST(NetGen, MixedTreeWritesMatchingOptionsOnBothEnds) {
 
 TEST(NetGen, ParseNetReadsOptionsAndRejectsDuplicates) {
   NetDescription net;
-  CHECK_OK(ParseNet("Hca 1 \"A\"\n[1]\t\"B\"[2] w=2 s=7 # comment\n\nSwitch 4 \"B\"\n[2] \"A\"[1] w=2 s=7\n", &net));
+  CHECK_OK(ParseNet(
+      "Hca 1 \"A\"\n[1]\t\"B\"[2] w=2 s=7 # comment\n\nSwitch 4 \"B\"\n[2] \"A\"[1] w=2 s=7\n",
+      &net));
   CHECK_EQUAL(2u, net.nodes.size());
   CHECK_TRUE(net.nodes[1].is_switch);
   CHECK_EQUAL(4, net.nodes[1].ports);

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "common/smdb/smdb.h"
 #include "common/base/status.h"
+#include "common/smdb/smdb.h"
 #include "test/sim/sim_fabric.h"
 
 namespace ssa {

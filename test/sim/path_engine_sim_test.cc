@@ -63,7 +63,8 @@ std::map<std::string, std::string> Summary(const std::string& out) {
   size_t at = out.rfind("compare: ");
   if (at == std::string::npos) return kv;
   size_t end = out.find('\n', at);
-  std::string line = out.substr(at + 9, end == std::string::npos ? std::string::npos : end - at - 9);
+  std::string line =
+      out.substr(at + 9, end == std::string::npos ? std::string::npos : end - at - 9);
   size_t pos = 0;
   while (pos < line.size()) {
     size_t sp = line.find(' ', pos);
@@ -251,8 +252,9 @@ TEST(PathEngineSim, FourHcaLmc0) {
   CHECK_OK(db.WriteFile(smdb_file));
   std::string out;
   int status = -1;
-  CHECK_OK(fabric->Run("Hca2", {kTool, "compare", smdb_file, "--from", "all", "--to", Hex16(PortGuid("Hca4"))},
-                       &out, &status));
+  CHECK_OK(fabric->Run(
+      "Hca2", {kTool, "compare", smdb_file, "--from", "all", "--to", Hex16(PortGuid("Hca4"))}, &out,
+      &status));
   CHECK_EQUAL_TEXT(1, status, out.c_str());
   CHECK_TEXT(out.find("mtu engine=1 sa=") != std::string::npos, out.c_str());
   STRCMP_EQUAL_TEXT("6", Summary(out)["mismatched"].c_str(), out.c_str());

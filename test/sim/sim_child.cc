@@ -163,7 +163,8 @@ Status LaunchChild(const LaunchSpec& spec, pid_t* pid_out) {
     if (failure.stage == kChdir) what += " " + spec.cwd;
     if (failure.stage == kOutput) what += " " + spec.output_path;
     if (failure.stage == kExec) what += " " + program;
-    return Status::Error(failure.err, "child process could not " + what + ": " + strerror(failure.err));
+    return Status::Error(failure.err,
+                         "child process could not " + what + ": " + strerror(failure.err));
   }
   *pid_out = pid;
   return Status::Ok();
@@ -211,7 +212,8 @@ int ShellExitCode(int wait_status) {
 }
 
 std::string DescribeWaitStatus(int wait_status) {
-  if (WIFEXITED(wait_status)) return "exited with status " + std::to_string(WEXITSTATUS(wait_status));
+  if (WIFEXITED(wait_status))
+    return "exited with status " + std::to_string(WEXITSTATUS(wait_status));
   if (WIFSIGNALED(wait_status))
     return "killed by signal " + std::to_string(WTERMSIG(wait_status)) + " (" +
            strsignal(WTERMSIG(wait_status)) + ")";

@@ -65,7 +65,8 @@ std::vector<AttachedClient> ParseAttached(const std::string& reply) {
     AttachedClient c;
     int pid = 0;
     char node[256] = "";
-    if (sscanf(line.c_str(), "Client %d: pid %d connected at \"%255[^\"]\"", &c.id, &pid, node) != 3)
+    if (sscanf(line.c_str(), "Client %d: pid %d connected at \"%255[^\"]\"", &c.id, &pid, node) !=
+        3)
       continue;
     c.pid = pid;
     c.node = node;
@@ -131,8 +132,8 @@ Status IbsimConsole::Command(const std::string& command, std::string* reply,
     return !alive;
   });
   if (!done || seen.find(end) == std::string::npos) {
-    std::string why = alive ? "did not answer within " + std::to_string(timeout.count()) + " ms"
-                            : "exited";
+    std::string why =
+        alive ? "did not answer within " + std::to_string(timeout.count()) + " ms" : "exited";
     return Status::Error(alive ? ETIMEDOUT : ESRCH, "ibsim " + why + " (command '" + command +
                                                         "'); ibsim.out ends with:\n" +
                                                         TailOfFile(layout_.ibsim_out(), 1000));

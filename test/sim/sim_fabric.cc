@@ -65,14 +65,16 @@ Status SimFabric::StartImpl() {
   if (options_.start_sm && !HasNode(info_.sm_node))
     return Status::Error(EINVAL, "sm_node '" + info_.sm_node + "' is not in the net file");
   if (!PathExists(kUmad2simPath))
-    return Status::Error(ENOENT, std::string(kUmad2simPath) + " missing: install Debian package libumad2sim0");
+    return Status::Error(
+        ENOENT, std::string(kUmad2simPath) + " missing: install Debian package libumad2sim0");
   if (FindProgram("ibsim").empty())
     return Status::Error(ENOENT, "ibsim not found: install Debian package ibsim-utils");
   if (options_.start_sm && FindProgram("opensm").empty())
     return Status::Error(ENOENT, "opensm not found: install Debian package opensm");
 
   ChildRegistry::InstallSignalHandlers();
-  std::string parent = options_.run_dir_parent.empty() ? DefaultTempParent() : options_.run_dir_parent;
+  std::string parent =
+      options_.run_dir_parent.empty() ? DefaultTempParent() : options_.run_dir_parent;
   s = MakeTempDir(parent, "simfab.", &layout_.dir);
   if (!s.ok()) return s;
   // Unique per fabric, even across processes: ibsim's sockets live in the
@@ -182,11 +184,13 @@ Status SimFabric::WaitForStartup(const std::string& what, pid_t pid, bool* reape
   });
   if (died) {
     *reaped = true;
-    return Status::Error(ECHILD, what + " " + DescribeWaitStatus(*status) + " during start-up" + logs());
+    return Status::Error(ECHILD,
+                         what + " " + DescribeWaitStatus(*status) + " during start-up" + logs());
   }
   if (!done)
     return Status::Error(ETIMEDOUT, what + " was not up within " +
-                                        std::to_string(options_.up_timeout.count()) + " ms" + logs());
+                                        std::to_string(options_.up_timeout.count()) + " ms" +
+                                        logs());
   return Status::Ok();
 }
 
@@ -219,9 +223,9 @@ Status SimFabric::Stop() {
     opensm_reaped_ = true;
     if (opensm_status_ != 0) {
       failed_ = true;
-      opensm_end = Status::Error(EIO, "OpenSM " + DescribeWaitStatus(opensm_status_) +
-                                          " when stopped" +
-                                          Tail("OpenSM output", layout_.opensm_dir() + "/opensm.out"));
+      opensm_end =
+          Status::Error(EIO, "OpenSM " + DescribeWaitStatus(opensm_status_) + " when stopped" +
+                                 Tail("OpenSM output", layout_.opensm_dir() + "/opensm.out"));
     }
   }
   if (info_.ibsim_pid > 0 && !ibsim_reaped_) {
@@ -285,8 +289,8 @@ Status SimFabric::WaitSubnetUp(int min_count, std::chrono::milliseconds timeout)
   if (!alive.ok()) return alive;
   if (!done)
     return Status::Error(ETIMEDOUT, "OpenSM logged " + std::to_string(SubnetUpCount()) +
-                                        " SUBNET UP, not " + std::to_string(min_count) + ", within " +
-                                        std::to_string(timeout.count()) + " ms" +
+                                        " SUBNET UP, not " + std::to_string(min_count) +
+                                        ", within " + std::to_string(timeout.count()) + " ms" +
                                         Tail("OpenSM log", layout_.osm_log()));
   return Status::Ok();
 }
@@ -392,8 +396,8 @@ Status SimFabric::Run(const std::string& node, const std::vector<std::string>& a
   if (exit_status) {
     *exit_status = code;
   } else if (code != 0) {
-    return Status::Error(EIO, what + " " + DescribeWaitStatus(process->wait_status()) +
-                                  "; output:\n" + text);
+    return Status::Error(
+        EIO, what + " " + DescribeWaitStatus(process->wait_status()) + "; output:\n" + text);
   }
   return Status::Ok();
 }

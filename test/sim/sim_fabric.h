@@ -77,7 +77,7 @@ class SimFabric {
     // Extra OpenSM environment; LD_PRELOAD is put before umad2sim's.
     std::map<std::string, std::string> opensm_env;
     std::chrono::milliseconds up_timeout{60000};  // ibsim ready + SUBNET UP
-    std::string run_dir_parent;  // default $TMPDIR or /tmp
+    std::string run_dir_parent;                   // default $TMPDIR or /tmp
     bool keep_run_dir_on_failure = true;
     // How long Stop() gives each process after SIGTERM before SIGKILL.
     std::chrono::milliseconds stop_grace{3000};

@@ -64,7 +64,8 @@ TEST(SimParts, SlotsRefuseTheEleventhAndNameTheHolders) {
   SlotClaim extra;
   ssa::Status s = slots.Claim(&extra);
   CHECK_EQUAL(-EBUSY, s.code());
-  STRCMP_CONTAINS("allows 10 attached processes (OpenSM included); 10 are in use", s.message().c_str());
+  STRCMP_CONTAINS("allows 10 attached processes (OpenSM included); 10 are in use",
+                  s.message().c_str());
   STRCMP_CONTAINS("slot 3: pid 1003 on Hca3: prog --arg", s.message().c_str());
 
   // Closing the descriptor frees the slot; its old holder is remembered, and
@@ -112,7 +113,8 @@ TEST(SimParts, ChildOutputEnvAndTermination) {
 
 TEST(SimParts, ParseIbstatAndIbnetdiscover) {
   IbstatPort p = ParseIbstat(
-      "CA 'ibsim0'\n\tCA type: simulator\n\tPort 1:\n\t\tState: Active\n\t\tPhysical state: LinkUp\n"
+      "CA 'ibsim0'\n\tCA type: simulator\n\tPort 1:\n\t\tState: Active\n\t\tPhysical state: "
+      "LinkUp\n"
       "\t\tBase lid: 4\n\t\tSM lid: 1\n\t\tPort GUID: 0x0000000000100004\n");
   STRCMP_EQUAL("Active", p.state.c_str());
   CHECK_EQUAL(4, p.lid);

@@ -40,10 +40,14 @@ Status ReadFabricInfo(const RunDirLayout& layout, FabricInfo* info) {
     size_t eq = line.find('=');
     if (eq == std::string::npos) continue;
     std::string key = line.substr(0, eq), value = line.substr(eq + 1);
-    if (key == "sock_name") info->sock_name = value;
-    else if (key == "ibsim_pid") info->ibsim_pid = atoi(value.c_str());
-    else if (key == "opensm_pid") info->opensm_pid = atoi(value.c_str());
-    else if (key == "sm_node") info->sm_node = value;
+    if (key == "sock_name")
+      info->sock_name = value;
+    else if (key == "ibsim_pid")
+      info->ibsim_pid = atoi(value.c_str());
+    else if (key == "opensm_pid")
+      info->opensm_pid = atoi(value.c_str());
+    else if (key == "sm_node")
+      info->sm_node = value;
   }
   if (info->sock_name.empty() || info->ibsim_pid <= 0)
     return Status::Error(EINVAL, layout.info() + ": no sock_name or ibsim_pid");

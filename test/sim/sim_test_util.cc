@@ -1,6 +1,6 @@
 // sim_test_util.cc: output parsers and local process helpers for tests.
-#include "common/base/text_util.h"
 #include "test/sim/sim_test_util.h"
+#include "common/base/text_util.h"
 
 #include <cstdlib>
 #include <sstream>
@@ -10,9 +10,7 @@
 
 namespace ssa {
 namespace test {
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 IbstatPort ParseIbstat(const std::string& output) {
   IbstatPort port;
@@ -30,11 +28,16 @@ IbstatPort ParseIbstat(const std::string& output) {
     size_t colon = t.find(':');
     if (colon == std::string::npos) continue;
     std::string key = t.substr(0, colon), value = Trim(t.substr(colon + 1));
-    if (key == "State") port.state = value;
-    else if (key == "Physical state") port.physical_state = value;
-    else if (key == "Base lid") port.lid = atoi(value.c_str());
-    else if (key == "SM lid") port.sm_lid = atoi(value.c_str());
-    else if (key == "Port GUID") port.port_guid = value;
+    if (key == "State")
+      port.state = value;
+    else if (key == "Physical state")
+      port.physical_state = value;
+    else if (key == "Base lid")
+      port.lid = atoi(value.c_str());
+    else if (key == "SM lid")
+      port.sm_lid = atoi(value.c_str());
+    else if (key == "Port GUID")
+      port.port_guid = value;
   }
   return port;
 }
@@ -51,7 +54,8 @@ DiscoveredNodes ParseIbnetdiscover(const std::string& output) {
     size_t hash = line.find('#');
     size_t open = hash == std::string::npos ? hash : line.find('"', hash);
     size_t close = open == std::string::npos ? open : line.find('"', open + 1);
-    if (close != std::string::npos) nodes.descriptions.push_back(line.substr(open + 1, close - open - 1));
+    if (close != std::string::npos)
+      nodes.descriptions.push_back(line.substr(open + 1, close - open - 1));
   }
   return nodes;
 }

@@ -212,7 +212,8 @@ struct Fabric {
 Status OpenFabricFromEnv(Fabric* f) {
   const char* dir = getenv("SIMFAB_DIR");
   if (!dir || !*dir)
-    return Status::Error(EINVAL, "SIMFAB_DIR is not set: run this inside `simfab run ... -- COMMAND`");
+    return Status::Error(EINVAL,
+                         "SIMFAB_DIR is not set: run this inside `simfab run ... -- COMMAND`");
   f->layout.dir = dir;
   return ReadFabricInfo(f->layout, &f->info);
 }
@@ -263,14 +264,16 @@ int CmdRun(Args& args) {
   if (!args.Flag("--")) return UsageError("run: missing -- COMMAND");
   std::vector<std::string> command = args.Rest();
   if (command.empty()) return UsageError("run: missing COMMAND after --");
-  if (use_tree && !net_file.empty()) return UsageError("run: --net and --fat-tree exclude each other");
+  if (use_tree && !net_file.empty())
+    return UsageError("run: --net and --fat-tree exclude each other");
 
   if (use_tree) {
     GeneratedNet net;
     Status s = FatTreeNet(tree, &net);
     if (!s.ok()) return Fail("run", s, kExitUsage);
     options.net_text = net.text;
-    options.ibsim_args.insert(options.ibsim_args.begin(), net.ibsim_args.begin(), net.ibsim_args.end());
+    options.ibsim_args.insert(options.ibsim_args.begin(), net.ibsim_args.begin(),
+                              net.ibsim_args.end());
   } else if (!net_file.empty()) {
     Status s = ReadFileToString(net_file, &options.net_text);
     if (!s.ok()) return Fail("run", s, kExitUsage);
@@ -378,7 +381,8 @@ int CmdNode(Args& args) {
   if (s.ok()) s = ParseNet(net_text, &net);
   if (!s.ok()) return Fail("node", s, kExitSoftware);
   if (!net.FindNode(node))
-    return Fail("node", Status::Error(EINVAL, "no node '" + node + "' in " + f.layout.net()), kExitUsage);
+    return Fail("node", Status::Error(EINVAL, "no node '" + node + "' in " + f.layout.net()),
+                kExitUsage);
   std::string program = FindProgram(command[0]);
   if (program.empty())
     return Fail("node", Status::Error(ENOENT, "'" + command[0] + "' not found in PATH"), 127);
@@ -394,11 +398,13 @@ int CmdNode(Args& args) {
   std::string workdir;
   s = MakeProcessDir(f.layout, node, command[0], &workdir);
   if (!s.ok()) return Fail("node", s, kExitSoftware);
-  if (chdir(workdir.c_str()) != 0) return Fail("node", Status::FromErrno("chdir " + workdir), kExitSoftware);
+  if (chdir(workdir.c_str()) != 0)
+    return Fail("node", Status::FromErrno("chdir " + workdir), kExitSoftware);
   claim.SetHolder(getpid(), node, JoinArgs(command));
   // The slot is held by this process image and, after exec, by COMMAND.
   int slot_fd = claim.Release();
-  if (fcntl(slot_fd, F_SETFD, 0) != 0) return Fail("node", Status::FromErrno("fcntl"), kExitSoftware);
+  if (fcntl(slot_fd, F_SETFD, 0) != 0)
+    return Fail("node", Status::FromErrno("fcntl"), kExitSoftware);
   for (const auto& kv : NodeEnvironment(f.info.sock_name, node))
     setenv(kv.first.c_str(), kv.second.c_str(), 1);
 
@@ -434,8 +440,7 @@ int CmdAttached(Args& args) {
   printf("ibsim clients:\n%s", reply.empty() ? "  (none)\n" : reply.c_str());
   std::vector<SlotHolder> holders = AttachSlots(f.layout.slots_dir()).Holders();
   printf("attach slots in use (%zu of %d):\n", holders.size(), AttachSlots::kCount);
-  for (const SlotHolder& h : holders)
-    printf("  %s\n", AttachSlots::DescribeHolders({h}).c_str());
+  for (const SlotHolder& h : holders) printf("  %s\n", AttachSlots::DescribeHolders({h}).c_str());
   return 0;
 }
 
@@ -497,10 +502,10 @@ int CmdWaitUp(Args& args, bool count_only) {
   if (!s.ok()) return Fail("wait-up", s);
   LogLineCounter ups(f.layout.osm_log(), "SUBNET UP");
   if (!count_only && !PollUntil(timeout, [&] { return ups.Count() >= want; }))
-    return Fail("wait-up", Status::Error(ETIMEDOUT, std::to_string(ups.Count()) +
-                                                        " SUBNET UP lines, not " +
-                                                        std::to_string(want) + ", within " +
-                                                        std::to_string(timeout.count()) + " ms"));
+    return Fail("wait-up",
+                Status::Error(ETIMEDOUT, std::to_string(ups.Count()) + " SUBNET UP lines, not " +
+                                             std::to_string(want) + ", within " +
+                                             std::to_string(timeout.count()) + " ms"));
   printf("%d\n", ups.Count());
   return 0;
 }

@@ -69,7 +69,8 @@ TEST_GROUP(SsaProviderSim) {
   // A fat tree of `hcas` HCAs (12: 2 leaves of 6 with mixed-speed
   // uplinks): core, one distribution and two access nodes (none with
   // `members` false).
-  void StartTree(int lmc, const std::string& plugin_options = "", bool members = true, int hcas = 12) {
+  void StartTree(int lmc, const std::string& plugin_options = "", bool members = true,
+                 int hcas = 12) {
     TreeHarness::Options o;
     CHECK_OK(TreeHarness::FatTree(hcas, lmc, &o));
     o.extra_plugin_options = plugin_options;
@@ -133,8 +134,8 @@ TEST_GROUP(SsaProviderSim) {
       if (g.guid != g.port_guid) continue;  // an alias GUID: its port's LIDs
       for (uint32_t k = 0; k < (1u << g.lmc); ++k) {
         std::string dlid = std::to_string(g.base_lid + k);
-        std::vector<std::string> argv = {"/usr/bin/ib_acme", "-S", ibacm->socket_path(), "-f", "l",
-                                         "-s", slid, "-d", dlid};
+        std::vector<std::string> argv = {
+            "/usr/bin/ib_acme", "-S", ibacm->socket_path(), "-f", "l", "-s", slid, "-d", dlid};
         bool sa_check = verify && k == 0;
         if (sa_check) argv.push_back("-v");
         std::string out;
@@ -160,10 +161,10 @@ TEST_GROUP(SsaProviderSim) {
       top = std::max<uint16_t>(top, static_cast<uint16_t>(g.base_lid + (1u << g.lmc) - 1));
     std::string out;
     int rc = -1;
-    CHECK_OK(ssa::test::RunProgram({OurIbAcme(), "-T", "-S", ibacm->socket_path(), "-s",
-                                    std::to_string(tree->Lid(kNode)), "--lid-range",
-                                    "1-" + std::to_string(top), "--verify", "daemon"},
-                                   &out, &rc));
+    CHECK_OK(ssa::test::RunProgram(
+        {OurIbAcme(), "-T", "-S", ibacm->socket_path(), "-s", std::to_string(tree->Lid(kNode)),
+         "--lid-range", "1-" + std::to_string(top), "--verify", "daemon"},
+        &out, &rc));
     STRCMP_CONTAINS_TEXT("mismatched:   0", out.c_str(), out.c_str());
     size_t lids = 0;
     for (const auto& g : tree->smdb().guid_lids.records)
@@ -197,8 +198,8 @@ TEST(SsaProviderSim, StockIbAcmeGetsTheSasPathsFromThePrdbLmc0) {
   for (const std::string node : {"Hca1", "Hca9", "Hca12"}) {
     std::string out;
     int rc = -1;
-    CHECK_OK(ssa::test::RunProgram({"/usr/bin/ib_acme", "-S", ibacm->socket_path(), "-f", "g",
-                                    "-s", GidOf(kNode), "-d", GidOf(node), "-v"},
+    CHECK_OK(ssa::test::RunProgram({"/usr/bin/ib_acme", "-S", ibacm->socket_path(), "-f", "g", "-s",
+                                    GidOf(kNode), "-d", GidOf(node), "-v"},
                                    &out, &rc));
     LONGS_EQUAL_TEXT(0, rc, out.c_str());
     STRCMP_CONTAINS_TEXT("SA verification: success", out.c_str(), out.c_str());
@@ -246,20 +247,22 @@ TEST(SsaProviderSim, NamesAndIpsFromTheCoresHostsFileAndTheSaForWhatThePrdbLacks
   }
   CHECK_OK(ssa::test::WriteStringToFile(hosts_file + ".tmp", hosts));
   CHECK_EQUAL(0, rename((hosts_file + ".tmp").c_str(), hosts_file.c_str()));
-  CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(), "address database epoch 2 in place: 12 names, 24 IPs", 30s));
+  CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(),
+                                     "address database epoch 2 in place: 12 names, 24 IPs", 30s));
 
   struct Case {
     const char* format;
     std::string src, dst, dgid;
   };
-  std::vector<Case> cases = {
-      {"n", "node6", "node1", GidOf("Hca1")},      {"n", "node6", "NODE9", GidOf("Hca9")},
-      {"i", "10.0.0.6", "10.0.0.12", GidOf("Hca12")}, {"i", "fd00::6", "fd00::3", GidOf("Hca3")}};
+  std::vector<Case> cases = {{"n", "node6", "node1", GidOf("Hca1")},
+                             {"n", "node6", "NODE9", GidOf("Hca9")},
+                             {"i", "10.0.0.6", "10.0.0.12", GidOf("Hca12")},
+                             {"i", "fd00::6", "fd00::3", GidOf("Hca3")}};
   for (const Case& c : cases) {
     std::string out;
     int rc = -1;
-    CHECK_OK(ssa::test::RunProgram({"/usr/bin/ib_acme", "-S", ibacm->socket_path(), "-f", c.format, "-s",
-                                    c.src, "-d", c.dst, "-v"},
+    CHECK_OK(ssa::test::RunProgram({"/usr/bin/ib_acme", "-S", ibacm->socket_path(), "-f", c.format,
+                                    "-s", c.src, "-d", c.dst, "-v"},
                                    &out, &rc));
     LONGS_EQUAL_TEXT(0, rc, out.c_str());
     STRCMP_CONTAINS_TEXT(("dgid: " + c.dgid + "\n").c_str(), out.c_str(), out.c_str());
@@ -271,7 +274,8 @@ TEST(SsaProviderSim, NamesAndIpsFromTheCoresHostsFileAndTheSaForWhatThePrdbLacks
   std::string out;
   int rc = -1;
   CHECK_OK(ssa::test::RunProgram(
-      {"/usr/bin/ib_acme", "-S", ibacm->socket_path(), "-f", "n", "-s", "node6", "-d", "node99"}, &out, &rc));
+      {"/usr/bin/ib_acme", "-S", ibacm->socket_path(), "-f", "n", "-s", "node6", "-d", "node99"},
+      &out, &rc));
   CHECK(rc != 0);
   LONGS_EQUAL(verified, RouteQueries());
   // A LID the PRDB does not hold goes to the SA (which has no path either).

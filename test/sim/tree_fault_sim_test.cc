@@ -114,7 +114,8 @@ TEST(TreeFaultSim, FlippedBytesAndLostMadsOnlySlowTheTreeDown) {
   StartFabric();
   // The access node itself loses, repeats and reorders a third of its MADs.
   CHECK_OK(tree->StartIbssa("Hca2", "distribution"));
-  CHECK_OK(tree->StartIbssa("Hca3", "access", "mad_faults = drop=0.3,dup=0.3,reorder=0.3,seed=11\n"));
+  CHECK_OK(
+      tree->StartIbssa("Hca3", "access", "mad_faults = drop=0.3,dup=0.3,reorder=0.3,seed=11\n"));
   CHECK_OK(tree->StartIbssa("Hca4", "access"));
   CHECK_OK(tree->StartConsumer("Hca6"));
   CHECK_OK(tree->StartConsumer("Hca7", {"--data-faults", "flip=0.5,seed=3"}));
@@ -131,7 +132,8 @@ TEST(TreeFaultSim, FlippedBytesAndLostMadsOnlySlowTheTreeDown) {
   // (a digest mismatch, or a frame that failed its check and cost the
   // connection), and said so.
   auto st = tree->ReadStats("Hca7");
-  CHECK_TEXT(Num(st, "digest_mismatches") + Num(st, "reconnects") > 0, tree->ConsumerLog("Hca7").c_str());
+  CHECK_TEXT(Num(st, "digest_mismatches") + Num(st, "reconnects") > 0,
+             tree->ConsumerLog("Hca7").c_str());
   STRCMP_CONTAINS("FAULT INJECTION on", tree->ConsumerLog("Hca7").c_str());
   STRCMP_CONTAINS("FAULT INJECTION on", tree->IbssaLog("Hca3").c_str());
 }

@@ -77,7 +77,8 @@ Status ParseTreeJson(const std::string& text, std::vector<TreeMember>* out) {
         size_t end = text.find_first_of(",}", i);
         if (end == std::string::npos) return fail("bad value");
         value = text.substr(i, end - i);
-        while (!value.empty() && isspace(static_cast<unsigned char>(value.back()))) value.pop_back();
+        while (!value.empty() && isspace(static_cast<unsigned char>(value.back())))
+          value.pop_back();
         i = end;
       }
       m[key] = value;
@@ -156,7 +157,8 @@ std::string TreeHarness::NodeDir(const std::string& node) const {
   return d;
 }
 
-Status TreeHarness::StartIbssa(const std::string& node, const std::string& role, const std::string& extra_cfg) {
+Status TreeHarness::StartIbssa(const std::string& node, const std::string& role,
+                               const std::string& extra_cfg) {
   std::string d = NodeDir(node);
   std::ofstream cfg(d + "/ibssa_opts.cfg");
   cfg << "log_level = debug\njoin_timeout_ms = 300\n" << extra_cfg;
@@ -181,10 +183,12 @@ std::string TreeHarness::ConsumerStats(const std::string& node) const {
   return ConsumerDump(node) + ".stats";
 }
 
-Status TreeHarness::StartConsumer(const std::string& node, const std::vector<std::string>& extra_args) {
+Status TreeHarness::StartConsumer(const std::string& node,
+                                  const std::vector<std::string>& extra_args) {
   std::string d = NodeDir(node);
   std::unique_ptr<SimProcess> p;
-  std::vector<std::string> argv = {kConsumer, "-R", d, "--dump", ConsumerDump(node), "-L", d + "/consumer.log"};
+  std::vector<std::string> argv = {kConsumer,          "-R", d, "--dump", ConsumerDump(node), "-L",
+                                   d + "/consumer.log"};
   argv.insert(argv.end(), extra_args.begin(), extra_args.end());
   Status st = fabric_->Spawn(node, argv, &p);
   if (!st.ok()) return st;
@@ -210,7 +214,8 @@ Status TreeHarness::IbssaDataPort(const std::string& node, int* port) const {
   std::string log = IbssaLog(node);
   const std::string needle = "data channel on 127.0.0.1:";
   size_t at = log.find(needle);
-  if (at == std::string::npos) return Status::Error(ENOENT, node + ": no data channel line in its log");
+  if (at == std::string::npos)
+    return Status::Error(ENOENT, node + ": no data channel line in its log");
   *port = atoi(log.c_str() + at + needle.size());
   return Status::Ok();
 }
@@ -239,14 +244,17 @@ Status TreeHarness::WaitConsumersAt(const std::vector<std::string>& nodes, uint6
     }
     if (behind.empty()) return Status::Ok();
     if (Clock::now() > deadline)
-      return Status::Error(ETIMEDOUT, "consumers not at epoch " + std::to_string(epoch) + ":" + behind);
+      return Status::Error(ETIMEDOUT,
+                           "consumers not at epoch " + std::to_string(epoch) + ":" + behind);
     SleepPoll();
   }
 }
 
-Status TreeHarness::WaitSmdbAfter(uint64_t after, std::chrono::milliseconds timeout, smdb::Smdb* out) {
+Status TreeHarness::WaitSmdbAfter(uint64_t after, std::chrono::milliseconds timeout,
+                                  smdb::Smdb* out) {
   Status st = WaitForVersion(
-      plugin_.dump_dir(), [after](const smdb::Smdb& d) { return d.global_epoch > after; }, timeout, out);
+      plugin_.dump_dir(), [after](const smdb::Smdb& d) { return d.global_epoch > after; }, timeout,
+      out);
   if (st.ok()) db_ = *out;
   return st;
 }
@@ -288,7 +296,8 @@ Status TreeHarness::Tree(const std::string& run_on, std::vector<TreeMember>* out
   int status = -1;
   Status st = fabric_->Run(run_on, {kTreeTool, "--json"}, &text, &status);
   if (!st.ok()) return st;
-  if (status != 0) return Status::Error(EIO, "ssa-tree --json: exit " + std::to_string(status) + ": " + text);
+  if (status != 0)
+    return Status::Error(EIO, "ssa-tree --json: exit " + std::to_string(status) + ": " + text);
   return ParseTreeJson(text, out);
 }
 

@@ -39,7 +39,7 @@ class TreeHarness {
     std::string net_text;
     std::vector<std::string> ibsim_args;
     int lmc = 0;
-    int hcas = 0;                    // CAs in the net (to wait for the full SMDB)
+    int hcas = 0;                      // CAs in the net (to wait for the full SMDB)
     std::string extra_plugin_options;  // appended to the defaults
   };
 
@@ -59,7 +59,8 @@ class TreeHarness {
 
   // ibssa on `node` with `role` (and `extra_cfg` lines in its options
   // file); returns once its log says it joined.
-  Status StartIbssa(const std::string& node, const std::string& role, const std::string& extra_cfg = "");
+  Status StartIbssa(const std::string& node, const std::string& role,
+                    const std::string& extra_cfg = "");
   // ssa-consumer on `node` dumping to ConsumerDump(node), with `extra_args`.
   Status StartConsumer(const std::string& node, const std::vector<std::string>& extra_args = {});
   // An ibssa's data-channel address as its log says ("127.0.0.1", port).

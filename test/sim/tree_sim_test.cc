@@ -171,7 +171,8 @@ TEST(TreeSim, AKilledParentsChildrenMoveToTheirBackupWithinTwoSeconds) {
   for (const std::string& c : orphans) {
     for (;;) {
       if (Num(tree->ReadStats(c), "parent_lid") == tree->Lid(other)) break;
-      CHECK_TEXT(std::chrono::steady_clock::now() - t0 < 2s, (c + " did not move within 2 s").c_str());
+      CHECK_TEXT(std::chrono::steady_clock::now() - t0 < 2s,
+                 (c + " did not move within 2 s").c_str());
       std::this_thread::sleep_for(20ms);
     }
   }

@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
-#include "common/base/event_loop.h"
 #include <ibacm_ssa/provider.h>
+#include "common/base/event_loop.h"
 
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>

@@ -10,9 +10,9 @@
 #include <cstring>
 
 #include "common/mad/mad_wire.h"
-#include "providers/acmp/mcmember_wire.h"
 #include "providers/acmp/acmp_port_info.h"
 #include "providers/acmp/acmp_wire.h"
+#include "providers/acmp/mcmember_wire.h"
 
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>

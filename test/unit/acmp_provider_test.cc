@@ -12,8 +12,8 @@
 #include <chrono>
 #include <cstring>
 
-#include "providers/acmp/sim_datagram.h"
 #include "providers/acmp/acmp_wire.h"
+#include "providers/acmp/sim_datagram.h"
 #include "test/unit/acmp_fake_fabric.h"
 
 // Last: CppUTest redefines new for leak checking.

@@ -39,13 +39,13 @@ const char kHosts[] =
 
 }  // namespace
 
-TEST_GROUP(AddrDb) {};
+TEST_GROUP(AddrDb){};
 
 TEST(AddrDb, HostsLinesBecomeSortedUniqueRecordsAndBadLinesAreReported) {
   AddrDb db;
   std::vector<HostsIssue> issues;
   size_t taken = ssa::smdb::ParseHosts(kHosts, &db, &issues);
-  LONGS_EQUAL(6, taken);  // 5 good lines + node4 (its extra text is ignored)
+  LONGS_EQUAL(6, taken);                    // 5 good lines + node4 (its extra text is ignored)
   LONGS_EQUAL(3, db.names.records.size());  // node1, node2, node4
   LONGS_EQUAL(2, db.ips.records.size());
   LONGS_EQUAL(4, issues.size());
@@ -82,7 +82,8 @@ TEST(AddrDb, VersionsRoundTripAndTravelAsDeltas) {
   std::string bytes;
   CHECK_TRUE(v1.Serialize(&bytes).ok());
   AddrDb back;
-  CHECK_TRUE(AddrDb::Parse(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &back).ok());
+  CHECK_TRUE(
+      AddrDb::Parse(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &back).ok());
   CHECK_TRUE(back == v1);
 
   // One name added: a delta that turns v1 into v2, and only the names
@@ -107,5 +108,6 @@ TEST(AddrDb, VersionsRoundTripAndTravelAsDeltas) {
   // A flipped byte is caught by the format's CRC.
   bytes[bytes.size() / 2] ^= 0x40;
   AddrDb bad;
-  CHECK_FALSE(AddrDb::Parse(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &bad).ok());
+  CHECK_FALSE(
+      AddrDb::Parse(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &bad).ok());
 }

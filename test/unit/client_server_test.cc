@@ -29,7 +29,8 @@ class EchoHandler : public ssa::ClientServer::Handler {
   int disconnects = 0;
   void OnMessage(ssa::ClientServer::ClientId client, const uint8_t* msg, size_t) override {
     ++messages;
-    auto reply = ssa::acm::EncodeErrorResponse(ssa::acm::MsgHeader::Decode(msg), ssa::acm::kStatusEInval);
+    auto reply =
+        ssa::acm::EncodeErrorResponse(ssa::acm::MsgHeader::Decode(msg), ssa::acm::kStatusEInval);
     server->Send(client, reply.data(), reply.size());
   }
   void OnDisconnect(ssa::ClientServer::ClientId) override { ++disconnects; }
@@ -134,20 +135,24 @@ TEST_GROUP(ClientServer) {
   bool ReadReply(int fd, ssa::acm::MsgHeader* hdr) {
     uint8_t buf[16];
     size_t got = 0;
-    bool ok = loop.RunUntil([&] {
-      ssize_t n = recv(fd, buf + got, sizeof(buf) - got, 0);
-      if (n > 0) got += n;
-      return got == sizeof(buf);
-    }, 5s);
+    bool ok = loop.RunUntil(
+        [&] {
+          ssize_t n = recv(fd, buf + got, sizeof(buf) - got, 0);
+          if (n > 0) got += n;
+          return got == sizeof(buf);
+        },
+        5s);
     if (ok) *hdr = ssa::acm::MsgHeader::Decode(buf);
     return ok;
   }
   bool PeerClosed(int fd) {
-    return loop.RunUntil([&] {
-      char c;
-      ssize_t n = recv(fd, &c, 1, 0);
-      return n == 0 || (n < 0 && errno != EAGAIN);
-    }, 5s);
+    return loop.RunUntil(
+        [&] {
+          char c;
+          ssize_t n = recv(fd, &c, 1, 0);
+          return n == 0 || (n < 0 && errno != EAGAIN);
+        },
+        5s);
   }
 };
 
@@ -215,10 +220,12 @@ TEST(ClientServer, ClientThatNeverReadsIsDroppedOthersServed) {
   auto msg = PerfQuery();
   // The slow client keeps asking and never reads: its replies pile up until
   // the server gives up on it. Every send is non-blocking for the server.
-  bool dropped = loop.RunUntil([&] {
-    send(slow, msg.data(), msg.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
-    return server->stats().send_overflows > 0;
-  }, 20s);
+  bool dropped = loop.RunUntil(
+      [&] {
+        send(slow, msg.data(), msg.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+        return server->stats().send_overflows > 0;
+      },
+      20s);
   CHECK_TRUE(dropped);
   send(fast, msg.data(), msg.size(), 0);
   ssa::acm::MsgHeader hdr;

@@ -66,8 +66,8 @@ TEST(ConfigFile, UpstreamValueContainingEqualsIsStillUpstream) {
 }
 
 TEST(ConfigFile, IniWithoutSectionsIsStillIni) {
-  for (const char* text : {"log_level = 1\n", "log_level=1\n", "log_level =1\n",
-                           "log_level: 1\n", "log_file = /var/log/a b.log\nlog_level 1\n"})
+  for (const char* text : {"log_level = 1\n", "log_level=1\n", "log_level =1\n", "log_level: 1\n",
+                           "log_file = /var/log/a b.log\nlog_level 1\n"})
     CHECK_FALSE_TEXT(ssa::ConfigFile::LooksUpstream(text), text);
   ssa::ConfigFile cfg;
   CHECK_TRUE(ssa::ConfigFile::Parse("log_file = /var/log/a=b.log\n", "x.cfg", &cfg).ok());
@@ -108,7 +108,7 @@ TEST(OptionSet, TypedValuesAndWarnings) {
                                     "colour = blue\n"
                                     "sa_depth = 0\n",
                                     "t.cfg", &cfg)
-                  .ok());
+                 .ok());
   int timeout = 0, retries = 2, sa_depth = 1;
   bool kernel_only = false;
   std::string mode = "unix";
@@ -120,7 +120,7 @@ TEST(OptionSet, TypedValuesAndWarnings) {
   opts.Choice("server_mode", &mode, {"unix", "loop", "open"});
   auto warnings = opts.Apply(cfg.Section("core"), cfg.name());
   LONGS_EQUAL(2000, timeout);
-  LONGS_EQUAL(2, retries);  // bad value keeps the default
+  LONGS_EQUAL(2, retries);   // bad value keeps the default
   LONGS_EQUAL(1, sa_depth);  // out of range keeps the default
   CHECK_TRUE(kernel_only);
   STRCMP_EQUAL("loop", mode.c_str());

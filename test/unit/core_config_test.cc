@@ -90,13 +90,14 @@ TEST(CoreOptions, RunDirMovesEveryRuntimeFile) {
 TEST_GROUP(AddrConfig){};
 
 TEST(AddrConfig, UpstreamLinesParsed) {
-  auto cfg = ssa::AddrConfig::Parse("# comment\n"
-                                    "node31      mlx4_0 1 default\n"
-                                    "node31-1    mlx4_0 1 0x00FF\n"
-                                    "node31-2    mlx4_0 2 8001  # trailing comment\n"
-                                    "10.0.0.31   mlx4_0 1 default\n"
-                                    "fe80::31    mlx4_0 1 default\n",
-                                    "addr.cfg", true);
+  auto cfg = ssa::AddrConfig::Parse(
+      "# comment\n"
+      "node31      mlx4_0 1 default\n"
+      "node31-1    mlx4_0 1 0x00FF\n"
+      "node31-2    mlx4_0 2 8001  # trailing comment\n"
+      "10.0.0.31   mlx4_0 1 default\n"
+      "fe80::31    mlx4_0 1 default\n",
+      "addr.cfg", true);
   LONGS_EQUAL(0, cfg.warnings.size());
   LONGS_EQUAL(5, cfg.entries.size());
   LONGS_EQUAL(SSA_ADDR_NAME, cfg.entries[0].address.type);
@@ -112,31 +113,34 @@ TEST(AddrConfig, UpstreamLinesParsed) {
 }
 
 TEST(AddrConfig, BadLinesSkippedWithFileAndLine) {
-  auto cfg = ssa::AddrConfig::Parse("good mlx5_0 1 default\n"
-                                    "short mlx5_0 1\n"
-                                    "badport mlx5_0 x default\n"
-                                    "badpkey mlx5_0 1 zzzz\n"
-                                    "10.1.1.1 mlx5_0 1 default\n"
-                                    "extra mlx5_0 1 default more\n"
-                                    "averyveryveryveryveryveryveryveryveryveryveryveryveryveryverylongname mlx5_0 1 default\n",
-                                    "a.cfg", false);
+  auto cfg = ssa::AddrConfig::Parse(
+      "good mlx5_0 1 default\n"
+      "short mlx5_0 1\n"
+      "badport mlx5_0 x default\n"
+      "badpkey mlx5_0 1 zzzz\n"
+      "10.1.1.1 mlx5_0 1 default\n"
+      "extra mlx5_0 1 default more\n"
+      "averyveryveryveryveryveryveryveryveryveryveryveryveryveryverylongname mlx5_0 1 default\n",
+      "a.cfg", false);
   LONGS_EQUAL(1, cfg.entries.size());
   LONGS_EQUAL(6, cfg.warnings.size());
   STRCMP_CONTAINS("a.cfg:2: expected 'address device port pkey'", cfg.warnings[0].c_str());
   STRCMP_CONTAINS("a.cfg:3: port", cfg.warnings[1].c_str());
   STRCMP_CONTAINS("a.cfg:4: pkey", cfg.warnings[2].c_str());
-  STRCMP_CONTAINS("a.cfg:5: IP address '10.1.1.1' needs support_ips_in_addr_cfg", cfg.warnings[3].c_str());
+  STRCMP_CONTAINS("a.cfg:5: IP address '10.1.1.1' needs support_ips_in_addr_cfg",
+                  cfg.warnings[3].c_str());
   STRCMP_CONTAINS("a.cfg:6: unexpected 'more'", cfg.warnings[4].c_str());
   STRCMP_CONTAINS("a.cfg:7: name", cfg.warnings[5].c_str());
 }
 
 TEST(AddrConfig, DuplicateAddressesWarnedWithFileAndLine) {
-  auto cfg = ssa::AddrConfig::Parse("node1 mlx5_0 1 default\n"
-                                    "node2 mlx5_0 1 0x8001\n"
-                                    "node1 mlx5_0 2 default\n"
-                                    "10.0.0.1 mlx5_0 1 default\n"
-                                    "10.0.0.1 mlx5_0 1 0x8001\n",
-                                    "a.cfg", true);
+  auto cfg = ssa::AddrConfig::Parse(
+      "node1 mlx5_0 1 default\n"
+      "node2 mlx5_0 1 0x8001\n"
+      "node1 mlx5_0 2 default\n"
+      "10.0.0.1 mlx5_0 1 default\n"
+      "10.0.0.1 mlx5_0 1 0x8001\n",
+      "a.cfg", true);
   LONGS_EQUAL(3, cfg.entries.size());
   LONGS_EQUAL(2, cfg.warnings.size());
   STRCMP_CONTAINS("a.cfg:3: duplicate address 'node1' (first on line 1)", cfg.warnings[0].c_str());
@@ -146,12 +150,13 @@ TEST(AddrConfig, DuplicateAddressesWarnedWithFileAndLine) {
 }
 
 TEST(AddrConfig, UnknownDevicePortAndPkeyWarnedWithFileAndLine) {
-  auto cfg = ssa::AddrConfig::Parse("good mlx5_0 1 default\n"
-                                    "limited mlx5_0 1 0x0001\n"
-                                    "nodev mlx5_9 1 default\n"
-                                    "noport mlx5_0 2 default\n"
-                                    "nopkey mlx5_0 1 0x8005\n",
-                                    "a.cfg", false);
+  auto cfg = ssa::AddrConfig::Parse(
+      "good mlx5_0 1 default\n"
+      "limited mlx5_0 1 0x0001\n"
+      "nodev mlx5_9 1 default\n"
+      "noport mlx5_0 2 default\n"
+      "nopkey mlx5_0 1 0x8005\n",
+      "a.cfg", false);
   ssa::UmadPort p;
   p.ca_name = "mlx5_0";
   p.port_num = 1;
@@ -170,8 +175,8 @@ TEST_GROUP(IpoibAddresses){};
 
 TEST(IpoibAddresses, HardwareAddressCarriesThePortGid) {
   // flags+QPN, then GID fe80::2:c903:0:1231
-  const uint8_t hw[20] = {0x80, 0x00, 0x04, 0x04, 0xfe, 0x80, 0, 0, 0, 0, 0, 0,
-                          0x00, 0x02, 0xc9, 0x03, 0x00, 0x00, 0x12, 0x31};
+  const uint8_t hw[20] = {0x80, 0x00, 0x04, 0x04, 0xfe, 0x80, 0,    0,    0,    0,
+                          0,    0,    0x00, 0x02, 0xc9, 0x03, 0x00, 0x00, 0x12, 0x31};
   uint64_t prefix = 0, guid = 0;
   CHECK_TRUE(ssa::ParseIpoibHwAddr(hw, sizeof(hw), &prefix, &guid));
   CHECK(prefix == 0xfe80000000000000ULL);

@@ -146,10 +146,15 @@ TEST(Daemon, ResolveLidPathWithSelectedSourceAndCounters) {
   STRCMP_EQUAL("node5", r.source.name().c_str());
   LONGS_EQUAL(5, ntohs(r.paths[0].path.slid));
   // Unknown destination: the provider's EDESTADDR reaches the client.
-  CHECK_TRUE(c.Resolve({Name("node5", ssa::acm::kEpFlagSource), Name("nobody", ssa::acm::kEpFlagDest)}, &r).ok());
+  CHECK_TRUE(
+      c.Resolve({Name("node5", ssa::acm::kEpFlagSource), Name("nobody", ssa::acm::kEpFlagDest)}, &r)
+          .ok());
   LONGS_EQUAL(ssa::acm::kStatusEDestAddr, r.hdr.status);
   // Unknown source: the core's ESRCADDR.
-  CHECK_TRUE(c.Resolve({Name("elsewhere", ssa::acm::kEpFlagSource), Name("node5", ssa::acm::kEpFlagDest)}, &r).ok());
+  CHECK_TRUE(
+      c.Resolve({Name("elsewhere", ssa::acm::kEpFlagSource), Name("node5", ssa::acm::kEpFlagDest)},
+                &r)
+          .ok());
   LONGS_EQUAL(ssa::acm::kStatusESrcAddr, r.hdr.status);
   ssa::acm::PerfResponse perf;
   CHECK_TRUE(c.PerfQuery(0, &perf).ok());
@@ -176,7 +181,8 @@ TEST(Daemon, MalformedRequestsGetErrorsAndDaemonKeepsServing) {
   CHECK_TRUE(c.Connect(Socket()).ok());
   // Two destinations: EDESTADDR, not a crash, and the connection stays.
   ssa::acm::ResolveResponse r;
-  CHECK_TRUE(c.Resolve({Name("a", ssa::acm::kEpFlagDest), Name("b", ssa::acm::kEpFlagDest)}, &r).ok());
+  CHECK_TRUE(
+      c.Resolve({Name("a", ssa::acm::kEpFlagDest), Name("b", ssa::acm::kEpFlagDest)}, &r).ok());
   LONGS_EQUAL(ssa::acm::kStatusEDestAddr, r.hdr.status);
   // A resolve with no destination at all.
   CHECK_TRUE(c.Resolve({Name("node5", ssa::acm::kEpFlagSource)}, &r).ok());
@@ -193,7 +199,8 @@ TEST(Daemon, LateAnswerForClosedClientIsDroppedSafely) {
     ssa::AcmClient c;
     CHECK_TRUE(c.Connect(Socket()).ok());
     std::vector<uint8_t> req;
-    CHECK_TRUE(ssa::acm::EncodeResolveRequest(1, {Name("node5", ssa::acm::kEpFlagDest)}, &req).ok());
+    CHECK_TRUE(
+        ssa::acm::EncodeResolveRequest(1, {Name("node5", ssa::acm::kEpFlagDest)}, &req).ok());
     CHECK_EQUAL(0, c.connected() ? 0 : 1);
     // Send and hang up before the provider answers.
     ssa::AcmClient raw;

@@ -4,9 +4,9 @@
 // P_Key checks, dead members and QPN reuse, the fault wrapper's drops and
 // delays), and the verbs backend failing cleanly where there is no HCA.
 #include <poll.h>
+#include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <stdlib.h>
 #include <unistd.h>
 
 #include <chrono>

@@ -55,7 +55,7 @@ Bytes DeltaOf(const Prdb& a, const Prdb& b) {
 
 }  // namespace
 
-TEST_GROUP(DbReplica) {};
+TEST_GROUP(DbReplica){};
 
 TEST(DbReplica, FullThenDeltaWithAndWithoutTheSerialization) {
   Prdb v1 = MakePrdb(1, 50, 0), v2 = MakePrdb(2, 50, 0);

@@ -26,12 +26,14 @@ TEST_GROUP(EventLoop) {
 
 TEST(EventLoop, FdWatchFiresOnData) {
   int hits = 0;
-  CHECK_TRUE(loop->WatchFd(fds[0], EPOLLIN, [&](uint32_t ev) {
-    CHECK(ev & EPOLLIN);
-    char buf[8];
-    CHECK(read(fds[0], buf, sizeof(buf)) > 0);
-    ++hits;
-  }).ok());
+  CHECK_TRUE(loop->WatchFd(fds[0], EPOLLIN,
+                           [&](uint32_t ev) {
+                             CHECK(ev & EPOLLIN);
+                             char buf[8];
+                             CHECK(read(fds[0], buf, sizeof(buf)) > 0);
+                             ++hits;
+                           })
+                 .ok());
   CHECK_EQUAL(1, write(fds[1], "x", 1));
   CHECK_TRUE(loop->RunUntil([&] { return hits == 1; }, 2s));
   CHECK_FALSE(loop->WatchFd(fds[0], EPOLLIN, [](uint32_t) {}).ok());  // one watch per fd
@@ -39,10 +41,12 @@ TEST(EventLoop, FdWatchFiresOnData) {
 
 TEST(EventLoop, UnwatchInsideOwnHandlerIsSafe) {
   int hits = 0;
-  CHECK_TRUE(loop->WatchFd(fds[0], EPOLLIN, [&](uint32_t) {
-    ++hits;
-    loop->UnwatchFd(fds[0]);
-  }).ok());
+  CHECK_TRUE(loop->WatchFd(fds[0], EPOLLIN,
+                           [&](uint32_t) {
+                             ++hits;
+                             loop->UnwatchFd(fds[0]);
+                           })
+                 .ok());
   CHECK_EQUAL(1, write(fds[1], "x", 1));
   loop->RunUntil([&] { return hits > 0; }, 2s);
   loop->RunOnce(10ms);  // the unread byte must not fire again

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "util/ib_acme/latency_stats.h"
-#include "util/ib_acme/path_compare.h"
 #include "util/ib_acme/check_report.h"
 #include "util/ib_acme/check_targets.h"
+#include "util/ib_acme/latency_stats.h"
+#include "util/ib_acme/path_compare.h"
 
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>

@@ -59,9 +59,7 @@ Status SendTo(MadTransport* t, const std::vector<uint8_t>& m, uint16_t dlid) {
 
 }  // namespace
 
-TEST_GROUP(InprocMad) {
-  InprocMadFabric fabric;
-};
+TEST_GROUP(InprocMad) { InprocMadFabric fabric; };
 
 TEST(InprocMad, RequestReachesTheLidAndTheAnswerComesBack) {
   auto a = fabric.NewTransport(1);
@@ -121,7 +119,7 @@ TEST(InprocMad, LostWhenNobodyListens) {
   auto a = fabric.NewTransport(1);
   auto b = fabric.NewTransport(2);
   CHECK(a->Open(tree::kSsaClass, 1).ok());
-  CHECK(b->Open(0x03, 2).ok());  // another class at LID 2
+  CHECK(b->Open(0x03, 2).ok());                                 // another class at LID 2
   CHECK(SendTo(a.get(), Mad(tree::kSsaClass, 1, 1), 2).ok());   // wrong class there
   CHECK(SendTo(a.get(), Mad(tree::kSsaClass, 1, 2), 77).ok());  // nobody at LID 77
   CHECK_FALSE(Readable(*b));
@@ -207,16 +205,19 @@ TEST(InprocMad, SendsFromAnotherThreadWakeTheLoop) {
   CHECK(rx->Open(tree::kSsaClass, 1).ok());
   const int kSenders = 4, kEach = 500;
   std::atomic<int> got{0};
-  CHECK(loop.WatchFd(rx->fd(), EPOLLIN, [&](uint32_t) {
-              ReceivedMad in;
-              while (rx->Receive(&in).ok()) ++got;
-            }).ok());
+  CHECK(loop.WatchFd(rx->fd(), EPOLLIN,
+                     [&](uint32_t) {
+                       ReceivedMad in;
+                       while (rx->Receive(&in).ok()) ++got;
+                     })
+            .ok());
   std::vector<std::thread> threads;
   for (int s = 0; s < kSenders; ++s)
     threads.emplace_back([this, s] {
       auto tx = fabric.NewTransport(static_cast<uint16_t>(10 + s));
       if (!tx->Open(tree::kSsaClass, 1).ok()) return;
-      for (int i = 0; i < kEach; ++i) SendTo(tx.get(), Mad(tree::kSsaClass, 1, static_cast<uint64_t>(i)), 2);
+      for (int i = 0; i < kEach; ++i)
+        SendTo(tx.get(), Mad(tree::kSsaClass, 1, static_cast<uint64_t>(i)), 2);
     });
   CHECK(loop.RunUntil([&] { return got.load() == kSenders * kEach; }, std::chrono::seconds(10)));
   for (auto& t : threads) t.join();
@@ -269,7 +270,8 @@ TEST(InprocMad, TheCoreAdmitsManyMembersOverIt) {
     o.sm_lid = [] { return kCoreLid; };
     o.epoch_report_ms = 0;
     members.push_back(std::make_unique<tree::MemberControlClient>(
-        &loop, mads.back().get(), &log, o, [&got, &assigned, i](const tree::Assignment& a, bool changed) {
+        &loop, mads.back().get(), &log, o,
+        [&got, &assigned, i](const tree::Assignment& a, bool changed) {
           if (changed) ++assigned;
           got[static_cast<size_t>(i)] = a;
         }));

@@ -44,8 +44,8 @@ using namespace ssa::smdb;
 
 constexpr uint64_t kPrefix = 0xfe80000000000000ULL;
 constexpr uint8_t kSdr = 1, kDdr = 2, kQdr = 4, kEdr = 2;  // speed / ext speed codes
-constexpr uint8_t k1x = 1, k4x = 2, k12x = 8;          // widths
-constexpr uint32_t kCapExt = kCapHasExtSpeeds | 0x48;  // + SM-unrelated bits
+constexpr uint8_t k1x = 1, k4x = 2, k12x = 8;              // widths
+constexpr uint32_t kCapExt = kCapHasExtSpeeds | 0x48;      // + SM-unrelated bits
 
 // Builds an Smdb the way the OpenSM plugin fills one (rates included).
 class FabricBuilder {
@@ -59,8 +59,8 @@ class FabricBuilder {
   }
   Smdb& db() { return db_; }
 
-  void Ca(uint64_t guid, uint16_t lid, uint8_t lmc, uint8_t mtu, uint8_t width, uint8_t speed, uint8_t ext,
-          uint32_t pkey_table, uint16_t device_id = 0) {
+  void Ca(uint64_t guid, uint16_t lid, uint8_t lmc, uint8_t mtu, uint8_t width, uint8_t speed,
+          uint8_t ext, uint32_t pkey_table, uint16_t device_id = 0) {
     SmdbNode n;
     n.node_guid = guid;
     n.node_type = kNodeCa;
@@ -98,7 +98,9 @@ class FabricBuilder {
     db_.links.records.push_back({a, pa, b, pb});
     db_.links.records.push_back({b, pb, a, pa});
   }
-  void Route(uint64_t sw, uint16_t lid, uint8_t port) { Block(sw, lid / kLftBlockSize).ports[lid % kLftBlockSize] = port; }
+  void Route(uint64_t sw, uint16_t lid, uint8_t port) {
+    Block(sw, lid / kLftBlockSize).ports[lid % kLftBlockSize] = port;
+  }
   void Pkeys(uint32_t table, std::initializer_list<uint16_t> keys) {
     SmdbPkeyBlock b;
     b.table_id = table;
@@ -114,8 +116,9 @@ class FabricBuilder {
   }
 
  private:
-  void AddPort(uint64_t node, uint8_t num, uint64_t port_guid, uint16_t lid, uint8_t lmc, uint8_t mtu,
-               uint8_t width, uint8_t speed, uint8_t ext, uint32_t cap, uint32_t pkey_table) {
+  void AddPort(uint64_t node, uint8_t num, uint64_t port_guid, uint16_t lid, uint8_t lmc,
+               uint8_t mtu, uint8_t width, uint8_t speed, uint8_t ext, uint32_t cap,
+               uint32_t pkey_table) {
     SmdbPort p;
     p.node_guid = node;
     p.port_num = num;
@@ -146,8 +149,8 @@ class FabricBuilder {
 };
 
 constexpr uint64_t S1 = 0x1000, S2 = 0x2000;
-constexpr uint64_t A = 0xA0, B = 0xB0, C = 0xC0, D = 0xD0, E = 0xE0, F = 0xF0, G = 0x60, H = 0x80, J = 0x90,
-                   T = 0x70;
+constexpr uint64_t A = 0xA0, B = 0xB0, C = 0xC0, D = 0xD0, E = 0xE0, F = 0xF0, G = 0x60, H = 0x80,
+                   J = 0x90, T = 0x70;
 
 inline Smdb TwoSwitchFabric() {
   FabricBuilder f;
@@ -190,13 +193,35 @@ inline Smdb TwoSwitchFabric() {
   f.Link(J, 1, S2, 7);
   f.Link(H, 1, S2, 8);
   // S1: local ports, C's LIDs split over the parallel links, nothing for F.
-  for (auto r : std::map<uint16_t, uint8_t>{{1, 0}, {2, 5}, {10, 1}, {11, 1}, {12, 2}, {13, 3}, {14, 7},
-                                            {16, 5}, {17, 6}, {18, 5}, {22, 5}, {30, 5}, {40, 5}})
+  for (auto r : std::map<uint16_t, uint8_t>{{1, 0},
+                                            {2, 5},
+                                            {10, 1},
+                                            {11, 1},
+                                            {12, 2},
+                                            {13, 3},
+                                            {14, 7},
+                                            {16, 5},
+                                            {17, 6},
+                                            {18, 5},
+                                            {22, 5},
+                                            {30, 5},
+                                            {40, 5}})
     f.Route(S1, r.first, r.second);
   // S2: A's LID 10 over p5, 11 not routed; E's LID out of the down port;
   // LID 40 back to S1, which sends it back here: a loop.
-  for (auto r : std::map<uint16_t, uint8_t>{{1, 5}, {2, 0}, {10, 5}, {12, 5}, {13, 5}, {14, 5}, {16, 1},
-                                            {17, 1}, {18, 2}, {20, 3}, {22, 4}, {30, 8}, {40, 5}})
+  for (auto r : std::map<uint16_t, uint8_t>{{1, 5},
+                                            {2, 0},
+                                            {10, 5},
+                                            {12, 5},
+                                            {13, 5},
+                                            {14, 5},
+                                            {16, 1},
+                                            {17, 1},
+                                            {18, 2},
+                                            {20, 3},
+                                            {22, 4},
+                                            {30, 8},
+                                            {40, 5}})
     f.Route(S2, r.first, r.second);
   f.Pkeys(1, {0xffff, 0x8002});
   f.Pkeys(2, {0xffff, 0x0002});
@@ -210,8 +235,9 @@ inline Smdb TwoSwitchFabric() {
 
 // The SA's record for the fields that vary here; the rest as OpenSM
 // leaves them (0), with selector 2 on MTU, rate and lifetime.
-inline ibv_path_record Expected(uint64_t sguid, uint16_t slid, uint64_t dguid, uint16_t dlid, uint16_t pkey,
-                                uint8_t sl, uint8_t mtu, uint8_t rate, uint8_t life, bool reversible) {
+inline ibv_path_record Expected(uint64_t sguid, uint16_t slid, uint64_t dguid, uint16_t dlid,
+                                uint16_t pkey, uint8_t sl, uint8_t mtu, uint8_t rate, uint8_t life,
+                                bool reversible) {
   ssa::mad::PathRecord r;
   uint64_t be = htobe64(kPrefix);
   memcpy(r.dgid, &be, 8);

@@ -38,7 +38,8 @@ void CheckPath(const PathEngine& e, uint16_t slid, uint16_t dlid, const ibv_path
   PathStatus st = e.Compute(slid, dlid, &got);
   std::string where = "slid " + std::to_string(slid) + " dlid " + std::to_string(dlid);
   STRCMP_EQUAL_TEXT("ok", PathStatusName(st), where.c_str());
-  std::string diffs = ssa::smdb_tool::DescribeDiffs(ssa::smdb_tool::DiffPathRecords(got, want), "got", "want");
+  std::string diffs =
+      ssa::smdb_tool::DescribeDiffs(ssa::smdb_tool::DiffPathRecords(got, want), "got", "want");
   STRCMP_EQUAL_TEXT("", diffs.c_str(), where.c_str());
   CHECK_TEXT(memcmp(&got, &want, sizeof(got)) == 0, where.c_str());
 }
@@ -61,7 +62,8 @@ TEST_GROUP(PathEngine){};
 TEST(PathEngine, RatesFollowOpenSmsOrderNotTheCodes) {
   // 2.5 < 5 < 10 < 14 < 20 < 30 < 25(31.25) < 28 < 40 < 60 < 50 < 56 < 80
   // < 120 < 100 < 112 < 168 < 200 < 300 < 400 < 600, by code:
-  const uint8_t order[] = {2, 5, 3, 11, 6, 4, 15, 19, 7, 8, 20, 12, 9, 10, 16, 13, 14, 17, 18, 21, 22};
+  const uint8_t order[] = {2,  5, 3,  11, 6,  4,  15, 19, 7,  8, 20,
+                           12, 9, 10, 16, 13, 14, 17, 18, 21, 22};
   for (size_t i = 0; i + 1 < sizeof(order); ++i) {
     CHECK_EQUAL(-1, CompareRates(order[i], order[i + 1]));
     CHECK_EQUAL(1, CompareRates(order[i + 1], order[i]));
@@ -72,8 +74,8 @@ TEST(PathEngine, RatesFollowOpenSmsOrderNotTheCodes) {
 }
 
 TEST(PathEngine, PortRatesAsOpenSmComputesThem) {
-  CHECK_EQUAL(3, ComputePortRate(k4x, kSdr, 0, false));    // 10
-  CHECK_EQUAL(4, ComputePortRate(k12x, kSdr, 0, true));    // 30
+  CHECK_EQUAL(3, ComputePortRate(k4x, kSdr, 0, false));     // 10
+  CHECK_EQUAL(4, ComputePortRate(k12x, kSdr, 0, true));     // 30
   CHECK_EQUAL(7, ComputePortRate(k4x, kQdr, kEdr, false));  // 40: extended ignored
   CHECK_EQUAL(16, ComputePortRate(k4x, kQdr, kEdr, true));  // 100
   CHECK_EQUAL(15, ComputePortRate(k1x, kQdr, kEdr, true));  // 25
@@ -214,7 +216,8 @@ TEST(PathEngine, ByGuidTheSaAnswersTheFirstLidPairWithAPath) {
   CHECK(strict.ComputeByGuid(A + 1, C + 1, &got) == PathStatus::kOk);
   want = Expected(A, 10, C, 17, 0x8002, 5, 2, 2, 18, true);
   want.preference = 2;  // not one of the "fully redundant" pairs
-  STRCMP_EQUAL("", ssa::smdb_tool::DescribeDiffs(ssa::smdb_tool::DiffPathRecords(got, want)).c_str());
+  STRCMP_EQUAL("",
+               ssa::smdb_tool::DescribeDiffs(ssa::smdb_tool::DiffPathRecords(got, want)).c_str());
   // The base pair when it works; the base pair's status when none does.
   CHECK(e.ComputeByGuid(A + 1, B + 1, &got) == PathStatus::kOk);
   want = Expected(A, 10, B, 12, 0x8002, 5, 5, 7, 18, true);
@@ -314,8 +317,10 @@ void Scramble(std::mt19937* rng, Smdb* db) {
   auto pick = [rng](size_t n) { return static_cast<size_t>((*rng)() % n); };
   for (int k = 0, n = 1 + static_cast<int>(pick(8)); k < n; ++k) {
     switch (pick(7)) {
-      case 0: db->lft_blocks.records[pick(db->lft_blocks.records.size())].ports[pick(kLftBlockSize)] =
-                  static_cast<uint8_t>((*rng)()); break;
+      case 0:
+        db->lft_blocks.records[pick(db->lft_blocks.records.size())].ports[pick(kLftBlockSize)] =
+            static_cast<uint8_t>((*rng)());
+        break;
       case 1: {
         SmdbPort& p = db->ports.records[pick(db->ports.records.size())];
         p.mtu_cap = static_cast<uint8_t>((*rng)());
@@ -330,17 +335,23 @@ void Scramble(std::mt19937* rng, Smdb* db) {
         l.peer_port_num = to.port_num;
         break;
       }
-      case 3: db->nodes.records[pick(db->nodes.records.size())].node_type = static_cast<uint8_t>(pick(4)); break;
-      case 4: db->pkey_blocks.records[pick(db->pkey_blocks.records.size())].pkeys[pick(kPkeyBlockSize)] =
-                  static_cast<uint16_t>((*rng)()); break;
+      case 3:
+        db->nodes.records[pick(db->nodes.records.size())].node_type = static_cast<uint8_t>(pick(4));
+        break;
+      case 4:
+        db->pkey_blocks.records[pick(db->pkey_blocks.records.size())].pkeys[pick(kPkeyBlockSize)] =
+            static_cast<uint16_t>((*rng)());
+        break;
       case 5: {
         SmdbGuidLid& g = db->guid_lids.records[pick(db->guid_lids.records.size())];
         g.lmc = static_cast<uint8_t>(pick(9));
         if (pick(2)) g.base_lid = static_cast<uint16_t>((*rng)());
         break;
       }
-      default: db->switches.records[pick(db->switches.records.size())].lin_fdb_top =
-                   static_cast<uint16_t>((*rng)()); break;
+      default:
+        db->switches.records[pick(db->switches.records.size())].lin_fdb_top =
+            static_cast<uint16_t>((*rng)());
+        break;
     }
   }
 }
@@ -397,15 +408,18 @@ TEST(PathEngine, LidListsAndPathLines) {
       "packet_life=18 hop_limit=0 tclass=0 flow_label=0x00000 reversible=0 preference=0",
       ssa::smdb_tool::FormatPathLine(11, 16, st, r).c_str());
   st = e.Compute(10, 20, &r);
-  STRCMP_EQUAL("path slid=10 dlid=20 status=no-route", ssa::smdb_tool::FormatPathLine(10, 20, st, r).c_str());
+  STRCMP_EQUAL("path slid=10 dlid=20 status=no-route",
+               ssa::smdb_tool::FormatPathLine(10, 20, st, r).c_str());
 
   ibv_path_record a = Expected(A, 10, C, 16, 0x8002, 5, 4, 4, 18, true), b = a;
   b.mtu = 0x83;
   b.reversible_numpath = 0x81;
-  STRCMP_EQUAL("numb_path x=0 y=1; mtu x=4 y=3",
-               ssa::smdb_tool::DescribeDiffs(ssa::smdb_tool::DiffPathRecords(a, b), "x", "y").c_str());
+  STRCMP_EQUAL(
+      "numb_path x=0 y=1; mtu x=4 y=3",
+      ssa::smdb_tool::DescribeDiffs(ssa::smdb_tool::DiffPathRecords(a, b), "x", "y").c_str());
   b = a;
   b.reserved[5] = 1;
-  STRCMP_EQUAL("reserved x=63:0x00 y=63:0x01",
-               ssa::smdb_tool::DescribeDiffs(ssa::smdb_tool::DiffPathRecords(a, b), "x", "y").c_str());
+  STRCMP_EQUAL(
+      "reserved x=63:0x00 y=63:0x01",
+      ssa::smdb_tool::DescribeDiffs(ssa::smdb_tool::DiffPathRecords(a, b), "x", "y").c_str());
 }

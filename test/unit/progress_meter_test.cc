@@ -30,7 +30,7 @@ struct Captured {
 
 }  // namespace
 
-TEST_GROUP(ProgressMeter) {};
+TEST_GROUP(ProgressMeter){};
 
 TEST(ProgressMeter, FormatGivesDoneTotalPercentAndRate) {
   STRCMP_EQUAL("1200/5000 SA queries answered (24%), 600/s",
@@ -76,9 +76,9 @@ TEST(ProgressMeter, OnATerminalTheLineIsRedrawnAndEndedOnce) {
 TEST(ProgressMeter, InPlaceLineRedrawsAtMostOncePerPeriodUnlessForced) {
   Captured c;
   ssa::InPlaceLine line(c.f, std::chrono::hours(1));
-  CHECK_TRUE(line.Draw("1/3"));    // the first drawing is never held back
-  CHECK_FALSE(line.Draw("2/3"));   // within the period
-  line.PrintAbove("a problem");    // scrolls up where the line was
+  CHECK_TRUE(line.Draw("1/3"));   // the first drawing is never held back
+  CHECK_FALSE(line.Draw("2/3"));  // within the period
+  line.PrintAbove("a problem");   // scrolls up where the line was
   CHECK_TRUE(line.Draw("3/3", true));
   line.End();
   STRCMP_EQUAL("\r\033[K1/3\r\033[Ka problem\n\r\033[K3/3\n", c.Text().c_str());

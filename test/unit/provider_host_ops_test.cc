@@ -16,8 +16,8 @@
 
 #include "common/base/event_loop.h"
 #include "common/base/log.h"
-#include "core/core_model.h"
 #include "common/mad/sa_client.h"
+#include "core/core_model.h"
 #include "core/provider_host.h"
 
 // Last: its macros redefine new.
@@ -74,8 +74,7 @@ TEST(ProviderHostOps, AnAllocationFailingInsideEachOpReturnsItsErrorCode) {
   LONGS_EQUAL(-ENOMEM, ops->fd_unwatch(&core, pipe_fds[0]));
   LONGS_EQUAL(-ENOMEM, ops->resolve_done(&core, 1, ACM_STATUS_SUCCESS, nullptr));
   LONGS_EQUAL(-ENOMEM, ops->query_done(&core, 1, ACM_STATUS_SUCCESS, nullptr));
-  LONGS_EQUAL(-ENOMEM,
-              ops->sa_send(&core, port.handle(), mad, sizeof(mad), NoSaDone, nullptr));
+  LONGS_EQUAL(-ENOMEM, ops->sa_send(&core, port.handle(), mad, sizeof(mad), NoSaDone, nullptr));
   LONGS_EQUAL(-ENOMEM, ops->config_foreach(&core, NoOption, nullptr));
   // The void ops cannot say so; they return, and the core counts it.
   ops->log(&core, SSA_LOG_ERROR, "from the provider");
@@ -96,8 +95,7 @@ TEST(ProviderHostOps, AnAllocationFailingInsideEachOpReturnsItsErrorCode) {
   LONGS_EQUAL(0, ops->timer_cancel(&core, timer));
   LONGS_EQUAL(0, ops->fd_watch(&core, pipe_fds[0], EPOLLIN, NoFd, nullptr));
   LONGS_EQUAL(0, ops->fd_unwatch(&core, pipe_fds[0]));
-  LONGS_EQUAL(-ENOTCONN,
-              ops->sa_send(&core, port.handle(), mad, sizeof(mad), NoSaDone, nullptr));
+  LONGS_EQUAL(-ENOTCONN, ops->sa_send(&core, port.handle(), mad, sizeof(mad), NoSaDone, nullptr));
   ops->counter_add(&core, ACM_CNTR_RESOLVE, 1);
   LONGS_EQUAL(1, counters[ACM_CNTR_RESOLVE]);
   LONGS_EQUAL(11, host->op_failures());

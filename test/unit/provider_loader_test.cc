@@ -41,9 +41,8 @@ TEST_GROUP(ProviderLoader) {
 
   void setup() override {
     log.set_level(ssa::LogLevel::kTrace);
-    log.set_sink([this](ssa::LogLevel level, const std::string& line) {
-      lines.emplace_back(level, line);
-    });
+    log.set_sink(
+        [this](ssa::LogLevel level, const std::string& line) { lines.emplace_back(level, line); });
   }
 
   size_t WarningCount() const {
@@ -89,7 +88,8 @@ TEST(ProviderLoader, LoadsTheGoodProviderWithOneInfoLine) {
   LONGS_EQUAL(0, loader.rejected_count());
   LONGS_EQUAL(1, lines.size());
   char expect[512];
-  snprintf(expect, sizeof(expect), "provider 'testprov' version 1 (ABI %d.%d, %zu bytes) loaded from %s",
+  snprintf(expect, sizeof(expect),
+           "provider 'testprov' version 1 (ABI %d.%d, %zu bytes) loaded from %s",
            SSA_PROV_ABI_MAJOR, SSA_PROV_ABI_MINOR, sizeof(ssa_provider), kTestprov.c_str());
   STRCMP_EQUAL(expect, lines[0].second.c_str());
   CHECK(lines[0].first == ssa::LogLevel::kInfo);
@@ -221,7 +221,8 @@ TEST(ProviderLoader, DuplicateHigherVersionWinsWhenLoadedSecond) {
   STRCMP_EQUAL(kDupV2.c_str(), loader.Find("dup")->path().c_str());
   LONGS_EQUAL(1, WarningCount());
   STRCMP_EQUAL(("provider 'dup': keeping version 2 from " + kDupV2 + ", dropping version 1 from " +
-                kDupV1 + " (higher version wins)").c_str(),
+                kDupV1 + " (higher version wins)")
+                   .c_str(),
                lines[0].second.c_str());
   LONGS_EQUAL(1, loader.RejectionCount(ssa::RejectReason::kDuplicate));
   STRCMP_EQUAL(kDupV1.c_str(), loader.rejections()[0].path.c_str());
@@ -239,7 +240,8 @@ TEST(ProviderLoader, DuplicateHigherVersionWinsWhenLoadedFirst) {
   STRCMP_EQUAL(kDupV2.c_str(), loader.Find("dup")->path().c_str());
   LONGS_EQUAL(1, lines.size());
   STRCMP_EQUAL(("provider 'dup': keeping version 2 from " + kDupV2 + ", dropping version 1 from " +
-                kDupV1 + " (higher version wins)").c_str(),
+                kDupV1 + " (higher version wins)")
+                   .c_str(),
                lines[0].second.c_str());
   STRCMP_EQUAL(kDupV1.c_str(), loader.rejections()[0].path.c_str());
 }

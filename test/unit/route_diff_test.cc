@@ -63,7 +63,8 @@ std::string Mutate(std::mt19937* rng, Smdb* db) {
       v.erase(std::remove_if(v.begin(), v.end(),
                              [&](const SmdbLink& x) {
                                return (x.node_guid == l.node_guid && x.port_num == l.port_num) ||
-                                      (x.node_guid == l.peer_node_guid && x.port_num == l.peer_port_num);
+                                      (x.node_guid == l.peer_node_guid &&
+                                       x.port_num == l.peer_port_num);
                              }),
               v.end());
       return "link removed";
@@ -79,7 +80,7 @@ bool SameAnswer(const PathEngine& a, const PathEngine& b, uint16_t s, uint16_t d
 
 }  // namespace
 
-TEST_GROUP(RouteDiff) {};
+TEST_GROUP(RouteDiff){};
 
 TEST(RouteDiff, NoChangeMeansNothingDirty) {
   Built a, b;

@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "common/mad/mad_wire.h"
 #include <ibacm_ssa/provider.h>
+#include "common/mad/mad_wire.h"
 
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>

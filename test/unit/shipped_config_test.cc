@@ -55,7 +55,7 @@ TEST(ShippedConfig, TheTemplateIsReadByTheCoreAndEveryProviderWithoutWarnings) {
   std::stringstream log;
   log << in.rdbuf();
   const std::string text = log.str();
-  STRCMP_CONTAINS("acm_opts.cfg", text.c_str());  // it logged what it read
+  STRCMP_CONTAINS("acm_opts.cfg", text.c_str());     // it logged what it read
   STRCMP_CONTAINS("provider 'acmp'", text.c_str());  // every provider loaded
   STRCMP_CONTAINS("provider 'ssa'", text.c_str());
   CHECK_TEXT(text.find("unknown option") == std::string::npos, text.c_str());

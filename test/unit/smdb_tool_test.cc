@@ -108,15 +108,16 @@ TEST(SmdbTool, DumpListsEveryTableWithTheFabricsRecords) {
   // external ports); 11 cables, both directions; one LFT block (LIDs
   // below 64) per switch; 4 P_Key tables, 2 partitions.
   const std::map<std::string, size_t> want = {
-      {"subnet", 1},     {"guid_lids", 12},  {"nodes", 12},       {"ports", 10 + 2 + 6 + 8},
-      {"links", 2 * 11}, {"switches", 2},    {"lft_blocks", 2},   {"pkey_blocks", 4},
+      {"subnet", 1},     {"guid_lids", 12},   {"nodes", 12},     {"ports", 10 + 2 + 6 + 8},
+      {"links", 2 * 11}, {"switches", 2},     {"lft_blocks", 2}, {"pkey_blocks", 4},
       {"partitions", 2}, {"prefix_routes", 0}};
   // Record names as the format spec (smdb_records.h) gives them.
   const std::map<std::string, std::string> record = {
-      {"subnet", "subnet"},         {"guid_lids", "guid_lid"},   {"nodes", "node"},
-      {"ports", "port"},            {"links", "link"},           {"switches", "switch"},
-      {"lft_blocks", "lft_block"}, {"pkey_blocks", "pkey_block"}, {"partitions", "partition"},
-      {"prefix_routes", "prefix_route"}};
+      {"subnet", "subnet"},        {"guid_lids", "guid_lid"},
+      {"nodes", "node"},           {"ports", "port"},
+      {"links", "link"},           {"switches", "switch"},
+      {"lft_blocks", "lft_block"}, {"pkey_blocks", "pkey_block"},
+      {"partitions", "partition"}, {"prefix_routes", "prefix_route"}};
   std::map<std::string, size_t> header_count, line_count;
   std::string table;
   for (size_t i = 1; i < lines.size(); ++i) {
@@ -175,7 +176,8 @@ TEST(SmdbTool, PathsFromAllToAllPrintsEveryPairWithTheSaRecords) {
       "path slid=10 dlid=16 status=ok sgid=fe80::a1 dgid=fe80::c1 pkey=0x8002 sl=5 mtu=4 rate=4 "
       "packet_life=18 hop_limit=0 tclass=0 flow_label=0x00000 reversible=1 preference=0\n";
   CHECK_TEXT(out.find(a_to_c) != std::string::npos, out.c_str());
-  CHECK_TEXT(out.find("\npath slid=10 dlid=20 status=no-route\n") != std::string::npos, out.c_str());
+  CHECK_TEXT(out.find("\npath slid=10 dlid=20 status=no-route\n") != std::string::npos,
+             out.c_str());
   CHECK_TEXT(err.find("paths: total=168 ") != std::string::npos, err.c_str());
 
   std::string again;

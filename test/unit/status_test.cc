@@ -21,7 +21,8 @@ TEST(Status, ErrorKeepsNegativeCodeAndMessage) {
 
 TEST(Status, WithContextPrefixesOnlyErrors) {
   STRCMP_EQUAL("OK", ssa::Status::Ok().WithContext("file").ToString().c_str());
-  STRCMP_EQUAL("a.cfg: bad", ssa::Status::Error(EINVAL, "bad").WithContext("a.cfg").message().c_str());
+  STRCMP_EQUAL("a.cfg: bad",
+               ssa::Status::Error(EINVAL, "bad").WithContext("a.cfg").message().c_str());
 }
 
 TEST(Status, FromErrnoUsesErrno) {

@@ -43,7 +43,8 @@ TEST(TreeFrame, PayloadsRoundTrip) {
   h.digest = 0xdeadbeef;
   Hello h2;
   CHECK(DecodeHello(PayloadOf(EncodeHello(h), FrameType::kHello), &h2).ok());
-  CHECK(h2.kind == DbKind::kPrdb && h2.guid == h.guid && h2.token == h.token && h2.digest == h.digest);
+  CHECK(h2.kind == DbKind::kPrdb && h2.guid == h.guid && h2.token == h.token &&
+        h2.digest == h.digest);
 
   XferBegin b;
   b.kind = 2;
@@ -93,7 +94,8 @@ TEST(TreeFrame, ReaderTakesAnyPieces) {
   Welcome w;
   w.parent_guid = 9;
   w.epoch = 4;
-  std::string stream = EncodeWelcome(w) + EncodeFrame(FrameType::kKeepalive, "") + EncodeQuery("tree");
+  std::string stream =
+      EncodeWelcome(w) + EncodeFrame(FrameType::kKeepalive, "") + EncodeQuery("tree");
   FrameReader r;
   std::string types;
   for (char c : stream) {

@@ -147,12 +147,8 @@ ParseOutcome ParseAcmeOptions(int argc, char** argv, AcmeOptions* out, std::stri
         out->has_dest = true;
         out->dest_arg = optarg;
         break;
-      case 'v':
-        out->verify = true;
-        break;
-      case 'c':
-        out->nodelay = true;
-        break;
+      case 'v': out->verify = true; break;
+      case 'c': out->nodelay = true; break;
       case 'A':
         out->make_addr = true;
         if ((arg = OptionalArgument(argc, argv))) out->addr_file = arg;
@@ -161,28 +157,20 @@ ParseOutcome ParseAcmeOptions(int argc, char** argv, AcmeOptions* out, std::stri
         out->make_opts = true;
         if ((arg = OptionalArgument(argc, argv))) out->opts_file = arg;
         break;
-      case 'D':
-        out->dest_dir = optarg;
-        break;
+      case 'D': out->dest_dir = optarg; break;
       case 'P':
         if ((arg = OptionalArgument(argc, argv)))
           ParsePerfArgument(arg, out);
         else
           out->perf = PerfMode::kRow;
         break;
-      case 'S':
-        out->svc_arg = optarg;
-        break;
+      case 'S': out->svc_arg = optarg; break;
       case 'C':
         out->repetitions = CAtoi(optarg);
         if (out->repetitions == 0) out->repetitions = 1;
         break;
-      case 'V':
-        out->verbose = true;
-        break;
-      case 'T':
-        out->test.enabled = true;
-        break;
+      case 'V': out->verbose = true; break;
+      case 'T': out->test.enabled = true; break;
       case kOptDestFile:
         out->test.enabled = true;
         out->test.dest_file = optarg;
@@ -218,9 +206,7 @@ ParseOutcome ParseAcmeOptions(int argc, char** argv, AcmeOptions* out, std::stri
           return ParseOutcome::kUsage;
         }
         break;
-      case kOptHelp:
-        help = true;
-        break;
+      case kOptHelp: help = true; break;
       default:  // getopt has already said what was wrong
         return ParseOutcome::kUsage;
     }

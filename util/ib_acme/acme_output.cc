@@ -93,37 +93,24 @@ std::string FormatEndpointRow(const std::string& svc, int index, const acm::EpCo
 
 int AcmStatusToErrno(uint8_t status) {
   switch (status) {
-    case acm::kStatusSuccess:
-      return 0;
-    case acm::kStatusENoMem:
-      return ENOMEM;
-    case acm::kStatusEInval:
-      return EINVAL;
-    case acm::kStatusENoData:
-      return ENODATA;
-    case acm::kStatusENotConn:
-      return ENOTCONN;
-    case acm::kStatusETimedOut:
-      return ETIMEDOUT;
+    case acm::kStatusSuccess: return 0;
+    case acm::kStatusENoMem: return ENOMEM;
+    case acm::kStatusEInval: return EINVAL;
+    case acm::kStatusENoData: return ENODATA;
+    case acm::kStatusENotConn: return ENOTCONN;
+    case acm::kStatusETimedOut: return ETIMEDOUT;
     case acm::kStatusESrcAddr:
-    case acm::kStatusEDestAddr:
-      return EADDRNOTAVAIL;
-    default:
-      return EINVAL;
+    case acm::kStatusEDestAddr: return EADDRNOTAVAIL;
+    default: return EINVAL;
   }
 }
 
 std::string SourceAddressText(const acm::EpAddr& source) {
   char text[INET6_ADDRSTRLEN];
   switch (source.type) {
-    case acm::kAddrIp:
-      inet_ntop(AF_INET, source.info.data(), text, sizeof(text));
-      return text;
-    case acm::kAddrIp6:
-      inet_ntop(AF_INET6, source.info.data(), text, sizeof(text));
-      return text;
-    default:
-      return source.name();
+    case acm::kAddrIp: inet_ntop(AF_INET, source.info.data(), text, sizeof(text)); return text;
+    case acm::kAddrIp6: inet_ntop(AF_INET6, source.info.data(), text, sizeof(text)); return text;
+    default: return source.name();
   }
 }
 

@@ -26,9 +26,7 @@ std::string Count(const char* label, size_t n) {
 void TestSummary::Add(const TargetResult& r) {
   ++destinations;
   switch (r.outcome) {
-    case TestOutcome::kResolved:
-      ++resolved;
-      break;
+    case TestOutcome::kResolved: ++resolved; break;
     case TestOutcome::kMatched:
       ++resolved;
       ++matched;
@@ -41,9 +39,7 @@ void TestSummary::Add(const TargetResult& r) {
       ++resolved;
       ++errors;
       break;
-    case TestOutcome::kResolveError:
-      ++errors;
-      return;
+    case TestOutcome::kResolveError: ++errors; return;
   }
   latency.Add(r.latency_ms);
 }
@@ -54,17 +50,14 @@ bool IsProblem(const TargetResult& r) {
 
 std::string FormatResultLine(const TargetResult& r) {
   switch (r.outcome) {
-    case TestOutcome::kResolved:
-      return r.label + ": resolved (" + Ms(r.latency_ms) + ")";
-    case TestOutcome::kMatched:
-      return r.label + ": ok (" + Ms(r.latency_ms) + ")";
+    case TestOutcome::kResolved: return r.label + ": resolved (" + Ms(r.latency_ms) + ")";
+    case TestOutcome::kMatched: return r.label + ": ok (" + Ms(r.latency_ms) + ")";
     case TestOutcome::kMismatched:
       return r.label + ": MISMATCH (" + Ms(r.latency_ms) + "): " + r.detail;
     case TestOutcome::kVerifyError:
       return r.label + ": ERROR (" + Ms(r.latency_ms) + "): " + r.detail;
     case TestOutcome::kResolveError:
-    default:
-      return r.label + ": ERROR: " + r.detail;
+    default: return r.label + ": ERROR: " + r.detail;
   }
 }
 

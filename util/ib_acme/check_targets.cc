@@ -51,14 +51,10 @@ Status ReadFile(const std::string& path, std::string* text) {
 
 std::string TestTarget::Label() const {
   switch (format) {
-    case AddrFormat::kLid:
-      return "lid " + std::to_string(lid);
-    case AddrFormat::kGid:
-      return "gid " + GidToText(gid);
-    case AddrFormat::kIp:
-      return "ip " + text;
-    default:
-      return "name " + text;
+    case AddrFormat::kLid: return "lid " + std::to_string(lid);
+    case AddrFormat::kGid: return "gid " + GidToText(gid);
+    case AddrFormat::kIp: return "ip " + text;
+    default: return "name " + text;
   }
 }
 

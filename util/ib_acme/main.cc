@@ -31,8 +31,7 @@ int main(int argc, char** argv) {
       fputs(UpstreamUsage(program).c_str(), stdout);
       // Provider testing keeps 1 for "mismatch or error": "could not test".
       return options.test.enabled ? 2 : 1;
-    case ParseOutcome::kRun:
-      break;
+    case ParseOutcome::kRun: break;
   }
 
   if (options.test.enabled) {

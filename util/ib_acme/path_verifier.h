@@ -28,8 +28,8 @@
 #include "common/acm/acm_client.h"
 #include "common/base/event_loop.h"
 #include "common/base/log.h"
-#include "common/mad/sa_client.h"
 #include "common/base/status.h"
+#include "common/mad/sa_client.h"
 #include "common/mad/umad_ports.h"
 
 namespace ssa {

@@ -25,9 +25,9 @@
 
 #include "common/acm/acm_client.h"
 #include "util/ib_acme/acme_options.h"
-#include "util/ib_acme/path_verifier.h"
 #include "util/ib_acme/check_report.h"
 #include "util/ib_acme/check_targets.h"
+#include "util/ib_acme/path_verifier.h"
 
 namespace ssa {
 namespace acme {

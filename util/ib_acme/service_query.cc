@@ -88,18 +88,11 @@ int ServiceQuery::ResolveAll(const std::string& svc) {
 int ServiceQuery::ResolveOnce(AddrFormat format, const std::string& dest, const std::string* src,
                               ibv_path_record* path) {
   switch (format) {
-    case AddrFormat::kIp:
-      return ResolveIp(dest, src, path);
-    case AddrFormat::kName:
-      return ResolveName(dest, src, path);
-    case AddrFormat::kLid:
-      memset(path, 0, sizeof(*path));
-      return ResolveLid(dest, src, path);
-    case AddrFormat::kGid:
-      memset(path, 0, sizeof(*path));
-      return ResolveGid(dest, src, path);
-    default:
-      return -1;
+    case AddrFormat::kIp: return ResolveIp(dest, src, path);
+    case AddrFormat::kName: return ResolveName(dest, src, path);
+    case AddrFormat::kLid: memset(path, 0, sizeof(*path)); return ResolveLid(dest, src, path);
+    case AddrFormat::kGid: memset(path, 0, sizeof(*path)); return ResolveGid(dest, src, path);
+    default: return -1;
   }
 }
 

@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "common/smdb/path_engine.h"
 #include "common/mad/sa_client.h"
+#include "common/smdb/path_engine.h"
 #include "common/smdb/smdb.h"
 #include "common/smdb/smdb_dump.h"
 #include "common/smdb/smdb_format.h"
@@ -38,15 +38,16 @@ constexpr int kExitMismatch = 1;
 constexpr int kExitUsage = 2;
 
 void Usage(FILE* f) {
-  fprintf(f,
-          "usage: ssa-smdb dump FILE\n"
-          "       ssa-smdb prdb FILE\n"
-          "       ssa-smdb paths FILE --from LIST [--to LIST] [--lmc-all] [--by-gid]\n"
-          "                      [--reversible] [--requester LID] [--stats]\n"
-          "       ssa-smdb compare FILE --from LIST [--to LIST] [--lmc-all] [--by-gid] [--reversible]\n"
-          "                      [--sample N] [--depth N] [--timeout MS] [--retries N]\n"
-          "                      [--port CA:PORT] [--max-print N] [--prdb PRDBFILE]\n"
-          "LIST: comma-separated 'all', LIDs, LID ranges A-B, port GUIDs. See ssa-smdb(1).\n");
+  fprintf(
+      f,
+      "usage: ssa-smdb dump FILE\n"
+      "       ssa-smdb prdb FILE\n"
+      "       ssa-smdb paths FILE --from LIST [--to LIST] [--lmc-all] [--by-gid]\n"
+      "                      [--reversible] [--requester LID] [--stats]\n"
+      "       ssa-smdb compare FILE --from LIST [--to LIST] [--lmc-all] [--by-gid] [--reversible]\n"
+      "                      [--sample N] [--depth N] [--timeout MS] [--retries N]\n"
+      "                      [--port CA:PORT] [--max-print N] [--prdb PRDBFILE]\n"
+      "LIST: comma-separated 'all', LIDs, LID ranges A-B, port GUIDs. See ssa-smdb(1).\n");
 }
 
 struct Args {
@@ -91,20 +92,34 @@ bool ParseArgs(int argc, char** argv, Args* a) {
       return true;
     };
     bool ok = true;
-    if (o == "--from") ok = text(&a->from);
-    else if (o == "--to") ok = text(&a->to);
-    else if (o == "--port") ok = text(&a->port);
-    else if (o == "--prdb") ok = text(&a->prdb);
-    else if (o == "--lmc-all") a->lmc_all = true;
-    else if (o == "--reversible") a->reversible = true;
-    else if (o == "--by-gid") a->by_gid = true;
-    else if (o == "--stats") a->stats = true;
-    else if (o == "--requester") ok = num(1, 0xBFFF, &a->requester);
-    else if (o == "--sample") ok = num(0, 1L << 40, &a->sample);
-    else if (o == "--depth") ok = num(1, ssa::kSaMaxDepth, &a->depth);
-    else if (o == "--timeout") ok = num(1, 600000, &a->timeout);
-    else if (o == "--retries") ok = num(0, 100, &a->retries);
-    else if (o == "--max-print") ok = num(0, 1L << 40, &a->max_print);
+    if (o == "--from")
+      ok = text(&a->from);
+    else if (o == "--to")
+      ok = text(&a->to);
+    else if (o == "--port")
+      ok = text(&a->port);
+    else if (o == "--prdb")
+      ok = text(&a->prdb);
+    else if (o == "--lmc-all")
+      a->lmc_all = true;
+    else if (o == "--reversible")
+      a->reversible = true;
+    else if (o == "--by-gid")
+      a->by_gid = true;
+    else if (o == "--stats")
+      a->stats = true;
+    else if (o == "--requester")
+      ok = num(1, 0xBFFF, &a->requester);
+    else if (o == "--sample")
+      ok = num(0, 1L << 40, &a->sample);
+    else if (o == "--depth")
+      ok = num(1, ssa::kSaMaxDepth, &a->depth);
+    else if (o == "--timeout")
+      ok = num(1, 600000, &a->timeout);
+    else if (o == "--retries")
+      ok = num(0, 100, &a->retries);
+    else if (o == "--max-print")
+      ok = num(0, 1L << 40, &a->max_print);
     else {
       fprintf(stderr, "ssa-smdb: unknown option '%s'\n", o.c_str());
       return false;
@@ -186,7 +201,8 @@ int Load(const Args& a, Loaded* l) {
   smdb::Smdb db;
   Status st = smdb::Smdb::ReadFile(a.file, &db);
   if (st.ok()) st = smdb::SmdbIndex::Build(db, &l->index);
-  if (st.ok()) st = tool::ParseLidList(a.from, *l->index, a.lmc_all, &l->slids).WithContext("--from");
+  if (st.ok())
+    st = tool::ParseLidList(a.from, *l->index, a.lmc_all, &l->slids).WithContext("--from");
   // Destinations: every LID of each port named (a path per DLID).
   if (st.ok()) st = tool::ParseLidList(a.to, *l->index, true, &l->dlids).WithContext("--to");
   if (!st.ok()) {
@@ -218,7 +234,8 @@ smdb::PathStatus Lookup(const smdb::PathEngine& e, bool by_gid, uint16_t slid, u
                         ibv_path_record* rec) {
   if (!by_gid) return e.Compute(slid, dlid, rec);
   const smdb::SmdbIndex& x = e.index();
-  return e.ComputeByGuid(x.port(x.PortByLid(slid)).port_guid, x.port(x.PortByLid(dlid)).port_guid, rec);
+  return e.ComputeByGuid(x.port(x.PortByLid(slid)).port_guid, x.port(x.PortByLid(dlid)).port_guid,
+                         rec);
 }
 
 int Paths(const Args& a) {
@@ -229,7 +246,8 @@ int Paths(const Args& a) {
   eo.requester_lid = static_cast<uint16_t>(a.requester);
   smdb::PathEngine engine(l.index.get(), eo);
   std::string limits = engine.Limitations();
-  if (!limits.empty()) fprintf(stderr, "ssa-smdb: warning: the engine cannot predict: %s\n", limits.c_str());
+  if (!limits.empty())
+    fprintf(stderr, "ssa-smdb: warning: the engine cannot predict: %s\n", limits.c_str());
   size_t total = 0, ok = 0;
   double ns = 0;
   ibv_path_record rec;
@@ -243,14 +261,15 @@ int Paths(const Args& a) {
       ok += st == smdb::PathStatus::kOk;
       // By GID the SA may answer another LID pair of the two ports.
       bool ok_path = st == smdb::PathStatus::kOk;
-      out = tool::FormatPathLine(ok_path ? be16toh(rec.slid) : slid, ok_path ? be16toh(rec.dlid) : dlid, st, rec);
+      out = tool::FormatPathLine(ok_path ? be16toh(rec.slid) : slid,
+                                 ok_path ? be16toh(rec.dlid) : dlid, st, rec);
       out += '\n';
       fputs(out.c_str(), stdout);
     }
   }
   if (a.stats)
-    fprintf(stderr, "paths: total=%zu ok=%zu no_path=%zu engine_ns_per_path=%.1f\n", total, ok, total - ok,
-            total ? ns / total : 0.0);
+    fprintf(stderr, "paths: total=%zu ok=%zu no_path=%zu engine_ns_per_path=%.1f\n", total, ok,
+            total - ok, total ? ns / total : 0.0);
   return 0;
 }
 
@@ -272,7 +291,8 @@ int Compare(const Args& a) {
   if (!a.prdb.empty()) {
     Status st = smdb::Prdb::ReadFile(a.prdb, &prdb);
     if (!st.ok() || a.by_gid) {
-      fprintf(stderr, "ssa-smdb: --prdb: %s\n", a.by_gid ? "not with --by-gid" : st.ToString().c_str());
+      fprintf(stderr, "ssa-smdb: --prdb: %s\n",
+              a.by_gid ? "not with --by-gid" : st.ToString().c_str());
       return kExitUsage;
     }
     o.prdb = &prdb;

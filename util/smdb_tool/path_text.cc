@@ -103,7 +103,8 @@ std::vector<FieldDiff> DiffPathRecords(const ibv_path_record& a, const ibv_path_
   return d;
 }
 
-std::string DescribeDiffs(const std::vector<FieldDiff>& diffs, const char* a_name, const char* b_name) {
+std::string DescribeDiffs(const std::vector<FieldDiff>& diffs, const char* a_name,
+                          const char* b_name) {
   std::string s;
   for (const FieldDiff& f : diffs) {
     if (!s.empty()) s += "; ";
@@ -128,7 +129,8 @@ Status ParseLidList(const std::string& text, const smdb::SmdbIndex& index, bool 
   if (text.empty()) return Status::Error(EINVAL, "empty LID list");
   while (pos <= text.size()) {
     size_t comma = text.find(',', pos);
-    std::string item = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    std::string item =
+        text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
     pos = comma == std::string::npos ? text.size() + 1 : comma + 1;
     if (item == "all") {
       for (uint32_t port : index.endpoints()) add_port(port);
@@ -137,8 +139,8 @@ Status ParseLidList(const std::string& text, const smdb::SmdbIndex& index, bool 
     size_t dash = item.find('-');
     uint64_t v = 0, w = 0;
     if (dash != std::string::npos) {
-      if (!ParseNumber(item.substr(0, dash), &v) || !ParseNumber(item.substr(dash + 1), &w) || v == 0 ||
-          w < v || w >= 0xC000)
+      if (!ParseNumber(item.substr(0, dash), &v) || !ParseNumber(item.substr(dash + 1), &w) ||
+          v == 0 || w < v || w >= 0xC000)
         return Status::Error(EINVAL, "'" + item + "' is not a unicast LID range A-B");
       for (uint64_t lid = v; lid <= w; ++lid) add(static_cast<uint16_t>(lid));
       continue;

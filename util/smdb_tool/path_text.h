@@ -20,9 +20,9 @@
 #include <string>
 #include <vector>
 
+#include "common/base/status.h"
 #include "common/smdb/path_engine.h"
 #include "common/smdb/smdb_index.h"
-#include "common/base/status.h"
 
 namespace ssa {
 namespace smdb_tool {

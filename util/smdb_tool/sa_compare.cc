@@ -10,11 +10,11 @@
 
 #include "common/base/event_loop.h"
 #include "common/base/log.h"
-#include "common/mad/mad_wire.h"
-#include "common/smdb/path_engine.h"
 #include "common/base/progress_meter.h"
+#include "common/mad/mad_wire.h"
 #include "common/mad/sa_client.h"
 #include "common/mad/umad_ports.h"
+#include "common/smdb/path_engine.h"
 #include "util/smdb_tool/path_text.h"
 
 namespace ssa {
@@ -38,8 +38,8 @@ struct Answer {
 // prefix + port GUIDs) with `gids`; nothing else in the mask for the plain
 // query, Reversible and NumbPath 1 added with `reversible` (upstream
 // ibacm's form, mad::BuildPathRecordGet).
-void BuildQuery(uint16_t slid, uint16_t dlid, const uint8_t* sgid, const uint8_t* dgid, bool reversible,
-                uint8_t* mad) {
+void BuildQuery(uint16_t slid, uint16_t dlid, const uint8_t* sgid, const uint8_t* dgid,
+                bool reversible, uint8_t* mad) {
   mad::PathRecord q;
   if (sgid) {
     memcpy(q.sgid, sgid, 16);
@@ -94,7 +94,8 @@ void Record(int status, const uint8_t* resp, size_t len, Answer* a) {
 
 }  // namespace
 
-Status RunSaCompare(const smdb::SmdbIndex& index, const CompareOptions& o, FILE* out, CompareResult* r) {
+Status RunSaCompare(const smdb::SmdbIndex& index, const CompareOptions& o, FILE* out,
+                    CompareResult* r) {
   *r = CompareResult{};
   size_t total = o.slids.size() * o.dlids.size();
   if (total == 0) return Status::Error(EINVAL, "no (SLID, DLID) pair to compare");
@@ -127,15 +128,18 @@ Status RunSaCompare(const smdb::SmdbIndex& index, const CompareOptions& o, FILE*
     uint16_t slid = pairs[i].first, dlid = pairs[i].second;
     if (o.prdb) {
       auto it = delivered.find({slid, dlid});
-      bool have = it != delivered.end() &&
-                  (!o.reversible || (it->second->flags & smdb::kPathReversible));
-      if (have) smdb::FromPrdbPath(*it->second, &mine[i]);
-      else mine[i] = ibv_path_record{};
+      bool have =
+          it != delivered.end() && (!o.reversible || (it->second->flags & smdb::kPathReversible));
+      if (have)
+        smdb::FromPrdbPath(*it->second, &mine[i]);
+      else
+        mine[i] = ibv_path_record{};
       mine_status[i] = have ? PathStatus::kOk : PathStatus::kNoRoute;
       continue;
     }
-    mine_status[i] = o.by_gid ? engine.ComputeByGuid(GuidOf(index, slid), GuidOf(index, dlid), &mine[i])
-                              : engine.Compute(slid, dlid, &mine[i]);
+    mine_status[i] = o.by_gid
+                         ? engine.ComputeByGuid(GuidOf(index, slid), GuidOf(index, dlid), &mine[i])
+                         : engine.Compute(slid, dlid, &mine[i]);
   }
   r->engine_ns_per_path = std::chrono::duration<double, std::nano>(Clock::now() - e0).count() / n;
 
@@ -150,7 +154,8 @@ Status RunSaCompare(const smdb::SmdbIndex& index, const CompareOptions& o, FILE*
   so.retries = o.retries;
   SaClient client(&loop, &logger, port, so);
   st = client.Open();
-  if (!st.ok()) return st.WithContext("SA client on " + port.ca_name + ":" + std::to_string(port.port_num));
+  if (!st.ok())
+    return st.WithContext("SA client on " + port.ca_name + ":" + std::to_string(port.port_num));
 
   std::vector<Answer> answers(n);
   size_t next = 0, done = 0;
@@ -211,8 +216,8 @@ Status RunSaCompare(const smdb::SmdbIndex& index, const CompareOptions& o, FILE*
             FormatPathLine(slid, dlid, mine_status[i], mine[i]));
     } else if (!engine_ok) {
       ++r->mismatched;
-      print("mismatch " + where + ": engine says " + smdb::PathStatusName(mine_status[i]) + ", sa has " +
-            FormatPathLine(slid, dlid, PathStatus::kOk, a.rec));
+      print("mismatch " + where + ": engine says " + smdb::PathStatusName(mine_status[i]) +
+            ", sa has " + FormatPathLine(slid, dlid, PathStatus::kOk, a.rec));
     } else {
       std::vector<FieldDiff> diffs = DiffPathRecords(mine[i], a.rec);
       if (diffs.empty()) {
@@ -223,12 +228,13 @@ Status RunSaCompare(const smdb::SmdbIndex& index, const CompareOptions& o, FILE*
       }
     }
   }
-  fprintf(out,
-          "compare: pairs=%zu matched=%zu no_path=%zu mismatched=%zu sa_failures=%zu requester_lid=%u "
-          "sa_depth=%d sa_seconds=%.3f sa_queries_per_s=%.0f engine_ns_per_path=%.1f\n",
-          r->pairs, r->matched, r->no_path, r->mismatched, r->sa_failures, r->requester_lid,
-          client.sa_depth(), r->sa_seconds, r->sa_seconds > 0 ? n / r->sa_seconds : 0.0,
-          r->engine_ns_per_path);
+  fprintf(
+      out,
+      "compare: pairs=%zu matched=%zu no_path=%zu mismatched=%zu sa_failures=%zu requester_lid=%u "
+      "sa_depth=%d sa_seconds=%.3f sa_queries_per_s=%.0f engine_ns_per_path=%.1f\n",
+      r->pairs, r->matched, r->no_path, r->mismatched, r->sa_failures, r->requester_lid,
+      client.sa_depth(), r->sa_seconds, r->sa_seconds > 0 ? n / r->sa_seconds : 0.0,
+      r->engine_ns_per_path);
   return Status::Ok();
 }
 

@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
+#include "common/base/status.h"
 #include "common/smdb/smdb_index.h"
 #include "common/smdb/smdb_prdb.h"
-#include "common/base/status.h"
 
 namespace ssa {
 namespace smdb_tool {
@@ -51,11 +51,11 @@ struct CompareOptions {
 
 struct CompareResult {
   size_t pairs = 0;
-  size_t matched = 0;       // same record, or no path on both sides
-  size_t no_path = 0;       // ... of which no path on both sides
+  size_t matched = 0;  // same record, or no path on both sides
+  size_t no_path = 0;  // ... of which no path on both sides
   size_t mismatched = 0;
-  size_t sa_failures = 0;   // timeouts and SA errors other than no records
-  double sa_seconds = 0;    // first query sent to last answer
+  size_t sa_failures = 0;  // timeouts and SA errors other than no records
+  double sa_seconds = 0;   // first query sent to last answer
   double engine_ns_per_path = 0;
   uint16_t requester_lid = 0;
 };

@@ -53,10 +53,9 @@ Status WriteAtomic(const std::string& path, const std::string& bytes) {
 std::string StatsText(const ssa::tree::ConsumerStats& s) {
   char b[512];
   snprintf(b, sizeof(b),
-           "prdb_epoch=%" PRIu64 "\nparent_lid=%u\njoins=%" PRIu64
-           "\nparent_changes=%" PRIu64 "\nfull_transfers=%" PRIu64 "\ndelta_transfers=%" PRIu64
-           "\ndigest_mismatches=%" PRIu64 "\nreconnects=%" PRIu64 "\nbytes_received=%" PRIu64
-           "\naddr_epoch=%" PRIu64 "\n",
+           "prdb_epoch=%" PRIu64 "\nparent_lid=%u\njoins=%" PRIu64 "\nparent_changes=%" PRIu64
+           "\nfull_transfers=%" PRIu64 "\ndelta_transfers=%" PRIu64 "\ndigest_mismatches=%" PRIu64
+           "\nreconnects=%" PRIu64 "\nbytes_received=%" PRIu64 "\naddr_epoch=%" PRIu64 "\n",
            s.prdb_epoch, s.parent_lid, s.joins, s.parent_changes, s.full_transfers,
            s.delta_transfers, s.digest_mismatches, s.reconnects, s.bytes_received, s.addr_epoch);
   return b;
@@ -67,14 +66,17 @@ std::string StatsText(const ssa::tree::ConsumerStats& s) {
 int main(int argc, char** argv) {
   Args a;
   enum { kDump = 256, kAddrDump, kPort, kOnce, kTimeout, kDataFaults, kMadFaults };
-  static const struct option opts[] = {
-      {"run-dir", required_argument, nullptr, 'R'}, {"dump", required_argument, nullptr, kDump},
-      {"port", required_argument, nullptr, kPort}, {"addr-dump", required_argument, nullptr, kAddrDump},
-      {"once", no_argument, nullptr, kOnce}, {"timeout", required_argument, nullptr, kTimeout},
-      {"log", required_argument, nullptr, 'L'}, {"help", no_argument, nullptr, 'h'},
-      {"data-faults", required_argument, nullptr, kDataFaults},
-      {"mad-faults", required_argument, nullptr, kMadFaults},
-      {nullptr, 0, nullptr, 0}};
+  static const struct option opts[] = {{"run-dir", required_argument, nullptr, 'R'},
+                                       {"dump", required_argument, nullptr, kDump},
+                                       {"port", required_argument, nullptr, kPort},
+                                       {"addr-dump", required_argument, nullptr, kAddrDump},
+                                       {"once", no_argument, nullptr, kOnce},
+                                       {"timeout", required_argument, nullptr, kTimeout},
+                                       {"log", required_argument, nullptr, 'L'},
+                                       {"help", no_argument, nullptr, 'h'},
+                                       {"data-faults", required_argument, nullptr, kDataFaults},
+                                       {"mad-faults", required_argument, nullptr, kMadFaults},
+                                       {nullptr, 0, nullptr, 0}};
   int c;
   while ((c = getopt_long(argc, argv, "R:L:h", opts, nullptr)) != -1) {
     switch (c) {

@@ -30,19 +30,21 @@ void Usage(FILE* f) {
 }
 
 // QUERY `name` at `address`; the reply's bytes.
-Status Query(tree::StreamTransport* t, const tree::DataAddress& address, const std::string& name, int timeout_ms,
-             std::string* out) {
+Status Query(tree::StreamTransport* t, const tree::DataAddress& address, const std::string& name,
+             int timeout_ms, std::string* out) {
   std::unique_ptr<tree::Stream> s;
   Status st = t->Connect(address, &s);
   if (!st.ok()) return st;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   auto wait = [&](short ev) {
-    int left = static_cast<int>(
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count());
+    int left = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                    deadline - std::chrono::steady_clock::now())
+                                    .count());
     pollfd p{s->fd(), ev, 0};
     return left > 0 && poll(&p, 1, left) > 0;
   };
-  if (!wait(POLLOUT)) return Status::Error(ETIMEDOUT, "connecting to the core at " + address.ToString());
+  if (!wait(POLLOUT))
+    return Status::Error(ETIMEDOUT, "connecting to the core at " + address.ToString());
   st = s->FinishConnect();
   if (!st.ok()) return st;
   std::string q = tree::EncodeQuery(name);
@@ -57,14 +59,16 @@ Status Query(tree::StreamTransport* t, const tree::DataAddress& address, const s
   char buf[65536];
   while (!reader.Next(&f)) {
     if (!reader.error().ok()) return reader.error();
-    if (!wait(POLLIN)) return Status::Error(ETIMEDOUT, "no answer from the core at " + address.ToString());
+    if (!wait(POLLIN))
+      return Status::Error(ETIMEDOUT, "no answer from the core at " + address.ToString());
     ssize_t n = s->Read(buf, sizeof(buf));
     if (n == -EAGAIN) continue;
     if (n <= 0) return Status::Error(EIO, "the core closed the connection");
     st = reader.Feed(reinterpret_cast<uint8_t*>(buf), static_cast<size_t>(n));
     if (!st.ok()) return st;
   }
-  if (f.type != tree::FrameType::kQueryReply) return Status::Error(EBADMSG, "unexpected answer to the query");
+  if (f.type != tree::FrameType::kQueryReply)
+    return Status::Error(EBADMSG, "unexpected answer to the query");
   *out = f.payload;
   return Status::Ok();
 }
@@ -101,7 +105,8 @@ Status FetchFromCore(const std::string& port_name, int timeout_ms, std::string* 
   control.Stop();
   if (!done) return Status::Error(ETIMEDOUT, "no answer from the core");
   if (!st.ok()) return st.WithContext("CoreInfo to SM LID " + std::to_string(sm_lid));
-  if (info.data_address.empty()) return Status::Error(ENODATA, "the core announced no data channel");
+  if (info.data_address.empty())
+    return Status::Error(ENODATA, "the core announced no data channel");
   auto streams = tree::NewTcpTransport();
   return Query(streams.get(), info.data_address, "tree", timeout_ms, json);
 }
@@ -153,8 +158,11 @@ int main(int argc, char** argv) {
     fprintf(stderr, "ssa-tree: %s\n", st.ToString().c_str());
     return 1;
   }
-  if (json) fputs(text.c_str(), stdout);
-  else if (dot) fputs(ssa::tree_view::RenderDot(members).c_str(), stdout);
-  else fputs(ssa::tree_view::RenderText(members).c_str(), stdout);
+  if (json)
+    fputs(text.c_str(), stdout);
+  else if (dot)
+    fputs(ssa::tree_view::RenderDot(members).c_str(), stdout);
+  else
+    fputs(ssa::tree_view::RenderText(members).c_str(), stdout);
   return 0;
 }

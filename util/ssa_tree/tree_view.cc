@@ -60,9 +60,12 @@ class Parser {
       if (c == '\\') {
         if (i_ >= t_.size()) break;
         c = t_[i_++];
-        if (c == 'n') c = '\n';
-        else if (c == 't') c = '\t';
-        else if (c == 'u') return Fail("\\u escapes are not used by the core");
+        if (c == 'n')
+          c = '\n';
+        else if (c == 't')
+          c = '\t';
+        else if (c == 'u')
+          return Fail("\\u escapes are not used by the core");
       }
       s->push_back(c);
     }
@@ -122,7 +125,8 @@ Status ParseMembers(const std::string& json, std::vector<Member>* out) {
 // when the core gave one, else its LID.
 std::string ParentKey(const Member& m, const char* guid_key, const char* lid_key) {
   std::string g = Get(m, guid_key, "");
-  if (!g.empty() && strtoull(g.c_str(), nullptr, 0) != 0) return "g" + std::to_string(strtoull(g.c_str(), nullptr, 0));
+  if (!g.empty() && strtoull(g.c_str(), nullptr, 0) != 0)
+    return "g" + std::to_string(strtoull(g.c_str(), nullptr, 0));
   return "l" + Get(m, lid_key);
 }
 std::string SelfKey(const Member& m, bool by_guid) {
@@ -142,8 +146,10 @@ std::string RenderText(const std::vector<Member>& members) {
   std::vector<const Member*> roots;
   for (const Member& m : members) {
     std::string parent = ParentKey(m, "parent_guid", "parent_lid");
-    if (Get(m, "role", "") == "core" || !keys.count(parent)) roots.push_back(&m);
-    else children[parent].push_back(&m);
+    if (Get(m, "role", "") == "core" || !keys.count(parent))
+      roots.push_back(&m);
+    else
+      children[parent].push_back(&m);
   }
   std::string out;
   std::set<const Member*> printed;
@@ -155,8 +161,8 @@ std::string RenderText(const std::vector<Member>& members) {
            std::to_string(core_epoch > epoch ? core_epoch - epoch : 0) + ")";
     if (Get(*m, "role", "") != "core")
       out += " parent " + Get(*m, "parent_lid") + " backup " + Get(*m, "backup_lid");
-    out += " full " + Get(*m, "full_transfers") + " delta " + Get(*m, "delta_transfers") + " sent " +
-           Get(*m, "bytes_sent") + " B refused " + Get(*m, "refused") + "\n";
+    out += " full " + Get(*m, "full_transfers") + " delta " + Get(*m, "delta_transfers") +
+           " sent " + Get(*m, "bytes_sent") + " B refused " + Get(*m, "refused") + "\n";
     for (bool by_guid : {true, false})
       for (const Member* c : children[SelfKey(*m, by_guid)]) print(c, depth + 1);
   };
@@ -170,7 +176,8 @@ std::string RenderDot(const std::vector<Member>& members) {
   auto id = [](const Member& m) { return "\"" + Get(m, "role", "") + "_" + Get(m, "lid") + "\""; };
   std::map<unsigned long long, std::string> by_lid;
   for (const Member& m : members)
-    if (Get(m, "role", "") != "consumer" || !by_lid.count(Num(m, "lid"))) by_lid[Num(m, "lid")] = id(m);
+    if (Get(m, "role", "") != "consumer" || !by_lid.count(Num(m, "lid")))
+      by_lid[Num(m, "lid")] = id(m);
   for (const Member& m : members) {
     std::string role = Get(m, "role", "?");
     out += "  " + id(m) + " [label=\"" + role + "\\nlid " + Get(m, "lid") + "\\nepoch " +
@@ -180,7 +187,8 @@ std::string RenderDot(const std::vector<Member>& members) {
     if (Get(m, "role", "") == "core") continue;
     auto parent = by_lid.find(Num(m, "parent_lid"));
     auto backup = by_lid.find(Num(m, "backup_lid"));
-    if (parent != by_lid.end() && Num(m, "parent_lid")) out += "  " + id(m) + " -> " + parent->second + ";\n";
+    if (parent != by_lid.end() && Num(m, "parent_lid"))
+      out += "  " + id(m) + " -> " + parent->second + ";\n";
     if (backup != by_lid.end() && Num(m, "backup_lid"))
       out += "  " + id(m) + " -> " + backup->second + " [style=dashed];\n";
   }

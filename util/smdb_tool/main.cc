@@ -142,35 +142,26 @@ uint16_t FileDbType(const std::string& path) {
   return smdb::GetBe16(h + 8);
 }
 
-int Dump(const Args& a) {
-  if (FileDbType(a.file) == static_cast<uint16_t>(smdb::DbType::kAddr)) {
-    smdb::AddrDb db;
-    Status st = smdb::AddrDb::ReadFile(a.file, &db);
-    if (!st.ok()) {
-      fprintf(stderr, "ssa-smdb: %s\n", st.ToString().c_str());
-      return kExitUsage;
-    }
-    fputs(smdb::DumpAddrDb(db).c_str(), stdout);
-    return 0;
-  }
-  if (FileDbType(a.file) == static_cast<uint16_t>(smdb::DbType::kPrdb)) {
-    smdb::Prdb db;
-    Status st = smdb::Prdb::ReadFile(a.file, &db);
-    if (!st.ok()) {
-      fprintf(stderr, "ssa-smdb: %s\n", st.ToString().c_str());
-      return kExitUsage;
-    }
-    fputs(smdb::DumpPrdb(db).c_str(), stdout);
-    return 0;
-  }
-  smdb::Smdb db;
-  Status st = smdb::Smdb::ReadFile(a.file, &db);
+// Reads `file` as a Db and prints it with `dump`.
+template <class Db>
+int DumpAs(const std::string& file, std::string (*dump)(const Db&)) {
+  Db db;
+  Status st = Db::ReadFile(file, &db);
   if (!st.ok()) {
     fprintf(stderr, "ssa-smdb: %s\n", st.ToString().c_str());
     return kExitUsage;
   }
-  fputs(smdb::DumpSmdb(db).c_str(), stdout);
+  fputs(dump(db).c_str(), stdout);
   return 0;
+}
+
+int Dump(const Args& a) {
+  uint16_t type = FileDbType(a.file);
+  if (type == static_cast<uint16_t>(smdb::DbType::kAddr))
+    return DumpAs<smdb::AddrDb>(a.file, smdb::DumpAddrDb);
+  if (type == static_cast<uint16_t>(smdb::DbType::kPrdb))
+    return DumpAs<smdb::Prdb>(a.file, smdb::DumpPrdb);
+  return DumpAs<smdb::Smdb>(a.file, smdb::DumpSmdb);
 }
 
 // The paths a PRDB holds (what an access node sent a consumer), one line

@@ -1,6 +1,6 @@
 #!/bin/bash
-# build.sh [--sanitizers]: configure and build ibacm-ssa out of tree in
-# build/ (or build-asan/ with ASan+UBSan). Re-running only rebuilds what
+# build.sh [--sanitizers|--tsan]: configure and build ibacm-ssa out of tree in
+# build/ (or build-asan/ with ASan+UBSan, build-tsan/ with ThreadSanitizer). Re-running only rebuilds what
 # changed. Prints the build directory on its last line.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -9,6 +9,9 @@ configure_args=()
 if [ "${1:-}" = --sanitizers ]; then
 	builddir=$top/build-asan
 	configure_args+=(--enable-sanitizers)
+elif [ "${1:-}" = --tsan ]; then
+	builddir=$top/build-tsan
+	configure_args+=(--enable-tsan)
 fi
 cd "$top"
 if [ ! -x configure ] || [ configure.ac -nt configure ] || [ -n "$(find . -name local.mk -newer configure -print -quit)" ] || [ Makefile.am -nt configure ]; then

@@ -3,6 +3,7 @@
 # and integration tests on the simulated fabric). Ends with one line
 # "N passed, N failed" and exits non-zero on any failure.
 #   --sanitizers   build and test with ASan+UBSan (in build-asan/)
+#   --tsan         build and test with ThreadSanitizer (in build-tsan/)
 #   --no-setup     skip the Debian package check
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -11,8 +12,9 @@ build_args=()
 for arg in "$@"; do
 	case "$arg" in
 	--sanitizers) build_args+=(--sanitizers) ;;
+	--tsan) build_args+=(--tsan) ;;
 	--no-setup) setup=0 ;;
-	*) echo "usage: $0 [--sanitizers] [--no-setup]" >&2; exit 2 ;;
+	*) echo "usage: $0 [--sanitizers|--tsan] [--no-setup]" >&2; exit 2 ;;
 	esac
 done
 if [ "$setup" = 1 ]; then

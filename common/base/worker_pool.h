@@ -7,9 +7,9 @@
 // the running jobs; queued jobs that never started are dropped together with
 // their `done` callbacks.
 //
-// Users: none in production yet, on purpose: the SSA tree's access role
-// (doc/ssa-tree.md) is to compute its consumers' PRDBs here while its loop
-// keeps serving. The OpenSM plugin does not use it: its extraction thread
+// Users: ibssa's access role computes its consumers' PRDBs here
+// (distrib/prdb_service.h) while its loop keeps serving. The OpenSM plugin
+// does not use it: its extraction thread
 // (opensm_plugin/extract_worker.h) is woken by events from OpenSM's own
 // threads, with no EventLoop to return to, and makes one SMDB version at a
 // time, coalescing requests.

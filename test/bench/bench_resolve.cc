@@ -1,10 +1,13 @@
-// bench_resolve: figures for the sa provider path, printed side by side in
-// one run (ratios, because the machines are shared and noisy):
-//   1. cached resolves per second through ibacm's socket (A) vs the same
-//      protocol against a null server (NullAcmServer) on the same socket
-//      kind (B), interleaved A B A B for --rounds rounds (at least 5), so
-//      both see the same noise: the median ratio with its min-max spread,
-//      and the latency of A's resolves (p50, p99 over every round);
+// bench_resolve: figures for the sa and ssa providers' paths, printed side
+// by side in one run (ratios, because the machines are shared and noisy):
+//   1. cached resolves per second through ibacm's socket with the sa
+//      provider (A) and with the ssa provider answering from its PRDB (C,
+//      with OpenSM's plugin as the tree's core and an ibssa access node)
+//      vs the same protocol against a null server (NullAcmServer) on the
+//      same socket kind (B), interleaved A C B for --rounds rounds (at
+//      least 5), so all see the same noise: the median ratios with their
+//      min-max spread, and the latency of each one's resolves (p50, p99
+//      over every round);
 //   2. SA-miss resolve latency vs a bare SubnAdmGet PathRecord round trip
 //      made by this program itself as the same node;
 //   3. coalescing: N concurrent requests for one uncached destination and
@@ -14,7 +17,8 @@
 //   bench_resolve [--hcas N] [--seconds S] [--clients C] [--rounds R]
 //   bench_resolve --sa-rtt DLID...   (internal: run as a node by the bench)
 // The output ends with `name = value` lines (ratio_median, ratio_min,
-// ratio_max, p50, p99 in microseconds, rounds).
+// ratio_max, p50, p99 in microseconds for the sa provider; ssa_ratio_*,
+// ssa_p50, ssa_p99 for the ssa provider; rounds).
 #include <arpa/inet.h>
 
 #include <unistd.h>
@@ -36,7 +40,9 @@
 #include "test/bench/null_acm_server.h"
 #include "test/sim/ibacm_node.h"
 #include "test/sim/netgen.h"
+#include "test/sim/osm_plugin_util.h"
 #include "test/sim/sim_fabric.h"
+#include "test/sim/sim_process.h"
 
 using Clock = std::chrono::steady_clock;
 using ssa::Status;
@@ -186,13 +192,20 @@ int main(int argc, char** argv) {
   ssa::test::SimFabric::Options fo;
   fo.net_text = net.text;
   fo.ibsim_args = net.ibsim_args;
+  // OpenSM loads the plugin, the SSA tree's core, for the ssa provider's
+  // contender (an access node on Hca4, the daemon on Hca5).
+  ssa::test::TempDir plugin_dir;
+  ssa::test::PluginSetup plugin;
+  plugin.dir = plugin_dir.path();
+  if (st.ok()) st = plugin.Configure(plugin.DefaultOptions() + " listen=127.0.0.1:0", &fo);
   std::unique_ptr<ssa::test::SimFabric> fabric;
   if (st.ok()) st = ssa::test::SimFabric::Start(fo, &fabric);
   if (!st.ok()) {
     fprintf(stderr, "fabric: %s\n", st.ToString().c_str());
     return 1;
   }
-  printf("fabric: %d HCAs, %d switches (fat tree), OpenSM on Hca1\n", net.hcas, net.switches);
+  printf("fabric: %d HCAs, %d switches (fat tree), OpenSM with the ibssa_osm plugin on Hca1\n",
+         net.hcas, net.switches);
 
   ssa::test::IbacmNode::Options no;
   no.node = "Hca2";
@@ -213,6 +226,32 @@ int main(int argc, char** argv) {
     return 1;
   }
 
+  // The ssa provider's daemon: an access node on Hca4 (the core parents it
+  // directly), ibacm with provider = ssa (no fallback) on Hca5, ready once
+  // it holds a PRDB.
+  std::unique_ptr<ssa::test::SimProcess> access;
+  std::string access_log = plugin.dir + "/ibssa.log";
+  st = fabric->Spawn("Hca4",
+                     {std::string(ABS_TOP_BUILDDIR) + "/distrib/ibssa", "-P", "-R", plugin.dir,
+                      "-L", access_log, "--role", "access", "--listen", "127.0.0.1:0"},
+                     &access);
+  if (st.ok())
+    st = ssa::test::WaitForLogLine(access_log, "joined the tree", std::chrono::seconds(30));
+  ssa::test::IbacmNode::Options sno;
+  sno.node = "Hca5";
+  sno.addr_cfg = "bench5 ibsim0 1 default\n";
+  sno.opts_cfg = "[core]\nlog_level = info\nprovider = ssa default\n[ssa]\nfallback = none\n";
+  sno.provider_dir = std::string(ABS_TOP_BUILDDIR) + "/providers/ssa/.libs";
+  ssa::test::IbacmNode ssa_ibacm(fabric.get(), sno);
+  if (st.ok()) st = ssa_ibacm.Start();
+  if (st.ok())
+    st = ssa::test::WaitForLogLine(ssa_ibacm.log_path(), "PRDB epoch", std::chrono::seconds(30));
+  if (!st.ok()) {
+    fprintf(stderr, "ssa provider's daemon: %s\n", st.ToString().c_str());
+    return 1;
+  }
+  const std::string ssa_sock = ssa_ibacm.socket_path();
+
   // LIDs: OpenSM numbers every port it finds; HCAs and switches together.
   const int kLids = net.nodes;
   const std::string sock = ibacm.socket_path();
@@ -225,23 +264,29 @@ int main(int argc, char** argv) {
     fprintf(stderr, "warm-up resolve failed (status %d)\n", r.hdr.status);
     return 1;
   }
-  // Interleaved A B A B, so a noisy moment hits both contenders alike.
-  // Both record every resolve's latency, so the clocks cost both alike.
-  std::vector<double> ours, base, ratios, latency_us, null_latency_us;
-  printf("\n1. cached resolves/s, %d clients, %d rounds of %.1f s each, interleaved A B A B:\n",
+  // Interleaved A C B A C B, so a noisy moment hits every contender alike.
+  // All record every resolve's latency, so the clocks cost them alike.
+  std::vector<double> ours, prdb, base, ratios, ssa_ratios, latency_us, ssa_latency_us,
+      null_latency_us;
+  printf("\n1. cached resolves/s, %d clients, %d rounds of %.1f s each, interleaved A C B:\n",
          clients, rounds, seconds);
-  printf("   round   A: ibacm + sa   B: null server   A/B\n");
+  printf("   round   A: ibacm + sa   C: ibacm + ssa   B: null server   A/B    C/B\n");
   for (int round = 1; round <= rounds; ++round) {
     double a = ResolveRate(sock, hot, clients, seconds, &latency_us);
+    double c = ResolveRate(ssa_sock, hot, clients, seconds, &ssa_latency_us);
     double b = ResolveRate(null_socket, hot, clients, seconds, &null_latency_us);
-    if (a <= 0 || b <= 0) {
-      fprintf(stderr, "round %d: a resolve failed (A %.0f/s, B %.0f/s)\n", round, a, b);
+    if (a <= 0 || b <= 0 || c <= 0) {
+      fprintf(stderr, "round %d: a resolve failed (A %.0f/s, C %.0f/s, B %.0f/s)\n", round, a, c,
+              b);
       return 1;
     }
     ours.push_back(a);
+    prdb.push_back(c);
     base.push_back(b);
     ratios.push_back(a / b);
-    printf("   %5d   %12.0f /s  %12.0f /s   %5.2f\n", round, a, b, a / b);
+    ssa_ratios.push_back(c / b);
+    printf("   %5d   %12.0f /s  %12.0f /s  %12.0f /s   %5.2f  %5.2f\n", round, a, c, b, a / b,
+           c / b);
   }
   const double ratio_median = Median(ratios);
   const double ratio_min = *std::min_element(ratios.begin(), ratios.end());
@@ -259,6 +304,18 @@ int main(int argc, char** argv) {
                null_p99 = Percentile(&null_latency_us, 0.99);
   printf("   null server resolve   %10.1f us p50, %.1f us p99 (%zu resolves)\n", null_p50, null_p99,
          null_samples);
+  const double ssa_ratio_median = Median(ssa_ratios);
+  const double ssa_ratio_min = *std::min_element(ssa_ratios.begin(), ssa_ratios.end());
+  const double ssa_ratio_max = *std::max_element(ssa_ratios.begin(), ssa_ratios.end());
+  const size_t ssa_samples = ssa_latency_us.size();
+  const double ssa_p50 = Percentile(&ssa_latency_us, 0.50),
+               ssa_p99 = Percentile(&ssa_latency_us, 0.99);
+  printf("   ibacm + ssa provider  %10.0f /s (median; answers from the PRDB, %llu SA queries)\n",
+         Median(prdb), static_cast<unsigned long long>(RouteQueries(ssa_sock)));
+  printf("   ratio ssa/null        %10.2f (median; min %.2f, max %.2f; goal >= 0.9)\n",
+         ssa_ratio_median, ssa_ratio_min, ssa_ratio_max);
+  printf("   ssa cached resolve    %10.1f us p50, %.1f us p99 (%zu resolves)\n", ssa_p50, ssa_p99,
+         ssa_samples);
 
   // 2. SA-miss latency vs a bare SA round trip from the same node.
   std::vector<double> miss_us;
@@ -335,6 +392,8 @@ int main(int argc, char** argv) {
   null_server.Stop();
   ibacm2.Stop();
   ibacm.Stop();
+  ssa_ibacm.Stop();
+  access.reset();
 
   // The figures, one per line (p50/p99: cached resolves through ibacm, in
   // microseconds, over every round).
@@ -343,6 +402,11 @@ int main(int argc, char** argv) {
   printf("ratio_max = %.3f\n", ratio_max);
   printf("p50 = %.1f\n", p50);
   printf("p99 = %.1f\n", p99);
+  printf("ssa_ratio_median = %.3f\n", ssa_ratio_median);
+  printf("ssa_ratio_min = %.3f\n", ssa_ratio_min);
+  printf("ssa_ratio_max = %.3f\n", ssa_ratio_max);
+  printf("ssa_p50 = %.1f\n", ssa_p50);
+  printf("ssa_p99 = %.1f\n", ssa_p99);
   printf("rounds = %d\n", rounds);
   return 0;
 }

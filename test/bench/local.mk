@@ -10,6 +10,11 @@ test_bench_bench_resolve_LDADD = core/libibacmcore.la test/sim/libsimnode.la tes
 	$(SSA_ALL_LIBS)
 
 bench_programs = test/bench/bench_resolve
+if WITH_OPENSM
+# Its ssa provider contender runs a tree: the plugin as core, an ibssa.
+EXTRA_test_bench_bench_resolve_DEPENDENCIES = opensm_plugin/libibssa_osm.la distrib/ibssa \
+	providers/ssa/ssa.la
+endif
 bench: $(bench_programs) all
 .PHONY: bench
 CLEANFILES += $(bench_programs)

@@ -230,18 +230,27 @@ void SsaProvider::OnUpdate(SsaPort* port) {
   std::shared_ptr<const smdb::Prdb> prdb = port->consumer ? port->consumer->prdb() : nullptr;
   if (!prdb || prdb->source.records.empty()) return;
   if (port->view && port->view->prdb() == prdb.get()) return;  // an address update only
+  auto t0 = std::chrono::steady_clock::now();
   auto view = std::make_shared<const PrdbView>(prdb);
+  auto now = std::chrono::steady_clock::now();
+  double index_ms = std::chrono::duration<double, std::milli>(now - t0).count();
+  double held_s = port->view ? std::chrono::duration<double>(now - port->view_since).count() : 0;
   uint64_t old_epoch = port->view ? port->view->epoch() : 0;
   if (view->base_lid() != port->lid)
     Log(SSA_LOG_WARN, "port %s: PRDB epoch %llu is for LID %u, the port has LID %u; not used",
         port->Name().c_str(), static_cast<unsigned long long>(view->epoch()), view->base_lid(),
         port->lid);
   port->view = std::move(view);
+  port->view_since = now;
   ++updates_;
-  Log(old_epoch ? SSA_LOG_DEBUG : SSA_LOG_INFO,
-      "port %s: PRDB epoch %llu in place (%zu paths; was %llu)", port->Name().c_str(),
-      static_cast<unsigned long long>(port->view->epoch()), port->view->paths(),
-      static_cast<unsigned long long>(old_epoch));
+  // The epoch held and how long it was held: the freshness an operator
+  // asks about (PERF_QUERY has no room for it).
+  Log(SSA_LOG_INFO,
+      "port %s: PRDB epoch %llu in place (%zu paths, indexed in %.1f ms; epoch %llu before it, "
+      "held "
+      "%.1f s)",
+      port->Name().c_str(), static_cast<unsigned long long>(port->view->epoch()),
+      port->view->paths(), index_ms, static_cast<unsigned long long>(old_epoch), held_s);
 }
 
 void SsaProvider::NoteMiss(const SsaPort* port, Miss why) {

@@ -28,6 +28,7 @@
 
 #include <infiniband/acm.h>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -64,7 +65,8 @@ struct SsaPort {
   uint8_t state = 0;
   uint16_t sm_lid = 0;
   std::unique_ptr<tree::Consumer> consumer;
-  std::shared_ptr<const PrdbView> view;  // the newest verified PRDB
+  std::shared_ptr<const PrdbView> view;              // the newest verified PRDB
+  std::chrono::steady_clock::time_point view_since;  // when it was put in place
   std::string Name() const { return ca_name + "/" + std::to_string(port_num); }
 };
 

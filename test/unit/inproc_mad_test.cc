@@ -305,3 +305,89 @@ TEST(InprocMad, TheCoreAdmitsManyMembersOverIt) {
   core.Stop();
   CHECK_EQUAL(0u, fabric.counters().lost_no_receiver);
 }
+
+TEST(InprocMad, AThousandConsumersRejoiningAtOnceAllLandWhileTheCoreStaysResponsive) {
+  // Issue 16's reconnect storm on the control plane: 1,000 consumers under
+  // two access nodes; one access node leaves and its children all join
+  // again at the same moment. Every one must land under the other access
+  // node, and the core must keep answering (a CoreInfo asked in the middle
+  // of the storm) with its book at the right size.
+  ssa::EventLoop loop;
+  CHECK(loop.Init().ok());
+  ssa::Logger log;
+  log.set_level(ssa::LogLevel::kError);
+  const uint16_t kCoreLid = 1;
+  tree::DataAddress core_addr, a_addr, b_addr;
+  CHECK(tree::DataAddress::Parse("127.0.0.1:7470", &core_addr).ok());
+  CHECK(tree::DataAddress::Parse("127.0.0.1:7471", &a_addr).ok());
+  CHECK(tree::DataAddress::Parse("127.0.0.1:7472", &b_addr).ok());
+  FlatTopology topology;
+  tree::Membership membership({}, 0x1000 + kCoreLid, kCoreLid, core_addr);
+  membership.SetTopology(&topology);
+  auto core_mads = fabric.NewTransport(kCoreLid);
+  CHECK(core_mads->Open(tree::kSsaClass, tree::kSsaClassVersion).ok());
+  tree::CoreControlServer core(&loop, core_mads.get(), &membership, &log);
+  CHECK(core.Start().ok());
+
+  // Access nodes A (LID 2) and B (LID 3), then consumers (LIDs 4..).
+  const int kConsumers = 1000;
+  const size_t n = static_cast<size_t>(kConsumers) + 2;
+  std::vector<std::unique_ptr<MadTransport>> mads;
+  std::vector<std::unique_ptr<tree::MemberControlClient>> members;
+  std::vector<tree::Assignment> got(n);
+  size_t assigned = 0;
+  for (size_t i = 0; i < n; ++i) {
+    uint16_t lid = static_cast<uint16_t>(2 + i);
+    mads.push_back(fabric.NewTransport(lid));
+    CHECK(mads.back()->Open(tree::kSsaClass, tree::kSsaClassVersion).ok());
+    tree::MemberControlOptions o;
+    o.roles = i < 2 ? tree::kRoleAccess : tree::kRoleConsumer;
+    o.port_guid = 0x1000 + lid;
+    if (i < 2) o.data_address = i == 0 ? a_addr : b_addr;
+    o.sm_lid = [] { return kCoreLid; };
+    o.epoch_report_ms = 0;
+    o.timeout_ms = 200;
+    members.push_back(std::make_unique<tree::MemberControlClient>(
+        &loop, mads.back().get(), &log, o,
+        [&got, &assigned, i](const tree::Assignment& a, bool changed) {
+          if (changed) ++assigned;
+          got[i] = a;
+        }));
+  }
+  CHECK(members[0]->Start().ok());
+  CHECK(members[1]->Start().ok());
+  CHECK(loop.RunUntil([&] { return assigned == 2; }, std::chrono::seconds(5)));
+  for (size_t i = 2; i < n; ++i) CHECK(members[i]->Start().ok());
+  CHECK(loop.RunUntil([&] { return assigned == n; }, std::chrono::seconds(20)));
+  std::vector<size_t> orphans;
+  for (size_t i = 2; i < n; ++i)
+    if (got[i].parent.guid == 0x1002) orphans.push_back(i);
+  CHECK(orphans.size() > 100);  // balanced by load between A and B
+
+  // A leaves; every one of its children joins again at once.
+  members[0]->Stop();
+  CHECK(loop.RunUntil([&] { return membership.size() == n - 1; }, std::chrono::seconds(5)));
+  for (size_t i : orphans) members[i]->Rejoin(0x1002);
+  bool answered = false;
+  auto asked = ssa::EventLoop::Clock::now();
+  std::chrono::steady_clock::duration answer_time{};
+  members[1]->AskCoreInfo([&](Status st, const tree::CoreInfoAnswer& a) {
+    CHECK(st.ok());
+    CHECK_EQUAL(n - 1, a.members);
+    answer_time = ssa::EventLoop::Clock::now() - asked;
+    answered = true;
+  });
+  auto landed = [&] {
+    for (size_t i : orphans)
+      if (got[i].parent.guid != 0x1003) return false;
+    return answered;
+  };
+  CHECK_TEXT(loop.RunUntil(landed, std::chrono::seconds(20)), "not every orphan landed under B");
+  CHECK_TEXT(answer_time < std::chrono::seconds(2), "the core was unresponsive during the storm");
+  CHECK_EQUAL(n - 1, membership.size());
+  CHECK_EQUAL(0u, core.counters().bad_mads);
+
+  for (auto& m : members) m->Stop();
+  CHECK(loop.RunUntil([&] { return membership.size() == 0; }, std::chrono::seconds(10)));
+  core.Stop();
+}

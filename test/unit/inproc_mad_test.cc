@@ -234,24 +234,40 @@ class FlatTopology : public tree::Topology {
   int Hops(uint16_t, uint16_t) const override { return 2; }
 };
 
+// A core (membership book and control server) at LID kCoreLid of `fabric`,
+// on its own loop, for the tests that admit many members.
+constexpr uint16_t kCoreLid = 1;
+struct CoreOnFabric {
+  explicit CoreOnFabric(InprocMadFabric* fabric) : mads(fabric->NewTransport(kCoreLid)) {
+    CHECK(loop.Init().ok());
+    log.set_level(ssa::LogLevel::kError);
+    CHECK(tree::DataAddress::Parse("127.0.0.1:7470", &address).ok());
+    membership = std::make_unique<tree::Membership>(tree::MembershipOptions{}, 0x1000 + kCoreLid,
+                                                    kCoreLid, address);
+    membership->SetTopology(&topology);
+    CHECK(mads->Open(tree::kSsaClass, tree::kSsaClassVersion).ok());
+    core = std::make_unique<tree::CoreControlServer>(&loop, mads.get(), membership.get(), &log);
+    CHECK(core->Start().ok());
+  }
+  ssa::EventLoop loop;
+  ssa::Logger log;
+  tree::DataAddress address;
+  FlatTopology topology;
+  std::unique_ptr<MadTransport> mads;
+  std::unique_ptr<tree::Membership> membership;
+  std::unique_ptr<tree::CoreControlServer> core;
+};
+
 }  // namespace
 
 TEST(InprocMad, TheCoreAdmitsManyMembersOverIt) {
-  ssa::EventLoop loop;
-  CHECK(loop.Init().ok());
-  ssa::Logger log;
-  log.set_level(ssa::LogLevel::kError);
-  const uint16_t kCoreLid = 1;
-  tree::DataAddress core_addr, access_addr;
-  CHECK(tree::DataAddress::Parse("127.0.0.1:7470", &core_addr).ok());
+  CoreOnFabric c(&fabric);
+  ssa::EventLoop& loop = c.loop;
+  ssa::Logger& log = c.log;
+  tree::Membership& membership = *c.membership;
+  tree::CoreControlServer& core = *c.core;
+  tree::DataAddress access_addr;
   CHECK(tree::DataAddress::Parse("127.0.0.1:7471", &access_addr).ok());
-  FlatTopology topology;
-  tree::Membership membership({}, 0x1000 + kCoreLid, kCoreLid, core_addr);
-  membership.SetTopology(&topology);
-  auto core_mads = fabric.NewTransport(kCoreLid);
-  CHECK(core_mads->Open(tree::kSsaClass, tree::kSsaClassVersion).ok());
-  tree::CoreControlServer core(&loop, core_mads.get(), &membership, &log);
-  CHECK(core.Start().ok());
 
   // One access node (LID 2), then 200 consumers (LIDs 3..202).
   const int kConsumers = 200;
@@ -312,22 +328,14 @@ TEST(InprocMad, AThousandConsumersRejoiningAtOnceAllLandWhileTheCoreStaysRespons
   // again at the same moment. Every one must land under the other access
   // node, and the core must keep answering (a CoreInfo asked in the middle
   // of the storm) with its book at the right size.
-  ssa::EventLoop loop;
-  CHECK(loop.Init().ok());
-  ssa::Logger log;
-  log.set_level(ssa::LogLevel::kError);
-  const uint16_t kCoreLid = 1;
-  tree::DataAddress core_addr, a_addr, b_addr;
-  CHECK(tree::DataAddress::Parse("127.0.0.1:7470", &core_addr).ok());
+  CoreOnFabric c(&fabric);
+  ssa::EventLoop& loop = c.loop;
+  ssa::Logger& log = c.log;
+  tree::Membership& membership = *c.membership;
+  tree::CoreControlServer& core = *c.core;
+  tree::DataAddress a_addr, b_addr;
   CHECK(tree::DataAddress::Parse("127.0.0.1:7471", &a_addr).ok());
   CHECK(tree::DataAddress::Parse("127.0.0.1:7472", &b_addr).ok());
-  FlatTopology topology;
-  tree::Membership membership({}, 0x1000 + kCoreLid, kCoreLid, core_addr);
-  membership.SetTopology(&topology);
-  auto core_mads = fabric.NewTransport(kCoreLid);
-  CHECK(core_mads->Open(tree::kSsaClass, tree::kSsaClassVersion).ok());
-  tree::CoreControlServer core(&loop, core_mads.get(), &membership, &log);
-  CHECK(core.Start().ok());
 
   // Access nodes A (LID 2) and B (LID 3), then consumers (LIDs 4..).
   const int kConsumers = 1000;

@@ -33,6 +33,11 @@ Status MakeAddress(const std::string& text, bool allow_ips, ssa_address* out) {
   }
   if (text.empty() || text.size() >= sizeof(out->data))
     return Status::Error(EINVAL, "name '" + text + "' must have 1 to 63 characters");
+  // Found by the config fuzzer: a NUL inside a name cut it short wherever it
+  // was printed or compared as a C string.
+  for (unsigned char c : text)
+    if (c <= ' ' || c == 0x7f)
+      return Status::Error(EINVAL, "name contains a blank or control character");
   out->type = SSA_ADDR_NAME;
   std::memcpy(out->data, text.data(), text.size());
   return Status::Ok();

@@ -13,7 +13,7 @@ fuzzer_flags = -std=c++17 -g -O1 -fno-omit-frame-pointer \
 fuzz_build = srcs=; for f in $$fuzz_inputs; do \
 	  case $$f in *.cc) srcs="$$srcs $(srcdir)/$$f";; esac; \
 	done; \
-	$(MKDIR_P) test/fuzz && $(CLANGXX) $(fuzzer_flags) -o $@ $$srcs
+	$(MKDIR_P) test/fuzz && $(CLANGXX) $(fuzzer_flags) -o $@ $$srcs $$fuzz_libs
 
 # acm_msg_fuzzer: the ibacm client protocol's decoders (common/acm/).
 acm_msg_fuzzer_main = test/fuzz/acm_msg_fuzzer.cc
@@ -85,3 +85,24 @@ CLEANFILES += test/fuzz/ssa_mad_fuzzer test/fuzz/tree_frame_fuzzer
 dist_noinst_SCRIPTS += test/fuzz/gen_ssa_mad_seeds.py test/fuzz/gen_tree_frame_seeds.py
 EXTRA_DIST += $(ssa_mad_fuzzer_main) test/fuzz/corpus/ssa_mad \
 	$(tree_frame_fuzzer_main) test/fuzz/corpus/tree_frame
+
+# config_fuzzer: the readers of what administrators write: option files
+# (INI and upstream), ibacm_addr.cfg, the hosts file, the plugin's options.
+config_fuzzer_main = test/fuzz/config_fuzzer.cc
+config_fuzzer_inputs = $(config_fuzzer_main) test/fuzz/fuzz_check.h \
+	common/base/config_file.h common/base/config_file.cc \
+	common/base/option_set.h common/base/option_set.cc common/base/text_util.h \
+	common/base/log.h common/base/log.cc \
+	core/addr_config.h core/addr_config.cc \
+	opensm_plugin/plugin_options.h opensm_plugin/plugin_options.cc \
+	$(SSA_SMDB_SOURCES) $(SSA_BASE_PURE_SOURCES)
+test/fuzz/config_fuzzer: $(config_fuzzer_inputs)
+	$(AM_V_GEN)fuzz_inputs='$(config_fuzzer_inputs)'; \
+	fuzz_libs='-I$(top_srcdir)/include $(INIH_CFLAGS) $(INIH_LIBS) -lpthread'; $(fuzz_build)
+
+if HAVE_CLANGXX
+fuzzers_built_for_check += test/fuzz/config_fuzzer
+endif
+CLEANFILES += test/fuzz/config_fuzzer
+dist_noinst_SCRIPTS += test/fuzz/gen_config_seeds.py
+EXTRA_DIST += $(config_fuzzer_main) test/fuzz/corpus/config

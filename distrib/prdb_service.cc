@@ -111,6 +111,36 @@ PrdbService::JobResult PrdbService::BuildOrPatch(const Engine& e, const Consumer
   return r;
 }
 
+Status PrdbService::UpdateMany(uint64_t old_epoch, const smdb::Smdb& new_db,
+                               const smdb::SmdbIndex& new_index, const smdb::RouteDiff& diff,
+                               const std::vector<PrdbVersion>& previous,
+                               std::vector<PrdbVersion>* out, size_t* computed) {
+  Engine e;
+  // Borrowed for the call: released before `e` goes.
+  e.index.reset(const_cast<smdb::SmdbIndex*>(&new_index));
+  e.engine = std::make_unique<smdb::PathEngine>(&new_index);
+  e.diff_from = old_epoch;
+  e.diff = diff;
+  Status st;
+  *computed = 0;
+  out->clear();
+  for (const PrdbVersion& p : previous) {
+    Consumer c;
+    c.bytes = p.bytes;
+    c.epoch = p.epoch;
+    c.digest = p.digest;
+    JobResult r = BuildOrPatch(e, c, p.port_guid, new_db.global_epoch);
+    if (!r.status.ok()) {
+      st = r.status;
+      break;
+    }
+    out->push_back(r.version);
+    *computed += r.computed;
+  }
+  (void)e.index.release();
+  return st;
+}
+
 PrdbService::PrdbService(EventLoop* loop, WorkerPool* pool, Logger* log, PublishFn publish,
                          FailFn fail)
     : loop_(loop), pool_(pool), log_(log), publish_(std::move(publish)), fail_(std::move(fail)) {}

@@ -36,6 +36,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "common/base/log.h"
 #include "common/base/worker_pool.h"
@@ -95,6 +96,16 @@ class PrdbService {
   std::shared_ptr<const smdb::Prdb> Current(uint64_t port_guid) const;
   // Bytes held for consumers' PRDBs (their serializations).
   uint64_t bytes_held() const;
+
+  // What the workers run, without the loop and pool: each consumer's
+  // version at `new_db`'s epoch from `previous` (each names the consumer
+  // in port_guid; its version at `old_epoch`, or no bytes for none).
+  // *computed counts the engine calls. For benchmarks (bench_tree
+  // --pieces) and tests; `new_index` and `diff` are borrowed.
+  static Status UpdateMany(uint64_t old_epoch, const smdb::Smdb& new_db,
+                           const smdb::SmdbIndex& new_index, const smdb::RouteDiff& diff,
+                           const std::vector<PrdbVersion>& previous, std::vector<PrdbVersion>* out,
+                           size_t* computed);
 
  private:
   struct Engine {

@@ -1126,7 +1126,7 @@ int main(int argc, char** argv) {
     notes.push_back(
         "memory: a consumer took " + Num(per / 1e6, 2) +
         " MB of RSS here (its parsed PRDB; the access " +
-        "node's parsed copy and serialization; buffers), so " + std::to_string(asked_consumers) +
+        "node's serialization of it; buffers), so " + std::to_string(asked_consumers) +
         " consumers would need about " + Num(Gib(static_cast<uint64_t>(per * asked_consumers)), 1) +
         " GiB (extrapolated, not measured) of this machine's " + Num(Gib(total), 1) + " GiB");
     Progress("NOTE: %s", notes.back().c_str());

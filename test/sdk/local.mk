@@ -11,3 +11,8 @@ dist_noinst_DATA += test/sdk/lib.sh
 EXTRA_DIST += examples/provider/README examples/provider/Makefile \
 	examples/provider/pathfile.c examples/provider/provider.map \
 	examples/provider/paths.txt examples/provider/pathfile.cfg
+
+# The upstream bridge (providers/upstream/) with Debian's libibacmp.so and
+# the upstream-style test libraries of test/providers/upstream/.
+TESTS += test/sdk/upstream_bridge_test.sh
+dist_noinst_SCRIPTS += test/sdk/upstream_bridge_test.sh

@@ -60,7 +60,7 @@ struct pf_prov {
 struct pf_port {
 	struct pf_prov *prov;
 	union ibv_gid gid; /* network order */
-	uint16_t lid;      /* host order */
+	uint16_t lid;	   /* host order */
 };
 
 struct pf_ep {
@@ -92,10 +92,10 @@ static int pf_rate(const char *gbps, uint8_t *rate)
 		const char *text;
 		enum ibv_rate rate;
 	} rates[] = {
-		{"2.5", IBV_RATE_2_5_GBPS}, {"5", IBV_RATE_5_GBPS},     {"10", IBV_RATE_10_GBPS},
-		{"14", IBV_RATE_14_GBPS},   {"20", IBV_RATE_20_GBPS},   {"25", IBV_RATE_25_GBPS},
-		{"30", IBV_RATE_30_GBPS},   {"40", IBV_RATE_40_GBPS},   {"50", IBV_RATE_50_GBPS},
-		{"56", IBV_RATE_56_GBPS},   {"60", IBV_RATE_60_GBPS},   {"80", IBV_RATE_80_GBPS},
+		{"2.5", IBV_RATE_2_5_GBPS}, {"5", IBV_RATE_5_GBPS},	{"10", IBV_RATE_10_GBPS},
+		{"14", IBV_RATE_14_GBPS},   {"20", IBV_RATE_20_GBPS},	{"25", IBV_RATE_25_GBPS},
+		{"30", IBV_RATE_30_GBPS},   {"40", IBV_RATE_40_GBPS},	{"50", IBV_RATE_50_GBPS},
+		{"56", IBV_RATE_56_GBPS},   {"60", IBV_RATE_60_GBPS},	{"80", IBV_RATE_80_GBPS},
 		{"100", IBV_RATE_100_GBPS}, {"112", IBV_RATE_112_GBPS}, {"120", IBV_RATE_120_GBPS},
 		{"168", IBV_RATE_168_GBPS}, {"200", IBV_RATE_200_GBPS}, {"300", IBV_RATE_300_GBPS},
 		{"400", IBV_RATE_400_GBPS}, {"600", IBV_RATE_600_GBPS},
@@ -355,8 +355,8 @@ static void pf_port_update(struct pf_port *p, const struct ssa_port_info *info)
 	p->gid.global.interface_id = htobe64(info->port_guid);
 }
 
-static int pf_open_port(void *dev_ctx, const struct ssa_port_info *info,
-			ssa_core_port_t *core_port, void **port_ctx)
+static int pf_open_port(void *dev_ctx, const struct ssa_port_info *info, ssa_core_port_t *core_port,
+			void **port_ctx)
 {
 	struct pf_port *p;
 

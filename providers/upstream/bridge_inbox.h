@@ -27,13 +27,13 @@ namespace upstream {
 struct InboxItem {
   enum class Kind { kLog, kAnswer, kCounter, kSaSend };
   Kind kind = Kind::kLog;
-  int level = 0;            // kLog: upstream's level (0 .. 2)
-  std::string text;         // kLog
-  uint64_t id = 0;          // kAnswer: the request id
-  uint8_t status = 0;       // kAnswer: ACM_STATUS_*
-  bool has_path = false;    // kAnswer
-  ibv_path_record path{};   // kAnswer
-  int counter = 0;          // kCounter: ACM_CNTR_*
+  int level = 0;              // kLog: upstream's level (0 .. 2)
+  std::string text;           // kLog
+  uint64_t id = 0;            // kAnswer: the request id
+  uint8_t status = 0;         // kAnswer: ACM_STATUS_*
+  bool has_path = false;      // kAnswer
+  ibv_path_record path{};     // kAnswer
+  int counter = 0;            // kCounter: ACM_CNTR_*
   acm_sa_mad* mad = nullptr;  // kSaSend
 };
 

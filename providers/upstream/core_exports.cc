@@ -117,7 +117,9 @@ void acm_format_name(int level, char* name, size_t name_size, uint8_t addr_type,
     }
     case ACM_EP_INFO_ADDRESS_IP: inet_ntop(AF_INET, addr, name, name_size); break;
     case ACM_EP_INFO_ADDRESS_IP6:
-    case SSA_ADDR_GID:  // upstream's ACM_ADDRESS_GID inet_ntop(AF_INET6, addr, name, name_size); break;
+    case SSA_ADDR_GID:  // upstream's ACM_ADDRESS_GID
+      inet_ntop(AF_INET6, addr, name, name_size);
+      break;
     case ACM_EP_INFO_PATH: {
       ibv_path_record path;
       memcpy(&path, addr, sizeof(path));
@@ -175,10 +177,8 @@ enum ibv_rate acm_get_rate(uint8_t width, uint8_t speed) {
       // SDR               DDR               QDR/FDR10          FDR                EDR
       {IBV_RATE_2_5_GBPS, IBV_RATE_5_GBPS, IBV_RATE_10_GBPS, IBV_RATE_14_GBPS, IBV_RATE_25_GBPS},
       {IBV_RATE_10_GBPS, IBV_RATE_20_GBPS, IBV_RATE_40_GBPS, IBV_RATE_56_GBPS, IBV_RATE_100_GBPS},
-      {IBV_RATE_20_GBPS, IBV_RATE_40_GBPS, IBV_RATE_80_GBPS, IBV_RATE_112_GBPS,
-       IBV_RATE_200_GBPS},
-      {IBV_RATE_30_GBPS, IBV_RATE_60_GBPS, IBV_RATE_120_GBPS, IBV_RATE_168_GBPS,
-       IBV_RATE_300_GBPS},
+      {IBV_RATE_20_GBPS, IBV_RATE_40_GBPS, IBV_RATE_80_GBPS, IBV_RATE_112_GBPS, IBV_RATE_200_GBPS},
+      {IBV_RATE_30_GBPS, IBV_RATE_60_GBPS, IBV_RATE_120_GBPS, IBV_RATE_168_GBPS, IBV_RATE_300_GBPS},
   };
   int w, s;
   switch (width) {

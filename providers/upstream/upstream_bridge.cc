@@ -277,7 +277,8 @@ void UpstreamBridge::SendSa(acm_sa_mad* mad) {
 
 void UpstreamBridge::OnSaDone(void* arg, int status, const uint8_t* resp, size_t len) {
   auto* box = static_cast<SaMadBox*>(arg);
-  if (resp && len) memcpy(&box->mad.sa_mad, resp, len < sizeof(box->mad.sa_mad) ? len : sizeof(box->mad.sa_mad));
+  if (resp && len)
+    memcpy(&box->mad.sa_mad, resp, len < sizeof(box->mad.sa_mad) ? len : sizeof(box->mad.sa_mad));
   box->mad.umad.status = status < 0 ? -status : 0;
   box->mad.umad.length = static_cast<int>(sizeof(box->mad.sa_mad));
   box->handler(&box->mad);  // the library may free the MAD here

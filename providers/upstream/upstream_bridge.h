@@ -159,10 +159,10 @@ class UpstreamBridge {
   bool watching_ = false;
   int opts_fd_ = -1;
   std::string opts_path_;
-  pthread_t loop_thread_{};  // the core's loop
+  pthread_t loop_thread_{};                     // the core's loop
   std::unordered_map<uint64_t, bool> pending_;  // request id -> is a query
   std::atomic<uint64_t> dropped_{0};            // inbox overflows (any thread)
-  std::mutex gids_mu_;  // guards every UpPort::gids
+  std::mutex gids_mu_;                          // guards every UpPort::gids
 };
 
 }  // namespace upstream

@@ -121,8 +121,8 @@ static void __attribute__((constructor)) fake_init(void)
 
 static int fake_open_device(const struct acm_device *device, void **dev_context)
 {
-	acm_log(0, "open_device guid 0x%llx, verbs %s\n", (unsigned long long)be64toh(device->dev_guid),
-		device->verbs ? "yes" : "none");
+	acm_log(0, "open_device guid 0x%llx, verbs %s\n",
+		(unsigned long long)be64toh(device->dev_guid), device->verbs ? "yes" : "none");
 	*dev_context = (void *)device;
 	return 0;
 }
@@ -143,7 +143,8 @@ static int fake_open_port(const struct acm_port *port, void *dev_context, void *
 		return -1;
 	p->port = port;
 	if (acm_get_gid((struct acm_port *)port, 0, &gid) == 0) {
-		acm_format_name(0, text, sizeof(text), ACM_EP_INFO_ADDRESS_IP6, gid.raw, sizeof(gid));
+		acm_format_name(0, text, sizeof(text), ACM_EP_INFO_ADDRESS_IP6, gid.raw,
+				sizeof(gid));
 		acm_log(0, "open_port %u gid %s index %u\n", port->port_num, text,
 			acm_gid_index((struct acm_port *)port, &gid));
 	}

@@ -42,7 +42,7 @@ int TakeOption(void* arg, const char* key, const char* value, const char* file, 
     o->upstream_provider_dir = value;
   } else if (!strcmp(key, "require_verbs")) {
     if (!ParseBool(value, &o->require_verbs))
-      self->first->Log(SSA_LOG_WARN, "%s:%d: require_verbs must be yes or no", file, line);
+      self->first->Warn(file, line, "require_verbs must be yes or no");
   } else {
     // Everything else is the library's: upstream providers read their
     // options as "name value" lines and ignore names they do not know.
@@ -77,6 +77,10 @@ void UpstreamBridge::Log(int level, const char* fmt, ...) {
   va_start(args, fmt);
   provider_shared::CoreLogV(ops_, core_, level, fmt, args);
   va_end(args);
+}
+
+void UpstreamBridge::Warn(const char* file, int line, const char* msg) {
+  ops_->config_warn(core_, file, line, msg);
 }
 
 bool UpstreamBridge::OnLoopThread() const { return pthread_equal(pthread_self(), loop_thread_); }
@@ -296,14 +300,22 @@ int UpstreamBridge::OpenDevice(const ssa_device_info* info, UpDevice** out) {
   }
   ibv_context* verbs = nullptr;
   int count = 0;
+  bool found = false;
   ibv_device** list = ibv_get_device_list(&count);
   for (int i = 0; list && i < count; i++) {
     if (!strcmp(ibv_get_device_name(list[i]), info->name)) {
+      found = true;
       verbs = ibv_open_device(list[i]);
       break;
     }
   }
   if (list) ibv_free_device_list(list);
+  if (found && !verbs) {
+    int err = errno ? errno : EIO;
+    Log(SSA_LOG_ERROR, "cannot open verbs device %s for upstream provider %s: %s", info->name,
+        up_->name ? up_->name : "?", strerror(err));
+    return -err;
+  }
   if (!verbs && opts_.require_verbs) {
     Log(SSA_LOG_ERROR,
         "cannot open device %s for upstream provider %s: no verbs device of that name (%d verbs "

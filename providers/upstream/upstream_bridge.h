@@ -113,6 +113,8 @@ class UpstreamBridge {
 
   int Init();
   void Log(int level, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
+  // A bad option of the [upstream] section (counted and logged by the core).
+  void Warn(const char* file, int line, const char* msg);
 
   int OpenDevice(const ssa_device_info* info, UpDevice** out);
   void CloseDevice(UpDevice* d);

@@ -19,9 +19,7 @@ builddir=$(pwd)
 source "$srcdir/test/sdk/lib.sh"
 
 if [ "${1:-}" != --on-fabric ]; then
-	[ -x "$builddir/test/sim/simfab" ] || fatal "run from the top build directory (no test/sim/simfab)"
-	work=$(mktemp -d "${TMPDIR:-/tmp}/ibacm-ssa-sdk.XXXXXX") || fatal "mktemp"
-	trap 'rm -rf "$work"' EXIT
+	sdk_scratch sdk
 	root=$work/root
 
 	# A nested make must not join the jobserver of the `make check` around us.
@@ -47,15 +45,8 @@ if [ "${1:-}" != --on-fabric ]; then
 	check "the example exports only ssa_provider_entry" \
 		test "$(nm -D --defined-only "$provdir/pathfile.so" 2>/dev/null | awk '{ print $3 }')" = ssa_provider_entry
 
-	export SDK_ROOT=$root SDK_PROVDIR=$provdir SDK_WORK=$work sdk_checks sdk_failures sdk_t0
-	"$builddir/test/sim/simfab" run --net "$srcdir/test/sim/nets/4hca.net" -- "$0" --on-fabric
-	rc=$?
-	# The part on the fabric printed its own checks and summary; a fabric
-	# that did not come up (or a crash there) is one more failure.
-	if [ "$rc" -ne 0 ] && [ ! -f "$work/fabric.done" ]; then
-		fatal "the simulated-fabric part exited $rc without a summary"
-	fi
-	exit "$rc"
+	export SDK_ROOT=$root SDK_PROVDIR=$provdir
+	run_on_fabric "$0"
 fi
 
 # --- on the simulated fabric (SIMFAB_DIR, SIMFAB_BIN set by simfab run) ---
@@ -64,7 +55,7 @@ provdir=$SDK_PROVDIR
 ibacm=$(find "$root" -path '*/sbin/ibacm' -print -quit)
 acme=$(find "$root" -path '*/bin/ib_acme' -print -quit)
 [ -x "$ibacm" ] && [ -x "$acme" ] || fatal "no installed ibacm or ib_acme under $root"
-trap 'stop_ibacm; touch "$SDK_WORK/fabric.done"' EXIT
+on_fabric_exit
 
 dir=$SIMFAB_DIR/pathfile
 mkdir -p "$dir"

@@ -91,3 +91,36 @@ stop_ibacm() {
 	ibacm_pid=
 	return "$rc"
 }
+
+# --- the two halves of a script test -------------------------------------
+# A script runs first as itself (set-up checks, in a scratch directory),
+# then again with --on-fabric inside `simfab run`; the counts travel in the
+# environment, so the fabric half's summary line counts both.
+
+# sdk_scratch NAME: a scratch directory (removed on exit) in $work.
+sdk_scratch() {
+	[ -x "$builddir/test/sim/simfab" ] || fatal "run from the top build directory (no test/sim/simfab)"
+	work=$(mktemp -d "${TMPDIR:-/tmp}/ibacm-ssa-$1.XXXXXX") || fatal "mktemp"
+	# shellcheck disable=SC2064  # $work is fixed now
+	trap "rm -rf '$work'" EXIT
+}
+
+# run_on_fabric SCRIPT: runs SCRIPT --on-fabric in a fresh 4-HCA simulated
+# fabric and exits with its status; a fabric half that ended without its
+# summary (the fabric did not come up, a crash) is one more failure.
+run_on_fabric() {
+	local rc
+	export SDK_WORK=$work sdk_checks sdk_failures sdk_t0
+	"$builddir/test/sim/simfab" run --net "$srcdir/test/sim/nets/4hca.net" -- "$1" --on-fabric
+	rc=$?
+	if [ "$rc" -ne 0 ] && [ ! -f "$work/fabric.done" ]; then
+		fatal "the simulated-fabric part exited $rc without a summary"
+	fi
+	exit "$rc"
+}
+
+# on_fabric_exit: the fabric half's exit trap (stops its daemon, says it
+# got to the end).
+on_fabric_exit() {
+	trap 'stop_ibacm; touch "$SDK_WORK/fabric.done"' EXIT
+}

@@ -23,9 +23,7 @@ builddir=$(pwd)
 source "$srcdir/test/sdk/lib.sh"
 
 if [ "${1:-}" != --on-fabric ]; then
-	[ -x "$builddir/test/sim/simfab" ] || fatal "run from the top build directory (no test/sim/simfab)"
-	work=$(mktemp -d "${TMPDIR:-/tmp}/ibacm-ssa-upstream.XXXXXX") || fatal "mktemp"
-	trap 'rm -rf "$work"' EXIT
+	sdk_scratch upstream
 	# Debian's library where the ibacm package puts it; without the package
 	# (it collides with an installed ibacm-ssa), from the package file.
 	updir=$(sed -n 's/^upstream_provider_dir = //p' "$builddir/Makefile")
@@ -47,17 +45,12 @@ if [ "${1:-}" != --on-fabric ]; then
 	check "the bridge exports all $(wc -l <"$work/needed") functions libibacmp.so needs from the daemon" \
 		test -z "$missing" || echo "missing: $missing"
 
-	export UP_DIR=$updir UP_BRIDGE=$bridge UP_WORK=$work sdk_checks sdk_failures sdk_t0
-	"$builddir/test/sim/simfab" run --net "$srcdir/test/sim/nets/4hca.net" -- "$0" --on-fabric
-	rc=$?
-	if [ "$rc" -ne 0 ] && [ ! -f "$work/fabric.done" ]; then
-		fatal "the simulated-fabric part exited $rc without a summary"
-	fi
-	exit "$rc"
+	export UP_DIR=$updir UP_BRIDGE=$bridge
+	run_on_fabric "$0"
 fi
 
 # --- on the simulated fabric (SIMFAB_DIR, SIMFAB_BIN set by simfab run) ---
-trap 'stop_ibacm; touch "$UP_WORK/fabric.done"' EXIT
+on_fabric_exit
 ibacm=$builddir/core/ibacm
 acme=$builddir/util/ib_acme/ib_acme
 fakes=$builddir/test/providers/upstream/.libs
@@ -139,9 +132,11 @@ daemon unresolved Hca4 node4 "upstream_provider = $fakes/libfakeacm_unresolved.s
 check "a library needing a function nobody exports is refused at load, naming it" \
 	logged unresolved "undefined symbol: acm_not_in_the_interface"
 check "... the daemon stops cleanly" stop_ibacm
-daemon missing Hca4 node4 "upstream_provider = nosuch" "upstream_provider_dir = $SIMFAB_DIR" ||
-	fatal "ibacm with a missing library did not start"
+daemon missing Hca4 node4 "upstream_provider = nosuch" "upstream_provider_dir = $SIMFAB_DIR" \
+	"require_verbs = maybe" || fatal "ibacm with a missing library did not start"
 check "upstream_provider = nosuch looks for libnosuch.so and says it is missing" \
 	logged missing "upstream provider $SIMFAB_DIR/libnosuch.so: No such file or directory"
+check "a bad require_verbs is reported with file and line" \
+	grep -Eq 'opts\.cfg:[0-9]+: \[upstream\] require_verbs must be yes or no' "$SIMFAB_DIR/missing/ibacm.log"
 check "... the daemon stops cleanly" stop_ibacm
 summary

@@ -60,34 +60,18 @@ void AddrWatcher::Stop() {
 }
 
 void AddrWatcher::OnReadable() {
-  uint8_t buf[kReceiveBuffer];
-  bool lost = false;
-  for (int i = 0; i < kReadBurst && socket_; ++i) {
-    bool from_kernel = false;
-    ssize_t n = socket_->Receive(buf, sizeof(buf), &from_kernel);
-    if (n == 0) break;
-    if (n == -ENOBUFS) {
-      lost = true;
-      continue;
-    }
-    if (n < 0) {
-      ++stats_.malformed;
-      bad_log_.Log(LogLevel::kWarn, "receive", "address watch: receive: %s",
-                   strerror(static_cast<int>(-n)));
-      if (n != -EMSGSIZE) break;
-      continue;
-    }
-    if (!from_kernel) {
-      ++stats_.ignored;
-      bad_log_.Log(LogLevel::kWarn, "sender",
-                   "address watch: message not from the kernel, dropped");
-      continue;
-    }
-    HandleDatagram(buf, static_cast<size_t>(n));
-  }
+  NetlinkDrainResult r =
+      DrainNetlinkSocket(socket_.get(), kReceiveBuffer, kReadBurst,
+                         [this](const uint8_t* data, size_t len) { HandleDatagram(data, len); });
+  stats_.malformed += r.errors;
+  stats_.ignored += r.foreign;
+  if (r.errors)
+    bad_log_.Log(LogLevel::kWarn, "receive", "address watch: receive: %s", strerror(r.last_error));
+  if (r.foreign)
+    bad_log_.Log(LogLevel::kWarn, "sender", "address watch: message not from the kernel, dropped");
   // After the burst: what is still queued is newer than what the re-read
   // sees, and applying it afterwards is harmless (repeats change nothing).
-  if (lost) {
+  if (r.overflows) {
     ++stats_.overflows;
     Reread();
   }

@@ -113,36 +113,23 @@ void KernelPathService::NoteActivity() {
 }
 
 void KernelPathService::OnReadable() {
-  uint8_t buf[kReceiveBuffer];
-  for (int i = 0; i < kReadBurst && socket_; ++i) {
-    bool from_kernel = false;
-    ssize_t n = socket_->Receive(buf, sizeof(buf), &from_kernel);
-    if (n == 0) return;
-    if (n == -ENOBUFS) {
-      // Requests were lost; the kernel times them out and asks the SA.
-      ++stats_.overflows;
-      bad_log_.Log(LogLevel::kWarn, "overflow",
-                   "kernel path-record service: the kernel dropped requests (socket buffer "
-                   "full); they fall back to the SA");
-      continue;
-    }
-    if (n < 0) {
-      ++stats_.malformed;
-      bad_log_.Log(LogLevel::kWarn, "receive", "kernel path-record service: receive: %s",
-                   strerror(static_cast<int>(-n)));
-      if (n != -EMSGSIZE) return;
-      continue;
-    }
-    if (!from_kernel) {
-      // Only the kernel may ask: another process could make us send
-      // answers for requests the kernel never made.
-      ++stats_.ignored;
-      bad_log_.Log(LogLevel::kWarn, "sender",
-                   "kernel path-record service: message not from the kernel, dropped");
-      continue;
-    }
-    HandleDatagram(buf, static_cast<size_t>(n));
-  }
+  NetlinkDrainResult r =
+      DrainNetlinkSocket(socket_.get(), kReceiveBuffer, kReadBurst,
+                         [this](const uint8_t* data, size_t len) { HandleDatagram(data, len); });
+  stats_.overflows += r.overflows;
+  stats_.malformed += r.errors;
+  stats_.ignored += r.foreign;
+  // Lost requests: the kernel times them out and asks the SA.
+  if (r.overflows)
+    bad_log_.Log(LogLevel::kWarn, "overflow",
+                 "kernel path-record service: the kernel dropped requests (socket buffer full); "
+                 "they fall back to the SA");
+  if (r.errors)
+    bad_log_.Log(LogLevel::kWarn, "receive", "kernel path-record service: receive: %s",
+                 strerror(r.last_error));
+  if (r.foreign)
+    bad_log_.Log(LogLevel::kWarn, "sender",
+                 "kernel path-record service: message not from the kernel, dropped");
 }
 
 void KernelPathService::HandleDatagram(const uint8_t* data, size_t len) {

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
 namespace ssa {
 
@@ -66,6 +67,36 @@ Status OpenNetlinkSocket(int protocol, uint32_t groups, std::unique_ptr<NetlinkS
   }
   out->reset(new RealNetlinkSocket(fd));
   return Status::Ok();
+}
+
+NetlinkDrainResult DrainNetlinkSocket(NetlinkSocket* socket, size_t buffer_size, int burst,
+                                      const std::function<void(const uint8_t*, size_t)>& handle) {
+  NetlinkDrainResult r;
+  std::vector<uint8_t> buf(buffer_size);
+  for (int i = 0; i < burst; ++i) {
+    bool from_kernel = false;
+    ssize_t n = socket->Receive(buf.data(), buf.size(), &from_kernel);
+    if (n == 0) break;
+    if (n == -ENOBUFS) {
+      ++r.overflows;
+      continue;
+    }
+    if (n < 0) {
+      ++r.errors;
+      r.last_error = static_cast<int>(-n);
+      if (n != -EMSGSIZE) break;
+      continue;
+    }
+    // Only the kernel may speak on these sockets: another process could
+    // otherwise make the daemon answer requests the kernel never made, or
+    // invent addresses.
+    if (!from_kernel) {
+      ++r.foreign;
+      continue;
+    }
+    handle(buf.data(), static_cast<size_t>(n));
+  }
+  return r;
 }
 
 }  // namespace ssa

@@ -46,6 +46,21 @@ using NetlinkOpenFn =
     std::function<Status(int protocol, uint32_t groups, std::unique_ptr<NetlinkSocket>* out)>;
 Status OpenNetlinkSocket(int protocol, uint32_t groups, std::unique_ptr<NetlinkSocket>* out);
 
+// What one drain of a socket saw besides the datagrams it handed on.
+struct NetlinkDrainResult {
+  uint64_t overflows = 0;  // -ENOBUFS: the kernel dropped messages
+  uint64_t errors = 0;     // receive errors, datagrams too large for the buffer
+  uint64_t foreign = 0;    // datagrams not from the kernel, dropped
+  int last_error = 0;      // errno of the last receive error
+};
+// Reads at most `burst` datagrams from `socket` (so one busy socket does
+// not starve the loop; epoll reports it again) into a buffer of
+// `buffer_size` bytes, and hands each one the kernel sent to `handle`.
+// Stops when the socket is empty or on a receive error other than an
+// oversized datagram.
+NetlinkDrainResult DrainNetlinkSocket(NetlinkSocket* socket, size_t buffer_size, int burst,
+                                      const std::function<void(const uint8_t*, size_t)>& handle);
+
 // The nl_groups bit of multicast group `group` (groups count from 1).
 constexpr uint32_t NetlinkGroupBit(unsigned group) { return group ? 1u << (group - 1) : 0; }
 

@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 
+#include <strings.h>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -41,6 +42,15 @@ Status MakeAddress(const std::string& text, bool allow_ips, ssa_address* out) {
   out->type = SSA_ADDR_NAME;
   std::memcpy(out->data, text.data(), text.size());
   return Status::Ok();
+}
+
+bool SameAddress(const ssa_address& a, const ssa_address& b) {
+  if (a.type != b.type) return false;
+  if (a.type == SSA_ADDR_NAME)
+    return strncasecmp(reinterpret_cast<const char*>(a.data), reinterpret_cast<const char*>(b.data),
+                       sizeof(a.data)) == 0;
+  size_t len = a.type == SSA_ADDR_IP ? 4 : a.type == SSA_ADDR_LID ? 2 : 16;
+  return std::memcmp(a.data, b.data, len) == 0;
 }
 
 std::string AddressToString(const ssa_address& addr) {

@@ -8,7 +8,7 @@
 # reports SKIP).
 fuzzer_flags = -std=c++17 -g -O1 -fno-omit-frame-pointer \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	$(WARN_FLAGS) -I$(top_srcdir)
+	$(WARN_FLAGS) -I$(top_srcdir) -I$(top_srcdir)/include
 # In a rule: fuzz_inputs='<sources and headers>'; $(fuzz_build)
 fuzz_build = srcs=; for f in $$fuzz_inputs; do \
 	  case $$f in *.cc) srcs="$$srcs $(srcdir)/$$f";; esac; \
@@ -98,7 +98,7 @@ config_fuzzer_inputs = $(config_fuzzer_main) test/fuzz/fuzz_check.h \
 	$(SSA_SMDB_SOURCES) $(SSA_BASE_PURE_SOURCES)
 test/fuzz/config_fuzzer: $(config_fuzzer_inputs)
 	$(AM_V_GEN)fuzz_inputs='$(config_fuzzer_inputs)'; \
-	fuzz_libs='-I$(top_srcdir)/include $(INIH_CFLAGS) $(INIH_LIBS) -lpthread'; $(fuzz_build)
+	fuzz_libs='$(INIH_CFLAGS) $(INIH_LIBS) -lpthread'; $(fuzz_build)
 
 if HAVE_CLANGXX
 fuzzers_built_for_check += test/fuzz/config_fuzzer
@@ -106,3 +106,21 @@ endif
 CLEANFILES += test/fuzz/config_fuzzer
 dist_noinst_SCRIPTS += test/fuzz/gen_config_seeds.py
 EXTRA_DIST += $(config_fuzzer_main) test/fuzz/corpus/config
+
+# netlink_fuzzer: the core's netlink codecs, the kernel's path-record
+# requests (CORE_KERNEL_LS_CODEC_SOURCES in core/kernel_ls/local.mk) and
+# rtnetlink address messages (CORE_RTNL_ADDR_CODEC_SOURCES), with their
+# framing (CORE_NETLINK_MSG_SOURCES).
+netlink_fuzzer_main = test/fuzz/netlink_fuzzer.cc
+netlink_fuzzer_inputs = $(netlink_fuzzer_main) test/fuzz/fuzz_check.h \
+	$(CORE_NETLINK_MSG_SOURCES) $(CORE_KERNEL_LS_CODEC_SOURCES) \
+	$(CORE_RTNL_ADDR_CODEC_SOURCES) $(SSA_BASE_PURE_SOURCES)
+test/fuzz/netlink_fuzzer: $(netlink_fuzzer_inputs)
+	$(AM_V_GEN)fuzz_inputs='$(netlink_fuzzer_inputs)'; $(fuzz_build)
+
+if HAVE_CLANGXX
+fuzzers_built_for_check += test/fuzz/netlink_fuzzer
+endif
+CLEANFILES += test/fuzz/netlink_fuzzer
+dist_noinst_SCRIPTS += test/fuzz/gen_netlink_seeds.py
+EXTRA_DIST += $(netlink_fuzzer_main) test/fuzz/corpus/netlink

@@ -102,7 +102,7 @@ Status RunAcmLoad(const AcmLoadOptions& o, std::atomic<uint64_t>* progress, AcmL
       c.out.erase(c.out.begin(), c.out.begin() + n);
     }
     epoll_event ev{};
-    ev.events = EPOLLIN | (c.out.empty() ? 0 : EPOLLOUT);
+    ev.events = c.out.empty() ? uint32_t{EPOLLIN} : uint32_t{EPOLLIN | EPOLLOUT};
     ev.data.u64 = i;
     epoll_ctl(ep, EPOLL_CTL_MOD, c.fd, &ev);
   };

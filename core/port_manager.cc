@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "common/mad/sa_client.h"
+#include "common/mad/umad_transport.h"
 #include "core/provider_host.h"
 #include "core/provider_selector.h"
 
@@ -97,6 +98,16 @@ Status PortManager::Start() {
     ports_.push_back(std::move(port));
   }
   for (auto& port : ports_) OpenPort(port.get());
+  if (UmadTransport::UnderUmad2sim()) {
+    // umad2sim reads port attributes once, at process start: polling finds
+    // nothing new there. Worse, libibumad re-reads them through umad2sim's
+    // open()/close() wrappers, and with more than about 1,100 descriptors
+    // open (thousands of clients) umad2sim's close() takes the file for one
+    // of its own and crashes the process (doc/simulated-fabric.md).
+    SSA_LOG(*log_, kInfo,
+            "umad2sim: port attributes are fixed at start on the simulated fabric; not polling");
+    return Status::Ok();
+  }
   SchedulePoll();
   return Status::Ok();
 }

@@ -21,6 +21,8 @@ struct Conn {
   int fd = -1;
   uint64_t waiting_tid = 0;  // 0: nothing outstanding
   Clock::time_point sent_at;
+  Clock::time_point next_at;  // with think time: when to send the next one
+  bool due = false;
   std::vector<uint8_t> in;
   std::vector<uint8_t> out;  // what a full socket buffer left unsent
   size_t next_dest = 0;
@@ -148,13 +150,20 @@ Status RunAcmLoad(const AcmLoadOptions& o, std::atomic<uint64_t>* progress, AcmL
   std::vector<epoll_event> events(256);
   for (;;) {
     auto now = Clock::now();
-    if (sending && now >= end_sending) sending = false;
+    if (sending && (now >= end_sending || (o.stop && o.stop->load()))) sending = false;
+    if (sending && o.think.count() > 0)
+      for (size_t i = 0; i < conns.size(); ++i)
+        if (conns[i].due && conns[i].fd >= 0 && now >= conns[i].next_at) {
+          conns[i].due = false;
+          send_next(i);
+        }
     if (!sending) {
       bool waiting = false;
       for (const Conn& c : conns) waiting |= c.fd >= 0 && c.waiting_tid != 0;
       if (!waiting || now >= end_all) break;
     }
-    int n = epoll_wait(ep, events.data(), static_cast<int>(events.size()), 50);
+    int n = epoll_wait(ep, events.data(), static_cast<int>(events.size()),
+                       o.think.count() > 0 ? 5 : 50);
     for (int k = 0; k < n; ++k) {
       size_t i = events[static_cast<size_t>(k)].data.u64;
       Conn& c = conns[i];
@@ -186,7 +195,14 @@ Status RunAcmLoad(const AcmLoadOptions& o, std::atomic<uint64_t>* progress, AcmL
         answered |= on_message(c, c.in.data(), frame);
         c.in.erase(c.in.begin(), c.in.begin() + static_cast<long>(frame));
       }
-      if (answered && sending) send_next(i);
+      if (answered && sending) {
+        if (o.think.count() > 0) {
+          c.due = true;
+          c.next_at = Clock::now() + o.think;
+        } else {
+          send_next(i);
+        }
+      }
     }
   }
   for (const Conn& c : conns)

@@ -29,6 +29,11 @@ struct AcmLoadOptions {
   // After `duration` no new request is sent; answers still due are waited
   // for this long before they count as lost.
   std::chrono::milliseconds drain{5000};
+  // Pause between an answer and a connection's next request (0: none, a
+  // closed loop that keeps the daemon's CPU busy).
+  std::chrono::milliseconds think{0};
+  // Set by another thread: stop sending now (then drain as usual).
+  const std::atomic<bool>* stop = nullptr;
 };
 
 struct AcmLoadResult {

@@ -13,6 +13,10 @@
 //   - with its access node killed, known destinations keep resolving
 //     (fallback none: 0 ENODATA); with `fallback = sa`, a daemon with no
 //     PRDB yet answers through the SA;
+//   - 10,000 clients resolving for a minute while epochs arrive: every
+//     request answered once, none ENODATA, the daemon's memory flat;
+//   - 50 clients resolving through a stalled distribution node, a killed
+//     core and a killed access node: none ENODATA, the newest epoch after;
 //   - names, IPv4 and IPv6 from the core's hosts_file (read when it
 //     appears), carried down the tree as the address database, resolve
 //     from the PRDB and the SA agrees; with `fallback = sa` only a LID the
@@ -434,4 +438,114 @@ TEST(SsaProviderSim, TenThousandClientsResolvingForAMinuteWhileTheTreeDeliversUp
   // what it held once every client was connected and answered.
   CHECK_TEXT(rss_warm > 0 && rss_end <= rss_warm + rss_warm / 10 + 8192, what.c_str());
   LONGS_EQUAL(0, RouteQueries());
+}
+
+TEST(SsaProviderSim, ClientsKeepTheirAnswersThroughACutOffTreeAKilledCoreAndAKilledParent) {
+  // Issue 16's fault scenarios, as a client sees them: 50 clients resolve
+  // every known LID the whole time (fallback none: an answer not from the
+  // PRDB would be ENODATA) while
+  //   1. the distribution node stops for 10 s (SIGSTOP: its children's
+  //      parent goes silent; once its lease runs out the core gives them
+  //      another parent) and a link changes meanwhile;
+  //   2. OpenSM, the core, is killed right after a link change, while the
+  //      new epoch is on its way down, and started again;
+  //   3. the access node serving the daemon is killed right after a link
+  //      change, during that epoch's transfer.
+  // After each, the daemon catches up with the newest epoch and its
+  // answers equal the SA's.
+  StartTree(0);
+  StartIbacm("fallback = none\n", true, "info");
+  ssa::test::AcmLoadOptions lo;
+  lo.socket = ibacm->socket_path();
+  lo.clients = 50;
+  lo.duration = 600s;  // until stopped
+  lo.think = 10ms;
+  std::atomic<bool> stop{false};
+  lo.stop = &stop;
+  lo.source.flags = acm::kEpFlagSource;
+  lo.source.SetName("node6");
+  for (const auto& g : tree->smdb().guid_lids.records) {
+    if (g.guid != g.port_guid) continue;
+    acm::EpAddr d;
+    d.flags = acm::kEpFlagDest;
+    d.type = acm::kAddrLid;
+    d.SetLid(g.base_lid);
+    lo.destinations.push_back(d);
+  }
+  std::atomic<uint64_t> answered{0};
+  ssa::test::AcmLoadResult r;
+  ssa::Status load;
+  std::thread t([&] { load = ssa::test::RunAcmLoad(lo, &answered, &r); });
+  struct Joiner {
+    std::thread* t;
+    std::atomic<bool>* stop;
+    ~Joiner() {
+      stop->store(true);
+      if (t->joinable()) t->join();
+    }
+  } joiner{&t, &stop};
+  auto answers_go_on = [&] {
+    uint64_t before = answered.load();
+    return ssa::test::PollUntil(10s, [&] { return answered.load() > before + 100; });
+  };
+  CHECK(answers_go_on());
+  // A link change, and the epoch the core makes of it (not waited for
+  // further down the tree).
+  int changes = 0;
+  auto change = [&]() -> uint64_t {
+    const std::pair<const char*, int> links[] = {{"L1", 7}, {"L2", 8}};
+    const auto& link = links[(changes / 2) % 2];
+    bool down = changes++ % 2 == 0;
+    uint64_t before = tree->smdb().global_epoch;
+    int ups = tree->fabric()->SubnetUpCount();
+    CHECK_OK(down ? tree->fabric()->LinkDown(link.first, link.second)
+                  : tree->fabric()->LinkUp(link.first, link.second));
+    CHECK_OK(tree->fabric()->WaitSubnetUp(ups + 1, 30s));
+    ssa::smdb::Smdb next;
+    CHECK_OK(tree->WaitSmdbAfter(before, 30s, &next));
+    return next.global_epoch;
+  };
+
+  // 1. The tree below the core cut off for 10 s.
+  CHECK_OK(tree->process("Hca2")->Kill(SIGSTOP));
+  uint64_t during = change();
+  CHECK(answers_go_on());
+  std::this_thread::sleep_for(10s);  // the length of the outage is the scenario
+  CHECK(answers_go_on());
+  CHECK_OK(tree->process("Hca2")->Kill(SIGCONT));
+  WaitEpoch(during);
+
+  // 2. The core killed while an epoch travels, then back.
+  uint64_t traveling = change();
+  CHECK_OK(tree->fabric()->KillSm(SIGKILL));
+  CHECK(answers_go_on());
+  CHECK_OK(tree->fabric()->RestartSm(60s));
+  ssa::smdb::Smdb after_restart;
+  CHECK_OK(tree->WaitSmdbAfter(traveling - 1, 30s, &after_restart));
+  uint64_t newest = change();
+  CHECK(newest > traveling);
+  WaitEpoch(newest);
+
+  // 3. The daemon's access node killed during a transfer.
+  std::string log = ibacm->Log();
+  size_t at = log.rfind("consumer: access node LID ");
+  CHECK(at != std::string::npos);
+  int lid = atoi(log.c_str() + at + strlen("consumer: access node LID "));
+  std::string victim = lid == tree->Lid("Hca3") ? "Hca3" : "Hca4";
+  uint64_t last = change();
+  CHECK_OK(tree->process(victim)->Kill(SIGKILL));
+  CHECK(answers_go_on());
+  WaitEpoch(last);
+
+  stop = true;
+  t.join();
+  CHECK_OK(load);
+  std::string what = r.Describe();
+  printf("\n  faults: %s\n", what.c_str());
+  CHECK_TEXT(r.answered == r.sent && r.lost == 0 && r.closed == 0, what.c_str());
+  CHECK_TEXT(r.unexpected == 0 && r.malformed == 0, what.c_str());
+  CHECK_TEXT(r.enodata == 0 && r.other_errors == 0, what.c_str());
+  LONGS_EQUAL(0, RouteQueries());  // nothing came from the SA
+  // And what it answers now is what the SA says.
+  StockIbAcmeResolvesEveryLid(true);
 }

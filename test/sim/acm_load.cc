@@ -214,5 +214,32 @@ Status RunAcmLoad(const AcmLoadOptions& o, std::atomic<uint64_t>* progress, AcmL
   return Status::Ok();
 }
 
+AcmLoadThread::AcmLoadThread(AcmLoadOptions options) : options_(std::move(options)) {
+  options_.stop = &stop_;
+  thread_ = std::thread([this] { status_ = RunAcmLoad(options_, &answered_, &result_); });
+}
+
+AcmLoadThread::~AcmLoadThread() {
+  stop_ = true;
+  if (thread_.joinable()) thread_.join();
+}
+
+bool AcmLoadThread::AnswersGoOn(uint64_t more, std::chrono::milliseconds timeout) const {
+  uint64_t before = answered();
+  auto end = Clock::now() + timeout;
+  while (Clock::now() < end) {
+    if (answered() >= before + more) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+Status AcmLoadThread::Finish(bool stop_now, AcmLoadResult* out) {
+  if (stop_now) stop_ = true;
+  if (thread_.joinable()) thread_.join();
+  *out = result_;
+  return status_;
+}
+
 }  // namespace test
 }  // namespace ssa

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/acm/acm_wire.h"
@@ -55,6 +56,30 @@ struct AcmLoadResult {
 // `progress` (may be null) counts answers while it runs.
 Status RunAcmLoad(const AcmLoadOptions& options, std::atomic<uint64_t>* progress,
                   AcmLoadResult* out);
+
+// RunAcmLoad on a thread of its own, started at construction. The
+// destructor stops and joins it, so a failed check cannot leave it running.
+class AcmLoadThread {
+ public:
+  explicit AcmLoadThread(AcmLoadOptions options);
+  ~AcmLoadThread();
+  AcmLoadThread(const AcmLoadThread&) = delete;
+  AcmLoadThread& operator=(const AcmLoadThread&) = delete;
+
+  uint64_t answered() const { return answered_.load(); }
+  // True once `more` answers came after the call, within `timeout`.
+  bool AnswersGoOn(uint64_t more, std::chrono::milliseconds timeout) const;
+  // Waits for the end: after options.duration, or at once with `stop_now`.
+  Status Finish(bool stop_now, AcmLoadResult* out);
+
+ private:
+  AcmLoadOptions options_;
+  std::atomic<bool> stop_{false};
+  std::atomic<uint64_t> answered_{0};
+  AcmLoadResult result_;
+  Status status_;
+  std::thread thread_;
+};
 
 }  // namespace test
 }  // namespace ssa

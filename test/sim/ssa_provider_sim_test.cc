@@ -27,7 +27,6 @@
 
 #include <sys/resource.h>
 
-#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <thread>
@@ -193,6 +192,24 @@ TEST_GROUP(SsaProviderSim) {
                          out.c_str());
   }
 
+  // `clients` clients of the daemon resolving every LID of the subnet
+  // (offset 0) from node6, one request outstanding each.
+  ssa::test::AcmLoadOptions Load(int clients) {
+    ssa::test::AcmLoadOptions lo;
+    lo.socket = ibacm->socket_path();
+    lo.clients = clients;
+    lo.source.flags = acm::kEpFlagSource;
+    lo.source.SetName("node6");
+    for (const auto& g : tree->smdb().guid_lids.records) {
+      if (g.guid != g.port_guid) continue;
+      acm::EpAddr d;
+      d.flags = acm::kEpFlagDest;
+      d.type = acm::kAddrLid;
+      d.SetLid(g.base_lid);
+      lo.destinations.push_back(d);
+    }
+    return lo;
+  }
   // The daemon-wide counter `which` (PERF_QUERY).
   uint64_t Counter(int which) {
     ssa::AcmClient client;
@@ -360,43 +377,17 @@ TEST(SsaProviderSim, TenThousandClientsResolvingForAMinuteWhileTheTreeDeliversUp
   setrlimit(RLIMIT_NOFILE, &rl);
   CHECK_TEXT(rl.rlim_cur > 10200, "fd hard limit too low for 10,000 clients");
 
-  ssa::test::AcmLoadOptions lo;
-  lo.socket = ibacm->socket_path();
-  lo.clients = 10000;
+  ssa::test::AcmLoadOptions lo = Load(10000);
   lo.duration = 60s;
   // Each client asks again 200 ms after its answer: about 50,000 resolves
   // a second in all, leaving the 2-core machine's OpenSM and ibsim room to
   // deliver the updates the test is about.
   lo.think = 200ms;
-  std::atomic<bool> stop{false};
-  lo.stop = &stop;
-  lo.source.flags = acm::kEpFlagSource;
-  lo.source.SetName("node6");
-  for (const auto& g : tree->smdb().guid_lids.records) {
-    if (g.guid != g.port_guid) continue;
-    acm::EpAddr d;
-    d.flags = acm::kEpFlagDest;
-    d.type = acm::kAddrLid;
-    d.SetLid(g.base_lid);
-    lo.destinations.push_back(d);
-  }
-  std::atomic<uint64_t> answered{0};
-  ssa::test::AcmLoadResult r;
-  ssa::Status load;
   auto started = std::chrono::steady_clock::now();
-  std::thread t([&] { load = ssa::test::RunAcmLoad(lo, &answered, &r); });
-  // A failed check below must not leave the thread running.
-  struct Joiner {
-    std::thread* t;
-    std::atomic<bool>* stop;
-    ~Joiner() {
-      stop->store(true);
-      if (t->joinable()) t->join();
-    }
-  } joiner{&t, &stop};
+  ssa::test::AcmLoadThread load(lo);
   pid_t pid = ibacm->process()->pid();
   // Warmed up: every client has been answered a few times.
-  bool warm = ssa::test::PollUntil(30s, [&] { return answered.load() >= 50000; });
+  bool warm = ssa::test::PollUntil(30s, [&] { return load.answered() >= 50000; });
   long rss_warm = RssKib(pid);
 
   // One link change every 4 s, over two uplinks (OpenSM ignores a port
@@ -421,9 +412,9 @@ TEST(SsaProviderSim, TenThousandClientsResolvingForAMinuteWhileTheTreeDeliversUp
     WaitEpoch(next.global_epoch);
     ++changes;
   }
-  t.join();  // the load ends by itself after lo.duration
+  ssa::test::AcmLoadResult r;
+  CHECK_OK(load.Finish(false, &r));  // it ends by itself after lo.duration
   long rss_end = RssKib(pid);
-  CHECK_OK(load);
   std::string what = r.Describe() + "; " + std::to_string(changes) + " epochs delivered; RSS " +
                      std::to_string(rss_warm) + " -> " + std::to_string(rss_end) + " KiB";
   printf("\n  soak: %s\n", what.c_str());
@@ -455,39 +446,11 @@ TEST(SsaProviderSim, ClientsKeepTheirAnswersThroughACutOffTreeAKilledCoreAndAKil
   // answers equal the SA's.
   StartTree(0);
   StartIbacm("fallback = none\n", true, "info");
-  ssa::test::AcmLoadOptions lo;
-  lo.socket = ibacm->socket_path();
-  lo.clients = 50;
+  ssa::test::AcmLoadOptions lo = Load(50);
   lo.duration = 600s;  // until stopped
   lo.think = 10ms;
-  std::atomic<bool> stop{false};
-  lo.stop = &stop;
-  lo.source.flags = acm::kEpFlagSource;
-  lo.source.SetName("node6");
-  for (const auto& g : tree->smdb().guid_lids.records) {
-    if (g.guid != g.port_guid) continue;
-    acm::EpAddr d;
-    d.flags = acm::kEpFlagDest;
-    d.type = acm::kAddrLid;
-    d.SetLid(g.base_lid);
-    lo.destinations.push_back(d);
-  }
-  std::atomic<uint64_t> answered{0};
-  ssa::test::AcmLoadResult r;
-  ssa::Status load;
-  std::thread t([&] { load = ssa::test::RunAcmLoad(lo, &answered, &r); });
-  struct Joiner {
-    std::thread* t;
-    std::atomic<bool>* stop;
-    ~Joiner() {
-      stop->store(true);
-      if (t->joinable()) t->join();
-    }
-  } joiner{&t, &stop};
-  auto answers_go_on = [&] {
-    uint64_t before = answered.load();
-    return ssa::test::PollUntil(10s, [&] { return answered.load() > before + 100; });
-  };
+  ssa::test::AcmLoadThread load(lo);
+  auto answers_go_on = [&] { return load.AnswersGoOn(100, 10s); };
   CHECK(answers_go_on());
   // A link change, and the epoch the core makes of it (not waited for
   // further down the tree).
@@ -537,9 +500,8 @@ TEST(SsaProviderSim, ClientsKeepTheirAnswersThroughACutOffTreeAKilledCoreAndAKil
   CHECK(answers_go_on());
   WaitEpoch(last);
 
-  stop = true;
-  t.join();
-  CHECK_OK(load);
+  ssa::test::AcmLoadResult r;
+  CHECK_OK(load.Finish(true, &r));
   std::string what = r.Describe();
   printf("\n  faults: %s\n", what.c_str());
   CHECK_TEXT(r.answered == r.sent && r.lost == 0 && r.closed == 0, what.c_str());

@@ -126,6 +126,35 @@ TEST_GROUP(TreeFaultSim) {
     CHECK_OK(tree->WaitConsumersAt(consumers, next.global_epoch, 30s));
   }
 
+  // A distribution node (Hca2), an access node (Hca3) and two consumers
+  // (Hca6, Hca7) at the core's epoch; returns the consumers.
+  std::vector<std::string> StartMembers() {
+    CHECK_OK(tree->StartIbssa("Hca2", "distribution"));
+    CHECK_OK(tree->StartIbssa("Hca3", "access"));
+    CHECK_OK(tree->StartConsumer("Hca6"));
+    CHECK_OK(tree->StartConsumer("Hca7"));
+    const std::vector<std::string> all = {"Hca6", "Hca7"};
+    CHECK_OK(tree->WaitConsumersAt(all, tree->smdb().global_epoch, 30s));
+    return all;
+  }
+
+  // Within 30 s, ssa-tree shows `members` members under a core (whose port
+  // GUID is `core_guid`, when not 0).
+  bool TreeWhole(int members, uint64_t core_guid = 0) {
+    return ssa::test::PollUntil(30s, [&] {
+      std::vector<TreeMember> ms;
+      if (!tree->Tree("Hca10", &ms).ok()) return false;
+      int n = 0;
+      bool core_ok = core_guid == 0;
+      for (const TreeMember& m : ms) {
+        n += m.at("role") != "core";
+        if (m.at("role") == "core" && core_guid)
+          core_ok = strtoull(m.at("guid").c_str(), nullptr, 16) == core_guid;
+      }
+      return n == members && core_ok;
+    });
+  }
+
   void EqualsSa(const std::string& consumer) {
     size_t pairs = 0;
     CHECK_OK(tree->ComparePrdbWithSa(consumer, "Hca10", &pairs));
@@ -163,12 +192,7 @@ TEST(TreeFaultSim, FlippedBytesAndLostMadsOnlySlowTheTreeDown) {
 
 TEST(TreeFaultSim, TheCoreKilledAndRestartedMembersJoinAgainAndEpochsGoOn) {
   StartFabric();
-  CHECK_OK(tree->StartIbssa("Hca2", "distribution"));
-  CHECK_OK(tree->StartIbssa("Hca3", "access"));
-  CHECK_OK(tree->StartConsumer("Hca6"));
-  CHECK_OK(tree->StartConsumer("Hca7"));
-  const std::vector<std::string> all = {"Hca6", "Hca7"};
-  CHECK_OK(tree->WaitConsumersAt(all, tree->smdb().global_epoch, 30s));
+  const std::vector<std::string> all = StartMembers();
   uint64_t held = tree->smdb().global_epoch;
 
   CHECK_OK(tree->fabric()->KillSm(SIGKILL));
@@ -179,14 +203,7 @@ TEST(TreeFaultSim, TheCoreKilledAndRestartedMembersJoinAgainAndEpochsGoOn) {
 
   // The members find the new core (its data port is a new one) and the
   // tree is whole again.
-  bool whole = ssa::test::PollUntil(30s, [&] {
-    std::vector<TreeMember> ms;
-    if (!tree->Tree("Hca10", &ms).ok()) return false;
-    int members = 0;
-    for (const TreeMember& m : ms) members += m.at("role") != "core";
-    return members == 4;
-  });
-  CHECK_TEXT(whole, "the members did not join the restarted core");
+  CHECK_TEXT(TreeWhole(4), "the members did not join the restarted core");
   // The next change arrives with a higher epoch than anything before.
   LinkChange(true, all);
   CHECK(tree->smdb().global_epoch > held);
@@ -200,12 +217,7 @@ TEST(TreeFaultSim, TheStandbySmTakesOverItsPluginBecomesTheCoreAndEpochsNeverGoB
   o.failover = true;
   CHECK_OK(tree->Start(o));
   CHECK_OK(tree->StartStandbySm("Hca11"));
-  CHECK_OK(tree->StartIbssa("Hca2", "distribution"));
-  CHECK_OK(tree->StartIbssa("Hca3", "access"));
-  CHECK_OK(tree->StartConsumer("Hca6"));
-  CHECK_OK(tree->StartConsumer("Hca7"));
-  const std::vector<std::string> all = {"Hca6", "Hca7"};
-  CHECK_OK(tree->WaitConsumersAt(all, tree->smdb().global_epoch, 30s));
+  const std::vector<std::string> all = StartMembers();
   uint64_t held = tree->smdb().global_epoch;
   // While the master lives, the standby's plugin makes no version: it is
   // not the core.
@@ -220,19 +232,8 @@ TEST(TreeFaultSim, TheStandbySmTakesOverItsPluginBecomesTheCoreAndEpochsNeverGoB
   CHECK_OK(tree->WaitConsumersAt(all, next.global_epoch, 60s));
   STRCMP_CONTAINS("from another core",
                   ssa::test::ReadFileText(tree->standby().log_file()).c_str());
-  bool whole = ssa::test::PollUntil(30s, [&] {
-    std::vector<TreeMember> ms;
-    if (!tree->Tree("Hca10", &ms).ok()) return false;
-    int members = 0;
-    bool new_core = false;
-    for (const TreeMember& m : ms) {
-      members += m.at("role") != "core";
-      if (m.at("role") == "core")
-        new_core = strtoull(m.at("guid").c_str(), nullptr, 16) == tree->PortGuid("Hca11");
-    }
-    return members == 4 && new_core;
-  });
-  CHECK_TEXT(whole, "the members did not all join the standby's core");
+  CHECK_TEXT(TreeWhole(4, tree->PortGuid("Hca11")),
+             "the members did not all join the standby's core");
   STRCMP_CONTAINS("the master SM moved", tree->IbssaLog("Hca2").c_str());
   for (const std::string& c : all) EqualsSa(c);
 

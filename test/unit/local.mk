@@ -52,6 +52,7 @@ test_unit_unit_tests_SOURCES = \
 	test/unit/tree_frame_test.cc \
 	test/unit/inproc_mad_test.cc \
 	test/unit/tree_failover_test.cc \
+	test/unit/data_storm_test.cc \
 	test/unit/db_replica_test.cc \
 	test/unit/smdb_tool_test.cc
 test_unit_unit_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS) $(TEST_PROVIDER_CPPFLAGS) \

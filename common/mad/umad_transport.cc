@@ -112,7 +112,13 @@ void UmadTransport::Close() {
   }
   if (portid_ >= 0) {
     if (agent_ >= 0) umad_unregister(portid_, agent_);
-    umad_close_port(portid_);
+    // umad2sim's own receive thread still delivers MADs that arrive after
+    // the close (an SA answer to a request just cancelled at shutdown) to
+    // the port's table entry, which umad_close_port freed: it crashes the
+    // process (seen at ibacm's exit). Under umad2sim the port stays open
+    // until the process ends; the agent is gone, so nothing is delivered
+    // to it.
+    if (!UnderUmad2sim()) umad_close_port(portid_);
   }
   agent_ = -1;
   portid_ = -1;

@@ -50,7 +50,9 @@ endif
 if WITH_OPENSM
 EXTRA_PROGRAMS += test/bench/bench_tree
 test_bench_bench_tree_SOURCES = \
-	test/bench/bench_tree.cc
+	test/bench/bench_tree.cc \
+	test/bench/mad_bridge.cc \
+	test/bench/mad_bridge.h
 test_bench_bench_tree_CPPFLAGS = $(AM_CPPFLAGS) -DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
 test_bench_bench_tree_LDADD = distrib/libibssa.la test/sim/libsimnode.la test/sim/libsimfab.la $(SSA_ALL_LIBS)
 EXTRA_test_bench_bench_tree_DEPENDENCIES = opensm_plugin/libibssa_osm.la

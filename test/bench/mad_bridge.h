@@ -8,9 +8,10 @@
 // destination LIDs, and the other side's gateway sends it on as from that
 // source. The data channel does not pass here: it stays real TCP.
 //
-// Writes block (back-pressure: a side that falls behind slows the other's
-// bridge, it loses nothing); reads never do, so two bridges cannot wait on
-// each other.
+// Nothing blocks: what the socket will not take now waits in a queue
+// until it is writable (both sides writing into full sockets with blocking
+// writes, each bridge's one thread stuck in its write, was a deadlock),
+// and nothing is dropped.
 //
 // Ownership: borrows the reactor, the socket and the gateway. Loop thread
 // only.
@@ -18,6 +19,8 @@
 #define IBACM_SSA_TEST_BENCH_MAD_BRIDGE_H
 
 #include <cstdint>
+#include <deque>
+#include <vector>
 
 #include "common/base/reactor.h"
 #include "common/base/status.h"
@@ -43,8 +46,10 @@ class MadBridge {
   bool peer_gone() const { return peer_gone_; }
 
  private:
-  void OnSocket();
+  void OnSocket(uint32_t events);
   void OnGateway();
+  // Writes what waits; watches for writability while something does.
+  void Flush();
 
   Reactor* reactor_;
   int sock_;
@@ -52,6 +57,8 @@ class MadBridge {
   bool started_ = false;
   bool peer_gone_ = false;
   uint64_t sent_ = 0, received_ = 0, errors_ = 0;
+  std::deque<std::vector<uint8_t>> out_;  // messages not yet written
+  bool want_write_ = false;
 };
 
 }  // namespace bench

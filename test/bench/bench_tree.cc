@@ -392,7 +392,13 @@ struct Phase {
 // Between this process and a consumer process (SOCK_SEQPACKET, one
 // struct a message). Commands and their replies go over one socket, the
 // consumers' new epochs over another, as they happen.
-enum ChildOp : uint32_t { kChildStart = 1, kChildStats = 2, kChildCheck = 3, kChildExit = 4 };
+enum ChildOp : uint32_t {
+  kChildStart = 1,
+  kChildStats = 2,
+  kChildStop = 5,  // stops the consumers' loops: their PRDBs stay as they are
+  kChildCheck = 3,
+  kChildExit = 4
+};
 struct ChildCommand {
   uint32_t op = 0;
 };
@@ -435,12 +441,21 @@ class Bench {
   void Check(const smdb::Smdb& db, bool* equal, size_t* mismatched, double* mem_bytes,
              double* wire_bytes, double* paths);
   void StopLoops();
+  // The core and the members go (their memory is the access nodes' copies
+  // of every PRDB; the check needs room); the consumers stay.
+  void ReleaseTree();
   void Shutdown();
 
   double join_burst_s = -1;
   uint64_t consumer_joins = 0;  // joins the consumers sent (retries of one join not counted)
+  // What a consumer sends when nothing goes wrong, from its start to the
+  // moment consumer_joins was read: its join, the early renewal that
+  // reports its first epoch, and a renewal every third of the lease.
+  double joins_expected = 0;
+  Clock::time_point consumers_started;
   uint64_t bridge_errors = 0;
   uint64_t peak_rss = 0;  // the most AllRss saw
+  uint64_t parent_pss = 0;  // this process's part of the last AllRss
   size_t procs() const { return children_.size(); }
   uint64_t rss_before_consumers = 0, rss_after_startup = 0;
   tree::InprocMadCounters mad_counters;
@@ -642,6 +657,10 @@ TierBytes Bench::ReadBytes() {
   }
   consumer_joins = joins;
   bridge_errors = errors;
+  if (consumers_started != Clock::time_point()) {
+    const int renew_s = std::max(1, tree::MembershipOptions{}.lease_s / 3);
+    joins_expected = 2 + std::floor(Since(consumers_started) / renew_s);
+  }
   return t;
 }
 
@@ -696,9 +715,9 @@ Status Bench::WaitPhase(Phase* p, const TierBytes& before, uint64_t computed_bef
     }
     if (Clock::now() >= next_report || reached == n) {
       Progress("%s: members %zu/%zu in the book, access nodes holding SMDB epoch %" PRIu64
-               ": %d/%zu, PRDBs computed %d/%d, consumers holding them %d/%d, PSS of all processes %.2f GiB",
+               ": %d/%zu, PRDBs computed %d/%d, consumers holding them %d/%d, PSS of all processes %.2f GiB (this one %.2f)",
                p->name, members_now_.load(), members_expected_, p->epoch, access_at_target_.load(),
-               access_ports_.size(), prdbs_at_target_.load(), n, reached, n, Gib(rss));
+               access_ports_.size(), prdbs_at_target_.load(), n, reached, n, Gib(rss), Gib(parent_pss));
       next_report = Clock::now() + std::chrono::seconds(2);
     }
     if (reached == n) {
@@ -781,6 +800,7 @@ Status Bench::RunStartup(Phase* p) {
   }
   rss_before_consumers = AllRss();
   auto consumers_start = Clock::now();
+  consumers_started = consumers_start;
   // Every process starts its share at once; each answers when all of its
   // consumers are started.
   for (Child& c : children_) {
@@ -1029,6 +1049,12 @@ void Bench::ChildMain(size_t k, int mad_fd, int cmd_fd, int event_fd) {
         });
       if (bridge) r.bridge_errors = RunOn(&bridge_loop.loop, [&] { return bridge->errors(); });
       reply(r);
+    } else if (cmd.op == kChildStop) {
+      for (auto& l : loops) l->Stop();
+      bridge_loop.Stop();
+      ChildReply r;
+      r.ok = 1;
+      reply(r);
     } else if (cmd.op == kChildCheck) {
       for (auto& l : loops) l->Stop();
       bridge_loop.Stop();
@@ -1063,7 +1089,8 @@ void Bench::ReadEvents(Child* c) {
 }
 
 uint64_t Bench::AllRss() {
-  uint64_t rss = ProcPssBytes(getpid());
+  parent_pss = ProcPssBytes(getpid());
+  uint64_t rss = parent_pss;
   for (const Child& c : children_) rss += ProcPssBytes(c.pid);
   if (rss > peak_rss) peak_rss = rss;
   return rss;
@@ -1073,8 +1100,23 @@ void Bench::StopLoops() {
   mad_counters = mads_.counters();
   if (core_loop_.thread.joinable() && core_)
     core_counters = RunOn(&core_loop_.loop, [this] { return core_->control()->counters(); });
+  // The consumers first, so that none sees its parent go.
+  for (Child& c : children_) {
+    ChildReply r;
+    Ask(&c, kChildStop, &r);
+  }
   member_loop_.Stop();
   core_loop_.Stop();
+}
+
+void Bench::ReleaseTree() {
+  // The loops are stopped: tear down on this thread, users before what
+  // they use; the pool first (its results would call into the members).
+  pool_.reset();
+  members_.clear();
+  member_mads_.clear();
+  core_.reset();
+  core_mads_.reset();
 }
 
 void Bench::Shutdown() {
@@ -1097,13 +1139,7 @@ void Bench::Shutdown() {
     for (int fd : {c.mad_fd, c.cmd_fd, c.event_fd})
       if (fd >= 0) close(fd);
   }
-  // The loops are stopped: tear down on this thread, users before what
-  // they use; the pool first (its results would call into the members).
-  pool_.reset();
-  members_.clear();
-  member_mads_.clear();
-  core_.reset();
-  core_mads_.reset();
+  ReleaseTree();
 }
 
 // ---------------------------------------------------------------------------
@@ -1403,6 +1439,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   bench.StopLoops();
+  bench.ReleaseTree();
   bool equal = false;
   size_t mismatched = 0;
   double mem = 0, wire = 0, paths = 0;
@@ -1507,8 +1544,11 @@ int main(int argc, char** argv) {
   Figure("core_joins_accepted", bench.core_counters.joins);
   Figure("core_joins_refused", bench.core_counters.refused);
   if (opt.consumers > 0)
+  {
     Figure("joins_per_consumer",
            Num(static_cast<double>(bench.consumer_joins) / opt.consumers, 2));
+    Figure("joins_expected_per_consumer", Num(bench.joins_expected, 0));
+  }
   if (bench.join_burst_s > 0) {
     Figure("join_burst_s", Num(bench.join_burst_s));
     Figure("core_joins_per_s", Num(opt.consumers / bench.join_burst_s, 0));

@@ -69,16 +69,14 @@ class ConsumerImpl : public Consumer {
     h.roles = kRoleConsumer;
     h.kind = DbKind::kPrdb;
     h.guid = options_.port_guid;
-    data_ = std::make_unique<DataClient>(reactor_, streams_, log_, &replica_, h,
-                                         [this](uint64_t lost, bool refused) {
-                                           (void)refused;
-                                           control_->Rejoin(lost);
-                                         });
+    data_ = std::make_unique<DataClient>(
+        reactor_, streams_, log_, &replica_, h,
+        [this](uint64_t lost, bool refused) { OnLost(lost, refused); });
     if (options_.want_addr) {
       h.kind = DbKind::kAddr;
-      addr_data_ =
-          std::make_unique<DataClient>(reactor_, streams_, log_, &addr_, h,
-                                       [this](uint64_t lost, bool) { control_->Rejoin(lost); });
+      addr_data_ = std::make_unique<DataClient>(
+          reactor_, streams_, log_, &addr_, h,
+          [this](uint64_t lost, bool refused) { OnLost(lost, refused); });
     }
     return control_->Start();
   }
@@ -120,7 +118,18 @@ class ConsumerImpl : public Consumer {
     if (addr_data_) addr_data_->SetParents(a.parent, a.backup, a.token);
   }
 
+  // A parent that refused us is alive (it answered): reporting it lost
+  // would make the core move every child away from it, and those moves
+  // cost token checks that could be refused in turn.
+  void OnLost(uint64_t lost, bool refused) {
+    if (refused)
+      control_->RejoinAfterRefusal();
+    else
+      control_->Rejoin(lost);
+  }
+
   void OnApplied(const Applied<smdb::Prdb>&) {
+    if (control_) control_->ParentServes();
     if (control_) control_->SetEpoch(replica_.epoch());
     if (on_update_) on_update_();
   }

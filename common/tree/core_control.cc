@@ -4,6 +4,7 @@
 #include <sys/epoll.h>
 
 #include <cinttypes>
+#include <cstring>
 
 namespace ssa {
 namespace tree {
@@ -40,6 +41,7 @@ void CoreControlServer::Stop() {
 void CoreControlServer::ScheduleExpiry() {
   expiry_timer_ = reactor_->AddTimer(std::chrono::seconds(1), [this] {
     expiry_timer_ = 0;
+    ForgetOld(std::chrono::steady_clock::now());
     size_t n = membership_->Expire(Membership::Clock::now());
     if (n) {
       counters_.expired += n;
@@ -49,6 +51,49 @@ void CoreControlServer::ScheduleExpiry() {
     }
     ScheduleExpiry();
   });
+}
+
+namespace {
+uint64_t HashBytes(const uint8_t* p, size_t n) {
+  uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a
+  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ULL;
+  return h;
+}
+}  // namespace
+
+constexpr std::chrono::seconds CoreControlServer::kAnswerMemory;
+constexpr size_t CoreControlServer::kMaxAnswers;
+
+const uint8_t* CoreControlServer::Remembered(const ReceivedMad& in, const mad::MadHeader& h) {
+  auto it = answers_.find(AnswerKey{in.slid, h.tid, h.attr_id});
+  if (it == answers_.end() || it->second.request_hash != HashBytes(in.data, in.len)) return nullptr;
+  if (std::chrono::steady_clock::now() - it->second.at > kAnswerMemory) return nullptr;
+  return it->second.mad;
+}
+
+void CoreControlServer::Remember(const ReceivedMad& in, const mad::MadHeader& h,
+                                 const uint8_t* answer) {
+  auto now = std::chrono::steady_clock::now();
+  ForgetOld(now);
+  while (answers_.size() >= kMaxAnswers && !answer_order_.empty()) {
+    answers_.erase(answer_order_.front().second);
+    answer_order_.pop_front();
+  }
+  AnswerKey key{in.slid, h.tid, h.attr_id};
+  Answer& a = answers_[key];
+  a.request_hash = HashBytes(in.data, in.len);
+  a.at = now;
+  memcpy(a.mad, answer, mad::kMadSize);
+  answer_order_.emplace_back(now, key);
+}
+
+void CoreControlServer::ForgetOld(std::chrono::steady_clock::time_point now) {
+  while (!answer_order_.empty() && now - answer_order_.front().first > kAnswerMemory) {
+    auto it = answers_.find(answer_order_.front().second);
+    // A key answered again later has a newer entry; only its own goes.
+    if (it != answers_.end() && it->second.at == answer_order_.front().first) answers_.erase(it);
+    answer_order_.pop_front();
+  }
 }
 
 void CoreControlServer::OnReadable() {
@@ -103,6 +148,13 @@ void CoreControlServer::Handle(const ReceivedMad& in) {
     Reply(out, in.slid);
   };
   auto now = Membership::Clock::now();
+  if (h.method == mad::kMethodSet && (h.attr_id == kAttrJoin || h.attr_id == kAttrLeave)) {
+    if (const uint8_t* again = Remembered(in, h)) {
+      ++counters_.duplicates;
+      Reply(again, in.slid);
+      return;
+    }
+  }
   if (h.method == mad::kMethodSet && h.attr_id == kAttrJoin) {
     JoinRequest r;
     st = DecodeJoin(in.data, &r);
@@ -115,6 +167,7 @@ void CoreControlServer::Handle(const ReceivedMad& in) {
     uint16_t status = membership_->Join(r, in.slid, now, &a, &why);
     EncodeJoinAnswer(a, h.tid, status, out);
     Reply(out, in.slid);
+    Remember(in, h, out);
     if (status != 0) {
       ++counters_.refused;
       limited_.Log(status == kStatusRetry ? LogLevel::kInfo : LogLevel::kWarn,
@@ -139,6 +192,7 @@ void CoreControlServer::Handle(const ReceivedMad& in) {
     uint16_t status = membership_->Leave(r);
     EncodeStatusAnswer(kAttrLeave, h.tid, status, out);
     Reply(out, in.slid);
+    Remember(in, h, out);
     if (status == 0) {
       ++counters_.leaves;
       log_->Log(LogLevel::kInfo, "0x%016" PRIx64 " (LID %u) left the tree", r.port_guid, in.slid);

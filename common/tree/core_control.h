@@ -15,7 +15,10 @@
 
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <functional>
+#include <map>
+#include <tuple>
 
 #include "common/base/log.h"
 #include "common/base/rate_limit.h"
@@ -33,6 +36,12 @@ struct CoreControlCounters {
   uint64_t token_checks = 0;
   uint64_t bad_mads = 0;  // malformed, wrong class/version/method
   uint64_t expired = 0;
+  // Retransmitted Join/Leave requests (same source LID, TID and bytes as
+  // one answered within kAnswerMemory) answered again from memory, not
+  // executed again: a member whose answer was slow or lost retries with
+  // the same TID, and executing the retry gave it a second token (the
+  // first answer's, which it keeps, no longer valid) and counted a join.
+  uint64_t duplicates = 0;
 };
 
 class CoreControlServer {
@@ -58,6 +67,10 @@ class CoreControlServer {
   void Handle(const ReceivedMad& in);
   void Reply(const uint8_t* mad, uint16_t dlid);
   void ScheduleExpiry();
+  // The answer already sent to this very request, if it is recent.
+  const uint8_t* Remembered(const ReceivedMad& in, const mad::MadHeader& h);
+  void Remember(const ReceivedMad& in, const mad::MadHeader& h, const uint8_t* answer);
+  void ForgetOld(std::chrono::steady_clock::time_point now);
 
   Reactor* reactor_;
   MadTransport* transport_;
@@ -69,6 +82,20 @@ class CoreControlServer {
   Reactor::TimerId expiry_timer_ = 0;
   bool started_ = false;
   CoreControlCounters counters_;
+
+  // Answers to state-changing requests, for retransmissions: kept for
+  // longer than a member retries (timeout x tries: 4 s by default) and at
+  // most kMaxAnswers of them (the oldest go first).
+  static constexpr std::chrono::seconds kAnswerMemory{10};
+  static constexpr size_t kMaxAnswers = 65536;
+  using AnswerKey = std::tuple<uint16_t, uint64_t, uint16_t>;  // source LID, TID, attribute
+  struct Answer {
+    uint64_t request_hash = 0;  // the request's bytes: a new request reusing a TID is not a retry
+    std::chrono::steady_clock::time_point at;
+    uint8_t mad[mad::kMadSize];
+  };
+  std::map<AnswerKey, Answer> answers_;
+  std::deque<std::pair<std::chrono::steady_clock::time_point, AnswerKey>> answer_order_;
 };
 
 }  // namespace tree

@@ -27,6 +27,15 @@
 // a MAD, so the transport goes into any EventLoop/Reactor like the umad
 // one.
 //
+// A gateway (NewGateway) stands for ports of another process's fabric, so
+// that two processes' fabrics can be bridged (test/bench/bench_tree runs
+// consumers in child processes): it is open at many LIDs at once, takes
+// what is sent to any of them with the LID it was sent to, and sends as
+// any source LID. A request it sends keeps its TID (the far fabric already
+// put its sender's id in bits 63..32, as a kernel puts an agent id there);
+// a response sent to one of its LIDs goes to it whatever the TID, and the
+// far fabric routes it on by that TID. Nothing else may open at its LIDs.
+//
 // Threads: the fabric and every transport may be used from any threads at
 // once (one mutex guards the registry and every queue); a transport itself
 // is used by its owner's thread only, as MadTransport says. Transports may
@@ -37,6 +46,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "common/mad/mad_transport.h"
 
@@ -50,6 +60,20 @@ struct InprocMadCounters {
   uint64_t lost_queue_full = 0;
 };
 
+// See above. Used by one thread at a time; any thread.
+class InprocMadGateway {
+ public:
+  virtual ~InprocMadGateway() = default;
+  // Readable exactly while a MAD waits; -1 once closed.
+  virtual int fd() const = 0;
+  // Into the fabric as from port `slid`, to `dlid` (rules as Send above,
+  // but a request's TID is kept).
+  virtual Status SendFrom(uint16_t slid, const uint8_t* mad, size_t len, uint16_t dlid) = 0;
+  // Non-blocking: a MAD sent to one of the gateway's LIDs (*dlid), or
+  // -EAGAIN.
+  virtual Status Receive(ReceivedMad* out, uint16_t* dlid) = 0;
+};
+
 class InprocMadFabric {
  public:
   explicit InprocMadFabric(size_t max_queue = 65536);
@@ -59,6 +83,9 @@ class InprocMadFabric {
 
   // A transport for the port at `lid` (closed until Open). Any thread.
   std::unique_ptr<MadTransport> NewTransport(uint16_t lid);
+  // A gateway open at `lids` for `mgmt_class`, from now until destroyed.
+  Status NewGateway(const std::vector<uint16_t>& lids, uint8_t mgmt_class,
+                    std::unique_ptr<InprocMadGateway>* out);
 
   InprocMadCounters counters() const;
   // Transports open now.

@@ -19,7 +19,18 @@ MemberControlClient::MemberControlClient(Reactor* reactor, MadTransport* transpo
       limited_(log, std::chrono::seconds(10)),
       options_(std::move(options)),
       on_assigned_(std::move(on_assigned)),
-      on_refused_(std::move(on_refused)) {}
+      on_refused_(std::move(on_refused)),
+      rng_((options_.port_guid ^
+            static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count())) |
+           1) {}
+
+std::chrono::milliseconds MemberControlClient::Jitter(int ms) {
+  rng_ ^= rng_ << 13;
+  rng_ ^= rng_ >> 7;
+  rng_ ^= rng_ << 17;
+  if (ms <= 1) return std::chrono::milliseconds(ms);
+  return std::chrono::milliseconds(ms / 2 + static_cast<int>(rng_ % static_cast<uint64_t>(ms)));
+}
 
 MemberControlClient::~MemberControlClient() {
   *alive_ = false;
@@ -178,11 +189,18 @@ void MemberControlClient::Rejoin(uint64_t lost_parent) {
   ScheduleJoin(std::chrono::milliseconds(0));
 }
 
+void MemberControlClient::RejoinAfterRefusal() {
+  refusal_backoff_ms_ =
+      std::min(options_.max_backoff_ms, refusal_backoff_ms_ ? refusal_backoff_ms_ * 2 : 500);
+  if (join_in_flight_) return;  // its answer reconnects us
+  ScheduleJoin(Jitter(refusal_backoff_ms_));
+}
+
 void MemberControlClient::OnJoinAnswer(Status st, const uint8_t* mad) {
   join_in_flight_ = false;
   auto backoff = [this] {
     backoff_ms_ = std::min(options_.max_backoff_ms, backoff_ms_ ? backoff_ms_ * 2 : 500);
-    return std::chrono::milliseconds(backoff_ms_);
+    return Jitter(backoff_ms_);
   };
   if (!st.ok()) {
     limited_.Log(LogLevel::kWarn, "unreachable", "core unreachable (SM LID %u): %s; still trying",
@@ -206,7 +224,9 @@ void MemberControlClient::OnJoinAnswer(Status st, const uint8_t* mad) {
     // A renewal the core does not know (it restarted): join afresh.
     joined_ = false;
     if (on_refused_ && status != kStatusRetry) on_refused_(status);
-    ScheduleJoin(status == kStatusRetry ? std::chrono::milliseconds(1000) : backoff());
+    // "Retry" (no SMDB or no parent yet) comes to many members at once:
+    // they come back spread over a second, not together.
+    ScheduleJoin(status == kStatusRetry ? Jitter(1000) : backoff());
     return;
   }
   backoff_ms_ = 0;

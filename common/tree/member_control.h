@@ -4,7 +4,8 @@
 // is (tools), and leaves on Stop.
 //
 // Every request has its own timeout and retries (umad2sim never reports
-// MAD timeouts) and at most a few are outstanding at once. A join that gets
+// MAD timeouts); a retry keeps its TID, so the core answers it from memory
+// instead of executing it again (core_control.h). A join that gets
 // no answer after its retries is logged ("core unreachable") and tried
 // again with backoff, forever: the member keeps serving what it holds
 // meanwhile. The SM's LID is read again at every join (sm_lid), so a new
@@ -98,6 +99,13 @@ class MemberControlClient {
   void SetCounters(const MemberCounters& c) { counters_ = c; }
   // Joins again now (e.g. the parent was lost: `lost_parent` is its GUID).
   void Rejoin(uint64_t lost_parent);
+  // The parent refused us (a token it could not check, or no longer
+  // valid): joins again after a backoff that grows with each refusal until
+  // ParentServes(), spread at random so that children refused together do
+  // not come back together. The parent is not reported lost: it answered.
+  void RejoinAfterRefusal();
+  // The parent served us: refusals start again from the shortest backoff.
+  void ParentServes() { refusal_backoff_ms_ = 0; }
 
   // Asks the core whether `token` is one it issued to child `child_guid`
   // for this member as parent. Valid answers are cached for their lease.
@@ -128,6 +136,8 @@ class MemberControlClient {
   void OnJoinAnswer(Status st, const uint8_t* mad);
   void ScheduleJoin(std::chrono::milliseconds delay);
   void ProbeSm();
+  // `ms` spread over [ms/2, 3ms/2): members that failed together retry apart.
+  std::chrono::milliseconds Jitter(int ms);
 
   Reactor* reactor_;
   MadTransport* transport_;
@@ -146,6 +156,8 @@ class MemberControlClient {
   Assignment assignment_;
   Reactor::TimerId join_timer_ = 0;
   int backoff_ms_ = 0;
+  int refusal_backoff_ms_ = 0;
+  uint64_t rng_;  // xorshift state for Jitter
   uint32_t next_tid_ = 1;
   std::map<uint32_t, Pending> pending_;  // by TID (low 32 bits)
   std::map<std::pair<uint64_t, Token>, std::chrono::steady_clock::time_point> valid_tokens_;

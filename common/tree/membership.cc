@@ -138,8 +138,10 @@ std::vector<uint64_t> Membership::Candidates(const Member& m) const {
     uint64_t guid;
   };
   std::vector<Cand> c;
-  for (const auto& kv : members_) {
-    const Member& p = kv.second;
+  for (uint64_t g : parents_) {
+    auto pit = members_.find(g);
+    if (pit == members_.end()) continue;
+    const Member& p = pit->second;
     if (!(p.roles & want) || p.guid == m.guid || lost_.count(p.guid) || p.address.empty()) continue;
     size_t kids =
         ChildrenOf(p.guid) - (kids_.count(p.guid) && kids_.at(p.guid).count(m.guid) ? 1 : 0);
@@ -191,6 +193,7 @@ uint16_t Membership::Join(const JoinRequest& r, uint16_t slid, Clock::time_point
   if (it != members_.end() && !renewal) {
     // Restarted (or another process on the port): a fresh membership.
     if (it->second.parent) kids_[it->second.parent].erase(it->first);
+    parents_.erase(it->first);
     members_.erase(it);
     it = members_.end();
   }
@@ -204,6 +207,10 @@ uint16_t Membership::Join(const JoinRequest& r, uint16_t slid, Clock::time_point
   bool role_changed = m.roles != r.roles;
   m.lid = slid;
   m.roles = r.roles;
+  if (m.roles & (kRoleDistribution | kRoleAccess))
+    parents_.insert(m.guid);
+  else
+    parents_.erase(m.guid);
   m.gid = r.port_gid;
   m.address = r.data_address;
   m.software = r.software;
@@ -226,6 +233,7 @@ uint16_t Membership::Join(const JoinRequest& r, uint16_t slid, Clock::time_point
     Assign(&m);
   }
   if (!m.parent) {
+    parents_.erase(m.guid);
     members_.erase(m.guid);
     return Refuse(kStatusRetry, "no parent available", why, RolesName(r.roles));
   }
@@ -242,6 +250,7 @@ uint16_t Membership::Leave(const LeaveRequest& r) {
   auto it = members_.find(r.port_guid);
   if (it == members_.end() || it->second.token != r.token) return kStatusUnknownMember;
   if (it->second.parent) kids_[it->second.parent].erase(r.port_guid);
+  parents_.erase(r.port_guid);
   members_.erase(it);
   return 0;
 }
@@ -277,6 +286,7 @@ size_t Membership::Expire(Clock::time_point now) {
     if (it->second.expires <= now) {
       if (it->second.parent) kids_[it->second.parent].erase(it->first);
       kids_.erase(it->first);
+      parents_.erase(it->first);
       it = members_.erase(it);
       ++n;
     } else {

@@ -134,7 +134,11 @@ class Membership {
   const Topology* topology_ = nullptr;
   uint64_t core_epoch_ = 0;
   MemberCounters core_counters_;
-  std::map<uint64_t, Member> members_;           // by port GUID
+  std::map<uint64_t, Member> members_;  // by port GUID
+  // The members that may parent others (distribution or access role), so
+  // choosing a parent costs O(parents), not O(members): with 10,000
+  // consumers in the book every join walked all of them.
+  std::set<uint64_t> parents_;
   std::map<uint64_t, std::set<uint64_t>> kids_;  // parent GUID -> children
   std::set<uint64_t> lost_;  // parents reported lost; not assigned until they renew
   std::map<std::string, uint64_t> refusals_;

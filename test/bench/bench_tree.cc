@@ -1,8 +1,10 @@
-// bench_tree: the whole SSA tree in one process on a real SMDB: the core
+// bench_tree: the whole SSA tree on one machine on a real SMDB: the core
 // (tree::CoreServer), distribution and access nodes (distrib::IbssaMember
-// with its PrdbService), and N consumers (tree::Consumer), the control
-// plane over the in-process MAD fabric (common/tree/inproc_mad.h), the data
-// plane over real loopback TCP.
+// with its PrdbService) in this process, and N consumers (tree::Consumer)
+// in child processes (--consumer-procs; one process cannot hold 10,000
+// consumers' descriptors); the control plane over each process's
+// in-process MAD fabric (common/tree/inproc_mad.h), the fabrics bridged
+// over a socketpair (mad_bridge.h); the data plane over real loopback TCP.
 //
 // The SMDB pair comes from the simulated fabric: an N-HCA fat tree
 // (netgen), ibsim, OpenSM with the ibssa_osm plugin; the first version, then
@@ -25,11 +27,12 @@
 //     SMDB (consumers_equal_full).
 // Progress goes to stderr. Limits of this machine (descriptors, memory,
 // time) are printed as NOTE lines and the run is sized down rather than
-// faked: each consumer costs three descriptors (its MAD eventfd, its TCP
-// socket and the access node's end of it).
+// faked: each consumer costs two descriptors in its process (its MAD
+// eventfd and its TCP socket) and one in this one (the access node's end).
 //
 //   make bench && test/bench/bench_tree [--hcas N] [--consumers N]
-//       [--access N] [--distribution N] [--consumer-loops N] [--prdb-threads N]
+//       [--access N] [--distribution N] [--consumer-procs N] [--consumer-loops N]
+//       [--prdb-threads N]
 //       [--link-down NODE[:PORT]] [--timeout S] [--max-rss-gib G] [--regen]
 //       [--log-level L] [--pieces]
 //
@@ -46,7 +49,11 @@
 // and the data channel's frame codec.
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -86,6 +93,7 @@
 #include "distrib/ibssa_member.h"
 #include "test/sim/netgen.h"
 #include "test/sim/osm_plugin_util.h"
+#include "test/bench/mad_bridge.h"
 #include "test/sim/sim_fabric.h"
 
 using Clock = std::chrono::steady_clock;
@@ -101,7 +109,8 @@ struct Options {
   int consumers = 10000;
   int access = 0;        // 0: one per 1,000 consumers
   int distribution = 0;  // 0: one per 64 access nodes
-  int consumer_loops = 2;
+  int consumer_procs = 0;  // 0: as few as the descriptor limit allows
+  int consumer_loops = 2;  // per consumer process
   int prdb_threads = 2;
   std::string link_down = "L1:19";
   double timeout_s = 600;
@@ -114,8 +123,9 @@ struct Options {
 void Usage(const char* argv0) {
   fprintf(
       stderr,
-      "usage: %s [--hcas N] [--consumers N] [--access N] [--distribution N] [--consumer-loops N]\n"
-      "          [--prdb-threads N] [--link-down NODE[:PORT]] [--timeout S] [--max-rss-gib G]\n"
+      "usage: %s [--hcas N] [--consumers N] [--access N] [--distribution N] [--consumer-procs N]\n"
+      "          [--consumer-loops N] [--prdb-threads N] [--link-down NODE[:PORT]] [--timeout S]\n"
+      "          [--max-rss-gib G]\n"
       "          [--regen] [--log-level L] [--pieces]\n",
       argv0);
 }
@@ -142,6 +152,8 @@ bool ParseArgs(int argc, char** argv, Options* o) {
       o->access = static_cast<int>(n);
     else if (a == "--distribution" && n >= 1)
       o->distribution = static_cast<int>(n);
+    else if (a == "--consumer-procs" && n >= 1 && n <= 64)
+      o->consumer_procs = static_cast<int>(n);
     else if (a == "--consumer-loops" && n >= 1 && n <= 64)
       o->consumer_loops = static_cast<int>(n);
     else if (a == "--prdb-threads" && n >= 1 && n <= 64)
@@ -167,9 +179,10 @@ double Between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
 }
 
-// /proc/self/status fields in bytes ("VmRSS", "VmHWM").
-uint64_t ProcStatusBytes(const char* field) {
-  std::ifstream f("/proc/self/status");
+// /proc/self/status fields in bytes ("VmRSS", "VmHWM"), or another
+// process's.
+uint64_t ProcStatusBytes(const char* field, pid_t pid = 0) {
+  std::ifstream f(pid ? "/proc/" + std::to_string(pid) + "/status" : "/proc/self/status");
   std::string line;
   size_t n = strlen(field);
   while (std::getline(f, line))
@@ -177,6 +190,17 @@ uint64_t ProcStatusBytes(const char* field) {
       return strtoull(line.c_str() + n + 1, nullptr, 10) * 1024;
   return 0;
 }
+// A process's proportional set size (/proc/PID/smaps_rollup "Pss"): pages
+// shared with others (the consumer processes share what they were forked
+// with) counted in shares, so the processes' sum is the memory they take.
+uint64_t ProcPssBytes(pid_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/smaps_rollup");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.compare(0, 4, "Pss:") == 0) return strtoull(line.c_str() + 4, nullptr, 10) * 1024;
+  return 0;
+}
+
 double Gib(uint64_t bytes) { return static_cast<double>(bytes) / (1ULL << 30); }
 
 void Progress(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -365,6 +389,45 @@ struct Phase {
   uint64_t paths_computed = 0, paths_if_full = 0;
 };
 
+// Between this process and a consumer process (SOCK_SEQPACKET, one
+// struct a message). Commands and their replies go over one socket, the
+// consumers' new epochs over another, as they happen.
+enum ChildOp : uint32_t {
+  kChildStart = 1,
+  kChildStats = 2,
+  kChildStop = 5,  // stops the consumers' loops: their PRDBs stay as they are
+  kChildCheck = 3,
+  kChildExit = 4
+};
+struct ChildCommand {
+  uint32_t op = 0;
+};
+struct ChildReply {
+  int32_t ok = 0;
+  char error[200] = "";
+  // kChildStats
+  uint64_t full_transfers = 0, delta_transfers = 0, bytes_received = 0, joins_sent = 0;
+  uint64_t bridge_errors = 0;
+  // kChildCheck
+  uint64_t bad = 0, good = 0, mem = 0, wire = 0, paths = 0;
+};
+struct ChildEvent {
+  uint32_t index = 0;  // of the consumer, over all processes
+  uint64_t epoch = 0;  // of the PRDB it holds now
+  int64_t ns = 0;      // steady clock (CLOCK_MONOTONIC: the same in every process)
+};
+
+// One consumer process as this process sees it.
+struct Child {
+  pid_t pid = -1;
+  int mad_fd = -1, cmd_fd = -1, event_fd = -1;
+  size_t first = 0, count = 0;  // its consumers: [first, first + count)
+  std::unique_ptr<tree::InprocMadGateway> gateway;
+  std::unique_ptr<ssa::bench::MadBridge> bridge;
+  std::thread events;
+  uint64_t rss_before = 0;
+};
+
 class Bench {
  public:
   explicit Bench(const Options& o) : opt_(o) {}
@@ -378,10 +441,22 @@ class Bench {
   void Check(const smdb::Smdb& db, bool* equal, size_t* mismatched, double* mem_bytes,
              double* wire_bytes, double* paths);
   void StopLoops();
+  // The core and the members go (their memory is the access nodes' copies
+  // of every PRDB; the check needs room); the consumers stay.
+  void ReleaseTree();
   void Shutdown();
 
   double join_burst_s = -1;
-  uint64_t consumer_joins = 0;
+  uint64_t consumer_joins = 0;  // joins the consumers sent (retries of one join not counted)
+  // What a consumer sends when nothing goes wrong, from its start to the
+  // moment consumer_joins was read: its join, the early renewal that
+  // reports its first epoch, and a renewal every third of the lease.
+  double joins_expected = 0;
+  Clock::time_point consumers_started;
+  uint64_t bridge_errors = 0;
+  uint64_t peak_rss = 0;  // the most AllRss saw
+  uint64_t parent_pss = 0;  // this process's part of the last AllRss
+  size_t procs() const { return children_.size(); }
   uint64_t rss_before_consumers = 0, rss_after_startup = 0;
   tree::InprocMadCounters mad_counters;
   tree::CoreControlCounters core_counters;
@@ -390,10 +465,16 @@ class Bench {
   Status WaitPhase(Phase* p, const TierBytes& before, uint64_t computed_before,
                    uint64_t if_full_before);
   TierBytes ReadBytes();
+  // Forks the consumer processes (before any thread starts).
+  Status ForkChildren(int procs);
+  [[noreturn]] void ChildMain(size_t k, int mad_fd, int cmd_fd, int event_fd);
+  Status Ask(Child* c, uint32_t op, ChildReply* r);
+  void ReadEvents(Child* c);
+  uint64_t AllRss();
   void PathCounts(uint64_t* computed, uint64_t* if_full);
   // A phase's epoch: the counters below start again.
   void Target(uint64_t epoch);
-  void OnConsumerUpdate(size_t i);
+  void OnConsumerEpoch(size_t i, uint64_t e, int64_t ns);
   void OnAccessSmdb(uint64_t epoch);
   void OnPrdb(const distrib::PrdbVersion& v);
 
@@ -406,24 +487,22 @@ class Bench {
   std::shared_ptr<const smdb::Smdb> db1_, db2_;
   std::shared_ptr<const std::string> ser1_, ser2_, delta_;
 
-  LoopThread core_loop_, member_loop_;
-  std::vector<std::unique_ptr<LoopThread>> consumer_loops_;
+  LoopThread core_loop_, member_loop_, bridge_loop_;
+  std::vector<Child> children_;
   std::unique_ptr<tree::StreamTransport> core_streams_, member_streams_;
-  std::vector<std::unique_ptr<tree::StreamTransport>> consumer_streams_;
   std::unique_ptr<ssa::MadTransport> core_mads_;
   std::unique_ptr<tree::CoreServer> core_;
   std::unique_ptr<ssa::WorkerPool> pool_;
   std::vector<std::unique_ptr<ssa::MadTransport>> member_mads_;
   std::vector<std::unique_ptr<distrib::IbssaMember>> members_;  // distribution first, then access
-  std::vector<std::unique_ptr<tree::Consumer>> consumers_;
 
   std::map<uint64_t, size_t> consumer_index_;  // by port GUID; fixed after Setup
   // Written by the members' loop.
   std::vector<uint64_t> prdb_epoch_at_access_;  // per consumer
   std::atomic<int> access_at_target_{0}, prdbs_at_target_{0};
   std::atomic<int64_t> access_smdb_ns_{0}, prdbs_ns_{0};
-  // Written by the consumers' loops.
-  std::vector<uint64_t> counted_epoch_;  // per consumer, its loop only
+  // Written by the threads reading the consumer processes' events.
+  std::vector<uint64_t> counted_epoch_;  // per consumer, its process's thread only
   std::atomic<uint64_t> target_epoch_{0};
   std::atomic<int> at_target_{0};
   std::atomic<int64_t> last_reached_ns_{0};
@@ -481,26 +560,40 @@ Status Bench::Setup(const SmdbPair& pair, int consumers, int access, int distrib
   for (int i = 0; i < access; ++i) access_ports_.push_back(ports[k++]);
   for (int i = 0; i < consumers; ++i) consumer_ports_.push_back(ports[k++]);
   members_expected_ = need;
+  counted_epoch_.assign(consumer_ports_.size(), 0);
+
+  // The consumer processes first: fork() before this process has threads.
+  st = ForkChildren(opt_.consumer_procs);
+  if (!st.ok()) return st;
 
   // Threads: the core's loop, the members' loop (with the PRDB workers),
-  // the consumers' loops.
+  // the bridges to the consumer processes, a reader of each one's events.
   st = core_loop_.Start("core");
   if (st.ok()) st = member_loop_.Start("members");
-  for (int i = 0; st.ok() && i < opt_.consumer_loops; ++i) {
-    consumer_loops_.push_back(std::make_unique<LoopThread>());
-    st = consumer_loops_.back()->Start("consumers" + std::to_string(i));
-  }
+  if (st.ok()) st = bridge_loop_.Start("mad-bridge");
   if (!st.ok()) return st;
+  st = RunOn(&bridge_loop_.loop, [this]() -> Status {
+    for (Child& c : children_) {
+      std::vector<uint16_t> lids;
+      for (size_t i = c.first; i < c.first + c.count; ++i) lids.push_back(consumer_ports_[i].lid);
+      Status s = mads_.NewGateway(lids, tree::kSsaClass, &c.gateway);
+      if (!s.ok()) return s;
+      c.bridge = std::make_unique<ssa::bench::MadBridge>(&bridge_loop_.loop, c.mad_fd,
+                                                         c.gateway.get());
+      s = c.bridge->Start();
+      if (!s.ok()) return s;
+    }
+    return Status::Ok();
+  });
+  if (!st.ok()) return st.WithContext("MAD bridge");
+  for (Child& c : children_) c.events = std::thread([this, &c] { ReadEvents(&c); });
   core_streams_ = tree::NewTcpTransport();
   member_streams_ = tree::NewTcpTransport();
-  for (int i = 0; i < opt_.consumer_loops; ++i)
-    consumer_streams_.push_back(tree::NewTcpTransport());
   // The workers take the creating thread's name.
   pthread_setname_np(pthread_self(), "prdb-workers");
   pool_ =
       std::make_unique<ssa::WorkerPool>(&member_loop_.loop, static_cast<size_t>(opt_.prdb_threads));
   pthread_setname_np(pthread_self(), "bench_tree");
-  counted_epoch_.assign(consumer_ports_.size(), 0);
   prdb_epoch_at_access_.assign(consumer_ports_.size(), 0);
   for (size_t i = 0; i < consumer_ports_.size(); ++i) consumer_index_[consumer_ports_[i].guid] = i;
 
@@ -534,13 +627,9 @@ Status Bench::Setup(const SmdbPair& pair, int consumers, int access, int distrib
   });
 }
 
-void Bench::OnConsumerUpdate(size_t i) {
-  std::shared_ptr<const smdb::Prdb> p = consumers_[i]->prdb();
-  if (!p) return;
-  uint64_t e = p->global_epoch;
-  if (e != target_epoch_.load() || counted_epoch_[i] == e) return;
+void Bench::OnConsumerEpoch(size_t i, uint64_t e, int64_t now) {
+  if (i >= counted_epoch_.size() || e != target_epoch_.load() || counted_epoch_[i] == e) return;
   counted_epoch_[i] = e;
-  int64_t now = NowNs();
   int64_t prev = last_reached_ns_.load();
   while (prev < now && !last_reached_ns_.compare_exchange_weak(prev, now)) {
   }
@@ -556,15 +645,22 @@ TierBytes Bench::ReadBytes() {
       (i < dist_ports_.size() ? t.distribution : t.access) += b;
     }
   });
-  for (size_t l = 0; l < consumer_loops_.size(); ++l)
-    RunOn(&consumer_loops_[l]->loop, [this, l, &t] {
-      for (size_t i = l; i < consumers_.size(); i += consumer_loops_.size()) {
-        tree::ConsumerStats s = consumers_[i]->stats();
-        t.consumer_full += s.full_transfers;
-        t.consumer_delta += s.delta_transfers;
-        t.consumer_bytes += s.bytes_received;
-      }
-    });
+  uint64_t joins = 0, errors = 0;
+  for (Child& c : children_) {
+    ChildReply r;
+    if (!Ask(&c, kChildStats, &r).ok()) continue;
+    t.consumer_full += r.full_transfers;
+    t.consumer_delta += r.delta_transfers;
+    t.consumer_bytes += r.bytes_received;
+    joins += r.joins_sent;
+    errors += r.bridge_errors;
+  }
+  consumer_joins = joins;
+  bridge_errors = errors;
+  if (consumers_started != Clock::time_point()) {
+    const int renew_s = std::max(1, tree::MembershipOptions{}.lease_s / 3);
+    joins_expected = 2 + std::floor(Since(consumers_started) / renew_s);
+  }
   return t;
 }
 
@@ -606,17 +702,22 @@ Status Bench::WaitPhase(Phase* p, const TierBytes& before, uint64_t computed_bef
                         uint64_t if_full_before) {
   auto deadline = p->published + std::chrono::duration_cast<Clock::duration>(
                                      std::chrono::duration<double>(opt_.timeout_s));
-  auto next_report = Clock::now();
+  auto next_report = Clock::now(), next_rss = Clock::now();
+  uint64_t rss = 0;
   const int n = static_cast<int>(consumer_ports_.size());
   for (;;) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     int reached = at_target_.load();
-    uint64_t rss = ProcStatusBytes("VmRSS");
+    // Every process's PSS, once a second (reading them walks page tables).
+    if (Clock::now() >= next_rss) {
+      rss = AllRss();
+      next_rss = Clock::now() + std::chrono::seconds(1);
+    }
     if (Clock::now() >= next_report || reached == n) {
       Progress("%s: members %zu/%zu in the book, access nodes holding SMDB epoch %" PRIu64
-               ": %d/%zu, PRDBs computed %d/%d, consumers holding them %d/%d, RSS %.2f GiB",
+               ": %d/%zu, PRDBs computed %d/%d, consumers holding them %d/%d, PSS of all processes %.2f GiB (this one %.2f)",
                p->name, members_now_.load(), members_expected_, p->epoch, access_at_target_.load(),
-               access_ports_.size(), prdbs_at_target_.load(), n, reached, n, Gib(rss));
+               access_ports_.size(), prdbs_at_target_.load(), n, reached, n, Gib(rss), Gib(parent_pss));
       next_report = Clock::now() + std::chrono::seconds(2);
     }
     if (reached == n) {
@@ -697,37 +798,30 @@ Status Bench::RunStartup(Phase* p) {
       return Status::Error(ETIMEDOUT, "members did not join");
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
-  rss_before_consumers = ProcStatusBytes("VmRSS");
-  consumers_.resize(consumer_ports_.size());
+  rss_before_consumers = AllRss();
   auto consumers_start = Clock::now();
-  for (size_t l = 0; l < consumer_loops_.size() && st.ok(); ++l)
-    st = RunOn(&consumer_loops_[l]->loop, [this, l]() -> Status {
-      ssa::EventLoop* loop = &consumer_loops_[l]->loop;
-      for (size_t i = l; i < consumer_ports_.size(); i += consumer_loops_.size()) {
-        tree::ConsumerOptions o;
-        o.port_guid = consumer_ports_[i].guid;
-        o.gid_prefix = gid_prefix_;
-        uint16_t sm = core_port_.lid;
-        o.sm_lid = [sm] { return sm; };
-        o.want_addr = false;
-        std::unique_ptr<ssa::MadTransport> m = mads_.NewTransport(consumer_ports_[i].lid);
-        Status s = m->Open(tree::kSsaClass, tree::kSsaClassVersion);
-        if (!s.ok()) return s.WithContext("consumer " + std::to_string(i) + " MAD transport");
-        s = tree::Consumer::CreateWith(
-            loop, &log_, o, std::move(m), consumer_streams_[l].get(),
-            [this, i] { OnConsumerUpdate(i); }, &consumers_[i]);
-        if (s.ok()) s = consumers_[i]->Start();
-        if (!s.ok()) return s.WithContext("consumer " + std::to_string(i));
-      }
-      return Status::Ok();
-    });
+  consumers_started = consumers_start;
+  // Every process starts its share at once; each answers when all of its
+  // consumers are started.
+  for (Child& c : children_) {
+    ChildCommand cmd;
+    cmd.op = kChildStart;
+    if (send(c.cmd_fd, &cmd, sizeof(cmd), MSG_NOSIGNAL) != sizeof(cmd))
+      return Status::Error(EPIPE, "consumer process " + std::to_string(c.pid) + " is gone");
+  }
+  for (Child& c : children_) {
+    ChildReply r;
+    if (recv(c.cmd_fd, &r, sizeof(r), 0) != sizeof(r))
+      return Status::Error(EPIPE, "consumer process " + std::to_string(c.pid) + " is gone");
+    if (!r.ok) st = Status::Error(EINVAL, std::string("consumer process: ") + r.error);
+  }
   if (!st.ok()) return st;
   Progress("start-up: %zu distribution, %zu access node(s) joined; %zu consumers started in %.2f s",
            dist_ports_.size(), access_ports_.size(), consumer_ports_.size(),
            Since(consumers_start));
   st = WaitPhase(p, zero, 0, 0);
   if (all_joined_ns_.load()) join_burst_s = Between(consumers_start, FromNs(all_joined_ns_.load()));
-  rss_after_startup = ProcStatusBytes("VmRSS");
+  rss_after_startup = AllRss();
   return st;
 }
 
@@ -750,30 +844,62 @@ Status Bench::RunUpdate(Phase* p) {
 
 void Bench::Check(const smdb::Smdb& db, bool* equal, size_t* mismatched, double* mem_bytes,
                   double* wire_bytes, double* paths) {
-  // The loops are stopped: the consumers' snapshots are stable.
-  std::unique_ptr<smdb::SmdbIndex> index;
+  (void)db;  // each consumer process holds the same SMDB (forked with it)
   *equal = false;
-  *mismatched = consumers_.size();
-  if (!smdb::SmdbIndex::Build(db, &index).ok()) return;
+  *mismatched = consumer_ports_.size();
+  // Every process checks its own consumers, at once.
+  for (Child& c : children_) {
+    ChildCommand cmd;
+    cmd.op = kChildCheck;
+    send(c.cmd_fd, &cmd, sizeof(cmd), MSG_NOSIGNAL);
+  }
+  uint64_t bad = 0, good = 0, mem = 0, wire = 0, npaths = 0;
+  for (Child& c : children_) {
+    ChildReply r;
+    if (recv(c.cmd_fd, &r, sizeof(r), 0) != sizeof(r) || !r.ok) {
+      bad += c.count;
+      continue;
+    }
+    bad += r.bad;
+    good += r.good;
+    mem += r.mem;
+    wire += r.wire;
+    npaths += r.paths;
+  }
+  *mismatched = static_cast<size_t>(bad);
+  *equal = bad == 0 && good == consumer_ports_.size() && good > 0;
+  *mem_bytes = good ? static_cast<double>(mem) / good : 0;
+  *wire_bytes = good ? static_cast<double>(wire) / good : 0;
+  *paths = good ? static_cast<double>(npaths) / good : 0;
+}
+
+// Every consumer PRDB of a process against BuildPrdb on `db` (its loops
+// stopped: the snapshots are stable).
+void CheckConsumers(const smdb::Smdb& db, const std::vector<std::unique_ptr<tree::Consumer>>& cs,
+                    const std::vector<Port>& ports, ChildReply* r) {
+  std::unique_ptr<smdb::SmdbIndex> index;
+  if (!smdb::SmdbIndex::Build(db, &index).ok()) {
+    r->bad = cs.size();
+    return;
+  }
   smdb::PathEngine engine(index.get());
   const unsigned threads = std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
-  std::atomic<size_t> bad{0};
-  std::atomic<uint64_t> mem{0}, wire{0}, npaths{0};
+  std::atomic<uint64_t> bad{0}, good{0}, mem{0}, wire{0}, npaths{0};
   std::vector<std::thread> pool;
   for (unsigned t = 0; t < threads; ++t)
     pool.emplace_back([&, t] {
       pthread_setname_np(pthread_self(), "check");
-      for (size_t i = t; i < consumers_.size(); i += threads) {
-        std::shared_ptr<const smdb::Prdb> got = consumers_[i] ? consumers_[i]->prdb() : nullptr;
+      for (size_t i = t; i < cs.size(); i += threads) {
+        std::shared_ptr<const smdb::Prdb> got = cs[i] ? cs[i]->prdb() : nullptr;
         smdb::Prdb full;
-        if (!got ||
-            !smdb::BuildPrdb(engine, consumer_ports_[i].guid, db.global_epoch, &full).ok() ||
+        if (!got || !smdb::BuildPrdb(engine, ports[i].guid, db.global_epoch, &full).ok() ||
             !(full == *got)) {
           ++bad;
           continue;
         }
         std::string bytes;
         got->Serialize(&bytes);
+        ++good;
         wire += bytes.size();
         mem += sizeof(smdb::Prdb) + got->source.records.capacity() * sizeof(smdb::PrdbSource) +
                got->paths.records.capacity() * sizeof(smdb::PrdbPath);
@@ -781,35 +907,239 @@ void Bench::Check(const smdb::Smdb& db, bool* equal, size_t* mismatched, double*
       }
     });
   for (auto& t : pool) t.join();
-  *mismatched = bad.load();
-  *equal = bad.load() == 0 && !consumers_.empty();
-  size_t good = consumers_.size() - bad.load();
-  *mem_bytes = good ? static_cast<double>(mem.load()) / good : 0;
-  *wire_bytes = good ? static_cast<double>(wire.load()) / good : 0;
-  *paths = good ? static_cast<double>(npaths.load()) / good : 0;
+  r->bad = bad;
+  r->good = good;
+  r->mem = mem;
+  r->wire = wire;
+  r->paths = npaths;
+}
+
+Status Bench::ForkChildren(int procs) {
+  size_t n = consumer_ports_.size();
+  procs = std::max(1, std::min(procs, static_cast<int>(std::max<size_t>(n, 1))));
+  fflush(stdout);
+  fflush(stderr);
+  for (int k = 0; k < procs; ++k) {
+    int mad[2], cmd[2], ev[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, mad) < 0 ||
+        socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, cmd) < 0 ||
+        socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ev) < 0)
+      return Status::Error(errno, std::string("socketpair: ") + strerror(errno));
+    Child c;
+    c.first = n * static_cast<size_t>(k) / static_cast<size_t>(procs);
+    c.count = n * static_cast<size_t>(k + 1) / static_cast<size_t>(procs) - c.first;
+    children_.push_back(std::move(c));
+    pid_t pid = fork();
+    if (pid < 0) return Status::Error(errno, std::string("fork: ") + strerror(errno));
+    if (pid == 0) {
+      close(mad[0]);
+      close(cmd[0]);
+      close(ev[0]);
+      ChildMain(static_cast<size_t>(k), mad[1], cmd[1], ev[1]);
+    }
+    close(mad[1]);
+    close(cmd[1]);
+    close(ev[1]);
+    Child& p = children_.back();
+    p.pid = pid;
+    p.mad_fd = mad[0];
+    p.cmd_fd = cmd[0];
+    p.event_fd = ev[0];
+  }
+  return Status::Ok();
+}
+
+// A consumer process: its own MAD fabric with a gateway at the core's LID
+// bridged to this one's, its consumers on their loops, and a command loop
+// on the main thread. It ends with _exit: the parent owns every result.
+void Bench::ChildMain(size_t k, int mad_fd, int cmd_fd, int event_fd) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  for (size_t j = 0; j < k; ++j) {  // the parent's ends of the earlier processes
+    close(children_[j].mad_fd);
+    close(children_[j].cmd_fd);
+    close(children_[j].event_fd);
+  }
+  const size_t first = children_[k].first, count = children_[k].count;
+  ssa::Logger log;
+  log.Open("stderr", "bench_tree-c" + std::to_string(k)).ok();
+  log.set_level(opt_.log_level);
+  tree::InprocMadFabric fabric;
+  LoopThread bridge_loop;
+  std::vector<std::unique_ptr<LoopThread>> loops;
+  std::vector<std::unique_ptr<tree::StreamTransport>> streams;
+  std::unique_ptr<tree::InprocMadGateway> gateway;
+  std::unique_ptr<ssa::bench::MadBridge> bridge;
+  std::vector<std::unique_ptr<tree::Consumer>> consumers(count);
+  std::vector<Port> ports(consumer_ports_.begin() + static_cast<long>(first),
+                          consumer_ports_.begin() + static_cast<long>(first + count));
+  std::vector<uint64_t> reported(count, 0);  // per consumer, its loop only
+  auto reply = [cmd_fd](const ChildReply& r) { send(cmd_fd, &r, sizeof(r), MSG_NOSIGNAL); };
+  auto fail = [&](const Status& st) {
+    ChildReply r;
+    snprintf(r.error, sizeof(r.error), "%s", st.ToString().c_str());
+    reply(r);
+  };
+  for (;;) {
+    ChildCommand cmd;
+    ssize_t got = recv(cmd_fd, &cmd, sizeof(cmd), 0);
+    if (got != sizeof(cmd) || cmd.op == kChildExit) _exit(0);
+    if (cmd.op == kChildStart) {
+      Status st = bridge_loop.Start("mad-bridge");
+      for (int l = 0; st.ok() && l < opt_.consumer_loops; ++l) {
+        loops.push_back(std::make_unique<LoopThread>());
+        st = loops.back()->Start("consumers" + std::to_string(l));
+        streams.push_back(tree::NewTcpTransport());
+      }
+      if (st.ok()) st = fabric.NewGateway({core_port_.lid}, tree::kSsaClass, &gateway);
+      if (st.ok()) {
+        bridge = std::make_unique<ssa::bench::MadBridge>(&bridge_loop.loop, mad_fd, gateway.get());
+        st = RunOn(&bridge_loop.loop, [&] { return bridge->Start(); });
+      }
+      for (size_t l = 0; l < loops.size() && st.ok(); ++l)
+        st = RunOn(&loops[l]->loop, [&, l]() -> Status {
+          ssa::EventLoop* loop = &loops[l]->loop;
+          for (size_t i = l; i < count; i += loops.size()) {
+            tree::ConsumerOptions o;
+            o.port_guid = ports[i].guid;
+            o.gid_prefix = gid_prefix_;
+            uint16_t sm = core_port_.lid;
+            o.sm_lid = [sm] { return sm; };
+            o.want_addr = false;
+            std::unique_ptr<ssa::MadTransport> m = fabric.NewTransport(ports[i].lid);
+            Status s = m->Open(tree::kSsaClass, tree::kSsaClassVersion);
+            if (!s.ok()) return s.WithContext("consumer MAD transport");
+            s = tree::Consumer::CreateWith(
+                loop, &log, o, std::move(m), streams[l].get(),
+                [&consumers, &reported, i, first, event_fd] {
+                  std::shared_ptr<const smdb::Prdb> p = consumers[i]->prdb();
+                  if (!p || p->global_epoch == reported[i]) return;
+                  reported[i] = p->global_epoch;
+                  ChildEvent e;
+                  e.index = static_cast<uint32_t>(first + i);
+                  e.epoch = p->global_epoch;
+                  e.ns = NowNs();
+                  send(event_fd, &e, sizeof(e), MSG_NOSIGNAL);
+                },
+                &consumers[i]);
+            if (s.ok()) s = consumers[i]->Start();
+            if (!s.ok()) return s.WithContext("consumer " + std::to_string(first + i));
+          }
+          return Status::Ok();
+        });
+      if (!st.ok()) {
+        fail(st);
+        continue;
+      }
+      ChildReply r;
+      r.ok = 1;
+      reply(r);
+    } else if (cmd.op == kChildStats) {
+      ChildReply r;
+      r.ok = 1;
+      for (size_t l = 0; l < loops.size(); ++l)
+        RunOn(&loops[l]->loop, [&, l] {
+          for (size_t i = l; i < count; i += loops.size()) {
+            if (!consumers[i]) continue;
+            tree::ConsumerStats cs = consumers[i]->stats();
+            r.full_transfers += cs.full_transfers;
+            r.delta_transfers += cs.delta_transfers;
+            r.bytes_received += cs.bytes_received;
+            r.joins_sent += cs.joins;
+          }
+        });
+      if (bridge) r.bridge_errors = RunOn(&bridge_loop.loop, [&] { return bridge->errors(); });
+      reply(r);
+    } else if (cmd.op == kChildStop) {
+      for (auto& l : loops) l->Stop();
+      bridge_loop.Stop();
+      ChildReply r;
+      r.ok = 1;
+      reply(r);
+    } else if (cmd.op == kChildCheck) {
+      for (auto& l : loops) l->Stop();
+      bridge_loop.Stop();
+      ChildReply r;
+      r.ok = 1;
+      CheckConsumers(*db2_, consumers, ports, &r);
+      reply(r);
+    } else {
+      fail(Status::Error(EINVAL, "unknown command " + std::to_string(cmd.op)));
+    }
+  }
+}
+
+Status Bench::Ask(Child* c, uint32_t op, ChildReply* r) {
+  ChildCommand cmd;
+  cmd.op = op;
+  if (send(c->cmd_fd, &cmd, sizeof(cmd), MSG_NOSIGNAL) != sizeof(cmd) ||
+      recv(c->cmd_fd, r, sizeof(*r), 0) != sizeof(*r))
+    return Status::Error(EPIPE, "consumer process " + std::to_string(c->pid) + " is gone");
+  return r->ok ? Status::Ok() : Status::Error(EINVAL, r->error);
+}
+
+void Bench::ReadEvents(Child* c) {
+  pthread_setname_np(pthread_self(), "events");
+  for (;;) {
+    ChildEvent e;
+    ssize_t n = recv(c->event_fd, &e, sizeof(e), 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n != sizeof(e)) return;  // the process ended
+    OnConsumerEpoch(e.index, e.epoch, e.ns);
+  }
+}
+
+uint64_t Bench::AllRss() {
+  parent_pss = ProcPssBytes(getpid());
+  uint64_t rss = parent_pss;
+  for (const Child& c : children_) rss += ProcPssBytes(c.pid);
+  if (rss > peak_rss) peak_rss = rss;
+  return rss;
 }
 
 void Bench::StopLoops() {
   mad_counters = mads_.counters();
   if (core_loop_.thread.joinable() && core_)
     core_counters = RunOn(&core_loop_.loop, [this] { return core_->control()->counters(); });
-  for (auto& l : consumer_loops_) l->Stop();
+  // The consumers first, so that none sees its parent go.
+  for (Child& c : children_) {
+    ChildReply r;
+    Ask(&c, kChildStop, &r);
+  }
   member_loop_.Stop();
   core_loop_.Stop();
+}
+
+void Bench::ReleaseTree() {
+  // The loops are stopped: tear down on this thread, users before what
+  // they use; the pool first (its results would call into the members).
+  pool_.reset();
+  members_.clear();
+  member_mads_.clear();
+  core_.reset();
+  core_mads_.reset();
 }
 
 void Bench::Shutdown() {
   if (shut_) return;
   shut_ = true;
   StopLoops();
-  // The loops are stopped: tear down on this thread, users before what
-  // they use; the pool first (its results would call into the members).
-  consumers_.clear();
-  pool_.reset();
-  members_.clear();
-  member_mads_.clear();
-  core_.reset();
-  core_mads_.reset();
+  for (Child& c : children_) {
+    ChildCommand cmd;
+    cmd.op = kChildExit;
+    if (c.cmd_fd >= 0) send(c.cmd_fd, &cmd, sizeof(cmd), MSG_NOSIGNAL);
+  }
+  for (Child& c : children_) {
+    if (c.pid > 0) waitpid(c.pid, nullptr, 0);
+    if (c.events.joinable()) c.events.join();
+  }
+  bridge_loop_.Stop();
+  for (Child& c : children_) {
+    c.bridge.reset();
+    c.gateway.reset();
+    for (int fd : {c.mad_fd, c.cmd_fd, c.event_fd})
+      if (fd >= 0) close(fd);
+  }
+  ReleaseTree();
 }
 
 // ---------------------------------------------------------------------------
@@ -1037,7 +1367,10 @@ int main(int argc, char** argv) {
   std::vector<std::string> notes;
   const int asked_consumers = opt.consumers;
 
-  // Descriptors: three per consumer, a few per member, some slack.
+  // Descriptors: in this process one per consumer (the access node's end of
+  // its TCP connection), a few per member and per consumer process, some
+  // slack; in a consumer process two per consumer (its MAD eventfd, its
+  // TCP socket).
   ssa::RaiseFdLimit();
   struct rlimit rl;
   getrlimit(RLIMIT_NOFILE, &rl);
@@ -1046,22 +1379,29 @@ int main(int argc, char** argv) {
   auto dist_for = [&](int a) {
     return opt.distribution ? opt.distribution : std::max(1, (a + 63) / 64);
   };
+  auto procs_for = [&](int c) {
+    if (opt.consumer_procs) return opt.consumer_procs;
+    long per = std::max(1L, (fd_limit - 64) / 2);
+    return static_cast<int>(std::max(1L, (c + per - 1) / per));
+  };
   auto fds_for = [&](int c) {
-    int a = access_for(c), d = dist_for(a);
-    return 3L * c + 8L * (a + d) + 64;
+    int a = access_for(c), d = dist_for(a), p = procs_for(c);
+    long child = 2L * ((c + p - 1) / p) + 64;
+    return std::max(1L * c + 8L * (a + d) + 4L * p + 64, child);
   };
   if (fds_for(opt.consumers) > fd_limit) {
     int c = opt.consumers;
     while (c > 1 && fds_for(c) > fd_limit) --c;
     notes.push_back("RLIMIT_NOFILE is " + std::to_string(fd_limit) +
-                    " (the hard limit; raising it needs " +
-                    "CAP_SYS_RESOURCE, which this process lacks): at 3 descriptors per consumer "
-                    "(its MAD eventfd, " +
-                    "its TCP socket and the access node's end) " + std::to_string(asked_consumers) +
-                    " consumers need about " + std::to_string(fds_for(asked_consumers)) +
-                    "; running " + std::to_string(c) + " consumers");
+                    " (the hard limit; raising it needs CAP_SYS_RESOURCE, which this process "
+                    "lacks): a consumer takes one descriptor here (the access node's end) and two "
+                    "in its process (its MAD eventfd, its TCP socket); " +
+                    std::to_string(asked_consumers) + " consumers need about " +
+                    std::to_string(fds_for(asked_consumers)) + "; running " + std::to_string(c) +
+                    " consumers");
     opt.consumers = c;
   }
+  opt.consumer_procs = procs_for(opt.consumers);
   int access = access_for(opt.consumers);
   int distribution = dist_for(access);
   int room = opt.hcas - 1 - access - distribution;  // the SM's port is the core
@@ -1099,6 +1439,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   bench.StopLoops();
+  bench.ReleaseTree();
   bool equal = false;
   size_t mismatched = 0;
   double mem = 0, wire = 0, paths = 0;
@@ -1111,7 +1452,7 @@ int main(int argc, char** argv) {
   Progress("one access node, 100 consumers, one core: the update");
   Status access_st = MeasureAccessUpdate(pair, 100, &access_update);
   if (!access_st.ok()) Progress("access node measurement: %s", access_st.ToString().c_str());
-  uint64_t rss_peak = ProcStatusBytes("VmHWM");
+  uint64_t rss_peak = std::max(ProcStatusBytes("VmHWM"), bench.peak_rss);
   // Sized down: what the consumers asked for would take, at the memory a
   // consumer took here (an extrapolation, printed as one).
   if (opt.consumers < asked_consumers && bench.rss_after_startup > bench.rss_before_consumers) {
@@ -1150,9 +1491,9 @@ int main(int argc, char** argv) {
          date, host, std::thread::hardware_concurrency(), opt.hcas, switches,
          x ? x->assigned_lids().size() : 0, opt.link_down.c_str());
   printf(
-      "tree: 1 core, %d distribution, %d access, %d consumers (asked %d); MADs in process, data "
-      "over loopback TCP\n",
-      distribution, access, opt.consumers, asked_consumers);
+      "tree: 1 core, %d distribution, %d access, %d consumers (asked %d) in %d process(es); MADs "
+      "in process, bridged between processes; data over loopback TCP\n",
+      distribution, access, opt.consumers, asked_consumers, opt.consumer_procs);
   for (const std::string& n : notes) printf("NOTE: %s\n", n.c_str());
   for (const Phase* p : {&startup, &update}) {
     if (!p->done && p->stopped_why.empty()) continue;
@@ -1167,10 +1508,13 @@ int main(int argc, char** argv) {
            p->bytes.core, p->bytes.distribution, p->bytes.access, p->bytes.consumer_full,
            p->bytes.consumer_delta);
   }
-  printf("core: %" PRIu64 " joins accepted, %" PRIu64 " refused; MADs sent %" PRIu64
-         ", lost %" PRIu64 "\n",
-         bench.core_counters.joins, bench.core_counters.refused, bench.mad_counters.sent,
-         bench.mad_counters.lost_no_receiver + bench.mad_counters.lost_queue_full);
+  printf("core: %" PRIu64 " joins accepted, %" PRIu64 " refused, %" PRIu64
+         " retries answered again; consumers sent %" PRIu64 " joins; MADs sent %" PRIu64
+         ", lost %" PRIu64 ", bridge errors %" PRIu64 "\n",
+         bench.core_counters.joins, bench.core_counters.refused, bench.core_counters.duplicates,
+         bench.consumer_joins, bench.mad_counters.sent,
+         bench.mad_counters.lost_no_receiver + bench.mad_counters.lost_queue_full,
+         bench.bridge_errors);
   if (!update.done)
     printf("NOTE: the update phase did not complete; its figures are missing, not estimated\n");
   if (access_st.ok())
@@ -1195,6 +1539,15 @@ int main(int argc, char** argv) {
     Figure("startup_core_bytes", startup.bytes.core);
     Figure("startup_distribution_bytes", startup.bytes.distribution);
     Figure("startup_access_bytes", startup.bytes.access);
+  }
+  Figure("consumer_procs", static_cast<uint64_t>(opt.consumer_procs));
+  Figure("core_joins_accepted", bench.core_counters.joins);
+  Figure("core_joins_refused", bench.core_counters.refused);
+  if (opt.consumers > 0)
+  {
+    Figure("joins_per_consumer",
+           Num(static_cast<double>(bench.consumer_joins) / opt.consumers, 2));
+    Figure("joins_expected_per_consumer", Num(bench.joins_expected, 0));
   }
   if (bench.join_burst_s > 0) {
     Figure("join_burst_s", Num(bench.join_burst_s));

@@ -43,14 +43,17 @@ EXTRA_test_bench_bench_engine_DEPENDENCIES = opensm_plugin/libibssa_osm.la util/
 bench_programs += test/bench/bench_engine
 endif
 
-# bench_tree: the whole SSA tree in one process (core, distribution,
-# access, N consumers; MADs in process, data over loopback TCP) on the
+# bench_tree: the whole SSA tree on this machine (core, distribution and
+# access nodes in one process, N consumers in child processes; MADs through
+# bridged in-process fabrics, data over loopback TCP) on the
 # SMDBs of an N-HCA fat tree before and after a link goes down, made with
 # OpenSM and the plugin and cached under test/bench/bench_tree.cache/.
 if WITH_OPENSM
 EXTRA_PROGRAMS += test/bench/bench_tree
 test_bench_bench_tree_SOURCES = \
-	test/bench/bench_tree.cc
+	test/bench/bench_tree.cc \
+	test/bench/mad_bridge.cc \
+	test/bench/mad_bridge.h
 test_bench_bench_tree_CPPFLAGS = $(AM_CPPFLAGS) -DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
 test_bench_bench_tree_LDADD = distrib/libibssa.la test/sim/libsimnode.la test/sim/libsimfab.la $(SSA_ALL_LIBS)
 EXTRA_test_bench_bench_tree_DEPENDENCIES = opensm_plugin/libibssa_osm.la

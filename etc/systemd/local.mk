@@ -21,3 +21,7 @@ etc/systemd/ibacm.socket: $(srcdir)/etc/systemd/ibacm.socket.in Makefile
 	$(AM_V_GEN)$(MKDIR_P) etc/systemd && $(SYSTEMD_UNIT_SUBST) $(srcdir)/etc/systemd/ibacm.socket.in >$@
 etc/systemd/ibssa.service: $(srcdir)/etc/systemd/ibssa.service.in Makefile
 	$(AM_V_GEN)$(MKDIR_P) etc/systemd && $(SYSTEMD_UNIT_SUBST) $(srcdir)/etc/systemd/ibssa.service.in >$@
+
+# systemd-analyze verify and what the daemons rely on (skips without systemd).
+TESTS += test/systemd_units_test.sh
+EXTRA_DIST += test/systemd_units_test.sh

@@ -2,7 +2,9 @@
 # systemd_units_test.sh: the systemd units of this build (etc/systemd/) pass
 # `systemd-analyze verify`, and say what the daemons rely on: Type=notify
 # with --systemd, the socket where clients look. Run by `make check` from
-# the top build directory; skipped (exit 77) without systemd-analyze.
+# the top build directory; skipped (exit 77) without systemd-analyze. Ends
+# with a CppUTest-style summary line, which scripts/count-tests.sh counts:
+#   OK (8 tests, 8 ran, ...)   or   Errors (1 failures, 8 tests, 8 ran, ...)
 set -u
 command -v systemd-analyze >/dev/null 2>&1 || {
 	echo "SKIP: systemd-analyze is not installed (Debian package systemd)"
@@ -11,7 +13,7 @@ command -v systemd-analyze >/dev/null 2>&1 || {
 units="ibacm.socket ibacm.service ibssa.service"
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-fail=0
+fail=0 total=0
 for u in $units; do
 	[ -f "etc/systemd/$u" ] || { echo "FAIL: etc/systemd/$u was not built"; exit 1; }
 	# verify checks that ExecStart's program is there: this build's daemons
@@ -27,17 +29,21 @@ done
 (cd "$tmp" && systemd-analyze verify --man=no $units) >"$tmp/verify.out" 2>&1
 rc=$?
 cat "$tmp/verify.out"
+total=$((total + 1))
 if [ "$rc" -ne 0 ] || grep -E "($(echo "$units" | tr ' ' '|'))" "$tmp/verify.out" >/dev/null; then
 	echo "FAIL: systemd-analyze verify (exit $rc) complains about the units"
-	fail=1
+	fail=$((fail + 1))
+else
+	echo "ok: systemd-analyze verify $units"
 fi
 
 expect() { # UNIT LINE: the unit has exactly this line
+	total=$((total + 1))
 	if grep -qxF -- "$2" "$tmp/$1"; then
 		echo "ok: $1: $2"
 	else
 		echo "FAIL: $1 lacks '$2'"
-		fail=1
+		fail=$((fail + 1))
 	fi
 }
 expect ibacm.socket "ListenStream=/run/ibacm-unix.sock"
@@ -47,5 +53,9 @@ expect ibacm.service "ExecStart=$PWD/core/ibacm --systemd"
 expect ibacm.service "Wants=ibacm.socket"
 expect ibssa.service "Type=notify"
 expect ibssa.service "ExecStart=$PWD/distrib/ibssa --systemd"
-[ "$fail" -eq 0 ] && echo "PASS: units verified"
-exit "$fail"
+if [ "$fail" -eq 0 ]; then
+	echo "OK ($total tests, $total ran, $total checks, 0 ignored, 0 filtered out, 0 ms)"
+	exit 0
+fi
+echo "Errors ($fail failures, $total tests, $total ran, $total checks, 0 ignored, 0 filtered out, 0 ms)"
+exit 1

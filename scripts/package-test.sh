@@ -224,8 +224,8 @@ if [ "$chroot_test" = 1 ]; then
 	t=/opt/ibacm-ssa-test
 	mkdir -p "$root$t/test/sim/nets"
 	cp "$src/debian/build/test/sim/simfab" "$root$t/"
-	cp -r "$top/scripts" "$root$t/"
-	cp "$top/test/sim/nets/4hca.net" "$root$t/test/sim/nets/"
+	cp -r "$src/scripts" "$root$t/"
+	cp "$src/test/sim/nets/4hca.net" "$root$t/test/sim/nets/"
 	if in_root "$t/simfab" run --net "$t/test/sim/nets/4hca.net" --no-sm -- \
 		"$t/scripts/demo-steps.sh" --installed smdb sa 2>&1 | tee "$work/demo-installed.log"; then
 		ok "demo steps smdb and sa with the installed ibacm, providers, plugin and ib_acme"

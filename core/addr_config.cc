@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 
+#include <strings.h>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -33,9 +34,23 @@ Status MakeAddress(const std::string& text, bool allow_ips, ssa_address* out) {
   }
   if (text.empty() || text.size() >= sizeof(out->data))
     return Status::Error(EINVAL, "name '" + text + "' must have 1 to 63 characters");
+  // Found by the config fuzzer: a NUL inside a name cut it short wherever it
+  // was printed or compared as a C string.
+  for (unsigned char c : text)
+    if (c <= ' ' || c == 0x7f)
+      return Status::Error(EINVAL, "name contains a blank or control character");
   out->type = SSA_ADDR_NAME;
   std::memcpy(out->data, text.data(), text.size());
   return Status::Ok();
+}
+
+bool SameAddress(const ssa_address& a, const ssa_address& b) {
+  if (a.type != b.type) return false;
+  if (a.type == SSA_ADDR_NAME)
+    return strncasecmp(reinterpret_cast<const char*>(a.data), reinterpret_cast<const char*>(b.data),
+                       sizeof(a.data)) == 0;
+  size_t len = a.type == SSA_ADDR_IP ? 4 : a.type == SSA_ADDR_LID ? 2 : 16;
+  return std::memcmp(a.data, b.data, len) == 0;
 }
 
 std::string AddressToString(const ssa_address& addr) {

@@ -52,6 +52,9 @@ struct AddrConfig {
 // Builds a typed address from text: an IPv4 or IPv6 literal becomes IP/IP6,
 // anything else a NAME. Names longer than 63 characters are refused.
 Status MakeAddress(const std::string& text, bool allow_ips, ssa_address* out);
+// Whether two addresses name the same thing (names case-insensitively,
+// the other types by their bytes).
+bool SameAddress(const ssa_address& a, const ssa_address& b);
 // The printable form of an address (what EP_QUERY lists).
 std::string AddressToString(const ssa_address& addr);
 

@@ -32,6 +32,9 @@ struct CoreAddress {
   ssa_address addr{};
   std::string text;          // printable, as EP_QUERY lists it
   void* prov_ctx = nullptr;  // from add_address
+  // Found on an IPoIB interface (at start-up or through rtnetlink), not
+  // configured: such an address goes when the interface loses it.
+  bool from_ipoib = false;
 };
 
 struct CoreEndpoint {

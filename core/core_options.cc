@@ -38,6 +38,10 @@ std::vector<std::string> CoreOptions::Apply(const ConfigFile& cfg) {
   opts.Int("max_clients", &max_clients, 0, 10000000);
   opts.Int("client_timeout_ms", &client_timeout_ms, 0, 3600 * 1000);
   opts.String("addr_file", &addr_file);
+  opts.Bool("kernel_path_service", &kernel_path_service);
+  // The kernel clamps SET_TIMEOUT to 100..200000 ms.
+  opts.Int("kernel_path_timeout", &kernel_path_timeout_ms, 100, 200000);
+  opts.Bool("addr_watch", &addr_watch);
 
   if (cfg.format() == ConfigFile::Format::kUpstream)
     return opts.ApplyKnown(cfg.Section(""), cfg.name());

@@ -42,6 +42,12 @@ struct CoreOptions {
   int port_poll_ms = 5000;       // how often ports are re-read for changes
   int max_clients = 0;           // clients connected at once; 0: no limit beyond the fd limit
   int client_timeout_ms = 5000;  // to finish a message once begun; 0: for ever
+  // The kernel's path-record requests over netlink (upstream always serves
+  // them), and the timeout (ms) the kernel is told to wait for an answer.
+  bool kernel_path_service = true;
+  int kernel_path_timeout_ms = 2000;
+  // Follow IP address changes of IPoIB interfaces (rtnetlink), as upstream.
+  bool addr_watch = true;
   std::string addr_file = SYSCONF_DIR "/ibacm_addr.cfg";
   std::string opts_file = SYSCONF_DIR "/ibacm_opts.cfg";
 

@@ -9,7 +9,9 @@
 #include <cerrno>
 #include <cstring>
 
+#include "core/addr_watch/addr_watcher.h"
 #include "core/client_server.h"
+#include "core/kernel_ls/kernel_path_service.h"
 #include "core/port_events.h"
 #include "core/port_manager.h"
 #include "core/provider_host.h"
@@ -18,6 +20,28 @@
 #include "core/request_dispatcher.h"
 
 namespace ssa {
+
+namespace {
+
+// The address watcher's changes go to the port manager's endpoints.
+class PortManagerIpoibSink : public IpoibAddressSink {
+ public:
+  explicit PortManagerIpoibSink(PortManager* ports) : ports_(ports) {}
+  bool AddIpoib(const IpoibAddress& addr, int* endpoints) override {
+    return ports_->AddIpoibAddress(addr, endpoints);
+  }
+  bool RemoveIpoib(int ifindex, const ssa_address& addr, int* endpoints) override {
+    return ports_->RemoveIpoibAddress(ifindex, addr, endpoints);
+  }
+  Status RereadIpoib(int* added, int* removed) override {
+    return ports_->RereadIpoibAddresses(added, removed);
+  }
+
+ private:
+  PortManager* ports_;
+};
+
+}  // namespace
 
 Daemon::Daemon(Settings settings) : settings_(std::move(settings)) {}
 
@@ -134,6 +158,7 @@ Status Daemon::Start() {
   ports_ = std::make_unique<PortManager>(&loop_, &log_, host_.get(), selector_.get(), &options_,
                                          &addrs_);
   if (settings_.discover) ports_->set_discover_fn(settings_.discover);
+  if (settings_.list_ipoib) ports_->set_list_ipoib_fn(settings_.list_ipoib);
   dispatcher_ = std::make_unique<RequestDispatcher>(&log_, host_.get(), ports_.get(), &counters_);
   server_ = std::make_unique<ClientServer>(&loop_, &log_, dispatcher_.get());
   ClientServer::Limits limits;
@@ -141,8 +166,31 @@ Status Daemon::Start() {
   limits.client_timeout = std::chrono::milliseconds(options_.client_timeout_ms);
   server_->set_limits(limits);
   dispatcher_->set_server(server_.get());
+  NetlinkOpenFn netlink_open = settings_.netlink_open ? settings_.netlink_open : OpenNetlinkSocket;
+  // Subscribed before the start-up read of the addresses, so that none
+  // added in between is missed (one seen twice is added once).
+  if (options_.addr_watch) {
+    LinkInfoSource* links = settings_.links;
+    if (!links) {
+      sysfs_links_ = std::make_unique<SysfsLinkInfo>();
+      links = sysfs_links_.get();
+    }
+    ipoib_sink_ = std::make_unique<PortManagerIpoibSink>(ports_.get());
+    addr_watcher_ = std::make_unique<AddrWatcher>(&loop_, &log_, links, ipoib_sink_.get());
+    addr_watcher_->Start(netlink_open);
+  } else {
+    SSA_LOG(log_, kInfo, "addr_watch off: IPoIB addresses are read at start-up only");
+  }
   st = ports_->Start();
   if (!st.ok()) return st;
+  if (options_.kernel_path_service) {
+    KernelPathService::Options kopts;
+    kopts.timeout_ms = static_cast<uint32_t>(options_.kernel_path_timeout_ms);
+    kernel_ = std::make_unique<KernelPathService>(&loop_, &log_, dispatcher_.get(), kopts);
+    kernel_->Start(netlink_open);
+  } else {
+    SSA_LOG(log_, kInfo, "kernel_path_service off: the kernel's path requests go to the SA");
+  }
   if (!settings_.discover) {  // real ports: hardware events trigger re-reads
     port_events_ = std::make_unique<PortEvents>(
         &loop_, &log_,
@@ -163,9 +211,16 @@ void Daemon::Shutdown() {
   // Clients first (no new requests), then ports (providers close their
   // endpoints), then providers (answer what is pending, fini), then unload.
   if (server_) server_->Shutdown();
+  // The kernel's open requests get an error now (it then asks the SA); the
+  // service stays until the providers' last answers are dropped.
+  if (kernel_) kernel_->Stop();
+  if (addr_watcher_) addr_watcher_->Stop();
   port_events_.reset();
   if (ports_) ports_->Stop();
   if (host_) host_->Stop();
+  kernel_.reset();
+  addr_watcher_.reset();
+  ipoib_sink_.reset();
   dispatcher_.reset();
   server_.reset();
   ports_.reset();

@@ -17,14 +17,20 @@
 #include "common/base/event_loop.h"
 #include "common/base/log.h"
 #include "common/base/status.h"
+#include "common/mad/ipoib_addresses.h"
 #include "common/mad/umad_ports.h"
 #include "core/addr_config.h"
 #include "core/core_model.h"
 #include "core/core_options.h"
+#include "core/netlink/netlink_socket.h"
 
 namespace ssa {
 
+class AddrWatcher;
 class ClientServer;
+class IpoibAddressSink;
+class KernelPathService;
+class LinkInfoSource;
 class PortEvents;
 class PortManager;
 class ProviderHost;
@@ -50,6 +56,12 @@ class Daemon {
     std::string activation_error;  // malformed LISTEN_* variables, logged
     // Test seam: where ports come from (default: libibumad).
     std::function<Status(std::vector<UmadPort>*)> discover;
+    // Test seams for the kernel's services: how netlink sockets are opened
+    // (default: real ones), interface facts (default: sysfs; borrowed) and
+    // the IPoIB addresses read at start-up (default: getifaddrs).
+    NetlinkOpenFn netlink_open;
+    LinkInfoSource* links = nullptr;
+    std::function<Status(std::vector<IpoibAddress>*)> list_ipoib;
   };
 
   explicit Daemon(Settings settings);
@@ -74,6 +86,9 @@ class Daemon {
   const CounterArray& counters() const { return counters_; }
   const RequestDispatcher* dispatcher() const { return dispatcher_.get(); }
   PortManager* ports() { return ports_.get(); }
+  // Null when switched off in the options.
+  const KernelPathService* kernel_service() const { return kernel_.get(); }
+  const AddrWatcher* addr_watcher() const { return addr_watcher_.get(); }
 
  private:
   Status Listen();
@@ -92,6 +107,10 @@ class Daemon {
   std::unique_ptr<PortEvents> port_events_;
   std::unique_ptr<RequestDispatcher> dispatcher_;
   std::unique_ptr<ClientServer> server_;
+  std::unique_ptr<LinkInfoSource> sysfs_links_;
+  std::unique_ptr<IpoibAddressSink> ipoib_sink_;
+  std::unique_ptr<AddrWatcher> addr_watcher_;
+  std::unique_ptr<KernelPathService> kernel_;
   bool configured_ = false;
   bool started_ = false;
 };

@@ -8,7 +8,7 @@ core_libibacmcore_la_SOURCES = \
 	core/addr_config.h core/addr_config.cc \
 	core/core_model.h \
 	core/provider_host.h core/provider_host.cc \
-	core/port_manager.h core/port_manager.cc \
+	core/port_manager.h core/port_manager.cc core/port_ipoib.cc \
 	core/port_events.h core/port_events.cc \
 	core/client_server.h core/client_server.cc \
 	core/request_dispatcher.h core/request_dispatcher.cc \

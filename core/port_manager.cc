@@ -1,11 +1,13 @@
 // port_manager.cc: discovery, provider open/close order, change polling.
 #include "core/port_manager.h"
 
+#include <endian.h>
 #include <unistd.h>
 
 #include <cstring>
 
 #include "common/mad/sa_client.h"
+#include "common/mad/umad_transport.h"
 #include "core/provider_host.h"
 #include "core/provider_selector.h"
 
@@ -39,7 +41,8 @@ PortManager::PortManager(EventLoop* loop, Logger* log, ProviderHost* host,
       selector_(selector),
       options_(options),
       addrs_(addrs),
-      discover_(DiscoverPorts) {}
+      discover_(DiscoverPorts),
+      list_ipoib_(ListIpoibAddresses) {}
 
 PortManager::~PortManager() { Stop(); }
 
@@ -81,7 +84,7 @@ Status PortManager::Start() {
       }
     }
   }
-  st = ListIpoibAddresses(&ipoib_);
+  st = list_ipoib_(&ipoib_);
   if (!st.ok()) SSA_LOG(*log_, kWarn, "IPoIB addresses not read: %s", st.ToString().c_str());
   for (const auto& ip : ipoib_)
     SSA_LOG(*log_, kInfo, "IPoIB %s: %s (port guid 0x%016llx pkey 0x%04x)", ip.ifname.c_str(),
@@ -95,6 +98,16 @@ Status PortManager::Start() {
     ports_.push_back(std::move(port));
   }
   for (auto& port : ports_) OpenPort(port.get());
+  if (UmadTransport::UnderUmad2sim()) {
+    // umad2sim reads port attributes once, at process start: polling finds
+    // nothing new there. Worse, libibumad re-reads them through umad2sim's
+    // open()/close() wrappers, and with more than about 1,100 descriptors
+    // open (thousands of clients) umad2sim's close() takes the file for one
+    // of its own and crashes the process (doc/simulated-fabric.md).
+    SSA_LOG(*log_, kInfo,
+            "umad2sim: port attributes are fixed at start on the simulated fabric; not polling");
+    return Status::Ok();
+  }
   SchedulePoll();
   return Status::Ok();
 }
@@ -185,28 +198,28 @@ void PortManager::OpenEndpoints(CorePort* port) {
       continue;
     }
     for (const AddrConfigEntry* e : AddressesFor(*port, ep->pkey, i == 0))
-      AddAddress(port, ep.get(), e->address, e->text);
-    for (const IpoibAddress& ip : ipoib_) {
-      if (ip.port_guid == p.port_guid && (ip.pkey | 0x8000) == (ep->pkey | 0x8000))
-        AddAddress(port, ep.get(), ip.address, ip.text);
-    }
+      AddAddress(port, ep.get(), e->address, e->text, false);
+    for (const IpoibAddress& ip : ipoib_)
+      if (IpoibOnEndpoint(ip, *port, *ep)) AddAddress(port, ep.get(), ip.address, ip.text, true);
     port->endpoints.push_back(std::move(ep));
   }
 }
 
-void PortManager::AddAddress(CorePort* port, CoreEndpoint* ep, const ssa_address& address,
-                             const std::string& text) {
+bool PortManager::AddAddress(CorePort* port, CoreEndpoint* ep, const ssa_address& address,
+                             const std::string& text, bool from_ipoib) {
   auto addr = std::make_unique<CoreAddress>();
   addr->addr = address;
   addr->text = text;
+  addr->from_ipoib = from_ipoib;
   int rc = port->provider->table()->add_address(ep->prov_ctx, &addr->addr, &addr->prov_ctx);
   if (rc < 0) {
     SSA_LOG(*log_, kWarn, "address %s: add_address failed (%s)", text.c_str(), strerror(-rc));
-    return;
+    return false;
   }
   SSA_LOG(*log_, kInfo, "endpoint %s/%d pkey 0x%04x: address %s", port->info.ca_name.c_str(),
           port->info.port_num, ep->pkey, text.c_str());
   ep->addresses.push_back(std::move(addr));
+  return true;
 }
 
 void PortManager::CloseEndpoints(CorePort* port) {
@@ -312,15 +325,6 @@ size_t PortManager::endpoint_count() const {
 }
 
 namespace {
-bool SameAddress(const ssa_address& a, const ssa_address& b) {
-  if (a.type != b.type) return false;
-  if (a.type == SSA_ADDR_NAME)
-    return strncasecmp(reinterpret_cast<const char*>(a.data), reinterpret_cast<const char*>(b.data),
-                       sizeof(a.data)) == 0;
-  size_t len = a.type == SSA_ADDR_IP ? 4 : a.type == SSA_ADDR_LID ? 2 : 16;
-  return memcmp(a.data, b.data, len) == 0;
-}
-
 bool GidIsZero(const uint8_t* gid) {
   for (int i = 0; i < 16; ++i)
     if (gid[i]) return false;
@@ -372,6 +376,17 @@ CoreAddress* PortManager::FindForPath(const ibv_path_record& path, CoreEndpoint*
     }
   }
   return nullptr;
+}
+
+void PortManager::FillSourceGid(const std::string& ca, int port_num, ibv_path_record* path) const {
+  if (!GidIsZero(path->sgid.raw)) return;
+  for (const auto& port : ports_) {
+    if (!port->open || port->info.ca_name != ca || port->info.port_num != port_num) continue;
+    uint64_t prefix = htobe64(port->info.gid_prefix), guid = htobe64(port->info.port_guid);
+    memcpy(path->sgid.raw, &prefix, 8);
+    memcpy(path->sgid.raw + 8, &guid, 8);
+    return;
+  }
 }
 
 CoreAddress* PortManager::FirstAddress(CoreEndpoint** ep_out) {

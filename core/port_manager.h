@@ -7,7 +7,11 @@
 // timer re-reads the ports every port_poll_ms: LID, SM LID/SL, state and
 // P_Key changes are logged, the port's SA client is re-targeted and the
 // provider told (port_changed), endpoints opened or closed as the port comes
-// up or goes down. Loop thread only; borrows everything it is given.
+// up or goes down. The IP addresses of IPoIB interfaces are read at start
+// and then kept current by the address watcher (core/addr_watch/): one
+// added to an interface becomes an address of the endpoints of the port and
+// P_Key the interface runs on; one deleted is removed from them (provider
+// remove_address). Loop thread only; borrows everything it is given.
 #ifndef IBACM_SSA_CORE_PORT_MANAGER_H
 #define IBACM_SSA_CORE_PORT_MANAGER_H
 
@@ -34,6 +38,8 @@ class PortManager {
  public:
   // Discovery is injectable so tests can feed port changes.
   using DiscoverFn = std::function<Status(std::vector<UmadPort>*)>;
+  // Where the IPoIB addresses come from (default: ListIpoibAddresses).
+  using ListIpoibFn = std::function<Status(std::vector<IpoibAddress>*)>;
 
   PortManager(EventLoop* loop, Logger* log, ProviderHost* host, const ProviderSelector* selector,
               const CoreOptions* options, const AddrConfig* addrs);
@@ -42,6 +48,7 @@ class PortManager {
   PortManager& operator=(const PortManager&) = delete;
 
   void set_discover_fn(DiscoverFn fn) { discover_ = std::move(fn); }
+  void set_list_ipoib_fn(ListIpoibFn fn) { list_ipoib_ = std::move(fn); }
   Status Start();
   void Stop();
   // Re-reads the ports now (also runs from the poll timer).
@@ -60,6 +67,21 @@ class PortManager {
   CoreAddress* FindForPath(const ibv_path_record& path, CoreEndpoint** ep);
   // Default source when a client gives none and no route picks one.
   CoreAddress* FirstAddress(CoreEndpoint** ep);
+  // Sets path->sgid to the GID of port `ca`/`port_num` when the SGID is
+  // zero and the daemon serves that port (the kernel's requests name it).
+  void FillSourceGid(const std::string& ca, int port_num, ibv_path_record* path) const;
+
+  // IPoIB addresses at run time. Add: false if (ifindex, address) is known
+  // already. Remove: false if it was not. Each returns, in `endpoints`, on
+  // how many endpoints the address was added or removed.
+  bool AddIpoibAddress(const IpoibAddress& addr, int* endpoints);
+  bool RemoveIpoibAddress(int ifindex, const ssa_address& addr, int* endpoints);
+  // After events were lost: makes the known set equal `now`; returns how
+  // many addresses were added and removed.
+  void ResyncIpoibAddresses(const std::vector<IpoibAddress>& now, int* added, int* removed);
+  // Re-reads the IPoIB addresses through the ListIpoibFn and resyncs.
+  Status RereadIpoibAddresses(int* added, int* removed);
+  const std::vector<IpoibAddress>& ipoib_addresses() const { return ipoib_; }
   const std::vector<std::unique_ptr<CorePort>>& ports() const { return ports_; }
   size_t endpoint_count() const;
 
@@ -68,8 +90,10 @@ class PortManager {
   void OpenPort(CorePort* port);
   void OpenEndpoints(CorePort* port);
   void CloseEndpoints(CorePort* port);
-  void AddAddress(CorePort* port, CoreEndpoint* ep, const ssa_address& addr,
-                  const std::string& text);
+  bool AddAddress(CorePort* port, CoreEndpoint* ep, const ssa_address& addr,
+                  const std::string& text, bool from_ipoib);
+  int AddIpoibToEndpoints(const IpoibAddress& ip);
+  static bool IpoibOnEndpoint(const IpoibAddress& ip, const CorePort& port, const CoreEndpoint& ep);
   void ClosePort(CorePort* port);
   void ApplyChange(CorePort* port, const UmadPort& now);
   std::vector<const AddrConfigEntry*> AddressesFor(const CorePort& port, uint16_t pkey,
@@ -83,10 +107,11 @@ class PortManager {
   const CoreOptions* options_;
   const AddrConfig* addrs_;
   DiscoverFn discover_;
+  ListIpoibFn list_ipoib_;
   std::vector<std::unique_ptr<CoreDevice>> devices_;
   std::vector<std::unique_ptr<CorePort>> ports_;
   std::vector<AddrConfigEntry> generated_;  // host-name addresses when no file
-  std::vector<IpoibAddress> ipoib_;         // IPs of IPoIB interfaces, read at start
+  std::vector<IpoibAddress> ipoib_;         // IPs of IPoIB interfaces, kept current
   EventLoop::TimerId poll_timer_ = 0;
 };
 

@@ -67,6 +67,9 @@ class ProviderHost {
     bool source_selected = false;  // the client gave no source: echo ours
     ssa_address source{};
     EventLoop::Clock::time_point started;
+    // Set for requests from inside the daemon (the kernel's): called with
+    // the answer instead of a reply to `client`.
+    std::function<void(uint8_t status, const ibv_path_record* path)> done;
   };
   using AnswerFn =
       std::function<void(PendingRequest&& req, uint8_t status, const ibv_path_record* path)>;

@@ -118,9 +118,13 @@ void RequestDispatcher::OnMessage(ClientServer::ClientId client, const uint8_t* 
   }
 }
 
+void RequestDispatcher::CountError(uint8_t status) {
+  ++(*counters_)[status == acm::kStatusENoData ? acm::kCntrNoData : acm::kCntrError];
+}
+
 void RequestDispatcher::ReplyResolveError(ClientServer::ClientId client, const acm::MsgHeader& hdr,
                                           uint8_t status, const char* why) {
-  ++(*counters_)[status == acm::kStatusENoData ? acm::kCntrNoData : acm::kCntrError];
+  CountError(status);
   SSA_LOG(*log_, kDebug, "client %llu: resolve answered %s: %s",
           static_cast<unsigned long long>(client), acm::AcmStatusName(status), why);
   Reply(client, acm::EncodeErrorResponse(hdr, status));
@@ -193,6 +197,12 @@ void RequestDispatcher::HandleResolve(ClientServer::ClientId client, const acm::
 void RequestDispatcher::OnAnswer(ProviderHost::PendingRequest&& req, uint8_t status,
                                  const ibv_path_record* path) {
   ++stats_.answered;
+  if (req.done) {
+    if (status == acm::kStatusSuccess && !path) status = acm::kStatusENoData;
+    if (status != acm::kStatusSuccess) CountError(status);
+    req.done(status, status == acm::kStatusSuccess ? path : nullptr);
+    return;
+  }
   acm::MsgHeader hdr = acm::MsgHeader::Decode(req.request.data());
   if (status != acm::kStatusSuccess || !path) {
     if (status == acm::kStatusSuccess) status = acm::kStatusENoData;  // success without a path
@@ -202,6 +212,42 @@ void RequestDispatcher::OnAnswer(ProviderHost::PendingRequest&& req, uint8_t sta
   acm::EpAddr source = ToEpAddr(req.source, acm::kEpFlagSource);
   Reply(req.client,
         acm::EncodeResolveResponse(hdr, *path, req.source_selected ? &source : nullptr));
+}
+
+void RequestDispatcher::ResolvePath(const ibv_path_record& path, const std::string& device,
+                                    int port_num, DoneFn done) {
+  ++(*counters_)[acm::kCntrResolve];
+  ++stats_.internal_paths;
+  ssa_resolve_request pr = {};
+  pr.size = sizeof(pr);
+  pr.has_path = 1;
+  pr.path = path;
+  // Without an SGID the request's port is the source (the kernel names it).
+  ports_->FillSourceGid(device, port_num, &pr.path);
+  CoreEndpoint* ep = nullptr;
+  CoreAddress* src = ports_->FindForPath(pr.path, &ep);
+  if (!src || !ep) {
+    SSA_LOG(*log_, kDebug, "internal path request from %s/%d: no local endpoint", device.c_str(),
+            port_num);
+    CountError(acm::kStatusESrcAddr);
+    done(acm::kStatusESrcAddr, nullptr);
+    return;
+  }
+  pr.src = src->addr;
+  ProviderInstance* prov = ep->port->provider;
+  ProviderHost::PendingRequest pending;
+  pending.source = src->addr;
+  pending.started = EventLoop::Clock::now();
+  pending.done = std::move(done);
+  uint64_t id = host_->AddRequest(std::move(pending));
+  ++stats_.resolves;
+  int rc = prov->table()->resolve(src->prov_ctx, &pr, id);
+  ProviderHost::PendingRequest refused;
+  if (rc < 0 && host_->TakeRequest(id, &refused)) {
+    uint8_t status = rc == -ENOMEM ? acm::kStatusENoMem : acm::kStatusEInval;
+    CountError(status);
+    refused.done(status, nullptr);
+  }
 }
 
 void RequestDispatcher::HandlePerfQuery(ClientServer::ClientId client, const acm::Request& req) {

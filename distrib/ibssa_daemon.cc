@@ -56,18 +56,31 @@ Status IbssaDaemon::Start() {
   if (!options_.mad_faults.empty() || !options_.data_faults.empty())
     log_.Log(LogLevel::kWarn, "FAULT INJECTION on: mad_faults '%s', data_faults '%s' (tests only)",
              options_.mad_faults.c_str(), options_.data_faults.c_str());
+  // Without it an SM failover is still followed on hardware (the port's
+  // cached attributes change), only later; on the simulated fabric not.
+  Status probe = SmLidProbe::Open(&loop_, port_.ca_name, port_.port_num, &log_, &sm_probe_);
+  if (!probe.ok())
+    log_.Log(LogLevel::kWarn,
+             "cannot ask the port where the SM is: %s; an SM failover is followed only when "
+             "the port's cached attributes change",
+             probe.ToString().c_str());
   member_ = std::make_unique<IbssaMember>(&loop_, &log_, options_);
   MemberPort p;
   p.port_guid = port_.port_guid;
   p.gid_prefix = port_.gid_prefix;
   p.sm_lid = port_.sm_lid;
   p.current_sm_lid = [this] { return CurrentSmLid(port_); };
+  if (sm_probe_)
+    p.probe_sm_lid = [this](std::function<void(uint16_t)> done) {
+      sm_probe_->AskLid(std::move(done));
+    };
   return member_->Start(p, mads_.get(), streams_.get());
 }
 
 void IbssaDaemon::Shutdown() {
   if (member_) member_->Stop();
   member_.reset();
+  sm_probe_.reset();
 }
 
 }  // namespace distrib

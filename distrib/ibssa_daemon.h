@@ -15,6 +15,7 @@
 #include "common/base/event_loop.h"
 #include "common/base/log.h"
 #include "common/mad/mad_transport.h"
+#include "common/mad/sm_lid_probe.h"
 #include "common/mad/umad_ports.h"
 #include "common/tree/stream.h"
 #include "distrib/ibssa_member.h"
@@ -58,6 +59,7 @@ class IbssaDaemon {
   UmadPort port_;
   std::unique_ptr<MadTransport> mads_;
   std::unique_ptr<tree::StreamTransport> streams_;
+  std::unique_ptr<SmLidProbe> sm_probe_;  // outlives member_, which asks it
   std::unique_ptr<IbssaMember> member_;
 };
 

@@ -95,7 +95,11 @@ Status IbssaMember::Start(const MemberPort& port, MadTransport* mads,
     return now ? now : sm_lid;
   };
   mo.counters = [this] { return Counters(); };
+  mo.probe_sm_lid = port_.probe_sm_lid;
   mo.epoch = [this] { return smdb_.epoch(); };
+  mo.digest = [this] { return smdb_.digest(); };
+  mo.addr_epoch = [this] { return addr_.epoch(); };
+  mo.addr_digest = [this] { return addr_.digest(); };
   mo.epoch_report_ms = 200;  // a parent's lag is the tree's health: report each epoch
   mo.report_every_epoch = true;
   mo.timeout_ms = options_.join_timeout_ms;

@@ -47,6 +47,9 @@ struct MemberPort {
   // Read before each join when set (the daemon re-reads its port, so an SM
   // failover is followed); `sm_lid` otherwise.
   std::function<uint16_t()> current_sm_lid;
+  // Asks the port itself where the master SM is (SmLidProbe::AskLid), when
+  // the core stops answering; optional.
+  std::function<void(std::function<void(uint16_t)>)> probe_sm_lid;
 };
 
 class IbssaMember {

@@ -6,57 +6,139 @@
 
 #include "common/smdb/smdb_delta.h"
 #include "common/smdb/smdb_format.h"
+#include "common/smdb/smdb_fields.h"
 
 namespace ssa {
 namespace distrib {
 
-// The consumer's PRDB at `epoch`: patched from `previous` when the route
-// diff allows (only paths to dirty destinations recomputed), else built
-// whole. *computed counts the engine calls, *if_full those a whole build
-// makes.
-Status PrdbService::BuildOrPatch(const Engine& e, const smdb::Prdb* previous, uint64_t port_guid,
-                                 uint64_t epoch, smdb::Prdb* out, size_t* computed,
-                                 size_t* if_full) {
-  const smdb::SmdbIndex& x = *e.index;
-  uint32_t src = x.PortByGuid(port_guid);
-  *if_full = x.assigned_lids().size() << (src == smdb::SmdbIndex::kNone ? 0 : x.port(src).lmc);
-  bool patch = previous && e.diff_from != 0 && previous->global_epoch == e.diff_from &&
-               !e.diff.all && src != smdb::SmdbIndex::kNone;
-  if (patch) {
-    const smdb::SmdbIndex::Port& s = x.port(src);
-    const smdb::PrdbSource& ps = previous->source.records[0];
-    patch = ps.base_lid == s.base_lid && ps.lmc == s.lmc;
-    for (uint32_t k = 0; patch && k < (1u << s.lmc); ++k)
-      patch = !e.diff.IsDirty(static_cast<uint16_t>(s.base_lid + k));
-  }
-  if (!patch) {
-    Status st = smdb::BuildPrdb(*e.engine, port_guid, epoch, out);
-    *computed = *if_full;
-    return st;
-  }
-  const smdb::SmdbIndex::Port& s = x.port(src);
-  *out = *previous;
-  out->global_epoch = epoch;
-  out->source.records[0].smdb_epoch = epoch;
-  auto& paths = out->paths.records;
-  paths.erase(std::remove_if(paths.begin(), paths.end(),
-                             [&e](const smdb::PrdbPath& p) { return e.diff.IsDirty(p.dlid); }),
-              paths.end());
-  ibv_path_record rec;
-  size_t n = 0;
-  for (uint32_t k = 0; k < (1u << s.lmc); ++k) {
-    uint16_t slid = static_cast<uint16_t>(s.base_lid + k);
-    for (uint16_t dlid : x.assigned_lids()) {
-      if (!e.diff.IsDirty(dlid)) continue;
-      ++n;
-      if (e.engine->Compute(slid, dlid, &rec) != smdb::PathStatus::kOk) continue;
-      paths.emplace_back();
-      smdb::ToPrdbPath(rec, &paths.back());
+// The consumer's PRDB at `epoch`, built whole (with the delta from the
+// previous version when there is one).
+Status PrdbService::BuildWhole(const Engine& e, const Consumer& previous, uint64_t port_guid,
+                               uint64_t epoch, JobResult* r) {
+  smdb::Prdb prdb;
+  Status st = smdb::BuildPrdb(*e.engine, port_guid, epoch, &prdb);
+  if (!st.ok()) return st;
+  auto bytes = std::make_shared<std::string>();
+  st = prdb.Serialize(bytes.get());
+  if (!st.ok()) return st;
+  PrdbVersion& v = r->version;
+  v.digest = smdb::Crc32(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size());
+  v.paths = prdb.paths.records.size();
+  smdb::Prdb old;
+  if (previous.bytes &&
+      smdb::Prdb::Parse(reinterpret_cast<const uint8_t*>(previous.bytes->data()),
+                        previous.bytes->size(), &old)
+          .ok()) {
+    auto delta = std::make_shared<std::string>();
+    if (smdb::MakeDelta(old, prdb, delta.get()).ok()) {
+      v.delta = delta;
+      v.delta_from = previous.epoch;
     }
   }
-  *computed = n;
-  out->SortRecords();
+  v.bytes = bytes;
+  r->computed = r->if_full;
   return Status::Ok();
+}
+
+// Patched from the previous version when the route diff allows (only the
+// pairs whose walks can read a change recomputed: RouteDiff::PairMayDiffer),
+// else built whole.
+PrdbService::JobResult PrdbService::BuildOrPatch(const Engine& e, const Consumer& previous,
+                                                 uint64_t port_guid, uint64_t epoch) {
+  JobResult r;
+  r.version.port_guid = port_guid;
+  r.version.epoch = epoch;
+  const smdb::SmdbIndex& x = *e.index;
+  uint32_t src = x.PortByGuid(port_guid);
+  r.if_full = x.assigned_lids().size() << (src == smdb::SmdbIndex::kNone ? 0 : x.port(src).lmc);
+  bool patch = previous.bytes && e.diff_from != 0 && previous.epoch == e.diff_from &&
+               !e.diff.all && src != smdb::SmdbIndex::kNone;
+  const smdb::SmdbIndex::Port* s = patch ? &x.port(src) : nullptr;
+  if (patch) {
+    // The source record as serialized: port_guid, prefix, base_lid, lmc.
+    const size_t at = smdb::kFileHeaderSize + smdb::kSectionHeaderSize;
+    const uint8_t* rec = reinterpret_cast<const uint8_t*>(previous.bytes->data()) + at;
+    patch = previous.bytes->size() >= at + 19 && smdb::GetBe64(rec) == port_guid &&
+            smdb::GetBe64(rec + 8) == x.subnet().subnet_prefix &&
+            smdb::GetBe16(rec + 16) == s->base_lid && rec[18] == s->lmc;
+    for (uint32_t k = 0; patch && k < (1u << s->lmc); ++k)
+      patch = !e.diff.IsOwnerDirty(static_cast<uint16_t>(s->base_lid + k));
+  }
+  if (!patch) {
+    r.status = BuildWhole(e, previous, port_guid, epoch, &r);
+    return r;
+  }
+  std::vector<smdb::PathUpdate> updates;
+  ibv_path_record rec;
+  for (uint32_t k = 0; k < (1u << s->lmc); ++k) {
+    uint16_t slid = static_cast<uint16_t>(s->base_lid + k);
+    for (uint16_t dlid : x.assigned_lids()) {
+      if (!e.diff.PairMayDiffer(slid, dlid)) continue;
+      updates.emplace_back();
+      smdb::PathUpdate& u = updates.back();
+      if (e.engine->Compute(slid, dlid, &rec) == smdb::PathStatus::kOk) {
+        smdb::ToPrdbPath(rec, &u.path);
+        u.present = true;
+        continue;
+      }
+      // No path now: the key of the record that would be there.
+      const smdb::SmdbIndex::Port& d = x.port(x.PortByLid(dlid));
+      std::copy(x.prefix_bytes().begin(), x.prefix_bytes().end(), u.path.dgid.begin());
+      std::copy(x.prefix_bytes().begin(), x.prefix_bytes().end(), u.path.sgid.begin());
+      for (int i = 0; i < 8; ++i) {
+        u.path.dgid[8 + i] = static_cast<uint8_t>(d.port_guid >> (56 - 8 * i));
+        u.path.sgid[8 + i] = static_cast<uint8_t>(port_guid >> (56 - 8 * i));
+      }
+      u.path.dlid = dlid;
+      u.path.slid = slid;
+    }
+  }
+  r.computed = updates.size();
+  smdb::PatchedPrdb patched;
+  r.status = smdb::PatchPrdb(*previous.bytes, previous.digest, epoch, std::move(updates), &patched);
+  if (!r.status.ok()) {
+    r.status = BuildWhole(e, previous, port_guid, epoch, &r);
+    return r;
+  }
+  PrdbVersion& v = r.version;
+  v.digest = patched.digest;
+  v.paths = (patched.bytes.size() - smdb::kFileHeaderSize - 2 * smdb::kSectionHeaderSize -
+             smdb::WireSize<smdb::PrdbSource>()) /
+            smdb::WireSize<smdb::PrdbPath>();
+  v.bytes = std::make_shared<std::string>(std::move(patched.bytes));
+  v.delta = std::make_shared<std::string>(std::move(patched.delta));
+  v.delta_from = previous.epoch;
+  return r;
+}
+
+Status PrdbService::UpdateMany(uint64_t old_epoch, const smdb::Smdb& new_db,
+                               const smdb::SmdbIndex& new_index, const smdb::RouteDiff& diff,
+                               const std::vector<PrdbVersion>& previous,
+                               std::vector<PrdbVersion>* out, size_t* computed) {
+  Engine e;
+  // Borrowed for the call: released before `e` goes.
+  e.index.reset(const_cast<smdb::SmdbIndex*>(&new_index));
+  e.engine = std::make_unique<smdb::PathEngine>(&new_index);
+  e.diff_from = old_epoch;
+  e.diff = diff;
+  Status st;
+  *computed = 0;
+  out->clear();
+  for (const PrdbVersion& p : previous) {
+    Consumer c;
+    c.bytes = p.bytes;
+    c.epoch = p.epoch;
+    c.digest = p.digest;
+    JobResult r = BuildOrPatch(e, c, p.port_guid, new_db.global_epoch);
+    if (!r.status.ok()) {
+      st = r.status;
+      break;
+    }
+    out->push_back(r.version);
+    *computed += r.computed;
+  }
+  (void)e.index.release();
+  return st;
 }
 
 PrdbService::PrdbService(EventLoop* loop, WorkerPool* pool, Logger* log, PublishFn publish,
@@ -100,7 +182,8 @@ void PrdbService::OnSmdb(std::shared_ptr<const smdb::Smdb> db) {
                     e->diff_from,
                     e->diff.all
                         ? "global change, every path recomputed"
-                        : (std::to_string(e->diff.dirty_count) + " destination LID(s) to recompute")
+                        : (std::to_string(e->diff.owner_dirty_count) + " LID(s) whose port changed, " +
+                           std::to_string(e->diff.route_dirty_count) + " whose routes changed")
                               .c_str());
         std::string limits = e->engine->Limitations();
         if (!limits.empty())
@@ -119,7 +202,19 @@ void PrdbService::RemoveConsumer(uint64_t port_guid) { consumers_.erase(port_gui
 
 std::shared_ptr<const smdb::Prdb> PrdbService::Current(uint64_t port_guid) const {
   auto it = consumers_.find(port_guid);
-  return it == consumers_.end() ? nullptr : it->second.prdb;
+  if (it == consumers_.end() || !it->second.bytes) return nullptr;
+  auto prdb = std::make_shared<smdb::Prdb>();
+  const std::string& b = *it->second.bytes;
+  if (!smdb::Prdb::Parse(reinterpret_cast<const uint8_t*>(b.data()), b.size(), prdb.get()).ok())
+    return nullptr;
+  return prdb;
+}
+
+uint64_t PrdbService::bytes_held() const {
+  uint64_t n = 0;
+  for (const auto& c : consumers_)
+    if (c.second.bytes) n += c.second.bytes->size();
+  return n;
 }
 
 void PrdbService::Compute(uint64_t port_guid) {
@@ -127,35 +222,13 @@ void PrdbService::Compute(uint64_t port_guid) {
   if (it == consumers_.end() || !engine_) return;
   uint64_t epoch = engine_->db->global_epoch;
   if (it->second.computing_for == epoch) return;
-  if (it->second.prdb && it->second.prdb->global_epoch == epoch) return;
+  if (it->second.bytes && it->second.epoch == epoch) return;
   it->second.computing_for = epoch;
   std::shared_ptr<const Engine> engine = engine_;
-  std::shared_ptr<const smdb::Prdb> previous = it->second.prdb;
+  Consumer previous = it->second;
   pool_->SubmitWithResult<JobResult>(
       [engine, previous, port_guid, epoch]() {
-        JobResult r;
-        auto prdb = std::make_shared<smdb::Prdb>();
-        r.status = BuildOrPatch(*engine, previous.get(), port_guid, epoch, prdb.get(), &r.computed,
-                                &r.if_full);
-        if (!r.status.ok()) return r;
-        auto bytes = std::make_shared<std::string>();
-        r.status = prdb->Serialize(bytes.get());
-        if (!r.status.ok()) return r;
-        PrdbVersion& v = r.version;
-        v.port_guid = port_guid;
-        v.epoch = epoch;
-        v.digest = smdb::Crc32(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size());
-        v.paths = prdb->paths.records.size();
-        if (previous) {
-          auto delta = std::make_shared<std::string>();
-          if (smdb::MakeDelta(*previous, *prdb, delta.get()).ok()) {
-            v.delta = delta;
-            v.delta_from = previous->global_epoch;
-          }
-        }
-        v.bytes = bytes;
-        r.prdb = prdb;
-        return r;
+        return BuildOrPatch(*engine, previous, port_guid, epoch);
       },
       [this, port_guid, epoch](JobResult r) { OnComputed(port_guid, epoch, std::move(r)); });
 }
@@ -178,7 +251,9 @@ void PrdbService::OnComputed(uint64_t port_guid, uint64_t epoch, JobResult r) {
   paths_if_full_ += r.if_full;
   paths_published_ += r.version.paths;
   ++versions_published_;
-  it->second.prdb = r.prdb;
+  it->second.bytes = r.version.bytes;
+  it->second.epoch = epoch;
+  it->second.digest = r.version.digest;
   log_->Log(LogLevel::kDebug,
             "PRDB for port 0x%016" PRIx64 " at epoch %" PRIu64 ": %zu paths, %zu bytes%s",
             port_guid, epoch, r.version.paths, r.version.bytes->size(),

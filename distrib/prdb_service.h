@@ -10,9 +10,17 @@
 //
 // Incremental: with each new SMDB the service also computes which paths
 // can differ from the previous one (smdb::DiffRoutes); a consumer whose own
-// LIDs are untouched keeps its other paths and gets only the paths to the
-// dirty destinations recomputed. The result equals a full recomputation
-// (route_diff_test.cc proves the rule; bench_tree checks every consumer).
+// port is untouched keeps its other paths and gets only the (source,
+// destination) pairs whose walk, either way, can read a change recomputed
+// (RouteDiff::PairMayDiffer). The result equals a full recomputation
+// (route_diff_test.cc proves the rule, prdb_service_test.cc the service;
+// bench_tree checks every consumer).
+//
+// What it keeps per consumer is the current serialization only (shared
+// with the data server's publication of it, so one copy) and its digest:
+// a patch copies those bytes, overwrites the records that changed and
+// carries the CRCs along arithmetically (smdb::PatchPrdb); nothing parses,
+// sorts or re-hashes a whole PRDB unless the consumer's own port changed.
 //
 // Computation runs on a WorkerPool (the SMDB index and engine are immutable
 // and shared by the jobs); results come back to the loop thread, which
@@ -28,10 +36,12 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "common/base/log.h"
 #include "common/base/worker_pool.h"
 #include "common/smdb/path_engine.h"
+#include "common/smdb/prdb_patch.h"
 #include "common/smdb/route_diff.h"
 #include "common/smdb/smdb.h"
 #include "common/smdb/smdb_index.h"
@@ -82,8 +92,20 @@ class PrdbService {
   uint64_t paths_if_full() const { return paths_if_full_; }
   uint64_t paths_published() const { return paths_published_; }
   uint64_t versions_published() const { return versions_published_; }
-  // The current PRDB of a consumer, or null.
+  // The current PRDB of a consumer (parsed from its serialization), or null.
   std::shared_ptr<const smdb::Prdb> Current(uint64_t port_guid) const;
+  // Bytes held for consumers' PRDBs (their serializations).
+  uint64_t bytes_held() const;
+
+  // What the workers run, without the loop and pool: each consumer's
+  // version at `new_db`'s epoch from `previous` (each names the consumer
+  // in port_guid; its version at `old_epoch`, or no bytes for none).
+  // *computed counts the engine calls. For benchmarks (bench_tree
+  // --pieces) and tests; `new_index` and `diff` are borrowed.
+  static Status UpdateMany(uint64_t old_epoch, const smdb::Smdb& new_db,
+                           const smdb::SmdbIndex& new_index, const smdb::RouteDiff& diff,
+                           const std::vector<PrdbVersion>& previous, std::vector<PrdbVersion>* out,
+                           size_t* computed);
 
  private:
   struct Engine {
@@ -96,19 +118,23 @@ class PrdbService {
     smdb::RouteDiff diff;
   };
   struct Consumer {
-    std::shared_ptr<const smdb::Prdb> prdb;
+    std::shared_ptr<const std::string> bytes;  // current serialization, or null
+    uint64_t epoch = 0;                        // its epoch
+    uint32_t digest = 0;
     uint64_t computing_for = 0;  // SMDB epoch of the job in flight, 0: none
   };
   struct JobResult {
     Status status;
-    std::shared_ptr<const smdb::Prdb> prdb;
     PrdbVersion version;
     size_t computed = 0;  // engine calls made
     size_t if_full = 0;   // engine calls a full build would have made
   };
 
-  static Status BuildOrPatch(const Engine& e, const smdb::Prdb* previous, uint64_t port_guid,
-                             uint64_t epoch, smdb::Prdb* out, size_t* computed, size_t* if_full);
+  // The consumer's version at `epoch` from `previous` (its current one).
+  static JobResult BuildOrPatch(const Engine& e, const Consumer& previous, uint64_t port_guid,
+                                uint64_t epoch);
+  static Status BuildWhole(const Engine& e, const Consumer& previous, uint64_t port_guid,
+                           uint64_t epoch, JobResult* r);
   void Compute(uint64_t port_guid);
   void OnComputed(uint64_t port_guid, uint64_t epoch, JobResult result);
 

@@ -132,5 +132,24 @@ Status AddressBook::Refresh(AddressVersion* out, bool* changed) {
   return Status::Ok();
 }
 
+bool AddressBook::ContinueAfter(uint64_t seen, AddressVersion* out) {
+  if (!db_ || seen < db_->global_epoch) return false;
+  smdb::AddrDb next = *db_;
+  uint64_t epoch = seen + 1;
+  next.global_epoch = epoch;
+  smdb::AddrDb::ForEachTable(next, [epoch](auto& table) { table.epoch = epoch; });
+  Status st = Install(std::move(next), &current_);
+  if (!st.ok()) {
+    log_->Log(LogLevel::kError, "addresses: cannot renumber: %s", st.ToString().c_str());
+    return false;
+  }
+  log_->Log(LogLevel::kInfo,
+            "addresses: epoch %" PRIu64 ": the same content renumbered after epoch %" PRIu64
+            " that a member holds from another core",
+            epoch, seen);
+  *out = current_;
+  return true;
+}
+
 }  // namespace opensm_plugin
 }  // namespace ssa

@@ -42,6 +42,11 @@ class AddressBook {
   // The current version after looking at the file; `changed` says whether
   // it is new since the previous call.
   Status Refresh(AddressVersion* out, bool* changed);
+  // A member holds address epoch `seen` from another core (see
+  // SmdbProducer::ContinueAfter): the current content becomes epoch
+  // seen + 1, every table with it. False (nothing new) when `seen` is
+  // below the current epoch or nothing is loaded yet.
+  bool ContinueAfter(uint64_t seen, AddressVersion* out);
 
  private:
   Status Load();

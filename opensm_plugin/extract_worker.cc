@@ -32,7 +32,9 @@ Status ExtractWorker::Create(const PluginOptions& options, std::unique_ptr<Plugi
   w->producer_.reset(
       new SmdbProducer(options, std::move(store), std::move(extract), w->log_.get()));
   if (options.core) {
-    st = TreeCore::Create(options, w->log_.get(), &w->tree_);
+    ExtractWorker* self = w.get();
+    st = TreeCore::Create(options, w->log_.get(),
+                          [self](uint64_t seen) { self->ContinueAfter(seen); }, &w->tree_);
     if (!st.ok()) return st.WithContext("the SSA tree's core");
   }
   try {
@@ -97,6 +99,15 @@ void ExtractWorker::OnEvent(int event) {
   cv_.notify_one();
 }
 
+void ExtractWorker::ContinueAfter(uint64_t seen) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (seen <= continue_after_) return;
+    continue_after_ = seen;
+  }
+  cv_.notify_one();
+}
+
 namespace {
 
 // Logging in a handler must not throw in turn (out of memory again).
@@ -122,6 +133,19 @@ void ExtractWorker::Run() {
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
     if (stop_) break;
+    if (continue_after_) {
+      uint64_t seen = continue_after_;
+      continue_after_ = 0;
+      lock.unlock();
+      try {
+        ProduceResult r = producer_->ContinueAfter(seen);
+        if (tree_ && r.new_version) tree_->OnVersion(r);
+      } catch (const std::exception& e) {
+        LogFailure(log_.get(), "renumbering the version failed: ", e.what());
+      }
+      lock.lock();
+      continue;
+    }
     bool due = extract_now_ || (extract_settled_ && Clock::now() >= settle_deadline_);
     if (!due) {
       if (extract_settled_)

@@ -51,6 +51,10 @@ class ExtractWorker {
 
   // One of osm_bridge.h's ssa_osm_event values.
   void OnEvent(int event);
+  // The tree's core saw a member holding SMDB epoch `seen` from another
+  // core: the worker republishes the subnet after it
+  // (SmdbProducer::ContinueAfter). Any thread; never blocks.
+  void ContinueAfter(uint64_t seen);
   // Asks the thread to finish the version in progress and exit; joins it.
   // Idempotent.
   void Stop();
@@ -74,6 +78,7 @@ class ExtractWorker {
   bool stop_ = false;
   bool extract_now_ = false;
   bool extract_settled_ = false;  // extract at settle_deadline_
+  uint64_t continue_after_ = 0;   // ContinueAfter() not yet handled (0: none)
   Clock::time_point settle_deadline_;
   const char* reason_ = "";  // a string literal: OnEvent must not allocate
   bool in_heavy_sweep_ = false;

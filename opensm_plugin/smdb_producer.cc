@@ -160,6 +160,34 @@ ProduceResult SmdbProducer::Produce(const std::string& reason, double sweep_ms) 
   return r;
 }
 
+ProduceResult SmdbProducer::ContinueAfter(uint64_t seen) {
+  ProduceResult r;
+  r.epoch = previous_.global_epoch;
+  if (previous_.global_epoch == 0) {
+    if (seen > epoch_floor_) {
+      epoch_floor_ = seen;
+      log_->Key("a member holds epoch " + std::to_string(seen) +
+                " from another core; the first version will follow it");
+    }
+    return r;
+  }
+  if (seen < previous_.global_epoch) return r;
+  uint64_t was = previous_.global_epoch;
+  smdb::Smdb next = previous_;
+  uint64_t epoch = seen + 1;
+  next.global_epoch = epoch;
+  smdb::Smdb::ForEachTable(next, [epoch](auto& table) { table.epoch = epoch; });
+  r.changed = "every table (epochs renumbered)";
+  Publish(std::move(next), &r);
+  if (r.new_version)
+    log_->Key("epoch " + std::to_string(r.epoch) + ": the same subnet as epoch " +
+              std::to_string(was) + ", renumbered after epoch " +
+              std::to_string(seen) +
+              " that a member holds from another core (an SM failover?): epochs never go "
+              "backwards");
+  return r;
+}
+
 // Serializes `next`, writes it (and its delta) when there is a dump
 // directory, and makes it the previous version.
 void SmdbProducer::Publish(smdb::Smdb next, ProduceResult* r) {

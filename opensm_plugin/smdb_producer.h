@@ -73,6 +73,15 @@ class SmdbProducer {
   // std::bad_alloc (the caller logs it and waits for the next event).
   ProduceResult Produce(const std::string& reason, double sweep_ms);
 
+  // A member of the tree holds epoch `seen`, at or above ours: a database
+  // from another core (before an SM failover, or before the dump directory
+  // was lost). Republishes the current subnet as epoch seen + 1 (every
+  // table's epoch too: the member's tables came from elsewhere), so epochs
+  // never go backwards for anyone. Without a current version it only
+  // raises the floor the next version starts after. No new version when
+  // `seen` is below the current epoch.
+  ProduceResult ContinueAfter(uint64_t seen);
+
   const smdb::Smdb& current() const { return previous_; }
   // The current version as a ProduceResult (db and serialization, no
   // delta), for a consumer that joins late (the tree after a restart whose

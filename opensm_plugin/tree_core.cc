@@ -20,8 +20,9 @@ namespace opensm_plugin {
 // Everything the core does, on its loop thread.
 class TreeCoreImpl {
  public:
-  TreeCoreImpl(const PluginOptions& o, Logger* log, EventLoop* loop)
-      : options_(o), log_(log), loop_(loop) {}
+  TreeCoreImpl(const PluginOptions& o, Logger* log, EventLoop* loop,
+               TreeCore::EpochAheadFn smdb_ahead)
+      : options_(o), log_(log), loop_(loop), smdb_ahead_(std::move(smdb_ahead)) {}
 
   // Registers class 0x2C on every local port now, on OpenSM's thread at
   // plugin load, before anything else in the process uses umad
@@ -110,6 +111,13 @@ class TreeCoreImpl {
     co.membership.allow_distribution =
         ParseGuids(options_.allow_distribution, "allow_distribution");
     co.membership.allow_access = ParseGuids(options_.allow_access, "allow_access");
+    co.on_epochs_ahead = [this](uint64_t smdb_epoch, uint64_t addr_epoch) {
+      if (smdb_epoch && smdb_ahead_) smdb_ahead_(smdb_epoch);
+      if (addr_epoch && address_book_) {
+        AddressVersion v;
+        if (address_book_->ContinueAfter(addr_epoch, &v)) core_->PublishAddr(v.version, v.delta, v.delta_from);
+      }
+    };
     if (st.ok()) st = tree::DataAddress::Parse(options_.listen, &co.listen);
     if (!st.ok()) return Fail(st);
     core_ = std::make_unique<tree::CoreServer>(loop_, log_, mads_.get(), streams_.get(), co);
@@ -186,6 +194,7 @@ class TreeCoreImpl {
   PluginOptions options_;
   Logger* log_;
   EventLoop* loop_;
+  TreeCore::EpochAheadFn smdb_ahead_;
   UmadPort port_;
   std::unique_ptr<MadTransport> mads_;
   std::unique_ptr<tree::StreamTransport> streams_;
@@ -195,7 +204,7 @@ class TreeCoreImpl {
   bool state_pending_ = false;
 };
 
-Status TreeCore::Create(const PluginOptions& options, PluginLog* plog,
+Status TreeCore::Create(const PluginOptions& options, PluginLog* plog, EpochAheadFn smdb_ahead,
                         std::unique_ptr<TreeCore>* out) {
   std::unique_ptr<TreeCore> c(new TreeCore);
   c->log_ = std::make_unique<Logger>();
@@ -206,7 +215,8 @@ Status TreeCore::Create(const PluginOptions& options, PluginLog* plog,
   c->loop_ = std::make_unique<EventLoop>();
   Status st = c->loop_->Init();
   if (!st.ok()) return st;
-  c->impl_ = std::make_unique<TreeCoreImpl>(options, c->log_.get(), c->loop_.get());
+  c->impl_ = std::make_unique<TreeCoreImpl>(options, c->log_.get(), c->loop_.get(),
+                                            std::move(smdb_ahead));
   c->impl_->PreRegister();  // before the core's thread exists
   c->thread_ = std::thread([loop = c->loop_.get()] { loop->Run(); });
   *out = std::move(c);

@@ -16,6 +16,7 @@
 #ifndef IBACM_SSA_OPENSM_PLUGIN_TREE_CORE_H
 #define IBACM_SSA_OPENSM_PLUGIN_TREE_CORE_H
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -34,9 +35,13 @@ class TreeCoreImpl;
 
 class TreeCore {
  public:
+  // Called (on the core's thread) when a member holds an SMDB epoch above
+  // the core's: the SMDB's producer must continue after it.
+  using EpochAheadFn = std::function<void(uint64_t seen)>;
+
   // Starts the core's thread (idle until the first version). `log` must
   // outlive the core.
-  static Status Create(const PluginOptions& options, PluginLog* log,
+  static Status Create(const PluginOptions& options, PluginLog* log, EpochAheadFn smdb_ahead,
                        std::unique_ptr<TreeCore>* out);
   ~TreeCore();
   TreeCore(const TreeCore&) = delete;

@@ -1,12 +1,14 @@
 #!/bin/bash
 # fuzz.sh --long MINUTES [TARGET...]: long runs of the libFuzzer targets in
 # test/fuzz/, beyond the bounded ones `make check` does (run-fuzzers.sh).
+# fuzz.sh --runs N [TARGET...]: the same, N executions per target instead of
+# a time (e.g. --runs 10000000 for the README's recorded run).
 #
 # Builds the targets with the build directory's make rules (build/, running
 # scripts/build.sh first if it is not configured; configure must have found
 # clang++), then runs each TARGET for MINUTES minutes (decimals allowed), one
 # after the other: every target of run-fuzzers.sh when none is named
-# (acm_msg smdb acmp_msg ssa_mad tree_frame; "ssa_mad" and "ssa_mad_fuzzer"
+# (acm_msg smdb acmp_msg ssa_mad tree_frame netlink; "ssa_mad" and "ssa_mad_fuzzer"
 # both work). Each run starts from the committed seeds
 # (test/fuzz/corpus/<name>/, read only) and from what earlier long runs
 # found, kept in build/test/fuzz/long-corpus/<name>/; its full libFuzzer
@@ -25,18 +27,26 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 builddir=${FUZZ_BUILDDIR:-$top/build}
 
 usage() {
-	echo "usage: $0 --long MINUTES [TARGET...]" >&2
+	echo "usage: $0 --long MINUTES | --runs N [TARGET...]" >&2
 	echo "  targets: $all" >&2
 	exit 2
 }
 
 all=$(sed -n 's/^fuzzers="\(.*\)"$/\1/p' "$top/test/fuzz/run-fuzzers.sh")
 [ -n "$all" ] || { echo "fuzz.sh: no fuzzer list in test/fuzz/run-fuzzers.sh" >&2; exit 1; }
-if [ $# -lt 2 ] || [ "$1" != --long ]; then usage; fi
-minutes=$2
+if [ $# -lt 2 ] || { [ "$1" != --long ] && [ "$1" != --runs ]; }; then usage; fi
+if [ "$1" = --runs ]; then
+	runs=$2
+	[[ $runs =~ ^[1-9][0-9]*$ ]] || usage
+	bound="-runs=$runs"
+	what="$runs executions"
+else
+	minutes=$2
+	[[ $minutes =~ ^[0-9]+(\.[0-9]+)?$ ]] || usage
+	bound="-max_total_time=$(awk -v m="$minutes" 'BEGIN { s = int(m * 60 + 0.5); print s < 1 ? 1 : s }')"
+	what="$minutes min"
+fi
 shift 2
-[[ $minutes =~ ^[0-9]+(\.[0-9]+)?$ ]] || usage
-seconds=$(awk -v m="$minutes" 'BEGIN { s = int(m * 60 + 0.5); print s < 1 ? 1 : s }')
 
 targets=""
 for arg in "${@:-$all}"; do
@@ -70,10 +80,10 @@ for name in $targets; do
 	corpus=$builddir/test/fuzz/long-corpus/$name
 	log=$builddir/test/fuzz/long-$name.log
 	mkdir -p "$corpus"
-	echo "== ${name}_fuzzer: $minutes min; log $log" >&2
+	echo "== ${name}_fuzzer: $what; log $log" >&2
 	# The first corpus directory is where libFuzzer adds what it finds; the
 	# seeds are only read.
-	"$builddir/test/fuzz/${name}_fuzzer" -max_total_time="$seconds" -print_final_stats=1 \
+	"$builddir/test/fuzz/${name}_fuzzer" "$bound" -print_final_stats=1 \
 		-error_exitcode=1 -timeout_exitcode=1 -timeout=10 -rss_limit_mb=2048 \
 		-artifact_prefix="$artifacts/${name}-" "$corpus" "$top/test/fuzz/corpus/$name" >"$log" 2>&1
 	rc=$?
@@ -98,7 +108,7 @@ for name in $targets; do
 done
 rmdir "$artifacts" 2>/dev/null
 
-echo "---- $minutes min per target"
+echo "---- $what per target"
 printf '%s' "$summary"
 ntargets=$(echo "$targets" | wc -w)
 if [ "$failed" -ne 0 ]; then

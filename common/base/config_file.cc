@@ -47,6 +47,9 @@ struct IniState {
 int OnIniEntry(void* user, const char* section, const char* name, const char* value) {
   auto* st = static_cast<IniState*>(user);
   if (!name) return 1;  // a bare [section] header
+  // "= value" or ": value": inih hands over an empty name. Which option was
+  // meant nobody can tell: a syntax error on that line, not a silent entry.
+  if (!*name) return 0;
   st->entries->push_back(
       ConfigEntry{section ? section : "", name, value ? value : "", st->reader->line});
   return 1;

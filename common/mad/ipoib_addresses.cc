@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <ifaddrs.h>
 #include <linux/if_packet.h>
+#include <net/if.h>
 #include <net/if_arp.h>
 #include <netinet/in.h>
 
@@ -51,6 +52,7 @@ Status ListIpoibAddresses(std::vector<IpoibAddress>* out) {
     if (family != AF_INET && family != AF_INET6) continue;
     IpoibAddress a;
     a.ifname = i->ifa_name;
+    a.ifindex = static_cast<int>(if_nametoindex(i->ifa_name));
     a.gid_prefix = ipoib[a.ifname].prefix;
     a.port_guid = ipoib[a.ifname].guid;
     a.address.size = sizeof(a.address);

@@ -19,6 +19,7 @@ namespace ssa {
 
 struct IpoibAddress {
   std::string ifname;
+  int ifindex = 0;  // the interface's index, as rtnetlink names it
   ssa_address address{};
   std::string text;         // "10.0.0.1" / "fe80::1"
   uint64_t gid_prefix = 0;  // of the port the interface runs on

@@ -17,5 +17,6 @@ SSA_SMDB_SOURCES = $(SSA_SMDB_FORMAT_SOURCES) \
 	common/smdb/smdb_dump.h common/smdb/smdb_dump.cc \
 	common/smdb/smdb_index.h common/smdb/smdb_index.cc \
 	common/smdb/path_engine.h common/smdb/path_engine.cc \
-	common/smdb/route_diff.h common/smdb/route_diff.cc
+	common/smdb/route_diff.h common/smdb/route_diff.cc \
+	common/smdb/prdb_patch.h common/smdb/prdb_patch.cc
 common_smdb_libssasmdb_la_SOURCES = $(SSA_SMDB_SOURCES)

@@ -1,6 +1,7 @@
 // route_diff.cc: see route_diff.h.
 #include "common/smdb/route_diff.h"
 
+#include <bitset>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -62,9 +63,31 @@ class Differ {
     dirty_.assign(kLidSpace, false);
     CollectChangedPorts();
     MarkOwnedLids();
+    owner_ = dirty_;
     MarkLftChanges();
+    MapNodes();
+    // LIDs that are route-dirty but not owner-dirty get their per-switch
+    // reach; a switch's own LID whose own entry changed escalates (every
+    // walk toward it reads that entry first, WalkEnd in the engine).
+    d.route_slot.assign(kLidSpace, RouteDiff::kNone);
+    for (uint32_t lid = 1; lid < kLidSpace; ++lid) {
+      if (!dirty_[lid] || owner_[lid]) continue;
+      uint32_t p = ni_.PortByLid(static_cast<uint16_t>(lid));
+      if (p != SmdbIndex::kNone && ni_.node_of(ni_.port(p)).type == kNodeSwitch &&
+          LocalChange(ni_.port(p).node, static_cast<uint16_t>(lid))) {
+        owner_[lid] = true;
+        continue;
+      }
+      d.route_slot[lid] = static_cast<uint32_t>(d.reaches_change.size());
+      d.reaches_change.push_back(Reach(static_cast<uint16_t>(lid)));
+    }
+    d.first_switch.assign(kLidSpace, RouteDiff::kNone);
+    for (uint16_t lid : ni_.assigned_lids()) d.first_switch[lid] = FirstSwitch(lid);
     d.dirty = std::move(dirty_);
     for (bool b : d.dirty) d.dirty_count += b;
+    d.owner_dirty = std::move(owner_);
+    for (bool b : d.owner_dirty) d.owner_dirty_count += b;
+    d.route_dirty_count = d.reaches_change.size();
     return d;
   }
 
@@ -157,6 +180,84 @@ class Differ {
     }
   }
 
+  // The new index's nodes: their old counterparts and changed ports.
+  void MapNodes() {
+    new_to_old_.assign(ni_.nodes().size(), SmdbIndex::kNone);
+    hot_.assign(ni_.nodes().size(), std::bitset<256>());
+    for (uint32_t i = 0; i < ni_.nodes().size(); ++i)
+      new_to_old_[i] = NodeIndex(oi_, old_nodes_, ni_.nodes()[i].guid);
+    for (const PortKey& k : changed_) {
+      uint32_t n = NodeIndex(ni_, new_nodes_, k.first);
+      if (n != SmdbIndex::kNone) hot_[n].set(k.second);
+    }
+  }
+
+  // Switch `node` (new index) reads something changed for `lid`: its entry
+  // differs from the old one, or points (old or new) at a changed port.
+  bool LocalChange(uint32_t node, uint16_t lid) const {
+    uint32_t on = new_to_old_[node];
+    uint8_t a = on == SmdbIndex::kNone ? kLftNoPath : oi_.LftPort(on, lid);
+    uint8_t b = ni_.LftPort(node, lid);
+    return a != b || (a != kLftNoPath && hot_[node][a]) || (b != kLftNoPath && hot_[node][b]);
+  }
+
+  // The next switch a walk toward `lid` enters from switch `node` (new
+  // index), or kNone where the walk ends (or fails) there.
+  uint32_t NextSwitch(uint32_t node, uint16_t lid) const {
+    uint8_t out = ni_.LftPort(node, lid);
+    if (out == kLftNoPath) return SmdbIndex::kNone;
+    uint32_t p = ni_.PortOf(node, out);
+    if (p == SmdbIndex::kNone || ni_.port(p).peer == SmdbIndex::kNone) return SmdbIndex::kNone;
+    const SmdbIndex::Port& in = ni_.port(ni_.port(p).peer);
+    return ni_.node_of(in).type == kNodeSwitch ? in.node : SmdbIndex::kNone;
+  }
+
+  // By node: the walk from that switch toward `lid` meets a local change.
+  // The LFTs make a functional graph (one next switch each): each chain is
+  // followed once and its nodes take its outcome; a cycle without a change
+  // is the same in both versions (and fails alike).
+  std::vector<bool> Reach(uint16_t lid) {
+    enum : uint8_t { kUnknown, kOnChain, kClean, kChanged };
+    std::vector<uint8_t> state(ni_.nodes().size(), kUnknown);
+    std::vector<uint32_t> chain;
+    for (uint32_t start = 0; start < ni_.nodes().size(); ++start) {
+      if (ni_.nodes()[start].type != kNodeSwitch || state[start] != kUnknown) continue;
+      chain.clear();
+      uint8_t outcome = kClean;
+      for (uint32_t n = start; n != SmdbIndex::kNone;) {
+        if (state[n] == kClean || state[n] == kChanged) {
+          outcome = state[n];
+          break;
+        }
+        if (state[n] == kOnChain) break;  // a cycle of unchanged entries
+        if (LocalChange(n, lid)) {
+          state[n] = kChanged;
+          outcome = kChanged;
+          break;
+        }
+        state[n] = kOnChain;
+        chain.push_back(n);
+        n = NextSwitch(n, lid);
+      }
+      for (uint32_t n : chain) state[n] = outcome;
+    }
+    std::vector<bool> reach(ni_.nodes().size(), false);
+    for (size_t i = 0; i < state.size(); ++i) reach[i] = state[i] == kChanged;
+    return reach;
+  }
+
+  // The switch (new index) a walk from `lid` reads the LFT of first: its
+  // own for a switch's LID, else its port's link peer's.
+  uint32_t FirstSwitch(uint16_t lid) const {
+    uint32_t p = ni_.PortByLid(lid);
+    if (p == SmdbIndex::kNone) return RouteDiff::kNone;
+    const SmdbIndex::Port& port = ni_.port(p);
+    if (ni_.node_of(port).type == kNodeSwitch) return port.node;
+    if (port.peer == SmdbIndex::kNone) return RouteDiff::kNone;
+    const SmdbIndex::Port& peer = ni_.port(port.peer);
+    return ni_.node_of(peer).type == kNodeSwitch ? peer.node : RouteDiff::kNone;
+  }
+
   uint32_t NodeIndex(const SmdbIndex& x, std::unordered_map<uint64_t, uint32_t>& guids,
                      uint64_t guid) {
     if (guids.empty())
@@ -170,8 +271,10 @@ class Differ {
   const Smdb& nd_;
   const SmdbIndex& ni_;
   std::set<PortKey> changed_;
-  std::vector<bool> dirty_;
+  std::vector<bool> dirty_, owner_;
   std::unordered_map<uint64_t, uint32_t> old_nodes_, new_nodes_;
+  std::vector<uint32_t> new_to_old_;       // by new node
+  std::vector<std::bitset<256>> hot_;      // by new node: its changed ports
 };
 
 }  // namespace

@@ -12,7 +12,19 @@
 //     when the port owning d changed (or d changed owner);
 //   - a consumer whose own LIDs are dirty needs all of its paths again
 //     (every reverse walk ends at it), the others only the paths to dirty
-//     destinations;
+//     destinations (IsDirty: the coarse rule);
+//   - finer, per pair (PairMayDiffer, what the access node uses): a LID
+//     is "owner-dirty" when its port, node or link changed or its
+//     assignment moved (every path to or from it may differ), else
+//     "route-dirty" when some switch's entry for it differs or points at a
+//     changed port ("local change"). For a route-dirty LID x the diff keeps
+//     the switches whose walk toward x reaches a local change (following
+//     the new LFTs: where a walk meets no local change, old and new walks
+//     are the same hop for hop). A pair (s, d) may differ only when s or d
+//     is owner-dirty, or d is route-dirty and the walk from s's first
+//     switch toward d meets a change, or s is route-dirty and the walk from
+//     d's first switch toward s (the reverse path the engine also walks)
+//     does;
 //   - a change the rules above do not localize (subnet record, partitions,
 //     P_Key tables, prefix routes) makes everything dirty (`all`).
 // Ports "changed" means any field of the port record, its node record or
@@ -34,11 +46,41 @@ namespace ssa {
 namespace smdb {
 
 struct RouteDiff {
+  static constexpr uint32_t kNone = 0xFFFFFFFF;
+
   bool all = false;         // recompute everything
   std::vector<bool> dirty;  // by LID (size 0xC000): paths to it may differ
   size_t dirty_count = 0;   // LIDs set in `dirty`
 
+  // The per-pair rule (see above). By LID (size 0xC000 unless `all`):
+  std::vector<bool> owner_dirty;
+  std::vector<uint32_t> route_slot;    // index into `reaches_change`, or kNone
+  std::vector<uint32_t> first_switch;  // the new index's node a walk from the LID enters first
+  // Per route-dirty LID: by node (new index), the walk from that switch
+  // toward the LID reaches a local change.
+  std::vector<std::vector<bool>> reaches_change;
+  size_t owner_dirty_count = 0;
+  size_t route_dirty_count = 0;
+
   bool IsDirty(uint16_t lid) const { return all || (lid < dirty.size() && dirty[lid]); }
+  bool IsOwnerDirty(uint16_t lid) const {
+    return all || (lid < owner_dirty.size() && owner_dirty[lid]);
+  }
+  // Whether the path slid -> dlid (either direction's walk) may differ.
+  bool PairMayDiffer(uint16_t slid, uint16_t dlid) const {
+    if (IsOwnerDirty(slid) || IsOwnerDirty(dlid)) return true;
+    return WalkMeetsChange(slid, dlid) || WalkMeetsChange(dlid, slid);
+  }
+
+ private:
+  // The walk from `from`'s first switch toward `to` meets a change.
+  bool WalkMeetsChange(uint16_t from, uint16_t to) const {
+    if (to >= route_slot.size() || route_slot[to] == kNone) return false;
+    uint32_t sw = from < first_switch.size() ? first_switch[from] : kNone;
+    if (sw == kNone) return true;  // not a walk through switches: be safe
+    const std::vector<bool>& r = reaches_change[route_slot[to]];
+    return sw >= r.size() || r[sw];
+  }
 };
 
 // `old_db`/`old_index` and `new_db`/`new_index` are two versions (the

@@ -260,6 +260,25 @@ void SerializeRaw(const DbSchema& schema, const RawDb& raw, std::string* out);
 // CRC32 of SerializeRaw's output.
 uint32_t DigestRaw(const DbSchema& schema, const RawDb& raw);
 
+// ---- Delta writing pieces (smdb_delta.cc), shared with prdb_patch.cc ----
+
+// One delta section: `removed` holds n_removed keys, `puts` n_puts
+// records, each in strict key order.
+struct DeltaSectionOut {
+  const TableSchema* table = nullptr;
+  uint32_t base_count = 0, new_count = 0;
+  uint32_t base_crc = 0, new_crc = 0;
+  uint64_t base_epoch = 0, new_epoch = 0;
+  std::string removed, puts;
+  uint32_t n_removed = 0, n_puts = 0;
+};
+// Appends the section (header and changes) to `out`.
+void AppendDeltaSection(const DeltaSectionOut& s, std::string* out);
+// Fills the kDeltaHeaderSize bytes `out` starts with.
+void SealDeltaHeader(const DbSchema& schema, uint32_t sections, uint64_t base_epoch,
+                     uint64_t new_epoch, uint32_t base_digest, uint32_t new_digest,
+                     std::string* out);
+
 // ---- Template bodies of the Smdb/Prdb members ----
 
 template <class Db>

@@ -119,42 +119,20 @@ Status MakeRawDelta(const DbSchema& schema, const RawDb& a, const RawDb& b, std:
     const RawTable& ta = a.tables[i];
     const RawTable& tb = b.tables[i];
     if (ta.epoch == tb.epoch && ta.bytes == tb.bytes) continue;
-    std::string removed, puts;
-    uint32_t n_removed = 0, n_puts = 0;
-    DiffTable(ta, tb, t, &removed, &puts, &n_removed, &n_puts);
-    uint8_t h[kDeltaSectionHeaderSize] = {};
-    PutBe16(h, t.id);
-    PutBe16(h + 2, static_cast<uint16_t>(kDeltaSectionHeaderSize));
-    PutBe32(h + 4, t.record_size);
-    PutBe32(h + 8, t.key_size);
-    PutBe32(h + 12, ta.count);
-    PutBe32(h + 16, tb.count);
-    PutBe32(h + 20, n_removed);
-    PutBe32(h + 24, n_puts);
-    PutBe32(h + 28, Crc32(reinterpret_cast<const uint8_t*>(ta.bytes.data()), ta.bytes.size()));
-    PutBe64(h + 32, ta.epoch);
-    PutBe64(h + 40, tb.epoch);
-    PutBe32(h + 48, Crc32(reinterpret_cast<const uint8_t*>(tb.bytes.data()), tb.bytes.size()));
-    uint32_t ops_crc = Crc32(reinterpret_cast<const uint8_t*>(removed.data()), removed.size());
-    PutBe32(h + 52, Crc32(reinterpret_cast<const uint8_t*>(puts.data()), puts.size(), ops_crc));
-    SealHeader(h, sizeof(h), 60);
-    out.append(reinterpret_cast<const char*>(h), sizeof(h));
-    out += removed;
-    out += puts;
+    DeltaSectionOut s;
+    s.table = &t;
+    DiffTable(ta, tb, t, &s.removed, &s.puts, &s.n_removed, &s.n_puts);
+    s.base_count = ta.count;
+    s.new_count = tb.count;
+    s.base_crc = Crc32(reinterpret_cast<const uint8_t*>(ta.bytes.data()), ta.bytes.size());
+    s.new_crc = Crc32(reinterpret_cast<const uint8_t*>(tb.bytes.data()), tb.bytes.size());
+    s.base_epoch = ta.epoch;
+    s.new_epoch = tb.epoch;
+    AppendDeltaSection(s, &out);
     ++sections;
   }
-  uint8_t* h = reinterpret_cast<uint8_t*>(&out[0]);
-  PutBe32(h, kDeltaMagic);
-  PutBe16(h + 4, kFormatMajor);
-  PutBe16(h + 6, kFormatMinor);
-  PutBe16(h + 8, static_cast<uint16_t>(schema.type));
-  PutBe16(h + 10, static_cast<uint16_t>(kDeltaHeaderSize));
-  PutBe32(h + 12, sections);
-  PutBe64(h + 16, a.global_epoch);
-  PutBe64(h + 24, b.global_epoch);
-  PutBe32(h + 32, DigestRaw(schema, a));
-  PutBe32(h + 36, DigestRaw(schema, b));
-  SealHeader(h, kDeltaHeaderSize, 44);
+  SealDeltaHeader(schema, sections, a.global_epoch, b.global_epoch, DigestRaw(schema, a),
+                  DigestRaw(schema, b), &out);
   *delta = std::move(out);
   return Status::Ok();
 }
@@ -248,16 +226,20 @@ Status MakeDeltaT(const Db& old, const Db& neu, std::string* delta) {
   return MakeRawDelta(Db::Schema(), a, b, delta);
 }
 
-template <class Db>
-Status ApplyDeltaT(const Db& old, const uint8_t* p, size_t len, Db* out) {
-  const DbSchema& schema = Db::Schema();
+struct DeltaHeader {
+  uint16_t size = 0;
+  uint32_t sections = 0;
+  uint64_t base_epoch = 0, new_epoch = 0;
+  uint32_t base_digest = 0, new_digest = 0;
+};
+
+Status ReadDeltaHeader(const DbSchema& schema, const uint8_t* p, size_t len, DeltaHeader* h) {
   const std::string what = DeltaWhat(schema);
   if (len < kDeltaHeaderSize) {
     return Status::Error(kErrCorrupt, what + ": truncated in the header (" + std::to_string(len) +
                                           " of " + std::to_string(kDeltaHeaderSize) + " bytes)");
   }
-  uint16_t hsize = 0;
-  Status s = CheckHeaderStart(p, kDeltaMagic, kDeltaHeaderSize, what, &hsize);
+  Status s = CheckHeaderStart(p, kDeltaMagic, kDeltaHeaderSize, what, &h->size);
   if (!s.ok()) return s;
   uint16_t minor = GetBe16(p + 6);
   if (minor != kFormatMinor) {
@@ -266,7 +248,7 @@ Status ApplyDeltaT(const Db& old, const uint8_t* p, size_t len, Db* out) {
                              " differs from this reader's " + std::to_string(kFormatMinor) +
                              "; deltas apply only within one minor: fetch the full database");
   }
-  if (!HeaderCrcMatches(p, hsize, 44))
+  if (!HeaderCrcMatches(p, h->size, 44))
     return Status::Error(kErrCorrupt, what + ": header CRC mismatch");
   if (GetBe32(p + 40) != 0)
     return Status::Error(kErrCorrupt, what + ": header reserved field is not zero");
@@ -276,24 +258,38 @@ Status ApplyDeltaT(const Db& old, const uint8_t* p, size_t len, Db* out) {
                                           std::to_string(db_type) + " (" + DbTypeName(db_type) +
                                           ")");
   }
-  uint32_t sections = GetBe32(p + 12);
-  uint64_t base_epoch = GetBe64(p + 16), new_epoch = GetBe64(p + 24);
-  uint32_t base_digest = GetBe32(p + 32), new_digest = GetBe32(p + 36);
+  h->sections = GetBe32(p + 12);
+  h->base_epoch = GetBe64(p + 16);
+  h->new_epoch = GetBe64(p + 24);
+  h->base_digest = GetBe32(p + 32);
+  h->new_digest = GetBe32(p + 36);
+  return Status::Ok();
+}
 
+Status WrongBase(const DbSchema& schema, const DeltaHeader& h, uint64_t epoch, uint32_t digest) {
+  return Status::Error(kErrWrongBase,
+                       DeltaWhat(schema) + ": wrong base: the delta applies to global epoch " +
+                           std::to_string(h.base_epoch) + " (digest " + Hex32(h.base_digest) +
+                           "), this database is epoch " + std::to_string(epoch) + " (digest " +
+                           Hex32(digest) + ")");
+}
+
+template <class Db>
+Status ApplyDeltaT(const Db& old, const uint8_t* p, size_t len, Db* out) {
+  const DbSchema& schema = Db::Schema();
+  const std::string what = DeltaWhat(schema);
+  DeltaHeader h;
+  Status s = ReadDeltaHeader(schema, p, len, &h);
+  if (!s.ok()) return s;
   RawDb db;
   s = ToRaw(old, /*validate=*/true, &db);
   if (!s.ok()) return s.WithContext("delta base");
   uint32_t have_digest = DigestRaw(schema, db);
-  if (db.global_epoch != base_epoch || have_digest != base_digest) {
-    return Status::Error(kErrWrongBase, what + ": wrong base: the delta applies to global epoch " +
-                                            std::to_string(base_epoch) + " (digest " +
-                                            Hex32(base_digest) + "), this database is epoch " +
-                                            std::to_string(db.global_epoch) + " (digest " +
-                                            Hex32(have_digest) + ")");
-  }
-  size_t off = hsize;
+  if (db.global_epoch != h.base_epoch || have_digest != h.base_digest)
+    return WrongBase(schema, h, db.global_epoch, have_digest);
+  size_t off = h.size;
   int last_id = -1;
-  for (uint32_t i = 0; i < sections; ++i) {
+  for (uint32_t i = 0; i < h.sections; ++i) {
     size_t used = 0;
     s = ApplySection(schema, p + off, len - off, &last_id, &db, &used);
     if (!s.ok()) return s;
@@ -303,12 +299,204 @@ Status ApplyDeltaT(const Db& old, const uint8_t* p, size_t len, Db* out) {
     return Status::Error(kErrCorrupt, what + ": " + std::to_string(len - off) +
                                           " unexpected bytes after the last section");
   }
-  db.global_epoch = new_epoch;
-  if (DigestRaw(schema, db) != new_digest) {
+  db.global_epoch = h.new_epoch;
+  if (DigestRaw(schema, db) != h.new_digest) {
     return Status::Error(kErrCorrupt,
-                         what + ": result digest mismatch (expected " + Hex32(new_digest) + ")");
+                         what + ": result digest mismatch (expected " + Hex32(h.new_digest) + ")");
   }
   FromRaw(db, out);
+  return Status::Ok();
+}
+
+// The digest of a database from its header fields and table CRCs.
+template <class Db>
+uint32_t DigestFromCrcs(const Db& db, const std::vector<uint32_t>& crcs) {
+  const DbSchema& schema = Db::Schema();
+  uint8_t header[kFileHeaderSize];
+  FileHeader fh;
+  fh.db_type = static_cast<uint16_t>(schema.type);
+  fh.table_count = static_cast<uint32_t>(schema.tables.size());
+  fh.global_epoch = db.global_epoch;
+  EncodeFileHeader(fh, header);
+  uint32_t crc = Crc32(header, sizeof(header));
+  size_t i = 0;
+  Db::ForEachTable(db, [&](const auto& table) {
+    const TableSchema& t = schema.tables[i];
+    SectionHeader sh;
+    sh.table_id = t.id;
+    sh.record_size = t.record_size;
+    sh.record_count = static_cast<uint32_t>(table.records.size());
+    sh.payload_crc = crcs[i];
+    sh.table_epoch = table.epoch;
+    uint8_t section[kSectionHeaderSize];
+    EncodeSectionHeader(sh, section);
+    crc = Crc32(section, sizeof(section), crc);
+    crc = Crc32Combine(crc, crcs[i], uint64_t{sh.record_count} * t.record_size);
+    ++i;
+  });
+  return crc;
+}
+
+// One delta section applied to a typed table whose payload CRC is *crc.
+template <class R>
+Status ApplyTypedSection(const DbSchema& schema, const TableSchema& t, const uint8_t* p,
+                         uint16_t hsize, size_t avail, DbTable<R>* table, uint32_t* crc,
+                         size_t* used) {
+  const std::string where = DeltaWhat(schema) + ": " + DescribeTable(schema, t.id);
+  auto corrupt = [&](const std::string& why) {
+    return Status::Error(kErrCorrupt, where + ": " + why);
+  };
+  const size_t rs = t.record_size, ks = t.key_size;
+  uint32_t base_count = GetBe32(p + 12), new_count = GetBe32(p + 16);
+  DeltaOps ops{nullptr, GetBe32(p + 20), nullptr, GetBe32(p + 24)};
+  uint32_t base_crc = GetBe32(p + 28), new_crc = GetBe32(p + 48), ops_crc = GetBe32(p + 52);
+  uint64_t base_epoch = GetBe64(p + 32), new_epoch = GetBe64(p + 40);
+  if (table->records.size() != base_count || table->epoch != base_epoch || *crc != base_crc) {
+    return Status::Error(
+        kErrWrongBase, where + ": wrong base table (delta expects " + std::to_string(base_count) +
+                           " records at epoch " + std::to_string(base_epoch) + ", CRC " +
+                           Hex32(base_crc) + "; have " + std::to_string(table->records.size()) +
+                           " at epoch " + std::to_string(table->epoch) + ", CRC " + Hex32(*crc) +
+                           ")");
+  }
+  uint64_t ops_bytes = uint64_t{ops.n_removed} * ks + uint64_t{ops.n_puts} * rs;
+  if (uint64_t{new_count} * rs > kMaxTableBytes || ops_bytes > 2 * kMaxTableBytes)
+    return corrupt("record counts exceed the table size limit");
+  if (ops_bytes > avail - hsize) {
+    return corrupt("truncated: " + std::to_string(avail - hsize) + " of " +
+                   std::to_string(ops_bytes) + " bytes of changes");
+  }
+  ops.removed = p + hsize;
+  ops.puts = ops.removed + size_t{ops.n_removed} * ks;
+  if (Crc32(ops.removed, static_cast<size_t>(ops_bytes)) != ops_crc)
+    return corrupt("changes CRC mismatch");
+  Status s = CheckStrictOrder(ops.removed, ops.n_removed, ks, ks, where, "removed keys");
+  if (s.ok()) s = CheckStrictOrder(ops.puts, ops.n_puts, rs, ks, where, "put records");
+  if (!s.ok()) return s;
+  *used = hsize + static_cast<size_t>(ops_bytes);
+
+  // Replacements only: find each put's record, patch the CRC, decode.
+  std::vector<R>& records = table->records;
+  uint8_t buf[WireSize<R>()];
+  std::vector<size_t> at;
+  bool in_place = ops.n_removed == 0 && new_count == base_count && ks > 0;
+  for (uint32_t k = 0; in_place && k < ops.n_puts; ++k) {
+    const uint8_t* put = ops.puts + size_t{k} * rs;
+    size_t lo = at.empty() ? 0 : at.back() + 1, hi = records.size();
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      EncodeRecord(records[mid], buf);
+      if (std::memcmp(buf, put, ks) < 0)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    if (lo < records.size()) EncodeRecord(records[lo], buf);
+    in_place = lo < records.size() && std::memcmp(buf, put, ks) == 0;
+    at.push_back(lo);
+  }
+  if (in_place) {
+    const uint64_t total = uint64_t{base_count} * rs;
+    uint32_t c = *crc;
+    for (uint32_t k = 0; k < ops.n_puts; ++k) {
+      const uint8_t* put = ops.puts + size_t{k} * rs;
+      EncodeRecord(records[at[k]], buf);
+      c = Crc32Patch(c, total, uint64_t{at[k]} * rs, buf, put, rs);
+    }
+    if (c != new_crc) return corrupt("result table CRC mismatch");
+    for (uint32_t k = 0; k < ops.n_puts; ++k) {
+      FieldDecoder dec(ops.puts + size_t{k} * rs);
+      R::Fields(records[at[k]], dec);
+    }
+  } else {
+    RawTable raw;
+    raw.count = base_count;
+    raw.bytes = EncodeRecords(records);
+    std::string merged;
+    s = MergeTable(raw, ops, t, where, &merged);
+    if (!s.ok()) return s;
+    uint32_t count = static_cast<uint32_t>(merged.size() / rs);
+    if (count != new_count) {
+      return corrupt("result has " + std::to_string(count) + " records, the delta says " +
+                     std::to_string(new_count));
+    }
+    const uint8_t* pm = reinterpret_cast<const uint8_t*>(merged.data());
+    s = CheckRecords(schema, t, pm, count, static_cast<uint32_t>(rs), kErrCorrupt);
+    if (!s.ok()) return s.WithContext(DeltaWhat(schema));
+    if (Crc32(pm, merged.size()) != new_crc) return corrupt("result table CRC mismatch");
+    DecodeRecords(pm, count, static_cast<uint32_t>(rs), &records);
+  }
+  *crc = new_crc;
+  table->epoch = new_epoch;
+  return Status::Ok();
+}
+
+template <class Db>
+Status ApplyDeltaKnownT(const Db& old, const DbCrcs& oc, const uint8_t* p, size_t len, Db* out,
+                        DbCrcs* out_crcs) {
+  const DbSchema& schema = Db::Schema();
+  const std::string what = DeltaWhat(schema);
+  if (oc.tables.size() != schema.tables.size())
+    return Status::Error(kErrInvalidInput, what + ": the holder's table CRCs do not fit");
+  DeltaHeader h;
+  Status s = ReadDeltaHeader(schema, p, len, &h);
+  if (!s.ok()) return s;
+  if (old.global_epoch != h.base_epoch || oc.digest != h.base_digest)
+    return WrongBase(schema, h, old.global_epoch, oc.digest);
+  Db db = old;
+  DbCrcs crcs = oc;
+  size_t off = h.size;
+  int last_id = -1;
+  for (uint32_t i = 0; i < h.sections; ++i) {
+    const uint8_t* sp = p + off;
+    size_t avail = len - off;
+    if (avail < kDeltaSectionHeaderSize) {
+      return Status::Error(kErrCorrupt, what + ": truncated in a section header (" +
+                                            std::to_string(avail) + " of " +
+                                            std::to_string(kDeltaSectionHeaderSize) + " bytes)");
+    }
+    uint16_t id = GetBe16(sp);
+    const std::string where = what + ": " + DescribeTable(schema, id);
+    uint16_t hsize = 0;
+    s = CheckSectionHeaderSize(sp, kFormatMinor, kDeltaSectionHeaderSize, where, &hsize);
+    if (!s.ok()) return s;
+    auto corrupt = [&](const std::string& why) {
+      return Status::Error(kErrCorrupt, where + ": " + why);
+    };
+    if (avail < hsize) return corrupt("truncated in the section header");
+    if (!HeaderCrcMatches(sp, hsize, 60)) return corrupt("section header CRC mismatch");
+    if (GetBe32(sp + 56) != 0) return corrupt("section header reserved field is not zero");
+    if (static_cast<int>(id) <= last_id) return corrupt("section out of order");
+    last_id = id;
+    int index = schema.IndexOf(id);
+    if (index < 0) return corrupt("unknown table id");
+    const TableSchema& t = schema.tables[static_cast<size_t>(index)];
+    if (GetBe32(sp + 4) != t.record_size || GetBe32(sp + 8) != t.key_size) {
+      return corrupt("record/key size " + std::to_string(GetBe32(sp + 4)) + "/" +
+                     std::to_string(GetBe32(sp + 8)) + ", expected " +
+                     std::to_string(t.record_size) + "/" + std::to_string(t.key_size));
+    }
+    size_t used = 0, k = 0;
+    Db::ForEachTable(db, [&](auto& table) {
+      if (k++ != static_cast<size_t>(index)) return;
+      s = ApplyTypedSection(schema, t, sp, hsize, avail, &table,
+                            &crcs.tables[static_cast<size_t>(index)], &used);
+    });
+    if (!s.ok()) return s;
+    off += used;
+  }
+  if (off != len) {
+    return Status::Error(kErrCorrupt, what + ": " + std::to_string(len - off) +
+                                          " unexpected bytes after the last section");
+  }
+  db.global_epoch = h.new_epoch;
+  crcs.digest = DigestFromCrcs(db, crcs.tables);
+  if (crcs.digest != h.new_digest) {
+    return Status::Error(kErrCorrupt,
+                         what + ": result digest mismatch (expected " + Hex32(h.new_digest) + ")");
+  }
+  *out = std::move(db);
+  *out_crcs = std::move(crcs);
   return Status::Ok();
 }
 
@@ -333,6 +521,47 @@ void BumpEpochsT(const Db& previous, Db* next) {
 
 }  // namespace
 
+void AppendDeltaSection(const DeltaSectionOut& s, std::string* out) {
+  const TableSchema& t = *s.table;
+  uint8_t h[kDeltaSectionHeaderSize] = {};
+  PutBe16(h, t.id);
+  PutBe16(h + 2, static_cast<uint16_t>(kDeltaSectionHeaderSize));
+  PutBe32(h + 4, t.record_size);
+  PutBe32(h + 8, t.key_size);
+  PutBe32(h + 12, s.base_count);
+  PutBe32(h + 16, s.new_count);
+  PutBe32(h + 20, s.n_removed);
+  PutBe32(h + 24, s.n_puts);
+  PutBe32(h + 28, s.base_crc);
+  PutBe64(h + 32, s.base_epoch);
+  PutBe64(h + 40, s.new_epoch);
+  PutBe32(h + 48, s.new_crc);
+  uint32_t ops_crc = Crc32(reinterpret_cast<const uint8_t*>(s.removed.data()), s.removed.size());
+  PutBe32(h + 52, Crc32(reinterpret_cast<const uint8_t*>(s.puts.data()), s.puts.size(), ops_crc));
+  SealHeader(h, sizeof(h), 60);
+  out->append(reinterpret_cast<const char*>(h), sizeof(h));
+  *out += s.removed;
+  *out += s.puts;
+}
+
+void SealDeltaHeader(const DbSchema& schema, uint32_t sections, uint64_t base_epoch,
+                     uint64_t new_epoch, uint32_t base_digest, uint32_t new_digest,
+                     std::string* out) {
+  uint8_t* h = reinterpret_cast<uint8_t*>(&(*out)[0]);
+  PutBe32(h, kDeltaMagic);
+  PutBe16(h + 4, kFormatMajor);
+  PutBe16(h + 6, kFormatMinor);
+  PutBe16(h + 8, static_cast<uint16_t>(schema.type));
+  PutBe16(h + 10, static_cast<uint16_t>(kDeltaHeaderSize));
+  PutBe32(h + 12, sections);
+  PutBe64(h + 16, base_epoch);
+  PutBe64(h + 24, new_epoch);
+  PutBe32(h + 32, base_digest);
+  PutBe32(h + 36, new_digest);
+  PutBe32(h + 40, 0);
+  SealHeader(h, kDeltaHeaderSize, 44);
+}
+
 Status MakeDelta(const Smdb& old, const Smdb& neu, std::string* delta) {
   return MakeDeltaT(old, neu, delta);
 }
@@ -354,6 +583,38 @@ Status ApplyDelta(const AddrDb& old, const uint8_t* delta, size_t len, AddrDb* o
   return ApplyDeltaT(old, delta, len, out);
 }
 void BumpEpochs(const AddrDb& previous, AddrDb* next) { BumpEpochsT(previous, next); }
+
+Status ApplyDeltaKnown(const Smdb& old, const DbCrcs& old_crcs, const uint8_t* delta, size_t len,
+                       Smdb* out, DbCrcs* out_crcs) {
+  return ApplyDeltaKnownT(old, old_crcs, delta, len, out, out_crcs);
+}
+Status ApplyDeltaKnown(const Prdb& old, const DbCrcs& old_crcs, const uint8_t* delta, size_t len,
+                       Prdb* out, DbCrcs* out_crcs) {
+  return ApplyDeltaKnownT(old, old_crcs, delta, len, out, out_crcs);
+}
+Status ApplyDeltaKnown(const AddrDb& old, const DbCrcs& old_crcs, const uint8_t* delta,
+                       size_t len, AddrDb* out, DbCrcs* out_crcs) {
+  return ApplyDeltaKnownT(old, old_crcs, delta, len, out, out_crcs);
+}
+
+Status DbCrcsOf(const uint8_t* p, size_t len, DbCrcs* out) {
+  auto bad = [] { return Status::Error(kErrInvalidInput, "not a database serialization"); };
+  if (len < kFileHeaderSize || GetBe32(p) != kDbMagic) return bad();
+  DbCrcs c;
+  size_t off = GetBe16(p + 10);
+  uint32_t tables = GetBe32(p + 12);
+  for (uint32_t i = 0; i < tables; ++i) {
+    if (off + kSectionHeaderSize > len) return bad();
+    const uint8_t* h = p + off;
+    uint64_t payload = uint64_t{GetBe32(h + 4)} * GetBe32(h + 8);
+    c.tables.push_back(GetBe32(h + 12));
+    off += GetBe16(h + 2) + payload;
+    if (off > len) return bad();
+  }
+  if (off != len) return bad();
+  *out = std::move(c);
+  return Status::Ok();
+}
 
 }  // namespace smdb
 }  // namespace ssa

@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/base/status.h"
 #include "common/smdb/addr_db.h"
@@ -43,6 +44,30 @@ Status MakeDelta(const AddrDb& old, const AddrDb& neu, std::string* delta);
 Status ApplyDelta(const Smdb& old, const uint8_t* delta, size_t len, Smdb* out);
 Status ApplyDelta(const Prdb& old, const uint8_t* delta, size_t len, Prdb* out);
 Status ApplyDelta(const AddrDb& old, const uint8_t* delta, size_t len, AddrDb* out);
+
+// What a replica knows of the database it holds: the digest (CRC32 of the
+// whole serialization) and each table's payload CRC, schema order.
+struct DbCrcs {
+  uint32_t digest = 0;
+  std::vector<uint32_t> tables;
+};
+// The table CRCs read from a serialization that parsed (the section
+// headers carry them; `digest` is left 0 for the caller, who computed it to
+// check the transfer); EINVAL if `bytes` is not laid out as one.
+Status DbCrcsOf(const uint8_t* bytes, size_t len, DbCrcs* out);
+
+// ApplyDelta for a holder that knows `old`'s CRCs: the same checks and the
+// same result, without encoding or hashing what the delta does not touch.
+// A table whose records the delta only replaces (same keys) gets its CRC by
+// CRC arithmetic over the replaced records; one with records inserted or
+// removed is re-encoded and hashed; the digest is combined from the table
+// CRCs. *out_crcs are the result's. `out` may not be `&old`.
+Status ApplyDeltaKnown(const Smdb& old, const DbCrcs& old_crcs, const uint8_t* delta, size_t len,
+                       Smdb* out, DbCrcs* out_crcs);
+Status ApplyDeltaKnown(const Prdb& old, const DbCrcs& old_crcs, const uint8_t* delta, size_t len,
+                       Prdb* out, DbCrcs* out_crcs);
+Status ApplyDeltaKnown(const AddrDb& old, const DbCrcs& old_crcs, const uint8_t* delta,
+                       size_t len, AddrDb* out, DbCrcs* out_crcs);
 
 // Sets next's epochs from previous: a table whose records are unchanged
 // keeps its epoch, a changed table gets previous.global_epoch + 1, and the

@@ -2,6 +2,7 @@
 // (layouts in smdb_format.h).
 #include "common/smdb/smdb_format.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 
@@ -55,6 +56,62 @@ uint32_t Crc32(const uint8_t* data, size_t len, uint32_t crc) {
   }
   while (len--) c = (c >> 8) ^ t[0][(c ^ *data++) & 0xFF];
   return ~c;
+}
+
+namespace {
+
+// Polynomials modulo the CRC's in its reflected form: bit 31 is x^0.
+constexpr uint32_t kCrcPoly = 0xEDB88320u;
+
+uint32_t MulModP(uint32_t a, uint32_t b) {
+  uint32_t product = 0;
+  for (uint32_t m = 1u << 31; m != 0 && a != 0; m >>= 1) {
+    if (a & m) {
+      product ^= b;
+      a &= ~m;
+    }
+    b = (b & 1) ? (b >> 1) ^ kCrcPoly : b >> 1;  // b *= x
+  }
+  return product;
+}
+
+// x^(2^k) mod P for k = 0..63.
+struct PowersOfX {
+  uint32_t p[64];
+  PowersOfX() {
+    p[0] = 1u << 30;  // x^1
+    for (int k = 1; k < 64; ++k) p[k] = MulModP(p[k - 1], p[k - 1]);
+  }
+};
+
+// x^(8 * bytes) mod P: what appending `bytes` zero bytes multiplies by.
+uint32_t ZerosOperator(uint64_t bytes) {
+  static const PowersOfX powers;
+  uint32_t r = 1u << 31;  // x^0
+  for (int k = 3; bytes != 0 && k < 64; ++k, bytes >>= 1)
+    if (bytes & 1) r = MulModP(powers.p[k], r);
+  return r;
+}
+
+}  // namespace
+
+uint32_t Crc32Combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b) {
+  return MulModP(ZerosOperator(len_b), crc_a) ^ crc_b;
+}
+
+uint32_t Crc32Patch(uint32_t crc, uint64_t total, uint64_t offset, const uint8_t* before,
+                    const uint8_t* after, size_t n) {
+  // crc(m) ^ crc(m') is the plain CRC register (no initial value, no final
+  // XOR) of m ^ m': zeros, the XOR of the changed bytes, then zeros.
+  uint8_t x[64];
+  uint32_t reg = 0;
+  for (size_t done = 0; done < n;) {
+    size_t k = std::min(sizeof(x), n - done);
+    for (size_t i = 0; i < k; ++i) x[i] = before[done + i] ^ after[done + i];
+    reg = ~Crc32(x, k, ~reg);  // ~reg in, ~register out: the raw register
+    done += k;
+  }
+  return crc ^ MulModP(ZerosOperator(total - offset - n), reg);
 }
 
 const char* DbTypeName(uint16_t db_type) {

@@ -144,6 +144,15 @@ constexpr int kErrInvalidInput = EINVAL;      // in-memory db breaks a rule
 
 // CRC32 (zlib-compatible): Crc32(b, n2, Crc32(a, n1)) == Crc32(a + b).
 uint32_t Crc32(const uint8_t* data, size_t len, uint32_t crc = 0);
+// CRC32 arithmetic (CRC32 is linear over GF(2)), so a CRC can follow a
+// change without reading the unchanged bytes again:
+//   Crc32Combine(Crc32(a), Crc32(b), len(b)) == Crc32(a + b);
+//   Crc32Patch(Crc32(m), len(m), off, before, after, n) == Crc32(m') where
+//   m' is m with the n bytes at `off` changed from `before` to `after`.
+// Each costs O(log len) carry-less multiplications, not a pass over len.
+uint32_t Crc32Combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b);
+uint32_t Crc32Patch(uint32_t crc, uint64_t total, uint64_t offset, const uint8_t* before,
+                    const uint8_t* after, size_t n);
 
 // ---- Big-endian helpers (common/base/big_endian.h), also as smdb:: names ----
 using ssa::GetBe16;

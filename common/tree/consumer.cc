@@ -8,6 +8,7 @@
 
 #include "common/base/big_endian.h"
 #include "common/mad/mad_faults.h"
+#include "common/mad/sm_lid_probe.h"
 #include "common/mad/umad_transport.h"
 #include "common/tree/data_client.h"
 #include "common/tree/db_version.h"
@@ -23,10 +24,12 @@ class ConsumerImpl : public Consumer {
  public:
   ConsumerImpl(Reactor* reactor, Logger* log, const ConsumerOptions& o,
                std::unique_ptr<MadTransport> mads, StreamTransport* streams,
-               std::unique_ptr<StreamTransport> owned_streams, UpdateFn on_update)
+               std::unique_ptr<StreamTransport> owned_streams, UpdateFn on_update,
+               std::unique_ptr<SmLidProbe> sm_probe = nullptr)
       : reactor_(reactor),
         log_(log),
         options_(o),
+        sm_probe_(std::move(sm_probe)),
         mads_(std::move(mads)),
         owned_streams_(std::move(owned_streams)),
         streams_(streams ? streams : owned_streams_.get()),
@@ -49,6 +52,14 @@ class ConsumerImpl : public Consumer {
     PutBe64(mo.port_gid.data(), options_.gid_prefix);
     PutBe64(mo.port_gid.data() + 8, options_.port_guid);
     mo.sm_lid = options_.sm_lid;
+    if (sm_probe_)
+      mo.probe_sm_lid = [this](std::function<void(uint16_t)> done) {
+        sm_probe_->AskLid(std::move(done));
+      };
+    if (options_.want_addr) {
+      mo.addr_epoch = [this] { return addr_.epoch(); };
+      mo.addr_digest = [this] { return addr_.digest(); };
+    }
     mo.timeout_ms = options_.mad_timeout_ms;
     mo.retries = options_.mad_retries;
     control_ = std::make_unique<MemberControlClient>(
@@ -117,6 +128,7 @@ class ConsumerImpl : public Consumer {
   Reactor* reactor_;
   Logger* log_;
   ConsumerOptions options_;
+  std::unique_ptr<SmLidProbe> sm_probe_;  // null: the SM LID comes from sm_lid() only
   std::unique_ptr<MadTransport> mads_;
   std::unique_ptr<StreamTransport> owned_streams_;
   StreamTransport* streams_;
@@ -147,8 +159,17 @@ Status Consumer::Create(Reactor* reactor, Logger* log, const ConsumerOptions& o,
     log->Log(LogLevel::kWarn,
              "consumer: FAULT INJECTION on: mad_faults '%s', data_faults '%s' (tests only)",
              o.mad_faults.c_str(), o.data_faults.c_str());
+  std::unique_ptr<SmLidProbe> probe;
+  if (o.probe_sm) {
+    Status p = SmLidProbe::Open(reactor, o.ca_name, o.port_num, log, &probe);
+    if (!p.ok())
+      log->Log(LogLevel::kInfo,
+               "consumer: cannot ask the port where the SM is (%s); an SM failover is followed "
+               "through sm_lid() only",
+               p.ToString().c_str());
+  }
   out->reset(new ConsumerImpl(reactor, log, o, std::move(mads), nullptr, std::move(streams),
-                              std::move(on_update)));
+                              std::move(on_update), std::move(probe)));
   return Status::Ok();
 }
 

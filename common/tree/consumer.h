@@ -45,6 +45,9 @@ struct ConsumerOptions {
   uint64_t gid_prefix = 0xfe80000000000000ULL;
   // The SM's LID now (re-read at each join, so a new SM is followed).
   std::function<uint16_t()> sm_lid;
+  // Create(): also ask the port itself (an SMP, common/mad/sm_lid_probe.h)
+  // where the SM is when the core stops answering.
+  bool probe_sm = true;
   std::string transport = "tcp";  // data channel: tcp | rsocket
   bool want_addr = true;          // also hold the address database
   int mad_timeout_ms = 1000;      // one control MAD; retries follow

@@ -9,13 +9,15 @@ namespace ssa {
 namespace tree {
 
 CoreControlServer::CoreControlServer(Reactor* reactor, MadTransport* transport,
-                                     Membership* membership, Logger* log, ChangeFn on_change)
+                                     Membership* membership, Logger* log, ChangeFn on_change,
+                                     JoinFn on_join)
     : reactor_(reactor),
       transport_(transport),
       membership_(membership),
       log_(log),
       limited_(log, std::chrono::seconds(5)),
-      on_change_(std::move(on_change)) {}
+      on_change_(std::move(on_change)),
+      on_join_(std::move(on_join)) {}
 
 CoreControlServer::~CoreControlServer() { Stop(); }
 
@@ -126,6 +128,7 @@ void CoreControlServer::Handle(const ReceivedMad& in) {
       log_->Log(LogLevel::kInfo, "%s %s 0x%016" PRIx64 " (LID %u): parent LID %u, backup LID %u%s",
                 renewal ? "moved" : "joined", RolesName(r.roles).c_str(), r.port_guid, in.slid,
                 a.parent.lid, a.backup.lid, r.lost_parent ? " (after losing its parent)" : "");
+    if (on_join_) on_join_(r);
     if (on_change_) on_change_();
     return;
   }

@@ -39,9 +39,11 @@ class CoreControlServer {
  public:
   // Called after each accepted join (e.g. to rewrite the state file).
   using ChangeFn = std::function<void()>;
+  // Called with each accepted join's request (after the answer is sent).
+  using JoinFn = std::function<void(const JoinRequest&)>;
 
   CoreControlServer(Reactor* reactor, MadTransport* transport, Membership* membership, Logger* log,
-                    ChangeFn on_change = nullptr);
+                    ChangeFn on_change = nullptr, JoinFn on_join = nullptr);
   ~CoreControlServer();
   CoreControlServer(const CoreControlServer&) = delete;
   CoreControlServer& operator=(const CoreControlServer&) = delete;
@@ -63,6 +65,7 @@ class CoreControlServer {
   Logger* log_;
   RateLimitedLog limited_;
   ChangeFn on_change_;
+  JoinFn on_join_;
   Reactor::TimerId expiry_timer_ = 0;
   bool started_ = false;
   CoreControlCounters counters_;

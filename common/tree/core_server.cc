@@ -10,7 +10,12 @@ namespace tree {
 
 CoreServer::CoreServer(Reactor* reactor, Logger* log, MadTransport* mads, StreamTransport* streams,
                        CoreServerOptions options)
-    : reactor_(reactor), log_(log), mads_(mads), streams_(streams), options_(std::move(options)) {
+    : reactor_(reactor),
+      log_(log),
+      mads_(mads),
+      streams_(streams),
+      options_(std::move(options)),
+      limited_(log, std::chrono::seconds(10)) {
   options_.data.guid = options_.port_guid;
 }
 
@@ -38,9 +43,12 @@ Status CoreServer::Start(std::function<void()> on_change) {
     topology_ = std::make_unique<SmdbTopology>(index_.get());
     membership_->SetTopology(topology_.get());
   }
-  control_ = std::make_unique<CoreControlServer>(reactor_, mads_, membership_.get(), log_, [this] {
-    if (on_change_) on_change_();
-  });
+  control_ = std::make_unique<CoreControlServer>(
+      reactor_, mads_, membership_.get(), log_,
+      [this] {
+        if (on_change_) on_change_();
+      },
+      [this](const JoinRequest& r) { CheckMemberEpochs(r); });
   st = control_->Start();
   if (!st.ok()) {
     Close();
@@ -67,6 +75,7 @@ Status CoreServer::PublishSmdb(std::shared_ptr<const smdb::Smdb> db, Bytes seria
   }
   topology_ = std::move(topology);
   index_ = std::move(index);
+  epochs_.SetSmdb(db->global_epoch, DigestOf(*serialized));
   if (server_) {
     server_->Publish("smdb", {db->global_epoch, DigestOf(*serialized), serialized}, delta,
                      delta_from);
@@ -79,7 +88,23 @@ Status CoreServer::PublishSmdb(std::shared_ptr<const smdb::Smdb> db, Bytes seria
 }
 
 void CoreServer::PublishAddr(const DbVersion& version, Bytes delta, uint64_t delta_from) {
+  epochs_.SetAddr(version.epoch, version.digest);
   if (server_) server_->Publish("addr", version, delta, delta_from);
+}
+
+void CoreServer::CheckMemberEpochs(const JoinRequest& r) {
+  if (!options_.on_epochs_ahead) return;
+  uint64_t smdb = 0, addr = 0;
+  std::vector<std::string> notes;
+  bool raise = epochs_.Consider(r, &smdb, &addr, &notes);
+  // A real finding comes once per epoch; a bogus claim with every renewal.
+  for (const std::string& n : notes) {
+    if (raise)
+      log_->Log(LogLevel::kWarn, "tree: %s", n.c_str());
+    else
+      limited_.Log(LogLevel::kWarn, "epoch-claims", "tree: %s", n.c_str());
+  }
+  if (raise) options_.on_epochs_ahead(smdb, addr);
 }
 
 void CoreServer::Close() {

@@ -21,6 +21,7 @@
 #include <string>
 
 #include "common/base/log.h"
+#include "common/base/rate_limit.h"
 #include "common/base/reactor.h"
 #include "common/base/status.h"
 #include "common/mad/mad_transport.h"
@@ -29,6 +30,7 @@
 #include "common/tree/core_control.h"
 #include "common/tree/data_server.h"
 #include "common/tree/db_version.h"
+#include "common/tree/epoch_watch.h"
 #include "common/tree/membership.h"
 #include "common/tree/stream.h"
 
@@ -42,6 +44,11 @@ struct CoreServerOptions {
   std::string announce;    // see announce.h
   MembershipOptions membership;
   DataServerOptions data;  // `guid` is set to port_guid
+  // A member joined holding a database of another core (epoch_watch.h).
+  // The owner must continue its epochs after it, so that no member ever
+  // sees epochs go backwards: it republishes its current database under a
+  // higher epoch. Called with the highest such epochs seen so far (0: none).
+  std::function<void(uint64_t smdb_epoch, uint64_t addr_epoch)> on_epochs_ahead;
 };
 
 class CoreServer {
@@ -79,6 +86,7 @@ class CoreServer {
 
  private:
   void Authorize(const Hello& h, std::function<void(uint16_t, const std::string&)> done);
+  void CheckMemberEpochs(const JoinRequest& r);
 
   Reactor* reactor_;
   Logger* log_;
@@ -92,6 +100,8 @@ class CoreServer {
   std::unique_ptr<CoreControlServer> control_;
   std::unique_ptr<smdb::SmdbIndex> index_;
   std::unique_ptr<SmdbTopology> topology_;
+  EpochWatch epochs_;
+  RateLimitedLog limited_;
 };
 
 }  // namespace tree

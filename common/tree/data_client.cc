@@ -162,6 +162,23 @@ void DataClient::OnFrame(const Frame& f) {
 
 void DataClient::FinishTransfer() {
   Bytes bytes = std::move(xfer_bytes_);
+  if (xfer_.to < replica_->epoch()) {
+    // A parent of a new core (after an SM failover, or a core whose dump
+    // directory was lost) before that core has heard of our epoch: taking
+    // it would move epochs backwards for everyone below us. The core
+    // renumbers after the epochs its members report (core_server.h); until
+    // then we keep ours and say so.
+    ++counters_.older_ignored;
+    limited_.Log(LogLevel::kWarn, "older",
+                 "%s epoch %" PRIu64 " offered, older than the epoch %" PRIu64
+                 " we hold (a new core?); keeping ours until a newer one comes",
+                 DbKindName(hello_.kind), xfer_.to, replica_->epoch());
+    Ack a;
+    a.epoch = replica_->epoch();
+    a.digest = replica_->digest();
+    Send(EncodeAck(a));
+    return;
+  }
   auto t0 = Clock::now();
   // Counted first: the replica tells its owner as soon as it swaps.
   uint64_t& received = xfer_.kind == 1 ? counters_.full_received : counters_.delta_received;

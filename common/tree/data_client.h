@@ -38,6 +38,7 @@ struct DataClientCounters {
   uint64_t digest_mismatches = 0;
   uint64_t refused = 0;
   uint64_t bytes_received = 0;
+  uint64_t older_ignored = 0;  // versions older than the one held, not taken
 };
 
 class DataClient {

@@ -244,6 +244,10 @@ void DataServer::Sync(Child* c) {
   if (c->queued > options_.max_queue_bytes) return;  // resumes when its queue drains
   const DbVersion& cur = pub->second.current();
   if (!c->need_full && c->sent_epoch == cur.epoch && c->sent_digest == cur.digest) return;
+  // A child ahead of us (its last parent was newer, or it holds another
+  // core's epoch after an SM failover) would not take an older version:
+  // it waits for our next one.
+  if (!c->need_full && c->sent_epoch > cur.epoch) return;
   std::vector<DeltaStep> chain;
   if (!c->need_full && c->sent_epoch != 0 && c->sent_epoch < cur.epoch &&
       pub->second.Chain(c->sent_epoch, &chain)) {

@@ -11,6 +11,11 @@
 // DbReplica<Db> does it for Smdb, Prdb and AddrDb.
 //
 // Digest: CRC32 (smdb_format.h) of the database's whole serialization.
+// A replica that keeps no serialization (consumers) keeps the CRC of each
+// table instead and applies deltas with smdb::ApplyDeltaKnown: the new
+// digest follows from the old by CRC arithmetic over the changed records,
+// so an update costs a copy of the database, not a re-encoding and
+// re-hashing of it.
 //
 // Plain objects; the owner's thread.
 #ifndef IBACM_SSA_COMMON_TREE_DB_VERSION_H
@@ -93,7 +98,7 @@ struct Applied {
 // With `keep_bytes` false the replica keeps only the parsed database and
 // the digest, not the serialization (consumers: nothing downstream needs
 // it, and it is as big as the database); version().bytes is then null
-// outside the on_applied callback.
+// outside the on_applied callback, and in it after a delta (none is made).
 template <class Db>
 class DbReplica : public Replica {
  public:
@@ -131,6 +136,16 @@ class DbReplica : public Replica {
       return Status::Error(ESTALE, "delta from epoch " + std::to_string(from) + " but holding " +
                                        std::to_string(version_.epoch));
     auto db = std::make_shared<Db>();
+    if (!keep_bytes_ && crcs_.tables.size() == Db::Schema().tables.size()) {
+      smdb::DbCrcs crcs;
+      Status st = smdb::ApplyDeltaKnown(*db_, crcs_, reinterpret_cast<const uint8_t*>(delta->data()),
+                                        delta->size(), db.get(), &crcs);
+      if (!st.ok()) return st;
+      if (db->global_epoch != to || crcs.digest != digest)
+        return Status::Error(EILSEQ, "delta to epoch " + std::to_string(to) + ": digest mismatch");
+      Install(db, {to, digest, nullptr}, delta, from, &crcs);
+      return Status::Ok();
+    }
     Status st = smdb::ApplyDelta(*db_, reinterpret_cast<const uint8_t*>(delta->data()),
                                  delta->size(), db.get());
     if (!st.ok()) return st;
@@ -144,9 +159,18 @@ class DbReplica : public Replica {
   }
 
  private:
-  void Install(std::shared_ptr<const Db> db, DbVersion v, Bytes delta, uint64_t from) {
+  // `known`: the CRCs ApplyDeltaKnown computed (then `v.bytes` is null).
+  void Install(std::shared_ptr<const Db> db, DbVersion v, Bytes delta, uint64_t from,
+               smdb::DbCrcs* known = nullptr) {
     db_ = std::move(db);
     version_ = v;
+    crcs_ = smdb::DbCrcs();
+    if (known)
+      crcs_ = std::move(*known);
+    else if (v.bytes &&
+        smdb::DbCrcsOf(reinterpret_cast<const uint8_t*>(v.bytes->data()), v.bytes->size(), &crcs_)
+            .ok())
+      crcs_.digest = v.digest;
     if (!keep_bytes_) version_.bytes.reset();
     if (on_applied_) on_applied_({db_, v, delta, from});
   }
@@ -155,6 +179,7 @@ class DbReplica : public Replica {
   bool keep_bytes_;
   std::shared_ptr<const Db> db_;
   DbVersion version_;
+  smdb::DbCrcs crcs_;  // of db_ (empty when unknown: deltas take the slow path)
 };
 
 }  // namespace tree

@@ -22,6 +22,7 @@ MemberControlClient::MemberControlClient(Reactor* reactor, MadTransport* transpo
       on_refused_(std::move(on_refused)) {}
 
 MemberControlClient::~MemberControlClient() {
+  *alive_ = false;
   for (auto& kv : pending_)
     if (kv.second.timer) reactor_->CancelTimer(kv.second.timer);
   if (join_timer_) reactor_->CancelTimer(join_timer_);
@@ -45,7 +46,7 @@ void MemberControlClient::Stop() {
     uint8_t mad[256];
     EncodeLeave(r, next_tid_++, mad);
     MadAddress to;
-    to.dlid = options_.sm_lid();
+    to.dlid = SmLid();
     transport_->Send(mad, sizeof(mad), to, options_.timeout_ms);  // best effort
   }
   joined_ = false;
@@ -78,7 +79,7 @@ void MemberControlClient::Transmit(uint32_t tid) {
   Pending& p = it->second;
   ++p.tries;
   MadAddress to;
-  to.dlid = options_.sm_lid ? options_.sm_lid() : 0;
+  to.dlid = SmLid();
   Status st = to.dlid ? transport_->Send(p.mad, sizeof(p.mad), to, options_.timeout_ms)
                       : Status::Error(ENETUNREACH, "no SM LID known");
   if (!st.ok()) {
@@ -132,6 +133,9 @@ void MemberControlClient::SendJoin() {
   if (options_.counters) counters_ = options_.counters();
   if (options_.epoch) epoch_ = options_.epoch();
   JoinRequest r;
+  if (options_.digest) r.digest = options_.digest();
+  if (options_.addr_epoch) r.addr_epoch = options_.addr_epoch();
+  if (options_.addr_digest) r.addr_digest = options_.addr_digest();
   r.roles = options_.roles;
   r.port_guid = options_.port_guid;
   r.port_gid = options_.port_gid;
@@ -182,8 +186,9 @@ void MemberControlClient::OnJoinAnswer(Status st, const uint8_t* mad) {
   };
   if (!st.ok()) {
     limited_.Log(LogLevel::kWarn, "unreachable", "core unreachable (SM LID %u): %s; still trying",
-                 options_.sm_lid ? options_.sm_lid() : 0, st.ToString().c_str());
+                 SmLid(), st.ToString().c_str());
     ScheduleJoin(backoff());
+    ProbeSm();
     return;
   }
   uint16_t status = mad::MadStatus(mad, mad::kMadSize);
@@ -218,6 +223,34 @@ void MemberControlClient::OnJoinAnswer(Status st, const uint8_t* mad) {
   joined_ = true;
   ScheduleJoin(std::chrono::seconds(a.renew_s));
   if (on_assigned_) on_assigned_(assignment_, changed);
+}
+
+uint16_t MemberControlClient::SmLid() const {
+  uint16_t cached = options_.sm_lid ? options_.sm_lid() : 0;
+  if (probed_sm_lid_ && cached == cached_at_probe_) return probed_sm_lid_;
+  return cached;
+}
+
+// The core did not answer: maybe the SM moved (a standby took over). The
+// port's PortInfo says where the master is now; a new LID is tried at once.
+void MemberControlClient::ProbeSm() {
+  if (!options_.probe_sm_lid || probing_) return;
+  probing_ = true;
+  std::weak_ptr<bool> alive = alive_;
+  options_.probe_sm_lid([this, alive](uint16_t lid) {
+    if (!alive.lock()) return;
+    probing_ = false;
+    uint16_t before = SmLid();
+    if (!started_ || lid == 0 || lid == before) return;
+    log_->Log(LogLevel::kInfo,
+              "the master SM moved: LID %u -> %u (the port's PortInfo); joining the core there",
+              before, lid);
+    ++sm_moves_;
+    probed_sm_lid_ = lid;
+    cached_at_probe_ = options_.sm_lid ? options_.sm_lid() : 0;
+    backoff_ms_ = 0;
+    if (!join_in_flight_) ScheduleJoin(std::chrono::milliseconds(0));
+  });
 }
 
 void MemberControlClient::CheckToken(uint64_t child_guid, const Token& token, CheckFn done) {

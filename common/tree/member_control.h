@@ -8,7 +8,10 @@
 // no answer after its retries is logged ("core unreachable") and tried
 // again with backoff, forever: the member keeps serving what it holds
 // meanwhile. The SM's LID is read again at every join (sm_lid), so a new
-// master SM is followed.
+// master SM is followed; when the core stops answering, the port itself is
+// also asked (probe_sm_lid: its PortInfo by SMP), since the cached value
+// lags on hardware and never changes on the simulated fabric. A LID found
+// that way is used until sm_lid() changes.
 //
 // Ownership: borrows the reactor, the transport (opened for class 0x2C)
 // and the log. Loop thread only.
@@ -19,6 +22,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 
 #include "common/base/log.h"
@@ -37,9 +41,15 @@ struct MemberControlOptions {
   std::string software = "ibacm-ssa";
   DataAddress data_address;  // distribution/access: where children connect
   std::function<uint16_t()> sm_lid;
+  // Optional: asks the port which LID the master SM has now (SmLidProbe);
+  // calls back with 0 when it cannot tell.
+  std::function<void(std::function<void(uint16_t)>)> probe_sm_lid;
   // Read at every join and renewal, for the core's tree view (optional).
   std::function<MemberCounters()> counters;
   std::function<uint64_t()> epoch;
+  std::function<uint32_t()> digest;      // of the database at epoch() (optional)
+  std::function<uint64_t()> addr_epoch;  // the address database's (optional)
+  std::function<uint32_t()> addr_digest;
   int timeout_ms = 1000;  // per try
   int retries = 3;
   int max_backoff_ms = 10000;
@@ -98,6 +108,9 @@ class MemberControlClient {
   const Assignment& assignment() const { return assignment_; }
   uint64_t joins_sent() const { return joins_sent_; }
   uint64_t timeouts() const { return timeouts_; }
+  // The LID control MADs go to now.
+  uint16_t SmLid() const;
+  uint64_t sm_moves() const { return sm_moves_; }
 
  private:
   struct Pending {
@@ -114,6 +127,7 @@ class MemberControlClient {
   void SendJoin();
   void OnJoinAnswer(Status st, const uint8_t* mad);
   void ScheduleJoin(std::chrono::milliseconds delay);
+  void ProbeSm();
 
   Reactor* reactor_;
   MadTransport* transport_;
@@ -137,6 +151,13 @@ class MemberControlClient {
   std::map<std::pair<uint64_t, Token>, std::chrono::steady_clock::time_point> valid_tokens_;
   uint64_t joins_sent_ = 0;
   uint64_t timeouts_ = 0;
+  // A master SM LID read from the port (ProbeSm), and what sm_lid() said
+  // then: it is used until sm_lid() says something else.
+  uint16_t probed_sm_lid_ = 0;
+  uint16_t cached_at_probe_ = 0;
+  bool probing_ = false;
+  uint64_t sm_moves_ = 0;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 
 }  // namespace tree

@@ -170,6 +170,9 @@ void EncodeJoin(const JoinRequest& r, uint64_t tid, uint8_t* mad) {
   PutBe64(p + 136, r.counters.refused);
   PutBe32(p + 144, r.counters.children);
   PutBe32(p + 148, r.counters.reconnects);
+  PutBe64(p + 152, r.addr_epoch);
+  PutBe32(p + 160, r.digest);
+  PutBe32(p + 164, r.addr_digest);
 }
 
 Status DecodeJoin(const uint8_t* mad, JoinRequest* r) {
@@ -200,7 +203,10 @@ Status DecodeJoin(const uint8_t* mad, JoinRequest* r) {
   j.counters.refused = GetBe64(p + 136);
   j.counters.children = GetBe32(p + 144);
   j.counters.reconnects = GetBe32(p + 148);
-  st = Zero(mad, kAttr + 152, kCheckedEnd, "join");
+  j.addr_epoch = GetBe64(p + 152);
+  j.digest = GetBe32(p + 160);
+  j.addr_digest = GetBe32(p + 164);
+  st = Zero(mad, kAttr + 168, kCheckedEnd, "join");
   if (!st.ok()) return st;
   *r = j;
   return Status::Ok();

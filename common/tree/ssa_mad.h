@@ -40,7 +40,13 @@
 //   160 u64 refused
 //   168 u32 children
 //   172 u32 reconnects
-//   176..223 reserved 0
+//   176 u64 addr_epoch     epoch of the address database it holds (0: none)
+//   184 u32 digest         digest (frame.h) of the database at `epoch`
+//   188 u32 addr_digest    digest of the address database at `addr_epoch`
+//   192..223 reserved 0
+// (The core compares the epochs and digests with its own: a member holding
+// a higher epoch, or the same epoch with another digest, holds a database
+// of another core, and the core's epochs continue after it.)
 // Join answer (GetResp): Status 0, or a class-specific code below.
 //    24 u64 parent_guid    0: none assigned (Status says why)
 //    32 u16 parent_lid
@@ -159,6 +165,9 @@ struct JoinRequest {
   uint64_t port_guid = 0;
   Gid port_gid{};
   uint64_t epoch = 0;
+  uint64_t addr_epoch = 0;
+  uint32_t digest = 0;
+  uint32_t addr_digest = 0;
   Token token{};
   uint64_t lost_parent = 0;
   DataAddress data_address;

@@ -24,7 +24,9 @@
  * Lifecycle (as upstream ibacm): device -> port -> endpoint -> address.
  * Each open_* returns an opaque context of the provider's choosing that the
  * core hands back in later calls; each close_* is called once, children
- * first. One endpoint exists per valid P_Key of a port.
+ * first. One endpoint exists per valid P_Key of a port. add_address and
+ * remove_address also come at any time while an endpoint is open, as IP
+ * addresses appear on and leave its IPoIB interface.
  *
  * Requests: resolve() and query() receive a request id that is unique for
  * the life of the daemon. The provider must answer every request exactly

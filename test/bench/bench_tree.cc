@@ -31,8 +31,21 @@
 //   make bench && test/bench/bench_tree [--hcas N] [--consumers N]
 //       [--access N] [--distribution N] [--consumer-loops N] [--prdb-threads N]
 //       [--link-down NODE[:PORT]] [--timeout S] [--max-rss-gib G] [--regen]
-//       [--log-level L]
+//       [--log-level L] [--pieces]
+//
+// Also measured after the tree (access_update_100_ms): one access node's
+// update on one core (the process pinned to one CPU): 100 consumers spread
+// over the fabric, from the SMDB delta in hand to the 100th consumer's new
+// PRDB version published: the delta applied as a member applies it, the
+// index and route diff built, the PRDBs patched.
+//
+// --pieces runs only fixed workloads on the cached SMDB pair, each in its
+// own Piece* function, for instruction counts under callgrind
+// (test/bench/callgrind.sh): the path engine, the route diff, full PRDB
+// builds, the incremental update of 100 consumers, their delta applies,
+// and the data channel's frame codec.
 #include <pthread.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -65,6 +78,8 @@
 #include "common/smdb/smdb_index.h"
 #include "common/smdb/smdb_prdb.h"
 #include "common/tree/consumer.h"
+#include "common/tree/db_version.h"
+#include "common/tree/frame.h"
 #include "common/tree/core_server.h"
 #include "common/tree/inproc_mad.h"
 #include "common/tree/stream.h"
@@ -92,6 +107,7 @@ struct Options {
   double timeout_s = 600;
   double max_rss_gib = 21;
   bool regen = false;
+  bool pieces = false;  // --pieces: the fixed CPU-bound workloads only
   ssa::LogLevel log_level = ssa::LogLevel::kError;
 };
 
@@ -100,7 +116,7 @@ void Usage(const char* argv0) {
       stderr,
       "usage: %s [--hcas N] [--consumers N] [--access N] [--distribution N] [--consumer-loops N]\n"
       "          [--prdb-threads N] [--link-down NODE[:PORT]] [--timeout S] [--max-rss-gib G]\n"
-      "          [--regen] [--log-level L]\n",
+      "          [--regen] [--log-level L] [--pieces]\n",
       argv0);
 }
 
@@ -109,6 +125,10 @@ bool ParseArgs(int argc, char** argv, Options* o) {
     std::string a = argv[i];
     if (a == "--regen") {
       o->regen = true;
+      continue;
+    }
+    if (a == "--pieces") {
+      o->pieces = true;
       continue;
     }
     if (i + 1 >= argc) return false;
@@ -793,6 +813,210 @@ void Bench::Shutdown() {
 }
 
 // ---------------------------------------------------------------------------
+// One access node on one core, and the fixed pieces for callgrind.
+
+// `n` consumer port GUIDs spread evenly over the CA ports of `x`.
+std::vector<uint64_t> SpreadConsumers(const smdb::SmdbIndex& x, uint64_t sm_guid, size_t n) {
+  std::vector<uint64_t> all;
+  for (uint32_t e : x.endpoints()) {
+    const auto& p = x.port(e);
+    if (p.port_guid && p.base_lid && p.port_guid != sm_guid && x.node_of(p).type == smdb::kNodeCa)
+      all.push_back(p.port_guid);
+  }
+  std::vector<uint64_t> out;
+  for (size_t i = 0; i < n && !all.empty(); ++i) out.push_back(all[i * all.size() / n]);
+  return out;
+}
+
+struct AccessUpdate {
+  double apply_ms = 0, prdbs_ms = 0, total_ms = 0;
+  uint64_t computed = 0, if_full = 0;
+  size_t consumers = 0;
+};
+
+// See the file comment (access_update_100_ms).
+Status MeasureAccessUpdate(const SmdbPair& pair, size_t consumers, AccessUpdate* out) {
+  cpu_set_t saved, one;
+  sched_getaffinity(0, sizeof(saved), &saved);
+  CPU_ZERO(&one);
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &saved)) {
+      CPU_SET(c, &one);
+      break;
+    }
+  // Threads made from here on (the pool) inherit the one CPU.
+  sched_setaffinity(0, sizeof(one), &one);
+  Status st = [&]() -> Status {
+    auto ser1 = std::make_shared<std::string>(), ser2 = std::make_shared<std::string>(),
+         delta = std::make_shared<std::string>();
+    Status s = pair.before.Serialize(ser1.get());
+    if (s.ok()) s = pair.after.Serialize(ser2.get());
+    if (s.ok()) s = smdb::MakeDelta(pair.before, pair.after, delta.get());
+    if (!s.ok()) return s;
+    ssa::EventLoop loop;
+    s = loop.Init();
+    if (!s.ok()) return s;
+    ssa::Logger log;
+    log.set_level(ssa::LogLevel::kError);
+    ssa::WorkerPool pool(&loop, 1);
+    size_t published = 0;
+    Status failed;
+    distrib::PrdbService svc(
+        &loop, &pool, &log, [&published](const distrib::PrdbVersion&) { ++published; },
+        [&failed](uint64_t, const Status& why) { failed = why; });
+    tree::DbReplica<smdb::Smdb> replica;
+    s = replica.ApplyFull(ser1, pair.before.global_epoch, tree::DigestOf(*ser1));
+    if (!s.ok()) return s;
+    std::unique_ptr<smdb::SmdbIndex> x;
+    s = smdb::SmdbIndex::Build(pair.before, &x);
+    if (!s.ok()) return s;
+    std::vector<uint64_t> guids =
+        SpreadConsumers(*x, pair.before.subnet.records[0].sm_port_guid, consumers);
+    for (uint64_t g : guids) svc.AddConsumer(g);
+    svc.OnSmdb(replica.db());
+    if (!loop.RunUntil([&] { return published >= guids.size() || !failed.ok(); },
+                       std::chrono::seconds(600)) ||
+        !failed.ok())
+      return failed.ok() ? Status::Error(ETIMEDOUT, "first PRDBs") : failed;
+    uint64_t c0 = svc.paths_computed(), f0 = svc.paths_if_full();
+    auto t0 = Clock::now();
+    s = replica.ApplyDelta(delta, pair.before.global_epoch, pair.after.global_epoch,
+                           tree::DigestOf(*ser2));
+    if (!s.ok()) return s.WithContext("SMDB delta");
+    auto t1 = Clock::now();
+    svc.OnSmdb(replica.db());
+    if (!loop.RunUntil([&] { return published >= 2 * guids.size() || !failed.ok(); },
+                       std::chrono::seconds(600)) ||
+        !failed.ok())
+      return failed.ok() ? Status::Error(ETIMEDOUT, "updated PRDBs") : failed;
+    auto t2 = Clock::now();
+    out->apply_ms = Between(t0, t1) * 1e3;
+    out->prdbs_ms = Between(t1, t2) * 1e3;
+    out->total_ms = Between(t0, t2) * 1e3;
+    out->computed = svc.paths_computed() - c0;
+    out->if_full = svc.paths_if_full() - f0;
+    out->consumers = guids.size();
+    return Status::Ok();
+  }();
+  sched_setaffinity(0, sizeof(saved), &saved);
+  return st;
+}
+
+// The pieces: each a function of its own (callgrind --toggle-collect).
+struct PieceInput {
+  const SmdbPair* pair = nullptr;
+  std::unique_ptr<smdb::SmdbIndex> x1, x2;
+  std::vector<uint64_t> guids;
+  smdb::RouteDiff diff;
+  std::vector<distrib::PrdbVersion> full, updated;
+  std::shared_ptr<const std::string> delta;
+};
+
+__attribute__((noinline)) uint64_t PieceEngine(const PieceInput& in) {
+  smdb::PathEngine engine(in.x2.get());
+  ibv_path_record rec;
+  uint64_t ok = 0;
+  for (size_t i = 0; i < 2 && i < in.guids.size(); ++i) {
+    uint16_t slid = in.x2->port(in.x2->PortByGuid(in.guids[i])).base_lid;
+    for (uint16_t dlid : in.x2->assigned_lids())
+      ok += engine.Compute(slid, dlid, &rec) == smdb::PathStatus::kOk;
+  }
+  return ok;
+}
+
+__attribute__((noinline)) size_t PieceRouteDiff(PieceInput* in) {
+  in->diff = smdb::DiffRoutes(in->pair->before, *in->x1, in->pair->after, *in->x2);
+  return in->diff.dirty_count;
+}
+
+__attribute__((noinline)) Status PiecePrdbBuild(const PieceInput& in,
+                                                std::vector<distrib::PrdbVersion>* out) {
+  std::vector<distrib::PrdbVersion> none(2);
+  for (size_t i = 0; i < none.size(); ++i) none[i].port_guid = in.guids[i];
+  size_t computed = 0;
+  return distrib::PrdbService::UpdateMany(0, in.pair->after, *in.x2, in.diff, none, out, &computed);
+}
+
+__attribute__((noinline)) Status PiecePrdbUpdate(PieceInput* in, size_t* computed) {
+  return distrib::PrdbService::UpdateMany(in->pair->before.global_epoch, in->pair->after, *in->x2,
+                                          in->diff, in->full, &in->updated, computed);
+}
+
+__attribute__((noinline)) Status PieceDeltaApply(
+    std::vector<std::unique_ptr<tree::DbReplica<smdb::Prdb>>>* replicas,
+    const std::vector<distrib::PrdbVersion>& updated) {
+  for (size_t i = 0; i < replicas->size(); ++i) {
+    const distrib::PrdbVersion& v = updated[i];
+    Status s = (*replicas)[i]->ApplyDelta(v.delta, v.delta_from, v.epoch, v.digest);
+    if (!s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+__attribute__((noinline)) size_t PieceFrameCodec(const std::vector<distrib::PrdbVersion>& updated) {
+  tree::FrameReader reader;
+  size_t frames = 0;
+  for (const distrib::PrdbVersion& v : updated) {
+    std::string f = tree::EncodeFrame(tree::FrameType::kXferData, *v.delta);
+    if (!reader.Feed(reinterpret_cast<const uint8_t*>(f.data()), f.size()).ok()) return 0;
+    tree::Frame out;
+    while (reader.Next(&out)) ++frames;
+  }
+  return frames;
+}
+
+int RunPieces(const SmdbPair& pair) {
+  auto t = Clock::now();
+  auto lap = [&t](const char* name, const std::string& what) {
+    printf("%-18s %10.3f ms  %s\n", name, Since(t) * 1e3, what.c_str());
+    t = Clock::now();
+  };
+  PieceInput in;
+  in.pair = &pair;
+  Status st = smdb::SmdbIndex::Build(pair.before, &in.x1);
+  if (st.ok()) st = smdb::SmdbIndex::Build(pair.after, &in.x2);
+  if (!st.ok()) {
+    fprintf(stderr, "bench_tree: %s\n", st.ToString().c_str());
+    return 1;
+  }
+  in.guids = SpreadConsumers(*in.x1, pair.before.subnet.records[0].sm_port_guid, 100);
+  // The consumers' versions at the first SMDB: the update's input.
+  std::vector<distrib::PrdbVersion> none(in.guids.size());
+  for (size_t i = 0; i < none.size(); ++i) none[i].port_guid = in.guids[i];
+  size_t computed = 0;
+  st = distrib::PrdbService::UpdateMany(0, pair.before, *in.x1, in.diff, none, &in.full, &computed);
+  if (!st.ok()) {
+    fprintf(stderr, "bench_tree: %s\n", st.ToString().c_str());
+    return 1;
+  }
+  std::vector<std::unique_ptr<tree::DbReplica<smdb::Prdb>>> replicas;
+  for (const distrib::PrdbVersion& v : in.full) {
+    replicas.push_back(std::make_unique<tree::DbReplica<smdb::Prdb>>(nullptr, false));
+    replicas.back()->ApplyFull(v.bytes, v.epoch, v.digest);
+  }
+  printf("pieces on the cached %zu-LID SMDB pair, %zu consumers (wall times: see callgrind.sh "
+         "for instruction counts)\n",
+         in.x2->assigned_lids().size(), in.guids.size());
+  t = Clock::now();
+  lap("engine", std::to_string(PieceEngine(in)) + " paths from 2 sources");
+  lap("route_diff", std::to_string(PieceRouteDiff(&in)) + " dirty LIDs");
+  std::vector<distrib::PrdbVersion> built;
+  st = PiecePrdbBuild(in, &built);
+  lap("prdb_build", "2 PRDBs built whole: " + st.ToString());
+  st = PiecePrdbUpdate(&in, &computed);
+  lap("prdb_update_cold", std::to_string(in.updated.size()) + " consumers (first touch of the new buffers)");
+  in.updated.clear();
+  st = PiecePrdbUpdate(&in, &computed);
+  lap("prdb_update", std::to_string(in.updated.size()) + " consumers, " +
+                         std::to_string(computed) + " paths recomputed: " + st.ToString());
+  if (in.updated.size() != replicas.size()) return 1;
+  st = PieceDeltaApply(&replicas, in.updated);
+  lap("delta_apply", std::to_string(replicas.size()) + " consumer deltas: " + st.ToString());
+  lap("frame_codec", std::to_string(PieceFrameCodec(in.updated)) + " delta frames");
+  return st.ok() ? 0 : 1;
+}
+
+// ---------------------------------------------------------------------------
 
 void Figure(const std::string& name, const std::string& value) {
   printf("%s = %s\n", name.c_str(), value.c_str());
@@ -859,6 +1083,7 @@ int main(int argc, char** argv) {
   }
   Progress("SMDBs %s (%.1f s): epochs %" PRIu64 " and %" PRIu64, pair.source.c_str(), Since(t_smdb),
            pair.before.global_epoch, pair.after.global_epoch);
+  if (opt.pieces) return RunPieces(pair);
 
   Bench bench(opt);
   st = bench.Setup(pair, opt.consumers, access, distribution);
@@ -881,6 +1106,11 @@ int main(int argc, char** argv) {
     Progress("checking every consumer's PRDB against BuildPrdb on the new SMDB");
     bench.Check(pair.after, &equal, &mismatched, &mem, &wire, &paths);
   }
+  bench.Shutdown();
+  AccessUpdate access_update;
+  Progress("one access node, 100 consumers, one core: the update");
+  Status access_st = MeasureAccessUpdate(pair, 100, &access_update);
+  if (!access_st.ok()) Progress("access node measurement: %s", access_st.ToString().c_str());
   uint64_t rss_peak = ProcStatusBytes("VmHWM");
   // Sized down: what the consumers asked for would take, at the memory a
   // consumer took here (an extrapolation, printed as one).
@@ -896,7 +1126,7 @@ int main(int argc, char** argv) {
     notes.push_back(
         "memory: a consumer took " + Num(per / 1e6, 2) +
         " MB of RSS here (its parsed PRDB; the access " +
-        "node's parsed copy and serialization; buffers), so " + std::to_string(asked_consumers) +
+        "node's serialization of it; buffers), so " + std::to_string(asked_consumers) +
         " consumers would need about " + Num(Gib(static_cast<uint64_t>(per * asked_consumers)), 1) +
         " GiB (extrapolated, not measured) of this machine's " + Num(Gib(total), 1) + " GiB");
     Progress("NOTE: %s", notes.back().c_str());
@@ -943,6 +1173,11 @@ int main(int argc, char** argv) {
          bench.mad_counters.lost_no_receiver + bench.mad_counters.lost_queue_full);
   if (!update.done)
     printf("NOTE: the update phase did not complete; its figures are missing, not estimated\n");
+  if (access_st.ok())
+    printf("one access node, %zu consumers, one core: SMDB delta applied %.1f ms, PRDBs %.1f ms "
+           "(%" PRIu64 " of %" PRIu64 " paths recomputed)\n",
+           access_update.consumers, access_update.apply_ms, access_update.prdbs_ms,
+           access_update.computed, access_update.if_full);
   printf("\n");
 
   Figure("hcas", static_cast<uint64_t>(opt.hcas));
@@ -999,7 +1234,7 @@ int main(int argc, char** argv) {
     Figure("update_all_s", "n/a (not done)");
     Figure("prdb_mem_over_wire", "n/a (not done)");
   }
+  if (access_st.ok()) Figure("access_update_100_ms", Num(access_update.total_ms, 1));
   Figure("consumers_equal_full", equal ? "yes" : "no");
-  bench.Shutdown();
   return startup.done && update.done && equal ? 0 : 1;
 }

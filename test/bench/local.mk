@@ -56,3 +56,10 @@ test_bench_bench_tree_LDADD = distrib/libibssa.la test/sim/libsimnode.la test/si
 EXTRA_test_bench_bench_tree_DEPENDENCIES = opensm_plugin/libibssa_osm.la
 bench_programs += test/bench/bench_tree
 endif
+
+# callgrind.sh: instruction counts of the CPU-bound pieces (bench_tree
+# --pieces under valgrind's callgrind); `make bench-callgrind` runs it.
+EXTRA_DIST += test/bench/callgrind.sh
+bench-callgrind: bench
+	$(SHELL) $(srcdir)/test/bench/callgrind.sh $(abs_top_builddir)
+.PHONY: bench-callgrind

@@ -8,12 +8,12 @@
 # reports SKIP).
 fuzzer_flags = -std=c++17 -g -O1 -fno-omit-frame-pointer \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	$(WARN_FLAGS) -I$(top_srcdir)
+	$(WARN_FLAGS) -I$(top_srcdir) -I$(top_srcdir)/include
 # In a rule: fuzz_inputs='<sources and headers>'; $(fuzz_build)
 fuzz_build = srcs=; for f in $$fuzz_inputs; do \
 	  case $$f in *.cc) srcs="$$srcs $(srcdir)/$$f";; esac; \
 	done; \
-	$(MKDIR_P) test/fuzz && $(CLANGXX) $(fuzzer_flags) -o $@ $$srcs
+	$(MKDIR_P) test/fuzz && $(CLANGXX) $(fuzzer_flags) -o $@ $$srcs $$fuzz_libs
 
 # acm_msg_fuzzer: the ibacm client protocol's decoders (common/acm/).
 acm_msg_fuzzer_main = test/fuzz/acm_msg_fuzzer.cc
@@ -85,3 +85,42 @@ CLEANFILES += test/fuzz/ssa_mad_fuzzer test/fuzz/tree_frame_fuzzer
 dist_noinst_SCRIPTS += test/fuzz/gen_ssa_mad_seeds.py test/fuzz/gen_tree_frame_seeds.py
 EXTRA_DIST += $(ssa_mad_fuzzer_main) test/fuzz/corpus/ssa_mad \
 	$(tree_frame_fuzzer_main) test/fuzz/corpus/tree_frame
+
+# config_fuzzer: the readers of what administrators write: option files
+# (INI and upstream), ibacm_addr.cfg, the hosts file, the plugin's options.
+config_fuzzer_main = test/fuzz/config_fuzzer.cc
+config_fuzzer_inputs = $(config_fuzzer_main) test/fuzz/fuzz_check.h \
+	common/base/config_file.h common/base/config_file.cc \
+	common/base/option_set.h common/base/option_set.cc common/base/text_util.h \
+	common/base/log.h common/base/log.cc \
+	core/addr_config.h core/addr_config.cc \
+	opensm_plugin/plugin_options.h opensm_plugin/plugin_options.cc \
+	$(SSA_SMDB_SOURCES) $(SSA_BASE_PURE_SOURCES)
+test/fuzz/config_fuzzer: $(config_fuzzer_inputs)
+	$(AM_V_GEN)fuzz_inputs='$(config_fuzzer_inputs)'; \
+	fuzz_libs='$(INIH_CFLAGS) $(INIH_LIBS) -lpthread'; $(fuzz_build)
+
+if HAVE_CLANGXX
+fuzzers_built_for_check += test/fuzz/config_fuzzer
+endif
+CLEANFILES += test/fuzz/config_fuzzer
+dist_noinst_SCRIPTS += test/fuzz/gen_config_seeds.py
+EXTRA_DIST += $(config_fuzzer_main) test/fuzz/corpus/config
+
+# netlink_fuzzer: the core's netlink codecs, the kernel's path-record
+# requests (CORE_KERNEL_LS_CODEC_SOURCES in core/kernel_ls/local.mk) and
+# rtnetlink address messages (CORE_RTNL_ADDR_CODEC_SOURCES), with their
+# framing (CORE_NETLINK_MSG_SOURCES).
+netlink_fuzzer_main = test/fuzz/netlink_fuzzer.cc
+netlink_fuzzer_inputs = $(netlink_fuzzer_main) test/fuzz/fuzz_check.h \
+	$(CORE_NETLINK_MSG_SOURCES) $(CORE_KERNEL_LS_CODEC_SOURCES) \
+	$(CORE_RTNL_ADDR_CODEC_SOURCES) $(SSA_BASE_PURE_SOURCES)
+test/fuzz/netlink_fuzzer: $(netlink_fuzzer_inputs)
+	$(AM_V_GEN)fuzz_inputs='$(netlink_fuzzer_inputs)'; $(fuzz_build)
+
+if HAVE_CLANGXX
+fuzzers_built_for_check += test/fuzz/netlink_fuzzer
+endif
+CLEANFILES += test/fuzz/netlink_fuzzer
+dist_noinst_SCRIPTS += test/fuzz/gen_netlink_seeds.py
+EXTRA_DIST += $(netlink_fuzzer_main) test/fuzz/corpus/netlink

@@ -55,7 +55,8 @@ bool Same(const JoinRequest& a, const JoinRequest& b) {
          a.counters.delta_transfers == b.counters.delta_transfers &&
          a.counters.bytes_sent == b.counters.bytes_sent &&
          a.counters.refused == b.counters.refused && a.counters.children == b.counters.children &&
-         a.counters.reconnects == b.counters.reconnects;
+         a.counters.reconnects == b.counters.reconnects && a.addr_epoch == b.addr_epoch &&
+         a.digest == b.digest && a.addr_digest == b.addr_digest;
 }
 bool Same(const JoinAnswer& a, const JoinAnswer& b) {
   return Same(a.parent, b.parent) && Same(a.backup, b.backup) && a.token == b.token &&

@@ -61,3 +61,27 @@ test_providers_extra_dup_v1_la_SOURCES = test/providers/extra/dup_v1.c \
 test_providers_extra_dup_v1_la_LDFLAGS = $(TEST_PROVIDER_LDFLAGS)
 test_providers_extra_dup_v2_la_SOURCES = test/providers/extra/dup_v2.c
 test_providers_extra_dup_v2_la_LDFLAGS = $(TEST_PROVIDER_LDFLAGS)
+
+# upstream/.libs/: libraries written for upstream ibacm's interface (built
+# against Debian's <infiniband/acm_prov.h>) for the upstream bridge's tests
+# (test/sdk/upstream_bridge_test.sh): libfakeacm.so works without a verbs
+# device; libfakeacm_v2.so reports provider version 2;
+# libfakeacm_unresolved.so needs a function no daemon exports. Their acm_*
+# references stay undefined, as in any upstream provider: the bridge
+# provides them at load time.
+fakeacm_ldflags = -module -avoid-version -shared -rpath /nowhere
+check_LTLIBRARIES += \
+	test/providers/upstream/libfakeacm.la \
+	test/providers/upstream/libfakeacm_v2.la \
+	test/providers/upstream/libfakeacm_unresolved.la
+test_providers_upstream_libfakeacm_la_SOURCES = test/providers/upstream/fakeacm.c
+test_providers_upstream_libfakeacm_la_LDFLAGS = $(fakeacm_ldflags)
+test_providers_upstream_libfakeacm_la_LIBADD = $(VERBS_LIBS)
+test_providers_upstream_libfakeacm_v2_la_SOURCES = test/providers/upstream/fakeacm.c
+test_providers_upstream_libfakeacm_v2_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKEACM_VERSION=2
+test_providers_upstream_libfakeacm_v2_la_LDFLAGS = $(fakeacm_ldflags)
+test_providers_upstream_libfakeacm_v2_la_LIBADD = $(VERBS_LIBS)
+test_providers_upstream_libfakeacm_unresolved_la_SOURCES = test/providers/upstream/fakeacm.c
+test_providers_upstream_libfakeacm_unresolved_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKEACM_UNRESOLVED
+test_providers_upstream_libfakeacm_unresolved_la_LDFLAGS = $(fakeacm_ldflags)
+test_providers_upstream_libfakeacm_unresolved_la_LIBADD = $(VERBS_LIBS)

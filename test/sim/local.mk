@@ -23,6 +23,7 @@ EXTRA_DIST += test/sim/third_party.asan.supp test/sim/third_party.lsan.supp
 noinst_LTLIBRARIES += test/sim/libsimnode.la
 test_sim_libsimnode_la_SOURCES = \
 	test/sim/ibacm_node.h test/sim/ibacm_node.cc \
+	test/sim/acm_load.h test/sim/acm_load.cc \
 	test/sim/osm_plugin_util.h test/sim/osm_plugin_util.cc
 test_sim_libsimnode_la_CPPFLAGS = $(AM_CPPFLAGS) -DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
 

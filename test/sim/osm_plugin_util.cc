@@ -61,7 +61,8 @@ Status PluginSetup::Configure(const std::string& plugin_options, SimFabric::Opti
   if (dir.empty()) return Status::Error(EINVAL, "no directory for the plugin's files");
   std::ofstream f(config());
   f << "event_plugin_name ibssa_osm\n"
-    << "event_plugin_options " << plugin_options << "\n";
+    << "event_plugin_options " << plugin_options << "\n"
+    << extra_config;
   f.close();
   if (!f) return Status::Error(EIO, "cannot write " + config());
   o->opensm_args.insert(o->opensm_args.end(), {"-F", config()});

@@ -44,6 +44,7 @@ std::string PluginLibDir();
 // The plugin's files for one fabric, all inside `dir`.
 struct PluginSetup {
   std::string dir;
+  std::string extra_config;  // more OpenSM config lines (each ending in \n)
   std::string dump_dir() const { return dir + "/dump"; }
   std::string log_file() const { return dir + "/plugin.log"; }
   std::string config() const { return dir + "/opensm.conf"; }

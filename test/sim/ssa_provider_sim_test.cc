@@ -13,6 +13,10 @@
 //   - with its access node killed, known destinations keep resolving
 //     (fallback none: 0 ENODATA); with `fallback = sa`, a daemon with no
 //     PRDB yet answers through the SA;
+//   - 10,000 clients resolving for a minute while epochs arrive: every
+//     request answered once, none ENODATA, the daemon's memory flat;
+//   - 50 clients resolving through a stalled distribution node, a killed
+//     core and a killed access node: none ENODATA, the newest epoch after;
 //   - names, IPv4 and IPv6 from the core's hosts_file (read when it
 //     appears), carried down the tree as the address database, resolve
 //     from the PRDB and the SA agrees; with `fallback = sa` only a LID the
@@ -21,13 +25,18 @@
 #include <infiniband/acm.h>
 #include <signal.h>
 
+#include <sys/resource.h>
+
 #include <chrono>
+#include <fstream>
+#include <thread>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "common/acm/acm_client.h"
 #include "common/acm/acm_wire.h"
+#include "test/sim/acm_load.h"
 #include "test/sim/ibacm_node.h"
 #include "test/sim/netgen.h"
 #include "test/sim/osm_plugin_util.h"
@@ -48,6 +57,15 @@ const char kNode[] = "Hca6";  // the node running ibacm with the ssa provider
 
 std::string SsaProviderDir() { return std::string(ABS_TOP_BUILDDIR) + "/providers/ssa/.libs"; }
 std::string OurIbAcme() { return std::string(ABS_TOP_BUILDDIR) + "/util/ib_acme/ib_acme"; }
+
+// A process's resident set (VmRSS), in KiB; 0 if unknown.
+long RssKib(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("VmRSS:", 0) == 0) return atol(line.c_str() + 6);
+  return 0;
+}
 
 }  // namespace
 
@@ -83,14 +101,15 @@ TEST_GROUP(SsaProviderSim) {
 
   // ibacm with the ssa provider on kNode; returns once it holds the
   // core's epoch (with `wait`).
-  void StartIbacm(const std::string& ssa_options, bool wait = true) {
+  void StartIbacm(const std::string& ssa_options, bool wait = true,
+                  const std::string& log_level = "debug") {
     IbacmNode::Options io;
     io.node = kNode;
     io.addr_cfg = "node6 ibsim0 1 default\n10.0.0.6 ibsim0 1 default\nfd00::6 ibsim0 1 default\n";
-    io.opts_cfg =
-        "[core]\nlog_level = debug\nprovider = ssa default\nsupport_ips_in_addr_cfg = yes\n"
-        "[ssa]\nmad_timeout_ms = 300\n" +
-        ssa_options;
+    io.opts_cfg = "[core]\nlog_level = " + log_level +
+                  "\nprovider = ssa default\nsupport_ips_in_addr_cfg = yes\n"
+                  "[ssa]\nmad_timeout_ms = 300\n" +
+                  ssa_options;
     io.provider_dir = SsaProviderDir();
     ibacm = std::make_unique<IbacmNode>(tree->fabric(), io);
     CHECK_OK(ibacm->Start());
@@ -173,6 +192,24 @@ TEST_GROUP(SsaProviderSim) {
                          out.c_str());
   }
 
+  // `clients` clients of the daemon resolving every LID of the subnet
+  // (offset 0) from node6, one request outstanding each.
+  ssa::test::AcmLoadOptions Load(int clients) {
+    ssa::test::AcmLoadOptions lo;
+    lo.socket = ibacm->socket_path();
+    lo.clients = clients;
+    lo.source.flags = acm::kEpFlagSource;
+    lo.source.SetName("node6");
+    for (const auto& g : tree->smdb().guid_lids.records) {
+      if (g.guid != g.port_guid) continue;
+      acm::EpAddr d;
+      d.flags = acm::kEpFlagDest;
+      d.type = acm::kAddrLid;
+      d.SetLid(g.base_lid);
+      lo.destinations.push_back(d);
+    }
+    return lo;
+  }
   // The daemon-wide counter `which` (PERF_QUERY).
   uint64_t Counter(int which) {
     ssa::AcmClient client;
@@ -326,4 +363,151 @@ TEST(SsaProviderSim, OurIbAcmeTestFindsNoMismatchOnA36HcaFatTree) {
     if (g.guid == g.port_guid) lids += size_t{1} << g.lmc;
   CHECK(lids >= 36 + 6);
   LONGS_EQUAL(lids, Counter(ACM_CNTR_ROUTE_CACHE));
+}
+
+TEST(SsaProviderSim, TenThousandClientsResolvingForAMinuteWhileTheTreeDeliversUpdates) {
+  // Issue 16's soak: every request answered exactly once, none ENODATA
+  // (fallback none: all from the PRDB), the daemon's memory flat, while
+  // link changes bring new epochs every second or two.
+  StartTree(0);
+  StartIbacm("fallback = none\n", true, "info");
+  struct rlimit rl;
+  getrlimit(RLIMIT_NOFILE, &rl);
+  rl.rlim_cur = rl.rlim_max;
+  setrlimit(RLIMIT_NOFILE, &rl);
+  CHECK_TEXT(rl.rlim_cur > 10200, "fd hard limit too low for 10,000 clients");
+
+  ssa::test::AcmLoadOptions lo = Load(10000);
+  lo.duration = 60s;
+  // Each client asks again 200 ms after its answer: about 50,000 resolves
+  // a second in all, leaving the 2-core machine's OpenSM and ibsim room to
+  // deliver the updates the test is about.
+  lo.think = 200ms;
+  auto started = std::chrono::steady_clock::now();
+  ssa::test::AcmLoadThread load(lo);
+  pid_t pid = ibacm->process()->pid();
+  // Warmed up: every client has been answered a few times.
+  bool warm = ssa::test::PollUntil(30s, [&] { return load.answered() >= 50000; });
+  long rss_warm = RssKib(pid);
+
+  // One link change every 4 s, over two uplinks (OpenSM ignores a port
+  // whose traps come too often): this pacing is the workload, not a wait.
+  int changes = 0;
+  const std::pair<const char*, int> links[] = {{"L1", 7}, {"L2", 8}};
+  auto next_change = std::chrono::steady_clock::now();
+  while (warm && next_change < started + 50s) {
+    std::this_thread::sleep_until(next_change);
+    next_change += 4s;
+    uint64_t before = tree->smdb().global_epoch;
+    int ups = tree->fabric()->SubnetUpCount();
+    const auto& link = links[(changes / 2) % 2];
+    bool down = changes % 2 == 0;
+    CHECK_OK(down ? tree->fabric()->LinkDown(link.first, link.second)
+                  : tree->fabric()->LinkUp(link.first, link.second));
+    // OpenSM misses a link event that comes while it still sweeps for the
+    // previous one: one change per sweep.
+    CHECK_OK(tree->fabric()->WaitSubnetUp(ups + 1, 30s));
+    ssa::smdb::Smdb next;
+    CHECK_OK(tree->WaitSmdbAfter(before, 30s, &next));
+    WaitEpoch(next.global_epoch);
+    ++changes;
+  }
+  ssa::test::AcmLoadResult r;
+  CHECK_OK(load.Finish(false, &r));  // it ends by itself after lo.duration
+  long rss_end = RssKib(pid);
+  std::string what = r.Describe() + "; " + std::to_string(changes) + " epochs delivered; RSS " +
+                     std::to_string(rss_warm) + " -> " + std::to_string(rss_end) + " KiB";
+  printf("\n  soak: %s\n", what.c_str());
+  CHECK_TEXT(warm, what.c_str());
+  LONGS_EQUAL_TEXT(10000, r.connected, what.c_str());
+  CHECK_TEXT(r.answered == r.sent && r.lost == 0, what.c_str());
+  CHECK_TEXT(r.unexpected == 0 && r.malformed == 0 && r.closed == 0, what.c_str());
+  CHECK_TEXT(r.enodata == 0 && r.other_errors == 0 && r.success == r.answered, what.c_str());
+  CHECK_TEXT(r.answered > 10 * 10000, what.c_str());
+  CHECK_TEXT(changes >= 5, what.c_str());
+  // Flat: no more than 10 % (and 8 MiB of slack for allocator noise) above
+  // what it held once every client was connected and answered.
+  CHECK_TEXT(rss_warm > 0 && rss_end <= rss_warm + rss_warm / 10 + 8192, what.c_str());
+  LONGS_EQUAL(0, RouteQueries());
+}
+
+TEST(SsaProviderSim, ClientsKeepTheirAnswersThroughACutOffTreeAKilledCoreAndAKilledParent) {
+  // Issue 16's fault scenarios, as a client sees them: 50 clients resolve
+  // every known LID the whole time (fallback none: an answer not from the
+  // PRDB would be ENODATA) while
+  //   1. the distribution node stops for 10 s (SIGSTOP: its children's
+  //      parent goes silent; once its lease runs out the core gives them
+  //      another parent) and a link changes meanwhile;
+  //   2. OpenSM, the core, is killed right after a link change, while the
+  //      new epoch is on its way down, and started again;
+  //   3. the access node serving the daemon is killed right after a link
+  //      change, during that epoch's transfer.
+  // After each, the daemon catches up with the newest epoch and its
+  // answers equal the SA's.
+  StartTree(0);
+  StartIbacm("fallback = none\n", true, "info");
+  ssa::test::AcmLoadOptions lo = Load(50);
+  lo.duration = 600s;  // until stopped
+  lo.think = 10ms;
+  ssa::test::AcmLoadThread load(lo);
+  auto answers_go_on = [&] { return load.AnswersGoOn(100, 10s); };
+  CHECK(answers_go_on());
+  // A link change, and the epoch the core makes of it (not waited for
+  // further down the tree).
+  int changes = 0;
+  auto change = [&]() -> uint64_t {
+    const std::pair<const char*, int> links[] = {{"L1", 7}, {"L2", 8}};
+    const auto& link = links[(changes / 2) % 2];
+    bool down = changes++ % 2 == 0;
+    uint64_t before = tree->smdb().global_epoch;
+    int ups = tree->fabric()->SubnetUpCount();
+    CHECK_OK(down ? tree->fabric()->LinkDown(link.first, link.second)
+                  : tree->fabric()->LinkUp(link.first, link.second));
+    CHECK_OK(tree->fabric()->WaitSubnetUp(ups + 1, 30s));
+    ssa::smdb::Smdb next;
+    CHECK_OK(tree->WaitSmdbAfter(before, 30s, &next));
+    return next.global_epoch;
+  };
+
+  // 1. The tree below the core cut off for 10 s.
+  CHECK_OK(tree->process("Hca2")->Kill(SIGSTOP));
+  uint64_t during = change();
+  CHECK(answers_go_on());
+  std::this_thread::sleep_for(10s);  // the length of the outage is the scenario
+  CHECK(answers_go_on());
+  CHECK_OK(tree->process("Hca2")->Kill(SIGCONT));
+  WaitEpoch(during);
+
+  // 2. The core killed while an epoch travels, then back.
+  uint64_t traveling = change();
+  CHECK_OK(tree->fabric()->KillSm(SIGKILL));
+  CHECK(answers_go_on());
+  CHECK_OK(tree->fabric()->RestartSm(60s));
+  ssa::smdb::Smdb after_restart;
+  CHECK_OK(tree->WaitSmdbAfter(traveling - 1, 30s, &after_restart));
+  uint64_t newest = change();
+  CHECK(newest > traveling);
+  WaitEpoch(newest);
+
+  // 3. The daemon's access node killed during a transfer.
+  std::string log = ibacm->Log();
+  size_t at = log.rfind("consumer: access node LID ");
+  CHECK(at != std::string::npos);
+  int lid = atoi(log.c_str() + at + strlen("consumer: access node LID "));
+  std::string victim = lid == tree->Lid("Hca3") ? "Hca3" : "Hca4";
+  uint64_t last = change();
+  CHECK_OK(tree->process(victim)->Kill(SIGKILL));
+  CHECK(answers_go_on());
+  WaitEpoch(last);
+
+  ssa::test::AcmLoadResult r;
+  CHECK_OK(load.Finish(true, &r));
+  std::string what = r.Describe();
+  printf("\n  faults: %s\n", what.c_str());
+  CHECK_TEXT(r.answered == r.sent && r.lost == 0 && r.closed == 0, what.c_str());
+  CHECK_TEXT(r.unexpected == 0 && r.malformed == 0, what.c_str());
+  CHECK_TEXT(r.enodata == 0 && r.other_errors == 0, what.c_str());
+  LONGS_EQUAL(0, RouteQueries());  // nothing came from the SA
+  // And what it answers now is what the SA says.
+  StockIbAcmeResolvesEveryLid(true);
 }

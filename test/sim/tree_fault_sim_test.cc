@@ -7,6 +7,10 @@
 //     joins down; every consumer ends up with the SA's paths;
 //   - OpenSM (the core) killed: consumers keep what they hold; restarted:
 //     members join again, epochs go on increasing, the next change arrives;
+//   - SM failover: a standby OpenSM with the plugin takes over when the
+//     master dies; its plugin becomes the core, the members find it (the
+//     port's PortInfo), epochs never go backwards for anyone, and the
+//     consumers' paths equal the new SA's;
 //   - garbage and a wrong token on a parent's data port: refused, logged,
 //     and the parent keeps serving its real children.
 #include <arpa/inet.h>
@@ -17,6 +21,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -72,6 +77,24 @@ std::string ReadUntilClosed(int fd, std::chrono::milliseconds timeout, bool* clo
   return got;
 }
 
+// The epochs a log reports as "<kind> epoch N in place", in order.
+std::vector<uint64_t> EpochsInPlace(const std::string& log, const std::string& kind) {
+  std::vector<uint64_t> out;
+  std::string needle = kind + " epoch ";
+  for (size_t at = log.find(needle); at != std::string::npos; at = log.find(needle, at + 1)) {
+    char* end = nullptr;
+    uint64_t epoch = strtoull(log.c_str() + at + needle.size(), &end, 10);
+    if (strncmp(end, " in place", 9) == 0) out.push_back(epoch);
+  }
+  return out;
+}
+
+bool NeverBackwards(const std::vector<uint64_t>& v) {
+  for (size_t i = 1; i < v.size(); ++i)
+    if (v[i] < v[i - 1]) return false;
+  return true;
+}
+
 }  // namespace
 
 TEST_GROUP(TreeFaultSim) {
@@ -101,6 +124,35 @@ TEST_GROUP(TreeFaultSim) {
     CHECK_OK(tree->WaitSmdbAfter(before, 30s, &next));
     CHECK(next.global_epoch > before);
     CHECK_OK(tree->WaitConsumersAt(consumers, next.global_epoch, 30s));
+  }
+
+  // A distribution node (Hca2), an access node (Hca3) and two consumers
+  // (Hca6, Hca7) at the core's epoch; returns the consumers.
+  std::vector<std::string> StartMembers() {
+    CHECK_OK(tree->StartIbssa("Hca2", "distribution"));
+    CHECK_OK(tree->StartIbssa("Hca3", "access"));
+    CHECK_OK(tree->StartConsumer("Hca6"));
+    CHECK_OK(tree->StartConsumer("Hca7"));
+    const std::vector<std::string> all = {"Hca6", "Hca7"};
+    CHECK_OK(tree->WaitConsumersAt(all, tree->smdb().global_epoch, 30s));
+    return all;
+  }
+
+  // Within 30 s, ssa-tree shows `members` members under a core (whose port
+  // GUID is `core_guid`, when not 0).
+  bool TreeWhole(int members, uint64_t core_guid = 0) {
+    return ssa::test::PollUntil(30s, [&] {
+      std::vector<TreeMember> ms;
+      if (!tree->Tree("Hca10", &ms).ok()) return false;
+      int n = 0;
+      bool core_ok = core_guid == 0;
+      for (const TreeMember& m : ms) {
+        n += m.at("role") != "core";
+        if (m.at("role") == "core" && core_guid)
+          core_ok = strtoull(m.at("guid").c_str(), nullptr, 16) == core_guid;
+      }
+      return n == members && core_ok;
+    });
   }
 
   void EqualsSa(const std::string& consumer) {
@@ -140,12 +192,7 @@ TEST(TreeFaultSim, FlippedBytesAndLostMadsOnlySlowTheTreeDown) {
 
 TEST(TreeFaultSim, TheCoreKilledAndRestartedMembersJoinAgainAndEpochsGoOn) {
   StartFabric();
-  CHECK_OK(tree->StartIbssa("Hca2", "distribution"));
-  CHECK_OK(tree->StartIbssa("Hca3", "access"));
-  CHECK_OK(tree->StartConsumer("Hca6"));
-  CHECK_OK(tree->StartConsumer("Hca7"));
-  const std::vector<std::string> all = {"Hca6", "Hca7"};
-  CHECK_OK(tree->WaitConsumersAt(all, tree->smdb().global_epoch, 30s));
+  const std::vector<std::string> all = StartMembers();
   uint64_t held = tree->smdb().global_epoch;
 
   CHECK_OK(tree->fabric()->KillSm(SIGKILL));
@@ -156,19 +203,55 @@ TEST(TreeFaultSim, TheCoreKilledAndRestartedMembersJoinAgainAndEpochsGoOn) {
 
   // The members find the new core (its data port is a new one) and the
   // tree is whole again.
-  bool whole = ssa::test::PollUntil(30s, [&] {
-    std::vector<TreeMember> ms;
-    if (!tree->Tree("Hca10", &ms).ok()) return false;
-    int members = 0;
-    for (const TreeMember& m : ms) members += m.at("role") != "core";
-    return members == 4;
-  });
-  CHECK_TEXT(whole, "the members did not join the restarted core");
+  CHECK_TEXT(TreeWhole(4), "the members did not join the restarted core");
   // The next change arrives with a higher epoch than anything before.
   LinkChange(true, all);
   CHECK(tree->smdb().global_epoch > held);
   for (const std::string& c : all) EqualsSa(c);
   CHECK(Num(tree->ReadStats("Hca6"), "prdb_epoch") > held);
+}
+
+TEST(TreeFaultSim, TheStandbySmTakesOverItsPluginBecomesTheCoreAndEpochsNeverGoBack) {
+  TreeHarness::Options o;
+  CHECK_OK(TreeHarness::FatTree(12, 0, &o));
+  o.failover = true;
+  CHECK_OK(tree->Start(o));
+  CHECK_OK(tree->StartStandbySm("Hca11"));
+  const std::vector<std::string> all = StartMembers();
+  uint64_t held = tree->smdb().global_epoch;
+  // While the master lives, the standby's plugin makes no version: it is
+  // not the core.
+  CHECK_TEXT(ssa::test::ListVersions(tree->standby().dump_dir()).empty(),
+             "a standby's plugin published a version");
+
+  CHECK_OK(tree->FailOver(30s));
+  // The new core starts its own epochs (an empty dump directory) but
+  // continues after what its members hold as soon as they join it.
+  ssa::smdb::Smdb next;
+  CHECK_OK(tree->WaitSmdbAfter(held, 60s, &next));
+  CHECK_OK(tree->WaitConsumersAt(all, next.global_epoch, 60s));
+  STRCMP_CONTAINS("from another core",
+                  ssa::test::ReadFileText(tree->standby().log_file()).c_str());
+  CHECK_TEXT(TreeWhole(4, tree->PortGuid("Hca11")),
+             "the members did not all join the standby's core");
+  STRCMP_CONTAINS("the master SM moved", tree->IbssaLog("Hca2").c_str());
+  for (const std::string& c : all) EqualsSa(c);
+
+  // A change after the failover arrives through the new core.
+  uint64_t before = tree->smdb().global_epoch;
+  CHECK_OK(tree->fabric()->LinkDown("L1", 7));
+  ssa::smdb::Smdb after;
+  CHECK_OK(tree->WaitSmdbAfter(before, 30s, &after));
+  CHECK_OK(tree->WaitConsumersAt(all, after.global_epoch, 30s));
+  for (const std::string& c : all) EqualsSa(c);
+
+  // Nobody ever saw epochs go backwards.
+  for (const std::string& c : all) {
+    std::vector<uint64_t> e = EpochsInPlace(tree->ConsumerLog(c), "PRDB");
+    CHECK_TEXT(e.size() >= 3 && NeverBackwards(e), tree->ConsumerLog(c).c_str());
+  }
+  std::vector<uint64_t> e = EpochsInPlace(tree->IbssaLog("Hca2"), "SMDB");
+  CHECK_TEXT(e.size() >= 3 && NeverBackwards(e), tree->IbssaLog("Hca2").c_str());
 }
 
 TEST(TreeFaultSim, GarbageAndAWrongTokenAreRefusedAndTheParentKeepsServing) {

@@ -3,6 +3,8 @@
 
 #include <sys/stat.h>
 
+#include <csignal>
+
 #include <cinttypes>
 #include <cstdio>
 #include <fstream>
@@ -119,12 +121,23 @@ Status TreeHarness::FatTree(int hcas, int lmc, Options* out) {
   return Status::Ok();
 }
 
+namespace {
+// OpenSM polls the master's SMInfo every 10 s, 4 tries, by default.
+const char kFastSmPolling[] = "sminfo_polling_timeout 500\npolling_retry_number 2\n";
+}  // namespace
+
 Status TreeHarness::Start(const Options& o) {
+  options_ = o;
   plugin_.dir = dir_->path();
+  dump_dir_ = plugin_.dump_dir();
   SimFabric::Options so;
   so.net_text = o.net_text;
   so.ibsim_args = o.ibsim_args;
   so.opensm_args = {"-l", std::to_string(o.lmc)};
+  if (o.failover) {
+    so.opensm_args.insert(so.opensm_args.end(), {"-p", "10"});
+    plugin_.extra_config = kFastSmPolling;
+  }
   // The core's data channel on loopback, any free port; short leases so
   // renewals (and the counters they carry) come every second.
   std::string options = plugin_.DefaultOptions() +
@@ -142,6 +155,41 @@ Status TreeHarness::Start(const Options& o) {
         return n == hcas;
       },
       std::chrono::seconds(30), &db_);
+}
+
+Status TreeHarness::StartStandbySm(const std::string& node) {
+  if (!options_.failover) return Status::Error(EINVAL, "the fabric was not started for failover");
+  standby_.dir = NodeDir(node + "-opensm");
+  standby_.extra_config = kFastSmPolling;
+  std::string options = standby_.DefaultOptions() + " listen=127.0.0.1:0 lease_s=3 " +
+                        options_.extra_plugin_options;
+  SimFabric::Options so;
+  Status st = standby_.Configure(options, &so);
+  if (!st.ok()) return st;
+  std::vector<std::string> argv = {"opensm", "-f", StandbyOsmLog(), "-s", "0", "-d2", "-p", "1",
+                                   "-l", std::to_string(options_.lmc)};
+  argv.insert(argv.end(), so.opensm_args.begin(), so.opensm_args.end());
+  std::map<std::string, std::string> env = so.opensm_env;
+  // OpenSM's cache files (guid2lid and the like) must not be shared.
+  env["OSM_CACHE_DIR"] = env["OSM_TMP_DIR"] = standby_.dir;
+  if (env.count("LD_PRELOAD"))
+    env["LD_PRELOAD"] += ":" + fabric_->NodeEnv(node).at("LD_PRELOAD");
+  std::unique_ptr<SimProcess> p;
+  st = fabric_->Spawn(node, argv, &p, env);
+  if (!st.ok()) return st;
+  procs_[node] = std::move(p);
+  return WaitForLogLine(StandbyOsmLog(), "Entering STANDBY state", std::chrono::seconds(20))
+      .WithContext("standby OpenSM on " + node);
+}
+
+Status TreeHarness::FailOver(std::chrono::milliseconds timeout) {
+  if (standby_.dir.empty()) return Status::Error(EINVAL, "no standby OpenSM");
+  Status st = fabric_->KillSm(SIGKILL);
+  if (!st.ok()) return st;
+  st = WaitForLogLine(StandbyOsmLog(), "SUBNET UP", timeout);
+  if (!st.ok()) return st.WithContext("the standby did not take over");
+  dump_dir_ = standby_.dump_dir();
+  return Status::Ok();
 }
 
 Status TreeHarness::Stop() {
@@ -253,8 +301,7 @@ Status TreeHarness::WaitConsumersAt(const std::vector<std::string>& nodes, uint6
 Status TreeHarness::WaitSmdbAfter(uint64_t after, std::chrono::milliseconds timeout,
                                   smdb::Smdb* out) {
   Status st = WaitForVersion(
-      plugin_.dump_dir(), [after](const smdb::Smdb& d) { return d.global_epoch > after; }, timeout,
-      out);
+      dump_dir_, [after](const smdb::Smdb& d) { return d.global_epoch > after; }, timeout, out);
   if (st.ok()) db_ = *out;
   return st;
 }

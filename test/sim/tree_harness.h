@@ -41,6 +41,10 @@ class TreeHarness {
     int lmc = 0;
     int hcas = 0;                      // CAs in the net (to wait for the full SMDB)
     std::string extra_plugin_options;  // appended to the defaults
+    // Ready for StartStandbySm: this OpenSM gets priority 10, and both poll
+    // each other every 500 ms (a dead master is noticed within a second or
+    // two instead of OpenSM's default 40 s).
+    bool failover = false;
   };
 
   // The tree tests' fabric: a fat tree of `hcas` HCAs; 12 gives 2 leaves
@@ -56,6 +60,16 @@ class TreeHarness {
   // Stops everything; fails when OpenSM did not exit cleanly.
   Status Stop();
   void set_failed();
+
+  // A second OpenSM with the plugin (own dump directory and log) on `node`,
+  // priority 1; returns once it is STANDBY. Needs Options::failover.
+  Status StartStandbySm(const std::string& node);
+  // Kills the master OpenSM (SIGKILL: its ibsim slot is released) and
+  // returns once the standby logged SUBNET UP as master. From then on
+  // WaitSmdbAfter follows the standby's dump directory.
+  Status FailOver(std::chrono::milliseconds timeout);
+  const PluginSetup& standby() const { return standby_; }
+  std::string StandbyOsmLog() const { return standby_.dir + "/opensm.log"; }
 
   // ibssa on `node` with `role` (and `extra_cfg` lines in its options
   // file); returns once its log says it joined.
@@ -98,6 +112,9 @@ class TreeHarness {
 
   TempDir* dir_;
   PluginSetup plugin_;
+  PluginSetup standby_;      // StartStandbySm
+  std::string dump_dir_;     // where the current core writes its versions
+  Options options_;
   std::unique_ptr<SimFabric> fabric_;
   smdb::Smdb db_;
   std::map<std::string, std::unique_ptr<SimProcess>> procs_;

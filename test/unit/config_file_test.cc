@@ -32,6 +32,15 @@ TEST(ConfigFile, IniSyntaxErrorNamesFileAndLine) {
   STRCMP_CONTAINS("x.cfg:3:", st.message().c_str());
 }
 
+TEST(ConfigFile, AValueWithoutANameIsASyntaxError) {
+  // Found by the config fuzzer: "= value" used to become an entry with an
+  // empty name.
+  ssa::ConfigFile cfg;
+  ssa::Status st = ssa::ConfigFile::Parse("[core]\nlog_level = 1\n= 2\n", "x.cfg", &cfg);
+  CHECK_FALSE(st.ok());
+  STRCMP_CONTAINS("x.cfg:3:", st.message().c_str());
+}
+
 TEST(ConfigFile, UpstreamFormatDetectedAndRead) {
   ssa::ConfigFile cfg;
   const char* text =

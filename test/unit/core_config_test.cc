@@ -89,6 +89,16 @@ TEST(CoreOptions, RunDirMovesEveryRuntimeFile) {
 
 TEST_GROUP(AddrConfig){};
 
+TEST(AddrConfig, ANameWithANulOrControlCharacterIsSkippedWithAWarning) {
+  // Found by the config fuzzer: the NUL cut the name short when printed.
+  std::string text = std::string("node\0x mlx4_0 1 default\nno\x01" "de mlx4_0 1 default\n", 47) +
+                     "node2 mlx4_0 1 default\n";
+  auto cfg = ssa::AddrConfig::Parse(text, "addr.cfg", true);
+  LONGS_EQUAL(1, cfg.entries.size());
+  STRCMP_EQUAL("node2", cfg.entries[0].text.c_str());
+  LONGS_EQUAL(2, cfg.warnings.size());
+}
+
 TEST(AddrConfig, UpstreamLinesParsed) {
   auto cfg = ssa::AddrConfig::Parse(
       "# comment\n"

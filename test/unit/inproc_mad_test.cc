@@ -322,6 +322,36 @@ TEST(InprocMad, TheCoreAdmitsManyMembersOverIt) {
   CHECK_EQUAL(0u, fabric.counters().lost_no_receiver);
 }
 
+TEST(InprocMad, AMemberWhoseCoreStopsAnsweringAsksThePortWhereTheSmIsAndFollowsIt) {
+  // The core is at LID 1; the member still believes the SM is at LID 9
+  // (nobody there: an old master that died). Its port knows better.
+  CoreOnFabric c(&fabric);
+  auto mads = fabric.NewTransport(5);
+  CHECK(mads->Open(tree::kSsaClass, tree::kSsaClassVersion).ok());
+  int probes = 0;
+  tree::MemberControlOptions o;
+  o.roles = tree::kRoleAccess;  // the core parents access nodes itself
+  o.port_guid = 0x1005;
+  CHECK(tree::DataAddress::Parse("127.0.0.1:7475", &o.data_address).ok());
+  o.sm_lid = [] { return uint16_t{9}; };
+  o.probe_sm_lid = [&probes](std::function<void(uint16_t)> done) {
+    ++probes;
+    done(kCoreLid);
+  };
+  o.timeout_ms = 20;
+  o.retries = 1;
+  bool joined = false;
+  tree::MemberControlClient member(&c.loop, mads.get(), &c.log, o,
+                                   [&](const tree::Assignment&, bool) { joined = true; });
+  CHECK(member.Start().ok());
+  CHECK(c.loop.RunUntil([&] { return joined; }, std::chrono::seconds(5)));
+  CHECK_EQUAL(kCoreLid, member.SmLid());
+  CHECK_EQUAL(1u, member.sm_moves());
+  CHECK_EQUAL(1, probes);
+  member.Stop();
+  c.core->Stop();
+}
+
 TEST(InprocMad, AThousandConsumersRejoiningAtOnceAllLandWhileTheCoreStaysResponsive) {
   // Issue 16's reconnect storm on the control plane: 1,000 consumers under
   // two access nodes; one access node leaves and its children all join

@@ -21,6 +21,9 @@ test_unit_unit_tests_SOURCES = \
 	test/unit/client_server_test.cc \
 	test/unit/daemon_util_test.cc \
 	test/unit/daemon_test.cc \
+	test/unit/fake_netlink.h test/unit/fake_netlink.cc \
+	test/unit/kernel_ls_codec_test.cc test/unit/kernel_path_service_test.cc \
+	test/unit/addr_watch_test.cc test/unit/daemon_kernel_test.cc \
 	test/unit/shipped_config_test.cc \
 	test/unit/acm_stock_msg.h \
 	test/unit/acm_wire_test.cc \
@@ -49,6 +52,8 @@ test_unit_unit_tests_SOURCES = \
 	test/unit/prdb_service_test.cc \
 	test/unit/tree_frame_test.cc \
 	test/unit/inproc_mad_test.cc \
+	test/unit/tree_failover_test.cc \
+	test/unit/data_storm_test.cc \
 	test/unit/db_replica_test.cc \
 	test/unit/smdb_tool_test.cc
 test_unit_unit_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS) $(TEST_PROVIDER_CPPFLAGS) \

@@ -2,6 +2,7 @@
 // equals BuildPrdb on the same SMDB, whether computed whole or patched
 // from the previous epoch after random changes; two services publish
 // byte-identical PRDBs for the same SMDB.
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -68,6 +69,8 @@ TEST(PrdbService, IncrementalEqualsFullAfterRandomChanges) {
     std::unique_ptr<SmdbIndex> index;
     if (!SmdbIndex::Build(*next, &index).ok()) continue;
     size_t before = published.size();
+    std::map<uint64_t, std::shared_ptr<const Prdb>> previous;
+    for (uint64_t g : consumers) previous[g] = svc->Current(g);
     uint64_t computed_before = svc->paths_computed();
     uint64_t if_full_before = svc->paths_if_full();
     svc->OnSmdb(next);
@@ -86,6 +89,17 @@ TEST(PrdbService, IncrementalEqualsFullAfterRandomChanges) {
       if_full -= all;
     }
     CHECK_EQUAL(0u, if_full);  // paths_if_full counts what a full build would compute
+    // What was published: the digest of the bytes, and the delta MakeDelta
+    // makes from the previous version (patched or built whole alike).
+    for (size_t i = before; i < published.size(); ++i) {
+      const PrdbVersion& v = published[i];
+      CHECK_EQUAL(Crc32(reinterpret_cast<const uint8_t*>(v.bytes->data()), v.bytes->size()),
+                  v.digest);
+      CHECK(v.delta != nullptr);
+      std::string want;
+      CHECK(MakeDelta(*previous[v.port_guid], *svc->Current(v.port_guid), &want).ok());
+      CHECK_TEXT(want == *v.delta, ("round " + std::to_string(round)).c_str());
+    }
     db = next;
   }
   // Recomputing only what can change is most of the point.

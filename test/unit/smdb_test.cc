@@ -40,6 +40,29 @@ TEST(Smdb, Crc32IsTheZlibCrc) {
   }
 }
 
+// The CRC arithmetic the incremental PRDB digests rely on.
+TEST(Smdb, Crc32CombineAndPatchMatchAFullPass) {
+  std::string data;
+  for (int i = 0; i < 5000; ++i) data += static_cast<char>((i * 131) ^ (i >> 3));
+  const uint8_t* d = reinterpret_cast<const uint8_t*>(data.data());
+  for (size_t split : {size_t{0}, size_t{1}, size_t{7}, size_t{123}, size_t{4096}, data.size()})
+    UNSIGNED_LONGS_EQUAL(Crc32(d, data.size()),
+                         Crc32Combine(Crc32(d, split), Crc32(d + split, data.size() - split),
+                                      data.size() - split));
+  uint32_t crc = Crc32(d, data.size());
+  std::string changed = data;
+  for (size_t off : {size_t{0}, size_t{10}, size_t{2500}, size_t{4950}}) {
+    for (size_t n : {size_t{1}, size_t{50}}) {
+      std::string before = changed.substr(off, n);
+      for (size_t i = 0; i < n; ++i) changed[off + i] = static_cast<char>(changed[off + i] + 1 + i);
+      crc = Crc32Patch(crc, changed.size(), off, reinterpret_cast<const uint8_t*>(before.data()),
+                       reinterpret_cast<const uint8_t*>(changed.data()) + off, n);
+      UNSIGNED_LONGS_EQUAL(Crc32(reinterpret_cast<const uint8_t*>(changed.data()), changed.size()),
+                           crc);
+    }
+  }
+}
+
 TEST(Smdb, SchemasListTablesInIdOrder) {
   const DbSchema& s = Smdb::Schema();
   const char* names[] = {"subnet",   "guid_lids",  "nodes",       "ports",      "links",

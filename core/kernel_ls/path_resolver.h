@@ -1,0 +1,33 @@
+// path_resolver.h: how a path query from inside the daemon (the kernel's
+// requests) reaches the providers. The request dispatcher implements it
+// with the very code client path queries go through; tests give the kernel
+// service a fake.
+//
+// Loop thread only.
+#ifndef IBACM_SSA_CORE_KERNEL_LS_PATH_RESOLVER_H
+#define IBACM_SSA_CORE_KERNEL_LS_PATH_RESOLVER_H
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include <infiniband/sa.h>
+
+namespace ssa {
+
+class PathResolver {
+ public:
+  // `status` is an ACM_STATUS_* value; `path` is set (wire order) only
+  // with ACM_STATUS_SUCCESS and valid only during the call.
+  using DoneFn = std::function<void(uint8_t status, const ibv_path_record* path)>;
+  virtual ~PathResolver() = default;
+  // Resolves `path` (DGID and whatever else is set; a zero SGID means the
+  // port `device`/`port_num` names, if the daemon serves it) from the
+  // endpoint it leaves from. `done` is called exactly once, now or later.
+  virtual void ResolvePath(const ibv_path_record& path, const std::string& device, int port_num,
+                           DoneFn done) = 0;
+};
+
+}  // namespace ssa
+
+#endif

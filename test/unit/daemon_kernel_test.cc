@@ -1,0 +1,320 @@
+// The whole daemon in-process with the test provider, a made-up port and
+// the fake netlink seam: the kernel's path-record requests answered through
+// the provider (or with the error flag), and IPoIB addresses added and
+// removed at run time as rtnetlink reports them, seen through EP_QUERY and
+// resolves. The daemon's loop runs on its own thread; the test feeds the
+// fake sockets and talks to the daemon through its client socket.
+#include <arpa/inet.h>
+#include <endian.h>
+#include <linux/netlink.h>
+#include <rdma/rdma_netlink.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "common/acm/acm_client.h"
+#include "core/addr_watch/rtnl_addr_codec.h"
+#include "core/daemon.h"
+#include "core/kernel_ls/kernel_path_service.h"
+#include "core/kernel_ls/ls_codec.h"
+#include "test/unit/fake_netlink.h"
+
+// Last: its memory-leak macros redefine new.
+#include <CppUTest/TestHarness.h>
+
+using namespace ssa;
+using namespace ssa::kernel_ls;
+
+namespace {
+
+constexpr uint64_t kPortGuid = 0x0002c90300001231ULL;
+
+UmadPort Port() {
+  UmadPort p;
+  p.ca_name = "fake0";
+  p.port_num = 1;
+  p.node_type = 1;
+  p.node_guid = 0x0002c90300001230ULL;
+  p.port_guid = kPortGuid;
+  p.gid_prefix = 0xfe80000000000000ULL;
+  p.lid = 5;
+  p.sm_lid = 1;
+  p.state = kPortActive;
+  p.link_layer = "InfiniBand";
+  p.pkeys = {0xffff, 0x8001};
+  p.pkey_indexes = {0, 1};
+  return p;
+}
+
+void Gid(uint64_t guid, uint8_t* out) {
+  uint64_t prefix = htobe64(0xfe80000000000000ULL), g = htobe64(guid);
+  memcpy(out, &prefix, 8);
+  memcpy(out + 8, &g, 8);
+}
+
+std::vector<uint8_t> KernelRequest(uint32_t seq, bool with_sgid, uint16_t dlid_in_gid,
+                                   uint16_t pkey = 0) {
+  LsRequest r;
+  r.type = RDMA_NL_GET_TYPE(RDMA_NL_LS, RDMA_NL_LS_OP_RESOLVE);
+  r.flags = NLM_F_REQUEST;
+  r.seq = seq;
+  r.resolve.device = "fake0";
+  r.resolve.port_num = 1;
+  r.resolve.path_use = LS_RESOLVE_PATH_USE_ALL;
+  r.resolve.has_dgid = true;
+  Gid(dlid_in_gid, r.resolve.dgid);
+  r.resolve.has_sgid = with_sgid;
+  if (with_sgid) Gid(kPortGuid, r.resolve.sgid);
+  r.resolve.has_pkey = pkey != 0;
+  r.resolve.pkey = pkey;
+  return EncodeResolveRequest(r);
+}
+
+AddrEvent AddrChange(bool added, int ifindex, const char* ip) {
+  AddrEvent e;
+  e.added = added;
+  e.ifindex = ifindex;
+  e.family = AF_INET;
+  e.prefix_len = 24;
+  inet_pton(AF_INET, ip, e.address.data);
+  return e;
+}
+
+// Waits for `pred` (another thread changes what it looks at), up to 5 s.
+template <typename Pred>
+bool WaitFor(Pred pred) {
+  for (int i = 0; i < 5000; ++i) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return pred();
+}
+
+}  // namespace
+
+TEST_GROUP(DaemonKernel) {
+  std::string dir;
+  std::unique_ptr<Daemon> daemon;
+  std::thread loop_thread;
+  testing::FakeNetlink netlink;
+  testing::FakeLinks links;
+  std::vector<IpoibAddress> ipoib_at_start;
+
+  void setup() override {
+    char tmpl[] = "/tmp/ssa-dkernel-XXXXXX";
+    CHECK(mkdtemp(tmpl) != nullptr);
+    dir = tmpl;
+    links.AddIpoib(4, "ib0", kPortGuid, 0xffff);
+    links.AddIpoib(7, "ib0.8001", kPortGuid, 0x8001);
+    links.AddOther(2, "eth0", 1);
+  }
+  void Start(const std::string& extra_opts) {
+    std::ofstream(dir + "/opts.cfg") << "[core]\nlog_level = debug\n" << extra_opts;
+    std::ofstream(dir + "/addr.cfg") << "node5 fake0 1 default\nnode5-b fake0 1 0x8001\n";
+    Daemon::Settings s;
+    s.opts_file = dir + "/opts.cfg";
+    s.opts_file_given = true;
+    s.addr_file = dir + "/addr.cfg";
+    s.run_dir = dir + "/run";
+    s.provider_dir = TEST_PROVIDER_DIR "/good/.libs";
+    s.log_target = dir + "/ibacm.log";
+    s.discover = [](std::vector<UmadPort>* out) {
+      *out = {Port()};
+      return Status::Ok();
+    };
+    s.netlink_open = netlink.Opener();
+    s.links = &links;
+    s.list_ipoib = [this](std::vector<IpoibAddress>* out) {
+      *out = ipoib_at_start;
+      return Status::Ok();
+    };
+    daemon = std::make_unique<Daemon>(s);
+    Status st = daemon->Start();
+    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    loop_thread = std::thread([this] { daemon->Run(); });
+  }
+  void teardown() override {
+    if (daemon) {
+      daemon->RequestStop();
+      if (loop_thread.joinable()) loop_thread.join();
+      daemon->Shutdown();
+      daemon.reset();
+    }
+    CHECK_EQUAL(0, system(("rm -rf '" + dir + "'").c_str()));
+  }
+  std::string Log() {
+    std::ifstream in(dir + "/ibacm.log");
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+  testing::FakeNetlinkSocket* Rdma() { return netlink.socket(NETLINK_RDMA); }
+  testing::FakeNetlinkSocket* Route() { return netlink.socket(NETLINK_ROUTE); }
+  // The daemon's n-th message to the kernel (0 is SET_TIMEOUT).
+  LsDaemonMessage Sent(size_t n) {
+    CHECK_TRUE(WaitFor([&] { return Rdma()->sent_count() > n; }));
+    std::vector<uint8_t> bytes = Rdma()->sent()[n];
+    NlMessageReader r(bytes.data(), bytes.size());
+    NlMessage m;
+    CHECK_TRUE(r.Next(&m));
+    LsDaemonMessage out;
+    CHECK_TRUE(DecodeDaemonMessage(m, &out).ok());
+    return out;
+  }
+  std::vector<std::string> EndpointAddresses(int index) {
+    AcmClient c;
+    CHECK_TRUE(c.Connect(dir + "/run/ibacm-unix.sock").ok());
+    acm::EpQueryResponse r;
+    CHECK_TRUE(c.EpQuery(static_cast<uint8_t>(index), 0, &r).ok());
+    return r.config.addrs;
+  }
+  bool Lists(int index, const std::string& addr) {
+    for (const auto& a : EndpointAddresses(index))
+      if (a == addr) return true;
+    return false;
+  }
+  std::vector<uint64_t> Counters() {
+    AcmClient c;
+    CHECK_TRUE(c.Connect(dir + "/run/ibacm-unix.sock").ok());
+    acm::PerfResponse perf;
+    CHECK_TRUE(c.PerfQuery(0, &perf).ok());
+    return perf.counters;
+  }
+};
+
+TEST(DaemonKernel, KernelRequestsAreAnsweredByTheProvider) {
+  Start("kernel_path_timeout = 4000\n");
+  CHECK(Rdma() != nullptr);
+  LONGS_EQUAL(1u << (RDMA_NL_GROUP_LS - 1), Rdma()->groups);
+  LsDaemonMessage set = Sent(0);
+  LONGS_EQUAL(RDMA_NL_LS_OP_SET_TIMEOUT, set.op);
+  LONGS_EQUAL(4000, set.timeout_ms);
+
+  Rdma()->Inject(KernelRequest(11, true, 0x41));
+  LsDaemonMessage a = Sent(1);
+  LONGS_EQUAL(11, a.seq);
+  if (a.error) fprintf(stderr, "%s", Log().c_str());
+  CHECK_FALSE(a.error);
+  LONGS_EQUAL(1, a.paths.size());
+  // testprov: DLID from the DGID's interface ID, SLID and SGID the port's.
+  LONGS_EQUAL(0x41, be16toh(a.paths[0].dlid));
+  LONGS_EQUAL(5, be16toh(a.paths[0].slid));
+  LONGS_EQUAL(0xffff, be16toh(a.paths[0].pkey));
+
+  // No SGID: the port the kernel names is the source.
+  Rdma()->Inject(KernelRequest(12, false, 0x42, 0x8001));
+  LsDaemonMessage b = Sent(2);
+  LONGS_EQUAL(12, b.seq);
+  CHECK_FALSE(b.error);
+  uint8_t sgid[16];
+  Gid(kPortGuid, sgid);
+  MEMCMP_EQUAL(sgid, b.paths[0].sgid.raw, 16);
+  LONGS_EQUAL(0x8001, be16toh(b.paths[0].pkey));  // the P_Key's endpoint
+  std::vector<uint64_t> c = Counters();
+  LONGS_EQUAL(2, c[acm::kCntrResolve]);  // kernel requests are resolves
+  LONGS_EQUAL(0, c[acm::kCntrError]);
+}
+
+TEST(DaemonKernel, RequestsNoEndpointServesGetTheErrorFlag) {
+  Start("");
+  LsRequest r;
+  r.type = RDMA_NL_GET_TYPE(RDMA_NL_LS, RDMA_NL_LS_OP_RESOLVE);
+  r.flags = NLM_F_REQUEST;
+  r.seq = 21;
+  r.resolve.device = "mlx5_9";  // not ours
+  r.resolve.port_num = 1;
+  r.resolve.has_dgid = true;
+  Gid(0x41, r.resolve.dgid);
+  r.resolve.has_sgid = true;
+  Gid(0x1234, r.resolve.sgid);  // nor this GID
+  Rdma()->Inject(EncodeResolveRequest(r));
+  LsDaemonMessage a = Sent(1);
+  LONGS_EQUAL(21, a.seq);
+  CHECK_TRUE(a.error);
+  Rdma()->Inject(KernelRequest(22, true, 0x41, 0x7000));  // no such P_Key
+  CHECK_TRUE(Sent(2).error);
+  std::vector<uint64_t> c = Counters();
+  LONGS_EQUAL(2, c[acm::kCntrResolve]);
+  LONGS_EQUAL(2, c[acm::kCntrError]);
+}
+
+TEST(DaemonKernel, SlowProviderIsAnsweredForByTheDeadline) {
+  Start("kernel_path_timeout = 100\n[testprov]\ndelay_ms = 1000\n");
+  Rdma()->Inject(KernelRequest(31, true, 0x41));
+  LsDaemonMessage a = Sent(1);
+  LONGS_EQUAL(31, a.seq);
+  CHECK_TRUE(a.error);
+  CHECK(Log().find("kernel path request 31: no provider answer in 80 ms") != std::string::npos);
+}
+
+TEST(DaemonKernel, WithoutTheKernelServiceTheDaemonSaysSoAndServes) {
+  netlink.Refuse(NETLINK_RDMA, EPROTONOSUPPORT);
+  Start("");
+  CHECK(daemon->kernel_service() != nullptr);
+  CHECK_FALSE(daemon->kernel_service()->active());
+  std::string log = Log();
+  size_t at = log.find("kernel path-record service unavailable");
+  CHECK(at != std::string::npos);
+  CHECK(log.find("kernel path-record service unavailable", at + 1) == std::string::npos);
+  CHECK_TRUE(Lists(1, "node5"));  // clients are still served
+}
+
+TEST(DaemonKernel, SwitchedOffNothingIsOpened) {
+  Start("kernel_path_service = no\naddr_watch = no\n");
+  CHECK(Rdma() == nullptr);
+  CHECK(Route() == nullptr);
+  CHECK(daemon->kernel_service() == nullptr);
+  CHECK(Log().find("kernel_path_service off") != std::string::npos);
+}
+
+TEST(DaemonKernel, IpoibAddressesFollowTheInterfaces) {
+  IpoibAddress at_start;
+  at_start.ifname = "ib0";
+  at_start.ifindex = 4;
+  at_start.port_guid = kPortGuid;
+  at_start.pkey = 0xffff;
+  at_start.address.size = sizeof(at_start.address);
+  at_start.address.type = SSA_ADDR_IP;
+  inet_pton(AF_INET, "10.0.0.5", at_start.address.data);
+  at_start.text = "10.0.0.5";
+  ipoib_at_start = {at_start};
+  Start("");
+  CHECK(Route() != nullptr);
+  CHECK_TRUE(Lists(1, "10.0.0.5"));
+
+  // Added on the child interface: the 0x8001 endpoint's; on eth0: nobody's.
+  Route()->Inject(EncodeAddrMessage(AddrChange(true, 7, "10.0.1.6")));
+  Route()->Inject(EncodeAddrMessage(AddrChange(true, 2, "192.0.2.1")));
+  CHECK_TRUE(WaitFor([&] { return Lists(2, "10.0.1.6"); }));
+  CHECK_FALSE(Lists(1, "10.0.1.6"));
+  CHECK_FALSE(Lists(1, "192.0.2.1") || Lists(2, "192.0.2.1"));
+
+  // The new address is a source clients can use.
+  AcmClient c;
+  CHECK_TRUE(c.Connect(dir + "/run/ibacm-unix.sock").ok());
+  acm::EpAddr src, dst;
+  src.flags = acm::kEpFlagSource;
+  in_addr ip;
+  inet_pton(AF_INET, "10.0.1.6", &ip);
+  src.SetIpv4(ip);
+  dst.flags = acm::kEpFlagDest;
+  dst.SetLid(0x41);
+  acm::ResolveResponse r;
+  CHECK_TRUE(c.Resolve({dst, src}, &r).ok());
+  LONGS_EQUAL(acm::kStatusSuccess, r.hdr.status);
+
+  // Deleted at start-up's address and the new one: both leave.
+  Route()->Inject(EncodeAddrMessage(AddrChange(false, 4, "10.0.0.5")));
+  Route()->Inject(EncodeAddrMessage(AddrChange(false, 7, "10.0.1.6")));
+  CHECK_TRUE(WaitFor([&] { return !Lists(1, "10.0.0.5") && !Lists(2, "10.0.1.6"); }));
+  CHECK_TRUE(c.Resolve({dst, src}, &r).ok());
+  LONGS_EQUAL(acm::kStatusESrcAddr, r.hdr.status);
+  CHECK_TRUE(Lists(1, "node5"));  // configured names stay
+  CHECK_TRUE(Lists(2, "node5-b"));
+  std::string log = Log();
+  CHECK(log.find("address 10.0.1.6 added to IPoIB ib0.8001") != std::string::npos);
+  CHECK(log.find("(1 added, 2 removed since start)") != std::string::npos);
+  CHECK(log.find("remove_address") != std::string::npos);  // testprov heard of it
+}

@@ -1,0 +1,227 @@
+// KernelPathService (core/kernel_ls/) on a real EventLoop with the fake
+// netlink socket and a scripted PathResolver: every request gets exactly one
+// answer (path, provider error, deadline, malformed), late provider answers
+// are dropped, messages not from the kernel are not answered, and a kernel
+// without the service is reported once.
+#include "core/kernel_ls/kernel_path_service.h"
+
+#include <endian.h>
+#include <infiniband/acm.h>
+#include <linux/netlink.h>
+#include <rdma/rdma_netlink.h>
+
+#include <cstring>
+#include <sstream>
+
+#include "common/base/event_loop.h"
+#include "test/unit/fake_netlink.h"
+
+// Last: its memory-leak macros redefine new.
+#include <CppUTest/TestHarness.h>
+
+using namespace ssa;
+using namespace ssa::kernel_ls;
+
+namespace {
+
+class ScriptedResolver : public PathResolver {
+ public:
+  struct Call {
+    ibv_path_record path;
+    std::string device;
+    int port = 0;
+    DoneFn done;
+  };
+  // answer_now: answer inside ResolvePath with `status`; otherwise keep it.
+  bool answer_now = true;
+  uint8_t status = ACM_STATUS_SUCCESS;
+  std::vector<Call> calls;
+
+  void ResolvePath(const ibv_path_record& path, const std::string& device, int port,
+                   DoneFn done) override {
+    calls.push_back({path, device, port, done});
+    if (!answer_now) return;
+    ibv_path_record answer = path;
+    answer.dlid = htobe16(0x41);
+    calls.back().done = nullptr;
+    done(status, status == ACM_STATUS_SUCCESS ? &answer : nullptr);
+  }
+};
+
+std::vector<uint8_t> Request(uint32_t seq, const char* dev = "mlx5_0") {
+  LsRequest r;
+  r.type = RDMA_NL_GET_TYPE(RDMA_NL_LS, RDMA_NL_LS_OP_RESOLVE);
+  r.flags = NLM_F_REQUEST;
+  r.seq = seq;
+  r.resolve.device = dev;
+  r.resolve.port_num = 1;
+  r.resolve.has_dgid = true;
+  r.resolve.dgid[0] = 0xfe;
+  r.resolve.dgid[1] = 0x80;
+  r.resolve.dgid[15] = 0x41;
+  return EncodeResolveRequest(r);
+}
+
+LsDaemonMessage Parse(const std::vector<uint8_t>& bytes) {
+  NlMessageReader r(bytes.data(), bytes.size());
+  NlMessage m;
+  CHECK_TRUE(r.Next(&m));
+  LsDaemonMessage out;
+  CHECK_TRUE(DecodeDaemonMessage(m, &out).ok());
+  return out;
+}
+
+}  // namespace
+
+TEST_GROUP(KernelPathService) {
+  EventLoop loop;
+  Logger log;
+  std::ostringstream lines;
+  ScriptedResolver resolver;
+  testing::FakeNetlink netlink;
+  std::unique_ptr<KernelPathService> service;
+  testing::FakeNetlinkSocket* sock = nullptr;
+
+  void setup() override {
+    CHECK_TRUE(loop.Init().ok());
+    log.set_level(LogLevel::kDebug);
+    log.set_sink([this](LogLevel, const std::string& line) { lines << line << "\n"; });
+  }
+  void Start(uint32_t timeout_ms = 2000) {
+    KernelPathService::Options o;
+    o.timeout_ms = timeout_ms;
+    service = std::make_unique<KernelPathService>(&loop, &log, &resolver, o);
+    CHECK_TRUE(service->Start(netlink.Opener()));
+    sock = netlink.socket(NETLINK_RDMA);
+    CHECK(sock != nullptr);
+  }
+  // Runs the loop until `n` messages were sent (SET_TIMEOUT included).
+  void WaitSent(size_t n) {
+    CHECK_TRUE(loop.RunUntil([&] { return sock->sent_count() >= n; }, std::chrono::seconds(5)));
+  }
+  void Drain() { loop.RunOnce(std::chrono::milliseconds(10)); }
+};
+
+TEST(KernelPathService, JoinsTheGroupAndSetsTheKernelTimeout) {
+  Start(3000);
+  LONGS_EQUAL(1u << (RDMA_NL_GROUP_LS - 1), sock->groups);
+  LONGS_EQUAL(1, sock->sent_count());
+  LsDaemonMessage m = Parse(sock->sent()[0]);
+  LONGS_EQUAL(RDMA_NL_LS_OP_SET_TIMEOUT, m.op);
+  CHECK_TRUE(m.request);
+  CHECK_TRUE(m.has_timeout);
+  LONGS_EQUAL(3000, m.timeout_ms);
+  LONGS_EQUAL(2400, service->answer_deadline_ms());
+}
+
+TEST(KernelPathService, AnswersWithTheProvidersPath) {
+  Start();
+  sock->Inject(Request(501));
+  WaitSent(2);
+  LONGS_EQUAL(1, resolver.calls.size());
+  STRCMP_EQUAL("mlx5_0", resolver.calls[0].device.c_str());
+  LONGS_EQUAL(1, resolver.calls[0].port);
+  LONGS_EQUAL(0x41, resolver.calls[0].path.dgid.raw[15]);
+  LsDaemonMessage m = Parse(sock->sent()[1]);
+  LONGS_EQUAL(501, m.seq);
+  CHECK_FALSE(m.error);
+  CHECK_FALSE(m.request);
+  LONGS_EQUAL(1, m.paths.size());
+  LONGS_EQUAL(0x41, be16toh(m.paths[0].dlid));
+  LONGS_EQUAL(1, service->stats().answered_path);
+  LONGS_EQUAL(0, service->outstanding());
+}
+
+TEST(KernelPathService, ProviderErrorBecomesTheErrorFlag) {
+  Start();
+  resolver.status = ACM_STATUS_EDESTADDR;
+  sock->Inject(Request(502));
+  WaitSent(2);
+  LsDaemonMessage m = Parse(sock->sent()[1]);
+  LONGS_EQUAL(502, m.seq);
+  CHECK_TRUE(m.error);
+  LONGS_EQUAL(0, m.paths.size());
+  LONGS_EQUAL(1, service->stats().provider_errors);
+  LONGS_EQUAL(1, service->stats().answered_error);
+}
+
+TEST(KernelPathService, NoProviderAnswerByTheDeadlineIsAnErrorAndTheLateOneIsDropped) {
+  Start(100);  // deadline 80 ms
+  resolver.answer_now = false;
+  sock->Inject(Request(503));
+  WaitSent(2);
+  LsDaemonMessage m = Parse(sock->sent()[1]);
+  LONGS_EQUAL(503, m.seq);
+  CHECK_TRUE(m.error);
+  LONGS_EQUAL(1, service->stats().timeouts);
+  ibv_path_record p = resolver.calls[0].path;
+  resolver.calls[0].done(ACM_STATUS_SUCCESS, &p);  // the provider, too late
+  LONGS_EQUAL(2, sock->sent_count());
+  LONGS_EQUAL(1, service->stats().late_answers);
+}
+
+TEST(KernelPathService, MalformedAndUnsupportedRequestsAreAnsweredWithAnError) {
+  Start();
+  std::vector<uint8_t> bad = Request(504);
+  bad.resize(bad.size() - 20);  // cut into the DGID attribute
+  uint32_t len = static_cast<uint32_t>(bad.size());
+  std::memcpy(bad.data(), &len, 4);
+  sock->Inject(bad);
+  NlMessageWriter ip(RDMA_NL_GET_TYPE(RDMA_NL_LS, RDMA_NL_LS_OP_IP_RESOLVE), NLM_F_REQUEST, 505, 0);
+  uint32_t ifindex = 4;
+  ip.Append(&ifindex, 4);
+  sock->Inject(ip.Finish());
+  WaitSent(3);
+  LsDaemonMessage a = Parse(sock->sent()[1]), b = Parse(sock->sent()[2]);
+  LONGS_EQUAL(504, a.seq);
+  CHECK_TRUE(a.error);
+  LONGS_EQUAL(505, b.seq);
+  LONGS_EQUAL(RDMA_NL_LS_OP_IP_RESOLVE, b.op);
+  CHECK_TRUE(b.error);
+  LONGS_EQUAL(2, service->stats().bad_requests);
+  LONGS_EQUAL(0, resolver.calls.size());
+}
+
+TEST(KernelPathService, WhatIsNotAKernelRequestIsNotAnswered) {
+  Start();
+  sock->Inject(Request(506), /*from_kernel=*/false);
+  NlMessageWriter answer(RDMA_NL_GET_TYPE(RDMA_NL_LS, RDMA_NL_LS_OP_RESOLVE), 0, 507, 0);
+  sock->Inject(answer.Finish());
+  sock->Inject({1, 2, 3});  // not even a header
+  sock->InjectError(ENOBUFS);
+  sock->Inject(Request(508));  // still served afterwards
+  WaitSent(2);
+  Drain();
+  LONGS_EQUAL(2, sock->sent_count());
+  LONGS_EQUAL(508, Parse(sock->sent()[1]).seq);
+  LONGS_EQUAL(2, service->stats().ignored);
+  LONGS_EQUAL(1, service->stats().malformed);
+  LONGS_EQUAL(1, service->stats().overflows);
+}
+
+TEST(KernelPathService, StopAnswersWhatIsOpen) {
+  Start();
+  resolver.answer_now = false;
+  sock->Inject(Request(509));
+  sock->Inject(Request(510));
+  CHECK_TRUE(loop.RunUntil([&] { return resolver.calls.size() == 2; }, std::chrono::seconds(5)));
+  service->Stop();
+  LONGS_EQUAL(3, sock->sent_count());
+  CHECK_TRUE(Parse(sock->sent()[1]).error);
+  CHECK_TRUE(Parse(sock->sent()[2]).error);
+  CHECK_FALSE(service->active());
+  CHECK(lines.str().find("2 requests: 0 answered with a path, 2 with an error") !=
+        std::string::npos);
+}
+
+TEST(KernelPathService, KernelWithoutTheServiceIsReportedOnce) {
+  netlink.Refuse(NETLINK_RDMA, EPROTONOSUPPORT);
+  KernelPathService s(&loop, &log, &resolver, KernelPathService::Options());
+  CHECK_FALSE(s.Start(netlink.Opener()));
+  CHECK_FALSE(s.active());
+  std::string text = lines.str();
+  size_t first = text.find("kernel path-record service unavailable");
+  CHECK(first != std::string::npos);
+  CHECK(text.find("not supported") != std::string::npos);
+  CHECK(text.find("kernel path-record service unavailable", first + 1) == std::string::npos);
+}

@@ -20,6 +20,7 @@ check() {
 	else
 		sdk_failures=$((sdk_failures + 1))
 		echo "FAIL: $what"
+		return 1  # so that `check ... || cat LOG` shows why
 	fi
 }
 

@@ -1,6 +1,7 @@
 // acm_load.cc: see acm_load.h.
 #include "test/sim/acm_load.h"
 
+#include <fcntl.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -28,13 +29,17 @@ struct Conn {
   size_t next_dest = 0;
 };
 
+// Blocking connect (a non-blocking one fails with EAGAIN while the
+// server's backlog is full, which thousands of clients at once reach), then
+// non-blocking for the run.
 int ConnectUnix(const std::string& path) {
-  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return -1;
   sockaddr_un a{};
   a.sun_family = AF_UNIX;
   strncpy(a.sun_path, path.c_str(), sizeof(a.sun_path) - 1);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
+  if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0 ||
+      fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) != 0) {
     close(fd);
     return -1;
   }

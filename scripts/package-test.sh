@@ -150,13 +150,16 @@ check_listings() { # HOW: how the lists were made
 	for p in $packages; do
 		check "$p: every file in Debian's layout ($1)" layout_ok "$p"
 	done
-	check "ibacm-ssa: ibacm, ib_acme, the three providers, the units ($1)" has ibacm-ssa \
+	check "ibacm-ssa: ibacm, ib_acme, the four providers, the units ($1)" has ibacm-ssa \
 		/usr/sbin/ibacm /usr/bin/ib_acme /usr/lib/$multiarch/ibacm-ssa/sa.so \
 		/usr/lib/$multiarch/ibacm-ssa/acmp.so /usr/lib/$multiarch/ibacm-ssa/ssa.so \
+		/usr/lib/$multiarch/ibacm-ssa/upstream.so \
 		/lib/systemd/system/ibacm.service /lib/systemd/system/ibacm.socket
-	check "ibacm-ssa-dev: the header, ibacm-ssa-prov.pc, ibacm_prov(7) ($1)" has ibacm-ssa-dev \
-		/usr/include/ibacm_ssa/provider.h /usr/lib/$multiarch/pkgconfig/ibacm-ssa-prov.pc \
-		/usr/share/man/man7/ibacm_prov.7.gz
+	check "ibacm-ssa-dev: the header, ibacm-ssa-prov.pc, ibacm_prov(7), the example provider ($1)" \
+		has ibacm-ssa-dev /usr/include/ibacm_ssa/provider.h \
+		/usr/lib/$multiarch/pkgconfig/ibacm-ssa-prov.pc /usr/share/man/man7/ibacm_prov.7.gz \
+		/usr/share/doc/ibacm-ssa-dev/examples/provider/Makefile \
+		/usr/share/doc/ibacm-ssa-dev/examples/provider/pathfile.c
 	check "ibssa: ibssa, ssa-tree, ssa-smdb, ibssa.service ($1)" has ibssa \
 		/usr/sbin/ibssa /usr/bin/ssa-tree /usr/bin/ssa-smdb /lib/systemd/system/ibssa.service
 	check "ibssa-opensm-plugin: libibssa_osm.so where OpenSM looks ($1)" has ibssa-opensm-plugin \
@@ -279,10 +282,12 @@ if [ "$rpm_test" = 1 ]; then
 	}
 	check "rpm ibacm-ssa: ibacm, ib_acme, providers, units" rpm_has ibacm-ssa \
 		/usr/sbin/ibacm /usr/bin/ib_acme "$libdir/ibacm-ssa/sa.so" "$libdir/ibacm-ssa/acmp.so" \
-		"$libdir/ibacm-ssa/ssa.so" /usr/lib/systemd/system/ibacm.service \
+		"$libdir/ibacm-ssa/ssa.so" "$libdir/ibacm-ssa/upstream.so" /usr/lib/systemd/system/ibacm.service \
 		/usr/lib/systemd/system/ibacm.socket
-	check "rpm ibacm-ssa-devel: header and pkg-config file" rpm_has ibacm-ssa-devel \
-		/usr/include/ibacm_ssa/provider.h "$libdir/pkgconfig/ibacm-ssa-prov.pc"
+	check "rpm ibacm-ssa-devel: header, pkg-config file, the example provider" rpm_has ibacm-ssa-devel \
+		/usr/include/ibacm_ssa/provider.h "$libdir/pkgconfig/ibacm-ssa-prov.pc" \
+		/usr/share/doc/ibacm-ssa-devel/examples/provider/Makefile \
+		/usr/share/doc/ibacm-ssa-devel/examples/provider/pathfile.c
 	check "rpm ibssa: ibssa and its unit" rpm_has ibssa \
 		/usr/sbin/ibssa /usr/lib/systemd/system/ibssa.service
 	check "rpm ibssa-opensm-plugin: the plugin" rpm_has ibssa-opensm-plugin "$libdir/libibssa_osm.so"

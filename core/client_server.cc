@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 #include <fstream>
 
@@ -125,6 +126,34 @@ Status ClientServer::ListenUnix(const std::string& path, const std::string& link
   ReplaceSymlink(path, link, log_);
   if (!link.empty() && link != path) files_.push_back(link);
   SSA_LOG(*log_, kInfo, "listening on unix socket %s", path.c_str());
+  return WatchListener(fd);
+}
+
+Status ClientServer::AdoptUnix(int fd) {
+  const std::string what = "descriptor " + std::to_string(fd);
+  int domain = 0, type = 0, listening = 0;
+  socklen_t len = sizeof(int);
+  if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) < 0)
+    return Status::FromErrno(what + " is not a socket");
+  len = sizeof(int);
+  getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len);
+  len = sizeof(int);
+  getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len);
+  if (domain != AF_UNIX || type != SOCK_STREAM || !listening)
+    return Status::Error(EINVAL, what + " is not a listening unix stream socket (domain " +
+                                     std::to_string(domain) + ", type " + std::to_string(type) +
+                                     (listening ? ", listening)" : ", not listening)"));
+  int flags = fcntl(fd, F_GETFL);
+  if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)
+    return Status::FromErrno("cannot make " + what + " non-blocking");
+  struct sockaddr_un addr = {};
+  len = sizeof(addr);
+  std::string name = "(unnamed)";
+  if (getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0 &&
+      len > offsetof(sockaddr_un, sun_path) && addr.sun_path[0] != '\0')
+    name.assign(addr.sun_path, strnlen(addr.sun_path, sizeof(addr.sun_path)));
+  SSA_LOG(*log_, kInfo, "listening on unix socket %s (descriptor %d from systemd)", name.c_str(),
+          fd);
   return WatchListener(fd);
 }
 

@@ -86,6 +86,12 @@ class ClientServer {
   // Unix socket at `path` (replaced if present); `link`, if not empty, is a
   // symlink to it (upstream's /run/ibacm.sock).
   Status ListenUnix(const std::string& path, const std::string& link);
+  // Serves `fd`, a listening unix stream socket someone else made (systemd's
+  // socket activation): it is made non-blocking, and its file and any link
+  // belong to that someone, so Shutdown() closes it but removes nothing.
+  // Fails, leaving fd open, if it is not a listening AF_UNIX SOCK_STREAM
+  // socket.
+  Status AdoptUnix(int fd);
   // TCP on `port` (0: any free port), loopback only or all addresses;
   // writes the port number into `port_file` (and links `port_link` to it).
   Status ListenTcp(int port, bool loopback_only, const std::string& port_file,

@@ -79,6 +79,8 @@ Status Daemon::Configure() {
     SSA_LOG(log_, kInfo, "options from %s (%s format)", config_.name().c_str(),
             config_.format() == ConfigFile::Format::kUpstream ? "upstream ibacm_opts.cfg" : "INI");
   for (const auto& w : warnings) SSA_LOG(log_, kWarn, "%s", w.c_str());
+  if (!settings_.activation_error.empty())
+    SSA_LOG(log_, kWarn, "%s", settings_.activation_error.c_str());
 
   if (access(options_.addr_file.c_str(), R_OK) == 0) {
     st = AddrConfig::Load(options_.addr_file, options_.support_ips_in_addr_cfg, &addrs_);
@@ -100,9 +102,28 @@ Status Daemon::Configure() {
 }
 
 Status Daemon::Listen() {
-  if (options_.server_mode == "unix")
+  if (!settings_.activated_fds.empty()) {
+    // A descriptor we cannot serve is a mistake in the socket unit: logged
+    // and closed, the others served. With none left start-up fails, rather
+    // than putting a socket of our own where systemd's should be.
+    size_t served = 0;
+    for (int fd : settings_.activated_fds) {
+      Status st = server_->AdoptUnix(fd);
+      if (st.ok()) {
+        ++served;
+      } else {
+        SSA_LOG(log_, kError, "socket activation: %s; closing it", st.ToString().c_str());
+        close(fd);
+      }
+    }
+    settings_.activated_fds.clear();  // the server owns the served ones now
+    if (served == 0)
+      return Status::Error(EINVAL, "socket activation: systemd passed no listening unix socket");
+    if (options_.server_mode == "unix") return Status::Ok();
+  } else if (options_.server_mode == "unix") {
     return server_->ListenUnix(options_.unix_socket_path,
                                options_.acme_plus_kernel_only ? "" : options_.unix_socket_link);
+  }
   return server_->ListenTcp(options_.server_port, options_.server_mode == "loop",
                             options_.port_file,
                             options_.acme_plus_kernel_only ? "" : options_.port_file_link);

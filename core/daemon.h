@@ -48,6 +48,12 @@ class Daemon {
     std::string log_target;    // overrides log_file (-L / foreground)
     bool opts_file_given = false;
     bool addr_file_given = false;
+    // Socket activation (TakeSystemdSockets): the listening unix sockets
+    // systemd passed are served instead of the daemon's own unix socket
+    // (unix_socket, its link and acme_plus_kernel_only do not apply; the
+    // files are systemd's). A TCP server_mode still listens on TCP too.
+    std::vector<int> activated_fds;
+    std::string activation_error;  // malformed LISTEN_* variables, logged
     // Test seam: where ports come from (default: libibumad).
     std::function<Status(std::vector<UmadPort>*)> discover;
     // Test seams for the kernel's services: how netlink sockets are opened

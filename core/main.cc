@@ -86,6 +86,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (systemd && settings.log_target.empty()) settings.log_target = "stderr";
+  // Before Daemonize: LISTEN_PID names this process, not its grandchild.
+  settings.activated_fds = ssa::TakeSystemdSockets(&settings.activation_error);
   // Fork before anything opens umad: its state does not survive a fork.
   if (!foreground && !ssa::Daemonize()) {
     perror("ibacm: daemonize");
@@ -140,6 +142,7 @@ int main(int argc, char** argv) {
   });
   if (systemd) ssa::NotifySystemd("READY=1");
   st = daemon.Run();
+  if (systemd) ssa::NotifySystemd("STOPPING=1");
   daemon.loop()->UnwatchFd(sfd);
   close(sfd);
   daemon.Shutdown();

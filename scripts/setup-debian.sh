@@ -1,16 +1,26 @@
 #!/bin/sh
 # setup-debian.sh: install every Debian 12 package that building, testing and
 # running the ibacm-ssa demo needs. Idempotent; run as root (or through sudo).
+# The list is debian/control's Build-Depends (one list for both), without
+# debhelper (only packaging needs it: scripts/package-test.sh installs it),
+# plus build-essential, which Debian's build dependencies leave implied.
 set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
 
-PACKAGES="
-  build-essential autoconf automake libtool pkg-config make python3
-  libibumad-dev libibverbs-dev librdmacm-dev rdma-core
-  libopensm-dev opensm
-  ibsim-utils libumad2sim0 infiniband-diags ibacm
-  libltdl-dev libinih-dev libboost-dev libcpputest-dev
-  clang libclang-rt-14-dev
-"
+# Build-Depends: its continuation lines, comma-separated, each entry
+# stripped of versions "(...)", architectures "[...]" and profiles "<...>".
+build_depends() {
+	awk '/^Build-Depends:/ { on = 1; sub(/^Build-Depends:/, ""); print; next }
+		on && /^[ \t]/ { print; next }
+		on { exit }' "$top/debian/control" |
+		tr ',' '\n' | sed -E 's/\([^)]*\)|\[[^]]*\]|<[^>]*>//g; s/[[:space:]]//g' |
+		grep -v -e '^$' -e '^debhelper-compat$'
+}
+PACKAGES="build-essential $(build_depends | tr '\n' ' ')"
+case "$PACKAGES" in
+*libopensm-dev*) ;;
+*) echo "setup: cannot read Build-Depends from $top/debian/control" >&2; exit 1 ;;
+esac
 
 missing=""
 for p in $PACKAGES; do

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 namespace ssa {
 
@@ -75,6 +76,55 @@ void NotifySystemd(const char* state) {
   sendto(fd, state, strlen(state), 0, reinterpret_cast<sockaddr*>(&addr),
          static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + len));
   close(fd);
+}
+
+namespace {
+// A decimal number in [1, max], nothing else; 0 when it is not one.
+long ParsePositive(const char* text, long max) {
+  if (!text || !*text) return 0;
+  char* end = nullptr;
+  errno = 0;
+  long v = strtol(text, &end, 10);
+  if (errno != 0 || *end != '\0' || v < 1 || v > max) return 0;
+  return v;
+}
+}  // namespace
+
+std::vector<int> TakeSystemdSockets(std::string* error) {
+  error->clear();
+  std::string pid_text = getenv("LISTEN_PID") ? getenv("LISTEN_PID") : "";
+  std::string fds_text = getenv("LISTEN_FDS") ? getenv("LISTEN_FDS") : "";
+  unsetenv("LISTEN_PID");
+  unsetenv("LISTEN_FDS");
+  unsetenv("LISTEN_FDNAMES");
+  if (pid_text.empty() && fds_text.empty()) return {};
+  long pid = ParsePositive(pid_text.c_str(), 0x7fffffff);
+  if (pid == 0) {
+    *error = "LISTEN_PID='" + pid_text + "' is not a process id; ignoring socket activation";
+    return {};
+  }
+  // Meant for the process that started us (a wrapper that did not exec).
+  if (pid != static_cast<long>(getpid())) return {};
+  constexpr int kFirst = 3;  // SD_LISTEN_FDS_START
+  long n = ParsePositive(fds_text.c_str(), 0x7fffffff - kFirst);
+  if (n == 0) {
+    *error = "LISTEN_FDS='" + fds_text + "' is not a descriptor count; ignoring socket activation";
+    return {};
+  }
+  for (long i = 0; i < n; ++i) {
+    if (fcntl(kFirst + static_cast<int>(i), F_GETFD) < 0) {
+      *error = "LISTEN_FDS=" + fds_text + " but descriptor " + std::to_string(kFirst + i) +
+               " is not open; ignoring socket activation";
+      return {};
+    }
+  }
+  std::vector<int> fds;
+  for (long i = 0; i < n; ++i) {
+    int fd = kFirst + static_cast<int>(i);
+    fcntl(fd, F_SETFD, FD_CLOEXEC);
+    fds.push_back(fd);
+  }
+  return fds;
 }
 
 }  // namespace ssa

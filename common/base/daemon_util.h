@@ -1,12 +1,14 @@
 // daemon_util.h: what a daemon's main() does before and around its loop,
 // shared by ibacm and ibssa: detaching from the terminal, the pid/lock
-// file, systemd's readiness notification and the open-file limit.
+// file, systemd's readiness notification and socket activation, and the
+// open-file limit.
 //
 // Main thread only, before any other thread starts (Daemonize forks).
 #ifndef IBACM_SSA_COMMON_BASE_DAEMON_UTIL_H
 #define IBACM_SSA_COMMON_BASE_DAEMON_UTIL_H
 
 #include <string>
+#include <vector>
 
 namespace ssa {
 
@@ -27,6 +29,15 @@ int TakeLockFile(const std::string& path, const std::string& program, std::strin
 // systemd's sd_notify(`state`), e.g. "READY=1" or "STOPPING=1", without
 // linking libsystemd; nothing when NOTIFY_SOCKET is unset.
 void NotifySystemd(const char* state);
+
+// systemd's socket activation (what sd_listen_fds(1) does), without linking
+// libsystemd: when LISTEN_PID names this process, the LISTEN_FDS
+// descriptors systemd passed from 3 on, each made close-on-exec. The
+// variables (and LISTEN_FDNAMES) are unset either way, so nothing this
+// process starts mistakes them for its own. Empty when not activated;
+// *error says why when the variables are there but malformed (then no
+// descriptor is taken). Call it before Daemonize: the pid changes there.
+std::vector<int> TakeSystemdSockets(std::string* error);
 
 }  // namespace ssa
 

@@ -1,11 +1,13 @@
 # shellcheck shell=bash
 # lib.sh: helpers of the demo's parts, sourced by scripts/demo-steps.sh
-# inside `simfab run` (SIMFAB_DIR and SIMFAB_BIN set; $build, $provdir set by
-# demo-steps.sh). Every wait polls a condition against a deadline.
+# inside `simfab run` (SIMFAB_DIR and SIMFAB_BIN set; the programs'
+# paths and $provdir set by demo-steps.sh). Every wait polls a condition
+# against a deadline.
 
-acme=/usr/bin/ib_acme         # Debian's stock client (package ibacm)
+# Debian's stock client (package ibacm); ours where ibacm-ssa is installed.
+acme=/usr/bin/ib_acme
+acme_is=${acme_is:-"Debian's"}
 simfab=$SIMFAB_BIN
-smdb_tool=$build/util/smdb_tool/ssa-smdb
 
 part() { printf '\n=== %s\n' "$*"; }
 step() { printf -- '--- %s\n' "$*"; }
@@ -102,8 +104,8 @@ start_ibacm() {
 		printf '[core]\nlog_level = debug\nprovider = %s default\n' "$prov"
 		[ $# -eq 0 ] || printf 'support_ips_in_addr_cfg = yes\n'
 	} >"$dir/opts.cfg"
-	"$simfab" node "$node" -- "$build/core/ibacm" -P -O "$dir/opts.cfg" -A "$dir/addr.cfg" \
-		-R "$dir/run" -L "$dir/ibacm.log" --provider-dir "$provdir" &
+	"$simfab" node "$node" -- "$ibacm_bin" -P -O "$dir/opts.cfg" -A "$dir/addr.cfg" \
+		-R "$dir/run" -L "$dir/ibacm.log" ${provdir:+--provider-dir "$provdir"} &
 	track "$prov-$node" $!
 	wait_until 10 "ibacm on $node to listen" ibacm_listening "$prov-$node"
 }

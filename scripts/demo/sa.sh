@@ -4,7 +4,7 @@
 # through Debian's stock ib_acme.
 
 part_sa() {
-	part "2/4  ibacm with the sa provider on Hca2 and Hca3, queried by Debian's $acme"
+	part "2/4  ibacm with the sa provider on Hca2 and Hca3, queried by $acme_is $acme"
 	start_ibacm Hca2 sa node2
 	start_ibacm Hca3 sa node3
 	step "Both daemons listen (provider = sa default); from Hca2's log:"

@@ -13,11 +13,12 @@ start_opensm() { # NODE
 		event_plugin_name ibssa_osm
 		event_plugin_options dump_dir=$dump_dir keep=4 log_file=$SIMFAB_DIR/ibssa_osm.log listen=127.0.0.1:0 lease_s=5
 	EOF
-	step "OpenSM as node $1: opensm -F RUN/opensm/opensm.conf, with LD_LIBRARY_PATH=build/opensm_plugin/.libs"
+	step "OpenSM as node $1: opensm -F RUN/opensm/opensm.conf${plugin_dir:+, with LD_LIBRARY_PATH=build/opensm_plugin/.libs}"
 	rel <"$dir/opensm.conf" | indent
 	# As simfab itself starts it: -s 0 (no periodic sweeps), -d2 (log
-	# flushed per line), the log where `simfab wait-up` looks.
-	"$simfab" node "$1" -- env LD_LIBRARY_PATH="$build/opensm_plugin/.libs" \
+	# flushed per line), the log where `simfab wait-up` looks. Without
+	# plugin_dir OpenSM finds the installed plugin by itself.
+	"$simfab" node "$1" -- env ${plugin_dir:+LD_LIBRARY_PATH="$plugin_dir"} \
 		OSM_CACHE_DIR="$dir" OSM_TMP_DIR="$dir" \
 		opensm -F "$dir/opensm.conf" -f "$SIMFAB_DIR/osm.log" -s 0 -d2 >"$dir/opensm.out" 2>&1 &
 	track opensm $!

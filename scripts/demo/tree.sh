@@ -13,7 +13,7 @@ start_ibssa() {
 	dir=$(ibssa_dir "$node")
 	mkdir -p "$dir"
 	printf 'log_level = info\n' >"$dir/ibssa_opts.cfg"
-	"$simfab" node "$node" -- "$build/distrib/ibssa" -P -O "$dir/ibssa_opts.cfg" -R "$dir" \
+	"$simfab" node "$node" -- "$ibssa_bin" -P -O "$dir/ibssa_opts.cfg" -R "$dir" \
 		-L "$dir/ibssa.log" --role "$role" --listen 127.0.0.1:0 &
 	track "ibssa-$node" $!
 	wait_until 15 "ibssa on $node to join the tree" ibssa_joined "$node"
@@ -29,7 +29,7 @@ ibssa_log() { # NODE PATTERN
 }
 # The tree as ssa-tree prints it, in $tree_text; true when no member lags.
 tree_in_sync() {
-	tree_text=$("$simfab" node Hca2 -- "$build/util/ssa_tree/ssa-tree") || die "ssa-tree failed"
+	tree_text=$("$simfab" node Hca2 -- "$ssa_tree_bin") || die "ssa-tree failed"
 	! grep -q 'lag [1-9]' <<<"$tree_text"
 }
 newest_epoch() { "$smdb_tool" dump "$dump_dir/latest" | awk '$1 == "smdb" { for (i = 2; i <= NF; i++) if ($i ~ /^global_epoch=/) { sub(/.*=/, "", $i); print $i } }'; }

@@ -7,7 +7,8 @@ test_sim_port_probe_LDADD = $(SSA_ALL_LIBS)
 check_PROGRAMS += test/sim/ibacm_tests
 TESTS += test/sim/ibacm_tests
 test_sim_ibacm_tests_SOURCES = \
-	test/sim/ibacm_sim_test.cc
+	test/sim/ibacm_sim_test.cc \
+	test/sim/socket_activation_sim_test.cc
 test_sim_ibacm_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS) \
 	-DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
 test_sim_ibacm_tests_LDADD = $(SIM_TEST_LIBS) $(SSA_ALL_LIBS) $(CPPUTEST_LIBS)

@@ -263,6 +263,49 @@ TEST(ClientServer, TcpListenerPublishesItsPort) {
   rmdir(dir);
 }
 
+// Socket activation: a listening socket made by someone else (systemd) is
+// served, and at shutdown it is closed but its file stays: it is systemd's.
+TEST(ClientServer, AdoptedUnixSocketIsServedAndItsFileKept) {
+  std::string adopted = path + ".activated";
+  int fd = socket(AF_UNIX, SOCK_STREAM, 0);  // blocking, as systemd passes it
+  CHECK(fd >= 0);
+  struct sockaddr_un addr = {};
+  addr.sun_family = AF_UNIX;
+  strcpy(addr.sun_path, adopted.c_str());
+  CHECK_EQUAL(0, bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)));
+  CHECK_EQUAL(0, listen(fd, 16));
+  CHECK_TRUE(server->AdoptUnix(fd).ok());
+  CHECK(fcntl(fd, F_GETFL) & O_NONBLOCK);  // accept() must never block the loop
+
+  int client = Socket();
+  CHECK_EQUAL(0, connect(client, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)));
+  auto msg = PerfQuery();
+  CHECK_EQUAL((ssize_t)msg.size(), send(client, msg.data(), msg.size(), 0));
+  ssa::acm::MsgHeader hdr;
+  CHECK_TRUE(ReadReply(client, &hdr));
+  LONGS_EQUAL(7, hdr.tid);
+
+  server->Shutdown();
+  CHECK(fcntl(fd, F_GETFD) < 0);                  // closed
+  CHECK_EQUAL(0, access(adopted.c_str(), F_OK));  // but not removed
+  unlink(adopted.c_str());
+}
+
+TEST(ClientServer, AdoptingWhatIsNotAListeningUnixStreamSocketFails) {
+  int not_listening = socket(AF_UNIX, SOCK_STREAM, 0);
+  int datagram = socket(AF_UNIX, SOCK_DGRAM, 0);
+  int tcp = socket(AF_INET, SOCK_STREAM, 0);
+  int file = open("/dev/null", O_RDONLY);
+  CHECK_EQUAL(0, listen(tcp, 1));
+  for (int fd : {not_listening, datagram, tcp, file}) {
+    ssa::Status st = server->AdoptUnix(fd);
+    CHECK_FALSE_TEXT(st.ok(), std::to_string(fd).c_str());
+    CHECK_EQUAL(0, fcntl(fd, F_GETFD) < 0);  // left open for the caller
+    close(fd);
+  }
+  LONGS_EQUAL(0, server->stats().accepted);
+}
+
 // Out of descriptors, accept() fails and the listener stays readable: the
 // server used to retry (and log) in a tight loop at 100% CPU.
 TEST(ClientServer, OutOfDescriptorsPausesAcceptingAndRetriesOnATimer) {

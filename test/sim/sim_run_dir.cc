@@ -81,12 +81,8 @@ std::map<std::string, std::string> NodeEnvironment(const std::string& sock_name,
   std::string tsan = std::string("suppressions=") + SIM_TSAN_SUPPRESSIONS;
   const char* tsan_existing = getenv("TSAN_OPTIONS");
   if (tsan_existing && *tsan_existing) tsan = std::string(tsan_existing) + ":" + tsan;
-  return {{"LD_PRELOAD", preload},
-          {"SIM_HOST", node},
-          {"IBSIM_SOCKNAME", sock_name},
-          {"ASAN_OPTIONS", asan},
-          {"LSAN_OPTIONS", lsan},
-          {"TSAN_OPTIONS", tsan}};
+  return {{"LD_PRELOAD", preload}, {"SIM_HOST", node},     {"IBSIM_SOCKNAME", sock_name},
+          {"ASAN_OPTIONS", asan},  {"LSAN_OPTIONS", lsan}, {"TSAN_OPTIONS", tsan}};
 }
 
 std::string SanitizerRuntimePreload() {

@@ -21,6 +21,7 @@ opensm_plugin_libosmplugin_la_SOURCES = \
 lib_LTLIBRARIES += opensm_plugin/libibssa_osm.la
 opensm_plugin_libibssa_osm_la_SOURCES = \
 	opensm_plugin/osm_bridge.h \
+	opensm_plugin/osm_handle.h \
 	opensm_plugin/osm_entry.c \
 	opensm_plugin/osm_extract.c \
 	opensm_plugin/plugin_entry.cc

@@ -10,6 +10,9 @@
  * turning them into SMDB records (sorting, P_Key table sharing, dropping
  * duplicates) happens later, outside OpenSM's lock (raw_snapshot.h).
  *
+ * The `osm` handle the C++ side passes back is the C side's
+ * struct ssa_osm_handle (osm_handle.h), opaque here.
+ *
  * Threads: ssa_osm_extract runs on the plugin's worker thread; ssa_osm_log
  * on any thread (OpenSM's log is thread-safe); ssa_plugin_report on
  * whichever OpenSM thread reports an event. No function here may throw. */

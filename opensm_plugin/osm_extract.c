@@ -7,8 +7,10 @@
  * not grown), no I/O, no logging. Every loop is bounded by the size its
  * container reports, so a damaged container cannot hold us here forever.
  *
- * Ownership: borrows osm_opensm_t (it outlives the plugin: OpenSM destroys
- * plugins before the subnet) and the caller's buffers. Thread: the plugin's
+ * Ownership: borrows the handle (osm_handle.h), its osm_opensm_t (whose
+ * subnet outlives the plugin: OpenSM destroys plugins before the subnet,
+ * but not before its routing engines, hence the handle's copy) and the
+ * caller's buffers. Thread: the plugin's
  * worker thread, never the thread that reported the event. */
 #include <opensm/osm_config.h> /* first: it selects the struct layouts */
 
@@ -30,6 +32,7 @@
 #include <opensm/osm_switch.h>
 
 #include "opensm_plugin/osm_bridge.h"
+#include "opensm_plugin/osm_handle.h"
 
 static double now_ms(void)
 {
@@ -54,10 +57,10 @@ static void copy_text(char *dst, size_t dst_len, const char *src, size_t src_len
 	memset(dst + n, 0, dst_len - n);
 }
 
-static void extract_subnet(osm_opensm_t *osm, struct ssa_raw_subnet *s)
+static void extract_subnet(struct ssa_osm_handle *h, struct ssa_raw_subnet *s)
 {
-	const osm_subn_t *subn = &osm->subn;
-	const osm_routing_engine_t *re = osm->routing_engine_used;
+	const osm_subn_t *subn = &h->osm->subn;
+	struct ssa_osm_routing re;
 
 	memset(s, 0, sizeof(*s));
 	s->subnet_prefix = cl_ntoh64(subn->opt.subnet_prefix);
@@ -73,10 +76,14 @@ static void extract_subnet(osm_opensm_t *osm, struct ssa_raw_subnet *s)
 	s->enable_quirks = subn->opt.enable_quirks ? 1 : 0;
 	s->allow_both_pkeys = subn->opt.allow_both_pkeys ? 1 : 0;
 	/* The SA asks the routing engine for the SL when it has path_sl
-	 * (LASH, DFSSSP, torus-2QoS): the SMDB cannot reproduce those SLs. */
-	s->routing_sl = (re && re->path_sl) ? 1 : 0;
-	if (re && re->name)
-		copy_text(s->routing_engine, sizeof(s->routing_engine), re->name, strlen(re->name));
+	 * (LASH, DFSSSP, torus-2QoS): the SMDB cannot reproduce those SLs.
+	 * The engine itself may already be freed at shutdown: read the copy
+	 * made on OpenSM's state manager thread (osm_handle.h). */
+	pthread_mutex_lock(&h->routing_mu);
+	re = h->routing;
+	pthread_mutex_unlock(&h->routing_mu);
+	s->routing_sl = re.path_sl;
+	copy_text(s->routing_engine, sizeof(s->routing_engine), re.name, sizeof(re.name));
 	s->lid_table_size = (uint32_t)cl_ptr_vector_get_size(&subn->port_lid_tbl);
 }
 
@@ -220,9 +227,9 @@ static void extract_guid(struct ssa_raw_buffers *b, uint64_t guid, const osm_por
 	     ((bound)-- > 0 || ((b)->truncated = 1, 0));                             \
 	     (var) = (type *)cl_qmap_next(&(var)->map_item))
 
-static void walk(osm_opensm_t *osm, struct ssa_raw_buffers *b)
+static void walk(struct ssa_osm_handle *h, struct ssa_raw_buffers *b)
 {
-	osm_subn_t *subn = &osm->subn;
+	osm_subn_t *subn = &h->osm->subn;
 	const osm_node_t *node;
 	const osm_switch_t *sw;
 	const osm_port_t *port;
@@ -231,7 +238,7 @@ static void walk(osm_opensm_t *osm, struct ssa_raw_buffers *b)
 	const cl_list_item_t *item;
 	size_t bound;
 
-	extract_subnet(osm, &b->subnet);
+	extract_subnet(h, &b->subnet);
 	FOR_QMAP(&subn->node_guid_tbl, const osm_node_t, node, bound, b)
 		extract_node(b, node);
 	FOR_QMAP(&subn->sw_guid_tbl, const osm_switch_t, sw, bound, b)
@@ -269,7 +276,8 @@ static void walk(osm_opensm_t *osm, struct ssa_raw_buffers *b)
 
 int ssa_osm_extract(void *osm_handle, struct ssa_raw_buffers *b, struct ssa_extract_times *t)
 {
-	osm_opensm_t *osm = osm_handle;
+	struct ssa_osm_handle *h = osm_handle;
+	osm_opensm_t *osm = h->osm;
 	double t0, t1, t2;
 
 	b->nodes_len = b->ports_len = b->guids_len = b->switches_len = 0;
@@ -279,7 +287,7 @@ int ssa_osm_extract(void *osm_handle, struct ssa_raw_buffers *b, struct ssa_extr
 	t0 = now_ms();
 	cl_plock_acquire(&osm->lock);
 	t1 = now_ms();
-	walk(osm, b);
+	walk(h, b);
 	cl_plock_release(&osm->lock);
 	t2 = now_ms();
 

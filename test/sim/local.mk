@@ -11,11 +11,13 @@ test_sim_libsimfab_la_SOURCES = \
 	test/sim/sim_process.h test/sim/sim_process.cc \
 	test/sim/sim_fabric.h test/sim/sim_fabric.cc \
 	test/sim/netgen.h test/sim/netgen.cc
-# Third-party defects ASan reports in node processes (see the file).
+# Third-party defects ASan and TSan report in node processes (see the files).
 test_sim_libsimfab_la_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DSIM_ASAN_SUPPRESSIONS='"$(abs_top_srcdir)/test/sim/third_party.asan.supp"' \
-	-DSIM_LSAN_SUPPRESSIONS='"$(abs_top_srcdir)/test/sim/third_party.lsan.supp"'
-EXTRA_DIST += test/sim/third_party.asan.supp test/sim/third_party.lsan.supp
+	-DSIM_LSAN_SUPPRESSIONS='"$(abs_top_srcdir)/test/sim/third_party.lsan.supp"' \
+	-DSIM_TSAN_SUPPRESSIONS='"$(abs_top_srcdir)/test/sim/third_party.tsan.supp"'
+EXTRA_DIST += test/sim/third_party.asan.supp test/sim/third_party.lsan.supp \
+	test/sim/third_party.tsan.supp
 
 # The test programs' helpers: running ibacm daemons as nodes, OpenSM with
 # the plugin. `make all` builds this library because the benchmarks

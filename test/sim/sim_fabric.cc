@@ -138,9 +138,9 @@ Status SimFabric::StartOpenSm(Clock::time_point deadline) {
   spec.env["OSM_CACHE_DIR"] = layout_.dir;
   spec.env["OSM_TMP_DIR"] = layout_.dir;
   for (const auto& kv : options_.opensm_env) {
-    // An extra preload (e.g. sanitizer runtimes) goes first; umad2sim stays.
-    if (kv.first == "LD_PRELOAD" && !spec.env["LD_PRELOAD"].empty())
-      spec.env[kv.first] = kv.second + ":" + spec.env["LD_PRELOAD"];
+    // An extra preload (e.g. sanitizer runtimes) joins umad2sim's.
+    if (kv.first == "LD_PRELOAD")
+      spec.env[kv.first] = MergePreload(kv.second, spec.env["LD_PRELOAD"]);
     else
       spec.env[kv.first] = kv.second;
   }

@@ -74,7 +74,7 @@ class SimFabric {
     bool start_sm = true;
     std::vector<std::string> ibsim_args;   // e.g. -N -S -P for big fabrics
     std::vector<std::string> opensm_args;  // extra, e.g. -l 1 for LMC, -F cfg
-    // Extra OpenSM environment; LD_PRELOAD is put before umad2sim's.
+    // Extra OpenSM environment; LD_PRELOAD joins umad2sim's (MergePreload).
     std::map<std::string, std::string> opensm_env;
     std::chrono::milliseconds up_timeout{60000};  // ibsim ready + SUBNET UP
     std::string run_dir_parent;                   // default $TMPDIR or /tmp

@@ -1,5 +1,6 @@
 // sim_parts_test.cc: unit tests of the harness pieces that need no simulator:
-// console reply parsing, log counting, attach slots, child processes.
+// console reply parsing, log counting, attach slots, child processes, the
+// order of preloaded libraries.
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -8,6 +9,7 @@
 
 #include "test/sim/sim_child.h"
 #include "test/sim/sim_console.h"
+#include "test/sim/sim_run_dir.h"
 #include "test/sim/sim_slots.h"
 #include "test/sim/sim_test_util.h"
 #include "test/sim/sim_util.h"
@@ -36,6 +38,17 @@ TEST(SimParts, ParseAttachedReadsIbsimsListing) {
   CHECK_EQUAL(3, c[1].id);
   STRCMP_EQUAL("Hca2", c[1].node.c_str());
   CHECK_FALSE(c[1].is_sm);
+}
+
+TEST(SimParts, MergePreloadPutsAsanFirstAndTsanAfterUmad2sim) {
+  const std::string umad = "/u/libumad2sim.so";
+  STRCMP_EQUAL("/l/libasan.so.8:/l/libubsan.so.1:/u/libumad2sim.so",
+               MergePreload("/l/libasan.so.8:/l/libubsan.so.1", umad).c_str());
+  STRCMP_EQUAL("/u/libumad2sim.so:/l/libtsan.so.2", MergePreload("/l/libtsan.so.2", umad).c_str());
+  STRCMP_EQUAL("/x/libfoo.so:/u/libumad2sim.so:/l/libtsan.so.2",
+               MergePreload("/l/libtsan.so.2::/x/libfoo.so", umad).c_str());
+  STRCMP_EQUAL("/l/libtsan.so.2", MergePreload("/l/libtsan.so.2", "").c_str());
+  STRCMP_EQUAL(umad.c_str(), MergePreload("", umad).c_str());
 }
 
 TEST(SimParts, LogLineCounterCountsOnlyNewCompleteLines) {

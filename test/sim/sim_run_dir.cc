@@ -74,11 +74,15 @@ std::map<std::string, std::string> NodeEnvironment(const std::string& sock_name,
   std::string lsan = std::string("suppressions=") + SIM_LSAN_SUPPRESSIONS;
   const char* lsan_existing = getenv("LSAN_OPTIONS");
   if (lsan_existing && *lsan_existing) lsan = std::string(lsan_existing) + ":" + lsan;
-  return {{"LD_PRELOAD", preload},
-          {"SIM_HOST", node},
-          {"IBSIM_SOCKNAME", sock_name},
-          {"ASAN_OPTIONS", asan},
-          {"LSAN_OPTIONS", lsan}};
+  // A TSan-built node program (--enable-tsan), and OpenSM with TSan
+  // preloaded for the plugin, see umad2sim's and OpenSM's own threads touch
+  // memory without synchronization TSan can see: that file names those
+  // third-party reports.
+  std::string tsan = std::string("suppressions=") + SIM_TSAN_SUPPRESSIONS;
+  const char* tsan_existing = getenv("TSAN_OPTIONS");
+  if (tsan_existing && *tsan_existing) tsan = std::string(tsan_existing) + ":" + tsan;
+  return {{"LD_PRELOAD", preload}, {"SIM_HOST", node},     {"IBSIM_SOCKNAME", sock_name},
+          {"ASAN_OPTIONS", asan},  {"LSAN_OPTIONS", lsan}, {"TSAN_OPTIONS", tsan}};
 }
 
 std::string SanitizerRuntimePreload() {
@@ -88,7 +92,8 @@ std::string SanitizerRuntimePreload() {
         std::string* out = static_cast<std::string*>(data);
         const char* base = strrchr(info->dlpi_name, '/');
         base = base ? base + 1 : info->dlpi_name;
-        if (strncmp(base, "libasan.so", 10) == 0 || strncmp(base, "libubsan.so", 11) == 0) {
+        if (strncmp(base, "libasan.so", 10) == 0 || strncmp(base, "libubsan.so", 11) == 0 ||
+            strncmp(base, "libtsan.so", 10) == 0) {
           if (!out->empty()) *out += ":";
           *out += info->dlpi_name;
         }
@@ -96,6 +101,21 @@ std::string SanitizerRuntimePreload() {
       },
       &preload);
   return preload;
+}
+
+std::string MergePreload(const std::string& extra, const std::string& node_preload) {
+  std::string before, after;
+  std::istringstream in(extra);
+  std::string lib;
+  while (std::getline(in, lib, ':')) {
+    if (lib.empty()) continue;
+    std::string& part = Basename(lib).compare(0, 10, "libtsan.so") == 0 ? after : before;
+    part += (part.empty() ? "" : ":") + lib;
+  }
+  std::string out = before;
+  for (const std::string* p : {&node_preload, static_cast<const std::string*>(&after)})
+    if (!p->empty()) out += (out.empty() ? "" : ":") + *p;
+  return out;
 }
 
 Status MakeProcessDir(const RunDirLayout& layout, const std::string& node,

@@ -56,16 +56,29 @@ Status WriteFabricInfo(const RunDirLayout& layout, const FabricInfo& info);
 Status ReadFabricInfo(const RunDirLayout& layout, FabricInfo* info);
 
 // LD_PRELOAD (umad2sim appended to any preload we already have, so e.g. a
-// sanitizer runtime stays first), SIM_HOST and IBSIM_SOCKNAME; ASAN_OPTIONS
-// and LSAN_OPTIONS (added after any already set) for sanitizer-built programs.
+// sanitizer runtime stays first), SIM_HOST and IBSIM_SOCKNAME; ASAN_OPTIONS,
+// LSAN_OPTIONS and TSAN_OPTIONS (added after any already set) for
+// sanitizer-built programs.
 std::map<std::string, std::string> NodeEnvironment(const std::string& sock_name,
                                                    const std::string& node);
 
-// The sanitizer runtimes (libasan, libubsan) this process runs with, as an
-// LD_PRELOAD value; empty in a build without sanitizers. An uninstrumented
-// program that dlopen()s a sanitizer-built module (OpenSM loading the
-// ibssa_osm plugin) needs them preloaded: ASan must be first in the process.
+// The sanitizer runtimes (libasan, libubsan, libtsan) this process runs
+// with, as an LD_PRELOAD value; empty in a build without sanitizers. An
+// uninstrumented program that dlopen()s a sanitizer-built module (OpenSM
+// loading the ibssa_osm plugin) needs them preloaded: ASan must be first in
+// the process, and a TSan-built module cannot even be loaded without
+// libtsan (undefined symbol __tsan_init).
 std::string SanitizerRuntimePreload();
+
+// `extra` (colon-separated libraries) joined with a node's LD_PRELOAD
+// (umad2sim's), in the order each needs: ASan's and UBSan's runtimes and
+// anything else first (ASan must be the first library in the process),
+// TSan's runtime after umad2sim. TSan's interceptors call the next
+// definition of open(), read(), poll()..., which would be umad2sim's
+// wrapper if umad2sim came after TSan; when TSan reports while umad2sim
+// holds its lock (its threads race in OpenSM), the report's symbolizer
+// open()s a file through that wrapper, takes the same lock and hangs OpenSM.
+std::string MergePreload(const std::string& extra, const std::string& node_preload);
 
 // A fresh, unique working directory under procs/ for one node process:
 // umad2sim writes ./sys-<pid>/ into the working directory.

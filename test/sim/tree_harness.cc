@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "test/sim/netgen.h"
+#include "test/sim/sim_run_dir.h"
 
 namespace ssa {
 namespace test {
@@ -173,7 +174,7 @@ Status TreeHarness::StartStandbySm(const std::string& node) {
   // OpenSM's cache files (guid2lid and the like) must not be shared.
   env["OSM_CACHE_DIR"] = env["OSM_TMP_DIR"] = standby_.dir;
   if (env.count("LD_PRELOAD"))
-    env["LD_PRELOAD"] += ":" + fabric_->NodeEnv(node).at("LD_PRELOAD");
+    env["LD_PRELOAD"] = MergePreload(env["LD_PRELOAD"], fabric_->NodeEnv(node).at("LD_PRELOAD"));
   std::unique_ptr<SimProcess> p;
   st = fabric_->Spawn(node, argv, &p, env);
   if (!st.ok()) return st;

@@ -464,8 +464,10 @@ TEST(InprocMad, AThousandConsumersRejoiningAtOnceAllLandWhileTheCoreStaysRespons
   CHECK_EQUAL(n - 1, membership.size());
   CHECK_EQUAL(0u, core.counters().bad_mads);
 
+  // Only bounds a hang: under ThreadSanitizer on a busy 2-core machine
+  // 1,000 leaves took over 10 s.
   for (auto& m : members) m->Stop();
-  CHECK(loop.RunUntil([&] { return membership.size() == 0; }, std::chrono::seconds(10)));
+  CHECK(loop.RunUntil([&] { return membership.size() == 0; }, std::chrono::seconds(60)));
   core.Stop();
 }
 

@@ -309,9 +309,11 @@ TEST(SaClient, LateAnswerAfterFailureIsStale) {
 }
 
 TEST(SaClient, AnswerToAnEarlierTryCompletesAndTheRetrysAnswerIsStale) {
-  Make(1, 40, 2);
+  // Tries long enough that a loaded machine still sees the second one out
+  // before the third (a loop iteration late by a whole try would send both).
+  Make(1, 300, 2);
   CHECK_TRUE(Query(7).ok());
-  CHECK_TRUE(Run([&] { return wire->sent.size() == 2; }));  // first try timed out
+  CHECK_TRUE(Run([&] { return wire->sent.size() >= 2; }));  // first try timed out
   wire->Answer(0);                                          // late answer to try 1
   CHECK_TRUE(Run([&] { return answers.size() == 1; }));
   LONGS_EQUAL(0, answers[0].status);

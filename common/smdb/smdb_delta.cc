@@ -137,6 +137,25 @@ Status MakeRawDelta(const DbSchema& schema, const RawDb& a, const RawDb& b, std:
   return Status::Ok();
 }
 
+// Merges `ops` into `base` and checks the result against what the delta
+// promised: its record count, valid records and the table CRC.
+Status MergeChecked(const DbSchema& schema, const TableSchema& t, const RawTable& base,
+                    const DeltaOps& ops, const std::string& where, uint32_t new_count,
+                    uint32_t new_crc, std::string* merged) {
+  Status s = MergeTable(base, ops, t, where, merged);
+  if (!s.ok()) return s;
+  uint32_t count = static_cast<uint32_t>(merged->size() / t.record_size);
+  if (count != new_count)
+    return Status::Error(kErrCorrupt, where + ": result has " + std::to_string(count) +
+                                          " records, the delta says " + std::to_string(new_count));
+  const uint8_t* pm = reinterpret_cast<const uint8_t*>(merged->data());
+  s = CheckRecords(schema, t, pm, count, static_cast<uint32_t>(t.record_size), kErrCorrupt);
+  if (!s.ok()) return s.WithContext(DeltaWhat(schema));
+  if (Crc32(pm, merged->size()) != new_crc)
+    return Status::Error(kErrCorrupt, where + ": result table CRC mismatch");
+  return Status::Ok();
+}
+
 // Reads and applies one section at p[0, avail) to `db`; *used = its size.
 Status ApplySection(const DbSchema& schema, const uint8_t* p, size_t avail, int* last_id, RawDb* db,
                     size_t* used) {
@@ -198,19 +217,10 @@ Status ApplySection(const DbSchema& schema, const uint8_t* p, size_t avail, int*
     return corrupt("changes CRC mismatch");
   }
   std::string merged;
-  s = MergeTable(table, ops, t, where, &merged);
+  s = MergeChecked(schema, t, table, ops, where, new_count, new_crc, &merged);
   if (!s.ok()) return s;
-  uint32_t count = static_cast<uint32_t>(merged.size() / record_size);
-  if (count != new_count) {
-    return corrupt("result has " + std::to_string(count) + " records, the delta says " +
-                   std::to_string(new_count));
-  }
-  const uint8_t* pm = reinterpret_cast<const uint8_t*>(merged.data());
-  s = CheckRecords(schema, t, pm, count, record_size, kErrCorrupt);
-  if (!s.ok()) return s.WithContext(what);
-  if (Crc32(pm, merged.size()) != new_crc) return corrupt("result table CRC mismatch");
   table.bytes = std::move(merged);
-  table.count = count;
+  table.count = new_count;
   table.epoch = new_epoch;
   *used = hsize + static_cast<size_t>(ops_bytes);
   return Status::Ok();
@@ -413,18 +423,10 @@ Status ApplyTypedSection(const DbSchema& schema, const TableSchema& t, const uin
     raw.count = base_count;
     raw.bytes = EncodeRecords(records);
     std::string merged;
-    s = MergeTable(raw, ops, t, where, &merged);
+    s = MergeChecked(schema, t, raw, ops, where, new_count, new_crc, &merged);
     if (!s.ok()) return s;
-    uint32_t count = static_cast<uint32_t>(merged.size() / rs);
-    if (count != new_count) {
-      return corrupt("result has " + std::to_string(count) + " records, the delta says " +
-                     std::to_string(new_count));
-    }
-    const uint8_t* pm = reinterpret_cast<const uint8_t*>(merged.data());
-    s = CheckRecords(schema, t, pm, count, static_cast<uint32_t>(rs), kErrCorrupt);
-    if (!s.ok()) return s.WithContext(DeltaWhat(schema));
-    if (Crc32(pm, merged.size()) != new_crc) return corrupt("result table CRC mismatch");
-    DecodeRecords(pm, count, static_cast<uint32_t>(rs), &records);
+    DecodeRecords(reinterpret_cast<const uint8_t*>(merged.data()), new_count,
+                  static_cast<uint32_t>(rs), &records);
   }
   *crc = new_crc;
   table->epoch = new_epoch;

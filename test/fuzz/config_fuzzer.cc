@@ -31,6 +31,8 @@
 
 namespace {
 
+// Counted once per input: per entry it made the checks quadratic and the
+// target ran at 2.5k executions/s.
 size_t Lines(const std::string& text) {
   size_t n = 1;
   for (char c : text) n += c == '\n';
@@ -41,20 +43,24 @@ void FuzzConfigFile(const std::string& text) {
   ssa::ConfigFile f;
   if (!ssa::ConfigFile::Parse(text, "fuzz.cfg", &f).ok()) return;
   size_t lines = Lines(text);
+  size_t looked_up = 0;
   for (const ssa::ConfigEntry& e : f.entries()) {
     FUZZ_CHECK(e.line >= 1 && static_cast<size_t>(e.line) <= lines);
     FUZZ_CHECK(!e.key.empty());
-    FUZZ_CHECK(f.Find(e.section, e.key) != nullptr);
+    // Find is a linear scan: looking every entry up would make a long
+    // input quadratic; the first ones exercise it as well.
+    if (looked_up++ < 16) FUZZ_CHECK(f.Find(e.section, e.key) != nullptr);
   }
   f.SectionNames();
 }
 
 void FuzzAddrConfig(const std::string& text) {
+  size_t lines = Lines(text);
   for (bool ips : {false, true}) {
     ssa::AddrConfig c = ssa::AddrConfig::Parse(text, "fuzz_addr.cfg", ips);
     for (const ssa::AddrConfigEntry& e : c.entries) {
       FUZZ_CHECK(e.port >= 1);
-      FUZZ_CHECK(e.line >= 1 && static_cast<size_t>(e.line) <= Lines(text));
+      FUZZ_CHECK(e.line >= 1 && static_cast<size_t>(e.line) <= lines);
       ssa_address again{};
       FUZZ_CHECK(ssa::MakeAddress(ssa::AddressToString(e.address), true, &again).ok());
     }
@@ -65,8 +71,9 @@ void FuzzHosts(const std::string& text) {
   ssa::smdb::AddrDb db;
   std::vector<ssa::smdb::HostsIssue> issues;
   ssa::smdb::ParseHosts(text, &db, &issues);
+  size_t lines = Lines(text);
   for (const ssa::smdb::HostsIssue& i : issues)
-    FUZZ_CHECK(i.line >= 1 && static_cast<size_t>(i.line) <= Lines(text));
+    FUZZ_CHECK(i.line >= 1 && static_cast<size_t>(i.line) <= lines);
   db.global_epoch = 1;
   db.names.epoch = db.ips.epoch = 1;
   std::string bytes;

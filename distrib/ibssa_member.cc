@@ -76,10 +76,12 @@ Status IbssaMember::Start(const MemberPort& port, MadTransport* mads,
   h.kind = tree::DbKind::kSmdb;
   h.guid = port_.port_guid;
   upstream_ = std::make_unique<tree::DataClient>(
-      loop_, streams_, log_, &smdb_, h, [this](uint64_t lost, bool) { control_->Rejoin(lost); });
+      loop_, streams_, log_, &smdb_, h,
+      [this](uint64_t lost, bool refused) { OnLost(lost, refused); });
   h.kind = tree::DbKind::kAddr;
   addr_upstream_ = std::make_unique<tree::DataClient>(
-      loop_, streams_, log_, &addr_, h, [this](uint64_t lost, bool) { control_->Rejoin(lost); });
+      loop_, streams_, log_, &addr_, h,
+      [this](uint64_t lost, bool refused) { OnLost(lost, refused); });
 
   tree::MemberControlOptions mo;
   mo.roles = Roles();
@@ -115,14 +117,28 @@ Status IbssaMember::Start(const MemberPort& port, MadTransport* mads,
 }
 
 void IbssaMember::OnAssigned(const tree::Assignment& a, bool changed) {
-  if (!changed) return;
-  log_->Log(LogLevel::kInfo,
-            "%s the tree as %s: parent LID %u (%s), backup LID %u, lease %u s, core epoch %" PRIu64,
-            joined_once_ ? "rejoined" : "joined", tree::RolesName(Roles()).c_str(), a.parent.lid,
-            a.parent.address.ToString().c_str(), a.backup.lid, a.lease_s, a.core_epoch);
-  joined_once_ = true;
+  if (changed) {
+    log_->Log(
+        LogLevel::kInfo,
+        "%s the tree as %s: parent LID %u (%s), backup LID %u, lease %u s, core epoch %" PRIu64,
+        joined_once_ ? "rejoined" : "joined", tree::RolesName(Roles()).c_str(), a.parent.lid,
+        a.parent.address.ToString().c_str(), a.backup.lid, a.lease_s, a.core_epoch);
+    joined_once_ = true;
+  }
+  // Also when nothing changed: after a lost connection or a refusal the
+  // re-join often gives the same parent, and the data clients are idle
+  // until told again (SetParents keeps a connection that still serves).
   upstream_->SetParents(a.parent, a.backup, a.token);
   addr_upstream_->SetParents(a.parent, a.backup, a.token);
+}
+
+// A parent that refused us answered, so it is alive: naming it lost would
+// make the core move its other children away (as consumers do, consumer.cc).
+void IbssaMember::OnLost(uint64_t lost, bool refused) {
+  if (refused)
+    control_->RejoinAfterRefusal();
+  else
+    control_->Rejoin(lost);
 }
 
 void IbssaMember::OnAddr(const tree::Applied<smdb::AddrDb>& a) {

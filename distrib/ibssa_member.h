@@ -85,6 +85,7 @@ class IbssaMember {
 
  private:
   void OnAssigned(const tree::Assignment& a, bool changed);
+  void OnLost(uint64_t lost, bool refused);
   void OnSmdb(const tree::Applied<smdb::Smdb>& a);
   void OnAddr(const tree::Applied<smdb::AddrDb>& a);
   void Authorize(const tree::Hello& h, std::function<void(uint16_t, const std::string&)> done);

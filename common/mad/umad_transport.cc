@@ -110,15 +110,17 @@ void UmadTransport::Close() {
     std::lock_guard<std::mutex> lock(inbox_mutex_);
     inbox_.clear();
   }
-  if (portid_ >= 0) {
+  // umad2sim's own receive thread looks up the agent of every MAD that
+  // arrives by its class, and dereferences the result unchecked: a MAD for
+  // a class nobody holds (an SA answer to a request cancelled at shutdown,
+  // arriving after umad_unregister or umad_close_port) crashes the whole
+  // process (SIGSEGV in pthread_mutex_lock on its thread; seen as ibacm
+  // exiting with 139). Under umad2sim the agent and the port therefore
+  // stay until the process ends: late MADs queue on a descriptor nobody
+  // reads, and umad2sim's exit handler frees them.
+  if (portid_ >= 0 && !UnderUmad2sim()) {
     if (agent_ >= 0) umad_unregister(portid_, agent_);
-    // umad2sim's own receive thread still delivers MADs that arrive after
-    // the close (an SA answer to a request just cancelled at shutdown) to
-    // the port's table entry, which umad_close_port freed: it crashes the
-    // process (seen at ibacm's exit). Under umad2sim the port stays open
-    // until the process ends; the agent is gone, so nothing is delivered
-    // to it.
-    if (!UnderUmad2sim()) umad_close_port(portid_);
+    umad_close_port(portid_);
   }
   agent_ = -1;
   portid_ = -1;

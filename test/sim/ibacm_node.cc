@@ -66,7 +66,12 @@ Status IbacmNode::Stop(std::chrono::milliseconds timeout) {
   if (!st.ok()) return st;
   int status = 0;
   st = process_->Wait(timeout, &status);
-  if (!st.ok()) return st;
+  if (!st.ok()) {
+    // A daemon that does not stop is a hang to fix: say where it is stuck.
+    std::string stacks = ThreadStacks(process_->pid());
+    return st.WithContext("ibacm on " + options_.node + " did not stop on SIGTERM; log:\n" +
+                          TailOfFile(log_path()) + "\n" + stacks);
+  }
   if (status != 0)
     return Status::Error(EIO, "ibacm on " + options_.node + " exited with status " +
                                   std::to_string(status) + "; log:\n" + TailOfFile(log_path()));
@@ -109,6 +114,17 @@ Status RunProgram(const std::vector<std::string>& argv, std::string* output, int
   }
   *exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return Status::Ok();
+}
+
+std::string ThreadStacks(pid_t pid) {
+  if (system("command -v gdb >/dev/null 2>&1") != 0) return "(no gdb: no thread stacks)";
+  std::string out;
+  int rc = -1;
+  Status st = RunProgram({"gdb", "-batch", "-nx", "-p", std::to_string(pid), "-ex",
+                          "thread apply all bt 20"},
+                         &out, &rc, std::chrono::seconds(60));
+  if (!st.ok()) return "(gdb failed: " + st.ToString() + ")";
+  return "thread stacks of pid " + std::to_string(pid) + ":\n" + out;
 }
 
 }  // namespace test

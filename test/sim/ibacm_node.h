@@ -56,6 +56,10 @@ std::string IbacmBinary();
 Status RunProgram(const std::vector<std::string>& argv, std::string* output, int* exit_status,
                   std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
+// Every thread's stack of a live process, through gdb when it is installed
+// (for the report of a hang), else a line saying why there are none.
+std::string ThreadStacks(pid_t pid);
+
 }  // namespace test
 }  // namespace ssa
 

@@ -6,8 +6,11 @@
 //      vs the same protocol against a null server (NullAcmServer) on the
 //      same socket kind (B), interleaved A C B for --rounds rounds (at
 //      least 5), so all see the same noise: the median ratios with their
-//      min-max spread, and the latency of each one's resolves (p50, p99
-//      over every round);
+//      min-max spread, and the latency of each one's resolves under that
+//      load (p50, p99 over every round);
+//   1b. the latency of one cached resolve: one client at a time (on two
+//      cores, --clients threads plus the server queue behind each other,
+//      which the load figures include), interleaved A C B the same way;
 //   2. SA-miss resolve latency vs a bare SubnAdmGet PathRecord round trip
 //      made by this program itself as the same node;
 //   3. coalescing: N concurrent requests for one uncached destination and
@@ -17,8 +20,11 @@
 //   bench_resolve [--hcas N] [--seconds S] [--clients C] [--rounds R]
 //   bench_resolve --sa-rtt DLID...   (internal: run as a node by the bench)
 // The output ends with `name = value` lines (ratio_median, ratio_min,
-// ratio_max, p50, p99 in microseconds for the sa provider; ssa_ratio_*,
-// ssa_p50, ssa_p99 for the ssa provider; rounds).
+// ratio_max for the sa provider; p50, p99 in microseconds: its one-client
+// latency (1b); load_p50, load_p99: its latency under --clients (1);
+// ssa_ratio_*, ssa_p50, ssa_p99, ssa_load_p50, ssa_load_p99 the same for
+// the ssa provider; null_p50, null_p99 the null server's one-client
+// latency; rounds).
 #include <arpa/inet.h>
 
 #include <unistd.h>
@@ -317,6 +323,33 @@ int main(int argc, char** argv) {
   printf("   ssa cached resolve    %10.1f us p50, %.1f us p99 (%zu resolves)\n", ssa_p50, ssa_p99,
          ssa_samples);
 
+  // 1b. One client at a time: the resolve's own latency, without waiting
+  // for the CPU behind the other clients. Interleaved as above.
+  std::vector<double> one_us, ssa_one_us, null_one_us;
+  printf("\n1b. cached resolve latency, 1 client, %d rounds of %.1f s each, interleaved A C B:\n",
+         rounds, seconds);
+  for (int round = 1; round <= rounds; ++round) {
+    if (ResolveRate(sock, hot, 1, seconds, &one_us) <= 0 ||
+        ResolveRate(ssa_sock, hot, 1, seconds, &ssa_one_us) <= 0 ||
+        ResolveRate(null_socket, hot, 1, seconds, &null_one_us) <= 0) {
+      fprintf(stderr, "latency round %d: a resolve failed\n", round);
+      return 1;
+    }
+  }
+  const size_t one_samples = one_us.size(), ssa_one_samples = ssa_one_us.size(),
+               null_one_samples = null_one_us.size();
+  const double one_p50 = Percentile(&one_us, 0.50), one_p99 = Percentile(&one_us, 0.99);
+  const double ssa_one_p50 = Percentile(&ssa_one_us, 0.50),
+               ssa_one_p99 = Percentile(&ssa_one_us, 0.99);
+  const double null_one_p50 = Percentile(&null_one_us, 0.50),
+               null_one_p99 = Percentile(&null_one_us, 0.99);
+  printf("   ibacm + sa provider   %10.1f us p50, %.1f us p99 (%zu resolves)\n", one_p50, one_p99,
+         one_samples);
+  printf("   ibacm + ssa provider  %10.1f us p50, %.1f us p99 (%zu resolves; goal p99 < 100 us)\n",
+         ssa_one_p50, ssa_one_p99, ssa_one_samples);
+  printf("   null acm server       %10.1f us p50, %.1f us p99 (%zu resolves)\n", null_one_p50,
+         null_one_p99, null_one_samples);
+
   // 2. SA-miss latency vs a bare SA round trip from the same node.
   std::vector<double> miss_us;
   uint64_t queries_before = RouteQueries(sock);
@@ -396,17 +429,24 @@ int main(int argc, char** argv) {
   access.reset();
 
   // The figures, one per line (p50/p99: cached resolves through ibacm, in
-  // microseconds, over every round).
+  // microseconds, over every round; one client, and load_* under --clients).
   printf("\nratio_median = %.3f\n", ratio_median);
   printf("ratio_min = %.3f\n", ratio_min);
   printf("ratio_max = %.3f\n", ratio_max);
-  printf("p50 = %.1f\n", p50);
-  printf("p99 = %.1f\n", p99);
+  printf("p50 = %.1f\n", one_p50);
+  printf("p99 = %.1f\n", one_p99);
+  printf("load_p50 = %.1f\n", p50);
+  printf("load_p99 = %.1f\n", p99);
   printf("ssa_ratio_median = %.3f\n", ssa_ratio_median);
   printf("ssa_ratio_min = %.3f\n", ssa_ratio_min);
   printf("ssa_ratio_max = %.3f\n", ssa_ratio_max);
-  printf("ssa_p50 = %.1f\n", ssa_p50);
-  printf("ssa_p99 = %.1f\n", ssa_p99);
+  printf("ssa_p50 = %.1f\n", ssa_one_p50);
+  printf("ssa_p99 = %.1f\n", ssa_one_p99);
+  printf("ssa_load_p50 = %.1f\n", ssa_p50);
+  printf("ssa_load_p99 = %.1f\n", ssa_p99);
+  printf("null_p50 = %.1f\n", null_one_p50);
+  printf("null_p99 = %.1f\n", null_one_p99);
+  printf("clients = %d\n", clients);
   printf("rounds = %d\n", rounds);
   return 0;
 }

@@ -268,7 +268,9 @@ TEST(AcmpProvider, MalformedAndUnexpectedDatagramsAreCountedAndDropped) {
 // completion channel, wakes once when delayed datagrams come due): all are
 // handled without a further arrival.
 TEST(AcmpProvider, ABacklogLargerThanOneBatchIsDrainedWithoutAFurtherArrival) {
-  FakeNode* a = fab->AddNode(1, {{"fault_delay_ms", "250"}});
+  // The delay must outlast the sends below, which under TSan on a busy
+  // machine took over 250 ms.
+  FakeNode* a = fab->AddNode(1, {{"fault_delay_ms", "1500"}});
   fab->Start(a);
   auto transport = dgram::MakeSimDatagramTransport(fab->dir() + "/dgram");
   dgram::EndpointParams p;
@@ -293,9 +295,9 @@ TEST(AcmpProvider, ABacklogLargerThanOneBatchIsDrainedWithoutAFurtherArrival) {
     fab->RunUntil([] { return false; }, 3);
   }
   // All must have reached the wrapper before the first came due.
-  CHECK(std::chrono::steady_clock::now() - start < std::chrono::milliseconds(200));
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::milliseconds(1400));
   LONGS_EQUAL(0, rogue->stats().undeliverable);
-  usleep(300 * 1000);  // all due now, not one handled yet
+  usleep(1600 * 1000);  // all due now, not one handled yet
   fab->RunUntil([] { return false; }, 300);
   fab->Stop(a);
   STRCMP_CONTAINS((std::to_string(kTotal) + " malformed").c_str(), a->AllLogs().c_str());

@@ -471,13 +471,13 @@ TEST(InprocMad, AThousandConsumersRejoiningAtOnceAllLandWhileTheCoreStaysRespons
   core.Stop();
 }
 
-TEST(InprocMad, ManyMembersStartingAtOnceJoinAboutOnceEach) {
+TEST(InprocMad, ManyMembersStartingAtOnceHaveEachJoinExecutedOnce) {
   // Issue 17's join churn: N members start in the same instant with a
   // per-try timeout shorter than the core takes to drain its queue, and
   // the access node's join lands behind most consumers' (they are refused
   // "no parent available" and come back later). Retries keep their TID:
-  // the core must answer them from memory, so that each member is admitted
-  // about once and holds the token the core's book holds (a retry executed
+  // the core must answer them from memory, so that each join is executed
+  // once and the member holds the token the core's book holds (a retry executed
   // again used to replace the token the member kept, and every later token
   // check of that member failed).
   CoreOnFabric c(&fabric);
@@ -530,11 +530,16 @@ TEST(InprocMad, ManyMembersStartingAtOnceJoinAboutOnceEach) {
                               std::to_string(stale) + ", members " + std::to_string(n);
   CHECK_TEXT(stale == 0, figures.c_str());
   CHECK_EQUAL(n, membership.size());
-  // Admitted about once each: the first renewal is 10 s away (lease 30 s);
-  // a member whose every try timed out joins again with a new TID, which
-  // may be admitted again, but rarely.
-  CHECK_TEXT(k.joins <= n + n / 20, figures.c_str());
-  CHECK_TEXT(k.duplicates > 0, figures.c_str());  // the short timeout did make members retry
+  // Every join a member started (one TID, however many tries) was
+  // executed at most once: a retry answered late is answered from memory.
+  // How many joins members start depends on the machine's speed (a member
+  // whose every try timed out starts a new join with a new TID, and under
+  // TSan most do), so the bound is what they started, not n.
+  uint64_t started = 0;
+  for (auto& m : members) started += m->joins_sent();
+  const std::string with_started = figures + ", joins started " + std::to_string(started);
+  CHECK_TEXT(k.joins + k.refused <= started, with_started.c_str());
+  CHECK_TEXT(k.duplicates > 0, with_started.c_str());  // the short timeout made members retry
   size_t moved = 0;
   for (int a : assignments) moved += a > 1;
   CHECK_EQUAL(0u, moved);  // nobody was given a second assignment

@@ -25,7 +25,15 @@ FaultyMadTransport::FaultyMadTransport(std::unique_ptr<MadTransport> inner, cons
 
 Status FaultyMadTransport::Open(uint8_t mgmt_class, uint8_t class_version) {
   Status st = inner_->Open(mgmt_class, class_version);
-  if (!st.ok() || delay_ms_ <= 0) return st;
+  if (st.ok()) st = SetUpDelay();
+  if (!st.ok()) Close();
+  return st;
+}
+
+// With delay, once the inner transport is open (the daemons wrap one they
+// opened already).
+Status FaultyMadTransport::SetUpDelay() {
+  if (delay_ms_ <= 0 || epoll_fd_ >= 0 || inner_->fd() < 0) return Status::Ok();
   epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
   timer_fd_ = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
   epoll_event in{}, timer{};
@@ -35,10 +43,11 @@ Status FaultyMadTransport::Open(uint8_t mgmt_class, uint8_t class_version) {
   if (epoll_fd_ < 0 || timer_fd_ < 0 ||
       epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, inner_->fd(), &in) != 0 ||
       epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, timer_fd_, &timer) != 0) {
-    st = Status::FromErrno("mad_faults delay: epoll/timerfd");
-    Close();
+    Status st = Status::FromErrno("mad_faults delay: epoll/timerfd");
+    CloseDelay();
+    return st;
   }
-  return st;
+  return Status::Ok();
 }
 
 void FaultyMadTransport::CloseDelay() {
@@ -148,8 +157,10 @@ Status WrapMadFaults(const std::string& spec_text, std::unique_ptr<MadTransport>
   FaultSpec spec;
   Status st = FaultSpec::Parse(spec_text, FaultyMadTransport::Keys(), &spec);
   if (!st.ok()) return st.WithContext("mad_faults");
-  *inout = std::make_unique<FaultyMadTransport>(std::move(*inout), spec);
-  return Status::Ok();
+  auto wrapped = std::make_unique<FaultyMadTransport>(std::move(*inout), spec);
+  st = wrapped->SetUpDelay();  // the daemons wrap a transport they opened
+  *inout = std::move(wrapped);
+  return st.WithContext("mad_faults");
 }
 
 }  // namespace ssa

@@ -56,6 +56,10 @@ class FaultyMadTransport : public MadTransport {
 
   const MadFaultCounters& counters() const { return counters_; }
 
+  // With delay: makes the epoll fd and timerfd for an inner transport that
+  // is open already (Open does it otherwise). WrapMadFaults calls it.
+  Status SetUpDelay();
+
  private:
   using Clock = std::chrono::steady_clock;
   struct Delayed {
@@ -80,8 +84,8 @@ class FaultyMadTransport : public MadTransport {
   MadFaultCounters counters_;
 };
 
-// `inner` as is when `spec_text` is empty, else wrapped; EINVAL for a bad
-// spec.
+// `inner` (open or not) as is when `spec_text` is empty, else wrapped;
+// EINVAL for a bad spec.
 Status WrapMadFaults(const std::string& spec_text, std::unique_ptr<MadTransport>* inout);
 
 }  // namespace ssa

@@ -65,13 +65,17 @@ TEST_GROUP(MadFaults) {
   std::unique_ptr<MadTransport> sender;
   std::unique_ptr<MadTransport> receiver;  // LID 2, wrapped
 
-  void Open(const std::string& spec) {
+  // `open_first`: the receiver is opened before it is wrapped, as the
+  // daemons do.
+  void Open(const std::string& spec, bool open_first = false) {
     sender = fabric.NewTransport(1);
     receiver = fabric.NewTransport(2);
+    if (open_first) CHECK(receiver->Open(tree::kSsaClass, 1).ok());
     Status st = ssa::WrapMadFaults(spec, &receiver);
     CHECK_TEXT(st.ok(), st.ToString().c_str());
     CHECK(sender->Open(tree::kSsaClass, 1).ok());
-    CHECK(receiver->Open(tree::kSsaClass, 1).ok());
+    if (!open_first) CHECK(receiver->Open(tree::kSsaClass, 1).ok());
+    CHECK(receiver->fd() >= 0);
   }
   const ssa::MadFaultCounters& counters() {
     return static_cast<FaultyMadTransport*>(receiver.get())->counters();
@@ -111,7 +115,7 @@ TEST(MadFaults, DelayedMadsComeNoEarlierThanTheDelayAndInOrder) {
 // Level-triggered, as the daemons watch it: a handful of wakeups per MAD,
 // not a spin while it is held back.
 TEST(MadFaults, AnEventLoopIsNotSpunWhileMadsAreHeldBack) {
-  Open("delay=300");
+  Open("delay=300", true);
   ssa::EventLoop loop;
   CHECK(loop.Init().ok());
   int wakeups = 0;

@@ -1,8 +1,8 @@
 // fault_spec.h: the fault-injection options of the tree's daemons and tools
 // (data_faults, mad_faults): "key=value" pairs separated by commas, e.g.
-// "drop=0.2,seed=7". Values are numbers (probabilities 0..1, byte counts);
-// each seam says which keys it knows, and an unknown key is an error so a
-// typo never silently injects nothing.
+// "drop=0.2,seed=7". Values are numbers (probabilities 0..1, byte counts,
+// milliseconds); each seam says which keys it knows, and an unknown key is
+// an error so a typo never silently injects nothing.
 //
 // FaultDice is the seeded generator the seams roll: a run with the same
 // seed and the same traffic makes the same choices. Seed 0 (the default)

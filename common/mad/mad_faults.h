@@ -6,14 +6,25 @@
 //   reorder=P  a received MAD is held back behind the next one with
 //              probability P (never lost: it comes out when nothing else
 //              is waiting)
+//   delay=MS   each received MAD is delivered MS ms after it arrived (a
+//              slow SA path or a loaded core), before the faults above
 //   seed=N     the dice's seed (0: from the clock)
 // The wrapper is what the daemon talks to; the real transport underneath
 // is unchanged. Counters say what was injected.
+//
+// Delay without timers or threads: with delay set, fd() is an epoll fd of
+// the wrapper's own holding the inner fd and a timerfd. Receive() moves
+// every MAD that has arrived into a queue stamped with when it is due and
+// arms the timerfd for the first one, so the fd the owner's loop watches
+// is readable exactly when something new arrived or something is due (the
+// loop never spins on MADs held back). Without delay fd() is the inner
+// fd, as before.
 //
 // Ownership: owns the inner transport. Loop thread only, as the inner one.
 #ifndef IBACM_SSA_COMMON_MAD_MAD_FAULTS_H
 #define IBACM_SSA_COMMON_MAD_MAD_FAULTS_H
 
+#include <chrono>
 #include <deque>
 #include <memory>
 #include <string>
@@ -28,6 +39,7 @@ struct MadFaultCounters {
   uint64_t dropped_received = 0;
   uint64_t duplicated = 0;
   uint64_t reordered = 0;
+  uint64_t delayed = 0;
 };
 
 class FaultyMadTransport : public MadTransport {
@@ -44,9 +56,27 @@ class FaultyMadTransport : public MadTransport {
 
   const MadFaultCounters& counters() const { return counters_; }
 
+  // With delay: makes the epoll fd and timerfd for an inner transport that
+  // is open already (Open does it otherwise). WrapMadFaults calls it.
+  Status SetUpDelay();
+
  private:
+  using Clock = std::chrono::steady_clock;
+  struct Delayed {
+    Clock::time_point due;
+    ReceivedMad mad;
+  };
+  // The next MAD from below, after the delay; -EAGAIN when none is due.
+  Status Pull(ReceivedMad* out);
+  void ArmTimer(Clock::time_point now);
+  void CloseDelay();
+
   std::unique_ptr<MadTransport> inner_;
   double drop_, dup_, reorder_;
+  int delay_ms_;
+  int epoll_fd_ = -1;  // with delay: what fd() returns
+  int timer_fd_ = -1;
+  std::deque<Delayed> delayed_;
   FaultDice dice_;
   std::deque<ReceivedMad> pending_;  // duplicates to deliver first
   bool holding_ = false;
@@ -54,8 +84,8 @@ class FaultyMadTransport : public MadTransport {
   MadFaultCounters counters_;
 };
 
-// `inner` as is when `spec_text` is empty, else wrapped; EINVAL for a bad
-// spec.
+// `inner` (open or not) as is when `spec_text` is empty, else wrapped;
+// EINVAL for a bad spec.
 Status WrapMadFaults(const std::string& spec_text, std::unique_ptr<MadTransport>* inout);
 
 }  // namespace ssa

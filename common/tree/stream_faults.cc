@@ -2,6 +2,7 @@
 #include "common/tree/stream_faults.h"
 
 #include <cerrno>
+#include <cstdint>
 
 namespace ssa {
 namespace tree {
@@ -30,7 +31,7 @@ class FaultyStream : public Stream {
       if (shared_->dice.Roll(shared_->flip)) {
         static_cast<uint8_t*>(buf)[shared_->dice.Below(static_cast<uint64_t>(n))] ^=
             static_cast<uint8_t>(1u << shared_->dice.Below(8));
-        ++shared_->counters->flipped;
+        ++shared_->counters.flipped;
       }
     }
     return n;
@@ -49,7 +50,7 @@ class FaultyStream : public Stream {
     return cut_;
   }
   ssize_t Cut() {
-    if (!cut_) ++shared_->counters->cut;
+    if (!cut_) ++shared_->counters.cut;
     cut_ = true;
     return -ECONNRESET;
   }
@@ -59,6 +60,22 @@ class FaultyStream : public Stream {
   uint64_t read_ = 0;
   bool cut_ = false;
 };
+
+// `s`, through a relay when delay or stall is on, then wrapped.
+Status Wrap(std::unique_ptr<Stream> s, bool connecting,
+            const std::shared_ptr<FaultyStreamTransport::Shared>& shared,
+            std::unique_ptr<Stream>* out) {
+  if (shared->use_relay) {
+    RelayFaults f = shared->relay;
+    // Each stream its own dice (the relay threads roll them), seeded from
+    // the transport's so a seeded run repeats.
+    f.seed = shared->dice.Below(UINT64_MAX - 1) + 1;
+    Status st = NewRelayStream(std::move(s), connecting, f, shared->relay_counters, &s);
+    if (!st.ok()) return st;
+  }
+  *out = std::make_unique<FaultyStream>(std::move(s), shared);
+  return Status::Ok();
+}
 
 class FaultyListener : public StreamListener {
  public:
@@ -70,8 +87,7 @@ class FaultyListener : public StreamListener {
   Status Accept(std::unique_ptr<Stream>* out) override {
     std::unique_ptr<Stream> s;
     Status st = inner_->Accept(&s);
-    if (st.ok()) *out = std::make_unique<FaultyStream>(std::move(s), shared_);
-    return st;
+    return st.ok() ? Wrap(std::move(s), false, shared_, out) : st;
   }
 
  private:
@@ -82,7 +98,8 @@ class FaultyListener : public StreamListener {
 }  // namespace
 
 const std::vector<std::string>& FaultyStreamTransport::Keys() {
-  static const std::vector<std::string> keys = {"flip", "cut", "cut_after", "seed"};
+  static const std::vector<std::string> keys = {"flip",  "cut",   "cut_after", "delay",
+                                                "stall", "stall_ms", "seed"};
   return keys;
 }
 
@@ -92,8 +109,11 @@ FaultyStreamTransport::FaultyStreamTransport(std::unique_ptr<StreamTransport> in
   shared_->flip = spec.Get("flip");
   shared_->cut = spec.Get("cut");
   shared_->cut_after = spec.Get("cut_after");
+  shared_->relay.delay_ms = static_cast<int>(spec.Get("delay"));
+  shared_->relay.stall = spec.Get("stall");
+  shared_->relay.stall_ms = static_cast<int>(spec.Get("stall_ms", 1000));
+  shared_->use_relay = shared_->relay.delay_ms > 0 || shared_->relay.stall > 0;
   shared_->dice = FaultDice(static_cast<uint64_t>(spec.Get("seed")));
-  shared_->counters = &counters_;
 }
 
 Status FaultyStreamTransport::Listen(const DataAddress& address,
@@ -107,8 +127,7 @@ Status FaultyStreamTransport::Listen(const DataAddress& address,
 Status FaultyStreamTransport::Connect(const DataAddress& address, std::unique_ptr<Stream>* out) {
   std::unique_ptr<Stream> s;
   Status st = inner_->Connect(address, &s);
-  if (st.ok()) *out = std::make_unique<FaultyStream>(std::move(s), shared_);
-  return st;
+  return st.ok() ? Wrap(std::move(s), true, shared_, out) : st;
 }
 
 Status WrapStreamFaults(const std::string& spec_text, std::unique_ptr<StreamTransport>* inout) {
@@ -116,6 +135,10 @@ Status WrapStreamFaults(const std::string& spec_text, std::unique_ptr<StreamTran
   FaultSpec spec;
   Status st = FaultSpec::Parse(spec_text, FaultyStreamTransport::Keys(), &spec);
   if (!st.ok()) return st.WithContext("data_faults");
+  if ((spec.Get("delay") > 0 || spec.Get("stall") > 0) && std::string((*inout)->name()) != "tcp")
+    return Status::Error(EINVAL, std::string("data_faults: delay and stall need the tcp data "
+                                             "transport, not ") +
+                                     (*inout)->name());
   *inout = std::make_unique<FaultyStreamTransport>(std::move(*inout), spec);
   return Status::Ok();
 }

@@ -8,12 +8,26 @@
 //                probability P (ECONNRESET from then on)
 //   cut_after=N  each connection breaks once N bytes have been read on
 //                it (a parent dying in the middle of a transfer)
+//   delay=MS     each chunk read reaches the reader MS ms after it
+//                arrived (a long or congested path)
+//   stall=P      with probability P per chunk read, the reader then reads
+//                nothing for stall_ms (default 1000): the sender's buffers
+//                fill and its writes see EAGAIN (a slow reader)
+//   stall_ms=MS
 //   seed=N       the dice's seed (0: from the clock)
 // Faults act on what the wrapped side reads, so wrapping a child's
-// transport corrupts or cuts what its parent sends it. Counters (shared by
-// every stream of the transport) say what was injected.
+// transport corrupts, cuts, delays or stalls what its parent sends it.
+// Counters (shared by every stream of the transport) say what was
+// injected.
 //
-// Ownership: owns the inner transport. Loop thread only.
+// delay and stall need time and real readiness the owner's loop can
+// watch, so with either set each stream goes through a relay thread and a
+// socketpair (stream_relay.h, which says why); they need the tcp
+// transport. Without them no thread is involved.
+//
+// Ownership: owns the inner transport; the streams share the counters.
+// Loop thread only (the relay threads only touch their own stream and the
+// atomic relay counters).
 #ifndef IBACM_SSA_COMMON_TREE_STREAM_FAULTS_H
 #define IBACM_SSA_COMMON_TREE_STREAM_FAULTS_H
 
@@ -23,6 +37,7 @@
 
 #include "common/base/fault_spec.h"
 #include "common/tree/stream.h"
+#include "common/tree/stream_relay.h"
 
 namespace ssa {
 namespace tree {
@@ -41,18 +56,22 @@ class FaultyStreamTransport : public StreamTransport {
   Status Connect(const DataAddress& address, std::unique_ptr<Stream>* out) override;
   const char* name() const override { return inner_->name(); }
 
-  const StreamFaultCounters& counters() const { return counters_; }
+  const StreamFaultCounters& counters() const { return shared_->counters; }
+  // delay and stall (any thread).
+  const RelayCounters& relay_counters() const { return *shared_->relay_counters; }
 
   // What the wrapped streams share.
   struct Shared {
     double flip = 0, cut = 0, cut_after = 0;
+    RelayFaults relay;  // its seed unused: each stream rolls its own
+    bool use_relay = false;
     FaultDice dice{0};
-    StreamFaultCounters* counters = nullptr;
+    StreamFaultCounters counters;
+    std::shared_ptr<RelayCounters> relay_counters = std::make_shared<RelayCounters>();
   };
 
  private:
   std::unique_ptr<StreamTransport> inner_;
-  StreamFaultCounters counters_;
   std::shared_ptr<Shared> shared_;
 };
 

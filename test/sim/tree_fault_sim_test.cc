@@ -12,7 +12,15 @@
 //     port's PortInfo), epochs never go backwards for anyone, and the
 //     consumers' paths equal the new SA's;
 //   - garbage and a wrong token on a parent's data port: refused, logged,
-//     and the parent keeps serving its real children.
+//     and the parent keeps serving its real children;
+//   - a data channel delayed (every chunk read 200 ms late, at an access
+//     node and at a consumer) still brings every consumer to the newest
+//     epoch, with the SA's paths;
+//   - a stalled reader (a consumer that stops reading for seconds after
+//     every read) does not hold its siblings back, is not dropped, and
+//     catches up once it reads again;
+//   - MADs delayed (longer than a try's timeout at a consumer): joins
+//     still succeed and the members converge.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -87,6 +95,13 @@ std::vector<uint64_t> EpochsInPlace(const std::string& log, const std::string& k
     if (strncmp(end, " in place", 9) == 0) out.push_back(epoch);
   }
   return out;
+}
+
+// The epoch of the PRDB a consumer last wrote; 0 before its first.
+uint64_t PrdbEpoch(const TreeHarness& tree, const std::string& consumer) {
+  ssa::smdb::Prdb prdb;
+  return ssa::smdb::Prdb::ReadFile(tree.ConsumerDump(consumer), &prdb).ok() ? prdb.global_epoch
+                                                                           : 0;
 }
 
 bool NeverBackwards(const std::vector<uint64_t>& v) {
@@ -304,4 +319,90 @@ TEST(TreeFaultSim, GarbageAndAWrongTokenAreRefusedAndTheParentKeepsServing) {
   CHECK_OK(tree->StartConsumer("Hca6"));
   CHECK_OK(tree->WaitConsumersAt({"Hca6"}, tree->smdb().global_epoch, 30s));
   EqualsSa("Hca6");
+}
+
+TEST(TreeFaultSim, ADelayedDataChannelStillBringsTheNewestEpoch) {
+  StartFabric();
+  // The access node reads everything (from its parent and its children)
+  // 200 ms late; so does one of its consumers.
+  CHECK_OK(tree->StartIbssa("Hca2", "distribution"));
+  CHECK_OK(tree->StartIbssa("Hca3", "access", "data_faults = delay=200,seed=4\n"));
+  CHECK_OK(tree->StartConsumer("Hca6"));
+  CHECK_OK(tree->StartConsumer("Hca7", {"--data-faults", "delay=200,seed=3"}));
+  const std::vector<std::string> all = {"Hca6", "Hca7"};
+  CHECK_OK(tree->WaitConsumersAt(all, tree->smdb().global_epoch, 60s));
+  for (const std::string& c : all) EqualsSa(c);
+
+  LinkChange(true, all);
+  LinkChange(false, all);
+  for (const std::string& c : all) {
+    EqualsSa(c);
+    std::vector<uint64_t> e = EpochsInPlace(tree->ConsumerLog(c), "PRDB");
+    CHECK_TEXT(e.size() >= 3 && NeverBackwards(e), tree->ConsumerLog(c).c_str());
+  }
+  STRCMP_CONTAINS("FAULT INJECTION on", tree->ConsumerLog("Hca7").c_str());
+  STRCMP_CONTAINS("FAULT INJECTION on", tree->IbssaLog("Hca3").c_str());
+}
+
+TEST(TreeFaultSim, AStalledReaderHoldsNobodyBackAndCatchesUp) {
+  StartFabric();
+  const std::vector<std::string> siblings = StartMembers();
+  uint64_t held = tree->smdb().global_epoch;
+  // Hca8, under the same access node, stops reading for 12 s after every
+  // read (its parent's keepalives, 5 s apart, keep it from counting the
+  // parent as dead: 20 s).
+  constexpr auto kStall = 12s;
+  CHECK_OK(tree->StartConsumer("Hca8", {"--data-faults", "stall=1,stall_ms=12000"}));
+  // Polled closely, so the moment it got that epoch (and began a stall)
+  // is known to within a poll.
+  auto last_behind = std::chrono::steady_clock::now();
+  bool saw_behind = false;
+  CHECK_TEXT(ssa::test::PollUntil(120s,
+                                  [&] {
+                                    if (PrdbEpoch(*tree, "Hca8") >= held) return true;
+                                    saw_behind = true;
+                                    last_behind = std::chrono::steady_clock::now();
+                                    return false;
+                                  }),
+             tree->ConsumerLog("Hca8").c_str());
+  EqualsSa("Hca8");
+
+  // A change: the siblings have it while Hca8 still stalls.
+  CHECK_OK(tree->fabric()->LinkDown("L1", 7));
+  ssa::smdb::Smdb next;
+  CHECK_OK(tree->WaitSmdbAfter(held, 30s, &next));
+  CHECK_OK(tree->WaitConsumersAt(siblings, next.global_epoch, 30s));
+  // Only when the stall is sure to go on (it began after last_behind less
+  // the time a PRDB takes to apply and write; 2 s allowed): a loaded
+  // machine may have taken longer than that, and then nothing is shown.
+  if (saw_behind && std::chrono::steady_clock::now() - last_behind < kStall - 3s)
+    CHECK_TEXT(PrdbEpoch(*tree, "Hca8") < next.global_epoch,
+               "the stalled reader had the change before its stall ended");
+  for (const std::string& c : siblings) EqualsSa(c);
+
+  // Hca8 catches up once it reads again, on the same connection: its
+  // parent neither dropped it nor was held up by it.
+  CHECK_OK(tree->WaitConsumersAt({"Hca8"}, next.global_epoch, 60s));
+  EqualsSa("Hca8");
+  auto st = tree->ReadStats("Hca8");
+  CHECK_EQUAL_TEXT(0u, Num(st, "reconnects"), tree->ConsumerLog("Hca8").c_str());
+  CHECK_EQUAL_TEXT(0u, Num(st, "parent_changes"), tree->ConsumerLog("Hca8").c_str());
+}
+
+TEST(TreeFaultSim, DelayedMadsOnlySlowJoinsDown) {
+  StartFabric();
+  CHECK_OK(tree->StartIbssa("Hca2", "distribution"));
+  CHECK_OK(tree->StartIbssa("Hca3", "access", "mad_faults = delay=300,seed=2\n"));
+  // Longer than a try's timeout (1 s): the answer to the first try comes
+  // while the retry (same TID) waits, and is taken.
+  CHECK_OK(tree->StartConsumer("Hca6", {"--mad-faults", "delay=1500"}));
+  CHECK_OK(tree->StartConsumer("Hca7"));
+  const std::vector<std::string> all = {"Hca6", "Hca7"};
+  CHECK_OK(tree->WaitConsumersAt(all, tree->smdb().global_epoch, 60s));
+  CHECK_TEXT(TreeWhole(4), "the delayed members did not all join");
+  for (const std::string& c : all) EqualsSa(c);
+  LinkChange(true, all);
+  for (const std::string& c : all) EqualsSa(c);
+  CHECK(Num(tree->ReadStats("Hca6"), "joins") >= 1);
+  STRCMP_CONTAINS("FAULT INJECTION on", tree->ConsumerLog("Hca6").c_str());
 }

@@ -52,6 +52,8 @@ test_unit_unit_tests_SOURCES = \
 	test/unit/prdb_service_test.cc \
 	test/unit/tree_frame_test.cc \
 	test/unit/inproc_mad_test.cc \
+	test/unit/mad_faults_test.cc \
+	test/unit/stream_faults_test.cc \
 	test/unit/tree_failover_test.cc \
 	test/unit/data_storm_test.cc \
 	test/unit/db_replica_test.cc \

@@ -11,11 +11,12 @@
 // DbReplica<Db> does it for Smdb, Prdb and AddrDb.
 //
 // Digest: CRC32 (smdb_format.h) of the database's whole serialization.
-// A replica that keeps no serialization (consumers) keeps the CRC of each
-// table instead and applies deltas with smdb::ApplyDeltaKnown: the new
-// digest follows from the old by CRC arithmetic over the changed records,
-// so an update costs a copy of the database, not a re-encoding and
-// re-hashing of it.
+// A replica keeps the CRC of each table and applies deltas with
+// smdb::ApplyDeltaKnown: the new digest follows from the old by CRC
+// arithmetic over the changed records, so an update costs a copy of the
+// database, not a re-encoding and re-hashing of it. One that keeps the
+// serialization too (members: they serve it) splices the new bytes from
+// the old ones and the delta (smdb::SpliceDelta).
 //
 // Plain objects; the owner's thread.
 #ifndef IBACM_SSA_COMMON_TREE_DB_VERSION_H

@@ -1242,6 +1242,21 @@ struct PieceInput {
   std::shared_ptr<const std::string> delta;
 };
 
+// The member's SMDB delta (tree::DbReplica keeping the serialization, as
+// a distribution or access node holds it), from the first SMDB to the
+// second; `replica` holds the first.
+__attribute__((noinline)) Status PieceSmdbApply(tree::DbReplica<smdb::Smdb>* replica,
+                                                const PieceInput& in, uint32_t digest) {
+  return replica->ApplyDelta(in.delta, in.pair->before.global_epoch,
+                             in.pair->after.global_epoch, digest);
+}
+
+// The access node's index of the new SMDB.
+__attribute__((noinline)) Status PieceIndex(const smdb::Smdb& db,
+                                            std::unique_ptr<smdb::SmdbIndex>* out) {
+  return smdb::SmdbIndex::Build(db, out);
+}
+
 __attribute__((noinline)) uint64_t PieceEngine(const PieceInput& in) {
   smdb::PathEngine engine(in.x2.get());
   ibv_path_record rec;
@@ -1324,10 +1339,33 @@ int RunPieces(const SmdbPair& pair) {
     replicas.push_back(std::make_unique<tree::DbReplica<smdb::Prdb>>(nullptr, false));
     replicas.back()->ApplyFull(v.bytes, v.epoch, v.digest);
   }
+  auto ser1 = std::make_shared<std::string>(), ser2 = std::make_shared<std::string>();
+  auto delta = std::make_shared<std::string>();
+  st = pair.before.Serialize(ser1.get());
+  if (st.ok()) st = pair.after.Serialize(ser2.get());
+  if (st.ok()) st = smdb::MakeDelta(pair.before, pair.after, delta.get());
+  tree::DbReplica<smdb::Smdb> smdb_replica;
+  if (st.ok()) st = smdb_replica.ApplyFull(ser1, pair.before.global_epoch, tree::DigestOf(*ser1));
+  if (!st.ok()) {
+    fprintf(stderr, "bench_tree: %s\n", st.ToString().c_str());
+    return 1;
+  }
+  in.delta = delta;
+  const uint32_t digest2 = tree::DigestOf(*ser2);
   printf("pieces on the cached %zu-LID SMDB pair, %zu consumers (wall times: see callgrind.sh "
          "for instruction counts)\n",
          in.x2->assigned_lids().size(), in.guids.size());
   t = Clock::now();
+  st = PieceSmdbApply(&smdb_replica, in, digest2);
+  if (st.ok() && *smdb_replica.version().bytes != *ser2)
+    st = Status::Error(EILSEQ, "the member's new SMDB bytes differ from the SMDB's");
+  lap("smdb_apply", std::to_string(delta->size()) + "-byte SMDB delta applied by a member: " +
+                        st.ToString());
+  {
+    std::unique_ptr<smdb::SmdbIndex> x;
+    st = PieceIndex(pair.after, &x);
+    lap("index", std::to_string(x ? x->ports().size() : 0) + " ports indexed: " + st.ToString());
+  }
   lap("engine", std::to_string(PieceEngine(in)) + " paths from 2 sources");
   lap("route_diff", std::to_string(PieceRouteDiff(&in)) + " dirty LIDs");
   std::vector<distrib::PrdbVersion> built;

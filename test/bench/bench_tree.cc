@@ -1411,6 +1411,7 @@ void Figure(const std::string& name, uint64_t value) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  ssa::TuneAllocatorForDatabases();  // PRDB/SMDB copies: see daemon_util.h
   setvbuf(stdout, nullptr, _IOLBF, 0);
   Options opt;
   if (!ParseArgs(argc, argv, &opt)) {

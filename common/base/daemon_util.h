@@ -43,13 +43,13 @@ std::vector<int> TakeSystemdSockets(std::string* error);
 // hundreds of kilobytes to megabytes (PRDBs, SMDBs): blocks up to 8 MB come
 // from the heap, not from their own mmap, and up to 256 MB of free heap
 // top is kept rather than returned at once. Glibc's defaults (a dynamic
-// mmap threshold from 128 kB, heap trimmed past twice that) made every PRDB
-// update at an access node with a thousand consumers map, fault in and
-// unmap its 530 kB copies, and left freed copies the heap could not give
-// back: bench_tree at 2,000 consumers updated in 3.6 s, its memory growing
-// 0.6 GiB, and in 1.0 s with memory flat after this (README
-// "Performance"). Call once at the start of main(); MALLOC_MMAP_THRESHOLD_
-// and MALLOC_TRIM_THRESHOLD_ in the environment still win.
+// mmap threshold from 128 kB, heap trimmed past twice that) can make every
+// PRDB update at an access node with a thousand consumers map, fault in
+// and unmap its 530 kB copies: bench_tree at 2,000 consumers updated in
+// 3.6 s with memory growing 0.6 GiB, and in 1.0-2.5 s, mostly flat, with
+// this (README "Performance", single runs on a shared machine). Call once
+// at the start of main(); MALLOC_MMAP_THRESHOLD_ and
+// MALLOC_TRIM_THRESHOLD_ in the environment still win.
 void TuneAllocatorForDatabases();
 
 }  // namespace ssa

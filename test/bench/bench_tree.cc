@@ -46,7 +46,8 @@
 //
 // --pieces runs only fixed workloads on the cached SMDB pair, each in its
 // own Piece* function, for instruction counts under callgrind
-// (test/bench/callgrind.sh): the path engine, the route diff, full PRDB
+// (test/bench/callgrind.sh): a member's SMDB delta, the access node's
+// index of the new SMDB, the path engine, the route diff, full PRDB
 // builds, the incremental update of 100 consumers, their delta applies,
 // and the data channel's frame codec.
 #include <pthread.h>

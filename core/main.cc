@@ -39,6 +39,7 @@ void Usage(const char* prog) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  ssa::TuneAllocatorForDatabases();  // PRDB/SMDB copies: see daemon_util.h
   ssa::Daemon::Settings settings;
   bool foreground = false, systemd = false;
   enum { kProviderDir = 256, kSystemd };

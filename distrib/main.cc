@@ -36,6 +36,7 @@ void Usage(const char* prog) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  ssa::TuneAllocatorForDatabases();  // PRDB/SMDB copies: see daemon_util.h
   ssa::distrib::IbssaDaemon::Settings settings;
   settings.opts_file = SYSCONF_DIR "/ibssa_opts.cfg";
   bool foreground = false, systemd = false;

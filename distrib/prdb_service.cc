@@ -69,11 +69,13 @@ PrdbService::JobResult PrdbService::BuildOrPatch(const Engine& e, const Consumer
     return r;
   }
   std::vector<smdb::PathUpdate> updates;
+  std::vector<uint16_t> dlids;
   ibv_path_record rec;
   for (uint32_t k = 0; k < (1u << s->lmc); ++k) {
     uint16_t slid = static_cast<uint16_t>(s->base_lid + k);
-    for (uint16_t dlid : x.assigned_lids()) {
-      if (!e.diff.PairMayDiffer(slid, dlid)) continue;
+    // The destinations PairMayDiffer flags, listed from the diff.
+    e.diff.PairsFrom(slid, &dlids);
+    for (uint16_t dlid : dlids) {
       updates.emplace_back();
       smdb::PathUpdate& u = updates.back();
       if (e.engine->Compute(slid, dlid, &rec) == smdb::PathStatus::kOk) {

@@ -2,6 +2,7 @@
 #include "common/base/daemon_util.h"
 
 #include <fcntl.h>
+#include <malloc.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -125,6 +126,13 @@ std::vector<int> TakeSystemdSockets(std::string* error) {
     fds.push_back(fd);
   }
   return fds;
+}
+
+void TuneAllocatorForDatabases() {
+#if defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD)
+  if (!getenv("MALLOC_MMAP_THRESHOLD_")) mallopt(M_MMAP_THRESHOLD, 8 << 20);
+  if (!getenv("MALLOC_TRIM_THRESHOLD_")) mallopt(M_TRIM_THRESHOLD, 256 << 20);
+#endif
 }
 
 }  // namespace ssa

@@ -1,10 +1,10 @@
 // route_diff.cc: see route_diff.h.
 #include "common/smdb/route_diff.h"
 
+#include <algorithm>
 #include <bitset>
+#include <cstring>
 #include <set>
-#include <string>
-#include <unordered_map>
 #include <utility>
 
 #include "common/smdb/smdb_codec.h"
@@ -17,39 +17,77 @@ constexpr size_t kLidSpace = 0xC000;  // unicast LIDs
 using PortKey = std::pair<uint64_t, uint8_t>;
 
 // Calls changed(record) for every record of `a` or `b` whose key is in
-// only one of them or whose bytes differ (the tables are sorted by key).
+// only one of them or whose bytes differ, in one merge walk over the two
+// tables (sorted by key, as Parse and SortRecords leave them). Returns
+// false, having called nothing more, if either table is not in strict key
+// order (a hand-built database): the caller then treats everything as
+// changed.
 template <class R, class F>
-void ForEachChanged(const DbTable<R>& a, const DbTable<R>& b, F&& changed) {
-  std::unordered_map<std::string, std::pair<std::string, const R*>> in_a;
-  uint8_t buf[WireSize<R>()];
-  auto bytes = [&buf](const R& r) {
-    EncodeRecord(r, buf);
-    return std::string(reinterpret_cast<const char*>(buf), sizeof(buf));
+bool ForEachChanged(const DbTable<R>& a, const DbTable<R>& b, F&& changed) {
+  constexpr size_t kSize = WireSize<R>(), kKey = KeySize<R>();
+  uint8_t ea[kSize], eb[kSize], prev_a[kSize], prev_b[kSize];
+  size_t i = 0, j = 0;
+  const size_t na = a.records.size(), nb = b.records.size();
+  if (i < na) EncodeRecord(a.records[i], ea);
+  if (j < nb) EncodeRecord(b.records[j], eb);
+  auto next_a = [&]() {
+    std::memcpy(prev_a, ea, kSize);
+    if (++i < na) {
+      EncodeRecord(a.records[i], ea);
+      if (std::memcmp(prev_a, ea, kKey) >= 0) return false;
+    }
+    return true;
   };
-  for (const R& r : a.records) {
-    std::string enc = bytes(r);
-    in_a.emplace(enc.substr(0, KeySize<R>()), std::make_pair(enc, &r));
-  }
-  for (const R& r : b.records) {
-    std::string enc = bytes(r);
-    auto it = in_a.find(enc.substr(0, KeySize<R>()));
-    if (it == in_a.end()) {
-      changed(r);
-      continue;
+  auto next_b = [&]() {
+    std::memcpy(prev_b, eb, kSize);
+    if (++j < nb) {
+      EncodeRecord(b.records[j], eb);
+      if (std::memcmp(prev_b, eb, kKey) >= 0) return false;
     }
-    if (it->second.first != enc) {
-      changed(*it->second.second);
-      changed(r);
+    return true;
+  };
+  while (i < na || j < nb) {
+    int c = i >= na ? 1 : j >= nb ? -1 : std::memcmp(ea, eb, kKey);
+    if (c < 0) {
+      changed(a.records[i]);
+      if (!next_a()) return false;
+    } else if (c > 0) {
+      changed(b.records[j]);
+      if (!next_b()) return false;
+    } else {
+      if (std::memcmp(ea, eb, kSize) != 0) {
+        changed(a.records[i]);
+        changed(b.records[j]);
+      }
+      if (!next_a() || !next_b()) return false;
     }
-    in_a.erase(it);
   }
-  for (const auto& kv : in_a) changed(*kv.second.second);
+  return true;
 }
+
+// Node index by GUID for one SmdbIndex (its nodes mirror the Smdb's nodes
+// table: sorted after Parse; sorted here otherwise).
+class NodeMap {
+ public:
+  explicit NodeMap(const SmdbIndex& x) {
+    by_guid_.reserve(x.nodes().size());
+    for (uint32_t i = 0; i < x.nodes().size(); ++i) by_guid_.emplace_back(x.nodes()[i].guid, i);
+    if (!std::is_sorted(by_guid_.begin(), by_guid_.end())) std::sort(by_guid_.begin(), by_guid_.end());
+  }
+  uint32_t Find(uint64_t guid) const {
+    auto it = std::lower_bound(by_guid_.begin(), by_guid_.end(),
+                               std::make_pair(guid, uint32_t{0}));
+    return it != by_guid_.end() && it->first == guid ? it->second : SmdbIndex::kNone;
+  }
+
+ private:
+  std::vector<std::pair<uint64_t, uint32_t>> by_guid_;
+};
 
 class Differ {
  public:
   Differ(const Smdb& od, const SmdbIndex& oi, const Smdb& nd, const SmdbIndex& ni)
-      : od_(od), oi_(oi), nd_(nd), ni_(ni) {}
+      : od_(od), oi_(oi), nd_(nd), ni_(ni), old_nodes_(oi), new_nodes_(ni) {}
 
   RouteDiff Run() {
     RouteDiff d;
@@ -61,28 +99,74 @@ class Differ {
       return d;
     }
     dirty_.assign(kLidSpace, false);
-    CollectChangedPorts();
-    MarkOwnedLids();
+    if (!CollectChangedPorts() || !MarkOwnedLids()) {
+      d = RouteDiff();
+      d.all = true;  // unsorted tables: no merge walk, no localizing
+      return d;
+    }
     owner_ = dirty_;
-    MarkLftChanges();
-    MapNodes();
+    if (!MarkLftChanges()) {
+      d = RouteDiff();
+      d.all = true;
+      return d;
+    }
     // LIDs that are route-dirty but not owner-dirty get their per-switch
     // reach; a switch's own LID whose own entry changed escalates (every
     // walk toward it reads that entry first, WalkEnd in the engine).
     d.route_slot.assign(kLidSpace, RouteDiff::kNone);
-    for (uint32_t lid = 1; lid < kLidSpace; ++lid) {
-      if (!dirty_[lid] || owner_[lid]) continue;
-      uint32_t p = ni_.PortByLid(static_cast<uint16_t>(lid));
-      if (p != SmdbIndex::kNone && ni_.node_of(ni_.port(p)).type == kNodeSwitch &&
-          LocalChange(ni_.port(p).node, static_cast<uint16_t>(lid))) {
-        owner_[lid] = true;
-        continue;
+    BuildReverseLinks();
+    for (size_t i = 0; i < local_.size();) {
+      uint16_t lid = local_[i].first;
+      size_t j = i;
+      while (j < local_.size() && local_[j].first == lid) ++j;
+      if (!owner_[lid]) {
+        uint32_t p = ni_.PortByLid(lid);
+        bool escalate = false;
+        if (p != SmdbIndex::kNone && ni_.node_of(ni_.port(p)).type == kNodeSwitch)
+          for (size_t k = i; k < j; ++k) escalate |= local_[k].second == ni_.port(p).node;
+        if (escalate) {
+          owner_[lid] = true;
+        } else {
+          d.route_slot[lid] = static_cast<uint32_t>(d.reaches_change.size());
+          d.reaches_change.emplace_back();
+          d.reach_nodes.emplace_back();
+          Reach(lid, i, j, &d.reaches_change.back(), &d.reach_nodes.back());
+        }
       }
+      i = j;
+    }
+    // A route-dirty LID with no switch whose entry changed (only a switch
+    // of the old version read it): no walk in the new version reaches a
+    // change.
+    for (uint32_t lid = 1; lid < kLidSpace; ++lid) {
+      if (!dirty_[lid] || owner_[lid] || d.route_slot[lid] != RouteDiff::kNone) continue;
       d.route_slot[lid] = static_cast<uint32_t>(d.reaches_change.size());
-      d.reaches_change.push_back(Reach(static_cast<uint16_t>(lid)));
+      d.reaches_change.emplace_back(ni_.nodes().size(), false);
+      d.reach_nodes.emplace_back();
     }
     d.first_switch.assign(kLidSpace, RouteDiff::kNone);
-    for (uint16_t lid : ni_.assigned_lids()) d.first_switch[lid] = FirstSwitch(lid);
+    d.switch_start.assign(ni_.nodes().size() + 1, 0);
+    for (uint16_t lid : ni_.assigned_lids()) {
+      uint32_t sw = FirstSwitch(lid);
+      d.first_switch[lid] = sw;
+      if (sw == RouteDiff::kNone)
+        d.no_switch_lids.push_back(lid);
+      else
+        ++d.switch_start[sw + 1];
+    }
+    for (size_t n = 0; n < ni_.nodes().size(); ++n) d.switch_start[n + 1] += d.switch_start[n];
+    d.lids_by_switch.resize(d.switch_start.back());
+    {
+      std::vector<uint32_t> at(d.switch_start.begin(), d.switch_start.end() - 1);
+      for (uint16_t lid : ni_.assigned_lids())
+        if (d.first_switch[lid] != RouteDiff::kNone) d.lids_by_switch[at[d.first_switch[lid]]++] = lid;
+    }
+    for (uint16_t lid : ni_.assigned_lids()) {
+      if (owner_[lid])
+        d.owner_lids.push_back(lid);
+      else if (d.route_slot[lid] != RouteDiff::kNone)
+        d.route_lids.push_back(lid);
+    }
     d.dirty = std::move(dirty_);
     for (bool b : d.dirty) d.dirty_count += b;
     d.owner_dirty = std::move(owner_);
@@ -94,28 +178,32 @@ class Differ {
  private:
   void Port(const PortKey& k) { changed_.insert(k); }
 
-  void CollectChangedPorts() {
-    ForEachChanged(od_.ports, nd_.ports, [this](const SmdbPort& p) {
+  bool CollectChangedPorts() {
+    bool ok = ForEachChanged(od_.ports, nd_.ports, [this](const SmdbPort& p) {
       Port({p.node_guid, p.port_num});
     });
-    ForEachChanged(od_.links, nd_.links, [this](const SmdbLink& l) {
+    ok = ok && ForEachChanged(od_.links, nd_.links, [this](const SmdbLink& l) {
       Port({l.node_guid, l.port_num});
       Port({l.peer_node_guid, l.peer_port_num});
     });
     // A node record (type, Tavor quirk) or a switch record touches all its ports.
     std::set<uint64_t> nodes;
-    ForEachChanged(od_.nodes, nd_.nodes,
-                   [&nodes](const SmdbNode& n) { nodes.insert(n.node_guid); });
-    ForEachChanged(od_.switches, nd_.switches,
-                   [&nodes](const SmdbSwitch& s) { nodes.insert(s.node_guid); });
+    ok = ok && ForEachChanged(od_.nodes, nd_.nodes,
+                              [&nodes](const SmdbNode& n) { nodes.insert(n.node_guid); });
+    ok = ok && ForEachChanged(od_.switches, nd_.switches,
+                              [&nodes](const SmdbSwitch& s) { nodes.insert(s.node_guid); });
+    if (!ok) return false;
     // Switch port 0 carries the extended-speed capability the SA rates all
     // of the switch's ports with.
-    for (const PortKey& k : std::set<PortKey>(changed_))
+    for (const PortKey& k : changed_)
       if (k.second == 0) nodes.insert(k.first);
-    for (const SmdbIndex* x : {&oi_, &ni_})
-      for (const auto& n : x->nodes())
-        if (nodes.count(n.guid))
-          for (uint32_t i = 0; i < n.slot_count; ++i) Port({n.guid, static_cast<uint8_t>(i)});
+    for (uint64_t guid : nodes)
+      for (const SmdbIndex* x : {&oi_, &ni_}) {
+        uint32_t n = (x == &oi_ ? old_nodes_ : new_nodes_).Find(guid);
+        if (n == SmdbIndex::kNone) continue;
+        for (uint32_t i = 0; i < x->nodes()[n].slot_count; ++i)
+          Port({guid, static_cast<uint8_t>(i)});
+      }
     // A port's link peer reads it as its ingress: the peer's egress entries
     // must be checked too. Peers in either version.
     for (const PortKey& k : std::set<PortKey>(changed_)) {
@@ -126,14 +214,12 @@ class Differ {
         changed_.insert({x->node_of(peer).guid, peer.port_num});
       }
     }
+    return true;
   }
 
-  uint32_t Find(const SmdbIndex& x, const PortKey& k) {
-    auto& guids = &x == &oi_ ? old_nodes_ : new_nodes_;
-    if (guids.empty())
-      for (uint32_t i = 0; i < x.nodes().size(); ++i) guids[x.nodes()[i].guid] = i;
-    auto it = guids.find(k.first);
-    return it == guids.end() ? SmdbIndex::kNone : x.PortOf(it->second, k.second);
+  uint32_t Find(const SmdbIndex& x, const PortKey& k) const {
+    uint32_t n = (&x == &oi_ ? old_nodes_ : new_nodes_).Find(k.first);
+    return n == SmdbIndex::kNone ? SmdbIndex::kNone : x.PortOf(n, k.second);
   }
 
   void MarkRange(uint16_t base, uint8_t lmc) {
@@ -142,108 +228,127 @@ class Differ {
   }
 
   // LIDs owned by changed endpoint ports, and LID assignments that changed.
-  void MarkOwnedLids() {
+  bool MarkOwnedLids() {
     for (const PortKey& k : changed_)
       for (const SmdbIndex* x : {&oi_, &ni_}) {
         uint32_t p = Find(*x, k);
         if (p != SmdbIndex::kNone && x->port(p).base_lid)
           MarkRange(x->port(p).base_lid, x->port(p).lmc);
       }
-    ForEachChanged(od_.guid_lids, nd_.guid_lids,
-                   [this](const SmdbGuidLid& g) { MarkRange(g.base_lid, g.lmc); });
+    return ForEachChanged(od_.guid_lids, nd_.guid_lids,
+                          [this](const SmdbGuidLid& g) { MarkRange(g.base_lid, g.lmc); });
+  }
+
+  // One switch's entry for `lid`: a (old, kNone if the switch is new) and
+  // b (new, kNone if gone) are its node indexes. Marks the LID dirty when
+  // the entry differs or points at a changed port, and notes the local
+  // change for the reach when the switch is in the new version.
+  void CheckEntry(uint32_t on, uint32_t nn, const std::bitset<256>* hot, uint16_t lid) {
+    uint8_t a = on == SmdbIndex::kNone ? kLftNoPath : oi_.LftPort(on, lid);
+    uint8_t b = nn == SmdbIndex::kNone ? kLftNoPath : ni_.LftPort(nn, lid);
+    if (a != b || (hot && ((a != kLftNoPath && (*hot)[a]) || (b != kLftNoPath && (*hot)[b])))) {
+      dirty_[lid] = true;
+      if (nn != SmdbIndex::kNone) local_.emplace_back(lid, nn);
+    }
   }
 
   // Every switch in either version: an LFT entry that differs, or that
-  // points at a changed port in either version.
-  void MarkLftChanges() {
-    std::set<uint64_t> switches;
-    for (const SmdbIndex* x : {&oi_, &ni_})
+  // points at a changed port in either version. A switch with a changed
+  // port (or present in one version only) has its whole LFT compared; the
+  // others only the entries of the LFT blocks that differ.
+  bool MarkLftChanges() {
+    std::set<uint64_t> whole;  // switches compared entry by entry
+    for (const PortKey& k : changed_) whole.insert(k.first);
+    for (const SmdbIndex* x : {&oi_, &ni_}) {
+      const NodeMap& other = x == &oi_ ? new_nodes_ : old_nodes_;
       for (const auto& n : x->nodes())
-        if (n.type == kNodeSwitch) switches.insert(n.guid);
-    for (uint64_t guid : switches) {
-      uint32_t on = NodeIndex(oi_, old_nodes_, guid), nn = NodeIndex(ni_, new_nodes_, guid);
+        if (n.type == kNodeSwitch && other.Find(n.guid) == SmdbIndex::kNone) whole.insert(n.guid);
+    }
+    for (uint64_t guid : whole) {
+      uint32_t on = old_nodes_.Find(guid), nn = new_nodes_.Find(guid);
+      bool sw_old = on != SmdbIndex::kNone && oi_.nodes()[on].type == kNodeSwitch;
+      bool sw_new = nn != SmdbIndex::kNone && ni_.nodes()[nn].type == kNodeSwitch;
+      if (!sw_old && !sw_new) continue;
       uint32_t top = 0;
       if (on != SmdbIndex::kNone) top = std::max(top, oi_.nodes()[on].lft_size);
       if (nn != SmdbIndex::kNone) top = std::max(top, ni_.nodes()[nn].lft_size);
       top = std::min<uint32_t>(top, kLidSpace);
-      std::vector<bool> hot(256, false);  // changed ports of this switch
-      for (int p = 0; p < 256; ++p) hot[p] = changed_.count({guid, static_cast<uint8_t>(p)}) != 0;
-      for (uint32_t lid = 1; lid < top; ++lid) {
-        if (dirty_[lid]) continue;
-        uint8_t a =
-            on == SmdbIndex::kNone ? kLftNoPath : oi_.LftPort(on, static_cast<uint16_t>(lid));
-        uint8_t b =
-            nn == SmdbIndex::kNone ? kLftNoPath : ni_.LftPort(nn, static_cast<uint16_t>(lid));
-        if (a != b || (a != kLftNoPath && hot[a]) || (b != kLftNoPath && hot[b]))
-          dirty_[lid] = true;
-      }
+      std::bitset<256> hot;  // changed ports of this switch
+      for (auto it = changed_.lower_bound({guid, 0}); it != changed_.end() && it->first == guid;
+           ++it)
+        hot.set(it->second);
+      for (uint32_t lid = 1; lid < top; ++lid)
+        CheckEntry(on, nn, &hot, static_cast<uint16_t>(lid));
     }
-  }
-
-  // The new index's nodes: their old counterparts and changed ports.
-  void MapNodes() {
-    new_to_old_.assign(ni_.nodes().size(), SmdbIndex::kNone);
-    hot_.assign(ni_.nodes().size(), std::bitset<256>());
-    for (uint32_t i = 0; i < ni_.nodes().size(); ++i)
-      new_to_old_[i] = NodeIndex(oi_, old_nodes_, ni_.nodes()[i].guid);
-    for (const PortKey& k : changed_) {
-      uint32_t n = NodeIndex(ni_, new_nodes_, k.first);
-      if (n != SmdbIndex::kNone) hot_[n].set(k.second);
+    // The other switches: same node in both versions, no changed port, the
+    // same switch record (else its ports would be changed): their entries
+    // differ only inside LFT blocks that differ.
+    std::set<std::pair<uint64_t, uint16_t>> blocks;
+    bool ok = ForEachChanged(od_.lft_blocks, nd_.lft_blocks, [&](const SmdbLftBlock& b) {
+      if (!whole.count(b.node_guid)) blocks.insert({b.node_guid, b.block});
+    });
+    if (!ok) return false;
+    for (const auto& b : blocks) {
+      uint32_t on = old_nodes_.Find(b.first), nn = new_nodes_.Find(b.first);
+      uint32_t first = uint32_t{b.second} * kLftBlockSize;
+      for (uint32_t k = 0; k < kLftBlockSize && first + k < kLidSpace; ++k)
+        if (first + k != 0) CheckEntry(on, nn, nullptr, static_cast<uint16_t>(first + k));
     }
+    std::sort(local_.begin(), local_.end());
+    local_.erase(std::unique(local_.begin(), local_.end()), local_.end());
+    return true;
   }
 
-  // Switch `node` (new index) reads something changed for `lid`: its entry
-  // differs from the old one, or points (old or new) at a changed port.
-  bool LocalChange(uint32_t node, uint16_t lid) const {
-    uint32_t on = new_to_old_[node];
-    uint8_t a = on == SmdbIndex::kNone ? kLftNoPath : oi_.LftPort(on, lid);
-    uint8_t b = ni_.LftPort(node, lid);
-    return a != b || (a != kLftNoPath && hot_[node][a]) || (b != kLftNoPath && hot_[node][b]);
-  }
-
-  // The next switch a walk toward `lid` enters from switch `node` (new
-  // index), or kNone where the walk ends (or fails) there.
-  uint32_t NextSwitch(uint32_t node, uint16_t lid) const {
-    uint8_t out = ni_.LftPort(node, lid);
-    if (out == kLftNoPath) return SmdbIndex::kNone;
-    uint32_t p = ni_.PortOf(node, out);
-    if (p == SmdbIndex::kNone || ni_.port(p).peer == SmdbIndex::kNone) return SmdbIndex::kNone;
-    const SmdbIndex::Port& in = ni_.port(ni_.port(p).peer);
-    return ni_.node_of(in).type == kNodeSwitch ? in.node : SmdbIndex::kNone;
+  // rev_[n]: the switch ports whose link leads into switch n (new index).
+  void BuildReverseLinks() {
+    rev_start_.assign(ni_.nodes().size() + 1, 0);
+    auto into = [this](uint32_t p) -> uint32_t {
+      const SmdbIndex::Port& port = ni_.port(p);
+      if (ni_.node_of(port).type != kNodeSwitch || port.peer == SmdbIndex::kNone)
+        return SmdbIndex::kNone;
+      const SmdbIndex::Port& in = ni_.port(port.peer);
+      return ni_.node_of(in).type == kNodeSwitch ? in.node : SmdbIndex::kNone;
+    };
+    for (uint32_t p = 0; p < ni_.ports().size(); ++p) {
+      uint32_t n = into(p);
+      if (n != SmdbIndex::kNone) ++rev_start_[n + 1];
+    }
+    for (size_t n = 0; n < ni_.nodes().size(); ++n) rev_start_[n + 1] += rev_start_[n];
+    rev_.resize(rev_start_.back());
+    std::vector<uint32_t> at(rev_start_.begin(), rev_start_.end() - 1);
+    for (uint32_t p = 0; p < ni_.ports().size(); ++p) {
+      uint32_t n = into(p);
+      if (n != SmdbIndex::kNone) rev_[at[n]++] = p;
+    }
   }
 
   // By node: the walk from that switch toward `lid` meets a local change.
-  // The LFTs make a functional graph (one next switch each): each chain is
-  // followed once and its nodes take its outcome; a cycle without a change
-  // is the same in both versions (and fails alike).
-  std::vector<bool> Reach(uint16_t lid) {
-    enum : uint8_t { kUnknown, kOnChain, kClean, kChanged };
-    std::vector<uint8_t> state(ni_.nodes().size(), kUnknown);
-    std::vector<uint32_t> chain;
-    for (uint32_t start = 0; start < ni_.nodes().size(); ++start) {
-      if (ni_.nodes()[start].type != kNodeSwitch || state[start] != kUnknown) continue;
-      chain.clear();
-      uint8_t outcome = kClean;
-      for (uint32_t n = start; n != SmdbIndex::kNone;) {
-        if (state[n] == kClean || state[n] == kChanged) {
-          outcome = state[n];
-          break;
-        }
-        if (state[n] == kOnChain) break;  // a cycle of unchanged entries
-        if (LocalChange(n, lid)) {
-          state[n] = kChanged;
-          outcome = kChanged;
-          break;
-        }
-        state[n] = kOnChain;
-        chain.push_back(n);
-        n = NextSwitch(n, lid);
-      }
-      for (uint32_t n : chain) state[n] = outcome;
+  // The LFTs make a functional graph (one next switch each, NextSwitch in
+  // the engine's terms); the switches that reach a change are found
+  // backwards from the changed ones, local_[begin, end): a switch n
+  // precedes m when n's entry for `lid` leaves through a port linked into
+  // m. A cycle without a change is never reached (and is the same in both
+  // versions).
+  void Reach(uint16_t lid, size_t begin, size_t end, std::vector<bool>* reach,
+             std::vector<uint32_t>* nodes) {
+    reach->assign(ni_.nodes().size(), false);
+    nodes->clear();
+    for (size_t k = begin; k < end; ++k) {
+      uint32_t n = local_[k].second;
+      if (ni_.nodes()[n].type != kNodeSwitch || (*reach)[n]) continue;
+      (*reach)[n] = true;
+      nodes->push_back(n);
     }
-    std::vector<bool> reach(ni_.nodes().size(), false);
-    for (size_t i = 0; i < state.size(); ++i) reach[i] = state[i] == kChanged;
-    return reach;
+    for (size_t q = 0; q < nodes->size(); ++q) {
+      uint32_t m = (*nodes)[q];
+      for (uint32_t r = rev_start_[m]; r < rev_start_[m + 1]; ++r) {
+        const SmdbIndex::Port& p = ni_.port(rev_[r]);
+        if ((*reach)[p.node] || ni_.LftPort(p.node, lid) != p.port_num) continue;
+        (*reach)[p.node] = true;
+        nodes->push_back(p.node);
+      }
+    }
+    std::sort(nodes->begin(), nodes->end());
   }
 
   // The switch (new index) a walk from `lid` reads the LFT of first: its
@@ -258,26 +363,44 @@ class Differ {
     return ni_.node_of(peer).type == kNodeSwitch ? peer.node : RouteDiff::kNone;
   }
 
-  uint32_t NodeIndex(const SmdbIndex& x, std::unordered_map<uint64_t, uint32_t>& guids,
-                     uint64_t guid) {
-    if (guids.empty())
-      for (uint32_t i = 0; i < x.nodes().size(); ++i) guids[x.nodes()[i].guid] = i;
-    auto it = guids.find(guid);
-    return it == guids.end() ? SmdbIndex::kNone : it->second;
-  }
-
   const Smdb& od_;
   const SmdbIndex& oi_;
   const Smdb& nd_;
   const SmdbIndex& ni_;
+  NodeMap old_nodes_, new_nodes_;
   std::set<PortKey> changed_;
   std::vector<bool> dirty_, owner_;
-  std::unordered_map<uint64_t, uint32_t> old_nodes_, new_nodes_;
-  std::vector<uint32_t> new_to_old_;       // by new node
-  std::vector<std::bitset<256>> hot_;      // by new node: its changed ports
+  std::vector<std::pair<uint16_t, uint32_t>> local_;  // (LID, new switch) local changes
+  std::vector<uint32_t> rev_start_, rev_;          // BuildReverseLinks
 };
 
 }  // namespace
+
+void RouteDiff::PairsFrom(uint16_t slid, std::vector<uint16_t>* dlids) const {
+  dlids->clear();
+  // Either end owner-dirty.
+  dlids->insert(dlids->end(), owner_lids.begin(), owner_lids.end());
+  // The walk from slid's first switch toward a route-dirty destination.
+  uint32_t sw = slid < first_switch.size() ? first_switch[slid] : kNone;
+  for (uint16_t d : route_lids) {
+    const std::vector<bool>& r = reaches_change[route_slot[d]];
+    if (sw == kNone || sw >= r.size() || r[sw]) dlids->push_back(d);
+  }
+  // slid route-dirty: the reverse walks, from every destination's first
+  // switch toward slid, that meet a change.
+  if (slid < route_slot.size() && route_slot[slid] != kNone) {
+    dlids->insert(dlids->end(), no_switch_lids.begin(), no_switch_lids.end());
+    for (uint32_t n : reach_nodes[route_slot[slid]])
+      if (n + 1 < switch_start.size())
+        dlids->insert(dlids->end(), lids_by_switch.begin() + switch_start[n],
+                      lids_by_switch.begin() + switch_start[n + 1]);
+    std::sort(dlids->begin(), dlids->end());
+    dlids->erase(std::unique(dlids->begin(), dlids->end()), dlids->end());
+    return;
+  }
+  std::sort(dlids->begin(), dlids->end());
+  dlids->erase(std::unique(dlids->begin(), dlids->end()), dlids->end());
+}
 
 RouteDiff DiffRoutes(const Smdb& old_db, const SmdbIndex& old_index, const Smdb& new_db,
                      const SmdbIndex& new_index) {
@@ -286,3 +409,4 @@ RouteDiff DiffRoutes(const Smdb& old_db, const SmdbIndex& old_index, const Smdb&
 
 }  // namespace smdb
 }  // namespace ssa
+

@@ -30,6 +30,18 @@
 // Ports "changed" means any field of the port record, its node record or
 // its link differs (a superset of what the engine reads: safe).
 //
+// Cost: proportional to what changed, not to the fabric's LIDs x switches.
+// Tables are compared by one merge walk over their sorted records; a
+// switch's LFT is scanned whole only when one of its ports changed (its
+// entries pointing there are dirty), otherwise only the LFT blocks that
+// differ are read; a route-dirty LID's reach is found backwards from the
+// switches whose entry for it changed (the predecessors of a switch toward
+// x are its linked switches whose entry for x leaves through that link),
+// so it visits only the switches that do reach a change. PairsFrom() then
+// lists a source's pairs from the dirty LIDs (and, for a route-dirty
+// source, from the switches that reach its change), without walking every
+// destination.
+//
 // Pure function over immutable inputs; any thread. The test
 // (test/unit/route_diff_test.cc) checks against full recomputation that no
 // path outside the dirty set changes.
@@ -62,6 +74,17 @@ struct RouteDiff {
   size_t owner_dirty_count = 0;
   size_t route_dirty_count = 0;
 
+  // For PairsFrom (LIDs assigned in the new index only, ascending):
+  std::vector<uint16_t> owner_lids;  // owner-dirty
+  std::vector<uint16_t> route_lids;  // route-dirty (route_slot set)
+  std::vector<uint16_t> no_switch_lids;  // first_switch kNone
+  // Per route slot: the nodes set in reaches_change, ascending.
+  std::vector<std::vector<uint32_t>> reach_nodes;
+  // Assigned LIDs by first switch (CSR: LIDs of node n are
+  // lids_by_switch[switch_start[n] .. switch_start[n + 1])).
+  std::vector<uint32_t> switch_start;
+  std::vector<uint16_t> lids_by_switch;
+
   bool IsDirty(uint16_t lid) const { return all || (lid < dirty.size() && dirty[lid]); }
   bool IsOwnerDirty(uint16_t lid) const {
     return all || (lid < owner_dirty.size() && owner_dirty[lid]);
@@ -71,6 +94,11 @@ struct RouteDiff {
     if (IsOwnerDirty(slid) || IsOwnerDirty(dlid)) return true;
     return WalkMeetsChange(slid, dlid) || WalkMeetsChange(dlid, slid);
   }
+  // *dlids = every LID assigned in the new index for which
+  // PairMayDiffer(slid, dlid), ascending, in time proportional to the
+  // dirty LIDs and the answer. Only for a source that is not owner-dirty
+  // (that one needs every destination) and without `all`.
+  void PairsFrom(uint16_t slid, std::vector<uint16_t>* dlids) const;
 
  private:
   // The walk from `from`'s first switch toward `to` meets a change.

@@ -599,6 +599,107 @@ Status ApplyDeltaKnown(const AddrDb& old, const DbCrcs& old_crcs, const uint8_t*
   return ApplyDeltaKnownT(old, old_crcs, delta, len, out, out_crcs);
 }
 
+Status SpliceDelta(const DbSchema& schema, const std::string& old_bytes, const uint8_t* d,
+                   size_t len, std::string* out) {
+  auto bad = [] { return Status::Error(kErrInvalidInput, "not a serialization to splice into"); };
+  const uint8_t* p = reinterpret_cast<const uint8_t*>(old_bytes.data());
+  const size_t n = old_bytes.size();
+  if (n < kFileHeaderSize || GetBe32(p) != kDbMagic || GetBe16(p + 10) != kFileHeaderSize ||
+      GetBe32(p + 12) != schema.tables.size() || len < kDeltaHeaderSize)
+    return bad();
+  // The old sections: offset of each header, in schema order.
+  std::vector<size_t> at(schema.tables.size());
+  size_t off = kFileHeaderSize;
+  for (size_t i = 0; i < schema.tables.size(); ++i) {
+    if (off + kSectionHeaderSize > n) return bad();
+    const uint8_t* h = p + off;
+    if (GetBe16(h) != schema.tables[i].id || GetBe16(h + 2) != kSectionHeaderSize ||
+        GetBe32(h + 4) != schema.tables[i].record_size)
+      return bad();
+    at[i] = off;
+    off += kSectionHeaderSize + uint64_t{GetBe32(h + 4)} * GetBe32(h + 8);
+    if (off > n) return bad();
+  }
+  if (off != n) return bad();
+  // The delta's sections by table (ApplyDeltaKnown checked them).
+  std::vector<const uint8_t*> sec(schema.tables.size(), nullptr);
+  const uint32_t sections = GetBe32(d + 12);
+  size_t doff = GetBe16(d + 10);
+  for (uint32_t k = 0; k < sections; ++k) {
+    if (doff + kDeltaSectionHeaderSize > len) return bad();
+    const uint8_t* s = d + doff;
+    int index = schema.IndexOf(GetBe16(s));
+    if (index < 0) return bad();
+    const TableSchema& t = schema.tables[static_cast<size_t>(index)];
+    sec[static_cast<size_t>(index)] = s;
+    doff += GetBe16(s + 2) + uint64_t{GetBe32(s + 20)} * t.key_size +
+            uint64_t{GetBe32(s + 24)} * t.record_size;
+  }
+  std::string o;
+  o.reserve(n + (len > n ? len : 0));
+  o.append(old_bytes, 0, kFileHeaderSize);
+  FileHeader fh;
+  fh.db_type = static_cast<uint16_t>(schema.type);
+  fh.table_count = static_cast<uint32_t>(schema.tables.size());
+  fh.global_epoch = GetBe64(d + 24);
+  EncodeFileHeader(fh, reinterpret_cast<uint8_t*>(&o[0]));
+  for (size_t i = 0; i < schema.tables.size(); ++i) {
+    const uint8_t* h = p + at[i];
+    const uint8_t* s = sec[i];
+    const TableSchema& t = schema.tables[i];
+    const size_t rs = t.record_size, ks = t.key_size;
+    const uint32_t count = GetBe32(h + 8);
+    const uint8_t* payload = h + kSectionHeaderSize;
+    if (!s) {
+      o.append(reinterpret_cast<const char*>(h), kSectionHeaderSize + size_t{count} * rs);
+      continue;
+    }
+    SectionHeader sh;
+    sh.table_id = t.id;
+    sh.record_size = t.record_size;
+    sh.record_count = GetBe32(s + 16);
+    sh.payload_crc = GetBe32(s + 48);
+    sh.table_epoch = GetBe64(s + 40);
+    uint8_t hb[kSectionHeaderSize];
+    EncodeSectionHeader(sh, hb);
+    o.append(reinterpret_cast<const char*>(hb), sizeof(hb));
+    DeltaOps ops{nullptr, GetBe32(s + 20), nullptr, GetBe32(s + 24)};
+    ops.removed = s + GetBe16(s + 2);
+    ops.puts = ops.removed + size_t{ops.n_removed} * ks;
+    if (ops.n_removed == 0 && sh.record_count == count && ks > 0) {
+      // Replacements only: overwrite each put at its key (puts ascend).
+      size_t base = o.size();
+      o.append(reinterpret_cast<const char*>(payload), size_t{count} * rs);
+      uint8_t* q = reinterpret_cast<uint8_t*>(&o[base]);
+      uint32_t lo = 0;
+      for (uint32_t k = 0; k < ops.n_puts; ++k) {
+        const uint8_t* put = ops.puts + size_t{k} * rs;
+        uint32_t hi = count;
+        while (lo < hi) {
+          uint32_t mid = lo + (hi - lo) / 2;
+          if (std::memcmp(q + size_t{mid} * rs, put, ks) < 0)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+        if (lo >= count || std::memcmp(q + size_t{lo} * rs, put, ks) != 0) return bad();
+        std::memcpy(q + size_t{lo} * rs, put, rs);
+        ++lo;
+      }
+      continue;
+    }
+    RawTable raw;
+    raw.count = count;
+    raw.bytes.assign(reinterpret_cast<const char*>(payload), size_t{count} * rs);
+    std::string merged;
+    Status st = MergeTable(raw, ops, t, "splice", &merged);
+    if (!st.ok()) return st;
+    o += merged;
+  }
+  *out = std::move(o);
+  return Status::Ok();
+}
+
 Status DbCrcsOf(const uint8_t* p, size_t len, DbCrcs* out) {
   auto bad = [] { return Status::Error(kErrInvalidInput, "not a database serialization"); };
   if (len < kFileHeaderSize || GetBe32(p) != kDbMagic) return bad();

@@ -69,6 +69,17 @@ Status ApplyDeltaKnown(const Prdb& old, const DbCrcs& old_crcs, const uint8_t* d
 Status ApplyDeltaKnown(const AddrDb& old, const DbCrcs& old_crcs, const uint8_t* delta,
                        size_t len, AddrDb* out, DbCrcs* out_crcs);
 
+// The serialization of what ApplyDeltaKnown made, from `old_bytes` (the
+// serialization of its `old`) and the same delta, without encoding a
+// record: tables the delta does not name are copied, records it only
+// replaces are overwritten where their keys are, tables with records
+// inserted or removed are merged. It trusts the delta: call it only after
+// ApplyDeltaKnown accepted that delta for that base (which checked every
+// CRC). EINVAL when `old_bytes` is not laid out as this format minor writes
+// `schema` (the caller serializes the result instead).
+Status SpliceDelta(const DbSchema& schema, const std::string& old_bytes, const uint8_t* delta,
+                   size_t len, std::string* out);
+
 // Sets next's epochs from previous: a table whose records are unchanged
 // keeps its epoch, a changed table gets previous.global_epoch + 1, and the
 // global epoch is previous.global_epoch + 1 if any table changed, else

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 
 namespace ssa {
 namespace smdb {
@@ -115,9 +116,10 @@ Status SmdbIndex::BuildNodesAndPorts(const Smdb& db) {
   // A port numbered beyond NumPorts still gets a slot: the SMDB is what the
   // SM saw, and the SA walks whatever port the LFT names.
   ports_.resize(db.ports.records.size());
+  uint32_t node = kNone;  // ports come sorted by node (Parse): one lookup per node
   for (size_t i = 0; i < db.ports.records.size(); ++i) {
     const SmdbPort& r = db.ports.records[i];
-    uint32_t node = NodeByGuid(r.node_guid);
+    if (node == kNone || nodes_[node].guid != r.node_guid) node = NodeByGuid(r.node_guid);
     if (node == kNone)
       return Invalid("port " + std::to_string(r.port_num) + " of unknown node " +
                      Guid(r.node_guid));
@@ -184,9 +186,22 @@ Status SmdbIndex::BuildLinks(const Smdb& db) {
 Status SmdbIndex::BuildLfts(const Smdb& db) {
   // Size each switch's LFT: the blocks it has, cut at LinearFDBTop + 1
   // (osm_switch_get_port_by_lid answers no path above max_lid_ho).
+  // The blocks come sorted by switch (Parse): one lookup per switch.
+  std::vector<uint32_t> block_node(db.lft_blocks.records.size());
+  uint64_t last_guid = 0;
+  uint32_t last_node = kNone;
+  for (size_t i = 0; i < db.lft_blocks.records.size(); ++i) {
+    uint64_t g = db.lft_blocks.records[i].node_guid;
+    if (last_node == kNone || g != last_guid) {
+      last_guid = g;
+      last_node = NodeByGuid(g);
+    }
+    block_node[i] = last_node;
+  }
   std::vector<uint32_t> size(nodes_.size(), 0);
-  for (const SmdbLftBlock& b : db.lft_blocks.records) {
-    uint32_t n = NodeByGuid(b.node_guid);
+  for (size_t i = 0; i < db.lft_blocks.records.size(); ++i) {
+    const SmdbLftBlock& b = db.lft_blocks.records[i];
+    uint32_t n = block_node[i];
     if (n == kNone || nodes_[n].type != kNodeSwitch)
       return Invalid("LFT block " + std::to_string(b.block) + " of " + Guid(b.node_guid) +
                      ", which is not a switch");
@@ -205,11 +220,13 @@ Status SmdbIndex::BuildLfts(const Smdb& db) {
     total += size[n];
   }
   lft_.assign(total, kLftNoPath);
-  for (const SmdbLftBlock& b : db.lft_blocks.records) {
-    const Node& n = nodes_[NodeByGuid(b.node_guid)];
+  for (size_t i = 0; i < db.lft_blocks.records.size(); ++i) {
+    const SmdbLftBlock& b = db.lft_blocks.records[i];
+    const Node& n = nodes_[block_node[i]];
     uint32_t first = uint32_t{b.block} * kLftBlockSize;
-    for (uint32_t k = 0; k < kLftBlockSize && first + k < n.lft_size; ++k)
-      lft_[n.lft + first + k] = b.ports[k];
+    if (first < n.lft_size)
+      std::memcpy(&lft_[n.lft + first], b.ports.data(),
+                  std::min<uint32_t>(kLftBlockSize, n.lft_size - first));
   }
   return Status::Ok();
 }

@@ -11,11 +11,12 @@
 // DbReplica<Db> does it for Smdb, Prdb and AddrDb.
 //
 // Digest: CRC32 (smdb_format.h) of the database's whole serialization.
-// A replica that keeps no serialization (consumers) keeps the CRC of each
-// table instead and applies deltas with smdb::ApplyDeltaKnown: the new
-// digest follows from the old by CRC arithmetic over the changed records,
-// so an update costs a copy of the database, not a re-encoding and
-// re-hashing of it.
+// A replica keeps the CRC of each table and applies deltas with
+// smdb::ApplyDeltaKnown: the new digest follows from the old by CRC
+// arithmetic over the changed records, so an update costs a copy of the
+// database, not a re-encoding and re-hashing of it. One that keeps the
+// serialization too (members: they serve it) splices the new bytes from
+// the old ones and the delta (smdb::SpliceDelta).
 //
 // Plain objects; the owner's thread.
 #ifndef IBACM_SSA_COMMON_TREE_DB_VERSION_H
@@ -136,14 +137,26 @@ class DbReplica : public Replica {
       return Status::Error(ESTALE, "delta from epoch " + std::to_string(from) + " but holding " +
                                        std::to_string(version_.epoch));
     auto db = std::make_shared<Db>();
-    if (!keep_bytes_ && crcs_.tables.size() == Db::Schema().tables.size()) {
+    if (crcs_.tables.size() == Db::Schema().tables.size()) {
+      const uint8_t* d = reinterpret_cast<const uint8_t*>(delta->data());
       smdb::DbCrcs crcs;
-      Status st = smdb::ApplyDeltaKnown(*db_, crcs_, reinterpret_cast<const uint8_t*>(delta->data()),
-                                        delta->size(), db.get(), &crcs);
+      Status st = smdb::ApplyDeltaKnown(*db_, crcs_, d, delta->size(), db.get(), &crcs);
       if (!st.ok()) return st;
       if (db->global_epoch != to || crcs.digest != digest)
         return Status::Error(EILSEQ, "delta to epoch " + std::to_string(to) + ": digest mismatch");
-      Install(db, {to, digest, nullptr}, delta, from, &crcs);
+      std::shared_ptr<std::string> bytes;
+      if (keep_bytes_) {
+        // The new serialization spliced from the old one (the delta was
+        // checked above); re-encoded only if the old one's layout is not
+        // ours.
+        bytes = std::make_shared<std::string>();
+        if (!version_.bytes ||
+            !smdb::SpliceDelta(Db::Schema(), *version_.bytes, d, delta->size(), bytes.get()).ok()) {
+          st = db->Serialize(bytes.get());
+          if (!st.ok()) return st;
+        }
+      }
+      Install(db, {to, digest, bytes}, delta, from, &crcs);
       return Status::Ok();
     }
     Status st = smdb::ApplyDelta(*db_, reinterpret_cast<const uint8_t*>(delta->data()),
@@ -159,7 +172,7 @@ class DbReplica : public Replica {
   }
 
  private:
-  // `known`: the CRCs ApplyDeltaKnown computed (then `v.bytes` is null).
+  // `known`: the CRCs ApplyDeltaKnown computed.
   void Install(std::shared_ptr<const Db> db, DbVersion v, Bytes delta, uint64_t from,
                smdb::DbCrcs* known = nullptr) {
     db_ = std::move(db);

@@ -40,11 +40,14 @@
 // update on one core (the process pinned to one CPU): 100 consumers spread
 // over the fabric, from the SMDB delta in hand to the 100th consumer's new
 // PRDB version published: the delta applied as a member applies it, the
-// index and route diff built, the PRDBs patched.
+// index and route diff built, the PRDBs patched. access_update_100_cpu_ms
+// is the process's CPU time over the same span: on a shared machine the
+// wall time also counts the time the one CPU ran other jobs.
 //
 // --pieces runs only fixed workloads on the cached SMDB pair, each in its
 // own Piece* function, for instruction counts under callgrind
-// (test/bench/callgrind.sh): the path engine, the route diff, full PRDB
+// (test/bench/callgrind.sh): a member's SMDB delta, the access node's
+// index of the new SMDB, the path engine, the route diff, full PRDB
 // builds, the incremental update of 100 consumers, their delta applies,
 // and the data channel's frame codec.
 #include <pthread.h>
@@ -65,6 +68,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <future>
 #include <map>
@@ -1160,9 +1164,19 @@ std::vector<uint64_t> SpreadConsumers(const smdb::SmdbIndex& x, uint64_t sm_guid
 
 struct AccessUpdate {
   double apply_ms = 0, prdbs_ms = 0, total_ms = 0;
+  // The process's CPU time over the same span (this thread and the pool's
+  // one worker): what the update costs the core, whatever else the machine
+  // runs (on a shared machine the wall time also counts waiting for it).
+  double cpu_ms = 0;
   uint64_t computed = 0, if_full = 0;
   size_t consumers = 0;
 };
+
+double ProcessCpuMs() {
+  timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
 
 // See the file comment (access_update_100_ms).
 Status MeasureAccessUpdate(const SmdbPair& pair, size_t consumers, AccessUpdate* out) {
@@ -1209,6 +1223,7 @@ Status MeasureAccessUpdate(const SmdbPair& pair, size_t consumers, AccessUpdate*
         !failed.ok())
       return failed.ok() ? Status::Error(ETIMEDOUT, "first PRDBs") : failed;
     uint64_t c0 = svc.paths_computed(), f0 = svc.paths_if_full();
+    const double c0_ms = ProcessCpuMs();
     auto t0 = Clock::now();
     s = replica.ApplyDelta(delta, pair.before.global_epoch, pair.after.global_epoch,
                            tree::DigestOf(*ser2));
@@ -1220,6 +1235,7 @@ Status MeasureAccessUpdate(const SmdbPair& pair, size_t consumers, AccessUpdate*
         !failed.ok())
       return failed.ok() ? Status::Error(ETIMEDOUT, "updated PRDBs") : failed;
     auto t2 = Clock::now();
+    out->cpu_ms = ProcessCpuMs() - c0_ms;
     out->apply_ms = Between(t0, t1) * 1e3;
     out->prdbs_ms = Between(t1, t2) * 1e3;
     out->total_ms = Between(t0, t2) * 1e3;
@@ -1241,6 +1257,21 @@ struct PieceInput {
   std::vector<distrib::PrdbVersion> full, updated;
   std::shared_ptr<const std::string> delta;
 };
+
+// The member's SMDB delta (tree::DbReplica keeping the serialization, as
+// a distribution or access node holds it), from the first SMDB to the
+// second; `replica` holds the first.
+__attribute__((noinline)) Status PieceSmdbApply(tree::DbReplica<smdb::Smdb>* replica,
+                                                const PieceInput& in, uint32_t digest) {
+  return replica->ApplyDelta(in.delta, in.pair->before.global_epoch,
+                             in.pair->after.global_epoch, digest);
+}
+
+// The access node's index of the new SMDB.
+__attribute__((noinline)) Status PieceIndex(const smdb::Smdb& db,
+                                            std::unique_ptr<smdb::SmdbIndex>* out) {
+  return smdb::SmdbIndex::Build(db, out);
+}
 
 __attribute__((noinline)) uint64_t PieceEngine(const PieceInput& in) {
   smdb::PathEngine engine(in.x2.get());
@@ -1324,10 +1355,33 @@ int RunPieces(const SmdbPair& pair) {
     replicas.push_back(std::make_unique<tree::DbReplica<smdb::Prdb>>(nullptr, false));
     replicas.back()->ApplyFull(v.bytes, v.epoch, v.digest);
   }
+  auto ser1 = std::make_shared<std::string>(), ser2 = std::make_shared<std::string>();
+  auto delta = std::make_shared<std::string>();
+  st = pair.before.Serialize(ser1.get());
+  if (st.ok()) st = pair.after.Serialize(ser2.get());
+  if (st.ok()) st = smdb::MakeDelta(pair.before, pair.after, delta.get());
+  tree::DbReplica<smdb::Smdb> smdb_replica;
+  if (st.ok()) st = smdb_replica.ApplyFull(ser1, pair.before.global_epoch, tree::DigestOf(*ser1));
+  if (!st.ok()) {
+    fprintf(stderr, "bench_tree: %s\n", st.ToString().c_str());
+    return 1;
+  }
+  in.delta = delta;
+  const uint32_t digest2 = tree::DigestOf(*ser2);
   printf("pieces on the cached %zu-LID SMDB pair, %zu consumers (wall times: see callgrind.sh "
          "for instruction counts)\n",
          in.x2->assigned_lids().size(), in.guids.size());
   t = Clock::now();
+  st = PieceSmdbApply(&smdb_replica, in, digest2);
+  if (st.ok() && *smdb_replica.version().bytes != *ser2)
+    st = Status::Error(EILSEQ, "the member's new SMDB bytes differ from the SMDB's");
+  lap("smdb_apply", std::to_string(delta->size()) + "-byte SMDB delta applied by a member: " +
+                        st.ToString());
+  {
+    std::unique_ptr<smdb::SmdbIndex> x;
+    st = PieceIndex(pair.after, &x);
+    lap("index", std::to_string(x ? x->ports().size() : 0) + " ports indexed: " + st.ToString());
+  }
   lap("engine", std::to_string(PieceEngine(in)) + " paths from 2 sources");
   lap("route_diff", std::to_string(PieceRouteDiff(&in)) + " dirty LIDs");
   std::vector<distrib::PrdbVersion> built;
@@ -1358,6 +1412,7 @@ void Figure(const std::string& name, uint64_t value) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  ssa::TuneAllocatorForDatabases();  // PRDB/SMDB copies: see daemon_util.h
   setvbuf(stdout, nullptr, _IOLBF, 0);
   Options opt;
   if (!ParseArgs(argc, argv, &opt)) {
@@ -1519,9 +1574,9 @@ int main(int argc, char** argv) {
     printf("NOTE: the update phase did not complete; its figures are missing, not estimated\n");
   if (access_st.ok())
     printf("one access node, %zu consumers, one core: SMDB delta applied %.1f ms, PRDBs %.1f ms "
-           "(%" PRIu64 " of %" PRIu64 " paths recomputed)\n",
+           "(%" PRIu64 " of %" PRIu64 " paths recomputed); %.1f ms of CPU\n",
            access_update.consumers, access_update.apply_ms, access_update.prdbs_ms,
-           access_update.computed, access_update.if_full);
+           access_update.computed, access_update.if_full, access_update.cpu_ms);
   printf("\n");
 
   Figure("hcas", static_cast<uint64_t>(opt.hcas));
@@ -1588,6 +1643,7 @@ int main(int argc, char** argv) {
     Figure("prdb_mem_over_wire", "n/a (not done)");
   }
   if (access_st.ok()) Figure("access_update_100_ms", Num(access_update.total_ms, 1));
+  if (access_st.ok()) Figure("access_update_100_cpu_ms", Num(access_update.cpu_ms, 1));
   Figure("consumers_equal_full", equal ? "yes" : "no");
   return startup.done && update.done && equal ? 0 : 1;
 }

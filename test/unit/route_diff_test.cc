@@ -7,6 +7,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "common/smdb/path_engine.h"
 #include "common/smdb/route_diff.h"
@@ -148,6 +149,16 @@ TEST(RouteDiff, PairsThePairRuleSkipsNeverChange) {
     ++trials;
     PathEngine ea(a.index.get()), eb(b.index.get());
     for (uint16_t s : b.index->assigned_lids()) {
+      // PairsFrom lists exactly the destinations the pair rule flags.
+      if (!d.IsOwnerDirty(s)) {
+        std::vector<uint16_t> listed, scanned;
+        d.PairsFrom(s, &listed);
+        for (uint16_t dl : b.index->assigned_lids())
+          if (d.PairMayDiffer(s, dl)) scanned.push_back(dl);
+        std::string msg = "trial " + std::to_string(trial) + " (" + what + ") PairsFrom(" +
+                          std::to_string(s) + ")";
+        CHECK_TEXT(listed == scanned, msg.c_str());
+      }
       for (uint16_t dl : b.index->assigned_lids()) {
         coarse_pairs += d.IsDirty(s) || d.IsDirty(dl);
         if (d.PairMayDiffer(s, dl)) {

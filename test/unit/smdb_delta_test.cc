@@ -53,6 +53,46 @@ TEST(SmdbDelta, RandomEditsRoundTripByteForByte) {
   }
 }
 
+// A member keeps the serialization too: SpliceDelta makes the new one from
+// the old bytes and the delta, equal to serializing ApplyDeltaKnown's result
+// (replacements in place, inserts and removals merged, untouched tables
+// copied).
+TEST(SmdbDelta, SpliceEqualsSerializingTheAppliedDatabase) {
+  for (int i = 0; i < 150; ++i) {
+    Smdb base = smdb_test::RandomSmdb(&rng, 25);
+    Smdb next = base;
+    smdb_test::RandomEdits(&rng, &next);
+    if (i % 3 == 0) smdb_test::RandomEdits(&rng, &next);
+    BumpEpochs(base, &next);
+    std::string delta = Delta(base, next);
+    std::string old_bytes = Serialized(base);
+    DbCrcs crcs;
+    CHECK_TRUE(DbCrcsOf(reinterpret_cast<const uint8_t*>(old_bytes.data()), old_bytes.size(), &crcs)
+                   .ok());
+    crcs.digest = Crc32(reinterpret_cast<const uint8_t*>(old_bytes.data()), old_bytes.size());
+    Smdb out;
+    DbCrcs out_crcs;
+    const uint8_t* d = reinterpret_cast<const uint8_t*>(delta.data());
+    ssa::Status s = ApplyDeltaKnown(base, crcs, d, delta.size(), &out, &out_crcs);
+    CHECK_TEXT(s.ok(), s.ToString().c_str());
+    std::string spliced;
+    s = SpliceDelta(Smdb::Schema(), old_bytes, d, delta.size(), &spliced);
+    CHECK_TEXT(s.ok(), s.ToString().c_str());
+    CHECK_TRUE(spliced == Serialized(next));
+    CHECK_EQUAL(out_crcs.digest,
+                Crc32(reinterpret_cast<const uint8_t*>(spliced.data()), spliced.size()));
+  }
+  // Not our layout: refused, so the caller serializes instead.
+  std::string junk(100, 'x'), out;
+  Smdb a = smdb_test::RandomSmdb(&rng, 5), b = a;
+  smdb_test::RandomEdits(&rng, &b);
+  BumpEpochs(a, &b);
+  std::string delta = Delta(a, b);
+  CHECK_FALSE(SpliceDelta(Smdb::Schema(), junk, reinterpret_cast<const uint8_t*>(delta.data()),
+                          delta.size(), &out)
+                  .ok());
+}
+
 TEST(SmdbDelta, PrdbRandomEditsRoundTrip) {
   for (int i = 0; i < 50; ++i) {
     Prdb base = smdb_test::RandomPrdb(&rng, 50);

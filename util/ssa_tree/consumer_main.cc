@@ -15,6 +15,7 @@
 #include <memory>
 #include <string>
 
+#include "common/base/daemon_util.h"
 #include "common/base/event_loop.h"
 #include "common/base/log.h"
 #include "common/mad/umad_ports.h"
@@ -64,6 +65,7 @@ std::string StatsText(const ssa::tree::ConsumerStats& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  ssa::TuneAllocatorForDatabases();  // PRDB/SMDB copies: see daemon_util.h
   Args a;
   enum { kDump = 256, kAddrDump, kPort, kOnce, kTimeout, kDataFaults, kMadFaults };
   static const struct option opts[] = {{"run-dir", required_argument, nullptr, 'R'},

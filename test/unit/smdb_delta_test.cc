@@ -33,17 +33,24 @@ std::string Delta(const Db& a, const Db& b) {
   return d;
 }
 
+// Trial `i` of the random-edit tests: a random SMDB and an edited copy
+// (edited twice every third trial) with the epochs moved on.
+void RandomEditedPair(std::mt19937* rng, int i, Smdb* base, Smdb* next) {
+  *base = smdb_test::RandomSmdb(rng, 25);
+  *next = *base;
+  smdb_test::RandomEdits(rng, next);
+  if (i % 3 == 0) smdb_test::RandomEdits(rng, next);
+  BumpEpochs(*base, next);
+}
+
 }  // namespace
 
 TEST_GROUP(SmdbDelta) { std::mt19937 rng{11}; };
 
 TEST(SmdbDelta, RandomEditsRoundTripByteForByte) {
   for (int i = 0; i < 150; ++i) {
-    Smdb base = smdb_test::RandomSmdb(&rng, 25);
-    Smdb next = base;
-    smdb_test::RandomEdits(&rng, &next);
-    if (i % 3 == 0) smdb_test::RandomEdits(&rng, &next);
-    BumpEpochs(base, &next);
+    Smdb base, next;
+    RandomEditedPair(&rng, i, &base, &next);
     std::string delta = Delta(base, next);
     Smdb out;
     ssa::Status s = Apply(base, delta, &out);
@@ -59,11 +66,8 @@ TEST(SmdbDelta, RandomEditsRoundTripByteForByte) {
 // copied).
 TEST(SmdbDelta, SpliceEqualsSerializingTheAppliedDatabase) {
   for (int i = 0; i < 150; ++i) {
-    Smdb base = smdb_test::RandomSmdb(&rng, 25);
-    Smdb next = base;
-    smdb_test::RandomEdits(&rng, &next);
-    if (i % 3 == 0) smdb_test::RandomEdits(&rng, &next);
-    BumpEpochs(base, &next);
+    Smdb base, next;
+    RandomEditedPair(&rng, i, &base, &next);
     std::string delta = Delta(base, next);
     std::string old_bytes = Serialized(base);
     DbCrcs crcs;

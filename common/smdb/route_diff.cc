@@ -30,22 +30,18 @@ bool ForEachChanged(const DbTable<R>& a, const DbTable<R>& b, F&& changed) {
   const size_t na = a.records.size(), nb = b.records.size();
   if (i < na) EncodeRecord(a.records[i], ea);
   if (j < nb) EncodeRecord(b.records[j], eb);
-  auto next_a = [&]() {
-    std::memcpy(prev_a, ea, kSize);
-    if (++i < na) {
-      EncodeRecord(a.records[i], ea);
-      if (std::memcmp(prev_a, ea, kKey) >= 0) return false;
+  // Steps one side to its next record; false when the keys are not
+  // strictly increasing (the caller then treats everything as changed).
+  auto step = [](const DbTable<R>& t, size_t* k, uint8_t* cur, uint8_t* prev) {
+    std::memcpy(prev, cur, kSize);
+    if (++*k < t.records.size()) {
+      EncodeRecord(t.records[*k], cur);
+      if (std::memcmp(prev, cur, kKey) >= 0) return false;
     }
     return true;
   };
-  auto next_b = [&]() {
-    std::memcpy(prev_b, eb, kSize);
-    if (++j < nb) {
-      EncodeRecord(b.records[j], eb);
-      if (std::memcmp(prev_b, eb, kKey) >= 0) return false;
-    }
-    return true;
-  };
+  auto next_a = [&] { return step(a, &i, ea, prev_a); };
+  auto next_b = [&] { return step(b, &j, eb, prev_b); };
   while (i < na || j < nb) {
     int c = i >= na ? 1 : j >= nb ? -1 : std::memcmp(ea, eb, kKey);
     if (c < 0) {
@@ -72,11 +68,11 @@ class NodeMap {
   explicit NodeMap(const SmdbIndex& x) {
     by_guid_.reserve(x.nodes().size());
     for (uint32_t i = 0; i < x.nodes().size(); ++i) by_guid_.emplace_back(x.nodes()[i].guid, i);
-    if (!std::is_sorted(by_guid_.begin(), by_guid_.end())) std::sort(by_guid_.begin(), by_guid_.end());
+    if (!std::is_sorted(by_guid_.begin(), by_guid_.end()))
+      std::sort(by_guid_.begin(), by_guid_.end());
   }
   uint32_t Find(uint64_t guid) const {
-    auto it = std::lower_bound(by_guid_.begin(), by_guid_.end(),
-                               std::make_pair(guid, uint32_t{0}));
+    auto it = std::lower_bound(by_guid_.begin(), by_guid_.end(), std::make_pair(guid, uint32_t{0}));
     return it != by_guid_.end() && it->first == guid ? it->second : SmdbIndex::kNone;
   }
 
@@ -159,7 +155,8 @@ class Differ {
     {
       std::vector<uint32_t> at(d.switch_start.begin(), d.switch_start.end() - 1);
       for (uint16_t lid : ni_.assigned_lids())
-        if (d.first_switch[lid] != RouteDiff::kNone) d.lids_by_switch[at[d.first_switch[lid]]++] = lid;
+        if (d.first_switch[lid] != RouteDiff::kNone)
+          d.lids_by_switch[at[d.first_switch[lid]]++] = lid;
     }
     for (uint16_t lid : ni_.assigned_lids()) {
       if (owner_[lid])
@@ -183,9 +180,9 @@ class Differ {
       Port({p.node_guid, p.port_num});
     });
     ok = ok && ForEachChanged(od_.links, nd_.links, [this](const SmdbLink& l) {
-      Port({l.node_guid, l.port_num});
-      Port({l.peer_node_guid, l.peer_port_num});
-    });
+           Port({l.node_guid, l.port_num});
+           Port({l.peer_node_guid, l.peer_port_num});
+         });
     // A node record (type, Tavor quirk) or a switch record touches all its ports.
     std::set<uint64_t> nodes;
     ok = ok && ForEachChanged(od_.nodes, nd_.nodes,
@@ -277,8 +274,7 @@ class Differ {
       for (auto it = changed_.lower_bound({guid, 0}); it != changed_.end() && it->first == guid;
            ++it)
         hot.set(it->second);
-      for (uint32_t lid = 1; lid < top; ++lid)
-        CheckEntry(on, nn, &hot, static_cast<uint16_t>(lid));
+      for (uint32_t lid = 1; lid < top; ++lid) CheckEntry(on, nn, &hot, static_cast<uint16_t>(lid));
     }
     // The other switches: same node in both versions, no changed port, the
     // same switch record (else its ports would be changed): their entries
@@ -371,7 +367,7 @@ class Differ {
   std::set<PortKey> changed_;
   std::vector<bool> dirty_, owner_;
   std::vector<std::pair<uint16_t, uint32_t>> local_;  // (LID, new switch) local changes
-  std::vector<uint32_t> rev_start_, rev_;          // BuildReverseLinks
+  std::vector<uint32_t> rev_start_, rev_;             // BuildReverseLinks
 };
 
 }  // namespace
@@ -409,4 +405,3 @@ RouteDiff DiffRoutes(const Smdb& old_db, const SmdbIndex& old_index, const Smdb&
 
 }  // namespace smdb
 }  // namespace ssa
-

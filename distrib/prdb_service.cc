@@ -13,14 +13,25 @@ namespace distrib {
 
 // The consumer's PRDB at `epoch`, built whole (with the delta from the
 // previous version when there is one).
+namespace {
+
+std::shared_ptr<const std::string> ShareBytes(BufferRecycler* buffers, std::string s) {
+  if (buffers) return buffers->Share(std::move(s));
+  return std::make_shared<const std::string>(std::move(s));
+}
+
+}  // namespace
+
 Status PrdbService::BuildWhole(const Engine& e, const Consumer& previous, uint64_t port_guid,
-                               uint64_t epoch, JobResult* r) {
+                               uint64_t epoch, BufferRecycler* buffers, JobResult* r) {
   smdb::Prdb prdb;
   Status st = smdb::BuildPrdb(*e.engine, port_guid, epoch, &prdb);
   if (!st.ok()) return st;
-  auto bytes = std::make_shared<std::string>();
-  st = prdb.Serialize(bytes.get());
+  std::string serialized;
+  if (buffers) serialized = buffers->Take(previous.bytes ? previous.bytes->size() : 0);
+  st = prdb.Serialize(&serialized);
   if (!st.ok()) return st;
+  std::shared_ptr<const std::string> bytes = ShareBytes(buffers, std::move(serialized));
   PrdbVersion& v = r->version;
   v.digest = smdb::Crc32(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size());
   v.paths = prdb.paths.records.size();
@@ -44,7 +55,8 @@ Status PrdbService::BuildWhole(const Engine& e, const Consumer& previous, uint64
 // pairs whose walks can read a change recomputed: RouteDiff::PairMayDiffer),
 // else built whole.
 PrdbService::JobResult PrdbService::BuildOrPatch(const Engine& e, const Consumer& previous,
-                                                 uint64_t port_guid, uint64_t epoch) {
+                                                 uint64_t port_guid, uint64_t epoch,
+                                                 BufferRecycler* buffers) {
   JobResult r;
   r.version.port_guid = port_guid;
   r.version.epoch = epoch;
@@ -65,7 +77,7 @@ PrdbService::JobResult PrdbService::BuildOrPatch(const Engine& e, const Consumer
       patch = !e.diff.IsOwnerDirty(static_cast<uint16_t>(s->base_lid + k));
   }
   if (!patch) {
-    r.status = BuildWhole(e, previous, port_guid, epoch, &r);
+    r.status = BuildWhole(e, previous, port_guid, epoch, buffers, &r);
     return r;
   }
   std::vector<smdb::PathUpdate> updates;
@@ -97,9 +109,10 @@ PrdbService::JobResult PrdbService::BuildOrPatch(const Engine& e, const Consumer
   }
   r.computed = updates.size();
   smdb::PatchedPrdb patched;
+  if (buffers) patched.bytes = buffers->Take(previous.bytes->size());
   r.status = smdb::PatchPrdb(*previous.bytes, previous.digest, epoch, std::move(updates), &patched);
   if (!r.status.ok()) {
-    r.status = BuildWhole(e, previous, port_guid, epoch, &r);
+    r.status = BuildWhole(e, previous, port_guid, epoch, buffers, &r);
     return r;
   }
   PrdbVersion& v = r.version;
@@ -107,7 +120,7 @@ PrdbService::JobResult PrdbService::BuildOrPatch(const Engine& e, const Consumer
   v.paths = (patched.bytes.size() - smdb::kFileHeaderSize - 2 * smdb::kSectionHeaderSize -
              smdb::WireSize<smdb::PrdbSource>()) /
             smdb::WireSize<smdb::PrdbPath>();
-  v.bytes = std::make_shared<std::string>(std::move(patched.bytes));
+  v.bytes = ShareBytes(buffers, std::move(patched.bytes));
   v.delta = std::make_shared<std::string>(std::move(patched.delta));
   v.delta_from = previous.epoch;
   return r;
@@ -131,7 +144,7 @@ Status PrdbService::UpdateMany(uint64_t old_epoch, const smdb::Smdb& new_db,
     c.bytes = p.bytes;
     c.epoch = p.epoch;
     c.digest = p.digest;
-    JobResult r = BuildOrPatch(e, c, p.port_guid, new_db.global_epoch);
+    JobResult r = BuildOrPatch(e, c, p.port_guid, new_db.global_epoch, nullptr);
     if (!r.status.ok()) {
       st = r.status;
       break;
@@ -145,7 +158,14 @@ Status PrdbService::UpdateMany(uint64_t old_epoch, const smdb::Smdb& new_db,
 
 PrdbService::PrdbService(EventLoop* loop, WorkerPool* pool, Logger* log, PublishFn publish,
                          FailFn fail)
-    : loop_(loop), pool_(pool), log_(log), publish_(std::move(publish)), fail_(std::move(fail)) {}
+    : loop_(loop),
+      pool_(pool),
+      log_(log),
+      publish_(std::move(publish)),
+      fail_(std::move(fail)),
+      max_jobs_(kJobsPerThread * std::max<size_t>(1, pool->thread_count())),
+      // Enough for the jobs in flight and as many released meanwhile.
+      buffers_(std::make_shared<BufferRecycler>(2 * max_jobs_)) {}
 
 void PrdbService::OnSmdb(std::shared_ptr<const smdb::Smdb> db) {
   if (!db || (db_ && db->global_epoch == db_->global_epoch)) return;
@@ -222,17 +242,41 @@ uint64_t PrdbService::bytes_held() const {
 void PrdbService::Compute(uint64_t port_guid) {
   auto it = consumers_.find(port_guid);
   if (it == consumers_.end() || !engine_) return;
+  Consumer& c = it->second;
   uint64_t epoch = engine_->db->global_epoch;
-  if (it->second.computing_for == epoch) return;
-  if (it->second.bytes && it->second.epoch == epoch) return;
-  it->second.computing_for = epoch;
+  if (c.waiting || c.computing_for == epoch) return;
+  if (c.bytes && c.epoch == epoch) return;
+  if (in_flight_ >= max_jobs_) {
+    c.waiting = true;
+    waiting_.push_back(port_guid);
+    return;
+  }
+  c.computing_for = epoch;
+  ++in_flight_;
+  in_flight_peak_ = std::max(in_flight_peak_, in_flight_);
   std::shared_ptr<const Engine> engine = engine_;
-  Consumer previous = it->second;
+  std::shared_ptr<BufferRecycler> buffers = buffers_;
+  Consumer previous = c;
   pool_->SubmitWithResult<JobResult>(
-      [engine, previous, port_guid, epoch]() {
-        return BuildOrPatch(*engine, previous, port_guid, epoch);
+      [engine, previous, port_guid, epoch, buffers]() {
+        return BuildOrPatch(*engine, previous, port_guid, epoch, buffers.get());
       },
-      [this, port_guid, epoch](JobResult r) { OnComputed(port_guid, epoch, std::move(r)); });
+      [this, port_guid, epoch](JobResult r) {
+        --in_flight_;
+        OnComputed(port_guid, epoch, std::move(r));
+        StartWaiting();
+      });
+}
+
+void PrdbService::StartWaiting() {
+  while (in_flight_ < max_jobs_ && !waiting_.empty()) {
+    uint64_t guid = waiting_.front();
+    waiting_.pop_front();
+    auto it = consumers_.find(guid);
+    if (it == consumers_.end() || !it->second.waiting) continue;  // removed meanwhile
+    it->second.waiting = false;
+    Compute(guid);  // with the newest engine, if it still needs a job
+  }
 }
 
 void PrdbService::OnComputed(uint64_t port_guid, uint64_t epoch, JobResult r) {

@@ -21,23 +21,34 @@
 // a patch copies those bytes, overwrites the records that changed and
 // carries the CRCs along arithmetically (smdb::PatchPrdb); nothing parses,
 // sorts or re-hashes a whole PRDB unless the consumer's own port changed.
+// The copy is made in the memory of a version released earlier
+// (BufferRecycler), so an update touches no new memory.
 //
 // Computation runs on a WorkerPool (the SMDB index and engine are immutable
 // and shared by the jobs); results come back to the loop thread, which
 // hands each new version to `publish`. A newer SMDB arriving while jobs run
 // supersedes them: results computed from an older SMDB are dropped.
 //
+// Jobs in flight are bounded (kJobsPerThread per pool thread; the other
+// consumers wait in a FIFO): each finished job holds a new serialization
+// until the loop publishes it and lets the old one go, so workers running
+// ahead of a busy loop would otherwise hold a second copy of every
+// consumer's PRDB at once (at 10k HCAs, 0.5 MB per consumer: the whole
+// access node's memory again, during every update).
+//
 // Owned by the ibssa daemon; every method on the loop thread.
 #ifndef IBACM_SSA_DISTRIB_PRDB_SERVICE_H
 #define IBACM_SSA_DISTRIB_PRDB_SERVICE_H
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "common/base/buffer_recycler.h"
 #include "common/base/log.h"
 #include "common/base/worker_pool.h"
 #include "common/smdb/path_engine.h"
@@ -92,10 +103,18 @@ class PrdbService {
   uint64_t paths_if_full() const { return paths_if_full_; }
   uint64_t paths_published() const { return paths_published_; }
   uint64_t versions_published() const { return versions_published_; }
+  // Jobs submitted and not yet back on the loop, consumers waiting for a
+  // job slot, and the most jobs ever in flight at once (<= max_jobs()).
+  size_t jobs_in_flight() const { return in_flight_; }
+  size_t jobs_waiting() const { return waiting_.size(); }
+  size_t jobs_in_flight_peak() const { return in_flight_peak_; }
+  size_t max_jobs() const { return max_jobs_; }
+  static constexpr size_t kJobsPerThread = 2;
   // The current PRDB of a consumer (parsed from its serialization), or null.
   std::shared_ptr<const smdb::Prdb> Current(uint64_t port_guid) const;
   // Bytes held for consumers' PRDBs (their serializations).
   uint64_t bytes_held() const;
+  BufferRecycler::Counters buffer_counters() const { return buffers_->counters(); }
 
   // What the workers run, without the loop and pool: each consumer's
   // version at `new_db`'s epoch from `previous` (each names the consumer
@@ -122,6 +141,7 @@ class PrdbService {
     uint64_t epoch = 0;                        // its epoch
     uint32_t digest = 0;
     uint64_t computing_for = 0;  // SMDB epoch of the job in flight, 0: none
+    bool waiting = false;        // in waiting_, for a job slot
   };
   struct JobResult {
     Status status;
@@ -130,13 +150,18 @@ class PrdbService {
     size_t if_full = 0;   // engine calls a full build would have made
   };
 
-  // The consumer's version at `epoch` from `previous` (its current one).
+  // The consumer's version at `epoch` from `previous` (its current one),
+  // its bytes built in a buffer from `buffers` (null: plain allocation).
   static JobResult BuildOrPatch(const Engine& e, const Consumer& previous, uint64_t port_guid,
-                                uint64_t epoch);
+                                uint64_t epoch, BufferRecycler* buffers);
   static Status BuildWhole(const Engine& e, const Consumer& previous, uint64_t port_guid,
-                           uint64_t epoch, JobResult* r);
+                           uint64_t epoch, BufferRecycler* buffers, JobResult* r);
+  // Submits the consumer's job if it needs one and a slot is free, else
+  // queues it in waiting_.
   void Compute(uint64_t port_guid);
   void OnComputed(uint64_t port_guid, uint64_t epoch, JobResult result);
+  // Submits waiting consumers while slots are free.
+  void StartWaiting();
 
   EventLoop* loop_;
   WorkerPool* pool_;
@@ -147,6 +172,13 @@ class PrdbService {
   std::shared_ptr<const Engine> engine_;  // built from db_, shared with jobs
   uint64_t engine_pending_ = 0;           // SMDB epoch whose engine is being built
   std::map<uint64_t, Consumer> consumers_;
+  std::deque<uint64_t> waiting_;  // port GUIDs; a removed one is skipped
+  size_t max_jobs_;
+  size_t in_flight_ = 0;
+  size_t in_flight_peak_ = 0;
+  // The serializations' memory, reused from one version to the next
+  // (shared with the jobs and the published buffers' deleters).
+  std::shared_ptr<BufferRecycler> buffers_;
   uint64_t paths_computed_ = 0;
   uint64_t paths_if_full_ = 0;
   uint64_t paths_published_ = 0;

@@ -13,6 +13,7 @@ common_base_libssabase_la_SOURCES = $(SSA_BASE_PURE_SOURCES) \
 	common/base/rate_limit.h common/base/rate_limit.cc \
 	common/base/fault_spec.h common/base/fault_spec.cc \
 	common/base/worker_pool.h common/base/worker_pool.cc \
+	common/base/buffer_recycler.h common/base/buffer_recycler.cc \
 	common/base/config_file.h common/base/config_file.cc \
 	common/base/option_set.h common/base/option_set.cc \
 	common/base/progress_meter.h common/base/progress_meter.cc \

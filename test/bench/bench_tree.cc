@@ -50,6 +50,7 @@
 // index of the new SMDB, the path engine, the route diff, full PRDB
 // builds, the incremental update of 100 consumers, their delta applies,
 // and the data channel's frame codec.
+#include <malloc.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -718,10 +719,14 @@ Status Bench::WaitPhase(Phase* p, const TierBytes& before, uint64_t computed_bef
       next_rss = Clock::now() + std::chrono::seconds(1);
     }
     if (Clock::now() >= next_report || reached == n) {
+      // This process's heap: in use vs free in malloc's arenas (memory
+      // that a growth with nothing more in use went to).
+      struct mallinfo2 mi = mallinfo2();
       Progress("%s: members %zu/%zu in the book, access nodes holding SMDB epoch %" PRIu64
-               ": %d/%zu, PRDBs computed %d/%d, consumers holding them %d/%d, PSS of all processes %.2f GiB (this one %.2f)",
+               ": %d/%zu, PRDBs computed %d/%d, consumers holding them %d/%d, PSS of all processes %.2f GiB (this one %.2f; malloc in use %.2f, free %.2f)",
                p->name, members_now_.load(), members_expected_, p->epoch, access_at_target_.load(),
-               access_ports_.size(), prdbs_at_target_.load(), n, reached, n, Gib(rss), Gib(parent_pss));
+               access_ports_.size(), prdbs_at_target_.load(), n, reached, n, Gib(rss), Gib(parent_pss),
+               Gib(mi.uordblks + mi.hblkhd), Gib(mi.fordblks));
       next_report = Clock::now() + std::chrono::seconds(2);
     }
     if (reached == n) {

@@ -8,6 +8,7 @@ test_unit_unit_tests_SOURCES = \
 	test/unit/log_test.cc \
 	test/unit/event_loop_test.cc \
 	test/unit/worker_pool_test.cc \
+	test/unit/buffer_recycler_test.cc \
 	test/unit/config_file_test.cc \
 	test/unit/addr_db_test.cc \
 	test/unit/progress_meter_test.cc \

@@ -2,6 +2,7 @@
 // equals BuildPrdb on the same SMDB, whether computed whole or patched
 // from the previous epoch after random changes; two services publish
 // byte-identical PRDBs for the same SMDB.
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <random>
@@ -122,4 +123,41 @@ TEST(PrdbService, TwoServicesPublishIdenticalBytes) {
   CHECK(*published[0].bytes == *published[1].bytes);
   CHECK_EQUAL(published[0].digest, published[1].digest);
   CHECK_EQUAL(5u, published[0].epoch);
+}
+
+// Jobs in flight are bounded (each finished one holds a new serialization
+// until the loop publishes it); the other consumers wait their turn, and
+// one removed while waiting is skipped, or served once if it came back.
+TEST(PrdbService, JobsInFlightAreBoundedAndWaitingConsumersServedOnce) {
+  std::unique_ptr<PrdbService> svc = Make();
+  auto db = std::make_shared<Smdb>(TwoSwitchFabric());
+  db->global_epoch = 3;
+  std::vector<uint64_t> consumers;
+  for (const auto& p : db->ports.records)
+    if (p.port_guid && p.base_lid) consumers.push_back(p.port_guid);
+  std::sort(consumers.begin(), consumers.end());
+  CHECK(consumers.size() > svc->max_jobs() + 2);
+  for (uint64_t g : consumers) svc->AddConsumer(g);
+  svc->OnSmdb(db);
+  // The engine comes back; the first max_jobs() consumers get a job and
+  // the others wait (the map's order: the largest GUIDs last).
+  CHECK(loop.RunUntil([&] { return svc->jobs_waiting() > 0; }, std::chrono::seconds(10)));
+  uint64_t gone = consumers.back(), back = consumers[consumers.size() - 2];
+  svc->RemoveConsumer(gone);
+  svc->RemoveConsumer(back);
+  svc->AddConsumer(back);
+  WaitPublished(consumers.size() - 1);
+  CHECK(loop.RunUntil([&] { return svc->jobs_in_flight() == 0; }, std::chrono::seconds(10)));
+  // Nothing more comes: a stale queue entry would publish `back` twice.
+  loop.RunUntil([] { return false; }, std::chrono::milliseconds(100));
+  CHECK_EQUAL(consumers.size() - 1, published.size());
+  CHECK_EQUAL(0u, svc->jobs_waiting());
+  CHECK_EQUAL(svc->max_jobs(), svc->jobs_in_flight_peak());
+  CHECK_EQUAL(PrdbService::kJobsPerThread * pool->thread_count(), svc->max_jobs());
+  std::map<uint64_t, int> per_guid;
+  for (const PrdbVersion& v : published) ++per_guid[v.port_guid];
+  CHECK_EQUAL(0, per_guid.count(gone));
+  for (uint64_t g : consumers)
+    if (g != gone) CHECK_EQUAL(1, per_guid[g]);
+  CHECK(svc->Current(back) != nullptr);
 }

@@ -179,6 +179,7 @@ void DataServer::Admit(uint64_t id, uint16_t reason, const std::string& key) {
   if (reason != 0) return RefuseChild(c, reason, RefuseReasonName(reason));
   c->key = key;
   c->state = State::kActive;
+  subscribers_[key].insert(id);
   c->sent_epoch = c->hello.epoch;
   c->sent_digest = c->hello.digest;
   c->acked_epoch = c->hello.epoch;
@@ -214,11 +215,11 @@ void DataServer::RefuseChild(Child* c, uint16_t reason, const std::string& text)
 void DataServer::Publish(const std::string& key, const DbVersion& v, Bytes delta,
                          uint64_t delta_from) {
   pubs_[key].Publish(v, delta, delta_from);
+  auto subs = subscribers_.find(key);
+  if (subs == subscribers_.end()) return;
   // Ids first: a child whose socket fails while being synced is closed
   // (erased) inside Sync.
-  std::vector<uint64_t> ids;
-  for (auto& kv : children_)
-    if (kv.second->state == State::kActive && kv.second->key == key) ids.push_back(kv.first);
+  std::vector<uint64_t> ids(subs->second.begin(), subs->second.end());
   for (uint64_t id : ids) {
     auto it = children_.find(id);
     if (it != children_.end()) Sync(it->second.get());
@@ -226,9 +227,9 @@ void DataServer::Publish(const std::string& key, const DbVersion& v, Bytes delta
 }
 
 void DataServer::Drop(const std::string& key) {
+  auto subs = subscribers_.find(key);
   std::vector<uint64_t> ids;
-  for (auto& kv : children_)
-    if (kv.second->key == key) ids.push_back(kv.first);
+  if (subs != subscribers_.end()) ids.assign(subs->second.begin(), subs->second.end());
   for (uint64_t id : ids) CloseChild(id, "its data was dropped");
   pubs_.erase(key);
 }
@@ -331,6 +332,9 @@ void DataServer::CloseChild(uint64_t id, const std::string& why) {
     log_->Log(LogLevel::kInfo, "child 0x%016" PRIx64 " (%s) disconnected: %s", c->hello.guid,
               c->stream->peer().c_str(), why.c_str());
   reactor_->UnwatchFd(c->stream->fd());
+  auto subs = subscribers_.find(c->key);
+  if (subs != subscribers_.end() && subs->second.erase(id) && subs->second.empty())
+    subscribers_.erase(subs);
   children_.erase(it);
 }
 

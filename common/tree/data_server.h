@@ -21,6 +21,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -146,6 +147,9 @@ class DataServer {
   std::unique_ptr<StreamListener> listener_;
   std::map<uint64_t, std::unique_ptr<Child>> children_;
   std::map<std::string, Publication> pubs_;
+  // The active children of each key: a publication visits its own
+  // children, not all of them (an access node has one key per consumer).
+  std::map<std::string, std::set<uint64_t>> subscribers_;
   uint64_t next_id_ = 1;
   Reactor::TimerId tick_ = 0;
   DataServerCounters counters_;

@@ -45,16 +45,24 @@ TEST_GROUP(PrdbService) {
   void WaitPublished(size_t n) {
     CHECK(loop.RunUntil([&] { return published.size() >= n; }, std::chrono::seconds(10)));
   }
+
+  // Every port with a GUID and a LID (in GUID order), each made a
+  // consumer of `svc`.
+  static std::vector<uint64_t> AddAllConsumers(const Smdb& db, PrdbService* svc) {
+    std::vector<uint64_t> consumers;
+    for (const auto& p : db.ports.records)
+      if (p.port_guid && p.base_lid) consumers.push_back(p.port_guid);
+    std::sort(consumers.begin(), consumers.end());
+    for (uint64_t g : consumers) svc->AddConsumer(g);
+    return consumers;
+  }
 };
 
 TEST(PrdbService, IncrementalEqualsFullAfterRandomChanges) {
   std::unique_ptr<PrdbService> svc = Make();
   auto db = std::make_shared<Smdb>(TwoSwitchFabric());
   db->global_epoch = 1;
-  std::vector<uint64_t> consumers;
-  for (const auto& p : db->ports.records)
-    if (p.port_guid && p.base_lid) consumers.push_back(p.port_guid);
-  for (uint64_t g : consumers) svc->AddConsumer(g);
+  std::vector<uint64_t> consumers = AddAllConsumers(*db, svc.get());
   svc->OnSmdb(db);
   WaitPublished(consumers.size());
 
@@ -132,12 +140,8 @@ TEST(PrdbService, JobsInFlightAreBoundedAndWaitingConsumersServedOnce) {
   std::unique_ptr<PrdbService> svc = Make();
   auto db = std::make_shared<Smdb>(TwoSwitchFabric());
   db->global_epoch = 3;
-  std::vector<uint64_t> consumers;
-  for (const auto& p : db->ports.records)
-    if (p.port_guid && p.base_lid) consumers.push_back(p.port_guid);
-  std::sort(consumers.begin(), consumers.end());
+  std::vector<uint64_t> consumers = AddAllConsumers(*db, svc.get());
   CHECK(consumers.size() > svc->max_jobs() + 2);
-  for (uint64_t g : consumers) svc->AddConsumer(g);
   svc->OnSmdb(db);
   // The engine comes back; the first max_jobs() consumers get a job and
   // the others wait (the map's order: the largest GUIDs last).

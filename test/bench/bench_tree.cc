@@ -392,6 +392,13 @@ struct Phase {
   std::string stopped_why;
   TierBytes bytes;  // sent during the phase
   uint64_t paths_computed = 0, paths_if_full = 0;
+  uint64_t prdb_buffers_new = 0;  // serialization buffers not reused (BufferRecycler)
+};
+
+// The access nodes' PrdbService counters, summed.
+struct PrdbCounts {
+  uint64_t computed = 0, if_full = 0;
+  uint64_t buffers_new = 0;
 };
 
 // Between this process and a consumer process (SOCK_SEQPACKET, one
@@ -467,8 +474,7 @@ class Bench {
   tree::CoreControlCounters core_counters;
 
  private:
-  Status WaitPhase(Phase* p, const TierBytes& before, uint64_t computed_before,
-                   uint64_t if_full_before);
+  Status WaitPhase(Phase* p, const TierBytes& before, const PrdbCounts& prdb_before);
   TierBytes ReadBytes();
   // Forks the consumer processes (before any thread starts).
   Status ForkChildren(int procs);
@@ -476,7 +482,7 @@ class Bench {
   Status Ask(Child* c, uint32_t op, ChildReply* r);
   void ReadEvents(Child* c);
   uint64_t AllRss();
-  void PathCounts(uint64_t* computed, uint64_t* if_full);
+  PrdbCounts ReadPrdbCounts();
   // A phase's epoch: the counters below start again.
   void Target(uint64_t epoch);
   void OnConsumerEpoch(size_t i, uint64_t e, int64_t ns);
@@ -669,14 +675,16 @@ TierBytes Bench::ReadBytes() {
   return t;
 }
 
-void Bench::PathCounts(uint64_t* computed, uint64_t* if_full) {
-  RunOn(&member_loop_.loop, [&] {
-    *computed = *if_full = 0;
+PrdbCounts Bench::ReadPrdbCounts() {
+  return RunOn(&member_loop_.loop, [&] {
+    PrdbCounts c;
     for (const auto& m : members_)
       if (m->prdbs()) {
-        *computed += m->prdbs()->paths_computed();
-        *if_full += m->prdbs()->paths_if_full();
+        c.computed += m->prdbs()->paths_computed();
+        c.if_full += m->prdbs()->paths_if_full();
+        c.buffers_new += m->prdbs()->buffer_counters().fresh;
       }
+    return c;
   });
 }
 
@@ -703,8 +711,7 @@ void Bench::OnPrdb(const distrib::PrdbVersion& v) {
   if (++prdbs_at_target_ == static_cast<int>(consumer_ports_.size())) prdbs_ns_ = NowNs();
 }
 
-Status Bench::WaitPhase(Phase* p, const TierBytes& before, uint64_t computed_before,
-                        uint64_t if_full_before) {
+Status Bench::WaitPhase(Phase* p, const TierBytes& before, const PrdbCounts& prdb_before) {
   auto deadline = p->published + std::chrono::duration_cast<Clock::duration>(
                                      std::chrono::duration<double>(opt_.timeout_s));
   auto next_report = Clock::now(), next_rss = Clock::now();
@@ -752,10 +759,10 @@ Status Bench::WaitPhase(Phase* p, const TierBytes& before, uint64_t computed_bef
     p->bytes.consumer_full = after.consumer_full - before.consumer_full;
     p->bytes.consumer_delta = after.consumer_delta - before.consumer_delta;
     p->bytes.consumer_bytes = after.consumer_bytes - before.consumer_bytes;
-    uint64_t computed, if_full;
-    PathCounts(&computed, &if_full);
-    p->paths_computed = computed - computed_before;
-    p->paths_if_full = if_full - if_full_before;
+    PrdbCounts prdb = ReadPrdbCounts();
+    p->paths_computed = prdb.computed - prdb_before.computed;
+    p->paths_if_full = prdb.if_full - prdb_before.if_full;
+    p->prdb_buffers_new = prdb.buffers_new - prdb_before.buffers_new;
     return Status::Ok();
   }
 }
@@ -828,7 +835,7 @@ Status Bench::RunStartup(Phase* p) {
   Progress("start-up: %zu distribution, %zu access node(s) joined; %zu consumers started in %.2f s",
            dist_ports_.size(), access_ports_.size(), consumer_ports_.size(),
            Since(consumers_start));
-  st = WaitPhase(p, zero, 0, 0);
+  st = WaitPhase(p, zero, PrdbCounts());
   if (all_joined_ns_.load()) join_burst_s = Between(consumers_start, FromNs(all_joined_ns_.load()));
   rss_after_startup = AllRss();
   return st;
@@ -840,15 +847,14 @@ Status Bench::RunUpdate(Phase* p) {
   // Quiet first: every early epoch report and renewal of the start-up done.
   std::this_thread::sleep_for(std::chrono::seconds(1));
   TierBytes before = ReadBytes();
-  uint64_t computed, if_full;
-  PathCounts(&computed, &if_full);
+  PrdbCounts prdb_before = ReadPrdbCounts();
   Target(p->epoch);
   p->published = RunOn(&core_loop_.loop, [this] {
     auto t = Clock::now();
     core_->PublishSmdb(db2_, ser2_, delta_, db1_->global_epoch);
     return t;
   });
-  return WaitPhase(p, before, computed, if_full);
+  return WaitPhase(p, before, prdb_before);
 }
 
 void Bench::Check(const smdb::Smdb& db, bool* equal, size_t* mismatched, double* mem_bytes,
@@ -1621,6 +1627,7 @@ int main(int argc, char** argv) {
     Figure("update_access_bytes", update.bytes.access);
     Figure("update_consumer_full_transfers", update.bytes.consumer_full);
     Figure("update_consumer_delta_transfers", update.bytes.consumer_delta);
+    Figure("update_prdb_buffers_new", update.prdb_buffers_new);
     Figure("paths_recomputed", update.paths_computed);
     Figure("paths_total", update.paths_if_full);
     Figure("prdb_paths", Num(paths, 0));

@@ -426,8 +426,16 @@ TEST(SsaProviderSim, TenThousandClientsResolvingForAMinuteWhileTheTreeDeliversUp
   CHECK_TEXT(r.answered > 10 * 10000, what.c_str());
   CHECK_TEXT(changes >= 5, what.c_str());
   // Flat: no more than 10 % (and 8 MiB of slack for allocator noise) above
-  // what it held once every client was connected and answered.
+  // what it held once every client was connected and answered. Not under
+  // ASan: freed memory waits in its quarantine (256 MB by default) before
+  // reuse, so RSS grows with every allocation until that is full (here 160
+  // -> 515 MB; with ASAN_OPTIONS=quarantine_size_mb=4 the same run stays at
+  // 104 -> 105 MB); the plain build checks flatness, LSan checks leaks.
+#if defined(__SANITIZE_ADDRESS__)
+  printf("  (RSS flatness not checked under ASan: its quarantine holds freed memory)\n");
+#else
   CHECK_TEXT(rss_warm > 0 && rss_end <= rss_warm + rss_warm / 10 + 8192, what.c_str());
+#endif
   LONGS_EQUAL(0, RouteQueries());
 }
 

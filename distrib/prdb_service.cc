@@ -13,25 +13,15 @@ namespace distrib {
 
 // The consumer's PRDB at `epoch`, built whole (with the delta from the
 // previous version when there is one).
-namespace {
-
-std::shared_ptr<const std::string> ShareBytes(BufferRecycler* buffers, std::string s) {
-  if (buffers) return buffers->Share(std::move(s));
-  return std::make_shared<const std::string>(std::move(s));
-}
-
-}  // namespace
-
 Status PrdbService::BuildWhole(const Engine& e, const Consumer& previous, uint64_t port_guid,
                                uint64_t epoch, BufferRecycler* buffers, JobResult* r) {
   smdb::Prdb prdb;
   Status st = smdb::BuildPrdb(*e.engine, port_guid, epoch, &prdb);
   if (!st.ok()) return st;
-  std::string serialized;
-  if (buffers) serialized = buffers->Take(previous.bytes ? previous.bytes->size() : 0);
+  std::string serialized = buffers->Take(previous.bytes ? previous.bytes->size() : 0);
   st = prdb.Serialize(&serialized);
   if (!st.ok()) return st;
-  std::shared_ptr<const std::string> bytes = ShareBytes(buffers, std::move(serialized));
+  std::shared_ptr<const std::string> bytes = buffers->Share(std::move(serialized));
   PrdbVersion& v = r->version;
   v.digest = smdb::Crc32(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size());
   v.paths = prdb.paths.records.size();
@@ -109,7 +99,7 @@ PrdbService::JobResult PrdbService::BuildOrPatch(const Engine& e, const Consumer
   }
   r.computed = updates.size();
   smdb::PatchedPrdb patched;
-  if (buffers) patched.bytes = buffers->Take(previous.bytes->size());
+  patched.bytes = buffers->Take(previous.bytes->size());
   r.status = smdb::PatchPrdb(*previous.bytes, previous.digest, epoch, std::move(updates), &patched);
   if (!r.status.ok()) {
     r.status = BuildWhole(e, previous, port_guid, epoch, buffers, &r);
@@ -120,7 +110,7 @@ PrdbService::JobResult PrdbService::BuildOrPatch(const Engine& e, const Consumer
   v.paths = (patched.bytes.size() - smdb::kFileHeaderSize - 2 * smdb::kSectionHeaderSize -
              smdb::WireSize<smdb::PrdbSource>()) /
             smdb::WireSize<smdb::PrdbPath>();
-  v.bytes = ShareBytes(buffers, std::move(patched.bytes));
+  v.bytes = buffers->Share(std::move(patched.bytes));
   v.delta = std::make_shared<std::string>(std::move(patched.delta));
   v.delta_from = previous.epoch;
   return r;
@@ -136,6 +126,9 @@ Status PrdbService::UpdateMany(uint64_t old_epoch, const smdb::Smdb& new_db,
   e.engine = std::make_unique<smdb::PathEngine>(&new_index);
   e.diff_from = old_epoch;
   e.diff = diff;
+  // The same build path as the service's jobs; the results outlive it
+  // (their buffers are then freed normally).
+  BufferRecycler buffers(2);
   Status st;
   *computed = 0;
   out->clear();
@@ -144,7 +137,7 @@ Status PrdbService::UpdateMany(uint64_t old_epoch, const smdb::Smdb& new_db,
     c.bytes = p.bytes;
     c.epoch = p.epoch;
     c.digest = p.digest;
-    JobResult r = BuildOrPatch(e, c, p.port_guid, new_db.global_epoch, nullptr);
+    JobResult r = BuildOrPatch(e, c, p.port_guid, new_db.global_epoch, &buffers);
     if (!r.status.ok()) {
       st = r.status;
       break;

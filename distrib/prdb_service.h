@@ -151,7 +151,7 @@ class PrdbService {
   };
 
   // The consumer's version at `epoch` from `previous` (its current one),
-  // its bytes built in a buffer from `buffers` (null: plain allocation).
+  // its bytes built in a buffer from `buffers`.
   static JobResult BuildOrPatch(const Engine& e, const Consumer& previous, uint64_t port_guid,
                                 uint64_t epoch, BufferRecycler* buffers);
   static Status BuildWhole(const Engine& e, const Consumer& previous, uint64_t port_guid,

@@ -50,18 +50,14 @@ std::shared_ptr<const std::string> BufferRecycler::Share(std::string s) {
 }
 
 void BufferRecycler::Release(const std::shared_ptr<List>& list, std::string* s) {
-  std::unique_ptr<std::string> owned(s);
-  std::string freed;  // freed outside the lock
-  {
-    std::lock_guard<std::mutex> lock(list->mutex);
-    if (list->open && list->kept.size() < list->max_kept && s->capacity() >= kMinKept) {
-      list->counters.kept_bytes += s->capacity();
-      ++list->counters.returned;
-      list->kept.push_back(std::move(*s));
-      return;
-    }
+  std::unique_ptr<std::string> owned(s);  // freed after the lock, unless kept
+  std::lock_guard<std::mutex> lock(list->mutex);
+  if (list->open && list->kept.size() < list->max_kept && s->capacity() >= kMinKept) {
+    list->counters.kept_bytes += s->capacity();
+    ++list->counters.returned;
+    list->kept.push_back(std::move(*s));
+  } else {
     ++list->counters.dropped;
-    freed.swap(*s);
   }
 }
 

@@ -51,7 +51,7 @@ class BufferRecycler {
     uint64_t reused = 0;    // Take() served from the list
     uint64_t fresh = 0;     // Take() with nothing suitable kept
     uint64_t returned = 0;  // buffers kept when released
-    uint64_t dropped = 0;   // buffers freed when released (list full)
+    uint64_t dropped = 0;   // buffers freed when released (list full, small, or closed)
     size_t kept = 0;        // in the list now
     size_t kept_bytes = 0;  // their capacities
   };

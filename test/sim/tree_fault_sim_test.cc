@@ -170,6 +170,12 @@ TEST_GROUP(TreeFaultSim) {
     });
   }
 
+  // The daemons with faults switched on said so in their logs.
+  void FaultsAnnounced(const std::string& consumer, const std::string& member) {
+    STRCMP_CONTAINS("FAULT INJECTION on", tree->ConsumerLog(consumer).c_str());
+    STRCMP_CONTAINS("FAULT INJECTION on", tree->IbssaLog(member).c_str());
+  }
+
   void EqualsSa(const std::string& consumer) {
     size_t pairs = 0;
     CHECK_OK(tree->ComparePrdbWithSa(consumer, "Hca10", &pairs));
@@ -201,8 +207,7 @@ TEST(TreeFaultSim, FlippedBytesAndLostMadsOnlySlowTheTreeDown) {
   auto st = tree->ReadStats("Hca7");
   CHECK_TEXT(Num(st, "digest_mismatches") + Num(st, "reconnects") > 0,
              tree->ConsumerLog("Hca7").c_str());
-  STRCMP_CONTAINS("FAULT INJECTION on", tree->ConsumerLog("Hca7").c_str());
-  STRCMP_CONTAINS("FAULT INJECTION on", tree->IbssaLog("Hca3").c_str());
+  FaultsAnnounced("Hca7", "Hca3");
 }
 
 TEST(TreeFaultSim, TheCoreKilledAndRestartedMembersJoinAgainAndEpochsGoOn) {
@@ -340,8 +345,7 @@ TEST(TreeFaultSim, ADelayedDataChannelStillBringsTheNewestEpoch) {
     std::vector<uint64_t> e = EpochsInPlace(tree->ConsumerLog(c), "PRDB");
     CHECK_TEXT(e.size() >= 3 && NeverBackwards(e), tree->ConsumerLog(c).c_str());
   }
-  STRCMP_CONTAINS("FAULT INJECTION on", tree->ConsumerLog("Hca7").c_str());
-  STRCMP_CONTAINS("FAULT INJECTION on", tree->IbssaLog("Hca3").c_str());
+  FaultsAnnounced("Hca7", "Hca3");
 }
 
 TEST(TreeFaultSim, AStalledReaderHoldsNobodyBackAndCatchesUp) {

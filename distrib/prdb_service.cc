@@ -72,7 +72,6 @@ PrdbService::JobResult PrdbService::BuildOrPatch(const Engine& e, const Consumer
   }
   std::vector<smdb::PathUpdate> updates;
   std::vector<uint16_t> dlids;
-  ibv_path_record rec;
   for (uint32_t k = 0; k < (1u << s->lmc); ++k) {
     uint16_t slid = static_cast<uint16_t>(s->base_lid + k);
     // The destinations PairMayDiffer flags, listed from the diff.
@@ -80,8 +79,7 @@ PrdbService::JobResult PrdbService::BuildOrPatch(const Engine& e, const Consumer
     for (uint16_t dlid : dlids) {
       updates.emplace_back();
       smdb::PathUpdate& u = updates.back();
-      if (e.engine->Compute(slid, dlid, &rec) == smdb::PathStatus::kOk) {
-        smdb::ToPrdbPath(rec, &u.path);
+      if (e.engine->ComputePrdb(slid, dlid, &u.path) == smdb::PathStatus::kOk) {
         u.present = true;
         continue;
       }
@@ -202,7 +200,11 @@ void PrdbService::OnSmdb(std::shared_ptr<const smdb::Smdb> db) {
                               .c_str());
         std::string limits = e->engine->Limitations();
         if (!limits.empty())
-          log_->Log(LogLevel::kWarn, "path records may differ from the SA's: %s", limits.c_str());
+          log_->Log(LogLevel::kWarn,
+                    "SMDB epoch %" PRIu64
+                    ": path records marked not exact (consumers ask the SA for them or fail, "
+                    "as their fallback says): %s",
+                    epoch, limits.c_str());
         for (auto& c : consumers_) Compute(c.first);
       });
 }

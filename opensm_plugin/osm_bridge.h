@@ -40,6 +40,8 @@ struct ssa_raw_subnet {
 	uint8_t enable_quirks;
 	uint8_t allow_both_pkeys;
 	uint8_t routing_sl; /* the routing engine chooses path SLs */
+	uint8_t qos_policy; /* opt.qos with a QoS policy file loaded (p_qos_policy) */
+	uint8_t sl2vl_drops; /* opt.qos and some SL2VL table maps an SL to VL15 */
 	char routing_engine[16]; /* NUL-padded, truncated */
 	uint32_t lid_table_size; /* cl_ptr_vector_get_size(port_lid_tbl) */
 };

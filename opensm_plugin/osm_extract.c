@@ -73,6 +73,10 @@ static void extract_subnet(struct ssa_osm_handle *h, struct ssa_raw_subnet *s)
 	s->packet_life_time = subn->opt.packet_life_time;
 	s->default_sl = OSM_DEFAULT_SL;
 	s->qos = subn->opt.qos ? 1 : 0;
+	/* With QoS on, the SA applies the policy's levels (when a policy file
+	 * was loaded) and drops paths whose SL meets VL15 on an SL2VL table
+	 * (extract_node finds those). */
+	s->qos_policy = subn->opt.qos && subn->p_qos_policy ? 1 : 0;
 	s->enable_quirks = subn->opt.enable_quirks ? 1 : 0;
 	s->allow_both_pkeys = subn->opt.allow_both_pkeys ? 1 : 0;
 	/* The SA asks the routing engine for the SL when it has path_sl
@@ -140,6 +144,25 @@ static void extract_port(struct ssa_raw_buffers *b, const osm_node_t *node, cons
 	}
 }
 
+/* Whether one of the port's SL2VL tables (one per input port on a switch,
+ * one on a CA) maps some SL to VL15, which makes the SA drop paths on that
+ * SL. A nibble is 15 when its four bits are all set. */
+static int sl2vl_drops_an_sl(const osm_physp_t *p)
+{
+	size_t n = cl_ptr_vector_get_size(&p->slvl_by_port), i;
+
+	for (i = 0; i < n; i++) {
+		const ib_slvl_table_t *t = cl_ptr_vector_get(&p->slvl_by_port, i);
+		uint64_t v;
+		if (!t)
+			continue;
+		memcpy(&v, t->raw_vl_by_sl, sizeof(v));
+		if (v & (v >> 1) & (v >> 2) & (v >> 3) & 0x1111111111111111ULL)
+			return 1;
+	}
+	return 0;
+}
+
 static void extract_node(struct ssa_raw_buffers *b, const osm_node_t *node)
 {
 	struct ssa_raw_node *r = RAW_NEXT(b, nodes);
@@ -166,8 +189,11 @@ static void extract_node(struct ssa_raw_buffers *b, const osm_node_t *node)
 	 * never-discovered ports) have a zero port GUID. */
 	for (i = 0; i < node->physp_tbl_size; i++) {
 		const osm_physp_t *p = &node->physp_table[i];
-		if (osm_physp_is_valid(p))
-			extract_port(b, node, p, p0);
+		if (!osm_physp_is_valid(p))
+			continue;
+		extract_port(b, node, p, p0);
+		if (b->subnet.qos && !b->subnet.sl2vl_drops && sl2vl_drops_an_sl(p))
+			b->subnet.sl2vl_drops = 1;
 	}
 }
 

@@ -84,7 +84,10 @@ void BuildSubnet(const ssa_raw_subnet& s, smdb::SmdbSubnet* r) {
   r->default_sl = s.default_sl;
   r->flags = (s.qos ? smdb::kSubnetQos : 0) | (s.enable_quirks ? smdb::kSubnetEnableQuirks : 0) |
              (s.allow_both_pkeys ? smdb::kSubnetAllowBothPkeys : 0) |
-             (s.routing_sl ? smdb::kSubnetRoutingSl : 0);
+             (s.routing_sl ? smdb::kSubnetRoutingSl : 0) |
+             (s.qos ? smdb::kSubnetQosReported : 0) |
+             (s.qos_policy ? smdb::kSubnetQosPolicy : 0) |
+             (s.sl2vl_drops ? smdb::kSubnetSl2VlDrops : 0);
   CopyText(&r->routing_engine, s.routing_engine, sizeof(s.routing_engine));
 }
 

@@ -43,6 +43,33 @@ const char* PathStatusName(PathStatus status) {
 PathEngine::PathEngine(const SmdbIndex* index, PathEngineOptions options)
     : index_(index), options_(options) {
   if (options_.requester_lid != 0) requester_ = index_->PortByLid(options_.requester_lid);
+  uint32_t flags = index_->subnet().flags;
+  // Until the SMDB carries the QoS policy, the SL2VL tables and the
+  // engine's SLs, every record of such a subnet may differ from the SA's.
+  // QoS on with neither a policy nor an SL mapped to VL15 leaves the SA's
+  // answer as without QoS (partition SLs; osm_sa_path_record.c).
+  if ((flags & kSubnetQos) &&
+      (!(flags & kSubnetQosReported) || (flags & (kSubnetQosPolicy | kSubnetSl2VlDrops))))
+    inexact_ |= kPathInexactQos;
+  if (flags & kSubnetRoutingSl) inexact_ |= kPathInexactRoutingSl;
+}
+
+uint8_t PathEngine::InexactFlags(uint16_t, uint16_t) const { return inexact_; }
+
+PathStatus PathEngine::ComputePrdb(uint16_t slid, uint16_t dlid, PrdbPath* out) const {
+  ibv_path_record rec;
+  PathStatus st = Compute(slid, dlid, &rec);
+  if (st != PathStatus::kOk) return st;
+  ToPrdbPath(rec, out);
+  out->flags |= InexactFlags(slid, dlid);
+  return st;
+}
+
+std::string InexactReasons(uint8_t flags) {
+  std::string out;
+  if (flags & kPathInexactQos) out = "qos";
+  if (flags & kPathInexactRoutingSl) out += out.empty() ? "routing-sl" : ",routing-sl";
+  return out;
 }
 
 std::string PathEngine::Limitations() const {
@@ -52,8 +79,12 @@ std::string PathEngine::Limitations() const {
     out += what;
   };
   uint32_t flags = index_->subnet().flags;
-  if (flags & kSubnetQos)
+  if ((flags & kSubnetQos) && !(flags & kSubnetQosReported))
     add("QoS levels and SL2VL tables (opt.qos) may change SL, MTU, rate, lifetime");
+  if ((flags & kSubnetQos) && (flags & kSubnetQosPolicy))
+    add("a QoS policy's levels may change SL, MTU, rate, lifetime, P_Key");
+  if ((flags & kSubnetQos) && (flags & kSubnetSl2VlDrops))
+    add("SL2VL tables map SLs to VL15, which drops paths on those SLs");
   if (flags & kSubnetRoutingSl) add("the routing engine chooses path SLs");
   if (options_.requester_lid != 0 && requester_ == SmdbIndex::kNone)
     add("the requester LID is not in the SMDB (the SA would not answer)");
@@ -265,13 +296,11 @@ Status BuildPrdb(const PathEngine& engine, uint64_t port_guid, uint64_t smdb_epo
   so.base_lid = s.base_lid;
   so.lmc = s.lmc;
   so.smdb_epoch = smdb_epoch;
+  PrdbPath path;
   for (uint32_t k = 0; k < (1u << s.lmc); ++k) {
     uint16_t slid = static_cast<uint16_t>(s.base_lid + k);
-    engine.ForEachDestination(slid, [&db](uint16_t, PathStatus st, const ibv_path_record& rec) {
-      if (st != PathStatus::kOk) return;
-      db.paths.records.emplace_back();
-      ToPrdbPath(rec, &db.paths.records.back());
-    });
+    for (uint16_t dlid : x.assigned_lids())
+      if (engine.ComputePrdb(slid, dlid, &path) == PathStatus::kOk) db.paths.records.push_back(path);
   }
   db.SortRecords();
   *out = std::move(db);

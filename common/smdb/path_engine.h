@@ -30,7 +30,10 @@
 // Limitations() names them): QoS policy levels and SL2VL tables (with QoS
 // on but no policy, partition SLs do come out right as long as no SL maps
 // to VL15), routing engines that choose SLs (LASH, DFSSSP, torus-2QoS),
-// and off-subnet DGIDs through a router (HopLimit 0xFF).
+// and off-subnet DGIDs through a router (HopLimit 0xFF). The records they
+// may change are marked "not exact" (InexactFlags(), kPathInexact* in
+// smdb_prdb.h) wherever the engine's answers are stored or printed, so
+// that nobody serves them as the SA's.
 //
 // Cost: SmdbIndex does the allocating once per SMDB; Compute() allocates
 // nothing and reads a few cache lines per switch hop.
@@ -111,6 +114,14 @@ class PathEngine {
   // Appends one Result per assigned LID (the vector grows; the paths don't).
   void ComputeAll(uint16_t slid, std::vector<Result>* out) const;
 
+  // The kPathInexact* reasons why the SA may answer slid -> dlid otherwise
+  // than Compute() does; 0 when the record is exact.
+  uint8_t InexactFlags(uint16_t slid, uint16_t dlid) const;
+  // Compute() as a PRDB record, marked with InexactFlags(): the one way
+  // the engine's answers become PRDB records (BuildPrdb, access nodes'
+  // patches).
+  PathStatus ComputePrdb(uint16_t slid, uint16_t dlid, PrdbPath* out) const;
+
   const SmdbIndex& index() const { return *index_; }
   const PathEngineOptions& options() const { return options_; }
   // What of the SA's answer this SMDB cannot predict, e.g. "QoS levels
@@ -125,8 +136,12 @@ class PathEngine {
 
   const SmdbIndex* index_;
   PathEngineOptions options_;
+  uint8_t inexact_ = 0;  // kPathInexact*: what the SMDB says the engine cannot predict
   uint32_t requester_ = SmdbIndex::kNone;  // resolved requester_lid
 };
+
+// "qos", "routing-sl" or "qos,routing-sl" for kPathInexact* bits; "" for 0.
+std::string InexactReasons(uint8_t flags);
 
 // The PRDB form of an SA-format record: codes without selector bits.
 void ToPrdbPath(const ibv_path_record& rec, PrdbPath* out);

@@ -44,6 +44,14 @@ struct PrdbSource {
 
 // PrdbPath::flags.
 constexpr uint8_t kPathReversible = 1u << 0;
+// "Not exact": the engine could not compute this record exactly as the SA
+// would answer it, for the reason the bit names (PathEngine::InexactFlags).
+// A consumer never serves such a record as the SA's: it asks the SA or
+// fails (the ssa provider's `fallback`). The record's fields are the
+// engine's best effort, kept for tools and diagnostics.
+constexpr uint8_t kPathInexactQos = 1u << 1;        // QoS levels / SL2VL tables (opt.qos)
+constexpr uint8_t kPathInexactRoutingSl = 1u << 2;  // the routing engine chooses the SL
+constexpr uint8_t kPathInexact = kPathInexactQos | kPathInexactRoutingSl;
 
 // Table 2 "paths": one PathRecord per (destination GID, source GID,
 // destination LID, source LID), with the values an SA would answer (the

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cstring>
 
-#include "common/smdb/path_engine.h"
 
 namespace ssa {
 namespace ssa_provider {
@@ -26,33 +25,25 @@ const smdb::PrdbPath* PrdbView::Find(uint16_t slid, uint16_t dlid) const {
   return it == by_pair_.end() ? nullptr : it->second;
 }
 
-bool PrdbView::ByLid(uint16_t dlid, ibv_path_record* out) const {
-  const smdb::PrdbPath* p = Find(source_.base_lid, dlid);
-  if (!p) return false;
-  smdb::FromPrdbPath(*p, out);
-  return true;
+const smdb::PrdbPath* PrdbView::ByLid(uint16_t dlid) const {
+  return Find(source_.base_lid, dlid);
 }
 
-bool PrdbView::ByGid(const uint8_t dgid[16], ibv_path_record* out) const {
+const smdb::PrdbPath* PrdbView::ByGid(const uint8_t dgid[16]) const {
   std::array<uint8_t, 16> key;
   memcpy(key.data(), dgid, 16);
   auto it = dlids_.find(key);
-  if (it == dlids_.end()) return false;
+  if (it == dlids_.end()) return nullptr;
   const std::vector<uint16_t>& dl = it->second;
   uint32_t n = 1u << source_.lmc;
   // (base+k, dbase+k) first (Preference 0), then every other pair, source-major.
   for (uint32_t k = 0; k < n && k < dl.size(); ++k)
-    if (const smdb::PrdbPath* p = Find(static_cast<uint16_t>(source_.base_lid + k), dl[k])) {
-      smdb::FromPrdbPath(*p, out);
-      return true;
-    }
+    if (const smdb::PrdbPath* p = Find(static_cast<uint16_t>(source_.base_lid + k), dl[k]))
+      return p;
   for (uint32_t k = 0; k < n; ++k)
     for (uint16_t d : dl)
-      if (const smdb::PrdbPath* p = Find(static_cast<uint16_t>(source_.base_lid + k), d)) {
-        smdb::FromPrdbPath(*p, out);
-        return true;
-      }
-  return false;
+      if (const smdb::PrdbPath* p = Find(static_cast<uint16_t>(source_.base_lid + k), d)) return p;
+  return nullptr;
 }
 
 }  // namespace ssa_provider

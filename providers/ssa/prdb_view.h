@@ -8,8 +8,6 @@
 #ifndef IBACM_SSA_PROVIDERS_SSA_PRDB_VIEW_H
 #define IBACM_SSA_PROVIDERS_SSA_PRDB_VIEW_H
 
-#include <infiniband/sa.h>
-
 #include <array>
 #include <cstdint>
 #include <map>
@@ -32,11 +30,13 @@ class PrdbView {
   uint16_t base_lid() const { return source_.base_lid; }
   uint8_t lmc() const { return source_.lmc; }
 
-  // The SA's answer to SLID (our base LID) -> `dlid`; false: no record.
-  bool ByLid(uint16_t dlid, ibv_path_record* out) const;
-  // The SA's answer to SGID (ours) -> `dgid`: the first LID pair with a
-  // path, (base+k, base+k) first, as OpenSM orders them.
-  bool ByGid(const uint8_t dgid[16], ibv_path_record* out) const;
+  // The record for SLID (our base LID) -> `dlid`; nullptr: no record. A
+  // record marked smdb::kPathInexact* is not the SA's answer: the caller
+  // must not serve it as such.
+  const smdb::PrdbPath* ByLid(uint16_t dlid) const;
+  // The record for SGID (ours) -> `dgid`: the first LID pair with a path,
+  // (base+k, base+k) first, as OpenSM orders them.
+  const smdb::PrdbPath* ByGid(const uint8_t dgid[16]) const;
 
  private:
   const smdb::PrdbPath* Find(uint16_t slid, uint16_t dlid) const;

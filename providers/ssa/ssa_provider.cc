@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "common/mad/mad_wire.h"
+#include "common/smdb/path_engine.h"
 #include "providers/shared/core_log.h"
 
 namespace ssa {
@@ -31,6 +32,11 @@ const char* MissText(int why) {
   switch (why) {
     case 0: return "no PRDB from the tree yet";
     case 1: return "the PRDB is for an earlier LID of the port";
+    case 3:
+      return "a record is marked not exact in the PRDB (QoS levels or SL2VL tables may change "
+             "it)";
+    case 4:
+      return "a record is marked not exact in the PRDB (the routing engine chooses its SL)";
     default: return "a destination is not in the PRDB";
   }
 }
@@ -62,11 +68,14 @@ SsaProvider::~SsaProvider() {
     if (kv.second->consumer) kv.second->consumer->Stop();
   Log(SSA_LOG_INFO,
       "stopped: %llu requests answered from PRDBs, %llu PRDB updates; not from a PRDB: %llu "
-      "before the first, %llu for an old LID, %llu destinations not in it",
+      "before the first, %llu for an old LID, %llu destinations not in it, %llu records not "
+      "exact (QoS), %llu records not exact (routing engine's SL)",
       static_cast<unsigned long long>(answered_), static_cast<unsigned long long>(updates_),
       static_cast<unsigned long long>(missed_[kNoView]),
       static_cast<unsigned long long>(missed_[kStaleView]),
-      static_cast<unsigned long long>(missed_[kNotInView]));
+      static_cast<unsigned long long>(missed_[kNotInView]),
+      static_cast<unsigned long long>(missed_[kInexactQos]),
+      static_cast<unsigned long long>(missed_[kInexactRoutingSl]));
 }
 
 void SsaProvider::Log(int level, const char* fmt, ...) {
@@ -273,14 +282,20 @@ int SsaProvider::RouteFromView(const sa::SaEndpoint* ep, const RouteKey& key,
   } else if (view->base_lid() != port->lid || view->lmc() != port->lmc) {
     miss = kStaleView;
   } else {
-    bool found =
-        key.kind == RouteKey::kLid ? view->ByLid(key.lid(), path) : view->ByGid(key.dest, path);
-    if (found) {
+    const smdb::PrdbPath* found =
+        key.kind == RouteKey::kLid ? view->ByLid(key.lid()) : view->ByGid(key.dest);
+    if (found && !(found->flags & smdb::kPathInexact)) {
+      smdb::FromPrdbPath(*found, path);
       // The PRDB knows no P_Key: the endpoint's is the path's.
       path->pkey = htons(ep->pkey);
       ++answered_;
       return ACM_STATUS_SUCCESS;
     }
+    // Never served as the SA's answer: each reason counted (and logged
+    // once), the SA or an error answers instead.
+    if (found && (found->flags & smdb::kPathInexactQos)) NoteMiss(port, kInexactQos);
+    if (found && (found->flags & smdb::kPathInexactRoutingSl)) NoteMiss(port, kInexactRoutingSl);
+    if (found) return options_.fallback_sa ? -1 : ACM_STATUS_ENODATA;
   }
   NoteMiss(port, miss);
   return options_.fallback_sa ? -1 : ACM_STATUS_ENODATA;

@@ -17,7 +17,11 @@
 // or any destination before the first PRDB or while the PRDB is for an
 // old LID of the port, goes on to the sa provider's cache and the SA when
 // `fallback = sa` (the default), or is answered ENODATA with
-// `fallback = none`. QUERY_SA requests always go to the SA.
+// `fallback = none`. So does a destination whose record the PRDB marks
+// "not exact" (smdb::kPathInexact*: the access node could not compute it
+// exactly as the SA would, e.g. under a QoS policy or a routing engine
+// that chooses SLs): it is never answered from the view. QUERY_SA requests
+// always go to the SA.
 //
 // Ownership: the provider owns the embedded SaProvider and its own objects;
 // each of ours wraps (inner) the sa object of the same level, which the
@@ -106,7 +110,7 @@ class SsaProvider {
 
  private:
   // Why a request was not answered from a view (logged once each).
-  enum Miss { kNoView, kStaleView, kNotInView, kMissKinds };
+  enum Miss { kNoView, kStaleView, kNotInView, kInexactQos, kInexactRoutingSl, kMissKinds };
 
   void ReadOptions();
   void Remember(const ssa_port_info* info, SsaPort* port);

@@ -194,6 +194,61 @@ Status FatTreeNet(const FatTreeOptions& o, GeneratedNet* out) {
   return Status::Ok();
 }
 
+Status TorusNet(const TorusOptions& o, GeneratedNet* out) {
+  if (o.x < 1 || o.y < 1 || o.hcas_per_switch < 0 || o.x * o.y < 2)
+    return Status::Error(EINVAL, "a torus needs x, y >= 1, at least 2 switches, hcas >= 0");
+  const int radix = o.hcas_per_switch + 4;
+  if (radix > kMaxSwitchPorts) return Status::Error(EINVAL, "too many HCAs per switch");
+  auto name = [](int i, int j) { return "T" + std::to_string(i) + "_" + std::to_string(j); };
+  // The neighbour of (i, j) through port direction d (0 +i, 1 -i, 2 +j,
+  // 3 -j), or false when there is no link that way.
+  auto neighbour = [&o](int i, int j, int d, int* ni, int* nj) {
+    int n = d < 2 ? o.x : o.y;
+    int c = d < 2 ? i : j;
+    int step = d % 2 == 0 ? 1 : -1;
+    int to = c + step;
+    if (n == 1) return false;
+    if (to < 0 || to >= n) {
+      if (!o.wrap || n == 2) return false;  // size 2: the one link is already there
+      to = (to + n) % n;
+    }
+    *ni = d < 2 ? to : i;
+    *nj = d < 2 ? j : to;
+    return true;
+  };
+  const int hca_ports = o.hcas_per_switch;
+  GeneratedNet net;
+  net.hcas = o.x * o.y * o.hcas_per_switch;
+  net.switches = o.x * o.y;
+  net.nodes = net.hcas + net.switches;
+  net.ports = net.hcas + net.switches * (radix + 1);
+  std::string& t = net.text;
+  t += std::string("# 2-D ") + (o.wrap ? "torus" : "mesh") + " by ssa::test::TorusNet: " +
+       std::to_string(o.x) + " x " + std::to_string(o.y) + " switches, " +
+       std::to_string(o.hcas_per_switch) + " HCAs each\n\n";
+  for (int h = 0; h < net.hcas; ++h) {
+    int sw = h / o.hcas_per_switch;
+    t += "Hca\t1 \"Hca" + std::to_string(h + 1) + "\"\n";
+    t += PortLine(1, name(sw % o.x, sw / o.x), h % o.hcas_per_switch + 1, "");
+    t += "\n";
+  }
+  for (int sw = 0; sw < net.switches; ++sw) {
+    int i = sw % o.x, j = sw / o.x;
+    t += "Switch\t" + std::to_string(radix) + " \"" + name(i, j) + "\"\n";
+    for (int p = 0; p < hca_ports; ++p)
+      t += PortLine(p + 1, "Hca" + std::to_string(sw * o.hcas_per_switch + p + 1), 1, "");
+    for (int d = 0; d < 4; ++d) {
+      int ni, nj;
+      if (!neighbour(i, j, d, &ni, &nj)) continue;
+      // The link arrives on the neighbour's port of the opposite direction.
+      t += PortLine(hca_ports + 1 + d, name(ni, nj), hca_ports + 1 + (d ^ 1), "");
+    }
+    t += "\n";
+  }
+  *out = std::move(net);
+  return Status::Ok();
+}
+
 Status FatTreeNetSpread(FatTreeOptions o, GeneratedNet* out) {
   Status st = FatTreeNet(o, out);
   if (st.ok() || o.spines) return st;

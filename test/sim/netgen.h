@@ -89,6 +89,22 @@ Status FatTreeNet(const FatTreeOptions& options, GeneratedNet* out);
 // spines above that which build (benchmarks' big fabrics).
 Status FatTreeNetSpread(FatTreeOptions options, GeneratedNet* out);
 
+// A 2-D torus (or with wrap = false, a mesh) of x * y switches named
+// T<i>_<j> (i < x, j < y), each with `hcas_per_switch` HCAs: Hca1.. on
+// T0_0, then T1_0, ... (HCA h on switch (h / hcas_per_switch) in row-major
+// order, i fastest). Switch ports: HCAs first, then +i, -i, +j, -j (a
+// dimension of size 1 has no links; one of size 2 gets a single link
+// between its two switches, not two). The rings make credit loops, which
+// is where SL-choosing routing engines (dfsssp, lash, torus-2QoS, nue)
+// give paths different SLs.
+struct TorusOptions {
+  int x = 3;
+  int y = 3;
+  int hcas_per_switch = 2;
+  bool wrap = true;  // torus; false: mesh
+};
+Status TorusNet(const TorusOptions& options, GeneratedNet* out);
+
 // What a net file describes, read back (tests, node-name checks).
 struct NetNode {
   std::string name;

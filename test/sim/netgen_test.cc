@@ -212,3 +212,36 @@ TEST(NetGen, ParseNetReadsOptionsAndRejectsDuplicates) {
   CHECK_FALSE(ParseNet("Hca 1 \"A\"\n\nHca 1 \"A\"\n", &net).ok());
   CHECK_FALSE(ParseNet("# nothing\n", &net).ok());
 }
+
+// Tori and meshes: every link mirrored, everything connected, each switch
+// with its HCAs and one link per neighbour (a ring of 2 has one link, a
+// ring of 1 none; a mesh has no wrap-around links).
+TEST(NetGen, TorusAndMeshLinksEveryNeighbourOnce) {
+  struct Case {
+    int x, y;
+    bool wrap;
+    size_t switch_links;  // switch-to-switch link lines (two per link)
+  } cases[] = {{3, 3, true, 2 * 18}, {3, 3, false, 2 * 12}, {4, 2, true, 2 * 12},
+               {5, 1, true, 2 * 5}};
+  for (const Case& c : cases) {
+    ssa::test::TorusOptions o;
+    o.x = c.x;
+    o.y = c.y;
+    o.wrap = c.wrap;
+    GeneratedNet net;
+    CHECK_OK(ssa::test::TorusNet(o, &net));
+    NetDescription d = Parse(net.text);
+    CheckLinksSymmetric(d);
+    CHECK_EQUAL(static_cast<size_t>(net.nodes), d.nodes.size());
+    CHECK_EQUAL(d.nodes.size(), Reachable(d));
+    CHECK_EQUAL(c.x * c.y * 2, net.hcas);
+    size_t sw_links = 0;
+    for (const NetLink& l : d.links)
+      sw_links += l.node[0] == 'T' && l.remote[0] == 'T';
+    CHECK_EQUAL(c.switch_links, sw_links);
+  }
+  GeneratedNet net;
+  ssa::test::TorusOptions one;
+  one.x = one.y = 1;
+  CHECK(!ssa::test::TorusNet(one, &net).ok());
+}

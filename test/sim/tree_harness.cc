@@ -135,6 +135,7 @@ Status TreeHarness::Start(const Options& o) {
   so.net_text = o.net_text;
   so.ibsim_args = o.ibsim_args;
   so.opensm_args = {"-l", std::to_string(o.lmc)};
+  so.opensm_args.insert(so.opensm_args.end(), o.opensm_args.begin(), o.opensm_args.end());
   if (o.failover) {
     so.opensm_args.insert(so.opensm_args.end(), {"-p", "10"});
     plugin_.extra_config = kFastSmPolling;
@@ -169,6 +170,7 @@ Status TreeHarness::StartStandbySm(const std::string& node) {
   if (!st.ok()) return st;
   std::vector<std::string> argv = {"opensm", "-f", StandbyOsmLog(), "-s", "0", "-d2", "-p", "1",
                                    "-l", std::to_string(options_.lmc)};
+  argv.insert(argv.end(), options_.opensm_args.begin(), options_.opensm_args.end());
   argv.insert(argv.end(), so.opensm_args.begin(), so.opensm_args.end());
   std::map<std::string, std::string> env = so.opensm_env;
   // OpenSM's cache files (guid2lid and the like) must not be shared.

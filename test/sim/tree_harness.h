@@ -41,6 +41,8 @@ class TreeHarness {
     int lmc = 0;
     int hcas = 0;                      // CAs in the net (to wait for the full SMDB)
     std::string extra_plugin_options;  // appended to the defaults
+    // Extra OpenSM options (both SMs), e.g. {"-R", "dfsssp"} or {"-Q", "-Y", policy}.
+    std::vector<std::string> opensm_args;
     // Ready for StartStandbySm: this OpenSM gets priority 10, and both poll
     // each other every 500 ms (a dead master is noticed within a second or
     // two instead of OpenSM's default 40 s).

@@ -423,3 +423,49 @@ TEST(PathEngine, LidListsAndPathLines) {
       "reserved x=63:0x00 y=63:0x01",
       ssa::smdb_tool::DescribeDiffs(ssa::smdb_tool::DiffPathRecords(a, b), "x", "y").c_str());
 }
+
+// Safety rule (issue 25, 1.): a subnet whose QoS levels or routing engine
+// may change what the SA answers gets every record marked not exact, each
+// with its reason, in the PRDB too; an exact subnet marks nothing.
+TEST(PathEngine, RecordsTheSmdbCannotPredictAreMarkedNotExact) {
+  Fixture fx;
+  Prdb exact;
+  CHECK(BuildPrdb(PathEngine(fx.index.get()), A + 1, 7, &exact).ok());
+  for (const PrdbPath& p : exact.paths.records) CHECK_EQUAL(0, p.flags & kPathInexact);
+
+  struct Case {
+    uint32_t subnet_flags;
+    uint8_t marks;
+    const char* why;
+  } cases[] = {{kSubnetQos, kPathInexactQos, "qos"},  // an older plugin: QoS unknown
+               {kSubnetQos | kSubnetQosReported | kSubnetQosPolicy, kPathInexactQos, "qos"},
+               {kSubnetQos | kSubnetQosReported | kSubnetSl2VlDrops, kPathInexactQos, "qos"},
+               {kSubnetRoutingSl, kPathInexactRoutingSl, "routing-sl"},
+               {kSubnetQos | kSubnetRoutingSl, kPathInexact, "qos,routing-sl"}};
+  for (const Case& c : cases) {
+    fx.db.subnet.records[0].flags = c.subnet_flags;
+    std::unique_ptr<SmdbIndex> idx;
+    CHECK(SmdbIndex::Build(fx.db, &idx).ok());
+    PathEngine e(idx.get());
+    CHECK_EQUAL(c.marks, e.InexactFlags(10, 12));
+    STRCMP_EQUAL(c.why, InexactReasons(e.InexactFlags(10, 12)).c_str());
+    Prdb prdb;
+    CHECK(BuildPrdb(e, A + 1, 7, &prdb).ok());
+    // The same paths as the exact subnet's, each marked.
+    CHECK_EQUAL(exact.paths.records.size(), prdb.paths.records.size());
+    for (size_t i = 0; i < prdb.paths.records.size(); ++i) {
+      CHECK_EQUAL(c.marks, prdb.paths.records[i].flags & kPathInexact);
+      CHECK_EQUAL(exact.paths.records[i].flags, prdb.paths.records[i].flags & ~kPathInexact);
+    }
+    // No path stays no path, unmarked.
+    PrdbPath p;
+    CHECK(e.ComputePrdb(10, 99, &p) == PathStatus::kUnknownDlid);
+  }
+  STRCMP_EQUAL("", InexactReasons(0).c_str());
+  // QoS on, no policy, no SL on VL15: the SA answers as without QoS.
+  fx.db.subnet.records[0].flags = kSubnetQos | kSubnetQosReported;
+  std::unique_ptr<SmdbIndex> idx;
+  CHECK(SmdbIndex::Build(fx.db, &idx).ok());
+  CHECK_EQUAL(0, PathEngine(idx.get()).InexactFlags(10, 12));
+  STRCMP_EQUAL("", PathEngine(idx.get()).Limitations().c_str());
+}

@@ -176,7 +176,7 @@ int PrdbPaths(const Args& a) {
   ibv_path_record rec;
   for (const smdb::PrdbPath& p : db.paths.records) {
     smdb::FromPrdbPath(p, &rec);
-    std::string line = tool::FormatPathLine(p.slid, p.dlid, smdb::PathStatus::kOk, rec);
+    std::string line = tool::FormatPathLine(p.slid, p.dlid, smdb::PathStatus::kOk, rec, p.flags);
     line += '\n';
     fputs(line.c_str(), stdout);
   }
@@ -252,8 +252,10 @@ int Paths(const Args& a) {
       ok += st == smdb::PathStatus::kOk;
       // By GID the SA may answer another LID pair of the two ports.
       bool ok_path = st == smdb::PathStatus::kOk;
-      out = tool::FormatPathLine(ok_path ? be16toh(rec.slid) : slid,
-                                 ok_path ? be16toh(rec.dlid) : dlid, st, rec);
+      uint16_t rec_slid = ok_path ? be16toh(rec.slid) : slid;
+      uint16_t rec_dlid = ok_path ? be16toh(rec.dlid) : dlid;
+      out = tool::FormatPathLine(rec_slid, rec_dlid, st, rec,
+                                 ok_path ? engine.InexactFlags(rec_slid, rec_dlid) : 0);
       out += '\n';
       fputs(out.c_str(), stdout);
     }

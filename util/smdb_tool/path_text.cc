@@ -42,7 +42,7 @@ bool ParseNumber(const std::string& s, uint64_t* out) {
 }  // namespace
 
 std::string FormatPathLine(uint16_t slid, uint16_t dlid, smdb::PathStatus status,
-                           const ibv_path_record& rec) {
+                           const ibv_path_record& rec, uint8_t inexact_flags) {
   std::string line = "path slid=" + std::to_string(slid) + " dlid=" + std::to_string(dlid) +
                      " status=" + smdb::PathStatusName(status);
   if (status != smdb::PathStatus::kOk) return line;
@@ -55,6 +55,8 @@ std::string FormatPathLine(uint16_t slid, uint16_t dlid, smdb::PathStatus status
   line += " flow_label=" + Hex(r.flow_label, 5);
   line += " reversible=" + std::to_string(r.reversible ? 1 : 0);
   line += " preference=" + std::to_string(r.preference);
+  if (inexact_flags & smdb::kPathInexact)
+    line += " exact=no why=" + smdb::InexactReasons(inexact_flags);
   return line;
 }
 

@@ -9,6 +9,10 @@
 //        reversible=1 preference=0
 //   path slid=1 dlid=7 status=no-route
 // MTU, rate and packet lifetime are the IBA codes without selector bits.
+// A record the engine marks not exact (smdb::kPathInexact*: the SA may
+// answer otherwise, so no consumer serves it) ends with
+//        exact=no why=qos,routing-sl
+// and an exact record prints without those two fields.
 //
 // Pure functions; any thread.
 #ifndef IBACM_SSA_UTIL_SMDB_TOOL_PATH_TEXT_H
@@ -28,7 +32,7 @@ namespace ssa {
 namespace smdb_tool {
 
 std::string FormatPathLine(uint16_t slid, uint16_t dlid, smdb::PathStatus status,
-                           const ibv_path_record& rec);
+                           const ibv_path_record& rec, uint8_t inexact_flags = 0);
 
 struct FieldDiff {
   std::string field;  // "mtu", "reversible", "reserved", ...

@@ -120,6 +120,7 @@ Status RunSaCompare(const smdb::SmdbIndex& index, const CompareOptions& o, FILE*
   if (!limits.empty()) fprintf(out, "warning: the engine cannot predict: %s\n", limits.c_str());
   std::vector<ibv_path_record> mine(n);
   std::vector<PathStatus> mine_status(n);
+  std::vector<uint8_t> mine_inexact(n, 0);  // kPathInexact* of an ok record
   auto e0 = Clock::now();
   std::map<std::pair<uint16_t, uint16_t>, const smdb::PrdbPath*> delivered;
   if (o.prdb)
@@ -130,16 +131,20 @@ Status RunSaCompare(const smdb::SmdbIndex& index, const CompareOptions& o, FILE*
       auto it = delivered.find({slid, dlid});
       bool have =
           it != delivered.end() && (!o.reversible || (it->second->flags & smdb::kPathReversible));
-      if (have)
+      if (have) {
         smdb::FromPrdbPath(*it->second, &mine[i]);
-      else
+        mine_inexact[i] = it->second->flags & smdb::kPathInexact;
+      } else {
         mine[i] = ibv_path_record{};
+      }
       mine_status[i] = have ? PathStatus::kOk : PathStatus::kNoRoute;
       continue;
     }
     mine_status[i] = o.by_gid
                          ? engine.ComputeByGuid(GuidOf(index, slid), GuidOf(index, dlid), &mine[i])
                          : engine.Compute(slid, dlid, &mine[i]);
+    if (mine_status[i] == PathStatus::kOk)
+      mine_inexact[i] = engine.InexactFlags(be16toh(mine[i].slid), be16toh(mine[i].dlid));
   }
   r->engine_ns_per_path = std::chrono::duration<double, std::nano>(Clock::now() - e0).count() / n;
 
@@ -207,6 +212,19 @@ Status RunSaCompare(const smdb::SmdbIndex& index, const CompareOptions& o, FILE*
     if (a.state == Answer::kPending || a.state == Answer::kFailed) {
       ++r->sa_failures;
       print("sa-failure " + where + ": " + (a.state == Answer::kPending ? "no answer" : a.error));
+    } else if (engine_ok && mine_inexact[i]) {
+      // Not served from the replica: the SA answers it.
+      ++r->not_exact;
+      std::string why = " why=" + smdb::InexactReasons(mine_inexact[i]);
+      if (a.state == Answer::kNoRecords) {
+        ++r->not_exact_differ;
+        print("not-exact " + where + why + ": sa has no record");
+      } else {
+        std::vector<FieldDiff> diffs = DiffPathRecords(mine[i], a.rec);
+        r->not_exact_differ += !diffs.empty();
+        print("not-exact " + where + why + ": " +
+              (diffs.empty() ? std::string("equal to the sa's") : DescribeDiffs(diffs)));
+      }
     } else if (a.state == Answer::kNoRecords && !engine_ok) {
       ++r->matched;
       ++r->no_path;
@@ -231,10 +249,11 @@ Status RunSaCompare(const smdb::SmdbIndex& index, const CompareOptions& o, FILE*
   fprintf(
       out,
       "compare: pairs=%zu matched=%zu no_path=%zu mismatched=%zu sa_failures=%zu requester_lid=%u "
-      "sa_depth=%d sa_seconds=%.3f sa_queries_per_s=%.0f engine_ns_per_path=%.1f\n",
+      "sa_depth=%d sa_seconds=%.3f sa_queries_per_s=%.0f engine_ns_per_path=%.1f not_exact=%zu "
+      "not_exact_differ=%zu\n",
       r->pairs, r->matched, r->no_path, r->mismatched, r->sa_failures, r->requester_lid,
       client.sa_depth(), r->sa_seconds, r->sa_seconds > 0 ? n / r->sa_seconds : 0.0,
-      r->engine_ns_per_path);
+      r->engine_ns_per_path, r->not_exact, r->not_exact_differ);
   return Status::Ok();
 }
 

@@ -8,6 +8,10 @@
 // answering ERR_NO_RECORDS) or both give the same 64 bytes. Mismatches are
 // printed field by field; SA failures (timeouts, other errors) are
 // reported and counted apart, since they say nothing about the engine.
+// A record the engine (or the PRDB) marks not exact (smdb::kPathInexact*)
+// is never served as the SA's, so it is neither a match nor a mismatch:
+// it is counted as not_exact, and its line says whether the SA's answer
+// in fact differs.
 //
 // Single-threaded: runs its own EventLoop on the calling thread. Call it
 // from the main thread before any other thread exists (umad2sim).
@@ -54,6 +58,8 @@ struct CompareResult {
   size_t matched = 0;  // same record, or no path on both sides
   size_t no_path = 0;  // ... of which no path on both sides
   size_t mismatched = 0;
+  size_t not_exact = 0;          // marked not exact: consumers ask the SA for these
+  size_t not_exact_differ = 0;   // ... of which the SA's answer does differ
   size_t sa_failures = 0;  // timeouts and SA errors other than no records
   double sa_seconds = 0;   // first query sent to last answer
   double engine_ns_per_path = 0;

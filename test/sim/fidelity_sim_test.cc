@@ -1,0 +1,317 @@
+// fidelity_sim_test.cc: the replica's promise on fabrics where it cannot
+// (yet) compute the SA's answer: a record the replica cannot compute
+// exactly is never served as the SA's (issue 25, 1.). Two such fabrics, as
+// an administrator runs them:
+//   - a 3x3 torus routed by OpenSM's lash and dfsssp engines, which give
+//     paths their SLs to break credit loops;
+//   - a fat tree under a QoS policy file (-Q -Y) whose match rule gives a
+//     port group (by port name) SL 3.
+// On each, with the whole tree running (plugin core, distribution and
+// access nodes, ibacm with the ssa provider):
+//   - `ssa-smdb paths` marks every record of the newest SMDB `exact=no`
+//     with its reason, and `ssa-smdb compare` counts them as not exact (no
+//     mismatch), while at least one of them does differ from the SA: the
+//     fabric really is one where serving the replica would be wrong;
+//   - with `fallback = sa`, the daemon asks the SA for a marked record,
+//     logs the reason once, and (where the SA itself is deterministic: not
+//     dfsssp) our ib_acme -T finds every answer equal to the SA's;
+//   - with `fallback = none`, Debian's stock ib_acme gets an error for a
+//     destination the PRDB holds (marked), never a record.
+// And on the same fat tree with QoS on but no policy file, nothing is
+// marked: QoS then changes nothing the SA answers, and the daemon answers
+// from its PRDB without asking the SA.
+#include <infiniband/acm.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/acm/acm_client.h"
+#include "common/acm/acm_wire.h"
+#include "test/sim/ibacm_node.h"
+#include "test/sim/netgen.h"
+#include "test/sim/sim_test_util.h"
+#include "test/sim/sim_util.h"
+#include "test/sim/tree_harness.h"
+
+#include "CppUTest/TestHarness.h"
+
+using namespace std::chrono_literals;
+using ssa::test::IbacmNode;
+using ssa::test::TreeHarness;
+namespace acm = ssa::acm;
+
+namespace {
+
+const char kNode[] = "Hca6";  // the node running ibacm with the ssa provider
+const std::string kSmdbTool = std::string(ABS_TOP_BUILDDIR) + "/util/smdb_tool/ssa-smdb";
+const std::string kOurIbAcme = std::string(ABS_TOP_BUILDDIR) + "/util/ib_acme/ib_acme";
+
+// Hca9..Hca12 are "storage": every path towards them gets SL 3.
+const char kStoragePolicy[] =
+    "port-groups\n"
+    "  port-group\n"
+    "    name: Storage\n"
+    "    port-name: Hca9/P1, Hca10/P1, Hca11/P1, Hca12/P1\n"
+    "  end-port-group\n"
+    "end-port-groups\n"
+    "qos-levels\n"
+    "  qos-level\n"
+    "    name: DEFAULT\n"
+    "    sl: 0\n"
+    "  end-qos-level\n"
+    "  qos-level\n"
+    "    name: StorageLevel\n"
+    "    sl: 3\n"
+    "  end-qos-level\n"
+    "end-qos-levels\n"
+    "qos-match-rules\n"
+    "  qos-match-rule\n"
+    "    destination: Storage\n"
+    "    qos-level-name: StorageLevel\n"
+    "  end-qos-match-rule\n"
+    "end-qos-match-rules\n";
+
+// key=value of a "compare: ..." summary line; -1 if absent.
+long SummaryValue(const std::string& out, const std::string& key) {
+  size_t at = out.rfind(" " + key + "=");
+  if (at == std::string::npos) return -1;
+  return strtol(out.c_str() + at + key.size() + 2, nullptr, 10);
+}
+
+}  // namespace
+
+TEST_GROUP(FidelitySim) {
+  ssa::test::TempDir dir;
+  std::unique_ptr<TreeHarness> tree;
+  std::unique_ptr<IbacmNode> ibacm;
+  std::string smdb_file;
+
+  void setup() override { tree = std::make_unique<TreeHarness>(&dir); }
+  void teardown() override {
+    if (UtestShell::getCurrent()->hasFailed()) tree->set_failed();
+    if (ibacm) ibacm->Stop();
+    ibacm.reset();
+    ssa::Status st = tree->Stop();
+    tree.reset();
+    CHECK_OK(st);
+  }
+
+  void StartTree(TreeHarness::Options o) {
+    CHECK_OK(tree->Start(o));
+    CHECK_OK(tree->StartIbssa("Hca2", "distribution"));
+    CHECK_OK(tree->StartIbssa("Hca3", "access"));
+    CHECK_OK(tree->StartIbssa("Hca4", "access"));
+    smdb_file = dir.path() + "/smdb.newest";
+    CHECK_OK(tree->smdb().WriteFile(smdb_file));
+  }
+
+  // An x * y torus with `hcas` HCAs per switch routed by `engine`.
+  void StartTorus(const std::string& engine, int x = 3, int y = 3, int hcas = 2) {
+    ssa::test::TorusOptions t;
+    t.x = x;
+    t.y = y;
+    t.hcas_per_switch = hcas;
+    ssa::test::GeneratedNet net;
+    CHECK_OK(ssa::test::TorusNet(t, &net));
+    TreeHarness::Options o;
+    o.net_text = net.text;
+    o.hcas = net.hcas;
+    o.opensm_args = {"-R", engine};
+    StartTree(o);
+  }
+
+  // The tree tests' 12-HCA fat tree with QoS on, and `policy` as the QoS
+  // policy file when not empty.
+  void StartQosFatTree(const std::string& policy) {
+    TreeHarness::Options o;
+    CHECK_OK(TreeHarness::FatTree(12, 0, &o));
+    o.opensm_args = {"-Q"};
+    if (!policy.empty()) {
+      std::string path = dir.path() + "/qos-policy.conf";
+      std::ofstream(path) << policy;
+      o.opensm_args.insert(o.opensm_args.end(), {"-Y", path});
+    }
+    StartTree(o);
+  }
+
+  void StartIbacm(const std::string& fallback) {
+    if (ibacm) ibacm->Stop();
+    IbacmNode::Options io;
+    io.node = kNode;
+    io.addr_cfg = "node6 ibsim0 1 default\n";
+    io.opts_cfg = "[core]\nlog_level = debug\nprovider = ssa default\n"
+                  "[ssa]\nmad_timeout_ms = 300\nfallback = " +
+                  fallback + "\n";
+    io.provider_dir = std::string(ABS_TOP_BUILDDIR) + "/providers/ssa/.libs";
+    ibacm = std::make_unique<IbacmNode>(tree->fabric(), io);
+    CHECK_OK(ibacm->Start());
+    std::string needle = "PRDB epoch " + std::to_string(tree->smdb().global_epoch) + " in place";
+    CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(), needle, 30s));
+  }
+
+  std::string Lid() { return std::to_string(tree->Lid(kNode)); }
+  // Ports with a LID (HCAs and switches): every one a source in `compare`.
+  size_t Endpoints() {
+    size_t n = 0;
+    for (const auto& g : tree->smdb().guid_lids.records) n += g.guid == g.port_guid;
+    return n;
+  }
+
+  std::string Run(const std::vector<std::string>& argv, int* rc) {
+    std::string out;
+    CHECK_OK(tree->fabric()->Run(kNode, argv, &out, rc, 120s));
+    return out;
+  }
+
+  // Every ok line of `ssa-smdb paths` from kNode says `exact=no why=<why>`
+  // (or, with `why` empty, no line says exact=no); returns the ok lines.
+  size_t PathsAreMarked(const std::string& why) {
+    int rc = -1;
+    std::string out = Run({kSmdbTool, "paths", smdb_file, "--from", Lid(), "--to", "all"}, &rc);
+    LONGS_EQUAL_TEXT(0, rc, out.c_str());
+    std::istringstream in(out);
+    std::string line;
+    size_t ok = 0;
+    while (std::getline(in, line)) {
+      if (line.find("status=ok") == std::string::npos) continue;
+      ++ok;
+      if (why.empty()) {
+        CHECK_TEXT(line.find("exact=") == std::string::npos, line.c_str());
+      } else {
+        std::string tail = " exact=no why=" + why;
+        CHECK_TEXT(line.size() > tail.size() &&
+                       line.compare(line.size() - tail.size(), tail.size(), tail) == 0,
+                   line.c_str());
+      }
+    }
+    CHECK(ok >= 14);
+    return ok;
+  }
+
+  // `ssa-smdb compare` of every pair of the subnet, run on kNode: exit 0
+  // (no mismatch), `not_exact` marked records, of which at least
+  // `min_differ` differ from the SA.
+  void CompareCountsNotExact(long not_exact, long min_differ) {
+    int rc = -1;
+    std::string out = Run(
+        {kSmdbTool, "compare", smdb_file, "--from", "all", "--to", "all", "--max-print", "0"}, &rc);
+    LONGS_EQUAL_TEXT(0, rc, out.c_str());
+    LONGS_EQUAL_TEXT(0, SummaryValue(out, "mismatched"), out.c_str());
+    LONGS_EQUAL_TEXT(not_exact, SummaryValue(out, "not_exact"), out.c_str());
+    CHECK_TEXT(SummaryValue(out, "not_exact_differ") >= min_differ, out.c_str());
+  }
+
+  // Our ib_acme -T over every assigned LID: each daemon answer equal to
+  // the SA's.
+  void DaemonAnswersEqualTheSa() {
+    uint16_t top = 0;
+    size_t lids = 0;
+    for (const auto& g : tree->smdb().guid_lids.records) {
+      if (g.guid != g.port_guid) continue;
+      top = std::max<uint16_t>(top, static_cast<uint16_t>(g.base_lid + (1u << g.lmc) - 1));
+      lids += size_t{1} << g.lmc;
+    }
+    std::string out;
+    int rc = -1;
+    CHECK_OK(ssa::test::RunProgram({kOurIbAcme, "-T", "-S", ibacm->socket_path(), "-s",
+                                    std::to_string(tree->Lid(kNode)), "--lid-range",
+                                    "1-" + std::to_string(top), "--verify", "daemon"},
+                                   &out, &rc));
+    STRCMP_CONTAINS_TEXT("mismatched:   0", out.c_str(), out.c_str());
+    STRCMP_CONTAINS_TEXT(("matched:      " + std::to_string(lids) + "\n").c_str(), out.c_str(),
+                         out.c_str());
+  }
+
+  uint64_t RouteQueries() {
+    ssa::AcmClient client;
+    CHECK_OK(client.Connect(ibacm->socket_path()));
+    acm::PerfResponse r;
+    CHECK_OK(client.PerfQuery(0, &r));
+    CHECK(r.counters.size() > ACM_CNTR_ROUTE_QUERY);
+    return r.counters[ACM_CNTR_ROUTE_QUERY];
+  }
+
+  size_t LogCount(const std::string& needle) {
+    std::ifstream in(ibacm->log_path());
+    std::string line;
+    size_t n = 0;
+    while (std::getline(in, line)) n += line.find(needle) != std::string::npos;
+    return n;
+  }
+
+  // Debian's stock ib_acme resolves kNode -> `node` through the daemon;
+  // true when it printed a record.
+  bool StockIbAcmeResolves(const std::string& node) {
+    std::string out;
+    int rc = -1;
+    CHECK_OK(ssa::test::RunProgram({"/usr/bin/ib_acme", "-S", ibacm->socket_path(), "-f", "l",
+                                    "-s", Lid(), "-d", std::to_string(tree->Lid(node))},
+                                   &out, &rc));
+    return rc == 0 && out.find("dlid:") != std::string::npos;
+  }
+
+  // The safety rule end to end for records marked `why` (`reason_text`:
+  // the daemon's log line). With `sa_deterministic`, every daemon answer
+  // must equal a fresh SA answer; dfsssp's SA is not (see below).
+  void MarkedRecordsGoToTheSaOrFail(const std::string& why, const std::string& reason_text,
+                                    long min_differ, bool sa_deterministic) {
+    size_t marked = PathsAreMarked(why);
+    CompareCountsNotExact(static_cast<long>(marked * Endpoints()), min_differ);
+
+    StartIbacm("sa");
+    CHECK(StockIbAcmeResolves("Hca10"));
+    LONGS_EQUAL(1, RouteQueries());  // the SA answered the marked record
+    if (sa_deterministic) DaemonAnswersEqualTheSa();
+    LONGS_EQUAL(1, LogCount(reason_text + "; asking the SA instead (logged once)"));
+
+    StartIbacm("none");
+    // A destination the PRDB holds, marked: an error, not the record.
+    CHECK(!StockIbAcmeResolves("Hca10"));
+    CHECK(!StockIbAcmeResolves("Hca1"));
+    LONGS_EQUAL(0, RouteQueries());
+    LONGS_EQUAL(1, LogCount(reason_text + "; answering ENODATA (fallback = none) (logged once)"));
+  }
+};
+
+// LASH gives each (source, destination) switch pair its SL layer; its
+// path_sl is deterministic, so the daemon's answers (from the SA) equal
+// a fresh SA query's. A ring of 3 has no credit loop on minimal routes
+// (LASH then needs one layer: every SL 0); a 5x5 torus has.
+TEST(FidelitySim, LashOnATorusRecordsAreMarkedAndNeverServedFromTheReplica) {
+  StartTorus("lash", 5, 5, 1);
+  STRCMP_EQUAL("lash", tree->smdb().subnet.records[0].routing_engine.data());
+  MarkedRecordsGoToTheSaOrFail("routing-sl", "the routing engine chooses its SL)", 1, true);
+}
+
+// DFSSSP with more VLs than it needs spreads a layer over several VLs and
+// its path_sl picks one at random on every query (osm_ucast_dfsssp.c,
+// vl_split_count): two SA queries for one pair may give two SLs, so the
+// daemon's answers are checked to come from the SA, not equal to a second
+// query.
+TEST(FidelitySim, DfssspOnATorusRecordsAreMarkedAndNeverServedFromTheReplica) {
+  StartTorus("dfsssp");
+  STRCMP_EQUAL("dfsssp", tree->smdb().subnet.records[0].routing_engine.data());
+  MarkedRecordsGoToTheSaOrFail("routing-sl", "the routing engine chooses its SL)", 1, false);
+}
+
+TEST(FidelitySim, AQosPolicyLevelsRecordsAreMarkedAndNeverServedFromTheReplica) {
+  StartQosFatTree(kStoragePolicy);
+  // The four storage HCAs are reached on SL 3 by the SA, SL 0 by the engine.
+  // (-T: the SA's answers by LID carry the level's SL; the daemon's too.)
+  MarkedRecordsGoToTheSaOrFail("qos", "QoS levels or SL2VL tables may change it)", 4, true);
+}
+
+TEST(FidelitySim, QosWithoutAPolicyMarksNothingAndTheReplicaAnswers) {
+  StartQosFatTree("");
+  PathsAreMarked("");
+  CompareCountsNotExact(0, 0);  // and every pair matched: no mismatch
+  StartIbacm("none");
+  CHECK(StockIbAcmeResolves("Hca10"));
+  LONGS_EQUAL(0, RouteQueries());
+  DaemonAnswersEqualTheSa();
+}

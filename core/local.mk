@@ -1,11 +1,12 @@
 # core/: the ibacm daemon. Its objects live in a convenience library so the
 # daemon and the tests link the same code; the program is its main() alone.
+# CORE_ADDR_CONFIG_SOURCES: the ibacm_addr.cfg reader (fuzzed too).
+CORE_ADDR_CONFIG_SOURCES = core/addr_config.h core/addr_config.cc
 noinst_LTLIBRARIES += core/libibacmcore.la
-core_libibacmcore_la_SOURCES = \
+core_libibacmcore_la_SOURCES = $(CORE_ADDR_CONFIG_SOURCES) \
 	core/provider_loader.h core/provider_loader.cc \
 	core/provider_selector.h core/provider_selector.cc \
 	core/core_options.h core/core_options.cc \
-	core/addr_config.h core/addr_config.cc \
 	core/core_model.h \
 	core/provider_host.h core/provider_host.cc \
 	core/port_manager.h core/port_manager.cc core/port_ipoib.cc \

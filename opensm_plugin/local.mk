@@ -5,11 +5,14 @@
 #
 # The files that include OpenSM's (C only) headers are C; the rest is C++
 # and sees OpenSM only through osm_bridge.h.
+#
+# OSM_PLUGIN_OPTIONS_SOURCES: the plugin's option parser, needing no OpenSM
+# (the config fuzzer compiles it in every configuration).
+OSM_PLUGIN_OPTIONS_SOURCES = opensm_plugin/plugin_options.h opensm_plugin/plugin_options.cc
 if WITH_OPENSM
 # The C++ part, which the sim tests (test/sim/osm_plugin.mk) link too.
 noinst_LTLIBRARIES += opensm_plugin/libosmplugin.la
-opensm_plugin_libosmplugin_la_SOURCES = \
-	opensm_plugin/plugin_options.h opensm_plugin/plugin_options.cc \
+opensm_plugin_libosmplugin_la_SOURCES = $(OSM_PLUGIN_OPTIONS_SOURCES) \
 	opensm_plugin/plugin_log.h opensm_plugin/plugin_log.cc \
 	opensm_plugin/raw_snapshot.h opensm_plugin/raw_snapshot.cc \
 	opensm_plugin/version_store.h opensm_plugin/version_store.cc \

@@ -2,7 +2,7 @@
 # fuzz.sh --long MINUTES [TARGET...]: long runs of the libFuzzer targets in
 # test/fuzz/, beyond the bounded ones `make check` does (run-fuzzers.sh).
 # fuzz.sh --runs N [TARGET...]: the same, N executions per target instead of
-# a time (e.g. --runs 10000000 for the README's recorded run).
+# a time (e.g. --runs 10000000 for the recorded runs in doc/performance.md).
 #
 # Builds the targets with the build directory's make rules (build/, running
 # scripts/build.sh first if it is not configured; configure must have found

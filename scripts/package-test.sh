@@ -1,13 +1,15 @@
 #!/bin/bash
 # package-test.sh: builds the packages and tries them out, as root on Debian
-# 12. Not part of scripts/test.sh: it builds the project twice and sets up a
-# Debian root, which takes 20 to 40 minutes on two cores (less on a rerun,
-# with ccache and the downloaded packages cached in the work directory).
+# 12. Not part of scripts/test.sh: it builds the project twice, runs the
+# test suite inside the package build and sets up a Debian root, which takes
+# 30 to 50 minutes on two cores (less on a rerun, with ccache and the
+# downloaded packages cached in the work directory). Run it before
+# resolving an issue that touches the build, the tests or the packaging.
 #
 #   1. the .deb files with `dpkg-buildpackage -b -us -uc` from a copy of
-#      this tree (make check is left out: DEB_BUILD_OPTIONS=nocheck, it is
-#      what scripts/test.sh runs; --check runs it inside the build), then
-#      lintian on them;
+#      this tree, exactly as a user builds them: `make check` runs inside
+#      the build under Debian's hardening flags (debian/rules; --nocheck
+#      leaves it out with DEB_BUILD_OPTIONS=nocheck), then lintian on them;
 #   2. a clean Debian 12 root (debootstrap from the mirror apt uses here, a
 #      plain chroot), the .deb files installed into it with apt, every file
 #      of `dpkg -L` checked against Debian's layout, and the demo's sa
@@ -20,8 +22,9 @@
 #      scripts/setup-debian.sh installed), and the packages' files and
 #      dependencies checked.
 #
-# Options: --check (run make check inside dpkg-buildpackage), --no-chroot,
-# --no-rpm, --keep (keep the root and the builds). Work directory:
+# Options: --nocheck (no make check inside dpkg-buildpackage; --check, the
+# default, is still accepted), --no-chroot, --no-rpm, --keep (keep the root
+# and the builds). Work directory:
 # $PACKAGE_TEST_DIR (default /var/tmp/ibacm-ssa-package-test). Mirror:
 # $DEBIAN_MIRROR (default: the first Debian archive in apt's sources).
 # Installs, with apt, what only this test needs: debhelper, lintian,
@@ -29,14 +32,15 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 work=${PACKAGE_TEST_DIR:-/var/tmp/ibacm-ssa-package-test}
-check_build=0 chroot_test=1 rpm_test=1 keep=0
+check_build=1 chroot_test=1 rpm_test=1 keep=0
 for arg in "$@"; do
 	case "$arg" in
 	--check) check_build=1 ;;
+	--nocheck) check_build=0 ;;
 	--no-chroot) chroot_test=0 ;;
 	--no-rpm) rpm_test=0 ;;
 	--keep) keep=1 ;;
-	*) echo "usage: $0 [--check] [--no-chroot] [--no-rpm] [--keep]" >&2; exit 2 ;;
+	*) echo "usage: $0 [--nocheck] [--no-chroot] [--no-rpm] [--keep]" >&2; exit 2 ;;
 	esac
 done
 [ "$(id -u)" -eq 0 ] || { echo "package-test: run as root (chroot, dpkg, apt)" >&2; exit 2; }

@@ -47,7 +47,7 @@ std::vector<int> TakeSystemdSockets(std::string* error);
 // PRDB update at an access node with a thousand consumers map, fault in
 // and unmap its 530 kB copies: bench_tree at 2,000 consumers updated in
 // 3.6 s with memory growing 0.6 GiB, and in 1.0-2.5 s, mostly flat, with
-// this (README "Performance", single runs on a shared machine). Call once
+// this (doc/performance.md, single runs on a shared machine). Call once
 // at the start of main(); MALLOC_MMAP_THRESHOLD_ and
 // MALLOC_TRIM_THRESHOLD_ in the environment still win.
 void TuneAllocatorForDatabases();

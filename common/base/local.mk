@@ -5,18 +5,20 @@
 # SSA_BASE_PURE_SOURCES: the part with no system dependency (Status, byte
 # order); the fuzzers (test/fuzz/local.mk) compile it with clang.
 SSA_BASE_PURE_SOURCES = common/base/status.h common/base/status.cc common/base/big_endian.h
+# SSA_BASE_CONFIG_SOURCES: the readers of option files and what they log
+# through (the config fuzzer compiles them too).
+SSA_BASE_CONFIG_SOURCES = common/base/config_file.h common/base/config_file.cc \
+	common/base/option_set.h common/base/option_set.cc common/base/text_util.h \
+	common/base/log.h common/base/log.cc
 noinst_LTLIBRARIES += common/base/libssabase.la
-common_base_libssabase_la_SOURCES = $(SSA_BASE_PURE_SOURCES) \
-	common/base/log.h common/base/log.cc \
+common_base_libssabase_la_SOURCES = $(SSA_BASE_PURE_SOURCES) $(SSA_BASE_CONFIG_SOURCES) \
 	common/base/event_loop.h common/base/event_loop.cc \
 	common/base/daemon_util.h common/base/daemon_util.cc \
 	common/base/rate_limit.h common/base/rate_limit.cc \
 	common/base/fault_spec.h common/base/fault_spec.cc \
 	common/base/worker_pool.h common/base/worker_pool.cc \
 	common/base/buffer_recycler.h common/base/buffer_recycler.cc \
-	common/base/config_file.h common/base/config_file.cc \
-	common/base/option_set.h common/base/option_set.cc \
 	common/base/progress_meter.h common/base/progress_meter.cc \
-	common/base/reactor.h common/base/raw_close.h common/base/text_util.h
+	common/base/reactor.h common/base/raw_close.h
 common_base_libssabase_la_CPPFLAGS = $(AM_CPPFLAGS) $(INIH_CFLAGS)
 common_base_libssabase_la_LIBADD = $(INIH_LIBS) -lpthread

@@ -90,11 +90,7 @@ EXTRA_DIST += $(ssa_mad_fuzzer_main) test/fuzz/corpus/ssa_mad \
 # (INI and upstream), ibacm_addr.cfg, the hosts file, the plugin's options.
 config_fuzzer_main = test/fuzz/config_fuzzer.cc
 config_fuzzer_inputs = $(config_fuzzer_main) test/fuzz/fuzz_check.h \
-	common/base/config_file.h common/base/config_file.cc \
-	common/base/option_set.h common/base/option_set.cc common/base/text_util.h \
-	common/base/log.h common/base/log.cc \
-	core/addr_config.h core/addr_config.cc \
-	opensm_plugin/plugin_options.h opensm_plugin/plugin_options.cc \
+	$(SSA_BASE_CONFIG_SOURCES) $(CORE_ADDR_CONFIG_SOURCES) $(OSM_PLUGIN_OPTIONS_SOURCES) \
 	$(SSA_SMDB_SOURCES) $(SSA_BASE_PURE_SOURCES)
 test/fuzz/config_fuzzer: $(config_fuzzer_inputs)
 	$(AM_V_GEN)fuzz_inputs='$(config_fuzzer_inputs)'; \

@@ -49,6 +49,14 @@ test_providers_bad_long_name_la_SOURCES = test/providers/bad/long_name.c test/pr
 test_providers_bad_long_name_la_LDFLAGS = $(TEST_PROVIDER_LDFLAGS)
 test_providers_bad_unresolved_la_SOURCES = test/providers/bad/unresolved.c test/providers/stub_provider.h
 test_providers_bad_unresolved_la_LDFLAGS = $(TEST_PROVIDER_LDFLAGS)
+# Lazily bound whatever LDFLAGS say: its test shows that a provider which
+# loads lazily is still rejected, because the loader binds eagerly
+# (RTLD_NOW). Debian's hardening (-z now, debian/rules) would otherwise
+# mark it BIND_NOW. Automake's link command with -z lazy after $(LDFLAGS),
+# where the last -z wins.
+test_providers_bad_unresolved_la_LINK = $(LIBTOOL) $(AM_V_lt) --tag=CC $(AM_LIBTOOLFLAGS) \
+	$(LIBTOOLFLAGS) --mode=link $(CCLD) $(AM_CFLAGS) $(CFLAGS) \
+	$(test_providers_bad_unresolved_la_LDFLAGS) $(LDFLAGS) -Wl,-z,lazy -o $@
 
 check_LTLIBRARIES += \
 	test/providers/extra/older.la \

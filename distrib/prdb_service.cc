@@ -121,7 +121,7 @@ Status PrdbService::UpdateMany(uint64_t old_epoch, const smdb::Smdb& new_db,
   Engine e;
   // Borrowed for the call: released before `e` goes.
   e.index.reset(const_cast<smdb::SmdbIndex*>(&new_index));
-  e.engine = std::make_unique<smdb::PathEngine>(&new_index);
+  e.engine = std::make_unique<smdb::PathEngine>(&new_index, smdb::PathEngineOptions::ForPrdb());
   e.diff_from = old_epoch;
   e.diff = diff;
   // The same build path as the service's jobs; the results outlive it
@@ -174,7 +174,8 @@ void PrdbService::OnSmdb(std::shared_ptr<const smdb::Smdb> db) {
         e->db = db;
         Status st = smdb::SmdbIndex::Build(*db, &e->index);
         if (!st.ok()) return std::shared_ptr<Engine>();
-        e->engine = std::make_unique<smdb::PathEngine>(e->index.get());
+        e->engine = std::make_unique<smdb::PathEngine>(e->index.get(),
+                                                        smdb::PathEngineOptions::ForPrdb());
         if (previous) {
           e->diff = smdb::DiffRoutes(*previous->db, *previous->index, *db, *e->index);
           e->diff_from = previous->db->global_epoch;

@@ -42,6 +42,7 @@ struct ssa_raw_subnet {
 	uint8_t routing_sl; /* the routing engine chooses path SLs */
 	uint8_t qos_policy; /* opt.qos with a QoS policy file loaded (p_qos_policy) */
 	uint8_t sl2vl_drops; /* opt.qos and some SL2VL table maps an SL to VL15 */
+	uint8_t qos_tables; /* the policy is in the qos_* arrays (complete) */
 	char routing_engine[16]; /* NUL-padded, truncated */
 	uint32_t lid_table_size; /* cl_ptr_vector_get_size(port_lid_tbl) */
 };
@@ -114,6 +115,53 @@ struct ssa_raw_prefix_route {
 	uint64_t router_port_guid;
 };
 
+/* The QoS policy (osm_qos_policy_t), flattened as the SMDB's qos_* tables
+ * are (smdb_qos_records.h); seq is the position in each list. `id` is the
+ * OpenSM object's address, only for matching pointers during the walk. */
+struct ssa_raw_qos_level {
+	const void *id;
+	uint16_t seq;
+	uint8_t flags; /* smdb::kQosLevel* */
+	uint8_t sl;
+	uint8_t mtu_limit;
+	uint8_t rate_limit;
+	uint8_t pkt_life;
+	char name[32];
+};
+
+struct ssa_raw_qos_group {
+	const void *id;
+	uint16_t seq;
+	uint8_t node_types;
+	char name[32];
+};
+
+struct ssa_raw_qos_group_port {
+	uint16_t group;
+	uint64_t port_guid;
+};
+
+struct ssa_raw_qos_rule {
+	uint16_t seq;
+	uint16_t level;
+};
+
+struct ssa_raw_qos_rule_group {
+	uint16_t rule;
+	uint8_t side; /* 0 source, 1 destination */
+	uint16_t pos;
+	uint16_t group;
+};
+
+struct ssa_raw_qos_range {
+	uint8_t owner_kind; /* 0 level, 1 rule */
+	uint16_t owner;
+	uint8_t kind; /* 0 P_Key, 1 ServiceID, 2 QoS class */
+	uint16_t pos;
+	uint64_t lo;
+	uint64_t hi;
+};
+
 /* A P_Key block: 32 entries, host order. */
 struct ssa_raw_pkey_block {
 	uint16_t pkeys[32];
@@ -137,6 +185,12 @@ struct ssa_raw_buffers {
 	SSA_RAW_ARRAY(struct ssa_raw_pkey_block, pkey_blocks);
 	SSA_RAW_ARRAY(struct ssa_raw_partition, partitions);
 	SSA_RAW_ARRAY(struct ssa_raw_prefix_route, prefix_routes);
+	SSA_RAW_ARRAY(struct ssa_raw_qos_level, qos_levels);
+	SSA_RAW_ARRAY(struct ssa_raw_qos_group, qos_groups);
+	SSA_RAW_ARRAY(struct ssa_raw_qos_group_port, qos_group_ports);
+	SSA_RAW_ARRAY(struct ssa_raw_qos_rule, qos_rules);
+	SSA_RAW_ARRAY(struct ssa_raw_qos_rule_group, qos_rule_groups);
+	SSA_RAW_ARRAY(struct ssa_raw_qos_range, qos_ranges);
 	/* Set by the walk: a loop stopped at its bound (a table larger than
 	 * its own count says), so the snapshot may be incomplete. */
 	uint32_t truncated;

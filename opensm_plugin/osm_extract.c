@@ -28,6 +28,7 @@
 #include <opensm/osm_pkey.h>
 #include <opensm/osm_port.h>
 #include <opensm/osm_prefix_route.h>
+#include <opensm/osm_qos_policy.h>
 #include <opensm/osm_subnet.h>
 #include <opensm/osm_switch.h>
 
@@ -45,6 +46,8 @@ static double now_ms(void)
  * (the element is still counted). */
 #define RAW_NEXT(b, name) \
 	((b)->name##_len < (b)->name##_cap ? &(b)->name[(b)->name##_len++] : ((b)->name##_len++, NULL))
+/* How many of an array's elements were written (the rest overflowed). */
+#define RAW_WRITTEN(b, name) ((b)->name##_len < (b)->name##_cap ? (b)->name##_len : (b)->name##_cap)
 
 static void copy_text(char *dst, size_t dst_len, const char *src, size_t src_len)
 {
@@ -253,6 +256,151 @@ static void extract_guid(struct ssa_raw_buffers *b, uint64_t guid, const osm_por
 	     ((bound)-- > 0 || ((b)->truncated = 1, 0));                             \
 	     (var) = (type *)cl_qmap_next(&(var)->map_item))
 
+/* ---- The QoS policy ---- */
+
+static void qos_ranges(struct ssa_raw_buffers *b, uint8_t owner_kind, uint16_t owner, uint8_t kind,
+		       uint64_t **arr, unsigned len)
+{
+	unsigned i;
+
+	for (i = 0; arr && i < len; i++) {
+		struct ssa_raw_qos_range *r = RAW_NEXT(b, qos_ranges);
+		if (!r)
+			continue;
+		r->owner_kind = owner_kind;
+		r->owner = owner;
+		r->kind = kind;
+		r->pos = (uint16_t)i;
+		r->lo = arr[i][0];
+		r->hi = arr[i][1];
+	}
+}
+
+static void copy_name(char *dst, size_t dst_len, const char *src)
+{
+	if (src)
+		copy_text(dst, dst_len, src, strlen(src));
+	else
+		memset(dst, 0, dst_len);
+}
+
+/* The seq of `level` among the levels written so far, writing it (with
+ * its P_Key ranges) when it is new: rules and the default may point at
+ * levels outside the policy's list (the qos-ulps section's). */
+static uint16_t qos_level_seq(struct ssa_raw_buffers *b, const osm_qos_level_t *level)
+{
+	size_t i, n = RAW_WRITTEN(b, qos_levels);
+	uint16_t seq = (uint16_t)b->qos_levels_len;
+	struct ssa_raw_qos_level *r;
+
+	for (i = 0; i < n; i++)
+		if (b->qos_levels[i].id == level)
+			return b->qos_levels[i].seq;
+	r = RAW_NEXT(b, qos_levels);
+	if (r) {
+		r->id = level;
+		r->seq = seq;
+		r->flags = (level->sl_set ? 1 : 0) | (level->mtu_limit_set ? 2 : 0) |
+			   (level->rate_limit_set ? 4 : 0) | (level->pkt_life_set ? 8 : 0);
+		r->sl = level->sl;
+		r->mtu_limit = level->mtu_limit;
+		r->rate_limit = level->rate_limit;
+		r->pkt_life = level->pkt_life;
+		copy_name(r->name, sizeof(r->name), level->name);
+	}
+	qos_ranges(b, 0, seq, 0, level->pkey_range_arr, level->pkey_range_len);
+	return seq;
+}
+
+static uint16_t qos_group_seq(const struct ssa_raw_buffers *b, const void *group)
+{
+	size_t i, n = RAW_WRITTEN(b, qos_groups);
+
+	for (i = 0; i < n; i++)
+		if (b->qos_groups[i].id == group)
+			return b->qos_groups[i].seq;
+	return 0xFFFF; /* not written (overflow): the walk is retried */
+}
+
+static void qos_rule_groups(struct ssa_raw_buffers *b, uint16_t rule, uint8_t side,
+			    const cl_list_t *list)
+{
+	cl_list_iterator_t it;
+	uint16_t pos = 0;
+
+	for (it = cl_list_head(list); it != cl_list_end(list); it = cl_list_next(it)) {
+		struct ssa_raw_qos_rule_group *r = RAW_NEXT(b, qos_rule_groups);
+		if (r) {
+			r->rule = rule;
+			r->side = side;
+			r->pos = pos;
+			r->group = qos_group_seq(b, cl_list_obj(it));
+		}
+		pos++;
+	}
+}
+
+/* What the SA consults of the policy (osm_qos_policy_get_qos_level_by_pr):
+ * every level of the list, the groups with their port maps, the rules in
+ * order, the default level. */
+static void extract_qos(const osm_subn_t *subn, struct ssa_raw_buffers *b)
+{
+	const osm_qos_policy_t *pol = subn->p_qos_policy;
+	cl_list_iterator_t it;
+	uint16_t seq;
+
+	if (!subn->opt.qos || !pol)
+		return;
+	for (it = cl_list_head(&pol->qos_levels); it != cl_list_end(&pol->qos_levels);
+	     it = cl_list_next(it))
+		qos_level_seq(b, cl_list_obj(it));
+	seq = 0;
+	for (it = cl_list_head(&pol->port_groups); it != cl_list_end(&pol->port_groups);
+	     it = cl_list_next(it)) {
+		const osm_qos_port_group_t *g = cl_list_obj(it);
+		struct ssa_raw_qos_group *r = RAW_NEXT(b, qos_groups);
+		const cl_map_item_t *item;
+		if (r) {
+			r->id = g;
+			r->seq = seq;
+			r->node_types = g->node_types;
+			copy_name(r->name, sizeof(r->name), g->name);
+		}
+		for (item = cl_qmap_head(&g->port_map); item != cl_qmap_end(&g->port_map);
+		     item = cl_qmap_next(item)) {
+			struct ssa_raw_qos_group_port *p = RAW_NEXT(b, qos_group_ports);
+			if (p) {
+				p->group = seq;
+				p->port_guid = cl_qmap_key(item); /* host order, as the SA looks it up */
+			}
+		}
+		seq++;
+	}
+	seq = 0;
+	for (it = cl_list_head(&pol->qos_match_rules); it != cl_list_end(&pol->qos_match_rules);
+	     it = cl_list_next(it)) {
+		const osm_qos_match_rule_t *m = cl_list_obj(it);
+		struct ssa_raw_qos_rule *r = RAW_NEXT(b, qos_rules);
+		uint16_t level = m->p_qos_level ? qos_level_seq(b, m->p_qos_level) : 0xFFFF;
+		if (r) {
+			r->seq = seq;
+			r->level = level;
+		}
+		qos_rule_groups(b, seq, 0, &m->source_group_list);
+		qos_rule_groups(b, seq, 1, &m->destination_group_list);
+		qos_ranges(b, 1, seq, 0, m->pkey_range_arr, m->pkey_range_len);
+		qos_ranges(b, 1, seq, 1, m->service_id_range_arr, m->service_id_range_len);
+		qos_ranges(b, 1, seq, 2, m->qos_class_range_arr, m->qos_class_range_len);
+		seq++;
+	}
+	if (pol->p_default_qos_level) {
+		uint16_t d = qos_level_seq(b, pol->p_default_qos_level);
+		if (d < RAW_WRITTEN(b, qos_levels))
+			b->qos_levels[d].flags |= 16; /* smdb::kQosLevelDefault */
+	}
+	b->subnet.qos_tables = 1;
+}
+
 static void walk(struct ssa_osm_handle *h, struct ssa_raw_buffers *b)
 {
 	osm_subn_t *subn = &h->osm->subn;
@@ -283,6 +431,7 @@ static void walk(struct ssa_osm_handle *h, struct ssa_raw_buffers *b)
 		r->sl = prtn->sl;
 		copy_text(r->name, sizeof(r->name), prtn->name, sizeof(prtn->name));
 	}
+	extract_qos(subn, b);
 	bound = cl_qlist_count(&subn->prefix_routes_list);
 	for (item = cl_qlist_head(&subn->prefix_routes_list);
 	     item != cl_qlist_end(&subn->prefix_routes_list); item = cl_qlist_next(item)) {
@@ -308,6 +457,8 @@ int ssa_osm_extract(void *osm_handle, struct ssa_raw_buffers *b, struct ssa_extr
 
 	b->nodes_len = b->ports_len = b->guids_len = b->switches_len = 0;
 	b->lft_bytes_len = b->pkey_blocks_len = b->partitions_len = b->prefix_routes_len = 0;
+	b->qos_levels_len = b->qos_groups_len = b->qos_group_ports_len = 0;
+	b->qos_rules_len = b->qos_rule_groups_len = b->qos_ranges_len = 0;
 	b->truncated = 0;
 
 	t0 = now_ms();
@@ -323,5 +474,10 @@ int ssa_osm_extract(void *osm_handle, struct ssa_raw_buffers *b, struct ssa_extr
 		b->guids_len > b->guids_cap || b->switches_len > b->switches_cap ||
 		b->lft_bytes_len > b->lft_bytes_cap || b->pkey_blocks_len > b->pkey_blocks_cap ||
 		b->partitions_len > b->partitions_cap ||
-		b->prefix_routes_len > b->prefix_routes_cap) ? 1 : 0;
+		b->prefix_routes_len > b->prefix_routes_cap || b->qos_levels_len > b->qos_levels_cap ||
+		b->qos_groups_len > b->qos_groups_cap ||
+		b->qos_group_ports_len > b->qos_group_ports_cap ||
+		b->qos_rules_len > b->qos_rules_cap ||
+		b->qos_rule_groups_len > b->qos_rule_groups_cap ||
+		b->qos_ranges_len > b->qos_ranges_cap) ? 1 : 0;
 }

@@ -38,6 +38,18 @@ void RawSnapshot::Expose() {
   b_.partitions_cap = partitions_.size();
   b_.prefix_routes = prefix_routes_.data();
   b_.prefix_routes_cap = prefix_routes_.size();
+  b_.qos_levels = qos_levels_.data();
+  b_.qos_levels_cap = qos_levels_.size();
+  b_.qos_groups = qos_groups_.data();
+  b_.qos_groups_cap = qos_groups_.size();
+  b_.qos_group_ports = qos_group_ports_.data();
+  b_.qos_group_ports_cap = qos_group_ports_.size();
+  b_.qos_rules = qos_rules_.data();
+  b_.qos_rules_cap = qos_rules_.size();
+  b_.qos_rule_groups = qos_rule_groups_.data();
+  b_.qos_rule_groups_cap = qos_rule_groups_.size();
+  b_.qos_ranges = qos_ranges_.data();
+  b_.qos_ranges_cap = qos_ranges_.size();
 }
 
 namespace {
@@ -87,7 +99,8 @@ void BuildSubnet(const ssa_raw_subnet& s, smdb::SmdbSubnet* r) {
              (s.routing_sl ? smdb::kSubnetRoutingSl : 0) |
              (s.qos ? smdb::kSubnetQosReported : 0) |
              (s.qos_policy ? smdb::kSubnetQosPolicy : 0) |
-             (s.sl2vl_drops ? smdb::kSubnetSl2VlDrops : 0);
+             (s.sl2vl_drops ? smdb::kSubnetSl2VlDrops : 0) |
+             (s.qos_tables ? smdb::kSubnetQosTables : 0);
   CopyText(&r->routing_engine, s.routing_engine, sizeof(s.routing_engine));
 }
 
@@ -191,6 +204,53 @@ void BuildSwitches(const ssa_raw_buffers& raw, smdb::Smdb* db, BuildReport* repo
   });
 }
 
+// The QoS policy tables, keyed as the walk numbered them (list order).
+void BuildQos(const ssa_raw_buffers& raw, smdb::Smdb* db, BuildReport* report) {
+  for (size_t i = 0; i < raw.qos_levels_len; ++i) {
+    const ssa_raw_qos_level& l = raw.qos_levels[i];
+    smdb::SmdbQosLevel r;
+    r.seq = l.seq;
+    r.flags = l.flags;
+    r.sl = l.sl;
+    r.mtu_limit = l.mtu_limit;
+    r.rate_limit = l.rate_limit;
+    r.pkt_life = l.pkt_life;
+    CopyText(&r.name, l.name, sizeof(l.name));
+    db->qos_levels.records.push_back(r);
+  }
+  for (size_t i = 0; i < raw.qos_groups_len; ++i) {
+    const ssa_raw_qos_group& g = raw.qos_groups[i];
+    smdb::SmdbQosGroup r;
+    r.seq = g.seq;
+    r.node_types = g.node_types;
+    CopyText(&r.name, g.name, sizeof(g.name));
+    db->qos_groups.records.push_back(r);
+  }
+  for (size_t i = 0; i < raw.qos_group_ports_len; ++i)
+    db->qos_group_ports.records.push_back(
+        smdb::SmdbQosGroupPort{raw.qos_group_ports[i].group, raw.qos_group_ports[i].port_guid});
+  report->duplicate_keys +=
+      SortUnique(&db->qos_group_ports.records,
+                 [](const smdb::SmdbQosGroupPort& r) { return std::make_tuple(r.group, r.port_guid); });
+  for (size_t i = 0; i < raw.qos_rules_len; ++i)
+    db->qos_rules.records.push_back(smdb::SmdbQosRule{raw.qos_rules[i].seq, raw.qos_rules[i].level});
+  for (size_t i = 0; i < raw.qos_rule_groups_len; ++i) {
+    const ssa_raw_qos_rule_group& g = raw.qos_rule_groups[i];
+    db->qos_rule_groups.records.push_back(smdb::SmdbQosRuleGroup{g.rule, g.side, g.pos, g.group});
+  }
+  report->duplicate_keys += SortUnique(&db->qos_rule_groups.records, [](const smdb::SmdbQosRuleGroup& r) {
+    return std::make_tuple(r.rule, r.side, r.pos);
+  });
+  for (size_t i = 0; i < raw.qos_ranges_len; ++i) {
+    const ssa_raw_qos_range& g = raw.qos_ranges[i];
+    db->qos_ranges.records.push_back(
+        smdb::SmdbQosRange{g.owner_kind, g.owner, g.kind, g.pos, g.lo, g.hi});
+  }
+  report->duplicate_keys += SortUnique(&db->qos_ranges.records, [](const smdb::SmdbQosRange& r) {
+    return std::make_tuple(r.owner_kind, r.owner, r.kind, r.pos);
+  });
+}
+
 }  // namespace
 
 void RawSnapshot::Grow() {
@@ -202,6 +262,12 @@ void RawSnapshot::Grow() {
   GrowTo(&pkey_blocks_, b_.pkey_blocks_len);
   GrowTo(&partitions_, b_.partitions_len);
   GrowTo(&prefix_routes_, b_.prefix_routes_len);
+  GrowTo(&qos_levels_, b_.qos_levels_len);
+  GrowTo(&qos_groups_, b_.qos_groups_len);
+  GrowTo(&qos_group_ports_, b_.qos_group_ports_len);
+  GrowTo(&qos_rules_, b_.qos_rules_len);
+  GrowTo(&qos_rule_groups_, b_.qos_rule_groups_len);
+  GrowTo(&qos_ranges_, b_.qos_ranges_len);
   Expose();
 }
 
@@ -210,7 +276,13 @@ size_t RawSnapshot::CapacityBytes() const {
          guids_.size() * sizeof(ssa_raw_guid) + switches_.size() * sizeof(ssa_raw_switch) +
          lft_bytes_.size() + pkey_blocks_.size() * sizeof(ssa_raw_pkey_block) +
          partitions_.size() * sizeof(ssa_raw_partition) +
-         prefix_routes_.size() * sizeof(ssa_raw_prefix_route);
+         prefix_routes_.size() * sizeof(ssa_raw_prefix_route) +
+         qos_levels_.size() * sizeof(ssa_raw_qos_level) +
+         qos_groups_.size() * sizeof(ssa_raw_qos_group) +
+         qos_group_ports_.size() * sizeof(ssa_raw_qos_group_port) +
+         qos_rules_.size() * sizeof(ssa_raw_qos_rule) +
+         qos_rule_groups_.size() * sizeof(ssa_raw_qos_rule_group) +
+         qos_ranges_.size() * sizeof(ssa_raw_qos_range);
 }
 
 void BuildSmdb(const ssa_raw_buffers& raw, smdb::Smdb* out, BuildReport* report) {
@@ -269,6 +341,7 @@ void BuildSmdb(const ssa_raw_buffers& raw, smdb::Smdb* out, BuildReport* report)
     db.prefix_routes.records.push_back(SmdbPrefixRoute{static_cast<uint32_t>(i),
                                                        raw.prefix_routes[i].prefix,
                                                        raw.prefix_routes[i].router_port_guid});
+  BuildQos(raw, &db, report);
   *out = std::move(db);
 }
 

@@ -50,6 +50,12 @@ class RawSnapshot {
   std::vector<ssa_raw_pkey_block> pkey_blocks_;
   std::vector<ssa_raw_partition> partitions_;
   std::vector<ssa_raw_prefix_route> prefix_routes_;
+  std::vector<ssa_raw_qos_level> qos_levels_;
+  std::vector<ssa_raw_qos_group> qos_groups_;
+  std::vector<ssa_raw_qos_group_port> qos_group_ports_;
+  std::vector<ssa_raw_qos_rule> qos_rules_;
+  std::vector<ssa_raw_qos_rule_group> qos_rule_groups_;
+  std::vector<ssa_raw_qos_range> qos_ranges_;
 };
 
 // What BuildSmdb had to drop or fix (OpenSM inconsistencies, reported in

@@ -7,7 +7,7 @@
 SSA_SMDB_FORMAT_SOURCES = common/smdb/smdb_format.h common/smdb/smdb_format.cc
 noinst_LTLIBRARIES += common/smdb/libssasmdb.la
 SSA_SMDB_SOURCES = $(SSA_SMDB_FORMAT_SOURCES) \
-	common/smdb/smdb_fields.h common/smdb/smdb_records.h \
+	common/smdb/smdb_fields.h common/smdb/smdb_records.h common/smdb/smdb_qos_records.h \
 	common/smdb/smdb_codec.h common/smdb/smdb_codec.cc \
 	common/smdb/smdb.h common/smdb/smdb.cc \
 	common/smdb/smdb_prdb.h common/smdb/smdb_prdb.cc \
@@ -15,6 +15,7 @@ SSA_SMDB_SOURCES = $(SSA_SMDB_FORMAT_SOURCES) \
 	common/smdb/smdb_stream.h common/smdb/smdb_stream.cc \
 	common/smdb/smdb_delta.h common/smdb/smdb_delta.cc \
 	common/smdb/smdb_dump.h common/smdb/smdb_dump.cc \
+	common/smdb/qos_policy.h common/smdb/qos_policy.cc \
 	common/smdb/smdb_index.h common/smdb/smdb_index.cc \
 	common/smdb/path_engine.h common/smdb/path_engine.cc \
 	common/smdb/route_diff.h common/smdb/route_diff.cc \

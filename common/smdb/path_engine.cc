@@ -44,12 +44,14 @@ PathEngine::PathEngine(const SmdbIndex* index, PathEngineOptions options)
     : index_(index), options_(options) {
   if (options_.requester_lid != 0) requester_ = index_->PortByLid(options_.requester_lid);
   uint32_t flags = index_->subnet().flags;
-  // Until the SMDB carries the QoS policy, the SL2VL tables and the
-  // engine's SLs, every record of such a subnet may differ from the SA's.
-  // QoS on with neither a policy nor an SL mapped to VL15 leaves the SA's
-  // answer as without QoS (partition SLs; osm_sa_path_record.c).
-  if ((flags & kSubnetQos) &&
-      (!(flags & kSubnetQosReported) || (flags & (kSubnetQosPolicy | kSubnetSl2VlDrops))))
+  if (flags & kSubnetQos) qos_ = index_->qos();
+  // Until the SMDB carries the SL2VL tables and the engine's SLs, every
+  // record of such a subnet may differ from the SA's. QoS on with neither
+  // a policy nor an SL mapped to VL15 leaves the SA's answer as without
+  // QoS (partition SLs; osm_sa_path_record.c); a policy the SMDB carries
+  // (format minor 1) the engine applies.
+  if ((flags & kSubnetQos) && (!(flags & kSubnetQosReported) || (flags & kSubnetSl2VlDrops) ||
+                               ((flags & kSubnetQosPolicy) && !qos_)))
     inexact_ |= kPathInexactQos;
   if (flags & kSubnetRoutingSl) inexact_ |= kPathInexactRoutingSl;
 }
@@ -81,8 +83,8 @@ std::string PathEngine::Limitations() const {
   uint32_t flags = index_->subnet().flags;
   if ((flags & kSubnetQos) && !(flags & kSubnetQosReported))
     add("QoS levels and SL2VL tables (opt.qos) may change SL, MTU, rate, lifetime");
-  if ((flags & kSubnetQos) && (flags & kSubnetQosPolicy))
-    add("a QoS policy's levels may change SL, MTU, rate, lifetime, P_Key");
+  if ((flags & kSubnetQos) && (flags & kSubnetQosPolicy) && !qos_)
+    add("a QoS policy the SMDB does not carry may change SL, MTU, rate, lifetime, P_Key");
   if ((flags & kSubnetQos) && (flags & kSubnetSl2VlDrops))
     add("SL2VL tables map SLs to VL15, which drops paths on those SLs");
   if (flags & kSubnetRoutingSl) add("the routing engine chooses path SLs");
@@ -152,6 +154,53 @@ bool PathEngine::Walk(uint32_t src, uint32_t dst, uint16_t dlid, uint8_t* mtu_ou
   return true;
 }
 
+PathStatus PathEngine::GetParams(uint32_t src, uint32_t dst, uint16_t dlid, const QosQuery& q,
+                                 Params* out) const {
+  const SmdbIndex& x = *index_;
+  const SmdbIndex::Port& s = x.port(src);
+  const SmdbIndex::Port& d = x.port(dst);
+  if (!Walk(src, dst, dlid, &out->mtu, &out->rate)) return PathStatus::kNoRoute;
+  // The qos-level of the first match rule, or the default level.
+  const QosLevel* level = qos_ ? qos_->Match(q, s.port_guid, x.node_of(s).type, d.port_guid,
+                                             x.node_of(d).type)
+                               : nullptr;
+  uint8_t lf = level ? level->flags : 0;
+  if ((lf & kQosLevelMtu) && out->mtu > level->mtu_limit) out->mtu = level->mtu_limit;
+  if ((lf & kQosLevelRate) && CompareRates(out->rate, level->rate_limit) > 0)
+    out->rate = level->rate_limit;
+  out->life = src == dst ? 0 : (lf & kQosLevelLife) ? level->pkt_life : x.subnet().subnet_timeout;
+  // The P_Key: the query's (both ends must share it, and a level with
+  // P_Keys must list it), else the first the level lists that both share,
+  // else the first both share.
+  uint16_t pkey = 0;
+  bool level_pkeys = level && !level->pkeys.empty();
+  if (q.has_pkey) {
+    if (!x.ShareThisPkey(s.pkey_table, d.pkey_table, q.pkey)) return PathStatus::kNoSharedPkey;
+    if (level_pkeys && !level->HasPkey(q.pkey)) return PathStatus::kNoSharedPkey;
+    pkey = q.pkey;
+  } else if (level_pkeys) {
+    pkey = LevelSharedPkey(*level, s.pkey_table, d.pkey_table);
+  } else {
+    pkey = x.CommonPkey(s.pkey_table, d.pkey_table);
+  }
+  if (pkey == 0) return PathStatus::kNoSharedPkey;
+  out->pkey = pkey;
+  // The SL: the level's, else the partition's (the SA's default SL for a
+  // P_Key without a partition).
+  out->sl = (lf & kQosLevelSl) ? level->sl : x.PartitionSl(pkey, x.subnet().default_sl);
+  return PathStatus::kOk;
+}
+
+uint16_t PathEngine::LevelSharedPkey(const QosLevel& level, uint32_t table_a,
+                                     uint32_t table_b) const {
+  // osm_qos_level_get_shared_pkey: every value of every range, in order.
+  for (const QosRange& r : level.pkeys)
+    for (uint64_t p = r.lo; p <= r.hi && p <= 0xffff; ++p)
+      if (index_->ShareThisPkey(table_a, table_b, static_cast<uint16_t>(p)))
+        return static_cast<uint16_t>(p);
+  return 0;
+}
+
 PathStatus PathEngine::Compute(uint16_t slid, uint16_t dlid, ibv_path_record* out) const {
   memset(out, 0, sizeof(*out));
   const SmdbIndex& x = *index_;
@@ -169,30 +218,30 @@ PathStatus PathEngine::Compute(uint16_t slid, uint16_t dlid, ibv_path_record* ou
     if (!x.SharePkey(requester_, src) || !x.SharePkey(requester_, dst))
       return PathStatus::kNoSharedPkey;
   }
-  uint8_t mtu = 0, rate = 0;
-  if (!Walk(src, dst, dlid, &mtu, &rate)) return PathStatus::kNoRoute;
-  uint16_t pkey = x.CommonPkey(s.pkey_table, d.pkey_table);
-  if (pkey == 0) return PathStatus::kNoSharedPkey;
-
-  // The reverse path, DLID's port back to the SLID, with its own P_Key.
-  uint8_t rmtu, rrate;
-  bool reversible =
-      Walk(dst, src, slid, &rmtu, &rrate) && x.CommonPkey(d.pkey_table, s.pkey_table) != 0;
+  QosQuery q = options_.query;
+  if (options_.pkey_from_path) {
+    q.has_pkey = true;
+    q.pkey = x.CommonPkey(s.pkey_table, d.pkey_table);
+    if (q.pkey == 0) return PathStatus::kNoSharedPkey;
+  }
+  Params f;
+  PathStatus st = GetParams(src, dst, dlid, q, &f);
+  if (st != PathStatus::kOk) return st;
+  // The reverse path, DLID's port back to the SLID, for the same query.
+  Params r;
+  bool reversible = GetParams(dst, src, slid, q, &r) == PathStatus::kOk;
   if (!reversible && options_.require_reversible) return PathStatus::kNotReversible;
-
-  uint8_t sl = x.PartitionSl(pkey, x.subnet().default_sl);
-  uint8_t life = src == dst ? 0 : x.subnet().subnet_timeout;
 
   PutGid(x.prefix_bytes(), d.port_guid, out->dgid.raw);
   PutGid(x.prefix_bytes(), s.port_guid, out->sgid.raw);
   out->dlid = htobe16(dlid);
   out->slid = htobe16(slid);
   out->reversible_numpath = reversible ? kReversibleBit : 0;
-  out->pkey = htobe16(pkey);
-  out->qosclass_sl = htobe16(sl & 0xF);
-  out->mtu = static_cast<uint8_t>(kSelectorExactly | (mtu & 0x3F));
-  out->rate = static_cast<uint8_t>(kSelectorExactly | (rate & 0x3F));
-  out->packetlifetime = static_cast<uint8_t>(kSelectorExactly | (life & 0x3F));
+  out->pkey = htobe16(f.pkey);
+  out->qosclass_sl = htobe16(f.sl & 0xF);
+  out->mtu = static_cast<uint8_t>(kSelectorExactly | (f.mtu & 0x3F));
+  out->rate = static_cast<uint8_t>(kSelectorExactly | (f.rate & 0x3F));
+  out->packetlifetime = static_cast<uint8_t>(kSelectorExactly | (f.life & 0x3F));
   return PathStatus::kOk;
 }
 

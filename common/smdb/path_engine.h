@@ -18,19 +18,22 @@
 //     the source's entry); no shared P_Key, no path. The requester must
 //     share one with both ends too;
 //   - SL: the P_Key's partition SL, else subnet.default_sl;
+//   - with QoS on and a QoS policy (qos_policy.h), the qos-level the query
+//     matches limits MTU and rate, may set the SL and PacketLifeTime, and
+//     may restrict the P_Key to its ranges;
 //   - PacketLifeTime: subnet.subnet_timeout, 0 for a port to itself;
 //     MTU, rate and PacketLifeTime carry selector 2 ("exactly", 0x80);
-//   - Reversible (bit 7 of byte 49) when the walk back to the SLID and its
-//     P_Key also succeed; NumbPath 0; HopLimit, FlowLabel, TClass,
+//   - Reversible (bit 7 of byte 49) when the same query from the DLID's
+//     port back to the SLID succeeds; NumbPath 0; HopLimit, FlowLabel, TClass,
 //     QoSClass, Preference and ServiceID 0.
 // A query by in-subnet SGID and DGID instead of LIDs is ComputeByGuid():
 // the SA answers the first LID pair of the two ports that has a path, in
 // its order (base LIDs first, Preference 0 or 2).
 // Not predictable from an SMDB (SmdbSubnet::flags says when they apply,
-// Limitations() names them): QoS policy levels and SL2VL tables (with QoS
-// on but no policy, partition SLs do come out right as long as no SL maps
-// to VL15), routing engines that choose SLs (LASH, DFSSSP, torus-2QoS),
-// and off-subnet DGIDs through a router (HopLimit 0xFF). The records they
+// Limitations() names them): SL2VL tables that map an SL to VL15 (the SA
+// then drops paths on that SL), a QoS policy an older plugin did not put
+// in the SMDB, routing engines that choose SLs (LASH, DFSSSP, torus-2QoS,
+// Nue), and off-subnet DGIDs through a router (HopLimit 0xFF). The records they
 // may change are marked "not exact" (InexactFlags(), kPathInexact* in
 // smdb_prdb.h) wherever the engine's answers are stored or printed, so
 // that nobody serves them as the SA's.
@@ -71,6 +74,22 @@ enum class PathStatus : uint8_t {
 const char* PathStatusName(PathStatus status);
 
 struct PathEngineOptions {
+  // The query's P_Key, ServiceID and QoS class, when its component mask
+  // has them: they decide the P_Key check and which QoS level applies.
+  QosQuery query;
+  // The query names the P_Key of the path itself: the first P_Key the two
+  // ends share (query.pkey is then ignored). This is the record ibacm's
+  // endpoint of that partition gets: its queries always carry the
+  // endpoint's P_Key. PRDBs are built this way.
+  bool pkey_from_path = false;
+
+  // What PRDBs are built with (access nodes, tools that rebuild them): the
+  // queries the ssa provider's clients make through ibacm.
+  static PathEngineOptions ForPrdb() {
+    PathEngineOptions o;
+    o.pkey_from_path = true;
+    return o;
+  }
   // The query's mask has Reversible with the bit set (mad::BuildPathRecordGet,
   // upstream ibacm): the SA then drops paths whose reverse fails.
   bool require_reversible = false;
@@ -129,6 +148,16 @@ class PathEngine {
   std::string Limitations() const;
 
  private:
+  // What OpenSM's pr_rcv_get_path_parms computes for one direction.
+  struct Params {
+    uint8_t mtu = 0, rate = 0, life = 0, sl = 0;
+    uint16_t pkey = 0;
+  };
+  PathStatus GetParams(uint32_t src, uint32_t dst, uint16_t dlid, const QosQuery& q,
+                       Params* out) const;
+  // osm_qos_level_get_shared_pkey: the first P_Key of the level's ranges
+  // both tables share, 0 if none.
+  uint16_t LevelSharedPkey(const QosLevel& level, uint32_t table_a, uint32_t table_b) const;
   // Follows OpenSM's pr_rcv_get_path_parms walk; false if it fails.
   bool Walk(uint32_t src, uint32_t dst, uint16_t dlid, uint8_t* mtu, uint8_t* rate) const;
   // The port the walk ends at for `dlid` owned by endpoint `dst`.
@@ -137,6 +166,7 @@ class PathEngine {
   const SmdbIndex* index_;
   PathEngineOptions options_;
   uint8_t inexact_ = 0;  // kPathInexact*: what the SMDB says the engine cannot predict
+  const QosPolicy* qos_ = nullptr;  // with QoS on and a policy in the SMDB
   uint32_t requester_ = SmdbIndex::kNone;  // resolved requester_lid
 };
 
@@ -151,7 +181,8 @@ void FromPrdbPath(const PrdbPath& path, ibv_path_record* out);
 
 // Every path (kOk only) from every LID of the port with `port_guid` to
 // every assigned LID, as a PRDB stamped with `smdb_epoch`. ENOENT if no
-// endpoint port has that GUID.
+// endpoint port has that GUID. The engine's options say which query the
+// records answer: PathEngineOptions::ForPrdb() for what consumers serve.
 Status BuildPrdb(const PathEngine& engine, uint64_t port_guid, uint64_t smdb_epoch, Prdb* out);
 
 }  // namespace smdb

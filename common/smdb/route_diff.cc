@@ -85,12 +85,22 @@ class Differ {
   Differ(const Smdb& od, const SmdbIndex& oi, const Smdb& nd, const SmdbIndex& ni)
       : od_(od), oi_(oi), nd_(nd), ni_(ni), old_nodes_(oi), new_nodes_(ni) {}
 
+  // A QoS policy change may change any path's SL, MTU, rate or P_Key.
+  bool QosChanged() const {
+    return od_.qos_levels.epoch != nd_.qos_levels.epoch ||
+           od_.qos_groups.epoch != nd_.qos_groups.epoch ||
+           od_.qos_group_ports.epoch != nd_.qos_group_ports.epoch ||
+           od_.qos_rules.epoch != nd_.qos_rules.epoch ||
+           od_.qos_rule_groups.epoch != nd_.qos_rule_groups.epoch ||
+           od_.qos_ranges.epoch != nd_.qos_ranges.epoch;
+  }
+
   RouteDiff Run() {
     RouteDiff d;
     // What the rules cannot localize: recompute everything.
     if (od_.subnet.epoch != nd_.subnet.epoch || od_.partitions.epoch != nd_.partitions.epoch ||
         od_.pkey_blocks.epoch != nd_.pkey_blocks.epoch ||
-        od_.prefix_routes.epoch != nd_.prefix_routes.epoch) {
+        od_.prefix_routes.epoch != nd_.prefix_routes.epoch || QosChanged()) {
       d.all = true;
       return d;
     }

@@ -21,6 +21,7 @@
 
 #include "common/base/status.h"
 #include "common/smdb/smdb_format.h"
+#include "common/smdb/smdb_qos_records.h"
 #include "common/smdb/smdb_records.h"
 
 namespace ssa {
@@ -41,6 +42,13 @@ struct Smdb {
   DbTable<SmdbPkeyBlock> pkey_blocks;
   DbTable<SmdbPartition> partitions;
   DbTable<SmdbPrefixRoute> prefix_routes;
+  // Format minor 1: the QoS policy (smdb_qos_records.h).
+  DbTable<SmdbQosLevel> qos_levels;
+  DbTable<SmdbQosGroup> qos_groups;
+  DbTable<SmdbQosGroupPort> qos_group_ports;
+  DbTable<SmdbQosRule> qos_rules;
+  DbTable<SmdbQosRuleGroup> qos_rule_groups;
+  DbTable<SmdbQosRange> qos_ranges;
 
   // Calls f(table) for every table, in table-id order (the file order).
   template <class Self, class F>
@@ -55,6 +63,12 @@ struct Smdb {
     f(db.pkey_blocks);
     f(db.partitions);
     f(db.prefix_routes);
+    f(db.qos_levels);
+    f(db.qos_groups);
+    f(db.qos_group_ports);
+    f(db.qos_rules);
+    f(db.qos_rule_groups);
+    f(db.qos_ranges);
   }
   // The tables this version of the code knows, built from the records.
   static const DbSchema& Schema();

@@ -134,9 +134,20 @@ void DecodeRecords(const uint8_t* payload, uint32_t count, uint32_t record_size,
   }
 }
 
+// R::kSinceMinor, the format minor that added R's table, or 0.
+template <class R, class = void>
+struct SinceMinorOf {
+  static constexpr uint16_t value = 0;
+};
+template <class R>
+struct SinceMinorOf<R, decltype(void(R::kSinceMinor))> {
+  static constexpr uint16_t value = R::kSinceMinor;
+};
+
 template <class R>
 TableSchema SchemaOf() {
   TableSchema t;
+  t.since_minor = SinceMinorOf<R>::value;
   t.id = R::kTableId;
   t.name = R::kTableName;
   t.record_size = static_cast<uint32_t>(WireSize<R>());

@@ -23,8 +23,9 @@
 // File header (32 bytes in format 1.0):
 //    0 u32 magic          0x53534442 ("SSDB")
 //    4 u16 major          1. A reader rejects any other major.
-//    6 u16 minor          0. Minors only append: new header fields, new
-//                         trailing record fields, new tables.
+//    6 u16 minor          1 (0 before the SMDB's QoS tables). Minors only
+//                         append: new header fields, new trailing record
+//                         fields, new tables (absent from older files).
 //    8 u16 db_type        1 = SMDB (smdb_records.h), 2 = PRDB (smdb_prdb.h),
 //                         3 = address DB (addr_db.h)
 //   10 u16 header_size    32; larger only in a newer minor (extra bytes follow
@@ -50,7 +51,8 @@
 //   - header_size in [32, 4096]; exactly 32 unless the file's minor is newer
 //     than the reader's; the same for reserved fields being 0;
 //   - sections appear in strictly increasing table_id order; every table the
-//     reader knows for db_type appears exactly once;
+//     reader knows for db_type appears exactly once, except tables added by
+//     a minor newer than the file's, which it lacks (they read as empty);
 //   - a table_id the reader does not know is an error, unless the file's
 //     minor is newer, in which case the section is CRC-checked and skipped;
 //   - record_size of a known table equals the reader's size for it; a file of
@@ -123,7 +125,8 @@ namespace smdb {
 constexpr uint32_t kDbMagic = 0x53534442;     // "SSDB"
 constexpr uint32_t kDeltaMagic = 0x5353444C;  // "SSDL"
 constexpr uint16_t kFormatMajor = 1;
-constexpr uint16_t kFormatMinor = 0;
+// Minor 1 added the SMDB's QoS policy tables (smdb_qos_records.h).
+constexpr uint16_t kFormatMinor = 1;
 
 constexpr size_t kFileHeaderSize = 32;
 constexpr size_t kSectionHeaderSize = 32;
@@ -169,6 +172,9 @@ struct TableSchema {
   uint32_t record_size = 0;
   uint32_t key_size = 0;  // leading bytes of a record that form its key
   bool single_record = false;
+  // The format minor that added the table: a file of an older minor lacks
+  // it, and reads as if it were empty.
+  uint16_t since_minor = 0;
 };
 
 struct DbSchema {

@@ -86,6 +86,8 @@ Status SmdbIndex::Build(const Smdb& db, std::unique_ptr<SmdbIndex>* out) {
   if (st.ok()) st = idx->BuildLids(db);
   if (!st.ok()) return st;
   idx->BuildPkeys(db);
+  st = QosPolicy::Build(db, &idx->qos_);
+  if (!st.ok()) return st;
   *out = std::move(idx);
   return Status::Ok();
 }
@@ -366,6 +368,31 @@ uint16_t SmdbIndex::FindCommonPkey(uint32_t table_a, uint32_t table_b) const {
     }
   }
   return 0;
+}
+
+uint16_t SmdbIndex::MapEntry(uint32_t table, uint16_t key) const {
+  // The map's order is the byte-swapped key (BuildPkeys).
+  uint16_t order = static_cast<uint16_t>((key << 8) | (key >> 8));
+  const std::vector<PkeyEntry>& t = pkey_tables_[table];
+  auto it = std::lower_bound(t.begin(), t.end(), order,
+                             [](const PkeyEntry& e, uint16_t o) { return e.order < o; });
+  return it != t.end() && it->order == order ? it->value : 0;
+}
+
+bool SmdbIndex::ShareThisPkey(uint32_t table_a, uint32_t table_b, uint16_t pkey) const {
+  if (table_a == kNone || table_b == kNone) return false;
+  uint16_t a, b;
+  if (subnet_.flags & kSubnetAllowBothPkeys) {
+    uint16_t full = pkey | 0x8000, limited = pkey & 0x7fff;
+    a = MapEntry(table_a, full);
+    if (!a) a = MapEntry(table_a, limited);
+    b = MapEntry(table_b, full);
+    if (!b) b = MapEntry(table_b, limited);
+  } else {
+    a = MapEntry(table_a, pkey & 0x7fff);
+    b = MapEntry(table_b, pkey & 0x7fff);
+  }
+  return a && b && ((a | b) & 0x8000) && (a & 0x7fff) == (b & 0x7fff);
 }
 
 bool SmdbIndex::SharePkey(uint32_t port_a, uint32_t port_b) const {

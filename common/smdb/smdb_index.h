@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "common/base/status.h"
+#include "common/smdb/qos_policy.h"
 #include "common/smdb/smdb.h"
 
 namespace ssa {
@@ -127,6 +128,12 @@ class SmdbIndex {
   // osm_physp_share_pkey between two ports' tables: true when either table
   // is empty (OpenSM's "ignore ports without a table"), or they share one.
   bool SharePkey(uint32_t port_a, uint32_t port_b) const;
+  // osm_physp_share_this_pkey on two ports' tables: both hold `pkey`'s
+  // entry (by base; with allow_both_pkeys the full, else the limited one)
+  // and one of the two entries is a full member.
+  bool ShareThisPkey(uint32_t table_a, uint32_t table_b, uint16_t pkey) const;
+  // The QoS policy the SMDB carries, or nullptr (qos_policy.h).
+  const QosPolicy* qos() const { return qos_.get(); }
   // The SL of the partition with this base P_Key; `fallback` if none.
   uint8_t PartitionSl(uint16_t pkey, uint8_t fallback) const {
     uint8_t sl = partition_sl_[pkey & 0x7fff];
@@ -155,7 +162,11 @@ class SmdbIndex {
   Status BuildLids(const Smdb& db);
   void BuildPkeys(const Smdb& db);
   uint16_t FindCommonPkey(uint32_t table_a, uint32_t table_b) const;
+  // The entry of `table`'s keys map under `key`, 0 if none.
+  uint16_t MapEntry(uint32_t table, uint16_t key) const;
   uint32_t NodeByGuid(uint64_t guid) const;
+
+  std::unique_ptr<QosPolicy> qos_;
 
   SmdbSubnet subnet_;
   std::array<uint8_t, 8> prefix_bytes_{};

@@ -52,6 +52,8 @@ constexpr uint32_t kSubnetRoutingSl = 1u << 3;       // routing engine picks pat
 constexpr uint32_t kSubnetQosPolicy = 1u << 4;     // a QoS policy file is loaded
 constexpr uint32_t kSubnetSl2VlDrops = 1u << 5;    // some SL2VL table maps an SL to VL15
 constexpr uint32_t kSubnetQosReported = 1u << 6;   // the two bits above are filled in
+// With kSubnetQosPolicy: the policy is in the qos_* tables (format minor 1).
+constexpr uint32_t kSubnetQosTables = 1u << 7;
 
 // Table 1 "subnet": exactly one record, the subnet-wide options.
 struct SmdbSubnet {

@@ -108,7 +108,7 @@ Status DbStreamReader::StartNextSection() {
     return Status::Ok();
   }
   for (size_t i = 0; i < seen_.size(); ++i) {
-    if (!seen_[i]) {
+    if (!seen_[i] && schema_->tables[i].since_minor <= header_.minor) {
       return Fail(Status::Error(kErrCorrupt, TableWhere(*schema_, schema_->tables[i].id) +
                                                  ": missing (the header lists " +
                                                  std::to_string(header_.table_count) + " tables)"));

@@ -37,6 +37,7 @@ const char* MissText(int why) {
              "it)";
     case 4:
       return "a record is marked not exact in the PRDB (the routing engine chooses its SL)";
+    case 5: return "a record is for another partition than the endpoint's P_Key";
     default: return "a destination is not in the PRDB";
   }
 }
@@ -69,13 +70,14 @@ SsaProvider::~SsaProvider() {
   Log(SSA_LOG_INFO,
       "stopped: %llu requests answered from PRDBs, %llu PRDB updates; not from a PRDB: %llu "
       "before the first, %llu for an old LID, %llu destinations not in it, %llu records not "
-      "exact (QoS), %llu records not exact (routing engine's SL)",
+      "exact (QoS), %llu records not exact (routing engine's SL), %llu for another P_Key",
       static_cast<unsigned long long>(answered_), static_cast<unsigned long long>(updates_),
       static_cast<unsigned long long>(missed_[kNoView]),
       static_cast<unsigned long long>(missed_[kStaleView]),
       static_cast<unsigned long long>(missed_[kNotInView]),
       static_cast<unsigned long long>(missed_[kInexactQos]),
-      static_cast<unsigned long long>(missed_[kInexactRoutingSl]));
+      static_cast<unsigned long long>(missed_[kInexactRoutingSl]),
+      static_cast<unsigned long long>(missed_[kOtherPkey]));
 }
 
 void SsaProvider::Log(int level, const char* fmt, ...) {
@@ -284,6 +286,12 @@ int SsaProvider::RouteFromView(const sa::SaEndpoint* ep, const RouteKey& key,
   } else {
     const smdb::PrdbPath* found =
         key.kind == RouteKey::kLid ? view->ByLid(key.lid()) : view->ByGid(key.dest);
+    // A record answers the query for its own partition: the SA's SL, QoS
+    // level and P_Key check follow the P_Key the endpoint asks with.
+    if (found && (found->pkey & 0x7fff) != (ep->pkey & 0x7fff)) {
+      NoteMiss(port, kOtherPkey);
+      return options_.fallback_sa ? -1 : ACM_STATUS_ENODATA;
+    }
     if (found && !(found->flags & smdb::kPathInexact)) {
       smdb::FromPrdbPath(*found, path);
       // The PRDB knows no P_Key: the endpoint's is the path's.

@@ -21,7 +21,9 @@
 // "not exact" (smdb::kPathInexact*: the access node could not compute it
 // exactly as the SA would, e.g. under a QoS policy or a routing engine
 // that chooses SLs): it is never answered from the view. QUERY_SA requests
-// always go to the SA.
+// always go to the SA. A record is the SA's answer to a query with its own
+// P_Key (PathEngineOptions::ForPrdb): an endpoint of another partition
+// gets it from the SA too.
 //
 // Ownership: the provider owns the embedded SaProvider and its own objects;
 // each of ours wraps (inner) the sa object of the same level, which the
@@ -110,7 +112,15 @@ class SsaProvider {
 
  private:
   // Why a request was not answered from a view (logged once each).
-  enum Miss { kNoView, kStaleView, kNotInView, kInexactQos, kInexactRoutingSl, kMissKinds };
+  enum Miss {
+    kNoView,
+    kStaleView,
+    kNotInView,
+    kInexactQos,
+    kInexactRoutingSl,
+    kOtherPkey,
+    kMissKinds
+  };
 
   void ReadOptions();
   void Remember(const ssa_port_info* info, SsaPort* port);

@@ -897,7 +897,7 @@ void CheckConsumers(const smdb::Smdb& db, const std::vector<std::unique_ptr<tree
     r->bad = cs.size();
     return;
   }
-  smdb::PathEngine engine(index.get());
+  smdb::PathEngine engine(index.get(), smdb::PathEngineOptions::ForPrdb());
   const unsigned threads = std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
   std::atomic<uint64_t> bad{0}, good{0}, mem{0}, wire{0}, npaths{0};
   std::vector<std::thread> pool;

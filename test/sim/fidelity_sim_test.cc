@@ -125,12 +125,13 @@ TEST_GROUP(FidelitySim) {
     StartTree(o);
   }
 
-  // The tree tests' 12-HCA fat tree with QoS on, and `policy` as the QoS
-  // policy file when not empty.
-  void StartQosFatTree(const std::string& policy) {
+  // The tree tests' 12-HCA fat tree with QoS on, `policy` as the QoS
+  // policy file when not empty, `osm_config` in OpenSM's options file.
+  void StartQosFatTree(const std::string& policy, const std::string& osm_config = "") {
     TreeHarness::Options o;
     CHECK_OK(TreeHarness::FatTree(12, 0, &o));
     o.opensm_args = {"-Q"};
+    o.osm_config = osm_config;
     if (!policy.empty()) {
       std::string path = dir.path() + "/qos-policy.conf";
       std::ofstream(path) << policy;
@@ -299,11 +300,31 @@ TEST(FidelitySim, DfssspOnATorusRecordsAreMarkedAndNeverServedFromTheReplica) {
   MarkedRecordsGoToTheSaOrFail("routing-sl", "the routing engine chooses its SL)", 1, false);
 }
 
-TEST(FidelitySim, AQosPolicyLevelsRecordsAreMarkedAndNeverServedFromTheReplica) {
+// SL2VL tables that send an SL to VL15 (here SL 15 on every port) make
+// the SA drop paths on it; the SMDB does not carry them yet.
+TEST(FidelitySim, AnSl2VlTableDroppingAnSlMarksRecordsAndTheyAreNeverServed) {
+  StartQosFatTree(kStoragePolicy, "qos_sl2vl 0,1,2,3,4,5,6,7,0,1,2,3,4,5,6,15\n");
+  CHECK(tree->smdb().subnet.records[0].flags & ssa::smdb::kSubnetSl2VlDrops);
+  MarkedRecordsGoToTheSaOrFail("qos", "QoS levels or SL2VL tables may change it)", 0, true);
+}
+
+// The policy is in the SMDB: the storage HCAs' paths carry the level's SL
+// 3 from the replica, equal to the SA's, and nothing is marked.
+TEST(FidelitySim, AQosPolicysLevelsComeFromTheReplicaEqualToTheSa) {
   StartQosFatTree(kStoragePolicy);
-  // The four storage HCAs are reached on SL 3 by the SA, SL 0 by the engine.
-  // (-T: the SA's answers by LID carry the level's SL; the daemon's too.)
-  MarkedRecordsGoToTheSaOrFail("qos", "QoS levels or SL2VL tables may change it)", 4, true);
+  CHECK(!tree->smdb().qos_levels.records.empty());
+  PathsAreMarked("");
+  CompareCountsNotExact(0, 0);
+  StartIbacm("none");
+  CHECK(StockIbAcmeResolves("Hca10"));
+  LONGS_EQUAL(0, RouteQueries());
+  DaemonAnswersEqualTheSa();
+  // And the level did apply: towards storage, SL 3.
+  int rc = -1;
+  std::string out = Run({kSmdbTool, "paths", smdb_file, "--from", Lid(), "--to",
+                         std::to_string(tree->Lid("Hca10"))},
+                        &rc);
+  STRCMP_CONTAINS_TEXT(" sl=3 ", out.c_str(), out.c_str());
 }
 
 TEST(FidelitySim, QosWithoutAPolicyMarksNothingAndTheReplicaAnswers) {

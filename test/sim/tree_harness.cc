@@ -136,9 +136,10 @@ Status TreeHarness::Start(const Options& o) {
   so.ibsim_args = o.ibsim_args;
   so.opensm_args = {"-l", std::to_string(o.lmc)};
   so.opensm_args.insert(so.opensm_args.end(), o.opensm_args.begin(), o.opensm_args.end());
+  plugin_.extra_config = o.osm_config;
   if (o.failover) {
     so.opensm_args.insert(so.opensm_args.end(), {"-p", "10"});
-    plugin_.extra_config = kFastSmPolling;
+    plugin_.extra_config += kFastSmPolling;
   }
   // The core's data channel on loopback, any free port; short leases so
   // renewals (and the counters they carry) come every second.
@@ -162,7 +163,7 @@ Status TreeHarness::Start(const Options& o) {
 Status TreeHarness::StartStandbySm(const std::string& node) {
   if (!options_.failover) return Status::Error(EINVAL, "the fabric was not started for failover");
   standby_.dir = NodeDir(node + "-opensm");
-  standby_.extra_config = kFastSmPolling;
+  standby_.extra_config = options_.osm_config + kFastSmPolling;
   std::string options = standby_.DefaultOptions() + " listen=127.0.0.1:0 lease_s=3 " +
                         options_.extra_plugin_options;
   SimFabric::Options so;

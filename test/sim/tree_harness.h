@@ -43,6 +43,8 @@ class TreeHarness {
     std::string extra_plugin_options;  // appended to the defaults
     // Extra OpenSM options (both SMs), e.g. {"-R", "dfsssp"} or {"-Q", "-Y", policy}.
     std::vector<std::string> opensm_args;
+    // Extra lines of OpenSM's options file (both SMs), e.g. "qos_sl2vl ...\n".
+    std::string osm_config;
     // Ready for StartStandbySm: this OpenSM gets priority 10, and both poll
     // each other every 500 ms (a dead master is noticed within a second or
     // two instead of OpenSM's default 40 s).

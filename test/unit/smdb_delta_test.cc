@@ -198,7 +198,7 @@ TEST(SmdbDelta, EveryCorruptionAndTruncationIsRejected) {
   smdb_test::PutU16(&other_major, 4, 2);
   LONGS_EQUAL(-EPROTONOSUPPORT, Apply(base, other_major, &out).code());
   std::string other_minor = delta;
-  smdb_test::PutU16(&other_minor, 6, 1);
+  smdb_test::PutU16(&other_minor, 6, ssa::smdb::kFormatMinor + 1);
   s = Apply(base, other_minor, &out);
   LONGS_EQUAL(-EPROTONOSUPPORT, s.code());
   STRCMP_CONTAINS("fetch the full database", s.message().c_str());

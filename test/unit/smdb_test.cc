@@ -65,12 +65,15 @@ TEST(Smdb, Crc32CombineAndPatchMatchAFullPass) {
 
 TEST(Smdb, SchemasListTablesInIdOrder) {
   const DbSchema& s = Smdb::Schema();
-  const char* names[] = {"subnet",   "guid_lids",  "nodes",       "ports",      "links",
-                         "switches", "lft_blocks", "pkey_blocks", "partitions", "prefix_routes"};
-  const uint32_t sizes[] = {44, 20, 94, 38, 18, 16, 74, 70, 36, 20};
-  LONGS_EQUAL(10, s.tables.size());
+  const char* names[] = {"subnet",          "guid_lids",  "nodes",       "ports",
+                         "links",           "switches",   "lft_blocks",  "pkey_blocks",
+                         "partitions",      "prefix_routes", "qos_levels", "qos_groups",
+                         "qos_group_ports", "qos_rules",  "qos_rule_groups", "qos_ranges"};
+  const uint32_t sizes[] = {44, 20, 94, 38, 18, 16, 74, 70, 36, 20, 39, 35, 10, 4, 7, 22};
+  LONGS_EQUAL(16, s.tables.size());
   for (size_t i = 0; i < s.tables.size(); ++i) {
     LONGS_EQUAL(i + 1, s.tables[i].id);
+    LONGS_EQUAL(i < 10 ? 0 : 1, s.tables[i].since_minor);  // minor 1: the QoS tables
     STRCMP_EQUAL(names[i], s.tables[i].name);
     LONGS_EQUAL(sizes[i], s.tables[i].record_size);
     CHECK_EQUAL(i == 0, s.tables[i].single_record);
@@ -86,12 +89,12 @@ TEST(Smdb, HeaderBytesFollowTheSpec) {
   Smdb db = smdb_test::SampleSmdb();
   db.global_epoch = 0x0102030405060708ull;
   std::string b = Serialized(db);
-  const unsigned char want[] = {'S', 'S', 'D', 'B', 0, 1, 0, 0, 0, 1, 0, 32, 0, 0,
-                                0,   10,  1,   2,   3, 4, 5, 6, 7, 8, 0, 0,  0, 0};
+  const unsigned char want[] = {'S', 'S', 'D', 'B', 0, 1, 0, 1, 0, 1, 0, 32, 0, 0,
+                                0,   16,  1,   2,   3, 4, 5, 6, 7, 8, 0, 0,  0, 0};
   MEMCMP_EQUAL(want, b.data(), sizeof(want));
   UNSIGNED_LONGS_EQUAL(Crc32(reinterpret_cast<const uint8_t*>(b.data()), 28), GetU32(b, 28));
   std::vector<smdb_test::Section> sections = Sections(b);
-  LONGS_EQUAL(10, sections.size());
+  LONGS_EQUAL(16, sections.size());
   LONGS_EQUAL(b.size(), sections.back().end());
   // The links table: records of node GUID (8), port (1), peer GUID (8),
   // peer port (1), big-endian.
@@ -139,7 +142,7 @@ TEST(Smdb, PrdbRoundTrip) {
 TEST(Smdb, DefaultDatabasesSerialize) {
   Smdb empty;
   std::string bytes = Serialized(empty);
-  LONGS_EQUAL(32 + 10 * 32 + 44, bytes.size());
+  LONGS_EQUAL(32 + 16 * 32 + 44, bytes.size());
   Smdb back;
   CHECK_TRUE(Smdb::Parse(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &back).ok());
   CHECK_TRUE(back == empty);
@@ -220,7 +223,7 @@ TEST(Smdb, DumpIsOneLinePerRecord) {
   db.pkey_blocks.records.push_back(pkeys);
   std::string dump = DumpSmdb(db);
   STRCMP_CONTAINS(
-      "smdb global_epoch=7 tables=10\ntable subnet id=1 epoch=7 records=1\n"
+      "smdb global_epoch=7 tables=16\ntable subnet id=1 epoch=7 records=1\n"
       "subnet subnet_prefix=0x0000000000000000 sm_port_guid=0x0000000000000000 sm_lid=0 "
       "sm_state=0 sm_priority=0 lmc=0 subnet_timeout=0 packet_life_time=0 default_sl=0 "
       "flags=0x00000000 routing_engine=\"\"\n"
@@ -236,4 +239,25 @@ TEST(Smdb, DumpIsOneLinePerRecord) {
   CHECK_EQUAL(dump.size() - 1, dump.rfind('\n'));
   STRCMP_CONTAINS("path dgid=0xfe800000000000000002c90300000001 sgid=0xfe80",
                   DumpPrdb(smdb_test::SamplePrdb()).c_str());
+}
+
+// A file of format minor 0 has no QoS tables: it reads, with them empty.
+TEST(Smdb, AFileOfMinorZeroLacksTheQosTablesAndReads) {
+  Smdb db = smdb_test::SampleSmdb();
+  std::string b = Serialized(db);
+  std::vector<smdb_test::Section> sections = Sections(b);
+  size_t first_qos = sections[10].header;
+  std::string old = b.substr(0, first_qos);
+  smdb_test::PutU16(&old, 6, 0);    // minor 0
+  smdb_test::PutU32(&old, 12, 10);  // ten tables
+  smdb_test::ResealFileHeader(&old);
+  Smdb back;
+  ssa::Status st = Smdb::Parse(reinterpret_cast<const uint8_t*>(old.data()), old.size(), &back);
+  CHECK_TEXT(st.ok(), st.ToString().c_str());
+  CHECK_TRUE(back == db);
+  // The same file claiming minor 1 lacks tables it must have.
+  smdb_test::PutU16(&old, 6, 1);
+  smdb_test::ResealFileHeader(&old);
+  st = Smdb::Parse(reinterpret_cast<const uint8_t*>(old.data()), old.size(), &back);
+  STRCMP_CONTAINS("table 'qos_levels' (id 11): missing", st.message().c_str());
 }

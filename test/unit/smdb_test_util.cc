@@ -61,10 +61,11 @@ R RandomRecord(std::mt19937* rng) {
   return r;
 }
 
-// Flips one byte outside the key.
+// Flips one byte outside the key (a record that is all key has none).
 template <class R>
 void ChangeNonKey(std::mt19937* rng, R* r) {
   constexpr size_t kSize = WireSize<R>(), kKey = KeySize<R>();
+  if constexpr (kSize == kKey) return;
   uint8_t buf[kSize];
   EncodeRecord(*r, buf);
   buf[kKey + (*rng)() % (kSize - kKey)] ^= static_cast<uint8_t>(1 + (*rng)() % 255);

@@ -38,9 +38,11 @@ struct Answer {
 // prefix + port GUIDs) with `gids`; nothing else in the mask for the plain
 // query, Reversible and NumbPath 1 added with `reversible` (upstream
 // ibacm's form, mad::BuildPathRecordGet).
+// With `pkey` non-zero the query names that P_Key (as ibacm's do).
 void BuildQuery(uint16_t slid, uint16_t dlid, const uint8_t* sgid, const uint8_t* dgid,
-                bool reversible, uint8_t* mad) {
+                bool reversible, uint16_t pkey, uint8_t* mad) {
   mad::PathRecord q;
+  q.pkey = pkey;
   if (sgid) {
     memcpy(q.sgid, sgid, 16);
     memcpy(q.dgid, dgid, 16);
@@ -53,7 +55,9 @@ void BuildQuery(uint16_t slid, uint16_t dlid, const uint8_t* sgid, const uint8_t
     return;
   }
   mad::EncodePathRecordGet(
-      0, q, sgid ? (mad::kPrCompSgid | mad::kPrCompDgid) : (mad::kPrCompSlid | mad::kPrCompDlid),
+      0, q,
+      (sgid ? (mad::kPrCompSgid | mad::kPrCompDgid) : (mad::kPrCompSlid | mad::kPrCompDlid)) |
+          (pkey ? mad::kPrCompPkey : 0),
       mad);
 }
 
@@ -121,6 +125,9 @@ Status RunSaCompare(const smdb::SmdbIndex& index, const CompareOptions& o, FILE*
   std::vector<ibv_path_record> mine(n);
   std::vector<PathStatus> mine_status(n);
   std::vector<uint8_t> mine_inexact(n, 0);  // kPathInexact* of an ok record
+  // A PRDB's record answers the query with its own P_Key (what ibacm asks):
+  // the SA is asked that query for it.
+  std::vector<uint16_t> query_pkey(n, 0);
   auto e0 = Clock::now();
   std::map<std::pair<uint16_t, uint16_t>, const smdb::PrdbPath*> delivered;
   if (o.prdb)
@@ -134,8 +141,13 @@ Status RunSaCompare(const smdb::SmdbIndex& index, const CompareOptions& o, FILE*
       if (have) {
         smdb::FromPrdbPath(*it->second, &mine[i]);
         mine_inexact[i] = it->second->flags & smdb::kPathInexact;
+        query_pkey[i] = it->second->pkey;
       } else {
         mine[i] = ibv_path_record{};
+        // The P_Key the access node asked with (the first both share).
+        uint32_t s = index.PortByLid(slid), d = index.PortByLid(dlid);
+        if (s != smdb::SmdbIndex::kNone && d != smdb::SmdbIndex::kNone)
+          query_pkey[i] = index.CommonPkey(index.port(s).pkey_table, index.port(d).pkey_table);
       }
       mine_status[i] = have ? PathStatus::kOk : PathStatus::kNoRoute;
       continue;
@@ -175,7 +187,8 @@ Status RunSaCompare(const smdb::SmdbIndex& index, const CompareOptions& o, FILE*
         PutGid(index.subnet().subnet_prefix, GuidOf(index, pairs[i].first), sgid);
         PutGid(index.subnet().subnet_prefix, GuidOf(index, pairs[i].second), dgid);
       }
-      BuildQuery(pairs[i].first, pairs[i].second, o.by_gid ? sgid : nullptr, dgid, o.reversible, m);
+      BuildQuery(pairs[i].first, pairs[i].second, o.by_gid ? sgid : nullptr, dgid, o.reversible,
+                 query_pkey[i], m);
       send_error = client.Send(m, sizeof(m), [&, i](int status, const uint8_t* resp, size_t len) {
         Record(status, resp, len, &answers[i]);
         ++done;

@@ -49,7 +49,8 @@ struct CompareOptions {
   size_t max_print = static_cast<size_t>(-1);  // mismatch lines printed
   // Compare the SA with this PRDB (what the SSA tree delivered to a
   // consumer) instead of the engine: a pair absent from it means "no path".
-  // Borrowed; not with by_gid.
+  // A pair it holds is asked with the record's P_Key, the query the
+  // record answers (PathEngineOptions::ForPrdb). Borrowed; not with by_gid.
   const smdb::Prdb* prdb = nullptr;
 };
 

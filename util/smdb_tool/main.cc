@@ -43,10 +43,11 @@ void Usage(FILE* f) {
       "usage: ssa-smdb dump FILE\n"
       "       ssa-smdb prdb FILE\n"
       "       ssa-smdb paths FILE --from LIST [--to LIST] [--lmc-all] [--by-gid]\n"
-      "                      [--reversible] [--requester LID] [--stats]\n"
+      "                      [--reversible] [--requester LID] [--stats] [QUERY]\n"
       "       ssa-smdb compare FILE --from LIST [--to LIST] [--lmc-all] [--by-gid] [--reversible]\n"
       "                      [--sample N] [--depth N] [--timeout MS] [--retries N]\n"
-      "                      [--port CA:PORT] [--max-print N] [--prdb PRDBFILE]\n"
+      "                      [--port CA:PORT] [--max-print N] [--prdb PRDBFILE] [QUERY]\n"
+      "QUERY: [--pkey P | --pkey-from-path] [--service-id S] [--qos-class C]\n"
       "LIST: comma-separated 'all', LIDs, LID ranges A-B, port GUIDs. See ssa-smdb(1).\n");
 }
 
@@ -55,6 +56,9 @@ struct Args {
   bool lmc_all = false, reversible = false, stats = false, by_gid = false;
   long requester = 0, sample = 0, depth = 16, timeout = 2000, retries = 2, max_print = -1;
   std::string port, prdb;
+  // The query's P_Key, ServiceID and QoS class (ssa-smdb(1), QUERY).
+  smdb::QosQuery query;
+  bool pkey_from_path = false;
 };
 
 bool ParseLong(const char* s, long min, long max, long* out) {
@@ -120,11 +124,37 @@ bool ParseArgs(int argc, char** argv, Args* a) {
       ok = num(0, 100, &a->retries);
     else if (o == "--max-print")
       ok = num(0, 1L << 40, &a->max_print);
+    else if (o == "--pkey-from-path")
+      a->pkey_from_path = true;
+    else if (o == "--pkey" || o == "--qos-class") {
+      long x = 0;
+      ok = num(1, o == "--pkey" ? 0xFFFF : 0xFFF, &x);
+      if (o == "--pkey") {
+        a->query.has_pkey = true;
+        a->query.pkey = static_cast<uint16_t>(x);
+      } else {
+        a->query.has_qos_class = true;
+        a->query.qos_class = static_cast<uint16_t>(x);
+      }
+    } else if (o == "--service-id") {
+      char* end = nullptr;
+      errno = 0;
+      unsigned long long x = v ? strtoull(v, &end, 0) : 0;
+      ok = v && !errno && end != v && !*end && x != 0;
+      if (!ok) fprintf(stderr, "ssa-smdb: --service-id needs a non-zero number\n");
+      a->query.has_service_id = true;
+      a->query.service_id = x;
+      ++i;
+    }
     else {
       fprintf(stderr, "ssa-smdb: unknown option '%s'\n", o.c_str());
       return false;
     }
     if (!ok) return false;
+  }
+  if (a->pkey_from_path && a->query.has_pkey) {
+    fprintf(stderr, "ssa-smdb: --pkey and --pkey-from-path exclude each other\n");
+    return false;
   }
   if ((a->command == "paths" || a->command == "compare") && a->from.empty()) {
     fprintf(stderr, "ssa-smdb: %s needs --from\n", a->command.c_str());
@@ -235,6 +265,8 @@ int Paths(const Args& a) {
   smdb::PathEngineOptions eo;
   eo.require_reversible = a.reversible;
   eo.requester_lid = static_cast<uint16_t>(a.requester);
+  eo.query = a.query;
+  eo.pkey_from_path = a.pkey_from_path;
   smdb::PathEngine engine(l.index.get(), eo);
   std::string limits = engine.Limitations();
   if (!limits.empty())
@@ -279,6 +311,8 @@ int Compare(const Args& a) {
   o.port = a.port;
   o.reversible = a.reversible;
   o.by_gid = a.by_gid;
+  o.query = a.query;
+  o.pkey_from_path = a.pkey_from_path;
   if (a.max_print >= 0) o.max_print = static_cast<size_t>(a.max_print);
   smdb::Prdb prdb;
   if (!a.prdb.empty()) {

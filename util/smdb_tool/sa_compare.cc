@@ -38,11 +38,14 @@ struct Answer {
 // prefix + port GUIDs) with `gids`; nothing else in the mask for the plain
 // query, Reversible and NumbPath 1 added with `reversible` (upstream
 // ibacm's form, mad::BuildPathRecordGet).
-// With `pkey` non-zero the query names that P_Key (as ibacm's do).
+// With `pkey` non-zero the query names that P_Key (as ibacm's do); a
+// ServiceID or QoS class of `extra` goes in with its mask bits.
 void BuildQuery(uint16_t slid, uint16_t dlid, const uint8_t* sgid, const uint8_t* dgid,
-                bool reversible, uint16_t pkey, uint8_t* mad) {
+                bool reversible, uint16_t pkey, const smdb::QosQuery& extra, uint8_t* mad) {
   mad::PathRecord q;
   q.pkey = pkey;
+  if (extra.has_service_id) q.service_id = extra.service_id;
+  if (extra.has_qos_class) q.qos_class = extra.qos_class;
   if (sgid) {
     memcpy(q.sgid, sgid, 16);
     memcpy(q.dgid, dgid, 16);
@@ -57,7 +60,8 @@ void BuildQuery(uint16_t slid, uint16_t dlid, const uint8_t* sgid, const uint8_t
   mad::EncodePathRecordGet(
       0, q,
       (sgid ? (mad::kPrCompSgid | mad::kPrCompDgid) : (mad::kPrCompSlid | mad::kPrCompDlid)) |
-          (pkey ? mad::kPrCompPkey : 0),
+          (pkey ? mad::kPrCompPkey : 0) | (q.service_id ? mad::kPrCompServiceId : 0) |
+          (q.qos_class ? mad::kPrCompQosClass : 0),
       mad);
 }
 
@@ -119,6 +123,8 @@ Status RunSaCompare(const smdb::SmdbIndex& index, const CompareOptions& o, FILE*
   smdb::PathEngineOptions eo;
   eo.requester_lid = port.lid;
   eo.require_reversible = o.reversible;
+  eo.query = o.query;
+  eo.pkey_from_path = o.pkey_from_path;
   smdb::PathEngine engine(&index, eo);
   std::string limits = engine.Limitations();
   if (!limits.empty()) fprintf(out, "warning: the engine cannot predict: %s\n", limits.c_str());
@@ -127,7 +133,12 @@ Status RunSaCompare(const smdb::SmdbIndex& index, const CompareOptions& o, FILE*
   std::vector<uint8_t> mine_inexact(n, 0);  // kPathInexact* of an ok record
   // A PRDB's record answers the query with its own P_Key (what ibacm asks):
   // the SA is asked that query for it.
-  std::vector<uint16_t> query_pkey(n, 0);
+  std::vector<uint16_t> query_pkey(n, o.query.has_pkey ? o.query.pkey : 0);
+  for (size_t i = 0; i < n && o.pkey_from_path && !o.prdb; ++i) {
+    uint32_t s = index.PortByLid(pairs[i].first), d = index.PortByLid(pairs[i].second);
+    if (s != smdb::SmdbIndex::kNone && d != smdb::SmdbIndex::kNone)
+      query_pkey[i] = index.CommonPkey(index.port(s).pkey_table, index.port(d).pkey_table);
+  }
   auto e0 = Clock::now();
   std::map<std::pair<uint16_t, uint16_t>, const smdb::PrdbPath*> delivered;
   if (o.prdb)
@@ -188,7 +199,7 @@ Status RunSaCompare(const smdb::SmdbIndex& index, const CompareOptions& o, FILE*
         PutGid(index.subnet().subnet_prefix, GuidOf(index, pairs[i].second), dgid);
       }
       BuildQuery(pairs[i].first, pairs[i].second, o.by_gid ? sgid : nullptr, dgid, o.reversible,
-                 query_pkey[i], m);
+                 query_pkey[i], o.query, m);
       send_error = client.Send(m, sizeof(m), [&, i](int status, const uint8_t* resp, size_t len) {
         Record(status, resp, len, &answers[i]);
         ++done;

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "common/base/status.h"
+#include "common/smdb/qos_policy.h"
 #include "common/smdb/smdb_index.h"
 #include "common/smdb/smdb_prdb.h"
 
@@ -46,6 +47,10 @@ struct CompareOptions {
   // Ask by SGID and DGID (the GUIDs of the ports owning each SLID and
   // DLID; the caller passes one LID per port) instead of by LIDs.
   bool by_gid = false;
+  // What else the query carries (mask bits and values), for both sides;
+  // with pkey_from_path, each pair's first shared P_Key (as ibacm asks).
+  smdb::QosQuery query;
+  bool pkey_from_path = false;
   size_t max_print = static_cast<size_t>(-1);  // mismatch lines printed
   // Compare the SA with this PRDB (what the SSA tree delivered to a
   // consumer) instead of the engine: a pair absent from it means "no path".

@@ -43,6 +43,8 @@ struct ssa_raw_subnet {
 	uint8_t qos_policy; /* opt.qos with a QoS policy file loaded (p_qos_policy) */
 	uint8_t sl2vl_drops; /* opt.qos and some SL2VL table maps an SL to VL15 */
 	uint8_t qos_tables; /* the policy is in the qos_* arrays (complete) */
+	uint8_t route_sl_state; /* SSA_ROUTE_SL_*: the engine's path SLs in route_sls */
+	uint16_t route_sl_hints; /* with SSA_ROUTE_SL_COMPUTED: the hints asked */
 	char routing_engine[16]; /* NUL-padded, truncated */
 	uint32_t lid_table_size; /* cl_ptr_vector_get_size(port_lid_tbl) */
 };
@@ -162,6 +164,23 @@ struct ssa_raw_qos_range {
 	uint64_t hi;
 };
 
+/* What became of the routing engine's path SLs (osm_route_sl.c). */
+enum ssa_route_sl_state {
+	SSA_ROUTE_SL_NONE = 0, /* the engine has no path_sl */
+	SSA_ROUTE_SL_COMPUTED, /* in route_sls */
+	SSA_ROUTE_SL_RANDOM, /* the engine answers at random (DFSSSP) */
+	SSA_ROUTE_SL_TOO_LARGE, /* too many LID pairs to ask */
+	SSA_ROUTE_SL_FAILED /* out of memory */
+};
+
+/* One path_sl answer that differs from the hint it was asked with. */
+struct ssa_raw_route_sl {
+	uint16_t slid;
+	uint16_t dlid;
+	uint8_t hint;
+	uint8_t sl;
+};
+
 /* A P_Key block: 32 entries, host order. */
 struct ssa_raw_pkey_block {
 	uint16_t pkeys[32];
@@ -191,6 +210,7 @@ struct ssa_raw_buffers {
 	SSA_RAW_ARRAY(struct ssa_raw_qos_rule, qos_rules);
 	SSA_RAW_ARRAY(struct ssa_raw_qos_rule_group, qos_rule_groups);
 	SSA_RAW_ARRAY(struct ssa_raw_qos_range, qos_ranges);
+	SSA_RAW_ARRAY(struct ssa_raw_route_sl, route_sls);
 	/* Set by the walk: a loop stopped at its bound (a table larger than
 	 * its own count says), so the snapshot may be incomplete. */
 	uint32_t truncated;

@@ -10,8 +10,9 @@
  *
  * Ownership: the plugin object returned by create() (our handle,
  * osm_handle.h, and the C++ plugin) is OpenSM's until delete(). Threads:
- * see above; report() never blocks (it only records the event for the
- * plugin's own thread, and copies the routing engine's name). */
+ * see above; report() never waits for the plugin's thread: it records the
+ * event for it and copies the routing engine's name; after a routing it
+ * also asks the engine for its path SLs (osm_route_sl.c), bounded work. */
 #include <opensm/osm_config.h> /* first: it selects the struct layouts */
 
 #include <stdlib.h>
@@ -63,6 +64,7 @@ static void plugin_delete(void *plugin)
 	if (!p)
 		return;
 	ssa_plugin_delete(p->cpp); /* joins the worker: nobody reads the handle after */
+	ssa_osm_route_sls_free(&p->handle);
 	pthread_mutex_destroy(&p->handle.routing_mu);
 	free(p);
 }
@@ -106,6 +108,7 @@ static void plugin_report(void *plugin, osm_epi_event_id_t event_id, void *event
 		break;
 	case OSM_EVENT_ID_UCAST_ROUTING_DONE:
 		copy_routing_engine(&p->handle); /* reported by the state manager */
+		ssa_osm_route_sls_compute(&p->handle); /* the engine is fresh and stays */
 		ev = SSA_EV_UCAST_ROUTING_DONE;
 		break;
 	case OSM_EVENT_ID_LFT_CHANGE:

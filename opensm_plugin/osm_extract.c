@@ -401,6 +401,24 @@ static void extract_qos(const osm_subn_t *subn, struct ssa_raw_buffers *b)
 	b->subnet.qos_tables = 1;
 }
 
+/* The routing engine's path SLs, as the state manager thread left them
+ * after the last routing (osm_route_sl.c); the state manager computes
+ * them before it reports the routing, whose extraction then has them. */
+static void extract_route_sls(struct ssa_osm_handle *h, struct ssa_raw_buffers *b)
+{
+	size_t i;
+
+	pthread_mutex_lock(&h->routing_mu);
+	b->subnet.route_sl_state = h->route_sls.state;
+	b->subnet.route_sl_hints = h->route_sls.hints;
+	for (i = 0; h->route_sls.state == SSA_ROUTE_SL_COMPUTED && i < h->route_sls.len; i++) {
+		struct ssa_raw_route_sl *r = RAW_NEXT(b, route_sls);
+		if (r)
+			*r = h->route_sls.recs[i];
+	}
+	pthread_mutex_unlock(&h->routing_mu);
+}
+
 static void walk(struct ssa_osm_handle *h, struct ssa_raw_buffers *b)
 {
 	osm_subn_t *subn = &h->osm->subn;
@@ -459,6 +477,7 @@ int ssa_osm_extract(void *osm_handle, struct ssa_raw_buffers *b, struct ssa_extr
 	b->lft_bytes_len = b->pkey_blocks_len = b->partitions_len = b->prefix_routes_len = 0;
 	b->qos_levels_len = b->qos_groups_len = b->qos_group_ports_len = 0;
 	b->qos_rules_len = b->qos_rule_groups_len = b->qos_ranges_len = 0;
+	b->route_sls_len = 0;
 	b->truncated = 0;
 
 	t0 = now_ms();
@@ -467,6 +486,8 @@ int ssa_osm_extract(void *osm_handle, struct ssa_raw_buffers *b, struct ssa_extr
 	walk(h, b);
 	cl_plock_release(&osm->lock);
 	t2 = now_ms();
+	/* The handle has its own mutex: no need to hold OpenSM's lock. */
+	extract_route_sls(h, b);
 
 	t->wait_ms = t1 - t0;
 	t->hold_ms = t2 - t1;
@@ -479,5 +500,5 @@ int ssa_osm_extract(void *osm_handle, struct ssa_raw_buffers *b, struct ssa_extr
 		b->qos_group_ports_len > b->qos_group_ports_cap ||
 		b->qos_rules_len > b->qos_rules_cap ||
 		b->qos_rule_groups_len > b->qos_rule_groups_cap ||
-		b->qos_ranges_len > b->qos_ranges_cap) ? 1 : 0;
+		b->qos_ranges_len > b->qos_ranges_cap || b->route_sls_len > b->route_sls_cap) ? 1 : 0;
 }

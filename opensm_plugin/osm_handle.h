@@ -11,15 +11,23 @@
  * thread that sets routing_engine_used (OpenSM joins it before freeing the
  * engines), and extractions read the copy.
  *
+ * The same thread asks the engine for its path SLs after each routing
+ * (osm_route_sl.c) and leaves them here, in `route_sls`, for the next
+ * extraction to copy.
+ *
  * Ownership: created by the plugin's create(), freed by its delete() after
- * the C++ side (and so the worker thread) is gone. Threads: `routing` is
- * guarded by `routing_mu`, taken for a copy only, never while waiting for
- * anything; nesting order is OpenSM's lock, then routing_mu. */
+ * the C++ side (and so the worker thread) is gone. Threads: `routing` and
+ * `route_sls` are guarded by `routing_mu`, taken for a copy or a swap only,
+ * never while waiting for anything; nesting order is OpenSM's lock, then
+ * routing_mu. */
 #ifndef IBACM_SSA_OPENSM_PLUGIN_OSM_HANDLE_H
 #define IBACM_SSA_OPENSM_PLUGIN_OSM_HANDLE_H
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include "opensm_plugin/osm_bridge.h"
 
 struct osm_opensm;
 
@@ -28,10 +36,25 @@ struct ssa_osm_routing {
 	char name[16]; /* NUL-padded, truncated; empty: none yet */
 };
 
+/* The routing engine's path SLs (osm_route_sl.c): every (slid, dlid, hint)
+ * whose path_sl answer differs from the hint, for the hints in `hints`. */
+struct ssa_route_sls {
+	uint32_t generation; /* one more per routing */
+	uint8_t state; /* SSA_ROUTE_SL_* (osm_bridge.h) */
+	uint16_t hints; /* bit k: hint SL k was asked */
+	struct ssa_raw_route_sl *recs;
+	size_t len, cap;
+};
+
 struct ssa_osm_handle {
 	struct osm_opensm *osm;
 	pthread_mutex_t routing_mu;
 	struct ssa_osm_routing routing;
+	struct ssa_route_sls route_sls;
 };
+
+/* osm_route_sl.c: on OpenSM's state manager thread, after a routing. */
+void ssa_osm_route_sls_compute(struct ssa_osm_handle *h);
+void ssa_osm_route_sls_free(struct ssa_osm_handle *h);
 
 #endif

@@ -50,6 +50,8 @@ void RawSnapshot::Expose() {
   b_.qos_rule_groups_cap = qos_rule_groups_.size();
   b_.qos_ranges = qos_ranges_.data();
   b_.qos_ranges_cap = qos_ranges_.size();
+  b_.route_sls = route_sls_.data();
+  b_.route_sls_cap = route_sls_.size();
 }
 
 namespace {
@@ -100,7 +102,8 @@ void BuildSubnet(const ssa_raw_subnet& s, smdb::SmdbSubnet* r) {
              (s.qos ? smdb::kSubnetQosReported : 0) |
              (s.qos_policy ? smdb::kSubnetQosPolicy : 0) |
              (s.sl2vl_drops ? smdb::kSubnetSl2VlDrops : 0) |
-             (s.qos_tables ? smdb::kSubnetQosTables : 0);
+             (s.qos_tables ? smdb::kSubnetQosTables : 0) |
+             (s.route_sl_state == SSA_ROUTE_SL_COMPUTED ? smdb::kSubnetRouteSls : 0);
   CopyText(&r->routing_engine, s.routing_engine, sizeof(s.routing_engine));
 }
 
@@ -268,6 +271,7 @@ void RawSnapshot::Grow() {
   GrowTo(&qos_rules_, b_.qos_rules_len);
   GrowTo(&qos_rule_groups_, b_.qos_rule_groups_len);
   GrowTo(&qos_ranges_, b_.qos_ranges_len);
+  GrowTo(&route_sls_, b_.route_sls_len);
   Expose();
 }
 
@@ -282,7 +286,8 @@ size_t RawSnapshot::CapacityBytes() const {
          qos_group_ports_.size() * sizeof(ssa_raw_qos_group_port) +
          qos_rules_.size() * sizeof(ssa_raw_qos_rule) +
          qos_rule_groups_.size() * sizeof(ssa_raw_qos_rule_group) +
-         qos_ranges_.size() * sizeof(ssa_raw_qos_range);
+         qos_ranges_.size() * sizeof(ssa_raw_qos_range) +
+         route_sls_.size() * sizeof(ssa_raw_route_sl);
 }
 
 void BuildSmdb(const ssa_raw_buffers& raw, smdb::Smdb* out, BuildReport* report) {
@@ -342,6 +347,20 @@ void BuildSmdb(const ssa_raw_buffers& raw, smdb::Smdb* out, BuildReport* report)
                                                        raw.prefix_routes[i].prefix,
                                                        raw.prefix_routes[i].router_port_guid});
   BuildQos(raw, &db, report);
+  if (raw.subnet.route_sl_state == SSA_ROUTE_SL_COMPUTED) {
+    auto& sls = db.route_sls.records;
+    sls.reserve(raw.route_sls_len);
+    for (size_t i = 0; i < raw.route_sls_len; ++i) {
+      const ssa_raw_route_sl& r = raw.route_sls[i];
+      sls.push_back(smdb::SmdbRouteSl{r.slid, r.dlid, r.hint, r.sl});
+    }
+    report->duplicate_keys += SortUnique(&sls, [](const smdb::SmdbRouteSl& r) {
+      return std::make_tuple(r.slid, r.dlid, r.hint);
+    });
+    for (uint8_t k = 0; k < 16; ++k)
+      if (raw.subnet.route_sl_hints & (1u << k))
+        db.route_sl_hints.records.push_back(smdb::SmdbRouteSlHint{k});
+  }
   *out = std::move(db);
 }
 

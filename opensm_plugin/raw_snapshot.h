@@ -56,6 +56,7 @@ class RawSnapshot {
   std::vector<ssa_raw_qos_rule> qos_rules_;
   std::vector<ssa_raw_qos_rule_group> qos_rule_groups_;
   std::vector<ssa_raw_qos_range> qos_ranges_;
+  std::vector<ssa_raw_route_sl> route_sls_;
 };
 
 // What BuildSmdb had to drop or fix (OpenSM inconsistencies, reported in

@@ -53,17 +53,26 @@ PathEngine::PathEngine(const SmdbIndex* index, PathEngineOptions options)
   if ((flags & kSubnetQos) && (!(flags & kSubnetQosReported) || (flags & kSubnetSl2VlDrops) ||
                                ((flags & kSubnetQosPolicy) && !qos_)))
     inexact_ |= kPathInexactQos;
-  if (flags & kSubnetRoutingSl) inexact_ |= kPathInexactRoutingSl;
+  // An engine that picks SLs: its answers, when the SMDB carries them
+  // (per pair and hint, see ComputeMarked), else every record is marked.
+  routing_sl_ = (flags & kSubnetRoutingSl) != 0;
+  if (routing_sl_ && !(flags & kSubnetRouteSls)) inexact_ |= kPathInexactRoutingSl;
 }
 
-uint8_t PathEngine::InexactFlags(uint16_t, uint16_t) const { return inexact_; }
+uint8_t PathEngine::InexactFlags(uint16_t slid, uint16_t dlid) const {
+  ibv_path_record rec;
+  uint8_t marks = 0;
+  ComputeMarked(slid, dlid, &rec, &marks);
+  return marks;
+}
 
 PathStatus PathEngine::ComputePrdb(uint16_t slid, uint16_t dlid, PrdbPath* out) const {
   ibv_path_record rec;
-  PathStatus st = Compute(slid, dlid, &rec);
+  uint8_t marks = 0;
+  PathStatus st = ComputeMarked(slid, dlid, &rec, &marks);
   if (st != PathStatus::kOk) return st;
   ToPrdbPath(rec, out);
-  out->flags |= InexactFlags(slid, dlid);
+  out->flags |= marks;
   return st;
 }
 
@@ -87,7 +96,8 @@ std::string PathEngine::Limitations() const {
     add("a QoS policy the SMDB does not carry may change SL, MTU, rate, lifetime, P_Key");
   if ((flags & kSubnetQos) && (flags & kSubnetSl2VlDrops))
     add("SL2VL tables map SLs to VL15, which drops paths on those SLs");
-  if (flags & kSubnetRoutingSl) add("the routing engine chooses path SLs");
+  if ((flags & kSubnetRoutingSl) && !(flags & kSubnetRouteSls))
+    add("the routing engine chooses path SLs and the SMDB does not carry them");
   if (options_.requester_lid != 0 && requester_ == SmdbIndex::kNone)
     add("the requester LID is not in the SMDB (the SA would not answer)");
   return out;
@@ -202,7 +212,13 @@ uint16_t PathEngine::LevelSharedPkey(const QosLevel& level, uint32_t table_a,
 }
 
 PathStatus PathEngine::Compute(uint16_t slid, uint16_t dlid, ibv_path_record* out) const {
+  return ComputeMarked(slid, dlid, out, nullptr);
+}
+
+PathStatus PathEngine::ComputeMarked(uint16_t slid, uint16_t dlid, ibv_path_record* out,
+                                     uint8_t* marks) const {
   memset(out, 0, sizeof(*out));
+  if (marks) *marks = inexact_;
   const SmdbIndex& x = *index_;
   uint32_t src = x.PortByLid(slid);
   if (src == SmdbIndex::kNone) return PathStatus::kUnknownSlid;
@@ -231,6 +247,13 @@ PathStatus PathEngine::Compute(uint16_t slid, uint16_t dlid, ibv_path_record* ou
   Params r;
   bool reversible = GetParams(dst, src, slid, q, &r) == PathStatus::kOk;
   if (!reversible && options_.require_reversible) return PathStatus::kNotReversible;
+  // Last, the routing engine has its say: the SL it gives with ours as
+  // the hint, as the SMDB recorded the engine's answers.
+  uint8_t engine_sl = 0;
+  if (routing_sl_ && index_->RouteSl(slid, dlid, f.sl, &engine_sl))
+    f.sl = engine_sl;
+  else if (routing_sl_ && marks)
+    *marks |= kPathInexactRoutingSl;
 
   PutGid(x.prefix_bytes(), d.port_guid, out->dgid.raw);
   PutGid(x.prefix_bytes(), s.port_guid, out->sgid.raw);

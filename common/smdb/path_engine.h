@@ -29,11 +29,16 @@
 // A query by in-subnet SGID and DGID instead of LIDs is ComputeByGuid():
 // the SA answers the first LID pair of the two ports that has a path, in
 // its order (base LIDs first, Preference 0 or 2).
+// A routing engine that chooses path SLs (LASH, torus-2QoS, Nue) has the
+// last word on the SL: the SMDB carries its answers (route_sls, asked of
+// the engine by the plugin), which the engine looks up.
 // Not predictable from an SMDB (SmdbSubnet::flags says when they apply,
 // Limitations() names them): SL2VL tables that map an SL to VL15 (the SA
 // then drops paths on that SL), a QoS policy an older plugin did not put
-// in the SMDB, routing engines that choose SLs (LASH, DFSSSP, torus-2QoS,
-// Nue), and off-subnet DGIDs through a router (HopLimit 0xFF). The records they
+// in the SMDB, engine SLs the SMDB does not carry (DFSSSP, which answers
+// at random when it spreads a layer over spare VLs; subnets too large for
+// the plugin to ask), and off-subnet DGIDs through a router (HopLimit
+// 0xFF). The records they
 // may change are marked "not exact" (InexactFlags(), kPathInexact* in
 // smdb_prdb.h) wherever the engine's answers are stored or printed, so
 // that nobody serves them as the SA's.
@@ -134,7 +139,7 @@ class PathEngine {
   void ComputeAll(uint16_t slid, std::vector<Result>* out) const;
 
   // The kPathInexact* reasons why the SA may answer slid -> dlid otherwise
-  // than Compute() does; 0 when the record is exact.
+  // than Compute() does; 0 when the record is exact. (Computes the path.)
   uint8_t InexactFlags(uint16_t slid, uint16_t dlid) const;
   // Compute() as a PRDB record, marked with InexactFlags(): the one way
   // the engine's answers become PRDB records (BuildPrdb, access nodes'
@@ -155,6 +160,9 @@ class PathEngine {
   };
   PathStatus GetParams(uint32_t src, uint32_t dst, uint16_t dlid, const QosQuery& q,
                        Params* out) const;
+  // Compute(), and in *marks (may be null) the record's kPathInexact*.
+  PathStatus ComputeMarked(uint16_t slid, uint16_t dlid, ibv_path_record* out,
+                           uint8_t* marks) const;
   // osm_qos_level_get_shared_pkey: the first P_Key of the level's ranges
   // both tables share, 0 if none.
   uint16_t LevelSharedPkey(const QosLevel& level, uint32_t table_a, uint32_t table_b) const;
@@ -167,6 +175,7 @@ class PathEngine {
   PathEngineOptions options_;
   uint8_t inexact_ = 0;  // kPathInexact*: what the SMDB says the engine cannot predict
   const QosPolicy* qos_ = nullptr;  // with QoS on and a policy in the SMDB
+  bool routing_sl_ = false;         // the routing engine picks path SLs
   uint32_t requester_ = SmdbIndex::kNone;  // resolved requester_lid
 };
 

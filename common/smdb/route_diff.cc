@@ -85,14 +85,17 @@ class Differ {
   Differ(const Smdb& od, const SmdbIndex& oi, const Smdb& nd, const SmdbIndex& ni)
       : od_(od), oi_(oi), nd_(nd), ni_(ni), old_nodes_(oi), new_nodes_(ni) {}
 
-  // A QoS policy change may change any path's SL, MTU, rate or P_Key.
+  // A QoS policy change may change any path's SL, MTU, rate or P_Key, and
+  // the engine's path SLs any path's SL.
   bool QosChanged() const {
     return od_.qos_levels.epoch != nd_.qos_levels.epoch ||
            od_.qos_groups.epoch != nd_.qos_groups.epoch ||
            od_.qos_group_ports.epoch != nd_.qos_group_ports.epoch ||
            od_.qos_rules.epoch != nd_.qos_rules.epoch ||
            od_.qos_rule_groups.epoch != nd_.qos_rule_groups.epoch ||
-           od_.qos_ranges.epoch != nd_.qos_ranges.epoch;
+           od_.qos_ranges.epoch != nd_.qos_ranges.epoch ||
+           od_.route_sls.epoch != nd_.route_sls.epoch ||
+           od_.route_sl_hints.epoch != nd_.route_sl_hints.epoch;
   }
 
   RouteDiff Run() {

@@ -49,6 +49,8 @@ struct Smdb {
   DbTable<SmdbQosRule> qos_rules;
   DbTable<SmdbQosRuleGroup> qos_rule_groups;
   DbTable<SmdbQosRange> qos_ranges;
+  DbTable<SmdbRouteSl> route_sls;
+  DbTable<SmdbRouteSlHint> route_sl_hints;
 
   // Calls f(table) for every table, in table-id order (the file order).
   template <class Self, class F>
@@ -69,6 +71,8 @@ struct Smdb {
     f(db.qos_rules);
     f(db.qos_rule_groups);
     f(db.qos_ranges);
+    f(db.route_sls);
+    f(db.route_sl_hints);
   }
   // The tables this version of the code knows, built from the records.
   static const DbSchema& Schema();

@@ -88,6 +88,19 @@ Status SmdbIndex::Build(const Smdb& db, std::unique_ptr<SmdbIndex>* out) {
   idx->BuildPkeys(db);
   st = QosPolicy::Build(db, &idx->qos_);
   if (!st.ok()) return st;
+  if (idx->subnet_.flags & kSubnetRouteSls) {
+    for (const SmdbRouteSlHint& h : db.route_sl_hints.records)
+      if (h.hint < 16) idx->route_sl_hints_ |= static_cast<uint16_t>(1u << h.hint);
+    idx->route_sl_keys_.reserve(db.route_sls.records.size());
+    idx->route_sl_values_.reserve(db.route_sls.records.size());
+    for (const SmdbRouteSl& r : db.route_sls.records) {
+      uint64_t key = uint64_t{r.slid} << 24 | uint64_t{r.dlid} << 8 | r.hint;
+      if (!idx->route_sl_keys_.empty() && key <= idx->route_sl_keys_.back())
+        return Invalid("table 'route_sls' is not in key order");
+      idx->route_sl_keys_.push_back(key);
+      idx->route_sl_values_.push_back(r.sl);
+    }
+  }
   *out = std::move(idx);
   return Status::Ok();
 }
@@ -368,6 +381,15 @@ uint16_t SmdbIndex::FindCommonPkey(uint32_t table_a, uint32_t table_b) const {
     }
   }
   return 0;
+}
+
+bool SmdbIndex::RouteSl(uint16_t slid, uint16_t dlid, uint8_t hint, uint8_t* sl) const {
+  if (hint >= 16 || !(route_sl_hints_ & (1u << hint))) return false;
+  uint64_t key = uint64_t{slid} << 24 | uint64_t{dlid} << 8 | hint;
+  auto it = std::lower_bound(route_sl_keys_.begin(), route_sl_keys_.end(), key);
+  *sl = it != route_sl_keys_.end() && *it == key ? route_sl_values_[it - route_sl_keys_.begin()]
+                                                 : hint;
+  return true;
 }
 
 uint16_t SmdbIndex::MapEntry(uint32_t table, uint16_t key) const {

@@ -134,6 +134,10 @@ class SmdbIndex {
   bool ShareThisPkey(uint32_t table_a, uint32_t table_b, uint16_t pkey) const;
   // The QoS policy the SMDB carries, or nullptr (qos_policy.h).
   const QosPolicy* qos() const { return qos_.get(); }
+  // The routing engine's path SL for slid -> dlid when the SA hands it
+  // `hint` (route_sls: `hint` itself unless listed). False when the SMDB
+  // carries no engine SLs (kSubnetRouteSls) or not for this hint.
+  bool RouteSl(uint16_t slid, uint16_t dlid, uint8_t hint, uint8_t* sl) const;
   // The SL of the partition with this base P_Key; `fallback` if none.
   uint8_t PartitionSl(uint16_t pkey, uint8_t fallback) const {
     uint8_t sl = partition_sl_[pkey & 0x7fff];
@@ -167,6 +171,9 @@ class SmdbIndex {
   uint32_t NodeByGuid(uint64_t guid) const;
 
   std::unique_ptr<QosPolicy> qos_;
+  uint16_t route_sl_hints_ = 0;         // bit k: route_sls covers hint k
+  std::vector<uint64_t> route_sl_keys_;  // slid << 24 | dlid << 8 | hint, ascending
+  std::vector<uint8_t> route_sl_values_;
 
   SmdbSubnet subnet_;
   std::array<uint8_t, 8> prefix_bytes_{};

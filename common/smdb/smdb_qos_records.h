@@ -1,4 +1,8 @@
-// smdb_qos_records.h: the SMDB tables that carry OpenSM's parsed QoS policy
+// smdb_qos_records.h: the SMDB tables of format minor 1, what the SA's SL
+// and limits depend on beyond the routes: OpenSM's parsed QoS policy, and
+// (at the end of this file) the routing engine's path SLs.
+//
+// The QoS tables carry OpenSM's parsed QoS policy
 // (qos-policy.conf as OpenSM holds it after parsing: osm_qos_policy_t), so
 // that the path engine answers PathRecords as the SA does with QoS on
 // (osm_sa_path_record.c applies the qos-level of the first match rule the
@@ -178,6 +182,52 @@ struct SmdbQosRange {
   }
 };
 
+// Table 17 "route_sls": the SL a routing engine that chooses path SLs
+// (LASH, torus-2QoS, Nue) gives the path slid -> dlid when the SA hands it
+// `hint` (the SL the SA computed before asking the engine:
+// osm_sa_path_record.c, path_sl), for every LID pair and every hint of
+// route_sl_hints; only answers other than the hint are listed. Filled
+// when SmdbSubnet::flags has kSubnetRouteSls (the plugin asks the engine
+// after each routing, opensm_plugin/osm_route_sl.c).
+struct SmdbRouteSl {
+  static constexpr uint16_t kTableId = 17;
+  static constexpr const char* kTableName = "route_sls";
+  static constexpr const char* kRecordName = "route_sl";
+  static constexpr int kKeyFields = 3;
+  static constexpr uint16_t kSinceMinor = 1;
+
+  uint16_t slid = 0;
+  uint16_t dlid = 0;
+  uint8_t hint = 0;
+  uint8_t sl = 0;
+
+  template <class Self, class V>
+  static constexpr void Fields(Self& r, V& v) {
+    v.Num("slid", r.slid);
+    v.Num("dlid", r.dlid);
+    v.Num("hint", r.hint);
+    v.Num("sl", r.sl);
+  }
+};
+
+// Table 18 "route_sl_hints": the hints route_sls covers.
+struct SmdbRouteSlHint {
+  static constexpr uint16_t kTableId = 18;
+  static constexpr const char* kTableName = "route_sl_hints";
+  static constexpr const char* kRecordName = "route_sl_hint";
+  static constexpr int kKeyFields = 1;
+  static constexpr uint16_t kSinceMinor = 1;
+
+  uint8_t hint = 0;
+
+  template <class Self, class V>
+  static constexpr void Fields(Self& r, V& v) {
+    v.Num("hint", r.hint);
+  }
+};
+
+static_assert(WireSize<SmdbRouteSl>() == 6 && KeySize<SmdbRouteSl>() == 5, "layout");
+static_assert(WireSize<SmdbRouteSlHint>() == 1 && KeySize<SmdbRouteSlHint>() == 1, "layout");
 static_assert(WireSize<SmdbQosLevel>() == 39 && KeySize<SmdbQosLevel>() == 2, "layout");
 static_assert(WireSize<SmdbQosGroup>() == 35 && KeySize<SmdbQosGroup>() == 2, "layout");
 static_assert(WireSize<SmdbQosGroupPort>() == 10 && KeySize<SmdbQosGroupPort>() == 10, "layout");

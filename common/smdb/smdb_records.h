@@ -54,6 +54,8 @@ constexpr uint32_t kSubnetSl2VlDrops = 1u << 5;    // some SL2VL table maps an S
 constexpr uint32_t kSubnetQosReported = 1u << 6;   // the two bits above are filled in
 // With kSubnetQosPolicy: the policy is in the qos_* tables (format minor 1).
 constexpr uint32_t kSubnetQosTables = 1u << 7;
+// With kSubnetRoutingSl: the engine's path SLs are in route_sls (minor 1).
+constexpr uint32_t kSubnetRouteSls = 1u << 8;
 
 // Table 1 "subnet": exactly one record, the subnet-wide options.
 struct SmdbSubnet {

@@ -165,7 +165,8 @@ TEST_GROUP(FidelitySim) {
   }
 
   // An x * y torus with `hcas` HCAs per switch routed by `engine`.
-  void StartTorus(const std::string& engine, int x = 3, int y = 3, int hcas = 2) {
+  void StartTorus(const std::string& engine, int x = 3, int y = 3, int hcas = 2, int lmc = 0,
+                  const std::string& osm_config = "") {
     ssa::test::TorusOptions t;
     t.x = x;
     t.y = y;
@@ -175,7 +176,11 @@ TEST_GROUP(FidelitySim) {
     TreeHarness::Options o;
     o.net_text = net.text;
     o.hcas = net.hcas;
+    o.lmc = lmc;
+    o.osm_config = osm_config;
     o.opensm_args = {"-R", engine};
+    // Nue uses more than one VL only with QoS on (it programs the SL2VL).
+    if (!osm_config.empty()) o.opensm_args.push_back("-Q");
     StartTree(o);
   }
 
@@ -206,6 +211,49 @@ TEST_GROUP(FidelitySim) {
     LONGS_EQUAL_TEXT(0, SummaryValue(out, "mismatched"), out.c_str());
     LONGS_EQUAL_TEXT(0, SummaryValue(out, "not_exact"), out.c_str());
     return SummaryValue(out, "matched");
+  }
+
+  // Paths from every source of the newest SMDB with an SL other than 0.
+  size_t PathsWithSlOtherThanZero() {
+    int rc = -1;
+    std::string out = Run({kSmdbTool, "paths", smdb_file, "--from", "all"}, &rc);
+    LONGS_EQUAL_TEXT(0, rc, out.c_str());
+    std::istringstream in(out);
+    std::string line;
+    size_t n = 0;
+    while (std::getline(in, line))
+      n += line.find("status=ok") != std::string::npos && line.find(" sl=0 ") == std::string::npos;
+    return n;
+  }
+
+  // An engine whose path SLs the SMDB carries: nothing marked, every pair
+  // equal to the SA (by LID, and as ibacm asks), ibacm answering from its
+  // PRDB alone; then a switch-to-switch link goes down, the engine
+  // reroutes, and the next SMDB's SLs reach the daemon, still equal to the SA.
+  void EngineSlsComeFromTheReplica(const std::string& engine) {
+    STRCMP_EQUAL(engine.c_str(), tree->smdb().subnet.records[0].routing_engine.data());
+    CHECK(tree->smdb().subnet.records[0].flags & ssa::smdb::kSubnetRouteSls);
+    PathsAreMarked("");
+    CHECK(PathsWithSlOtherThanZero() > 0);  // the engine does pick SLs here
+    CHECK(CompareAllEqual({}) > 0);
+    CHECK(CompareAllEqual({"--pkey-from-path"}) > 0);
+    StartIbacm("none");
+    CHECK(StockIbAcmeResolves("Hca10"));
+    LONGS_EQUAL(0, RouteQueries());
+    DaemonAnswersEqualTheSa();
+
+    uint64_t before = tree->smdb().global_epoch;
+    int ups = tree->fabric()->SubnetUpCount();
+    CHECK_OK(tree->fabric()->LinkDown("T0_0", 2));  // T0_0's +i link (1 HCA per switch)
+    CHECK_OK(tree->fabric()->WaitSubnetUp(ups + 1, 60s));
+    ssa::smdb::Smdb next;
+    CHECK_OK(tree->WaitSmdbAfter(before, 60s, &next));
+    CHECK_OK(next.WriteFile(smdb_file));
+    std::string needle = "PRDB epoch " + std::to_string(next.global_epoch) + " in place";
+    CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(), needle, 30s));
+    PathsAreMarked("");
+    CHECK(CompareAllEqual({"--pkey-from-path"}) > 0);
+    DaemonAnswersEqualTheSa();
   }
 
   void StartIbacm(const std::string& fallback) {
@@ -347,14 +395,25 @@ TEST_GROUP(FidelitySim) {
   }
 };
 
-// LASH gives each (source, destination) switch pair its SL layer; its
-// path_sl is deterministic, so the daemon's answers (from the SA) equal
-// a fresh SA query's. A ring of 3 has no credit loop on minimal routes
-// (LASH then needs one layer: every SL 0); a 5x5 torus has.
-TEST(FidelitySim, LashOnATorusRecordsAreMarkedAndNeverServedFromTheReplica) {
+// LASH gives each (source, destination) switch pair its SL layer, asked
+// of the engine by the plugin after each routing. A ring of 3 has no
+// credit loop on minimal routes (LASH then needs one layer: every SL 0);
+// a 5x5 torus has.
+TEST(FidelitySim, LashOnATorusTheEnginesSlsComeFromTheReplicaEqualToTheSa) {
   StartTorus("lash", 5, 5, 1);
-  STRCMP_EQUAL("lash", tree->smdb().subnet.records[0].routing_engine.data());
-  MarkedRecordsGoToTheSaOrFail("routing-sl", "the routing engine chooses its SL)", 1, true);
+  EngineSlsComeFromTheReplica("lash");
+}
+
+TEST(FidelitySim, LashWithLmc1TheEnginesSlsComeFromTheReplicaEqualToTheSa) {
+  StartTorus("lash", 5, 5, 1, 1);
+  EngineSlsComeFromTheReplica("lash");
+}
+
+// Nue gives every destination LID its virtual layer; by default it uses
+// one (every SL 0), so here it may use four, which needs QoS on.
+TEST(FidelitySim, NueOnATorusTheEnginesSlsComeFromTheReplicaEqualToTheSa) {
+  StartTorus("nue", 5, 5, 1, 0, "nue_max_num_vls 4\n");
+  EngineSlsComeFromTheReplica("nue");
 }
 
 // DFSSSP with more VLs than it needs spreads a layer over several VLs and

@@ -469,3 +469,39 @@ TEST(PathEngine, RecordsTheSmdbCannotPredictAreMarkedNotExact) {
   CHECK_EQUAL(0, PathEngine(idx.get()).InexactFlags(10, 12));
   STRCMP_EQUAL("", PathEngine(idx.get()).Limitations().c_str());
 }
+
+// An engine that picks SLs, whose answers the SMDB carries (route_sls for
+// the hints of route_sl_hints): the record gets the engine's SL for its
+// hint, exact; a hint the SMDB does not cover leaves the record marked.
+TEST(PathEngine, TheRoutingEnginesSlsFromTheSmdbFinishTheRecord) {
+  Fixture fx;
+  fx.db.subnet.records[0].flags |= kSubnetRoutingSl | kSubnetRouteSls;
+  fx.db.route_sl_hints.records = {SmdbRouteSlHint{0}, SmdbRouteSlHint{5}};
+  fx.db.route_sls.records = {SmdbRouteSl{10, 12, 5, 2}, SmdbRouteSl{10, 16, 0, 7}};
+  std::unique_ptr<SmdbIndex> idx;
+  CHECK(SmdbIndex::Build(fx.db, &idx).ok());
+  PathEngine e(idx.get());
+  STRCMP_EQUAL("", e.Limitations().c_str());
+  // 10 -> 12: partition 0x0002's SL 5 is the hint; the engine says 2.
+  CheckPath(e, 10, 12, Expected(A, 10, B, 12, 0x8002, 2, 5, 7, 18, true));
+  CHECK_EQUAL(0, e.InexactFlags(10, 12));
+  // 10 -> 16: hint 5, not listed: the engine answered 5 (the entry for
+  // hint 0 is another question).
+  CheckPath(e, 10, 16, Expected(A, 10, C, 16, 0x8002, 5, 4, 4, 18, true));
+  CHECK_EQUAL(0, e.InexactFlags(10, 16));
+  // A path whose hint is partition 0x7fff's SL 1, which nobody asked the
+  // engine about: marked.
+  PathEngine plain(idx.get());
+  ibv_path_record r;
+  bool found_sl1 = false;
+  for (uint16_t d : idx->assigned_lids()) {
+    if (plain.Compute(30, d, &r) != PathStatus::kOk) continue;  // H: 0xffff only
+    found_sl1 = true;
+    CHECK_EQUAL(kPathInexactRoutingSl, plain.InexactFlags(30, d));
+  }
+  CHECK(found_sl1);
+  // Without the SMDB's answers, every record is marked.
+  fx.db.subnet.records[0].flags &= ~kSubnetRouteSls;
+  CHECK(SmdbIndex::Build(fx.db, &idx).ok());
+  CHECK_EQUAL(kPathInexactRoutingSl, PathEngine(idx.get()).InexactFlags(10, 12));
+}

@@ -101,7 +101,7 @@ TEST(SmdbTool, DumpListsEveryTableWithTheFabricsRecords) {
   STRCMP_EQUAL("", err.c_str());
   std::vector<std::string> lines = Lines(out);
   CHECK(!lines.empty());
-  STRCMP_EQUAL("smdb global_epoch=7 tables=16", lines[0].c_str());
+  STRCMP_EQUAL("smdb global_epoch=7 tables=18", lines[0].c_str());
 
   // Counted from the drawing in path_engine_fabric.h: 10 CAs and 2
   // switches; their ports (CA port 1, switch port 0, S1's 6 and S2's 8
@@ -111,7 +111,8 @@ TEST(SmdbTool, DumpListsEveryTableWithTheFabricsRecords) {
       {"subnet", 1},     {"guid_lids", 12},   {"nodes", 12},     {"ports", 10 + 2 + 6 + 8},
       {"links", 2 * 11}, {"switches", 2},     {"lft_blocks", 2}, {"pkey_blocks", 4},
       {"partitions", 2}, {"prefix_routes", 0}, {"qos_levels", 0}, {"qos_groups", 0},
-      {"qos_group_ports", 0}, {"qos_rules", 0}, {"qos_rule_groups", 0}, {"qos_ranges", 0}};
+      {"qos_group_ports", 0}, {"qos_rules", 0}, {"qos_rule_groups", 0}, {"qos_ranges", 0},
+      {"route_sls", 0}, {"route_sl_hints", 0}};
   // Record names as the format spec (smdb_records.h) gives them.
   const std::map<std::string, std::string> record = {
       {"subnet", "subnet"},        {"guid_lids", "guid_lid"},
@@ -121,7 +122,8 @@ TEST(SmdbTool, DumpListsEveryTableWithTheFabricsRecords) {
       {"partitions", "partition"}, {"prefix_routes", "prefix_route"},
       {"qos_levels", "qos_level"}, {"qos_groups", "qos_group"},
       {"qos_group_ports", "qos_group_port"}, {"qos_rules", "qos_rule"},
-      {"qos_rule_groups", "qos_rule_group"}, {"qos_ranges", "qos_range"}};
+      {"qos_rule_groups", "qos_rule_group"}, {"qos_ranges", "qos_range"},
+      {"route_sls", "route_sl"}, {"route_sl_hints", "route_sl_hint"}};
   std::map<std::string, size_t> header_count, line_count;
   std::string table;
   for (size_t i = 1; i < lines.size(); ++i) {

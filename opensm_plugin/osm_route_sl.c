@@ -1,0 +1,209 @@
+/* osm_route_sl.c: the path SLs of a routing engine that chooses them
+ * (LASH, torus-2QoS, Nue; osm_routing_engine_t::path_sl), asked of the
+ * engine itself once per routing, so that the SMDB carries what the SA
+ * would answer (osm_sa_path_record.c calls path_sl(context, hint, slid,
+ * dlid) with the SL it computed so far as the hint).
+ *
+ * When: OpenSM reports UCAST_ROUTING_DONE on its state manager thread after
+ * the engine has built the routes. That thread alone runs (and at shutdown
+ * frees) the engines, so the engine cannot change or go away under the
+ * calls. OpenSM's lock is taken for reading, one source LID's row at a
+ * time, as the SA itself holds it for path_sl; other readers (the SA) go
+ * on meanwhile.
+ *
+ * What: every (source LID, destination LID) of the subnet, for every hint
+ * the SA can pass (OpenSM's default SL, the partitions' SLs, the QoS
+ * policy's levels' SLs: route_sls.hints); only answers other than the hint
+ * are kept. Not computed (route_sls.state says why, and the records stay
+ * marked not exact): an engine without path_sl; DFSSSP, whose path_sl
+ * picks among a layer's VLs at random on every query when it has more VLs
+ * than it needs (vl_split_count), so no replica can know the SA's answer;
+ * a subnet where LIDs^2 x hints exceeds SSA_ROUTE_SL_MAX_CALLS.
+ *
+ * Threads: compute on the state manager thread only; the result is
+ * published under routing_mu (osm_handle.h) for the extraction to copy. */
+#include <opensm/osm_config.h> /* first: it selects the struct layouts */
+
+#include <arpa/inet.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <complib/cl_passivelock.h>
+#include <complib/cl_ptr_vector.h>
+#include <complib/cl_qmap.h>
+#include <opensm/osm_log.h>
+#include <opensm/osm_opensm.h>
+#include <opensm/osm_partition.h>
+#include <opensm/osm_qos_policy.h>
+#include <opensm/osm_subnet.h>
+
+#include "opensm_plugin/osm_bridge.h"
+#include "opensm_plugin/osm_handle.h"
+
+/* path_sl calls one routing may cost: 4 M is about 2,000 LIDs with one
+ * hint; beyond it the records stay marked not exact (and go to the SA). */
+#define SSA_ROUTE_SL_MAX_CALLS (4u * 1000 * 1000)
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* The SLs the SA may pass path_sl as the hint. */
+static uint16_t hint_mask(const osm_subn_t *subn)
+{
+	const osm_qos_policy_t *pol = subn->p_qos_policy;
+	const cl_map_item_t *item;
+	cl_list_iterator_t it;
+	uint16_t mask = 1u << OSM_DEFAULT_SL;
+
+	for (item = cl_qmap_head(&subn->prtn_pkey_tbl); item != cl_qmap_end(&subn->prtn_pkey_tbl);
+	     item = cl_qmap_next(item))
+		mask |= 1u << (((const osm_prtn_t *)item)->sl & 0xf);
+	if (!subn->opt.qos || !pol)
+		return mask;
+	for (it = cl_list_head(&pol->qos_levels); it != cl_list_end(&pol->qos_levels);
+	     it = cl_list_next(it)) {
+		const osm_qos_level_t *l = cl_list_obj(it);
+		if (l->sl_set)
+			mask |= 1u << (l->sl & 0xf);
+	}
+	for (it = cl_list_head(&pol->qos_match_rules); it != cl_list_end(&pol->qos_match_rules);
+	     it = cl_list_next(it)) {
+		const osm_qos_match_rule_t *m = cl_list_obj(it);
+		if (m->p_qos_level && m->p_qos_level->sl_set)
+			mask |= 1u << (m->p_qos_level->sl & 0xf);
+	}
+	if (pol->p_default_qos_level && pol->p_default_qos_level->sl_set)
+		mask |= 1u << (pol->p_default_qos_level->sl & 0xf);
+	return mask;
+}
+
+static int push(struct ssa_route_sls *r, uint16_t slid, uint16_t dlid, uint8_t hint, uint8_t sl)
+{
+	if (r->len == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 1024;
+		struct ssa_raw_route_sl *n = realloc(r->recs, cap * sizeof(*n));
+		if (!n)
+			return -1;
+		r->recs = n;
+		r->cap = cap;
+	}
+	r->recs[r->len].slid = slid;
+	r->recs[r->len].dlid = dlid;
+	r->recs[r->len].hint = hint;
+	r->recs[r->len].sl = sl;
+	r->len++;
+	return 0;
+}
+
+/* Fills `out` (state, hints, records) for the engine OpenSM just used. */
+static void compute(struct ssa_osm_handle *h, struct ssa_route_sls *out, unsigned *lid_count)
+{
+	osm_opensm_t *osm = h->osm;
+	osm_subn_t *subn = &osm->subn;
+	const osm_routing_engine_t *re = osm->routing_engine_used;
+	uint16_t *lids = NULL;
+	size_t n = 0, i, j, size;
+	unsigned hints = 0, k;
+
+	out->state = SSA_ROUTE_SL_NONE;
+	if (!re || !re->path_sl)
+		return;
+	if (re->type == OSM_ROUTING_ENGINE_TYPE_DFSSSP) {
+		out->state = SSA_ROUTE_SL_RANDOM;
+		return;
+	}
+	cl_plock_acquire(&osm->lock);
+	out->hints = hint_mask(subn);
+	size = cl_ptr_vector_get_size(&subn->port_lid_tbl);
+	lids = malloc((size ? size : 1) * sizeof(*lids));
+	for (i = 1; lids && i < size && i < 0xC000; i++)
+		if (cl_ptr_vector_get(&subn->port_lid_tbl, i))
+			lids[n++] = (uint16_t)i;
+	cl_plock_release(&osm->lock);
+	*lid_count = (unsigned)n;
+	for (k = 0; k < 16; k++)
+		hints += (out->hints >> k) & 1;
+	if (!lids) {
+		out->state = SSA_ROUTE_SL_FAILED;
+		return;
+	}
+	if ((uint64_t)n * n * hints > SSA_ROUTE_SL_MAX_CALLS) {
+		out->state = SSA_ROUTE_SL_TOO_LARGE;
+		free(lids);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		/* One row per hold of the lock. */
+		cl_plock_acquire(&osm->lock);
+		for (j = 0; j < n; j++)
+			for (k = 0; k < 16; k++) {
+				uint8_t sl;
+				if (!(out->hints & (1u << k)))
+					continue;
+				sl = re->path_sl(re->context, (uint8_t)k, htons(lids[i]), htons(lids[j]));
+				if (sl != k && push(out, lids[i], lids[j], (uint8_t)k, sl) < 0) {
+					cl_plock_release(&osm->lock);
+					out->state = SSA_ROUTE_SL_FAILED;
+					free(lids);
+					return;
+				}
+			}
+		cl_plock_release(&osm->lock);
+	}
+	free(lids);
+	out->state = SSA_ROUTE_SL_COMPUTED;
+}
+
+void ssa_osm_route_sls_compute(struct ssa_osm_handle *h)
+{
+	struct ssa_route_sls next, old;
+	const char *why = "";
+	unsigned lids = 0;
+	double t0 = now_ms(), ms;
+
+	memset(&next, 0, sizeof(next));
+	compute(h, &next, &lids);
+	ms = now_ms() - t0;
+	pthread_mutex_lock(&h->routing_mu);
+	old = h->route_sls;
+	next.generation = old.generation + 1;
+	h->route_sls = next;
+	pthread_mutex_unlock(&h->routing_mu);
+	free(old.recs);
+
+	switch (next.state) {
+	case SSA_ROUTE_SL_NONE:
+		return;
+	case SSA_ROUTE_SL_COMPUTED:
+		osm_log(&h->osm->log, OSM_LOG_INFO,
+			"ibssa_osm: the routing engine's path SLs for %u LIDs (hints 0x%04x) in %.1f ms: "
+			"%zu differ from the hint; the SMDB carries them\n",
+			lids, next.hints, ms, next.len);
+		return;
+	case SSA_ROUTE_SL_RANDOM:
+		why = "DFSSSP picks among a layer's VLs at random on every SA query";
+		break;
+	case SSA_ROUTE_SL_TOO_LARGE:
+		why = "more LID pairs x hints than the plugin asks an engine per routing";
+		break;
+	default:
+		why = "out of memory";
+		break;
+	}
+	osm_log(&h->osm->log, OSM_LOG_INFO,
+		"ibssa_osm: the routing engine's path SLs are not in the SMDB (%s, %u LIDs); "
+		"consumers ask the SA for those paths\n",
+		why, lids);
+}
+
+void ssa_osm_route_sls_free(struct ssa_osm_handle *h)
+{
+	free(h->route_sls.recs);
+	memset(&h->route_sls, 0, sizeof(h->route_sls));
+}

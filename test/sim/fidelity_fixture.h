@@ -1,0 +1,310 @@
+// fidelity_fixture.h: what the fidelity tests (issue 25: the replica's
+// path records against OpenSM's SA) share: a whole SSA tree on a simulated
+// fabric (TreeHarness: the plugin as core, one distribution and two access
+// nodes), ibacm with the ssa provider on kNode, and the checks: the marks
+// `ssa-smdb paths` prints, `ssa-smdb compare` over every pair, our ib_acme
+// -T through the daemon, the daemon's SA queries and log.
+//
+// Test code; single thread (the fabric's rules). Used with
+// TEST_GROUP_BASE(<group>, FidelityFixture).
+#ifndef IBACM_SSA_TEST_SIM_FIDELITY_FIXTURE_H
+#define IBACM_SSA_TEST_SIM_FIDELITY_FIXTURE_H
+
+#include <infiniband/acm.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/acm/acm_client.h"
+#include "common/acm/acm_wire.h"
+#include "test/sim/ibacm_node.h"
+#include "test/sim/netgen.h"
+#include "test/sim/sim_test_util.h"
+#include "test/sim/sim_util.h"
+#include "test/sim/tree_harness.h"
+
+#include "CppUTest/TestHarness.h"
+
+namespace fidelity {
+
+using namespace std::chrono_literals;
+using ssa::test::IbacmNode;
+using ssa::test::TreeHarness;
+namespace acm = ssa::acm;
+
+const char kNode[] = "Hca6";  // the node running ibacm with the ssa provider
+const std::string kSmdbTool = std::string(ABS_TOP_BUILDDIR) + "/util/smdb_tool/ssa-smdb";
+const std::string kOurIbAcme = std::string(ABS_TOP_BUILDDIR) + "/util/ib_acme/ib_acme";
+
+// key=value of a "compare: ..." summary line; -1 if absent.
+inline long SummaryValue(const std::string& out, const std::string& key) {
+  size_t at = out.rfind(" " + key + "=");
+  if (at == std::string::npos) return -1;
+  return strtol(out.c_str() + at + key.size() + 2, nullptr, 10);
+}
+
+class FidelityFixture : public Utest {
+ public:
+  ssa::test::TempDir dir;
+  std::unique_ptr<TreeHarness> tree;
+  std::unique_ptr<IbacmNode> ibacm;
+  std::string smdb_file;
+
+  void setup() override { tree = std::make_unique<TreeHarness>(&dir); }
+  void teardown() override {
+    if (UtestShell::getCurrent()->hasFailed()) tree->set_failed();
+    if (ibacm) ibacm->Stop();
+    ibacm.reset();
+    ssa::Status st = tree->Stop();
+    tree.reset();
+    CHECK_OK(st);
+  }
+
+  void StartTree(TreeHarness::Options o) {
+    CHECK_OK(tree->Start(o));
+    CHECK_OK(tree->StartIbssa("Hca2", "distribution"));
+    CHECK_OK(tree->StartIbssa("Hca3", "access"));
+    CHECK_OK(tree->StartIbssa("Hca4", "access"));
+    smdb_file = dir.path() + "/smdb.newest";
+    CHECK_OK(tree->smdb().WriteFile(smdb_file));
+  }
+
+  // An x * y torus with `hcas` HCAs per switch routed by `engine`.
+  void StartTorus(const std::string& engine, int x = 3, int y = 3, int hcas = 2, int lmc = 0,
+                  const std::string& osm_config = "") {
+    ssa::test::TorusOptions t;
+    t.x = x;
+    t.y = y;
+    t.hcas_per_switch = hcas;
+    ssa::test::GeneratedNet net;
+    CHECK_OK(ssa::test::TorusNet(t, &net));
+    TreeHarness::Options o;
+    o.net_text = net.text;
+    o.hcas = net.hcas;
+    o.lmc = lmc;
+    o.osm_config = osm_config;
+    o.opensm_args = {"-R", engine};
+    // Nue uses more than one VL only with QoS on (it programs the SL2VL).
+    if (!osm_config.empty()) o.opensm_args.push_back("-Q");
+    StartTree(o);
+  }
+
+  // The tree tests' 12-HCA fat tree with QoS on, `policy` as the QoS
+  // policy file when not empty, `osm_config` in OpenSM's options file.
+  void StartQosFatTree(const std::string& policy, const std::string& osm_config = "") {
+    TreeHarness::Options o;
+    CHECK_OK(TreeHarness::FatTree(12, 0, &o));
+    o.opensm_args = {"-Q"};
+    o.osm_config = osm_config;
+    if (!policy.empty()) {
+      std::string path = dir.path() + "/qos-policy.conf";
+      std::ofstream(path) << policy;
+      o.opensm_args.insert(o.opensm_args.end(), {"-Y", path});
+    }
+    StartTree(o);
+  }
+
+  // `ssa-smdb compare` of every pair, run on kNode, with `query` options:
+  // exit 0, no mismatch, nothing marked; returns the pairs that matched.
+  long CompareAllEqual(const std::vector<std::string>& query) {
+    std::vector<std::string> argv = {kSmdbTool, "compare", smdb_file, "--from",
+                                     "all", "--to", "all", "--max-print", "20"};
+    argv.insert(argv.end(), query.begin(), query.end());
+    int rc = -1;
+    std::string out = Run(argv, &rc);
+    LONGS_EQUAL_TEXT(0, rc, out.c_str());
+    LONGS_EQUAL_TEXT(0, SummaryValue(out, "mismatched"), out.c_str());
+    LONGS_EQUAL_TEXT(0, SummaryValue(out, "not_exact"), out.c_str());
+    return SummaryValue(out, "matched");
+  }
+
+  // Paths from every source of the newest SMDB with an SL other than 0.
+  size_t PathsWithSlOtherThanZero() {
+    int rc = -1;
+    std::string out = Run({kSmdbTool, "paths", smdb_file, "--from", "all"}, &rc);
+    LONGS_EQUAL_TEXT(0, rc, out.c_str());
+    std::istringstream in(out);
+    std::string line;
+    size_t n = 0;
+    while (std::getline(in, line))
+      n += line.find("status=ok") != std::string::npos && line.find(" sl=0 ") == std::string::npos;
+    return n;
+  }
+
+  // An engine whose path SLs the SMDB carries: nothing marked, every pair
+  // equal to the SA (by LID, and as ibacm asks), ibacm answering from its
+  // PRDB alone; then a switch-to-switch link goes down, the engine
+  // reroutes, and the next SMDB's SLs reach the daemon, still equal to the SA.
+  void EngineSlsComeFromTheReplica(const std::string& engine) {
+    STRCMP_EQUAL(engine.c_str(), tree->smdb().subnet.records[0].routing_engine.data());
+    CHECK(tree->smdb().subnet.records[0].flags & ssa::smdb::kSubnetRouteSls);
+    PathsAreMarked("");
+    CHECK(PathsWithSlOtherThanZero() > 0);  // the engine does pick SLs here
+    CHECK(CompareAllEqual({}) > 0);
+    CHECK(CompareAllEqual({"--pkey-from-path"}) > 0);
+    StartIbacm("none");
+    CHECK(StockIbAcmeResolves("Hca10"));
+    LONGS_EQUAL(0, RouteQueries());
+    DaemonAnswersEqualTheSa();
+
+    uint64_t before = tree->smdb().global_epoch;
+    int ups = tree->fabric()->SubnetUpCount();
+    CHECK_OK(tree->fabric()->LinkDown("T0_0", 2));  // T0_0's +i link (1 HCA per switch)
+    CHECK_OK(tree->fabric()->WaitSubnetUp(ups + 1, 60s));
+    ssa::smdb::Smdb next;
+    CHECK_OK(tree->WaitSmdbAfter(before, 60s, &next));
+    CHECK_OK(next.WriteFile(smdb_file));
+    std::string needle = "PRDB epoch " + std::to_string(next.global_epoch) + " in place";
+    CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(), needle, 30s));
+    PathsAreMarked("");
+    CHECK(CompareAllEqual({"--pkey-from-path"}) > 0);
+    DaemonAnswersEqualTheSa();
+  }
+
+  void StartIbacm(const std::string& fallback) {
+    if (ibacm) ibacm->Stop();
+    IbacmNode::Options io;
+    io.node = kNode;
+    io.addr_cfg = "node6 ibsim0 1 default\n";
+    io.opts_cfg = "[core]\nlog_level = debug\nprovider = ssa default\n"
+                  "[ssa]\nmad_timeout_ms = 300\nfallback = " +
+                  fallback + "\n";
+    io.provider_dir = std::string(ABS_TOP_BUILDDIR) + "/providers/ssa/.libs";
+    ibacm = std::make_unique<IbacmNode>(tree->fabric(), io);
+    CHECK_OK(ibacm->Start());
+    std::string needle = "PRDB epoch " + std::to_string(tree->smdb().global_epoch) + " in place";
+    CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(), needle, 30s));
+  }
+
+  std::string Lid() { return std::to_string(tree->Lid(kNode)); }
+  // Ports with a LID (HCAs and switches): every one a source in `compare`.
+  size_t Endpoints() {
+    size_t n = 0;
+    for (const auto& g : tree->smdb().guid_lids.records) n += g.guid == g.port_guid;
+    return n;
+  }
+
+  std::string Run(const std::vector<std::string>& argv, int* rc) {
+    std::string out;
+    CHECK_OK(tree->fabric()->Run(kNode, argv, &out, rc, 120s));
+    return out;
+  }
+
+  // Every ok line of `ssa-smdb paths` from kNode says `exact=no why=<why>`
+  // (or, with `why` empty, no line says exact=no); returns the ok lines.
+  size_t PathsAreMarked(const std::string& why) {
+    int rc = -1;
+    std::string out = Run({kSmdbTool, "paths", smdb_file, "--from", Lid(), "--to", "all"}, &rc);
+    LONGS_EQUAL_TEXT(0, rc, out.c_str());
+    std::istringstream in(out);
+    std::string line;
+    size_t ok = 0;
+    while (std::getline(in, line)) {
+      if (line.find("status=ok") == std::string::npos) continue;
+      ++ok;
+      if (why.empty()) {
+        CHECK_TEXT(line.find("exact=") == std::string::npos, line.c_str());
+      } else {
+        std::string tail = " exact=no why=" + why;
+        CHECK_TEXT(line.size() > tail.size() &&
+                       line.compare(line.size() - tail.size(), tail.size(), tail) == 0,
+                   line.c_str());
+      }
+    }
+    CHECK(ok >= 14);
+    return ok;
+  }
+
+  // `ssa-smdb compare` of every pair of the subnet, run on kNode: exit 0
+  // (no mismatch), `not_exact` marked records, of which at least
+  // `min_differ` differ from the SA.
+  void CompareCountsNotExact(long not_exact, long min_differ) {
+    int rc = -1;
+    std::string out = Run(
+        {kSmdbTool, "compare", smdb_file, "--from", "all", "--to", "all", "--max-print", "0"}, &rc);
+    LONGS_EQUAL_TEXT(0, rc, out.c_str());
+    LONGS_EQUAL_TEXT(0, SummaryValue(out, "mismatched"), out.c_str());
+    LONGS_EQUAL_TEXT(not_exact, SummaryValue(out, "not_exact"), out.c_str());
+    CHECK_TEXT(SummaryValue(out, "not_exact_differ") >= min_differ, out.c_str());
+  }
+
+  // Our ib_acme -T over every assigned LID: each daemon answer equal to
+  // the SA's.
+  void DaemonAnswersEqualTheSa() {
+    uint16_t top = 0;
+    size_t lids = 0;
+    for (const auto& g : tree->smdb().guid_lids.records) {
+      if (g.guid != g.port_guid) continue;
+      top = std::max<uint16_t>(top, static_cast<uint16_t>(g.base_lid + (1u << g.lmc) - 1));
+      lids += size_t{1} << g.lmc;
+    }
+    std::string out;
+    int rc = -1;
+    CHECK_OK(ssa::test::RunProgram({kOurIbAcme, "-T", "-S", ibacm->socket_path(), "-s",
+                                    std::to_string(tree->Lid(kNode)), "--lid-range",
+                                    "1-" + std::to_string(top), "--verify", "daemon"},
+                                   &out, &rc));
+    STRCMP_CONTAINS_TEXT("mismatched:   0", out.c_str(), out.c_str());
+    STRCMP_CONTAINS_TEXT(("matched:      " + std::to_string(lids) + "\n").c_str(), out.c_str(),
+                         out.c_str());
+  }
+
+  uint64_t RouteQueries() {
+    ssa::AcmClient client;
+    CHECK_OK(client.Connect(ibacm->socket_path()));
+    acm::PerfResponse r;
+    CHECK_OK(client.PerfQuery(0, &r));
+    CHECK(r.counters.size() > ACM_CNTR_ROUTE_QUERY);
+    return r.counters[ACM_CNTR_ROUTE_QUERY];
+  }
+
+  size_t LogCount(const std::string& needle) {
+    std::ifstream in(ibacm->log_path());
+    std::string line;
+    size_t n = 0;
+    while (std::getline(in, line)) n += line.find(needle) != std::string::npos;
+    return n;
+  }
+
+  // Debian's stock ib_acme resolves kNode -> `node` through the daemon;
+  // true when it printed a record.
+  bool StockIbAcmeResolves(const std::string& node) {
+    std::string out;
+    int rc = -1;
+    CHECK_OK(ssa::test::RunProgram({"/usr/bin/ib_acme", "-S", ibacm->socket_path(), "-f", "l",
+                                    "-s", Lid(), "-d", std::to_string(tree->Lid(node))},
+                                   &out, &rc));
+    return rc == 0 && out.find("dlid:") != std::string::npos;
+  }
+
+  // The safety rule end to end for records marked `why` (`reason_text`:
+  // the daemon's log line). With `sa_deterministic`, every daemon answer
+  // must equal a fresh SA answer; dfsssp's SA is not (see below).
+  void MarkedRecordsGoToTheSaOrFail(const std::string& why, const std::string& reason_text,
+                                    long min_differ, bool sa_deterministic) {
+    size_t marked = PathsAreMarked(why);
+    CompareCountsNotExact(static_cast<long>(marked * Endpoints()), min_differ);
+
+    StartIbacm("sa");
+    CHECK(StockIbAcmeResolves("Hca10"));
+    LONGS_EQUAL(1, RouteQueries());  // the SA answered the marked record
+    if (sa_deterministic) DaemonAnswersEqualTheSa();
+    LONGS_EQUAL(1, LogCount(reason_text + "; asking the SA instead (logged once)"));
+
+    StartIbacm("none");
+    // A destination the PRDB holds, marked: an error, not the record.
+    CHECK(!StockIbAcmeResolves("Hca10"));
+    CHECK(!StockIbAcmeResolves("Hca1"));
+    LONGS_EQUAL(0, RouteQueries());
+    LONGS_EQUAL(1, LogCount(reason_text + "; answering ENODATA (fallback = none) (logged once)"));
+  }
+};
+
+}  // namespace fidelity
+
+#endif

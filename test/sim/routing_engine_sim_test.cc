@@ -6,6 +6,10 @@
 // asked of the engine by the plugin and carried in the SMDB, and follow a
 // link change; DFSSSP, whose SA answers a random SL among a layer's VLs,
 // stays marked not exact and goes to the SA (fidelity_fixture.h).
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <vector>
 #include <string>
 #include <vector>
 
@@ -35,6 +39,59 @@ TEST_GROUP_BASE(RoutingEngineSim, FidelityFixture) {
     o.opensm_args = {"-R", engine};
     StartTree(o);
   }
+  // A 5x5 torus, 1 HCA per switch, routed by torus-2QoS with QoS on; its
+  // configuration names the torus and seeds its +x and +y directions with
+  // switch GUIDs (ibsim numbers switches 0x200000 + n in net-file order,
+  // which TorusNet makes row-major, i fastest).
+  void TorusRoutedByTorus2Qos(int lmc) {
+    ssa::test::TorusOptions t;
+    t.x = t.y = 5;
+    t.hcas_per_switch = 1;
+    ssa::test::GeneratedNet net;
+    CHECK_OK(ssa::test::TorusNet(t, &net));
+    std::string conf = dir.path() + "/torus-2QoS.conf";
+    std::ofstream(conf) << "torus 5 5 1\nxp_link 0x200000 0x200001\nyp_link 0x200000 0x200005\n";
+    TreeHarness::Options o;
+    o.net_text = net.text;
+    o.hcas = net.hcas;
+    o.lmc = lmc;
+    o.opensm_args = {"-Q", "-R", "torus-2QoS", "--torus_config", conf};
+    StartTree(o);
+  }
+  // OpenSM's `file` engine's input (osm_ucast_file.c reads it): every
+  // switch's LFT of `db`, with each leaf's two uplinks (ports 7 and 8 on
+  // the 12-HCA fat tree) swapped for HCA destinations, so the routes are
+  // valid and not minhop's: the paths cross the other spine, at the other
+  // uplink speed. (Swapped for a spine's LID too, a route would loop.)
+  static std::string SwappedUplinkLfts(const ssa::smdb::Smdb& db) {
+    std::string out;
+    char line[160];
+    std::vector<bool> hca_lid(0xC000, false);
+    for (const auto& p : db.ports.records)
+      for (const auto& node : db.nodes.records)
+        if (node.node_guid == p.node_guid && node.node_type == ssa::smdb::kNodeCa && p.base_lid)
+          for (unsigned l = 0; l < (1u << p.lmc); ++l) hca_lid[p.base_lid + l] = true;
+    for (const auto& sw : db.switches.records) {
+      const ssa::smdb::SmdbNode* n = nullptr;
+      for (const auto& node : db.nodes.records)
+        if (node.node_guid == sw.node_guid) n = &node;
+      bool leaf = n && n->description[0] == 'L';
+      snprintf(line, sizeof(line), "Unicast lids [0x0-0x%x] of switch Lid 0 guid 0x%016llx (x):\n",
+               sw.lin_fdb_top, static_cast<unsigned long long>(sw.node_guid));
+      out += line;
+      for (const auto& b : db.lft_blocks.records) {
+        if (b.node_guid != sw.node_guid) continue;
+        for (size_t k = 0; k < b.ports.size(); ++k) {
+          unsigned lid = b.block * 64u + static_cast<unsigned>(k), port = b.ports[k];
+          if (lid == 0 || lid > sw.lin_fdb_top || port == ssa::smdb::kLftNoPath) continue;
+          if (leaf && hca_lid[lid] && (port == 7 || port == 8)) port = 15 - port;
+          snprintf(line, sizeof(line), "0x%04x %03u : (x)\n", lid, port);
+          out += line;
+        }
+      }
+    }
+    return out;
+  }
   // An engine that leaves SLs to the SA: nothing marked, every pair equal
   // to the SA by LID, as ibacm asks and by GID, and ibacm answering from
   // its PRDB alone, each answer equal to the SA's.
@@ -50,6 +107,42 @@ TEST_GROUP_BASE(RoutingEngineSim, FidelityFixture) {
     DaemonAnswersEqualTheSa();
   }
 };
+
+// torus-2QoS gives each path the SL of its VLs around the rings (and the
+// hint's QoS bit).
+TEST(RoutingEngineSim, Torus2QosOnATorusTheEnginesSlsComeFromTheReplicaEqualToTheSa) {
+  TorusRoutedByTorus2Qos(0);
+  EngineSlsComeFromTheReplica("torus-2QoS");
+}
+
+TEST(RoutingEngineSim, Torus2QosWithLmc1TheEnginesSlsComeFromTheReplicaEqualToTheSa) {
+  TorusRoutedByTorus2Qos(1);
+  EngineSlsComeFromTheReplica("torus-2QoS");
+}
+
+// The `file` engine: LFTs an administrator wrote (here: minhop's with the
+// uplinks swapped), loaded by a second OpenSM on the same net (ibsim's
+// GUIDs follow the net file, so they are the same).
+TEST(RoutingEngineSim, FileRoutingFromAnLftDumpEqualsTheSa) {
+  FatTreeRoutedBy("minhop", 0);
+  std::string lfts = dir.path() + "/lfts.dump";
+  std::ofstream(lfts) << SwappedUplinkLfts(tree->smdb());
+  ssa::smdb::Smdb minhop = tree->smdb();
+  CHECK_OK(tree->Stop());
+  ssa::test::TempDir second;
+  tree = std::make_unique<TreeHarness>(&second);
+  TreeHarness::Options o;
+  CHECK_OK(TreeHarness::FatTree(12, 0, &o));
+  o.opensm_args = {"-R", "file", "-U", lfts};
+  StartTree(o);
+  // The LFTs are the file's, not minhop's.
+  const auto& a = tree->smdb().lft_blocks.records;
+  const auto& b = minhop.lft_blocks.records;
+  bool same = a.size() == b.size();
+  for (size_t i = 0; same && i < a.size(); ++i) same = a[i].ports == b[i].ports;
+  CHECK(!same);
+  EveryAnswerIsTheSas("file");
+}
 
 TEST(RoutingEngineSim, MinhopOnAFatTreeLmc0) {
   FatTreeRoutedBy("minhop", 0);

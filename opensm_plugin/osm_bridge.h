@@ -41,7 +41,8 @@ struct ssa_raw_subnet {
 	uint8_t allow_both_pkeys;
 	uint8_t routing_sl; /* the routing engine chooses path SLs */
 	uint8_t qos_policy; /* opt.qos with a QoS policy file loaded (p_qos_policy) */
-	uint8_t sl2vl_drops; /* opt.qos and some SL2VL table maps an SL to VL15 */
+	uint8_t sl2vl_drops; /* opt.qos and some SL2VL table maps an SL to VL15
+			      * (each such table is in the sl2vl_drops array) */
 	uint8_t qos_tables; /* the policy is in the qos_* arrays (complete) */
 	uint8_t route_sl_state; /* SSA_ROUTE_SL_*: the engine's path SLs in route_sls */
 	uint16_t route_sl_hints; /* with SSA_ROUTE_SL_COMPUTED: the hints asked */
@@ -173,6 +174,16 @@ enum ssa_route_sl_state {
 	SSA_ROUTE_SL_FAILED /* out of memory */
 };
 
+/* The SLs an SL2VL table sends to VL15: the table of port `out_port` of a
+ * node for traffic arriving on `in_port` (0 on a CA, and for what a switch
+ * itself sends). */
+struct ssa_raw_sl2vl_drop {
+	uint64_t node_guid;
+	uint8_t out_port;
+	uint8_t in_port;
+	uint16_t mask; /* bit sl */
+};
+
 /* One path_sl answer that differs from the hint it was asked with. */
 struct ssa_raw_route_sl {
 	uint16_t slid;
@@ -211,6 +222,7 @@ struct ssa_raw_buffers {
 	SSA_RAW_ARRAY(struct ssa_raw_qos_rule_group, qos_rule_groups);
 	SSA_RAW_ARRAY(struct ssa_raw_qos_range, qos_ranges);
 	SSA_RAW_ARRAY(struct ssa_raw_route_sl, route_sls);
+	SSA_RAW_ARRAY(struct ssa_raw_sl2vl_drop, sl2vl_drops);
 	/* Set by the walk: a loop stopped at its bound (a table larger than
 	 * its own count says), so the snapshot may be incomplete. */
 	uint32_t truncated;

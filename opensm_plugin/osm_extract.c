@@ -147,23 +147,38 @@ static void extract_port(struct ssa_raw_buffers *b, const osm_node_t *node, cons
 	}
 }
 
-/* Whether one of the port's SL2VL tables (one per input port on a switch,
- * one on a CA) maps some SL to VL15, which makes the SA drop paths on that
- * SL. A nibble is 15 when its four bits are all set. */
-static int sl2vl_drops_an_sl(const osm_physp_t *p)
+/* The SLs a port's SL2VL tables (one per input port on a switch, one on a
+ * CA) send to VL15, which makes the SA drop paths on them: one record per
+ * (port, input port) that drops any. A nibble is 15 when its four bits are
+ * all set; the quick test skips the common table that drops nothing. */
+static void extract_sl2vl_drops(struct ssa_raw_buffers *b, const osm_node_t *node,
+				const osm_physp_t *p)
 {
 	size_t n = cl_ptr_vector_get_size(&p->slvl_by_port), i;
+	unsigned sl;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && i < 256; i++) {
 		const ib_slvl_table_t *t = cl_ptr_vector_get(&p->slvl_by_port, i);
+		struct ssa_raw_sl2vl_drop *r;
 		uint64_t v;
+		uint16_t mask = 0;
 		if (!t)
 			continue;
 		memcpy(&v, t->raw_vl_by_sl, sizeof(v));
-		if (v & (v >> 1) & (v >> 2) & (v >> 3) & 0x1111111111111111ULL)
-			return 1;
+		if (!(v & (v >> 1) & (v >> 2) & (v >> 3) & 0x1111111111111111ULL))
+			continue;
+		for (sl = 0; sl < 16; sl++)
+			if (ib_slvl_table_get(t, (uint8_t)sl) == IB_DROP_VL)
+				mask |= (uint16_t)(1u << sl);
+		b->subnet.sl2vl_drops = 1;
+		r = RAW_NEXT(b, sl2vl_drops);
+		if (!r)
+			continue;
+		r->node_guid = cl_ntoh64(node->node_info.node_guid);
+		r->out_port = p->port_num;
+		r->in_port = (uint8_t)i;
+		r->mask = mask;
 	}
-	return 0;
 }
 
 static void extract_node(struct ssa_raw_buffers *b, const osm_node_t *node)
@@ -195,8 +210,8 @@ static void extract_node(struct ssa_raw_buffers *b, const osm_node_t *node)
 		if (!osm_physp_is_valid(p))
 			continue;
 		extract_port(b, node, p, p0);
-		if (b->subnet.qos && !b->subnet.sl2vl_drops && sl2vl_drops_an_sl(p))
-			b->subnet.sl2vl_drops = 1;
+		if (b->subnet.qos)
+			extract_sl2vl_drops(b, node, p);
 	}
 }
 
@@ -477,7 +492,7 @@ int ssa_osm_extract(void *osm_handle, struct ssa_raw_buffers *b, struct ssa_extr
 	b->lft_bytes_len = b->pkey_blocks_len = b->partitions_len = b->prefix_routes_len = 0;
 	b->qos_levels_len = b->qos_groups_len = b->qos_group_ports_len = 0;
 	b->qos_rules_len = b->qos_rule_groups_len = b->qos_ranges_len = 0;
-	b->route_sls_len = 0;
+	b->route_sls_len = b->sl2vl_drops_len = 0;
 	b->truncated = 0;
 
 	t0 = now_ms();
@@ -500,5 +515,6 @@ int ssa_osm_extract(void *osm_handle, struct ssa_raw_buffers *b, struct ssa_extr
 		b->qos_group_ports_len > b->qos_group_ports_cap ||
 		b->qos_rules_len > b->qos_rules_cap ||
 		b->qos_rule_groups_len > b->qos_rule_groups_cap ||
-		b->qos_ranges_len > b->qos_ranges_cap || b->route_sls_len > b->route_sls_cap) ? 1 : 0;
+		b->qos_ranges_len > b->qos_ranges_cap || b->route_sls_len > b->route_sls_cap ||
+		b->sl2vl_drops_len > b->sl2vl_drops_cap) ? 1 : 0;
 }

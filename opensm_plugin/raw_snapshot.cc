@@ -52,6 +52,8 @@ void RawSnapshot::Expose() {
   b_.qos_ranges_cap = qos_ranges_.size();
   b_.route_sls = route_sls_.data();
   b_.route_sls_cap = route_sls_.size();
+  b_.sl2vl_drops = sl2vl_drops_.data();
+  b_.sl2vl_drops_cap = sl2vl_drops_.size();
 }
 
 namespace {
@@ -103,7 +105,8 @@ void BuildSubnet(const ssa_raw_subnet& s, smdb::SmdbSubnet* r) {
              (s.qos_policy ? smdb::kSubnetQosPolicy : 0) |
              (s.sl2vl_drops ? smdb::kSubnetSl2VlDrops : 0) |
              (s.qos_tables ? smdb::kSubnetQosTables : 0) |
-             (s.route_sl_state == SSA_ROUTE_SL_COMPUTED ? smdb::kSubnetRouteSls : 0);
+             (s.route_sl_state == SSA_ROUTE_SL_COMPUTED ? smdb::kSubnetRouteSls : 0) |
+             (s.qos ? smdb::kSubnetSl2VlTables : 0);
   CopyText(&r->routing_engine, s.routing_engine, sizeof(s.routing_engine));
 }
 
@@ -272,6 +275,7 @@ void RawSnapshot::Grow() {
   GrowTo(&qos_rule_groups_, b_.qos_rule_groups_len);
   GrowTo(&qos_ranges_, b_.qos_ranges_len);
   GrowTo(&route_sls_, b_.route_sls_len);
+  GrowTo(&sl2vl_drops_, b_.sl2vl_drops_len);
   Expose();
 }
 
@@ -287,7 +291,8 @@ size_t RawSnapshot::CapacityBytes() const {
          qos_rules_.size() * sizeof(ssa_raw_qos_rule) +
          qos_rule_groups_.size() * sizeof(ssa_raw_qos_rule_group) +
          qos_ranges_.size() * sizeof(ssa_raw_qos_range) +
-         route_sls_.size() * sizeof(ssa_raw_route_sl);
+         route_sls_.size() * sizeof(ssa_raw_route_sl) +
+         sl2vl_drops_.size() * sizeof(ssa_raw_sl2vl_drop);
 }
 
 void BuildSmdb(const ssa_raw_buffers& raw, smdb::Smdb* out, BuildReport* report) {
@@ -347,6 +352,13 @@ void BuildSmdb(const ssa_raw_buffers& raw, smdb::Smdb* out, BuildReport* report)
                                                        raw.prefix_routes[i].prefix,
                                                        raw.prefix_routes[i].router_port_guid});
   BuildQos(raw, &db, report);
+  for (size_t i = 0; i < raw.sl2vl_drops_len; ++i) {
+    const ssa_raw_sl2vl_drop& d = raw.sl2vl_drops[i];
+    db.sl2vl_drops.records.push_back(smdb::SmdbSl2VlDrop{d.node_guid, d.out_port, d.in_port, d.mask});
+  }
+  report->duplicate_keys += SortUnique(&db.sl2vl_drops.records, [](const smdb::SmdbSl2VlDrop& r) {
+    return std::make_tuple(r.node_guid, r.out_port, r.in_port);
+  });
   if (raw.subnet.route_sl_state == SSA_ROUTE_SL_COMPUTED) {
     auto& sls = db.route_sls.records;
     sls.reserve(raw.route_sls_len);

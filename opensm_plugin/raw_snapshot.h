@@ -57,6 +57,7 @@ class RawSnapshot {
   std::vector<ssa_raw_qos_rule_group> qos_rule_groups_;
   std::vector<ssa_raw_qos_range> qos_ranges_;
   std::vector<ssa_raw_route_sl> route_sls_;
+  std::vector<ssa_raw_sl2vl_drop> sl2vl_drops_;
 };
 
 // What BuildSmdb had to drop or fix (OpenSM inconsistencies, reported in

@@ -50,8 +50,11 @@ PathEngine::PathEngine(const SmdbIndex* index, PathEngineOptions options)
   // a policy nor an SL mapped to VL15 leaves the SA's answer as without
   // QoS (partition SLs; osm_sa_path_record.c); a policy the SMDB carries
   // (format minor 1) the engine applies.
-  if ((flags & kSubnetQos) && (!(flags & kSubnetQosReported) || (flags & kSubnetSl2VlDrops) ||
-                               ((flags & kSubnetQosPolicy) && !qos_)))
+  sl2vl_ = (flags & kSubnetQos) != 0;
+  if ((flags & kSubnetQos) &&
+      (!(flags & kSubnetQosReported) ||
+       ((flags & kSubnetSl2VlDrops) && !(flags & kSubnetSl2VlTables)) ||
+       ((flags & kSubnetQosPolicy) && !qos_)))
     inexact_ |= kPathInexactQos;
   // An engine that picks SLs: its answers, when the SMDB carries them
   // (per pair and hint, see ComputeMarked), else every record is marked.
@@ -94,8 +97,8 @@ std::string PathEngine::Limitations() const {
     add("QoS levels and SL2VL tables (opt.qos) may change SL, MTU, rate, lifetime");
   if ((flags & kSubnetQos) && (flags & kSubnetQosPolicy) && !qos_)
     add("a QoS policy the SMDB does not carry may change SL, MTU, rate, lifetime, P_Key");
-  if ((flags & kSubnetQos) && (flags & kSubnetSl2VlDrops))
-    add("SL2VL tables map SLs to VL15, which drops paths on those SLs");
+  if ((flags & kSubnetQos) && (flags & kSubnetSl2VlDrops) && !(flags & kSubnetSl2VlTables))
+    add("SL2VL tables the SMDB does not carry map SLs to VL15, which drops paths on those SLs");
   if ((flags & kSubnetRoutingSl) && !(flags & kSubnetRouteSls))
     add("the routing engine chooses path SLs and the SMDB does not carry them");
   if (options_.requester_lid != 0 && requester_ == SmdbIndex::kNone)
@@ -113,11 +116,16 @@ uint32_t PathEngine::WalkEnd(uint32_t dst, uint16_t dlid) const {
 }
 
 bool PathEngine::Walk(uint32_t src, uint32_t dst, uint16_t dlid, uint8_t* mtu_out,
-                      uint8_t* rate_out) const {
+                      uint8_t* rate_out, uint16_t* valid_sls) const {
   const SmdbIndex& x = *index_;
   const SmdbIndex::Port* p = &x.port(src);
   uint8_t mtu = p->mtu_cap;
   uint8_t rate = p->rate_own;
+  // With QoS on, SLs an SL2VL table on the way sends to VL15 are dropped:
+  // the source port's table (in port 0), then each switch's egress table
+  // for the ingress port.
+  bool drops = sl2vl_ && x.has_sl2vl_drops();
+  uint16_t valid = 0xffff;
   if ((x.subnet().flags & kSubnetEnableQuirks) && mtu > kMtu1024 &&
       (x.node_of(*p).tavor || x.node_of(x.port(dst)).tavor))
     mtu = kMtu1024;
@@ -130,6 +138,8 @@ bool PathEngine::Walk(uint32_t src, uint32_t dst, uint16_t dlid, uint8_t* mtu_ou
     cur = out == kLftNoPath ? SmdbIndex::kNone : x.PortOf(p->node, out);
     if (cur == SmdbIndex::kNone) return false;
   }
+  if (drops) valid &= static_cast<uint16_t>(~x.Sl2VlDrops(cur, 0));
+  if (!valid) return false;
   uint32_t end = WalkEnd(dst, dlid);
   if (end == SmdbIndex::kNone) return false;
 
@@ -141,6 +151,7 @@ bool PathEngine::Walk(uint32_t src, uint32_t dst, uint16_t dlid, uint8_t* mtu_ou
     if (cur == end) break;  // point to point
     p = &x.port(cur);
     if (x.node_of(*p).type != kNodeSwitch) return false;  // a CA that is not the end
+    uint8_t in_port = p->port_num;
     // Ingress port: capability from port 0 for the comparison and the value.
     mtu = std::min(mtu, p->mtu_cap);
     if (CompareRates(rate, p->rate) > 0) rate = p->rate;
@@ -154,6 +165,10 @@ bool PathEngine::Walk(uint32_t src, uint32_t dst, uint16_t dlid, uint8_t* mtu_ou
     p = &x.port(cur);
     mtu = std::min(mtu, p->mtu_cap);
     if (CompareRates(rate, p->rate) > 0) rate = p->rate;
+    if (drops) {
+      valid &= static_cast<uint16_t>(~x.Sl2VlDrops(cur, in_port));
+      if (!valid) return false;
+    }
     if (++hops > kMaxHops) return false;
   }
   p = &x.port(cur);
@@ -161,6 +176,7 @@ bool PathEngine::Walk(uint32_t src, uint32_t dst, uint16_t dlid, uint8_t* mtu_ou
   if (CompareRates(rate, p->rate_own) > 0) rate = p->rate_own;
   *mtu_out = mtu;
   *rate_out = rate;
+  *valid_sls = valid;
   return true;
 }
 
@@ -169,7 +185,8 @@ PathStatus PathEngine::GetParams(uint32_t src, uint32_t dst, uint16_t dlid, cons
   const SmdbIndex& x = *index_;
   const SmdbIndex::Port& s = x.port(src);
   const SmdbIndex::Port& d = x.port(dst);
-  if (!Walk(src, dst, dlid, &out->mtu, &out->rate)) return PathStatus::kNoRoute;
+  uint16_t valid = 0xffff;  // SLs no SL2VL table on the way drops
+  if (!Walk(src, dst, dlid, &out->mtu, &out->rate, &valid)) return PathStatus::kNoRoute;
   // The qos-level of the first match rule, or the default level.
   const QosLevel* level = qos_ ? qos_->Match(q, s.port_guid, x.node_of(s).type, d.port_guid,
                                              x.node_of(d).type)
@@ -178,6 +195,7 @@ PathStatus PathEngine::GetParams(uint32_t src, uint32_t dst, uint16_t dlid, cons
   if ((lf & kQosLevelMtu) && out->mtu > level->mtu_limit) out->mtu = level->mtu_limit;
   if ((lf & kQosLevelRate) && CompareRates(out->rate, level->rate_limit) > 0)
     out->rate = level->rate_limit;
+  if ((lf & kQosLevelSl) && !(valid & (1u << (level->sl & 0xf)))) return PathStatus::kNoRoute;
   out->life = src == dst ? 0 : (lf & kQosLevelLife) ? level->pkt_life : x.subnet().subnet_timeout;
   // The P_Key: the query's (both ends must share it, and a level with
   // P_Keys must list it), else the first the level lists that both share,
@@ -198,6 +216,7 @@ PathStatus PathEngine::GetParams(uint32_t src, uint32_t dst, uint16_t dlid, cons
   // The SL: the level's, else the partition's (the SA's default SL for a
   // P_Key without a partition).
   out->sl = (lf & kQosLevelSl) ? level->sl : x.PartitionSl(pkey, x.subnet().default_sl);
+  if (!(valid & (1u << (out->sl & 0xf)))) return PathStatus::kNoRoute;  // "leads to VL15"
   return PathStatus::kOk;
 }
 

@@ -32,10 +32,11 @@
 // A routing engine that chooses path SLs (LASH, torus-2QoS, Nue) has the
 // last word on the SL: the SMDB carries its answers (route_sls, asked of
 // the engine by the plugin), which the engine looks up.
+// With QoS on, SL2VL tables that send an SL to VL15 (sl2vl_drops) drop
+// paths on that SL, as the SA's walk does.
 // Not predictable from an SMDB (SmdbSubnet::flags says when they apply,
-// Limitations() names them): SL2VL tables that map an SL to VL15 (the SA
-// then drops paths on that SL), a QoS policy an older plugin did not put
-// in the SMDB, engine SLs the SMDB does not carry (DFSSSP, which answers
+// Limitations() names them): SL2VL tables or a QoS policy an older plugin
+// did not put in the SMDB, engine SLs the SMDB does not carry (DFSSSP, which answers
 // at random when it spreads a layer over spare VLs; subnets too large for
 // the plugin to ask), and off-subnet DGIDs through a router (HopLimit
 // 0xFF). The records they
@@ -167,7 +168,9 @@ class PathEngine {
   // both tables share, 0 if none.
   uint16_t LevelSharedPkey(const QosLevel& level, uint32_t table_a, uint32_t table_b) const;
   // Follows OpenSM's pr_rcv_get_path_parms walk; false if it fails.
-  bool Walk(uint32_t src, uint32_t dst, uint16_t dlid, uint8_t* mtu, uint8_t* rate) const;
+  // *valid_sls: the SLs no SL2VL table on the way sends to VL15 (QoS on).
+  bool Walk(uint32_t src, uint32_t dst, uint16_t dlid, uint8_t* mtu, uint8_t* rate,
+            uint16_t* valid_sls) const;
   // The port the walk ends at for `dlid` owned by endpoint `dst`.
   uint32_t WalkEnd(uint32_t dst, uint16_t dlid) const;
 
@@ -176,6 +179,7 @@ class PathEngine {
   uint8_t inexact_ = 0;  // kPathInexact*: what the SMDB says the engine cannot predict
   const QosPolicy* qos_ = nullptr;  // with QoS on and a policy in the SMDB
   bool routing_sl_ = false;         // the routing engine picks path SLs
+  bool sl2vl_ = false;              // QoS on: SL2VL tables may drop SLs
   uint32_t requester_ = SmdbIndex::kNone;  // resolved requester_lid
 };
 

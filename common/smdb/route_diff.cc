@@ -95,7 +95,8 @@ class Differ {
            od_.qos_rule_groups.epoch != nd_.qos_rule_groups.epoch ||
            od_.qos_ranges.epoch != nd_.qos_ranges.epoch ||
            od_.route_sls.epoch != nd_.route_sls.epoch ||
-           od_.route_sl_hints.epoch != nd_.route_sl_hints.epoch;
+           od_.route_sl_hints.epoch != nd_.route_sl_hints.epoch ||
+           od_.sl2vl_drops.epoch != nd_.sl2vl_drops.epoch;
   }
 
   RouteDiff Run() {

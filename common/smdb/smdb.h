@@ -51,6 +51,7 @@ struct Smdb {
   DbTable<SmdbQosRange> qos_ranges;
   DbTable<SmdbRouteSl> route_sls;
   DbTable<SmdbRouteSlHint> route_sl_hints;
+  DbTable<SmdbSl2VlDrop> sl2vl_drops;
 
   // Calls f(table) for every table, in table-id order (the file order).
   template <class Self, class F>
@@ -73,6 +74,7 @@ struct Smdb {
     f(db.qos_ranges);
     f(db.route_sls);
     f(db.route_sl_hints);
+    f(db.sl2vl_drops);
   }
   // The tables this version of the code knows, built from the records.
   static const DbSchema& Schema();

@@ -88,6 +88,12 @@ Status SmdbIndex::Build(const Smdb& db, std::unique_ptr<SmdbIndex>* out) {
   idx->BuildPkeys(db);
   st = QosPolicy::Build(db, &idx->qos_);
   if (!st.ok()) return st;
+  for (const SmdbSl2VlDrop& d : db.sl2vl_drops.records) {
+    uint32_t node = idx->NodeByGuid(d.node_guid);
+    uint32_t port = node == kNone ? kNone : idx->PortOf(node, d.out_port);
+    if (port != kNone && d.mask) idx->sl2vl_drops_.emplace_back(uint64_t{port} << 8 | d.in_port, d.mask);
+  }
+  std::sort(idx->sl2vl_drops_.begin(), idx->sl2vl_drops_.end());
   if (idx->subnet_.flags & kSubnetRouteSls) {
     for (const SmdbRouteSlHint& h : db.route_sl_hints.records)
       if (h.hint < 16) idx->route_sl_hints_ |= static_cast<uint16_t>(1u << h.hint);

@@ -18,6 +18,7 @@
 #ifndef IBACM_SSA_COMMON_SMDB_SMDB_INDEX_H
 #define IBACM_SSA_COMMON_SMDB_SMDB_INDEX_H
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -138,6 +139,16 @@ class SmdbIndex {
   // `hint` (route_sls: `hint` itself unless listed). False when the SMDB
   // carries no engine SLs (kSubnetRouteSls) or not for this hint.
   bool RouteSl(uint16_t slid, uint16_t dlid, uint8_t hint, uint8_t* sl) const;
+  // The SLs the SL2VL table of `port` for packets in on `in_port` sends to
+  // VL15 (sl2vl_drops); 0 for a table that drops none.
+  uint16_t Sl2VlDrops(uint32_t port, uint8_t in_port) const {
+    if (sl2vl_drops_.empty()) return 0;
+    auto it = std::lower_bound(sl2vl_drops_.begin(), sl2vl_drops_.end(),
+                               std::make_pair(uint64_t{port} << 8 | in_port, uint16_t{0}));
+    return it != sl2vl_drops_.end() && it->first == (uint64_t{port} << 8 | in_port) ? it->second
+                                                                                      : 0;
+  }
+  bool has_sl2vl_drops() const { return !sl2vl_drops_.empty(); }
   // The SL of the partition with this base P_Key; `fallback` if none.
   uint8_t PartitionSl(uint16_t pkey, uint8_t fallback) const {
     uint8_t sl = partition_sl_[pkey & 0x7fff];
@@ -174,6 +185,7 @@ class SmdbIndex {
   uint16_t route_sl_hints_ = 0;         // bit k: route_sls covers hint k
   std::vector<uint64_t> route_sl_keys_;  // slid << 24 | dlid << 8 | hint, ascending
   std::vector<uint8_t> route_sl_values_;
+  std::vector<std::pair<uint64_t, uint16_t>> sl2vl_drops_;  // (port << 8 | in_port, mask), sorted
 
   SmdbSubnet subnet_;
   std::array<uint8_t, 8> prefix_bytes_{};

@@ -226,6 +226,33 @@ struct SmdbRouteSlHint {
   }
 };
 
+// Table 19 "sl2vl_drops": the SLs an SL2VL table sends to VL15, for the
+// tables that send any (with QoS on, the SA drops a path whose SL meets
+// such a table on the way: osm_sa_path_record.c, valid_sl_mask): the table
+// of port `out_port` of node `node_guid` for packets that came in on
+// `in_port` (0 for a CA's port and for what a switch sends itself).
+struct SmdbSl2VlDrop {
+  static constexpr uint16_t kTableId = 19;
+  static constexpr const char* kTableName = "sl2vl_drops";
+  static constexpr const char* kRecordName = "sl2vl_drop";
+  static constexpr int kKeyFields = 3;
+  static constexpr uint16_t kSinceMinor = 1;
+
+  uint64_t node_guid = 0;
+  uint8_t out_port = 0;
+  uint8_t in_port = 0;
+  uint16_t mask = 0;  // bit sl: sl goes to VL15
+
+  template <class Self, class V>
+  static constexpr void Fields(Self& r, V& v) {
+    v.Hex("node_guid", r.node_guid);
+    v.Num("out_port", r.out_port);
+    v.Num("in_port", r.in_port);
+    v.Hex("mask", r.mask);
+  }
+};
+
+static_assert(WireSize<SmdbSl2VlDrop>() == 12 && KeySize<SmdbSl2VlDrop>() == 10, "layout");
 static_assert(WireSize<SmdbRouteSl>() == 6 && KeySize<SmdbRouteSl>() == 5, "layout");
 static_assert(WireSize<SmdbRouteSlHint>() == 1 && KeySize<SmdbRouteSlHint>() == 1, "layout");
 static_assert(WireSize<SmdbQosLevel>() == 39 && KeySize<SmdbQosLevel>() == 2, "layout");

@@ -56,6 +56,8 @@ constexpr uint32_t kSubnetQosReported = 1u << 6;   // the two bits above are fil
 constexpr uint32_t kSubnetQosTables = 1u << 7;
 // With kSubnetRoutingSl: the engine's path SLs are in route_sls (minor 1).
 constexpr uint32_t kSubnetRouteSls = 1u << 8;
+// With kSubnetQos: SL2VL tables that drop SLs are in sl2vl_drops (minor 1).
+constexpr uint32_t kSubnetSl2VlTables = 1u << 9;
 
 // Table 1 "subnet": exactly one record, the subnet-wide options.
 struct SmdbSubnet {

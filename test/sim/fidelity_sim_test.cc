@@ -5,11 +5,11 @@
 //     the SA, ibacm answering from its PRDB alone; every form a policy can
 //     take; a policy change re-read on a resweep reaching ibacm;
 //   - QoS on without a policy: nothing marked, nothing asked of the SA;
-//   - what the replica cannot compute (an SL2VL table that sends an SL to
-//     VL15): every record marked `exact=no`, counted as not exact by
-//     `ssa-smdb compare`, answered by the SA with `fallback = sa` (the
-//     reason logged once, the answers equal to the SA's) and an error with
-//     `fallback = none`, never the record.
+//   - SL2VL tables that send an SL to VL15: the paths on it dropped, as the
+//     SA drops them.
+// What the replica cannot compute (DFSSSP's random SLs) is marked and
+// never served: routing_engine_sim_test.cc; an SMDB without the QoS
+// tables: the unit tests (qos_policy_test.cc).
 // Routing engines that choose SLs are in routing_engine_sim_test.cc.
 #include <signal.h>
 
@@ -109,10 +109,26 @@ TEST_GROUP_BASE(FidelitySim, fidelity::FidelityFixture){};
 
 // SL2VL tables that send an SL to VL15 (here SL 15 on every port) make
 // the SA drop paths on it; the SMDB does not carry them yet.
-TEST(FidelitySim, AnSl2VlTableDroppingAnSlMarksRecordsAndTheyAreNeverServed) {
-  StartQosFatTree(kStoragePolicy, "qos_sl2vl 0,1,2,3,4,5,6,7,0,1,2,3,4,5,6,15\n");
-  CHECK(tree->smdb().subnet.records[0].flags & ssa::smdb::kSubnetSl2VlDrops);
-  MarkedRecordsGoToTheSaOrFail("qos", "QoS levels or SL2VL tables may change it)", 0, true);
+// Here SL 3, the storage level's, goes to VL15 on every port: the SA has
+// no path to the storage HCAs, and neither has the replica.
+TEST(FidelitySim, AnSl2VlTableDroppingAnSlDropsThePathsAsTheSaDoes) {
+  StartQosFatTree(kStoragePolicy, "qos_sl2vl 0,1,2,15,4,5,6,7,0,1,2,3,4,5,6,15\n");
+  const auto& db = tree->smdb();
+  CHECK(db.subnet.records[0].flags & ssa::smdb::kSubnetSl2VlDrops);
+  CHECK(!db.sl2vl_drops.records.empty());
+  PathsAreMarked("");
+  int rc = -1;
+  std::string out = Run({kSmdbTool, "paths", smdb_file, "--from", Lid(), "--to",
+                         std::to_string(tree->Lid("Hca10"))},
+                        &rc);
+  STRCMP_CONTAINS_TEXT("status=no-route", out.c_str(), out.c_str());
+  CHECK(CompareAllEqual({}) > 0);
+  CHECK(CompareAllEqual({"--pkey-from-path"}) > 0);
+  StartIbacm("none");
+  CHECK(!StockIbAcmeResolves("Hca10"));
+  CHECK(StockIbAcmeResolves("Hca1"));
+  LONGS_EQUAL(0, RouteQueries());
+  DaemonAnswersEqualTheSa(4);
 }
 
 // The policy is in the SMDB: the storage HCAs' paths carry the level's SL

@@ -505,3 +505,31 @@ TEST(PathEngine, TheRoutingEnginesSlsFromTheSmdbFinishTheRecord) {
   CHECK(SmdbIndex::Build(fx.db, &idx).ok());
   CHECK_EQUAL(kPathInexactRoutingSl, PathEngine(idx.get()).InexactFlags(10, 12));
 }
+
+// SL2VL tables with QoS on: an SL sent to VL15 on the way drops the path
+// (the SA's valid_sl_mask), per egress port and ingress port.
+TEST(PathEngine, AnSlTheSl2VlTablesDropHasNoPath) {
+  Fixture fx;
+  fx.db.subnet.records[0].flags |=
+      kSubnetQos | kSubnetQosReported | kSubnetSl2VlDrops | kSubnetSl2VlTables;
+  // S1's port 2 (to B), for packets in on port 1 (from A): SL 5 to VL15.
+  fx.db.sl2vl_drops.records = {SmdbSl2VlDrop{S1, 2, 1, 1u << 5}};
+  std::unique_ptr<SmdbIndex> idx;
+  CHECK(SmdbIndex::Build(fx.db, &idx).ok());
+  PathEngine e(idx.get());
+  CHECK_EQUAL(0, e.InexactFlags(10, 12));
+  STRCMP_EQUAL("", e.Limitations().c_str());
+  // A -> B gets partition 0x0002's SL 5, which S1 drops towards B.
+  CheckNoPath(e, 10, 12, PathStatus::kNoRoute);
+  // B -> A crosses S1 the other way (in 2, out 1): a path, but its reverse
+  // is A -> B: not reversible.
+  CheckPath(e, 12, 10, Expected(B, 12, A, 10, 0x8002, 5, 5, 7, 18, false));
+  // Another SL on the same hop goes: the default partition's SL 1 (H has
+  // only 0xffff) is not dropped anywhere.
+  ibv_path_record r;
+  CHECK(e.Compute(10, 30, &r) != PathStatus::kOk || (be16toh(r.qosclass_sl) & 0xf) != 5);
+  // Without the tables in the SMDB, marked instead.
+  fx.db.subnet.records[0].flags &= ~kSubnetSl2VlTables;
+  CHECK(SmdbIndex::Build(fx.db, &idx).ok());
+  CHECK_EQUAL(kPathInexactQos, PathEngine(idx.get()).InexactFlags(10, 12));
+}

@@ -69,9 +69,9 @@ TEST(Smdb, SchemasListTablesInIdOrder) {
                          "links",           "switches",   "lft_blocks",  "pkey_blocks",
                          "partitions",      "prefix_routes", "qos_levels", "qos_groups",
                          "qos_group_ports", "qos_rules",  "qos_rule_groups", "qos_ranges",
-                         "route_sls",       "route_sl_hints"};
-  const uint32_t sizes[] = {44, 20, 94, 38, 18, 16, 74, 70, 36, 20, 39, 35, 10, 4, 7, 22, 6, 1};
-  LONGS_EQUAL(18, s.tables.size());
+                         "route_sls",       "route_sl_hints", "sl2vl_drops"};
+  const uint32_t sizes[] = {44, 20, 94, 38, 18, 16, 74, 70, 36, 20, 39, 35, 10, 4, 7, 22, 6, 1, 12};
+  LONGS_EQUAL(19, s.tables.size());
   for (size_t i = 0; i < s.tables.size(); ++i) {
     LONGS_EQUAL(i + 1, s.tables[i].id);
     LONGS_EQUAL(i < 10 ? 0 : 1, s.tables[i].since_minor);  // minor 1: the QoS tables
@@ -91,11 +91,11 @@ TEST(Smdb, HeaderBytesFollowTheSpec) {
   db.global_epoch = 0x0102030405060708ull;
   std::string b = Serialized(db);
   const unsigned char want[] = {'S', 'S', 'D', 'B', 0, 1, 0, 1, 0, 1, 0, 32, 0, 0,
-                                0,   18,  1,   2,   3, 4, 5, 6, 7, 8, 0, 0,  0, 0};
+                                0,   19,  1,   2,   3, 4, 5, 6, 7, 8, 0, 0,  0, 0};
   MEMCMP_EQUAL(want, b.data(), sizeof(want));
   UNSIGNED_LONGS_EQUAL(Crc32(reinterpret_cast<const uint8_t*>(b.data()), 28), GetU32(b, 28));
   std::vector<smdb_test::Section> sections = Sections(b);
-  LONGS_EQUAL(18, sections.size());
+  LONGS_EQUAL(19, sections.size());
   LONGS_EQUAL(b.size(), sections.back().end());
   // The links table: records of node GUID (8), port (1), peer GUID (8),
   // peer port (1), big-endian.
@@ -143,7 +143,7 @@ TEST(Smdb, PrdbRoundTrip) {
 TEST(Smdb, DefaultDatabasesSerialize) {
   Smdb empty;
   std::string bytes = Serialized(empty);
-  LONGS_EQUAL(32 + 18 * 32 + 44, bytes.size());
+  LONGS_EQUAL(32 + 19 * 32 + 44, bytes.size());
   Smdb back;
   CHECK_TRUE(Smdb::Parse(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &back).ok());
   CHECK_TRUE(back == empty);
@@ -224,7 +224,7 @@ TEST(Smdb, DumpIsOneLinePerRecord) {
   db.pkey_blocks.records.push_back(pkeys);
   std::string dump = DumpSmdb(db);
   STRCMP_CONTAINS(
-      "smdb global_epoch=7 tables=18\ntable subnet id=1 epoch=7 records=1\n"
+      "smdb global_epoch=7 tables=19\ntable subnet id=1 epoch=7 records=1\n"
       "subnet subnet_prefix=0x0000000000000000 sm_port_guid=0x0000000000000000 sm_lid=0 "
       "sm_state=0 sm_priority=0 lmc=0 subnet_timeout=0 packet_life_time=0 default_sl=0 "
       "flags=0x00000000 routing_engine=\"\"\n"

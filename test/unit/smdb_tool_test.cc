@@ -101,7 +101,7 @@ TEST(SmdbTool, DumpListsEveryTableWithTheFabricsRecords) {
   STRCMP_EQUAL("", err.c_str());
   std::vector<std::string> lines = Lines(out);
   CHECK(!lines.empty());
-  STRCMP_EQUAL("smdb global_epoch=7 tables=18", lines[0].c_str());
+  STRCMP_EQUAL("smdb global_epoch=7 tables=19", lines[0].c_str());
 
   // Counted from the drawing in path_engine_fabric.h: 10 CAs and 2
   // switches; their ports (CA port 1, switch port 0, S1's 6 and S2's 8
@@ -112,7 +112,7 @@ TEST(SmdbTool, DumpListsEveryTableWithTheFabricsRecords) {
       {"links", 2 * 11}, {"switches", 2},     {"lft_blocks", 2}, {"pkey_blocks", 4},
       {"partitions", 2}, {"prefix_routes", 0}, {"qos_levels", 0}, {"qos_groups", 0},
       {"qos_group_ports", 0}, {"qos_rules", 0}, {"qos_rule_groups", 0}, {"qos_ranges", 0},
-      {"route_sls", 0}, {"route_sl_hints", 0}};
+      {"route_sls", 0}, {"route_sl_hints", 0}, {"sl2vl_drops", 0}};
   // Record names as the format spec (smdb_records.h) gives them.
   const std::map<std::string, std::string> record = {
       {"subnet", "subnet"},        {"guid_lids", "guid_lid"},
@@ -123,7 +123,8 @@ TEST(SmdbTool, DumpListsEveryTableWithTheFabricsRecords) {
       {"qos_levels", "qos_level"}, {"qos_groups", "qos_group"},
       {"qos_group_ports", "qos_group_port"}, {"qos_rules", "qos_rule"},
       {"qos_rule_groups", "qos_rule_group"}, {"qos_ranges", "qos_range"},
-      {"route_sls", "route_sl"}, {"route_sl_hints", "route_sl_hint"}};
+      {"route_sls", "route_sl"}, {"route_sl_hints", "route_sl_hint"},
+      {"sl2vl_drops", "sl2vl_drop"}};
   std::map<std::string, size_t> header_count, line_count;
   std::string table;
   for (size_t i = 1; i < lines.size(); ++i) {

@@ -10,9 +10,14 @@
 // the link change from the trap OpenSM receives to the next "SUBNET UP".
 // The plugin's own figures (lock held, HEAVY_SWEEP_START to SUBNET_UP,
 // build, write) come from its epoch lines.
+// With --routing ENGINE, OpenSM routes with that engine; for an engine
+// that chooses path SLs, the plugin's line about asking the engine for them
+// (time on OpenSM's state manager thread, records carried, or why not) is
+// printed too. With --qos-policy FILE, QoS is on with that policy file.
 // Not a test: it prints figures and exits 0 unless something broke.
 //
-//   bench_extract [HCAS...]        default: 2000 10000
+//   bench_extract [--routing ENGINE] [--qos-policy FILE] [HCAS...]
+//                                  default: 2000 10000, minhop, no QoS
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -95,7 +100,12 @@ void PrintRow(int hcas, const char* sweep, double osm_ms, const EpochLine& e) {
          e.write, e.bytes);
 }
 
-Status RunSize(int hcas) {
+struct RunOptions {
+  std::string routing;     // -R, empty: OpenSM's default
+  std::string qos_policy;  // -Q -Y, empty: QoS off
+};
+
+Status RunSize(int hcas, const RunOptions& ro) {
   ssa::test::FatTreeOptions ft;
   ft.hcas = hcas;
   ssa::test::GeneratedNet net;
@@ -107,6 +117,9 @@ Status RunSize(int hcas) {
   o.net_text = net.text;
   o.ibsim_args = net.ibsim_args;
   o.up_timeout = 600s;
+  if (!ro.routing.empty()) o.opensm_args.insert(o.opensm_args.end(), {"-R", ro.routing});
+  if (!ro.qos_policy.empty())
+    o.opensm_args.insert(o.opensm_args.end(), {"-Q", "-Y", ro.qos_policy});
   st = plugin.Configure("dump_dir=" + plugin.dump_dir() + " keep=2 log_file=" + plugin.log_file(),
                         &o);
   if (!st.ok()) return st;
@@ -135,6 +148,11 @@ Status RunSize(int hcas) {
   printf("%6d HCAs: %d nodes, %d switches, %d ports\n", hcas, net.nodes, net.switches, net.ports);
   PrintRow(hcas, "start-up", startup_ms, first);
   PrintRow(hcas, "link-down", relink_ms, second);
+  // The engine's path SLs, one line per routing (osm_route_sl.c).
+  for (const std::string& line : osm) {
+    size_t at = line.find("ibssa_osm: the routing engine's path SLs");
+    if (at != std::string::npos) printf("        %s\n", line.c_str() + at);
+  }
   fflush(stdout);
   return fabric->Stop();
 }
@@ -143,14 +161,29 @@ Status RunSize(int hcas) {
 
 int main(int argc, char** argv) {
   std::vector<int> sizes;
-  for (int i = 1; i < argc; ++i) sizes.push_back(atoi(argv[i]));
+  RunOptions ro;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if ((a == "--routing" || a == "--qos-policy") && i + 1 < argc) {
+      (a == "--routing" ? ro.routing : ro.qos_policy) = argv[++i];
+      continue;
+    }
+    int n = atoi(argv[i]);
+    if (n <= 0) {
+      fprintf(stderr, "usage: bench_extract [--routing ENGINE] [--qos-policy FILE] [HCAS...]\n");
+      return 2;
+    }
+    sizes.push_back(n);
+  }
   if (sizes.empty()) sizes = {2000, 10000};
-  printf("Extraction under OpenSM's lock vs OpenSM's heavy sweep (times in ms)\n");
+  printf("Extraction under OpenSM's lock vs OpenSM's heavy sweep (times in ms)%s%s%s\n",
+         ro.routing.empty() ? "" : ", routing ", ro.routing.c_str(),
+         ro.qos_policy.empty() ? "" : ", QoS policy on");
   printf(
       "  HCAs  sweep       sweep(osm)  sweep(plg)  lock held  lock wait  held/sweep  build     "
       "write     SMDB bytes\n");
   for (int hcas : sizes) {
-    Status st = RunSize(hcas);
+    Status st = RunSize(hcas, ro);
     if (!st.ok()) {
       fprintf(stderr, "bench_extract: %d HCAs: %s\n", hcas, st.ToString().c_str());
       return 1;

@@ -57,12 +57,7 @@ class FidelityFixture : public Utest {
 
   void setup() override { tree = std::make_unique<TreeHarness>(&dir); }
   void teardown() override {
-    if (UtestShell::getCurrent()->hasFailed()) tree->set_failed();
-    if (ibacm) ibacm->Stop();
-    ibacm.reset();
-    ssa::Status st = tree->Stop();
-    tree.reset();
-    CHECK_OK(st);
+    CHECK_OK(ssa::test::StopTreeTest(&tree, &ibacm, UtestShell::getCurrent()->hasFailed()));
   }
 
   void StartTree(TreeHarness::Options o) {
@@ -74,13 +69,10 @@ class FidelityFixture : public Utest {
     CHECK_OK(tree->smdb().WriteFile(smdb_file));
   }
 
-  // An x * y torus with `hcas` HCAs per switch routed by `engine`.
-  void StartTorus(const std::string& engine, int x = 3, int y = 3, int hcas = 2, int lmc = 0,
-                  const std::string& osm_config = "") {
-    ssa::test::TorusOptions t;
-    t.x = x;
-    t.y = y;
-    t.hcas_per_switch = hcas;
+  // The tree on a torus or mesh (TorusNet) with these OpenSM options.
+  void StartOnTorus(const ssa::test::TorusOptions& t, int lmc,
+                    const std::vector<std::string>& opensm_args,
+                    const std::string& osm_config = "") {
     ssa::test::GeneratedNet net;
     CHECK_OK(ssa::test::TorusNet(t, &net));
     TreeHarness::Options o;
@@ -88,10 +80,21 @@ class FidelityFixture : public Utest {
     o.hcas = net.hcas;
     o.lmc = lmc;
     o.osm_config = osm_config;
-    o.opensm_args = {"-R", engine};
-    // Nue uses more than one VL only with QoS on (it programs the SL2VL).
-    if (!osm_config.empty()) o.opensm_args.push_back("-Q");
+    o.opensm_args = opensm_args;
     StartTree(o);
+  }
+
+  // An x * y torus with `hcas` HCAs per switch routed by `engine`.
+  void StartTorus(const std::string& engine, int x = 3, int y = 3, int hcas = 2, int lmc = 0,
+                  const std::string& osm_config = "") {
+    ssa::test::TorusOptions t;
+    t.x = x;
+    t.y = y;
+    t.hcas_per_switch = hcas;
+    // Nue uses more than one VL only with QoS on (it programs the SL2VL).
+    std::vector<std::string> args = {"-R", engine};
+    if (!osm_config.empty()) args.push_back("-Q");
+    StartOnTorus(t, lmc, args, osm_config);
   }
 
   // The tree tests' 12-HCA fat tree with QoS on, `policy` as the QoS

@@ -30,14 +30,7 @@ TEST_GROUP_BASE(RoutingEngineSim, FidelityFixture) {
   void MeshRoutedBy(const std::string& engine, int lmc) {
     ssa::test::TorusOptions t;
     t.wrap = false;
-    ssa::test::GeneratedNet net;
-    CHECK_OK(ssa::test::TorusNet(t, &net));
-    TreeHarness::Options o;
-    o.net_text = net.text;
-    o.hcas = net.hcas;
-    o.lmc = lmc;
-    o.opensm_args = {"-R", engine};
-    StartTree(o);
+    StartOnTorus(t, lmc, {"-R", engine});
   }
   // A 5x5 torus, 1 HCA per switch, routed by torus-2QoS with QoS on; its
   // configuration names the torus and seeds its +x and +y directions with
@@ -47,16 +40,9 @@ TEST_GROUP_BASE(RoutingEngineSim, FidelityFixture) {
     ssa::test::TorusOptions t;
     t.x = t.y = 5;
     t.hcas_per_switch = 1;
-    ssa::test::GeneratedNet net;
-    CHECK_OK(ssa::test::TorusNet(t, &net));
     std::string conf = dir.path() + "/torus-2QoS.conf";
     std::ofstream(conf) << "torus 5 5 1\nxp_link 0x200000 0x200001\nyp_link 0x200000 0x200005\n";
-    TreeHarness::Options o;
-    o.net_text = net.text;
-    o.hcas = net.hcas;
-    o.lmc = lmc;
-    o.opensm_args = {"-Q", "-R", "torus-2QoS", "--torus_config", conf};
-    StartTree(o);
+    StartOnTorus(t, lmc, {"-Q", "-R", "torus-2QoS", "--torus_config", conf});
   }
   // OpenSM's `file` engine's input (osm_ucast_file.c reads it): every
   // switch's LFT of `db`, with each leaf's two uplinks (ports 7 and 8 on

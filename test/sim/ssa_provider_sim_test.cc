@@ -76,12 +76,7 @@ TEST_GROUP(SsaProviderSim) {
 
   void setup() override { tree = std::make_unique<TreeHarness>(&dir); }
   void teardown() override {
-    if (UtestShell::getCurrent()->hasFailed()) tree->set_failed();
-    if (ibacm) ibacm->Stop();
-    ibacm.reset();
-    ssa::Status st = tree->Stop();
-    tree.reset();
-    CHECK_OK(st);
+    CHECK_OK(ssa::test::StopTreeTest(&tree, &ibacm, UtestShell::getCurrent()->hasFailed()));
   }
 
   // A fat tree of `hcas` HCAs (12: 2 leaves of 6 with mixed-speed

@@ -15,7 +15,7 @@
 #include "util/smdb_tool/path_text.h"
 
 // Last: CppUTest redefines operator new for what follows it.
-#include <CppUTest/TestHarness.h>
+#include "test/unit/path_engine_checks.h"
 
 using namespace ssa::smdb;
 using namespace path_engine_test;
@@ -77,16 +77,6 @@ struct Fixture {
     CHECK_TEXT(st.ok(), st.ToString().c_str());
   }
 };
-
-void CheckPath(const PathEngine& e, uint16_t slid, uint16_t dlid, const ibv_path_record& want) {
-  ibv_path_record got;
-  PathStatus st = e.Compute(slid, dlid, &got);
-  std::string where = "slid " + std::to_string(slid) + " dlid " + std::to_string(dlid);
-  STRCMP_EQUAL_TEXT("ok", PathStatusName(st), where.c_str());
-  std::string diffs =
-      ssa::smdb_tool::DescribeDiffs(ssa::smdb_tool::DiffPathRecords(got, want), "got", "want");
-  STRCMP_EQUAL_TEXT("", diffs.c_str(), where.c_str());
-}
 
 }  // namespace
 

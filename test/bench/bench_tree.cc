@@ -34,7 +34,12 @@
 //       [--access N] [--distribution N] [--consumer-procs N] [--consumer-loops N]
 //       [--prdb-threads N]
 //       [--link-down NODE[:PORT]] [--timeout S] [--max-rss-gib G] [--regen]
-//       [--log-level L] [--pieces]
+//       [--log-level L] [--pieces] [--routing ENGINE] [--qos-policy FILE]
+//
+// --routing and --qos-policy make OpenSM route with that engine and turn
+// QoS on with that policy file (the SMDB pair is cached per engine and
+// policy file name): the QoS tables and the engine's SLs then travel in
+// the SMDB, and the update's figures include them.
 //
 // Also measured after the tree (access_update_100_ms): one access node's
 // update on one core (the process pinned to one CPU): 100 consumers spread
@@ -118,6 +123,8 @@ struct Options {
   int consumer_loops = 2;  // per consumer process
   int prdb_threads = 2;
   std::string link_down = "L1:19";
+  std::string routing;     // --routing: OpenSM's -R (empty: its default, minhop)
+  std::string qos_policy;  // --qos-policy: QoS on with this policy file
   double timeout_s = 600;
   double max_rss_gib = 21;
   bool regen = false;
@@ -130,7 +137,7 @@ void Usage(const char* argv0) {
       stderr,
       "usage: %s [--hcas N] [--consumers N] [--access N] [--distribution N] [--consumer-procs N]\n"
       "          [--consumer-loops N] [--prdb-threads N] [--link-down NODE[:PORT]] [--timeout S]\n"
-      "          [--max-rss-gib G]\n"
+      "          [--max-rss-gib G] [--routing ENGINE] [--qos-policy FILE]\n"
       "          [--regen] [--log-level L] [--pieces]\n",
       argv0);
 }
@@ -165,6 +172,10 @@ bool ParseArgs(int argc, char** argv, Options* o) {
       o->prdb_threads = static_cast<int>(n);
     else if (a == "--link-down" && !v.empty())
       o->link_down = v;
+    else if (a == "--routing" && !v.empty())
+      o->routing = v;
+    else if (a == "--qos-policy" && !v.empty())
+      o->qos_policy = v;
     else if (a == "--timeout" && atof(v.c_str()) > 0)
       o->timeout_s = atof(v.c_str());
     else if (a == "--max-rss-gib" && atof(v.c_str()) > 0)
@@ -253,9 +264,15 @@ struct SmdbPair {
 std::string CacheDir() { return std::string(ABS_TOP_BUILDDIR) + "/test/bench/bench_tree.cache"; }
 
 std::string CacheBase(const Options& o) {
-  std::string link;
-  for (char c : o.link_down) link += isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  return CacheDir() + "/fat" + std::to_string(o.hcas) + "-down-" + link;
+  auto name = [](const std::string& s) {
+    std::string out;
+    for (char c : s) out += isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    return out;
+  };
+  std::string base = CacheDir() + "/fat" + std::to_string(o.hcas) + "-down-" + name(o.link_down);
+  if (!o.routing.empty()) base += "-R-" + name(o.routing);
+  if (!o.qos_policy.empty()) base += "-Q-" + name(o.qos_policy.substr(o.qos_policy.rfind('/') + 1));
+  return base;
 }
 
 int CountCas(const smdb::Smdb& db) {
@@ -286,6 +303,9 @@ Status MakeOnFabric(const Options& opt, SmdbPair* out) {
   o.net_text = net.text;
   o.ibsim_args = net.ibsim_args;
   o.up_timeout = std::chrono::seconds(900);
+  if (!opt.routing.empty()) o.opensm_args.insert(o.opensm_args.end(), {"-R", opt.routing});
+  if (!opt.qos_policy.empty())
+    o.opensm_args.insert(o.opensm_args.end(), {"-Q", "-Y", opt.qos_policy});
   // The plugin only extracts: no tree core (it would listen on 7470).
   st = plugin.Configure(
       "dump_dir=" + plugin.dump_dir() + " keep=4 core=0 log_file=" + plugin.log_file(), &o);

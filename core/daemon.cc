@@ -3,12 +3,12 @@
 
 #include "core/daemon.h"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 
+#include "common/base/daemon_shell.h"
 #include "core/addr_watch/addr_watcher.h"
 #include "core/client_server.h"
 #include "core/kernel_ls/kernel_path_service.h"
@@ -59,18 +59,15 @@ Status Daemon::Configure() {
   } else if (settings_.opts_file_given) {
     return Status::FromErrno("cannot read options file " + options_.opts_file);
   }
-  if (!settings_.run_dir.empty()) {
-    options_.UseRunDir(settings_.run_dir);
-    mkdir(options_.run_dir.c_str(), 0755);
-  }
+  if (!settings_.run_dir.empty()) options_.UseRunDir(settings_.run_dir);
   if (!settings_.provider_dir.empty()) options_.provider_lib_path = settings_.provider_dir;
   if (!settings_.addr_file.empty()) options_.addr_file = settings_.addr_file;
   if (!settings_.log_target.empty()) options_.log_file = settings_.log_target;
 
-  Status st = log_.Open(options_.log_file, "ibacm");
   LogLevel level;
   if (ParseLogLevel(options_.log_level, &level)) log_.set_level(level);
-  if (!st.ok()) SSA_LOG(log_, kWarn, "%s; logging to stderr", st.ToString().c_str());
+  DaemonShell::OpenLog(&log_, options_.log_file, "ibacm");
+  Status st;
   SSA_LOG(log_, kInfo, "ibacm-ssa " PACKAGE_VERSION " starting (pid %d)",
           static_cast<int>(getpid()));
   if (config_.name().empty())

@@ -1,20 +1,14 @@
-// main.cc: the ibacm command line. Parses options, daemonizes when asked,
-// takes the lock file, routes signals into the event loop, runs a Daemon.
+// main.cc: the ibacm command line. Parses options and runs a Daemon in the
+// project's daemon shell (common/base/daemon_shell.h: detaching, signals,
+// run directory and lock file, systemd notifications).
 #include "config.h"
 
-#include <fcntl.h>
 #include <getopt.h>
-#include <signal.h>
-#include <sys/signalfd.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <string>
 
+#include "common/base/daemon_shell.h"
 #include "common/base/daemon_util.h"
 #include "core/daemon.h"
 
@@ -87,71 +81,20 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (systemd && settings.log_target.empty()) settings.log_target = "stderr";
-  // Before Daemonize: LISTEN_PID names this process, not its grandchild.
+  // Before Detach: LISTEN_PID names this process, not its grandchild.
   settings.activated_fds = ssa::TakeSystemdSockets(&settings.activation_error);
-  // Fork before anything opens umad: its state does not survive a fork.
-  if (!foreground && !ssa::Daemonize()) {
-    perror("ibacm: daemonize");
-    return 1;
-  }
-  ssa::RaiseFdLimit();
+  ssa::DaemonShell shell("ibacm");
+  if (!shell.Detach(foreground)) return 1;
 
   ssa::Daemon daemon(settings);
-  // Signals arrive through a signalfd on the loop, so handlers never race
-  // the loop's state.
-  sigset_t mask;
-  sigemptyset(&mask);
-  sigaddset(&mask, SIGINT);
-  sigaddset(&mask, SIGTERM);
-  sigaddset(&mask, SIGHUP);
-  sigprocmask(SIG_BLOCK, &mask, nullptr);
-  signal(SIGPIPE, SIG_IGN);
-
   ssa::Status st = daemon.Configure();
-  if (!st.ok()) {
-    fprintf(stderr, "ibacm: %s\n", st.ToString().c_str());
-    return 1;
-  }
+  if (!st.ok()) return shell.Fail(daemon.log(), "configure", st);
   // The lock comes before listening, so a second daemon cannot take over
   // the first one's socket.
-  std::string lock_error;
-  int lock_fd = ssa::TakeLockFile(daemon.options().lock_file, "ibacm", &lock_error);
-  if (lock_fd < 0) {
-    fprintf(stderr, "ibacm: %s\n", lock_error.c_str());
-    daemon.log()->Log(ssa::LogLevel::kError, "%s", lock_error.c_str());
-    return 1;
-  }
+  if (!shell.Lock(daemon.options().run_dir, daemon.options().lock_file, daemon.log())) return 1;
   st = daemon.Start();
-  if (!st.ok()) {
-    fprintf(stderr, "ibacm: %s\n", st.ToString().c_str());
-    daemon.log()->Log(ssa::LogLevel::kError, "start failed: %s", st.ToString().c_str());
-    unlink(daemon.options().lock_file.c_str());
-    return 1;
-  }
-  int sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
-  daemon.loop()->WatchFd(sfd, EPOLLIN, [&](uint32_t) {
-    struct signalfd_siginfo si;
-    while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
-      if (si.ssi_signo == SIGHUP) {
-        daemon.log()->Log(ssa::LogLevel::kInfo, "SIGHUP: reopening the log");
-        daemon.log()->Reopen();
-      } else {
-        daemon.log()->Log(ssa::LogLevel::kInfo, "signal %u: shutting down", si.ssi_signo);
-        daemon.RequestStop();
-      }
-    }
-  });
-  if (systemd) ssa::NotifySystemd("READY=1");
-  st = daemon.Run();
-  if (systemd) ssa::NotifySystemd("STOPPING=1");
-  daemon.loop()->UnwatchFd(sfd);
-  close(sfd);
-  daemon.Shutdown();
-  unlink(daemon.options().lock_file.c_str());
-  close(lock_fd);
-  if (!st.ok()) {
-    fprintf(stderr, "ibacm: %s\n", st.ToString().c_str());
-    return 1;
-  }
-  return 0;
+  if (!st.ok()) return shell.Fail(daemon.log(), "start", st);
+  return shell.Run(
+      daemon.loop(), daemon.log(), systemd, [&] { return daemon.Run(); },
+      [&] { daemon.RequestStop(); }, [&] { daemon.Shutdown(); });
 }

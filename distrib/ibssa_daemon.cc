@@ -6,6 +6,7 @@
 #include <cinttypes>
 
 #include "common/base/config_file.h"
+#include "common/base/daemon_shell.h"
 #include "common/mad/mad_faults.h"
 #include "common/mad/umad_transport.h"
 #include "common/tree/ssa_mad.h"
@@ -30,9 +31,8 @@ Status IbssaDaemon::Configure() {
   if (settings_.roles) options_.roles = settings_.roles;
   if (!settings_.listen.empty()) options_.listen = settings_.listen;
   std::string target = settings_.log_target.empty() ? options_.log_file : settings_.log_target;
-  Status lst = log_.Open(target, "ibssa");
-  if (!lst.ok()) return lst.WithContext("log");
   log_.set_level(options_.log_level);
+  DaemonShell::OpenLog(&log_, target, "ibssa");
   for (const std::string& w : warnings) log_.Log(LogLevel::kWarn, "%s", w.c_str());
   if (!st.ok()) log_.Log(LogLevel::kInfo, "no options file (%s): defaults", st.ToString().c_str());
   log_.Log(LogLevel::kInfo, "ibssa starting: %s", options_.Describe().c_str());

@@ -1,17 +1,14 @@
-// main.cc: the ibssa command line (man ibssa(8)). Parses options, reads
-// ibssa_opts.cfg, daemonizes when asked, takes the lock file and runs an
-// IbssaDaemon until SIGINT/SIGTERM; SIGHUP reopens the log.
+// main.cc: the ibssa command line (man ibssa(8)). Parses options and runs
+// an IbssaDaemon in the project's daemon shell (common/base/daemon_shell.h)
+// until SIGINT/SIGTERM; SIGHUP reopens the log.
 #include "config.h"
 
 #include <getopt.h>
-#include <signal.h>
-#include <sys/signalfd.h>
-#include <unistd.h>
 
 #include <cstdio>
-#include <cstring>
 #include <string>
 
+#include "common/base/daemon_shell.h"
 #include "common/base/daemon_util.h"
 #include "distrib/ibssa_daemon.h"
 
@@ -89,60 +86,16 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (systemd && settings.log_target.empty()) settings.log_target = "stderr";
-  // Fork before anything opens umad: its state does not survive a fork.
-  if (!foreground && !ssa::Daemonize()) {
-    perror("ibssa: daemonize");
-    return 1;
-  }
-  ssa::RaiseFdLimit();
-  sigset_t mask;
-  sigemptyset(&mask);
-  sigaddset(&mask, SIGINT);
-  sigaddset(&mask, SIGTERM);
-  sigaddset(&mask, SIGHUP);
-  sigprocmask(SIG_BLOCK, &mask, nullptr);
-  signal(SIGPIPE, SIG_IGN);
+  ssa::DaemonShell shell("ibssa");
+  if (!shell.Detach(foreground)) return 1;
 
   ssa::distrib::IbssaDaemon daemon(settings);
   ssa::Status st = daemon.Configure();
-  if (!st.ok()) {
-    fprintf(stderr, "ibssa: %s\n", st.ToString().c_str());
-    return 1;
-  }
-  std::string lock_error;
-  int lock_fd = ssa::TakeLockFile(daemon.options().lock_file, "ibssa", &lock_error);
-  if (lock_fd < 0) {
-    fprintf(stderr, "ibssa: %s\n", lock_error.c_str());
-    daemon.log()->Log(ssa::LogLevel::kError, "%s", lock_error.c_str());
-    return 1;
-  }
+  if (!st.ok()) return shell.Fail(daemon.log(), "configure", st);
+  if (!shell.Lock(daemon.options().run_dir, daemon.options().lock_file, daemon.log())) return 1;
   st = daemon.Start();
-  if (!st.ok()) {
-    fprintf(stderr, "ibssa: %s\n", st.ToString().c_str());
-    daemon.log()->Log(ssa::LogLevel::kError, "start failed: %s", st.ToString().c_str());
-    unlink(daemon.options().lock_file.c_str());
-    return 1;
-  }
-  int sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
-  daemon.loop()->WatchFd(sfd, EPOLLIN, [&](uint32_t) {
-    struct signalfd_siginfo si;
-    while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
-      if (si.ssi_signo == SIGHUP) {
-        daemon.log()->Log(ssa::LogLevel::kInfo, "SIGHUP: reopening the log");
-        daemon.log()->Reopen();
-      } else {
-        daemon.log()->Log(ssa::LogLevel::kInfo, "signal %u: shutting down", si.ssi_signo);
-        daemon.RequestStop();
-      }
-    }
-  });
-  if (systemd) ssa::NotifySystemd("READY=1");
-  st = daemon.Run();
-  if (systemd) ssa::NotifySystemd("STOPPING=1");
-  daemon.loop()->UnwatchFd(sfd);
-  close(sfd);
-  daemon.Shutdown();
-  unlink(daemon.options().lock_file.c_str());
-  close(lock_fd);
-  return st.ok() ? 0 : 1;
+  if (!st.ok()) return shell.Fail(daemon.log(), "start", st);
+  return shell.Run(
+      daemon.loop(), daemon.log(), systemd, [&] { return daemon.Run(); },
+      [&] { daemon.RequestStop(); }, [&] { daemon.Shutdown(); });
 }

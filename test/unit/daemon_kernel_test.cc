@@ -4,6 +4,8 @@
 // removed at run time as rtnetlink reports them, seen through EP_QUERY and
 // resolves. The daemon's loop runs on its own thread; the test feeds the
 // fake sockets and talks to the daemon through its client socket.
+#include <sys/stat.h>
+
 #include <arpa/inet.h>
 #include <endian.h>
 #include <linux/netlink.h>
@@ -118,6 +120,7 @@ TEST_GROUP(DaemonKernel) {
     s.opts_file_given = true;
     s.addr_file = dir + "/addr.cfg";
     s.run_dir = dir + "/run";
+    mkdir(s.run_dir.c_str(), 0755);  // as DaemonShell::Lock makes it
     s.provider_dir = TEST_PROVIDER_DIR "/good/.libs";
     s.log_target = dir + "/ibacm.log";
     s.discover = [](std::vector<UmadPort>* out) {

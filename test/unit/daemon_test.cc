@@ -4,6 +4,8 @@
 // talks to it only through its socket.
 #include "core/daemon.h"
 
+#include <sys/stat.h>
+
 #include <CppUTest/TestHarness.h>
 #include <arpa/inet.h>
 #include <sys/socket.h>
@@ -78,6 +80,7 @@ TEST_GROUP(Daemon) {
     s.opts_file_given = true;
     s.addr_file = dir + "/addr.cfg";
     s.run_dir = dir + "/run";
+    mkdir(s.run_dir.c_str(), 0755);  // as DaemonShell::Lock makes it
     s.provider_dir = TEST_PROVIDER_DIR "/good/.libs";
     s.log_target = dir + "/ibacm.log";
     s.discover = [this](std::vector<ssa::UmadPort>* out) {

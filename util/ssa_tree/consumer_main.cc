@@ -1,10 +1,9 @@
 // consumer_main.cc: ssa-consumer (man ssa-consumer(1)): joins the SSA tree
 // as a consumer for the local port, and after every update writes the
 // PRDB it holds (and its counters) to files, each under a temporary name
-// renamed over the old one, so a reader never sees half of either.
+// renamed over the old one, so a reader never sees half of either. It runs
+// in the daemons' shell (common/base/daemon_shell.h), in the foreground.
 #include <getopt.h>
-#include <signal.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include <cinttypes>
@@ -15,6 +14,7 @@
 #include <memory>
 #include <string>
 
+#include "common/base/daemon_shell.h"
 #include "common/base/daemon_util.h"
 #include "common/base/event_loop.h"
 #include "common/base/log.h"
@@ -101,12 +101,11 @@ int main(int argc, char** argv) {
   }
   if (a.dump.empty()) a.dump = a.run_dir + "/prdb";
 
+  ssa::DaemonShell shell("ssa-consumer");
+  shell.Detach(true);  // a test client: it stays in the foreground
   ssa::Logger log;
-  Status st = log.Open(a.log, "ssa-consumer");
-  if (!st.ok()) {
-    fprintf(stderr, "ssa-consumer: %s\n", st.ToString().c_str());
-    return 2;
-  }
+  ssa::DaemonShell::OpenLog(&log, a.log, "ssa-consumer");
+  Status st;
   // umad2sim: touch umad on the main thread before anything else.
   st = ssa::UmadInitOnce();
   ssa::UmadPort port;
@@ -172,28 +171,17 @@ int main(int argc, char** argv) {
   }
   log.Log(ssa::LogLevel::kInfo, "joining the tree for %s", port.Describe().c_str());
 
-  sigset_t mask;
-  sigemptyset(&mask);
-  sigaddset(&mask, SIGINT);
-  sigaddset(&mask, SIGTERM);
-  sigprocmask(SIG_BLOCK, &mask, nullptr);
-  signal(SIGPIPE, SIG_IGN);
-  int sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
-  loop.WatchFd(sfd, EPOLLIN, [&](uint32_t) {
-    struct signalfd_siginfo si;
-    while (read(sfd, &si, sizeof(si)) == sizeof(si)) loop.Stop();
-  });
   if (a.once && a.timeout_s > 0)
     loop.AddTimer(std::chrono::seconds(a.timeout_s), [&] {
       log.Log(ssa::LogLevel::kError, "no PRDB within %d s", a.timeout_s);
       exit_code = 1;
       loop.Stop();
     });
-  loop.Run();
-  consumer->Stop();
-  ssa::tree::ConsumerStats s = consumer->stats();
-  log.Log(ssa::LogLevel::kInfo, "exiting; counters: %s", StatsText(s).c_str());
-  loop.UnwatchFd(sfd);
-  close(sfd);
-  return exit_code;
+  int rc = shell.Run(
+      &loop, &log, false, [&] { return loop.Run(); }, [&] { loop.Stop(); },
+      [&] {
+        consumer->Stop();
+        log.Log(ssa::LogLevel::kInfo, "exiting; counters: %s", StatsText(consumer->stats()).c_str());
+      });
+  return rc ? rc : exit_code;
 }

@@ -286,24 +286,26 @@ int SsaProvider::RouteFromView(const sa::SaEndpoint* ep, const RouteKey& key,
   } else {
     const smdb::PrdbPath* found =
         key.kind == RouteKey::kLid ? view->ByLid(key.lid()) : view->ByGid(key.dest);
-    // A record answers the query for its own partition: the SA's SL, QoS
-    // level and P_Key check follow the P_Key the endpoint asks with.
-    if (found && (found->pkey & 0x7fff) != (ep->pkey & 0x7fff)) {
-      NoteMiss(port, kOtherPkey);
+    if (found) {
+      if ((found->pkey & 0x7fff) != (ep->pkey & 0x7fff)) {
+        // A record answers the query with its own partition's P_Key (the
+        // SA's SL, QoS level and P_Key check follow the one asked with).
+        NoteMiss(port, kOtherPkey);
+      } else if (found->flags & smdb::kPathInexact) {
+        // Never served as the SA's answer: each reason counted (and
+        // logged once), the SA or an error answers instead.
+        if (found->flags & smdb::kPathInexactQos) NoteMiss(port, kInexactQos);
+        if (found->flags & smdb::kPathInexactRoutingSl) NoteMiss(port, kInexactRoutingSl);
+      } else {
+        smdb::FromPrdbPath(*found, path);
+        // The SA answers with the P_Key asked for: the endpoint's, whose
+        // membership bit may differ from the record's.
+        path->pkey = htons(ep->pkey);
+        ++answered_;
+        return ACM_STATUS_SUCCESS;
+      }
       return options_.fallback_sa ? -1 : ACM_STATUS_ENODATA;
     }
-    if (found && !(found->flags & smdb::kPathInexact)) {
-      smdb::FromPrdbPath(*found, path);
-      // The PRDB knows no P_Key: the endpoint's is the path's.
-      path->pkey = htons(ep->pkey);
-      ++answered_;
-      return ACM_STATUS_SUCCESS;
-    }
-    // Never served as the SA's answer: each reason counted (and logged
-    // once), the SA or an error answers instead.
-    if (found && (found->flags & smdb::kPathInexactQos)) NoteMiss(port, kInexactQos);
-    if (found && (found->flags & smdb::kPathInexactRoutingSl)) NoteMiss(port, kInexactRoutingSl);
-    if (found) return options_.fallback_sa ? -1 : ACM_STATUS_ENODATA;
   }
   NoteMiss(port, miss);
   return options_.fallback_sa ? -1 : ACM_STATUS_ENODATA;

@@ -105,10 +105,11 @@ std::string ReadFileText(const std::string& path) {
 }
 
 Status WaitForLogLine(const std::string& path, const std::string& needle,
-                      std::chrono::milliseconds timeout) {
+                      std::chrono::milliseconds timeout, size_t from) {
   auto deadline = Clock::now() + timeout;
   for (;;) {
-    if (ReadFileText(path).find(needle) != std::string::npos) return Status::Ok();
+    std::string text = ReadFileText(path);
+    if (text.size() > from && text.find(needle, from) != std::string::npos) return Status::Ok();
     if (Clock::now() >= deadline)
       return Status::Error(ETIMEDOUT, "'" + needle + "' not in " + path + " after " +
                                           std::to_string(timeout.count()) + " ms");

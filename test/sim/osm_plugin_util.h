@@ -61,9 +61,11 @@ Status WaitForVersion(const std::string& dump_dir,
                       const std::function<bool(const smdb::Smdb&)>& pred,
                       std::chrono::milliseconds timeout, smdb::Smdb* out);
 
-// Polls a text file until it contains `needle` (OpenSM's or the plugin's log).
+// Polls a text file until it contains `needle` (OpenSM's or the plugin's log)
+// at or after byte `from` (a log another run of the same program appended
+// to: what came before is not this run's).
 Status WaitForLogLine(const std::string& path, const std::string& needle,
-                      std::chrono::milliseconds timeout);
+                      std::chrono::milliseconds timeout, size_t from = 0);
 std::string ReadFileText(const std::string& path);
 
 // Epochs of the smdb.<epoch> files in dump_dir, ascending.

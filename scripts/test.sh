@@ -30,7 +30,11 @@ grep -E '^(PASS|FAIL|ERROR|SKIP|XFAIL|XPASS):' make-check.out
 if [ "$check_rc" -ne 0 ]; then
 	echo "make check failed (exit $check_rc); logs: $builddir/**/*.log" >&2
 	grep -E 'error:|Error [0-9]' make-check.out | head -20 >&2
+	# The failing cases and their assertions go to stdout too: a CI record
+	# that keeps only the output's end must still name what failed.
 	for log in $(grep -lE '^(FAIL|ERROR)' $(find . -name '*.trs') 2>/dev/null); do
+		echo "---- ${log%.trs}.log (failures) ----"
+		grep -A4 -E '^[^ ]*:[0-9]+: error: Failure in TEST|^(Errors|OK) \(' "${log%.trs}.log" | tail -n 30
 		echo "---- ${log%.trs}.log (tail) ----" >&2
 		tail -n 40 "${log%.trs}.log" >&2
 	done

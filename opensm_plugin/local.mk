@@ -28,6 +28,7 @@ opensm_plugin_libibssa_osm_la_SOURCES = \
 	opensm_plugin/osm_entry.c \
 	opensm_plugin/osm_extract.c \
 	opensm_plugin/osm_route_sl.c \
+	opensm_plugin/osm_dfsssp_layers.c \
 	opensm_plugin/plugin_entry.cc
 opensm_plugin_libibssa_osm_la_CPPFLAGS = $(AM_CPPFLAGS) $(OPENSM_CFLAGS)
 # -z nodelete: OpenSM dlclose()s a plugin whose create() fails; keeping the

@@ -46,6 +46,7 @@ struct ssa_raw_subnet {
 	uint8_t qos_tables; /* the policy is in the qos_* arrays (complete) */
 	uint8_t route_sl_state; /* SSA_ROUTE_SL_*: the engine's path SLs in route_sls */
 	uint16_t route_sl_hints; /* with SSA_ROUTE_SL_COMPUTED: the hints asked */
+	uint8_t route_sl_hint_spans[16]; /* span of a pair route_sls omits, per hint */
 	char routing_engine[16]; /* NUL-padded, truncated */
 	uint32_t lid_table_size; /* cl_ptr_vector_get_size(port_lid_tbl) */
 };
@@ -169,7 +170,7 @@ struct ssa_raw_qos_range {
 enum ssa_route_sl_state {
 	SSA_ROUTE_SL_NONE = 0, /* the engine has no path_sl */
 	SSA_ROUTE_SL_COMPUTED, /* in route_sls */
-	SSA_ROUTE_SL_RANDOM, /* the engine answers at random (DFSSSP) */
+	SSA_ROUTE_SL_RANDOM, /* the engine answers at random among SLs it does not say */
 	SSA_ROUTE_SL_TOO_LARGE, /* too many LID pairs to ask */
 	SSA_ROUTE_SL_FAILED /* out of memory */
 };
@@ -184,12 +185,14 @@ struct ssa_raw_sl2vl_drop {
 	uint16_t mask; /* bit sl */
 };
 
-/* One path_sl answer that differs from the hint it was asked with. */
+/* One path_sl answer other than (the hint, the hint's span): the engine
+ * answers sl, or one of the `span` SLs from sl at random. */
 struct ssa_raw_route_sl {
 	uint16_t slid;
 	uint16_t dlid;
 	uint8_t hint;
 	uint8_t sl;
+	uint8_t span;
 };
 
 /* A P_Key block: 32 entries, host order. */

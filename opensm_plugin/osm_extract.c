@@ -426,6 +426,8 @@ static void extract_route_sls(struct ssa_osm_handle *h, struct ssa_raw_buffers *
 	pthread_mutex_lock(&h->routing_mu);
 	b->subnet.route_sl_state = h->route_sls.state;
 	b->subnet.route_sl_hints = h->route_sls.hints;
+	memcpy(b->subnet.route_sl_hint_spans, h->route_sls.hint_spans,
+	       sizeof(b->subnet.route_sl_hint_spans));
 	for (i = 0; h->route_sls.state == SSA_ROUTE_SL_COMPUTED && i < h->route_sls.len; i++) {
 		struct ssa_raw_route_sl *r = RAW_NEXT(b, route_sls);
 		if (r)

@@ -30,6 +30,7 @@
 #include "opensm_plugin/osm_bridge.h"
 
 struct osm_opensm;
+struct osm_routing_engine;
 
 struct ssa_osm_routing {
 	uint8_t path_sl; /* the engine chooses path SLs */
@@ -37,11 +38,13 @@ struct ssa_osm_routing {
 };
 
 /* The routing engine's path SLs (osm_route_sl.c): every (slid, dlid, hint)
- * whose path_sl answer differs from the hint, for the hints in `hints`. */
+ * whose path_sl answer is other than (the hint, hint_spans[hint]), for the
+ * hints in `hints`. */
 struct ssa_route_sls {
 	uint32_t generation; /* one more per routing */
 	uint8_t state; /* SSA_ROUTE_SL_* (osm_bridge.h) */
 	uint16_t hints; /* bit k: hint SL k was asked */
+	uint8_t hint_spans[16]; /* how many SLs from the hint a pair not listed may get */
 	struct ssa_raw_route_sl *recs;
 	size_t len, cap;
 };
@@ -52,6 +55,19 @@ struct ssa_osm_handle {
 	struct ssa_osm_routing routing;
 	struct ssa_route_sls route_sls;
 };
+
+/* What DFSSSP's path_sl answer v says (osm_dfsssp_layers.c): the SA draws
+ * among span[v] SLs from base[v]. */
+struct ssa_dfsssp_layers {
+	uint8_t vls; /* the VLs the engine routed over */
+	uint8_t base[16];
+	uint8_t span[16];
+};
+
+/* Reads DFSSSP's layer ranges from engine `re`; -1 when its state is not
+ * what the plugin knows how to read (the records then stay not exact). */
+int ssa_dfsssp_layers(struct osm_opensm *osm, const struct osm_routing_engine *re,
+		      struct ssa_dfsssp_layers *out);
 
 /* osm_route_sl.c: on OpenSM's state manager thread, after a routing. */
 void ssa_osm_route_sls_compute(struct ssa_osm_handle *h);

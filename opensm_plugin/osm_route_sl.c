@@ -1,6 +1,6 @@
 /* osm_route_sl.c: the path SLs of a routing engine that chooses them
- * (LASH, torus-2QoS, Nue; osm_routing_engine_t::path_sl), asked of the
- * engine itself once per routing, so that the SMDB carries what the SA
+ * (LASH, torus-2QoS, Nue, DFSSSP; osm_routing_engine_t::path_sl), asked of
+ * the engine itself once per routing, so that the SMDB carries what the SA
  * would answer (osm_sa_path_record.c calls path_sl(context, hint, slid,
  * dlid) with the SL it computed so far as the hint).
  *
@@ -13,12 +13,14 @@
  *
  * What: every (source LID, destination LID) of the subnet, for every hint
  * the SA can pass (OpenSM's default SL, the partitions' SLs, the QoS
- * policy's levels' SLs: route_sls.hints); only answers other than the hint
- * are kept. Not computed (route_sls.state says why, and the records stay
- * marked not exact): an engine without path_sl; DFSSSP, whose path_sl
- * picks among a layer's VLs at random on every query when it has more VLs
- * than it needs (vl_split_count), so no replica can know the SA's answer;
- * a subnet where LIDs^2 x hints exceeds SSA_ROUTE_SL_MAX_CALLS.
+ * policy's levels' SLs: route_sls.hints); only answers other than (the
+ * hint, hint_spans[hint]) are kept. DFSSSP answers a pair with an SL drawn
+ * at random from its layer's range; the plugin keeps the range (base SL
+ * and span, osm_dfsssp_layers.c) and consumers draw from it as the SA does.
+ * Not computed (route_sls.state says why, and the records stay marked not
+ * exact): an engine without path_sl; DFSSSP whose state is not laid out as
+ * the plugin knows it; a subnet where the calls (LIDs^2, times the hints
+ * for engines other than DFSSSP) exceed SSA_ROUTE_SL_MAX_CALLS.
  *
  * Threads: compute on the state manager thread only; the result is
  * published under routing_mu (osm_handle.h) for the extraction to copy. */
@@ -83,7 +85,8 @@ static uint16_t hint_mask(const osm_subn_t *subn)
 	return mask;
 }
 
-static int push(struct ssa_route_sls *r, uint16_t slid, uint16_t dlid, uint8_t hint, uint8_t sl)
+static int push(struct ssa_route_sls *r, uint16_t slid, uint16_t dlid, uint8_t hint, uint8_t sl,
+		uint8_t span)
 {
 	if (r->len == r->cap) {
 		size_t cap = r->cap ? 2 * r->cap : 1024;
@@ -97,7 +100,62 @@ static int push(struct ssa_route_sls *r, uint16_t slid, uint16_t dlid, uint8_t h
 	r->recs[r->len].dlid = dlid;
 	r->recs[r->len].hint = hint;
 	r->recs[r->len].sl = sl;
+	r->recs[r->len].span = span;
 	r->len++;
+	return 0;
+}
+
+/* How the plugin reads the engine's answer for one LID pair. DFSSSP: one
+ * call with hint 15, which no layer of at most 15 VLs can answer, so an
+ * answer of 15 means the engine does not know the pair (it then answers
+ * any hint with the hint) and any other answer names its layer's SL range
+ * (osm_dfsssp_layers.c); its answer for a known pair does not depend on
+ * the hint. Other engines: one call per hint. */
+struct asker {
+	const osm_routing_engine_t *re;
+	int dfsssp;
+	struct ssa_dfsssp_layers layers;
+};
+
+#define SSA_DFSSSP_PROBE_HINT 15
+
+/* One source LID's row: every destination, every hint of `out`. */
+static int ask_row(const struct asker *a, struct ssa_route_sls *out, const uint16_t *lids,
+		   size_t n, size_t i)
+{
+	size_t j;
+	unsigned k;
+
+	for (j = 0; j < n; j++) {
+		uint8_t base = 0, span = 1;
+		int known = 0;
+		if (a->dfsssp) {
+			uint8_t v = a->re->path_sl(a->re->context, SSA_DFSSSP_PROBE_HINT,
+						   htons(lids[i]), htons(lids[j]));
+			if (v != SSA_DFSSSP_PROBE_HINT) {
+				if (v >= a->layers.vls)
+					return -1; /* no layer answers that: not the engine we know */
+				known = 1;
+				base = a->layers.base[v];
+				span = a->layers.span[v];
+			}
+		}
+		for (k = 0; k < 16; k++) {
+			if (!(out->hints & (1u << k)))
+				continue;
+			if (!a->dfsssp) {
+				base = a->re->path_sl(a->re->context, (uint8_t)k, htons(lids[i]),
+						      htons(lids[j]));
+				span = 1;
+			} else if (!known) {
+				base = (uint8_t)k;
+				span = 1;
+			}
+			if ((base != k || span != out->hint_spans[k]) &&
+			    push(out, lids[i], lids[j], (uint8_t)k, base, span) < 0)
+				return -2;
+		}
+	}
 	return 0;
 }
 
@@ -106,20 +164,27 @@ static void compute(struct ssa_osm_handle *h, struct ssa_route_sls *out, unsigne
 {
 	osm_opensm_t *osm = h->osm;
 	osm_subn_t *subn = &osm->subn;
-	const osm_routing_engine_t *re = osm->routing_engine_used;
+	struct asker a;
 	uint16_t *lids = NULL;
-	size_t n = 0, i, j, size;
+	size_t n = 0, i, size;
 	unsigned hints = 0, k;
+	uint64_t calls;
 
+	memset(&a, 0, sizeof(a));
+	a.re = osm->routing_engine_used;
 	out->state = SSA_ROUTE_SL_NONE;
-	if (!re || !re->path_sl)
+	if (!a.re || !a.re->path_sl)
 		return;
-	if (re->type == OSM_ROUTING_ENGINE_TYPE_DFSSSP) {
+	cl_plock_acquire(&osm->lock);
+	a.dfsssp = a.re->type == OSM_ROUTING_ENGINE_TYPE_DFSSSP;
+	if (a.dfsssp && ssa_dfsssp_layers(osm, a.re, &a.layers) < 0) {
+		cl_plock_release(&osm->lock);
 		out->state = SSA_ROUTE_SL_RANDOM;
 		return;
 	}
-	cl_plock_acquire(&osm->lock);
 	out->hints = hint_mask(subn);
+	for (k = 0; k < 16; k++)
+		out->hint_spans[k] = a.dfsssp && a.layers.base[k] == k ? a.layers.span[k] : 1;
 	size = cl_ptr_vector_get_size(&subn->port_lid_tbl);
 	lids = malloc((size ? size : 1) * sizeof(*lids));
 	for (i = 1; lids && i < size && i < 0xC000; i++)
@@ -133,28 +198,23 @@ static void compute(struct ssa_osm_handle *h, struct ssa_route_sls *out, unsigne
 		out->state = SSA_ROUTE_SL_FAILED;
 		return;
 	}
-	if ((uint64_t)n * n * hints > SSA_ROUTE_SL_MAX_CALLS) {
+	calls = (uint64_t)n * n * (a.dfsssp ? 1 : hints);
+	if (calls > SSA_ROUTE_SL_MAX_CALLS) {
 		out->state = SSA_ROUTE_SL_TOO_LARGE;
 		free(lids);
 		return;
 	}
 	for (i = 0; i < n; i++) {
+		int rc;
 		/* One row per hold of the lock. */
 		cl_plock_acquire(&osm->lock);
-		for (j = 0; j < n; j++)
-			for (k = 0; k < 16; k++) {
-				uint8_t sl;
-				if (!(out->hints & (1u << k)))
-					continue;
-				sl = re->path_sl(re->context, (uint8_t)k, htons(lids[i]), htons(lids[j]));
-				if (sl != k && push(out, lids[i], lids[j], (uint8_t)k, sl) < 0) {
-					cl_plock_release(&osm->lock);
-					out->state = SSA_ROUTE_SL_FAILED;
-					free(lids);
-					return;
-				}
-			}
+		rc = ask_row(&a, out, lids, n, i);
 		cl_plock_release(&osm->lock);
+		if (rc < 0) {
+			out->state = rc == -1 ? SSA_ROUTE_SL_RANDOM : SSA_ROUTE_SL_FAILED;
+			free(lids);
+			return;
+		}
 	}
 	free(lids);
 	out->state = SSA_ROUTE_SL_COMPUTED;
@@ -187,7 +247,8 @@ void ssa_osm_route_sls_compute(struct ssa_osm_handle *h)
 			lids, next.hints, ms, next.len);
 		return;
 	case SSA_ROUTE_SL_RANDOM:
-		why = "DFSSSP picks among a layer's VLs at random on every SA query";
+		why = "DFSSSP draws among SLs whose range its state does not show as the plugin "
+		      "knows it";
 		break;
 	case SSA_ROUTE_SL_TOO_LARGE:
 		why = "more LID pairs x hints than the plugin asks an engine per routing";

@@ -364,14 +364,15 @@ void BuildSmdb(const ssa_raw_buffers& raw, smdb::Smdb* out, BuildReport* report)
     sls.reserve(raw.route_sls_len);
     for (size_t i = 0; i < raw.route_sls_len; ++i) {
       const ssa_raw_route_sl& r = raw.route_sls[i];
-      sls.push_back(smdb::SmdbRouteSl{r.slid, r.dlid, r.hint, r.sl});
+      sls.push_back(smdb::SmdbRouteSl{r.slid, r.dlid, r.hint, r.sl, r.span});
     }
     report->duplicate_keys += SortUnique(&sls, [](const smdb::SmdbRouteSl& r) {
       return std::make_tuple(r.slid, r.dlid, r.hint);
     });
     for (uint8_t k = 0; k < 16; ++k)
       if (raw.subnet.route_sl_hints & (1u << k))
-        db.route_sl_hints.records.push_back(smdb::SmdbRouteSlHint{k});
+        db.route_sl_hints.records.push_back(
+            smdb::SmdbRouteSlHint{k, raw.subnet.route_sl_hint_spans[k]});
   }
   *out = std::move(db);
 }

@@ -268,11 +268,13 @@ PathStatus PathEngine::ComputeMarked(uint16_t slid, uint16_t dlid, ibv_path_reco
   if (!reversible && options_.require_reversible) return PathStatus::kNotReversible;
   // Last, the routing engine has its say: the SL it gives with ours as
   // the hint, as the SMDB recorded the engine's answers.
-  uint8_t engine_sl = 0;
-  if (routing_sl_ && index_->RouteSl(slid, dlid, f.sl, &engine_sl))
+  uint8_t engine_sl = 0, span = 1;
+  if (routing_sl_ && index_->RouteSl(slid, dlid, f.sl, &engine_sl, &span)) {
     f.sl = engine_sl;
-  else if (routing_sl_ && marks)
+    if (marks) *marks |= PathSlSpanBits(span);  // the SA's SL is one of span
+  } else if (routing_sl_ && marks) {
     *marks |= kPathInexactRoutingSl;
+  }
 
   PutGid(x.prefix_bytes(), d.port_guid, out->dgid.raw);
   PutGid(x.prefix_bytes(), s.port_guid, out->sgid.raw);

@@ -140,7 +140,9 @@ class PathEngine {
   void ComputeAll(uint16_t slid, std::vector<Result>* out) const;
 
   // The kPathInexact* reasons why the SA may answer slid -> dlid otherwise
-  // than Compute() does; 0 when the record is exact. (Computes the path.)
+  // than Compute() does (0 when the record is exact), with the SL span
+  // bits (PathSlSpanBits) of a record whose SL the SA draws. (Computes the
+  // path.)
   uint8_t InexactFlags(uint16_t slid, uint16_t dlid) const;
   // Compute() as a PRDB record, marked with InexactFlags(): the one way
   // the engine's answers become PRDB records (BuildPrdb, access nodes'
@@ -161,7 +163,8 @@ class PathEngine {
   };
   PathStatus GetParams(uint32_t src, uint32_t dst, uint16_t dlid, const QosQuery& q,
                        Params* out) const;
-  // Compute(), and in *marks (may be null) the record's kPathInexact*.
+  // Compute(), and in *marks (may be null) the PrdbPath::flags bits the
+  // engine adds: kPathInexact* and the SL span (PathSlSpanBits).
   PathStatus ComputeMarked(uint16_t slid, uint16_t dlid, ibv_path_record* out,
                            uint8_t* marks) const;
   // osm_qos_level_get_shared_pkey: the first P_Key of the level's ranges

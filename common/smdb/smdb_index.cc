@@ -95,16 +95,26 @@ Status SmdbIndex::Build(const Smdb& db, std::unique_ptr<SmdbIndex>* out) {
   }
   std::sort(idx->sl2vl_drops_.begin(), idx->sl2vl_drops_.end());
   if (idx->subnet_.flags & kSubnetRouteSls) {
-    for (const SmdbRouteSlHint& h : db.route_sl_hints.records)
-      if (h.hint < 16) idx->route_sl_hints_ |= static_cast<uint16_t>(1u << h.hint);
+    // An SL range past SL 15 is no answer an SA gives: the stream is bad.
+    auto bad_range = [](unsigned sl, unsigned span) { return span < 1 || sl + span > 16; };
+    for (const SmdbRouteSlHint& h : db.route_sl_hints.records) {
+      if (h.hint >= 16 || bad_range(h.hint, h.span))
+        return Invalid("table 'route_sl_hints' has hint " + std::to_string(h.hint) + " span " +
+                       std::to_string(h.span));
+      idx->route_sl_hints_ |= static_cast<uint16_t>(1u << h.hint);
+      idx->route_sl_hint_spans_[h.hint] = h.span;
+    }
     idx->route_sl_keys_.reserve(db.route_sls.records.size());
     idx->route_sl_values_.reserve(db.route_sls.records.size());
     for (const SmdbRouteSl& r : db.route_sls.records) {
       uint64_t key = uint64_t{r.slid} << 24 | uint64_t{r.dlid} << 8 | r.hint;
       if (!idx->route_sl_keys_.empty() && key <= idx->route_sl_keys_.back())
         return Invalid("table 'route_sls' is not in key order");
+      if (bad_range(r.sl, r.span))
+        return Invalid("table 'route_sls' has SL " + std::to_string(r.sl) + " span " +
+                       std::to_string(r.span));
       idx->route_sl_keys_.push_back(key);
-      idx->route_sl_values_.push_back(r.sl);
+      idx->route_sl_values_.push_back(static_cast<uint8_t>(r.sl | (r.span - 1) << 4));
     }
   }
   *out = std::move(idx);
@@ -389,12 +399,19 @@ uint16_t SmdbIndex::FindCommonPkey(uint32_t table_a, uint32_t table_b) const {
   return 0;
 }
 
-bool SmdbIndex::RouteSl(uint16_t slid, uint16_t dlid, uint8_t hint, uint8_t* sl) const {
+bool SmdbIndex::RouteSl(uint16_t slid, uint16_t dlid, uint8_t hint, uint8_t* sl,
+                        uint8_t* span) const {
   if (hint >= 16 || !(route_sl_hints_ & (1u << hint))) return false;
   uint64_t key = uint64_t{slid} << 24 | uint64_t{dlid} << 8 | hint;
   auto it = std::lower_bound(route_sl_keys_.begin(), route_sl_keys_.end(), key);
-  *sl = it != route_sl_keys_.end() && *it == key ? route_sl_values_[it - route_sl_keys_.begin()]
-                                                 : hint;
+  if (it != route_sl_keys_.end() && *it == key) {
+    uint8_t v = route_sl_values_[it - route_sl_keys_.begin()];
+    *sl = v & 0xF;
+    *span = static_cast<uint8_t>((v >> 4) + 1);
+  } else {
+    *sl = hint;
+    *span = route_sl_hint_spans_[hint];
+  }
   return true;
 }
 

@@ -136,9 +136,10 @@ class SmdbIndex {
   // The QoS policy the SMDB carries, or nullptr (qos_policy.h).
   const QosPolicy* qos() const { return qos_.get(); }
   // The routing engine's path SL for slid -> dlid when the SA hands it
-  // `hint` (route_sls: `hint` itself unless listed). False when the SMDB
-  // carries no engine SLs (kSubnetRouteSls) or not for this hint.
-  bool RouteSl(uint16_t slid, uint16_t dlid, uint8_t hint, uint8_t* sl) const;
+  // `hint` (route_sls: `hint` itself unless listed), and in *span how many
+  // SLs from *sl it draws among at random (1: exactly *sl). False when the
+  // SMDB carries no engine SLs (kSubnetRouteSls) or not for this hint.
+  bool RouteSl(uint16_t slid, uint16_t dlid, uint8_t hint, uint8_t* sl, uint8_t* span) const;
   // The SLs the SL2VL table of `port` for packets in on `in_port` sends to
   // VL15 (sl2vl_drops); 0 for a table that drops none.
   uint16_t Sl2VlDrops(uint32_t port, uint8_t in_port) const {
@@ -184,7 +185,8 @@ class SmdbIndex {
   std::unique_ptr<QosPolicy> qos_;
   uint16_t route_sl_hints_ = 0;         // bit k: route_sls covers hint k
   std::vector<uint64_t> route_sl_keys_;  // slid << 24 | dlid << 8 | hint, ascending
-  std::vector<uint8_t> route_sl_values_;
+  std::vector<uint8_t> route_sl_values_;  // sl | (span - 1) << 4
+  std::array<uint8_t, 16> route_sl_hint_spans_{};  // span of unlisted pairs, per hint
   std::vector<std::pair<uint64_t, uint16_t>> sl2vl_drops_;  // (port << 8 | in_port, mask), sorted
 
   SmdbSubnet subnet_;

@@ -52,6 +52,17 @@ constexpr uint8_t kPathReversible = 1u << 0;
 constexpr uint8_t kPathInexactQos = 1u << 1;        // QoS levels / SL2VL tables (opt.qos)
 constexpr uint8_t kPathInexactRoutingSl = 1u << 2;  // the routing engine chooses the SL
 constexpr uint8_t kPathInexact = kPathInexactQos | kPathInexactRoutingSl;
+// Bits 3-6: the SA draws the record's SL at random among PathSlSpan() SLs
+// from PrdbPath::sl on every query (route_sls' span, DFSSSP); a consumer
+// draws the same way. 0 (one SL) for every other record.
+constexpr int kPathSlSpanShift = 3;
+constexpr uint8_t kPathSlSpanMask = 0xFu << kPathSlSpanShift;
+constexpr unsigned PathSlSpan(uint8_t flags) {
+  return ((flags & kPathSlSpanMask) >> kPathSlSpanShift) + 1u;
+}
+constexpr uint8_t PathSlSpanBits(unsigned span) {
+  return span <= 1 ? 0 : static_cast<uint8_t>(((span - 1) & 0xFu) << kPathSlSpanShift);
+}
 
 // Table 2 "paths": one PathRecord per (destination GID, source GID,
 // destination LID, source LID), with the values an SA would answer (the

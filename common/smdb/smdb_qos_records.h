@@ -183,12 +183,15 @@ struct SmdbQosRange {
 };
 
 // Table 17 "route_sls": the SL a routing engine that chooses path SLs
-// (LASH, torus-2QoS, Nue) gives the path slid -> dlid when the SA hands it
-// `hint` (the SL the SA computed before asking the engine:
+// (LASH, torus-2QoS, Nue, DFSSSP) gives the path slid -> dlid when the SA
+// hands it `hint` (the SL the SA computed before asking the engine:
 // osm_sa_path_record.c, path_sl), for every LID pair and every hint of
-// route_sl_hints; only answers other than the hint are listed. Filled
-// when SmdbSubnet::flags has kSubnetRouteSls (the plugin asks the engine
-// after each routing, opensm_plugin/osm_route_sl.c).
+// route_sl_hints. `span` > 1: the engine draws the SL at random among
+// `span` SLs from `sl` on every query (DFSSSP spreads a layer over several
+// VLs: osm_ucast_dfsssp.c, vl_split_count), so the SA's answer is one of
+// them. Only rows other than (hint, the hint's span in route_sl_hints)
+// are listed. Filled when SmdbSubnet::flags has kSubnetRouteSls (the
+// plugin asks the engine after each routing, opensm_plugin/osm_route_sl.c).
 struct SmdbRouteSl {
   static constexpr uint16_t kTableId = 17;
   static constexpr const char* kTableName = "route_sls";
@@ -200,6 +203,7 @@ struct SmdbRouteSl {
   uint16_t dlid = 0;
   uint8_t hint = 0;
   uint8_t sl = 0;
+  uint8_t span = 1;  // SLs sl .. sl + span - 1, drawn at random (1: sl)
 
   template <class Self, class V>
   static constexpr void Fields(Self& r, V& v) {
@@ -207,10 +211,12 @@ struct SmdbRouteSl {
     v.Num("dlid", r.dlid);
     v.Num("hint", r.hint);
     v.Num("sl", r.sl);
+    v.Num("span", r.span);
   }
 };
 
-// Table 18 "route_sl_hints": the hints route_sls covers.
+// Table 18 "route_sl_hints": the hints route_sls covers, each with the
+// span of the pairs route_sls does not list (they get the hint itself).
 struct SmdbRouteSlHint {
   static constexpr uint16_t kTableId = 18;
   static constexpr const char* kTableName = "route_sl_hints";
@@ -219,10 +225,12 @@ struct SmdbRouteSlHint {
   static constexpr uint16_t kSinceMinor = 1;
 
   uint8_t hint = 0;
+  uint8_t span = 1;
 
   template <class Self, class V>
   static constexpr void Fields(Self& r, V& v) {
     v.Num("hint", r.hint);
+    v.Num("span", r.span);
   }
 };
 
@@ -253,8 +261,8 @@ struct SmdbSl2VlDrop {
 };
 
 static_assert(WireSize<SmdbSl2VlDrop>() == 12 && KeySize<SmdbSl2VlDrop>() == 10, "layout");
-static_assert(WireSize<SmdbRouteSl>() == 6 && KeySize<SmdbRouteSl>() == 5, "layout");
-static_assert(WireSize<SmdbRouteSlHint>() == 1 && KeySize<SmdbRouteSlHint>() == 1, "layout");
+static_assert(WireSize<SmdbRouteSl>() == 7 && KeySize<SmdbRouteSl>() == 5, "layout");
+static_assert(WireSize<SmdbRouteSlHint>() == 2 && KeySize<SmdbRouteSlHint>() == 1, "layout");
 static_assert(WireSize<SmdbQosLevel>() == 39 && KeySize<SmdbQosLevel>() == 2, "layout");
 static_assert(WireSize<SmdbQosGroup>() == 35 && KeySize<SmdbQosGroup>() == 2, "layout");
 static_assert(WireSize<SmdbQosGroupPort>() == 10 && KeySize<SmdbQosGroupPort>() == 10, "layout");

@@ -301,6 +301,13 @@ int SsaProvider::RouteFromView(const sa::SaEndpoint* ep, const RouteKey& key,
         // The SA answers with the P_Key asked for: the endpoint's, whose
         // membership bit may differ from the record's.
         path->pkey = htons(ep->pkey);
+        // An SL the SA draws at random among several on every query
+        // (DFSSSP's balancing over a layer's VLs): drawn here the same way.
+        unsigned span = smdb::PathSlSpan(found->flags);
+        if (span > 1) {
+          uint16_t sl = static_cast<uint16_t>(found->sl + sl_draw_() % span);
+          path->qosclass_sl = htons(static_cast<uint16_t>((ntohs(path->qosclass_sl) & ~0xFu) | sl));
+        }
         ++answered_;
         return ACM_STATUS_SUCCESS;
       }

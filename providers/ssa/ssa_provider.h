@@ -37,6 +37,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <random>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -149,6 +150,8 @@ class SsaProvider {
   std::shared_ptr<const smdb::AddrDb> addr_;
   bool miss_noted_[kMissKinds] = {};
   uint64_t answered_ = 0;
+  // Draws the SL of records whose SL the SA draws (smdb::PathSlSpan).
+  std::minstd_rand sl_draw_{std::random_device{}()};
   uint64_t missed_[kMissKinds] = {};
   uint64_t updates_ = 0;
 };

@@ -156,18 +156,24 @@ class FidelityFixture : public Utest {
     LONGS_EQUAL(0, RouteQueries());
     DaemonAnswersEqualTheSa();
 
+    TorusLinkDownReachesTheDaemon(1);
+    PathsAreMarked("");
+    CHECK(CompareAllEqual({"--pkey-from-path"}) > 0);
+    DaemonAnswersEqualTheSa();
+  }
+
+  // T0_0's +i link goes down (on a torus of `hcas_per_switch`), the engine
+  // reroutes, and the next SMDB (written to smdb_file) reaches the daemon.
+  void TorusLinkDownReachesTheDaemon(int hcas_per_switch) {
     uint64_t before = tree->smdb().global_epoch;
     int ups = tree->fabric()->SubnetUpCount();
-    CHECK_OK(tree->fabric()->LinkDown("T0_0", 2));  // T0_0's +i link (1 HCA per switch)
+    CHECK_OK(tree->fabric()->LinkDown("T0_0", hcas_per_switch + 1));
     CHECK_OK(tree->fabric()->WaitSubnetUp(ups + 1, 60s));
     ssa::smdb::Smdb next;
     CHECK_OK(tree->WaitSmdbAfter(before, 60s, &next));
     CHECK_OK(next.WriteFile(smdb_file));
     std::string needle = "PRDB epoch " + std::to_string(next.global_epoch) + " in place";
-    CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(), needle, 30s));
-    PathsAreMarked("");
-    CHECK(CompareAllEqual({"--pkey-from-path"}) > 0);
-    DaemonAnswersEqualTheSa();
+    CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(), needle, 30s, log_from));
   }
 
   void StartIbacm(const std::string& fallback) {
@@ -291,6 +297,19 @@ class FidelityFixture : public Utest {
                                     "-s", Lid(), "-d", std::to_string(tree->Lid(node))},
                                    &out, &rc));
     return rc == 0 && out.find("dlid:") != std::string::npos;
+  }
+
+  // The SL of the record Debian's stock ib_acme gets for kNode -> `dlid`
+  // through the daemon; -1 when it got none.
+  int StockIbAcmeSl(const std::string& dlid) {
+    std::string out;
+    int rc = -1;
+    CHECK_OK(ssa::test::RunProgram({"/usr/bin/ib_acme", "-S", ibacm->socket_path(), "-f", "l",
+                                    "-s", Lid(), "-d", dlid},
+                                   &out, &rc));
+    size_t at = out.find("\n  sl: ");
+    if (rc != 0 || at == std::string::npos) return -1;
+    return atoi(out.c_str() + at + 7);
   }
 
   // The safety rule end to end for records marked `why` (`reason_text`:

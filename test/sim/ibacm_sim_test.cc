@@ -203,7 +203,9 @@ TEST(FourHcaFabric, DaemonSurvivesBadInputAndTenThousandIdleClients) {
   }
   std::sort(times.begin(), times.end());
   double median_ms = times[times.size() / 2];
-  CHECK_TEXT(median_ms < 10.0,
+  // A bound that tells a server scanning every idle connection per request
+  // (or blocked on one) from one that is not, with room for a loaded CI.
+  CHECK_TEXT(median_ms < 100.0,
              ("median resolve took " + std::to_string(median_ms) + " ms").c_str());
   for (int fd : idle) close(fd);
   CHECK_TRUE(ibacm.IsRunning());

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <set>
 #include <vector>
 #include <string>
 #include <vector>
@@ -18,6 +19,19 @@
 using namespace fidelity;
 
 TEST_GROUP_BASE(RoutingEngineSim, FidelityFixture) {
+  // `ssa-smdb compare` of every pair: no mismatch, nothing marked, and
+  // some SLs the SA drew among a range; returns those.
+  long CompareAllEqualWithDrawnSls() {
+    int rc = -1;
+    std::string out = Run({kSmdbTool, "compare", smdb_file, "--from", "all", "--to", "all",
+                           "--max-print", "20"},
+                          &rc);
+    LONGS_EQUAL_TEXT(0, rc, out.c_str());
+    LONGS_EQUAL_TEXT(0, SummaryValue(out, "mismatched"), out.c_str());
+    LONGS_EQUAL_TEXT(0, SummaryValue(out, "not_exact"), out.c_str());
+    return SummaryValue(out, "sl_drawn");
+  }
+
   // The tree tests' 12-HCA fat tree (2 leaves, 2 spines, mixed link
   // speeds) routed by `engine`.
   void FatTreeRoutedBy(const std::string& engine, int lmc) {
@@ -187,13 +201,41 @@ TEST(RoutingEngineSim, NueOnATorusTheEnginesSlsComeFromTheReplicaEqualToTheSa) {
 }
 
 // DFSSSP with more VLs than it needs spreads a layer over several VLs and
-// its path_sl picks one at random on every query (osm_ucast_dfsssp.c,
-// vl_split_count): two SA queries for one pair may give two SLs, so the
-// daemon's answers are checked to come from the SA, not equal to a second
-// query.
-TEST(RoutingEngineSim, DfssspOnATorusRecordsAreMarkedAndNeverServedFromTheReplica) {
+// its path_sl draws one at random on every query (osm_ucast_dfsssp.c,
+// vl_split_count): the SMDB carries each pair's range, `compare` accepts
+// any SL of it from the SA (and finds the SA's within it for every pair),
+// and the daemon draws among the range as the SA does: every answer in
+// the range, and more than one SL over repeated queries.
+TEST(RoutingEngineSim, DfssspOnATorusTheSlRangesComeFromTheReplicaAndTheDaemonDrawsAsTheSa) {
   StartTorus("dfsssp");
   STRCMP_EQUAL("dfsssp", tree->smdb().subnet.records[0].routing_engine.data());
-  MarkedRecordsGoToTheSaOrFail("routing-sl", "the routing engine chooses its SL)", 1, false);
-}
+  CHECK(tree->smdb().subnet.records[0].flags & ssa::smdb::kSubnetRouteSls);
+  PathsAreMarked("");
+  int rc = -1;
+  std::string paths = Run({kSmdbTool, "paths", smdb_file, "--from", Lid(), "--to", "all"}, &rc);
+  LONGS_EQUAL_TEXT(0, rc, paths.c_str());
+  // ibsim's ports have more VLs than a 3x3 torus needs: DFSSSP balances,
+  // so some destination's record has a range.
+  size_t at = paths.find(" sl_range=");
+  CHECK_TEXT(at != std::string::npos, paths.c_str());
+  size_t line = paths.rfind("path slid=", at);
+  int slid = -1, dlid = -1, lo = -1, hi = -1;
+  CHECK(sscanf(paths.c_str() + line, "path slid=%d dlid=%d", &slid, &dlid) == 2);
+  CHECK(sscanf(paths.c_str() + at, " sl_range=%d-%d", &lo, &hi) == 2);
+  CHECK(lo < hi);
+  CHECK(CompareAllEqualWithDrawnSls() > 0);
 
+  StartIbacm("none");
+  std::set<int> seen;
+  for (int i = 0; i < 24; ++i) {
+    int sl = StockIbAcmeSl(std::to_string(dlid));
+    CHECK_TEXT(sl >= lo && sl <= hi, std::to_string(sl).c_str());
+    seen.insert(sl);
+  }
+  CHECK(seen.size() > 1);
+  LONGS_EQUAL(0, RouteQueries());  // all from the PRDB
+
+  TorusLinkDownReachesTheDaemon(2);
+  PathsAreMarked("");
+  CHECK(CompareAllEqualWithDrawnSls() > 0);
+}

@@ -484,6 +484,42 @@ TEST(PathEngine, TheRoutingEnginesSlsFromTheSmdbFinishTheRecord) {
   CHECK_EQUAL(kPathInexactRoutingSl, PathEngine(idx.get()).InexactFlags(10, 12));
 }
 
+// DFSSSP's balanced layers: the engine draws the SL among a range, which
+// the SMDB carries as a span per row (and per hint for the pairs it does
+// not list); the record has the range's first SL and the span in its
+// flags, exact. A range past SL 15 is a bad stream.
+TEST(PathEngine, AnSlTheEngineDrawsAmongARangeCarriesItsSpan) {
+  Fixture fx;
+  fx.db.subnet.records[0].flags |= kSubnetRoutingSl | kSubnetRouteSls;
+  fx.db.route_sl_hints.records = {SmdbRouteSlHint{5, 3}};
+  fx.db.route_sls.records = {SmdbRouteSl{10, 12, 5, 2, 2}, SmdbRouteSl{10, 16, 5, 5, 1}};
+  std::unique_ptr<SmdbIndex> idx;
+  CHECK(SmdbIndex::Build(fx.db, &idx).ok());
+  PathEngine e(idx.get());
+  // 10 -> 12 (hint 5, partition 0x0002's SL): SLs 2 and 3.
+  CheckPath(e, 10, 12, Expected(A, 10, B, 12, 0x8002, 2, 5, 7, 18, true));
+  CHECK_EQUAL(PathSlSpanBits(2), e.InexactFlags(10, 12));
+  PrdbPath p;
+  CHECK(e.ComputePrdb(10, 12, &p) == PathStatus::kOk);
+  CHECK_EQUAL(2u, PathSlSpan(p.flags));
+  CHECK_EQUAL(0, p.flags & kPathInexact);
+  // 10 -> 16: listed with span 1 (a pair the engine does not know: the
+  // hint itself, no draw).
+  CHECK_EQUAL(0, e.InexactFlags(10, 16));
+  uint8_t sl = 0, span = 0;
+  CHECK(idx->RouteSl(10, 18, 5, &sl, &span));  // not listed: the hint's range
+  CHECK_EQUAL(5, sl);
+  CHECK_EQUAL(3, span);
+
+  fx.db.route_sls.records = {SmdbRouteSl{10, 12, 5, 14, 3}};
+  ssa::Status st = SmdbIndex::Build(fx.db, &idx);
+  CHECK(!st.ok());
+  STRCMP_CONTAINS("route_sls", st.ToString().c_str());
+  fx.db.route_sls.records.clear();
+  fx.db.route_sl_hints.records = {SmdbRouteSlHint{5, 0}};
+  CHECK(!SmdbIndex::Build(fx.db, &idx).ok());
+}
+
 // SL2VL tables with QoS on: an SL sent to VL15 on the way drops the path
 // (the SA's valid_sl_mask), per egress port and ingress port.
 TEST(PathEngine, AnSlTheSl2VlTablesDropHasNoPath) {

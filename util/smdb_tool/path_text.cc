@@ -42,7 +42,7 @@ bool ParseNumber(const std::string& s, uint64_t* out) {
 }  // namespace
 
 std::string FormatPathLine(uint16_t slid, uint16_t dlid, smdb::PathStatus status,
-                           const ibv_path_record& rec, uint8_t inexact_flags) {
+                           const ibv_path_record& rec, uint8_t flags) {
   std::string line = "path slid=" + std::to_string(slid) + " dlid=" + std::to_string(dlid) +
                      " status=" + smdb::PathStatusName(status);
   if (status != smdb::PathStatus::kOk) return line;
@@ -55,9 +55,18 @@ std::string FormatPathLine(uint16_t slid, uint16_t dlid, smdb::PathStatus status
   line += " flow_label=" + Hex(r.flow_label, 5);
   line += " reversible=" + std::to_string(r.reversible ? 1 : 0);
   line += " preference=" + std::to_string(r.preference);
-  if (inexact_flags & smdb::kPathInexact)
-    line += " exact=no why=" + smdb::InexactReasons(inexact_flags);
+  unsigned span = smdb::PathSlSpan(flags);
+  if (span > 1)
+    line += " sl_range=" + std::to_string(r.sl) + "-" + std::to_string(r.sl + span - 1);
+  if (flags & smdb::kPathInexact) line += " exact=no why=" + smdb::InexactReasons(flags);
   return line;
+}
+
+bool AdoptDrawnSl(unsigned span, const ibv_path_record& sa, ibv_path_record* mine) {
+  unsigned lo = be16toh(mine->qosclass_sl) & 0xF, got = be16toh(sa.qosclass_sl) & 0xF;
+  if (got < lo || got >= lo + span) return false;
+  mine->qosclass_sl = htobe16(static_cast<uint16_t>((be16toh(mine->qosclass_sl) & ~0xFu) | got));
+  return true;
 }
 
 std::vector<FieldDiff> DiffPathRecords(const ibv_path_record& a, const ibv_path_record& b) {

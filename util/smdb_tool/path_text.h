@@ -12,7 +12,11 @@
 // A record the engine marks not exact (smdb::kPathInexact*: the SA may
 // answer otherwise, so no consumer serves it) ends with
 //        exact=no why=qos,routing-sl
-// and an exact record prints without those two fields.
+// and an exact record prints without those two fields. A record whose SL
+// the SA draws at random among several (DFSSSP spreading a layer over
+// VLs: smdb::PathSlSpan) shows sl= the first of them and, before any
+// exact= field,
+//        sl_range=4-7
 //
 // Pure functions; any thread.
 #ifndef IBACM_SSA_UTIL_SMDB_TOOL_PATH_TEXT_H
@@ -31,8 +35,15 @@
 namespace ssa {
 namespace smdb_tool {
 
+// `flags`: the PrdbPath::flags bits the engine marks (kPathInexact*, the
+// SL span).
 std::string FormatPathLine(uint16_t slid, uint16_t dlid, smdb::PathStatus status,
-                           const ibv_path_record& rec, uint8_t inexact_flags = 0);
+                           const ibv_path_record& rec, uint8_t flags = 0);
+
+// A record whose SL is drawn among `span` SLs from its own: when the SA's
+// answer `sa` drew one of them, *mine takes that SL (true); otherwise the
+// SA's SL is none *mine allows and nothing changes (false).
+bool AdoptDrawnSl(unsigned span, const ibv_path_record& sa, ibv_path_record* mine);
 
 struct FieldDiff {
   std::string field;  // "mtu", "reversible", "reserved", ...

@@ -130,7 +130,7 @@ Status RunSaCompare(const smdb::SmdbIndex& index, const CompareOptions& o, FILE*
   if (!limits.empty()) fprintf(out, "warning: the engine cannot predict: %s\n", limits.c_str());
   std::vector<ibv_path_record> mine(n);
   std::vector<PathStatus> mine_status(n);
-  std::vector<uint8_t> mine_inexact(n, 0);  // kPathInexact* of an ok record
+  std::vector<uint8_t> mine_flags(n, 0);  // kPathInexact* and SL span of an ok record
   // A PRDB's record answers the query with its own P_Key (what ibacm asks):
   // the SA is asked that query for it.
   std::vector<uint16_t> query_pkey(n, o.query.has_pkey ? o.query.pkey : 0);
@@ -151,7 +151,7 @@ Status RunSaCompare(const smdb::SmdbIndex& index, const CompareOptions& o, FILE*
           it != delivered.end() && (!o.reversible || (it->second->flags & smdb::kPathReversible));
       if (have) {
         smdb::FromPrdbPath(*it->second, &mine[i]);
-        mine_inexact[i] = it->second->flags & smdb::kPathInexact;
+        mine_flags[i] = it->second->flags & (smdb::kPathInexact | smdb::kPathSlSpanMask);
         query_pkey[i] = it->second->pkey;
       } else {
         mine[i] = ibv_path_record{};
@@ -167,7 +167,7 @@ Status RunSaCompare(const smdb::SmdbIndex& index, const CompareOptions& o, FILE*
                          ? engine.ComputeByGuid(GuidOf(index, slid), GuidOf(index, dlid), &mine[i])
                          : engine.Compute(slid, dlid, &mine[i]);
     if (mine_status[i] == PathStatus::kOk)
-      mine_inexact[i] = engine.InexactFlags(be16toh(mine[i].slid), be16toh(mine[i].dlid));
+      mine_flags[i] = engine.InexactFlags(be16toh(mine[i].slid), be16toh(mine[i].dlid));
   }
   r->engine_ns_per_path = std::chrono::duration<double, std::nano>(Clock::now() - e0).count() / n;
 
@@ -236,10 +236,10 @@ Status RunSaCompare(const smdb::SmdbIndex& index, const CompareOptions& o, FILE*
     if (a.state == Answer::kPending || a.state == Answer::kFailed) {
       ++r->sa_failures;
       print("sa-failure " + where + ": " + (a.state == Answer::kPending ? "no answer" : a.error));
-    } else if (engine_ok && mine_inexact[i]) {
+    } else if (engine_ok && (mine_flags[i] & smdb::kPathInexact)) {
       // Not served from the replica: the SA answers it.
       ++r->not_exact;
-      std::string why = " why=" + smdb::InexactReasons(mine_inexact[i]);
+      std::string why = " why=" + smdb::InexactReasons(mine_flags[i]);
       if (a.state == Answer::kNoRecords) {
         ++r->not_exact_differ;
         print("not-exact " + where + why + ": sa has no record");
@@ -261,6 +261,12 @@ Status RunSaCompare(const smdb::SmdbIndex& index, const CompareOptions& o, FILE*
       print("mismatch " + where + ": engine says " + smdb::PathStatusName(mine_status[i]) +
             ", sa has " + FormatPathLine(slid, dlid, PathStatus::kOk, a.rec));
     } else {
+      // An SL the SA draws among several: any of them is the SA's answer.
+      unsigned span = smdb::PathSlSpan(mine_flags[i]);
+      if (span > 1) {
+        ++r->sl_drawn;
+        AdoptDrawnSl(span, a.rec, &mine[i]);
+      }
       std::vector<FieldDiff> diffs = DiffPathRecords(mine[i], a.rec);
       if (diffs.empty()) {
         ++r->matched;
@@ -274,10 +280,10 @@ Status RunSaCompare(const smdb::SmdbIndex& index, const CompareOptions& o, FILE*
       out,
       "compare: pairs=%zu matched=%zu no_path=%zu mismatched=%zu sa_failures=%zu requester_lid=%u "
       "sa_depth=%d sa_seconds=%.3f sa_queries_per_s=%.0f engine_ns_per_path=%.1f not_exact=%zu "
-      "not_exact_differ=%zu\n",
+      "not_exact_differ=%zu sl_drawn=%zu\n",
       r->pairs, r->matched, r->no_path, r->mismatched, r->sa_failures, r->requester_lid,
       client.sa_depth(), r->sa_seconds, r->sa_seconds > 0 ? n / r->sa_seconds : 0.0,
-      r->engine_ns_per_path, r->not_exact, r->not_exact_differ);
+      r->engine_ns_per_path, r->not_exact, r->not_exact_differ, r->sl_drawn);
   return Status::Ok();
 }
 

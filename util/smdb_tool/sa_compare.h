@@ -11,7 +11,8 @@
 // A record the engine (or the PRDB) marks not exact (smdb::kPathInexact*)
 // is never served as the SA's, so it is neither a match nor a mismatch:
 // it is counted as not_exact, and its line says whether the SA's answer
-// in fact differs.
+// in fact differs. A record whose SL the SA draws at random among several
+// (smdb::PathSlSpan) matches an SA answer with any of those SLs.
 //
 // Single-threaded: runs its own EventLoop on the calling thread. Call it
 // from the main thread before any other thread exists (umad2sim).
@@ -66,6 +67,7 @@ struct CompareResult {
   size_t mismatched = 0;
   size_t not_exact = 0;          // marked not exact: consumers ask the SA for these
   size_t not_exact_differ = 0;   // ... of which the SA's answer does differ
+  size_t sl_drawn = 0;  // SL drawn among several (smdb::PathSlSpan): any of them matches
   size_t sa_failures = 0;  // timeouts and SA errors other than no records
   double sa_seconds = 0;   // first query sent to last answer
   double engine_ns_per_path = 0;

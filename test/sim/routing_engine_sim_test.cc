@@ -239,3 +239,12 @@ TEST(RoutingEngineSim, DfssspOnATorusTheSlRangesComeFromTheReplicaAndTheDaemonDr
   PathsAreMarked("");
   CHECK(CompareAllEqualWithDrawnSls() > 0);
 }
+
+// With LMC 1 every port has two LIDs, and DFSSSP routes and layers each
+// LID pair on its own: still equal to the SA for every pair.
+TEST(RoutingEngineSim, DfssspWithLmc1TheSlRangesEqualTheSa) {
+  StartTorus("dfsssp", 3, 3, 2, 1);
+  STRCMP_EQUAL("dfsssp", tree->smdb().subnet.records[0].routing_engine.data());
+  PathsAreMarked("");
+  CHECK(CompareAllEqualWithDrawnSls() > 0);
+}

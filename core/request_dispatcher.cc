@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "common/acm/acm_wire.h"
+#include "common/mad/mad_wire.h"
 #include "core/addr_config.h"
 #include "core/port_manager.h"
 #include "core/provider_loader.h"
@@ -233,7 +234,43 @@ void RequestDispatcher::ResolvePath(const ibv_path_record& path, const std::stri
     done(acm::kStatusESrcAddr, nullptr);
     return;
   }
-  pr.src = src->addr;
+  SendInternal(src, ep, &pr, std::move(done));
+}
+
+void RequestDispatcher::ResolveAddress(int family, const uint8_t* addr, DoneFn done) {
+  ++(*counters_)[acm::kCntrResolve];
+  ++stats_.internal_addresses;
+  acm::EpAddr dst;
+  dst.flags = acm::kEpFlagDest;
+  dst.type = family == AF_INET ? acm::kAddrIp : acm::kAddrIp6;
+  std::memcpy(dst.info.data(), addr, family == AF_INET ? 4 : 16);
+  CoreEndpoint* ep = nullptr;
+  // Our own address: the GID of the port it lives on.
+  if (ports_->FindAddress(ToAddress(dst), &ep) && ep) {
+    ibv_path_record self = {};
+    mad::PutGid(ep->port->info.gid_prefix, ep->port->info.port_guid, self.dgid.raw);
+    self.sgid = self.dgid;
+    ++stats_.answered;
+    done(acm::kStatusSuccess, &self);
+    return;
+  }
+  ssa_address routed;
+  CoreAddress* src = RouteSource(dst, &routed) ? ports_->FindAddress(routed, &ep) : nullptr;
+  if (!src) src = ports_->FirstAddress(&ep);
+  if (!src || !ep) {
+    CountError(acm::kStatusESrcAddr);
+    done(acm::kStatusESrcAddr, nullptr);
+    return;
+  }
+  ssa_resolve_request pr = {};
+  pr.size = sizeof(pr);
+  pr.dst = ToAddress(dst);
+  SendInternal(src, ep, &pr, std::move(done));
+}
+
+void RequestDispatcher::SendInternal(CoreAddress* src, CoreEndpoint* ep, ssa_resolve_request* pr,
+                                     DoneFn done) {
+  pr->src = src->addr;
   ProviderInstance* prov = ep->port->provider;
   ProviderHost::PendingRequest pending;
   pending.source = src->addr;
@@ -241,7 +278,7 @@ void RequestDispatcher::ResolvePath(const ibv_path_record& path, const std::stri
   pending.done = std::move(done);
   uint64_t id = host_->AddRequest(std::move(pending));
   ++stats_.resolves;
-  int rc = prov->table()->resolve(src->prov_ctx, &pr, id);
+  int rc = prov->table()->resolve(src->prov_ctx, pr, id);
   ProviderHost::PendingRequest refused;
   if (rc < 0 && host_->TakeRequest(id, &refused)) {
     uint8_t status = rc == -ENOMEM ? acm::kStatusENoMem : acm::kStatusEInval;

@@ -39,6 +39,7 @@ class RequestDispatcher : public ClientServer::Handler, public PathResolver {
     uint64_t bad_requests = 0;  // answered with an error status
     uint64_t answered = 0;
     uint64_t internal_paths = 0;  // ResolvePath() calls
+    uint64_t internal_addresses = 0;  // ResolveAddress() calls
   };
 
   RequestDispatcher(Logger* log, ProviderHost* host, PortManager* ports, CounterArray* counters);
@@ -50,6 +51,10 @@ class RequestDispatcher : public ClientServer::Handler, public PathResolver {
   // PathResolver: a path request with no client behind it.
   void ResolvePath(const ibv_path_record& path, const std::string& device, int port_num,
                    DoneFn done) override;
+  // PathResolver: an address the kernel asks about. One of our own
+  // addresses is answered with its port's GID at once; any other goes to
+  // the provider of the source the route picks, as a client's resolve.
+  void ResolveAddress(int family, const uint8_t* addr, DoneFn done) override;
 
  private:
   void HandleResolve(ClientServer::ClientId client, const acm::Request& req, const uint8_t* msg,
@@ -57,6 +62,9 @@ class RequestDispatcher : public ClientServer::Handler, public PathResolver {
   void HandlePerfQuery(ClientServer::ClientId client, const acm::Request& req);
   void HandleEpQuery(ClientServer::ClientId client, const acm::Request& req);
   void OnAnswer(ProviderHost::PendingRequest&& req, uint8_t status, const ibv_path_record* path);
+  // Hands an internal request (no client) to the provider of `src`; the
+  // core answers `done` with an error when the provider refuses it.
+  void SendInternal(CoreAddress* src, CoreEndpoint* ep, ssa_resolve_request* pr, DoneFn done);
   void Reply(ClientServer::ClientId client, const std::vector<uint8_t>& bytes);
   void CountError(uint8_t status);
   void ReplyResolveError(ClientServer::ClientId client, const acm::MsgHeader& hdr, uint8_t status,

@@ -331,6 +331,13 @@ Status DecodePathRecordResponse(const uint8_t* mad, size_t len, PathRecord* rec)
   return ValidatePathRecord(*rec);
 }
 
+void PutGid(uint64_t prefix, uint64_t guid, uint8_t gid[16]) {
+  for (int i = 0; i < 8; ++i) {
+    gid[i] = static_cast<uint8_t>(prefix >> (56 - 8 * i));
+    gid[8 + i] = static_cast<uint8_t>(guid >> (56 - 8 * i));
+  }
+}
+
 std::string GidToString(const uint8_t gid[16]) {
   char buf[INET6_ADDRSTRLEN];
   if (!inet_ntop(AF_INET6, gid, buf, sizeof(buf))) return "?";

@@ -255,6 +255,8 @@ Status DecodePathRecordResponse(const uint8_t* mad, size_t len, PathRecord* rec)
 
 // "fe80::2:c902:0:1f12" style text of a GID, as saquery prints it.
 std::string GidToString(const uint8_t gid[16]);
+// The GID of subnet `prefix` and port `guid` (both host order), wire order.
+void PutGid(uint64_t prefix, uint64_t guid, uint8_t gid[16]);
 
 }  // namespace mad
 }  // namespace ssa

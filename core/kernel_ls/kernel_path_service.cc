@@ -1,7 +1,8 @@
-// kernel_path_service.cc: the kernel's path-record requests through the
-// providers (see kernel_path_service.h).
+// kernel_path_service.cc: the kernel's path-record and address requests
+// through the providers (see kernel_path_service.h).
 #include "core/kernel_ls/kernel_path_service.h"
 
+#include <arpa/inet.h>
 #include <infiniband/acm.h>
 #include <linux/netlink.h>
 #include <rdma/rdma_netlink.h>
@@ -22,6 +23,11 @@ namespace {
 constexpr size_t kReceiveBuffer = 8192;
 // Datagrams read per wake-up before the loop serves others again.
 constexpr int kReadBurst = 64;
+
+std::string IpText(const kernel_ls::LsIpResolveRequest& r) {
+  char buf[INET6_ADDRSTRLEN];
+  return inet_ntop(r.family, r.addr, buf, sizeof(buf)) ? buf : "?";
+}
 }  // namespace
 
 KernelPathService::KernelPathService(Reactor* reactor, Logger* log, PathResolver* resolver,
@@ -92,7 +98,8 @@ void KernelPathService::Stop() {
 
 std::string KernelPathService::StatsText() const {
   auto n = [](uint64_t v) { return std::to_string(v); };
-  return n(stats_.requests) + " requests: " + n(stats_.answered_path) + " answered with a path, " +
+  return n(stats_.requests) + " requests (" + n(stats_.ip_requests) + " for an address): " +
+         n(stats_.answered_path) + " answered with a path or GID, " +
          n(stats_.answered_error) + " with an error (" + n(stats_.provider_errors) +
          " provider errors, " + n(stats_.timeouts) + " timeouts, " + n(stats_.bad_requests) +
          " bad requests); " + n(stats_.late_answers) + " late provider answers, " +
@@ -186,14 +193,21 @@ void KernelPathService::HandleMessage(const NlMessage& msg) {
   o.request = req;
   o.timer = reactor_->AddTimer(std::chrono::milliseconds(answer_deadline_ms()),
                                [this, token] { OnDeadline(token); });
+  // May answer before it returns.
+  auto done = [this, token](uint8_t status, const ibv_path_record* p) {
+    OnProviderAnswer(token, status, p);
+  };
+  if (req.is_ip_resolve()) {
+    ++stats_.ip_requests;
+    SSA_LOG(*log_, kDebug, "kernel address request %u: %s (ifindex %u)", req.seq,
+            IpText(req.ip).c_str(), req.ip.ifindex);
+    resolver_->ResolveAddress(req.ip.family, req.ip.addr, done);
+    return;
+  }
   ibv_path_record path = kernel_ls::PathFromRequest(req.resolve);
   SSA_LOG(*log_, kDebug, "kernel path request %u from %s/%u (path use %u)", req.seq,
           req.resolve.device.c_str(), req.resolve.port_num, req.resolve.path_use);
-  // May answer before it returns.
-  resolver_->ResolvePath(path, req.resolve.device, req.resolve.port_num,
-                         [this, token](uint8_t status, const ibv_path_record* p) {
-                           OnProviderAnswer(token, status, p);
-                         });
+  resolver_->ResolvePath(path, req.resolve.device, req.resolve.port_num, done);
 }
 
 void KernelPathService::OnProviderAnswer(uint64_t token, uint8_t status,
@@ -231,7 +245,10 @@ void KernelPathService::Send(const LsRequest& req, const ibv_path_record* path) 
   else
     ++stats_.answered_error;
   if (!socket_) return;
-  std::vector<uint8_t> msg = kernel_ls::EncodeResolveAnswer(req, path);
+  // An address request is answered with the path's DGID: the address's GID.
+  std::vector<uint8_t> msg = req.is_ip_resolve()
+                                 ? kernel_ls::EncodeIpResolveAnswer(req, path ? path->dgid.raw : nullptr)
+                                 : kernel_ls::EncodeResolveAnswer(req, path);
   Status st = socket_->Send(msg.data(), msg.size());
   if (!st.ok()) {
     ++stats_.send_failures;

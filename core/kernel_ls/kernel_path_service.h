@@ -7,7 +7,9 @@
 // and only asks user space at all while someone listens, so requests made
 // early in boot are not lost once the daemon is up) and tells the kernel
 // how long to wait for an answer (RDMA_NL_LS_OP_SET_TIMEOUT). Each RESOLVE
-// request becomes a path query to the PathResolver; every request gets
+// request becomes a path query to the PathResolver, each IP_RESOLVE (an
+// IPv4 or IPv6 address behind an IB router, for the RDMA CM) an address
+// query, answered with the address's GID; every request gets
 // exactly one answer: the provider's path record, or RDMA_NL_LS_F_ERR when
 // the request is malformed, the provider fails, or it has not answered by
 // the deadline (a little before the kernel's own timeout), on which the
@@ -46,7 +48,8 @@ class KernelPathService {
     uint32_t summary_interval_ms = 60000;
   };
   struct Stats {
-    uint64_t requests = 0;         // RESOLVE requests taken to a provider
+    uint64_t requests = 0;         // RESOLVE and IP_RESOLVE requests taken to a provider
+    uint64_t ip_requests = 0;      // of those: IP_RESOLVE
     uint64_t answered_path = 0;    // answered with a path record
     uint64_t answered_error = 0;   // answered RDMA_NL_LS_F_ERR, whatever the reason
     uint64_t provider_errors = 0;  // of those: the provider's (or no endpoint's) error

@@ -5,6 +5,7 @@
 
 #include <endian.h>
 #include <linux/netlink.h>
+#include <sys/socket.h>
 #include <rdma/ib_user_sa.h>
 #include <rdma/rdma_netlink.h>
 
@@ -16,6 +17,7 @@ namespace kernel_ls {
 static_assert(kResolveHeaderSize == NlAlign(sizeof(rdma_ls_resolve_header)), "family header");
 static_assert(kDeviceNameMax == LS_DEVICE_NAME_MAX, "device name");
 static_assert(kPathRecDataSize == sizeof(ib_path_rec_data), "path record data");
+static_assert(kIpResolveHeaderSize == NlAlign(sizeof(rdma_ls_ip_resolve_header)), "ip header");
 static_assert(sizeof(ibv_path_record) == sizeof(ib_path_rec_data::path_rec), "path record");
 
 namespace {
@@ -66,7 +68,49 @@ Status TakeAttribute(const NlAttr& a, LsResolveRequest* r, LsDecodeError* why) {
   return Status::Ok();
 }
 
+// One attribute of an IP_RESOLVE request into `r`.
+Status TakeIpAttribute(const NlAttr& a, LsIpResolveRequest* r, LsDecodeError* why) {
+  uint16_t type = a.type & kTypeMask;
+  size_t size = type == LS_NLA_TYPE_IPV4 ? 4 : type == LS_NLA_TYPE_IPV6 ? 16 : 0;
+  const char* name = type == LS_NLA_TYPE_IPV4 ? "IPV4" : "IPV6";
+  if (!size) {
+    if (a.type & RDMA_NLA_F_MANDATORY)
+      return Fail(LsDecodeError::kUnknownMandatory, why,
+                  "attribute type " + std::to_string(type));
+    ++r->ignored_attributes;
+    return Status::Ok();
+  }
+  if (a.len != size)
+    return Fail(LsDecodeError::kAttributeSize, why,
+                std::string(name) + " has " + std::to_string(a.len) + " bytes, not " +
+                    std::to_string(size));
+  // One address per request: a second (of either family) is a question we
+  // would answer only half of.
+  if (r->family) return Fail(LsDecodeError::kDuplicateAttribute, why, name);
+  r->family = size == 4 ? AF_INET : AF_INET6;
+  std::memcpy(r->addr, a.data, size);
+  return Status::Ok();
+}
+
+Status DecodeIpResolve(const NlMessage& msg, LsIpResolveRequest* r, LsDecodeError* why) {
+  if (msg.payload_len < kIpResolveHeaderSize)
+    return Fail(LsDecodeError::kShortIpHeader, why,
+                std::to_string(msg.payload_len) + " bytes of payload");
+  std::memcpy(&r->ifindex, msg.payload + offsetof(rdma_ls_ip_resolve_header, ifindex), 4);
+  NlAttrReader attrs(msg.payload + kIpResolveHeaderSize, msg.payload_len - kIpResolveHeaderSize);
+  NlAttr a;
+  while (attrs.Next(&a)) {
+    Status st = TakeIpAttribute(a, r, why);
+    if (!st.ok()) return st;
+  }
+  if (!attrs.error().empty()) return Fail(LsDecodeError::kBadAttribute, why, attrs.error());
+  if (!r->family) return Fail(LsDecodeError::kNoAddress, why, "IPV4 or IPV6 missing");
+  return Status::Ok();
+}
+
 }  // namespace
+
+bool LsRequest::is_ip_resolve() const { return op == RDMA_NL_LS_OP_IP_RESOLVE; }
 
 const char* LsDecodeErrorName(LsDecodeError e) {
   switch (e) {
@@ -81,6 +125,8 @@ const char* LsDecodeErrorName(LsDecodeError e) {
     case LsDecodeError::kDuplicateAttribute: return "duplicate attribute";
     case LsDecodeError::kUnknownMandatory: return "unknown mandatory attribute";
     case LsDecodeError::kNoDestination: return "no destination GID";
+    case LsDecodeError::kShortIpHeader: return "short ip-resolve header";
+    case LsDecodeError::kNoAddress: return "no IP address";
     case LsDecodeError::kCount: break;
   }
   return "unknown error";
@@ -98,6 +144,7 @@ Status DecodeLsRequest(const NlMessage& msg, LsRequest* out, LsDecodeError* why)
                 "client " + std::to_string(RDMA_NL_GET_CLIENT(msg.type)));
   if (!(msg.flags & NLM_F_REQUEST))
     return Fail(LsDecodeError::kNotRequest, why, "no NLM_F_REQUEST");
+  if (out->is_ip_resolve()) return DecodeIpResolve(msg, &out->ip, why);
   if (RDMA_NL_GET_OP(msg.type) != RDMA_NL_LS_OP_RESOLVE)
     return Fail(LsDecodeError::kUnknownOp, why, "op " + std::to_string(RDMA_NL_GET_OP(msg.type)));
   if (msg.payload_len < kResolveHeaderSize)
@@ -138,6 +185,13 @@ ibv_path_record PathFromRequest(const LsResolveRequest& r) {
 
 std::vector<uint8_t> EncodeResolveRequest(const LsRequest& req) {
   NlMessageWriter w(req.type, req.flags, req.seq, 0);
+  const uint16_t m = RDMA_NLA_F_MANDATORY;
+  if (req.is_ip_resolve()) {
+    w.Append(&req.ip.ifindex, sizeof(req.ip.ifindex));
+    if (req.ip.family == AF_INET) w.AppendAttr(m | LS_NLA_TYPE_IPV4, req.ip.addr, 4);
+    if (req.ip.family == AF_INET6) w.AppendAttr(m | LS_NLA_TYPE_IPV6, req.ip.addr, 16);
+    return w.Finish();
+  }
   const LsResolveRequest& r = req.resolve;
   uint8_t header[kResolveHeaderSize] = {};
   std::memcpy(header, r.device.data(),
@@ -145,7 +199,6 @@ std::vector<uint8_t> EncodeResolveRequest(const LsRequest& req) {
   header[offsetof(rdma_ls_resolve_header, port_num)] = r.port_num;
   header[offsetof(rdma_ls_resolve_header, path_use)] = r.path_use;
   w.Append(header, sizeof(header));
-  const uint16_t m = RDMA_NLA_F_MANDATORY;
   if (r.has_service_id) w.AppendAttr(m | LS_NLA_TYPE_SERVICE_ID, &r.service_id, 8);
   if (r.has_dgid) w.AppendAttr(m | LS_NLA_TYPE_DGID, r.dgid, 16);
   if (r.has_sgid) w.AppendAttr(m | LS_NLA_TYPE_SGID, r.sgid, 16);
@@ -166,6 +219,12 @@ std::vector<uint8_t> EncodeResolveAnswer(const LsRequest& req, const ibv_path_re
     // The kernel compares the raw type: no flag bits on answers.
     w.AppendAttr(LS_NLA_TYPE_PATH_RECORD, &data, sizeof(data));
   }
+  return w.Finish();
+}
+
+std::vector<uint8_t> EncodeIpResolveAnswer(const LsRequest& req, const uint8_t* gid) {
+  NlMessageWriter w(req.type, gid ? 0 : RDMA_NL_LS_F_ERR, req.seq, 0);
+  if (gid) w.AppendAttr(LS_NLA_TYPE_DGID, gid, 16);
   return w.Finish();
 }
 
@@ -194,6 +253,10 @@ Status DecodeDaemonMessage(const NlMessage& msg, LsDaemonMessage* out) {
       std::memcpy(&path, data.path_rec, sizeof(path));
       out->path_flags.push_back(data.flags);
       out->paths.push_back(path);
+    } else if (a.type == LS_NLA_TYPE_DGID) {
+      if (a.len != 16) return Status::Error(EINVAL, "DGID size");
+      out->has_dgid = true;
+      std::memcpy(out->dgid, a.data, 16);
     } else if (a.type == LS_NLA_TYPE_TIMEOUT) {
       if (a.len != 4) return Status::Error(EINVAL, "TIMEOUT size");
       out->has_timeout = true;

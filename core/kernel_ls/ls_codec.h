@@ -15,6 +15,14 @@
 // SA PathRecord in wire order) or only the RDMA_NL_LS_F_ERR flag, on which
 // the kernel asks the SA itself at once.
 //
+// An IP_RESOLVE request (op RDMA_NL_LS_OP_IP_RESOLVE: the kernel's address
+// resolution asks it for a destination behind an IB router, an IPoIB route
+// with a gateway) carries a 4-byte family header (struct
+// rdma_ls_ip_resolve_header: the net device's ifindex) and one mandatory
+// attribute, LS_NLA_TYPE_IPV4 (4 bytes) or LS_NLA_TYPE_IPV6 (16), network
+// order. Its answer: the same type and sequence number, no family header,
+// one LS_NLA_TYPE_DGID attribute (the 16-byte GID), or the error flag.
+//
 // Everything here is pure: bytes in, values out. Any thread.
 #ifndef IBACM_SSA_CORE_KERNEL_LS_LS_CODEC_H
 #define IBACM_SSA_CORE_KERNEL_LS_LS_CODEC_H
@@ -34,6 +42,7 @@ namespace kernel_ls {
 constexpr size_t kResolveHeaderSize = 68;  // NLMSG_ALIGN(sizeof(rdma_ls_resolve_header))
 constexpr size_t kDeviceNameMax = 64;      // LS_DEVICE_NAME_MAX
 constexpr size_t kPathRecDataSize = 72;    // sizeof(struct ib_path_rec_data)
+constexpr size_t kIpResolveHeaderSize = 4; // NLMSG_ALIGN(sizeof(rdma_ls_ip_resolve_header))
 
 // Why a message was not taken; each kind is counted by the service.
 enum class LsDecodeError {
@@ -48,6 +57,8 @@ enum class LsDecodeError {
   kDuplicateAttribute,  // the same attribute twice
   kUnknownMandatory,    // an attribute we do not know, marked mandatory
   kNoDestination,       // no DGID: nothing to resolve
+  kShortIpHeader,       // IP_RESOLVE without its 4-byte header
+  kNoAddress,           // IP_RESOLVE without an IPv4 or IPv6 address
   kCount
 };
 const char* LsDecodeErrorName(LsDecodeError e);
@@ -71,12 +82,21 @@ struct LsResolveRequest {
   unsigned ignored_attributes = 0;  // unknown and not mandatory
 };
 
+struct LsIpResolveRequest {
+  uint32_t ifindex = 0;  // the net device the kernel routes through
+  int family = 0;        // AF_INET or AF_INET6
+  uint8_t addr[16] = {};  // network order; 4 bytes for AF_INET
+  unsigned ignored_attributes = 0;  // unknown and not mandatory
+};
+
 struct LsRequest {
   uint16_t type = 0;  // nlmsg_type, answered with the same
   uint16_t flags = 0;
   uint32_t seq = 0;
   uint8_t op = 0;            // RDMA_NL_GET_OP(type)
   LsResolveRequest resolve;  // op == RDMA_NL_LS_OP_RESOLVE
+  LsIpResolveRequest ip;     // op == RDMA_NL_LS_OP_IP_RESOLVE
+  bool is_ip_resolve() const;
 };
 
 // Decodes one message from the RDMA netlink socket. On failure `why` names
@@ -89,12 +109,16 @@ Status DecodeLsRequest(const NlMessage& msg, LsRequest* out, LsDecodeError* why)
 // GMP, one path.
 ibv_path_record PathFromRequest(const LsResolveRequest& r);
 
-// The request as the kernel builds it (tests, the fuzzer's round trip).
+// The request as the kernel builds it (tests, the fuzzer's round trip):
+// RESOLVE or IP_RESOLVE by req.op.
 std::vector<uint8_t> EncodeResolveRequest(const LsRequest& req);
 // The answer to `req`: one PATH_RECORD attribute (flags primary, GMP and
 // bidirectional, which every path use the kernel asks for accepts), or,
 // without a path, the error flag alone.
 std::vector<uint8_t> EncodeResolveAnswer(const LsRequest& req, const ibv_path_record* path);
+// The answer to an IP_RESOLVE `req`: the DGID attribute, or without a GID
+// the error flag alone.
+std::vector<uint8_t> EncodeIpResolveAnswer(const LsRequest& req, const uint8_t* gid);
 // SET_TIMEOUT: how long (ms) the kernel waits for answers before it asks
 // the SA itself.
 std::vector<uint8_t> EncodeSetTimeout(uint32_t seq, uint32_t timeout_ms);
@@ -107,6 +131,8 @@ struct LsDaemonMessage {
   bool request = false;
   std::vector<uint32_t> path_flags;  // one per PATH_RECORD attribute
   std::vector<ibv_path_record> paths;
+  bool has_dgid = false;  // an IP_RESOLVE answer's GID
+  uint8_t dgid[16] = {};
   bool has_timeout = false;
   uint32_t timeout_ms = 0;
 };

@@ -1,5 +1,5 @@
-// path_resolver.h: how a path query from inside the daemon (the kernel's
-// requests) reaches the providers. The request dispatcher implements it
+// path_resolver.h: how a path or address query from inside the daemon
+// (the kernel's requests) reaches the providers. The request dispatcher implements it
 // with the very code client path queries go through; tests give the kernel
 // service a fake.
 //
@@ -26,6 +26,11 @@ class PathResolver {
   // endpoint it leaves from. `done` is called exactly once, now or later.
   virtual void ResolvePath(const ibv_path_record& path, const std::string& device, int port_num,
                            DoneFn done) = 0;
+  // Resolves the IP address `addr` (network order; `family` AF_INET or
+  // AF_INET6) as a client's resolve of that address would, from the local
+  // source the kernel's route picks; the path's DGID is the address's GID.
+  // `done` is called exactly once, now or later.
+  virtual void ResolveAddress(int family, const uint8_t* addr, DoneFn done) = 0;
 };
 
 }  // namespace ssa

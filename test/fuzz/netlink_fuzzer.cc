@@ -9,7 +9,10 @@
 // Every message must be rejected with a reason or decode to a request that
 // encodes back to bytes which decode to the same request; the answers built
 // for it must read back the way the kernel reads them.
+#include <sys/socket.h>
+
 #include <cstdint>
+
 #include <cstring>
 
 #include "core/addr_watch/rtnl_addr_codec.h"
@@ -55,6 +58,18 @@ void CheckLs(const NlMessage& msg) {
     return;
   }
   FUZZ_CHECK(why == LsDecodeError::kNone);
+  if (req.is_ip_resolve()) {
+    FUZZ_CHECK(req.ip.family == AF_INET || req.ip.family == AF_INET6);
+    LsRequest back;
+    FUZZ_CHECK(DecodeLsRequest(Only(EncodeResolveRequest(req)), &back, &why).ok());
+    FUZZ_CHECK(back.ip.ifindex == req.ip.ifindex && back.ip.family == req.ip.family &&
+               memcmp(back.ip.addr, req.ip.addr, 16) == 0);
+    uint8_t gid[16] = {0xfe, 0x80};
+    LsDaemonMessage answer;
+    FUZZ_CHECK(DecodeDaemonMessage(Only(EncodeIpResolveAnswer(req, gid)), &answer).ok());
+    FUZZ_CHECK(!answer.error && answer.has_dgid && memcmp(answer.dgid, gid, 16) == 0);
+    return;
+  }
   FUZZ_CHECK(req.resolve.has_dgid);
   FUZZ_CHECK(req.resolve.device.size() <= kDeviceNameMax);
   // The device name is NUL-padded on the wire: one of 64 bytes reads back

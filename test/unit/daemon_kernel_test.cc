@@ -220,6 +220,51 @@ TEST(DaemonKernel, KernelRequestsAreAnsweredByTheProvider) {
   LONGS_EQUAL(0, c[acm::kCntrError]);
 }
 
+// The RDMA CM's address requests: one of the daemon's own IPoIB addresses
+// is answered with its port's GID; an address no provider knows gets the
+// error flag, and both count as resolves.
+TEST(DaemonKernel, KernelAddressRequestsAreAnsweredWithTheGid) {
+  IpoibAddress own;
+  own.ifname = "ib0";
+  own.ifindex = 4;
+  own.port_guid = kPortGuid;
+  own.pkey = 0xffff;
+  own.address.size = sizeof(own.address);
+  own.address.type = SSA_ADDR_IP;
+  inet_pton(AF_INET, "10.0.0.5", own.address.data);
+  own.text = "10.0.0.5";
+  ipoib_at_start = {own};
+  Start("");
+  LsRequest r;
+  r.type = RDMA_NL_GET_TYPE(RDMA_NL_LS, RDMA_NL_LS_OP_IP_RESOLVE);
+  r.op = RDMA_NL_LS_OP_IP_RESOLVE;
+  r.flags = NLM_F_REQUEST;
+  r.seq = 41;
+  r.ip.ifindex = 4;
+  r.ip.family = AF_INET;
+  inet_pton(AF_INET, "10.0.0.5", r.ip.addr);
+  Rdma()->Inject(EncodeResolveRequest(r));
+  LsDaemonMessage a = Sent(1);
+  LONGS_EQUAL(41, a.seq);
+  LONGS_EQUAL(RDMA_NL_LS_OP_IP_RESOLVE, a.op);
+  if (a.error) fprintf(stderr, "%s", Log().c_str());
+  CHECK_FALSE(a.error);
+  CHECK_TRUE(a.has_dgid);
+  uint8_t gid[16];
+  Gid(kPortGuid, gid);
+  MEMCMP_EQUAL(gid, a.dgid, 16);
+
+  r.seq = 42;
+  inet_pton(AF_INET, "192.0.2.77", r.ip.addr);
+  Rdma()->Inject(EncodeResolveRequest(r));
+  LsDaemonMessage b = Sent(2);
+  LONGS_EQUAL(42, b.seq);
+  CHECK_TRUE(b.error);
+  std::vector<uint64_t> c = Counters();
+  LONGS_EQUAL(2, c[acm::kCntrResolve]);
+  LONGS_EQUAL(1, c[acm::kCntrError]);
+}
+
 TEST(DaemonKernel, RequestsNoEndpointServesGetTheErrorFlag) {
   Start("");
   LsRequest r;

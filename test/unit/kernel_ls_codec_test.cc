@@ -8,6 +8,7 @@
 #include <linux/netlink.h>
 #include <rdma/ib_user_sa.h>
 #include <rdma/rdma_netlink.h>
+#include <sys/socket.h>
 
 #include <cstring>
 #include <vector>
@@ -209,16 +210,88 @@ TEST(KernelLsCodec, MalformedRequestsSayWhy) {
   }
 }
 
-TEST(KernelLsCodec, OtherOpsClientsAndAnswersAreTold) {
-  Builder ip(RDMA_NL_GET_TYPE(RDMA_NL_LS, RDMA_NL_LS_OP_IP_RESOLVE));
-  uint32_t ifindex = 3;
-  ip.Put(&ifindex, 4);
+// What the kernel's ib_nl_ip_send_msg() sends for an address behind an IB
+// router: the ifindex header and one mandatory address attribute.
+std::vector<uint8_t> KernelIpRequest(uint16_t attr_type, const void* addr, size_t len) {
+  Builder b(RDMA_NL_GET_TYPE(RDMA_NL_LS, RDMA_NL_LS_OP_IP_RESOLVE));
+  rdma_ls_ip_resolve_header h = {};
+  h.ifindex = 7;
+  b.Put(&h, sizeof(h));
+  b.Attr(RDMA_NLA_F_MANDATORY | attr_type, addr, len);
+  return b.Done();
+}
+
+TEST(KernelLsCodec, DecodesTheKernelsIpResolveRequestsAndAnswersWithTheGid) {
+  const uint8_t v4[4] = {10, 0, 0, 9};
   LsRequest req;
   LsDecodeError why;
-  CHECK_FALSE(DecodeLsRequest(One(ip.Done()), &req, &why).ok());
-  CHECK(why == LsDecodeError::kUnknownOp);
+  CHECK_TRUE(DecodeLsRequest(One(KernelIpRequest(LS_NLA_TYPE_IPV4, v4, 4)), &req, &why).ok());
+  CHECK_TRUE(req.is_ip_resolve());
+  LONGS_EQUAL(7, req.ip.ifindex);
+  LONGS_EQUAL(AF_INET, req.ip.family);
+  MEMCMP_EQUAL(v4, req.ip.addr, 4);
+  std::vector<uint8_t> again = EncodeResolveRequest(req);
+  std::vector<uint8_t> kernel = KernelIpRequest(LS_NLA_TYPE_IPV4, v4, 4);
+  LONGS_EQUAL(kernel.size(), again.size());
+  MEMCMP_EQUAL(kernel.data(), again.data(), kernel.size());
+
+  const uint8_t v6[16] = {0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9};
+  CHECK_TRUE(DecodeLsRequest(One(KernelIpRequest(LS_NLA_TYPE_IPV6, v6, 16)), &req, &why).ok());
+  LONGS_EQUAL(AF_INET6, req.ip.family);
+  MEMCMP_EQUAL(v6, req.ip.addr, 16);
+
+  // The answer as ib_nl_process_good_ip_rsep() reads it: no family header,
+  // one DGID attribute of 16 bytes, same type and sequence number.
+  std::vector<uint8_t> bytes = EncodeIpResolveAnswer(req, kDgid);
+  LONGS_EQUAL(NLMSG_HDRLEN + NLA_HDRLEN + 16, bytes.size());
+  nlmsghdr h;
+  std::memcpy(&h, bytes.data(), sizeof(h));
+  LONGS_EQUAL(RDMA_NL_GET_TYPE(RDMA_NL_LS, RDMA_NL_LS_OP_IP_RESOLVE), h.nlmsg_type);
+  LONGS_EQUAL(77, h.nlmsg_seq);
+  LONGS_EQUAL(0, h.nlmsg_flags & (NLM_F_REQUEST | RDMA_NL_LS_F_ERR));
+  nlattr a;
+  std::memcpy(&a, bytes.data() + NLMSG_HDRLEN, sizeof(a));
+  LONGS_EQUAL(LS_NLA_TYPE_DGID, a.nla_type);
+  LONGS_EQUAL(NLA_HDRLEN + 16, a.nla_len);
+  MEMCMP_EQUAL(kDgid, bytes.data() + NLMSG_HDRLEN + NLA_HDRLEN, 16);
+  std::vector<uint8_t> err = EncodeIpResolveAnswer(req, nullptr);
+  LONGS_EQUAL(NLMSG_HDRLEN, err.size());
+  std::memcpy(&h, err.data(), sizeof(h));
+  LONGS_EQUAL(RDMA_NL_LS_F_ERR, h.nlmsg_flags);
+}
+
+TEST(KernelLsCodec, MalformedIpResolveRequestsSayWhy) {
+  const uint8_t v4[5] = {10, 0, 0, 9, 1};
+  CHECK(DecodeWhy(KernelIpRequest(LS_NLA_TYPE_IPV4, v4, 5)) == LsDecodeError::kAttributeSize);
+  CHECK(DecodeWhy(KernelIpRequest(LS_NLA_TYPE_IPV6, v4, 4)) == LsDecodeError::kAttributeSize);
+  CHECK(DecodeWhy(KernelIpRequest(LS_NLA_TYPE_DGID, kDgid, 16)) ==
+        LsDecodeError::kUnknownMandatory);
+  Builder two(RDMA_NL_GET_TYPE(RDMA_NL_LS, RDMA_NL_LS_OP_IP_RESOLVE));
+  uint32_t ifindex = 3;
+  two.Put(&ifindex, 4);
+  two.Attr(LS_NLA_TYPE_IPV4, v4, 4);
+  two.Attr(LS_NLA_TYPE_IPV4, v4, 4);
+  CHECK(DecodeWhy(two.Done()) == LsDecodeError::kDuplicateAttribute);
+  Builder none(RDMA_NL_GET_TYPE(RDMA_NL_LS, RDMA_NL_LS_OP_IP_RESOLVE));
+  none.Put(&ifindex, 4);
+  CHECK(DecodeWhy(none.Done()) == LsDecodeError::kNoAddress);
+  Builder empty(RDMA_NL_GET_TYPE(RDMA_NL_LS, RDMA_NL_LS_OP_IP_RESOLVE));
+  LsRequest req;
+  LsDecodeError why;
+  CHECK_FALSE(DecodeLsRequest(One(empty.Done()), &req, &why).ok());
+  CHECK(why == LsDecodeError::kShortIpHeader);
   LONGS_EQUAL(77, req.seq);  // kept, so the request can be answered
   LONGS_EQUAL(RDMA_NL_LS_OP_IP_RESOLVE, req.op);
+}
+
+TEST(KernelLsCodec, OtherOpsClientsAndAnswersAreTold) {
+  Builder set(RDMA_NL_GET_TYPE(RDMA_NL_LS, RDMA_NL_LS_OP_SET_TIMEOUT));
+  LsRequest req;
+  LsDecodeError why;
+  CHECK_FALSE(DecodeLsRequest(One(set.Done()), &req, &why).ok());
+  CHECK(why == LsDecodeError::kUnknownOp);
+  LONGS_EQUAL(77, req.seq);  // kept, so the request can be answered
+  LONGS_EQUAL(RDMA_NL_LS_OP_SET_TIMEOUT, req.op);
 
   Builder iwcm(RDMA_NL_GET_TYPE(RDMA_NL_IWCM, 0));
   CHECK(DecodeWhy(iwcm.Done()) == LsDecodeError::kNotLocalService);

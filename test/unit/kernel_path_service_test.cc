@@ -9,6 +9,7 @@
 #include <infiniband/acm.h>
 #include <linux/netlink.h>
 #include <rdma/rdma_netlink.h>
+#include <sys/socket.h>
 
 #include <cstring>
 #include <sstream>
@@ -46,7 +47,35 @@ class ScriptedResolver : public PathResolver {
     calls.back().done = nullptr;
     done(status, status == ACM_STATUS_SUCCESS ? &answer : nullptr);
   }
+  // Address queries: the family and address asked; answered (when
+  // answer_now) with a path whose DGID ends in the address's last byte.
+  std::vector<std::pair<int, std::vector<uint8_t>>> addresses;
+  DoneFn held_address;
+  void ResolveAddress(int family, const uint8_t* addr, DoneFn done) override {
+    addresses.emplace_back(family, std::vector<uint8_t>(addr, addr + (family == AF_INET ? 4 : 16)));
+    if (!answer_now) {
+      held_address = done;
+      return;
+    }
+    ibv_path_record answer = {};
+    answer.dgid.raw[0] = 0xfe;
+    answer.dgid.raw[1] = 0x80;
+    answer.dgid.raw[15] = addresses.back().second.back();
+    done(status, status == ACM_STATUS_SUCCESS ? &answer : nullptr);
+  }
 };
+
+std::vector<uint8_t> IpRequest(uint32_t seq, int family, const std::vector<uint8_t>& addr) {
+  LsRequest r;
+  r.type = RDMA_NL_GET_TYPE(RDMA_NL_LS, RDMA_NL_LS_OP_IP_RESOLVE);
+  r.op = RDMA_NL_LS_OP_IP_RESOLVE;
+  r.flags = NLM_F_REQUEST;
+  r.seq = seq;
+  r.ip.ifindex = 5;
+  r.ip.family = family;
+  std::memcpy(r.ip.addr, addr.data(), addr.size());
+  return EncodeResolveRequest(r);
+}
 
 std::vector<uint8_t> Request(uint32_t seq, const char* dev = "mlx5_0") {
   LsRequest r;
@@ -199,6 +228,61 @@ TEST(KernelPathService, WhatIsNotAKernelRequestIsNotAnswered) {
   LONGS_EQUAL(1, service->stats().overflows);
 }
 
+// The RDMA CM's address resolution through an IB router: the address the
+// kernel asks about goes to the providers, and the answer is its GID.
+TEST(KernelPathService, AnIpAddressIsAnsweredWithItsGid) {
+  Start();
+  sock->Inject(IpRequest(601, AF_INET, {10, 0, 0, 0x21}));
+  sock->Inject(IpRequest(602, AF_INET6, {0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x22}));
+  WaitSent(3);
+  LONGS_EQUAL(2, resolver.addresses.size());
+  LONGS_EQUAL(AF_INET, resolver.addresses[0].first);
+  LONGS_EQUAL(0x21, resolver.addresses[0].second[3]);
+  LONGS_EQUAL(AF_INET6, resolver.addresses[1].first);
+  LONGS_EQUAL(0, resolver.calls.size());  // no path query
+  for (size_t i = 1; i <= 2; ++i) {
+    LsDaemonMessage m = Parse(sock->sent()[i]);
+    LONGS_EQUAL(RDMA_NL_LS_OP_IP_RESOLVE, m.op);
+    LONGS_EQUAL(600 + i, m.seq);
+    CHECK_FALSE(m.error);
+    CHECK_FALSE(m.request);
+    CHECK_TRUE(m.has_dgid);
+    LONGS_EQUAL(0xfe, m.dgid[0]);
+    LONGS_EQUAL(0x20 + i, m.dgid[15]);
+    CHECK(m.paths.empty());
+  }
+  LONGS_EQUAL(2, service->stats().ip_requests);
+  LONGS_EQUAL(2, service->stats().answered_path);
+}
+
+// An address nobody knows gets the error flag (the kernel then fails the
+// resolution at once), and so does one no provider answers by the deadline.
+TEST(KernelPathService, AnUnknownOrUnansweredAddressGetsTheErrorFlagInTime) {
+  Start(200);
+  resolver.status = ACM_STATUS_ENODATA;
+  sock->Inject(IpRequest(611, AF_INET, {10, 0, 0, 0x30}));
+  WaitSent(2);
+  LsDaemonMessage m = Parse(sock->sent()[1]);
+  CHECK_TRUE(m.error);
+  LONGS_EQUAL(611, m.seq);
+  LONGS_EQUAL(RDMA_NL_LS_OP_IP_RESOLVE, m.op);
+
+  resolver.answer_now = false;
+  sock->Inject(IpRequest(612, AF_INET, {10, 0, 0, 0x31}));
+  WaitSent(3);
+  m = Parse(sock->sent()[2]);
+  CHECK_TRUE(m.error);
+  LONGS_EQUAL(612, m.seq);
+  LONGS_EQUAL(1, service->stats().timeouts);
+  LONGS_EQUAL(1, service->stats().provider_errors);
+  // The late answer is dropped, not sent.
+  ibv_path_record late = {};
+  resolver.held_address(ACM_STATUS_SUCCESS, &late);
+  Drain();
+  LONGS_EQUAL(3, sock->sent_count());
+  LONGS_EQUAL(1, service->stats().late_answers);
+}
+
 TEST(KernelPathService, StopAnswersWhatIsOpen) {
   Start();
   resolver.answer_now = false;
@@ -210,8 +294,8 @@ TEST(KernelPathService, StopAnswersWhatIsOpen) {
   CHECK_TRUE(Parse(sock->sent()[1]).error);
   CHECK_TRUE(Parse(sock->sent()[2]).error);
   CHECK_FALSE(service->active());
-  CHECK(lines.str().find("2 requests: 0 answered with a path, 2 with an error") !=
-        std::string::npos);
+  CHECK(lines.str().find("2 requests (0 for an address): 0 answered with a path or GID, 2 with "
+                         "an error") != std::string::npos);
 }
 
 TEST(KernelPathService, KernelWithoutTheServiceIsReportedOnce) {

@@ -65,13 +65,6 @@ void BuildQuery(uint16_t slid, uint16_t dlid, const uint8_t* sgid, const uint8_t
       mad);
 }
 
-void PutGid(uint64_t prefix, uint64_t guid, uint8_t* gid) {
-  for (int i = 0; i < 8; ++i) {
-    gid[i] = static_cast<uint8_t>(prefix >> (56 - 8 * i));
-    gid[8 + i] = static_cast<uint8_t>(guid >> (56 - 8 * i));
-  }
-}
-
 // The port GUID owning `lid`, 0 if none.
 uint64_t GuidOf(const smdb::SmdbIndex& index, uint16_t lid) {
   uint32_t p = index.PortByLid(lid);
@@ -195,8 +188,8 @@ Status RunSaCompare(const smdb::SmdbIndex& index, const CompareOptions& o, FILE*
       size_t i = next++;
       uint8_t m[mad::kMadSize], sgid[16] = {}, dgid[16] = {};
       if (o.by_gid) {
-        PutGid(index.subnet().subnet_prefix, GuidOf(index, pairs[i].first), sgid);
-        PutGid(index.subnet().subnet_prefix, GuidOf(index, pairs[i].second), dgid);
+        mad::PutGid(index.subnet().subnet_prefix, GuidOf(index, pairs[i].first), sgid);
+        mad::PutGid(index.subnet().subnet_prefix, GuidOf(index, pairs[i].second), dgid);
       }
       BuildQuery(pairs[i].first, pairs[i].second, o.by_gid ? sgid : nullptr, dgid, o.reversible,
                  query_pkey[i], o.query, m);

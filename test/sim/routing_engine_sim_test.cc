@@ -248,3 +248,16 @@ TEST(RoutingEngineSim, DfssspWithLmc1TheSlRangesEqualTheSa) {
   PathsAreMarked("");
   CHECK(CompareAllEqualWithDrawnSls() > 0);
 }
+
+// A fat tree has no credit loop: DFSSSP needs one layer and spreads it
+// over every VL, so every SL the SA answers is drawn among all of them;
+// ibacm still answers from its PRDB alone, within the range.
+TEST(RoutingEngineSim, DfssspOnAFatTreeOneLayerOverEveryVl) {
+  FatTreeRoutedBy("dfsssp", 0);
+  STRCMP_EQUAL("dfsssp", tree->smdb().subnet.records[0].routing_engine.data());
+  PathsAreMarked("");
+  CHECK(CompareAllEqualWithDrawnSls() > 0);
+  StartIbacm("none");
+  CHECK(StockIbAcmeResolves("Hca10"));
+  LONGS_EQUAL(0, RouteQueries());
+}

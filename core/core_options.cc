@@ -42,6 +42,8 @@ std::vector<std::string> CoreOptions::Apply(const ConfigFile& cfg) {
   // The kernel clamps SET_TIMEOUT to 100..200000 ms.
   opts.Int("kernel_path_timeout", &kernel_path_timeout_ms, 100, 200000);
   opts.Bool("addr_watch", &addr_watch);
+  opts.String("metrics_file", &metrics_file);
+  opts.Int("metrics_interval", &metrics_interval_s, 1, 3600);
 
   if (cfg.format() == ConfigFile::Format::kUpstream)
     return opts.ApplyKnown(cfg.Section(""), cfg.name());

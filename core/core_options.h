@@ -48,6 +48,10 @@ struct CoreOptions {
   int kernel_path_timeout_ms = 2000;
   // Follow IP address changes of IPoIB interfaces (rtnetlink), as upstream.
   bool addr_watch = true;
+  // Metrics for node_exporter's textfile collector: written to this file
+  // every metrics_interval seconds; empty: none (common/metrics/).
+  std::string metrics_file;
+  int metrics_interval_s = 15;
   std::string addr_file = SYSCONF_DIR "/ibacm_addr.cfg";
   std::string opts_file = SYSCONF_DIR "/ibacm_opts.cfg";
 

@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 
 #include "common/base/daemon_shell.h"
 #include "core/addr_watch/addr_watcher.h"
@@ -196,6 +197,13 @@ Status Daemon::Start() {
   }
   st = Listen();
   if (!st.ok()) return st;
+  start_time_ = static_cast<int64_t>(time(nullptr));
+  if (!options_.metrics_file.empty()) {
+    metrics_ = std::make_unique<metrics::MetricsFile>(
+        &loop_, &log_, options_.metrics_file, std::chrono::seconds(options_.metrics_interval_s),
+        [this](metrics::PromText* out) { CollectMetrics(out); });
+    metrics_->Start();
+  }
   started_ = true;
   SSA_LOG(log_, kInfo, "ready: %zu endpoints, %zu providers", ports_->endpoint_count(),
           host_->instances().size());
@@ -207,6 +215,9 @@ Status Daemon::Run() { return loop_.Run(); }
 void Daemon::Shutdown() {
   // Clients first (no new requests), then ports (providers close their
   // endpoints), then providers (answer what is pending, fini), then unload.
+  // The metrics file goes first: a stopping daemon's numbers are not current.
+  if (metrics_) metrics_->Stop();
+  metrics_.reset();
   if (server_) server_->Shutdown();
   // The kernel's open requests get an error now (it then asks the SA); the
   // service stays until the providers' last answers are dropped.

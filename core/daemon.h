@@ -19,6 +19,7 @@
 #include "common/base/status.h"
 #include "common/mad/ipoib_addresses.h"
 #include "common/mad/umad_ports.h"
+#include "common/metrics/metrics_file.h"
 #include "core/addr_config.h"
 #include "core/core_model.h"
 #include "core/core_options.h"
@@ -89,9 +90,13 @@ class Daemon {
   // Null when switched off in the options.
   const KernelPathService* kernel_service() const { return kernel_.get(); }
   const AddrWatcher* addr_watcher() const { return addr_watcher_.get(); }
+  // Null unless metrics_file is set.
+  const metrics::MetricsFile* metrics_file() const { return metrics_.get(); }
 
  private:
   Status Listen();
+  // One snapshot for the metrics file (daemon_metrics.cc).
+  void CollectMetrics(metrics::PromText* out);
 
   Settings settings_;
   Logger log_;
@@ -111,6 +116,8 @@ class Daemon {
   std::unique_ptr<IpoibAddressSink> ipoib_sink_;
   std::unique_ptr<AddrWatcher> addr_watcher_;
   std::unique_ptr<KernelPathService> kernel_;
+  std::unique_ptr<metrics::MetricsFile> metrics_;
+  int64_t start_time_ = 0;  // Unix seconds
   bool configured_ = false;
   bool started_ = false;
 };

@@ -13,12 +13,13 @@ core_libibacmcore_la_SOURCES = $(CORE_ADDR_CONFIG_SOURCES) \
 	core/port_events.h core/port_events.cc \
 	core/client_server.h core/client_server.cc \
 	core/request_dispatcher.h core/request_dispatcher.cc \
-	core/daemon.h core/daemon.cc
+	core/daemon.h core/daemon.cc core/daemon_metrics.cc
 core_libibacmcore_la_LIBADD = $(LTDL_LIBS) $(VERBS_LIBS)
 
 sbin_PROGRAMS += core/ibacm
 core_ibacm_SOURCES = core/main.cc
-core_ibacm_LDADD = core/libibacmcore.la common/acm/libssaacm.la $(SSA_MAD_LIBS)
+core_ibacm_LDADD = core/libibacmcore.la common/acm/libssaacm.la common/metrics/libssametrics.la \
+	$(SSA_MAD_LIBS)
 
 # The provider ABI, for third-party provider authors.
 provincludedir = $(includedir)/ibacm_ssa

@@ -265,6 +265,54 @@ TEST(DaemonKernel, KernelAddressRequestsAreAnsweredWithTheGid) {
   LONGS_EQUAL(1, c[acm::kCntrError]);
 }
 
+// metrics_file: the daemon's counters in the Prometheus text format, as
+// promtool and the Python client's parser (Debian's prometheus and
+// python3-prometheus-client, build dependencies of the tests) read it,
+// following what happens; removed at a clean stop.
+TEST(DaemonKernel, TheMetricsFileHoldsTheCountersAndFollowsThem) {
+  std::string path = dir + "/ibacm.prom";
+  Start("metrics_file = " + path + "\nmetrics_interval = 1\n");
+  CHECK(daemon->metrics_file() != nullptr);
+  std::string text;
+  auto read = [&] {
+    std::ifstream in(path);
+    std::stringstream s;
+    s << in.rdbuf();
+    text = s.str();
+    return text;
+  };
+  CHECK_TRUE(WaitFor([&] { return read().find("ibacm_up 1\n") != std::string::npos; }));
+  Rdma()->Inject(KernelRequest(51, true, 0x41));
+  CHECK_FALSE(Sent(1).error);
+  // The next snapshot (every second) counts the kernel's request.
+  CHECK_TRUE(WaitFor([&] {
+    return read().find("ibacm_kernel_requests_total{kind=\"path\"} 1\n") != std::string::npos;
+  }));
+  for (const char* name :
+       {"ibacm_resolves_total 1\n", "# TYPE ibacm_endpoint_resolves_total counter\n",
+        "ibacm_endpoint_resolves_total{port=\"fake0:1\",pkey=\"0xffff\",provider=\"testprov\"} ",
+        "# TYPE ibacm_client_connections gauge\n",
+        "ibacm_kernel_answers_total{outcome=\"answered\"} 1\n"})
+    STRCMP_CONTAINS(name, text.c_str());
+  // The tools a site checks its textfile collector's input with.
+  std::string snap = dir + "/snap.prom";
+  std::ofstream(snap) << text;
+  CHECK_EQUAL(0, system(("promtool check metrics < '" + snap + "' 2>" + dir + "/promtool.err")
+                            .c_str()));
+  std::string py =
+      "import sys\n"
+      "from prometheus_client.parser import text_string_to_metric_families as parse\n"
+      "names = {f.name for f in parse(open(sys.argv[1]).read())}\n"
+      "assert 'ibacm_resolves' in names and 'ibacm_client_connections' in names, names\n";
+  std::ofstream(dir + "/parse.py") << py;
+  // Debian's python3 (a python3 of one's own earlier in PATH lacks the module).
+  CHECK_EQUAL(0, system(("/usr/bin/python3 '" + dir + "/parse.py' '" + snap + "'").c_str()));
+  daemon->RequestStop();
+  loop_thread.join();
+  daemon->Shutdown();
+  CHECK(access(path.c_str(), F_OK) != 0);
+}
+
 TEST(DaemonKernel, RequestsNoEndpointServesGetTheErrorFlag) {
   Start("");
   LsRequest r;

@@ -1,0 +1,97 @@
+// metrics_file.cc: see metrics_file.h.
+#include "common/metrics/metrics_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace ssa {
+namespace metrics {
+
+Status WriteFileAtomically(const std::string& path, const std::string& text) {
+  // The temporary name does not end in ".prom": the collector skips it.
+  std::string tmp = path + ".tmp." + std::to_string(getpid());
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Status::Error(errno, "cannot create " + tmp + ": " + strerror(errno));
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int e = n < 0 ? errno : EIO;
+      close(fd);
+      unlink(tmp.c_str());
+      return Status::Error(e, "cannot write " + tmp + ": " + strerror(e));
+    }
+    done += static_cast<size_t>(n);
+  }
+  // fchmod: the umask must not hide the metrics from node_exporter's user.
+  fchmod(fd, 0644);
+  if (close(fd) != 0) {
+    int e = errno;
+    unlink(tmp.c_str());
+    return Status::Error(e, "cannot write " + tmp + ": " + strerror(e));
+  }
+  if (rename(tmp.c_str(), path.c_str()) != 0) {
+    int e = errno;
+    unlink(tmp.c_str());
+    return Status::Error(e, "cannot rename " + tmp + " to " + path + ": " + strerror(e));
+  }
+  return Status::Ok();
+}
+
+MetricsFile::MetricsFile(Reactor* reactor, Logger* log, std::string path,
+                         std::chrono::milliseconds interval, CollectFn collect)
+    : reactor_(reactor),
+      log_(log),
+      path_(std::move(path)),
+      interval_(interval),
+      collect_(std::move(collect)),
+      fail_log_(log, std::chrono::minutes(1)) {}
+
+MetricsFile::~MetricsFile() { Stop(); }
+
+void MetricsFile::Start() {
+  running_ = true;
+  SSA_LOG(*log_, kInfo, "metrics: writing %s every %lld ms", path_.c_str(),
+          static_cast<long long>(interval_.count()));
+  WriteNow();
+  Arm();
+}
+
+void MetricsFile::Arm() {
+  timer_ = reactor_->AddTimer(interval_, [this] {
+    timer_ = 0;
+    WriteNow();
+    if (running_) Arm();
+  });
+}
+
+void MetricsFile::Stop() {
+  if (!running_) return;
+  running_ = false;
+  if (timer_) reactor_->CancelTimer(timer_);
+  timer_ = 0;
+  unlink(path_.c_str());
+}
+
+bool MetricsFile::WriteNow() {
+  PromText out;
+  collect_(&out);
+  Status st = out.error().empty() ? WriteFileAtomically(path_, out.text())
+                                  : Status::Error(EINVAL, "bad metrics: " + out.error());
+  if (st.ok()) {
+    ++writes_;
+    return true;
+  }
+  ++failures_;
+  fail_log_.Log(LogLevel::kWarn, "write", "metrics: %s (the daemon keeps serving)",
+                st.ToString().c_str());
+  return false;
+}
+
+}  // namespace metrics
+}  // namespace ssa

@@ -74,6 +74,20 @@ std::vector<uint8_t> KernelRequest(uint32_t seq, bool with_sgid, uint16_t dlid_i
   return EncodeResolveRequest(r);
 }
 
+// An IPv4 address on ib0 (the full-member P_Key's interface) at start-up.
+IpoibAddress Ib0Address(const char* ip) {
+  IpoibAddress a;
+  a.ifname = "ib0";
+  a.ifindex = 4;
+  a.port_guid = kPortGuid;
+  a.pkey = 0xffff;
+  a.address.size = sizeof(a.address);
+  a.address.type = SSA_ADDR_IP;
+  inet_pton(AF_INET, ip, a.address.data);
+  a.text = ip;
+  return a;
+}
+
 AddrEvent AddrChange(bool added, int ifindex, const char* ip) {
   AddrEvent e;
   e.added = added;
@@ -224,16 +238,7 @@ TEST(DaemonKernel, KernelRequestsAreAnsweredByTheProvider) {
 // is answered with its port's GID; an address no provider knows gets the
 // error flag, and both count as resolves.
 TEST(DaemonKernel, KernelAddressRequestsAreAnsweredWithTheGid) {
-  IpoibAddress own;
-  own.ifname = "ib0";
-  own.ifindex = 4;
-  own.port_guid = kPortGuid;
-  own.pkey = 0xffff;
-  own.address.size = sizeof(own.address);
-  own.address.type = SSA_ADDR_IP;
-  inet_pton(AF_INET, "10.0.0.5", own.address.data);
-  own.text = "10.0.0.5";
-  ipoib_at_start = {own};
+  ipoib_at_start = {Ib0Address("10.0.0.5")};
   Start("");
   LsRequest r;
   r.type = RDMA_NL_GET_TYPE(RDMA_NL_LS, RDMA_NL_LS_OP_IP_RESOLVE);
@@ -366,16 +371,7 @@ TEST(DaemonKernel, SwitchedOffNothingIsOpened) {
 }
 
 TEST(DaemonKernel, IpoibAddressesFollowTheInterfaces) {
-  IpoibAddress at_start;
-  at_start.ifname = "ib0";
-  at_start.ifindex = 4;
-  at_start.port_guid = kPortGuid;
-  at_start.pkey = 0xffff;
-  at_start.address.size = sizeof(at_start.address);
-  at_start.address.type = SSA_ADDR_IP;
-  inet_pton(AF_INET, "10.0.0.5", at_start.address.data);
-  at_start.text = "10.0.0.5";
-  ipoib_at_start = {at_start};
+  ipoib_at_start = {Ib0Address("10.0.0.5")};
   Start("");
   CHECK(Route() != nullptr);
   CHECK_TRUE(Lists(1, "10.0.0.5"));

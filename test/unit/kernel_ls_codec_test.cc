@@ -87,12 +87,13 @@ NlMessage One(const std::vector<uint8_t>& bytes) {
   return m;
 }
 
-LsDecodeError DecodeWhy(const std::vector<uint8_t>& bytes) {
+LsDecodeError DecodeWhy(const std::vector<uint8_t>& bytes, LsRequest* out = nullptr) {
   LsRequest req;
   LsDecodeError why;
   Status st = DecodeLsRequest(One(bytes), &req, &why);
   CHECK_EQUAL(st.ok(), why == LsDecodeError::kNone);
   if (!st.ok()) CHECK(!st.message().empty());
+  if (out) *out = req;
   return why;
 }
 
@@ -277,9 +278,7 @@ TEST(KernelLsCodec, MalformedIpResolveRequestsSayWhy) {
   CHECK(DecodeWhy(none.Done()) == LsDecodeError::kNoAddress);
   Builder empty(RDMA_NL_GET_TYPE(RDMA_NL_LS, RDMA_NL_LS_OP_IP_RESOLVE));
   LsRequest req;
-  LsDecodeError why;
-  CHECK_FALSE(DecodeLsRequest(One(empty.Done()), &req, &why).ok());
-  CHECK(why == LsDecodeError::kShortIpHeader);
+  CHECK(DecodeWhy(empty.Done(), &req) == LsDecodeError::kShortIpHeader);
   LONGS_EQUAL(77, req.seq);  // kept, so the request can be answered
   LONGS_EQUAL(RDMA_NL_LS_OP_IP_RESOLVE, req.op);
 }
@@ -287,9 +286,7 @@ TEST(KernelLsCodec, MalformedIpResolveRequestsSayWhy) {
 TEST(KernelLsCodec, OtherOpsClientsAndAnswersAreTold) {
   Builder set(RDMA_NL_GET_TYPE(RDMA_NL_LS, RDMA_NL_LS_OP_SET_TIMEOUT));
   LsRequest req;
-  LsDecodeError why;
-  CHECK_FALSE(DecodeLsRequest(One(set.Done()), &req, &why).ok());
-  CHECK(why == LsDecodeError::kUnknownOp);
+  CHECK(DecodeWhy(set.Done(), &req) == LsDecodeError::kUnknownOp);
   LONGS_EQUAL(77, req.seq);  // kept, so the request can be answered
   LONGS_EQUAL(RDMA_NL_LS_OP_SET_TIMEOUT, req.op);
 

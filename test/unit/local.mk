@@ -60,13 +60,14 @@ test_unit_unit_tests_SOURCES = \
 	test/unit/tree_failover_test.cc \
 	test/unit/data_storm_test.cc \
 	test/unit/db_replica_test.cc \
-	test/unit/smdb_tool_test.cc
+	test/unit/smdb_tool_test.cc \
+	test/unit/tree_view_test.cc
 test_unit_unit_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS) $(TEST_PROVIDER_CPPFLAGS) \
 	-DABS_TOP_SRCDIR='"$(abs_top_srcdir)"' -DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
 # smdb_tool_test.cc runs the built ssa-smdb.
 EXTRA_test_unit_unit_tests_DEPENDENCIES += util/smdb_tool/ssa-smdb
 test_unit_unit_tests_LDADD = test/libtestmain.la \
-	util/ib_acme/libacme.la util/smdb_tool/libsmdbtool.la \
+	util/ib_acme/libacme.la util/smdb_tool/libsmdbtool.la util/ssa_tree/libtreeview.la \
 	providers/sa/libsaprovider.la providers/acmp/libacmpprovider.la \
 	distrib/libibssa.la core/libibacmcore.la providers/shared/libprovshared.la \
 	$(SSA_ALL_LIBS) $(VERBS_LIBS) $(CPPUTEST_LIBS)

@@ -5,7 +5,8 @@ util_ssa_tree_libtreeview_la_SOURCES = util/ssa_tree/tree_view.h util/ssa_tree/t
 
 bin_PROGRAMS += util/ssa_tree/ssa-tree util/ssa_tree/ssa-consumer
 util_ssa_tree_ssa_tree_SOURCES = util/ssa_tree/tree_main.cc
-util_ssa_tree_ssa_tree_LDADD = util/ssa_tree/libtreeview.la $(SSA_TREE_LIBS)
+util_ssa_tree_ssa_tree_LDADD = util/ssa_tree/libtreeview.la common/metrics/libssametrics.la \
+	$(SSA_TREE_LIBS)
 util_ssa_tree_ssa_consumer_SOURCES = util/ssa_tree/consumer_main.cc
 util_ssa_tree_ssa_consumer_LDADD = $(SSA_TREE_LIBS)
 

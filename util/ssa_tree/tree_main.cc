@@ -26,7 +26,9 @@ using ssa::Status;
 namespace tree = ssa::tree;
 
 void Usage(FILE* f) {
-  fprintf(f, "usage: ssa-tree [--json|--dot] [--state FILE] [--port CA:PORT] [--timeout MS]\n");
+  fprintf(f,
+          "usage: ssa-tree [--json|--dot|--prometheus] [--state FILE] [--port CA:PORT] "
+          "[--timeout MS]\n");
 }
 
 // QUERY `name` at `address`; the reply's bytes.
@@ -114,12 +116,13 @@ Status FetchFromCore(const std::string& port_name, int timeout_ms, std::string* 
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool json = false, dot = false;
+  bool json = false, dot = false, prom = false;
   std::string state, port;
   int timeout_ms = 2000;
-  enum { kJson = 256, kDot, kState, kPort, kTimeout };
+  enum { kJson = 256, kDot, kProm, kState, kPort, kTimeout };
   static const struct option opts[] = {{"json", no_argument, nullptr, kJson},
                                        {"dot", no_argument, nullptr, kDot},
+                                       {"prometheus", no_argument, nullptr, kProm},
                                        {"state", required_argument, nullptr, kState},
                                        {"port", required_argument, nullptr, kPort},
                                        {"timeout", required_argument, nullptr, kTimeout},
@@ -130,6 +133,7 @@ int main(int argc, char** argv) {
     switch (c) {
       case kJson: json = true; break;
       case kDot: dot = true; break;
+      case kProm: prom = true; break;
       case kState: state = optarg; break;
       case kPort: port = optarg; break;
       case kTimeout: timeout_ms = atoi(optarg); break;
@@ -137,7 +141,7 @@ int main(int argc, char** argv) {
       default: Usage(stderr); return 2;
     }
   }
-  if (optind < argc || (json && dot) || timeout_ms <= 0) {
+  if (optind < argc || json + dot + prom > 1 || timeout_ms <= 0) {
     Usage(stderr);
     return 2;
   }
@@ -158,7 +162,15 @@ int main(int argc, char** argv) {
     fprintf(stderr, "ssa-tree: %s\n", st.ToString().c_str());
     return 1;
   }
-  if (json)
+  if (prom) {
+    std::string error;
+    std::string out = ssa::tree_view::RenderPrometheus(members, &error);
+    if (!error.empty()) {
+      fprintf(stderr, "ssa-tree: %s\n", error.c_str());
+      return 1;
+    }
+    fputs(out.c_str(), stdout);
+  } else if (json)
     fputs(text.c_str(), stdout);
   else if (dot)
     fputs(ssa::tree_view::RenderDot(members).c_str(), stdout);

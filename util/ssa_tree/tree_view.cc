@@ -6,6 +6,8 @@
 #include <functional>
 #include <set>
 
+#include "common/metrics/prom_text.h"
+
 namespace ssa {
 namespace tree_view {
 namespace {
@@ -169,6 +171,59 @@ std::string RenderText(const std::vector<Member>& members) {
   for (const Member* r : roots) print(r, 0);
   for (const Member& m : members) print(&m, 0);  // anything left (a cycle)
   return out;
+}
+
+std::string RenderPrometheus(const std::vector<Member>& members, std::string* error) {
+  using metrics::PromText;
+  const PromText::Type kGauge = PromText::Type::kGauge, kCounter = PromText::Type::kCounter;
+  unsigned long long core_epoch = 0;
+  std::map<std::string, int> by_role;
+  for (const Member& m : members) {
+    if (Get(m, "role", "") == "core") core_epoch = Num(m, "epoch");
+    ++by_role[Get(m, "role", "unknown")];
+  }
+  PromText out;
+  out.Family("ibssa_core_members", kGauge, "Members of the tree the core knows, by role.");
+  for (const auto& r : by_role) out.Add({{"role", r.first}}, r.second);
+  out.Family("ibssa_core_epoch", kGauge, "The newest SMDB epoch the core published.");
+  out.Add(static_cast<double>(core_epoch));
+  auto labels = [](const Member& m) {
+    return metrics::Labels{
+        {"role", Get(m, "role", "unknown")}, {"lid", Get(m, "lid")}, {"guid", Get(m, "guid")}};
+  };
+  struct Field {
+    const char* key;
+    const char* name;
+    PromText::Type type;
+    const char* help;
+  };
+  const Field fields[] = {
+      {"epoch", "ibssa_core_member_epoch", kGauge, "The SMDB epoch the member holds."},
+      {"full_transfers", "ibssa_core_member_full_transfers_total", kCounter,
+       "Full database transfers to the member."},
+      {"delta_transfers", "ibssa_core_member_delta_transfers_total", kCounter,
+       "Delta transfers to the member."},
+      {"bytes_sent", "ibssa_core_member_sent_bytes_total", kCounter,
+       "Bytes the member's parent sent it."},
+      {"refused", "ibssa_core_member_refused_total", kCounter, "Joins of the member refused."},
+      {"reconnects", "ibssa_core_member_reparents_total", kCounter,
+       "Times the member joined again (a new or backup parent)."},
+      {"children", "ibssa_core_member_children", kGauge, "The member's children."},
+      {"lease_left_s", "ibssa_core_member_lease_left_seconds", kGauge,
+       "Seconds before the member's lease runs out."},
+  };
+  for (const Field& f : fields) {
+    out.Family(f.name, f.type, f.help);
+    for (const Member& m : members) out.Add(labels(m), static_cast<double>(Num(m, f.key)));
+  }
+  out.Family("ibssa_core_member_lag_epochs", kGauge, "Epochs the member is behind the core.");
+  for (const Member& m : members)
+    out.Add(labels(m), static_cast<double>(core_epoch > Num(m, "epoch") ? core_epoch - Num(m, "epoch") : 0));
+  out.Family("ibssa_core_member_has_backup", kGauge, "1 when the member has a backup parent.");
+  for (const Member& m : members)
+    if (Get(m, "role", "") != "core") out.Add(labels(m), Num(m, "backup_lid") != 0 ? 1 : 0);
+  *error = out.error();
+  return out.text();
 }
 
 std::string RenderDot(const std::vector<Member>& members) {

@@ -1,7 +1,8 @@
 // tree_view.h: what ssa-tree prints: the tree's state, as the core writes
 // it (a JSON array with one flat object per member, see
 // common/tree/membership.h), read back into records and drawn as text
-// (one line per member, indented under its parent) or Graphviz.
+// (one line per member, indented under its parent), Graphviz or the
+// Prometheus text format.
 //
 // Pure functions; any thread.
 #ifndef IBACM_SSA_UTIL_SSA_TREE_TREE_VIEW_H
@@ -29,6 +30,10 @@ Status ParseMembers(const std::string& json, std::vector<Member>* out);
 std::string RenderText(const std::vector<Member>& members);
 // A Graphviz digraph: solid edges child -> parent, dashed -> backup.
 std::string RenderDot(const std::vector<Member>& members);
+// The core's view of every member in the Prometheus text format (names
+// ibssa_core_*, labels role, lid, guid; man ssa-tree(1) lists them), with
+// the tree's totals; `*error` set if a name were invalid.
+std::string RenderPrometheus(const std::vector<Member>& members, std::string* error);
 
 }  // namespace tree_view
 }  // namespace ssa

@@ -14,7 +14,7 @@ test_soak_libsoak_la_CPPFLAGS = $(AM_CPPFLAGS) -DABS_TOP_BUILDDIR='"$(abs_top_bu
 # What the soak's programs link, users first.
 SOAK_LIBS = test/soak/libsoak.la test/sim/libsimtree.la test/sim/libsimnode.la \
 	test/sim/libsimfab.la $(ACME_LIBS) $(SSA_ALL_LIBS)
-SOAK_DEPENDENCIES = $(EXTRA_test_sim_tree_tests_DEPENDENCIES) test/soak/soak-sa-snapshot
+SOAK_DEPS = $(EXTRA_test_sim_tree_tests_DEPENDENCIES) test/soak/soak-sa-snapshot
 
 check_PROGRAMS += test/soak/soak-sa-snapshot
 test_soak_soak_sa_snapshot_SOURCES = test/soak/sa_snapshot_main.cc
@@ -23,13 +23,13 @@ test_soak_soak_sa_snapshot_LDADD = $(ACME_LIBS)
 check_PROGRAMS += test/soak/soak
 test_soak_soak_SOURCES = test/soak/soak_main.cc
 test_soak_soak_LDADD = $(SOAK_LIBS)
-EXTRA_test_soak_soak_DEPENDENCIES = $(SOAK_DEPENDENCIES)
+EXTRA_test_soak_soak_DEPENDENCIES = $(SOAK_DEPS)
 
 check_PROGRAMS += test/soak/soak_tests
 TESTS += test/soak/soak_tests
 test_soak_soak_tests_SOURCES = test/soak/soak_test.cc
 test_soak_soak_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS)
 test_soak_soak_tests_LDADD = test/libtestmain.la $(SOAK_LIBS) $(CPPUTEST_LIBS)
-EXTRA_test_soak_soak_tests_DEPENDENCIES = $(SOAK_DEPENDENCIES)
+EXTRA_test_soak_soak_tests_DEPENDENCIES = $(SOAK_DEPS)
 endif
 EXTRA_DIST += doc/soak.md

@@ -149,6 +149,7 @@ struct Interval {
 
 // One life of a daemon process.
 struct Instance {
+  std::string label;  // "ibacm Hca5", "OpenSM Hca1"
   Time start;
   Time first_epoch = Time::max();  // its first epoch in place
   std::string log;
@@ -157,7 +158,7 @@ struct Instance {
   uint64_t last_epoch = 0;
   pid_t pid = 0;
   long rss_base = 0, rss_max = 0;
-  Time rss_base_at;
+  Time rss_base_at, rss_last_at;
 };
 
 struct Member {
@@ -172,11 +173,20 @@ struct Member {
   bool ibssa() const { return role != "ibacm"; }
 };
 
-struct Sm {
-  std::string node;
-  std::string log, dump_dir;
-  size_t log_from = 0;
+// One OpenSM life, as its log tells it.
+struct SmProc {
+  std::string node, log, dump_dir;
   bool fabric_owned = false;
+  pid_t pid = 0;
+  int priority = 0;
+  bool killed = false;  // on purpose
+  bool dead = false;    // on its own
+  size_t parsed = 0;
+  std::string partial;
+  enum State { kStarting, kDiscovering, kStandby, kMaster } state = kStarting;
+  int ups = 0;                   // SUBNET UP lines of this life
+  bool swept_as_master = false;  // a SUBNET UP since it last became master
+  bool alive() const { return !killed && !dead; }
 };
 
 struct OracleKey {
@@ -236,6 +246,11 @@ class Runner {
   // Polls (pacing 50 ms) until `done` or `timeout`; false at the timeout.
   bool PollFor(std::chrono::milliseconds timeout, const std::function<bool()>& done);
   void PollSms();
+  void AddSm(const std::string& node, const std::string& log, size_t log_from,
+             const std::string& dump_dir, bool fabric_owned, pid_t pid, int priority);
+  SmProc* Master() { return master_ >= 0 ? &sms_[static_cast<size_t>(master_)] : nullptr; }
+  SmProc* Standby();
+  std::string MasterName() { return Master() ? Master()->node : "(none)"; }
   void SyncOracle();
   OracleKey ReadKey();
   Status TakeSnapshot(SaAnswers* out);
@@ -243,6 +258,14 @@ class Runner {
   void PollLogs(Member* m);
   void PollLiveness();
   void PollRss();
+  void SampleRss(Instance* life);
+  void AddSmLife(const std::string& node, pid_t pid) {
+    Instance life;
+    life.label = "OpenSM " + node;
+    life.start = life.first_epoch = Clock::now();
+    life.pid = pid;
+    sm_lives_.push_back(life);
+  }
   void Progress();
   Excuse ExcuseFor(int daemon, Time sent, Time received) const;
   Member* FindMember(const std::string& node);
@@ -263,15 +286,13 @@ class Runner {
   std::vector<uint16_t> lids_;  // every LID, and one nobody has
   std::vector<uint16_t> slids_;
 
-  // SMs.
-  Sm master_, standby_;
-  bool master_alive_ = true;
-  bool standby_ready_ = false;
-  bool takeover_pending_ = false;
+  // SMs: every life, and which one is the master (-1: none, or two).
+  std::vector<SmProc> sms_;
+  std::vector<Instance> sm_lives_;  // every OpenSM started, for their memory
+  int master_ = -1;
+  bool awaiting_takeover_ = false;
   Time master_killed_at_;
   std::string dead_master_node_;
-  std::unique_ptr<test::LogLineCounter> master_ups_;
-  int fabric_sm_ups_ = 0;
 
   // The oracle and what it last saw.
   Oracle oracle_;
@@ -302,6 +323,7 @@ Member* Runner::FindMember(const std::string& node) {
 
 Status Runner::StartMember(Member* m, const std::string& faults) {
   Instance life;
+  life.label = m->role + " " + m->node;
   life.start = Clock::now();
   Status st;
   if (m->ibssa()) {
@@ -343,20 +365,20 @@ Status Runner::BringUp() {
   to.extra_plugin_options = "log_level=info";
   st = tree_->Start(to);
   if (!st.ok()) return st.WithContext("the fabric with the plugin");
-  master_.node = layout_.sm_a;
-  master_.fabric_owned = true;
-  master_.log = tree_->fabric()->osm_log_path();
-  master_.dump_dir = tree_->plugin().dump_dir();
+  AddSm(layout_.sm_a, tree_->fabric()->osm_log_path(), 0, tree_->plugin().dump_dir(), true,
+        tree_->fabric()->opensm_pid(), 10);
   Say(Printf("  fabric up (%.1f s): OpenSM with the plugin on %s", Since(t0_),
-             master_.node.c_str()));
-  standby_.node = layout_.sm_b;
-  standby_.log = dir_.path() + "/" + standby_.node + "-opensm/opensm.log";
-  standby_.log_from = FileSize(standby_.log);
-  st = tree_->StartStandbySm(standby_.node);
+             layout_.sm_a.c_str()));
+  // The same priority and a higher GUID: a standby, not a new master.
+  std::string log = dir_.path() + "/" + layout_.sm_b + "-opensm/opensm.log";
+  size_t from = FileSize(log);
+  st = tree_->StartStandbySm(layout_.sm_b, 10);
   if (!st.ok()) return st;
-  standby_.dump_dir = tree_->standby().dump_dir();
-  standby_ready_ = true;
-  Say(Printf("  standby OpenSM on %s (%.1f s)", standby_.node.c_str(), Since(t0_)));
+  AddSm(layout_.sm_b, log, from, tree_->standby().dump_dir(), false,
+        tree_->process(layout_.sm_b)->pid(), 10);
+  PollSms();
+  if (!Master()) return Status::Error(EIO, "no master SM after the standby started");
+  Say(Printf("  standby OpenSM on %s (%.1f s)", layout_.sm_b.c_str(), Since(t0_)));
 
   auto add = [&](const std::string& node, const std::string& role) {
     auto m = std::make_unique<Member>();
@@ -451,32 +473,99 @@ void Runner::Poll() {
   if (o_.progress && Since(last_progress_) >= o_.progress_every_s) Progress();
 }
 
+void Runner::AddSm(const std::string& node, const std::string& log, size_t log_from,
+                   const std::string& dump_dir, bool fabric_owned, pid_t pid, int priority) {
+  SmProc sm;
+  sm.node = node;
+  sm.log = log;
+  sm.parsed = log_from;
+  sm.dump_dir = dump_dir;
+  sm.fabric_owned = fabric_owned;
+  sm.pid = pid;
+  sm.priority = priority;
+  sms_.push_back(sm);
+  AddSmLife(node, pid);
+}
+
+SmProc* Runner::Standby() {
+  for (size_t i = 0; i < sms_.size(); ++i)
+    if (static_cast<int>(i) != master_ && sms_[i].alive() && sms_[i].state == SmProc::kStandby)
+      return &sms_[i];
+  return nullptr;
+}
+
+// Follows every live OpenSM's log: its state (DISCOVERING, STANDBY,
+// MASTER) and its sweeps. The master is the one SM in MASTER state that
+// has swept since it got there; while two claim it (a handover under way)
+// there is none.
 void Runner::PollSms() {
-  if (!takeover_pending_ || standby_.node.empty()) return;
-  std::string log = test::ReadFileText(standby_.log);
-  size_t from = std::min(standby_.log_from, log.size());
-  if (log.find("SUBNET UP", from) == std::string::npos) return;
-  takeover_pending_ = false;
-  Log(Printf("the standby on %s took over as master (%.1f s after the kill)", standby_.node.c_str(),
-             Since(master_killed_at_)));
-  master_ = standby_;
-  master_ups_ = std::make_unique<test::LogLineCounter>(master_.log, "SUBNET UP");
-  master_alive_ = true;
-  standby_ = Sm();
-  standby_ready_ = false;
+  for (SmProc& sm : sms_) {
+    if (!sm.alive()) continue;
+    size_t size = FileSize(sm.log);
+    if (size <= sm.parsed) continue;
+    std::ifstream in(sm.log);
+    in.seekg(static_cast<std::streamoff>(sm.parsed));
+    std::string chunk(size - sm.parsed, '\0');
+    in.read(&chunk[0], static_cast<std::streamsize>(chunk.size()));
+    chunk.resize(static_cast<size_t>(in.gcount()));
+    sm.parsed += chunk.size();
+    std::string text = sm.partial + chunk;
+    size_t line = 0;
+    for (size_t nl = text.find('\n'); nl != std::string::npos; nl = text.find('\n', line)) {
+      std::string l = text.substr(line, nl - line);
+      line = nl + 1;
+      if (l.find("Entering MASTER state") != std::string::npos) {
+        sm.state = SmProc::kMaster;
+        sm.swept_as_master = false;
+      } else if (l.find("Entering STANDBY state") != std::string::npos) {
+        sm.state = SmProc::kStandby;
+      } else if (l.find("Entering DISCOVERING state") != std::string::npos) {
+        sm.state = SmProc::kDiscovering;
+      } else if (l.find("SUBNET UP") != std::string::npos) {
+        ++sm.ups;
+        if (sm.state == SmProc::kMaster) sm.swept_as_master = true;
+      }
+    }
+    sm.partial = text.substr(line);
+  }
+  int master = -1, masters = 0;
+  for (size_t i = 0; i < sms_.size(); ++i) {
+    if (!sms_[i].alive() || sms_[i].state != SmProc::kMaster) continue;
+    ++masters;
+    if (sms_[i].swept_as_master) master = static_cast<int>(i);
+  }
+  if (masters != 1) master = -1;
+  if (master == master_) return;
+  int was = master_;
+  master_ = master;
+  if (master < 0) {
+    if (was >= 0 && sms_[static_cast<size_t>(was)].alive())
+      Log("the master SM on " + sms_[static_cast<size_t>(was)].node + " is no longer the only one");
+    return;
+  }
+  const SmProc& m = sms_[static_cast<size_t>(master)];
+  if (awaiting_takeover_)
+    Log(Printf("the SM on %s took over as master, %.1f s after the kill", m.node.c_str(),
+               Since(master_killed_at_)));
+  else if (was >= 0 || r_->events > 0)
+    Log(Printf("the SM on %s is the master now (priority %d)", m.node.c_str(), m.priority));
+  awaiting_takeover_ = false;
 }
 
 OracleKey Runner::ReadKey() {
   OracleKey k;
-  k.master = master_.node;
-  k.ups = master_.fabric_owned ? tree_->fabric()->SubnetUpCount() : master_ups_->Count();
-  std::vector<uint64_t> v = test::ListVersions(master_.dump_dir);
+  SmProc* m = Master();
+  if (!m) return k;
+  k.master = m->node + "#" + std::to_string(m->pid);
+  k.ups = m->ups;
+  std::vector<uint64_t> v = test::ListVersions(m->dump_dir);
   k.epoch = v.empty() ? 0 : v.back();
   return k;
 }
 
 uint64_t Runner::CoreEpoch() {
-  std::vector<uint64_t> v = test::ListVersions(master_.dump_dir);
+  if (!Master()) return 0;
+  std::vector<uint64_t> v = test::ListVersions(Master()->dump_dir);
   return v.empty() ? 0 : v.back();
 }
 
@@ -524,7 +613,7 @@ void Runner::BeginChange() {
   if (change_pending_) return;  // the earliest start counts
   change_pending_ = true;
   change_start_ = Clock::now();
-  change_key_ = master_alive_ ? ReadKey() : last_key_;
+  change_key_ = Master() ? ReadKey() : last_key_;
   change_swept_at_ = Time::max();
 }
 
@@ -532,7 +621,7 @@ void Runner::BeginChange() {
 // change, once the master swept and published, the SA's answers are
 // recorded; while nothing changes, the oracle is complete up to now.
 void Runner::SyncOracle() {
-  if (!master_alive_) return;
+  if (!Master() || !oracle_.has_snapshot()) return;
   Time t_read = Clock::now();
   OracleKey k = ReadKey();
   if (change_pending_) {
@@ -573,7 +662,7 @@ void Runner::SyncOracle() {
     }
     return;  // it moved under us: again
   }
-  std::string label = k.master + " epoch " + std::to_string(k.epoch);
+  std::string label = Master()->node + " epoch " + std::to_string(k.epoch);
   if (oracle_.AddSnapshot(change_start, t_read, label, answers))
     Log(Printf("SA state %zu recorded (%s)", oracle_.counts().snapshots, label.c_str()));
   oracle_.SetCompleteUntil(t_read);
@@ -621,23 +710,12 @@ void Runner::PollLiveness() {
                 m->node.c_str(), m->lives.back().pid, p ? ShellStatus(p->wait_status()).c_str() : "?",
                 test::TailOfFile(m->lives.back().log, 3000).c_str()));
   }
-  auto sm_dead = [&](const Sm& sm) {
-    if (sm.node.empty()) return false;
-    if (sm.fabric_owned) return !ProcessLive(tree_->fabric()->opensm_pid());
-    SimProcess* p = tree_->process(sm.node);
-    return !p || !p->IsRunning();
-  };
-  if (master_alive_ && sm_dead(master_)) {
+  for (SmProc& sm : sms_) {
+    if (!sm.alive() || ProcessLive(sm.pid)) continue;
+    sm.dead = true;
     ++r_->unexpected_exits;
-    Fail("the master OpenSM on " + master_.node + " exited on its own; its log ends:\n" +
-         test::TailOfFile(master_.log, 3000));
-    master_alive_ = false;
-  }
-  if (!standby_.node.empty() && sm_dead(standby_)) {
-    ++r_->unexpected_exits;
-    Fail("the standby OpenSM on " + standby_.node + " exited on its own; its log ends:\n" +
-         test::TailOfFile(standby_.log, 3000));
-    standby_ = Sm();
+    Fail("OpenSM on " + sm.node + " (pid " + std::to_string(sm.pid) +
+         ") exited on its own; its log ends:\n" + test::TailOfFile(sm.log, 3000));
   }
   if (!ProcessLive(tree_->fabric()->ibsim_pid())) {
     ++r_->unexpected_exits;
@@ -646,24 +724,28 @@ void Runner::PollLiveness() {
   }
 }
 
+void Runner::SampleRss(Instance* life) {
+  long kib = RssKib(life->pid);
+  if (kib <= 0) return;
+  // The baseline: once it holds an epoch and has run 20 s (start-up
+  // allocations, the first transfers and the allocator's arenas).
+  if (life->rss_base == 0) {
+    if (life->first_epoch != Time::max() && Since(life->start) >= 20) {
+      life->rss_base = life->rss_max = kib;
+      life->rss_base_at = life->rss_last_at = Clock::now();
+    }
+    return;
+  }
+  life->rss_max = std::max(life->rss_max, kib);
+  life->rss_last_at = Clock::now();
+}
+
 void Runner::PollRss() {
   last_rss_ = Clock::now();
-  for (auto& m : members_) {
-    if (m->state != Member::kRunning || m->lives.empty()) continue;
-    Instance& life = m->lives.back();
-    long kib = RssKib(life.pid);
-    if (kib <= 0) continue;
-    // The baseline: once it holds an epoch and has run 20 s (start-up
-    // allocations, the first transfers and the allocator's arenas).
-    if (life.rss_base == 0) {
-      if (life.first_epoch != Time::max() && Since(life.start) >= 20) {
-        life.rss_base = life.rss_max = kib;
-        life.rss_base_at = Clock::now();
-      }
-      continue;
-    }
-    life.rss_max = std::max(life.rss_max, kib);
-  }
+  for (auto& m : members_)
+    if (m->state == Member::kRunning && !m->lives.empty()) SampleRss(&m->lives.back());
+  for (Instance& life : sm_lives_)
+    if (ProcessLive(life.pid)) SampleRss(&life);
 }
 
 Excuse Runner::ExcuseFor(int daemon, Time sent, Time received) const {
@@ -691,8 +773,7 @@ void Runner::Progress() {
              " excused), SA states %zu, core %s epoch %" PRIu64 "%s",
              Since(t0_), r_->events, c.checked, sent_.load(), c.wrong, c.stale, c.max_stale_s,
              c.errors_known, c.errors_startup, c.unanswered, c.unanswered_excused, c.snapshots,
-             master_.node.c_str(), master_alive_ ? CoreEpoch() : 0,
-             master_alive_ ? "" : " (no master)"));
+             MasterName().c_str(), CoreEpoch(), Master() ? "" : " (no master)"));
 }
 
 // ---- Events.
@@ -739,8 +820,8 @@ void Runner::RestartMember(Member* m, const std::string& faults) {
 void Runner::LinkChange(const Action& a) {
   // One change per sweep (OpenSM misses a link event that comes while it
   // still sweeps the last one), and the oracle records each state.
-  if (master_alive_ && change_pending_ && !PollFor(60s, [&] { return !change_pending_; }))
-    Fail("the fabric did not settle within 60 s after a change (master " + master_.node + ")");
+  if (Master() && change_pending_ && !PollFor(60s, [&] { return !change_pending_; }))
+    Fail("the fabric did not settle within 60 s after a change (master " + MasterName() + ")");
   BeginChange();
   std::string node = a.target;
   int port = 0;
@@ -755,27 +836,20 @@ void Runner::LinkChange(const Action& a) {
 }
 
 void Runner::KillMaster() {
-  if (!master_alive_ || standby_.node.empty()) {
-    Log("  (skipped: no master and standby pair)");
+  // A master and a standby, or the kill leaves the fabric without an SM.
+  if (!PollFor(60s, [&] { return Master() && Standby(); })) {
+    Fail("no master and standby SM to fail over between (master " + MasterName() + ")");
     return;
   }
-  // The standby must be one, or the kill leaves the fabric without an SM.
-  if (!PollFor(60s, [&] {
-        std::string log = test::ReadFileText(standby_.log);
-        return log.find("Entering STANDBY state", std::min(standby_.log_from, log.size())) !=
-               std::string::npos;
-      })) {
-    Fail("the standby OpenSM on " + standby_.node + " did not enter STANDBY within 60 s");
-    return;
-  }
+  SmProc* m = Master();
   BeginChange();
   master_killed_at_ = Clock::now();
-  dead_master_node_ = master_.node;
+  dead_master_node_ = m->node;
   Status st;
-  if (master_.fabric_owned) {
+  if (m->fabric_owned) {
     st = tree_->fabric()->KillSm(SIGKILL);
   } else {
-    SimProcess* p = tree_->process(master_.node);
+    SimProcess* p = tree_->process(m->node);
     st = p->Kill(SIGKILL);
     int status = 0;
     if (st.ok()) st = p->Wait(10s, &status);
@@ -784,33 +858,43 @@ void Runner::KillMaster() {
     if (st.ok()) st = tree_->fabric()->ReleaseDeadClients();
   }
   if (!st.ok()) Fail("killing the master OpenSM: " + st.ToString());
-  master_alive_ = false;
-  takeover_pending_ = true;
-  master_ = Sm();
-  master_.node = "(none)";
+  m->killed = true;
+  master_ = -1;
+  awaiting_takeover_ = true;
 }
 
 void Runner::StartStandby() {
   if (dead_master_node_.empty()) return;
   // Under load a takeover has taken over 30 s (tree_fault_sim_test).
-  if (takeover_pending_ && !PollFor(120s, [&] { return !takeover_pending_; })) {
-    Fail("the standby OpenSM on " + standby_.node + " did not take over within 120 s; its log ends:\n" +
-         test::TailOfFile(standby_.log, 3000));
+  if (!PollFor(120s, [&] { return Master() != nullptr; })) {
+    std::string logs;
+    for (const SmProc& sm : sms_)
+      if (sm.alive()) logs += "\n" + sm.node + ":\n" + test::TailOfFile(sm.log, 2000);
+    Fail("no SM took over within 120 s of the master's death" + logs);
     done_ = true;
     return;
   }
-  Sm s;
-  s.node = dead_master_node_;
-  s.log = dir_.path() + "/" + s.node + "-opensm/opensm.log";
-  s.log_from = FileSize(s.log);
-  Status st = tree_->StartStandbySm(s.node);
-  if (!st.ok()) {
-    Fail("starting a standby OpenSM on " + s.node + ": " + st.ToString());
+  // The new SM must be "lower" than the master (OpenSM: priority, then the
+  // higher GUID), or it takes the master's place at once: a handover,
+  // which is not this event.
+  const SmProc& m = *Master();
+  std::string node = dead_master_node_;
+  dead_master_node_.clear();
+  int priority = tree_->PortGuid(node) > tree_->PortGuid(m.node) ? m.priority : m.priority - 1;
+  if (priority < 0) {
+    Log("no new standby: every SM priority below the master's is used");
     return;
   }
-  s.dump_dir = tree_->standby().dump_dir();
-  standby_ = s;
-  dead_master_node_.clear();
+  std::string log = dir_.path() + "/" + node + "-opensm/opensm.log";
+  size_t from = FileSize(log);
+  Status st = tree_->StartStandbySm(node, priority, /*wait=*/false);
+  if (!st.ok()) {
+    Fail("starting a standby OpenSM on " + node + ": " + st.ToString());
+    return;
+  }
+  AddSm(node, log, from, tree_->standby().dump_dir(), false, tree_->process(node)->pid(), priority);
+  Log(Printf("  a new SM on %s with priority %d (the master's is %d)", node.c_str(), priority,
+             m.priority));
 }
 
 void Runner::BurstStart(const Action& a) {
@@ -897,7 +981,7 @@ void Runner::Execute(const Action& a) {
 
 bool Runner::Converged(std::string* why) {
   why->clear();
-  if (!master_alive_) {
+  if (!Master()) {
     *why = "no master SM";
     return false;
   }
@@ -972,16 +1056,17 @@ void Runner::StopDaemons() {
     }
     if (!st.ok()) Fail(m->role + " on " + m->node + " did not stop cleanly: " + st.ToString());
   }
-  for (const Sm* sm : {&standby_, &master_}) {
-    if (sm->node.empty() || sm->fabric_owned || sm->node == "(none)") continue;
-    SimProcess* p = tree_->process(sm->node);
-    if (!p || !p->IsRunning()) continue;
+  for (SmProc& sm : sms_) {
+    if (!sm.alive() || sm.fabric_owned) continue;  // the fabric stops its own
+    SimProcess* p = tree_->process(sm.node);
+    if (!p || p->pid() != sm.pid) continue;
     int status = -1;
     Status st = p->Kill(SIGTERM);
     if (st.ok()) st = p->Wait(30s, &status);
     if (!st.ok() || status != 0)
-      Fail("OpenSM on " + sm->node + " did not stop cleanly: " +
+      Fail("OpenSM on " + sm.node + " did not stop cleanly: " +
            (st.ok() ? "exit " + std::to_string(status) : st.ToString()));
+    sm.killed = true;
   }
 }
 
@@ -1039,28 +1124,30 @@ void Runner::Finish() {
   } else {
     Fail(Printf("no convergence within %.0f s of the last event: %s", limit, why.c_str()));
   }
-  r_->core_epoch = master_alive_ ? CoreEpoch() : 0;
+  r_->core_epoch = CoreEpoch();
   // The last answers are judged with the last state.
   StopClients();
   SyncOracle();
-  PollFor(30s, [&] { return oracle_.pending() == 0 || change_pending_ || !master_alive_; });
+  PollFor(30s, [&] { return oracle_.pending() == 0 || change_pending_ || !Master(); });
   if (oracle_.pending())
     Fail(Printf("%zu answers could not be judged (no SA state for their time)", oracle_.pending()));
   PollRss();
   // Memory: growth over each life that lasted long enough to say.
-  for (auto& m : members_) {
-    for (const Instance& life : m->lives) {
-      if (life.rss_base == 0) continue;
-      double mb = static_cast<double>(life.rss_max - life.rss_base) / 1024;
-      double lived = Since(life.rss_base_at);
-      if (lived < 30 && m->lives.size() > 1) continue;
-      r_->rss_report += Printf("  %s %s pid %d: %ld -> %ld KiB max over %.0f s\n", m->role.c_str(),
-                               m->node.c_str(), life.pid, life.rss_base, life.rss_max, lived);
-      if (mb > r_->max_rss_growth_mb) {
-        r_->max_rss_growth_mb = mb;
-        r_->max_rss_growth_of = Printf("%s %s (pid %d, %.0f s)", m->role.c_str(), m->node.c_str(),
-                                       life.pid, lived);
-      }
+  std::vector<std::pair<const Instance*, bool>> lives;  // (life, its daemon's only one)
+  for (auto& m : members_)
+    for (const Instance& life : m->lives) lives.push_back({&life, m->lives.size() == 1});
+  for (const Instance& life : sm_lives_) lives.push_back({&life, sm_lives_.size() <= 2});
+  for (const auto& l : lives) {
+    const Instance& life = *l.first;
+    if (life.rss_base == 0) continue;
+    double mb = static_cast<double>(life.rss_max - life.rss_base) / 1024;
+    double lived = Since(life.rss_base_at, life.rss_last_at);
+    if (lived < 30 && !l.second) continue;
+    r_->rss_report += Printf("  %-20s pid %-7d %7ld -> %7ld KiB (max) over %.0f s\n",
+                             life.label.c_str(), life.pid, life.rss_base, life.rss_max, lived);
+    if (mb > r_->max_rss_growth_mb) {
+      r_->max_rss_growth_mb = mb;
+      r_->max_rss_growth_of = Printf("%s (pid %d, %.0f s)", life.label.c_str(), life.pid, lived);
     }
   }
   if (r_->max_rss_growth_mb > o_.rss_limit_mb)

@@ -63,15 +63,18 @@ class Generator {
     std::vector<EventKind> first;
     for (int k = 0; k < kEventKinds; ++k) first.push_back(static_cast<EventKind>(k));
     for (size_t i = first.size(); i > 1; --i) std::swap(first[i - 1], first[dice_.Below(i)]);
-    size_t n = 0;
+    // Kinds not placed yet come first; one that has no free target now
+    // waits for the next event, and a random kind takes this one.
+    std::vector<EventKind> uncovered = first;
     while (t < o_.duration_s) {
-      EventKind want = n < first.size() ? first[n] : PickKind();
-      // A kind with no free target gives way to the next one that has one.
-      for (int tries = 0; tries < kEventKinds; ++tries) {
-        EventKind k = static_cast<EventKind>((static_cast<int>(want) + tries) % kEventKinds);
-        if (Add(k, t)) break;
+      bool placed = false;
+      for (size_t i = 0; i < uncovered.size() && !placed; ++i) {
+        if (Add(uncovered[i], t)) {
+          uncovered.erase(uncovered.begin() + static_cast<long>(i));
+          placed = true;
+        }
       }
-      ++n;
+      for (int tries = 0; tries < 4 * kEventKinds && !placed; ++tries) placed = Add(PickKind(), t);
       t += dice_.Seconds(o_.min_gap_s, o_.max_gap_s);
     }
     std::stable_sort(s_.actions.begin(), s_.actions.end(),
@@ -178,15 +181,17 @@ class Generator {
         break;
       }
       case EventKind::kFailover: {
-        if (!Free("sm", t)) return false;
+        if (!Free("sm", t) || failovers_ >= o_.max_failovers) return false;
+        ++failovers_;
         double d = dice_.Seconds(3, 8);
         e.target = "master SM";
         e.end_s = t + d;
         e.detail = Fmt("new standby after %.1f s", d);
         Act(t, ActionKind::kKillMaster, "");
         Act(e.end_s, ActionKind::kStartStandby, "");
-        // The new standby needs a while to become one before the next.
-        busy_["sm"] = e.end_s + 15;
+        // The new standby needs a while to become one, and the tree to
+        // settle, before the next.
+        busy_["sm"] = e.end_s + 30;
         break;
       }
       case EventKind::kFaultyRestart: {
@@ -226,6 +231,7 @@ class Generator {
   Dice dice_;
   Schedule s_;
   std::map<std::string, double> busy_;  // target key -> busy until
+  int failovers_ = 0;
 };
 
 }  // namespace

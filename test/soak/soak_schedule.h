@@ -12,7 +12,8 @@
 // The generator keeps the fabric in shapes the tree is meant to survive:
 // a target takes one event at a time; at most one switch uplink is down
 // (two could cut the fat tree in two: partitions are not in the menu);
-// one SM failover at a time; the first events cover every kind of the menu
+// one SM failover at a time (and 30 s of calm for the SMs after it); the
+// first events cover every kind of the menu
 // once (in a seeded order), so any run of a dozen events exercises it all.
 //
 // Pure functions and values; any thread.
@@ -94,6 +95,9 @@ struct ScheduleOptions {
   double first_s = 2;      // the first event
   double min_gap_s = 1;    // between event starts
   double max_gap_s = 4;
+  // Each failover's new standby needs a priority below the master's
+  // (soak_run.cc): 11 levels, two failovers each.
+  int max_failovers = 20;
 };
 
 struct Schedule {

@@ -53,11 +53,11 @@ TEST(SoakSchedule, TheSameSeedReplaysTheSameEvents) {
   STRCMP_EQUAL(first.c_str(), longer.substr(0, first.size()).c_str());
 }
 
-TEST(SoakSchedule, TheFirstEventsCoverTheMenu) {
+TEST(SoakSchedule, TheFirstDozenEventsCoverTheMenu) {
   for (uint64_t seed = 1; seed <= 50; ++seed) {
     Schedule s = Make(seed, 60);
     std::set<ssa::soak::EventKind> kinds;
-    for (size_t i = 0; i < s.events.size() && i < ssa::soak::kEventKinds; ++i)
+    for (size_t i = 0; i < s.events.size() && i < 12; ++i)
       kinds.insert(s.events[i].kind);
     LONGS_EQUAL_TEXT(ssa::soak::kEventKinds, kinds.size(), s.Describe().c_str());
   }

@@ -4,7 +4,7 @@
 //
 //   soak [--minutes N | --seconds N] [--seed S] [--stale-bound S]
 //        [--max-errors N] [--converge-limit S] [--rss-limit MB]
-//        [--think-us N] [--print-schedule]
+//        [--think-us N] [--handover] [--print-schedule]
 //
 // Exit status: 0 when every invariant held, 1 when one did not, 2 when
 // the run could not be made (bad options, the fabric did not come up).
@@ -24,7 +24,7 @@ void Usage() {
   fprintf(stderr,
           "usage: soak [--minutes N | --seconds N] [--seed S] [--stale-bound S]\n"
           "            [--max-errors N] [--converge-limit S] [--rss-limit MB] [--think-us N]\n"
-          "            [--print-schedule]\n");
+          "            [--handover] [--print-schedule]\n");
 }
 
 bool Number(const char* s, double min, double* out) {
@@ -41,7 +41,9 @@ int main(int argc, char** argv) {
   ssa::soak::SoakOptions o;
   o.progress = stderr;
   bool print_schedule = false;
-  enum { kMinutes = 1, kSeconds, kSeed, kStale, kMaxErrors, kConverge, kRss, kThink, kPrint };
+  enum {
+    kMinutes = 1, kSeconds, kSeed, kStale, kMaxErrors, kConverge, kRss, kThink, kHandover, kPrint
+  };
   static const option kLong[] = {{"minutes", required_argument, nullptr, kMinutes},
                                  {"seconds", required_argument, nullptr, kSeconds},
                                  {"seed", required_argument, nullptr, kSeed},
@@ -50,12 +52,13 @@ int main(int argc, char** argv) {
                                  {"converge-limit", required_argument, nullptr, kConverge},
                                  {"rss-limit", required_argument, nullptr, kRss},
                                  {"think-us", required_argument, nullptr, kThink},
+                                 {"handover", no_argument, nullptr, kHandover},
                                  {"print-schedule", no_argument, nullptr, kPrint},
                                  {nullptr, 0, nullptr, 0}};
   int c;
   while ((c = getopt_long(argc, argv, "", kLong, nullptr)) != -1) {
     double v = 0;
-    bool ok = c == kPrint || (optarg && Number(optarg, 0, &v));
+    bool ok = c == kPrint || c == kHandover || (optarg && Number(optarg, 0, &v));
     switch (c) {
       case kMinutes: o.duration_s = v * 60; break;
       case kSeconds: o.duration_s = v; break;
@@ -65,6 +68,7 @@ int main(int argc, char** argv) {
       case kConverge: o.converge_limit_s = v; break;
       case kRss: o.rss_limit_mb = v; break;
       case kThink: o.think_us = static_cast<int>(v); break;
+      case kHandover: o.handover = true; break;
       case kPrint: print_schedule = true; break;
       default: ok = false;
     }
@@ -94,8 +98,8 @@ int main(int argc, char** argv) {
   if (!r.passed) {
     fprintf(stderr, "\n== the events as executed (seed %" PRIu64 ") ==\n%s", r.seed,
             r.event_log.c_str());
-    fprintf(stderr, "replay: scripts/soak.sh --seconds %.0f --seed %" PRIu64 "\n", r.duration_s,
-            r.seed);
+    fprintf(stderr, "replay: scripts/soak.sh --seconds %.0f --seed %" PRIu64 "%s\n", r.duration_s,
+            r.seed, o.handover ? " --handover" : "");
   }
   if (!r.rss_report.empty()) fprintf(stderr, "\nmemory (VmRSS) per daemon life:\n%s", r.rss_report.c_str());
   printf("\n%s", r.Summary().c_str());

@@ -119,9 +119,12 @@ std::string Oracle::SaHistory(uint32_t pair, Time sent) const {
 }
 
 void Oracle::Judge(const DaemonAnswer& a, const ExcuseFn& excuse) {
-  char head[160];
-  snprintf(head, sizeof(head), "daemon %d, %u -> %u, sent at %.3f s, answered at %.3f s: ",
-           a.daemon, a.slid, a.dlid, Seconds(a.sent - origin_), Seconds(a.received - origin_));
+  char head[200];
+  std::string who = a.daemon >= 0 && static_cast<size_t>(a.daemon) < names_.size()
+                        ? names_[static_cast<size_t>(a.daemon)]
+                        : "daemon " + std::to_string(a.daemon);
+  snprintf(head, sizeof(head), "%s, %u -> %u, sent at %.3f s, answered at %.3f s: ", who.c_str(),
+           a.slid, a.dlid, Seconds(a.sent - origin_), Seconds(a.received - origin_));
   if (a.kind == DaemonAnswer::kNoAnswer) {
     if (excuse(a.daemon, a.sent, a.received).disrupted) {
       ++counts_.unanswered_excused;
@@ -147,7 +150,10 @@ void Oracle::Judge(const DaemonAnswer& a, const ExcuseFn& excuse) {
     } else {
       ++counts_.stale;
       double late = Seconds(a.sent - it->to);
-      if (late > counts_.max_stale_s) counts_.max_stale_s = late;
+      if (late > counts_.max_stale_s) {
+        counts_.max_stale_s = late;
+        stalest_ = std::string("STALE ") + head + Describe(got) + SaHistory(pair, a.sent);
+      }
     }
     return;
   }

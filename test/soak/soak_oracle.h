@@ -117,6 +117,10 @@ class Oracle {
   const OracleCounts& counts() const { return counts_; }
   // The first problems (wrong answers, errors, unanswered), one line each.
   const std::vector<std::string>& problems() const { return problems_; }
+  // The latest of the stale answers, as a problem line would say it.
+  const std::string& stalest() const { return stalest_; }
+  // Names of the daemons, by index, for the reports.
+  void set_names(std::vector<std::string> names) { names_ = std::move(names); }
 
   // "no path" or the record's fields.
   static std::string Describe(const SaAnswer& a);
@@ -139,6 +143,8 @@ class Oracle {
   Time origin_{};  // the first snapshot's time, for reports
   OracleCounts counts_;
   std::vector<std::string> problems_;
+  std::string stalest_;
+  std::vector<std::string> names_;
   mutable std::mutex mu_;
   std::deque<DaemonAnswer> queue_;  // guarded by mu_
 };

@@ -430,6 +430,10 @@ Status Runner::BringUp() {
   last_confirmed_ = now;
   Say(Printf("  every daemon at epoch %" PRIu64 "; SA snapshot of %zu pairs; %zu LIDs (%.1f s)",
              epoch, answers.size(), lids_.size() - 1, Since(t0_)));
+  std::vector<std::string> names;
+  for (auto& m : members_)
+    if (m->daemon >= 0) names.push_back("ibacm " + m->node);
+  oracle_.set_names(names);
   for (auto& m : members_) {
     if (m->daemon < 0) continue;
     clients_.emplace_back(ClientLoop, m->daemon, m->ibacm->socket_path(), m->lid, lids_,
@@ -881,6 +885,15 @@ void Runner::StartStandby() {
   std::string node = dead_master_node_;
   dead_master_node_.clear();
   int priority = tree_->PortGuid(node) > tree_->PortGuid(m.node) ? m.priority : m.priority - 1;
+  if (o_.handover) {
+    // Greater by the GUID at the same priority: OpenSM on ibsim takes
+    // over at once (the new SM enters MASTER, the master then STANDBY).
+    // By a higher priority it negotiates a handover that hangs on ibsim
+    // (the new SM stays DISCOVERING, the master stops sweeping).
+    priority = tree_->PortGuid(node) < tree_->PortGuid(m.node) ? m.priority
+                                                                : std::min(15, m.priority + 1);
+    BeginChange();  // the new master routes anew
+  }
   if (priority < 0) {
     Log("no new standby: every SM priority below the master's is used");
     return;
@@ -893,8 +906,8 @@ void Runner::StartStandby() {
     return;
   }
   AddSm(node, log, from, tree_->standby().dump_dir(), false, tree_->process(node)->pid(), priority);
-  Log(Printf("  a new SM on %s with priority %d (the master's is %d)", node.c_str(), priority,
-             m.priority));
+  Log(Printf("  a new SM on %s with priority %d (the master's is %d)%s", node.c_str(), priority,
+             m.priority, o_.handover ? ": a handover" : ""));
 }
 
 void Runner::BurstStart(const Action& a) {
@@ -1198,6 +1211,8 @@ Status Runner::Run() {
                 o_.max_errors_known));
   if (c.unanswered) Fail(Printf("%" PRIu64 " requests unanswered by daemons not disrupted", c.unanswered));
   for (const std::string& p : r_->oracle_problems) Say("  " + p);
+  r_->stalest = oracle_.stalest();
+  if (!r_->stalest.empty()) Say("  the stalest answer: " + r_->stalest);
   r_->passed = r_->failures.empty();
   r_->wall_s = Since(t0_);
   if (!r_->passed) {

@@ -48,6 +48,11 @@ struct SoakOptions {
   double converge_limit_s = 60;  // fails beyond this; the goal is 10 s
   double rss_limit_mb = 64;
   int think_us = 2000;  // a client's pause between two requests
+  // A failover's new SM gets a priority above the master's, so it takes
+  // mastership from the running master at once (an SM handover) instead
+  // of becoming its standby. Not in the default menu: see doc/soak.md,
+  // "What the soak found".
+  bool handover = false;
   FILE* progress = nullptr;  // progress lines and the event log as it goes
   double progress_every_s = 10;
 };
@@ -62,6 +67,7 @@ struct SoakResult {
   std::map<std::string, int> events_by_kind;
   OracleCounts oracle;
   std::vector<std::string> oracle_problems;
+  std::string stalest;  // the latest once-correct answer, with the SA's states
   int bursts_judged = 0;
   uint64_t burst_requests = 0;
   int burst_failures = 0;

@@ -42,7 +42,10 @@ bool Oracle::AddSnapshot(Time change_start, Time recorded, const std::string& la
     for (auto a = cur.begin(), b = answers.begin(); same && a != cur.end(); ++a, ++b)
       same = a->first == b->first && Same(a->second, b->second);
     if (same) {
-      snaps_.back().label += ", " + label;
+      Snapshot& cur_snap = snaps_.back();
+      ++cur_snap.merged;
+      cur_snap.label = cur_snap.first_label + (cur_snap.merged > 1 ? " .. " : ", ") + label +
+                       (cur_snap.merged > 1 ? " (" + std::to_string(cur_snap.merged + 1) + ")" : "");
       return false;
     }
     snaps_.back().to = recorded;
@@ -54,7 +57,7 @@ bool Oracle::AddSnapshot(Time change_start, Time recorded, const std::string& la
   s.from = change_start;
   s.to = Time::max();
   s.recorded = recorded;
-  s.label = label;
+  s.label = s.first_label = label;
   s.answers = answers;
   snaps_.push_back(std::move(s));
   counts_.snapshots = snaps_.size();
@@ -107,12 +110,11 @@ std::string Oracle::SaHistory(uint32_t pair, Time sent) const {
   std::string out;
   for (auto it = snaps_.rbegin(); it != snaps_.rend(); ++it) {
     auto f = it->answers.find(pair);
-    char b[96];
-    snprintf(b, sizeof(b), "\n      SA state [%s] valid %.3f..%s s: ", it->label.c_str(),
-             it->from == Time{} ? 0.0 : Seconds(it->from - origin_),
-             it->to == Time::max() ? "now" : std::to_string(Seconds(it->to - origin_)).c_str());
-    out += b;
-    out += f == it->answers.end() ? "(not asked)" : Describe(f->second);
+    char b[64];
+    snprintf(b, sizeof(b), "] valid %.3f..", it->from == Time{} ? 0.0 : Seconds(it->from - origin_));
+    out += "\n      SA state [" + it->label + b +
+           (it->to == Time::max() ? std::string("now") : std::to_string(Seconds(it->to - origin_))) +
+           " s: " + (f == it->answers.end() ? std::string("(not asked)") : Describe(f->second));
     if (it->to < sent - bound_ - std::chrono::seconds(30)) break;
   }
   return out;

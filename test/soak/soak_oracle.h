@@ -130,7 +130,8 @@ class Oracle {
   struct Snapshot {
     Time from, to;  // to: Time::max() while current
     Time recorded;
-    std::string label;
+    std::string label, first_label;
+    int merged = 0;  // equal states recorded after it (epochs that changed no answer)
     SaAnswers answers;
   };
   void Judge(const DaemonAnswer& a, const ExcuseFn& excuse);

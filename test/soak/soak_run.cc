@@ -958,9 +958,10 @@ void Runner::BurstEnd(const Action& a) {
 
 void Runner::Execute(const Action& a) {
   const Event& e = schedule_.events[static_cast<size_t>(a.event)];
-  Log(Printf("#%d %s %s%s%s (%s%s%s)", a.event, ActionKindName(a.kind), a.target.c_str(),
-             a.arg.empty() ? "" : " ", a.arg.c_str(), EventKindName(e.kind),
-             e.detail.empty() ? "" : ", ", e.detail.c_str()));
+  r_->last_action = Printf("#%d %s %s%s%s (%s%s%s)", a.event, ActionKindName(a.kind),
+                           a.target.c_str(), a.arg.empty() ? "" : " ", a.arg.c_str(),
+                           EventKindName(e.kind), e.detail.empty() ? "" : ", ", e.detail.c_str());
+  Log(r_->last_action);
   if (!counted_[static_cast<size_t>(a.event)]) {  // an event counts at its first action
     counted_[static_cast<size_t>(a.event)] = true;
     ++r_->events;
@@ -1263,6 +1264,7 @@ std::string SoakResult::Summary() const {
   line("sanitizer_reports", std::to_string(sanitizer_reports));
   line("core_epoch", std::to_string(core_epoch));
   line("convergence_s", convergence_s < 0 ? "none" : Printf("%.1f", convergence_s));
+  line("last_event", last_action.empty() ? "-" : last_action);
   line("max_rss_growth_mb", Printf("%.1f", max_rss_growth_mb));
   line("max_rss_growth_of", max_rss_growth_of.empty() ? "-" : max_rss_growth_of);
   for (const std::string& f : failures) s += "failure: " + f + "\n";

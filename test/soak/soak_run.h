@@ -79,6 +79,7 @@ struct SoakResult {
   int unexpected_exits = 0;
   int sanitizer_reports = 0;
   uint64_t core_epoch = 0;  // the core's newest at the end
+  std::string last_action;  // what convergence_s is measured from
   std::string event_log;    // the actions as executed, with their times
   std::string run_dir;      // kept when the run failed
 

@@ -55,15 +55,6 @@ size_t FileSize(const std::string& path) {
   return stat(path.c_str(), &st) == 0 ? static_cast<size_t>(st.st_size) : 0;
 }
 
-// VmRSS of a process in KiB; 0 when it is gone.
-long RssKib(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("VmRSS:", 0) == 0) return atol(line.c_str() + 6);
-  return 0;
-}
-
 // Whether `pid` is a live (not zombie) process.
 bool ProcessLive(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
@@ -89,6 +80,28 @@ std::string ShellStatus(int wait_status) {
   if (WIFSIGNALED(wait_status)) return std::string("signal ") + strsignal(WTERMSIG(wait_status));
   return "status " + std::to_string(wait_status);
 }
+
+// A growing log read as it grows: each call returns the whole lines
+// appended since the last one.
+struct LogTail {
+  std::string path;
+  size_t parsed = 0;  // where the next read starts
+  std::string partial;
+  std::string NewLines() {
+    size_t size = FileSize(path);
+    if (size <= parsed) return "";
+    std::ifstream in(path);
+    in.seekg(static_cast<std::streamoff>(parsed));
+    std::string chunk(size - parsed, '\0');
+    in.read(&chunk[0], static_cast<std::streamsize>(chunk.size()));
+    chunk.resize(static_cast<size_t>(in.gcount()));
+    parsed += chunk.size();
+    std::string text = partial + chunk;
+    size_t cut = text.rfind('\n');
+    partial = cut == std::string::npos ? text : text.substr(cut + 1);
+    return cut == std::string::npos ? "" : text.substr(0, cut + 1);
+  }
+};
 
 // What a sanitizer writes when it reports something.
 const char* const kSanitizerMarkers[] = {"ERROR: AddressSanitizer", "ERROR: LeakSanitizer",
@@ -152,9 +165,7 @@ struct Instance {
   std::string label;  // "ibacm Hca5", "OpenSM Hca1"
   Time start;
   Time first_epoch = Time::max();  // its first epoch in place
-  std::string log;
-  size_t log_from = 0, parsed = 0;
-  std::string partial;
+  LogTail log;  // from where this life's part starts
   uint64_t last_epoch = 0;
   pid_t pid = 0;
   long rss_base = 0, rss_max = 0;
@@ -175,14 +186,13 @@ struct Member {
 
 // One OpenSM life, as its log tells it.
 struct SmProc {
-  std::string node, log, dump_dir;
+  std::string node, dump_dir;
+  LogTail log;
   bool fabric_owned = false;
   pid_t pid = 0;
   int priority = 0;
   bool killed = false;  // on purpose
   bool dead = false;    // on its own
-  size_t parsed = 0;
-  std::string partial;
   enum State { kStarting, kDiscovering, kStandby, kMaster } state = kStarting;
   int ups = 0;                   // SUBNET UP lines of this life
   bool swept_as_master = false;  // a SUBNET UP since it last became master
@@ -327,8 +337,8 @@ Status Runner::StartMember(Member* m, const std::string& faults) {
   life.start = Clock::now();
   Status st;
   if (m->ibssa()) {
-    life.log = dir_.path() + "/" + m->node + "/ibssa.log";
-    life.log_from = life.parsed = FileSize(life.log);
+    life.log.path = dir_.path() + "/" + m->node + "/ibssa.log";
+    life.log.parsed = FileSize(life.log.path);
     // ibssa logs "SMDB epoch N in place" at info; debug would fill the
     // disk over a long run.
     st = tree_->StartIbssa(m->node, m->role, "log_level = info\n" + faults + "\n");
@@ -343,8 +353,8 @@ Status Runner::StartMember(Member* m, const std::string& faults) {
         "[ssa]\nmad_timeout_ms = 300\nfallback = none\n";
     io.provider_dir = std::string(ABS_TOP_BUILDDIR) + "/providers/ssa/.libs";
     m->ibacm = std::make_unique<IbacmNode>(tree_->fabric(), io);
-    life.log = m->ibacm->log_path();
-    life.log_from = life.parsed = FileSize(life.log);
+    life.log.path = m->ibacm->log_path();
+    life.log.parsed = FileSize(life.log.path);
     st = m->ibacm->Start(60s);
     if (m->ibacm->process()) life.pid = m->ibacm->process()->pid();
   }
@@ -481,8 +491,8 @@ void Runner::AddSm(const std::string& node, const std::string& log, size_t log_f
                    const std::string& dump_dir, bool fabric_owned, pid_t pid, int priority) {
   SmProc sm;
   sm.node = node;
-  sm.log = log;
-  sm.parsed = log_from;
+  sm.log.path = log;
+  sm.log.parsed = log_from;
   sm.dump_dir = dump_dir;
   sm.fabric_owned = fabric_owned;
   sm.pid = pid;
@@ -505,15 +515,7 @@ SmProc* Runner::Standby() {
 void Runner::PollSms() {
   for (SmProc& sm : sms_) {
     if (!sm.alive()) continue;
-    size_t size = FileSize(sm.log);
-    if (size <= sm.parsed) continue;
-    std::ifstream in(sm.log);
-    in.seekg(static_cast<std::streamoff>(sm.parsed));
-    std::string chunk(size - sm.parsed, '\0');
-    in.read(&chunk[0], static_cast<std::streamsize>(chunk.size()));
-    chunk.resize(static_cast<size_t>(in.gcount()));
-    sm.parsed += chunk.size();
-    std::string text = sm.partial + chunk;
+    std::string text = sm.log.NewLines();
     size_t line = 0;
     for (size_t nl = text.find('\n'); nl != std::string::npos; nl = text.find('\n', line)) {
       std::string l = text.substr(line, nl - line);
@@ -530,7 +532,6 @@ void Runner::PollSms() {
         if (sm.state == SmProc::kMaster) sm.swept_as_master = true;
       }
     }
-    sm.partial = text.substr(line);
   }
   int master = -1, masters = 0;
   for (size_t i = 0; i < sms_.size(); ++i) {
@@ -678,18 +679,8 @@ void Runner::SyncOracle() {
 void Runner::PollLogs(Member* m) {
   if (m->lives.empty()) return;
   Instance& life = m->lives.back();
-  size_t size = FileSize(life.log);
-  if (size <= life.parsed) return;
-  std::ifstream in(life.log);
-  in.seekg(static_cast<std::streamoff>(life.parsed));
-  std::string chunk(size - life.parsed, '\0');
-  in.read(&chunk[0], static_cast<std::streamsize>(chunk.size()));
-  chunk.resize(static_cast<size_t>(in.gcount()));
-  life.parsed += chunk.size();
-  std::string text = life.partial + chunk;
-  size_t cut = text.rfind('\n');
-  life.partial = cut == std::string::npos ? text : text.substr(cut + 1);
-  text = cut == std::string::npos ? "" : text.substr(0, cut + 1);
+  std::string text = life.log.NewLines();
+  if (text.empty()) return;
   // ibacm: the provider's line, once the view answers; ibssa: the SMDB.
   const std::string needle = m->ibssa() ? "SMDB epoch " : ": PRDB epoch ";
   for (uint64_t e : EpochsInPlace(text, needle)) {
@@ -712,14 +703,14 @@ void Runner::PollLiveness() {
     m->state = Member::kDead;
     Fail(Printf("%s on %s (pid %d) exited on its own: %s; its log ends:\n%s", m->role.c_str(),
                 m->node.c_str(), m->lives.back().pid, p ? ShellStatus(p->wait_status()).c_str() : "?",
-                test::TailOfFile(m->lives.back().log, 3000).c_str()));
+                test::TailOfFile(m->lives.back().log.path, 3000).c_str()));
   }
   for (SmProc& sm : sms_) {
     if (!sm.alive() || ProcessLive(sm.pid)) continue;
     sm.dead = true;
     ++r_->unexpected_exits;
     Fail("OpenSM on " + sm.node + " (pid " + std::to_string(sm.pid) +
-         ") exited on its own; its log ends:\n" + test::TailOfFile(sm.log, 3000));
+         ") exited on its own; its log ends:\n" + test::TailOfFile(sm.log.path, 3000));
   }
   if (!ProcessLive(tree_->fabric()->ibsim_pid())) {
     ++r_->unexpected_exits;
@@ -729,7 +720,7 @@ void Runner::PollLiveness() {
 }
 
 void Runner::SampleRss(Instance* life) {
-  long kib = RssKib(life->pid);
+  long kib = test::ProcessRssKib(life->pid);
   if (kib <= 0) return;
   // The baseline: once it holds an epoch and has run 20 s (start-up
   // allocations, the first transfers and the allocator's arenas).
@@ -873,7 +864,7 @@ void Runner::StartStandby() {
   if (!PollFor(120s, [&] { return Master() != nullptr; })) {
     std::string logs;
     for (const SmProc& sm : sms_)
-      if (sm.alive()) logs += "\n" + sm.node + ":\n" + test::TailOfFile(sm.log, 2000);
+      if (sm.alive()) logs += "\n" + sm.node + ":\n" + test::TailOfFile(sm.log.path, 2000);
     Fail("no SM took over within 120 s of the master's death" + logs);
     done_ = true;
     return;

@@ -119,6 +119,16 @@ class Generator {
     s_.actions.push_back(a);
   }
 
+  // The event's start action at `t` and its end `d` s later on
+  // e->target, which stays busy under `key` until then.
+  void StartEnd(Event* e, double t, double d, ActionKind start, ActionKind end,
+                const std::string& key, const std::string& arg = "") {
+    e->end_s = t + d;
+    Act(t, start, e->target, arg);
+    Act(e->end_s, end, e->target);
+    busy_[key] = e->end_s;
+  }
+
   bool Add(EventKind kind, double t) {
     Event e;
     e.kind = kind;
@@ -135,11 +145,8 @@ class Generator {
         e.target = PickFree(links, t, "link:");
         if (e.target.empty()) return false;
         double d = dice_.Seconds(2, 10);
-        e.end_s = t + d;
         e.detail = Fmt("for %.1f s", d);
-        Act(t, ActionKind::kLinkDown, e.target);
-        Act(e.end_s, ActionKind::kLinkUp, e.target);
-        busy_["link:" + e.target] = e.end_s;
+        StartEnd(&e, t, d, ActionKind::kLinkDown, ActionKind::kLinkUp, "link:" + e.target);
         if (e.target.find(':') != std::string::npos) busy_["uplinks"] = e.end_s;
         break;
       }
@@ -162,33 +169,25 @@ class Generator {
         e.target = PickFree(killable, t);
         if (e.target.empty()) return false;
         double d = dice_.Seconds(1, 6);
-        e.end_s = t + d;
         e.detail = Fmt("down %.1f s", d);
-        Act(t, ActionKind::kKill, e.target);
-        Act(e.end_s, ActionKind::kRestart, e.target);
-        busy_[e.target] = e.end_s;
+        StartEnd(&e, t, d, ActionKind::kKill, ActionKind::kRestart, e.target);
         break;
       }
       case EventKind::kStopCont: {
         e.target = PickFree(members, t);
         if (e.target.empty()) return false;
         double d = dice_.Seconds(1, 8);
-        e.end_s = t + d;
         e.detail = Fmt("stopped %.1f s", d);
-        Act(t, ActionKind::kStop, e.target);
-        Act(e.end_s, ActionKind::kCont, e.target);
-        busy_[e.target] = e.end_s;
+        StartEnd(&e, t, d, ActionKind::kStop, ActionKind::kCont, e.target);
         break;
       }
       case EventKind::kFailover: {
         if (!Free("sm", t) || failovers_ >= o_.max_failovers) return false;
         ++failovers_;
         double d = dice_.Seconds(3, 8);
-        e.target = "master SM";
-        e.end_s = t + d;
         e.detail = Fmt("new standby after %.1f s", d);
-        Act(t, ActionKind::kKillMaster, "");
-        Act(e.end_s, ActionKind::kStartStandby, "");
+        StartEnd(&e, t, d, ActionKind::kKillMaster, ActionKind::kStartStandby, "sm");
+        e.target = "master SM";
         // The new standby needs a while to become one, and the tree to
         // settle, before the next.
         busy_["sm"] = e.end_s + 30;
@@ -202,11 +201,8 @@ class Generator {
         if (e.target.empty()) return false;
         double d = dice_.Seconds(5, 20);
         std::string spec = FaultSpec(&dice_);
-        e.end_s = t + d;
         e.detail = spec + Fmt(" for %.1f s", d);
-        Act(t, ActionKind::kRestartFaulty, e.target, spec);
-        Act(e.end_s, ActionKind::kRestart, e.target);
-        busy_[e.target] = e.end_s;
+        StartEnd(&e, t, d, ActionKind::kRestartFaulty, ActionKind::kRestart, e.target, spec);
         break;
       }
       case EventKind::kClientBurst: {
@@ -214,11 +210,9 @@ class Generator {
         if (e.target.empty()) return false;
         int clients = 50 + static_cast<int>(dice_.Below(251));
         double d = dice_.Seconds(2, 8);
-        e.end_s = t + d;
         e.detail = std::to_string(clients) + Fmt(" clients for %.1f s", d);
-        Act(t, ActionKind::kBurstStart, e.target, std::to_string(clients));
-        Act(e.end_s, ActionKind::kBurstEnd, e.target);
-        busy_["burst:" + e.target] = e.end_s;
+        StartEnd(&e, t, d, ActionKind::kBurstStart, ActionKind::kBurstEnd, "burst:" + e.target,
+                 std::to_string(clients));
         break;
       }
     }

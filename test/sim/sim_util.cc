@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <string_view>
 #include <thread>
 #include <vector>
@@ -101,6 +102,14 @@ Status RemoveTree(const std::string& path) {
 std::string Basename(const std::string& path) {
   size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+long ProcessRssKib(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("VmRSS:", 0) == 0) return atol(line.c_str() + 6);
+  return 0;
 }
 
 std::string JoinArgs(const std::vector<std::string>& args) {

@@ -30,6 +30,8 @@ Status MakeTempDir(const std::string& parent, const std::string& prefix, std::st
 // rm -rf that never follows symlinks. A missing path is not an error.
 Status RemoveTree(const std::string& path);
 std::string Basename(const std::string& path);
+// A process's resident set (VmRSS), in KiB; 0 when it is gone.
+long ProcessRssKib(pid_t pid);
 // argv joined with spaces, for messages.
 std::string JoinArgs(const std::vector<std::string>& args);
 

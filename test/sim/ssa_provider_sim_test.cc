@@ -28,7 +28,6 @@
 #include <sys/resource.h>
 
 #include <chrono>
-#include <fstream>
 #include <thread>
 #include <cstring>
 #include <string>
@@ -57,15 +56,6 @@ const char kNode[] = "Hca6";  // the node running ibacm with the ssa provider
 
 std::string SsaProviderDir() { return std::string(ABS_TOP_BUILDDIR) + "/providers/ssa/.libs"; }
 std::string OurIbAcme() { return std::string(ABS_TOP_BUILDDIR) + "/util/ib_acme/ib_acme"; }
-
-// A process's resident set (VmRSS), in KiB; 0 if unknown.
-long RssKib(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("VmRSS:", 0) == 0) return atol(line.c_str() + 6);
-  return 0;
-}
 
 }  // namespace
 
@@ -383,7 +373,7 @@ TEST(SsaProviderSim, TenThousandClientsResolvingForAMinuteWhileTheTreeDeliversUp
   pid_t pid = ibacm->process()->pid();
   // Warmed up: every client has been answered a few times.
   bool warm = ssa::test::PollUntil(30s, [&] { return load.answered() >= 50000; });
-  long rss_warm = RssKib(pid);
+  long rss_warm = ssa::test::ProcessRssKib(pid);
 
   // One link change every 4 s, over two uplinks (OpenSM ignores a port
   // whose traps come too often): this pacing is the workload, not a wait.
@@ -409,7 +399,7 @@ TEST(SsaProviderSim, TenThousandClientsResolvingForAMinuteWhileTheTreeDeliversUp
   }
   ssa::test::AcmLoadResult r;
   CHECK_OK(load.Finish(false, &r));  // it ends by itself after lo.duration
-  long rss_end = RssKib(pid);
+  long rss_end = ssa::test::ProcessRssKib(pid);
   std::string what = r.Describe() + "; " + std::to_string(changes) + " epochs delivered; RSS " +
                      std::to_string(rss_warm) + " -> " + std::to_string(rss_end) + " KiB";
   printf("\n  soak: %s\n", what.c_str());

@@ -161,7 +161,7 @@ Status TreeHarness::Start(const Options& o) {
       std::chrono::seconds(30), &db_);
 }
 
-Status TreeHarness::StartStandbySm(const std::string& node) {
+Status TreeHarness::StartStandbySm(const std::string& node, int priority, bool wait) {
   if (!options_.failover) return Status::Error(EINVAL, "the fabric was not started for failover");
   standby_.dir = NodeDir(node + "-opensm");
   standby_.extra_config = options_.osm_config + kFastSmPolling;
@@ -170,8 +170,8 @@ Status TreeHarness::StartStandbySm(const std::string& node) {
   SimFabric::Options so;
   Status st = standby_.Configure(options, &so);
   if (!st.ok()) return st;
-  std::vector<std::string> argv = {"opensm", "-f", StandbyOsmLog(), "-s", "0", "-d2", "-p", "1",
-                                   "-l", std::to_string(options_.lmc)};
+  std::vector<std::string> argv = {"opensm", "-f", StandbyOsmLog(), "-s", "0", "-d2", "-p",
+                                   std::to_string(priority), "-l", std::to_string(options_.lmc)};
   argv.insert(argv.end(), options_.opensm_args.begin(), options_.opensm_args.end());
   argv.insert(argv.end(), so.opensm_args.begin(), so.opensm_args.end());
   std::map<std::string, std::string> env = so.opensm_env;
@@ -180,10 +180,13 @@ Status TreeHarness::StartStandbySm(const std::string& node) {
   if (env.count("LD_PRELOAD"))
     env["LD_PRELOAD"] = MergePreload(env["LD_PRELOAD"], fabric_->NodeEnv(node).at("LD_PRELOAD"));
   std::unique_ptr<SimProcess> p;
+  struct stat log;  // an earlier life's log is not this one's
+  size_t before = stat(StandbyOsmLog().c_str(), &log) == 0 ? static_cast<size_t>(log.st_size) : 0;
   st = fabric_->Spawn(node, argv, &p, env);
   if (!st.ok()) return st;
   procs_[node] = std::move(p);
-  return WaitForLogLine(StandbyOsmLog(), "Entering STANDBY state", std::chrono::seconds(20))
+  if (!wait) return Status::Ok();
+  return WaitForLogLine(StandbyOsmLog(), "Entering STANDBY state", std::chrono::seconds(20), before)
       .WithContext("standby OpenSM on " + node);
 }
 

@@ -66,8 +66,11 @@ class TreeHarness {
   void set_failed();
 
   // A second OpenSM with the plugin (own dump directory and log) on `node`,
-  // priority 1; returns once it is STANDBY. Needs Options::failover.
-  Status StartStandbySm(const std::string& node);
+  // with `priority`; returns once it is STANDBY (with `wait`: OpenSM makes
+  // a new SM "greater" than the master, by priority and then the lower
+  // GUID, the master instead). Started again on a node, it appends to the
+  // same log and keeps its dump directory. Needs Options::failover.
+  Status StartStandbySm(const std::string& node, int priority = 1, bool wait = true);
   // Kills the master OpenSM (SIGKILL: its ibsim slot is released) and
   // returns once the standby logged SUBNET UP as master. From then on
   // WaitSmdbAfter follows the standby's dump directory.

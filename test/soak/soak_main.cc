@@ -1,0 +1,107 @@
+// soak_main.cc: `soak`, the chaos soak as a program (scripts/soak.sh runs
+// it; doc/soak.md). Progress and the event log go to stderr as the run
+// goes, the summary (`name = value` lines) to stdout at the end.
+//
+//   soak [--minutes N | --seconds N] [--seed S] [--stale-bound S]
+//        [--max-errors N] [--converge-limit S] [--rss-limit MB]
+//        [--think-us N] [--handover] [--print-schedule]
+//
+// Exit status: 0 when every invariant held, 1 when one did not, 2 when
+// the run could not be made (bad options, the fabric did not come up).
+#include <getopt.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "test/soak/soak_run.h"
+#include "test/soak/soak_schedule.h"
+
+namespace {
+
+void Usage() {
+  fprintf(stderr,
+          "usage: soak [--minutes N | --seconds N] [--seed S] [--stale-bound S]\n"
+          "            [--max-errors N] [--converge-limit S] [--rss-limit MB] [--think-us N]\n"
+          "            [--handover] [--print-schedule]\n");
+}
+
+bool Number(const char* s, double min, double* out) {
+  char* end = nullptr;
+  double v = strtod(s, &end);
+  if (!*s || *end || v < min) return false;
+  *out = v;
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ssa::soak::SoakOptions o;
+  o.progress = stderr;
+  bool print_schedule = false;
+  enum {
+    kMinutes = 1, kSeconds, kSeed, kStale, kMaxErrors, kConverge, kRss, kThink, kHandover, kPrint
+  };
+  static const option kLong[] = {{"minutes", required_argument, nullptr, kMinutes},
+                                 {"seconds", required_argument, nullptr, kSeconds},
+                                 {"seed", required_argument, nullptr, kSeed},
+                                 {"stale-bound", required_argument, nullptr, kStale},
+                                 {"max-errors", required_argument, nullptr, kMaxErrors},
+                                 {"converge-limit", required_argument, nullptr, kConverge},
+                                 {"rss-limit", required_argument, nullptr, kRss},
+                                 {"think-us", required_argument, nullptr, kThink},
+                                 {"handover", no_argument, nullptr, kHandover},
+                                 {"print-schedule", no_argument, nullptr, kPrint},
+                                 {nullptr, 0, nullptr, 0}};
+  int c;
+  while ((c = getopt_long(argc, argv, "", kLong, nullptr)) != -1) {
+    double v = 0;
+    bool ok = c == kPrint || c == kHandover || (optarg && Number(optarg, 0, &v));
+    switch (c) {
+      case kMinutes: o.duration_s = v * 60; break;
+      case kSeconds: o.duration_s = v; break;
+      case kSeed: o.seed = strtoull(optarg, nullptr, 0); break;
+      case kStale: o.stale_bound_s = v; break;
+      case kMaxErrors: o.max_errors_known = static_cast<uint64_t>(v); break;
+      case kConverge: o.converge_limit_s = v; break;
+      case kRss: o.rss_limit_mb = v; break;
+      case kThink: o.think_us = static_cast<int>(v); break;
+      case kHandover: o.handover = true; break;
+      case kPrint: print_schedule = true; break;
+      default: ok = false;
+    }
+    if (!ok) {
+      Usage();
+      return 2;
+    }
+  }
+  if (optind != argc || o.duration_s < 1) {
+    Usage();
+    return 2;
+  }
+  if (print_schedule) {
+    ssa::soak::ScheduleOptions so;
+    so.seed = o.seed;
+    so.duration_s = o.duration_s;
+    printf("%s", ssa::soak::MakeSchedule(so, ssa::soak::SoakLayout()).Describe().c_str());
+    return 0;
+  }
+  ssa::soak::SoakResult r;
+  ssa::Status st = ssa::soak::RunSoak(o, &r);
+  if (!st.ok()) {
+    fprintf(stderr, "soak: the run could not be made: %s\n", st.ToString().c_str());
+    if (!r.run_dir.empty()) fprintf(stderr, "soak: kept %s\n", r.run_dir.c_str());
+    return 2;
+  }
+  if (!r.passed) {
+    fprintf(stderr, "\n== the events as executed (seed %" PRIu64 ") ==\n%s", r.seed,
+            r.event_log.c_str());
+    fprintf(stderr, "replay: scripts/soak.sh --seconds %.0f --seed %" PRIu64 "%s\n", r.duration_s,
+            r.seed, o.handover ? " --handover" : "");
+  }
+  if (!r.rss_report.empty()) fprintf(stderr, "\nmemory (VmRSS) per daemon life:\n%s", r.rss_report.c_str());
+  printf("\n%s", r.Summary().c_str());
+  return r.passed ? 0 : 1;
+}

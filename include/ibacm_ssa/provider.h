@@ -36,9 +36,17 @@
  * answer is dropped quietly.
  *
  * Threading: the core calls every provider op on its event-loop thread, and
- * core ops must be called on that thread too (use fd_watch with an eventfd
- * or a pipe to hand results from a provider's own threads back). Providers
- * should not start threads; timers and fd watches run on the core's loop.
+ * core ops must be called on that thread too. Timers and fd watches run on
+ * that loop; a provider needs no thread of its own to wait for its fds. It
+ * may run threads for what the loop cannot wait on (the shipped ssa
+ * provider does: a umad receiver per port where the umad fd cannot be
+ * watched, as under the simulated fabric's umad2sim, and one rsocket
+ * poller while its data channel uses rsockets). Such a thread calls no
+ * core op: it hands its results to the loop through an fd the provider
+ * watches with fd_watch (an eventfd or a pipe). The provider stops and
+ * joins its threads by the time fini returns, since the core unloads the
+ * module right after; one whose threads cannot be stopped (the upstream
+ * bridge's library) must keep its module loaded (RTLD_NODELETE).
  *
  * Errors: functions returning int return 0 or a negative errno value.
  * Resolve/query statuses are the ACM_STATUS_* codes of <infiniband/acm.h>.

@@ -37,14 +37,6 @@ constexpr size_t kMaxIssuesLogged = 10;
 
 }  // namespace
 
-void SaPort::Gid(uint8_t out[16]) const { GidBytes(out); }
-
-std::string SaEndpoint::Name() const {
-  char pk[16];
-  snprintf(pk, sizeof(pk), "0x%04x", pkey);
-  return port->Name() + " pkey " + pk;
-}
-
 SaProvider::SaProvider(const ssa_core_ops* ops, ssa_core_t* core) : ops_(ops), core_(core) {}
 
 // The core closes everything before fini; whatever is left is freed by the
@@ -142,9 +134,7 @@ int SaProvider::OpenPort(SaDevice* dev, const ssa_port_info* info, ssa_core_port
   auto port = std::make_unique<SaPort>();
   port->dev = dev;
   port->core_port = core_port;
-  port->ca_name = info->ca_name ? info->ca_name : dev->name;
-  port->port_num = info->port_num;
-  port->Assign(*info);
+  port->Open(*info, dev->name);
   Log(SSA_LOG_DEBUG, "open_port %s lid %u sm_lid %u", port->Name().c_str(), port->lid,
       port->sm_lid);
   *out = port.get();
@@ -166,14 +156,10 @@ void SaProvider::ClosePort(SaPort* port) {
 
 void SaProvider::PortChanged(SaPort* port, const ssa_port_info* info) {
   if (!info || !SSA_HAS_MEMBER(info, port_guid)) return;
-  bool routes_wrong = port->lid != info->lid || port->lmc != info->lmc ||
-                      port->gid_prefix != info->gid_prefix || port->port_guid != info->port_guid ||
-                      port->sm_lid != info->sm_lid || port->sm_sl != info->sm_sl;
-  char why[160];
-  snprintf(why, sizeof(why), "lid %u->%u, sm_lid %u->%u", port->lid, info->lid, port->sm_lid,
-           info->sm_lid);
+  bool routes_wrong = port->AddressingChanges(*info) || port->SmChanges(*info);
+  std::string why = port->ChangeText(*info);
   port->Assign(*info);
-  if (routes_wrong) FlushPort(port, why);
+  if (routes_wrong) FlushPort(port, why.c_str());
 }
 
 void SaProvider::FlushPort(SaPort* port, const char* why) {
@@ -310,7 +296,7 @@ void SaProvider::ApplyRoutePreload(SaEndpoint* ep) {
           port->lid);
   }
   uint8_t sgid[16], dgid[16];
-  port->Gid(sgid);
+  port->GidBytes(sgid);
   uint64_t prefix = htobe64(port->gid_prefix);
   uint64_t expires = ExpiryAfter(NowMs(), options_.RouteLifetimeMs());
   size_t loaded = 0, no_guid = 0;

@@ -68,21 +68,16 @@ struct SaQuery {
   provider_shared::RouteKey key;  // route queries: the cache entry it fills
 };
 
-// The core's view of the port (state, LIDs, GID prefix, GUID) is the
-// PortView base, set by Assign() on open_port and port_changed.
+// The core's view of the port (name, state, LIDs, GID prefix, GUID) is the
+// PortView base, set on open_port and port_changed.
 struct SaPort : provider_shared::PortView {
   SaDevice* dev = nullptr;
   ssa_core_port_t* core_port = nullptr;
-  std::string ca_name;
-  uint8_t port_num = 0;
   uint64_t generation = 1;             // advances when cached routes become wrong
   std::vector<SaEndpoint*> endpoints;  // owned by the provider's endpoints_
   bool preload_parsed = false;         // `preload` holds this (guid, lid)'s block
   provider_shared::PreloadResult preload;
   std::unordered_map<uint64_t, std::unique_ptr<SaQuery>> queries;  // by token
-
-  void Gid(uint8_t out[16]) const;
-  std::string Name() const { return ca_name + "/" + std::to_string(port_num); }
 };
 
 struct SaAddress;
@@ -94,7 +89,7 @@ struct SaEndpoint {
   uint16_t pkey_index = 0;
   uint64_t counters[ACM_MAX_COUNTER] = {};
   std::vector<std::unique_ptr<SaAddress>> addresses;
-  std::string Name() const;
+  std::string Name() const { return port->EndpointName(pkey); }
 };
 
 struct SaAddress {
@@ -185,11 +180,10 @@ class SaProvider {
   RouteSource route_source_;
   AddressSource address_source_;
   uint64_t next_token_ = 1;
-  // A failing SA service fails every query: the first few and then every
-  // 1000th failure are logged, not all of them.
-  static bool ShouldLog(uint64_t count) { return count <= 10 || count % 1000 == 0; }
 
   uint64_t coalesced_ = 0;  // requests that joined a query in flight
+  // A failing SA service fails every query: ShouldLogCount picks the few
+  // that are logged.
   uint64_t send_failures_ = 0;
   uint64_t stale_answers_ = 0;
 };

@@ -35,8 +35,7 @@ const char* MissText(int why) {
     case 3:
       return "a record is marked not exact in the PRDB (QoS levels or SL2VL tables may change "
              "it)";
-    case 4:
-      return "a record is marked not exact in the PRDB (the routing engine chooses its SL)";
+    case 4: return "a record is marked not exact in the PRDB (the routing engine chooses its SL)";
     case 5: return "a record is for another partition than the endpoint's P_Key";
     default: return "a destination is not in the PRDB";
   }
@@ -127,24 +126,13 @@ void SsaProvider::CloseDevice(SsaDevice* dev) {
   EraseOwned(&devices_, dev);
 }
 
-void SsaProvider::Remember(const ssa_port_info* info, SsaPort* port) {
-  port->ca_name = info->ca_name ? info->ca_name : "";
-  port->port_num = info->port_num;
-  port->port_guid = info->port_guid;
-  port->gid_prefix = info->gid_prefix;
-  port->lid = info->lid;
-  port->lmc = info->lmc;
-  port->state = info->state;
-  port->sm_lid = info->sm_lid;
-}
-
 int SsaProvider::OpenPort(SsaDevice* dev, const ssa_port_info* info, ssa_core_port_t* core_port,
                           SsaPort** out) {
   auto port = std::make_unique<SsaPort>();
   port->dev = dev;
   int rc = sa_.OpenPort(dev->inner, info, core_port, &port->inner);
   if (rc < 0) return rc;
-  Remember(info, port.get());
+  port->Open(*info, dev->inner->name);
   SsaPort* p = port.get();
   ports_[p->inner] = std::move(port);
   StartConsumer(p);
@@ -159,10 +147,9 @@ void SsaProvider::ClosePort(SsaPort* port) {
 }
 
 void SsaProvider::PortChanged(SsaPort* port, const ssa_port_info* info) {
-  bool moved = info->lid != port->lid || info->lmc != port->lmc ||
-               info->gid_prefix != port->gid_prefix || info->port_guid != port->port_guid;
+  bool moved = port->AddressingChanges(*info);
   bool sm_moved = info->sm_lid != port->sm_lid;
-  Remember(info, port);
+  port->Assign(*info);
   sa_.PortChanged(port->inner, info);
   if (moved && port->consumer) {
     // The PRDB's source is the old LID: the view stays (RouteFromView sees

@@ -1,6 +1,6 @@
 // acmp_cache_test.cc: the acmp destination cache (states, lifetimes,
 // bounded size), the request tracker (resolve_depth, retries with one TID,
-// timeouts) with a fake scheduler, and the options with upstream's names.
+// timeouts) with a hand-fired reactor, and the options with upstream's names.
 #include <cstring>
 #include <map>
 
@@ -8,6 +8,7 @@
 #include "providers/acmp/acmp_options.h"
 #include "providers/acmp/acmp_requests.h"
 #include "providers/acmp/acmp_wire.h"
+#include "test/unit/manual_reactor.h"
 
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>
@@ -24,27 +25,6 @@ const uint8_t* Name(const char* n) {
   strncpy(reinterpret_cast<char*>(b), n, 63);
   return b;
 }
-
-// Timers the test fires by hand.
-class FakeScheduler : public Scheduler {
- public:
-  uint64_t Add(uint32_t delay_ms, std::function<void()> fn) override {
-    last_delay = delay_ms;
-    timers[++next] = std::move(fn);
-    return next;
-  }
-  void Cancel(uint64_t id) override { timers.erase(id); }
-  // Fires the oldest pending timer.
-  void FireOne() {
-    auto it = timers.begin();
-    auto fn = std::move(it->second);
-    timers.erase(it);
-    fn();
-  }
-  std::map<uint64_t, std::function<void()>> timers;
-  uint64_t next = 0;
-  uint32_t last_delay = 0;
-};
 
 }  // namespace
 
@@ -104,7 +84,7 @@ TEST(AcmpCache, AFullCacheEvictsIdleEntriesButNeverOnesWithWaiters) {
 }
 
 TEST_GROUP(AcmpRequests) {
-  FakeScheduler sched;
+  ManualReactor sched;
   std::vector<std::vector<uint8_t>> sent;
   std::vector<std::pair<std::string, int>> timed_out;
   std::unique_ptr<RequestTracker> tracker;
@@ -142,7 +122,7 @@ TEST(AcmpRequests, EachTryReusesTheTidAndTheLastOneTimesOut) {
   uint64_t tid = tracker->Start("k1", Request());
   LONGS_EQUAL(1, sent.size());
   CHECK(TidOf(0) == tid);
-  LONGS_EQUAL(1524, sched.last_delay);  // subnet timeout + timeout, per try
+  LONGS_EQUAL(1524, sched.last_delay_ms);  // subnet timeout + timeout, per try
   sched.FireOne();
   sched.FireOne();
   LONGS_EQUAL(3, sent.size());  // retries + 1 tries

@@ -43,7 +43,7 @@ test_unit_unit_tests_SOURCES = \
 	test/unit/acmp_wire_test.cc \
 	test/unit/acmp_groups_test.cc \
 	test/unit/acmp_membership_test.cc \
-	test/unit/acmp_cache_test.cc \
+	test/unit/acmp_cache_test.cc test/unit/manual_reactor.h \
 	test/unit/acmp_fake_fabric.h test/unit/acmp_fake_fabric.cc \
 	test/unit/acmp_provider_test.cc \
 	test/unit/acmp_send_queue_test.cc \

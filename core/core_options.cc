@@ -5,8 +5,8 @@
 
 namespace ssa {
 
-std::vector<std::string> CoreOptions::Apply(const ConfigFile& cfg) {
-  OptionSet opts;
+void CoreOptions::Bind(OptionSet* set) {
+  OptionSet& opts = *set;
   opts.String("log_file", &log_file);
   opts.Custom("log_level", [this](const std::string& v) {
     static const char* const kLevels[] = {"0", "1", "2", "error", "warn", "info", "debug", "trace"};
@@ -42,7 +42,11 @@ std::vector<std::string> CoreOptions::Apply(const ConfigFile& cfg) {
   // The kernel clamps SET_TIMEOUT to 100..200000 ms.
   opts.Int("kernel_path_timeout", &kernel_path_timeout_ms, 100, 200000);
   opts.Bool("addr_watch", &addr_watch);
+}
 
+std::vector<std::string> CoreOptions::Apply(const ConfigFile& cfg) {
+  OptionSet opts;
+  Bind(&opts);
   if (cfg.format() == ConfigFile::Format::kUpstream)
     return opts.ApplyKnown(cfg.Section(""), cfg.name());
   // INI: keys before any section are treated as [core] too.

@@ -15,8 +15,10 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "common/base/option_set.h"
 #include "providers/acmp/sim_datagram.h"
 #include "providers/acmp/verbs_datagram.h"
+#include "providers/shared/provider_options.h"
 
 namespace ssa {
 namespace acmp {
@@ -73,16 +75,9 @@ int AcmpProvider::Init() {
 }
 
 void AcmpProvider::ReadOptions() {
-  std::vector<AcmpRawOption> entries;
-  ops_->config_foreach(core_, provider_shared::CollectOption, &entries);
-  std::vector<AcmpOptionNote> notes;
-  ApplyAcmpOptions(entries, -1, &options_, &notes);
-  for (const auto& n : notes) {
-    if (n.warning)
-      ops_->config_warn(core_, n.file.c_str(), n.line, n.text.c_str());
-    else
-      Log(SSA_LOG_DEBUG, "%s:%d: %s", n.file.c_str(), n.line, n.text.c_str());
-  }
+  OptionSet set;
+  options_.Bind(&set);
+  provider_shared::ReadOptionsFromCore(ops_, core_, "acmp", set);
 }
 
 Status AcmpProvider::OpenTransport() {

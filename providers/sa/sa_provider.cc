@@ -12,7 +12,9 @@
 #include <cstdio>
 #include <cstring>
 
+#include "common/base/option_set.h"
 #include "providers/shared/core_log.h"
+#include "providers/shared/provider_options.h"
 
 namespace ssa {
 namespace sa {
@@ -73,22 +75,10 @@ int SaProvider::Init() {
 }
 
 void SaProvider::ReadOptions() {
-  std::vector<RawOption> entries;
-  ops_->config_foreach(core_, provider_shared::CollectOption, &entries);
-  entries.erase(std::remove_if(entries.begin(), entries.end(),
-                               [this](const RawOption& e) {
-                                 return std::find(foreign_keys_.begin(), foreign_keys_.end(),
-                                                  e.key) != foreign_keys_.end();
-                               }),
-                entries.end());
-  std::vector<OptionNote> notes;
-  SaOptionsReader::Apply(entries, -1, &options_, &notes);
-  for (const auto& n : notes) {
-    if (n.warning)
-      ops_->config_warn(core_, n.file.c_str(), n.line, n.text.c_str());
-    else
-      Log(SSA_LOG_DEBUG, "%s:%d: %s", n.file.c_str(), n.line, n.text.c_str());
-  }
+  OptionSet set;
+  options_.Bind(&set);
+  if (bind_more_) bind_more_(&set);
+  provider_shared::ReadOptionsFromCore(ops_, core_, section_, set);
 }
 
 void SaProvider::LoadAddressData() {

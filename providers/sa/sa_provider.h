@@ -122,8 +122,9 @@ class SaProvider {
   int QueryPerf(SaEndpoint* ep, uint64_t* values, uint8_t* count);
 
   // For a provider built on this one (ssa, providers/ssa/):
-  // - keys of the shared config section that are the other provider's,
-  //   read there and not reported here as unknown (call before Init);
+  // - the section this provider reads (the other provider's), and the
+  //   other provider's options, bound into the same OptionSet so that the
+  //   section is read once (call before Init);
   // - a route source asked first for each resolve's destination (after
   //   names and IPs became GIDs): it returns -1 to let this provider go
   //   on (cache, SA), or the ACM status of its answer, with `path` filled
@@ -135,7 +136,11 @@ class SaProvider {
   //   it knows the address.
   using AddressSource =
       std::function<bool(uint16_t type, const uint8_t* data, size_t len, uint8_t gid[16])>;
-  void set_foreign_keys(std::vector<std::string> keys) { foreign_keys_ = std::move(keys); }
+  using BindMore = std::function<void(OptionSet* set)>;
+  void set_section(std::string section, BindMore bind_more) {
+    section_ = std::move(section);
+    bind_more_ = std::move(bind_more);
+  }
   void set_address_source(AddressSource source) { address_source_ = std::move(source); }
   void set_route_source(RouteSource source) { route_source_ = std::move(source); }
 
@@ -176,7 +181,8 @@ class SaProvider {
   std::vector<std::unique_ptr<SaPort>> ports_;
   std::unordered_map<uint64_t, std::unique_ptr<SaEndpoint>> endpoints_;  // by id
   uint64_t next_endpoint_id_ = 1;
-  std::vector<std::string> foreign_keys_;
+  std::string section_ = "sa";  // the config section (and its readers)
+  BindMore bind_more_;
   RouteSource route_source_;
   AddressSource address_source_;
   uint64_t next_token_ = 1;

@@ -5,6 +5,7 @@
 #include <cstdarg>
 #include <cstring>
 
+#include "common/base/option_set.h"
 #include "common/mad/mad_wire.h"
 #include "common/smdb/path_engine.h"
 #include "providers/shared/core_log.h"
@@ -87,8 +88,8 @@ void SsaProvider::Log(int level, const char* fmt, ...) {
 }
 
 int SsaProvider::Init() {
-  ReadOptions();
-  sa_.set_foreign_keys(SsaOptionsReader::Keys());
+  // Our options are read with the sa provider's, from our section.
+  sa_.set_section("ssa", [this](OptionSet* set) { options_.Bind(set); });
   sa_.set_route_source([this](const sa::SaEndpoint* ep, const RouteKey& key, ibv_path_record* p) {
     return RouteFromView(ep, key, p);
   });
@@ -101,14 +102,6 @@ int SsaProvider::Init() {
       options_.fallback_sa ? "sa" : "none", options_.transport.c_str(), options_.mad_timeout_ms,
       options_.mad_retries);
   return 0;
-}
-
-void SsaProvider::ReadOptions() {
-  std::vector<provider_shared::RawOption> entries;
-  ops_->config_foreach(core_, provider_shared::CollectOption, &entries);
-  std::vector<SsaOptionProblem> problems;
-  SsaOptionsReader::Apply(entries, &options_, &problems);
-  for (const auto& p : problems) ops_->config_warn(core_, p.file.c_str(), p.line, p.text.c_str());
 }
 
 int SsaProvider::OpenDevice(const ssa_device_info* info, SsaDevice** out) {

@@ -116,7 +116,6 @@ class SsaProvider {
     kMissKinds
   };
 
-  void ReadOptions();
   void StartConsumer(SsaPort* port);
   void StopConsumer(SsaPort* port, const char* why);
   void OnUpdate(SsaPort* port);

@@ -10,6 +10,7 @@ test_unit_unit_tests_SOURCES = \
 	test/unit/worker_pool_test.cc \
 	test/unit/buffer_recycler_test.cc \
 	test/unit/config_file_test.cc \
+	test/unit/option_registry_test.cc \
 	test/unit/rsocket_poller_test.cc \
 	test/unit/addr_db_test.cc \
 	test/unit/progress_meter_test.cc \
@@ -67,6 +68,7 @@ test_unit_unit_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS) $(TEST_PROVIDE
 EXTRA_test_unit_unit_tests_DEPENDENCIES += util/smdb_tool/ssa-smdb
 test_unit_unit_tests_LDADD = test/libtestmain.la \
 	util/ib_acme/libacme.la util/smdb_tool/libsmdbtool.la \
+	providers/ssa/libssaprovider.la providers/upstream/libupstreamprovider.la \
 	providers/sa/libsaprovider.la providers/acmp/libacmpprovider.la \
 	distrib/libibssa.la core/libibacmcore.la providers/shared/libprovshared.la \
 	$(SSA_ALL_LIBS) $(VERBS_LIBS) $(CPPUTEST_LIBS)

@@ -23,9 +23,9 @@
 // core holds them as opaque contexts between open and close and closes
 // children first), every SA operation in flight (`sa_ops_`: the `arg` of
 // its sa_send completion, freed by that completion; the core completes a
-// port's operations, cancelled, before close_port) and every timer it set
-// (through `reactor_`). Anything that may outlive an endpoint refers to it by id.
-// It borrows the core's ops table and handle for its whole life.
+// port's operations, cancelled, before close_port) and its timers and fd
+// watches (`reactor_`). Anything that may outlive an endpoint refers to it
+// by id. It borrows the core's ops table and handle for its whole life.
 // Threads: none. Everything runs on the core's loop thread (the ABI rule);
 // the datagram endpoints' fds are watched there too.
 #ifndef IBACM_SSA_PROVIDERS_ACMP_ACMP_PROVIDER_H
@@ -155,7 +155,7 @@ class AcmpProvider : public ProviderLog {
   };
   static void OnSaDone(void* arg, int status, const uint8_t* mad, size_t len);
 
-  // acmp_provider.cc (and acmp_services.cc: timers, SA ops, lookups)
+  // acmp_provider.cc (and acmp_services.cc: SA ops, lookups)
   void ReadOptions();
   Status OpenTransport();
   Status OpenDatagram(const dgram::EndpointParams& params, uint64_t ep_id,

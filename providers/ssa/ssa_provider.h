@@ -27,8 +27,13 @@
 //
 // Ownership: the provider owns the embedded SaProvider and its own objects;
 // each of ours wraps (inner) the sa object of the same level, which the
-// SaProvider owns. Threads: the core's loop only (the consumer's
-// transports bridge their own threads to it through fds).
+// SaProvider owns. Threads: everything here runs on the core's loop. The
+// consumers' transports run threads of their own (a umad receiver per port
+// under umad2sim, the process's rsocket poller with transport = rsocket),
+// which reach the loop only through fds it watches. Destroying a consumer
+// (its port closed, or fini) joins its umad receiver, and the last rsocket
+// closed joins the poller, so none is left when fini returns (the ABI's
+// rule, ibacm_ssa/provider.h).
 #ifndef IBACM_SSA_PROVIDERS_SSA_SSA_PROVIDER_H
 #define IBACM_SSA_PROVIDERS_SSA_SSA_PROVIDER_H
 

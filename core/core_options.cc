@@ -5,8 +5,8 @@
 
 namespace ssa {
 
-std::vector<std::string> CoreOptions::Apply(const ConfigFile& cfg) {
-  OptionSet opts;
+void CoreOptions::Bind(OptionSet* set) {
+  OptionSet& opts = *set;
   opts.String("log_file", &log_file);
   opts.Custom("log_level", [this](const std::string& v) {
     static const char* const kLevels[] = {"0", "1", "2", "error", "warn", "info", "debug", "trace"};
@@ -44,7 +44,11 @@ std::vector<std::string> CoreOptions::Apply(const ConfigFile& cfg) {
   opts.Bool("addr_watch", &addr_watch);
   opts.String("metrics_file", &metrics_file);
   opts.Int("metrics_interval", &metrics_interval_s, 1, 3600);
+}
 
+std::vector<std::string> CoreOptions::Apply(const ConfigFile& cfg) {
+  OptionSet opts;
+  Bind(&opts);
   if (cfg.format() == ConfigFile::Format::kUpstream)
     return opts.ApplyKnown(cfg.Section(""), cfg.name());
   // INI: keys before any section are treated as [core] too.

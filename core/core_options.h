@@ -14,6 +14,8 @@
 
 namespace ssa {
 
+class OptionSet;
+
 struct CoreOptions {
   // Upstream ibacm core options, upstream defaults.
   std::string log_file = "/var/log/ibacm.log";
@@ -55,6 +57,9 @@ struct CoreOptions {
   std::string addr_file = SYSCONF_DIR "/ibacm_addr.cfg";
   std::string opts_file = SYSCONF_DIR "/ibacm_opts.cfg";
 
+  // Binds the core's keys to these members (the keys
+  // common/base/option_registry.h lists for "core").
+  void Bind(OptionSet* set);
   // Applies entries of `cfg` that belong to the core; warnings name the file
   // and line. In an upstream-format file, options the core does not know are
   // left for the providers and not warned about here.

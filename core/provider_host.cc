@@ -137,10 +137,15 @@ void OpCounterAdd(ssa_core_t* core, int counter, uint64_t delta) {
   if (host) GuardedVoid(core, "counter_add", [&] { host->CounterAdd(counter, delta); });
 }
 
+int OpConfigFormat(ssa_core_t* core) {
+  ProviderHost* host = HostOf(core);
+  return host ? host->ConfigFormat() : SSA_CONFIG_INI;
+}
+
 const ssa_core_ops kOps = {
     sizeof(ssa_core_ops), SSA_PROV_ABI_MAJOR, SSA_PROV_ABI_MINOR, OpLog,         OpResolveDone,
     OpQueryDone,          OpSaSend,           OpTimerAdd,         OpTimerCancel, OpFdWatch,
-    OpFdUnwatch,          OpConfigForeach,    OpConfigWarn,       OpCounterAdd,
+    OpFdUnwatch,          OpConfigForeach,    OpConfigWarn,       OpCounterAdd,  OpConfigFormat,
 };
 
 }  // namespace
@@ -266,6 +271,12 @@ int ProviderHost::ConfigForeach(ProviderInstance* inst, ssa_config_fn fn, void* 
     if (fn(arg, e.key.c_str(), e.value.c_str(), config_->name().c_str(), e.line)) break;
   }
   return 0;
+}
+
+int ProviderHost::ConfigFormat() const {
+  // Without a file there is nothing to read: our own format, then.
+  return config_ && config_->format() == ConfigFile::Format::kUpstream ? SSA_CONFIG_UPSTREAM
+                                                                       : SSA_CONFIG_INI;
 }
 
 void ProviderHost::ConfigWarn(ProviderInstance* inst, const char* file, int line, const char* msg) {

@@ -104,6 +104,7 @@ class ProviderHost {
   // The C entry points (public so the ops table in the .cc can name them).
   int Answer(uint64_t req_id, uint8_t status, const ibv_path_record* path);
   int ConfigForeach(ProviderInstance* inst, ssa_config_fn fn, void* arg);
+  int ConfigFormat() const;  // enum ssa_config_format
   void ConfigWarn(ProviderInstance* inst, const char* file, int line, const char* msg);
   uint64_t TimerAdd(uint32_t delay_ms, ssa_timer_fn fn, void* arg);
   int TimerCancel(uint64_t id);

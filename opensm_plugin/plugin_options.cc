@@ -52,17 +52,13 @@ void Bind(OptionSet* set, PluginOptions* o) {
 Status Apply(const std::vector<ConfigEntry>& entries, const std::string& where, PluginOptions* o) {
   OptionSet set;
   Bind(&set, o);
-  std::vector<std::string> warnings = set.Apply(entries, where);
-  if (!warnings.empty()) {
-    std::string msg = warnings.front();
-    // OptionSet words its messages for daemons that carry on; we do not.
-    const std::string tails[] = {", ignored", "; keeping the default"};
-    for (const std::string& tail : tails)
-      if (msg.size() > tail.size() && msg.compare(msg.size() - tail.size(), tail.size(), tail) == 0)
-        msg.erase(msg.size() - tail.size());
-    return Status::Error(EINVAL, msg);
-  }
-  return Status::Ok();
+  std::vector<OptionNote> notes = set.Read(entries, where, OptionSet::WarnUnknown);
+  if (notes.empty()) return Status::Ok();
+  // What is wrong, without what a daemon that carries on would do about it:
+  // we do not carry on.
+  OptionNote first = notes.front();
+  first.then.clear();
+  return Status::Error(EINVAL, first.ToString());
 }
 
 Status ReadConfigFile(const std::string& path, std::vector<ConfigEntry>* out) {

@@ -1,10 +1,16 @@
-// option_set.cc: typed option parsers.
+// option_set.cc: typed option parsers and the notes they make.
 #include "common/base/option_set.h"
+
+#include <strings.h>
 
 #include <cerrno>
 #include <cstdlib>
 
 namespace ssa {
+
+std::string OptionNote::ToString() const {
+  return file + ":" + std::to_string(line) + ": " + text + then;
+}
 
 Status OptionSet::ParseInt(const std::string& text, int64_t min, int64_t max, int64_t* out) {
   if (text.empty()) return Status::Error(EINVAL, "empty value, expected a number");
@@ -20,14 +26,25 @@ Status OptionSet::ParseInt(const std::string& text, int64_t min, int64_t max, in
 }
 
 Status OptionSet::ParseBool(const std::string& text, bool* out) {
-  if (text == "yes" || text == "true" || text == "on" || text == "1") {
-    *out = true;
-  } else if (text == "no" || text == "false" || text == "off" || text == "0") {
-    *out = false;
-  } else {
+  static const std::vector<std::string> kWords = {"yes", "true",  "on",  "1",
+                                                  "no",  "false", "off", "0"};
+  size_t i = 0;
+  if (!ParseWord(text, kWords, {}, &i).ok())
     return Status::Error(EINVAL, "'" + text + "' is not a boolean (yes/no, true/false, 1/0)");
-  }
+  *out = i < kWords.size() / 2;
   return Status::Ok();
+}
+
+Status OptionSet::ParseWord(const std::string& text, const std::vector<std::string>& words,
+                            const std::vector<std::string>& shown, size_t* index) {
+  for (size_t i = 0; i < words.size(); ++i)
+    if (!strcasecmp(text.c_str(), words[i].c_str())) {
+      *index = i;
+      return Status::Ok();
+    }
+  std::string list;
+  for (const auto& w : shown.empty() ? words : shown) list += (list.empty() ? "" : "|") + w;
+  return Status::Error(EINVAL, "'" + text + "' is not one of " + list);
 }
 
 void OptionSet::String(const std::string& key, std::string* dst) {
@@ -37,16 +54,11 @@ void OptionSet::String(const std::string& key, std::string* dst) {
   };
 }
 
-void OptionSet::Int(const std::string& key, int64_t* dst, int64_t min, int64_t max) {
-  parsers_[key] = [dst, min, max](const std::string& v) { return ParseInt(v, min, max, dst); };
-}
-
-void OptionSet::Int(const std::string& key, int* dst, int min, int max) {
-  parsers_[key] = [dst, min, max](const std::string& v) {
-    int64_t wide;
-    Status st = ParseInt(v, min, max, &wide);
-    if (st.ok()) *dst = static_cast<int>(wide);
-    return st;
+void OptionSet::Path(const std::string& key, std::string* dst) {
+  parsers_[key] = [dst](const std::string& v) {
+    if (v.empty()) return Status::Error(EINVAL, "empty path");
+    *dst = v;
+    return Status::Ok();
   };
 }
 
@@ -56,49 +68,64 @@ void OptionSet::Bool(const std::string& key, bool* dst) {
 
 void OptionSet::Choice(const std::string& key, std::string* dst, std::vector<std::string> allowed) {
   parsers_[key] = [dst, allowed](const std::string& v) {
-    for (const auto& a : allowed) {
-      if (v == a) {
-        *dst = v;
-        return Status::Ok();
-      }
-    }
-    std::string list;
-    for (const auto& a : allowed) list += (list.empty() ? "" : "|") + a;
-    return Status::Error(EINVAL, "'" + v + "' is not one of " + list);
+    size_t i = 0;
+    Status st = ParseWord(v, allowed, {}, &i);
+    if (st.ok()) *dst = allowed[i];
+    return st;
   };
 }
 
 void OptionSet::Custom(const std::string& key, Parser parser) { parsers_[key] = std::move(parser); }
 
-std::vector<std::string> OptionSet::Apply(const std::vector<ConfigEntry>& entries,
-                                          const std::string& file_name) const {
-  return ApplyImpl(entries, file_name, true);
+std::vector<std::string> OptionSet::Keys() const {
+  std::vector<std::string> keys;
+  for (const auto& kv : parsers_) keys.push_back(kv.first);
+  return keys;
 }
 
-std::vector<std::string> OptionSet::ApplyKnown(const std::vector<ConfigEntry>& entries,
-                                               const std::string& file_name) const {
-  return ApplyImpl(entries, file_name, false);
+std::optional<OptionNote> OptionSet::WarnUnknown(const ConfigEntry& e, const std::string& file) {
+  OptionNote n;
+  n.file = file;
+  n.line = e.line;
+  n.text = "unknown option '" + e.key + "'" + (e.section.empty() ? "" : " in [" + e.section + "]");
+  n.then = ", ignored";
+  return n;
 }
 
-std::vector<std::string> OptionSet::ApplyImpl(const std::vector<ConfigEntry>& entries,
-                                              const std::string& file_name,
-                                              bool warn_unknown) const {
-  std::vector<std::string> warnings;
+std::vector<OptionNote> OptionSet::Read(const std::vector<ConfigEntry>& entries,
+                                        const std::string& file, const UnknownKey& unknown) const {
+  std::vector<OptionNote> notes;
   for (const auto& e : entries) {
-    std::string where = file_name + ":" + std::to_string(e.line) + ": ";
     auto it = parsers_.find(e.key);
     if (it == parsers_.end()) {
-      if (warn_unknown)
-        warnings.push_back(where + "unknown option '" + e.key + "'" +
-                           (e.section.empty() ? "" : " in [" + e.section + "]") + ", ignored");
+      std::optional<OptionNote> note = unknown(e, file);
+      if (note) notes.push_back(std::move(*note));
       continue;
     }
     Status st = it->second(e.value);
     if (!st.ok())
-      warnings.push_back(where + "bad value for '" + e.key + "': " + st.message() +
-                         "; keeping the default");
+      notes.push_back({OptionNote::Severity::kWarning, file, e.line,
+                       "bad value for '" + e.key + "': " + st.message(), "; keeping the default"});
   }
-  return warnings;
+  return notes;
+}
+
+namespace {
+std::vector<std::string> Strings(const std::vector<OptionNote>& notes) {
+  std::vector<std::string> out;
+  for (const auto& n : notes) out.push_back(n.ToString());
+  return out;
+}
+}  // namespace
+
+std::vector<std::string> OptionSet::Apply(const std::vector<ConfigEntry>& entries,
+                                          const std::string& file_name) const {
+  return Strings(Read(entries, file_name, WarnUnknown));
+}
+
+std::vector<std::string> OptionSet::ApplyKnown(const std::vector<ConfigEntry>& entries,
+                                               const std::string& file_name) const {
+  return Strings(Read(entries, file_name, SkipUnknown));
 }
 
 }  // namespace ssa

@@ -1,12 +1,19 @@
-// rate_limit.h: log lines about bad input, at most one per interval per
-// kind, then one line saying how many were suppressed. A hostile or broken
-// peer can send thousands of bad messages a second; the log must stay
-// readable and the disk must not fill, while every event is still counted.
+// rate_limit.h: keeping repeated log lines few. A hostile or broken peer
+// can send thousands of bad messages a second, a failing service fails
+// every call; the log must stay readable and the disk must not fill, while
+// every event is still counted. Two ways:
 //
-//   RateLimitedLog bad_mads(log, std::chrono::seconds(5));
-//   bad_mads.Warn("bad-mad", "from LID %u: %s", slid, why.c_str());
+//  - by time, RateLimitedLog: at most one line per interval per kind, then
+//    one line saying how many were suppressed;
 //
-// Not thread-safe: one per owner, used on the owner's thread.
+//      RateLimitedLog bad_mads(log, std::chrono::seconds(5));
+//      bad_mads.Log(LogLevel::kWarn, "bad-mad", "from LID %u: %s", slid, why.c_str());
+//
+//  - by count, ShouldLogCount: the owner counts the events and logs the
+//    first 10 of a kind, then every 1000th (the line carries the count).
+//
+// RateLimitedLog is not thread-safe: one per owner, used on the owner's
+// thread. The count functions are pure.
 #ifndef IBACM_SSA_COMMON_BASE_RATE_LIMIT_H
 #define IBACM_SSA_COMMON_BASE_RATE_LIMIT_H
 
@@ -19,6 +26,15 @@
 #include "common/base/log.h"
 
 namespace ssa {
+
+// True when the `count`th event of a kind (counted from 1) is to be logged:
+// the first 10, then every 1000th.
+inline bool ShouldLogCount(uint64_t count) { return count <= 10 || count % 1000 == 0; }
+// The same when a count went from `before` to `now` (> before) at once:
+// true if any count in (before, now] would have been logged.
+inline bool ShouldLogCountSince(uint64_t before, uint64_t now) {
+  return before < 10 || now / 1000 != before / 1000;
+}
 
 class RateLimitedLog {
  public:

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <random>
 
+#include "common/base/rate_limit.h"
 #include "common/mad/umad_transport.h"
 
 namespace ssa {
@@ -225,7 +226,7 @@ void SaClient::OnReadable() {
     }
     if (!st.ok()) {
       ++stats_.errors;
-      if (ShouldLog(stats_.errors))
+      if (ShouldLogCount(stats_.errors))
         SSA_LOG(*logger_, kError, "SA client %s/%d: receive failed: %s", ca_name_.c_str(),
                 port_num_, st.ToString().c_str());
       // A transport that fails every time would keep the fd readable and
@@ -276,7 +277,7 @@ bool SaClient::HandleMad(const ReceivedMad& rx) {
     bad = "not a response";
   if (bad) {
     ++stats_.malformed;
-    if (ShouldLog(stats_.malformed))
+    if (ShouldLogCount(stats_.malformed))
       SSA_LOG(
           *logger_, kWarn,
           "SA client %s/%d: dropped a MAD from LID %u (%zu bytes, class 0x%02x method 0x%02x): %s",
@@ -297,7 +298,7 @@ bool SaClient::HandleMad(const ReceivedMad& rx) {
   uint16_t want_attr = static_cast<uint16_t>((req->mad[16] << 8) | req->mad[17]);
   if (h.method != want_method || h.attr_id != want_attr) {
     ++stats_.malformed;
-    if (ShouldLog(stats_.malformed))
+    if (ShouldLogCount(stats_.malformed))
       SSA_LOG(*logger_, kWarn,
               "SA client %s/%d: answer to TID 0x%08x has method 0x%02x attribute 0x%04x, expected "
               "0x%02x/0x%04x; dropped",

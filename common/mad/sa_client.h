@@ -174,8 +174,6 @@ class SaClient {
   // callback destroyed the client.
   bool Finish(uint64_t id, int status, const uint8_t* resp, size_t len);
   void Forget(Request* req);
-  // Logs the first few and then every 1000th of a kind of bad input.
-  bool ShouldLog(uint64_t count) const { return count <= 10 || count % 1000 == 0; }
 
   EventLoop* const loop_;
   Logger* const logger_;

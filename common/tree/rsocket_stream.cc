@@ -5,10 +5,11 @@
 // reports at start-up.
 //
 // rsocket descriptors are not kernel fds and cannot be put in epoll, so
-// each stream and listener has an eventfd that a shared poller thread
-// (rpoll over every registered rsocket) makes readable or writable as the
-// rsocket becomes so; fd() returns the eventfd. The poller only signals:
-// every rrecv/rsend/raccept runs on the owner's loop thread.
+// each stream and listener has an eventfd that the process's rsocket
+// poller (rsocket_poller.h: one thread, while any rsocket is open) makes
+// readable as the rsocket becomes ready; fd() returns the eventfd. The
+// poller only signals: every rrecv/rsend/raccept runs on the owner's loop
+// thread.
 #include <rdma/rsocket.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -18,85 +19,16 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <map>
-#include <mutex>
-#include <thread>
-#include <vector>
+#include <memory>
 
+#include "common/tree/rsocket_poller.h"
 #include "common/tree/stream.h"
 
 namespace ssa {
 namespace tree {
 namespace {
-
-// One thread rpoll()ing every open rsocket, turning readiness into
-// eventfd counts. `wants` says which events each rsocket waits for.
-class Poller {
- public:
-  static Poller& Get() {
-    static Poller* p = new Poller;  // lives as long as the process
-    return *p;
-  }
-  void Add(int rs, int efd, short events) {
-    std::lock_guard<std::mutex> l(mu_);
-    entries_[rs] = {efd, events};
-    Start();
-  }
-  void Want(int rs, short events) {
-    std::lock_guard<std::mutex> l(mu_);
-    auto it = entries_.find(rs);
-    if (it != entries_.end()) it->second.events = events;
-  }
-  void Remove(int rs) {
-    std::lock_guard<std::mutex> l(mu_);
-    entries_.erase(rs);
-  }
-
- private:
-  struct Entry {
-    int efd;
-    short events;
-  };
-  void Start() {
-    if (running_) return;
-    running_ = true;
-    std::thread([this] { Run(); }).detach();
-  }
-  void Run() {
-    for (;;) {
-      std::vector<pollfd> fds;
-      std::vector<int> efds;
-      {
-        std::lock_guard<std::mutex> l(mu_);
-        for (auto& kv : entries_) {
-          fds.push_back({kv.first, kv.second.events, 0});
-          efds.push_back(kv.second.efd);
-        }
-      }
-      if (fds.empty()) {
-        usleep(10000);
-        continue;
-      }
-      int n = rpoll(fds.data(), fds.size(), 10);
-      if (n <= 0) continue;
-      for (size_t i = 0; i < fds.size(); ++i)
-        if (fds[i].revents) {
-          uint64_t one = 1;
-          if (write(efds[i], &one, sizeof(one)) < 0) {
-            // The eventfd is already signalled (counter full): nothing lost.
-          }
-          // Level-triggered: stop asking until the owner wants more.
-          Want(fds[i].fd, 0);
-        }
-    }
-  }
-  std::mutex mu_;
-  std::map<int, Entry> entries_;
-  std::atomic<bool> running_{false};
-};
 
 socklen_t Sockaddr(const DataAddress& a, sockaddr_storage* ss) {
   memset(ss, 0, sizeof(*ss));
@@ -114,14 +46,19 @@ socklen_t Sockaddr(const DataAddress& a, sockaddr_storage* ss) {
   return sizeof(*s4);
 }
 
-// The eventfd the owner watches; draining it re-arms the poller.
+// An rsocket and the eventfd its owner watches; draining the eventfd
+// re-arms the poller. Owns both: the rsocket is closed only once the
+// poller has let go of it. Holds the poller: the last one destroyed stops
+// its thread.
 class Signal {
  public:
-  Signal(int rs, short events) : rs_(rs), efd_(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {
-    Poller::Get().Add(rs_, efd_, events);
+  Signal(int rs, short events)
+      : rs_(rs), efd_(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)), poller_(RsocketPoller::Acquire()) {
+    poller_->Add(rs_, efd_, events);
   }
   ~Signal() {
-    Poller::Get().Remove(rs_);
+    poller_->Remove(rs_);  // returns once the poller no longer polls rs_
+    rclose(rs_);
     close(efd_);
   }
   int fd() const { return efd_; }
@@ -129,19 +66,19 @@ class Signal {
     uint64_t v;
     while (read(efd_, &v, sizeof(v)) == sizeof(v)) {
     }
-    Poller::Get().Want(rs_, events);
+    poller_->Want(rs_, events);
   }
 
  private:
   int rs_;
   int efd_;
+  std::shared_ptr<RsocketPoller> poller_;
 };
 
 class RStream : public Stream {
  public:
   RStream(int rs, std::string peer)
       : rs_(rs), peer_(std::move(peer)), signal_(rs, POLLIN | POLLOUT) {}
-  ~RStream() override { rclose(rs_); }
   int fd() const override { return signal_.fd(); }
   Status FinishConnect() override {
     int err = 0;
@@ -174,7 +111,6 @@ class RStream : public Stream {
 class RListener : public StreamListener {
  public:
   RListener(int rs, DataAddress a) : rs_(rs), address_(a), signal_(rs, POLLIN) {}
-  ~RListener() override { rclose(rs_); }
   int fd() const override { return signal_.fd(); }
   Status Accept(std::unique_ptr<Stream>* out) override {
     int rs = raccept(rs_, nullptr, nullptr);

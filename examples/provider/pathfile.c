@@ -53,6 +53,7 @@ struct pf_prov {
 	const struct ssa_core_ops *ops;
 	ssa_core_t *core;
 	char path_file[4096];
+	int upstream_file; /* the options come from an upstream ibacm_opts.cfg */
 	struct pf_record *records;
 	size_t count;
 };
@@ -291,6 +292,9 @@ static int pf_option(void *arg, const char *key, const char *value, const char *
 			prov->ops->config_warn(prov->core, file, line, "path_file is too long");
 		else
 			strcpy(prov->path_file, value);
+	} else if (prov->upstream_file) {
+		/* Every provider sees every line of an upstream file: not a mistake. */
+		PF_LOG(prov, SSA_LOG_DEBUG, "%s:%d: option '%s' is not ours", file, line, key);
 	} else {
 		prov->ops->config_warn(prov->core, file, line, "unknown option");
 	}
@@ -310,6 +314,10 @@ static int pf_init(const struct ssa_core_ops *ops, ssa_core_t *core, void **prov
 		return -ENOMEM;
 	prov->ops = ops;
 	prov->core = core;
+	/* A core op appended after 1.0 (here 1.2's): check it is there. An older
+	 * core does not say; then the options are our own section's. */
+	prov->upstream_file = SSA_HAS_MEMBER(ops, config_format) && ops->config_format &&
+			      ops->config_format(core) == SSA_CONFIG_UPSTREAM;
 	ops->config_foreach(core, pf_option, prov);
 	if (!prov->path_file[0]) {
 		PF_LOG(prov, SSA_LOG_ERROR, "no path_file in the [pathfile] section");

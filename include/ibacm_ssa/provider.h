@@ -36,9 +36,17 @@
  * answer is dropped quietly.
  *
  * Threading: the core calls every provider op on its event-loop thread, and
- * core ops must be called on that thread too (use fd_watch with an eventfd
- * or a pipe to hand results from a provider's own threads back). Providers
- * should not start threads; timers and fd watches run on the core's loop.
+ * core ops must be called on that thread too. Timers and fd watches run on
+ * that loop; a provider needs no thread of its own to wait for its fds. It
+ * may run threads for what the loop cannot wait on (the shipped ssa
+ * provider does: a umad receiver per port where the umad fd cannot be
+ * watched, as under the simulated fabric's umad2sim, and one rsocket
+ * poller while its data channel uses rsockets). Such a thread calls no
+ * core op: it hands its results to the loop through an fd the provider
+ * watches with fd_watch (an eventfd or a pipe). The provider stops and
+ * joins its threads by the time fini returns, since the core unloads the
+ * module right after; one whose threads cannot be stopped (the upstream
+ * bridge's library) must keep its module loaded (RTLD_NODELETE).
  *
  * Errors: functions returning int return 0 or a negative errno value.
  * Resolve/query statuses are the ACM_STATUS_* codes of <infiniband/acm.h>.
@@ -55,7 +63,8 @@ extern "C" {
 #endif
 
 #define SSA_PROV_ABI_MAJOR 1
-#define SSA_PROV_ABI_MINOR 1 /* 1.1: ssa_provider.port_event */
+/* 1.1: ssa_provider.port_event; 1.2: ssa_core_ops.config_format */
+#define SSA_PROV_ABI_MINOR 2
 
 #define SSA_PROVIDER_ENTRY_SYMBOL "ssa_provider_entry"
 #define SSA_PROV_NAME_MAX 32
@@ -176,7 +185,9 @@ struct ssa_core_ops {
 	int (*fd_unwatch)(ssa_core_t *core, int fd);
 
 	/* Iterates the options of the provider's own config section, in file
-	 * order. Unknown keys should be reported with ops->log. */
+	 * order (every option, in an upstream-format file: see config_format).
+	 * Unknown keys should be reported with config_warn, or with ops->log at
+	 * debug level when they come from an upstream-format file. */
 	int (*config_foreach)(ssa_core_t *core, ssa_config_fn fn, void *arg);
 	/* Reports a bad option (counted and logged by the core). */
 	void (*config_warn)(ssa_core_t *core, const char *file, int line, const char *msg);
@@ -184,6 +195,20 @@ struct ssa_core_ops {
 	/* Adds to one of the daemon-wide counters that PERF_QUERY reports,
 	 * indexed like upstream's ACM_CNTR_* (e.g. ACM_CNTR_ROUTE_CACHE). */
 	void (*counter_add)(ssa_core_t *core, int counter, uint64_t delta);
+	/* Members appended after 1.0 go below this line; check each with
+	 * SSA_HAS_MEMBER (and for NULL) before calling it. */
+
+	/* 1.2: the format of the options file config_foreach reads (enum
+	 * ssa_config_format). In an upstream-format file every provider sees
+	 * every option, so a key the provider does not read is another
+	 * reader's, not a mistake. */
+	int (*config_format)(ssa_core_t *core);
+};
+
+/* Formats for ssa_core_ops.config_format (1.2). */
+enum ssa_config_format {
+	SSA_CONFIG_INI = 1,      /* acm_opts.cfg: the provider's own [section] */
+	SSA_CONFIG_UPSTREAM = 2, /* upstream's ibacm_opts.cfg: "name value" lines */
 };
 
 /* The provider's table. Members up to and including query_perf form the 1.0

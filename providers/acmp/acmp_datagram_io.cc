@@ -6,6 +6,7 @@
 #include <utility>
 
 #include <ibacm_ssa/provider.h>
+#include "common/base/rate_limit.h"
 
 namespace ssa {
 namespace acmp {
@@ -17,9 +18,9 @@ constexpr int kDrainBatch = 64;
 
 }  // namespace
 
-DatagramIo::DatagramIo(Scheduler* scheduler, ProviderLog* log, Callbacks callbacks,
-                       std::string name, int send_depth)
-    : scheduler_(scheduler),
+DatagramIo::DatagramIo(Reactor* reactor, ProviderLog* log, Callbacks callbacks, std::string name,
+                       int send_depth)
+    : reactor_(reactor),
       log_(log),
       cb_(std::move(callbacks)),
       name_(std::move(name)),
@@ -43,7 +44,7 @@ void DatagramIo::Rebind(std::unique_ptr<dgram::DatagramEndpoint> ud) {
 }
 
 void DatagramIo::Close() {
-  if (drain_timer_) scheduler_->Cancel(drain_timer_);
+  if (drain_timer_) reactor_->CancelTimer(drain_timer_);
   drain_timer_ = 0;
   if (fd_watched_) cb_.unwatch(ud_->fd());
   fd_watched_ = false;
@@ -61,7 +62,7 @@ void DatagramIo::Drain() {
   if (handled < kDrainBatch || drain_timer_) return;
   // Perhaps more: continue at the next turn of the loop. Close() cancels
   // the timer, so `this` is alive when it fires.
-  drain_timer_ = scheduler_->Add(0, [this] {
+  drain_timer_ = reactor_->AddTimer(std::chrono::milliseconds(0), [this] {
     drain_timer_ = 0;
     Drain();
   });
@@ -73,7 +74,7 @@ void DatagramIo::NoteRejects() {
     uint64_t before = rejects_seen_[i], now = t.rejected_by[i];
     if (now <= before) continue;
     rejects_seen_[i] = now;
-    if (ShouldLogSince(before, now))
+    if (ShouldLogCountSince(before, now))
       log_->Log(SSA_LOG_WARN,
                 "endpoint %s: %llu datagram%s rejected by the transport (%s); %llu so far",
                 name_.c_str(), static_cast<unsigned long long>(now - before),
@@ -93,7 +94,7 @@ void DatagramIo::SendResponse(const dgram::UnicastTarget& to, const uint8_t* dat
                 name_.c_str(), to_name.c_str(), sends_.size());
       break;
     case SendQueue::Result::kDropped:
-      if (ShouldLog(sends_.dropped()))
+      if (ShouldLogCount(sends_.dropped()))
         log_->Log(SSA_LOG_WARN,
                   "endpoint %s: response to %s dropped: %zu responses already wait for the send "
                   "queue (send_depth %d); %llu dropped so far",

@@ -14,7 +14,7 @@
 //
 // Ownership: owns the datagram endpoint and the send queue. Close() stops
 // the fd watch and the drain timer and must run before it is destroyed
-// while the Scheduler still lives. Borrows the Scheduler and the log, which
+// while the Reactor still lives. Borrows the Reactor and the log, which
 // outlive it. Threads: the core's loop thread only.
 #ifndef IBACM_SSA_PROVIDERS_ACMP_ACMP_DATAGRAM_IO_H
 #define IBACM_SSA_PROVIDERS_ACMP_ACMP_DATAGRAM_IO_H
@@ -66,7 +66,7 @@ class DatagramIo {
 
   // `name` labels log lines; `send_depth` (the option) is quoted when
   // responses are dropped.
-  DatagramIo(Scheduler* scheduler, ProviderLog* log, Callbacks callbacks, std::string name,
+  DatagramIo(Reactor* reactor, ProviderLog* log, Callbacks callbacks, std::string name,
              int send_depth);
   DatagramIo(const DatagramIo&) = delete;
   DatagramIo& operator=(const DatagramIo&) = delete;
@@ -103,7 +103,7 @@ class DatagramIo {
   void NoteRejects();
   void FlushSends();
 
-  Scheduler* scheduler_;
+  Reactor* reactor_;
   ProviderLog* log_;
   Callbacks cb_;
   std::string name_;

@@ -78,16 +78,19 @@ std::unique_ptr<GroupMembership> AcmpProvider::NewMembership(AcmpEndpoint* ep) {
   cb.attach = [ep](const dgram::Group& g) { return ep->ud()->Join(g); };
   cb.detach = [ep](const dgram::Group& g) { ep->ud()->Leave(g); };
   cb.ready = [this, ep] { BecameReady(ep); };
-  return std::make_unique<GroupMembership>(this, this, &options_, std::move(cb), ep->Name(),
+  return std::make_unique<GroupMembership>(&reactor_, this, &options_, std::move(cb), ep->Name(),
                                            ep->pkey);
 }
 
 std::unique_ptr<DatagramIo> AcmpProvider::NewDatagramIo(AcmpEndpoint* ep) {
   DatagramIo::Callbacks cb;
   cb.on_datagram = [this, ep](const dgram::Datagram& dg) { HandleDatagram(ep, dg); };
-  cb.watch = [this, ep](int fd) { return ops_->fd_watch(core_, fd, EPOLLIN, OnReadable, ep); };
-  cb.unwatch = [this](int fd) { ops_->fd_unwatch(core_, fd); };
-  return std::make_unique<DatagramIo>(this, this, std::move(cb), ep->Name(), options_.send_depth);
+  cb.watch = [this, ep](int fd) {
+    return reactor_.WatchFd(fd, EPOLLIN, [ep](uint32_t) { ep->io->Drain(); }).code();
+  };
+  cb.unwatch = [this](int fd) { reactor_.UnwatchFd(fd); };
+  return std::make_unique<DatagramIo>(&reactor_, this, std::move(cb), ep->Name(),
+                                      options_.send_depth);
 }
 
 void AcmpProvider::JoinGroups(AcmpEndpoint* ep) {
@@ -102,7 +105,7 @@ void AcmpProvider::HandleJoin(SaOp* op, int status, const uint8_t* mad, size_t l
 }
 
 void AcmpProvider::BecameReady(AcmpEndpoint* ep) {
-  if (ep->ready_timer) Cancel(ep->ready_timer);
+  if (ep->ready_timer) reactor_.CancelTimer(ep->ready_timer);
   ep->ready_timer = 0;
   std::vector<Waiter> waiting = std::move(ep->until_ready);
   ep->until_ready.clear();

@@ -21,9 +21,9 @@ constexpr uint32_t kMaxJoinRetryMs = 60000;
 
 }  // namespace
 
-GroupMembership::GroupMembership(Scheduler* scheduler, ProviderLog* log, const AcmpOptions* options,
+GroupMembership::GroupMembership(Reactor* reactor, ProviderLog* log, const AcmpOptions* options,
                                  Callbacks callbacks, std::string name, uint16_t pkey)
-    : scheduler_(scheduler),
+    : reactor_(reactor),
       log_(log),
       options_(options),
       cb_(std::move(callbacks)),
@@ -107,7 +107,7 @@ void GroupMembership::Failed(size_t index, const Status& why) {
   // By MGID, not index: the timer is cancelled when the groups are left,
   // and the group it was for is the one to join again.
   dgram::Gid mgid = g->mgid;
-  g->retry_timer = scheduler_->Add(delay, [this, mgid] {
+  g->retry_timer = reactor_->AddTimer(std::chrono::milliseconds(delay), [this, mgid] {
     for (size_t i = 0; i < groups_.size(); ++i)
       if (groups_[i].mgid == mgid && groups_[i].state == GroupState::kFailed) {
         groups_[i].retry_timer = 0;
@@ -118,7 +118,7 @@ void GroupMembership::Failed(size_t index, const Status& why) {
 
 void GroupMembership::LeaveAll(bool tell_sa) {
   for (McGroup& g : groups_) {
-    if (g.retry_timer) scheduler_->Cancel(g.retry_timer);
+    if (g.retry_timer) reactor_->CancelTimer(g.retry_timer);
     if (g.attached) cb_.detach(g.address);
     if (tell_sa && g.state == GroupState::kJoined) {
       uint8_t mad[mad::kMadSize];

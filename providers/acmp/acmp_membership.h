@@ -19,9 +19,9 @@
 //     when the min group is joined and attached.
 //
 // Ownership: owns its groups and their retry timers; LeaveAll() cancels the
-// timers and must run before it is destroyed while the Scheduler still
+// timers and must run before it is destroyed while the Reactor still
 // lives (the provider calls it when the endpoint closes or flushes). Borrows
-// the Scheduler, the log and the options, which outlive it. Threads: the
+// the Reactor, the log and the options, which outlive it. Threads: the
 // core's loop thread only.
 #ifndef IBACM_SSA_PROVIDERS_ACMP_ACMP_MEMBERSHIP_H
 #define IBACM_SSA_PROVIDERS_ACMP_ACMP_MEMBERSHIP_H
@@ -59,7 +59,7 @@ class GroupMembership {
 
   // `name` labels log lines ("mlx5_0/1 pkey 0xffff"); `pkey` is the
   // endpoint's.
-  GroupMembership(Scheduler* scheduler, ProviderLog* log, const AcmpOptions* options,
+  GroupMembership(Reactor* reactor, ProviderLog* log, const AcmpOptions* options,
                   Callbacks callbacks, std::string name, uint16_t pkey);
   GroupMembership(const GroupMembership&) = delete;
   GroupMembership& operator=(const GroupMembership&) = delete;
@@ -83,7 +83,7 @@ class GroupMembership {
   void Join(size_t index);
   void Failed(size_t index, const Status& why);
 
-  Scheduler* scheduler_;
+  Reactor* reactor_;
   ProviderLog* log_;
   const AcmpOptions* options_;
   Callbacks cb_;

@@ -22,19 +22,6 @@ namespace {
 // Ten years of minutes: keeps the millisecond arithmetic far from overflow.
 constexpr int64_t kMaxTimeoutMin = 10LL * 366 * 24 * 60;
 
-// Keys the core (upstream's or ours) or the sa provider read: in an INI
-// [acmp] section they are misplaced, in an upstream file they are simply
-// someone else's.
-bool IsCoreKey(const std::string& key) {
-  return provider_shared::IsCoreOptionKey(key) || key == "negative_timeout_ms";
-}
-
-bool Is(const std::string& v, const char* word) { return !strcasecmp(v.c_str(), word); }
-
-int WorkOutShared(const std::vector<AcmpRawOption>& entries) {
-  return provider_shared::FromUpstreamFile(entries, IsCoreKey) ? 1 : 0;
-}
-
 // "40:4096 20:2048" -> groups; false (with *bad) on the first bad pair.
 bool ParseGroups(const std::string& text, std::vector<GroupRate>* out, std::string* bad) {
   std::istringstream in(text);
@@ -91,119 +78,61 @@ std::string AcmpOptions::Describe() const {
   return buf;
 }
 
-void ApplyAcmpOptions(const std::vector<AcmpRawOption>& entries, int shared_file, AcmpOptions* out,
-                      std::vector<AcmpOptionNote>* notes) {
-  bool shared = shared_file < 0 ? WorkOutShared(entries) != 0 : shared_file != 0;
-  for (const auto& e : entries) {
-    const std::string& k = e.key;
-    const std::string& v = e.value;
-    std::string bad;
+void AcmpOptions::Bind(OptionSet* set) {
+  set->Custom("addr_prot", [](const std::string& v) {
+    if (!strcasecmp(v.c_str(), "acm")) return Status::Ok();
+    return Status::Error(EINVAL, "'" + v + "' is not acm (the only address protocol)");
+  });
+  set->Int("addr_timeout", &addr_timeout_min, -1, kMaxTimeoutMin);
+  set->Int("route_timeout", &route_timeout_min, -1, kMaxTimeoutMin);
+  set->Enum<RouteProt>("route_prot", &route_prot,
+                       {{"acm", RouteProt::kAcm}, {"sa", RouteProt::kSa}});
+  set->Enum<LoopbackProt>("loopback_prot", &loopback_prot,
+                          {{"none", LoopbackProt::kNone}, {"local", LoopbackProt::kLocal}});
+  set->Int("timeout", &timeout_ms, 1, 600000);
+  set->Int("retries", &retries, 0, 100);
+  set->Int("resolve_depth", &resolve_depth, 1, 1024);
+  set->Int("send_depth", &send_depth, 1, 1024);
+  set->Int("recv_depth", &recv_depth, 1, 65536);
+  set->Custom("min_mtu", [this](const std::string& v) {
+    uint8_t code = MtuCodeFromBytes(strtol(v.c_str(), nullptr, 10));
+    if (!code) return Status::Error(EINVAL, "'" + v + "' is not 256, 512, 1024, 2048 or 4096");
+    min_mtu = code;
+    return Status::Ok();
+  });
+  set->Custom("min_rate", [this](const std::string& v) {
+    uint8_t code = RateCodeFromGbps(strtod(v.c_str(), nullptr));
+    if (!code)
+      return Status::Error(
+          EINVAL, "'" + v + "' is not an IB rate in Gb/s (2.5, 5, 10, 20, 40, 56, 100, ...)");
+    min_rate = code;
+    return Status::Ok();
+  });
+  set->Enum<bool>("route_preload", &route_preload,
+                  {{"none", false}, {"no", false}, {"opensm_full_v1", true}});
+  set->Enum<bool>("addr_preload", &addr_preload,
+                  {{"none", false}, {"no", false}, {"acm_hosts", true}});
+  set->Path("route_data_file", &route_data_file);
+  set->Path("addr_data_file", &addr_data_file);
+  set->Path("sim_dir", &sim_dir);
+  set->Enum<Transport>(
+      "transport", &transport,
+      {{"auto", Transport::kAuto}, {"verbs", Transport::kVerbs}, {"sim", Transport::kSim}});
+  set->Custom("extra_groups", [this](const std::string& v) {
+    std::string why;
+    if (!ParseGroups(v, &extra_groups, &why)) return Status::Error(EINVAL, why);
+    return Status::Ok();
+  });
+  set->Int("cache_size", &cache_size, 16, 100000000);
+  set->Int("stats_interval", &stats_interval_s, 0, 86400 * 7);
+  set->Custom("fault_drop_percent", [this](const std::string& v) {
     int64_t n = 0;
-    auto integer = [&](int64_t min, int64_t max, const char* unit) -> bool {
-      Status st = OptionSet::ParseInt(v, min, max, &n);
-      if (!st.ok()) bad = k + " (" + unit + "): " + st.message();
-      return st.ok();
-    };
-    if (k == "addr_prot") {
-      if (!Is(v, "acm")) bad = "addr_prot: '" + v + "' is not acm (the only address protocol)";
-    } else if (k == "addr_timeout") {
-      if (integer(-1, kMaxTimeoutMin, "minutes, -1 = never"))
-        out->addr_timeout_min = static_cast<int>(n);
-    } else if (k == "route_timeout") {
-      if (integer(-1, kMaxTimeoutMin, "minutes, -1 = never"))
-        out->route_timeout_min = static_cast<int>(n);
-    } else if (k == "route_prot") {
-      if (Is(v, "acm"))
-        out->route_prot = AcmpOptions::RouteProt::kAcm;
-      else if (Is(v, "sa"))
-        out->route_prot = AcmpOptions::RouteProt::kSa;
-      else
-        bad = "route_prot: '" + v + "' is not acm or sa";
-    } else if (k == "loopback_prot") {
-      if (Is(v, "none"))
-        out->loopback_prot = AcmpOptions::LoopbackProt::kNone;
-      else if (Is(v, "local"))
-        out->loopback_prot = AcmpOptions::LoopbackProt::kLocal;
-      else
-        bad = "loopback_prot: '" + v + "' is not none or local";
-    } else if (k == "timeout") {
-      if (integer(1, 600000, "ms")) out->timeout_ms = static_cast<int>(n);
-    } else if (k == "retries") {
-      if (integer(0, 100, "tries after the first")) out->retries = static_cast<int>(n);
-    } else if (k == "resolve_depth") {
-      if (integer(1, 1024, "requests")) out->resolve_depth = static_cast<int>(n);
-    } else if (k == "send_depth") {
-      if (integer(1, 1024, "responses")) out->send_depth = static_cast<int>(n);
-    } else if (k == "recv_depth") {
-      if (integer(1, 65536, "buffers")) out->recv_depth = static_cast<int>(n);
-    } else if (k == "min_mtu") {
-      uint8_t code = MtuCodeFromBytes(strtol(v.c_str(), nullptr, 10));
-      if (code)
-        out->min_mtu = code;
-      else
-        bad = "min_mtu: '" + v + "' is not 256, 512, 1024, 2048 or 4096";
-    } else if (k == "min_rate") {
-      uint8_t code = RateCodeFromGbps(strtod(v.c_str(), nullptr));
-      if (code)
-        out->min_rate = code;
-      else
-        bad = "min_rate: '" + v + "' is not an IB rate in Gb/s (2.5, 5, 10, 20, 40, 56, 100, ...)";
-    } else if (k == "route_preload") {
-      if (Is(v, "none") || Is(v, "no"))
-        out->route_preload = false;
-      else if (Is(v, "opensm_full_v1"))
-        out->route_preload = true;
-      else
-        bad = "route_preload: '" + v + "' is not none or opensm_full_v1";
-    } else if (k == "addr_preload") {
-      if (Is(v, "none") || Is(v, "no"))
-        out->addr_preload = false;
-      else if (Is(v, "acm_hosts"))
-        out->addr_preload = true;
-      else
-        bad = "addr_preload: '" + v + "' is not none or acm_hosts";
-    } else if (k == "route_data_file" || k == "addr_data_file" || k == "sim_dir") {
-      if (v.empty())
-        bad = k + ": empty path";
-      else
-        (k == "route_data_file"  ? out->route_data_file
-         : k == "addr_data_file" ? out->addr_data_file
-                                 : out->sim_dir) = v;
-    } else if (k == "transport") {
-      if (Is(v, "auto"))
-        out->transport = AcmpOptions::Transport::kAuto;
-      else if (Is(v, "verbs"))
-        out->transport = AcmpOptions::Transport::kVerbs;
-      else if (Is(v, "sim"))
-        out->transport = AcmpOptions::Transport::kSim;
-      else
-        bad = "transport: '" + v + "' is not auto, verbs or sim";
-    } else if (k == "extra_groups") {
-      std::string why;
-      if (!ParseGroups(v, &out->extra_groups, &why)) bad = "extra_groups: " + why;
-    } else if (k == "cache_size") {
-      if (integer(16, 100000000, "destinations")) out->cache_size = static_cast<size_t>(n);
-    } else if (k == "stats_interval") {
-      if (integer(0, 86400 * 7, "seconds, 0 = none"))
-        out->stats_interval_s = static_cast<uint32_t>(n);
-    } else if (k == "fault_drop_percent") {
-      if (integer(0, 100, "percent")) out->fault_drop_probability = n / 100.0;
-    } else if (k == "fault_delay_ms") {
-      if (integer(0, 60000, "ms")) out->fault_delay_ms = static_cast<uint32_t>(n);
-    } else if (k == "fault_seed") {
-      if (integer(0, INT64_MAX, "number")) out->fault_seed = static_cast<uint64_t>(n);
-    } else {
-      if (shared)
-        notes->push_back({false, e.file, e.line, "option '" + k + "' is not the acmp provider's"});
-      else if (IsCoreKey(k))
-        notes->push_back(
-            {true, e.file, e.line, "'" + k + "' is not an acmp option (a [core] one?)"});
-      else
-        notes->push_back({true, e.file, e.line, "unknown option '" + k + "'"});
-      continue;
-    }
-    if (!bad.empty()) notes->push_back({true, e.file, e.line, bad + "; default kept"});
-  }
+    Status st = OptionSet::ParseInt(v, 0, 100, &n);
+    if (st.ok()) fault_drop_probability = n / 100.0;
+    return st;
+  });
+  set->Int("fault_delay_ms", &fault_delay_ms, 0, 60000);
+  set->Int("fault_seed", &fault_seed, 0, INT64_MAX);
 }
 
 }  // namespace acmp

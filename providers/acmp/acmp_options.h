@@ -31,9 +31,8 @@
 //   fault_drop_percent, fault_delay_ms, fault_seed
 //                    tests: received datagrams dropped / delayed
 //
-// Unknown keys: warned about in our INI format; in an upstream-format file
-// every provider sees every line, so they are only logged at debug level
-// (the sa provider's rule, sa_options.h).
+// Read through providers/shared/provider_options.h, which says what is
+// reported about bad values and keys that are not these.
 //
 // Plain values; one thread at a time.
 #ifndef IBACM_SSA_PROVIDERS_ACMP_ACMP_OPTIONS_H
@@ -44,9 +43,10 @@
 #include <string>
 #include <vector>
 
-#include "providers/shared/provider_options.h"
-
 namespace ssa {
+
+class OptionSet;
+
 namespace acmp {
 
 constexpr uint64_t kNever = UINT64_MAX;
@@ -86,27 +86,14 @@ struct AcmpOptions {
   uint64_t fault_seed = 1;
 
   AcmpOptions();
+  // Binds the keys above to these members.
+  void Bind(OptionSet* set);
   // Lifetimes in ms (kNever for -1).
   uint64_t AddrLifetimeMs() const;
   uint64_t RouteLifetimeMs() const;
   // One line for the log: every value.
   std::string Describe() const;
 };
-
-using AcmpRawOption = provider_shared::RawOption;
-
-struct AcmpOptionNote {
-  bool warning = false;  // config_warn, else a debug log line
-  std::string file;
-  int line = 0;
-  std::string text;
-};
-
-// Applies `entries` in order; bad values keep the default and add a note.
-// `shared_file`: 1 the entries come from an upstream-format file, 0 ours,
-// -1 work it out from the file the entries name.
-void ApplyAcmpOptions(const std::vector<AcmpRawOption>& entries, int shared_file, AcmpOptions* out,
-                      std::vector<AcmpOptionNote>* notes);
 
 }  // namespace acmp
 }  // namespace ssa

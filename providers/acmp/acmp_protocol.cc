@@ -21,13 +21,15 @@
 #include <cstring>
 #include <string>
 
+#include "common/base/rate_limit.h"
 #include "providers/acmp/acmp_provider.h"
 
 namespace ssa {
 namespace acmp {
 
 void AcmpProvider::LogStats() {
-  stats_timer_ = Add(options_.stats_interval_s * 1000, [this] { LogStats(); });
+  stats_timer_ =
+      reactor_.AddTimer(std::chrono::seconds(options_.stats_interval_s), [this] { LogStats(); });
   for (const auto& kv : endpoints_) kv.second->io->LogStatsIfChanged();
 }
 
@@ -44,7 +46,7 @@ void AcmpProvider::HandleDatagram(AcmpEndpoint* ep, const dgram::Datagram& dg) {
     std::string key;
     if (!ep->requests->TakeResponse(msg.tid, &key)) {
       uint64_t n = ++ep->stats().unexpected_responses;
-      if (ShouldLog(n))
+      if (ShouldLogCount(n))
         Log(SSA_LOG_WARN,
             "endpoint %s: response TID 0x%llx from LID %u QPN 0x%x answers no request of ours; "
             "dropped (%llu so far)",
@@ -63,7 +65,7 @@ void AcmpProvider::Malformed(AcmpEndpoint* ep, const dgram::Datagram& dg, Decode
                              const std::string& what) {
   ++ep->stats().malformed[static_cast<int>(why)];
   uint64_t n = ++ep->stats().malformed_total;
-  if (ShouldLog(n))
+  if (ShouldLogCount(n))
     Log(SSA_LOG_WARN,
         "endpoint %s: malformed ACM message from LID %u QPN 0x%x dropped (%s: %s); %llu so far",
         ep->Name().c_str(), dg.slid, dg.src_qpn, DecodeErrorName(why), what.c_str(),
@@ -90,7 +92,7 @@ void AcmpProvider::HandleRequest(AcmpEndpoint* ep, const dgram::Datagram& dg,
   Dest* dest = ep->cache->Acquire(msg.src.type, msg.src.data, &created);
   if (!dest) {
     uint64_t n = ++ep->stats().cache_full;
-    if (ShouldLog(n))
+    if (ShouldLogCount(n))
       Log(SSA_LOG_WARN, "endpoint %s: cache full (%zu); request from LID %u not handled",
           ep->Name().c_str(), ep->cache->capacity(), dg.slid);
     return;
@@ -162,7 +164,7 @@ uint8_t AcmpProvider::RecordAcmAddress(AcmpEndpoint* ep, Dest* dest, const dgram
                                        const AcmMessage& msg) {
   if (!dg.has_grh) {
     uint64_t n = ++ep->stats().no_grh;
-    if (ShouldLog(n))
+    if (ShouldLogCount(n))
       Log(SSA_LOG_WARN, "endpoint %s: ACM message from LID %u without a GRH: sender GID unknown",
           ep->Name().c_str(), dg.slid);
     return ACM_STATUS_EINVAL;
@@ -170,7 +172,7 @@ uint8_t AcmpProvider::RecordAcmAddress(AcmpEndpoint* ep, Dest* dest, const dgram
   int best = BestSharedGroup(ep->groups->groups(), msg.gids.data(), msg.gid_count);
   if (best < 0) {
     uint64_t n = ++ep->stats().no_shared_group;
-    if (ShouldLog(n))
+    if (ShouldLogCount(n))
       Log(SSA_LOG_WARN, "endpoint %s: no multicast group shared with %s (LID %u, %u groups)",
           ep->Name().c_str(), dest->Name().c_str(), dg.slid, msg.gid_count);
     return ACM_STATUS_ENODATA;

@@ -15,8 +15,10 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "common/base/option_set.h"
 #include "providers/acmp/sim_datagram.h"
 #include "providers/acmp/verbs_datagram.h"
+#include "providers/shared/provider_options.h"
 
 namespace ssa {
 namespace acmp {
@@ -31,21 +33,14 @@ uint32_t AcmpPort::SubnetTimeoutMs() const {
   return acmp::SubnetTimeoutMs(attrs_known ? attrs.subnet_timeout : kDefaultSubnetTimeout);
 }
 
-std::string AcmpEndpoint::Name() const {
-  char pk[16];
-  snprintf(pk, sizeof(pk), "0x%04x", pkey);
-  return port->Name() + " pkey " + pk;
-}
-
-AcmpProvider::AcmpProvider(const ssa_core_ops* ops, ssa_core_t* core) : ops_(ops), core_(core) {
+AcmpProvider::AcmpProvider(const ssa_core_ops* ops, ssa_core_t* core)
+    : ops_(ops), core_(core), reactor_(ops, core) {
   // TIDs of a restarted daemon must not collide with its previous life's.
   tid_base_ = static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count())
               << 8;
 }
 
 AcmpProvider::~AcmpProvider() {
-  for (auto& kv : timers_) ops_->timer_cancel(core_, kv.second->core_id);
-  timers_.clear();
   for (auto& kv : endpoints_) kv.second->io->Close();
   if (transport_)
     Log(SSA_LOG_INFO, "stopped (%llu SA sends failed)",
@@ -74,21 +69,15 @@ int AcmpProvider::Init() {
   }
   Log(SSA_LOG_INFO, "started: %s", options_.Describe().c_str());
   if (options_.stats_interval_s)
-    stats_timer_ = Add(options_.stats_interval_s * 1000, [this] { LogStats(); });
+    stats_timer_ =
+        reactor_.AddTimer(std::chrono::seconds(options_.stats_interval_s), [this] { LogStats(); });
   return 0;
 }
 
 void AcmpProvider::ReadOptions() {
-  std::vector<AcmpRawOption> entries;
-  ops_->config_foreach(core_, provider_shared::CollectOption, &entries);
-  std::vector<AcmpOptionNote> notes;
-  ApplyAcmpOptions(entries, -1, &options_, &notes);
-  for (const auto& n : notes) {
-    if (n.warning)
-      ops_->config_warn(core_, n.file.c_str(), n.line, n.text.c_str());
-    else
-      Log(SSA_LOG_DEBUG, "%s:%d: %s", n.file.c_str(), n.line, n.text.c_str());
-  }
+  OptionSet set;
+  options_.Bind(&set);
+  provider_shared::ReadOptionsFromCore(ops_, core_, "acmp", set);
 }
 
 Status AcmpProvider::OpenTransport() {
@@ -164,9 +153,7 @@ int AcmpProvider::OpenPort(AcmpDevice* dev, const ssa_port_info* info, ssa_core_
   port->dev = dev;
   port->id = next_id_++;
   port->core_port = core_port;
-  port->ca_name = info->ca_name ? info->ca_name : dev->name;
-  port->port_num = info->port_num;
-  port->Assign(*info);
+  port->Open(*info, dev->name);
   AcmpPort* raw = port.get();
   ports_.push_back(std::move(port));
   Log(SSA_LOG_DEBUG, "open_port %s lid %u sm_lid %u", raw->Name().c_str(), raw->lid, raw->sm_lid);
@@ -186,14 +173,10 @@ void AcmpProvider::ClosePort(AcmpPort* port) {
 
 void AcmpProvider::PortChanged(AcmpPort* port, const ssa_port_info* info) {
   if (!info || !SSA_HAS_MEMBER(info, rate_gbps)) return;
-  bool addressing = port->lid != info->lid || port->lmc != info->lmc ||
-                    port->gid_prefix != info->gid_prefix || port->port_guid != info->port_guid;
-  bool sm = port->sm_lid != info->sm_lid || port->sm_sl != info->sm_sl;
-  char why[128];
-  snprintf(why, sizeof(why), "lid %u->%u, sm_lid %u->%u", port->lid, info->lid, port->sm_lid,
-           info->sm_lid);
+  bool changed = port->AddressingChanges(*info) || port->SmChanges(*info);
+  std::string why = port->ChangeText(*info);
   port->Assign(*info);
-  if (addressing || sm) Flush(port, why, true);
+  if (changed) Flush(port, why.c_str(), true);
 }
 
 // The core calls port_changed first when the re-read shows a new LID or SM,
@@ -303,7 +286,7 @@ int AcmpProvider::OpenEndpoint(AcmpPort* port, const ssa_endpoint_info* info, Ac
   cb.timed_out = [this, raw](const std::string& key, uint64_t tid, int tries) {
     RequestTimedOut(raw, key, tid, tries);
   };
-  ep->requests = std::make_unique<RequestTracker>(this, std::move(cb), options_.resolve_depth,
+  ep->requests = std::make_unique<RequestTracker>(&reactor_, std::move(cb), options_.resolve_depth,
                                                   options_.retries, tid_base_ + (raw->id << 32));
   ep->requests->set_try_timeout_ms(port->SubnetTimeoutMs() +
                                    static_cast<uint32_t>(options_.timeout_ms));
@@ -324,7 +307,7 @@ void AcmpProvider::CloseEndpoint(AcmpEndpoint* ep) {
     d.waiters.clear();
   });
   for (const Waiter& w : orphans) Answer(ep, w, ACM_STATUS_ENOTCONN, nullptr);
-  if (ep->ready_timer) Cancel(ep->ready_timer);
+  if (ep->ready_timer) reactor_.CancelTimer(ep->ready_timer);
   ep->requests->Clear();
   ep->groups->LeaveAll(true);
   ep->io->Close();

@@ -13,7 +13,7 @@
 //   acmp_protocol.cc   ACM messages received and sent
 //   acmp_entry.cc      the C ABI table
 // Each endpoint's parts with their own state and rules, behind narrow
-// interfaces (callbacks, Scheduler, ProviderLog): GroupMembership
+// interfaces (callbacks, Reactor, ProviderLog): GroupMembership
 // (acmp_membership: joins, retries, leaves), DatagramIo (acmp_datagram_io:
 // the QP, draining, the send queue, counters), RequestTracker
 // (acmp_requests: resolve requests out, retries), DestCache (acmp_dest).
@@ -23,9 +23,9 @@
 // core holds them as opaque contexts between open and close and closes
 // children first), every SA operation in flight (`sa_ops_`: the `arg` of
 // its sa_send completion, freed by that completion; the core completes a
-// port's operations, cancelled, before close_port) and every timer it set
-// (`timers_`). Anything that may outlive an endpoint refers to it by id.
-// It borrows the core's ops table and handle for its whole life.
+// port's operations, cancelled, before close_port) and its timers and fd
+// watches (`reactor_`). Anything that may outlive an endpoint refers to it
+// by id. It borrows the core's ops table and handle for its whole life.
 // Threads: none. Everything runs on the core's loop thread (the ABI rule);
 // the datagram endpoints' fds are watched there too.
 #ifndef IBACM_SSA_PROVIDERS_ACMP_ACMP_PROVIDER_H
@@ -53,6 +53,7 @@
 #include "providers/acmp/acmp_wire.h"
 #include "providers/acmp/datagram_transport.h"
 #include "providers/shared/address_map.h"
+#include "providers/shared/core_reactor.h"
 #include "providers/shared/port_view.h"
 #include "providers/shared/route_preload.h"
 
@@ -67,14 +68,12 @@ struct AcmpDevice {
   std::string name;
 };
 
-// The core's view of the port is the PortView base, set by Assign() on
-// open_port and port_changed.
+// The core's view of the port (name, state, LIDs, GID prefix, GUID) is the
+// PortView base, set on open_port and port_changed.
 struct AcmpPort : provider_shared::PortView {
   AcmpDevice* dev = nullptr;
   uint64_t id = 0;
   ssa_core_port_t* core_port = nullptr;
-  std::string ca_name;
-  uint8_t port_num = 0;
   PortAttributes attrs;      // from the SA's PortInfoRecord
   bool attrs_known = false;  // the query answered (or gave up)
   uint64_t attrs_query = 0;  // token of the query in flight
@@ -84,7 +83,6 @@ struct AcmpPort : provider_shared::PortView {
   uint64_t last_flush_ms = 0;  // NowMs() of the last Flush, 0 = never
 
   dgram::Gid Gid() const;
-  std::string Name() const { return ca_name + "/" + std::to_string(port_num); }
   uint32_t SubnetTimeoutMs() const;
 };
 
@@ -110,10 +108,10 @@ struct AcmpEndpoint {
   bool ready() const { return groups && groups->ready(); }
   dgram::DatagramEndpoint* ud() const { return io->endpoint(); }
   ProtocolStats& stats() { return io->stats(); }
-  std::string Name() const;
+  std::string Name() const { return port->EndpointName(pkey); }
 };
 
-class AcmpProvider : public Scheduler, public ProviderLog {
+class AcmpProvider : public ProviderLog {
  public:
   AcmpProvider(const ssa_core_ops* ops, ssa_core_t* core);
   ~AcmpProvider() override;
@@ -138,10 +136,6 @@ class AcmpProvider : public Scheduler, public ProviderLog {
   int Query(AcmpAddress* src, const ssa_resolve_request* req, uint64_t req_id);
   int QueryPerf(AcmpEndpoint* ep, uint64_t* values, uint8_t* count);
 
-  // Scheduler: one-shot timers on the core's loop.
-  uint64_t Add(uint32_t delay_ms, std::function<void()> fn) override;
-  void Cancel(uint64_t id) override;
-
   // ProviderLog: through the core's log op.
   void Log(int level, const char* fmt, ...) override __attribute__((format(printf, 3, 4)));
   const AcmpOptions& options() const { return options_; }
@@ -159,17 +153,9 @@ class AcmpProvider : public Scheduler, public ProviderLog {
     std::string dest_key;     // kRoute
     uint64_t req_id = 0;      // kQuery
   };
-  struct Timer {
-    AcmpProvider* prov = nullptr;
-    uint64_t id = 0;
-    uint64_t core_id = 0;
-    std::function<void()> fn;
-  };
   static void OnSaDone(void* arg, int status, const uint8_t* mad, size_t len);
-  static void OnTimer(void* arg);
-  static void OnReadable(void* arg, int fd, uint32_t events);
 
-  // acmp_provider.cc (and acmp_services.cc: timers, SA ops, lookups)
+  // acmp_provider.cc (and acmp_services.cc: SA ops, lookups)
   void ReadOptions();
   Status OpenTransport();
   Status OpenDatagram(const dgram::EndpointParams& params, uint64_t ep_id,
@@ -235,13 +221,14 @@ class AcmpProvider : public Scheduler, public ProviderLog {
   AcmpOptions options_;
   std::unique_ptr<dgram::DatagramTransport> transport_;
   provider_shared::AddressMap hosts_;  // addr_preload acm_hosts
-  // Before the endpoints: destroyed after them, as their parts' timers are.
-  std::unordered_map<uint64_t, std::unique_ptr<Timer>> timers_;  // by id
+  // Timers and fd watches on the core's loop. Before the endpoints:
+  // destroyed after them, whose parts cancel their timers as they go.
+  provider_shared::CoreReactor reactor_;
   std::vector<std::unique_ptr<AcmpDevice>> devices_;
   std::vector<std::unique_ptr<AcmpPort>> ports_;
   std::unordered_map<uint64_t, std::unique_ptr<AcmpEndpoint>> endpoints_;  // by id
   std::unordered_map<uint64_t, std::unique_ptr<SaOp>> sa_ops_;             // by token
-  uint64_t next_id_ = 1;  // ports, endpoints, SA ops, timers
+  uint64_t next_id_ = 1;  // ports, endpoints, SA ops
   uint64_t tid_base_ = 0;
   uint64_t sa_send_failures_ = 0;
   uint64_t stats_timer_ = 0;

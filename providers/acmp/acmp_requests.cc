@@ -5,9 +5,9 @@
 namespace ssa {
 namespace acmp {
 
-RequestTracker::RequestTracker(Scheduler* scheduler, Callbacks callbacks, int depth, int retries,
+RequestTracker::RequestTracker(Reactor* reactor, Callbacks callbacks, int depth, int retries,
                                uint64_t first_tid)
-    : scheduler_(scheduler),
+    : reactor_(reactor),
       cb_(std::move(callbacks)),
       depth_(depth < 1 ? 1 : depth),
       retries_(retries < 0 ? 0 : retries),
@@ -41,7 +41,8 @@ void RequestTracker::Try(uint64_t tid) {
   ++tries_sent_;
   if (!cb_.send(r.bytes.data(), r.bytes.size())) ++send_failures_;
   // `send` may not call back into us, so `r` is still valid here.
-  r.timer = scheduler_->Add(try_timeout_ms_, [this, tid] { OnTimeout(tid); });
+  r.timer = reactor_->AddTimer(std::chrono::milliseconds(try_timeout_ms_),
+                               [this, tid] { OnTimeout(tid); });
 }
 
 void RequestTracker::OnTimeout(uint64_t tid) {
@@ -69,7 +70,7 @@ bool RequestTracker::TakeResponse(uint64_t tid, std::string* dest_key) {
 
 void RequestTracker::Finish(uint64_t tid) {
   auto it = active_.find(tid);
-  if (it->second.timer) scheduler_->Cancel(it->second.timer);
+  if (it->second.timer) reactor_->CancelTimer(it->second.timer);
   active_.erase(it);
   while (!queue_.empty() && static_cast<int>(active_.size()) < depth_) {
     Request next = std::move(queue_.front());
@@ -80,7 +81,7 @@ void RequestTracker::Finish(uint64_t tid) {
 
 void RequestTracker::Clear() {
   for (auto& kv : active_)
-    if (kv.second.timer) scheduler_->Cancel(kv.second.timer);
+    if (kv.second.timer) reactor_->CancelTimer(kv.second.timer);
   active_.clear();
   queue_.clear();
 }

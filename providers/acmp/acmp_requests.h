@@ -17,7 +17,7 @@
 // the TIDs of its previous life).
 //
 // Ownership: owns its requests and their timers (cancelled when it is
-// destroyed). Callbacks run from Scheduler timers and from TakeResponse's
+// destroyed). Callbacks run from reactor timers and from TakeResponse's
 // caller; they may call back into the tracker. Threads: one.
 #ifndef IBACM_SSA_PROVIDERS_ACMP_ACMP_REQUESTS_H
 #define IBACM_SSA_PROVIDERS_ACMP_ACMP_REQUESTS_H
@@ -44,8 +44,7 @@ class RequestTracker {
     std::function<void(const std::string& dest_key, uint64_t tid, int tries)> timed_out;
   };
 
-  RequestTracker(Scheduler* scheduler, Callbacks callbacks, int depth, int retries,
-                 uint64_t first_tid);
+  RequestTracker(Reactor* reactor, Callbacks callbacks, int depth, int retries, uint64_t first_tid);
   ~RequestTracker();
   RequestTracker(const RequestTracker&) = delete;
   RequestTracker& operator=(const RequestTracker&) = delete;
@@ -82,7 +81,7 @@ class RequestTracker {
   void OnTimeout(uint64_t tid);
   void Finish(uint64_t tid);  // frees the slot and launches the next queued
 
-  Scheduler* scheduler_;
+  Reactor* reactor_;
   Callbacks cb_;
   int depth_;
   int retries_;

@@ -119,7 +119,8 @@ void AcmpProvider::Submit(AcmpEndpoint* ep, const Waiter& w) {
     if (!ep->ready_timer) {
       uint32_t wait = (ep->port->SubnetTimeoutMs() + static_cast<uint32_t>(options_.timeout_ms)) *
                       static_cast<uint32_t>(options_.retries + 1);
-      ep->ready_timer = Add(wait, [this, ep] { ExpireUntilReady(ep); });
+      ep->ready_timer =
+          reactor_.AddTimer(std::chrono::milliseconds(wait), [this, ep] { ExpireUntilReady(ep); });
     }
     return;
   }

@@ -1,15 +1,15 @@
-// acmp_services.cc: the acmp provider's plumbing to the core: logging, its
-// one-shot timers (the Scheduler interface, on the core's timer_add), fd
-// readiness of the datagram endpoints, SA operations in flight and their
-// completions, and lookups by id for anything that may outlive what it
-// refers to. Every callback the core makes into the provider here catches
-// std::bad_alloc: no exception crosses the ABI.
+// acmp_services.cc: the acmp provider's plumbing to the core: logging, SA
+// operations in flight and their completions, and lookups by id for
+// anything that may outlive what it refers to. The SA completion catches
+// std::bad_alloc: no exception crosses the ABI (timers and fd handlers run
+// through provider_shared::CoreReactor, which does the same).
 #include <cerrno>
 #include <chrono>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
 
+#include "common/base/rate_limit.h"
 #include "providers/acmp/acmp_provider.h"
 #include "providers/shared/core_log.h"
 
@@ -40,52 +40,6 @@ AcmpPort* AcmpProvider::FindPort(uint64_t id) const {
   return nullptr;
 }
 
-uint64_t AcmpProvider::Add(uint32_t delay_ms, std::function<void()> fn) {
-  auto t = std::make_unique<Timer>();
-  t->prov = this;
-  t->id = next_id_++;
-  t->fn = std::move(fn);
-  t->core_id = ops_->timer_add(core_, delay_ms, OnTimer, t.get());
-  if (!t->core_id) {
-    Log(SSA_LOG_ERROR, "timer_add failed");
-    return 0;
-  }
-  uint64_t id = t->id;
-  timers_.emplace(id, std::move(t));
-  return id;
-}
-
-void AcmpProvider::Cancel(uint64_t id) {
-  auto it = timers_.find(id);
-  if (it == timers_.end()) return;
-  ops_->timer_cancel(core_, it->second->core_id);
-  timers_.erase(it);
-}
-
-void AcmpProvider::OnTimer(void* arg) {
-  auto* t = static_cast<Timer*>(arg);
-  AcmpProvider* prov = t->prov;
-  auto it = prov->timers_.find(t->id);
-  if (it == prov->timers_.end()) return;
-  std::function<void()> fn = std::move(it->second->fn);
-  prov->timers_.erase(it);
-  try {
-    fn();
-  } catch (const std::bad_alloc&) {
-    prov->Log(SSA_LOG_ERROR, "out of memory in a timer callback");
-  }
-}
-
-void AcmpProvider::OnReadable(void* arg, int, uint32_t) {
-  auto* ep = static_cast<AcmpEndpoint*>(arg);
-  AcmpProvider* prov = ep->port->dev->prov;
-  try {
-    ep->io->Drain();
-  } catch (const std::bad_alloc&) {
-    prov->Log(SSA_LOG_ERROR, "out of memory handling a datagram");
-  }
-}
-
 AcmpProvider::SaOp* AcmpProvider::NewSaOp(SaOp::Kind kind, AcmpPort* port) {
   auto op = std::make_unique<SaOp>();
   op->kind = kind;
@@ -102,7 +56,7 @@ bool AcmpProvider::SendSa(SaOp* op, const uint8_t* mad) {
   int rc = port ? ops_->sa_send(core_, port->core_port, mad, 256, OnSaDone, op) : -ENODEV;
   if (rc == 0) return true;
   ++sa_send_failures_;
-  if (sa_send_failures_ <= 10 || sa_send_failures_ % 1000 == 0)
+  if (ShouldLogCount(sa_send_failures_))
     Log(SSA_LOG_WARN, "SA send failed (%s); %llu so far", strerror(-rc),
         static_cast<unsigned long long>(sa_send_failures_));
   // Completed at once, as a failure: the operation's handler cleans up.

@@ -12,7 +12,9 @@
 #include <cstdio>
 #include <cstring>
 
+#include "common/base/option_set.h"
 #include "providers/shared/core_log.h"
+#include "providers/shared/provider_options.h"
 
 namespace ssa {
 namespace sa {
@@ -36,14 +38,6 @@ namespace {
 constexpr size_t kMaxIssuesLogged = 10;
 
 }  // namespace
-
-void SaPort::Gid(uint8_t out[16]) const { GidBytes(out); }
-
-std::string SaEndpoint::Name() const {
-  char pk[16];
-  snprintf(pk, sizeof(pk), "0x%04x", pkey);
-  return port->Name() + " pkey " + pk;
-}
 
 SaProvider::SaProvider(const ssa_core_ops* ops, ssa_core_t* core) : ops_(ops), core_(core) {}
 
@@ -81,22 +75,10 @@ int SaProvider::Init() {
 }
 
 void SaProvider::ReadOptions() {
-  std::vector<RawOption> entries;
-  ops_->config_foreach(core_, provider_shared::CollectOption, &entries);
-  entries.erase(std::remove_if(entries.begin(), entries.end(),
-                               [this](const RawOption& e) {
-                                 return std::find(foreign_keys_.begin(), foreign_keys_.end(),
-                                                  e.key) != foreign_keys_.end();
-                               }),
-                entries.end());
-  std::vector<OptionNote> notes;
-  SaOptionsReader::Apply(entries, -1, &options_, &notes);
-  for (const auto& n : notes) {
-    if (n.warning)
-      ops_->config_warn(core_, n.file.c_str(), n.line, n.text.c_str());
-    else
-      Log(SSA_LOG_DEBUG, "%s:%d: %s", n.file.c_str(), n.line, n.text.c_str());
-  }
+  OptionSet set;
+  options_.Bind(&set);
+  if (bind_more_) bind_more_(&set);
+  provider_shared::ReadOptionsFromCore(ops_, core_, section_, set);
 }
 
 void SaProvider::LoadAddressData() {
@@ -142,9 +124,7 @@ int SaProvider::OpenPort(SaDevice* dev, const ssa_port_info* info, ssa_core_port
   auto port = std::make_unique<SaPort>();
   port->dev = dev;
   port->core_port = core_port;
-  port->ca_name = info->ca_name ? info->ca_name : dev->name;
-  port->port_num = info->port_num;
-  port->Assign(*info);
+  port->Open(*info, dev->name);
   Log(SSA_LOG_DEBUG, "open_port %s lid %u sm_lid %u", port->Name().c_str(), port->lid,
       port->sm_lid);
   *out = port.get();
@@ -166,14 +146,10 @@ void SaProvider::ClosePort(SaPort* port) {
 
 void SaProvider::PortChanged(SaPort* port, const ssa_port_info* info) {
   if (!info || !SSA_HAS_MEMBER(info, port_guid)) return;
-  bool routes_wrong = port->lid != info->lid || port->lmc != info->lmc ||
-                      port->gid_prefix != info->gid_prefix || port->port_guid != info->port_guid ||
-                      port->sm_lid != info->sm_lid || port->sm_sl != info->sm_sl;
-  char why[160];
-  snprintf(why, sizeof(why), "lid %u->%u, sm_lid %u->%u", port->lid, info->lid, port->sm_lid,
-           info->sm_lid);
+  bool routes_wrong = port->AddressingChanges(*info) || port->SmChanges(*info);
+  std::string why = port->ChangeText(*info);
   port->Assign(*info);
-  if (routes_wrong) FlushPort(port, why);
+  if (routes_wrong) FlushPort(port, why.c_str());
 }
 
 void SaProvider::FlushPort(SaPort* port, const char* why) {
@@ -310,7 +286,7 @@ void SaProvider::ApplyRoutePreload(SaEndpoint* ep) {
           port->lid);
   }
   uint8_t sgid[16], dgid[16];
-  port->Gid(sgid);
+  port->GidBytes(sgid);
   uint64_t prefix = htobe64(port->gid_prefix);
   uint64_t expires = ExpiryAfter(NowMs(), options_.RouteLifetimeMs());
   size_t loaded = 0, no_guid = 0;

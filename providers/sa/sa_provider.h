@@ -68,21 +68,16 @@ struct SaQuery {
   provider_shared::RouteKey key;  // route queries: the cache entry it fills
 };
 
-// The core's view of the port (state, LIDs, GID prefix, GUID) is the
-// PortView base, set by Assign() on open_port and port_changed.
+// The core's view of the port (name, state, LIDs, GID prefix, GUID) is the
+// PortView base, set on open_port and port_changed.
 struct SaPort : provider_shared::PortView {
   SaDevice* dev = nullptr;
   ssa_core_port_t* core_port = nullptr;
-  std::string ca_name;
-  uint8_t port_num = 0;
   uint64_t generation = 1;             // advances when cached routes become wrong
   std::vector<SaEndpoint*> endpoints;  // owned by the provider's endpoints_
   bool preload_parsed = false;         // `preload` holds this (guid, lid)'s block
   provider_shared::PreloadResult preload;
   std::unordered_map<uint64_t, std::unique_ptr<SaQuery>> queries;  // by token
-
-  void Gid(uint8_t out[16]) const;
-  std::string Name() const { return ca_name + "/" + std::to_string(port_num); }
 };
 
 struct SaAddress;
@@ -94,7 +89,7 @@ struct SaEndpoint {
   uint16_t pkey_index = 0;
   uint64_t counters[ACM_MAX_COUNTER] = {};
   std::vector<std::unique_ptr<SaAddress>> addresses;
-  std::string Name() const;
+  std::string Name() const { return port->EndpointName(pkey); }
 };
 
 struct SaAddress {
@@ -127,8 +122,9 @@ class SaProvider {
   int QueryPerf(SaEndpoint* ep, uint64_t* values, uint8_t* count);
 
   // For a provider built on this one (ssa, providers/ssa/):
-  // - keys of the shared config section that are the other provider's,
-  //   read there and not reported here as unknown (call before Init);
+  // - the section this provider reads (the other provider's), and the
+  //   other provider's options, bound into the same OptionSet so that the
+  //   section is read once (call before Init);
   // - a route source asked first for each resolve's destination (after
   //   names and IPs became GIDs): it returns -1 to let this provider go
   //   on (cache, SA), or the ACM status of its answer, with `path` filled
@@ -140,7 +136,11 @@ class SaProvider {
   //   it knows the address.
   using AddressSource =
       std::function<bool(uint16_t type, const uint8_t* data, size_t len, uint8_t gid[16])>;
-  void set_foreign_keys(std::vector<std::string> keys) { foreign_keys_ = std::move(keys); }
+  using BindMore = std::function<void(OptionSet* set)>;
+  void set_section(std::string section, BindMore bind_more) {
+    section_ = std::move(section);
+    bind_more_ = std::move(bind_more);
+  }
   void set_address_source(AddressSource source) { address_source_ = std::move(source); }
   void set_route_source(RouteSource source) { route_source_ = std::move(source); }
 
@@ -181,15 +181,15 @@ class SaProvider {
   std::vector<std::unique_ptr<SaPort>> ports_;
   std::unordered_map<uint64_t, std::unique_ptr<SaEndpoint>> endpoints_;  // by id
   uint64_t next_endpoint_id_ = 1;
-  std::vector<std::string> foreign_keys_;
+  std::string section_ = "sa";  // the config section (and its readers)
+  BindMore bind_more_;
   RouteSource route_source_;
   AddressSource address_source_;
   uint64_t next_token_ = 1;
-  // A failing SA service fails every query: the first few and then every
-  // 1000th failure are logged, not all of them.
-  static bool ShouldLog(uint64_t count) { return count <= 10 || count % 1000 == 0; }
 
   uint64_t coalesced_ = 0;  // requests that joined a query in flight
+  // A failing SA service fails every query: ShouldLogCount picks the few
+  // that are logged.
   uint64_t send_failures_ = 0;
   uint64_t stale_answers_ = 0;
 };

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/base/rate_limit.h"
 #include "common/mad/mad_wire.h"
 #include "providers/sa/sa_provider.h"
 
@@ -64,7 +65,7 @@ void SaProvider::Answer(SaEndpoint* ep, uint64_t req_id, bool is_query, uint8_t 
 
 QuerySource SaProvider::SourceOf(const SaEndpoint* ep) const {
   QuerySource src;
-  ep->port->Gid(src.sgid);
+  ep->port->GidBytes(src.sgid);
   src.slid = ep->port->lid;
   src.pkey = ep->pkey;
   return src;
@@ -107,7 +108,7 @@ uint8_t SaProvider::DestinationKey(SaEndpoint* ep, const ssa_resolve_request* re
       Gid gid;
       switch (addresses_.Lookup(akey, &owner, &gid)) {
         case AddressMap::Found::kLocal:
-          static_cast<const SaAddress*>(owner)->ep->port->Gid(gid.raw);
+          static_cast<const SaAddress*>(owner)->ep->port->GidBytes(gid.raw);
           break;
         case AddressMap::Found::kFile: break;
         case AddressMap::Found::kNone:
@@ -197,7 +198,7 @@ void SaProvider::StartRouteQuery(SaEndpoint* ep, const RouteKey& key,
     port->queries.erase(token);
     std::vector<uint64_t> failed = std::move(e->waiters);
     cache_->Erase(e);
-    if (ShouldLog(++send_failures_))
+    if (ShouldLogCount(++send_failures_))
       Log(SSA_LOG_WARN, "endpoint %s: SA query for %s not sent: %s (%llu so far)",
           ep->Name().c_str(), Describe(key).c_str(), strerror(-rc),
           static_cast<unsigned long long>(send_failures_));
@@ -234,7 +235,7 @@ int SaProvider::Query(SaAddress* src, const ssa_resolve_request* req, uint64_t r
     if (IsZeroGid(path.dgid.raw))
       path.slid = htons(port->lid);
     else
-      port->Gid(path.sgid.raw);
+      port->GidBytes(path.sgid.raw);
   }
   if (!port->core_port) {
     Answer(ep, req_id, true, ACM_STATUS_ENOTCONN, nullptr);
@@ -256,7 +257,7 @@ int SaProvider::Query(SaAddress* src, const ssa_resolve_request* req, uint64_t r
     Count(ep, ACM_CNTR_ROUTE_QUERY, true);
   } else {
     port->queries.erase(token);
-    if (ShouldLog(++send_failures_))
+    if (ShouldLogCount(++send_failures_))
       Log(SSA_LOG_WARN, "endpoint %s: QUERY_SA not sent: %s (%llu so far)", ep->Name().c_str(),
           strerror(-rc), static_cast<unsigned long long>(send_failures_));
     Answer(ep, req_id, true, ACM_STATUS_ENOTCONN, nullptr);

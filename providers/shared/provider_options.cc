@@ -1,61 +1,101 @@
 // provider_options.cc: see provider_options.h.
 #include "providers/shared/provider_options.h"
 
-#include <fstream>
-#include <sstream>
-
-#include "common/base/config_file.h"
+#include "common/base/option_registry.h"
 
 namespace ssa {
 namespace provider_shared {
 
 namespace {
-const char* const kCoreKeys[] = {
-    "log_file",
-    "log_level",
-    "lock_file",
-    "provider_lib_path",
-    "provider",
-    "server_port",
-    "server_mode",
-    "acme_plus_kernel_only",
-    "support_ips_in_addr_cfg",
-    "umad_debug_level",
-    "sa_depth",
-    "route_data_dir",
-    "unix_socket",
-    "port_file",
-    "port_poll_ms",
-    "max_clients",
-    "addr_file",
-    "client_timeout_ms",
-};
-}  // namespace
 
-int CollectOption(void* arg, const char* key, const char* value, const char* file, int line) {
+int Collect(void* arg, const char* key, const char* value, const char* file, int line) {
   auto* out = static_cast<std::vector<RawOption>*>(arg);
   out->push_back({key ? key : "", value ? value : "", file ? file : "?", line});
   return 0;
 }
 
-bool IsCoreOptionKey(const std::string& key) {
-  for (const char* k : kCoreKeys)
-    if (key == k) return true;
-  return false;
+// The sections other than `section` in which `key` is read.
+std::vector<std::string> OtherSections(const std::string& key, const std::string& section) {
+  std::vector<std::string> others;
+  for (const std::string& s : option_registry::SectionsOf(key))
+    if (s != section) others.push_back(s);
+  return others;
 }
 
-bool FromUpstreamFile(const std::vector<RawOption>& entries,
-                      const std::function<bool(const std::string&)>& is_foreign) {
-  if (entries.empty()) return false;
-  std::ifstream in(entries.front().file, std::ios::binary);
-  if (in) {
-    std::ostringstream text;
-    text << in.rdbuf();
-    return ConfigFile::LooksUpstream(text.str());
+}  // namespace
+
+std::vector<RawOption> CollectOptions(const ssa_core_ops* ops, ssa_core_t* core) {
+  std::vector<RawOption> entries;
+  ops->config_foreach(core, Collect, &entries);
+  return entries;
+}
+
+ConfigFormat FormatOf(const ssa_core_ops* ops, ssa_core_t* core,
+                      const std::vector<RawOption>& entries, const std::string& section) {
+  if (SSA_HAS_MEMBER(ops, config_format) && ops->config_format)
+    return ops->config_format(core) == SSA_CONFIG_UPSTREAM ? ConfigFormat::kUpstream
+                                                           : ConfigFormat::kIni;
+  for (const RawOption& e : entries) {
+    std::vector<std::string> sections = option_registry::SectionsOf(e.key);
+    bool ours = false;
+    for (const std::string& s : sections) ours = ours || s == section;
+    if (!sections.empty() && !ours) return ConfigFormat::kUpstream;
   }
-  for (const auto& e : entries)
-    if (is_foreign(e.key)) return true;
-  return false;
+  return ConfigFormat::kIni;
+}
+
+std::vector<OptionNote> ReadOptions(const std::vector<RawOption>& entries, ConfigFormat format,
+                                    const std::string& section, const OptionSet& set) {
+  auto unknown = [&](const ConfigEntry& e, const std::string& file) {
+    OptionNote n;
+    n.file = file;
+    n.line = e.line;
+    std::vector<std::string> others = OtherSections(e.key, section);
+    if (format == ConfigFormat::kUpstream) {
+      n.severity = OptionNote::Severity::kDebug;
+      n.text = "option '" + e.key + "' is not the " + section + " provider's";
+    } else if (others.empty()) {
+      n.text = "unknown option '" + e.key + "' in [" + section + "]";
+      n.then = ", ignored";
+    } else {
+      n.text = "option '" + e.key + "' belongs in " + option_registry::SectionList(others) +
+               ", not [" + section + "]";
+      n.then = "; ignored";
+    }
+    return std::optional<OptionNote>(n);
+  };
+  return ReadOptions(entries, section, set, unknown);
+}
+
+std::vector<OptionNote> ReadOptions(const std::vector<RawOption>& entries,
+                                    const std::string& section, const OptionSet& set,
+                                    const OptionSet::UnknownKey& unknown) {
+  std::vector<OptionNote> notes;
+  for (const RawOption& raw : entries) {
+    ConfigEntry e;
+    e.section = section;
+    e.key = raw.key;
+    e.value = raw.value;
+    e.line = raw.line;
+    for (OptionNote& n : set.Read({e}, raw.file, unknown)) notes.push_back(std::move(n));
+  }
+  return notes;
+}
+
+void ReportNotes(const ssa_core_ops* ops, ssa_core_t* core, const std::vector<OptionNote>& notes) {
+  for (const OptionNote& n : notes) {
+    if (n.warning())
+      ops->config_warn(core, n.file.c_str(), n.line, (n.text + n.then).c_str());
+    else
+      ops->log(core, SSA_LOG_DEBUG, "%s", n.ToString().c_str());
+  }
+}
+
+void ReadOptionsFromCore(const ssa_core_ops* ops, ssa_core_t* core, const std::string& section,
+                         const OptionSet& set) {
+  std::vector<RawOption> entries = CollectOptions(ops, core);
+  ConfigFormat format = FormatOf(ops, core, entries, section);
+  ReportNotes(ops, core, ReadOptions(entries, format, section, set));
 }
 
 }  // namespace provider_shared

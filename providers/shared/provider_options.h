@@ -1,18 +1,31 @@
-// provider_options.h: what the sa and acmp providers share in reading their
-// options through the core's config_foreach op: the raw entry, the
-// callback that collects them, the keys that belong to the core, and
-// whether the entries come from an upstream ibacm_opts.cfg (one flat file
-// every provider sees whole) or from their own INI section.
+// provider_options.h: how a provider reads its options through the core's
+// ops, written once for all of them: the entries config_foreach hands over,
+// the file's format (config_format, ABI 1.2), the OptionSet the provider
+// binds its options to, and what is said about each entry.
+//
+// What is said about a key the provider does not read depends on the
+// format. In our INI format the provider sees only its own section, so such
+// a key is a mistake, warned about through config_warn: "unknown option",
+// or, when another reader reads it (common/base/option_registry.h), that it
+// belongs in that reader's section. An upstream-format file has no
+// sections and every provider sees every line, so such a key is someone
+// else's: a debug line only. Bad values are always warnings; the option
+// keeps its default.
+//
+// The core's loop thread only, like the providers.
 #ifndef IBACM_SSA_PROVIDERS_SHARED_PROVIDER_OPTIONS_H
 #define IBACM_SSA_PROVIDERS_SHARED_PROVIDER_OPTIONS_H
 
-#include <functional>
 #include <string>
 #include <vector>
+
+#include <ibacm_ssa/provider.h>
+#include "common/base/option_set.h"
 
 namespace ssa {
 namespace provider_shared {
 
+// One option as config_foreach hands it over.
 struct RawOption {
   std::string key;
   std::string value;
@@ -20,17 +33,31 @@ struct RawOption {
   int line = 0;
 };
 
-// The config_foreach callback: appends to the std::vector<RawOption> `arg`.
-int CollectOption(void* arg, const char* key, const char* value, const char* file, int line);
+enum class ConfigFormat { kIni, kUpstream };
 
-// Keys upstream's core or ours reads (never a provider's).
-bool IsCoreOptionKey(const std::string& key);
+// Every entry of the provider's section, through config_foreach.
+std::vector<RawOption> CollectOptions(const ssa_core_ops* ops, ssa_core_t* core);
+// The format the core names (ABI 1.2). A core older than 1.2 does not say:
+// then the entries tell, as well as they can (a key only other readers
+// read means the file is shared, i.e. upstream's).
+ConfigFormat FormatOf(const ssa_core_ops* ops, ssa_core_t* core,
+                      const std::vector<RawOption>& entries, const std::string& section);
 
-// True when the entries come from an upstream-format file: decided by the
-// file's content when it can be read, else by whether any key is one
-// `is_foreign` says belongs to someone else.
-bool FromUpstreamFile(const std::vector<RawOption>& entries,
-                      const std::function<bool(const std::string&)>& is_foreign);
+// Applies `entries` to what `set` binds and returns the notes (see above).
+// `section`: the provider's section, e.g. "sa".
+std::vector<OptionNote> ReadOptions(const std::vector<RawOption>& entries, ConfigFormat format,
+                                    const std::string& section, const OptionSet& set);
+// The same with the provider's own rule for keys `set` does not bind.
+std::vector<OptionNote> ReadOptions(const std::vector<RawOption>& entries,
+                                    const std::string& section, const OptionSet& set,
+                                    const OptionSet::UnknownKey& unknown);
+// Reports each note: warnings through config_warn, the rest with log at
+// debug level.
+void ReportNotes(const ssa_core_ops* ops, ssa_core_t* core, const std::vector<OptionNote>& notes);
+
+// All of it through the core: collects, reads (the rule above), reports.
+void ReadOptionsFromCore(const ssa_core_ops* ops, ssa_core_t* core, const std::string& section,
+                         const OptionSet& set);
 
 }  // namespace provider_shared
 }  // namespace ssa

@@ -8,8 +8,7 @@ noinst_LTLIBRARIES += providers/ssa/libssaprovider.la
 providers_ssa_libssaprovider_la_SOURCES = \
 	providers/ssa/ssa_provider.h providers/ssa/ssa_provider.cc \
 	providers/ssa/ssa_options.h providers/ssa/ssa_options.cc \
-	providers/ssa/prdb_view.h providers/ssa/prdb_view.cc \
-	providers/ssa/core_reactor.h providers/ssa/core_reactor.cc
+	providers/ssa/prdb_view.h providers/ssa/prdb_view.cc
 # Users link these, in this order.
 SSA_PROVIDER_LIBS = providers/ssa/libssaprovider.la providers/sa/libsaprovider.la \
 	providers/shared/libprovshared.la $(SSA_TREE_LIBS)

@@ -11,17 +11,17 @@
 //   mad_timeout_ms  one SSA control MAD's timeout (default 1000)
 //   mad_retries     its retries before the join starts over (default 3)
 //
-// Keys that are not these are the sa provider's, which reports the unknown
-// ones; kKeys lists ours so that it does not.
+// The embedded sa provider reads the section once, with these bound next
+// to its own (SaProvider::set_section), and reports what neither reads.
 #ifndef IBACM_SSA_PROVIDERS_SSA_SSA_OPTIONS_H
 #define IBACM_SSA_PROVIDERS_SSA_SSA_OPTIONS_H
 
 #include <string>
-#include <vector>
-
-#include "providers/shared/provider_options.h"
 
 namespace ssa {
+
+class OptionSet;
+
 namespace ssa_provider {
 
 struct SsaOptions {
@@ -29,21 +29,9 @@ struct SsaOptions {
   std::string transport = "tcp";
   int mad_timeout_ms = 1000;
   int mad_retries = 3;
-};
 
-struct SsaOptionProblem {
-  std::string file;
-  int line = 0;
-  std::string text;
-};
-
-class SsaOptionsReader {
- public:
-  static const std::vector<std::string>& Keys();
-  // Applies our keys of `entries` to `out`; a bad value keeps the default
-  // and adds a problem (for config_warn).
-  static void Apply(const std::vector<provider_shared::RawOption>& entries, SsaOptions* out,
-                    std::vector<SsaOptionProblem>* problems);
+  // Binds the keys above to these members.
+  void Bind(OptionSet* set);
 };
 
 }  // namespace ssa_provider

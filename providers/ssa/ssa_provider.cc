@@ -5,6 +5,7 @@
 #include <cstdarg>
 #include <cstring>
 
+#include "common/base/option_set.h"
 #include "common/mad/mad_wire.h"
 #include "common/smdb/path_engine.h"
 #include "providers/shared/core_log.h"
@@ -35,8 +36,7 @@ const char* MissText(int why) {
     case 3:
       return "a record is marked not exact in the PRDB (QoS levels or SL2VL tables may change "
              "it)";
-    case 4:
-      return "a record is marked not exact in the PRDB (the routing engine chooses its SL)";
+    case 4: return "a record is marked not exact in the PRDB (the routing engine chooses its SL)";
     case 5: return "a record is for another partition than the endpoint's P_Key";
     default: return "a destination is not in the PRDB";
   }
@@ -88,8 +88,8 @@ void SsaProvider::Log(int level, const char* fmt, ...) {
 }
 
 int SsaProvider::Init() {
-  ReadOptions();
-  sa_.set_foreign_keys(SsaOptionsReader::Keys());
+  // Our options are read with the sa provider's, from our section.
+  sa_.set_section("ssa", [this](OptionSet* set) { options_.Bind(set); });
   sa_.set_route_source([this](const sa::SaEndpoint* ep, const RouteKey& key, ibv_path_record* p) {
     return RouteFromView(ep, key, p);
   });
@@ -102,14 +102,6 @@ int SsaProvider::Init() {
       options_.fallback_sa ? "sa" : "none", options_.transport.c_str(), options_.mad_timeout_ms,
       options_.mad_retries);
   return 0;
-}
-
-void SsaProvider::ReadOptions() {
-  std::vector<provider_shared::RawOption> entries;
-  ops_->config_foreach(core_, provider_shared::CollectOption, &entries);
-  std::vector<SsaOptionProblem> problems;
-  SsaOptionsReader::Apply(entries, &options_, &problems);
-  for (const auto& p : problems) ops_->config_warn(core_, p.file.c_str(), p.line, p.text.c_str());
 }
 
 int SsaProvider::OpenDevice(const ssa_device_info* info, SsaDevice** out) {
@@ -127,24 +119,13 @@ void SsaProvider::CloseDevice(SsaDevice* dev) {
   EraseOwned(&devices_, dev);
 }
 
-void SsaProvider::Remember(const ssa_port_info* info, SsaPort* port) {
-  port->ca_name = info->ca_name ? info->ca_name : "";
-  port->port_num = info->port_num;
-  port->port_guid = info->port_guid;
-  port->gid_prefix = info->gid_prefix;
-  port->lid = info->lid;
-  port->lmc = info->lmc;
-  port->state = info->state;
-  port->sm_lid = info->sm_lid;
-}
-
 int SsaProvider::OpenPort(SsaDevice* dev, const ssa_port_info* info, ssa_core_port_t* core_port,
                           SsaPort** out) {
   auto port = std::make_unique<SsaPort>();
   port->dev = dev;
   int rc = sa_.OpenPort(dev->inner, info, core_port, &port->inner);
   if (rc < 0) return rc;
-  Remember(info, port.get());
+  port->Open(*info, dev->inner->name);
   SsaPort* p = port.get();
   ports_[p->inner] = std::move(port);
   StartConsumer(p);
@@ -159,10 +140,9 @@ void SsaProvider::ClosePort(SsaPort* port) {
 }
 
 void SsaProvider::PortChanged(SsaPort* port, const ssa_port_info* info) {
-  bool moved = info->lid != port->lid || info->lmc != port->lmc ||
-               info->gid_prefix != port->gid_prefix || info->port_guid != port->port_guid;
+  bool moved = port->AddressingChanges(*info);
   bool sm_moved = info->sm_lid != port->sm_lid;
-  Remember(info, port);
+  port->Assign(*info);
   sa_.PortChanged(port->inner, info);
   if (moved && port->consumer) {
     // The PRDB's source is the old LID: the view stays (RouteFromView sees

@@ -3,9 +3,9 @@
 // sa provider's code for everything else.
 //
 // Per port it runs a tree::Consumer (common/tree/consumer.h) on the core's
-// loop (CoreReactor) and keeps the newest verified PRDB as an immutable,
-// indexed PrdbView that an update replaces whole: a request never sees
-// half of one epoch.
+// loop (provider_shared::CoreReactor) and keeps the newest verified PRDB
+// as an immutable, indexed PrdbView that an update replaces whole: a
+// request never sees half of one epoch.
 //
 // Requests go through an embedded sa::SaProvider, which turns the
 // destination (GID, LID, path request, or a name or IP through its address
@@ -27,8 +27,13 @@
 //
 // Ownership: the provider owns the embedded SaProvider and its own objects;
 // each of ours wraps (inner) the sa object of the same level, which the
-// SaProvider owns. Threads: the core's loop only (the consumer's
-// transports bridge their own threads to it through fds).
+// SaProvider owns. Threads: everything here runs on the core's loop. The
+// consumers' transports run threads of their own (a umad receiver per port
+// under umad2sim, the process's rsocket poller with transport = rsocket),
+// which reach the loop only through fds it watches. Destroying a consumer
+// (its port closed, or fini) joins its umad receiver, and the last rsocket
+// closed joins the poller, so none is left when fini returns (the ABI's
+// rule, ibacm_ssa/provider.h).
 #ifndef IBACM_SSA_PROVIDERS_SSA_SSA_PROVIDER_H
 #define IBACM_SSA_PROVIDERS_SSA_SSA_PROVIDER_H
 
@@ -46,7 +51,8 @@
 #include "common/base/log.h"
 #include "common/tree/consumer.h"
 #include "providers/sa/sa_provider.h"
-#include "providers/ssa/core_reactor.h"
+#include "providers/shared/core_reactor.h"
+#include "providers/shared/port_view.h"
 #include "providers/ssa/prdb_view.h"
 #include "providers/ssa/ssa_options.h"
 
@@ -60,21 +66,14 @@ struct SsaDevice {
   sa::SaDevice* inner = nullptr;
 };
 
-struct SsaPort {
+// The core's view of the port is the PortView base, as in the sa port it
+// wraps (which the sa provider updates on its own).
+struct SsaPort : provider_shared::PortView {
   SsaDevice* dev = nullptr;
   sa::SaPort* inner = nullptr;
-  std::string ca_name;
-  uint8_t port_num = 0;
-  uint64_t port_guid = 0;
-  uint64_t gid_prefix = 0;
-  uint16_t lid = 0;
-  uint8_t lmc = 0;
-  uint8_t state = 0;
-  uint16_t sm_lid = 0;
   std::unique_ptr<tree::Consumer> consumer;
   std::shared_ptr<const PrdbView> view;              // the newest verified PRDB
   std::chrono::steady_clock::time_point view_since;  // when it was put in place
-  std::string Name() const { return ca_name + "/" + std::to_string(port_num); }
 };
 
 struct SsaEndpoint {
@@ -123,8 +122,6 @@ class SsaProvider {
     kMissKinds
   };
 
-  void ReadOptions();
-  void Remember(const ssa_port_info* info, SsaPort* port);
   void StartConsumer(SsaPort* port);
   void StopConsumer(SsaPort* port, const char* why);
   void OnUpdate(SsaPort* port);
@@ -140,7 +137,7 @@ class SsaProvider {
   SsaOptions options_;
   sa::SaProvider sa_;
   Logger log_;  // for the consumer library: lines go to the core's log
-  CoreReactor reactor_;
+  provider_shared::CoreReactor reactor_;
   // Ours are owned here; the sa object each wraps finds it in ports_.
   std::vector<std::unique_ptr<SsaDevice>> devices_;
   std::unordered_map<const sa::SaPort*, std::unique_ptr<SsaPort>> ports_;

@@ -11,12 +11,14 @@ noinst_LTLIBRARIES += providers/upstream/libupstreamprovider.la
 providers_upstream_libupstreamprovider_la_SOURCES = \
 	providers/upstream/acm_prov_abi.h \
 	providers/upstream/bridge_inbox.h providers/upstream/bridge_inbox.cc \
+	providers/upstream/bridge_options.h providers/upstream/bridge_options.cc \
 	providers/upstream/core_exports.h \
 	providers/upstream/upstream_bridge.h providers/upstream/upstream_bridge.cc \
 	providers/upstream/upstream_resolve.cc
 providers_upstream_libupstreamprovider_la_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DUPSTREAM_PROVIDER_DIR='"$(upstream_provider_dir)"'
-UPSTREAM_PROVIDER_LIBS = providers/upstream/libupstreamprovider.la $(SSA_MAD_LIBS)
+UPSTREAM_PROVIDER_LIBS = providers/upstream/libupstreamprovider.la providers/shared/libprovshared.la \
+	common/smdb/libssasmdb.la $(SSA_MAD_LIBS)
 
 provider_LTLIBRARIES += providers/upstream/upstream.la
 providers_upstream_upstream_la_SOURCES = providers/upstream/upstream_entry.cc \

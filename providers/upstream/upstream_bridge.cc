@@ -14,42 +14,15 @@
 #include <cstring>
 #include <memory>
 
+#include "common/base/option_set.h"
 #include "common/base/raw_close.h"
 #include "providers/shared/core_log.h"
+#include "providers/shared/provider_options.h"
 #include "providers/upstream/core_exports.h"
 
 namespace ssa {
 namespace upstream {
 namespace {
-
-bool ParseBool(const char* v, bool* out) {
-  if (!strcasecmp(v, "yes") || !strcasecmp(v, "true") || !strcmp(v, "1")) {
-    *out = true;
-  } else if (!strcasecmp(v, "no") || !strcasecmp(v, "false") || !strcmp(v, "0")) {
-    *out = false;
-  } else {
-    return false;
-  }
-  return true;
-}
-
-int TakeOption(void* arg, const char* key, const char* value, const char* file, int line) {
-  auto* self = static_cast<std::pair<UpstreamBridge*, BridgeOptions*>*>(arg);
-  BridgeOptions* o = self->second;
-  if (!strcmp(key, "upstream_provider")) {
-    o->upstream_provider = value;
-  } else if (!strcmp(key, "upstream_provider_dir")) {
-    o->upstream_provider_dir = value;
-  } else if (!strcmp(key, "require_verbs")) {
-    if (!ParseBool(value, &o->require_verbs))
-      self->first->Warn(file, line, "require_verbs must be yes or no");
-  } else {
-    // Everything else is the library's: upstream providers read their
-    // options as "name value" lines and ignore names they do not know.
-    o->passed_on += std::string(key) + " " + value + "\n";
-  }
-  return 0;
-}
 
 // The upstream event for one of our port events.
 int IbvEventOf(int event) {
@@ -79,16 +52,25 @@ void UpstreamBridge::Log(int level, const char* fmt, ...) {
   va_end(args);
 }
 
-void UpstreamBridge::Warn(const char* file, int line, const char* msg) {
-  ops_->config_warn(core_, file, line, msg);
+void UpstreamBridge::ReadOptions() {
+  OptionSet set;
+  opts_.Bind(&set);
+  // Everything else is the library's: upstream providers read their
+  // options as "name value" lines and ignore names they do not know.
+  auto pass_on = [this](const ConfigEntry& e, const std::string&) {
+    opts_.passed_on += e.key + " " + e.value + "\n";
+    return std::optional<OptionNote>();
+  };
+  std::vector<provider_shared::RawOption> entries = provider_shared::CollectOptions(ops_, core_);
+  provider_shared::ReportNotes(ops_, core_,
+                               provider_shared::ReadOptions(entries, "upstream", set, pass_on));
 }
 
 bool UpstreamBridge::OnLoopThread() const { return pthread_equal(pthread_self(), loop_thread_); }
 
 int UpstreamBridge::Init() {
   loop_thread_ = pthread_self();  // the ABI calls init on the core's loop
-  std::pair<UpstreamBridge*, BridgeOptions*> arg{this, &opts_};
-  ops_->config_foreach(core_, TakeOption, &arg);
+  ReadOptions();
   if (opts_.upstream_provider.empty()) {
     // Installed but unused: not an error, the bridge just serves no port.
     Log(SSA_LOG_DEBUG, "no upstream_provider set: no upstream library loaded");

@@ -43,6 +43,7 @@
 #include <ibacm_ssa/provider.h>
 #include "providers/upstream/acm_prov_abi.h"
 #include "providers/upstream/bridge_inbox.h"
+#include "providers/upstream/bridge_options.h"
 
 namespace ssa {
 namespace upstream {
@@ -97,13 +98,6 @@ struct SaMadBox {
   UpEndpoint* ep;
 };
 
-struct BridgeOptions {
-  std::string upstream_provider;  // PATH or NAME
-  std::string upstream_provider_dir = UPSTREAM_PROVIDER_DIR;
-  bool require_verbs = true;
-  std::string passed_on;  // the library's options file: "key value" lines
-};
-
 class UpstreamBridge {
  public:
   UpstreamBridge(const ssa_core_ops* ops, ssa_core_t* core) : ops_(ops), core_(core) {}
@@ -113,8 +107,6 @@ class UpstreamBridge {
 
   int Init();
   void Log(int level, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
-  // A bad option of the [upstream] section (counted and logged by the core).
-  void Warn(const char* file, int line, const char* msg);
 
   int OpenDevice(const ssa_device_info* info, UpDevice** out);
   void CloseDevice(UpDevice* d);
@@ -140,6 +132,8 @@ class UpstreamBridge {
   const std::string& opts_file() const { return opts_path_; }
 
  private:
+  // The [upstream] section: BridgeOptions, problems through config_warn.
+  void ReadOptions();
   int LoadLibrary(const std::string& path);
   int WriteOptsFile();
   int Forward(UpAddress* a, const ssa_resolve_request* req, uint64_t req_id, bool is_query);

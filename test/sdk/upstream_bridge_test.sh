@@ -137,6 +137,6 @@ daemon missing Hca4 node4 "upstream_provider = nosuch" "upstream_provider_dir = 
 check "upstream_provider = nosuch looks for libnosuch.so and says it is missing" \
 	logged missing "upstream provider $SIMFAB_DIR/libnosuch.so: No such file or directory"
 check "a bad require_verbs is reported with file and line" \
-	grep -Eq 'opts\.cfg:[0-9]+: \[upstream\] require_verbs must be yes or no' "$SIMFAB_DIR/missing/ibacm.log"
+	grep -Eq "opts\.cfg:[0-9]+: \[upstream\] bad value for 'require_verbs': 'maybe' is not a boolean" "$SIMFAB_DIR/missing/ibacm.log"
 check "... the daemon stops cleanly" stop_ibacm
 summary

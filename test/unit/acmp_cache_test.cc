@@ -1,18 +1,22 @@
 // acmp_cache_test.cc: the acmp destination cache (states, lifetimes,
 // bounded size), the request tracker (resolve_depth, retries with one TID,
-// timeouts) with a fake scheduler, and the options with upstream's names.
+// timeouts) with a hand-fired reactor, and the options with upstream's names.
 #include <cstring>
 #include <map>
 
+#include "common/base/option_set.h"
 #include "providers/acmp/acmp_dest.h"
 #include "providers/acmp/acmp_options.h"
 #include "providers/acmp/acmp_requests.h"
 #include "providers/acmp/acmp_wire.h"
+#include "providers/shared/provider_options.h"
+#include "test/unit/manual_reactor.h"
 
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>
 
 using namespace ssa::acmp;
+using ssa::provider_shared::ConfigFormat;
 
 namespace {
 
@@ -24,27 +28,6 @@ const uint8_t* Name(const char* n) {
   strncpy(reinterpret_cast<char*>(b), n, 63);
   return b;
 }
-
-// Timers the test fires by hand.
-class FakeScheduler : public Scheduler {
- public:
-  uint64_t Add(uint32_t delay_ms, std::function<void()> fn) override {
-    last_delay = delay_ms;
-    timers[++next] = std::move(fn);
-    return next;
-  }
-  void Cancel(uint64_t id) override { timers.erase(id); }
-  // Fires the oldest pending timer.
-  void FireOne() {
-    auto it = timers.begin();
-    auto fn = std::move(it->second);
-    timers.erase(it);
-    fn();
-  }
-  std::map<uint64_t, std::function<void()>> timers;
-  uint64_t next = 0;
-  uint32_t last_delay = 0;
-};
 
 }  // namespace
 
@@ -104,7 +87,7 @@ TEST(AcmpCache, AFullCacheEvictsIdleEntriesButNeverOnesWithWaiters) {
 }
 
 TEST_GROUP(AcmpRequests) {
-  FakeScheduler sched;
+  ManualReactor sched;
   std::vector<std::vector<uint8_t>> sent;
   std::vector<std::pair<std::string, int>> timed_out;
   std::unique_ptr<RequestTracker> tracker;
@@ -142,7 +125,7 @@ TEST(AcmpRequests, EachTryReusesTheTidAndTheLastOneTimesOut) {
   uint64_t tid = tracker->Start("k1", Request());
   LONGS_EQUAL(1, sent.size());
   CHECK(TidOf(0) == tid);
-  LONGS_EQUAL(1524, sched.last_delay);  // subnet timeout + timeout, per try
+  LONGS_EQUAL(1524, sched.last_delay_ms);  // subnet timeout + timeout, per try
   sched.FireOne();
   sched.FireOne();
   LONGS_EQUAL(3, sent.size());  // retries + 1 tries
@@ -180,10 +163,19 @@ TEST(AcmpRequests, ResolveDepthQueuesTheRestAndAResponseLetsTheNextGo) {
   CHECK(sched.timers.empty());
 }
 
-TEST_GROUP(AcmpOptions){};
+TEST_GROUP(AcmpOptions) {
+  AcmpOptions o;
+  // The acmp provider's read (providers/shared/provider_options.h).
+  std::vector<ssa::OptionNote> Read(const std::vector<ssa::provider_shared::RawOption>& entries,
+                                    ConfigFormat format = ConfigFormat::kIni) {
+    ssa::OptionSet set;
+    o.Bind(&set);
+    return ssa::provider_shared::ReadOptions(entries, format, "acmp", set);
+  }
+};
 
 TEST(AcmpOptions, UpstreamNamesAndValues) {
-  std::vector<AcmpRawOption> in = {
+  std::vector<ssa::OptionNote> notes = Read({
       {"route_prot", "acm", "f", 1},
       {"loopback_prot", "none", "f", 2},
       {"addr_timeout", "-1", "f", 3},
@@ -197,13 +189,10 @@ TEST(AcmpOptions, UpstreamNamesAndValues) {
       {"addr_preload", "acm_hosts", "f", 11},
       {"route_preload", "opensm_full_v1", "f", 12},
       {"extra_groups", "20:2048 40:4096", "f", 13},
-      {"transport", "sim", "f", 14},
-      {"addr_prot", "acm", "f", 15},
+      {"transport", "SIM", "f", 14},
+      {"addr_prot", "ACM", "f", 15},
       {"stats_interval", "0", "f", 16},
-  };
-  AcmpOptions o;
-  std::vector<AcmpOptionNote> notes;
-  ApplyAcmpOptions(in, 0, &o, &notes);
+  });
   LONGS_EQUAL(0, notes.size());
   CHECK(o.route_prot == AcmpOptions::RouteProt::kAcm);
   CHECK(o.loopback_prot == AcmpOptions::LoopbackProt::kNone);
@@ -219,34 +208,34 @@ TEST(AcmpOptions, UpstreamNamesAndValues) {
   LONGS_EQUAL(2, o.extra_groups.size());
   LONGS_EQUAL(7, o.extra_groups[1].rate);
   LONGS_EQUAL(5, o.extra_groups[1].mtu);
-  CHECK(o.transport == AcmpOptions::Transport::kSim);
+  CHECK(o.transport == AcmpOptions::Transport::kSim);  // any case, as upstream
   LONGS_EQUAL(0, o.stats_interval_s);
   LONGS_EQUAL(600, AcmpOptions().stats_interval_s);
 }
 
 TEST(AcmpOptions, BadValuesKeepTheDefaultAndSaySo) {
-  std::vector<AcmpRawOption> in = {
+  std::vector<ssa::OptionNote> notes = Read({
       {"route_prot", "carrier-pigeon", "f", 1},
       {"timeout", "0", "f", 2},
       {"min_mtu", "3000", "f", 3},
       {"extra_groups", "40", "f", 4},
       {"nonsense", "1", "f", 5},
       {"sa_depth", "4", "f", 6},
-  };
-  AcmpOptions o;
-  std::vector<AcmpOptionNote> notes;
-  ApplyAcmpOptions(in, 0, &o, &notes);
+  });
   LONGS_EQUAL(6, notes.size());
-  for (const auto& n : notes) CHECK_TRUE(n.warning);
-  STRCMP_CONTAINS("route_prot", notes[0].text.c_str());
-  STRCMP_CONTAINS("[core]", notes[5].text.c_str());
+  for (const auto& n : notes) CHECK_TRUE(n.warning());
+  STRCMP_EQUAL(
+      "f:1: bad value for 'route_prot': 'carrier-pigeon' is not one of acm|sa; keeping "
+      "the default",
+      notes[0].ToString().c_str());
+  STRCMP_CONTAINS("unknown option 'nonsense'", notes[4].text.c_str());
+  STRCMP_CONTAINS("belongs in [core]", notes[5].text.c_str());
   LONGS_EQUAL(3, notes[2].line);
   CHECK(o.route_prot == AcmpOptions::RouteProt::kSa);
   LONGS_EQUAL(2000, o.timeout_ms);
   LONGS_EQUAL(4, o.min_mtu);
-  // In an upstream-format file other providers' keys are not mistakes.
-  notes.clear();
-  ApplyAcmpOptions({{"sa_depth", "4", "f", 1}, {"log_level", "2", "f", 2}}, 1, &o, &notes);
+  // In an upstream-format file other readers' keys are not mistakes.
+  notes = Read({{"sa_depth", "4", "f", 1}, {"log_level", "2", "f", 2}}, ConfigFormat::kUpstream);
   LONGS_EQUAL(2, notes.size());
-  CHECK_FALSE(notes[0].warning);
+  CHECK_FALSE(notes[0].warning());
 }

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "common/mad/mad_wire.h"
+#include "test/unit/manual_reactor.h"
 
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>
@@ -25,27 +26,6 @@ using namespace ssa::acmp;
 namespace mad = ssa::mad;
 
 namespace {
-
-struct FakeScheduler : Scheduler {
-  struct Timer {
-    uint32_t delay_ms;
-    std::function<void()> fn;
-  };
-  std::map<uint64_t, Timer> timers;
-  uint64_t next = 1;
-  uint64_t Add(uint32_t delay_ms, std::function<void()> fn) override {
-    timers[next] = {delay_ms, std::move(fn)};
-    return next++;
-  }
-  void Cancel(uint64_t id) override { timers.erase(id); }
-  // Runs the one pending timer.
-  void FireOnly() {
-    LONGS_EQUAL(1, timers.size());
-    std::function<void()> fn = std::move(timers.begin()->second.fn);
-    timers.clear();
-    fn();
-  }
-};
 
 struct CapturedLog : ProviderLog {
   std::vector<std::string> lines;
@@ -74,7 +54,12 @@ struct SentJoin {
 }  // namespace
 
 TEST_GROUP(AcmpMembership) {
-  FakeScheduler sched;
+  ManualReactor sched;
+  // Runs the one pending timer.
+  void FireOnly() {
+    LONGS_EQUAL(1, sched.timers.size());
+    sched.FireOne();
+  }
   CapturedLog log;
   AcmpOptions options;
   std::vector<SentJoin> joins;
@@ -130,17 +115,17 @@ TEST(AcmpMembership, AFailedJoinIsTriedAgainWithADoublingDelay) {
   Answer(joins[0], -ETIMEDOUT);
   CHECK(m->groups()[0].state == GroupState::kFailed);
   LONGS_EQUAL(options.timeout_ms, sched.timers.begin()->second.delay_ms);
-  sched.FireOnly();
+  FireOnly();
   LONGS_EQUAL(2, joins.size());
   Answer(joins[1], -ETIMEDOUT);
   LONGS_EQUAL(2 * options.timeout_ms, sched.timers.begin()->second.delay_ms);
-  sched.FireOnly();
+  FireOnly();
   // An attach that fails is a failed join too.
   attach_result = ssa::Status::Error(-EIO, "no attach");
   Answer(joins[2]);
   CHECK_FALSE(m->ready());
   LONGS_EQUAL(4 * options.timeout_ms, sched.timers.begin()->second.delay_ms);
-  sched.FireOnly();
+  FireOnly();
   attach_result = ssa::Status::Ok();
   Answer(joins[3]);
   CHECK_TRUE(m->ready());

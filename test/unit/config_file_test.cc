@@ -140,6 +140,64 @@ TEST(OptionSet, TypedValuesAndWarnings) {
   CHECK_TRUE(opts.ApplyKnown(cfg.Section("core"), cfg.name()).size() == 2);
 }
 
+TEST(OptionSet, WordsFromAListMatchWithoutRegardToCase) {
+  enum class Preload { kNone, kHosts };
+  Preload preload = Preload::kHosts;
+  std::string mode = "unix";
+  bool flag = false;
+  ssa::OptionSet opts;
+  opts.Enum<Preload>("preload", &preload,
+                     {{"none", Preload::kNone}, {"no", Preload::kNone}, {"acm_hosts", Preload::kHosts}});
+  opts.Choice("server_mode", &mode, {"unix", "loop", "open"});
+  opts.Bool("flag", &flag);
+  auto notes = opts.Read({{"", "preload", "NO", 1}, {"", "server_mode", "Loop", 2},
+                          {"", "flag", "Yes", 3}},
+                         "t.cfg", ssa::OptionSet::WarnUnknown);
+  LONGS_EQUAL(0, notes.size());
+  CHECK(preload == Preload::kNone);
+  STRCMP_EQUAL("loop", mode.c_str());  // as the list spells it
+  CHECK_TRUE(flag);
+  // A bad word: the list of the first name of each value.
+  notes = opts.Read({{"", "preload", "dns", 4}}, "t.cfg", ssa::OptionSet::WarnUnknown);
+  LONGS_EQUAL(1, notes.size());
+  STRCMP_EQUAL("t.cfg:4: bad value for 'preload': 'dns' is not one of none|acm_hosts; keeping the "
+               "default",
+               notes[0].ToString().c_str());
+}
+
+TEST(OptionSet, NotesCarryFileLineAndSeverityAndUnknownKeysGoToTheReader) {
+  std::string path = "/var/lib/x";
+  size_t size = 7;
+  ssa::OptionSet opts;
+  opts.Path("path", &path);
+  opts.Int("size", &size, 1, 100);
+  std::vector<std::string> keys = opts.Keys();
+  LONGS_EQUAL(2, keys.size());
+  STRCMP_EQUAL("path", keys[0].c_str());
+  std::vector<std::string> unknown;
+  auto notes = opts.Read({{"s", "path", "", 1}, {"s", "size", "50", 2}, {"s", "other", "1", 3}},
+                         "f.cfg", [&](const ssa::ConfigEntry& e, const std::string& file) {
+                           unknown.push_back(file + ":" + e.key);
+                           ssa::OptionNote n;
+                           n.severity = ssa::OptionNote::Severity::kDebug;
+                           n.file = file;
+                           n.line = e.line;
+                           n.text = "someone else's";
+                           return std::optional<ssa::OptionNote>(n);
+                         });
+  LONGS_EQUAL(50, size);
+  STRCMP_EQUAL("/var/lib/x", path.c_str());  // empty is no path
+  LONGS_EQUAL(2, notes.size());
+  CHECK_TRUE(notes[0].warning());
+  LONGS_EQUAL(1, notes[0].line);
+  STRCMP_EQUAL("f.cfg", notes[0].file.c_str());
+  STRCMP_EQUAL("bad value for 'path': empty path", notes[0].text.c_str());
+  CHECK_FALSE(notes[1].warning());
+  STRCMP_EQUAL("f.cfg:3: someone else's", notes[1].ToString().c_str());
+  LONGS_EQUAL(1, unknown.size());
+  STRCMP_EQUAL("f.cfg:other", unknown[0].c_str());
+}
+
 TEST(OptionSet, ParseIntAcceptsHexAndRejectsJunk) {
   int64_t v = 0;
   CHECK_TRUE(ssa::OptionSet::ParseInt("0xffff", 0, 65535, &v).ok());

@@ -10,6 +10,8 @@ test_unit_unit_tests_SOURCES = \
 	test/unit/worker_pool_test.cc \
 	test/unit/buffer_recycler_test.cc \
 	test/unit/config_file_test.cc \
+	test/unit/option_registry_test.cc \
+	test/unit/rsocket_poller_test.cc \
 	test/unit/addr_db_test.cc \
 	test/unit/progress_meter_test.cc \
 	test/unit/umad_ports_test.cc \
@@ -43,7 +45,7 @@ test_unit_unit_tests_SOURCES = \
 	test/unit/acmp_wire_test.cc \
 	test/unit/acmp_groups_test.cc \
 	test/unit/acmp_membership_test.cc \
-	test/unit/acmp_cache_test.cc \
+	test/unit/acmp_cache_test.cc test/unit/manual_reactor.h \
 	test/unit/acmp_fake_fabric.h test/unit/acmp_fake_fabric.cc \
 	test/unit/acmp_provider_test.cc \
 	test/unit/acmp_send_queue_test.cc \
@@ -68,6 +70,7 @@ test_unit_unit_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS) $(TEST_PROVIDE
 EXTRA_test_unit_unit_tests_DEPENDENCIES += util/smdb_tool/ssa-smdb
 test_unit_unit_tests_LDADD = test/libtestmain.la \
 	util/ib_acme/libacme.la util/smdb_tool/libsmdbtool.la util/ssa_tree/libtreeview.la \
+	providers/ssa/libssaprovider.la providers/upstream/libupstreamprovider.la \
 	providers/sa/libsaprovider.la providers/acmp/libacmpprovider.la \
 	distrib/libibssa.la core/libibacmcore.la providers/shared/libprovshared.la \
 	$(SSA_ALL_LIBS) $(VERBS_LIBS) $(CPPUTEST_LIBS)

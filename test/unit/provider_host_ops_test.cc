@@ -80,6 +80,8 @@ TEST(ProviderHostOps, AnAllocationFailingInsideEachOpReturnsItsErrorCode) {
   ops->log(&core, SSA_LOG_ERROR, "from the provider");
   ops->config_warn(&core, "file", 1, "bad option");
   ops->counter_add(&core, ACM_CNTR_RESOLVE, 1);
+  // Allocates nothing, so it answers all the same (no file: our format).
+  LONGS_EQUAL(SSA_CONFIG_INI, ops->config_format(&core));
 
   LONGS_EQUAL(11, faulted.size());
   LONGS_EQUAL(11, host->op_failures());

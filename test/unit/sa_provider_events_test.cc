@@ -147,5 +147,5 @@ TEST(SaProviderEvents, UnknownOptionsAreReportedToTheCore) {
   Open();
   LONGS_EQUAL(2, core.warnings.size());
   STRCMP_CONTAINS("opts.cfg:2: unknown option 'route_timout'", core.warnings[0].c_str());
-  STRCMP_CONTAINS("opts.cfg:3: cache_size", core.warnings[1].c_str());
+  STRCMP_CONTAINS("opts.cfg:3: bad value for 'cache_size'", core.warnings[1].c_str());
 }

@@ -112,11 +112,12 @@ inline void FakeConfigWarn(ssa_core_t* core, const char* file, int line, const c
 inline void FakeCounterAdd(ssa_core_t* core, int counter, uint64_t delta) {
   SaFakeCore::Of(core)->counters[counter] += delta;
 }
+inline int FakeConfigFormat(ssa_core_t*) { return SSA_CONFIG_INI; }  // Options() writes INI
 
 inline const ssa_core_ops kFakeOps = {
     sizeof(ssa_core_ops), SSA_PROV_ABI_MAJOR, SSA_PROV_ABI_MINOR, FakeLog,         FakeResolveDone,
     FakeQueryDone,        FakeSaSend,         FakeTimerAdd,       FakeTimerCancel, FakeFdWatch,
-    FakeFdUnwatch,        FakeConfigForeach,  FakeConfigWarn,     FakeCounterAdd,
+    FakeFdUnwatch,        FakeConfigForeach,  FakeConfigWarn,     FakeCounterAdd,  FakeConfigFormat,
 };
 
 // The port every test opens: LID 5, GUID 0x...1231, SM at LID 1.
@@ -203,8 +204,8 @@ class SaProviderFixture : public Utest {
     std::ofstream(path) << text;
     return path;
   }
-  // Options as an INI [sa] section (written out, so the provider can tell
-  // the format the way the core does).
+  // Options as an INI [sa] section, written out as the core would have read
+  // them (FakeConfigFormat says INI).
   void Options(const std::vector<std::pair<std::string, std::string>>& kv) {
     std::string text = "[sa]\n";
     for (const auto& p : kv) text += p.first + " = " + p.second + "\n";

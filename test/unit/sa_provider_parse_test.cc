@@ -9,22 +9,25 @@
 #include <sstream>
 
 #include <ibacm_ssa/provider.h>
+#include "common/base/option_set.h"
 #include "providers/sa/sa_options.h"
 #include "providers/shared/address_map.h"
+#include "providers/shared/provider_options.h"
 #include "providers/shared/route_preload.h"
 
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>
 
+using ssa::OptionNote;
+using ssa::OptionSet;
 using ssa::provider_shared::AddressFileIssue;
 using ssa::provider_shared::AddressKey;
 using ssa::provider_shared::AddressMap;
+using ssa::provider_shared::ConfigFormat;
 using ssa::provider_shared::Gid;
 using ssa::provider_shared::PreloadResult;
-using ssa::sa::OptionNote;
-using ssa::sa::RawOption;
+using ssa::provider_shared::RawOption;
 using ssa::sa::SaOptions;
-using ssa::sa::SaOptionsReader;
 
 namespace {
 
@@ -255,25 +258,17 @@ TEST(SaProviderPreload, RecordsLookLikeTheSaAnswers) {
 // --- options -------------------------------------------------------------------
 
 TEST_GROUP(SaProviderOptions) {
-  std::string dir;
-  void setup() override {
-    char tmpl[] = "/tmp/ssa-saopts-XXXXXX";
-    CHECK(mkdtemp(tmpl) != nullptr);
-    dir = tmpl;
-  }
-  void teardown() override {
-    std::string cmd = "rm -rf '" + dir + "'";
-    CHECK_EQUAL(0, system(cmd.c_str()));
-  }
-  std::string Write(const std::string& name, const std::string& text) {
-    std::string path = dir + "/" + name;
-    std::ofstream(path) << text;
-    return path;
+  SaOptions o;
+  // The sa provider's read (providers/shared/provider_options.h).
+  std::vector<OptionNote> Read(const std::vector<RawOption>& entries,
+                               ConfigFormat format = ConfigFormat::kIni) {
+    OptionSet set;
+    o.Bind(&set);
+    return ssa::provider_shared::ReadOptions(entries, format, "sa", set);
   }
 };
 
 TEST(SaProviderOptions, DefaultsAreUpstreams) {
-  SaOptions o;
   CHECK(o.addr_preload == SaOptions::AddrPreload::kNone);
   CHECK(o.route_preload == SaOptions::RoutePreload::kNone);
   STRCMP_CONTAINS("/ibacm_hosts.data", o.addr_data_file.c_str());
@@ -285,20 +280,17 @@ TEST(SaProviderOptions, DefaultsAreUpstreams) {
 }
 
 TEST(SaProviderOptions, ReadsEveryOption) {
-  std::string f = Write("opts.cfg", "[sa]\n");
-  SaOptions o;
-  std::vector<OptionNote> notes;
-  SaOptionsReader::Apply({{"addr_preload", "acm_hosts", f, 2},
-                          {"addr_data_file", "/x/hosts", f, 3},
-                          {"route_preload", "opensm_full_v1", f, 4},
-                          {"route_data_file", "/x/route", f, 5},
-                          {"route_timeout", "30", f, 6},
-                          {"cache_size", "100", f, 7},
-                          {"negative_timeout_ms", "250", f, 8}},
-                         -1, &o, &notes);
+  std::vector<OptionNote> notes = Read({{"addr_preload", "acm_hosts", "f", 2},
+                                        {"addr_data_file", "/x/hosts", "f", 3},
+                                        {"route_preload", "OpenSM_Full_V1", "f", 4},
+                                        {"route_data_file", "/x/route", "f", 5},
+                                        {"route_timeout", "30", "f", 6},
+                                        {"cache_size", "100", "f", 7},
+                                        {"negative_timeout_ms", "250", "f", 8}});
   LONGS_EQUAL(0, notes.size());
   CHECK(o.addr_preload == SaOptions::AddrPreload::kAcmHosts);
   STRCMP_EQUAL("/x/hosts", o.addr_data_file.c_str());
+  // Enumerations match without regard to case, as upstream's strcasecmp.
   CHECK(o.route_preload == SaOptions::RoutePreload::kOpensmFullV1);
   STRCMP_EQUAL("/x/route", o.route_data_file.c_str());
   LONGS_EQUAL(30, o.route_timeout_min);
@@ -308,59 +300,70 @@ TEST(SaProviderOptions, ReadsEveryOption) {
 }
 
 TEST(SaProviderOptions, BadValuesAreWarnedAboutAndKeepTheDefault) {
-  SaOptions o;
-  std::vector<OptionNote> notes;
-  SaOptionsReader::Apply({{"route_timeout", "-2", "f", 1},
-                          {"cache_size", "many", "f", 2},
-                          {"addr_preload", "dns", "f", 3},
-                          {"route_preload", "opensm_full_v2", "f", 4},
-                          {"negative_timeout_ms", "99999999", "f", 5},
-                          {"addr_data_file", "", "f", 6}},
-                         0, &o, &notes);
+  std::vector<OptionNote> notes = Read({{"route_timeout", "-2", "f", 1},
+                                        {"cache_size", "many", "f", 2},
+                                        {"addr_preload", "dns", "f", 3},
+                                        {"route_preload", "opensm_full_v2", "f", 4},
+                                        {"negative_timeout_ms", "99999999", "f", 5},
+                                        {"addr_data_file", "", "f", 6}});
   LONGS_EQUAL(6, notes.size());
   for (const auto& n : notes) {
-    CHECK_TRUE(n.warning);
-    STRCMP_CONTAINS("default kept", n.text.c_str());
+    CHECK_TRUE(n.warning());
+    STRCMP_CONTAINS("keeping the default", n.ToString().c_str());
   }
-  LONGS_EQUAL(1, notes[0].line);
-  STRCMP_CONTAINS("route_timeout", notes[0].text.c_str());
+  STRCMP_EQUAL(
+      "f:1: bad value for 'route_timeout': '-2' is out of range [-1, 5270400]; keeping "
+      "the default",
+      notes[0].ToString().c_str());
+  // The first name of each value: not upstream's "no" for "none".
+  STRCMP_CONTAINS("'dns' is not one of none|acm_hosts", notes[2].text.c_str());
   LONGS_EQUAL(-1, o.route_timeout_min);
   LONGS_EQUAL(65536, o.cache_size);
   CHECK(o.addr_preload == SaOptions::AddrPreload::kNone);
 }
 
 TEST(SaProviderOptions, UnknownKeysAreWarnedAboutInOurSectionOnly) {
-  // INI: the provider sees only [sa]; anything unknown is a mistake.
-  std::string ini =
-      Write("ini.cfg", "[core]\nlog_level = info\n[sa]\nroute_timout = 5\ntimeout = 5\n");
-  SaOptions o;
-  std::vector<OptionNote> notes;
-  SaOptionsReader::Apply({{"route_timout", "5", ini, 4}, {"timeout", "5", ini, 5}}, -1, &o, &notes);
-  LONGS_EQUAL(2, notes.size());
-  CHECK_TRUE(notes[0].warning);
-  STRCMP_CONTAINS("unknown option 'route_timout'", notes[0].text.c_str());
-  CHECK_TRUE(notes[1].warning);
-  STRCMP_CONTAINS("[core]", notes[1].text.c_str());
+  // INI: the provider sees only [sa]; anything it does not read is a
+  // mistake, and a key another section reads is named as misplaced.
+  std::vector<OptionNote> notes = Read({{"route_timout", "5", "ini.cfg", 4},
+                                        {"timeout", "5", "ini.cfg", 5},
+                                        {"fallback", "sa", "ini.cfg", 6}});
+  LONGS_EQUAL(3, notes.size());
+  for (const auto& n : notes) CHECK_TRUE(n.warning());
+  STRCMP_EQUAL("ini.cfg:4: unknown option 'route_timout' in [sa], ignored",
+               notes[0].ToString().c_str());
+  STRCMP_EQUAL("ini.cfg:5: option 'timeout' belongs in [core] or [acmp], not [sa]; ignored",
+               notes[1].ToString().c_str());
+  STRCMP_CONTAINS("belongs in [ssa], not [sa]", notes[2].text.c_str());
 
   // Upstream format: every provider sees every line; others' keys are quiet.
-  std::string up = Write("up.cfg", "log_level 0\nroute_prot sa\nroute_timeout 7\nbogus 1\n");
-  notes.clear();
-  SaOptionsReader::Apply({{"log_level", "0", up, 1},
-                          {"route_prot", "sa", up, 2},
-                          {"route_timeout", "7", up, 3},
-                          {"bogus", "1", up, 4}},
-                         -1, &o, &notes);
+  notes = Read({{"log_level", "0", "up.cfg", 1},
+                {"route_prot", "sa", "up.cfg", 2},
+                {"route_timeout", "7", "up.cfg", 3},
+                {"bogus", "1", "up.cfg", 4}},
+               ConfigFormat::kUpstream);
   LONGS_EQUAL(7, o.route_timeout_min);
   LONGS_EQUAL(3, notes.size());
-  for (const auto& n : notes) CHECK_FALSE(n.warning);
+  for (const auto& n : notes) CHECK_FALSE(n.warning());
+  STRCMP_EQUAL("up.cfg:1: option 'log_level' is not the sa provider's",
+               notes[0].ToString().c_str());
+}
 
-  // The file gone: a key only upstream's core uses still tells.
-  notes.clear();
-  SaOptionsReader::Apply(
-      {{"log_level", "0", dir + "/gone.cfg", 1}, {"bogus", "1", dir + "/gone.cfg", 2}}, -1, &o,
-      &notes);
-  LONGS_EQUAL(2, notes.size());
-  CHECK_FALSE(notes[1].warning);
-  CHECK_TRUE(SaOptionsReader::IsForeignUpstreamKey("provider_lib_path"));
-  CHECK_FALSE(SaOptionsReader::IsForeignUpstreamKey("route_timeout"));
+TEST(SaProviderOptions, TheCoreNamesTheFormatAnOlderCoreLeavesItToTheKeys) {
+  ssa_core_ops ops = {};
+  ops.size = sizeof(ops);
+  ops.config_format = [](ssa_core_t*) { return static_cast<int>(SSA_CONFIG_UPSTREAM); };
+  std::vector<RawOption> ours = {{"route_timeout", "5", "f", 1}, {"bogus", "1", "f", 2}};
+  CHECK(ssa::provider_shared::FormatOf(&ops, nullptr, ours, "sa") == ConfigFormat::kUpstream);
+  ops.config_format = [](ssa_core_t*) { return static_cast<int>(SSA_CONFIG_INI); };
+  std::vector<RawOption> others = {{"log_level", "0", "f", 1}};
+  CHECK(ssa::provider_shared::FormatOf(&ops, nullptr, others, "sa") == ConfigFormat::kIni);
+
+  // A 1.1 core: a key only other sections read means the file is shared.
+  ops.size = SSA_CORE_OPS_V1_0_SIZE;
+  CHECK(ssa::provider_shared::FormatOf(&ops, nullptr, others, "sa") == ConfigFormat::kUpstream);
+  CHECK(ssa::provider_shared::FormatOf(&ops, nullptr, ours, "sa") == ConfigFormat::kIni);
+  // The ssa provider's section holds the sa keys as well.
+  std::vector<RawOption> ssa_section = {{"fallback", "sa", "f", 1}, {"cache_size", "9", "f", 2}};
+  CHECK(ssa::provider_shared::FormatOf(&ops, nullptr, ssa_section, "ssa") == ConfigFormat::kIni);
 }

@@ -88,7 +88,6 @@ class Daemon {
   PortManager* ports() { return ports_.get(); }
   // Null when switched off in the options.
   const KernelPathService* kernel_service() const { return kernel_.get(); }
-  const AddrWatcher* addr_watcher() const { return addr_watcher_.get(); }
 
  private:
   Status Listen();

@@ -17,10 +17,10 @@
 #include "common/base/event_loop.h"
 #include "common/base/log.h"
 #include "common/base/status.h"
-#include "common/mad/ipoib_addresses.h"
 #include "common/mad/umad_ports.h"
 #include "common/metrics/metrics_file.h"
 #include "core/addr_config.h"
+#include "core/addr_watch/ipoib_addresses.h"
 #include "core/core_model.h"
 #include "core/core_options.h"
 #include "core/netlink/netlink_socket.h"
@@ -89,7 +89,6 @@ class Daemon {
   PortManager* ports() { return ports_.get(); }
   // Null when switched off in the options.
   const KernelPathService* kernel_service() const { return kernel_.get(); }
-  const AddrWatcher* addr_watcher() const { return addr_watcher_.get(); }
   // Null unless metrics_file is set.
   const metrics::MetricsFile* metrics_file() const { return metrics_.get(); }
 

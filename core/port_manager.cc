@@ -6,6 +6,7 @@
 
 #include <cstring>
 
+#include "common/base/big_endian.h"
 #include "common/mad/sa_client.h"
 #include "common/mad/umad_transport.h"
 #include "core/provider_host.h"
@@ -330,12 +331,6 @@ bool GidIsZero(const uint8_t* gid) {
     if (gid[i]) return false;
   return true;
 }
-
-uint64_t ReadBe64(const uint8_t* p) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v = (v << 8) | p[i];
-  return v;
-}
 }  // namespace
 
 CoreAddress* PortManager::FindAddress(const ssa_address& addr, CoreEndpoint** ep_out) {
@@ -361,12 +356,12 @@ CoreAddress* PortManager::FindForPath(const ibv_path_record& path, CoreEndpoint*
     const UmadPort& p = port->info;
     bool from_port;
     if (!GidIsZero(sgid)) {
-      from_port = ReadBe64(sgid) == p.gid_prefix && ReadBe64(sgid + 8) == p.port_guid;
+      from_port = GetBe64(sgid) == p.gid_prefix && GetBe64(sgid + 8) == p.port_guid;
     } else if (slid) {
       uint16_t mask = static_cast<uint16_t>(~((1u << p.lmc) - 1));
       from_port = (slid & mask) == p.lid;
     } else {
-      from_port = GidIsZero(dgid) || ReadBe64(dgid) == p.gid_prefix;
+      from_port = GidIsZero(dgid) || GetBe64(dgid) == p.gid_prefix;
     }
     if (!from_port) continue;
     for (auto& ep : port->endpoints) {

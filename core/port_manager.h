@@ -23,8 +23,8 @@
 #include "common/base/event_loop.h"
 #include "common/base/log.h"
 #include "common/base/status.h"
-#include "common/mad/ipoib_addresses.h"
 #include "core/addr_config.h"
+#include "core/addr_watch/ipoib_addresses.h"
 #include "core/core_model.h"
 #include "core/core_options.h"
 #include "core/port_events.h"
@@ -81,7 +81,6 @@ class PortManager {
   void ResyncIpoibAddresses(const std::vector<IpoibAddress>& now, int* added, int* removed);
   // Re-reads the IPoIB addresses through the ListIpoibFn and resyncs.
   Status RereadIpoibAddresses(int* added, int* removed);
-  const std::vector<IpoibAddress>& ipoib_addresses() const { return ipoib_; }
   const std::vector<std::unique_ptr<CorePort>>& ports() const { return ports_; }
   size_t endpoint_count() const;
 

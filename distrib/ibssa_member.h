@@ -79,7 +79,6 @@ class IbssaMember {
   tree::MemberCounters Counters() const;
   // Null before Start (prdbs(): also without the access role).
   const tree::DataServer* server() const { return server_.get(); }
-  const tree::DataClient* upstream() const { return upstream_.get(); }
   const tree::MemberControlClient* control() const { return control_.get(); }
   const PrdbService* prdbs() const { return prdbs_.get(); }
 

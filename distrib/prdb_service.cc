@@ -6,7 +6,6 @@
 
 #include "common/smdb/smdb_delta.h"
 #include "common/smdb/smdb_format.h"
-#include "common/smdb/smdb_fields.h"
 
 namespace ssa {
 namespace distrib {
@@ -57,12 +56,11 @@ PrdbService::JobResult PrdbService::BuildOrPatch(const Engine& e, const Consumer
                !e.diff.all && src != smdb::SmdbIndex::kNone;
   const smdb::SmdbIndex::Port* s = patch ? &x.port(src) : nullptr;
   if (patch) {
-    // The source record as serialized: port_guid, prefix, base_lid, lmc.
-    const size_t at = smdb::kFileHeaderSize + smdb::kSectionHeaderSize;
-    const uint8_t* rec = reinterpret_cast<const uint8_t*>(previous.bytes->data()) + at;
-    patch = previous.bytes->size() >= at + 19 && smdb::GetBe64(rec) == port_guid &&
-            smdb::GetBe64(rec + 8) == x.subnet().subnet_prefix &&
-            smdb::GetBe16(rec + 16) == s->base_lid && rec[18] == s->lmc;
+    // The previous version was made for this very port.
+    smdb::PrdbSource was;
+    patch = smdb::PrdbSourceOf(*previous.bytes, &was).ok() && was.port_guid == port_guid &&
+            was.subnet_prefix == x.subnet().subnet_prefix && was.base_lid == s->base_lid &&
+            was.lmc == s->lmc;
     for (uint32_t k = 0; patch && k < (1u << s->lmc); ++k)
       patch = !e.diff.IsOwnerDirty(static_cast<uint16_t>(s->base_lid + k));
   }
@@ -105,9 +103,7 @@ PrdbService::JobResult PrdbService::BuildOrPatch(const Engine& e, const Consumer
   }
   PrdbVersion& v = r.version;
   v.digest = patched.digest;
-  v.paths = (patched.bytes.size() - smdb::kFileHeaderSize - 2 * smdb::kSectionHeaderSize -
-             smdb::WireSize<smdb::PrdbSource>()) /
-            smdb::WireSize<smdb::PrdbPath>();
+  v.paths = patched.paths;
   v.bytes = buffers->Share(std::move(patched.bytes));
   v.delta = std::make_shared<std::string>(std::move(patched.delta));
   v.delta_from = previous.epoch;

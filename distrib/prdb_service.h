@@ -92,7 +92,6 @@ class PrdbService {
   void AddConsumer(uint64_t port_guid);
   void RemoveConsumer(uint64_t port_guid);
 
-  size_t consumer_count() const { return consumers_.size(); }
   uint64_t smdb_epoch() const { return db_ ? db_->global_epoch : 0; }
   // Paths computed since start (engine calls), the paths a full
   // recomputation of the same versions would have computed (so

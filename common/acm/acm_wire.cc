@@ -185,7 +185,7 @@ MsgHeader MsgHeader::Decode(const uint8_t* p) {
   h.opcode = p[1];
   h.status = p[2];
   h.data = {p[3], p[4], p[5]};
-  h.length = LengthIsHostOrder(h.opcode) ? LoadHost16(p + 6) : LoadBe16(p + 6);
+  h.length = LengthIsHostOrder(h.opcode) ? LoadHost16(p + 6) : GetBe16(p + 6);
   std::memcpy(&h.tid, p + 8, sizeof(h.tid));
   return h;
 }
@@ -200,7 +200,7 @@ void MsgHeader::Encode(uint8_t* p) const {
   if (LengthIsHostOrder(opcode))
     StoreHost16(p + 6, length);
   else
-    StoreBe16(p + 6, length);
+    PutBe16(p + 6, length);
   std::memcpy(p + 8, &tid, sizeof(tid));
 }
 
@@ -250,7 +250,7 @@ void EpAddr::SetGid(const ibv_gid& gid) {
 void EpAddr::SetLid(uint16_t value) {
   type = kAddrLid;
   info.fill(0);
-  StoreBe16(info.data(), value);
+  PutBe16(info.data(), value);
 }
 
 void EpAddr::SetPath(const ibv_path_record& record) {
@@ -266,7 +266,7 @@ ibv_path_record EpAddr::path() const {
   return record;
 }
 
-uint16_t EpAddr::lid() const { return LoadBe16(info.data()); }
+uint16_t EpAddr::lid() const { return GetBe16(info.data()); }
 
 std::string EpAddr::ToString() const {
   char buf[INET6_ADDRSTRLEN];
@@ -304,7 +304,7 @@ FrameStatus PeekFrame(const uint8_t* buf, size_t len, size_t* frame_len, std::st
                " message (opcode " + HexText(h.opcode) + ") is outside " +
                std::to_string(kHeaderLength) + ".." + std::to_string(kMaxMsgLength);
       // The classic client bug: the wrong byte order for this opcode.
-      uint16_t other = host_order ? LoadBe16(buf + 6) : LoadHost16(buf + 6);
+      uint16_t other = host_order ? GetBe16(buf + 6) : LoadHost16(buf + 6);
       if (other >= kHeaderLength && other <= kMaxMsgLength)
         *error += host_order ? " (it looks big-endian; resolve lengths are in host byte order)"
                              : " (it looks like host order; this opcode's length is big-endian)";

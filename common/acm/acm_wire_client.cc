@@ -125,7 +125,7 @@ Status DecodePerfResponse(const uint8_t* buf, size_t len, PerfResponse* out) {
   if (out->hdr.length != kHeaderLength + count * 8)
     return Malformed("perf query", std::to_string(count) + " counters do not fill length " +
                                        std::to_string(out->hdr.length));
-  for (size_t i = 0; i < count; ++i) out->counters.push_back(LoadBe64(buf + kHeaderLength + i * 8));
+  for (size_t i = 0; i < count; ++i) out->counters.push_back(GetBe64(buf + kHeaderLength + i * 8));
   return Status::Ok();
 }
 
@@ -137,15 +137,15 @@ Status DecodeEpQueryResponse(const uint8_t* buf, size_t len, EpQueryResponse* ou
     return Malformed("endpoint query", "length " + std::to_string(out->hdr.length) +
                                            " is too short for the endpoint data");
   const uint8_t* p = buf + kHeaderLength;
-  size_t count = LoadBe16(p + 14);
+  size_t count = GetBe16(p + 14);
   if (out->hdr.length != kHeaderLength + kEpConfigLength + count * kMaxAddress)
     return Malformed("endpoint query", std::to_string(count) + " addresses do not fill length " +
                                            std::to_string(out->hdr.length));
   EpConfig& c = out->config;
-  c.dev_guid = LoadBe64(p);
+  c.dev_guid = GetBe64(p);
   c.port_num = p[8];
   c.phys_port_cnt = p[9];
-  c.pkey = LoadBe16(p + 12);
+  c.pkey = GetBe16(p + 12);
   c.prov_name = TextField(p + 16, kMaxProvName);
   for (size_t i = 0; i < count; ++i)
     c.addrs.push_back(TextField(p + kEpConfigLength + i * kMaxAddress, kMaxAddress));

@@ -1,8 +1,9 @@
 // acm_wire_internal.h: byte-level helpers shared by the acm_wire*.cc files.
 // Private to them: nothing else includes this.
 //
-// All loads and stores go through memcpy or explicit shifts, so no buffer is
-// ever read through a cast pointer and alignment never matters.
+// All loads and stores go through memcpy or explicit shifts (the big-endian
+// ones are common/base/big_endian.h's), so no buffer is ever read through a
+// cast pointer and alignment never matters.
 #ifndef IBACM_SSA_COMMON_ACM_ACM_WIRE_INTERNAL_H
 #define IBACM_SSA_COMMON_ACM_ACM_WIRE_INTERNAL_H
 
@@ -12,6 +13,8 @@
 #include <vector>
 
 #include "common/acm/acm_wire.h"
+#include "common/base/big_endian.h"
+#include "common/base/text_util.h"
 
 namespace ssa {
 namespace acm {
@@ -31,36 +34,6 @@ inline uint32_t LoadHost32(const uint8_t* p) {
 }
 inline void StoreHost16(uint8_t* p, uint16_t v) { std::memcpy(p, &v, sizeof(v)); }
 inline void StoreHost32(uint8_t* p, uint32_t v) { std::memcpy(p, &v, sizeof(v)); }
-
-inline uint16_t LoadBe16(const uint8_t* p) {
-  return static_cast<uint16_t>((static_cast<unsigned>(p[0]) << 8) | p[1]);
-}
-inline uint64_t LoadBe64(const uint8_t* p) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v = (v << 8) | p[i];
-  return v;
-}
-inline void StoreBe16(uint8_t* p, uint16_t v) {
-  p[0] = static_cast<uint8_t>(v >> 8);
-  p[1] = static_cast<uint8_t>(v);
-}
-inline void StoreBe64(uint8_t* p, uint64_t v) {
-  for (int i = 7; i >= 0; --i) {
-    p[i] = static_cast<uint8_t>(v);
-    v >>= 8;
-  }
-}
-
-// "0x1f": for numbers in error messages and logs.
-inline std::string HexText(unsigned value) {
-  static const char kDigits[] = "0123456789abcdef";
-  std::string digits;
-  do {
-    digits.insert(digits.begin(), kDigits[value & 0xf]);
-    value >>= 4;
-  } while (value);
-  return "0x" + digits;
-}
 
 // Bytes up to the first NUL, at most `max` of them.
 inline std::string TextField(const uint8_t* p, size_t max) {

@@ -211,7 +211,7 @@ std::vector<uint8_t> EncodePerfResponse(const MsgHeader& request,
   h.opcode = kOpPerfQuery | kOpAck;
   h.data[kDataSourceOut] = static_cast<uint8_t>(count);
   std::vector<uint8_t> msg = NewMessage(h, kHeaderLength + count * 8);
-  for (size_t i = 0; i < count; ++i) StoreBe64(msg.data() + kHeaderLength + i * 8, counters[i]);
+  for (size_t i = 0; i < count; ++i) PutBe64(msg.data() + kHeaderLength + i * 8, counters[i]);
   return msg;
 }
 
@@ -223,11 +223,11 @@ std::vector<uint8_t> EncodeEpQueryResponse(const MsgHeader& request, const EpCon
   h.data[kDataSourceOut] = request.data[kDataSourceOut];
   std::vector<uint8_t> msg = NewMessage(h, kHeaderLength + kEpConfigLength + count * kMaxAddress);
   uint8_t* p = msg.data() + kHeaderLength;
-  StoreBe64(p, config.dev_guid);
+  PutBe64(p, config.dev_guid);
   p[8] = config.port_num;
   p[9] = config.phys_port_cnt;
-  StoreBe16(p + 12, config.pkey);
-  StoreBe16(p + 14, static_cast<uint16_t>(count));
+  PutBe16(p + 12, config.pkey);
+  PutBe16(p + 14, static_cast<uint16_t>(count));
   PutTextField(p + 16, kMaxProvName, config.prov_name);
   for (size_t i = 0; i < count; ++i)
     PutTextField(p + kEpConfigLength + i * kMaxAddress, kMaxAddress, config.addrs[i]);

@@ -1,6 +1,8 @@
 # common/base/: what every program here builds on: Status, logging, the
 # epoll event loop and the worker pool, INI/upstream config files and
-# option tables, text helpers and the progress meter. No InfiniBand in it.
+# option tables, text helpers, the progress meter and the host's IPoIB
+# interfaces (network interfaces, as getifaddrs lists them). No InfiniBand
+# device access in it.
 #
 # SSA_BASE_PURE_SOURCES: the part with no system dependency (Status, byte
 # order); the fuzzers (test/fuzz/local.mk) compile it with clang.
@@ -21,6 +23,7 @@ common_base_libssabase_la_SOURCES = $(SSA_BASE_PURE_SOURCES) $(SSA_BASE_CONFIG_S
 	common/base/worker_pool.h common/base/worker_pool.cc \
 	common/base/buffer_recycler.h common/base/buffer_recycler.cc \
 	common/base/progress_meter.h common/base/progress_meter.cc \
+	common/base/ipoib_interfaces.h common/base/ipoib_interfaces.cc \
 	common/base/reactor.h common/base/raw_close.h
 common_base_libssabase_la_CPPFLAGS = $(AM_CPPFLAGS) $(INIH_CFLAGS)
 common_base_libssabase_la_LIBADD = $(INIH_LIBS) -lpthread

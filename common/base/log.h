@@ -44,7 +44,6 @@ class Logger {
   Status Reopen();
 
   void set_level(LogLevel level) { level_.store(static_cast<int>(level)); }
-  LogLevel level() const { return static_cast<LogLevel>(level_.load()); }
   bool Enabled(LogLevel level) const { return static_cast<int>(level) <= level_.load(); }
   void set_sink(Sink sink);
 

@@ -35,7 +35,6 @@ class InPlaceLine {
   void PrintAbove(const std::string& line);
   // Ends a drawn status line with a newline, so what follows starts clean.
   void End();
-  bool drawn() const { return drawn_; }
 
  private:
   FILE* out_;

@@ -1,5 +1,6 @@
 // text_util.h: small string helpers shared by every parser in the project
-// (config files, address files, OpenSM dumps, net files). Pure functions.
+// (config files, address files, OpenSM dumps, net files) and by the
+// messages of the wire codecs. Pure functions.
 #ifndef IBACM_SSA_COMMON_BASE_TEXT_UTIL_H
 #define IBACM_SSA_COMMON_BASE_TEXT_UTIL_H
 
@@ -13,6 +14,18 @@ inline std::string Trim(const std::string& s) {
   if (b == std::string::npos) return "";
   size_t e = s.find_last_not_of(" \t\r\n");
   return s.substr(b, e - b + 1);
+}
+
+// "0x1f": how error messages and logs show a number that is read in hex
+// (codes, fields, flags).
+inline std::string HexText(unsigned value) {
+  static const char kDigits[] = "0123456789abcdef";
+  std::string digits;
+  do {
+    digits.insert(digits.begin(), kDigits[value & 0xf]);
+    value >>= 4;
+  } while (value);
+  return "0x" + digits;
 }
 
 }  // namespace ssa

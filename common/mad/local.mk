@@ -10,7 +10,6 @@ common_mad_libssamad_la_SOURCES = $(SSA_MAD_WIRE_SOURCES) \
 	common/mad/mad_transport.h common/mad/mad_faults.h common/mad/mad_faults.cc \
 	common/mad/umad_transport.h common/mad/umad_transport.cc \
 	common/mad/umad_ports.h common/mad/umad_ports.cc \
-	common/mad/ipoib_addresses.h common/mad/ipoib_addresses.cc \
 	common/mad/sa_client.h common/mad/sa_client.cc \
 	common/mad/sm_lid_probe.h common/mad/sm_lid_probe.cc
 common_mad_libssamad_la_LIBADD = $(UMAD_LIBS)

@@ -117,7 +117,6 @@ class SaClient {
 
   // Opens the transport, registers the SA agent and watches its fd.
   Status Open();
-  bool is_open() const { return open_; }
 
   // The SM moved (or appeared: lid 0 = no SM). Queued requests and every
   // later try, retries included, go to the new SM; tries already in flight

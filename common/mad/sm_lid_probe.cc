@@ -7,6 +7,8 @@
 #include <cstring>
 #include <random>
 
+#include "common/base/big_endian.h"
+#include "common/base/text_util.h"
 #include "common/mad/mad_wire.h"
 #include "common/mad/umad_transport.h"
 
@@ -16,8 +18,6 @@ namespace {
 constexpr uint16_t kPermissiveLid = 0xFFFF;
 constexpr size_t kSmpDataOffset = 64;
 constexpr uint16_t kDirectionBit = 0x8000;  // in bytes 4-5: set in responses
-
-uint16_t Be16(const uint8_t* p) { return static_cast<uint16_t>(p[0] << 8 | p[1]); }
 
 }  // namespace
 
@@ -46,13 +46,12 @@ Status DecodePortInfoSm(const uint8_t* mad, size_t len, uint16_t* sm_lid, uint8_
   if (h.mgmt_class != kClassSmiDirected || h.method != mad::kMethodGetResp ||
       h.attr_id != kAttrPortInfo)
     return Status::Error(EBADMSG, "not a directed-route PortInfo GetResp");
-  uint16_t status = Be16(mad + 4);
+  uint16_t status = GetBe16(mad + 4);
   if (!(status & kDirectionBit)) return Status::Error(EBADMSG, "response without the D bit");
   if (status & 0x7fff)
-    return Status::Error(EBADMSG, "PortInfo answered with status 0x" +
-                                      std::to_string(status & 0x7fff));
+    return Status::Error(EBADMSG, "PortInfo answered with status " + HexText(status & 0x7fff));
   const uint8_t* pi = mad + kSmpDataOffset;
-  *sm_lid = Be16(pi + 18);
+  *sm_lid = GetBe16(pi + 18);
   *sm_sl = pi[36] & 0x0f;
   return Status::Ok();
 }

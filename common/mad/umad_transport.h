@@ -45,7 +45,6 @@ class UmadTransport : public MadTransport {
               int response_timeout_ms) override;
   Status Receive(ReceivedMad* out) override;
 
-  bool bridged() const { return bridged_; }
   // MADs the receiver thread dropped because the queue was full.
   uint64_t bridge_drops() const { return bridge_drops_.load(); }
 

@@ -39,6 +39,7 @@ struct PatchedPrdb {
   uint32_t digest = 0;
   std::string delta;   // from the old version to this one
   size_t changed = 0;  // path records put or removed
+  uint32_t paths = 0;  // path records in `bytes`
 };
 
 // `old_bytes` is a PRDB serialization whose digest is `old_digest`;
@@ -48,6 +49,10 @@ struct PatchedPrdb {
 // layout or `updates` repeats a key: the caller builds from scratch then.
 Status PatchPrdb(const std::string& old_bytes, uint32_t old_digest, uint64_t epoch,
                  std::vector<PathUpdate> updates, PatchedPrdb* out);
+
+// The source record of `bytes`, a PRDB laid out as PatchPrdb needs it
+// (EINVAL otherwise): whether a patch can start from it.
+Status PrdbSourceOf(const std::string& bytes, PrdbSource* source);
 
 }  // namespace smdb
 }  // namespace ssa

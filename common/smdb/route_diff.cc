@@ -99,32 +99,45 @@ class Differ {
            od_.sl2vl_drops.epoch != nd_.sl2vl_drops.epoch;
   }
 
+  // The phases, each below: what cannot be localized; the changed ports
+  // and the LIDs they own (owner-dirty); the LFT entries that changed
+  // (route-dirty, and the local changes); each route-dirty LID's reach;
+  // the first switches and the lists PairsFrom reads.
   RouteDiff Run() {
-    RouteDiff d;
-    // What the rules cannot localize: recompute everything.
-    if (od_.subnet.epoch != nd_.subnet.epoch || od_.partitions.epoch != nd_.partitions.epoch ||
-        od_.pkey_blocks.epoch != nd_.pkey_blocks.epoch ||
-        od_.prefix_routes.epoch != nd_.prefix_routes.epoch || QosChanged()) {
-      d.all = true;
-      return d;
-    }
+    if (Unlocalized()) return Everything();
     dirty_.assign(kLidSpace, false);
-    if (!CollectChangedPorts() || !MarkOwnedLids()) {
-      d = RouteDiff();
-      d.all = true;  // unsorted tables: no merge walk, no localizing
-      return d;
-    }
+    // Unsorted tables: no merge walk, no localizing.
+    if (!CollectChangedPorts() || !MarkOwnedLids()) return Everything();
     owner_ = dirty_;
-    if (!MarkLftChanges()) {
-      d = RouteDiff();
-      d.all = true;
-      return d;
-    }
-    // LIDs that are route-dirty but not owner-dirty get their per-switch
-    // reach; a switch's own LID whose own entry changed escalates (every
-    // walk toward it reads that entry first, WalkEnd in the engine).
+    if (!MarkLftChanges()) return Everything();
+    RouteDiff d;
     d.route_slot.assign(kLidSpace, RouteDiff::kNone);
     BuildReverseLinks();
+    FindReaches(&d);
+    AddUnreachedLids(&d);
+    IndexFirstSwitches(&d);
+    ListDirtyLids(&d);
+    return d;
+  }
+
+ private:
+  static RouteDiff Everything() {
+    RouteDiff d;
+    d.all = true;
+    return d;
+  }
+
+  // A change the rules cannot localize: every path is recomputed.
+  bool Unlocalized() const {
+    return od_.subnet.epoch != nd_.subnet.epoch || od_.partitions.epoch != nd_.partitions.epoch ||
+           od_.pkey_blocks.epoch != nd_.pkey_blocks.epoch ||
+           od_.prefix_routes.epoch != nd_.prefix_routes.epoch || QosChanged();
+  }
+
+  // LIDs that are route-dirty but not owner-dirty get their per-switch
+  // reach; a switch's own LID whose own entry changed escalates (every
+  // walk toward it reads that entry first, WalkEnd in the engine).
+  void FindReaches(RouteDiff* d) {
     for (size_t i = 0; i < local_.size();) {
       uint16_t lid = local_[i].first;
       size_t j = i;
@@ -137,56 +150,63 @@ class Differ {
         if (escalate) {
           owner_[lid] = true;
         } else {
-          d.route_slot[lid] = static_cast<uint32_t>(d.reaches_change.size());
-          d.reaches_change.emplace_back();
-          d.reach_nodes.emplace_back();
-          Reach(lid, i, j, &d.reaches_change.back(), &d.reach_nodes.back());
+          d->route_slot[lid] = static_cast<uint32_t>(d->reaches_change.size());
+          d->reaches_change.emplace_back();
+          d->reach_nodes.emplace_back();
+          Reach(lid, i, j, &d->reaches_change.back(), &d->reach_nodes.back());
         }
       }
       i = j;
     }
-    // A route-dirty LID with no switch whose entry changed (only a switch
-    // of the old version read it): no walk in the new version reaches a
-    // change.
-    for (uint32_t lid = 1; lid < kLidSpace; ++lid) {
-      if (!dirty_[lid] || owner_[lid] || d.route_slot[lid] != RouteDiff::kNone) continue;
-      d.route_slot[lid] = static_cast<uint32_t>(d.reaches_change.size());
-      d.reaches_change.emplace_back(ni_.nodes().size(), false);
-      d.reach_nodes.emplace_back();
-    }
-    d.first_switch.assign(kLidSpace, RouteDiff::kNone);
-    d.switch_start.assign(ni_.nodes().size() + 1, 0);
-    for (uint16_t lid : ni_.assigned_lids()) {
-      uint32_t sw = FirstSwitch(lid);
-      d.first_switch[lid] = sw;
-      if (sw == RouteDiff::kNone)
-        d.no_switch_lids.push_back(lid);
-      else
-        ++d.switch_start[sw + 1];
-    }
-    for (size_t n = 0; n < ni_.nodes().size(); ++n) d.switch_start[n + 1] += d.switch_start[n];
-    d.lids_by_switch.resize(d.switch_start.back());
-    {
-      std::vector<uint32_t> at(d.switch_start.begin(), d.switch_start.end() - 1);
-      for (uint16_t lid : ni_.assigned_lids())
-        if (d.first_switch[lid] != RouteDiff::kNone)
-          d.lids_by_switch[at[d.first_switch[lid]]++] = lid;
-    }
-    for (uint16_t lid : ni_.assigned_lids()) {
-      if (owner_[lid])
-        d.owner_lids.push_back(lid);
-      else if (d.route_slot[lid] != RouteDiff::kNone)
-        d.route_lids.push_back(lid);
-    }
-    d.dirty = std::move(dirty_);
-    for (bool b : d.dirty) d.dirty_count += b;
-    d.owner_dirty = std::move(owner_);
-    for (bool b : d.owner_dirty) d.owner_dirty_count += b;
-    d.route_dirty_count = d.reaches_change.size();
-    return d;
   }
 
- private:
+  // A route-dirty LID with no switch whose entry changed (only a switch
+  // of the old version read it): no walk in the new version reaches a
+  // change.
+  void AddUnreachedLids(RouteDiff* d) {
+    for (uint32_t lid = 1; lid < kLidSpace; ++lid) {
+      if (!dirty_[lid] || owner_[lid] || d->route_slot[lid] != RouteDiff::kNone) continue;
+      d->route_slot[lid] = static_cast<uint32_t>(d->reaches_change.size());
+      d->reaches_change.emplace_back(ni_.nodes().size(), false);
+      d->reach_nodes.emplace_back();
+    }
+  }
+
+  // Each assigned LID's first switch, and the LIDs grouped by it.
+  void IndexFirstSwitches(RouteDiff* d) const {
+    d->first_switch.assign(kLidSpace, RouteDiff::kNone);
+    d->switch_start.assign(ni_.nodes().size() + 1, 0);
+    for (uint16_t lid : ni_.assigned_lids()) {
+      uint32_t sw = FirstSwitch(lid);
+      d->first_switch[lid] = sw;
+      if (sw == RouteDiff::kNone)
+        d->no_switch_lids.push_back(lid);
+      else
+        ++d->switch_start[sw + 1];
+    }
+    for (size_t n = 0; n < ni_.nodes().size(); ++n) d->switch_start[n + 1] += d->switch_start[n];
+    d->lids_by_switch.resize(d->switch_start.back());
+    std::vector<uint32_t> at(d->switch_start.begin(), d->switch_start.end() - 1);
+    for (uint16_t lid : ni_.assigned_lids())
+      if (d->first_switch[lid] != RouteDiff::kNone)
+        d->lids_by_switch[at[d->first_switch[lid]]++] = lid;
+  }
+
+  // The dirty LIDs as lists and counts; the diff takes the bitmaps over.
+  void ListDirtyLids(RouteDiff* d) {
+    for (uint16_t lid : ni_.assigned_lids()) {
+      if (owner_[lid])
+        d->owner_lids.push_back(lid);
+      else if (d->route_slot[lid] != RouteDiff::kNone)
+        d->route_lids.push_back(lid);
+    }
+    d->dirty = std::move(dirty_);
+    for (bool b : d->dirty) d->dirty_count += b;
+    d->owner_dirty = std::move(owner_);
+    for (bool b : d->owner_dirty) d->owner_dirty_count += b;
+    d->route_dirty_count = d->reaches_change.size();
+  }
+
   void Port(const PortKey& k) { changed_.insert(k); }
 
   bool CollectChangedPorts() {
@@ -268,31 +288,46 @@ class Differ {
   // port (or present in one version only) has its whole LFT compared; the
   // others only the entries of the LFT blocks that differ.
   bool MarkLftChanges() {
-    std::set<uint64_t> whole;  // switches compared entry by entry
+    const std::set<uint64_t> whole = SwitchesComparedWhole();
+    for (uint64_t guid : whole) CompareWholeLft(guid);
+    if (!CompareChangedBlocks(whole)) return false;
+    std::sort(local_.begin(), local_.end());
+    local_.erase(std::unique(local_.begin(), local_.end()), local_.end());
+    return true;
+  }
+
+  // The switches with a changed port, or in one version only.
+  std::set<uint64_t> SwitchesComparedWhole() const {
+    std::set<uint64_t> whole;
     for (const PortKey& k : changed_) whole.insert(k.first);
     for (const SmdbIndex* x : {&oi_, &ni_}) {
       const NodeMap& other = x == &oi_ ? new_nodes_ : old_nodes_;
       for (const auto& n : x->nodes())
         if (n.type == kNodeSwitch && other.Find(n.guid) == SmdbIndex::kNone) whole.insert(n.guid);
     }
-    for (uint64_t guid : whole) {
-      uint32_t on = old_nodes_.Find(guid), nn = new_nodes_.Find(guid);
-      bool sw_old = on != SmdbIndex::kNone && oi_.nodes()[on].type == kNodeSwitch;
-      bool sw_new = nn != SmdbIndex::kNone && ni_.nodes()[nn].type == kNodeSwitch;
-      if (!sw_old && !sw_new) continue;
-      uint32_t top = 0;
-      if (on != SmdbIndex::kNone) top = std::max(top, oi_.nodes()[on].lft_size);
-      if (nn != SmdbIndex::kNone) top = std::max(top, ni_.nodes()[nn].lft_size);
-      top = std::min<uint32_t>(top, kLidSpace);
-      std::bitset<256> hot;  // changed ports of this switch
-      for (auto it = changed_.lower_bound({guid, 0}); it != changed_.end() && it->first == guid;
-           ++it)
-        hot.set(it->second);
-      for (uint32_t lid = 1; lid < top; ++lid) CheckEntry(on, nn, &hot, static_cast<uint16_t>(lid));
-    }
-    // The other switches: same node in both versions, no changed port, the
-    // same switch record (else its ports would be changed): their entries
-    // differ only inside LFT blocks that differ.
+    return whole;
+  }
+
+  // Every entry of one switch's LFT (either version's, the longer).
+  void CompareWholeLft(uint64_t guid) {
+    uint32_t on = old_nodes_.Find(guid), nn = new_nodes_.Find(guid);
+    bool sw_old = on != SmdbIndex::kNone && oi_.nodes()[on].type == kNodeSwitch;
+    bool sw_new = nn != SmdbIndex::kNone && ni_.nodes()[nn].type == kNodeSwitch;
+    if (!sw_old && !sw_new) return;
+    uint32_t top = 0;
+    if (on != SmdbIndex::kNone) top = std::max(top, oi_.nodes()[on].lft_size);
+    if (nn != SmdbIndex::kNone) top = std::max(top, ni_.nodes()[nn].lft_size);
+    top = std::min<uint32_t>(top, kLidSpace);
+    std::bitset<256> hot;  // changed ports of this switch
+    for (auto it = changed_.lower_bound({guid, 0}); it != changed_.end() && it->first == guid; ++it)
+      hot.set(it->second);
+    for (uint32_t lid = 1; lid < top; ++lid) CheckEntry(on, nn, &hot, static_cast<uint16_t>(lid));
+  }
+
+  // The other switches: same node in both versions, no changed port, the
+  // same switch record (else its ports would be changed): their entries
+  // differ only inside LFT blocks that differ.
+  bool CompareChangedBlocks(const std::set<uint64_t>& whole) {
     std::set<std::pair<uint64_t, uint16_t>> blocks;
     bool ok = ForEachChanged(od_.lft_blocks, nd_.lft_blocks, [&](const SmdbLftBlock& b) {
       if (!whole.count(b.node_guid)) blocks.insert({b.node_guid, b.block});
@@ -304,8 +339,6 @@ class Differ {
       for (uint32_t k = 0; k < kLftBlockSize && first + k < kLidSpace; ++k)
         if (first + k != 0) CheckEntry(on, nn, nullptr, static_cast<uint16_t>(first + k));
     }
-    std::sort(local_.begin(), local_.end());
-    local_.erase(std::unique(local_.begin(), local_.end()), local_.end());
     return true;
   }
 

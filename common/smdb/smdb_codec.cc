@@ -33,6 +33,25 @@ Status CheckRecords(const DbSchema& schema, const TableSchema& t, const uint8_t*
   return Status::Ok();
 }
 
+void EncodeDbHeader(const DbSchema& schema, uint64_t global_epoch, uint8_t* out) {
+  FileHeader fh;
+  fh.db_type = static_cast<uint16_t>(schema.type);
+  fh.table_count = static_cast<uint32_t>(schema.tables.size());
+  fh.global_epoch = global_epoch;
+  EncodeFileHeader(fh, out);
+}
+
+void EncodeTableHeader(const TableSchema& t, uint32_t record_count, uint32_t payload_crc,
+                       uint64_t table_epoch, uint8_t* out) {
+  SectionHeader sh;
+  sh.table_id = t.id;
+  sh.record_size = t.record_size;
+  sh.record_count = record_count;
+  sh.payload_crc = payload_crc;
+  sh.table_epoch = table_epoch;
+  EncodeSectionHeader(sh, out);
+}
+
 void SerializeRaw(const DbSchema& schema, const RawDb& raw, std::string* out) {
   size_t total = kFileHeaderSize;
   for (const RawTable& t : raw.tables) total += kSectionHeaderSize + t.bytes.size();

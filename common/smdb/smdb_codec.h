@@ -240,28 +240,28 @@ void FromRaw(const RawDb& raw, Db* out) {
   *out = std::move(db);
 }
 
-// Feeds the serialization of `raw` to sink(const uint8_t*, size_t), piece by
-// piece: Serialize appends the pieces, DigestRaw CRCs them without copying.
+// The headers of a whole database as this version writes it: the file
+// header of a `schema` database (all its tables), and the section header
+// of table `t`. Every writer (serialization, digests, splices, patches)
+// makes them here.
+void EncodeDbHeader(const DbSchema& schema, uint64_t global_epoch, uint8_t* out);
+void EncodeTableHeader(const TableSchema& t, uint32_t record_count, uint32_t payload_crc,
+                       uint64_t table_epoch, uint8_t* out);
+
+// Feeds the serialization of `raw` (all of the schema's tables, as ToRaw
+// makes it) to sink(const uint8_t*, size_t), piece by piece: Serialize
+// appends the pieces, DigestRaw CRCs them without copying.
 template <class Sink>
 void EmitRaw(const DbSchema& schema, const RawDb& raw, Sink&& sink) {
   uint8_t header[kFileHeaderSize];
-  FileHeader fh;
-  fh.db_type = static_cast<uint16_t>(schema.type);
-  fh.table_count = static_cast<uint32_t>(raw.tables.size());
-  fh.global_epoch = raw.global_epoch;
-  EncodeFileHeader(fh, header);
+  EncodeDbHeader(schema, raw.global_epoch, header);
   sink(header, sizeof(header));
   for (size_t i = 0; i < raw.tables.size(); ++i) {
     const RawTable& rt = raw.tables[i];
     const uint8_t* payload = reinterpret_cast<const uint8_t*>(rt.bytes.data());
-    SectionHeader sh;
-    sh.table_id = schema.tables[i].id;
-    sh.record_size = schema.tables[i].record_size;
-    sh.record_count = rt.count;
-    sh.payload_crc = Crc32(payload, rt.bytes.size());
-    sh.table_epoch = rt.epoch;
     uint8_t section[kSectionHeaderSize];
-    EncodeSectionHeader(sh, section);
+    EncodeTableHeader(schema.tables[i], rt.count, Crc32(payload, rt.bytes.size()), rt.epoch,
+                      section);
     sink(section, sizeof(section));
     sink(payload, rt.bytes.size());
   }

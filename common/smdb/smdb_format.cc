@@ -35,12 +35,6 @@ uint32_t LoadLe32(const uint8_t* p) {
   return uint32_t{p[0]} | (uint32_t{p[1]} << 8) | (uint32_t{p[2]} << 16) | (uint32_t{p[3]} << 24);
 }
 
-std::string Hex32(uint32_t v) {
-  char buf[16];
-  std::snprintf(buf, sizeof(buf), "0x%08x", v);
-  return buf;
-}
-
 }  // namespace
 
 uint32_t Crc32(const uint8_t* data, size_t len, uint32_t crc) {
@@ -137,6 +131,12 @@ std::string DescribeTable(const DbSchema& schema, uint16_t id) {
          std::to_string(id) + ")";
 }
 
+std::string Hex32(uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof(buf), "0x%08x", v);
+  return buf;
+}
+
 bool HeaderCrcMatches(const uint8_t* p, size_t header_size, size_t crc_offset) {
   uint32_t crc = Crc32(p, crc_offset);
   crc = Crc32(p + crc_offset + 4, header_size - crc_offset - 4, crc);
@@ -149,49 +149,71 @@ void SealHeader(uint8_t* p, size_t header_size, size_t crc_offset) {
   PutBe32(p + crc_offset, crc);
 }
 
+// Writes the fields both database and delta headers start with.
+void PutHeaderStart(uint8_t* out, uint32_t magic, uint16_t major, uint16_t minor, uint16_t db_type,
+                    size_t header_size) {
+  header_start::kMagic.Put(out, magic);
+  header_start::kMajor.Put(out, major);
+  header_start::kMinor.Put(out, minor);
+  header_start::kDbType.Put(out, db_type);
+  header_start::kHeaderSize.Put(out, static_cast<uint16_t>(header_size));
+}
+
+// Writes the fields both table and delta section headers start with.
+void PutSectionStart(uint8_t* out, uint16_t table_id, size_t header_size, uint32_t record_size) {
+  section_start::kTableId.Put(out, table_id);
+  section_start::kHeaderSize.Put(out, static_cast<uint16_t>(header_size));
+  section_start::kRecordSize.Put(out, record_size);
+}
+
 void EncodeFileHeader(const FileHeader& h, uint8_t* out) {
-  PutBe32(out, kDbMagic);
-  PutBe16(out + 4, h.major);
-  PutBe16(out + 6, h.minor);
-  PutBe16(out + 8, h.db_type);
-  PutBe16(out + 10, static_cast<uint16_t>(kFileHeaderSize));
-  PutBe32(out + 12, h.table_count);
-  PutBe64(out + 16, h.global_epoch);
-  PutBe32(out + 24, 0);
-  SealHeader(out, kFileHeaderSize, 28);
+  PutHeaderStart(out, kDbMagic, h.major, h.minor, h.db_type, kFileHeaderSize);
+  file_header::kTableCount.Put(out, h.table_count);
+  file_header::kGlobalEpoch.Put(out, h.global_epoch);
+  file_header::kReserved.Put(out, 0);
+  SealHeader(out, kFileHeaderSize, file_header::kCrc.offset);
 }
 
 void EncodeSectionHeader(const SectionHeader& h, uint8_t* out) {
-  PutBe16(out, h.table_id);
-  PutBe16(out + 2, static_cast<uint16_t>(kSectionHeaderSize));
-  PutBe32(out + 4, h.record_size);
-  PutBe32(out + 8, h.record_count);
-  PutBe32(out + 12, h.payload_crc);
-  PutBe64(out + 16, h.table_epoch);
-  PutBe32(out + 24, 0);
-  SealHeader(out, kSectionHeaderSize, 28);
+  PutSectionStart(out, h.table_id, kSectionHeaderSize, h.record_size);
+  section_header::kRecordCount.Put(out, h.record_count);
+  section_header::kPayloadCrc.Put(out, h.payload_crc);
+  section_header::kTableEpoch.Put(out, h.table_epoch);
+  section_header::kReserved.Put(out, 0);
+  SealHeader(out, kSectionHeaderSize, section_header::kCrc.offset);
 }
 
-// Shared by database and delta headers: magic at 0, major at 4, minor at 6,
-// header_size at 10 in both.
+namespace {
+
+// A header_size field's rule, the same for every kind of header: at least
+// the fixed size and at most kMaxHeaderSize; exactly the fixed size unless
+// the writer's minor is newer than this reader's.
+bool HeaderSizeValid(uint16_t size, uint16_t minor, size_t fixed_size) {
+  bool newer = minor > kFormatMinor;
+  return size >= fixed_size && size <= kMaxHeaderSize && (newer || size == fixed_size);
+}
+
+}  // namespace
+
+// Shared by database and delta headers (header_start).
 Status CheckHeaderStart(const uint8_t* p, uint32_t magic, size_t fixed_size,
                         const std::string& what, uint16_t* header_size) {
-  uint32_t got_magic = GetBe32(p);
+  const HeaderStartView h(p);
+  const uint32_t got_magic = h[header_start::kMagic];
   if (got_magic != magic) {
     return Status::Error(
         kErrCorrupt, what + ": bad magic " + Hex32(got_magic) + " (expected " + Hex32(magic) + ")");
   }
-  uint16_t major = GetBe16(p + 4);
-  uint16_t minor = GetBe16(p + 6);
+  uint16_t major = h[header_start::kMajor];
+  uint16_t minor = h[header_start::kMinor];
   if (major != kFormatMajor) {
     return Status::Error(kErrVersion, what + ": format version " + std::to_string(major) + "." +
                                           std::to_string(minor) +
                                           " not supported (this reader reads " +
                                           std::to_string(kFormatMajor) + ".x)");
   }
-  uint16_t size = GetBe16(p + 10);
-  bool newer = minor > kFormatMinor;
-  if (size < fixed_size || size > kMaxHeaderSize || (!newer && size != fixed_size)) {
+  uint16_t size = h[header_start::kHeaderSize];
+  if (!HeaderSizeValid(size, minor, fixed_size)) {
     return Status::Error(kErrCorrupt, what + ": header: header_size " + std::to_string(size) +
                                           " invalid for version " + std::to_string(major) + "." +
                                           std::to_string(minor) + " (expected " +
@@ -203,18 +225,19 @@ Status CheckHeaderStart(const uint8_t* p, uint32_t magic, size_t fixed_size,
 
 Status DecodeFileHeader(const uint8_t* p, size_t header_size, const std::string& what,
                         FileHeader* out) {
-  if (!HeaderCrcMatches(p, header_size, 28)) {
-    return Status::Error(kErrCorrupt,
-                         what + ": header: CRC mismatch (stored " + Hex32(GetBe32(p + 28)) + ")");
+  const FileHeaderView v(p);
+  if (!HeaderCrcMatches(p, header_size, file_header::kCrc.offset)) {
+    return Status::Error(
+        kErrCorrupt, what + ": header: CRC mismatch (stored " + Hex32(v[file_header::kCrc]) + ")");
   }
   FileHeader h;
-  h.major = GetBe16(p + 4);
-  h.minor = GetBe16(p + 6);
-  h.db_type = GetBe16(p + 8);
+  h.major = v[file_header::kMajor];
+  h.minor = v[file_header::kMinor];
+  h.db_type = v[file_header::kDbType];
   h.header_size = static_cast<uint16_t>(header_size);
-  h.table_count = GetBe32(p + 12);
-  h.global_epoch = GetBe64(p + 16);
-  if (h.minor <= kFormatMinor && GetBe32(p + 24) != 0) {
+  h.table_count = v[file_header::kTableCount];
+  h.global_epoch = v[file_header::kGlobalEpoch];
+  if (h.minor <= kFormatMinor && v[file_header::kReserved] != 0) {
     return Status::Error(kErrCorrupt, what + ": header: reserved field is not zero");
   }
   *out = h;
@@ -223,9 +246,8 @@ Status DecodeFileHeader(const uint8_t* p, size_t header_size, const std::string&
 
 Status CheckSectionHeaderSize(const uint8_t* p, uint16_t minor, size_t fixed_size,
                               const std::string& where, uint16_t* header_size) {
-  uint16_t size = GetBe16(p + 2);
-  bool newer = minor > kFormatMinor;
-  if (size < fixed_size || size > kMaxHeaderSize || (!newer && size != fixed_size)) {
+  uint16_t size = SectionStartView(p)[section_start::kHeaderSize];
+  if (!HeaderSizeValid(size, minor, fixed_size)) {
     return Status::Error(kErrCorrupt, where + ": section header_size " + std::to_string(size) +
                                           " invalid (expected " + std::to_string(fixed_size) + ")");
   }
@@ -235,20 +257,21 @@ Status CheckSectionHeaderSize(const uint8_t* p, uint16_t minor, size_t fixed_siz
 
 Status DecodeSectionHeader(const uint8_t* p, size_t header_size, uint16_t minor,
                            const std::string& where, SectionHeader* out) {
-  if (!HeaderCrcMatches(p, header_size, 28)) {
+  const SectionHeaderView v(p);
+  if (!HeaderCrcMatches(p, header_size, section_header::kCrc.offset)) {
     return Status::Error(kErrCorrupt, where + ": section header CRC mismatch (stored " +
-                                          Hex32(GetBe32(p + 28)) + ")");
+                                          Hex32(v[section_header::kCrc]) + ")");
   }
-  if (minor <= kFormatMinor && GetBe32(p + 24) != 0) {
+  if (minor <= kFormatMinor && v[section_header::kReserved] != 0) {
     return Status::Error(kErrCorrupt, where + ": section header reserved field is not zero");
   }
   SectionHeader h;
-  h.table_id = GetBe16(p);
+  h.table_id = v[section_header::kTableId];
   h.header_size = static_cast<uint16_t>(header_size);
-  h.record_size = GetBe32(p + 4);
-  h.record_count = GetBe32(p + 8);
-  h.payload_crc = GetBe32(p + 12);
-  h.table_epoch = GetBe64(p + 16);
+  h.record_size = v[section_header::kRecordSize];
+  h.record_count = v[section_header::kRecordCount];
+  h.payload_crc = v[section_header::kPayloadCrc];
+  h.table_epoch = v[section_header::kTableEpoch];
   *out = h;
   return Status::Ok();
 }

@@ -114,6 +114,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "common/base/big_endian.h"
@@ -187,6 +188,121 @@ struct DbSchema {
 
 // "table 'ports' (id 4)" for known tables, "table id 99" otherwise.
 std::string DescribeTable(const DbSchema& schema, uint16_t id);
+// "0x0123abcd": how messages show magics, CRCs and digests.
+std::string Hex32(uint32_t v);
+
+// ---- Header fields and read-only views: the layouts above as code ----
+// Each field is one constant that names its type and offset; readers go
+// through views, writers through Field::Put, so each offset is written down
+// in exactly one place. A view checks nothing: the bytes it reads must
+// exist (the header codecs below and the delta reader check lengths, sizes
+// and CRCs first).
+
+// A big-endian field of the header `Part`.
+template <class T, class Part>
+struct Field {
+  static_assert(sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8, "a u16, u32 or u64");
+  size_t offset;
+
+  T Get(const uint8_t* header) const {
+    if constexpr (sizeof(T) == 2)
+      return GetBe16(header + offset);
+    else if constexpr (sizeof(T) == 4)
+      return GetBe32(header + offset);
+    else
+      return GetBe64(header + offset);
+  }
+  void Put(uint8_t* header, T v) const {
+    if constexpr (sizeof(T) == 2)
+      PutBe16(header + offset, v);
+    else if constexpr (sizeof(T) == 4)
+      PutBe32(header + offset, v);
+    else
+      PutBe64(header + offset, v);
+  }
+};
+
+// The headers, as tags, and their fields, a namespace each. Database and
+// delta headers start alike (magic to header_size, which never change),
+// and so do table and delta sections (table_id to record_size): those
+// fields are declared once and named in both namespaces.
+struct HeaderStart {};
+struct FileHeaderLayout : HeaderStart {};
+struct DeltaHeaderLayout : HeaderStart {};
+struct SectionStart {};
+struct SectionHeaderLayout : SectionStart {};
+struct DeltaSectionLayout : SectionStart {};
+
+namespace header_start {
+constexpr Field<uint32_t, HeaderStart> kMagic{0};
+constexpr Field<uint16_t, HeaderStart> kMajor{4}, kMinor{6}, kDbType{8}, kHeaderSize{10};
+}  // namespace header_start
+namespace file_header {
+using header_start::kMagic, header_start::kMajor, header_start::kMinor, header_start::kDbType,
+    header_start::kHeaderSize;
+constexpr Field<uint32_t, FileHeaderLayout> kTableCount{12};
+constexpr Field<uint64_t, FileHeaderLayout> kGlobalEpoch{16};
+constexpr Field<uint32_t, FileHeaderLayout> kReserved{24}, kCrc{28};
+}  // namespace file_header
+namespace delta_header {
+using header_start::kMagic, header_start::kMajor, header_start::kMinor, header_start::kDbType,
+    header_start::kHeaderSize;
+constexpr Field<uint32_t, DeltaHeaderLayout> kSectionCount{12};
+constexpr Field<uint64_t, DeltaHeaderLayout> kBaseGlobalEpoch{16}, kNewGlobalEpoch{24};
+constexpr Field<uint32_t, DeltaHeaderLayout> kBaseDigest{32}, kNewDigest{36}, kReserved{40},
+    kCrc{44};
+}  // namespace delta_header
+namespace section_start {
+constexpr Field<uint16_t, SectionStart> kTableId{0}, kHeaderSize{2};
+constexpr Field<uint32_t, SectionStart> kRecordSize{4};
+}  // namespace section_start
+namespace section_header {
+using section_start::kTableId, section_start::kHeaderSize, section_start::kRecordSize;
+constexpr Field<uint32_t, SectionHeaderLayout> kRecordCount{8}, kPayloadCrc{12};
+constexpr Field<uint64_t, SectionHeaderLayout> kTableEpoch{16};
+constexpr Field<uint32_t, SectionHeaderLayout> kReserved{24}, kCrc{28};
+}  // namespace section_header
+namespace delta_section {
+using section_start::kTableId, section_start::kHeaderSize, section_start::kRecordSize;
+constexpr Field<uint32_t, DeltaSectionLayout> kKeySize{8}, kBaseCount{12}, kNewCount{16},
+    kRemovedCount{20}, kPutCount{24}, kBaseCrc{28};
+constexpr Field<uint64_t, DeltaSectionLayout> kBaseEpoch{32}, kNewEpoch{40};
+constexpr Field<uint32_t, DeltaSectionLayout> kNewCrc{48}, kOpsCrc{52}, kReserved{56}, kCrc{60};
+}  // namespace delta_section
+
+// The bytes of one header of kind `Layout`, read by field:
+// view[file_header::kTableCount]. A field of another kind of header does
+// not compile.
+template <class Layout>
+class HeaderView {
+ public:
+  explicit HeaderView(const uint8_t* p) : p_(p) {}
+  template <class T, class Part>
+  T operator[](Field<T, Part> f) const {
+    static_assert(std::is_base_of<Part, Layout>::value, "a field of another header");
+    return f.Get(p_);
+  }
+
+ private:
+  const uint8_t* p_;
+};
+using HeaderStartView = HeaderView<HeaderStart>;
+using FileHeaderView = HeaderView<FileHeaderLayout>;
+using DeltaHeaderView = HeaderView<DeltaHeaderLayout>;
+using SectionStartView = HeaderView<SectionStart>;
+using SectionHeaderView = HeaderView<SectionHeaderLayout>;
+using DeltaSectionView = HeaderView<DeltaSectionLayout>;
+
+// Bytes of records after a section header.
+inline uint64_t PayloadSize(const SectionHeaderView& h) {
+  return uint64_t{h[section_header::kRecordSize]} * h[section_header::kRecordCount];
+}
+// Bytes of removed keys and put records after a delta section header.
+inline uint64_t ChangesSize(const DeltaSectionView& h) {
+  namespace f = delta_section;
+  return uint64_t{h[f::kRemovedCount]} * h[f::kKeySize] +
+         uint64_t{h[f::kPutCount]} * h[f::kRecordSize];
+}
 
 // ---- File header and section header codecs ----
 struct FileHeader {
@@ -211,6 +327,11 @@ struct SectionHeader {
 // version (header_size fields are written as the fixed sizes).
 void EncodeFileHeader(const FileHeader& h, uint8_t* out);
 void EncodeSectionHeader(const SectionHeader& h, uint8_t* out);
+// The fields database and delta headers start with, and those table and
+// delta section headers start with, for the encoders of each.
+void PutHeaderStart(uint8_t* out, uint32_t magic, uint16_t major, uint16_t minor, uint16_t db_type,
+                    size_t header_size);
+void PutSectionStart(uint8_t* out, uint16_t table_id, size_t header_size, uint32_t record_size);
 
 // Two-step decoding, as bytes arrive: the first `fixed_size` bytes say how
 // long the whole header is, then the whole header is checked.

@@ -4,7 +4,6 @@
 #include "common/smdb/smdb_stream.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <utility>
 
 #include "common/smdb/smdb_codec.h"
@@ -121,15 +120,16 @@ Status DbStreamReader::StartNextSection() {
 
 Status DbStreamReader::OnSectionHeaderStart(const uint8_t* p) {
   uint16_t size = 0;
-  Status s = CheckSectionHeaderSize(p, header_.minor, kSectionHeaderSize,
-                                    TableWhere(*schema_, GetBe16(p)), &size);
+  Status s = CheckSectionHeaderSize(
+      p, header_.minor, kSectionHeaderSize,
+      TableWhere(*schema_, SectionStartView(p)[section_start::kTableId]), &size);
   if (!s.ok()) return Fail(s);
   need_ = size;
   return Status::Ok();
 }
 
 Status DbStreamReader::OnSectionHeader(const uint8_t* p, size_t n) {
-  std::string where = TableWhere(*schema_, GetBe16(p));
+  std::string where = TableWhere(*schema_, SectionStartView(p)[section_start::kTableId]);
   Status s = DecodeSectionHeader(p, n, header_.minor, where, &section_);
   if (!s.ok()) return Fail(s);
   auto corrupt = [&](const std::string& why) {
@@ -173,10 +173,9 @@ Status DbStreamReader::OnPayload(const uint8_t* p, size_t n) {
   std::string where = TableWhere(*schema_, section_.table_id);
   uint32_t crc = Crc32(p, n);
   if (crc != section_.payload_crc) {
-    char buf[80];
-    std::snprintf(buf, sizeof(buf), ": payload CRC mismatch (stored 0x%08x, computed 0x%08x)",
-                  section_.payload_crc, crc);
-    return Fail(Status::Error(kErrCorrupt, where + buf));
+    return Fail(Status::Error(kErrCorrupt, where + ": payload CRC mismatch (stored " +
+                                               Hex32(section_.payload_crc) + ", computed " +
+                                               Hex32(crc) + ")"));
   }
   if (table_index_ >= 0) {
     size_t index = static_cast<size_t>(table_index_);
@@ -193,7 +192,8 @@ Status DbStreamReader::OnPayload(const uint8_t* p, size_t n) {
 std::string DbStreamReader::Where() const {
   if (state_ == State::kPayload) return TableWhere(*schema_, section_.table_id);
   if (buf_.size() >= 2) {
-    return TableWhere(*schema_, GetBe16(reinterpret_cast<const uint8_t*>(buf_.data())));
+    const SectionStartView section(reinterpret_cast<const uint8_t*>(buf_.data()));
+    return TableWhere(*schema_, section[section_start::kTableId]);
   }
   return std::string(schema_->name()) + ": table section " + std::to_string(sections_read_ + 1) +
          " of " + std::to_string(header_.table_count);

@@ -1,10 +1,12 @@
 // announce.cc: see announce.h.
 #include "common/tree/announce.h"
 
+#include <netinet/in.h>
+
 #include <cstring>
 #include <vector>
 
-#include "common/mad/ipoib_addresses.h"
+#include "common/base/ipoib_interfaces.h"
 
 namespace ssa {
 namespace tree {
@@ -26,13 +28,13 @@ Status AnnounceAddress(const DataAddress& bound, const std::string& announce, ui
     *out = bound;
     return Status::Ok();
   }
-  std::vector<IpoibAddress> ips;
-  if (ListIpoibAddresses(&ips).ok())
-    for (const IpoibAddress& ip : ips)
-      if (ip.port_guid == port_guid && ip.address.type == SSA_ADDR_IP) {
+  std::vector<IpoibIp> ips;
+  if (ListIpoibIps(&ips).ok())
+    for (const IpoibIp& ip : ips)
+      if (ip.port_guid == port_guid && ip.family == AF_INET) {
         a.family = 4;
         a.addr = {};
-        memcpy(a.addr.data(), ip.address.data, 4);
+        memcpy(a.addr.data(), ip.addr.data(), 4);
         *out = a;
         return Status::Ok();
       }

@@ -6,6 +6,8 @@
 #include <cinttypes>
 #include <cstring>
 
+#include "common/base/text_util.h"
+
 namespace ssa {
 namespace tree {
 
@@ -123,107 +125,121 @@ void CoreControlServer::Reply(const uint8_t* mad, uint16_t dlid) {
 void CoreControlServer::Handle(const ReceivedMad& in) {
   mad::MadHeader h;
   Status st = DecodeSsaHeader(in.data, in.len, &h);
-  uint8_t out[mad::kMadSize];
-  if (!st.ok()) {
-    ++counters_.bad_mads;
-    limited_.Log(LogLevel::kWarn, "bad-mad", "bad SSA MAD from LID %u: %s", in.slid,
-                 st.ToString().c_str());
-    if (st.code() == -EPROTONOSUPPORT && in.len >= mad::kMadHeaderSize && !(h.method & 0x80)) {
-      EncodeStatusAnswer(h.attr_id, h.tid, kStatusBadVersion, out);
-      Reply(out, in.slid);
-    }
-    return;
-  }
+  if (!st.ok()) return RejectHeader(in, h, st);
   if (h.method & 0x80) {  // a response: the core asks nothing
     ++counters_.bad_mads;
     limited_.Log(LogLevel::kWarn, "bad-mad", "unsolicited SSA response from LID %u ignored",
                  in.slid);
     return;
   }
-  auto invalid = [&](const Status& why) {
-    ++counters_.bad_mads;
-    limited_.Log(LogLevel::kWarn, "bad-mad", "malformed SSA MAD from LID %u: %s", in.slid,
-                 why.ToString().c_str());
-    EncodeStatusAnswer(h.attr_id, h.tid, kStatusInvalidField, out);
-    Reply(out, in.slid);
-  };
-  auto now = Membership::Clock::now();
-  if (h.method == mad::kMethodSet && (h.attr_id == kAttrJoin || h.attr_id == kAttrLeave)) {
+  const bool set = h.method == mad::kMethodSet, get = h.method == mad::kMethodGet;
+  if (set && (h.attr_id == kAttrJoin || h.attr_id == kAttrLeave)) {
     if (const uint8_t* again = Remembered(in, h)) {
       ++counters_.duplicates;
       Reply(again, in.slid);
       return;
     }
   }
-  if (h.method == mad::kMethodSet && h.attr_id == kAttrJoin) {
-    JoinRequest r;
-    st = DecodeJoin(in.data, &r);
-    if (!st.ok()) return invalid(st);
-    JoinAnswer a;
-    std::string why;
-    const Member* before = membership_->Find(r.port_guid);
-    bool renewal = before && before->token == r.token;
-    uint64_t old_parent = before ? before->parent : 0;
-    uint16_t status = membership_->Join(r, in.slid, now, &a, &why);
-    EncodeJoinAnswer(a, h.tid, status, out);
+  if (set && h.attr_id == kAttrJoin) return HandleJoin(in, h);
+  if (set && h.attr_id == kAttrLeave) return HandleLeave(in, h);
+  if (get && h.attr_id == kAttrTokenCheck) return HandleTokenCheck(in, h);
+  if (get && h.attr_id == kAttrCoreInfo) {
+    uint8_t out[mad::kMadSize];
+    EncodeCoreInfoAnswer(membership_->CoreInfo(), h.tid, out);
     Reply(out, in.slid);
-    Remember(in, h, out);
-    if (status != 0) {
-      ++counters_.refused;
-      limited_.Log(status == kStatusRetry ? LogLevel::kInfo : LogLevel::kWarn,
-                   "refused-" + why.substr(0, why.find(':')),
-                   "join of %s 0x%016" PRIx64 " from LID %u refused: %s",
-                   RolesName(r.roles).c_str(), r.port_guid, in.slid, why.c_str());
-      return;
-    }
-    ++counters_.joins;
-    if (!renewal || old_parent != a.parent.guid)
-      log_->Log(LogLevel::kInfo, "%s %s 0x%016" PRIx64 " (LID %u): parent LID %u, backup LID %u%s",
-                renewal ? "moved" : "joined", RolesName(r.roles).c_str(), r.port_guid, in.slid,
-                a.parent.lid, a.backup.lid, r.lost_parent ? " (after losing its parent)" : "");
-    if (on_join_) on_join_(r);
+    return;
+  }
+  Invalid(in, h, Status::Error(EBADMSG, "method " + HexText(h.method) + " attribute " +
+                                             HexText(h.attr_id) + " is not an SSA request"));
+}
+
+// A MAD whose header does not decode: counted and logged; one of another
+// class version is answered so (the protocol allows it for requests).
+void CoreControlServer::RejectHeader(const ReceivedMad& in, const mad::MadHeader& h,
+                                     const Status& why) {
+  ++counters_.bad_mads;
+  limited_.Log(LogLevel::kWarn, "bad-mad", "bad SSA MAD from LID %u: %s", in.slid,
+               why.ToString().c_str());
+  if (why.code() == -EPROTONOSUPPORT && in.len >= mad::kMadHeaderSize && !(h.method & 0x80)) {
+    uint8_t out[mad::kMadSize];
+    EncodeStatusAnswer(h.attr_id, h.tid, kStatusBadVersion, out);
+    Reply(out, in.slid);
+  }
+}
+
+// A request the core cannot read: counted, logged, answered "invalid field".
+void CoreControlServer::Invalid(const ReceivedMad& in, const mad::MadHeader& h,
+                                const Status& why) {
+  ++counters_.bad_mads;
+  limited_.Log(LogLevel::kWarn, "bad-mad", "malformed SSA MAD from LID %u: %s", in.slid,
+               why.ToString().c_str());
+  uint8_t out[mad::kMadSize];
+  EncodeStatusAnswer(h.attr_id, h.tid, kStatusInvalidField, out);
+  Reply(out, in.slid);
+}
+
+void CoreControlServer::HandleJoin(const ReceivedMad& in, const mad::MadHeader& h) {
+  JoinRequest r;
+  Status st = DecodeJoin(in.data, &r);
+  if (!st.ok()) return Invalid(in, h, st);
+  JoinAnswer a;
+  std::string why;
+  const Member* before = membership_->Find(r.port_guid);
+  bool renewal = before && before->token == r.token;
+  uint64_t old_parent = before ? before->parent : 0;
+  uint16_t status = membership_->Join(r, in.slid, Membership::Clock::now(), &a, &why);
+  uint8_t out[mad::kMadSize];
+  EncodeJoinAnswer(a, h.tid, status, out);
+  Reply(out, in.slid);
+  Remember(in, h, out);
+  if (status != 0) {
+    ++counters_.refused;
+    limited_.Log(status == kStatusRetry ? LogLevel::kInfo : LogLevel::kWarn,
+                 "refused-" + why.substr(0, why.find(':')),
+                 "join of %s 0x%016" PRIx64 " from LID %u refused: %s", RolesName(r.roles).c_str(),
+                 r.port_guid, in.slid, why.c_str());
+    return;
+  }
+  ++counters_.joins;
+  if (!renewal || old_parent != a.parent.guid)
+    log_->Log(LogLevel::kInfo, "%s %s 0x%016" PRIx64 " (LID %u): parent LID %u, backup LID %u%s",
+              renewal ? "moved" : "joined", RolesName(r.roles).c_str(), r.port_guid, in.slid,
+              a.parent.lid, a.backup.lid, r.lost_parent ? " (after losing its parent)" : "");
+  if (on_join_) on_join_(r);
+  if (on_change_) on_change_();
+}
+
+void CoreControlServer::HandleLeave(const ReceivedMad& in, const mad::MadHeader& h) {
+  LeaveRequest r;
+  Status st = DecodeLeave(in.data, &r);
+  if (!st.ok()) return Invalid(in, h, st);
+  uint16_t status = membership_->Leave(r);
+  uint8_t out[mad::kMadSize];
+  EncodeStatusAnswer(kAttrLeave, h.tid, status, out);
+  Reply(out, in.slid);
+  Remember(in, h, out);
+  if (status == 0) {
+    ++counters_.leaves;
+    log_->Log(LogLevel::kInfo, "0x%016" PRIx64 " (LID %u) left the tree", r.port_guid, in.slid);
     if (on_change_) on_change_();
-    return;
   }
-  if (h.method == mad::kMethodSet && h.attr_id == kAttrLeave) {
-    LeaveRequest r;
-    st = DecodeLeave(in.data, &r);
-    if (!st.ok()) return invalid(st);
-    uint16_t status = membership_->Leave(r);
-    EncodeStatusAnswer(kAttrLeave, h.tid, status, out);
-    Reply(out, in.slid);
-    Remember(in, h, out);
-    if (status == 0) {
-      ++counters_.leaves;
-      log_->Log(LogLevel::kInfo, "0x%016" PRIx64 " (LID %u) left the tree", r.port_guid, in.slid);
-      if (on_change_) on_change_();
-    }
-    return;
-  }
-  if (h.method == mad::kMethodGet && h.attr_id == kAttrTokenCheck) {
-    TokenCheckRequest r;
-    st = DecodeTokenCheck(in.data, &r);
-    if (!st.ok()) return invalid(st);
-    // Only the parent itself may ask about its children.
-    const Member* asker = membership_->Find(r.parent_guid);
-    TokenCheckAnswer a;
-    if (asker && asker->lid == in.slid)
-      a = membership_->CheckToken(r, now);
-    else
-      a.reason = kCheckWrongParent;
-    ++counters_.token_checks;
-    EncodeTokenCheckAnswer(a, h.tid, out);
-    Reply(out, in.slid);
-    return;
-  }
-  if (h.method == mad::kMethodGet && h.attr_id == kAttrCoreInfo) {
-    CoreInfoAnswer a = membership_->CoreInfo();
-    EncodeCoreInfoAnswer(a, h.tid, out);
-    Reply(out, in.slid);
-    return;
-  }
-  invalid(Status::Error(EBADMSG, "method 0x" + std::to_string(h.method) + " attribute 0x" +
-                                     std::to_string(h.attr_id) + " is not an SSA request"));
+}
+
+void CoreControlServer::HandleTokenCheck(const ReceivedMad& in, const mad::MadHeader& h) {
+  TokenCheckRequest r;
+  Status st = DecodeTokenCheck(in.data, &r);
+  if (!st.ok()) return Invalid(in, h, st);
+  // Only the parent itself may ask about its children.
+  const Member* asker = membership_->Find(r.parent_guid);
+  TokenCheckAnswer a;
+  if (asker && asker->lid == in.slid)
+    a = membership_->CheckToken(r, Membership::Clock::now());
+  else
+    a.reason = kCheckWrongParent;
+  ++counters_.token_checks;
+  uint8_t out[mad::kMadSize];
+  EncodeTokenCheckAnswer(a, h.tid, out);
+  Reply(out, in.slid);
 }
 
 }  // namespace tree

@@ -64,7 +64,14 @@ class CoreControlServer {
 
  private:
   void OnReadable();
+  // One received MAD: checked, answered again if it is a retransmission,
+  // else dispatched to its Handle* by method and attribute.
   void Handle(const ReceivedMad& in);
+  void RejectHeader(const ReceivedMad& in, const mad::MadHeader& h, const Status& why);
+  void Invalid(const ReceivedMad& in, const mad::MadHeader& h, const Status& why);
+  void HandleJoin(const ReceivedMad& in, const mad::MadHeader& h);
+  void HandleLeave(const ReceivedMad& in, const mad::MadHeader& h);
+  void HandleTokenCheck(const ReceivedMad& in, const mad::MadHeader& h);
   void Reply(const uint8_t* mad, uint16_t dlid);
   void ScheduleExpiry();
   // The answer already sent to this very request, if it is recent.

@@ -112,8 +112,6 @@ class MemberControlClient {
   void CheckToken(uint64_t child_guid, const Token& token, CheckFn done);
   void AskCoreInfo(CoreInfoFn done);
 
-  bool joined() const { return joined_; }
-  const Assignment& assignment() const { return assignment_; }
   uint64_t joins_sent() const { return joins_sent_; }
   uint64_t timeouts() const { return timeouts_; }
   // The LID control MADs go to now.

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "common/base/big_endian.h"
+#include "common/base/text_util.h"
 
 namespace ssa {
 namespace tree {
@@ -180,7 +181,7 @@ Status DecodeJoin(const uint8_t* mad, JoinRequest* r) {
   JoinRequest j;
   j.roles = p[0];
   if (j.roles == 0 || (j.roles & ~(kRoleDistribution | kRoleAccess | kRoleConsumer)))
-    return Status::Error(EBADMSG, "join: roles 0x" + std::to_string(j.roles) + " invalid");
+    return Status::Error(EBADMSG, "join: roles " + HexText(j.roles) + " invalid");
   if ((j.roles & kRoleConsumer) && j.roles != kRoleConsumer)
     return Status::Error(EBADMSG, "join: a consumer takes no other role");
   if (p[1]) return Status::Error(EBADMSG, "join: reserved byte 25 not zero");

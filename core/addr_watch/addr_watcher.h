@@ -27,7 +27,7 @@
 #include "common/base/rate_limit.h"
 #include "common/base/reactor.h"
 #include "common/base/status.h"
-#include "common/mad/ipoib_addresses.h"
+#include "core/addr_watch/ipoib_addresses.h"
 #include "core/addr_watch/link_info.h"
 #include "core/addr_watch/rtnl_addr_codec.h"
 #include "core/netlink/netlink_socket.h"

@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "common/mad/ipoib_addresses.h"
+#include "common/base/ipoib_interfaces.h"
 
 namespace ssa {
 

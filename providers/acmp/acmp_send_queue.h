@@ -41,7 +41,6 @@ class SendQueue {
   size_t Flush(dgram::DatagramEndpoint* ep, Status* error);
 
   size_t size() const { return waiting_.size(); }
-  size_t bound() const { return bound_; }
   uint64_t queued() const { return queued_; }    // ever queued
   uint64_t dropped() const { return dropped_; }  // the queue was full
   uint64_t failed() const { return failed_; }    // refused for good, queued or not

@@ -65,7 +65,6 @@ class AddressMap {
   enum class Found { kNone, kLocal, kFile };
   Found Lookup(const std::string& key, const void** owner, Gid* gid) const;
 
-  size_t file_entries() const { return file_.size(); }
   size_t local_entries() const { return local_.size(); }
 
  private:

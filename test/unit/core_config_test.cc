@@ -179,7 +179,7 @@ TEST(AddrConfig, UnknownDevicePortAndPkeyWarnedWithFileAndLine) {
                   warnings[2].c_str());
 }
 
-#include "common/mad/ipoib_addresses.h"
+#include "core/addr_watch/ipoib_addresses.h"
 
 TEST_GROUP(IpoibAddresses){};
 

@@ -166,10 +166,12 @@ bool ParseArgs(int argc, char** argv, Args* a) {
 // The db_type field of a database file's header (0 if unreadable).
 uint16_t FileDbType(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
-  uint8_t h[10] = {};
+  namespace field = smdb::header_start;
+  uint8_t h[field::kDbType.offset + 2] = {};  // magic to db_type
   if (!f.read(reinterpret_cast<char*>(h), sizeof(h))) return 0;
-  if (smdb::GetBe32(h) != smdb::kDbMagic) return 0;
-  return smdb::GetBe16(h + 8);
+  const smdb::HeaderStartView header(h);
+  if (header[field::kMagic] != smdb::kDbMagic) return 0;
+  return header[field::kDbType];
 }
 
 // Reads `file` as a Db and prints it with `dump`.

@@ -1,5 +1,5 @@
-// ipoib_addresses.cc: getifaddrs walk for IPoIB interfaces.
-#include "common/mad/ipoib_addresses.h"
+// ipoib_interfaces.cc: getifaddrs walk for IPoIB interfaces.
+#include "common/base/ipoib_interfaces.h"
 
 #include <arpa/inet.h>
 #include <ifaddrs.h>
@@ -12,24 +12,18 @@
 #include <fstream>
 #include <map>
 
-namespace ssa {
+#include "common/base/big_endian.h"
 
-namespace {
-uint64_t Be64(const uint8_t* p) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v = (v << 8) | p[i];
-  return v;
-}
-}  // namespace
+namespace ssa {
 
 bool ParseIpoibHwAddr(const uint8_t* hw, size_t len, uint64_t* gid_prefix, uint64_t* port_guid) {
   if (len != 20) return false;
-  *gid_prefix = Be64(hw + 4);
-  *port_guid = Be64(hw + 12);
+  *gid_prefix = GetBe64(hw + 4);
+  *port_guid = GetBe64(hw + 12);
   return true;
 }
 
-Status ListIpoibAddresses(std::vector<IpoibAddress>* out) {
+Status ListIpoibIps(std::vector<IpoibIp>* out) {
   out->clear();
   struct ifaddrs* ifs = nullptr;
   if (getifaddrs(&ifs) < 0) return Status::FromErrno("getifaddrs");
@@ -50,22 +44,18 @@ Status ListIpoibAddresses(std::vector<IpoibAddress>* out) {
     if (!i->ifa_addr || !ipoib.count(i->ifa_name)) continue;
     int family = i->ifa_addr->sa_family;
     if (family != AF_INET && family != AF_INET6) continue;
-    IpoibAddress a;
+    IpoibIp a;
     a.ifname = i->ifa_name;
     a.ifindex = static_cast<int>(if_nametoindex(i->ifa_name));
+    a.family = family;
     a.gid_prefix = ipoib[a.ifname].prefix;
     a.port_guid = ipoib[a.ifname].guid;
-    a.address.size = sizeof(a.address);
     char text[INET6_ADDRSTRLEN] = {};
-    if (family == AF_INET) {
-      a.address.type = SSA_ADDR_IP;
-      std::memcpy(a.address.data, &reinterpret_cast<sockaddr_in*>(i->ifa_addr)->sin_addr, 4);
-      inet_ntop(AF_INET, a.address.data, text, sizeof(text));
-    } else {
-      a.address.type = SSA_ADDR_IP6;
-      std::memcpy(a.address.data, &reinterpret_cast<sockaddr_in6*>(i->ifa_addr)->sin6_addr, 16);
-      inet_ntop(AF_INET6, a.address.data, text, sizeof(text));
-    }
+    if (family == AF_INET)
+      std::memcpy(a.addr.data(), &reinterpret_cast<sockaddr_in*>(i->ifa_addr)->sin_addr, 4);
+    else
+      std::memcpy(a.addr.data(), &reinterpret_cast<sockaddr_in6*>(i->ifa_addr)->sin6_addr, 16);
+    inet_ntop(family, a.addr.data(), text, sizeof(text));
     a.text = text;
     std::ifstream pkey_file("/sys/class/net/" + a.ifname + "/pkey");
     std::string pkey;

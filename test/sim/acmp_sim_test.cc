@@ -41,6 +41,7 @@
 #include "test/sim/netgen.h"
 #include "test/sim/sim_fabric.h"
 #include "test/sim/sim_util.h"
+#include "test/support/check_ok.h"
 
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>
@@ -179,13 +180,13 @@ TEST_GROUP(AcmpSim) {
     SimFabric::Options o;
     o.net_text = net;
     Status st = SimFabric::Start(o, &fabric);
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
   }
   std::string Run(const std::string& node, const std::vector<std::string>& argv) {
     std::string out;
     int status = -1;
     Status st = fabric->Run(node, argv, &out, &status, 20s);
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
     CHECK_EQUAL_TEXT(0, status, out.c_str());
     return out;
   }
@@ -224,13 +225,13 @@ TEST_GROUP(AcmpSim) {
     }
     x.ibacm = std::make_unique<IbacmNode>(fabric.get(), o);
     Status st = x.ibacm->Start();
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
     bool ready = ssa::test::PollUntil(
         10s, [&] { return x.ibacm->Log().find("pkey 0xffff ready (QPN") != std::string::npos; });
     CHECK_TRUE_TEXT(ready,
                     ("acmp on " + x.node + " never joined its group:\n" + x.ibacm->Log()).c_str());
     st = x.client.Connect(x.ibacm->socket_path());
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
     x.client.set_timeout_ms(60000);  // longer than any retry sequence here
   }
   void StartAll(const std::string& acmp_options) {
@@ -239,7 +240,7 @@ TEST_GROUP(AcmpSim) {
   void StopDaemon(int n) {
     d[n].client.Close();
     Status st = d[n].ibacm->Stop();
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
   }
   // Resolves `dst` (name, IPv4 or IPv6 text) from daemon `from`, with the
   // source address of the same kind.
@@ -250,7 +251,7 @@ TEST_GROUP(AcmpSim) {
     acm::ResolveResponse r;
     Status st =
         d[from].client.Resolve({Addr(src, acm::kEpFlagSource), Addr(dst, acm::kEpFlagDest)}, &r);
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
     return r;
   }
   ibv_path_record ResolveOk(int from, const std::string& dst) {
@@ -275,7 +276,7 @@ TEST_GROUP(AcmpSim) {
   std::vector<uint64_t> Counters(int n) {
     acm::PerfResponse r;
     Status st = d[n].client.PerfQuery(1, &r);
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
     CHECK(r.counters.size() >= ACM_MAX_COUNTER);
     return r.counters;
   }
@@ -293,7 +294,7 @@ TEST_GROUP(AcmpSim) {
     int rc = -1;
     Status st = ssa::test::RunProgram(
         {tool, "-S", d[from].ibacm->socket_path(), "-f", fmt, "-s", src, "-d", dst}, &out, &rc);
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
     LONGS_EQUAL_TEXT(0, rc, (tool + " " + src + " -> " + dst + ":\n" + out).c_str());
     return out;
   }
@@ -392,7 +393,7 @@ TEST(AcmpSim, AStoppedOrKilledDaemonsNamesTimeOutThenResolveAfterARestart) {
   StartAll("retries = 2\n");
   // Nobody has heard of node4 or node3 yet: they only joined.
   StopDaemon(4);
-  CHECK_TRUE(d[3].ibacm->process()->Kill(SIGKILL).ok());
+  CHECK_OK(d[3].ibacm->process()->Kill(SIGKILL));
   CHECK_TRUE(ssa::test::PollUntil(10s, [&] { return !d[3].ibacm->IsRunning(); }));
   for (int gone : {4, 3}) {
     auto start = std::chrono::steady_clock::now();
@@ -432,7 +433,7 @@ TEST(AcmpSim, MalformedAndUnexpectedMessagesAreCountedAndDroppedWhileServing) {
   p.qkey = ssa::acmp::kAcmQkey;
   std::unique_ptr<ssa::dgram::DatagramEndpoint> rogue;
   Status st = transport->Open(p, &rogue);
-  CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+  CHECK_OK(st);
   ssa::dgram::Group min_group;
   min_group.mgid = ssa::acmp::AcmMgid(0xffff, 0, 3, 4);
   min_group.mlid = 0xc001;
@@ -463,11 +464,11 @@ TEST(AcmpSim, MalformedAndUnexpectedMessagesAreCountedAndDroppedWhileServing) {
       return true;
     });
   };
-  CHECK_TRUE(rogue->SendToGroup(min_group, junk, sizeof(junk)).ok());
+  CHECK_OK(rogue->SendToGroup(min_group, junk, sizeof(junk)));
   CHECK_TRUE(all_logged("); ", 1));
-  CHECK_TRUE(rogue->SendToGroup(min_group, bad_type, sizeof(bad_type)).ok());
+  CHECK_OK(rogue->SendToGroup(min_group, bad_type, sizeof(bad_type)));
   CHECK_TRUE(all_logged("); ", 2));
-  CHECK_TRUE(rogue->SendToGroup(min_group, unexpected, sizeof(unexpected)).ok());
+  CHECK_OK(rogue->SendToGroup(min_group, unexpected, sizeof(unexpected)));
   CHECK_TRUE(all_logged("dropped (", 1));
   for (int n = 1; n <= 4; ++n) {
     std::string log = d[n].ibacm->Log();

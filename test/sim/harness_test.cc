@@ -14,6 +14,7 @@
 #include "test/sim/sim_console.h"
 #include "test/sim/sim_fabric.h"
 #include "test/sim/sim_test_util.h"
+#include "test/support/check_ok.h"
 
 #include <CppUTest/TestHarness.h>
 

@@ -26,6 +26,7 @@
 #include "test/sim/netgen.h"
 #include "test/sim/sim_fabric.h"
 #include "test/sim/sim_util.h"
+#include "test/support/check_ok.h"
 
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>
@@ -93,7 +94,7 @@ TEST_GROUP(IbAcme) {
     SimFabric::Options o;
     o.net_text = ssa::test::FourHcaNet();
     ssa::Status st = SimFabric::Start(o, &fabric);
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
     ibacm = StartDaemon("Hca2", ssa::test::TestProviderDir(), "node2");
     sock = ibacm->socket_path();
     std::string ibstat = RunAsNode("Hca2", {"ibstat"}).out;
@@ -104,7 +105,7 @@ TEST_GROUP(IbAcme) {
   void teardown() override {
     if (ibacm) {
       ssa::Status st = ibacm->Stop();
-      CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+      CHECK_OK(st);
     }
     ibacm.reset();
     fabric.reset();
@@ -121,20 +122,20 @@ TEST_GROUP(IbAcme) {
     o.provider_dir = provider_dir;
     auto daemon = std::make_unique<IbacmNode>(fabric.get(), o);
     ssa::Status st = daemon->Start();
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
     return daemon;
   }
 
   Outcome Run(const std::vector<std::string>& argv) {
     Outcome r;
     ssa::Status st = ssa::test::RunProgram(argv, &r.out, &r.status);
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
     return r;
   }
   Outcome RunAsNode(const std::string& node, const std::vector<std::string>& argv) {
     Outcome r;
     ssa::Status st = fabric->Run(node, argv, &r.out, &r.status);
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
     return r;
   }
 
@@ -279,7 +280,7 @@ TEST(IbAcme, ProviderTestAgainstTheSaFindsTestprovsMadeUpPaths) {
 TEST(IbAcme, ProviderTestWrongDestinationsFail) {
   std::string dir = fabric->run_dir();
   std::string dests = dir + "/dests.txt";
-  CHECK_TRUE(ssa::test::WriteStringToFile(dests, "# names\nnode2\nnosuch node2b  # two\n").ok());
+  CHECK_OK(ssa::test::WriteStringToFile(dests, "# names\nnode2\nnosuch node2b  # two\n"));
   Outcome r = Run({kOurAcme, "-S", sock, "-f", "n", "--dest-file", dests, "--verify", "daemon"});
   LONGS_EQUAL_TEXT(1, r.status, r.out.c_str());
   STRCMP_CONTAINS("name node2: ok (", r.out.c_str());
@@ -294,8 +295,7 @@ TEST(IbAcme, ProviderTestWrongDestinationsFail) {
 
   // A hosts file whose GIDs say where each name must lead.
   std::string hosts = dir + "/hosts";
-  CHECK_TRUE(
-      ssa::test::WriteStringToFile(hosts, "node2 " + gid + "\nnode2b fe80::dead\n10.0.0.2\n").ok());
+  CHECK_OK(ssa::test::WriteStringToFile(hosts, "node2 " + gid + "\nnode2b fe80::dead\n10.0.0.2\n"));
   r = Run({kOurAcme, "-S", sock, "--hosts", hosts, "--verify", "none"});
   LONGS_EQUAL_TEXT(1, r.status, r.out.c_str());
   STRCMP_CONTAINS("name node2: resolved (", r.out.c_str());
@@ -355,7 +355,7 @@ TEST(IbAcme, WithTheSaProviderVerificationReallyAsksTheSa) {
   STRCMP_CONTAINS("  matched:      2\n  mismatched:   0\n  errors:       1\n", r.out.c_str());
 
   ssa::Status st = sa->Stop();
-  CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+  CHECK_OK(st);
 }
 
 TEST(IbAcme, WritesAddressAndOptionsFiles) {
@@ -370,7 +370,7 @@ TEST(IbAcme, WritesAddressAndOptionsFiles) {
   STRCMP_EQUAL(("Generating " + dir + "/ibacm_addr.cfg\n" + lines + "return status 0x0\n").c_str(),
                r.out.c_str());
   std::string text;
-  CHECK_TRUE(ssa::test::ReadFileToString(dir + "/ibacm_addr.cfg", &text).ok());
+  CHECK_OK(ssa::test::ReadFileToString(dir + "/ibacm_addr.cfg", &text));
   STRCMP_CONTAINS(("\n" + lines).c_str(), text.c_str());
 
   // -O writes the shipped template, byte for byte; quiet without -V.
@@ -378,10 +378,9 @@ TEST(IbAcme, WritesAddressAndOptionsFiles) {
   LONGS_EQUAL_TEXT(0, r.status, r.out.c_str());
   STRCMP_EQUAL("", r.out.c_str());
   std::string written, shipped;
-  CHECK_TRUE(ssa::test::ReadFileToString(dir + "/my_opts.cfg", &written).ok());
-  CHECK_TRUE(
-      ssa::test::ReadFileToString(std::string(ABS_TOP_SRCDIR) + "/etc/acm_opts.cfg", &shipped)
-          .ok());
+  CHECK_OK(ssa::test::ReadFileToString(dir + "/my_opts.cfg", &written));
+  CHECK_OK(
+      ssa::test::ReadFileToString(std::string(ABS_TOP_SRCDIR) + "/etc/acm_opts.cfg", &shipped));
   CHECK_TRUE(written == shipped);
 
   // A directory that cannot be made: upstream's two messages.

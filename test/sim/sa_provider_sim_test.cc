@@ -29,6 +29,7 @@
 #include "test/sim/netgen.h"
 #include "test/sim/sim_fabric.h"
 #include "test/sim/sim_util.h"
+#include "test/support/check_ok.h"
 
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>
@@ -166,13 +167,13 @@ TEST_GROUP(SaProviderSim) {
     o.net_text = net;
     o.ibsim_args = ibsim_args;
     Status st = SimFabric::Start(o, &fabric);
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
   }
   std::string Run(const std::string& node, const std::vector<std::string>& argv) {
     std::string out;
     int status = -1;
     Status st = fabric->Run(node, argv, &out, &status, 20s);
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
     CHECK_EQUAL_TEXT(0, status, out.c_str());
     return out;
   }
@@ -189,21 +190,21 @@ TEST_GROUP(SaProviderSim) {
     o.provider_dir = SaProviderDir();
     d->ibacm = std::make_unique<IbacmNode>(fabric.get(), o);
     Status st = d->ibacm->Start();
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
     st = d->client.Connect(d->ibacm->socket_path());
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
   }
   void StopDaemon(SaDaemon * d) {
     d->client.Close();
     Status st = d->ibacm->Stop();
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
     STRCMP_CONTAINS("port ibsim0/1 served by provider sa", d->ibacm->Log().c_str());
   }
   // Our answer for `dst`; fails the test unless it is a success.
   ibv_path_record Resolve(SaDaemon * d, const acm::EpAddr& dst) {
     acm::ResolveResponse r;
     Status st = d->client.Resolve({Source(d->name), dst}, &r);
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
     LONGS_EQUAL_TEXT(acm::kStatusSuccess, r.hdr.status, dst.ToString().c_str());
     CHECK_EQUAL(1u, r.paths.size());
     return r.paths[0].path;
@@ -211,13 +212,13 @@ TEST_GROUP(SaProviderSim) {
   uint8_t ResolveStatus(SaDaemon * d, const acm::EpAddr& dst) {
     acm::ResolveResponse r;
     Status st = d->client.Resolve({Source(d->name), dst}, &r);
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
     return r.hdr.status;
   }
   std::vector<uint64_t> Counters(SaDaemon * d, uint8_t endpoint_index) {
     acm::PerfResponse r;
     Status st = d->client.PerfQuery(endpoint_index, &r);
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
     LONGS_EQUAL(acm::kStatusSuccess, r.hdr.status);
     CHECK(r.counters.size() >= 7);
     return r.counters;
@@ -288,7 +289,7 @@ TEST(SaProviderSim, FatTreeOf36HcasEveryLidMatchesOpensmFromTwoNodes) {
   t.hcas = 36;
   ssa::test::GeneratedNet net;
   Status st = ssa::test::FatTreeNet(t, &net);
-  CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+  CHECK_OK(st);
   StartFabric(net.text, net.ibsim_args);
   SaDaemon a, b;
   StartDaemon(&a, "Hca2");
@@ -316,35 +317,31 @@ TEST(SaProviderSim, StockIbAcmeResolvesAndVerifiesLidsAndNames) {
     hosts += "node" + std::to_string(i) + " " + gid_of[i] + "\n";
   }
   std::string hosts_file = fabric->run_dir() + "/ibacm_hosts.data";
-  CHECK_TRUE(ssa::test::WriteStringToFile(hosts_file, hosts).ok());
+  CHECK_OK(ssa::test::WriteStringToFile(hosts_file, hosts));
   SaDaemon d;
   StartDaemon(&d, "Hca2", "addr_preload = acm_hosts\naddr_data_file = " + hosts_file + "\n");
   const std::string sock = d.ibacm->socket_path();
   std::string out;
   int rc = -1;
   for (int lid = 1; lid <= 6; ++lid) {
-    CHECK_TRUE(ssa::test::RunProgram({"/usr/bin/ib_acme", "-S", sock, "-f", "l", "-s",
-                                      std::to_string(d.lid), "-d", std::to_string(lid), "-v"},
-                                     &out, &rc)
-                   .ok());
+    CHECK_OK(ssa::test::RunProgram({"/usr/bin/ib_acme", "-S", sock, "-f", "l", "-s",
+                                    std::to_string(d.lid), "-d", std::to_string(lid), "-v"},
+                                   &out, &rc));
     LONGS_EQUAL_TEXT(0, rc, out.c_str());
     STRCMP_CONTAINS(("dlid: " + std::to_string(lid) + "\n").c_str(), out.c_str());
     STRCMP_CONTAINS("SA verification: success", out.c_str());
   }
   for (int i = 1; i <= 4; ++i) {
-    CHECK_TRUE(ssa::test::RunProgram({"/usr/bin/ib_acme", "-S", sock, "-f", "n", "-s", d.name, "-d",
-                                      "node" + std::to_string(i), "-v"},
-                                     &out, &rc)
-                   .ok());
+    CHECK_OK(ssa::test::RunProgram({"/usr/bin/ib_acme", "-S", sock, "-f", "n", "-s", d.name, "-d",
+                                    "node" + std::to_string(i), "-v"},
+                                   &out, &rc));
     LONGS_EQUAL_TEXT(0, rc, out.c_str());
     STRCMP_CONTAINS(("dgid: " + gid_of[i] + "\n").c_str(), out.c_str());
     STRCMP_CONTAINS("SA verification: success", out.c_str());
   }
   // A name in no address data: a clear error, no crash.
-  CHECK_TRUE(
-      ssa::test::RunProgram(
-          {"/usr/bin/ib_acme", "-S", sock, "-f", "n", "-s", d.name, "-d", "node99"}, &out, &rc)
-          .ok());
+  CHECK_OK(ssa::test::RunProgram(
+      {"/usr/bin/ib_acme", "-S", sock, "-f", "n", "-s", d.name, "-d", "node99"}, &out, &rc));
   CHECK(rc != 0);
   std::vector<uint64_t> c = Counters(&d, 1);
   LONGS_EQUAL(4, c[ACM_CNTR_ADDR_CACHE]);

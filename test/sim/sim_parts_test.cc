@@ -13,6 +13,7 @@
 #include "test/sim/sim_slots.h"
 #include "test/sim/sim_test_util.h"
 #include "test/sim/sim_util.h"
+#include "test/support/check_ok.h"
 
 #include <CppUTest/TestHarness.h>
 

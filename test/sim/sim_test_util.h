@@ -10,13 +10,6 @@
 
 #include "common/base/status.h"
 
-// CHECK that a Status is OK, printing its message when it is not.
-#define CHECK_OK(expr)                                                      \
-  do {                                                                      \
-    ::ssa::Status check_ok_status_ = (expr);                                \
-    CHECK_TEXT(check_ok_status_.ok(), check_ok_status_.ToString().c_str()); \
-  } while (0)
-
 namespace ssa {
 namespace test {
 

@@ -20,6 +20,7 @@
 #include "test/sim/netgen.h"
 #include "test/sim/sim_fabric.h"
 #include "test/sim/sim_util.h"
+#include "test/support/check_ok.h"
 
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>
@@ -60,7 +61,7 @@ TEST_GROUP(SocketActivation) {
     SimFabric::Options o;
     o.net_text = ssa::test::FourHcaNet();
     ssa::Status st = SimFabric::Start(o, &fabric);
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
     dir = fabric->run_dir() + "/activation";
     mkdir(dir.c_str(), 0755);
   }
@@ -132,13 +133,12 @@ TEST(SocketActivation, DaemonServesTheSocketItWasHandedAndLeavesItToSystemd) {
   // A resolve through the activated socket, by the stock client.
   std::string ibstat, out;
   int rc = -1;
-  CHECK_TRUE(fabric->Run("Hca2", {"ibstat"}, &ibstat, &rc).ok());
+  CHECK_OK(fabric->Run("Hca2", {"ibstat"}, &ibstat, &rc));
   size_t at = ibstat.find("Base lid:");
   CHECK(at != std::string::npos);
   std::string lid = std::to_string(atoi(ibstat.c_str() + at + strlen("Base lid:")));
-  CHECK_TRUE(ssa::test::RunProgram(
-                 {"/usr/bin/ib_acme", "-S", sock, "-f", "l", "-s", lid, "-d", "1"}, &out, &rc)
-                 .ok());
+  CHECK_OK(ssa::test::RunProgram({"/usr/bin/ib_acme", "-S", sock, "-f", "l", "-s", lid, "-d", "1"},
+                                 &out, &rc));
   STRCMP_CONTAINS("dlid: 1", out.c_str());
   STRCMP_CONTAINS("return status 0x0", out.c_str());
 

@@ -8,6 +8,7 @@
 #include "providers/acmp/acmp_options.h"
 #include "providers/acmp/acmp_requests.h"
 #include "providers/acmp/acmp_wire.h"
+#include "test/support/check_ok.h"
 
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>
@@ -124,7 +125,7 @@ TEST_GROUP(AcmpRequests) {
   uint64_t TidOf(size_t i) {
     AcmMessage m;
     DecodeError why;
-    CHECK_TRUE(DecodeAcmMessage(sent[i].data(), sent[i].size(), &m, &why).ok());
+    CHECK_OK(DecodeAcmMessage(sent[i].data(), sent[i].size(), &m, &why));
     return m.tid;
   }
   AcmMessage Request() {

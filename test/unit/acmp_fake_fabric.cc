@@ -10,6 +10,7 @@
 
 #include "common/mad/mad_wire.h"
 #include "providers/acmp/mcmember_wire.h"
+#include "test/support/check_ok.h"
 
 namespace acmp_test {
 
@@ -114,7 +115,7 @@ std::string FakeNode::AllLogs() const {
 }
 
 FakeFabric::FakeFabric() {
-  CHECK_TRUE(loop_.Init().ok());
+  CHECK_OK(loop_.Init());
   handle_ = dlopen(kAcmpProvider.c_str(), RTLD_NOW | RTLD_LOCAL);
   CHECK_TEXT(handle_ != nullptr, dlerror());
   auto entry = reinterpret_cast<ssa_provider_entry_fn>(dlsym(handle_, SSA_PROVIDER_ENTRY_SYMBOL));

@@ -18,6 +18,7 @@
 #include "core/addr_watch/addr_watcher.h"
 #include "core/addr_watch/link_info.h"
 #include "core/addr_watch/rtnl_addr_codec.h"
+#include "test/support/check_ok.h"
 #include "test/unit/fake_netlink.h"
 
 // Last: its memory-leak macros redefine new.
@@ -250,7 +251,7 @@ TEST_GROUP(AddrWatcher) {
   testing::FakeNetlinkSocket* sock = nullptr;
 
   void setup() override {
-    CHECK_TRUE(loop.Init().ok());
+    CHECK_OK(loop.Init());
     log.set_level(LogLevel::kDebug);
     log.set_sink([this](LogLevel, const std::string& line) { lines << line << "\n"; });
     links.AddIpoib(4, "ib0", 0x0002c90300001231ULL, 0xffff);
@@ -360,7 +361,7 @@ TEST_GROUP(AddrWatcherLive) {
 
 TEST(AddrWatcherLive, DummyInterfaceAddressesAreFilteredAsNotIpoib) {
   EventLoop loop;
-  CHECK_TRUE(loop.Init().ok());
+  CHECK_OK(loop.Init());
   Logger log;
   log.set_sink([](LogLevel, const std::string&) {});
   SysfsLinkInfo links;

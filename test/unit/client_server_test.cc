@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/acm/acm_wire.h"
+#include "test/support/check_ok.h"
 
 using namespace std::chrono_literals;
 
@@ -83,14 +84,14 @@ TEST_GROUP(ClientServer) {
   std::vector<int> clients;
 
   void setup() override {
-    CHECK_TRUE(loop.Init().ok());
+    CHECK_OK(loop.Init());
     log.set_level(ssa::LogLevel::kError);
     server = std::make_unique<ssa::ClientServer>(&loop, &log, &handler);
     handler.server = server.get();
     char dir[] = "/tmp/ssa-cs-XXXXXX";
     CHECK(mkdtemp(dir) != nullptr);
     path = std::string(dir) + "/acm.sock";
-    CHECK_TRUE(server->ListenUnix(path, "").ok());
+    CHECK_OK(server->ListenUnix(path, ""));
   }
   void teardown() override {
     for (int fd : clients) close(fd);
@@ -250,7 +251,7 @@ TEST(ClientServer, TcpListenerPublishesItsPort) {
   char dir[] = "/tmp/ssa-cs-port-XXXXXX";
   CHECK(mkdtemp(dir) != nullptr);
   std::string port_file = std::string(dir) + "/ibacm-tcp.port";
-  CHECK_TRUE(server->ListenTcp(0, true, port_file, "").ok());
+  CHECK_OK(server->ListenTcp(0, true, port_file, ""));
   CHECK(server->tcp_port() > 0);
   FILE* f = fopen(port_file.c_str(), "r");
   CHECK(f != nullptr);
@@ -274,7 +275,7 @@ TEST(ClientServer, AdoptedUnixSocketIsServedAndItsFileKept) {
   strcpy(addr.sun_path, adopted.c_str());
   CHECK_EQUAL(0, bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)));
   CHECK_EQUAL(0, listen(fd, 16));
-  CHECK_TRUE(server->AdoptUnix(fd).ok());
+  CHECK_OK(server->AdoptUnix(fd));
   CHECK(fcntl(fd, F_GETFL) & O_NONBLOCK);  // accept() must never block the loop
 
   int client = Socket();

@@ -21,6 +21,7 @@
 #include "core/daemon.h"
 #include "core/kernel_ls/kernel_path_service.h"
 #include "core/kernel_ls/ls_codec.h"
+#include "test/support/check_ok.h"
 #include "test/unit/fake_netlink.h"
 
 // Last: its memory-leak macros redefine new.
@@ -135,7 +136,7 @@ TEST_GROUP(DaemonKernel) {
     };
     daemon = std::make_unique<Daemon>(s);
     Status st = daemon->Start();
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
     loop_thread = std::thread([this] { daemon->Run(); });
   }
   void teardown() override {
@@ -163,14 +164,14 @@ TEST_GROUP(DaemonKernel) {
     NlMessage m;
     CHECK_TRUE(r.Next(&m));
     LsDaemonMessage out;
-    CHECK_TRUE(DecodeDaemonMessage(m, &out).ok());
+    CHECK_OK(DecodeDaemonMessage(m, &out));
     return out;
   }
   std::vector<std::string> EndpointAddresses(int index) {
     AcmClient c;
-    CHECK_TRUE(c.Connect(dir + "/run/ibacm-unix.sock").ok());
+    CHECK_OK(c.Connect(dir + "/run/ibacm-unix.sock"));
     acm::EpQueryResponse r;
-    CHECK_TRUE(c.EpQuery(static_cast<uint8_t>(index), 0, &r).ok());
+    CHECK_OK(c.EpQuery(static_cast<uint8_t>(index), 0, &r));
     return r.config.addrs;
   }
   bool Lists(int index, const std::string& addr) {
@@ -180,9 +181,9 @@ TEST_GROUP(DaemonKernel) {
   }
   std::vector<uint64_t> Counters() {
     AcmClient c;
-    CHECK_TRUE(c.Connect(dir + "/run/ibacm-unix.sock").ok());
+    CHECK_OK(c.Connect(dir + "/run/ibacm-unix.sock"));
     acm::PerfResponse perf;
-    CHECK_TRUE(c.PerfQuery(0, &perf).ok());
+    CHECK_OK(c.PerfQuery(0, &perf));
     return perf.counters;
   }
 };
@@ -296,7 +297,7 @@ TEST(DaemonKernel, IpoibAddressesFollowTheInterfaces) {
 
   // The new address is a source clients can use.
   AcmClient c;
-  CHECK_TRUE(c.Connect(dir + "/run/ibacm-unix.sock").ok());
+  CHECK_OK(c.Connect(dir + "/run/ibacm-unix.sock"));
   acm::EpAddr src, dst;
   src.flags = acm::kEpFlagSource;
   in_addr ip;
@@ -305,14 +306,14 @@ TEST(DaemonKernel, IpoibAddressesFollowTheInterfaces) {
   dst.flags = acm::kEpFlagDest;
   dst.SetLid(0x41);
   acm::ResolveResponse r;
-  CHECK_TRUE(c.Resolve({dst, src}, &r).ok());
+  CHECK_OK(c.Resolve({dst, src}, &r));
   LONGS_EQUAL(acm::kStatusSuccess, r.hdr.status);
 
   // Deleted at start-up's address and the new one: both leave.
   Route()->Inject(EncodeAddrMessage(AddrChange(false, 4, "10.0.0.5")));
   Route()->Inject(EncodeAddrMessage(AddrChange(false, 7, "10.0.1.6")));
   CHECK_TRUE(WaitFor([&] { return !Lists(1, "10.0.0.5") && !Lists(2, "10.0.1.6"); }));
-  CHECK_TRUE(c.Resolve({dst, src}, &r).ok());
+  CHECK_OK(c.Resolve({dst, src}, &r));
   LONGS_EQUAL(acm::kStatusESrcAddr, r.hdr.status);
   CHECK_TRUE(Lists(1, "node5"));  // configured names stay
   CHECK_TRUE(Lists(2, "node5-b"));

@@ -16,6 +16,8 @@
 #include <fstream>
 #include <string>
 
+#include "test/support/check_ok.h"
+
 // Last: CppUTest redefines operator new for what follows it.
 #include <CppUTest/TestHarness.h>
 
@@ -91,7 +93,7 @@ TEST(DaemonShell, SignalsReachTheLoopHupReopensTheLogTermStopsIt) {
   ssa::DaemonShell::OpenLog(&log, path, "testd");
   CHECK_TRUE(shell.Lock(run, run + "/d.pid", &log));
   ssa::EventLoop loop;
-  CHECK(loop.Init().ok());
+  CHECK_OK(loop.Init());
   bool stopped = false, shut_down = false;
   // As logrotate does: move the file away, then SIGHUP; then SIGTERM.
   loop.AddTimer(std::chrono::milliseconds(1), [&] {
@@ -124,7 +126,7 @@ TEST(DaemonShell, ARunErrorIsReportedAndIsExitStatusOne) {
   std::string path = dir.path() + "/d.log";
   ssa::DaemonShell::OpenLog(&log, path, "testd");
   ssa::EventLoop loop;
-  CHECK(loop.Init().ok());
+  CHECK_OK(loop.Init());
   int rc = shell.Run(
       &loop, &log, false, [] { return ssa::Status::Error(EIO, "the fabric went away"); }, [] {},
       [] {});

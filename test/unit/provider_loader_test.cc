@@ -20,6 +20,8 @@
 #include <utility>
 #include <vector>
 
+#include "test/support/check_ok.h"
+
 namespace {
 
 const std::string kGoodDir = TEST_PROVIDER_DIR "/good/.libs";
@@ -73,7 +75,7 @@ TEST_GROUP(ProviderLoader) {
 TEST(ProviderLoader, LoadsTheGoodProviderWithOneInfoLine) {
   ssa::ProviderLoader loader(&log);
   ssa::Status st = loader.LoadFile(kTestprov);
-  CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+  CHECK_OK(st);
   LONGS_EQUAL(1, loader.providers().size());
   const ssa::LoadedProvider* lp = loader.Find("testprov");
   CHECK(lp != nullptr);
@@ -162,7 +164,7 @@ TEST(ProviderLoader, MissingDirectoryIsAnErrorNamingIt) {
 
 TEST(ProviderLoader, GoodDirectoryHoldsOnlyTestprov) {
   ssa::ProviderLoader loader(&log);
-  CHECK_TRUE(loader.LoadDirectory(kGoodDir).ok());
+  CHECK_OK(loader.LoadDirectory(kGoodDir));
   LONGS_EQUAL(1, loader.providers().size());
   STRCMP_EQUAL("testprov", loader.providers()[0]->name().c_str());
   LONGS_EQUAL(0, loader.rejected_count());
@@ -171,7 +173,7 @@ TEST(ProviderLoader, GoodDirectoryHoldsOnlyTestprov) {
 
 TEST(ProviderLoader, BadDirectoryRejectsEveryFileOnceEach) {
   ssa::ProviderLoader loader(&log);
-  CHECK_TRUE(loader.LoadDirectory(kBadDir).ok());
+  CHECK_OK(loader.LoadDirectory(kBadDir));
   LONGS_EQUAL(0, loader.providers().size());
   // .libs also holds libtool's .la/.lai/.o files: none may count.
   LONGS_EQUAL(8, loader.rejected_count());
@@ -199,7 +201,7 @@ TEST(ProviderLoader, ScansOnlyRegularSoFiles) {
   CHECK_EQUAL(0, mkdir((dir + "/subdir.so").c_str(), 0700));
   {
     ssa::ProviderLoader loader(&log);
-    CHECK_TRUE(loader.LoadDirectory(dir + "/").ok());
+    CHECK_OK(loader.LoadDirectory(dir + "/"));
     LONGS_EQUAL(1, loader.providers().size());
     STRCMP_EQUAL((dir + "/a.so").c_str(), loader.providers()[0]->path().c_str());
     LONGS_EQUAL(1, loader.rejected_count());  // text.so only
@@ -213,9 +215,9 @@ TEST(ProviderLoader, ScansOnlyRegularSoFiles) {
 
 TEST(ProviderLoader, DuplicateHigherVersionWinsWhenLoadedSecond) {
   ssa::ProviderLoader loader(&log);
-  CHECK_TRUE(loader.LoadFile(kDupV1).ok());
+  CHECK_OK(loader.LoadFile(kDupV1));
   lines.clear();
-  CHECK_TRUE(loader.LoadFile(kDupV2).ok());
+  CHECK_OK(loader.LoadFile(kDupV2));
   LONGS_EQUAL(1, loader.providers().size());
   LONGS_EQUAL(2, loader.Find("dup")->version());
   STRCMP_EQUAL(kDupV2.c_str(), loader.Find("dup")->path().c_str());
@@ -230,7 +232,7 @@ TEST(ProviderLoader, DuplicateHigherVersionWinsWhenLoadedSecond) {
 
 TEST(ProviderLoader, DuplicateHigherVersionWinsWhenLoadedFirst) {
   ssa::ProviderLoader loader(&log);
-  CHECK_TRUE(loader.LoadFile(kDupV2).ok());
+  CHECK_OK(loader.LoadFile(kDupV2));
   lines.clear();
   ssa::Status st = loader.LoadFile(kDupV1);
   CHECK_FALSE(st.ok());
@@ -248,7 +250,7 @@ TEST(ProviderLoader, DuplicateHigherVersionWinsWhenLoadedFirst) {
 
 TEST(ProviderLoader, DuplicateOfSameVersionKeepsTheFirstAndItsModule) {
   ssa::ProviderLoader loader(&log);
-  CHECK_TRUE(loader.LoadFile(kTestprov).ok());
+  CHECK_OK(loader.LoadFile(kTestprov));
   lines.clear();
   CHECK_FALSE(loader.LoadFile(kTestprov).ok());
   LONGS_EQUAL(1, loader.providers().size());
@@ -261,7 +263,7 @@ TEST(ProviderLoader, DuplicateOfSameVersionKeepsTheFirstAndItsModule) {
 
 TEST(ProviderLoader, ExtraDirectoryKeepsOlderAndDupV2) {
   ssa::ProviderLoader loader(&log);
-  CHECK_TRUE(loader.LoadDirectory(kExtraDir).ok());
+  CHECK_OK(loader.LoadDirectory(kExtraDir));
   LONGS_EQUAL(2, loader.providers().size());
   // dup_v2 took dup_v1's place, ahead of older.
   STRCMP_EQUAL("dup", loader.providers()[0]->name().c_str());
@@ -326,7 +328,7 @@ TEST(AbiMember, OlderProviderLoadsAndHasNoAppendedOps) {
   log.set_level(ssa::LogLevel::kError);
   ssa::ProviderLoader loader(&log);
   ssa::Status st = loader.LoadFile(kExtraDir + "/older.so");
-  CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+  CHECK_OK(st);
   const ssa::LoadedProvider* lp = loader.Find("older");
   CHECK(lp != nullptr);
   LONGS_EQUAL(SSA_PROVIDER_V1_0_SIZE, lp->table_size());
@@ -477,7 +479,7 @@ TEST_GROUP(Testprov) {
   void setup() override {
     log.set_level(ssa::LogLevel::kError);
     loader = std::make_unique<ssa::ProviderLoader>(&log);
-    CHECK_TRUE(loader->LoadFile(kTestprov).ok());
+    CHECK_OK(loader->LoadFile(kTestprov));
     prov = loader->Find("testprov")->table();
   }
   void teardown() override { loader.reset(); }

@@ -23,6 +23,7 @@
 
 #include <ibacm_ssa/provider.h>
 #include "common/mad/mad_wire.h"
+#include "test/support/check_ok.h"
 
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>
@@ -261,11 +262,10 @@ class SaProviderFixture : public Utest {
   // The record a query asked for, and its component mask.
   mad::PathRecord Asked(size_t i, uint64_t* mask = nullptr) {
     mad::PathRecord rec;
-    CHECK_TRUE(mad::DecodePathRecord(core.sent.at(i).mad.data() + mad::kSaDataOffset,
-                                     mad::kPathRecordSize, &rec)
-                   .ok());
+    CHECK_OK(mad::DecodePathRecord(core.sent.at(i).mad.data() + mad::kSaDataOffset,
+                                   mad::kPathRecordSize, &rec));
     mad::SaHeader sa;
-    CHECK_TRUE(mad::DecodeSaHeader(core.sent.at(i).mad.data(), mad::kMadSize, &sa).ok());
+    CHECK_OK(mad::DecodeSaHeader(core.sent.at(i).mad.data(), mad::kMadSize, &sa));
     if (mask) *mask = sa.comp_mask;
     return rec;
   }

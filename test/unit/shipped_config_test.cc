@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/daemon.h"
+#include "test/support/check_ok.h"
 
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>
@@ -48,7 +49,7 @@ TEST(ShippedConfig, TheTemplateIsReadByTheCoreAndEveryProviderWithoutWarnings) {
   {
     ssa::Daemon daemon(s);
     ssa::Status st = daemon.Start();
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
     daemon.Shutdown();
   }
   std::ifstream in(dir + "/ibacm.log");

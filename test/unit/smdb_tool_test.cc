@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "common/smdb/smdb.h"
+#include "test/support/check_ok.h"
 #include "test/unit/path_engine_fabric.h"
 #include "test/unit/smdb_test_util.h"
 
@@ -70,7 +71,7 @@ TEST_GROUP(SmdbTool) {
     ssa::smdb::Smdb db = path_engine_test::TwoSwitchFabric();
     db.global_epoch = 7;
     ssa::Status st = db.WriteFile(file);
-    CHECK_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
   }
   void teardown() override {
     for (const char* f : {"/fabric.smdb", "/truncated.smdb", "/stderr"}) unlink((dir + f).c_str());

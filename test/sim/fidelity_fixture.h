@@ -28,6 +28,7 @@
 #include "test/sim/sim_util.h"
 #include "test/sim/tree_harness.h"
 #include "test/support/check_ok.h"
+#include "test/support/temp_dir.h"
 
 #include "CppUTest/TestHarness.h"
 

@@ -15,6 +15,7 @@
 #include "test/sim/sim_fabric.h"
 #include "test/sim/sim_test_util.h"
 #include "test/support/check_ok.h"
+#include "test/support/temp_dir.h"
 
 #include <CppUTest/TestHarness.h>
 

@@ -34,15 +34,18 @@ check_LTLIBRARIES += test/sim/libsimcheck.la
 test_sim_libsimcheck_la_SOURCES = test/sim/sim_test_util.h test/sim/sim_test_util.cc
 test_sim_libsimcheck_la_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS)
 
+# The harness as its users link it (the sim tests, the benchmarks): nodes,
+# then the fabric, then what both use.
+SIM_HARNESS_LIBS = test/sim/libsimnode.la test/sim/libsimfab.la $(TEST_SUPPORT_LIBS)
+
 # What every sim test binary links first (then what the code under test
 # needs, then $(SSA_ALL_LIBS) $(CPPUTEST_LIBS)); a program takes from each
 # archive only the objects it uses.
-SIM_TEST_LIBS = test/libtestmain.la test/sim/libsimcheck.la test/sim/libsimnode.la \
-	test/sim/libsimfab.la
+SIM_TEST_LIBS = test/libtestmain.la test/sim/libsimcheck.la $(SIM_HARNESS_LIBS)
 
 noinst_PROGRAMS += test/sim/simfab
 test_sim_simfab_SOURCES = test/sim/simfab_main.cc
-test_sim_simfab_LDADD = test/sim/libsimfab.la $(SSA_ALL_LIBS)
+test_sim_simfab_LDADD = test/sim/libsimfab.la $(TEST_SUPPORT_LIBS) $(SSA_ALL_LIBS)
 
 check_PROGRAMS += test/sim/sim_tests
 TESTS += test/sim/sim_tests

@@ -31,6 +31,7 @@
 #include "test/sim/sim_fabric.h"
 #include "test/sim/sim_test_util.h"
 #include "test/support/check_ok.h"
+#include "test/support/temp_dir.h"
 
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>

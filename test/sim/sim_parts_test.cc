@@ -14,15 +14,16 @@
 #include "test/sim/sim_test_util.h"
 #include "test/sim/sim_util.h"
 #include "test/support/check_ok.h"
+#include "test/support/temp_dir.h"
 
 #include <CppUTest/TestHarness.h>
 
 using namespace ssa::test;
 
 TEST_GROUP(SimParts) {
-  std::string dir;
-  void setup() override { CHECK_OK(MakeTempDir(DefaultTempParent(), "simparts.", &dir)); }
-  void teardown() override { RemoveTree(dir); }
+  ssa::test::TempDir tmp{"simparts."};
+  const std::string& dir = tmp.path();
+  void setup() override { CHECK_OK(tmp.status()); }
 };
 
 TEST(SimParts, ParseAttachedReadsIbsimsListing) {

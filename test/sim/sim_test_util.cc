@@ -7,6 +7,7 @@
 
 #include "test/sim/sim_child.h"
 #include "test/sim/sim_util.h"
+#include "test/support/temp_dir.h"
 
 namespace ssa {
 namespace test {

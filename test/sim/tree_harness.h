@@ -24,6 +24,7 @@
 #include "common/smdb/smdb_prdb.h"
 #include "test/sim/osm_plugin_util.h"
 #include "test/sim/sim_fabric.h"
+#include "test/support/temp_dir.h"
 
 namespace ssa {
 namespace test {

@@ -1,3 +1,14 @@
 # test/support/: what the test programs share, so that each piece of test
-# logic is written once: CHECK_OK (check_ok.h, header only).
-EXTRA_DIST += test/support/check_ok.h
+# logic is written once: CHECK_OK (check_ok.h, header only), the temporary
+# directories (temp_dir.h).
+#
+# libtestsupport.la is built by `make all`, not only by `make check`: the
+# simulated fabric's harness and CLI (test/sim/libsimfab.la, simfab) and
+# the benchmarks (`make bench`) use it too. It needs no CppUTest (check_ok.h
+# needs it where it is used). Users link $(TEST_SUPPORT_LIBS) after the
+# test libraries that use it.
+noinst_LTLIBRARIES += test/support/libtestsupport.la
+test_support_libtestsupport_la_SOURCES = \
+	test/support/check_ok.h \
+	test/support/temp_dir.h test/support/temp_dir.cc
+TEST_SUPPORT_LIBS = test/support/libtestsupport.la

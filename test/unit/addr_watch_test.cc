@@ -19,6 +19,7 @@
 #include "core/addr_watch/link_info.h"
 #include "core/addr_watch/rtnl_addr_codec.h"
 #include "test/support/check_ok.h"
+#include "test/support/temp_dir.h"
 #include "test/unit/fake_netlink.h"
 
 // Last: its memory-leak macros redefine new.
@@ -177,16 +178,10 @@ TEST(RtnlAddrCodec, MalformedAndForeignMessages) {
 }
 
 TEST_GROUP(LinkInfo) {
-  std::string dir;
-  void setup() override {
-    char tmpl[] = "/tmp/ssa-sysfs-XXXXXX";
-    CHECK(mkdtemp(tmpl) != nullptr);
-    dir = tmpl;
-  }
-  void teardown() override {
-    std::string cmd = "rm -rf '" + dir + "'";
-    CHECK_EQUAL(0, system(cmd.c_str()));
-  }
+  ssa::test::TempDir tmp{"ssa-sysfs-"};
+  const std::string& dir = tmp.path();
+  void setup() override { CHECK_OK(tmp.status()); }
+  void teardown() override { CHECK_OK(tmp.Remove()); }
   void Iface(const std::string& name, int index, int type, const std::string& addr,
              const std::string& pkey) {
     std::string base = dir + "/" + name;

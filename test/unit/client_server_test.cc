@@ -16,6 +16,7 @@
 
 #include "common/acm/acm_wire.h"
 #include "test/support/check_ok.h"
+#include "test/support/temp_dir.h"
 
 using namespace std::chrono_literals;
 
@@ -76,6 +77,7 @@ class DescriptorHog {
 }  // namespace
 
 TEST_GROUP(ClientServer) {
+  ssa::test::TempDir dir{"ssa-cs-"};
   ssa::EventLoop loop;
   ssa::Logger log;
   EchoHandler handler;
@@ -88,15 +90,13 @@ TEST_GROUP(ClientServer) {
     log.set_level(ssa::LogLevel::kError);
     server = std::make_unique<ssa::ClientServer>(&loop, &log, &handler);
     handler.server = server.get();
-    char dir[] = "/tmp/ssa-cs-XXXXXX";
-    CHECK(mkdtemp(dir) != nullptr);
-    path = std::string(dir) + "/acm.sock";
+    CHECK_OK(dir.status());
+    path = dir.path() + "/acm.sock";
     CHECK_OK(server->ListenUnix(path, ""));
   }
   void teardown() override {
     for (int fd : clients) close(fd);
     server.reset();
-    rmdir(path.substr(0, path.rfind('/')).c_str());
   }
   int Connect() { return ConnectSocket(Socket()); }
   int Socket() {
@@ -248,9 +248,9 @@ TEST(ClientServer, ManyConcurrentClients) {
 }
 
 TEST(ClientServer, TcpListenerPublishesItsPort) {
-  char dir[] = "/tmp/ssa-cs-port-XXXXXX";
-  CHECK(mkdtemp(dir) != nullptr);
-  std::string port_file = std::string(dir) + "/ibacm-tcp.port";
+  ssa::test::TempDir port_dir("ssa-cs-port-");
+  CHECK_OK(port_dir.status());
+  std::string port_file = port_dir.path() + "/ibacm-tcp.port";
   CHECK_OK(server->ListenTcp(0, true, port_file, ""));
   CHECK(server->tcp_port() > 0);
   FILE* f = fopen(port_file.c_str(), "r");
@@ -261,7 +261,6 @@ TEST(ClientServer, TcpListenerPublishesItsPort) {
   LONGS_EQUAL(server->tcp_port(), port);
   server->Shutdown();  // removes the port file
   CHECK(access(port_file.c_str(), F_OK) != 0);
-  rmdir(dir);
 }
 
 // Socket activation: a listening socket made by someone else (systemd) is

@@ -22,6 +22,7 @@
 #include "core/kernel_ls/kernel_path_service.h"
 #include "core/kernel_ls/ls_codec.h"
 #include "test/support/check_ok.h"
+#include "test/support/temp_dir.h"
 #include "test/unit/fake_netlink.h"
 
 // Last: its memory-leak macros redefine new.
@@ -98,7 +99,8 @@ bool WaitFor(Pred pred) {
 }  // namespace
 
 TEST_GROUP(DaemonKernel) {
-  std::string dir;
+  ssa::test::TempDir tmp{"ssa-dkernel-"};
+  const std::string& dir = tmp.path();
   std::unique_ptr<Daemon> daemon;
   std::thread loop_thread;
   testing::FakeNetlink netlink;
@@ -106,9 +108,7 @@ TEST_GROUP(DaemonKernel) {
   std::vector<IpoibAddress> ipoib_at_start;
 
   void setup() override {
-    char tmpl[] = "/tmp/ssa-dkernel-XXXXXX";
-    CHECK(mkdtemp(tmpl) != nullptr);
-    dir = tmpl;
+    CHECK_OK(tmp.status());
     links.AddIpoib(4, "ib0", kPortGuid, 0xffff);
     links.AddIpoib(7, "ib0.8001", kPortGuid, 0x8001);
     links.AddOther(2, "eth0", 1);
@@ -146,7 +146,7 @@ TEST_GROUP(DaemonKernel) {
       daemon->Shutdown();
       daemon.reset();
     }
-    CHECK_EQUAL(0, system(("rm -rf '" + dir + "'").c_str()));
+    CHECK_OK(tmp.Remove());
   }
   std::string Log() {
     std::ifstream in(dir + "/ibacm.log");

@@ -23,6 +23,7 @@
 #include "core/port_manager.h"
 #include "core/request_dispatcher.h"
 #include "test/support/check_ok.h"
+#include "test/support/temp_dir.h"
 
 namespace {
 
@@ -51,16 +52,13 @@ void WriteFile(const std::string& path, const std::string& text) {
 }  // namespace
 
 TEST_GROUP(Daemon) {
-  std::string dir;
+  ssa::test::TempDir tmp{"ssa-daemon-"};
+  const std::string& dir = tmp.path();
   std::unique_ptr<ssa::Daemon> daemon;
   std::thread loop_thread;
   std::vector<std::string> log_lines;
 
-  void setup() override {
-    char tmpl[] = "/tmp/ssa-daemon-XXXXXX";
-    CHECK(mkdtemp(tmpl) != nullptr);
-    dir = tmpl;
-  }
+  void setup() override { CHECK_OK(tmp.status()); }
   // The port the daemon sees; tests may change it (under the mutex) and the
   // daemon's poll picks the change up.
   std::mutex port_mutex;
@@ -104,8 +102,7 @@ TEST_GROUP(Daemon) {
       daemon->Shutdown();
       daemon.reset();
     }
-    std::string cmd = "rm -rf '" + dir + "'";
-    CHECK_EQUAL(0, system(cmd.c_str()));
+    CHECK_OK(tmp.Remove());
   }
   std::string Socket() { return dir + "/run/ibacm-unix.sock"; }
   ssa::acm::EpAddr Name(const char* name, uint32_t flags) {

@@ -64,7 +64,7 @@ test_unit_unit_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS) $(TEST_PROVIDE
 	-DABS_TOP_SRCDIR='"$(abs_top_srcdir)"' -DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
 # smdb_tool_test.cc runs the built ssa-smdb.
 EXTRA_test_unit_unit_tests_DEPENDENCIES += util/smdb_tool/ssa-smdb
-test_unit_unit_tests_LDADD = test/libtestmain.la \
+test_unit_unit_tests_LDADD = test/libtestmain.la $(TEST_SUPPORT_LIBS) \
 	util/ib_acme/libacme.la util/smdb_tool/libsmdbtool.la \
 	providers/sa/libsaprovider.la providers/acmp/libacmpprovider.la \
 	distrib/libibssa.la core/libibacmcore.la providers/shared/libprovshared.la \

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "test/support/check_ok.h"
+#include "test/support/temp_dir.h"
 
 namespace {
 
@@ -191,9 +192,9 @@ TEST(ProviderLoader, BadDirectoryRejectsEveryFileOnceEach) {
 }
 
 TEST(ProviderLoader, ScansOnlyRegularSoFiles) {
-  char tmpl[] = "/tmp/ssa-provdir-XXXXXX";
-  CHECK(mkdtemp(tmpl) != nullptr);
-  const std::string dir = tmpl;
+  ssa::test::TempDir tmp("ssa-provdir-");
+  CHECK_OK(tmp.status());
+  const std::string& dir = tmp.path();
   CHECK_EQUAL(0, symlink(kTestprov.c_str(), (dir + "/a.so").c_str()));
   CHECK_EQUAL(0, symlink(kTestprov.c_str(), (dir + "/a.so.1").c_str()));
   std::ofstream(dir + "/notes.txt") << "not a provider\n";
@@ -208,9 +209,6 @@ TEST(ProviderLoader, ScansOnlyRegularSoFiles) {
     STRCMP_EQUAL((dir + "/text.so").c_str(), loader.rejections()[0].path.c_str());
     CHECK(loader.rejections()[0].reason == ssa::RejectReason::kLoadFailed);
   }
-  for (const char* f : {"/a.so", "/a.so.1", "/notes.txt", "/text.so"}) unlink((dir + f).c_str());
-  rmdir((dir + "/subdir.so").c_str());
-  rmdir(dir.c_str());
 }
 
 TEST(ProviderLoader, DuplicateHigherVersionWinsWhenLoadedSecond) {

@@ -13,6 +13,7 @@
 #include "common/smdb/smdb_format.h"
 #include "common/smdb/smdb_prdb.h"
 #include "test/support/check_ok.h"
+#include "test/support/temp_dir.h"
 #include "test/unit/smdb_test_util.h"
 
 // Last: CppUTest redefines operator new for what follows it.
@@ -177,9 +178,9 @@ TEST(Smdb, SerializeRejectsBrokenOrderAndSingleRecordTables) {
 }
 
 TEST(Smdb, FilesRoundTripAndErrorsNameTheFile) {
-  char dir[] = "/tmp/smdb_test.XXXXXX";
-  CHECK(mkdtemp(dir) != nullptr);
-  std::string path = std::string(dir) + "/fabric.smdb";
+  ssa::test::TempDir dir("smdb_test.");
+  CHECK_OK(dir.status());
+  std::string path = dir.path() + "/fabric.smdb";
   Smdb db = smdb_test::SampleSmdb();
   ssa::Status s = db.WriteFile(path);
   CHECK_OK(s);
@@ -205,7 +206,6 @@ TEST(Smdb, FilesRoundTripAndErrorsNameTheFile) {
   LONGS_EQUAL(-ENOENT, s.code());
   STRCMP_CONTAINS(path.c_str(), s.message().c_str());
   CHECK_TRUE(back == db);  // untouched by failures
-  rmdir(dir);
 }
 
 TEST(Smdb, DumpIsOneLinePerRecord) {

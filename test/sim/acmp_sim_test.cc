@@ -28,7 +28,6 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
-#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -42,6 +41,7 @@
 #include "test/sim/sim_fabric.h"
 #include "test/sim/sim_util.h"
 #include "test/support/check_ok.h"
+#include "test/support/tool_output.h"
 
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>
@@ -69,66 +69,6 @@ std::string QdrNetButHca4() {
     bool hca4_link = node.find("\"Hca4\"") == 0 || line.find("\"Hca4\"") != std::string::npos;
     if (line.rfind("[", 0) == 0 && !hca4_link) line += " w=2 s=4";
     out += line + "\n";
-  }
-  return out;
-}
-
-// saquery's "PathRecord dump:" fields, e.g. {"dlid", "4"}; empty if none.
-std::map<std::string, std::string> SaqueryFields(const std::string& text) {
-  std::map<std::string, std::string> f;
-  size_t at = text.find("PathRecord dump:");
-  if (at == std::string::npos) return f;
-  std::istringstream in(text.substr(at));
-  std::string line;
-  std::getline(in, line);
-  while (std::getline(in, line)) {
-    size_t b = line.find_first_not_of(" \t");
-    size_t dots = b == std::string::npos ? b : line.find("..", b);
-    if (dots == std::string::npos) break;
-    size_t v = line.find_first_not_of('.', dots);
-    f[line.substr(b, dots - b)] = v == std::string::npos ? "" : line.substr(v);
-  }
-  return f;
-}
-
-std::string GidText(const uint8_t* gid) {
-  char buf[INET6_ADDRSTRLEN];
-  inet_ntop(AF_INET6, gid, buf, sizeof(buf));
-  return buf;
-}
-
-// Field by field against saquery; "" when equal except for `ignore`.
-std::string Differences(const std::map<std::string, std::string>& sa, const ibv_path_record& p,
-                        const std::set<std::string>& ignore = {}) {
-  std::map<std::string, unsigned long long> ours = {
-      {"service_id", be64toh(p.service_id)},
-      {"dlid", ntohs(p.dlid)},
-      {"slid", ntohs(p.slid)},
-      {"hop_flow_raw", ntohl(p.flowlabel_hoplimit)},
-      {"tclass", p.tclass},
-      {"num_path_revers", p.reversible_numpath},
-      {"pkey", ntohs(p.pkey)},
-      {"qos_class", ntohs(p.qosclass_sl) >> 4},
-      {"sl", ntohs(p.qosclass_sl) & 0xf},
-      {"mtu", p.mtu},
-      {"rate", p.rate},
-      {"pkt_life", p.packetlifetime},
-      {"preference", p.preference},
-  };
-  std::string out;
-  for (const auto& kv : ours) {
-    if (ignore.count(kv.first)) continue;
-    auto it = sa.find(kv.first);
-    if (it == sa.end() || strtoull(it->second.c_str(), nullptr, 0) != kv.second)
-      out += kv.first + ": saquery " + (it == sa.end() ? "?" : it->second) + ", ours " +
-             std::to_string(kv.second) + "; ";
-  }
-  for (const char* g : {"dgid", "sgid"}) {
-    const uint8_t* mine = g[0] == 'd' ? p.dgid.raw : p.sgid.raw;
-    auto it = sa.find(g);
-    if (it == sa.end() || it->second != GidText(mine))
-      out += std::string(g) + ": saquery " + (it == sa.end() ? "?" : it->second) + ", ours " +
-             GidText(mine) + "; ";
   }
   return out;
 }
@@ -199,14 +139,9 @@ TEST_GROUP(AcmpSim) {
     x.ip = "10.0.0." + std::to_string(n);
     x.ip6 = "fd00::" + std::to_string(n);
     if (!x.lid) {
-      std::string ibstat = Run(x.node, {"ibstat"});
-      size_t at = ibstat.find("Base lid:");
-      x.lid = static_cast<uint16_t>(strtoul(ibstat.c_str() + at + 9, nullptr, 10));
-      at = ibstat.find("Port GUID:");
-      unsigned long long guid = strtoull(ibstat.c_str() + at + 10, nullptr, 16);
-      uint8_t raw[16] = {0xfe, 0x80};
-      for (int i = 0; i < 8; ++i) raw[8 + i] = static_cast<uint8_t>(guid >> (56 - 8 * i));
-      x.gid = GidText(raw);
+      ssa::test::IbstatPort ibstat = ssa::test::ParseIbstat(Run(x.node, {"ibstat"}));
+      x.lid = static_cast<uint16_t>(ibstat.lid);
+      x.gid = ssa::test::DefaultGidText(strtoull(ibstat.port_guid.c_str(), nullptr, 16));
     }
     IbacmNode::Options o;
     o.node = x.node;
@@ -281,7 +216,7 @@ TEST_GROUP(AcmpSim) {
     return r.counters;
   }
   std::map<std::string, std::string> SaPath(int from, int to) {
-    auto f = SaqueryFields(
+    auto f = ssa::test::ParseSaqueryPath(
         Run(d[from].node, {"saquery", "-p", "--sgid-to-dgid", d[from].gid + "-" + d[to].gid}));
     CHECK_FALSE_TEXT(f.empty(),
                      ("saquery has no path " + d[from].gid + " -> " + d[to].gid).c_str());
@@ -328,7 +263,7 @@ TEST(AcmpSim, SaRoutesEveryAddressFromEveryNodeEqualsOpensmAndRequestersAreCache
       if (from == to) continue;
       auto sa = SaPath(from, to);
       for (const std::string& dst : {d[to].name, d[to].ip, d[to].ip6}) {
-        std::string diff = Differences(sa, ResolveOk(from, dst));
+        std::string diff = ssa::test::SaqueryDifferences(sa, ResolveOk(from, dst));
         CHECK_TEXT(diff.empty(), (d[from].name + " -> " + dst + ": " + diff).c_str());
       }
     }
@@ -375,7 +310,7 @@ TEST(AcmpSim, AcmRoutesComeFromTheBestSharedGroupAndEqualOpensms) {
       if (from == to) continue;
       auto sa = SaPath(from, to);
       ibv_path_record p = ResolveOk(from, d[to].name);
-      std::string diff = Differences(sa, p, {});
+      std::string diff = ssa::test::SaqueryDifferences(sa, p);
       CHECK_TEXT(diff.empty(), (d[from].name + " -> " + d[to].name + ": " + diff).c_str());
       CHECK(p.reversible_numpath & 0x80);
       LONGS_EQUAL(from == 4 || to == 4 ? 0x83 : 0x87, p.rate);

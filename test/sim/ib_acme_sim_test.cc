@@ -27,11 +27,13 @@
 #include "test/sim/sim_fabric.h"
 #include "test/sim/sim_util.h"
 #include "test/support/check_ok.h"
+#include "test/support/tool_output.h"
 
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>
 
 using ssa::test::IbacmNode;
+using ssa::test::IbstatField;
 using ssa::test::SimFabric;
 
 namespace {
@@ -44,23 +46,9 @@ struct Outcome {
   int status = -1;
 };
 
-// A value from ibstat output, e.g. "Base lid: 3" -> "3".
-std::string IbstatField(const std::string& text, const std::string& label) {
-  size_t at = text.find(label + ":");
-  if (at == std::string::npos) return "";
-  size_t b = text.find_first_not_of(' ', at + label.size() + 1);
-  size_t e = text.find('\n', b);
-  return text.substr(b, e - b);
-}
-
-// "fe80::10:3" for a port GUID (the SM's default subnet prefix).
+// "fe80::10:3" for a port GUID as ibstat prints it.
 std::string GidOf(const std::string& port_guid_text) {
-  unsigned long long guid = strtoull(port_guid_text.c_str(), nullptr, 0);
-  uint8_t raw[16] = {0xfe, 0x80};
-  for (int i = 0; i < 8; ++i) raw[8 + i] = static_cast<uint8_t>(guid >> (56 - 8 * i));
-  char text[INET6_ADDRSTRLEN];
-  inet_ntop(AF_INET6, raw, text, sizeof(text));
-  return text;
+  return ssa::test::DefaultGidText(strtoull(port_guid_text.c_str(), nullptr, 0));
 }
 
 std::string ReplaceAll(std::string s, const std::string& from, const std::string& to) {

@@ -17,12 +17,14 @@
 #include "test/sim/netgen.h"
 #include "test/sim/sim_fabric.h"
 #include "test/support/check_ok.h"
+#include "test/support/tool_output.h"
 
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>
 
 using namespace std::chrono_literals;
 using ssa::test::IbacmNode;
+using ssa::test::IbstatField;
 using ssa::test::SimFabric;
 
 namespace {
@@ -34,15 +36,6 @@ std::map<std::string, std::string> ParseProbe(const std::string& text) {
   std::string key, value;
   while (in >> key >> value) kv.emplace(key, value);
   return kv;
-}
-
-// A value from ibstat output, e.g. "Base lid: 3" -> "3".
-std::string IbstatField(const std::string& text, const std::string& label) {
-  size_t at = text.find(label + ":");
-  if (at == std::string::npos) return "";
-  size_t b = text.find_first_not_of(' ', at + label.size() + 1);
-  size_t e = text.find('\n', b);
-  return text.substr(b, e - b);
 }
 
 unsigned long long Num(const std::string& s) { return strtoull(s.c_str(), nullptr, 0); }

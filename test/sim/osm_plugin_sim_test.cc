@@ -18,6 +18,7 @@
 #include "test/sim/sim_test_util.h"
 #include "test/support/check_ok.h"
 #include "test/support/temp_dir.h"
+#include "test/support/tool_output.h"
 
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>

@@ -30,6 +30,7 @@
 #include "test/sim/sim_fabric.h"
 #include "test/sim/sim_util.h"
 #include "test/support/check_ok.h"
+#include "test/support/tool_output.h"
 
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>
@@ -37,7 +38,11 @@
 using namespace std::chrono_literals;
 using ssa::AcmClient;
 using ssa::Status;
+using ssa::test::DefaultGidText;
 using ssa::test::IbacmNode;
+using ssa::test::IbstatField;
+using ssa::test::ParseSaqueryPath;
+using ssa::test::SaqueryDifferences;
 using ssa::test::SimFabric;
 namespace acm = ssa::acm;
 
@@ -46,81 +51,6 @@ namespace {
 std::string SaProviderDir() { return std::string(ABS_TOP_BUILDDIR) + "/providers/sa/.libs"; }
 
 unsigned long long Num(const std::string& s) { return strtoull(s.c_str(), nullptr, 0); }
-
-// A value from ibstat output, e.g. "Base lid: 3" -> "3".
-std::string IbstatField(const std::string& text, const std::string& label) {
-  size_t at = text.find(label + ":");
-  if (at == std::string::npos) return "";
-  size_t b = text.find_first_not_of(' ', at + label.size() + 1);
-  size_t e = text.find('\n', b);
-  return text.substr(b, e - b);
-}
-
-// saquery's "PathRecord dump:" block -> field name -> value text, e.g.
-//   "\t\tdlid....................1" -> {"dlid", "1"}. Empty: no record.
-std::map<std::string, std::string> ParseSaqueryPath(const std::string& text) {
-  std::map<std::string, std::string> f;
-  size_t at = text.find("PathRecord dump:");
-  if (at == std::string::npos) return f;
-  std::istringstream in(text.substr(at));
-  std::string line;
-  std::getline(in, line);
-  while (std::getline(in, line)) {
-    size_t b = line.find_first_not_of(" \t");
-    if (b == std::string::npos) break;
-    size_t dots = line.find("..", b);
-    if (dots == std::string::npos) break;  // the next record, or other output
-    size_t v = line.find_first_not_of('.', dots);
-    f[line.substr(b, dots - b)] = v == std::string::npos ? "" : line.substr(v);
-  }
-  return f;
-}
-
-std::string GidText(const uint8_t* gid) {
-  char buf[INET6_ADDRSTRLEN];
-  inet_ntop(AF_INET6, gid, buf, sizeof(buf));
-  return buf;
-}
-
-// Every field saquery prints, compared with our record; "" if all equal,
-// else one "field: saquery X, ours Y" per difference.
-std::string Differences(const std::map<std::string, std::string>& sa, const ibv_path_record& p) {
-  std::string out;
-  auto num = [&](const char* field, unsigned long long ours) {
-    auto it = sa.find(field);
-    if (it == sa.end()) {
-      out += std::string(field) + ": not printed by saquery; ";
-    } else if (Num(it->second) != ours) {
-      char buf[128];
-      snprintf(buf, sizeof(buf), "%s: saquery %s, ours 0x%llx; ", field, it->second.c_str(), ours);
-      out += buf;
-    }
-  };
-  auto gid = [&](const char* field, const uint8_t* ours) {
-    auto it = sa.find(field);
-    uint8_t theirs[16] = {};
-    if (it == sa.end() || inet_pton(AF_INET6, it->second.c_str(), theirs) != 1 ||
-        memcmp(theirs, ours, 16) != 0)
-      out += std::string(field) + ": saquery " + (it == sa.end() ? "?" : it->second) + ", ours " +
-             GidText(ours) + "; ";
-  };
-  num("service_id", be64toh(p.service_id));
-  gid("dgid", p.dgid.raw);
-  gid("sgid", p.sgid.raw);
-  num("dlid", ntohs(p.dlid));
-  num("slid", ntohs(p.slid));
-  num("hop_flow_raw", ntohl(p.flowlabel_hoplimit));
-  num("tclass", p.tclass);
-  num("num_path_revers", p.reversible_numpath);
-  num("pkey", ntohs(p.pkey));
-  num("qos_class", ntohs(p.qosclass_sl) >> 4);
-  num("sl", ntohs(p.qosclass_sl) & 0xf);
-  num("mtu", p.mtu);
-  num("rate", p.rate);
-  num("pkt_life", p.packetlifetime);
-  num("preference", p.preference);
-  return out;
-}
 
 acm::EpAddr Source(const std::string& name) {
   acm::EpAddr e;
@@ -239,7 +169,7 @@ TEST_GROUP(SaProviderSim) {
       if (sa.empty()) continue;  // OpenSM gave this LID to no one
       ++found;
       ibv_path_record ours = Resolve(d, DestLid(static_cast<uint16_t>(lid)));
-      std::string diff = Differences(sa, ours);
+      std::string diff = SaqueryDifferences(sa, ours);
       CHECK_TEXT(diff.empty(), (d->node + " -> LID " + std::to_string(lid) + ": " + diff).c_str());
       gids.push_back(sa["dgid"]);
     }
@@ -251,7 +181,7 @@ TEST_GROUP(SaProviderSim) {
           ParseSaqueryPath(Run(d->node, {"saquery", "-p", "--sgid-to-dgid", sgid + "-" + dgid}));
       CHECK_FALSE_TEXT(sa.empty(), ("saquery has no path to " + dgid).c_str());
       ibv_path_record ours = Resolve(d, DestGid(dgid));
-      std::string diff = Differences(sa, ours);
+      std::string diff = SaqueryDifferences(sa, ours);
       CHECK_TEXT(diff.empty(), (d->node + " -> GID " + dgid + ": " + diff).c_str());
     }
   }
@@ -307,13 +237,7 @@ TEST(SaProviderSim, StockIbAcmeResolvesAndVerifiesLidsAndNames) {
   std::map<int, std::string> gid_of;
   for (int i = 1; i <= 4; ++i) {
     std::string ibstat = Run("Hca" + std::to_string(i), {"ibstat"});
-    char gid[64];
-    unsigned long long guid = Num(IbstatField(ibstat, "Port GUID"));
-    snprintf(gid, sizeof(gid), "fe80::%llx:%llx:%llx:%llx", guid >> 48, (guid >> 32) & 0xffff,
-             (guid >> 16) & 0xffff, guid & 0xffff);
-    uint8_t raw[16];
-    CHECK_EQUAL(1, inet_pton(AF_INET6, gid, raw));
-    gid_of[i] = GidText(raw);
+    gid_of[i] = DefaultGidText(Num(IbstatField(ibstat, "Port GUID")));
     hosts += "node" + std::to_string(i) + " " + gid_of[i] + "\n";
   }
   std::string hosts_file = fabric->run_dir() + "/ibacm_hosts.data";

@@ -21,6 +21,7 @@
 #include "test/sim/sim_fabric.h"
 #include "test/sim/sim_util.h"
 #include "test/support/check_ok.h"
+#include "test/support/tool_output.h"
 
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>
@@ -134,9 +135,9 @@ TEST(SocketActivation, DaemonServesTheSocketItWasHandedAndLeavesItToSystemd) {
   std::string ibstat, out;
   int rc = -1;
   CHECK_OK(fabric->Run("Hca2", {"ibstat"}, &ibstat, &rc));
-  size_t at = ibstat.find("Base lid:");
-  CHECK(at != std::string::npos);
-  std::string lid = std::to_string(atoi(ibstat.c_str() + at + strlen("Base lid:")));
+  int base_lid = ssa::test::ParseIbstat(ibstat).lid;
+  CHECK(base_lid >= 0);  // ibstat printed one
+  std::string lid = std::to_string(base_lid);
   CHECK_OK(ssa::test::RunProgram({"/usr/bin/ib_acme", "-S", sock, "-f", "l", "-s", lid, "-d", "1"},
                                  &out, &rc));
   STRCMP_CONTAINS("dlid: 1", out.c_str());

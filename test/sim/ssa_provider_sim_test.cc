@@ -45,6 +45,7 @@
 #include "test/sim/tree_harness.h"
 #include "test/support/check_ok.h"
 #include "test/support/temp_dir.h"
+#include "test/support/tool_output.h"
 
 #include "CppUTest/TestHarness.h"
 
@@ -119,17 +120,9 @@ TEST_GROUP(SsaProviderSim) {
     StartIbacm("fallback = none\n");
   }
 
-  // A node's port GID in IPv6 notation.
+  // A node's port GID as ib_acme prints it.
   std::string GidOf(const std::string& node) {
-    char gid[64];
-    unsigned long long guid = tree->PortGuid(node);
-    snprintf(gid, sizeof(gid), "fe80::%llx:%llx:%llx:%llx", guid >> 48, (guid >> 32) & 0xffff,
-             (guid >> 16) & 0xffff, guid & 0xffff);
-    // Canonical text, as ib_acme prints it.
-    uint8_t raw[16];
-    CHECK_EQUAL(1, inet_pton(AF_INET6, gid, raw));
-    inet_ntop(AF_INET6, raw, gid, sizeof(gid));
-    return gid;
+    return ssa::test::DefaultGidText(tree->PortGuid(node));
   }
 
   void WaitEpoch(uint64_t epoch) {

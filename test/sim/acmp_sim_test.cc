@@ -36,6 +36,7 @@
 #include "common/acm/acm_wire.h"
 #include "providers/acmp/acmp_wire.h"
 #include "providers/acmp/sim_datagram.h"
+#include "test/sim/fabric_fixture.h"
 #include "test/sim/ibacm_node.h"
 #include "test/sim/netgen.h"
 #include "test/sim/sim_fabric.h"
@@ -98,8 +99,7 @@ acm::EpAddr Addr(const std::string& text, uint32_t flags) {
 
 }  // namespace
 
-TEST_GROUP(AcmpSim) {
-  std::unique_ptr<SimFabric> fabric;
+TEST_GROUP_BASE(AcmpSim, ssa::test::FabricFixture) {
   Daemon d[5];  // 1..4
 
   void teardown() override {
@@ -110,25 +110,7 @@ TEST_GROUP(AcmpSim) {
                 ssa::test::TailOfFile(x.ibacm->log_path(), 3000).c_str());
       x.ibacm.reset();
     }
-    if (fabric) {
-      if (UtestShell::getCurrent()->hasFailed()) fabric->set_failed();
-      fabric->Stop();
-    }
-    fabric.reset();
-  }
-  void StartFabric(const std::string& net) {
-    SimFabric::Options o;
-    o.net_text = net;
-    Status st = SimFabric::Start(o, &fabric);
-    CHECK_OK(st);
-  }
-  std::string Run(const std::string& node, const std::vector<std::string>& argv) {
-    std::string out;
-    int status = -1;
-    Status st = fabric->Run(node, argv, &out, &status, 20s);
-    CHECK_OK(st);
-    CHECK_EQUAL_TEXT(0, status, out.c_str());
-    return out;
+    FabricFixture::teardown();
   }
   // Reads node n's LID and GID, then starts its daemon with acmp.
   void StartDaemon(int n, const std::string& acmp_options) {

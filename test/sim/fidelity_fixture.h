@@ -26,9 +26,9 @@
 #include "test/sim/netgen.h"
 #include "test/sim/sim_test_util.h"
 #include "test/sim/sim_util.h"
+#include "test/sim/tree_fixture.h"
 #include "test/sim/tree_harness.h"
 #include "test/support/check_ok.h"
-#include "test/support/temp_dir.h"
 
 #include "CppUTest/TestHarness.h"
 
@@ -50,18 +50,10 @@ inline long SummaryValue(const std::string& out, const std::string& key) {
   return strtol(out.c_str() + at + key.size() + 2, nullptr, 10);
 }
 
-class FidelityFixture : public Utest {
+class FidelityFixture : public ssa::test::TreeFixture {
  public:
-  ssa::test::TempDir dir;
-  std::unique_ptr<TreeHarness> tree;
-  std::unique_ptr<IbacmNode> ibacm;
   std::string smdb_file;
   size_t log_from = 0;  // where the running ibacm's part of its log starts
-
-  void setup() override { tree = std::make_unique<TreeHarness>(&dir); }
-  void teardown() override {
-    CHECK_OK(ssa::test::StopTreeTest(&tree, &ibacm, UtestShell::getCurrent()->hasFailed()));
-  }
 
   void StartTree(TreeHarness::Options o) {
     CHECK_OK(tree->Start(o));

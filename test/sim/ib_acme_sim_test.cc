@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "test/sim/fabric_fixture.h"
 #include "test/sim/ibacm_node.h"
 #include "test/sim/netgen.h"
 #include "test/sim/sim_fabric.h"
@@ -72,17 +73,13 @@ bool HaveSaProvider() { return ssa::test::PathExists(SaProviderDir() + "/sa.so")
 
 }  // namespace
 
-TEST_GROUP(IbAcme) {
-  std::unique_ptr<SimFabric> fabric;
+TEST_GROUP_BASE(IbAcme, ssa::test::FabricFixture) {
   std::unique_ptr<IbacmNode> ibacm;  // testprov, on Hca2
   std::string sock;
   std::string lid, gid;  // Hca2's
 
   void setup() override {
-    SimFabric::Options o;
-    o.net_text = ssa::test::FourHcaNet();
-    ssa::Status st = SimFabric::Start(o, &fabric);
-    CHECK_OK(st);
+    StartFabric(ssa::test::FourHcaNet());
     ibacm = StartDaemon("Hca2", ssa::test::TestProviderDir(), "node2");
     sock = ibacm->socket_path();
     std::string ibstat = RunAsNode("Hca2", {"ibstat"}).out;
@@ -96,7 +93,7 @@ TEST_GROUP(IbAcme) {
       CHECK_OK(st);
     }
     ibacm.reset();
-    fabric.reset();
+    FabricFixture::teardown();
   }
 
   // Names NAME and NAMEb and an IP on the node's port.

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "common/acm/acm_client.h"
+#include "test/sim/fabric_fixture.h"
 #include "test/sim/ibacm_node.h"
 #include "test/sim/netgen.h"
 #include "test/sim/sim_fabric.h"
@@ -42,15 +43,9 @@ unsigned long long Num(const std::string& s) { return strtoull(s.c_str(), nullpt
 
 }  // namespace
 
-TEST_GROUP(FourHcaFabric) {
-  std::unique_ptr<SimFabric> fabric;
-  void setup() override {
-    SimFabric::Options o;
-    o.net_text = ssa::test::FourHcaNet();
-    ssa::Status st = SimFabric::Start(o, &fabric);
-    CHECK_OK(st);
-  }
-  void teardown() override { fabric.reset(); }
+TEST_GROUP_BASE(FourHcaFabric, ssa::test::FabricFixture){
+    void setup() override{StartFabric(ssa::test::FourHcaNet());
+}
   // An ibacm with the test provider on `node`, its endpoint named `name`.
   std::unique_ptr<IbacmNode> StartIbacm(const std::string& node, const std::string& name,
                                         const std::string& log_level) {
@@ -63,14 +58,6 @@ TEST_GROUP(FourHcaFabric) {
     ssa::Status st = ibacm->Start();
     CHECK_OK(st);
     return ibacm;
-  }
-  std::string Run(const std::string& node, const std::vector<std::string>& argv) {
-    std::string out;
-    int status = -1;
-    ssa::Status st = fabric->Run(node, argv, &out, &status);
-    CHECK_OK(st);
-    CHECK_EQUAL_TEXT(0, status, out.c_str());
-    return out;
   }
 };
 

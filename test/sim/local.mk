@@ -29,9 +29,11 @@ test_sim_libsimnode_la_SOURCES = \
 	test/sim/osm_plugin_util.h test/sim/osm_plugin_util.cc
 test_sim_libsimnode_la_CPPFLAGS = $(AM_CPPFLAGS) -DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
 
-# The sim tests' helpers: running local programs, finding a fabric's processes.
+# The sim tests' helpers: running local programs, finding a fabric's
+# processes, the fabric fixtures (header only).
 check_LTLIBRARIES += test/sim/libsimcheck.la
-test_sim_libsimcheck_la_SOURCES = test/sim/sim_test_util.h test/sim/sim_test_util.cc
+test_sim_libsimcheck_la_SOURCES = test/sim/sim_test_util.h test/sim/sim_test_util.cc \
+	test/sim/fabric_fixture.h
 test_sim_libsimcheck_la_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS)
 
 # The harness as its users link it (the sim tests, the benchmarks): nodes,

@@ -25,6 +25,7 @@
 
 #include "common/acm/acm_client.h"
 #include "common/acm/acm_wire.h"
+#include "test/sim/fabric_fixture.h"
 #include "test/sim/ibacm_node.h"
 #include "test/sim/netgen.h"
 #include "test/sim/sim_fabric.h"
@@ -85,44 +86,23 @@ struct SaDaemon {
 
 }  // namespace
 
-TEST_GROUP(SaProviderSim) {
-  std::unique_ptr<SimFabric> fabric;
-
-  void teardown() override {
-    if (fabric) fabric->Stop();
-    fabric.reset();
-  }
-  void StartFabric(const std::string& net, const std::vector<std::string>& ibsim_args = {}) {
-    SimFabric::Options o;
-    o.net_text = net;
-    o.ibsim_args = ibsim_args;
-    Status st = SimFabric::Start(o, &fabric);
-    CHECK_OK(st);
-  }
-  std::string Run(const std::string& node, const std::vector<std::string>& argv) {
-    std::string out;
-    int status = -1;
-    Status st = fabric->Run(node, argv, &out, &status, 20s);
-    CHECK_OK(st);
-    CHECK_EQUAL_TEXT(0, status, out.c_str());
-    return out;
-  }
-  // Starts ibacm with the sa provider on `node` ("Hca2" -> address "node2").
-  void StartDaemon(SaDaemon * d, const std::string& node, const std::string& sa_options = "") {
-    d->node = node;
-    d->name = "node" + node.substr(3);
-    d->lid = static_cast<uint16_t>(Num(IbstatField(Run(node, {"ibstat"}), "Base lid")));
-    CHECK(d->lid != 0);
-    IbacmNode::Options o;
-    o.node = node;
-    o.addr_cfg = d->name + " ibsim0 1 default\n";
-    o.opts_cfg = "[core]\nlog_level = debug\n[sa]\n" + sa_options;
-    o.provider_dir = SaProviderDir();
-    d->ibacm = std::make_unique<IbacmNode>(fabric.get(), o);
-    Status st = d->ibacm->Start();
-    CHECK_OK(st);
-    st = d->client.Connect(d->ibacm->socket_path());
-    CHECK_OK(st);
+TEST_GROUP_BASE(SaProviderSim, ssa::test::FabricFixture){
+    // Starts ibacm with the sa provider on `node` ("Hca2" -> address "node2").
+    void StartDaemon(SaDaemon * d, const std::string& node,
+                     const std::string& sa_options = ""){d->node = node;
+d->name = "node" + node.substr(3);
+d->lid = static_cast<uint16_t>(Num(IbstatField(Run(node, {"ibstat"}), "Base lid")));
+CHECK(d->lid != 0);
+IbacmNode::Options o;
+o.node = node;
+o.addr_cfg = d->name + " ibsim0 1 default\n";
+o.opts_cfg = "[core]\nlog_level = debug\n[sa]\n" + sa_options;
+o.provider_dir = SaProviderDir();
+d->ibacm = std::make_unique<IbacmNode>(fabric.get(), o);
+Status st = d->ibacm->Start();
+CHECK_OK(st);
+st = d->client.Connect(d->ibacm->socket_path());
+CHECK_OK(st);
   }
   void StopDaemon(SaDaemon * d) {
     d->client.Close();

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <string>
 
+#include "test/sim/fabric_fixture.h"
 #include "test/sim/ibacm_node.h"
 #include "test/sim/netgen.h"
 #include "test/sim/sim_fabric.h"
@@ -52,17 +53,13 @@ std::string ReceiveNotify(int fd, std::chrono::milliseconds timeout) {
 
 }  // namespace
 
-TEST_GROUP(SocketActivation) {
-  std::unique_ptr<SimFabric> fabric;
+TEST_GROUP_BASE(SocketActivation, ssa::test::FabricFixture) {
   std::string dir;
   int listen_fd = -1, notify_fd = -1;
   pid_t pid = -1;
 
   void setup() override {
-    SimFabric::Options o;
-    o.net_text = ssa::test::FourHcaNet();
-    ssa::Status st = SimFabric::Start(o, &fabric);
-    CHECK_OK(st);
+    StartFabric(ssa::test::FourHcaNet());
     dir = fabric->run_dir() + "/activation";
     mkdir(dir.c_str(), 0755);
   }
@@ -73,8 +70,7 @@ TEST_GROUP(SocketActivation) {
     }
     if (listen_fd >= 0) close(listen_fd);
     if (notify_fd >= 0) close(notify_fd);
-    if (UtestShell::getCurrent()->hasFailed()) fabric->set_failed();
-    fabric.reset();
+    FabricFixture::teardown();
   }
   // What systemd does for ibacm.service with ibacm.socket, as node `node`.
   void StartActivated(const std::string& node, const std::vector<std::string>& argv) {

@@ -42,9 +42,9 @@
 #include "test/sim/osm_plugin_util.h"
 #include "test/sim/sim_test_util.h"
 #include "test/sim/sim_util.h"
+#include "test/sim/tree_fixture.h"
 #include "test/sim/tree_harness.h"
 #include "test/support/check_ok.h"
-#include "test/support/temp_dir.h"
 #include "test/support/tool_output.h"
 
 #include "CppUTest/TestHarness.h"
@@ -72,29 +72,19 @@ long RssKib(pid_t pid) {
 
 }  // namespace
 
-TEST_GROUP(SsaProviderSim) {
-  ssa::test::TempDir dir;
-  std::unique_ptr<TreeHarness> tree;
-  std::unique_ptr<IbacmNode> ibacm;
-
-  void setup() override { tree = std::make_unique<TreeHarness>(&dir); }
-  void teardown() override {
-    CHECK_OK(ssa::test::StopTreeTest(&tree, &ibacm, UtestShell::getCurrent()->hasFailed()));
-  }
-
-  // A fat tree of `hcas` HCAs (12: 2 leaves of 6 with mixed-speed
-  // uplinks): core, one distribution and two access nodes (none with
-  // `members` false).
-  void StartTree(int lmc, const std::string& plugin_options = "", bool members = true,
-                 int hcas = 12) {
-    TreeHarness::Options o;
-    CHECK_OK(TreeHarness::FatTree(hcas, lmc, &o));
-    o.extra_plugin_options = plugin_options;
-    CHECK_OK(tree->Start(o));
-    if (!members) return;
-    CHECK_OK(tree->StartIbssa("Hca2", "distribution"));
-    CHECK_OK(tree->StartIbssa("Hca3", "access"));
-    CHECK_OK(tree->StartIbssa("Hca4", "access"));
+TEST_GROUP_BASE(SsaProviderSim, ssa::test::TreeFixture){
+    // A fat tree of `hcas` HCAs (12: 2 leaves of 6 with mixed-speed
+    // uplinks): core, one distribution and two access nodes (none with
+    // `members` false).
+    void StartTree(int lmc, const std::string& plugin_options = "", bool members = true,
+                   int hcas = 12){TreeHarness::Options o;
+CHECK_OK(TreeHarness::FatTree(hcas, lmc, &o));
+o.extra_plugin_options = plugin_options;
+CHECK_OK(tree->Start(o));
+if (!members) return;
+CHECK_OK(tree->StartIbssa("Hca2", "distribution"));
+CHECK_OK(tree->StartIbssa("Hca3", "access"));
+CHECK_OK(tree->StartIbssa("Hca4", "access"));
   }
 
   // ibacm with the ssa provider on kNode; returns once it holds the

@@ -2,9 +2,11 @@
 # distribution and access daemons, ssa-consumer, ssa-tree) on simulated
 # fabrics, and ibacm with the ssa provider at its end.
 if WITH_OPENSM
-# The tree harness, shared by the tree's test programs.
+# The tree harness and its test fixture (header only), shared by the
+# tree's test programs.
 check_LTLIBRARIES += test/sim/libsimtree.la
-test_sim_libsimtree_la_SOURCES = test/sim/tree_harness.h test/sim/tree_harness.cc
+test_sim_libsimtree_la_SOURCES = test/sim/tree_harness.h test/sim/tree_harness.cc \
+	test/sim/tree_fixture.h
 test_sim_libsimtree_la_CPPFLAGS = $(AM_CPPFLAGS) -DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
 
 check_PROGRAMS += test/sim/tree_tests

@@ -37,9 +37,9 @@
 #include "test/sim/netgen.h"
 #include "test/sim/sim_test_util.h"
 #include "test/sim/sim_util.h"
+#include "test/sim/tree_fixture.h"
 #include "test/sim/tree_harness.h"
 #include "test/support/check_ok.h"
-#include "test/support/temp_dir.h"
 
 #include "CppUTest/TestHarness.h"
 
@@ -114,22 +114,9 @@ bool NeverBackwards(const std::vector<uint64_t>& v) {
 
 }  // namespace
 
-TEST_GROUP(TreeFaultSim) {
-  ssa::test::TempDir dir;
-  std::unique_ptr<TreeHarness> tree;
-
-  void setup() override { tree = std::make_unique<TreeHarness>(&dir); }
-  void teardown() override {
-    if (UtestShell::getCurrent()->hasFailed()) tree->set_failed();
-    ssa::Status st = tree->Stop();
-    tree.reset();
-    CHECK_OK(st);
-  }
-
-  void StartFabric() {
-    TreeHarness::Options o;
-    CHECK_OK(TreeHarness::FatTree(12, 0, &o));
-    CHECK_OK(tree->Start(o));
+TEST_GROUP_BASE(TreeFaultSim, ssa::test::TreeFixture){void StartFabric(){TreeHarness::Options o;
+CHECK_OK(TreeHarness::FatTree(12, 0, &o));
+CHECK_OK(tree->Start(o));
   }
 
   void LinkChange(bool down, const std::vector<std::string>& consumers) {

@@ -11,7 +11,6 @@
 #include <sstream>
 #include <thread>
 
-#include "test/sim/ibacm_node.h"
 #include "test/sim/netgen.h"
 #include "test/sim/sim_run_dir.h"
 
@@ -351,16 +350,6 @@ Status TreeHarness::Tree(const std::string& run_on, std::vector<TreeMember>* out
   if (status != 0)
     return Status::Error(EIO, "ssa-tree --json: exit " + std::to_string(status) + ": " + text);
   return ParseTreeJson(text, out);
-}
-
-Status StopTreeTest(std::unique_ptr<TreeHarness>* tree, std::unique_ptr<IbacmNode>* ibacm,
-                    bool failed) {
-  if (failed && *tree) (*tree)->set_failed();
-  if (*ibacm) (*ibacm)->Stop();
-  ibacm->reset();
-  Status st = *tree ? (*tree)->Stop() : Status::Ok();
-  tree->reset();
-  return st;
 }
 
 }  // namespace test

@@ -125,13 +125,6 @@ class TreeHarness {
   std::map<std::string, std::unique_ptr<SimProcess>> procs_;
 };
 
-class IbacmNode;
-// A tree test's teardown: stops `ibacm` (if any) and `tree`, keeping the
-// run directories when the test `failed`; fails when OpenSM did not exit
-// cleanly. Both are reset.
-Status StopTreeTest(std::unique_ptr<TreeHarness>* tree, std::unique_ptr<IbacmNode>* ibacm,
-                    bool failed);
-
 }  // namespace test
 }  // namespace ssa
 

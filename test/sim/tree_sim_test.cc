@@ -16,9 +16,9 @@
 
 #include "test/sim/netgen.h"
 #include "test/sim/sim_test_util.h"
+#include "test/sim/tree_fixture.h"
 #include "test/sim/tree_harness.h"
 #include "test/support/check_ok.h"
-#include "test/support/temp_dir.h"
 
 #include "CppUTest/TestHarness.h"
 
@@ -37,30 +37,18 @@ const std::vector<std::string> kConsumers = {"Hca6", "Hca7", "Hca8", "Hca12"};
 
 }  // namespace
 
-TEST_GROUP(TreeSim) {
-  ssa::test::TempDir dir;
-  std::unique_ptr<TreeHarness> tree;
-
-  void setup() override { tree = std::make_unique<TreeHarness>(&dir); }
-  void teardown() override {
-    if (UtestShell::getCurrent()->hasFailed()) tree->set_failed();
-    ssa::Status st = tree->Stop();
-    tree.reset();
-    CHECK_OK(st);
-  }
-
-  // Core, 2 distribution, 2 access, the consumers; waits until every
-  // consumer holds the core's epoch.
-  void StartTree(int lmc) {
-    TreeHarness::Options o;
-    CHECK_OK(TreeHarness::FatTree(12, lmc, &o));
-    CHECK_OK(tree->Start(o));
-    CHECK_OK(tree->StartIbssa("Hca2", "distribution"));
-    CHECK_OK(tree->StartIbssa("Hca3", "distribution"));
-    CHECK_OK(tree->StartIbssa("Hca4", "access"));
-    CHECK_OK(tree->StartIbssa("Hca5", "access"));
-    for (const std::string& c : kConsumers) CHECK_OK(tree->StartConsumer(c));
-    CHECK_OK(tree->WaitConsumersAt(kConsumers, tree->smdb().global_epoch, 30s));
+TEST_GROUP_BASE(TreeSim, ssa::test::TreeFixture){
+    // Core, 2 distribution, 2 access, the consumers; waits until every
+    // consumer holds the core's epoch.
+    void StartTree(int lmc){TreeHarness::Options o;
+CHECK_OK(TreeHarness::FatTree(12, lmc, &o));
+CHECK_OK(tree->Start(o));
+CHECK_OK(tree->StartIbssa("Hca2", "distribution"));
+CHECK_OK(tree->StartIbssa("Hca3", "distribution"));
+CHECK_OK(tree->StartIbssa("Hca4", "access"));
+CHECK_OK(tree->StartIbssa("Hca5", "access"));
+for (const std::string& c : kConsumers) CHECK_OK(tree->StartConsumer(c));
+CHECK_OK(tree->WaitConsumersAt(kConsumers, tree->smdb().global_epoch, 30s));
   }
 
   void CompareAll(const std::vector<std::string>& consumers) {

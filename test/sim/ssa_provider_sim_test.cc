@@ -237,12 +237,8 @@ TEST(SsaProviderSim, ALinkChangeReachesTheDaemonAndItsAnswersFollowTheSa) {
   Start(0);
   const ssa::smdb::SmdbNode* l1 = ssa::test::FindNode(tree->smdb(), "L1");
   CHECK(l1 != nullptr);
-  uint64_t before = tree->smdb().global_epoch;
-  int ups = tree->fabric()->SubnetUpCount();
-  CHECK_OK(tree->fabric()->LinkDown("L1", 7));
-  CHECK_OK(tree->fabric()->WaitSubnetUp(ups + 1, 30s));
   ssa::smdb::Smdb next;
-  CHECK_OK(tree->WaitSmdbAfter(before, 30s, &next));
+  CHECK_OK(tree->ChangeLink("L1", 7, false, 30s, &next));
   WaitEpoch(next.global_epoch);
   StockIbAcmeResolvesEveryLid(false);
   LONGS_EQUAL(0, RouteQueries());
@@ -378,17 +374,10 @@ TEST(SsaProviderSim, TenThousandClientsResolvingForAMinuteWhileTheTreeDeliversUp
   while (warm && next_change < started + 50s) {
     std::this_thread::sleep_until(next_change);
     next_change += 4s;
-    uint64_t before = tree->smdb().global_epoch;
-    int ups = tree->fabric()->SubnetUpCount();
     const auto& link = links[(changes / 2) % 2];
     bool down = changes % 2 == 0;
-    CHECK_OK(down ? tree->fabric()->LinkDown(link.first, link.second)
-                  : tree->fabric()->LinkUp(link.first, link.second));
-    // OpenSM misses a link event that comes while it still sweeps for the
-    // previous one: one change per sweep.
-    CHECK_OK(tree->fabric()->WaitSubnetUp(ups + 1, 30s));
     ssa::smdb::Smdb next;
-    CHECK_OK(tree->WaitSmdbAfter(before, 30s, &next));
+    CHECK_OK(tree->ChangeLink(link.first, link.second, !down, 30s, &next));
     WaitEpoch(next.global_epoch);
     ++changes;
   }
@@ -447,13 +436,8 @@ TEST(SsaProviderSim, ClientsKeepTheirAnswersThroughACutOffTreeAKilledCoreAndAKil
     const std::pair<const char*, int> links[] = {{"L1", 7}, {"L2", 8}};
     const auto& link = links[(changes / 2) % 2];
     bool down = changes++ % 2 == 0;
-    uint64_t before = tree->smdb().global_epoch;
-    int ups = tree->fabric()->SubnetUpCount();
-    CHECK_OK(down ? tree->fabric()->LinkDown(link.first, link.second)
-                  : tree->fabric()->LinkUp(link.first, link.second));
-    CHECK_OK(tree->fabric()->WaitSubnetUp(ups + 1, 30s));
     ssa::smdb::Smdb next;
-    CHECK_OK(tree->WaitSmdbAfter(before, 30s, &next));
+    CHECK_OK(tree->ChangeLink(link.first, link.second, !down, 30s, &next));
     return next.global_epoch;
   };
 

@@ -44,15 +44,11 @@
 #include "CppUTest/TestHarness.h"
 
 using namespace std::chrono_literals;
+using ssa::test::NumberOf;
 using ssa::test::TreeHarness;
 using ssa::test::TreeMember;
 
 namespace {
-
-uint64_t Num(const std::map<std::string, std::string>& kv, const std::string& key) {
-  auto it = kv.find(key);
-  return it == kv.end() ? 0 : strtoull(it->second.c_str(), nullptr, 0);
-}
 
 // A TCP connection to 127.0.0.1:port from the test itself.
 int ConnectLoopback(int port) {
@@ -121,11 +117,8 @@ CHECK_OK(tree->Start(o));
 
   void LinkChange(bool down, const std::vector<std::string>& consumers) {
     uint64_t before = tree->smdb().global_epoch;
-    int ups = tree->fabric()->SubnetUpCount();
-    CHECK_OK(down ? tree->fabric()->LinkDown("L1", 7) : tree->fabric()->LinkUp("L1", 7));
-    CHECK_OK(tree->fabric()->WaitSubnetUp(ups + 1, 30s));
     ssa::smdb::Smdb next;
-    CHECK_OK(tree->WaitSmdbAfter(before, 30s, &next));
+    CHECK_OK(tree->ChangeLink("L1", 7, !down, 30s, &next));
     CHECK(next.global_epoch > before);
     CHECK_OK(tree->WaitConsumersAt(consumers, next.global_epoch, 30s));
   }
@@ -194,7 +187,7 @@ TEST(TreeFaultSim, FlippedBytesAndLostMadsOnlySlowTheTreeDown) {
   // (a digest mismatch, or a frame that failed its check and cost the
   // connection), and said so.
   auto st = tree->ReadStats("Hca7");
-  CHECK_TEXT(Num(st, "digest_mismatches") + Num(st, "reconnects") > 0,
+  CHECK_TEXT(NumberOf(st, "digest_mismatches") + NumberOf(st, "reconnects") > 0,
              tree->ConsumerLog("Hca7").c_str());
   FaultsAnnounced("Hca7", "Hca3");
 }
@@ -217,7 +210,7 @@ TEST(TreeFaultSim, TheCoreKilledAndRestartedMembersJoinAgainAndEpochsGoOn) {
   LinkChange(true, all);
   CHECK(tree->smdb().global_epoch > held);
   for (const std::string& c : all) EqualsSa(c);
-  CHECK(Num(tree->ReadStats("Hca6"), "prdb_epoch") > held);
+  CHECK(NumberOf(tree->ReadStats("Hca6"), "prdb_epoch") > held);
 }
 
 TEST(TreeFaultSim, TheStandbySmTakesOverItsPluginBecomesTheCoreAndEpochsNeverGoBack) {
@@ -378,8 +371,8 @@ TEST(TreeFaultSim, AStalledReaderHoldsNobodyBackAndCatchesUp) {
   CHECK_OK(tree->WaitConsumersAt({"Hca8"}, next.global_epoch, 60s));
   EqualsSa("Hca8");
   auto st = tree->ReadStats("Hca8");
-  CHECK_EQUAL_TEXT(0u, Num(st, "reconnects"), tree->ConsumerLog("Hca8").c_str());
-  CHECK_EQUAL_TEXT(0u, Num(st, "parent_changes"), tree->ConsumerLog("Hca8").c_str());
+  CHECK_EQUAL_TEXT(0u, NumberOf(st, "reconnects"), tree->ConsumerLog("Hca8").c_str());
+  CHECK_EQUAL_TEXT(0u, NumberOf(st, "parent_changes"), tree->ConsumerLog("Hca8").c_str());
 }
 
 TEST(TreeFaultSim, DelayedMadsOnlySlowJoinsDown) {
@@ -396,6 +389,6 @@ TEST(TreeFaultSim, DelayedMadsOnlySlowJoinsDown) {
   for (const std::string& c : all) EqualsSa(c);
   LinkChange(true, all);
   for (const std::string& c : all) EqualsSa(c);
-  CHECK(Num(tree->ReadStats("Hca6"), "joins") >= 1);
+  CHECK(NumberOf(tree->ReadStats("Hca6"), "joins") >= 1);
   STRCMP_CONTAINS("FAULT INJECTION on", tree->ConsumerLog("Hca6").c_str());
 }

@@ -94,6 +94,11 @@ Status ParseTreeJson(const std::string& text, std::vector<TreeMember>* out) {
   }
 }
 
+uint64_t NumberOf(const std::map<std::string, std::string>& kv, const std::string& key) {
+  auto it = kv.find(key);
+  return it == kv.end() ? 0 : strtoull(it->second.c_str(), nullptr, 0);
+}
+
 TreeHarness::~TreeHarness() {
   procs_.clear();
   if (fabric_) fabric_->Stop();
@@ -307,6 +312,16 @@ Status TreeHarness::WaitSmdbAfter(uint64_t after, std::chrono::milliseconds time
   Status st = WaitForVersion(
       dump_dir_, [after](const smdb::Smdb& d) { return d.global_epoch > after; }, timeout, out);
   if (st.ok()) db_ = *out;
+  return st;
+}
+
+Status TreeHarness::ChangeLink(const std::string& node, int port, bool up,
+                               std::chrono::milliseconds timeout, smdb::Smdb* next) {
+  uint64_t before = db_.global_epoch;
+  int ups = fabric_->SubnetUpCount();
+  Status st = up ? fabric_->LinkUp(node, port) : fabric_->LinkDown(node, port);
+  if (st.ok()) st = fabric_->WaitSubnetUp(ups + 1, timeout);
+  if (st.ok()) st = WaitSmdbAfter(before, timeout, next);
   return st;
 }
 

@@ -23,15 +23,11 @@
 #include "CppUTest/TestHarness.h"
 
 using namespace std::chrono_literals;
+using ssa::test::NumberOf;
 using ssa::test::TreeHarness;
 using ssa::test::TreeMember;
 
 namespace {
-
-uint64_t Num(const std::map<std::string, std::string>& kv, const std::string& key) {
-  auto it = kv.find(key);
-  return it == kv.end() ? 0 : strtoull(it->second.c_str(), nullptr, 0);
-}
 
 const std::vector<std::string> kConsumers = {"Hca6", "Hca7", "Hca8", "Hca12"};
 
@@ -70,7 +66,7 @@ CHECK_OK(tree->WaitConsumersAt(kConsumers, tree->smdb().global_epoch, 30s));
 
   const TreeMember* MemberAt(const std::vector<TreeMember>& ms, uint16_t lid) {
     for (const TreeMember& m : ms)
-      if (Num(m, "lid") == lid && m.at("role") != "core") return &m;
+      if (NumberOf(m, "lid") == lid && m.at("role") != "core") return &m;
     return nullptr;
   }
 };
@@ -89,15 +85,15 @@ TEST(TreeSim, EveryConsumerHoldsTheSasPathsAndLinkChangesArriveAsDeltas) {
     std::string what = m.at("role") + " lid " + m.at("lid");
     if (m.at("role") == "distribution") {
       ++counts[0];
-      CHECK_EQUAL_TEXT(sm_lid, Num(m, "parent_lid"), what.c_str());
+      CHECK_EQUAL_TEXT(sm_lid, NumberOf(m, "parent_lid"), what.c_str());
     } else if (m.at("role") == "access") {
       ++counts[1];
-      CHECK_TEXT(dist.count(Num(m, "parent_lid")), what.c_str());
+      CHECK_TEXT(dist.count(NumberOf(m, "parent_lid")), what.c_str());
     } else if (m.at("role") == "consumer") {
       ++counts[2];
-      CHECK_TEXT(access.count(Num(m, "parent_lid")), what.c_str());
-      CHECK_TEXT(access.count(Num(m, "backup_lid")), what.c_str());
-      CHECK_TEXT(Num(m, "parent_lid") != Num(m, "backup_lid"), what.c_str());
+      CHECK_TEXT(access.count(NumberOf(m, "parent_lid")), what.c_str());
+      CHECK_TEXT(access.count(NumberOf(m, "backup_lid")), what.c_str());
+      CHECK_TEXT(NumberOf(m, "parent_lid") != NumberOf(m, "backup_lid"), what.c_str());
     }
   }
   CHECK_EQUAL(2, counts[0]);
@@ -107,8 +103,8 @@ TEST(TreeSim, EveryConsumerHoldsTheSasPathsAndLinkChangesArriveAsDeltas) {
   std::map<std::string, uint64_t> fulls, deltas;
   for (const std::string& c : kConsumers) {
     auto st = tree->ReadStats(c);
-    fulls[c] = Num(st, "full_transfers");
-    deltas[c] = Num(st, "delta_transfers");
+    fulls[c] = NumberOf(st, "full_transfers");
+    deltas[c] = NumberOf(st, "delta_transfers");
     CHECK_EQUAL_TEXT(1, fulls[c], c.c_str());
   }
 
@@ -117,18 +113,14 @@ TEST(TreeSim, EveryConsumerHoldsTheSasPathsAndLinkChangesArriveAsDeltas) {
   const ssa::smdb::SmdbNode* l1 = ssa::test::FindNode(tree->smdb(), "L1");
   CHECK(l1 != nullptr);
   for (bool down : {true, false}) {
-    uint64_t before = tree->smdb().global_epoch;
-    int ups = tree->fabric()->SubnetUpCount();
-    CHECK_OK(down ? tree->fabric()->LinkDown("L1", 7) : tree->fabric()->LinkUp("L1", 7));
-    CHECK_OK(tree->fabric()->WaitSubnetUp(ups + 1, 30s));
     ssa::smdb::Smdb next;
-    CHECK_OK(tree->WaitSmdbAfter(before, 30s, &next));
+    CHECK_OK(tree->ChangeLink("L1", 7, !down, 30s, &next));
     CHECK_OK(tree->WaitConsumersAt(kConsumers, next.global_epoch, 30s));
     for (const std::string& c : kConsumers) {
       auto st = tree->ReadStats(c);
-      CHECK_EQUAL_TEXT(fulls[c], Num(st, "full_transfers"), c.c_str());
-      CHECK_TEXT(Num(st, "delta_transfers") > deltas[c], c.c_str());
-      deltas[c] = Num(st, "delta_transfers");
+      CHECK_EQUAL_TEXT(fulls[c], NumberOf(st, "full_transfers"), c.c_str());
+      CHECK_TEXT(NumberOf(st, "delta_transfers") > deltas[c], c.c_str());
+      deltas[c] = NumberOf(st, "delta_transfers");
     }
     CompareAll({"Hca6", "Hca12"});
   }
@@ -145,7 +137,7 @@ TEST(TreeSim, AKilledParentsChildrenMoveToTheirBackupWithinTwoSeconds) {
   // The access node with the most consumers dies.
   std::map<uint64_t, int> load;
   for (const TreeMember& m : ms)
-    if (m.at("role") == "consumer") ++load[Num(m, "parent_lid")];
+    if (m.at("role") == "consumer") ++load[NumberOf(m, "parent_lid")];
   uint64_t victim_lid = std::max_element(load.begin(), load.end(), [](auto& a, auto& b) {
                           return a.second < b.second;
                         })->first;
@@ -153,14 +145,14 @@ TEST(TreeSim, AKilledParentsChildrenMoveToTheirBackupWithinTwoSeconds) {
   std::string other = victim == "Hca4" ? "Hca5" : "Hca4";
   std::vector<std::string> orphans;
   for (const std::string& c : kConsumers)
-    if (Num(tree->ReadStats(c), "parent_lid") == victim_lid) orphans.push_back(c);
+    if (NumberOf(tree->ReadStats(c), "parent_lid") == victim_lid) orphans.push_back(c);
   CHECK(!orphans.empty());
 
   CHECK_OK(tree->process(victim)->Kill(SIGKILL));
   auto t0 = std::chrono::steady_clock::now();
   for (const std::string& c : orphans) {
     for (;;) {
-      if (Num(tree->ReadStats(c), "parent_lid") == tree->Lid(other)) break;
+      if (NumberOf(tree->ReadStats(c), "parent_lid") == tree->Lid(other)) break;
       CHECK_TEXT(std::chrono::steady_clock::now() - t0 < 2s,
                  (c + " did not move within 2 s").c_str());
       std::this_thread::sleep_for(20ms);
@@ -168,12 +160,8 @@ TEST(TreeSim, AKilledParentsChildrenMoveToTheirBackupWithinTwoSeconds) {
   }
   // They kept what they held, and the next epoch reaches them through the
   // surviving access node.
-  uint64_t before = tree->smdb().global_epoch;
-  int ups = tree->fabric()->SubnetUpCount();
-  CHECK_OK(tree->fabric()->LinkDown("L1", 7));
-  CHECK_OK(tree->fabric()->WaitSubnetUp(ups + 1, 30s));
   ssa::smdb::Smdb next;
-  CHECK_OK(tree->WaitSmdbAfter(before, 30s, &next));
+  CHECK_OK(tree->ChangeLink("L1", 7, false, 30s, &next));
   CHECK_OK(tree->WaitConsumersAt(kConsumers, next.global_epoch, 30s));
   CompareAll({orphans.front()});
 }

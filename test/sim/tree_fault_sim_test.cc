@@ -40,29 +40,17 @@
 #include "test/sim/tree_fixture.h"
 #include "test/sim/tree_harness.h"
 #include "test/support/check_ok.h"
+#include "test/support/loopback.h"
 
 #include "CppUTest/TestHarness.h"
 
 using namespace std::chrono_literals;
+using ssa::test::ConnectLoopback;
 using ssa::test::NumberOf;
 using ssa::test::TreeHarness;
 using ssa::test::TreeMember;
 
 namespace {
-
-// A TCP connection to 127.0.0.1:port from the test itself.
-int ConnectLoopback(int port) {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
-    close(fd);
-    return -1;
-  }
-  return fd;
-}
 
 // Reads until the peer closes or `timeout`; returns what came.
 std::string ReadUntilClosed(int fd, std::chrono::milliseconds timeout, bool* closed) {

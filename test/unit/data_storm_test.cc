@@ -27,6 +27,7 @@
 #include "common/tree/frame.h"
 #include "common/tree/stream.h"
 #include "test/support/check_ok.h"
+#include "test/support/loopback.h"
 
 #include "CppUTest/TestHarness.h"
 
@@ -41,19 +42,6 @@ long RssKib() {
   while (std::getline(in, line))
     if (line.rfind("VmRSS:", 0) == 0) return atol(line.c_str() + 6);
   return 0;
-}
-
-int ConnectTo(int port) {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
-    close(fd);
-    return -1;
-  }
-  return fd;
 }
 
 bool SendAll(int fd, const std::string& s) {
@@ -138,7 +126,7 @@ TEST(DataStorm, AThousandSlowChildrenAtOnceShareOneCopyAndTheParentStaysResponsi
   long rss_before = RssKib();
   std::vector<int> kids;
   for (int i = 0; i < kChildren; ++i) {
-    int fd = ConnectTo(parent.port);
+    int fd = ssa::test::ConnectLoopback(parent.port);
     CHECK(fd >= 0);
     tree::Hello h;
     h.roles = tree::kRoleDistribution;
@@ -159,7 +147,7 @@ TEST(DataStorm, AThousandSlowChildrenAtOnceShareOneCopyAndTheParentStaysResponsi
   long rss_queued = RssKib();
 
   // Responsive: a QUERY is answered at once, though 1,000 children wait.
-  int q = ConnectTo(parent.port);
+  int q = ssa::test::ConnectLoopback(parent.port);
   CHECK(q >= 0);
   auto t0 = Clock::now();
   CHECK(SendAll(q, tree::EncodeQuery("ping")));

@@ -39,12 +39,8 @@ ACMP_PROVIDER_LIBS = providers/acmp/libacmpprovider.la providers/shared/libprovs
 
 provider_LTLIBRARIES += providers/acmp/acmp.la
 providers_acmp_acmp_la_SOURCES = providers/acmp/acmp_entry.cc
-providers_acmp_acmp_la_LDFLAGS = -module -avoid-version -shared \
-	-Wl,--version-script=$(top_srcdir)/providers/provider.map
+providers_acmp_acmp_la_LDFLAGS = $(PROVIDER_LDFLAGS)
 providers_acmp_acmp_la_LIBADD = $(ACMP_PROVIDER_LIBS) $(VERBS_LIBS)
-EXTRA_providers_acmp_acmp_la_DEPENDENCIES = $(top_srcdir)/providers/provider.map
+EXTRA_providers_acmp_acmp_la_DEPENDENCIES = $(PROVIDER_MAP)
 
 dist_man_MANS += man/ibacm_acmp.7
-
-# The unit tests load the built provider (acmp_provider_test.cc).
-EXTRA_test_unit_unit_tests_DEPENDENCIES += providers/acmp/acmp.la

@@ -17,13 +17,8 @@ SA_PROVIDER_LIBS = providers/sa/libsaprovider.la providers/shared/libprovshared.
 
 provider_LTLIBRARIES += providers/sa/sa.la
 providers_sa_sa_la_SOURCES = providers/sa/sa_entry.cc
-providers_sa_sa_la_LDFLAGS = -module -avoid-version -shared \
-	-Wl,--version-script=$(top_srcdir)/providers/provider.map
+providers_sa_sa_la_LDFLAGS = $(PROVIDER_LDFLAGS)
 providers_sa_sa_la_LIBADD = $(SA_PROVIDER_LIBS)
-EXTRA_providers_sa_sa_la_DEPENDENCIES = $(top_srcdir)/providers/provider.map
+EXTRA_providers_sa_sa_la_DEPENDENCIES = $(PROVIDER_MAP)
 
 dist_man_MANS += man/ibacm_sa.7
-
-# The unit tests load the built provider (sa_provider_abi_test.cc), and the
-# sim tests point a daemon at its .libs directory.
-EXTRA_test_unit_unit_tests_DEPENDENCIES = providers/sa/sa.la

@@ -15,11 +15,8 @@ SSA_PROVIDER_LIBS = providers/ssa/libssaprovider.la providers/sa/libsaprovider.l
 
 provider_LTLIBRARIES += providers/ssa/ssa.la
 providers_ssa_ssa_la_SOURCES = providers/ssa/ssa_entry.cc
-providers_ssa_ssa_la_LDFLAGS = -module -avoid-version -shared \
-	-Wl,--version-script=$(top_srcdir)/providers/provider.map
+providers_ssa_ssa_la_LDFLAGS = $(PROVIDER_LDFLAGS)
 providers_ssa_ssa_la_LIBADD = $(SSA_PROVIDER_LIBS)
-EXTRA_providers_ssa_ssa_la_DEPENDENCIES = $(top_srcdir)/providers/provider.map
+EXTRA_providers_ssa_ssa_la_DEPENDENCIES = $(PROVIDER_MAP)
 
 dist_man_MANS += man/ibacm_ssa.7
-
-EXTRA_test_unit_unit_tests_DEPENDENCIES += providers/ssa/ssa.la

@@ -25,7 +25,7 @@ providers_upstream_upstream_la_SOURCES = providers/upstream/upstream_entry.cc \
 	providers/upstream/core_exports.cc
 providers_upstream_upstream_la_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DUPSTREAM_PROVIDER_DIR='"$(upstream_provider_dir)"'
-providers_upstream_upstream_la_LDFLAGS = -module -avoid-version -shared \
+providers_upstream_upstream_la_LDFLAGS = $(PROVIDER_MODULE_LDFLAGS) \
 	-Wl,--version-script=$(top_srcdir)/providers/upstream/upstream.map
 providers_upstream_upstream_la_LIBADD = $(UPSTREAM_PROVIDER_LIBS) $(VERBS_LIBS)
 EXTRA_providers_upstream_upstream_la_DEPENDENCIES = $(top_srcdir)/providers/upstream/upstream.map

@@ -27,6 +27,7 @@
 #include "test/sim/netgen.h"
 #include "test/sim/osm_plugin_util.h"
 #include "test/sim/sim_fabric.h"
+#include "test/support/temp_dir.h"
 
 using Clock = std::chrono::steady_clock;
 using ssa::Status;

@@ -95,16 +95,17 @@
 #include "common/smdb/smdb_index.h"
 #include "common/smdb/smdb_prdb.h"
 #include "common/tree/consumer.h"
+#include "common/tree/core_server.h"
 #include "common/tree/db_version.h"
 #include "common/tree/frame.h"
-#include "common/tree/core_server.h"
 #include "common/tree/inproc_mad.h"
 #include "common/tree/stream.h"
 #include "distrib/ibssa_member.h"
+#include "test/bench/mad_bridge.h"
 #include "test/sim/netgen.h"
 #include "test/sim/osm_plugin_util.h"
-#include "test/bench/mad_bridge.h"
 #include "test/sim/sim_fabric.h"
+#include "test/support/temp_dir.h"
 
 using Clock = std::chrono::steady_clock;
 using ssa::Status;

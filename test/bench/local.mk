@@ -6,8 +6,7 @@ test_bench_bench_resolve_SOURCES = \
 	test/bench/bench_resolve.cc \
 	test/bench/null_acm_server.h test/bench/null_acm_server.cc
 test_bench_bench_resolve_CPPFLAGS = $(AM_CPPFLAGS) -DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
-test_bench_bench_resolve_LDADD = core/libibacmcore.la test/sim/libsimnode.la test/sim/libsimfab.la \
-	$(SSA_ALL_LIBS)
+test_bench_bench_resolve_LDADD = core/libibacmcore.la $(SIM_HARNESS_LIBS) $(SSA_ALL_LIBS)
 
 bench_programs = test/bench/bench_resolve
 if WITH_OPENSM
@@ -26,7 +25,7 @@ EXTRA_PROGRAMS += test/bench/bench_extract
 test_bench_bench_extract_SOURCES = \
 	test/bench/bench_extract.cc
 test_bench_bench_extract_CPPFLAGS = $(AM_CPPFLAGS) -DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
-test_bench_bench_extract_LDADD = test/sim/libsimnode.la test/sim/libsimfab.la $(SSA_ALL_LIBS)
+test_bench_bench_extract_LDADD = $(SIM_HARNESS_LIBS) $(SSA_ALL_LIBS)
 EXTRA_test_bench_bench_extract_DEPENDENCIES = opensm_plugin/libibssa_osm.la
 bench_programs += test/bench/bench_extract
 endif
@@ -38,7 +37,7 @@ EXTRA_PROGRAMS += test/bench/bench_engine
 test_bench_bench_engine_SOURCES = \
 	test/bench/bench_engine.cc
 test_bench_bench_engine_CPPFLAGS = $(AM_CPPFLAGS) -DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
-test_bench_bench_engine_LDADD = test/sim/libsimnode.la test/sim/libsimfab.la $(SSA_ALL_LIBS)
+test_bench_bench_engine_LDADD = $(SIM_HARNESS_LIBS) $(SSA_ALL_LIBS)
 EXTRA_test_bench_bench_engine_DEPENDENCIES = opensm_plugin/libibssa_osm.la util/smdb_tool/ssa-smdb
 bench_programs += test/bench/bench_engine
 endif
@@ -55,7 +54,7 @@ test_bench_bench_tree_SOURCES = \
 	test/bench/mad_bridge.cc \
 	test/bench/mad_bridge.h
 test_bench_bench_tree_CPPFLAGS = $(AM_CPPFLAGS) -DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
-test_bench_bench_tree_LDADD = distrib/libibssa.la test/sim/libsimnode.la test/sim/libsimfab.la $(SSA_ALL_LIBS)
+test_bench_bench_tree_LDADD = distrib/libibssa.la $(SIM_HARNESS_LIBS) $(SSA_ALL_LIBS)
 EXTRA_test_bench_bench_tree_DEPENDENCIES = opensm_plugin/libibssa_osm.la
 bench_programs += test/bench/bench_tree
 endif

@@ -12,12 +12,11 @@
 
 TEST_PROVIDER_CPPFLAGS = -DTEST_PROVIDER_DIR='"$(abs_top_builddir)/test/providers"'
 
-# As providers/ builds real providers: a loadable module exporting only the
-# entry point; -rpath makes libtool build a shared object, not a convenience
-# archive, though it is never installed.
-test_provider_ldflags = -module -avoid-version -shared -rpath /nowhere
-test_provider_script = -Wl,--version-script=$(top_srcdir)/providers/provider.map
-TEST_PROVIDER_LDFLAGS = $(test_provider_ldflags) $(test_provider_script)
+# As providers/ builds real providers (providers/module.mk): a loadable
+# module exporting only the entry point; -rpath makes libtool build a shared
+# object, not a convenience archive, though it is never installed.
+test_provider_ldflags = $(PROVIDER_MODULE_LDFLAGS) -rpath /nowhere
+TEST_PROVIDER_LDFLAGS = $(test_provider_ldflags) -Wl,--version-script=$(PROVIDER_MAP)
 
 check_LTLIBRARIES += test/providers/good/testprov.la
 test_providers_good_testprov_la_SOURCES = test/providers/good/testprov.c
@@ -77,19 +76,18 @@ test_providers_extra_dup_v2_la_LDFLAGS = $(TEST_PROVIDER_LDFLAGS)
 # libfakeacm_unresolved.so needs a function no daemon exports. Their acm_*
 # references stay undefined, as in any upstream provider: the bridge
 # provides them at load time.
-fakeacm_ldflags = -module -avoid-version -shared -rpath /nowhere
 check_LTLIBRARIES += \
 	test/providers/upstream/libfakeacm.la \
 	test/providers/upstream/libfakeacm_v2.la \
 	test/providers/upstream/libfakeacm_unresolved.la
 test_providers_upstream_libfakeacm_la_SOURCES = test/providers/upstream/fakeacm.c
-test_providers_upstream_libfakeacm_la_LDFLAGS = $(fakeacm_ldflags)
+test_providers_upstream_libfakeacm_la_LDFLAGS = $(test_provider_ldflags)
 test_providers_upstream_libfakeacm_la_LIBADD = $(VERBS_LIBS)
 test_providers_upstream_libfakeacm_v2_la_SOURCES = test/providers/upstream/fakeacm.c
 test_providers_upstream_libfakeacm_v2_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKEACM_VERSION=2
-test_providers_upstream_libfakeacm_v2_la_LDFLAGS = $(fakeacm_ldflags)
+test_providers_upstream_libfakeacm_v2_la_LDFLAGS = $(test_provider_ldflags)
 test_providers_upstream_libfakeacm_v2_la_LIBADD = $(VERBS_LIBS)
 test_providers_upstream_libfakeacm_unresolved_la_SOURCES = test/providers/upstream/fakeacm.c
 test_providers_upstream_libfakeacm_unresolved_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKEACM_UNRESOLVED
-test_providers_upstream_libfakeacm_unresolved_la_LDFLAGS = $(fakeacm_ldflags)
+test_providers_upstream_libfakeacm_unresolved_la_LDFLAGS = $(test_provider_ldflags)
 test_providers_upstream_libfakeacm_unresolved_la_LIBADD = $(VERBS_LIBS)

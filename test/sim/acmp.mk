@@ -8,9 +8,7 @@ check_PROGRAMS += test/sim/acmp_tests
 TESTS += test/sim/acmp_tests
 test_sim_acmp_tests_SOURCES = \
 	test/sim/acmp_sim_test.cc
-test_sim_acmp_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS) \
-	-DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
-test_sim_acmp_tests_LDADD = $(SIM_TEST_LIBS) $(ACMP_PROVIDER_LIBS) $(SSA_ALL_LIBS) \
-	$(CPPUTEST_LIBS)
+test_sim_acmp_tests_CPPFLAGS = $(SIM_TEST_CPPFLAGS)
+test_sim_acmp_tests_LDADD = $(SIM_TEST_LIBS) $(ACMP_PROVIDER_LIBS) $(SIM_TEST_LAST_LIBS)
 # The daemons load the provider from providers/acmp/.libs.
 EXTRA_test_sim_acmp_tests_DEPENDENCIES = providers/acmp/acmp.la core/ibacm util/ib_acme/ib_acme

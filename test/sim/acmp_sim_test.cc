@@ -28,7 +28,6 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
-#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -37,10 +36,13 @@
 #include "common/acm/acm_wire.h"
 #include "providers/acmp/acmp_wire.h"
 #include "providers/acmp/sim_datagram.h"
+#include "test/sim/fabric_fixture.h"
 #include "test/sim/ibacm_node.h"
 #include "test/sim/netgen.h"
 #include "test/sim/sim_fabric.h"
 #include "test/sim/sim_util.h"
+#include "test/support/check_ok.h"
+#include "test/support/tool_output.h"
 
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>
@@ -72,66 +74,6 @@ std::string QdrNetButHca4() {
   return out;
 }
 
-// saquery's "PathRecord dump:" fields, e.g. {"dlid", "4"}; empty if none.
-std::map<std::string, std::string> SaqueryFields(const std::string& text) {
-  std::map<std::string, std::string> f;
-  size_t at = text.find("PathRecord dump:");
-  if (at == std::string::npos) return f;
-  std::istringstream in(text.substr(at));
-  std::string line;
-  std::getline(in, line);
-  while (std::getline(in, line)) {
-    size_t b = line.find_first_not_of(" \t");
-    size_t dots = b == std::string::npos ? b : line.find("..", b);
-    if (dots == std::string::npos) break;
-    size_t v = line.find_first_not_of('.', dots);
-    f[line.substr(b, dots - b)] = v == std::string::npos ? "" : line.substr(v);
-  }
-  return f;
-}
-
-std::string GidText(const uint8_t* gid) {
-  char buf[INET6_ADDRSTRLEN];
-  inet_ntop(AF_INET6, gid, buf, sizeof(buf));
-  return buf;
-}
-
-// Field by field against saquery; "" when equal except for `ignore`.
-std::string Differences(const std::map<std::string, std::string>& sa, const ibv_path_record& p,
-                        const std::set<std::string>& ignore = {}) {
-  std::map<std::string, unsigned long long> ours = {
-      {"service_id", be64toh(p.service_id)},
-      {"dlid", ntohs(p.dlid)},
-      {"slid", ntohs(p.slid)},
-      {"hop_flow_raw", ntohl(p.flowlabel_hoplimit)},
-      {"tclass", p.tclass},
-      {"num_path_revers", p.reversible_numpath},
-      {"pkey", ntohs(p.pkey)},
-      {"qos_class", ntohs(p.qosclass_sl) >> 4},
-      {"sl", ntohs(p.qosclass_sl) & 0xf},
-      {"mtu", p.mtu},
-      {"rate", p.rate},
-      {"pkt_life", p.packetlifetime},
-      {"preference", p.preference},
-  };
-  std::string out;
-  for (const auto& kv : ours) {
-    if (ignore.count(kv.first)) continue;
-    auto it = sa.find(kv.first);
-    if (it == sa.end() || strtoull(it->second.c_str(), nullptr, 0) != kv.second)
-      out += kv.first + ": saquery " + (it == sa.end() ? "?" : it->second) + ", ours " +
-             std::to_string(kv.second) + "; ";
-  }
-  for (const char* g : {"dgid", "sgid"}) {
-    const uint8_t* mine = g[0] == 'd' ? p.dgid.raw : p.sgid.raw;
-    auto it = sa.find(g);
-    if (it == sa.end() || it->second != GidText(mine))
-      out += std::string(g) + ": saquery " + (it == sa.end() ? "?" : it->second) + ", ours " +
-             GidText(mine) + "; ";
-  }
-  return out;
-}
-
 struct Daemon {
   int n = 0;
   std::string node, name, ip, ip6;
@@ -157,8 +99,7 @@ acm::EpAddr Addr(const std::string& text, uint32_t flags) {
 
 }  // namespace
 
-TEST_GROUP(AcmpSim) {
-  std::unique_ptr<SimFabric> fabric;
+TEST_GROUP_BASE(AcmpSim, ssa::test::FabricFixture) {
   Daemon d[5];  // 1..4
 
   void teardown() override {
@@ -169,25 +110,7 @@ TEST_GROUP(AcmpSim) {
                 ssa::test::TailOfFile(x.ibacm->log_path(), 3000).c_str());
       x.ibacm.reset();
     }
-    if (fabric) {
-      if (UtestShell::getCurrent()->hasFailed()) fabric->set_failed();
-      fabric->Stop();
-    }
-    fabric.reset();
-  }
-  void StartFabric(const std::string& net) {
-    SimFabric::Options o;
-    o.net_text = net;
-    Status st = SimFabric::Start(o, &fabric);
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
-  }
-  std::string Run(const std::string& node, const std::vector<std::string>& argv) {
-    std::string out;
-    int status = -1;
-    Status st = fabric->Run(node, argv, &out, &status, 20s);
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
-    CHECK_EQUAL_TEXT(0, status, out.c_str());
-    return out;
+    FabricFixture::teardown();
   }
   // Reads node n's LID and GID, then starts its daemon with acmp.
   void StartDaemon(int n, const std::string& acmp_options) {
@@ -198,14 +121,9 @@ TEST_GROUP(AcmpSim) {
     x.ip = "10.0.0." + std::to_string(n);
     x.ip6 = "fd00::" + std::to_string(n);
     if (!x.lid) {
-      std::string ibstat = Run(x.node, {"ibstat"});
-      size_t at = ibstat.find("Base lid:");
-      x.lid = static_cast<uint16_t>(strtoul(ibstat.c_str() + at + 9, nullptr, 10));
-      at = ibstat.find("Port GUID:");
-      unsigned long long guid = strtoull(ibstat.c_str() + at + 10, nullptr, 16);
-      uint8_t raw[16] = {0xfe, 0x80};
-      for (int i = 0; i < 8; ++i) raw[8 + i] = static_cast<uint8_t>(guid >> (56 - 8 * i));
-      x.gid = GidText(raw);
+      ssa::test::IbstatPort ibstat = ssa::test::ParseIbstat(Run(x.node, {"ibstat"}));
+      x.lid = static_cast<uint16_t>(ibstat.lid);
+      x.gid = ssa::test::DefaultGidText(strtoull(ibstat.port_guid.c_str(), nullptr, 16));
     }
     IbacmNode::Options o;
     o.node = x.node;
@@ -224,13 +142,13 @@ TEST_GROUP(AcmpSim) {
     }
     x.ibacm = std::make_unique<IbacmNode>(fabric.get(), o);
     Status st = x.ibacm->Start();
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
     bool ready = ssa::test::PollUntil(
         10s, [&] { return x.ibacm->Log().find("pkey 0xffff ready (QPN") != std::string::npos; });
     CHECK_TRUE_TEXT(ready,
                     ("acmp on " + x.node + " never joined its group:\n" + x.ibacm->Log()).c_str());
     st = x.client.Connect(x.ibacm->socket_path());
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
     x.client.set_timeout_ms(60000);  // longer than any retry sequence here
   }
   void StartAll(const std::string& acmp_options) {
@@ -239,7 +157,7 @@ TEST_GROUP(AcmpSim) {
   void StopDaemon(int n) {
     d[n].client.Close();
     Status st = d[n].ibacm->Stop();
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
   }
   // Resolves `dst` (name, IPv4 or IPv6 text) from daemon `from`, with the
   // source address of the same kind.
@@ -250,7 +168,7 @@ TEST_GROUP(AcmpSim) {
     acm::ResolveResponse r;
     Status st =
         d[from].client.Resolve({Addr(src, acm::kEpFlagSource), Addr(dst, acm::kEpFlagDest)}, &r);
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
     return r;
   }
   ibv_path_record ResolveOk(int from, const std::string& dst) {
@@ -275,12 +193,12 @@ TEST_GROUP(AcmpSim) {
   std::vector<uint64_t> Counters(int n) {
     acm::PerfResponse r;
     Status st = d[n].client.PerfQuery(1, &r);
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
     CHECK(r.counters.size() >= ACM_MAX_COUNTER);
     return r.counters;
   }
   std::map<std::string, std::string> SaPath(int from, int to) {
-    auto f = SaqueryFields(
+    auto f = ssa::test::ParseSaqueryPath(
         Run(d[from].node, {"saquery", "-p", "--sgid-to-dgid", d[from].gid + "-" + d[to].gid}));
     CHECK_FALSE_TEXT(f.empty(),
                      ("saquery has no path " + d[from].gid + " -> " + d[to].gid).c_str());
@@ -293,7 +211,7 @@ TEST_GROUP(AcmpSim) {
     int rc = -1;
     Status st = ssa::test::RunProgram(
         {tool, "-S", d[from].ibacm->socket_path(), "-f", fmt, "-s", src, "-d", dst}, &out, &rc);
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
     LONGS_EQUAL_TEXT(0, rc, (tool + " " + src + " -> " + dst + ":\n" + out).c_str());
     return out;
   }
@@ -327,7 +245,7 @@ TEST(AcmpSim, SaRoutesEveryAddressFromEveryNodeEqualsOpensmAndRequestersAreCache
       if (from == to) continue;
       auto sa = SaPath(from, to);
       for (const std::string& dst : {d[to].name, d[to].ip, d[to].ip6}) {
-        std::string diff = Differences(sa, ResolveOk(from, dst));
+        std::string diff = ssa::test::SaqueryDifferences(sa, ResolveOk(from, dst));
         CHECK_TEXT(diff.empty(), (d[from].name + " -> " + dst + ": " + diff).c_str());
       }
     }
@@ -374,7 +292,7 @@ TEST(AcmpSim, AcmRoutesComeFromTheBestSharedGroupAndEqualOpensms) {
       if (from == to) continue;
       auto sa = SaPath(from, to);
       ibv_path_record p = ResolveOk(from, d[to].name);
-      std::string diff = Differences(sa, p, {});
+      std::string diff = ssa::test::SaqueryDifferences(sa, p);
       CHECK_TEXT(diff.empty(), (d[from].name + " -> " + d[to].name + ": " + diff).c_str());
       CHECK(p.reversible_numpath & 0x80);
       LONGS_EQUAL(from == 4 || to == 4 ? 0x83 : 0x87, p.rate);
@@ -392,7 +310,7 @@ TEST(AcmpSim, AStoppedOrKilledDaemonsNamesTimeOutThenResolveAfterARestart) {
   StartAll("retries = 2\n");
   // Nobody has heard of node4 or node3 yet: they only joined.
   StopDaemon(4);
-  CHECK_TRUE(d[3].ibacm->process()->Kill(SIGKILL).ok());
+  CHECK_OK(d[3].ibacm->process()->Kill(SIGKILL));
   CHECK_TRUE(ssa::test::PollUntil(10s, [&] { return !d[3].ibacm->IsRunning(); }));
   for (int gone : {4, 3}) {
     auto start = std::chrono::steady_clock::now();
@@ -432,7 +350,7 @@ TEST(AcmpSim, MalformedAndUnexpectedMessagesAreCountedAndDroppedWhileServing) {
   p.qkey = ssa::acmp::kAcmQkey;
   std::unique_ptr<ssa::dgram::DatagramEndpoint> rogue;
   Status st = transport->Open(p, &rogue);
-  CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+  CHECK_OK(st);
   ssa::dgram::Group min_group;
   min_group.mgid = ssa::acmp::AcmMgid(0xffff, 0, 3, 4);
   min_group.mlid = 0xc001;
@@ -463,11 +381,11 @@ TEST(AcmpSim, MalformedAndUnexpectedMessagesAreCountedAndDroppedWhileServing) {
       return true;
     });
   };
-  CHECK_TRUE(rogue->SendToGroup(min_group, junk, sizeof(junk)).ok());
+  CHECK_OK(rogue->SendToGroup(min_group, junk, sizeof(junk)));
   CHECK_TRUE(all_logged("); ", 1));
-  CHECK_TRUE(rogue->SendToGroup(min_group, bad_type, sizeof(bad_type)).ok());
+  CHECK_OK(rogue->SendToGroup(min_group, bad_type, sizeof(bad_type)));
   CHECK_TRUE(all_logged("); ", 2));
-  CHECK_TRUE(rogue->SendToGroup(min_group, unexpected, sizeof(unexpected)).ok());
+  CHECK_OK(rogue->SendToGroup(min_group, unexpected, sizeof(unexpected)));
   CHECK_TRUE(all_logged("dropped (", 1));
   for (int n = 1; n <= 4; ++n) {
     std::string log = d[n].ibacm->Log();

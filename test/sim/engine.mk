@@ -6,9 +6,8 @@ check_PROGRAMS += test/sim/engine_tests
 TESTS += test/sim/engine_tests
 test_sim_engine_tests_SOURCES = \
 	test/sim/path_engine_sim_test.cc
-test_sim_engine_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS) \
-	-DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
-test_sim_engine_tests_LDADD = $(SIM_TEST_LIBS) $(SSA_ALL_LIBS) $(CPPUTEST_LIBS)
+test_sim_engine_tests_CPPFLAGS = $(SIM_TEST_CPPFLAGS)
+test_sim_engine_tests_LDADD = $(SIM_TEST_LIBS) $(SIM_TEST_LAST_LIBS)
 # OpenSM loads the plugin from opensm_plugin/.libs; the nodes run ssa-smdb.
 EXTRA_test_sim_engine_tests_DEPENDENCIES = opensm_plugin/libibssa_osm.la util/smdb_tool/ssa-smdb
 endif

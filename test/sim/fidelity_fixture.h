@@ -26,7 +26,9 @@
 #include "test/sim/netgen.h"
 #include "test/sim/sim_test_util.h"
 #include "test/sim/sim_util.h"
+#include "test/sim/tree_fixture.h"
 #include "test/sim/tree_harness.h"
+#include "test/support/check_ok.h"
 
 #include "CppUTest/TestHarness.h"
 
@@ -48,18 +50,10 @@ inline long SummaryValue(const std::string& out, const std::string& key) {
   return strtol(out.c_str() + at + key.size() + 2, nullptr, 10);
 }
 
-class FidelityFixture : public Utest {
+class FidelityFixture : public ssa::test::TreeFixture {
  public:
-  ssa::test::TempDir dir;
-  std::unique_ptr<TreeHarness> tree;
-  std::unique_ptr<IbacmNode> ibacm;
   std::string smdb_file;
   size_t log_from = 0;  // where the running ibacm's part of its log starts
-
-  void setup() override { tree = std::make_unique<TreeHarness>(&dir); }
-  void teardown() override {
-    CHECK_OK(ssa::test::StopTreeTest(&tree, &ibacm, UtestShell::getCurrent()->hasFailed()));
-  }
 
   void StartTree(TreeHarness::Options o) {
     CHECK_OK(tree->Start(o));
@@ -165,12 +159,8 @@ class FidelityFixture : public Utest {
   // T0_0's +i link goes down (on a torus of `hcas_per_switch`), the engine
   // reroutes, and the next SMDB (written to smdb_file) reaches the daemon.
   void TorusLinkDownReachesTheDaemon(int hcas_per_switch) {
-    uint64_t before = tree->smdb().global_epoch;
-    int ups = tree->fabric()->SubnetUpCount();
-    CHECK_OK(tree->fabric()->LinkDown("T0_0", hcas_per_switch + 1));
-    CHECK_OK(tree->fabric()->WaitSubnetUp(ups + 1, 60s));
     ssa::smdb::Smdb next;
-    CHECK_OK(tree->WaitSmdbAfter(before, 60s, &next));
+    CHECK_OK(tree->ChangeLink("T0_0", hcas_per_switch + 1, false, 60s, &next));
     CHECK_OK(next.WriteFile(smdb_file));
     std::string needle = "PRDB epoch " + std::to_string(next.global_epoch) + " in place";
     CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(), needle, 30s, log_from));

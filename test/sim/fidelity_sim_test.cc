@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "test/sim/fidelity_fixture.h"
+#include "test/support/check_ok.h"
 
 using namespace fidelity;
 

@@ -20,6 +20,8 @@
 #include "test/sim/sim_fabric.h"
 #include "test/sim/sim_test_util.h"
 #include "test/sim/sim_util.h"
+#include "test/support/check_ok.h"
+#include "test/support/temp_dir.h"
 
 #include <CppUTest/TestHarness.h>
 
@@ -87,9 +89,9 @@ std::string SelfExe() {
 }  // namespace
 
 TEST_GROUP(HarnessFailure) {
-  std::string dir;
-  void setup() override { CHECK_OK(MakeTempDir(DefaultTempParent(), "simfab-failtest.", &dir)); }
-  void teardown() override { RemoveTree(dir); }
+  ssa::test::TempDir tmp{"simfab-failtest."};
+  const std::string& dir = tmp.path();
+  void setup() override { CHECK_OK(tmp.status()); }
 
   // Runs the child in `mode`; returns its raw wait status and its report.
   int RunChild(const std::string& mode, ChildReport* r) {

@@ -14,6 +14,9 @@
 #include "test/sim/sim_console.h"
 #include "test/sim/sim_fabric.h"
 #include "test/sim/sim_test_util.h"
+#include "test/support/check_ok.h"
+#include "test/support/temp_dir.h"
+#include "test/support/tool_output.h"
 
 #include <CppUTest/TestHarness.h>
 

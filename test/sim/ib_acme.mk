@@ -4,10 +4,9 @@ check_PROGRAMS += test/sim/ib_acme_tests
 TESTS += test/sim/ib_acme_tests
 test_sim_ib_acme_tests_SOURCES = \
 	test/sim/ib_acme_sim_test.cc
-test_sim_ib_acme_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS) \
-	-DABS_TOP_BUILDDIR='"$(abs_top_builddir)"' \
+test_sim_ib_acme_tests_CPPFLAGS = $(SIM_TEST_CPPFLAGS) \
 	-DABS_TOP_SRCDIR='"$(abs_top_srcdir)"'
-test_sim_ib_acme_tests_LDADD = $(SIM_TEST_LIBS) $(SSA_ALL_LIBS) $(CPPUTEST_LIBS)
+test_sim_ib_acme_tests_LDADD = $(SIM_TEST_LIBS) $(SIM_TEST_LAST_LIBS)
 # The programs under test and the provider the daemon loads (the sa
 # provider is used when it has been built).
 EXTRA_test_sim_ib_acme_tests_DEPENDENCIES = util/ib_acme/ib_acme core/ibacm \

@@ -22,15 +22,19 @@
 #include <string>
 #include <vector>
 
+#include "test/sim/fabric_fixture.h"
 #include "test/sim/ibacm_node.h"
 #include "test/sim/netgen.h"
 #include "test/sim/sim_fabric.h"
 #include "test/sim/sim_util.h"
+#include "test/support/check_ok.h"
+#include "test/support/tool_output.h"
 
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>
 
 using ssa::test::IbacmNode;
+using ssa::test::IbstatField;
 using ssa::test::SimFabric;
 
 namespace {
@@ -43,23 +47,9 @@ struct Outcome {
   int status = -1;
 };
 
-// A value from ibstat output, e.g. "Base lid: 3" -> "3".
-std::string IbstatField(const std::string& text, const std::string& label) {
-  size_t at = text.find(label + ":");
-  if (at == std::string::npos) return "";
-  size_t b = text.find_first_not_of(' ', at + label.size() + 1);
-  size_t e = text.find('\n', b);
-  return text.substr(b, e - b);
-}
-
-// "fe80::10:3" for a port GUID (the SM's default subnet prefix).
+// "fe80::10:3" for a port GUID as ibstat prints it.
 std::string GidOf(const std::string& port_guid_text) {
-  unsigned long long guid = strtoull(port_guid_text.c_str(), nullptr, 0);
-  uint8_t raw[16] = {0xfe, 0x80};
-  for (int i = 0; i < 8; ++i) raw[8 + i] = static_cast<uint8_t>(guid >> (56 - 8 * i));
-  char text[INET6_ADDRSTRLEN];
-  inet_ntop(AF_INET6, raw, text, sizeof(text));
-  return text;
+  return ssa::test::DefaultGidText(strtoull(port_guid_text.c_str(), nullptr, 0));
 }
 
 std::string ReplaceAll(std::string s, const std::string& from, const std::string& to) {
@@ -83,17 +73,13 @@ bool HaveSaProvider() { return ssa::test::PathExists(SaProviderDir() + "/sa.so")
 
 }  // namespace
 
-TEST_GROUP(IbAcme) {
-  std::unique_ptr<SimFabric> fabric;
+TEST_GROUP_BASE(IbAcme, ssa::test::FabricFixture) {
   std::unique_ptr<IbacmNode> ibacm;  // testprov, on Hca2
   std::string sock;
   std::string lid, gid;  // Hca2's
 
   void setup() override {
-    SimFabric::Options o;
-    o.net_text = ssa::test::FourHcaNet();
-    ssa::Status st = SimFabric::Start(o, &fabric);
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    StartFabric(ssa::test::FourHcaNet());
     ibacm = StartDaemon("Hca2", ssa::test::TestProviderDir(), "node2");
     sock = ibacm->socket_path();
     std::string ibstat = RunAsNode("Hca2", {"ibstat"}).out;
@@ -104,10 +90,10 @@ TEST_GROUP(IbAcme) {
   void teardown() override {
     if (ibacm) {
       ssa::Status st = ibacm->Stop();
-      CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+      CHECK_OK(st);
     }
     ibacm.reset();
-    fabric.reset();
+    FabricFixture::teardown();
   }
 
   // Names NAME and NAMEb and an IP on the node's port.
@@ -121,20 +107,20 @@ TEST_GROUP(IbAcme) {
     o.provider_dir = provider_dir;
     auto daemon = std::make_unique<IbacmNode>(fabric.get(), o);
     ssa::Status st = daemon->Start();
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
     return daemon;
   }
 
   Outcome Run(const std::vector<std::string>& argv) {
     Outcome r;
     ssa::Status st = ssa::test::RunProgram(argv, &r.out, &r.status);
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
     return r;
   }
   Outcome RunAsNode(const std::string& node, const std::vector<std::string>& argv) {
     Outcome r;
     ssa::Status st = fabric->Run(node, argv, &r.out, &r.status);
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
     return r;
   }
 
@@ -279,7 +265,7 @@ TEST(IbAcme, ProviderTestAgainstTheSaFindsTestprovsMadeUpPaths) {
 TEST(IbAcme, ProviderTestWrongDestinationsFail) {
   std::string dir = fabric->run_dir();
   std::string dests = dir + "/dests.txt";
-  CHECK_TRUE(ssa::test::WriteStringToFile(dests, "# names\nnode2\nnosuch node2b  # two\n").ok());
+  CHECK_OK(ssa::test::WriteStringToFile(dests, "# names\nnode2\nnosuch node2b  # two\n"));
   Outcome r = Run({kOurAcme, "-S", sock, "-f", "n", "--dest-file", dests, "--verify", "daemon"});
   LONGS_EQUAL_TEXT(1, r.status, r.out.c_str());
   STRCMP_CONTAINS("name node2: ok (", r.out.c_str());
@@ -294,8 +280,7 @@ TEST(IbAcme, ProviderTestWrongDestinationsFail) {
 
   // A hosts file whose GIDs say where each name must lead.
   std::string hosts = dir + "/hosts";
-  CHECK_TRUE(
-      ssa::test::WriteStringToFile(hosts, "node2 " + gid + "\nnode2b fe80::dead\n10.0.0.2\n").ok());
+  CHECK_OK(ssa::test::WriteStringToFile(hosts, "node2 " + gid + "\nnode2b fe80::dead\n10.0.0.2\n"));
   r = Run({kOurAcme, "-S", sock, "--hosts", hosts, "--verify", "none"});
   LONGS_EQUAL_TEXT(1, r.status, r.out.c_str());
   STRCMP_CONTAINS("name node2: resolved (", r.out.c_str());
@@ -355,7 +340,7 @@ TEST(IbAcme, WithTheSaProviderVerificationReallyAsksTheSa) {
   STRCMP_CONTAINS("  matched:      2\n  mismatched:   0\n  errors:       1\n", r.out.c_str());
 
   ssa::Status st = sa->Stop();
-  CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+  CHECK_OK(st);
 }
 
 TEST(IbAcme, WritesAddressAndOptionsFiles) {
@@ -370,7 +355,7 @@ TEST(IbAcme, WritesAddressAndOptionsFiles) {
   STRCMP_EQUAL(("Generating " + dir + "/ibacm_addr.cfg\n" + lines + "return status 0x0\n").c_str(),
                r.out.c_str());
   std::string text;
-  CHECK_TRUE(ssa::test::ReadFileToString(dir + "/ibacm_addr.cfg", &text).ok());
+  CHECK_OK(ssa::test::ReadFileToString(dir + "/ibacm_addr.cfg", &text));
   STRCMP_CONTAINS(("\n" + lines).c_str(), text.c_str());
 
   // -O writes the shipped template, byte for byte; quiet without -V.
@@ -378,10 +363,9 @@ TEST(IbAcme, WritesAddressAndOptionsFiles) {
   LONGS_EQUAL_TEXT(0, r.status, r.out.c_str());
   STRCMP_EQUAL("", r.out.c_str());
   std::string written, shipped;
-  CHECK_TRUE(ssa::test::ReadFileToString(dir + "/my_opts.cfg", &written).ok());
-  CHECK_TRUE(
-      ssa::test::ReadFileToString(std::string(ABS_TOP_SRCDIR) + "/etc/acm_opts.cfg", &shipped)
-          .ok());
+  CHECK_OK(ssa::test::ReadFileToString(dir + "/my_opts.cfg", &written));
+  CHECK_OK(
+      ssa::test::ReadFileToString(std::string(ABS_TOP_SRCDIR) + "/etc/acm_opts.cfg", &shipped));
   CHECK_TRUE(written == shipped);
 
   // A directory that cannot be made: upstream's two messages.

@@ -13,15 +13,19 @@
 #include <sstream>
 
 #include "common/acm/acm_client.h"
+#include "test/sim/fabric_fixture.h"
 #include "test/sim/ibacm_node.h"
 #include "test/sim/netgen.h"
 #include "test/sim/sim_fabric.h"
+#include "test/support/check_ok.h"
+#include "test/support/tool_output.h"
 
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>
 
 using namespace std::chrono_literals;
 using ssa::test::IbacmNode;
+using ssa::test::IbstatField;
 using ssa::test::SimFabric;
 
 namespace {
@@ -35,28 +39,13 @@ std::map<std::string, std::string> ParseProbe(const std::string& text) {
   return kv;
 }
 
-// A value from ibstat output, e.g. "Base lid: 3" -> "3".
-std::string IbstatField(const std::string& text, const std::string& label) {
-  size_t at = text.find(label + ":");
-  if (at == std::string::npos) return "";
-  size_t b = text.find_first_not_of(' ', at + label.size() + 1);
-  size_t e = text.find('\n', b);
-  return text.substr(b, e - b);
-}
-
 unsigned long long Num(const std::string& s) { return strtoull(s.c_str(), nullptr, 0); }
 
 }  // namespace
 
-TEST_GROUP(FourHcaFabric) {
-  std::unique_ptr<SimFabric> fabric;
-  void setup() override {
-    SimFabric::Options o;
-    o.net_text = ssa::test::FourHcaNet();
-    ssa::Status st = SimFabric::Start(o, &fabric);
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
-  }
-  void teardown() override { fabric.reset(); }
+TEST_GROUP_BASE(FourHcaFabric, ssa::test::FabricFixture){
+    void setup() override{StartFabric(ssa::test::FourHcaNet());
+}
   // An ibacm with the test provider on `node`, its endpoint named `name`.
   std::unique_ptr<IbacmNode> StartIbacm(const std::string& node, const std::string& name,
                                         const std::string& log_level) {
@@ -67,16 +56,8 @@ TEST_GROUP(FourHcaFabric) {
     o.provider_dir = ssa::test::TestProviderDir();
     auto ibacm = std::make_unique<IbacmNode>(fabric.get(), o);
     ssa::Status st = ibacm->Start();
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
     return ibacm;
-  }
-  std::string Run(const std::string& node, const std::vector<std::string>& argv) {
-    std::string out;
-    int status = -1;
-    ssa::Status st = fabric->Run(node, argv, &out, &status);
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
-    CHECK_EQUAL_TEXT(0, status, out.c_str());
-    return out;
   }
 };
 
@@ -105,8 +86,7 @@ TEST(FourHcaFabric, StockIbAcmeListsEndpointsAndCounters) {
   std::string ibstat = Run("Hca2", {"ibstat"});
   std::string out;
   int rc = -1;
-  CHECK_TRUE(
-      ssa::test::RunProgram({"/usr/bin/ib_acme", "-S", ibacm.socket_path(), "-e"}, &out, &rc).ok());
+  CHECK_OK(ssa::test::RunProgram({"/usr/bin/ib_acme", "-S", ibacm.socket_path(), "-e"}, &out, &rc));
   LONGS_EQUAL_TEXT(0, rc, out.c_str());
   char guid[32];
   snprintf(guid, sizeof(guid), "0x%016llx", Num(IbstatField(ibstat, "Node GUID")));
@@ -115,20 +95,17 @@ TEST(FourHcaFabric, StockIbAcmeListsEndpointsAndCounters) {
 
   // One resolve through the stock client, then its counters.
   std::string lid = IbstatField(ibstat, "Base lid");
-  CHECK_TRUE(ssa::test::RunProgram(
-                 {"/usr/bin/ib_acme", "-S", ibacm.socket_path(), "-f", "l", "-s", lid, "-d", "1"},
-                 &out, &rc)
-                 .ok());
+  CHECK_OK(ssa::test::RunProgram(
+      {"/usr/bin/ib_acme", "-S", ibacm.socket_path(), "-f", "l", "-s", lid, "-d", "1"}, &out, &rc));
   STRCMP_CONTAINS("dlid: 1", out.c_str());
-  CHECK_TRUE(
-      ssa::test::RunProgram({"/usr/bin/ib_acme", "-S", ibacm.socket_path(), "-P"}, &out, &rc).ok());
+  CHECK_OK(ssa::test::RunProgram({"/usr/bin/ib_acme", "-S", ibacm.socket_path(), "-P"}, &out, &rc));
   LONGS_EQUAL_TEXT(0, rc, out.c_str());
   STRCMP_CONTAINS("svc,Error Count,Resolve Count,No Data", out.c_str());
   std::string counters_row = ibacm.socket_path() + ",0,1,";
   STRCMP_CONTAINS(counters_row.c_str(), out.c_str());
 
   ssa::Status st = ibacm.Stop();
-  CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+  CHECK_OK(st);
   STRCMP_CONTAINS("port ibsim0/1 served by provider testprov", ibacm.Log().c_str());
 }
 
@@ -182,7 +159,7 @@ TEST(FourHcaFabric, DaemonSurvivesBadInputAndTenThousandIdleClients) {
   // With all of them connected, a resolve is still answered fast.
   ssa::AcmClient client;
   st = client.Connect(path);
-  CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+  CHECK_OK(st);
   ssa::acm::EpAddr dst;
   dst.flags = ssa::acm::kEpFlagDest;
   dst.SetLid(1);
@@ -197,7 +174,7 @@ TEST(FourHcaFabric, DaemonSurvivesBadInputAndTenThousandIdleClients) {
     st = client.Resolve({src, dst}, &r);
     double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
     LONGS_EQUAL(ssa::acm::kStatusSuccess, r.hdr.status);
     times.push_back(ms);
   }
@@ -210,7 +187,7 @@ TEST(FourHcaFabric, DaemonSurvivesBadInputAndTenThousandIdleClients) {
   for (int fd : idle) close(fd);
   CHECK_TRUE(ibacm.IsRunning());
   st = ibacm.Stop();
-  CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+  CHECK_OK(st);
   std::string log = ibacm.Log();
   STRCMP_CONTAINS("bad message", log.c_str());
 }

@@ -9,6 +9,5 @@ TESTS += test/sim/ibacm_tests
 test_sim_ibacm_tests_SOURCES = \
 	test/sim/ibacm_sim_test.cc \
 	test/sim/socket_activation_sim_test.cc
-test_sim_ibacm_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS) \
-	-DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
-test_sim_ibacm_tests_LDADD = $(SIM_TEST_LIBS) $(SSA_ALL_LIBS) $(CPPUTEST_LIBS)
+test_sim_ibacm_tests_CPPFLAGS = $(SIM_TEST_CPPFLAGS)
+test_sim_ibacm_tests_LDADD = $(SIM_TEST_LIBS) $(SIM_TEST_LAST_LIBS)

@@ -29,20 +29,30 @@ test_sim_libsimnode_la_SOURCES = \
 	test/sim/osm_plugin_util.h test/sim/osm_plugin_util.cc
 test_sim_libsimnode_la_CPPFLAGS = $(AM_CPPFLAGS) -DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
 
-# The sim tests' CppUTest helpers (CHECK_OK, tool output parsers).
+# The sim tests' helpers: running local programs, finding a fabric's
+# processes, the fabric fixtures (header only).
 check_LTLIBRARIES += test/sim/libsimcheck.la
-test_sim_libsimcheck_la_SOURCES = test/sim/sim_test_util.h test/sim/sim_test_util.cc
+test_sim_libsimcheck_la_SOURCES = test/sim/sim_test_util.h test/sim/sim_test_util.cc \
+	test/sim/fabric_fixture.h
 test_sim_libsimcheck_la_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS)
 
-# What every sim test binary links first (then what the code under test
-# needs, then $(SSA_ALL_LIBS) $(CPPUTEST_LIBS)); a program takes from each
-# archive only the objects it uses.
-SIM_TEST_LIBS = test/libtestmain.la test/sim/libsimcheck.la test/sim/libsimnode.la \
-	test/sim/libsimfab.la
+# The harness as its users link it (the sim tests, the benchmarks): nodes,
+# then the fabric, then what both use.
+SIM_HARNESS_LIBS = test/sim/libsimnode.la test/sim/libsimfab.la $(TEST_SUPPORT_LIBS)
+
+# A sim test program's stanza (test/sim/*.mk), from these:
+#   test_sim_X_tests_CPPFLAGS = $(SIM_TEST_CPPFLAGS) [its own -D...]
+#   test_sim_X_tests_LDADD = $(SIM_TEST_LIBS) [the code under test] $(SIM_TEST_LAST_LIBS)
+# CppUTest, and where the build tree is (the programs the tests run).
+SIM_TEST_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS) -DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
+# What every sim test binary links first, and last; a program takes from
+# each archive only the objects it uses.
+SIM_TEST_LIBS = test/libtestmain.la test/sim/libsimcheck.la $(SIM_HARNESS_LIBS)
+SIM_TEST_LAST_LIBS = $(SSA_ALL_LIBS) $(CPPUTEST_LIBS)
 
 noinst_PROGRAMS += test/sim/simfab
 test_sim_simfab_SOURCES = test/sim/simfab_main.cc
-test_sim_simfab_LDADD = test/sim/libsimfab.la $(SSA_ALL_LIBS)
+test_sim_simfab_LDADD = test/sim/libsimfab.la $(TEST_SUPPORT_LIBS) $(SSA_ALL_LIBS)
 
 check_PROGRAMS += test/sim/sim_tests
 TESTS += test/sim/sim_tests
@@ -51,9 +61,9 @@ test_sim_sim_tests_SOURCES = \
 	test/sim/sim_parts_test.cc \
 	test/sim/harness_test.cc \
 	test/sim/harness_failure_test.cc
-test_sim_sim_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS) \
+test_sim_sim_tests_CPPFLAGS = $(SIM_TEST_CPPFLAGS) \
 	-DSIMFAB_BIN='"$(abs_top_builddir)/test/sim/simfab"' \
 	-DSIM_NETS_DIR='"$(abs_top_srcdir)/test/sim/nets"'
-test_sim_sim_tests_LDADD = $(SIM_TEST_LIBS) $(SSA_ALL_LIBS) $(CPPUTEST_LIBS)
+test_sim_sim_tests_LDADD = $(SIM_TEST_LIBS) $(SIM_TEST_LAST_LIBS)
 
 dist_noinst_DATA += test/sim/nets/4hca.net

@@ -9,6 +9,7 @@
 
 #include "test/sim/sim_test_util.h"
 #include "test/sim/sim_util.h"
+#include "test/support/check_ok.h"
 
 #include <CppUTest/TestHarness.h>
 

@@ -8,10 +8,9 @@ TESTS += test/sim/osm_plugin_tests
 test_sim_osm_plugin_tests_SOURCES = \
 	test/sim/osm_plugin_sim_test.cc \
 	test/sim/osm_plugin_worker_test.cc
-test_sim_osm_plugin_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS) \
-	-DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
-test_sim_osm_plugin_tests_LDADD = $(SIM_TEST_LIBS) opensm_plugin/libosmplugin.la $(SSA_ALL_LIBS) \
-	$(CPPUTEST_LIBS)
+test_sim_osm_plugin_tests_CPPFLAGS = $(SIM_TEST_CPPFLAGS)
+test_sim_osm_plugin_tests_LDADD = $(SIM_TEST_LIBS) opensm_plugin/libosmplugin.la \
+	$(SIM_TEST_LAST_LIBS)
 # OpenSM loads the plugin from opensm_plugin/.libs.
 EXTRA_test_sim_osm_plugin_tests_DEPENDENCIES = opensm_plugin/libibssa_osm.la
 endif

@@ -12,10 +12,14 @@
 
 #include "common/smdb/smdb_delta.h"
 #include "opensm_plugin/plugin_options.h"
+#include "test/sim/fabric_fixture.h"
 #include "test/sim/netgen.h"
 #include "test/sim/osm_plugin_util.h"
 #include "test/sim/sim_fabric.h"
 #include "test/sim/sim_test_util.h"
+#include "test/support/check_ok.h"
+#include "test/support/temp_dir.h"
+#include "test/support/tool_output.h"
 
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>
@@ -53,30 +57,10 @@ std::string ReadBytes(const std::string& path) {
 
 }  // namespace
 
-TEST_GROUP(OsmPluginSim) {
-  TempDir dir;
-  PluginSetup plugin;
-  std::unique_ptr<SimFabric> fabric;
-
-  void setup() override {
-    CHECK_FALSE(dir.path().empty());
-    plugin.dir = dir.path();
-  }
-  void teardown() override {
-    if (UtestShell::getCurrent()->hasFailed()) {
-      dir.keep();
-      if (fabric) fabric->set_failed();
-    }
-    // OpenSM unloads the plugin on the way out: a sanitizer report there
-    // (leak, bad free) shows only as OpenSM's exit status, which Stop checks.
-    Status stop = fabric ? fabric->Stop() : Status::Ok();
-    if (!stop.ok()) dir.keep();
-    fabric.reset();
-    CHECK_OK(stop);
-  }
-  void Start(SimFabric::Options o, const std::string& plugin_options) {
-    CHECK_OK(plugin.Configure(plugin_options, &o));
-    CHECK_OK(SimFabric::Start(o, &fabric));
+TEST_GROUP_BASE(OsmPluginSim, ssa::test::PluginFabricFixture){
+    void Start(SimFabric::Options o,
+               const std::string& plugin_options){CHECK_OK(plugin.Configure(plugin_options, &o));
+CHECK_OK(SimFabric::Start(o, &fabric));
   }
   Smdb WaitFor(const std::function<bool(const Smdb&)>& pred) {
     Smdb db;

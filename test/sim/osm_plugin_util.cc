@@ -3,7 +3,6 @@
 #include "test/sim/osm_plugin_util.h"
 
 #include <dirent.h>
-#include <ftw.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -26,30 +25,11 @@ using Clock = std::chrono::steady_clock;
 // SUBNET UP on small fabrics, so this is the granularity, not a delay.
 constexpr auto kPoll = std::chrono::milliseconds(20);
 
-int RemoveEntry(const char* path, const struct stat*, int, struct FTW*) { return remove(path); }
-
 std::string Description(const smdb::SmdbNode& n) {
   return std::string(n.description.data(), strnlen(n.description.data(), n.description.size()));
 }
 
 }  // namespace
-
-TempDir::TempDir() {
-  const char* tmp = getenv("TMPDIR");
-  std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/osm_plugin_test.XXXXXX";
-  std::vector<char> buf(pattern.begin(), pattern.end());
-  buf.push_back('\0');
-  if (mkdtemp(buf.data())) path_ = buf.data();
-}
-
-TempDir::~TempDir() {
-  if (path_.empty()) return;
-  if (keep_) {
-    fprintf(stderr, "kept %s\n", path_.c_str());
-    return;
-  }
-  nftw(path_.c_str(), RemoveEntry, 16, FTW_DEPTH | FTW_PHYS);
-}
 
 std::string PluginLibDir() { return std::string(ABS_TOP_BUILDDIR) + "/opensm_plugin/.libs"; }
 

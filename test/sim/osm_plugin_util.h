@@ -1,8 +1,9 @@
 // osm_plugin_util.h: helpers for the OpenSM plugin's tests and benchmark:
-// a private directory for the plugin's config, dumps and log; starting a
-// simulated fabric whose OpenSM loads the plugin; waiting (with a deadline)
-// for versions in the dump directory; comparing versions table by table;
-// and checking that a version's LFTs route every LID.
+// the plugin's config, dumps and log in a private directory (a TempDir of
+// test/support/temp_dir.h); starting a simulated fabric whose OpenSM loads
+// the plugin; waiting (with a deadline) for versions in the dump
+// directory; comparing versions table by table; and checking that a
+// version's LFTs route every LID.
 //
 // Test code; single thread.
 #ifndef IBACM_SSA_TEST_SIM_OSM_PLUGIN_UTIL_H
@@ -21,22 +22,6 @@
 
 namespace ssa {
 namespace test {
-
-// A fresh directory under $TMPDIR (or /tmp), removed with its content on
-// destruction unless keep() was called.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-  void keep() { keep_ = true; }
-
- private:
-  std::string path_;
-  bool keep_ = false;
-};
 
 // Where the built plugin is (LD_LIBRARY_PATH for OpenSM).
 std::string PluginLibDir();

@@ -18,6 +18,8 @@
 #include "opensm_plugin/version_store.h"
 #include "test/sim/osm_plugin_util.h"
 #include "test/sim/sim_test_util.h"
+#include "test/support/check_ok.h"
+#include "test/support/temp_dir.h"
 
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>

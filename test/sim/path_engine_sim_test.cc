@@ -26,10 +26,13 @@
 
 #include "common/smdb/smdb.h"
 #include "common/smdb/smdb_delta.h"
+#include "test/sim/fabric_fixture.h"
 #include "test/sim/netgen.h"
 #include "test/sim/osm_plugin_util.h"
 #include "test/sim/sim_fabric.h"
 #include "test/sim/sim_test_util.h"
+#include "test/support/check_ok.h"
+#include "test/support/temp_dir.h"
 
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>
@@ -109,29 +112,9 @@ std::string Join(const std::set<std::string>& names) {
 
 }  // namespace
 
-TEST_GROUP(PathEngineSim) {
-  TempDir dir;
-  PluginSetup plugin;
-  std::unique_ptr<SimFabric> fabric;
+TEST_GROUP_BASE(PathEngineSim, ssa::test::PluginFabricFixture) {
   Smdb db;
   std::string smdb_file;
-
-  void setup() override {
-    CHECK_FALSE(dir.path().empty());
-    plugin.dir = dir.path();
-  }
-  void teardown() override {
-    if (UtestShell::getCurrent()->hasFailed()) {
-      dir.keep();
-      if (fabric) fabric->set_failed();
-    }
-    // OpenSM unloads the plugin on the way out: a sanitizer report there
-    // (leak, bad free) shows only as OpenSM's exit status, which Stop checks.
-    ssa::Status stop = fabric ? fabric->Stop() : ssa::Status::Ok();
-    if (!stop.ok()) dir.keep();
-    fabric.reset();
-    CHECK_OK(stop);
-  }
 
   // Brings the fabric up with the plugin and waits for the SMDB version
   // that holds all `hcas` CAs; keeps a copy of it for the tool.

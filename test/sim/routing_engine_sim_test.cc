@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "test/sim/fidelity_fixture.h"
+#include "test/support/check_ok.h"
+#include "test/support/temp_dir.h"
 
 using namespace fidelity;
 

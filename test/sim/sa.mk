@@ -5,8 +5,7 @@ check_PROGRAMS += test/sim/sa_tests
 TESTS += test/sim/sa_tests
 test_sim_sa_tests_SOURCES = \
 	test/sim/sa_provider_sim_test.cc
-test_sim_sa_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS) \
-	-DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
-test_sim_sa_tests_LDADD = $(SIM_TEST_LIBS) $(SSA_ALL_LIBS) $(CPPUTEST_LIBS)
+test_sim_sa_tests_CPPFLAGS = $(SIM_TEST_CPPFLAGS)
+test_sim_sa_tests_LDADD = $(SIM_TEST_LIBS) $(SIM_TEST_LAST_LIBS)
 # The daemon under test loads the provider from providers/sa/.libs.
 EXTRA_test_sim_sa_tests_DEPENDENCIES = providers/sa/sa.la core/ibacm

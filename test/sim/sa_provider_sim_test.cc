@@ -25,10 +25,13 @@
 
 #include "common/acm/acm_client.h"
 #include "common/acm/acm_wire.h"
+#include "test/sim/fabric_fixture.h"
 #include "test/sim/ibacm_node.h"
 #include "test/sim/netgen.h"
 #include "test/sim/sim_fabric.h"
 #include "test/sim/sim_util.h"
+#include "test/support/check_ok.h"
+#include "test/support/tool_output.h"
 
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>
@@ -36,7 +39,11 @@
 using namespace std::chrono_literals;
 using ssa::AcmClient;
 using ssa::Status;
+using ssa::test::DefaultGidText;
 using ssa::test::IbacmNode;
+using ssa::test::IbstatField;
+using ssa::test::ParseSaqueryPath;
+using ssa::test::SaqueryDifferences;
 using ssa::test::SimFabric;
 namespace acm = ssa::acm;
 
@@ -45,81 +52,6 @@ namespace {
 std::string SaProviderDir() { return std::string(ABS_TOP_BUILDDIR) + "/providers/sa/.libs"; }
 
 unsigned long long Num(const std::string& s) { return strtoull(s.c_str(), nullptr, 0); }
-
-// A value from ibstat output, e.g. "Base lid: 3" -> "3".
-std::string IbstatField(const std::string& text, const std::string& label) {
-  size_t at = text.find(label + ":");
-  if (at == std::string::npos) return "";
-  size_t b = text.find_first_not_of(' ', at + label.size() + 1);
-  size_t e = text.find('\n', b);
-  return text.substr(b, e - b);
-}
-
-// saquery's "PathRecord dump:" block -> field name -> value text, e.g.
-//   "\t\tdlid....................1" -> {"dlid", "1"}. Empty: no record.
-std::map<std::string, std::string> ParseSaqueryPath(const std::string& text) {
-  std::map<std::string, std::string> f;
-  size_t at = text.find("PathRecord dump:");
-  if (at == std::string::npos) return f;
-  std::istringstream in(text.substr(at));
-  std::string line;
-  std::getline(in, line);
-  while (std::getline(in, line)) {
-    size_t b = line.find_first_not_of(" \t");
-    if (b == std::string::npos) break;
-    size_t dots = line.find("..", b);
-    if (dots == std::string::npos) break;  // the next record, or other output
-    size_t v = line.find_first_not_of('.', dots);
-    f[line.substr(b, dots - b)] = v == std::string::npos ? "" : line.substr(v);
-  }
-  return f;
-}
-
-std::string GidText(const uint8_t* gid) {
-  char buf[INET6_ADDRSTRLEN];
-  inet_ntop(AF_INET6, gid, buf, sizeof(buf));
-  return buf;
-}
-
-// Every field saquery prints, compared with our record; "" if all equal,
-// else one "field: saquery X, ours Y" per difference.
-std::string Differences(const std::map<std::string, std::string>& sa, const ibv_path_record& p) {
-  std::string out;
-  auto num = [&](const char* field, unsigned long long ours) {
-    auto it = sa.find(field);
-    if (it == sa.end()) {
-      out += std::string(field) + ": not printed by saquery; ";
-    } else if (Num(it->second) != ours) {
-      char buf[128];
-      snprintf(buf, sizeof(buf), "%s: saquery %s, ours 0x%llx; ", field, it->second.c_str(), ours);
-      out += buf;
-    }
-  };
-  auto gid = [&](const char* field, const uint8_t* ours) {
-    auto it = sa.find(field);
-    uint8_t theirs[16] = {};
-    if (it == sa.end() || inet_pton(AF_INET6, it->second.c_str(), theirs) != 1 ||
-        memcmp(theirs, ours, 16) != 0)
-      out += std::string(field) + ": saquery " + (it == sa.end() ? "?" : it->second) + ", ours " +
-             GidText(ours) + "; ";
-  };
-  num("service_id", be64toh(p.service_id));
-  gid("dgid", p.dgid.raw);
-  gid("sgid", p.sgid.raw);
-  num("dlid", ntohs(p.dlid));
-  num("slid", ntohs(p.slid));
-  num("hop_flow_raw", ntohl(p.flowlabel_hoplimit));
-  num("tclass", p.tclass);
-  num("num_path_revers", p.reversible_numpath);
-  num("pkey", ntohs(p.pkey));
-  num("qos_class", ntohs(p.qosclass_sl) >> 4);
-  num("sl", ntohs(p.qosclass_sl) & 0xf);
-  num("mtu", p.mtu);
-  num("rate", p.rate);
-  num("pkt_life", p.packetlifetime);
-  num("preference", p.preference);
-  return out;
-}
 
 acm::EpAddr Source(const std::string& name) {
   acm::EpAddr e;
@@ -154,56 +86,35 @@ struct SaDaemon {
 
 }  // namespace
 
-TEST_GROUP(SaProviderSim) {
-  std::unique_ptr<SimFabric> fabric;
-
-  void teardown() override {
-    if (fabric) fabric->Stop();
-    fabric.reset();
-  }
-  void StartFabric(const std::string& net, const std::vector<std::string>& ibsim_args = {}) {
-    SimFabric::Options o;
-    o.net_text = net;
-    o.ibsim_args = ibsim_args;
-    Status st = SimFabric::Start(o, &fabric);
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
-  }
-  std::string Run(const std::string& node, const std::vector<std::string>& argv) {
-    std::string out;
-    int status = -1;
-    Status st = fabric->Run(node, argv, &out, &status, 20s);
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
-    CHECK_EQUAL_TEXT(0, status, out.c_str());
-    return out;
-  }
-  // Starts ibacm with the sa provider on `node` ("Hca2" -> address "node2").
-  void StartDaemon(SaDaemon * d, const std::string& node, const std::string& sa_options = "") {
-    d->node = node;
-    d->name = "node" + node.substr(3);
-    d->lid = static_cast<uint16_t>(Num(IbstatField(Run(node, {"ibstat"}), "Base lid")));
-    CHECK(d->lid != 0);
-    IbacmNode::Options o;
-    o.node = node;
-    o.addr_cfg = d->name + " ibsim0 1 default\n";
-    o.opts_cfg = "[core]\nlog_level = debug\n[sa]\n" + sa_options;
-    o.provider_dir = SaProviderDir();
-    d->ibacm = std::make_unique<IbacmNode>(fabric.get(), o);
-    Status st = d->ibacm->Start();
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
-    st = d->client.Connect(d->ibacm->socket_path());
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+TEST_GROUP_BASE(SaProviderSim, ssa::test::FabricFixture){
+    // Starts ibacm with the sa provider on `node` ("Hca2" -> address "node2").
+    void StartDaemon(SaDaemon * d, const std::string& node,
+                     const std::string& sa_options = ""){d->node = node;
+d->name = "node" + node.substr(3);
+d->lid = static_cast<uint16_t>(Num(IbstatField(Run(node, {"ibstat"}), "Base lid")));
+CHECK(d->lid != 0);
+IbacmNode::Options o;
+o.node = node;
+o.addr_cfg = d->name + " ibsim0 1 default\n";
+o.opts_cfg = "[core]\nlog_level = debug\n[sa]\n" + sa_options;
+o.provider_dir = SaProviderDir();
+d->ibacm = std::make_unique<IbacmNode>(fabric.get(), o);
+Status st = d->ibacm->Start();
+CHECK_OK(st);
+st = d->client.Connect(d->ibacm->socket_path());
+CHECK_OK(st);
   }
   void StopDaemon(SaDaemon * d) {
     d->client.Close();
     Status st = d->ibacm->Stop();
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
     STRCMP_CONTAINS("port ibsim0/1 served by provider sa", d->ibacm->Log().c_str());
   }
   // Our answer for `dst`; fails the test unless it is a success.
   ibv_path_record Resolve(SaDaemon * d, const acm::EpAddr& dst) {
     acm::ResolveResponse r;
     Status st = d->client.Resolve({Source(d->name), dst}, &r);
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
     LONGS_EQUAL_TEXT(acm::kStatusSuccess, r.hdr.status, dst.ToString().c_str());
     CHECK_EQUAL(1u, r.paths.size());
     return r.paths[0].path;
@@ -211,13 +122,13 @@ TEST_GROUP(SaProviderSim) {
   uint8_t ResolveStatus(SaDaemon * d, const acm::EpAddr& dst) {
     acm::ResolveResponse r;
     Status st = d->client.Resolve({Source(d->name), dst}, &r);
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
     return r.hdr.status;
   }
   std::vector<uint64_t> Counters(SaDaemon * d, uint8_t endpoint_index) {
     acm::PerfResponse r;
     Status st = d->client.PerfQuery(endpoint_index, &r);
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
     LONGS_EQUAL(acm::kStatusSuccess, r.hdr.status);
     CHECK(r.counters.size() >= 7);
     return r.counters;
@@ -238,7 +149,7 @@ TEST_GROUP(SaProviderSim) {
       if (sa.empty()) continue;  // OpenSM gave this LID to no one
       ++found;
       ibv_path_record ours = Resolve(d, DestLid(static_cast<uint16_t>(lid)));
-      std::string diff = Differences(sa, ours);
+      std::string diff = SaqueryDifferences(sa, ours);
       CHECK_TEXT(diff.empty(), (d->node + " -> LID " + std::to_string(lid) + ": " + diff).c_str());
       gids.push_back(sa["dgid"]);
     }
@@ -250,7 +161,7 @@ TEST_GROUP(SaProviderSim) {
           ParseSaqueryPath(Run(d->node, {"saquery", "-p", "--sgid-to-dgid", sgid + "-" + dgid}));
       CHECK_FALSE_TEXT(sa.empty(), ("saquery has no path to " + dgid).c_str());
       ibv_path_record ours = Resolve(d, DestGid(dgid));
-      std::string diff = Differences(sa, ours);
+      std::string diff = SaqueryDifferences(sa, ours);
       CHECK_TEXT(diff.empty(), (d->node + " -> GID " + dgid + ": " + diff).c_str());
     }
   }
@@ -288,7 +199,7 @@ TEST(SaProviderSim, FatTreeOf36HcasEveryLidMatchesOpensmFromTwoNodes) {
   t.hcas = 36;
   ssa::test::GeneratedNet net;
   Status st = ssa::test::FatTreeNet(t, &net);
-  CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+  CHECK_OK(st);
   StartFabric(net.text, net.ibsim_args);
   SaDaemon a, b;
   StartDaemon(&a, "Hca2");
@@ -306,45 +217,35 @@ TEST(SaProviderSim, StockIbAcmeResolvesAndVerifiesLidsAndNames) {
   std::map<int, std::string> gid_of;
   for (int i = 1; i <= 4; ++i) {
     std::string ibstat = Run("Hca" + std::to_string(i), {"ibstat"});
-    char gid[64];
-    unsigned long long guid = Num(IbstatField(ibstat, "Port GUID"));
-    snprintf(gid, sizeof(gid), "fe80::%llx:%llx:%llx:%llx", guid >> 48, (guid >> 32) & 0xffff,
-             (guid >> 16) & 0xffff, guid & 0xffff);
-    uint8_t raw[16];
-    CHECK_EQUAL(1, inet_pton(AF_INET6, gid, raw));
-    gid_of[i] = GidText(raw);
+    gid_of[i] = DefaultGidText(Num(IbstatField(ibstat, "Port GUID")));
     hosts += "node" + std::to_string(i) + " " + gid_of[i] + "\n";
   }
   std::string hosts_file = fabric->run_dir() + "/ibacm_hosts.data";
-  CHECK_TRUE(ssa::test::WriteStringToFile(hosts_file, hosts).ok());
+  CHECK_OK(ssa::test::WriteStringToFile(hosts_file, hosts));
   SaDaemon d;
   StartDaemon(&d, "Hca2", "addr_preload = acm_hosts\naddr_data_file = " + hosts_file + "\n");
   const std::string sock = d.ibacm->socket_path();
   std::string out;
   int rc = -1;
   for (int lid = 1; lid <= 6; ++lid) {
-    CHECK_TRUE(ssa::test::RunProgram({"/usr/bin/ib_acme", "-S", sock, "-f", "l", "-s",
-                                      std::to_string(d.lid), "-d", std::to_string(lid), "-v"},
-                                     &out, &rc)
-                   .ok());
+    CHECK_OK(ssa::test::RunProgram({"/usr/bin/ib_acme", "-S", sock, "-f", "l", "-s",
+                                    std::to_string(d.lid), "-d", std::to_string(lid), "-v"},
+                                   &out, &rc));
     LONGS_EQUAL_TEXT(0, rc, out.c_str());
     STRCMP_CONTAINS(("dlid: " + std::to_string(lid) + "\n").c_str(), out.c_str());
     STRCMP_CONTAINS("SA verification: success", out.c_str());
   }
   for (int i = 1; i <= 4; ++i) {
-    CHECK_TRUE(ssa::test::RunProgram({"/usr/bin/ib_acme", "-S", sock, "-f", "n", "-s", d.name, "-d",
-                                      "node" + std::to_string(i), "-v"},
-                                     &out, &rc)
-                   .ok());
+    CHECK_OK(ssa::test::RunProgram({"/usr/bin/ib_acme", "-S", sock, "-f", "n", "-s", d.name, "-d",
+                                    "node" + std::to_string(i), "-v"},
+                                   &out, &rc));
     LONGS_EQUAL_TEXT(0, rc, out.c_str());
     STRCMP_CONTAINS(("dgid: " + gid_of[i] + "\n").c_str(), out.c_str());
     STRCMP_CONTAINS("SA verification: success", out.c_str());
   }
   // A name in no address data: a clear error, no crash.
-  CHECK_TRUE(
-      ssa::test::RunProgram(
-          {"/usr/bin/ib_acme", "-S", sock, "-f", "n", "-s", d.name, "-d", "node99"}, &out, &rc)
-          .ok());
+  CHECK_OK(ssa::test::RunProgram(
+      {"/usr/bin/ib_acme", "-S", sock, "-f", "n", "-s", d.name, "-d", "node99"}, &out, &rc));
   CHECK(rc != 0);
   std::vector<uint64_t> c = Counters(&d, 1);
   LONGS_EQUAL(4, c[ACM_CNTR_ADDR_CACHE]);

@@ -14,6 +14,7 @@
 #include "test/sim/sim_child.h"
 #include "test/sim/sim_console.h"
 #include "test/sim/sim_registry.h"
+#include "test/support/temp_dir.h"
 
 namespace ssa {
 namespace test {

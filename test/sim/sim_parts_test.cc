@@ -1,9 +1,11 @@
 // sim_parts_test.cc: unit tests of the harness pieces that need no simulator:
 // console reply parsing, log counting, attach slots, child processes, the
 // order of preloaded libraries.
+#include <arpa/inet.h>
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -13,15 +15,18 @@
 #include "test/sim/sim_slots.h"
 #include "test/sim/sim_test_util.h"
 #include "test/sim/sim_util.h"
+#include "test/support/check_ok.h"
+#include "test/support/temp_dir.h"
+#include "test/support/tool_output.h"
 
 #include <CppUTest/TestHarness.h>
 
 using namespace ssa::test;
 
 TEST_GROUP(SimParts) {
-  std::string dir;
-  void setup() override { CHECK_OK(MakeTempDir(DefaultTempParent(), "simparts.", &dir)); }
-  void teardown() override { RemoveTree(dir); }
+  ssa::test::TempDir tmp{"simparts."};
+  const std::string& dir = tmp.path();
+  void setup() override { CHECK_OK(tmp.status()); }
 };
 
 TEST(SimParts, ParseAttachedReadsIbsimsListing) {
@@ -133,6 +138,10 @@ TEST(SimParts, ParseIbstatAndIbnetdiscover) {
   CHECK_EQUAL(4, p.lid);
   CHECK_EQUAL(1, p.sm_lid);
   STRCMP_EQUAL("0x0000000000100004", p.port_guid.c_str());
+  STRCMP_EQUAL("simulator", p.fields["CA type"].c_str());
+  STRCMP_EQUAL(
+      "4",
+      IbstatField("\tPort 1:\n\t\tBase lid: 4\n\tPort 2:\n\t\tBase lid: 9\n", "Base lid").c_str());
   DiscoveredNodes d = ParseIbnetdiscover(
       "Switch\t8 \"S-0000000000200000\"\t\t# \"Switch1\" base port 0 lid 2 lmc 0\n"
       "[1]\t\"H-0000000000100000\"[1]\n"
@@ -141,4 +150,23 @@ TEST(SimParts, ParseIbstatAndIbnetdiscover) {
   CHECK_EQUAL(1, d.cas);
   STRCMP_EQUAL("Switch1", d.descriptions[0].c_str());
   STRCMP_EQUAL("Hca1", d.descriptions[1].c_str());
+}
+
+TEST(SimParts, ParseSaqueryPathAndCompareItWithOurs) {
+  CHECK_TRUE(ParseSaqueryPath("ibwarn: no record\n").empty());
+  std::map<std::string, std::string> sa = ParseSaqueryPath(
+      "PathRecord dump:\n\t\tservice_id..............0x0000000000000000\n"
+      "\t\tdgid....................fe80::10:4\n\t\tdlid....................4\n"
+      "PathRecord dump:\n\t\tdlid....................9\n");
+  CHECK_EQUAL(3u, sa.size());  // the first record only
+  STRCMP_EQUAL("fe80::10:4", sa["dgid"].c_str());
+  STRCMP_EQUAL("4", sa["dlid"].c_str());
+  ibv_path_record ours{};
+  ours.dlid = htons(5);
+  std::string diff = SaqueryDifferences(sa, ours);
+  STRCMP_CONTAINS("dlid: saquery 4, ours 0x5; ", diff.c_str());
+  STRCMP_CONTAINS("dgid: saquery fe80::10:4, ours ::; ", diff.c_str());
+  STRCMP_CONTAINS("sgid: not printed by saquery; ", diff.c_str());
+  CHECK(diff.find("service_id") == std::string::npos);  // equal
+  STRCMP_EQUAL("fe80::10:4", DefaultGidText(0x0000000000100004ULL).c_str());
 }

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "test/sim/sim_util.h"
+#include "test/support/temp_dir.h"
 
 namespace ssa {
 namespace test {

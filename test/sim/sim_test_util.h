@@ -1,5 +1,7 @@
-// sim_test_util.h: helpers shared by the simulated-fabric tests: parsing tool
-// output and running local (non-node) programs. Test code only; single thread.
+// sim_test_util.h: helpers shared by the simulated-fabric tests: running
+// local (non-node) programs and finding a fabric's processes (the tools'
+// output is parsed by test/support/tool_output.h). Test code only; single
+// thread.
 #ifndef IBACM_SSA_TEST_SIM_SIM_TEST_UTIL_H
 #define IBACM_SSA_TEST_SIM_SIM_TEST_UTIL_H
 
@@ -10,33 +12,8 @@
 
 #include "common/base/status.h"
 
-// CHECK that a Status is OK, printing its message when it is not.
-#define CHECK_OK(expr)                                                      \
-  do {                                                                      \
-    ::ssa::Status check_ok_status_ = (expr);                                \
-    CHECK_TEXT(check_ok_status_.ok(), check_ok_status_.ToString().c_str()); \
-  } while (0)
-
 namespace ssa {
 namespace test {
-
-// What `ibstat` prints for the first port.
-struct IbstatPort {
-  std::string state;           // "Active", "Down", ...
-  std::string physical_state;  // "LinkUp", ...
-  int lid = -1;
-  int sm_lid = -1;
-  std::string port_guid;  // "0x0000000000100004"
-};
-IbstatPort ParseIbstat(const std::string& output);
-
-// Node records in `ibnetdiscover` output: lines starting with "Switch", "Ca".
-struct DiscoveredNodes {
-  int switches = 0;
-  int cas = 0;
-  std::vector<std::string> descriptions;  // the quoted node descriptions
-};
-DiscoveredNodes ParseIbnetdiscover(const std::string& output);
 
 // Runs a program on this machine (not as a fabric node) with extra
 // environment, stdout+stderr to `output`.

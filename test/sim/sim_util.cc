@@ -2,7 +2,6 @@
 #include "test/sim/sim_util.h"
 
 #include <fcntl.h>
-#include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -68,35 +67,6 @@ std::string TailOfFile(const std::string& path, size_t max_bytes) {
 bool PathExists(const std::string& path) {
   struct stat st;
   return lstat(path.c_str(), &st) == 0;
-}
-
-std::string DefaultTempParent() {
-  const char* tmp = getenv("TMPDIR");
-  return tmp && *tmp ? tmp : "/tmp";
-}
-
-Status MakeTempDir(const std::string& parent, const std::string& prefix, std::string* out) {
-  std::string templ = parent + "/" + prefix + "XXXXXX";
-  std::vector<char> buf(templ.begin(), templ.end());
-  buf.push_back('\0');
-  if (!mkdtemp(buf.data())) return Status::FromErrno("cannot create a directory " + templ);
-  *out = buf.data();
-  return Status::Ok();
-}
-
-namespace {
-int RemoveEntry(const char* path, const struct stat*, int, struct FTW*) {
-  // Keep going on errors; RemoveTree reports if the top is still there.
-  remove(path);
-  return 0;
-}
-}  // namespace
-
-Status RemoveTree(const std::string& path) {
-  if (!PathExists(path)) return Status::Ok();
-  nftw(path.c_str(), RemoveEntry, 16, FTW_DEPTH | FTW_PHYS);
-  if (PathExists(path)) return Status::Error(EIO, "cannot remove " + path + " completely");
-  return Status::Ok();
 }
 
 std::string Basename(const std::string& path) {

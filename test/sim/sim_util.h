@@ -1,4 +1,6 @@
 // sim_util.h: small file and polling helpers for the simulated-fabric harness.
+// Temporary directories are test/support/temp_dir.h's, shared with the
+// unit tests.
 //
 // Plain functions and one small class (LogLineCounter, owned by its user and
 // used from one thread). Nothing here keeps global state.
@@ -23,12 +25,6 @@ Status WriteStringToFile(const std::string& path, const std::string& text);
 // The last `max_bytes` of a file, cut at a line start; "" if unreadable.
 std::string TailOfFile(const std::string& path, size_t max_bytes = 2000);
 bool PathExists(const std::string& path);
-// $TMPDIR if set and non-empty, else /tmp.
-std::string DefaultTempParent();
-// mkdtemp("<parent>/<prefix>XXXXXX").
-Status MakeTempDir(const std::string& parent, const std::string& prefix, std::string* out);
-// rm -rf that never follows symlinks. A missing path is not an error.
-Status RemoveTree(const std::string& path);
 std::string Basename(const std::string& path);
 // A process's resident set (VmRSS), in KiB; 0 when it is gone.
 long ProcessRssKib(pid_t pid);

@@ -16,10 +16,13 @@
 #include <cstring>
 #include <string>
 
+#include "test/sim/fabric_fixture.h"
 #include "test/sim/ibacm_node.h"
 #include "test/sim/netgen.h"
 #include "test/sim/sim_fabric.h"
 #include "test/sim/sim_util.h"
+#include "test/support/check_ok.h"
+#include "test/support/tool_output.h"
 
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>
@@ -50,17 +53,13 @@ std::string ReceiveNotify(int fd, std::chrono::milliseconds timeout) {
 
 }  // namespace
 
-TEST_GROUP(SocketActivation) {
-  std::unique_ptr<SimFabric> fabric;
+TEST_GROUP_BASE(SocketActivation, ssa::test::FabricFixture) {
   std::string dir;
   int listen_fd = -1, notify_fd = -1;
   pid_t pid = -1;
 
   void setup() override {
-    SimFabric::Options o;
-    o.net_text = ssa::test::FourHcaNet();
-    ssa::Status st = SimFabric::Start(o, &fabric);
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    StartFabric(ssa::test::FourHcaNet());
     dir = fabric->run_dir() + "/activation";
     mkdir(dir.c_str(), 0755);
   }
@@ -71,8 +70,7 @@ TEST_GROUP(SocketActivation) {
     }
     if (listen_fd >= 0) close(listen_fd);
     if (notify_fd >= 0) close(notify_fd);
-    if (UtestShell::getCurrent()->hasFailed()) fabric->set_failed();
-    fabric.reset();
+    FabricFixture::teardown();
   }
   // What systemd does for ibacm.service with ibacm.socket, as node `node`.
   void StartActivated(const std::string& node, const std::vector<std::string>& argv) {
@@ -132,13 +130,12 @@ TEST(SocketActivation, DaemonServesTheSocketItWasHandedAndLeavesItToSystemd) {
   // A resolve through the activated socket, by the stock client.
   std::string ibstat, out;
   int rc = -1;
-  CHECK_TRUE(fabric->Run("Hca2", {"ibstat"}, &ibstat, &rc).ok());
-  size_t at = ibstat.find("Base lid:");
-  CHECK(at != std::string::npos);
-  std::string lid = std::to_string(atoi(ibstat.c_str() + at + strlen("Base lid:")));
-  CHECK_TRUE(ssa::test::RunProgram(
-                 {"/usr/bin/ib_acme", "-S", sock, "-f", "l", "-s", lid, "-d", "1"}, &out, &rc)
-                 .ok());
+  CHECK_OK(fabric->Run("Hca2", {"ibstat"}, &ibstat, &rc));
+  int base_lid = ssa::test::ParseIbstat(ibstat).lid;
+  CHECK(base_lid >= 0);  // ibstat printed one
+  std::string lid = std::to_string(base_lid);
+  CHECK_OK(ssa::test::RunProgram({"/usr/bin/ib_acme", "-S", sock, "-f", "l", "-s", lid, "-d", "1"},
+                                 &out, &rc));
   STRCMP_CONTAINS("dlid: 1", out.c_str());
   STRCMP_CONTAINS("return status 0x0", out.c_str());
 

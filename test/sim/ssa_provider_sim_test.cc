@@ -41,7 +41,10 @@
 #include "test/sim/osm_plugin_util.h"
 #include "test/sim/sim_test_util.h"
 #include "test/sim/sim_util.h"
+#include "test/sim/tree_fixture.h"
 #include "test/sim/tree_harness.h"
+#include "test/support/check_ok.h"
+#include "test/support/tool_output.h"
 
 #include "CppUTest/TestHarness.h"
 
@@ -59,29 +62,19 @@ std::string OurIbAcme() { return std::string(ABS_TOP_BUILDDIR) + "/util/ib_acme/
 
 }  // namespace
 
-TEST_GROUP(SsaProviderSim) {
-  ssa::test::TempDir dir;
-  std::unique_ptr<TreeHarness> tree;
-  std::unique_ptr<IbacmNode> ibacm;
-
-  void setup() override { tree = std::make_unique<TreeHarness>(&dir); }
-  void teardown() override {
-    CHECK_OK(ssa::test::StopTreeTest(&tree, &ibacm, UtestShell::getCurrent()->hasFailed()));
-  }
-
-  // A fat tree of `hcas` HCAs (12: 2 leaves of 6 with mixed-speed
-  // uplinks): core, one distribution and two access nodes (none with
-  // `members` false).
-  void StartTree(int lmc, const std::string& plugin_options = "", bool members = true,
-                 int hcas = 12) {
-    TreeHarness::Options o;
-    CHECK_OK(TreeHarness::FatTree(hcas, lmc, &o));
-    o.extra_plugin_options = plugin_options;
-    CHECK_OK(tree->Start(o));
-    if (!members) return;
-    CHECK_OK(tree->StartIbssa("Hca2", "distribution"));
-    CHECK_OK(tree->StartIbssa("Hca3", "access"));
-    CHECK_OK(tree->StartIbssa("Hca4", "access"));
+TEST_GROUP_BASE(SsaProviderSim, ssa::test::TreeFixture){
+    // A fat tree of `hcas` HCAs (12: 2 leaves of 6 with mixed-speed
+    // uplinks): core, one distribution and two access nodes (none with
+    // `members` false).
+    void StartTree(int lmc, const std::string& plugin_options = "", bool members = true,
+                   int hcas = 12){TreeHarness::Options o;
+CHECK_OK(TreeHarness::FatTree(hcas, lmc, &o));
+o.extra_plugin_options = plugin_options;
+CHECK_OK(tree->Start(o));
+if (!members) return;
+CHECK_OK(tree->StartIbssa("Hca2", "distribution"));
+CHECK_OK(tree->StartIbssa("Hca3", "access"));
+CHECK_OK(tree->StartIbssa("Hca4", "access"));
   }
 
   // ibacm with the ssa provider on kNode; returns once it holds the
@@ -107,17 +100,9 @@ TEST_GROUP(SsaProviderSim) {
     StartIbacm("fallback = none\n");
   }
 
-  // A node's port GID in IPv6 notation.
+  // A node's port GID as ib_acme prints it.
   std::string GidOf(const std::string& node) {
-    char gid[64];
-    unsigned long long guid = tree->PortGuid(node);
-    snprintf(gid, sizeof(gid), "fe80::%llx:%llx:%llx:%llx", guid >> 48, (guid >> 32) & 0xffff,
-             (guid >> 16) & 0xffff, guid & 0xffff);
-    // Canonical text, as ib_acme prints it.
-    uint8_t raw[16];
-    CHECK_EQUAL(1, inet_pton(AF_INET6, gid, raw));
-    inet_ntop(AF_INET6, raw, gid, sizeof(gid));
-    return gid;
+    return ssa::test::DefaultGidText(tree->PortGuid(node));
   }
 
   void WaitEpoch(uint64_t epoch) {
@@ -242,12 +227,8 @@ TEST(SsaProviderSim, ALinkChangeReachesTheDaemonAndItsAnswersFollowTheSa) {
   Start(0);
   const ssa::smdb::SmdbNode* l1 = ssa::test::FindNode(tree->smdb(), "L1");
   CHECK(l1 != nullptr);
-  uint64_t before = tree->smdb().global_epoch;
-  int ups = tree->fabric()->SubnetUpCount();
-  CHECK_OK(tree->fabric()->LinkDown("L1", 7));
-  CHECK_OK(tree->fabric()->WaitSubnetUp(ups + 1, 30s));
   ssa::smdb::Smdb next;
-  CHECK_OK(tree->WaitSmdbAfter(before, 30s, &next));
+  CHECK_OK(tree->ChangeLink("L1", 7, false, 30s, &next));
   WaitEpoch(next.global_epoch);
   StockIbAcmeResolvesEveryLid(false);
   LONGS_EQUAL(0, RouteQueries());
@@ -383,17 +364,10 @@ TEST(SsaProviderSim, TenThousandClientsResolvingForAMinuteWhileTheTreeDeliversUp
   while (warm && next_change < started + 50s) {
     std::this_thread::sleep_until(next_change);
     next_change += 4s;
-    uint64_t before = tree->smdb().global_epoch;
-    int ups = tree->fabric()->SubnetUpCount();
     const auto& link = links[(changes / 2) % 2];
     bool down = changes % 2 == 0;
-    CHECK_OK(down ? tree->fabric()->LinkDown(link.first, link.second)
-                  : tree->fabric()->LinkUp(link.first, link.second));
-    // OpenSM misses a link event that comes while it still sweeps for the
-    // previous one: one change per sweep.
-    CHECK_OK(tree->fabric()->WaitSubnetUp(ups + 1, 30s));
     ssa::smdb::Smdb next;
-    CHECK_OK(tree->WaitSmdbAfter(before, 30s, &next));
+    CHECK_OK(tree->ChangeLink(link.first, link.second, !down, 30s, &next));
     WaitEpoch(next.global_epoch);
     ++changes;
   }
@@ -452,13 +426,8 @@ TEST(SsaProviderSim, ClientsKeepTheirAnswersThroughACutOffTreeAKilledCoreAndAKil
     const std::pair<const char*, int> links[] = {{"L1", 7}, {"L2", 8}};
     const auto& link = links[(changes / 2) % 2];
     bool down = changes++ % 2 == 0;
-    uint64_t before = tree->smdb().global_epoch;
-    int ups = tree->fabric()->SubnetUpCount();
-    CHECK_OK(down ? tree->fabric()->LinkDown(link.first, link.second)
-                  : tree->fabric()->LinkUp(link.first, link.second));
-    CHECK_OK(tree->fabric()->WaitSubnetUp(ups + 1, 30s));
     ssa::smdb::Smdb next;
-    CHECK_OK(tree->WaitSmdbAfter(before, 30s, &next));
+    CHECK_OK(tree->ChangeLink(link.first, link.second, !down, 30s, &next));
     return next.global_epoch;
   };
 

@@ -2,18 +2,19 @@
 # distribution and access daemons, ssa-consumer, ssa-tree) on simulated
 # fabrics, and ibacm with the ssa provider at its end.
 if WITH_OPENSM
-# The tree harness, shared by the tree's test programs.
+# The tree harness and its test fixture (header only), shared by the
+# tree's test programs.
 check_LTLIBRARIES += test/sim/libsimtree.la
-test_sim_libsimtree_la_SOURCES = test/sim/tree_harness.h test/sim/tree_harness.cc
+test_sim_libsimtree_la_SOURCES = test/sim/tree_harness.h test/sim/tree_harness.cc \
+	test/sim/tree_fixture.h
 test_sim_libsimtree_la_CPPFLAGS = $(AM_CPPFLAGS) -DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
 
 check_PROGRAMS += test/sim/tree_tests
 TESTS += test/sim/tree_tests
 test_sim_tree_tests_SOURCES = \
 	test/sim/tree_sim_test.cc test/sim/ssa_provider_sim_test.cc test/sim/tree_fault_sim_test.cc
-test_sim_tree_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS) \
-	-DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
-test_sim_tree_tests_LDADD = test/sim/libsimtree.la $(SIM_TEST_LIBS) $(SSA_ALL_LIBS) $(CPPUTEST_LIBS)
+test_sim_tree_tests_CPPFLAGS = $(SIM_TEST_CPPFLAGS)
+test_sim_tree_tests_LDADD = test/sim/libsimtree.la $(SIM_TEST_LIBS) $(SIM_TEST_LAST_LIBS)
 EXTRA_test_sim_tree_tests_DEPENDENCIES = opensm_plugin/libibssa_osm.la distrib/ibssa \
 	util/ssa_tree/ssa-consumer util/ssa_tree/ssa-tree util/smdb_tool/ssa-smdb \
 	providers/ssa/ssa.la core/ibacm util/ib_acme/ib_acme

@@ -37,34 +37,20 @@
 #include "test/sim/netgen.h"
 #include "test/sim/sim_test_util.h"
 #include "test/sim/sim_util.h"
+#include "test/sim/tree_fixture.h"
 #include "test/sim/tree_harness.h"
+#include "test/support/check_ok.h"
+#include "test/support/loopback.h"
 
 #include "CppUTest/TestHarness.h"
 
 using namespace std::chrono_literals;
+using ssa::test::ConnectLoopback;
+using ssa::test::NumberOf;
 using ssa::test::TreeHarness;
 using ssa::test::TreeMember;
 
 namespace {
-
-uint64_t Num(const std::map<std::string, std::string>& kv, const std::string& key) {
-  auto it = kv.find(key);
-  return it == kv.end() ? 0 : strtoull(it->second.c_str(), nullptr, 0);
-}
-
-// A TCP connection to 127.0.0.1:port from the test itself.
-int ConnectLoopback(int port) {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
-    close(fd);
-    return -1;
-  }
-  return fd;
-}
 
 // Reads until the peer closes or `timeout`; returns what came.
 std::string ReadUntilClosed(int fd, std::chrono::milliseconds timeout, bool* closed) {
@@ -112,31 +98,15 @@ bool NeverBackwards(const std::vector<uint64_t>& v) {
 
 }  // namespace
 
-TEST_GROUP(TreeFaultSim) {
-  ssa::test::TempDir dir;
-  std::unique_ptr<TreeHarness> tree;
-
-  void setup() override { tree = std::make_unique<TreeHarness>(&dir); }
-  void teardown() override {
-    if (UtestShell::getCurrent()->hasFailed()) tree->set_failed();
-    ssa::Status st = tree->Stop();
-    tree.reset();
-    CHECK_OK(st);
-  }
-
-  void StartFabric() {
-    TreeHarness::Options o;
-    CHECK_OK(TreeHarness::FatTree(12, 0, &o));
-    CHECK_OK(tree->Start(o));
+TEST_GROUP_BASE(TreeFaultSim, ssa::test::TreeFixture){void StartFabric(){TreeHarness::Options o;
+CHECK_OK(TreeHarness::FatTree(12, 0, &o));
+CHECK_OK(tree->Start(o));
   }
 
   void LinkChange(bool down, const std::vector<std::string>& consumers) {
     uint64_t before = tree->smdb().global_epoch;
-    int ups = tree->fabric()->SubnetUpCount();
-    CHECK_OK(down ? tree->fabric()->LinkDown("L1", 7) : tree->fabric()->LinkUp("L1", 7));
-    CHECK_OK(tree->fabric()->WaitSubnetUp(ups + 1, 30s));
     ssa::smdb::Smdb next;
-    CHECK_OK(tree->WaitSmdbAfter(before, 30s, &next));
+    CHECK_OK(tree->ChangeLink("L1", 7, !down, 30s, &next));
     CHECK(next.global_epoch > before);
     CHECK_OK(tree->WaitConsumersAt(consumers, next.global_epoch, 30s));
   }
@@ -205,7 +175,7 @@ TEST(TreeFaultSim, FlippedBytesAndLostMadsOnlySlowTheTreeDown) {
   // (a digest mismatch, or a frame that failed its check and cost the
   // connection), and said so.
   auto st = tree->ReadStats("Hca7");
-  CHECK_TEXT(Num(st, "digest_mismatches") + Num(st, "reconnects") > 0,
+  CHECK_TEXT(NumberOf(st, "digest_mismatches") + NumberOf(st, "reconnects") > 0,
              tree->ConsumerLog("Hca7").c_str());
   FaultsAnnounced("Hca7", "Hca3");
 }
@@ -228,7 +198,7 @@ TEST(TreeFaultSim, TheCoreKilledAndRestartedMembersJoinAgainAndEpochsGoOn) {
   LinkChange(true, all);
   CHECK(tree->smdb().global_epoch > held);
   for (const std::string& c : all) EqualsSa(c);
-  CHECK(Num(tree->ReadStats("Hca6"), "prdb_epoch") > held);
+  CHECK(NumberOf(tree->ReadStats("Hca6"), "prdb_epoch") > held);
 }
 
 TEST(TreeFaultSim, TheStandbySmTakesOverItsPluginBecomesTheCoreAndEpochsNeverGoBack) {
@@ -389,8 +359,8 @@ TEST(TreeFaultSim, AStalledReaderHoldsNobodyBackAndCatchesUp) {
   CHECK_OK(tree->WaitConsumersAt({"Hca8"}, next.global_epoch, 60s));
   EqualsSa("Hca8");
   auto st = tree->ReadStats("Hca8");
-  CHECK_EQUAL_TEXT(0u, Num(st, "reconnects"), tree->ConsumerLog("Hca8").c_str());
-  CHECK_EQUAL_TEXT(0u, Num(st, "parent_changes"), tree->ConsumerLog("Hca8").c_str());
+  CHECK_EQUAL_TEXT(0u, NumberOf(st, "reconnects"), tree->ConsumerLog("Hca8").c_str());
+  CHECK_EQUAL_TEXT(0u, NumberOf(st, "parent_changes"), tree->ConsumerLog("Hca8").c_str());
 }
 
 TEST(TreeFaultSim, DelayedMadsOnlySlowJoinsDown) {
@@ -407,6 +377,6 @@ TEST(TreeFaultSim, DelayedMadsOnlySlowJoinsDown) {
   for (const std::string& c : all) EqualsSa(c);
   LinkChange(true, all);
   for (const std::string& c : all) EqualsSa(c);
-  CHECK(Num(tree->ReadStats("Hca6"), "joins") >= 1);
+  CHECK(NumberOf(tree->ReadStats("Hca6"), "joins") >= 1);
   STRCMP_CONTAINS("FAULT INJECTION on", tree->ConsumerLog("Hca6").c_str());
 }

@@ -11,7 +11,6 @@
 #include <sstream>
 #include <thread>
 
-#include "test/sim/ibacm_node.h"
 #include "test/sim/netgen.h"
 #include "test/sim/sim_run_dir.h"
 
@@ -93,6 +92,11 @@ Status ParseTreeJson(const std::string& text, std::vector<TreeMember>* out) {
     skip();
     if (text[i] == ',') ++i;
   }
+}
+
+uint64_t NumberOf(const std::map<std::string, std::string>& kv, const std::string& key) {
+  auto it = kv.find(key);
+  return it == kv.end() ? 0 : strtoull(it->second.c_str(), nullptr, 0);
 }
 
 TreeHarness::~TreeHarness() {
@@ -314,6 +318,16 @@ Status TreeHarness::WaitSmdbAfter(uint64_t after, std::chrono::milliseconds time
   return st;
 }
 
+Status TreeHarness::ChangeLink(const std::string& node, int port, bool up,
+                               std::chrono::milliseconds timeout, smdb::Smdb* next) {
+  uint64_t before = db_.global_epoch;
+  int ups = fabric_->SubnetUpCount();
+  Status st = up ? fabric_->LinkUp(node, port) : fabric_->LinkDown(node, port);
+  if (st.ok()) st = fabric_->WaitSubnetUp(ups + 1, timeout);
+  if (st.ok()) st = WaitSmdbAfter(before, timeout, next);
+  return st;
+}
+
 uint64_t TreeHarness::PortGuid(const std::string& node) const {
   const smdb::SmdbNode* n = FindNode(db_, node);
   if (!n) return 0;
@@ -354,16 +368,6 @@ Status TreeHarness::Tree(const std::string& run_on, std::vector<TreeMember>* out
   if (status != 0)
     return Status::Error(EIO, "ssa-tree --json: exit " + std::to_string(status) + ": " + text);
   return ParseTreeJson(text, out);
-}
-
-Status StopTreeTest(std::unique_ptr<TreeHarness>* tree, std::unique_ptr<IbacmNode>* ibacm,
-                    bool failed) {
-  if (failed && *tree) (*tree)->set_failed();
-  if (*ibacm) (*ibacm)->Stop();
-  ibacm->reset();
-  Status st = *tree ? (*tree)->Stop() : Status::Ok();
-  tree->reset();
-  return st;
 }
 
 }  // namespace test

@@ -24,12 +24,15 @@
 #include "common/smdb/smdb_prdb.h"
 #include "test/sim/osm_plugin_util.h"
 #include "test/sim/sim_fabric.h"
+#include "test/support/temp_dir.h"
 
 namespace ssa {
 namespace test {
 
 // One member as `ssa-tree --json` prints it: every key, values as text.
 using TreeMember = std::map<std::string, std::string>;
+// A number in a TreeMember or in TreeHarness::ReadStats' map; 0 if absent.
+uint64_t NumberOf(const std::map<std::string, std::string>& kv, const std::string& key);
 // Parses the flat array of flat objects ssa-tree --json writes.
 Status ParseTreeJson(const std::string& text, std::vector<TreeMember>* out);
 
@@ -100,6 +103,12 @@ class TreeHarness {
                          std::chrono::milliseconds timeout);
   // The newest SMDB the core published, once its epoch > `after`.
   Status WaitSmdbAfter(uint64_t after, std::chrono::milliseconds timeout, smdb::Smdb* out);
+  // Takes the link at `node`'s `port` down (or up), then waits for OpenSM's
+  // next SUBNET UP and the core's next SMDB (`next`), each within `timeout`.
+  // OpenSM misses a link event that comes while it still sweeps for the
+  // previous one: one change per sweep.
+  Status ChangeLink(const std::string& node, int port, bool up, std::chrono::milliseconds timeout,
+                    smdb::Smdb* next);
 
   // `ssa-smdb compare SMDB --prdb DUMP --from GUID --lmc-all`, run as
   // `run_on`: every path of the consumer's port equals the SA's answer
@@ -126,13 +135,6 @@ class TreeHarness {
   smdb::Smdb db_;
   std::map<std::string, std::unique_ptr<SimProcess>> procs_;
 };
-
-class IbacmNode;
-// A tree test's teardown: stops `ibacm` (if any) and `tree`, keeping the
-// run directories when the test `failed`; fails when OpenSM did not exit
-// cleanly. Both are reset.
-Status StopTreeTest(std::unique_ptr<TreeHarness>* tree, std::unique_ptr<IbacmNode>* ibacm,
-                    bool failed);
 
 }  // namespace test
 }  // namespace ssa

@@ -17,49 +17,35 @@
 
 #include "test/sim/netgen.h"
 #include "test/sim/sim_test_util.h"
+#include "test/sim/tree_fixture.h"
 #include "test/sim/tree_harness.h"
+#include "test/support/check_ok.h"
 
 #include "CppUTest/TestHarness.h"
 
 using namespace std::chrono_literals;
+using ssa::test::NumberOf;
 using ssa::test::TreeHarness;
 using ssa::test::TreeMember;
 
 namespace {
 
-uint64_t Num(const std::map<std::string, std::string>& kv, const std::string& key) {
-  auto it = kv.find(key);
-  return it == kv.end() ? 0 : strtoull(it->second.c_str(), nullptr, 0);
-}
-
 const std::vector<std::string> kConsumers = {"Hca6", "Hca7", "Hca8", "Hca12"};
 
 }  // namespace
 
-TEST_GROUP(TreeSim) {
-  ssa::test::TempDir dir;
-  std::unique_ptr<TreeHarness> tree;
-
-  void setup() override { tree = std::make_unique<TreeHarness>(&dir); }
-  void teardown() override {
-    if (UtestShell::getCurrent()->hasFailed()) tree->set_failed();
-    ssa::Status st = tree->Stop();
-    tree.reset();
-    CHECK_OK(st);
-  }
-
-  // Core, 2 distribution, 2 access, the consumers; waits until every
-  // consumer holds the core's epoch.
-  void StartTree(int lmc) {
-    TreeHarness::Options o;
-    CHECK_OK(TreeHarness::FatTree(12, lmc, &o));
-    CHECK_OK(tree->Start(o));
-    CHECK_OK(tree->StartIbssa("Hca2", "distribution"));
-    CHECK_OK(tree->StartIbssa("Hca3", "distribution"));
-    CHECK_OK(tree->StartIbssa("Hca4", "access"));
-    CHECK_OK(tree->StartIbssa("Hca5", "access"));
-    for (const std::string& c : kConsumers) CHECK_OK(tree->StartConsumer(c));
-    CHECK_OK(tree->WaitConsumersAt(kConsumers, tree->smdb().global_epoch, 30s));
+TEST_GROUP_BASE(TreeSim, ssa::test::TreeFixture){
+    // Core, 2 distribution, 2 access, the consumers; waits until every
+    // consumer holds the core's epoch.
+    void StartTree(int lmc){TreeHarness::Options o;
+CHECK_OK(TreeHarness::FatTree(12, lmc, &o));
+CHECK_OK(tree->Start(o));
+CHECK_OK(tree->StartIbssa("Hca2", "distribution"));
+CHECK_OK(tree->StartIbssa("Hca3", "distribution"));
+CHECK_OK(tree->StartIbssa("Hca4", "access"));
+CHECK_OK(tree->StartIbssa("Hca5", "access"));
+for (const std::string& c : kConsumers) CHECK_OK(tree->StartConsumer(c));
+CHECK_OK(tree->WaitConsumersAt(kConsumers, tree->smdb().global_epoch, 30s));
   }
 
   void CompareAll(const std::vector<std::string>& consumers) {
@@ -81,7 +67,7 @@ TEST_GROUP(TreeSim) {
 
   const TreeMember* MemberAt(const std::vector<TreeMember>& ms, uint16_t lid) {
     for (const TreeMember& m : ms)
-      if (Num(m, "lid") == lid && m.at("role") != "core") return &m;
+      if (NumberOf(m, "lid") == lid && m.at("role") != "core") return &m;
     return nullptr;
   }
 };
@@ -100,15 +86,15 @@ TEST(TreeSim, EveryConsumerHoldsTheSasPathsAndLinkChangesArriveAsDeltas) {
     std::string what = m.at("role") + " lid " + m.at("lid");
     if (m.at("role") == "distribution") {
       ++counts[0];
-      CHECK_EQUAL_TEXT(sm_lid, Num(m, "parent_lid"), what.c_str());
+      CHECK_EQUAL_TEXT(sm_lid, NumberOf(m, "parent_lid"), what.c_str());
     } else if (m.at("role") == "access") {
       ++counts[1];
-      CHECK_TEXT(dist.count(Num(m, "parent_lid")), what.c_str());
+      CHECK_TEXT(dist.count(NumberOf(m, "parent_lid")), what.c_str());
     } else if (m.at("role") == "consumer") {
       ++counts[2];
-      CHECK_TEXT(access.count(Num(m, "parent_lid")), what.c_str());
-      CHECK_TEXT(access.count(Num(m, "backup_lid")), what.c_str());
-      CHECK_TEXT(Num(m, "parent_lid") != Num(m, "backup_lid"), what.c_str());
+      CHECK_TEXT(access.count(NumberOf(m, "parent_lid")), what.c_str());
+      CHECK_TEXT(access.count(NumberOf(m, "backup_lid")), what.c_str());
+      CHECK_TEXT(NumberOf(m, "parent_lid") != NumberOf(m, "backup_lid"), what.c_str());
     }
   }
   CHECK_EQUAL(2, counts[0]);
@@ -118,8 +104,8 @@ TEST(TreeSim, EveryConsumerHoldsTheSasPathsAndLinkChangesArriveAsDeltas) {
   std::map<std::string, uint64_t> fulls, deltas;
   for (const std::string& c : kConsumers) {
     auto st = tree->ReadStats(c);
-    fulls[c] = Num(st, "full_transfers");
-    deltas[c] = Num(st, "delta_transfers");
+    fulls[c] = NumberOf(st, "full_transfers");
+    deltas[c] = NumberOf(st, "delta_transfers");
     CHECK_EQUAL_TEXT(1, fulls[c], c.c_str());
   }
 
@@ -128,18 +114,14 @@ TEST(TreeSim, EveryConsumerHoldsTheSasPathsAndLinkChangesArriveAsDeltas) {
   const ssa::smdb::SmdbNode* l1 = ssa::test::FindNode(tree->smdb(), "L1");
   CHECK(l1 != nullptr);
   for (bool down : {true, false}) {
-    uint64_t before = tree->smdb().global_epoch;
-    int ups = tree->fabric()->SubnetUpCount();
-    CHECK_OK(down ? tree->fabric()->LinkDown("L1", 7) : tree->fabric()->LinkUp("L1", 7));
-    CHECK_OK(tree->fabric()->WaitSubnetUp(ups + 1, 30s));
     ssa::smdb::Smdb next;
-    CHECK_OK(tree->WaitSmdbAfter(before, 30s, &next));
+    CHECK_OK(tree->ChangeLink("L1", 7, !down, 30s, &next));
     CHECK_OK(tree->WaitConsumersAt(kConsumers, next.global_epoch, 30s));
     for (const std::string& c : kConsumers) {
       auto st = tree->ReadStats(c);
-      CHECK_EQUAL_TEXT(fulls[c], Num(st, "full_transfers"), c.c_str());
-      CHECK_TEXT(Num(st, "delta_transfers") > deltas[c], c.c_str());
-      deltas[c] = Num(st, "delta_transfers");
+      CHECK_EQUAL_TEXT(fulls[c], NumberOf(st, "full_transfers"), c.c_str());
+      CHECK_TEXT(NumberOf(st, "delta_transfers") > deltas[c], c.c_str());
+      deltas[c] = NumberOf(st, "delta_transfers");
     }
     CompareAll({"Hca6", "Hca12"});
   }
@@ -158,7 +140,7 @@ TEST(TreeSim, AKilledParentsChildrenMoveToTheirBackupAndKeepWhatTheyHeld) {
   // The access node with the most consumers dies.
   std::map<uint64_t, int> load;
   for (const TreeMember& m : ms)
-    if (m.at("role") == "consumer") ++load[Num(m, "parent_lid")];
+    if (m.at("role") == "consumer") ++load[NumberOf(m, "parent_lid")];
   uint64_t victim_lid = std::max_element(load.begin(), load.end(), [](auto& a, auto& b) {
                           return a.second < b.second;
                         })->first;
@@ -166,14 +148,14 @@ TEST(TreeSim, AKilledParentsChildrenMoveToTheirBackupAndKeepWhatTheyHeld) {
   std::string other = victim == "Hca4" ? "Hca5" : "Hca4";
   std::vector<std::string> orphans;
   for (const std::string& c : kConsumers)
-    if (Num(tree->ReadStats(c), "parent_lid") == victim_lid) orphans.push_back(c);
+    if (NumberOf(tree->ReadStats(c), "parent_lid") == victim_lid) orphans.push_back(c);
   CHECK(!orphans.empty());
 
   CHECK_OK(tree->process(victim)->Kill(SIGKILL));
   auto t0 = std::chrono::steady_clock::now();
   for (const std::string& c : orphans) {
     for (;;) {
-      if (Num(tree->ReadStats(c), "parent_lid") == tree->Lid(other)) break;
+      if (NumberOf(tree->ReadStats(c), "parent_lid") == tree->Lid(other)) break;
       CHECK_TEXT(std::chrono::steady_clock::now() - t0 < 30s,
                  (c + " did not move to its backup parent within 30 s").c_str());
       std::this_thread::sleep_for(20ms);
@@ -183,12 +165,8 @@ TEST(TreeSim, AKilledParentsChildrenMoveToTheirBackupAndKeepWhatTheyHeld) {
          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   // They kept what they held, and the next epoch reaches them through the
   // surviving access node.
-  uint64_t before = tree->smdb().global_epoch;
-  int ups = tree->fabric()->SubnetUpCount();
-  CHECK_OK(tree->fabric()->LinkDown("L1", 7));
-  CHECK_OK(tree->fabric()->WaitSubnetUp(ups + 1, 30s));
   ssa::smdb::Smdb next;
-  CHECK_OK(tree->WaitSmdbAfter(before, 30s, &next));
+  CHECK_OK(tree->ChangeLink("L1", 7, false, 30s, &next));
   CHECK_OK(tree->WaitConsumersAt(kConsumers, next.global_epoch, 30s));
   CompareAll({orphans.front()});
 }

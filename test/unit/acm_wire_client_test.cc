@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/acm/acm_wire.h"
+#include "test/support/check_ok.h"
 #include "test/unit/acm_stock_msg.h"
 
 namespace acm = ssa::acm;
@@ -54,7 +55,7 @@ TEST(AcmWireClientRequests, ResolveIsByteIdenticalToTheStockClient) {
   dst.flags = acm::kEpFlagDest | acm::kFlagNoDelay;
   dst.SetIpv4(Ip("10.0.0.2"));
   std::vector<uint8_t> ours;
-  CHECK_TRUE(acm::EncodeResolveRequest(0, {src, dst}, &ours).ok());
+  CHECK_OK(acm::EncodeResolveRequest(0, {src, dst}, &ours));
   std::vector<uint8_t> stock = Wire(m, m.hdr.length);
   UNSIGNED_LONGS_EQUAL(stock.size(), ours.size());
   MEMCMP_EQUAL(stock.data(), ours.data(), stock.size());
@@ -70,7 +71,7 @@ TEST(AcmWireClientRequests, NameAndPathResolvesMatchTheStockClient) {
   dst.flags = acm::kEpFlagDest;
   CHECK_TRUE(dst.SetName("node2"));
   std::vector<uint8_t> ours;
-  CHECK_TRUE(acm::EncodeResolveRequest(0, {dst}, &ours).ok());
+  CHECK_OK(acm::EncodeResolveRequest(0, {dst}, &ours));
   MEMCMP_EQUAL(Wire(m, 88).data(), ours.data(), 88);
 
   // ib_acm_resolve_path().
@@ -82,7 +83,7 @@ TEST(AcmWireClientRequests, NameAndPathResolvesMatchTheStockClient) {
   acm::EpAddr path;
   path.flags = acm::kFlagQuerySa;
   path.SetPath(SamplePath());
-  CHECK_TRUE(acm::EncodeResolveRequest(0, {path}, &ours).ok());
+  CHECK_OK(acm::EncodeResolveRequest(0, {path}, &ours));
   MEMCMP_EQUAL(Wire(m, 88).data(), ours.data(), 88);
 }
 
@@ -93,7 +94,7 @@ TEST(AcmWireClientRequests, ResolveNeedsOneToEightEntries) {
   e.flags = acm::kEpFlagDest;
   e.SetIpv4(Ip("10.0.0.2"));
   CHECK_FALSE(acm::EncodeResolveRequest(0, std::vector<acm::EpAddr>(9, e), &out).ok());
-  CHECK_TRUE(acm::EncodeResolveRequest(0, std::vector<acm::EpAddr>(8, e), &out).ok());
+  CHECK_OK(acm::EncodeResolveRequest(0, std::vector<acm::EpAddr>(8, e), &out));
   UNSIGNED_LONGS_EQUAL(acm::kMaxMsgLength, out.size());
 }
 
@@ -135,7 +136,7 @@ TEST(AcmWireClientReplies, StockResolveReplies) {
     m.hdr.tid = 77;
     acm::ResolveResponse r;
     ssa::Status st = acm::DecodeResolveResponse(Wire(m, m.hdr.length).data(), m.hdr.length, &r);
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
     CHECK_TRUE(r.hdr.tid == 77);
     UNSIGNED_LONGS_EQUAL(1, r.paths.size());
     UNSIGNED_LONGS_EQUAL(acm::kResolvedPathFlags, r.paths[0].flags);
@@ -151,7 +152,7 @@ TEST(AcmWireClientReplies, ErrorStatusIsAGoodDecode) {
   m.hdr.status = ACM_STATUS_ENODATA;
   m.hdr.length = ACM_MSG_HDR_LENGTH;
   acm::ResolveResponse r;
-  CHECK_TRUE(acm::DecodeResolveResponse(Wire(m, 16).data(), 16, &r).ok());
+  CHECK_OK(acm::DecodeResolveResponse(Wire(m, 16).data(), 16, &r));
   UNSIGNED_LONGS_EQUAL(ACM_STATUS_ENODATA, r.hdr.status);
   CHECK_TRUE(r.paths.empty());
 }
@@ -160,7 +161,7 @@ TEST(AcmWireClientReplies, MalformedResolveRepliesAreRefused) {
   acm::ResolveResponse r;
   acm_msg m = StockResolveReply(true);
   std::vector<uint8_t> good = Wire(m, m.hdr.length);
-  CHECK_TRUE(acm::DecodeResolveResponse(good.data(), good.size(), &r).ok());
+  CHECK_OK(acm::DecodeResolveResponse(good.data(), good.size(), &r));
   // Short, or not what the header says.
   CHECK_FALSE(acm::DecodeResolveResponse(good.data(), 10, &r).ok());
   CHECK_FALSE(acm::DecodeResolveResponse(good.data(), good.size() - 1, &r).ok());
@@ -197,7 +198,7 @@ TEST(AcmWireClientReplies, StockPerfReply) {
   uint16_t len = ACM_MSG_HDR_LENGTH + ACM_MAX_COUNTER * 8;
   m.hdr.length = htobe16(len);
   acm::PerfResponse r;
-  CHECK_TRUE(acm::DecodePerfResponse(Wire(m, len).data(), len, &r).ok());
+  CHECK_OK(acm::DecodePerfResponse(Wire(m, len).data(), len, &r));
   UNSIGNED_LONGS_EQUAL(ACM_MAX_COUNTER, r.counters.size());
   for (int i = 0; i < ACM_MAX_COUNTER; ++i) CHECK_TRUE(r.counters[i] == 1000u + i);
   // A count that does not match the length.
@@ -222,7 +223,7 @@ TEST(AcmWireClientReplies, StockEndpointReply) {
   uint16_t len = ACM_MSG_HDR_LENGTH + sizeof(acm_ep_config_data) + 2 * ACM_MAX_ADDRESS;
   m.hdr.length = htobe16(len);
   acm::EpQueryResponse r;
-  CHECK_TRUE(acm::DecodeEpQueryResponse(Wire(m, len).data(), len, &r).ok());
+  CHECK_OK(acm::DecodeEpQueryResponse(Wire(m, len).data(), len, &r));
   CHECK_TRUE(r.config.dev_guid == 0x0002c90300001234ull);
   UNSIGNED_LONGS_EQUAL(1, r.config.port_num);
   UNSIGNED_LONGS_EQUAL(2, r.config.phys_port_cnt);
@@ -241,7 +242,7 @@ TEST(AcmWireClientReplies, StockEndpointReply) {
   std::memset(m.ep_data.prov_name, 'x', sizeof(m.ep_data.prov_name));
   len = ACM_MSG_HDR_LENGTH + sizeof(acm_ep_config_data);
   m.hdr.length = htobe16(len);
-  CHECK_TRUE(acm::DecodeEpQueryResponse(Wire(m, len).data(), len, &r).ok());
+  CHECK_OK(acm::DecodeEpQueryResponse(Wire(m, len).data(), len, &r));
   UNSIGNED_LONGS_EQUAL(64, r.config.prov_name.size());
 }
 
@@ -253,20 +254,20 @@ TEST(AcmWireRoundTrip, EveryOpcodeThroughOurServerAndClient) {
   dst.flags = acm::kEpFlagDest;
   dst.SetIpv4(Ip("10.0.0.2"));
   std::vector<uint8_t> bytes;
-  CHECK_TRUE(acm::EncodeResolveRequest(0x55, {dst}, &bytes).ok());
+  CHECK_OK(acm::EncodeResolveRequest(0x55, {dst}, &bytes));
   acm::Request req;
   CHECK_TRUE(acm::DecodeRequest(bytes.data(), bytes.size(), &req).ok());
   acm::EpAddr chosen;
   chosen.SetIpv4(Ip("10.0.0.1"));
   bytes = acm::EncodeResolveResponse(req.hdr, SamplePath(), &chosen);
   acm::ResolveResponse rr;
-  CHECK_TRUE(acm::DecodeResolveResponse(bytes.data(), bytes.size(), &rr).ok());
+  CHECK_OK(acm::DecodeResolveResponse(bytes.data(), bytes.size(), &rr));
   CHECK_TRUE(rr.hdr.tid == 0x55);
   CHECK_TRUE(rr.has_source);
   CHECK_TRUE(rr.source.is_source());
   STRCMP_EQUAL("ip 10.0.0.1", rr.source.ToString().c_str());
   bytes = acm::EncodeErrorResponse(req.hdr, acm::kStatusETimedOut);
-  CHECK_TRUE(acm::DecodeResolveResponse(bytes.data(), bytes.size(), &rr).ok());
+  CHECK_OK(acm::DecodeResolveResponse(bytes.data(), bytes.size(), &rr));
   UNSIGNED_LONGS_EQUAL(acm::kStatusETimedOut, rr.hdr.status);
 
   // Perf query.
@@ -275,10 +276,10 @@ TEST(AcmWireRoundTrip, EveryOpcodeThroughOurServerAndClient) {
   CHECK_TRUE(req.perf.scope == acm::PerfQueryRequest::Scope::kGlobal);
   bytes = acm::EncodePerfResponse(req.hdr, {9, 8, 7, 6, 5, 4, 3});
   acm::PerfResponse pr;
-  CHECK_TRUE(acm::DecodePerfResponse(bytes.data(), bytes.size(), &pr).ok());
+  CHECK_OK(acm::DecodePerfResponse(bytes.data(), bytes.size(), &pr));
   CHECK_TRUE(pr.counters == std::vector<uint64_t>({9, 8, 7, 6, 5, 4, 3}));
   bytes = acm::EncodeErrorResponse(req.hdr, acm::kStatusESrcAddr);
-  CHECK_TRUE(acm::DecodePerfResponse(bytes.data(), bytes.size(), &pr).ok());
+  CHECK_OK(acm::DecodePerfResponse(bytes.data(), bytes.size(), &pr));
   UNSIGNED_LONGS_EQUAL(acm::kStatusESrcAddr, pr.hdr.status);
 
   // Endpoint query.
@@ -293,7 +294,7 @@ TEST(AcmWireRoundTrip, EveryOpcodeThroughOurServerAndClient) {
   config.addrs = {"a", "fe80::1"};
   bytes = acm::EncodeEpQueryResponse(req.hdr, config);
   acm::EpQueryResponse er;
-  CHECK_TRUE(acm::DecodeEpQueryResponse(bytes.data(), bytes.size(), &er).ok());
+  CHECK_OK(acm::DecodeEpQueryResponse(bytes.data(), bytes.size(), &er));
   CHECK_TRUE(er.config.dev_guid == config.dev_guid);
   STRCMP_EQUAL("ssa", er.config.prov_name.c_str());
   CHECK_TRUE(er.config.addrs == config.addrs);

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "test/support/check_ok.h"
 #include "test/unit/acm_stock_msg.h"
 
 namespace acm = ssa::acm;
@@ -271,7 +272,7 @@ TEST(AcmWireResolve, GidAndLidTypesAreAcceptedAsUpstreamDoes) {
   dst.flags = acm::kEpFlagDest;
   dst.SetLid(0x12);
   std::vector<uint8_t> bytes;
-  CHECK_TRUE(acm::EncodeResolveRequest(0, {src, dst}, &bytes).ok());
+  CHECK_OK(acm::EncodeResolveRequest(0, {src, dst}, &bytes));
   acm::Request req;
   CHECK_TRUE(Decode(bytes, &req).ok());
   STRCMP_EQUAL("gid fe80::9", req.resolve.entries[0].ToString().c_str());

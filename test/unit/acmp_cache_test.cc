@@ -10,6 +10,7 @@
 #include "providers/acmp/acmp_requests.h"
 #include "providers/acmp/acmp_wire.h"
 #include "providers/shared/provider_options.h"
+#include "test/support/check_ok.h"
 #include "test/unit/manual_reactor.h"
 
 // Last: CppUTest redefines new for leak checking.
@@ -107,7 +108,7 @@ TEST_GROUP(AcmpRequests) {
   uint64_t TidOf(size_t i) {
     AcmMessage m;
     DecodeError why;
-    CHECK_TRUE(DecodeAcmMessage(sent[i].data(), sent[i].size(), &m, &why).ok());
+    CHECK_OK(DecodeAcmMessage(sent[i].data(), sent[i].size(), &m, &why));
     return m.tid;
   }
   AcmMessage Request() {

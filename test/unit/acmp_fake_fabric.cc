@@ -10,6 +10,7 @@
 
 #include "common/mad/mad_wire.h"
 #include "providers/acmp/mcmember_wire.h"
+#include "test/support/check_ok.h"
 
 namespace acmp_test {
 
@@ -18,94 +19,45 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-void FakeLog(ssa_core_t* core, int level, const char* fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-void FakeLog(ssa_core_t* core, int level, const char* fmt, ...) {
-  char buf[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(buf, sizeof(buf), fmt, ap);
-  va_end(ap);
-  FakeNode* n = FakeNode::Of(core);
-  n->logs.push_back(buf);
-  if (level <= SSA_LOG_WARN) n->warnings.push_back(buf);
-}
-
-int Record(ssa_core_t* core, uint64_t id, uint8_t status, const ibv_path_record* path) {
-  FakeNode::Answer& a = FakeNode::Of(core)->answers[id];
-  a.status = status;
-  a.has_path = path != nullptr;
-  if (path) a.path = *path;
-  return ++a.times == 1 ? 0 : -EALREADY;
-}
-
-int FakeSaSend(ssa_core_t* core, ssa_core_port_t*, const uint8_t* m, size_t len,
-               ssa_sa_done_fn done, void* arg) {
-  FakeNode* n = FakeNode::Of(core);
-  n->fabric->SaSend(n, m, len, done, arg);
-  return 0;
-}
-
-uint64_t FakeTimerAdd(ssa_core_t* core, uint32_t ms, ssa_timer_fn fn, void* arg) {
-  return FakeNode::Of(core)->fabric->loop()->AddTimer(std::chrono::milliseconds(ms),
-                                                      [fn, arg] { fn(arg); });
-}
-
-int FakeTimerCancel(ssa_core_t* core, uint64_t id) {
-  return FakeNode::Of(core)->fabric->loop()->CancelTimer(id) ? 0 : -ENOENT;
-}
-
-int FakeFdWatch(ssa_core_t* core, int fd, uint32_t events, ssa_fd_fn fn, void* arg) {
-  ssa::Status st = FakeNode::Of(core)->fabric->loop()->WatchFd(
-      fd, events, [fn, arg, fd](uint32_t ev) { fn(arg, fd, ev); });
-  return st.ok() ? 0 : st.code();
-}
-
-int FakeFdUnwatch(ssa_core_t* core, int fd) {
-  FakeNode::Of(core)->fabric->loop()->UnwatchFd(fd);
-  return 0;
-}
-
-int FakeConfigForeach(ssa_core_t* core, ssa_config_fn fn, void* arg) {
-  FakeNode* n = FakeNode::Of(core);
-  int line = 2;
-  for (const auto& o : n->options)
-    if (fn(arg, o.first.c_str(), o.second.c_str(), n->options_file.c_str(), line++)) break;
-  return 0;
-}
-
-void FakeConfigWarn(ssa_core_t* core, const char* file, int line, const char* msg) {
-  FakeNode::Of(core)->warnings.push_back(std::string(file) + ":" + std::to_string(line) + ": " +
-                                         msg);
-}
-
-void FakeCounterAdd(ssa_core_t* core, int counter, uint64_t delta) {
-  FakeNode::Of(core)->global_counters[counter] += delta;
-}
-
-const ssa_core_ops kOps = {
-    sizeof(ssa_core_ops),
-    SSA_PROV_ABI_MAJOR,
-    SSA_PROV_ABI_MINOR,
-    FakeLog,
-    Record,
-    Record,
-    FakeSaSend,
-    FakeTimerAdd,
-    FakeTimerCancel,
-    FakeFdWatch,
-    FakeFdUnwatch,
-    FakeConfigForeach,
-    FakeConfigWarn,
-    FakeCounterAdd,
-};
-
 void Put16(uint8_t* p, uint16_t v) {
   p[0] = static_cast<uint8_t>(v >> 8);
   p[1] = static_cast<uint8_t>(v);
 }
 
 }  // namespace
+
+void FakeNode::Log(int level, const std::string& line) {
+  FakeCore::Log(level, line);
+  if (level <= SSA_LOG_WARN) warnings.push_back(line);
+}
+
+void FakeNode::ConfigWarn(const std::string& text) {
+  FakeCore::ConfigWarn(text);
+  warnings.push_back(text);
+}
+
+int FakeNode::SaSend(ssa_core_port_t*, const uint8_t* mad, size_t len, ssa_sa_done_fn done,
+                     void* arg) {
+  fabric->SaSend(this, mad, len, done, arg);
+  return 0;
+}
+
+uint64_t FakeNode::TimerAdd(uint32_t delay_ms, ssa_timer_fn fn, void* arg) {
+  return fabric->loop()->AddTimer(std::chrono::milliseconds(delay_ms), [fn, arg] { fn(arg); });
+}
+
+int FakeNode::TimerCancel(uint64_t id) { return fabric->loop()->CancelTimer(id) ? 0 : -ENOENT; }
+
+int FakeNode::FdWatch(int fd, uint32_t events, ssa_fd_fn fn, void* arg) {
+  ssa::Status st =
+      fabric->loop()->WatchFd(fd, events, [fn, arg, fd](uint32_t ev) { fn(arg, fd, ev); });
+  return st.ok() ? 0 : st.code();
+}
+
+int FakeNode::FdUnwatch(int fd) {
+  fabric->loop()->UnwatchFd(fd);
+  return 0;
+}
 
 std::string FakeNode::AllLogs() const {
   std::string all;
@@ -114,24 +66,22 @@ std::string FakeNode::AllLogs() const {
 }
 
 FakeFabric::FakeFabric() {
-  CHECK_TRUE(loop_.Init().ok());
+  CHECK_OK(loop_.Init());
   handle_ = dlopen(kAcmpProvider.c_str(), RTLD_NOW | RTLD_LOCAL);
   CHECK_TEXT(handle_ != nullptr, dlerror());
   auto entry = reinterpret_cast<ssa_provider_entry_fn>(dlsym(handle_, SSA_PROVIDER_ENTRY_SYMBOL));
   CHECK(entry != nullptr);
   prov_ = entry(SSA_PROV_ABI_MAJOR, SSA_PROV_ABI_MINOR);
   CHECK(prov_ != nullptr);
-  char tmpl[] = "/tmp/acmp-test-XXXXXX";
-  CHECK(mkdtemp(tmpl) != nullptr);
-  dir_ = tmpl;
+  CHECK_OK(dir_.status());
 }
 
 FakeFabric::~FakeFabric() {
   for (auto& n : nodes_)
     if (n->running()) Stop(n.get());
   if (handle_) dlclose(handle_);
-  std::string cmd = "rm -rf '" + dir_ + "'";
-  if (system(cmd.c_str()) != 0) fprintf(stderr, "could not remove %s\n", dir_.c_str());
+  ssa::Status st = dir_.Remove();
+  if (!st.ok()) fprintf(stderr, "%s\n", st.ToString().c_str());
 }
 
 FakeNode* FakeFabric::AddNode(int n,
@@ -142,12 +92,14 @@ FakeNode* FakeFabric::AddNode(int n,
   node->name = "node" + std::to_string(n);
   node->lid = static_cast<uint16_t>(n + 1);
   node->guid = 0x0002c90300001000ULL + static_cast<uint64_t>(n);
-  node->options = {{"sim_dir", dir_ + "/dgram"}, {"timeout", "50"}, {"retries", "2"}};
-  for (const auto& kv : extra) node->options.push_back(kv);
-  node->options_file = dir_ + "/" + node->name + ".cfg";
+  std::vector<std::pair<std::string, std::string>> options = {
+      {"sim_dir", dir() + "/dgram"}, {"timeout", "50"}, {"retries", "2"}};
+  for (const auto& kv : extra) options.push_back(kv);
+  node->options_file = dir() + "/" + node->name + ".cfg";
+  node->SetOptions(node->options_file, 2, options);  // line 1 is the section
   std::ofstream f(node->options_file);
   f << "[acmp]\n";
-  for (const auto& kv : node->options) f << kv.first << " = " << kv.second << "\n";
+  for (const auto& kv : options) f << kv.first << " = " << kv.second << "\n";
   ssa_port_info& p = node->port;
   p.size = sizeof(p);
   p.ca_name = "ibsim0";
@@ -170,7 +122,7 @@ FakeNode* FakeFabric::AddNode(int n,
 
 void FakeFabric::Start(FakeNode* n, bool wait_ready) {
   size_t before = n->logs.size();
-  LONGS_EQUAL(0, prov_->init(&kOps, n->handle(), &n->prov_ctx));
+  LONGS_EQUAL(0, prov_->init(&FakeNode::kOps, n->handle(), &n->prov_ctx));
   ssa_device_info dev = {sizeof(dev), "ibsim0", n->guid, 1};
   LONGS_EQUAL(0, prov_->open_device(n->prov_ctx, &dev, &n->dev_ctx));
   LONGS_EQUAL(0, prov_->open_port(n->dev_ctx, &n->port, reinterpret_cast<ssa_core_port_t*>(n),

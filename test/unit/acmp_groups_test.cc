@@ -13,6 +13,7 @@
 #include "providers/acmp/acmp_port_info.h"
 #include "providers/acmp/acmp_wire.h"
 #include "providers/acmp/mcmember_wire.h"
+#include "test/support/check_ok.h"
 
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>
@@ -64,7 +65,7 @@ TEST(AcmpGroups, McMemberRecordRoundTripAndOffsets) {
   LONGS_EQUAL(0x3f, buf[47]);  // hop limit
   LONGS_EQUAL(0x51, buf[48]);  // site-local scope, full member
   mad::McMemberRecord back;
-  CHECK_TRUE(mad::DecodeMcMemberRecord(buf, sizeof(buf), &back).ok());
+  CHECK_OK(mad::DecodeMcMemberRecord(buf, sizeof(buf), &back));
   LONGS_EQUAL(0xabcde, back.flow_label);
   LONGS_EQUAL(5, back.sl);
   LONGS_EQUAL(4, back.mtu);
@@ -92,7 +93,7 @@ TEST(AcmpGroups, JoinMadIsUpstreamsAndItsAnswerDecodes) {
   m[56 + 36] = 0xc0;
   m[56 + 37] = 0x01;
   mad::McMemberRecord answer;
-  CHECK_TRUE(mad::DecodeMcMemberResponse(m, sizeof(m), false, &answer).ok());
+  CHECK_OK(mad::DecodeMcMemberResponse(m, sizeof(m), false, &answer));
   LONGS_EQUAL(0xc001, answer.mlid);
   // Wrong method, an error status, a unicast LID: rejected.
   CHECK_FALSE(mad::DecodeMcMemberResponse(m, sizeof(m), true, &answer).ok());
@@ -107,7 +108,7 @@ TEST(AcmpGroups, JoinMadIsUpstreamsAndItsAnswerDecodes) {
   mad::BuildMcMemberDelete(0, rec, kLeaveCompMask, m);
   LONGS_EQUAL(0x15, m[3]);
   m[3] = mad::kMethodDeleteResp;
-  CHECK_TRUE(mad::DecodeMcMemberResponse(m, sizeof(m), true, &answer).ok());
+  CHECK_OK(mad::DecodeMcMemberResponse(m, sizeof(m), true, &answer));
 }
 
 TEST(AcmpGroups, PlanJoinsTheMinGroupAndBetterOnesOnlyForAcmRoutes) {
@@ -212,7 +213,7 @@ TEST(AcmpGroups, RatesMtusAndThePortInfoRecord) {
   pi[36] = 0x40;
   pi[51] = 31;
   PortAttributes a;
-  CHECK_TRUE(DecodePortInfoRecordResponse(m, sizeof(m), &a).ok());
+  CHECK_OK(DecodePortInfoRecordResponse(m, sizeof(m), &a));
   LONGS_EQUAL(4, a.mtu);
   LONGS_EQUAL(3, a.rate);
   LONGS_EQUAL(31, a.subnet_timeout);

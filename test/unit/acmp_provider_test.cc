@@ -14,6 +14,7 @@
 
 #include "providers/acmp/acmp_wire.h"
 #include "providers/acmp/sim_datagram.h"
+#include "test/support/check_ok.h"
 #include "test/unit/acmp_fake_fabric.h"
 
 // Last: CppUTest redefines new for leak checking.
@@ -221,13 +222,13 @@ TEST(AcmpProvider, MalformedAndUnexpectedDatagramsAreCountedAndDropped) {
   p.gid.raw[15] = 99;
   p.qkey = acmp::kAcmQkey;
   std::unique_ptr<dgram::DatagramEndpoint> rogue;
-  CHECK_TRUE(transport->Open(p, &rogue).ok());
+  CHECK_OK(transport->Open(p, &rogue));
   dgram::Group g;
   g.mgid = acmp::AcmMgid(0xffff, 0, 3, 4);
   g.mlid = 0xc001;
   uint8_t junk[256];
   memset(junk, 0xa5, sizeof(junk));
-  CHECK_TRUE(rogue->SendToGroup(g, junk, 100).ok());  // garbage
+  CHECK_OK(rogue->SendToGroup(g, junk, 100));  // garbage
   acmp::AcmMessage m;
   m.src.type = acmp::kAddrName;
   strcpy(reinterpret_cast<char*>(m.src.data), "rogue");
@@ -236,9 +237,9 @@ TEST(AcmpProvider, MalformedAndUnexpectedDatagramsAreCountedAndDropped) {
   m.gids[0] = g.mgid;
   uint8_t buf[acmp::kAcmMessageSize];
   acmp::EncodeAcmMessage(m, buf);
-  CHECK_TRUE(rogue->SendToGroup(g, buf, sizeof(buf)).ok());
+  CHECK_OK(rogue->SendToGroup(g, buf, sizeof(buf)));
   buf[2] = 7;  // class version
-  CHECK_TRUE(rogue->SendToGroup(g, buf, sizeof(buf)).ok());
+  CHECK_OK(rogue->SendToGroup(g, buf, sizeof(buf)));
   // A response nobody asked for, straight to a's QPN.
   m.method = acmp::kAcmMethodResolve | acmp::kAcmMethodResponse;
   m.tid = 12345;
@@ -247,7 +248,7 @@ TEST(AcmpProvider, MalformedAndUnexpectedDatagramsAreCountedAndDropped) {
   to.av.dlid = a->lid;
   to.qpn = dgram::kSimFirstQpn;
   to.qkey = acmp::kAcmQkey;
-  CHECK_TRUE(rogue->Send(to, buf, sizeof(buf)).ok());
+  CHECK_OK(rogue->Send(to, buf, sizeof(buf)));
   CHECK(fab->RunUntil(
       [&] {
         return CountLogs(a, "malformed ACM message") == 3 &&
@@ -278,7 +279,7 @@ TEST(AcmpProvider, ABacklogLargerThanOneBatchIsDrainedWithoutAFurtherArrival) {
   p.gid.raw[15] = 99;
   p.qkey = acmp::kAcmQkey;
   std::unique_ptr<dgram::DatagramEndpoint> rogue;
-  CHECK_TRUE(transport->Open(p, &rogue).ok());
+  CHECK_OK(transport->Open(p, &rogue));
   dgram::UnicastTarget to;
   to.av.dlid = a->lid;
   to.qpn = dgram::kSimFirstQpn;
@@ -291,7 +292,7 @@ TEST(AcmpProvider, ABacklogLargerThanOneBatchIsDrainedWithoutAFurtherArrival) {
   auto start = std::chrono::steady_clock::now();
   for (int sent = 0; sent < kTotal;) {
     for (int k = 0; k < 5 && sent < kTotal; ++k, ++sent)
-      CHECK_TRUE(rogue->Send(to, junk, sizeof(junk)).ok());
+      CHECK_OK(rogue->Send(to, junk, sizeof(junk)));
     fab->RunUntil([] { return false; }, 3);
   }
   // All must have reached the wrapper before the first came due.
@@ -312,14 +313,14 @@ TEST(AcmpProvider, TransportRejectsAreWarnedAboutWhenTheyHappen) {
   p.gid.raw[15] = 99;
   p.qkey = acmp::kAcmQkey;
   std::unique_ptr<dgram::DatagramEndpoint> rogue;
-  CHECK_TRUE(transport->Open(p, &rogue).ok());
+  CHECK_OK(transport->Open(p, &rogue));
   dgram::UnicastTarget to;
   to.av.dlid = a->lid;
   to.qpn = dgram::kSimFirstQpn;
   to.qkey = 0x12345678;  // not the ACM Q_Key
   uint8_t buf[acmp::kAcmMessageSize] = {};
-  CHECK_TRUE(rogue->Send(to, buf, sizeof(buf)).ok());
-  CHECK_TRUE(rogue->Send(to, buf, sizeof(buf)).ok());
+  CHECK_OK(rogue->Send(to, buf, sizeof(buf)));
+  CHECK_OK(rogue->Send(to, buf, sizeof(buf)));
   CHECK(fab->RunUntil([&] { return CountLogs(a, "(wrong Q_Key); 2 so far") == 1; }, 5000));
   // Named, at WARN, with the count.
   bool warned = false;
@@ -339,16 +340,16 @@ TEST(AcmpProvider, CountersAreLoggedEveryStatsIntervalWhenTheyChanged) {
   p.gid.raw[15] = 99;
   p.qkey = acmp::kAcmQkey;
   std::unique_ptr<dgram::DatagramEndpoint> rogue;
-  CHECK_TRUE(transport->Open(p, &rogue).ok());
+  CHECK_OK(transport->Open(p, &rogue));
   dgram::UnicastTarget to;
   to.av.dlid = a->lid;
   to.qpn = dgram::kSimFirstQpn;
   to.qkey = acmp::kAcmQkey;
   uint8_t junk[100];
   memset(junk, 0xa5, sizeof(junk));
-  CHECK_TRUE(rogue->Send(to, junk, sizeof(junk)).ok());
+  CHECK_OK(rogue->Send(to, junk, sizeof(junk)));
   to.qkey = 0x12345678;
-  CHECK_TRUE(rogue->Send(to, junk, sizeof(junk)).ok());
+  CHECK_OK(rogue->Send(to, junk, sizeof(junk)));
   CHECK(fab->RunUntil([&] { return CountLogs(a, " statistics: ") == 1; }, 3000));
   std::string line;
   for (const auto& l : a->logs)

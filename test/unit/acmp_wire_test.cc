@@ -8,6 +8,8 @@
 #include <cstring>
 #include <random>
 
+#include "test/support/check_ok.h"
+
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>
 
@@ -85,7 +87,7 @@ TEST(AcmpWire, RequestAndResponseRoundTrip) {
   EncodeAcmMessage(in, buf);
   AcmMessage out;
   DecodeError why;
-  CHECK_TRUE(DecodeAcmMessage(buf, sizeof(buf), &out, &why).ok());
+  CHECK_OK(DecodeAcmMessage(buf, sizeof(buf), &out, &why));
   CHECK_FALSE(out.is_response());
   CHECK(out.tid == in.tid);
   LONGS_EQUAL(kAddrIp, out.dest.type);
@@ -102,7 +104,7 @@ TEST(AcmpWire, RequestAndResponseRoundTrip) {
   resp.gids[0] = in.gids[0];
   EncodeAcmMessage(resp, buf);
   LONGS_EQUAL(0x81, buf[3]);
-  CHECK_TRUE(DecodeAcmMessage(buf, sizeof(buf), &out, &why).ok());
+  CHECK_OK(DecodeAcmMessage(buf, sizeof(buf), &out, &why));
   CHECK_TRUE(out.is_response());
   LONGS_EQUAL(0, out.acm_status());
   CHECK(out.gids[0] == in.gids[0]);
@@ -111,7 +113,7 @@ TEST(AcmpWire, RequestAndResponseRoundTrip) {
   resp.status = static_cast<uint16_t>(6 << 8);
   resp.gid_count = 0;
   EncodeAcmMessage(resp, buf);
-  CHECK_TRUE(DecodeAcmMessage(buf, sizeof(buf), &out, &why).ok());
+  CHECK_OK(DecodeAcmMessage(buf, sizeof(buf), &out, &why));
   LONGS_EQUAL(6, out.acm_status());
 }
 

@@ -10,6 +10,7 @@
 
 #include "common/smdb/addr_db.h"
 #include "common/smdb/smdb_delta.h"
+#include "test/support/check_ok.h"
 
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>
@@ -80,10 +81,9 @@ TEST(AddrDb, VersionsRoundTripAndTravelAsDeltas) {
   v1.global_epoch = 1;
   v1.names.epoch = v1.ips.epoch = 1;
   std::string bytes;
-  CHECK_TRUE(v1.Serialize(&bytes).ok());
+  CHECK_OK(v1.Serialize(&bytes));
   AddrDb back;
-  CHECK_TRUE(
-      AddrDb::Parse(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &back).ok());
+  CHECK_OK(AddrDb::Parse(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &back));
   CHECK_TRUE(back == v1);
 
   // One name added: a delta that turns v1 into v2, and only the names
@@ -95,12 +95,11 @@ TEST(AddrDb, VersionsRoundTripAndTravelAsDeltas) {
   LONGS_EQUAL(2, v2.names.epoch);
   LONGS_EQUAL(1, v2.ips.epoch);
   std::string delta;
-  CHECK_TRUE(ssa::smdb::MakeDelta(v1, v2, &delta).ok());
+  CHECK_OK(ssa::smdb::MakeDelta(v1, v2, &delta));
   CHECK(delta.size() < bytes.size());
   AddrDb applied;
-  CHECK_TRUE(ssa::smdb::ApplyDelta(v1, reinterpret_cast<const uint8_t*>(delta.data()), delta.size(),
-                                   &applied)
-                 .ok());
+  CHECK_OK(ssa::smdb::ApplyDelta(v1, reinterpret_cast<const uint8_t*>(delta.data()), delta.size(),
+                                 &applied));
   CHECK_TRUE(applied == v2);
   uint8_t gid[16];
   CHECK_TRUE(applied.FindName("NODE7", gid));

@@ -18,6 +18,8 @@
 #include "core/addr_watch/addr_watcher.h"
 #include "core/addr_watch/link_info.h"
 #include "core/addr_watch/rtnl_addr_codec.h"
+#include "test/support/check_ok.h"
+#include "test/support/temp_dir.h"
 #include "test/unit/fake_netlink.h"
 
 // Last: its memory-leak macros redefine new.
@@ -176,16 +178,10 @@ TEST(RtnlAddrCodec, MalformedAndForeignMessages) {
 }
 
 TEST_GROUP(LinkInfo) {
-  std::string dir;
-  void setup() override {
-    char tmpl[] = "/tmp/ssa-sysfs-XXXXXX";
-    CHECK(mkdtemp(tmpl) != nullptr);
-    dir = tmpl;
-  }
-  void teardown() override {
-    std::string cmd = "rm -rf '" + dir + "'";
-    CHECK_EQUAL(0, system(cmd.c_str()));
-  }
+  ssa::test::TempDir tmp{"ssa-sysfs-"};
+  const std::string& dir = tmp.path();
+  void setup() override { CHECK_OK(tmp.status()); }
+  void teardown() override { CHECK_OK(tmp.Remove()); }
   void Iface(const std::string& name, int index, int type, const std::string& addr,
              const std::string& pkey) {
     std::string base = dir + "/" + name;
@@ -250,7 +246,7 @@ TEST_GROUP(AddrWatcher) {
   testing::FakeNetlinkSocket* sock = nullptr;
 
   void setup() override {
-    CHECK_TRUE(loop.Init().ok());
+    CHECK_OK(loop.Init());
     log.set_level(LogLevel::kDebug);
     log.set_sink([this](LogLevel, const std::string& line) { lines << line << "\n"; });
     links.AddIpoib(4, "ib0", 0x0002c90300001231ULL, 0xffff);
@@ -360,7 +356,7 @@ TEST_GROUP(AddrWatcherLive) {
 
 TEST(AddrWatcherLive, DummyInterfaceAddressesAreFilteredAsNotIpoib) {
   EventLoop loop;
-  CHECK_TRUE(loop.Init().ok());
+  CHECK_OK(loop.Init());
   Logger log;
   log.set_sink([](LogLevel, const std::string&) {});
   SysfsLinkInfo links;

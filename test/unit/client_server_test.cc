@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "common/acm/acm_wire.h"
+#include "test/support/check_ok.h"
+#include "test/support/temp_dir.h"
 
 using namespace std::chrono_literals;
 
@@ -75,6 +77,7 @@ class DescriptorHog {
 }  // namespace
 
 TEST_GROUP(ClientServer) {
+  ssa::test::TempDir dir{"ssa-cs-"};
   ssa::EventLoop loop;
   ssa::Logger log;
   EchoHandler handler;
@@ -83,19 +86,17 @@ TEST_GROUP(ClientServer) {
   std::vector<int> clients;
 
   void setup() override {
-    CHECK_TRUE(loop.Init().ok());
+    CHECK_OK(loop.Init());
     log.set_level(ssa::LogLevel::kError);
     server = std::make_unique<ssa::ClientServer>(&loop, &log, &handler);
     handler.server = server.get();
-    char dir[] = "/tmp/ssa-cs-XXXXXX";
-    CHECK(mkdtemp(dir) != nullptr);
-    path = std::string(dir) + "/acm.sock";
-    CHECK_TRUE(server->ListenUnix(path, "").ok());
+    CHECK_OK(dir.status());
+    path = dir.path() + "/acm.sock";
+    CHECK_OK(server->ListenUnix(path, ""));
   }
   void teardown() override {
     for (int fd : clients) close(fd);
     server.reset();
-    rmdir(path.substr(0, path.rfind('/')).c_str());
   }
   int Connect() { return ConnectSocket(Socket()); }
   int Socket() {
@@ -247,10 +248,10 @@ TEST(ClientServer, ManyConcurrentClients) {
 }
 
 TEST(ClientServer, TcpListenerPublishesItsPort) {
-  char dir[] = "/tmp/ssa-cs-port-XXXXXX";
-  CHECK(mkdtemp(dir) != nullptr);
-  std::string port_file = std::string(dir) + "/ibacm-tcp.port";
-  CHECK_TRUE(server->ListenTcp(0, true, port_file, "").ok());
+  ssa::test::TempDir port_dir("ssa-cs-port-");
+  CHECK_OK(port_dir.status());
+  std::string port_file = port_dir.path() + "/ibacm-tcp.port";
+  CHECK_OK(server->ListenTcp(0, true, port_file, ""));
   CHECK(server->tcp_port() > 0);
   FILE* f = fopen(port_file.c_str(), "r");
   CHECK(f != nullptr);
@@ -260,7 +261,6 @@ TEST(ClientServer, TcpListenerPublishesItsPort) {
   LONGS_EQUAL(server->tcp_port(), port);
   server->Shutdown();  // removes the port file
   CHECK(access(port_file.c_str(), F_OK) != 0);
-  rmdir(dir);
 }
 
 // Socket activation: a listening socket made by someone else (systemd) is
@@ -274,7 +274,7 @@ TEST(ClientServer, AdoptedUnixSocketIsServedAndItsFileKept) {
   strcpy(addr.sun_path, adopted.c_str());
   CHECK_EQUAL(0, bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)));
   CHECK_EQUAL(0, listen(fd, 16));
-  CHECK_TRUE(server->AdoptUnix(fd).ok());
+  CHECK_OK(server->AdoptUnix(fd));
   CHECK(fcntl(fd, F_GETFL) & O_NONBLOCK);  // accept() must never block the loop
 
   int client = Socket();

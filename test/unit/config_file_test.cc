@@ -1,6 +1,8 @@
 #include "common/base/config_file.h"
 #include "common/base/option_set.h"
 
+#include "test/support/check_ok.h"
+
 #include <CppUTest/TestHarness.h>
 
 TEST_GROUP(ConfigFile){};
@@ -14,7 +16,7 @@ TEST(ConfigFile, IniSectionsKeysAndLines) {
       "\n"
       "[sa]\n"
       "route_timeout = 300 ; inline comment\n";
-  CHECK_TRUE(ssa::ConfigFile::Parse(text, "acm_opts.cfg", &cfg).ok());
+  CHECK_OK(ssa::ConfigFile::Parse(text, "acm_opts.cfg", &cfg));
   CHECK(cfg.format() == ssa::ConfigFile::Format::kIni);
   const ssa::ConfigEntry* e = cfg.Find("sa", "route_timeout");
   CHECK(e != nullptr);
@@ -49,7 +51,7 @@ TEST(ConfigFile, UpstreamFormatDetectedAndRead) {
       "log_level 0\n"
       "provider ibacmp 0xfe80000000000000\n"
       "provider ibssa default\n";
-  CHECK_TRUE(ssa::ConfigFile::Parse(text, "ibacm_opts.cfg", &cfg).ok());
+  CHECK_OK(ssa::ConfigFile::Parse(text, "ibacm_opts.cfg", &cfg));
   CHECK(cfg.format() == ssa::ConfigFile::Format::kUpstream);
   STRCMP_EQUAL("/var/log/ibacm.log", cfg.Find("", "log_file")->value.c_str());
   STRCMP_EQUAL("ibssa default", cfg.Find("", "provider")->value.c_str());
@@ -67,7 +69,7 @@ TEST(ConfigFile, UpstreamValueContainingEqualsIsStillUpstream) {
       "log_level 0\n"
       "provider_lib_path /opt/a=b:c\n";
   CHECK_TRUE(ssa::ConfigFile::LooksUpstream(text));
-  CHECK_TRUE(ssa::ConfigFile::Parse(text, "ibacm_opts.cfg", &cfg).ok());
+  CHECK_OK(ssa::ConfigFile::Parse(text, "ibacm_opts.cfg", &cfg));
   CHECK(cfg.format() == ssa::ConfigFile::Format::kUpstream);
   STRCMP_EQUAL("/var/log/ibacm=old.log", cfg.Find("", "log_file")->value.c_str());
   STRCMP_EQUAL("/opt/a=b:c", cfg.Find("", "provider_lib_path")->value.c_str());
@@ -79,7 +81,7 @@ TEST(ConfigFile, IniWithoutSectionsIsStillIni) {
                            "log_file = /var/log/a b.log\nlog_level 1\n"})
     CHECK_FALSE_TEXT(ssa::ConfigFile::LooksUpstream(text), text);
   ssa::ConfigFile cfg;
-  CHECK_TRUE(ssa::ConfigFile::Parse("log_file = /var/log/a=b.log\n", "x.cfg", &cfg).ok());
+  CHECK_OK(ssa::ConfigFile::Parse("log_file = /var/log/a=b.log\n", "x.cfg", &cfg));
   CHECK(cfg.format() == ssa::ConfigFile::Format::kIni);
   STRCMP_EQUAL("/var/log/a=b.log", cfg.Find("", "log_file")->value.c_str());
 }
@@ -109,15 +111,15 @@ TEST_GROUP(OptionSet){};
 
 TEST(OptionSet, TypedValuesAndWarnings) {
   ssa::ConfigFile cfg;
-  CHECK_TRUE(ssa::ConfigFile::Parse("[core]\n"
-                                    "timeout = 2000\n"
-                                    "retries = many\n"
-                                    "server_mode = loop\n"
-                                    "kernel_only = yes\n"
-                                    "colour = blue\n"
-                                    "sa_depth = 0\n",
-                                    "t.cfg", &cfg)
-                 .ok());
+  CHECK_OK(
+      ssa::ConfigFile::Parse("[core]\n"
+                             "timeout = 2000\n"
+                             "retries = many\n"
+                             "server_mode = loop\n"
+                             "kernel_only = yes\n"
+                             "colour = blue\n"
+                             "sa_depth = 0\n",
+                             "t.cfg", &cfg));
   int timeout = 0, retries = 2, sa_depth = 1;
   bool kernel_only = false;
   std::string mode = "unix";
@@ -200,7 +202,7 @@ TEST(OptionSet, NotesCarryFileLineAndSeverityAndUnknownKeysGoToTheReader) {
 
 TEST(OptionSet, ParseIntAcceptsHexAndRejectsJunk) {
   int64_t v = 0;
-  CHECK_TRUE(ssa::OptionSet::ParseInt("0xffff", 0, 65535, &v).ok());
+  CHECK_OK(ssa::OptionSet::ParseInt("0xffff", 0, 65535, &v));
   LONGS_EQUAL(65535, v);
   CHECK_FALSE(ssa::OptionSet::ParseInt("12abc", 0, 100, &v).ok());
   CHECK_FALSE(ssa::OptionSet::ParseInt("", 0, 100, &v).ok());

@@ -4,22 +4,23 @@
 #include "common/mad/umad_ports.h"
 #include "core/addr_config.h"
 #include "core/core_options.h"
+#include "test/support/check_ok.h"
 
 TEST_GROUP(CoreOptions){};
 
 TEST(CoreOptions, IniCoreSectionWithWarnings) {
   ssa::ConfigFile cfg;
-  CHECK_TRUE(ssa::ConfigFile::Parse("[core]\n"
-                                    "log_level = debug\n"
-                                    "server_mode = open\n"
-                                    "server_port = 70000\n"
-                                    "provider = sa default\n"
-                                    "provider = acmp mlx5_0:1\n"
-                                    "bogus = 1\n"
-                                    "[sa]\n"
-                                    "route_timeout = 5\n",
-                                    "acm_opts.cfg", &cfg)
-                 .ok());
+  CHECK_OK(
+      ssa::ConfigFile::Parse("[core]\n"
+                             "log_level = debug\n"
+                             "server_mode = open\n"
+                             "server_port = 70000\n"
+                             "provider = sa default\n"
+                             "provider = acmp mlx5_0:1\n"
+                             "bogus = 1\n"
+                             "[sa]\n"
+                             "route_timeout = 5\n",
+                             "acm_opts.cfg", &cfg));
   ssa::CoreOptions o;
   auto warnings = o.Apply(cfg);
   STRCMP_EQUAL("debug", o.log_level.c_str());
@@ -35,22 +36,22 @@ TEST(CoreOptions, IniCoreSectionWithWarnings) {
 TEST(CoreOptions, UpstreamFileReadUnchanged) {
   // Lines as upstream's ib_acme -O writes them, core and acmp options mixed.
   ssa::ConfigFile cfg;
-  CHECK_TRUE(ssa::ConfigFile::Parse("log_file /var/log/ibacm.log\n"
-                                    "log_level 0\n"
-                                    "lock_file /run/ibacm.pid\n"
-                                    "addr_prot acm\n"
-                                    "route_prot sa\n"
-                                    "server_port 6126\n"
-                                    "server_mode loop\n"
-                                    "acme_plus_kernel_only yes\n"
-                                    "timeout 2500\n"
-                                    "retries 3\n"
-                                    "sa_depth 4\n"
-                                    "support_ips_in_addr_cfg 1\n"
-                                    "provider_lib_path /usr/lib/ibacm\n"
-                                    "provider ibacmp 0xFE80000000000000\n",
-                                    "ibacm_opts.cfg", &cfg)
-                 .ok());
+  CHECK_OK(
+      ssa::ConfigFile::Parse("log_file /var/log/ibacm.log\n"
+                             "log_level 0\n"
+                             "lock_file /run/ibacm.pid\n"
+                             "addr_prot acm\n"
+                             "route_prot sa\n"
+                             "server_port 6126\n"
+                             "server_mode loop\n"
+                             "acme_plus_kernel_only yes\n"
+                             "timeout 2500\n"
+                             "retries 3\n"
+                             "sa_depth 4\n"
+                             "support_ips_in_addr_cfg 1\n"
+                             "provider_lib_path /usr/lib/ibacm\n"
+                             "provider ibacmp 0xFE80000000000000\n",
+                             "ibacm_opts.cfg", &cfg));
   ssa::CoreOptions o;
   auto warnings = o.Apply(cfg);
   LONGS_EQUAL(0, warnings.size());  // acmp's keys are not the core's to judge
@@ -70,9 +71,8 @@ TEST(CoreOptions, ClientLimits) {
   LONGS_EQUAL(0, o.max_clients);
   LONGS_EQUAL(5000, o.client_timeout_ms);
   ssa::ConfigFile cfg;
-  CHECK_TRUE(ssa::ConfigFile::Parse("[core]\nmax_clients = 64\nclient_timeout_ms = 0\n",
-                                    "acm_opts.cfg", &cfg)
-                 .ok());
+  CHECK_OK(ssa::ConfigFile::Parse("[core]\nmax_clients = 64\nclient_timeout_ms = 0\n",
+                                  "acm_opts.cfg", &cfg));
   LONGS_EQUAL(0, o.Apply(cfg).size());
   LONGS_EQUAL(64, o.max_clients);
   LONGS_EQUAL(0, o.client_timeout_ms);
@@ -196,6 +196,6 @@ TEST(IpoibAddresses, HardwareAddressCarriesThePortGid) {
 
 TEST(IpoibAddresses, ListingWorksWithoutIpoibInterfaces) {
   std::vector<ssa::IpoibAddress> list;
-  CHECK_TRUE(ssa::ListIpoibAddresses(&list).ok());
+  CHECK_OK(ssa::ListIpoibAddresses(&list));
   for (const auto& a : list) CHECK(a.address.type == SSA_ADDR_IP || a.address.type == SSA_ADDR_IP6);
 }

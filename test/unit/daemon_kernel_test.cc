@@ -21,6 +21,8 @@
 #include "core/daemon.h"
 #include "core/kernel_ls/kernel_path_service.h"
 #include "core/kernel_ls/ls_codec.h"
+#include "test/support/check_ok.h"
+#include "test/support/temp_dir.h"
 #include "test/unit/fake_netlink.h"
 
 // Last: its memory-leak macros redefine new.
@@ -111,7 +113,8 @@ bool WaitFor(Pred pred) {
 }  // namespace
 
 TEST_GROUP(DaemonKernel) {
-  std::string dir;
+  ssa::test::TempDir tmp{"ssa-dkernel-"};
+  const std::string& dir = tmp.path();
   std::unique_ptr<Daemon> daemon;
   std::thread loop_thread;
   testing::FakeNetlink netlink;
@@ -119,9 +122,7 @@ TEST_GROUP(DaemonKernel) {
   std::vector<IpoibAddress> ipoib_at_start;
 
   void setup() override {
-    char tmpl[] = "/tmp/ssa-dkernel-XXXXXX";
-    CHECK(mkdtemp(tmpl) != nullptr);
-    dir = tmpl;
+    CHECK_OK(tmp.status());
     links.AddIpoib(4, "ib0", kPortGuid, 0xffff);
     links.AddIpoib(7, "ib0.8001", kPortGuid, 0x8001);
     links.AddOther(2, "eth0", 1);
@@ -149,7 +150,7 @@ TEST_GROUP(DaemonKernel) {
     };
     daemon = std::make_unique<Daemon>(s);
     Status st = daemon->Start();
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
     loop_thread = std::thread([this] { daemon->Run(); });
   }
   void teardown() override {
@@ -159,7 +160,7 @@ TEST_GROUP(DaemonKernel) {
       daemon->Shutdown();
       daemon.reset();
     }
-    CHECK_EQUAL(0, system(("rm -rf '" + dir + "'").c_str()));
+    CHECK_OK(tmp.Remove());
   }
   std::string Log() {
     std::ifstream in(dir + "/ibacm.log");
@@ -177,14 +178,14 @@ TEST_GROUP(DaemonKernel) {
     NlMessage m;
     CHECK_TRUE(r.Next(&m));
     LsDaemonMessage out;
-    CHECK_TRUE(DecodeDaemonMessage(m, &out).ok());
+    CHECK_OK(DecodeDaemonMessage(m, &out));
     return out;
   }
   std::vector<std::string> EndpointAddresses(int index) {
     AcmClient c;
-    CHECK_TRUE(c.Connect(dir + "/run/ibacm-unix.sock").ok());
+    CHECK_OK(c.Connect(dir + "/run/ibacm-unix.sock"));
     acm::EpQueryResponse r;
-    CHECK_TRUE(c.EpQuery(static_cast<uint8_t>(index), 0, &r).ok());
+    CHECK_OK(c.EpQuery(static_cast<uint8_t>(index), 0, &r));
     return r.config.addrs;
   }
   bool Lists(int index, const std::string& addr) {
@@ -194,9 +195,9 @@ TEST_GROUP(DaemonKernel) {
   }
   std::vector<uint64_t> Counters() {
     AcmClient c;
-    CHECK_TRUE(c.Connect(dir + "/run/ibacm-unix.sock").ok());
+    CHECK_OK(c.Connect(dir + "/run/ibacm-unix.sock"));
     acm::PerfResponse perf;
-    CHECK_TRUE(c.PerfQuery(0, &perf).ok());
+    CHECK_OK(c.PerfQuery(0, &perf));
     return perf.counters;
   }
 };
@@ -385,7 +386,7 @@ TEST(DaemonKernel, IpoibAddressesFollowTheInterfaces) {
 
   // The new address is a source clients can use.
   AcmClient c;
-  CHECK_TRUE(c.Connect(dir + "/run/ibacm-unix.sock").ok());
+  CHECK_OK(c.Connect(dir + "/run/ibacm-unix.sock"));
   acm::EpAddr src, dst;
   src.flags = acm::kEpFlagSource;
   in_addr ip;
@@ -394,14 +395,14 @@ TEST(DaemonKernel, IpoibAddressesFollowTheInterfaces) {
   dst.flags = acm::kEpFlagDest;
   dst.SetLid(0x41);
   acm::ResolveResponse r;
-  CHECK_TRUE(c.Resolve({dst, src}, &r).ok());
+  CHECK_OK(c.Resolve({dst, src}, &r));
   LONGS_EQUAL(acm::kStatusSuccess, r.hdr.status);
 
   // Deleted at start-up's address and the new one: both leave.
   Route()->Inject(EncodeAddrMessage(AddrChange(false, 4, "10.0.0.5")));
   Route()->Inject(EncodeAddrMessage(AddrChange(false, 7, "10.0.1.6")));
   CHECK_TRUE(WaitFor([&] { return !Lists(1, "10.0.0.5") && !Lists(2, "10.0.1.6"); }));
-  CHECK_TRUE(c.Resolve({dst, src}, &r).ok());
+  CHECK_OK(c.Resolve({dst, src}, &r));
   LONGS_EQUAL(acm::kStatusESrcAddr, r.hdr.status);
   CHECK_TRUE(Lists(1, "node5"));  // configured names stay
   CHECK_TRUE(Lists(2, "node5-b"));

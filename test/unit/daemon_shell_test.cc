@@ -16,23 +16,13 @@
 #include <fstream>
 #include <string>
 
+#include "test/support/check_ok.h"
+#include "test/support/temp_dir.h"
+
 // Last: CppUTest redefines operator new for what follows it.
 #include <CppUTest/TestHarness.h>
 
 namespace {
-
-// A fresh directory, removed with its content by the destructor.
-struct ScratchDir {
-  std::string path_;
-  ScratchDir() {
-    char tmpl[] = "/tmp/ssa-shell-XXXXXX";
-    if (mkdtemp(tmpl)) path_ = tmpl;
-  }
-  ~ScratchDir() {
-    if (!path_.empty()) (void)system(("rm -rf '" + path_ + "'").c_str());
-  }
-  const std::string& path() const { return path_; }
-};
 
 bool Exists(const std::string& path) {
   struct stat st;
@@ -42,9 +32,12 @@ bool Exists(const std::string& path) {
 }  // namespace
 
 TEST_GROUP(DaemonShell) {
-  ScratchDir dir;
+  ssa::test::TempDir dir{"ssa-shell-"};
   sigset_t saved;
-  void setup() override { sigprocmask(SIG_BLOCK, nullptr, &saved); }
+  void setup() override {
+    CHECK_OK(dir.status());
+    sigprocmask(SIG_BLOCK, nullptr, &saved);
+  }
   // Detach blocks the daemon signals; leave the test binary as it was.
   void teardown() override { sigprocmask(SIG_SETMASK, &saved, nullptr); }
 };
@@ -91,7 +84,7 @@ TEST(DaemonShell, SignalsReachTheLoopHupReopensTheLogTermStopsIt) {
   ssa::DaemonShell::OpenLog(&log, path, "testd");
   CHECK_TRUE(shell.Lock(run, run + "/d.pid", &log));
   ssa::EventLoop loop;
-  CHECK(loop.Init().ok());
+  CHECK_OK(loop.Init());
   bool stopped = false, shut_down = false;
   // As logrotate does: move the file away, then SIGHUP; then SIGTERM.
   loop.AddTimer(std::chrono::milliseconds(1), [&] {
@@ -124,7 +117,7 @@ TEST(DaemonShell, ARunErrorIsReportedAndIsExitStatusOne) {
   std::string path = dir.path() + "/d.log";
   ssa::DaemonShell::OpenLog(&log, path, "testd");
   ssa::EventLoop loop;
-  CHECK(loop.Init().ok());
+  CHECK_OK(loop.Init());
   int rc = shell.Run(
       &loop, &log, false, [] { return ssa::Status::Error(EIO, "the fabric went away"); }, [] {},
       [] {});

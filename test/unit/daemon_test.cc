@@ -22,6 +22,8 @@
 #include "core/client_server.h"
 #include "core/port_manager.h"
 #include "core/request_dispatcher.h"
+#include "test/support/check_ok.h"
+#include "test/support/temp_dir.h"
 
 namespace {
 
@@ -50,16 +52,13 @@ void WriteFile(const std::string& path, const std::string& text) {
 }  // namespace
 
 TEST_GROUP(Daemon) {
-  std::string dir;
+  ssa::test::TempDir tmp{"ssa-daemon-"};
+  const std::string& dir = tmp.path();
   std::unique_ptr<ssa::Daemon> daemon;
   std::thread loop_thread;
   std::vector<std::string> log_lines;
 
-  void setup() override {
-    char tmpl[] = "/tmp/ssa-daemon-XXXXXX";
-    CHECK(mkdtemp(tmpl) != nullptr);
-    dir = tmpl;
-  }
+  void setup() override { CHECK_OK(tmp.status()); }
   // The port the daemon sees; tests may change it (under the mutex) and the
   // daemon's poll picks the change up.
   std::mutex port_mutex;
@@ -70,7 +69,7 @@ TEST_GROUP(Daemon) {
     ssa::Daemon::Settings s = MakeSettings(extra_opts);
     daemon = std::make_unique<ssa::Daemon>(s);
     ssa::Status st = daemon->Start();
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
     loop_thread = std::thread([this] { daemon->Run(); });
   }
   ssa::Daemon::Settings MakeSettings(const std::string& extra_opts) {
@@ -103,8 +102,7 @@ TEST_GROUP(Daemon) {
       daemon->Shutdown();
       daemon.reset();
     }
-    std::string cmd = "rm -rf '" + dir + "'";
-    CHECK_EQUAL(0, system(cmd.c_str()));
+    CHECK_OK(tmp.Remove());
   }
   std::string Socket() { return dir + "/run/ibacm-unix.sock"; }
   ssa::acm::EpAddr Name(const char* name, uint32_t flags) {
@@ -118,49 +116,46 @@ TEST_GROUP(Daemon) {
 TEST(Daemon, EndpointQueryListsEveryPkeyEndpoint) {
   Start("");
   ssa::AcmClient c;
-  CHECK_TRUE(c.Connect(Socket()).ok());
+  CHECK_OK(c.Connect(Socket()));
   ssa::acm::EpQueryResponse r;
-  CHECK_TRUE(c.EpQuery(1, 0, &r).ok());
+  CHECK_OK(c.EpQuery(1, 0, &r));
   LONGS_EQUAL(ssa::acm::kStatusSuccess, r.hdr.status);
   CHECK(r.config.dev_guid == 0x0002c90300001230ULL);
   LONGS_EQUAL(0xffff, r.config.pkey);
   STRCMP_EQUAL("testprov", r.config.prov_name.c_str());
   LONGS_EQUAL(1, r.config.addrs.size());
   STRCMP_EQUAL("node5", r.config.addrs[0].c_str());
-  CHECK_TRUE(c.EpQuery(2, 0, &r).ok());
+  CHECK_OK(c.EpQuery(2, 0, &r));
   LONGS_EQUAL(0x8001, r.config.pkey);
   STRCMP_EQUAL("node5-b", r.config.addrs[0].c_str());
-  CHECK_TRUE(c.EpQuery(3, 0, &r).ok());
+  CHECK_OK(c.EpQuery(3, 0, &r));
   LONGS_EQUAL(ssa::acm::kStatusEInval, r.hdr.status);  // no third endpoint
-  CHECK_TRUE(c.EpQuery(1, 2, &r).ok());
+  CHECK_OK(c.EpQuery(1, 2, &r));
   LONGS_EQUAL(ssa::acm::kStatusEInval, r.hdr.status);  // nothing on port 2
 }
 
 TEST(Daemon, ResolveLidPathWithSelectedSourceAndCounters) {
   Start("");
   ssa::AcmClient c;
-  CHECK_TRUE(c.Connect(Socket()).ok());
+  CHECK_OK(c.Connect(Socket()));
   ssa::acm::ResolveResponse r;
   // A name destination without a source: the daemon picks one and says so.
-  CHECK_TRUE(c.Resolve({Name("node5", ssa::acm::kEpFlagDest)}, &r).ok());
+  CHECK_OK(c.Resolve({Name("node5", ssa::acm::kEpFlagDest)}, &r));
   LONGS_EQUAL(ssa::acm::kStatusSuccess, r.hdr.status);
   LONGS_EQUAL(1, r.paths.size());
   CHECK_TRUE(r.has_source);
   STRCMP_EQUAL("node5", r.source.name().c_str());
   LONGS_EQUAL(5, ntohs(r.paths[0].path.slid));
   // Unknown destination: the provider's EDESTADDR reaches the client.
-  CHECK_TRUE(
-      c.Resolve({Name("node5", ssa::acm::kEpFlagSource), Name("nobody", ssa::acm::kEpFlagDest)}, &r)
-          .ok());
+  CHECK_OK(c.Resolve(
+      {Name("node5", ssa::acm::kEpFlagSource), Name("nobody", ssa::acm::kEpFlagDest)}, &r));
   LONGS_EQUAL(ssa::acm::kStatusEDestAddr, r.hdr.status);
   // Unknown source: the core's ESRCADDR.
-  CHECK_TRUE(
-      c.Resolve({Name("elsewhere", ssa::acm::kEpFlagSource), Name("node5", ssa::acm::kEpFlagDest)},
-                &r)
-          .ok());
+  CHECK_OK(c.Resolve(
+      {Name("elsewhere", ssa::acm::kEpFlagSource), Name("node5", ssa::acm::kEpFlagDest)}, &r));
   LONGS_EQUAL(ssa::acm::kStatusESrcAddr, r.hdr.status);
   ssa::acm::PerfResponse perf;
-  CHECK_TRUE(c.PerfQuery(0, &perf).ok());
+  CHECK_OK(c.PerfQuery(0, &perf));
   LONGS_EQUAL(ssa::acm::kMaxCounter, perf.counters.size());
   LONGS_EQUAL(3, perf.counters[ssa::acm::kCntrResolve]);
   LONGS_EQUAL(2, perf.counters[ssa::acm::kCntrError]);
@@ -169,29 +164,28 @@ TEST(Daemon, ResolveLidPathWithSelectedSourceAndCounters) {
 TEST(Daemon, NoDelayAnswersEnodataFirst) {
   Start("");
   ssa::AcmClient c;
-  CHECK_TRUE(c.Connect(Socket()).ok());
+  CHECK_OK(c.Connect(Socket()));
   ssa::acm::ResolveResponse r;
   auto dst = Name("node5", ssa::acm::kEpFlagDest | ssa::acm::kFlagNoDelay);
-  CHECK_TRUE(c.Resolve({dst}, &r).ok());
+  CHECK_OK(c.Resolve({dst}, &r));
   LONGS_EQUAL(ssa::acm::kStatusENoData, r.hdr.status);
-  CHECK_TRUE(c.Resolve({dst}, &r).ok());
+  CHECK_OK(c.Resolve({dst}, &r));
   LONGS_EQUAL(ssa::acm::kStatusSuccess, r.hdr.status);
 }
 
 TEST(Daemon, MalformedRequestsGetErrorsAndDaemonKeepsServing) {
   Start("");
   ssa::AcmClient c;
-  CHECK_TRUE(c.Connect(Socket()).ok());
+  CHECK_OK(c.Connect(Socket()));
   // Two destinations: EDESTADDR, not a crash, and the connection stays.
   ssa::acm::ResolveResponse r;
-  CHECK_TRUE(
-      c.Resolve({Name("a", ssa::acm::kEpFlagDest), Name("b", ssa::acm::kEpFlagDest)}, &r).ok());
+  CHECK_OK(c.Resolve({Name("a", ssa::acm::kEpFlagDest), Name("b", ssa::acm::kEpFlagDest)}, &r));
   LONGS_EQUAL(ssa::acm::kStatusEDestAddr, r.hdr.status);
   // A resolve with no destination at all.
-  CHECK_TRUE(c.Resolve({Name("node5", ssa::acm::kEpFlagSource)}, &r).ok());
+  CHECK_OK(c.Resolve({Name("node5", ssa::acm::kEpFlagSource)}, &r));
   LONGS_EQUAL(ssa::acm::kStatusEDestType, r.hdr.status);
   ssa::acm::EpQueryResponse ep;
-  CHECK_TRUE(c.EpQuery(1, 0, &ep).ok());
+  CHECK_OK(c.EpQuery(1, 0, &ep));
   LONGS_EQUAL(ssa::acm::kStatusSuccess, ep.hdr.status);
   CHECK(daemon->dispatcher()->stats().bad_requests >= 2);
 }
@@ -200,14 +194,13 @@ TEST(Daemon, LateAnswerForClosedClientIsDroppedSafely) {
   Start("[testprov]\ndelay_ms = 200\n");
   {
     ssa::AcmClient c;
-    CHECK_TRUE(c.Connect(Socket()).ok());
+    CHECK_OK(c.Connect(Socket()));
     std::vector<uint8_t> req;
-    CHECK_TRUE(
-        ssa::acm::EncodeResolveRequest(1, {Name("node5", ssa::acm::kEpFlagDest)}, &req).ok());
+    CHECK_OK(ssa::acm::EncodeResolveRequest(1, {Name("node5", ssa::acm::kEpFlagDest)}, &req));
     CHECK_EQUAL(0, c.connected() ? 0 : 1);
     // Send and hang up before the provider answers.
     ssa::AcmClient raw;
-    CHECK_TRUE(raw.Connect(Socket()).ok());
+    CHECK_OK(raw.Connect(Socket()));
     raw.set_timeout_ms(1);
     std::vector<uint8_t> reply;
     ssa::Status st = raw.Transact(req, &reply);
@@ -215,9 +208,9 @@ TEST(Daemon, LateAnswerForClosedClientIsDroppedSafely) {
   }
   // A later client still gets served after the late answer was dropped.
   ssa::AcmClient c2;
-  CHECK_TRUE(c2.Connect(Socket()).ok());
+  CHECK_OK(c2.Connect(Socket()));
   ssa::acm::ResolveResponse r;
-  CHECK_TRUE(c2.Resolve({Name("node5", ssa::acm::kEpFlagDest)}, &r).ok());
+  CHECK_OK(c2.Resolve({Name("node5", ssa::acm::kEpFlagDest)}, &r));
   LONGS_EQUAL(ssa::acm::kStatusSuccess, r.hdr.status);
   CHECK(daemon->server()->stats().dropped_replies >= 1);
 }
@@ -225,9 +218,9 @@ TEST(Daemon, LateAnswerForClosedClientIsDroppedSafely) {
 TEST(Daemon, PortGoingDownAndUpClosesAndReopensEndpoints) {
   Start("port_poll_ms = 100\n");
   ssa::AcmClient c;
-  CHECK_TRUE(c.Connect(Socket()).ok());
+  CHECK_OK(c.Connect(Socket()));
   ssa::acm::EpQueryResponse r;
-  CHECK_TRUE(c.EpQuery(1, 0, &r).ok());
+  CHECK_OK(c.EpQuery(1, 0, &r));
   LONGS_EQUAL(ssa::acm::kStatusSuccess, r.hdr.status);
   auto wait_status = [&](uint8_t want) {
     for (int i = 0; i < 200; ++i) {  // 100 ms polls; deadline 10 s
@@ -248,7 +241,7 @@ TEST(Daemon, PortGoingDownAndUpClosesAndReopensEndpoints) {
   }
   CHECK_TRUE(wait_status(ssa::acm::kStatusSuccess));
   ssa::acm::ResolveResponse rr;
-  CHECK_TRUE(c.Resolve({Name("node5", ssa::acm::kEpFlagDest)}, &rr).ok());
+  CHECK_OK(c.Resolve({Name("node5", ssa::acm::kEpFlagDest)}, &rr));
   LONGS_EQUAL(9, ntohs(rr.paths[0].path.slid));  // the provider saw the new LID
 }
 
@@ -328,7 +321,7 @@ TEST(Daemon, AMissingAddressFileNotGivenIsAWarning) {
   {
     ssa::Daemon d(s);
     ssa::Status st = d.Start();
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
     d.Shutdown();
   }
   STRCMP_CONTAINS("warn: cannot read address file", ReadLog().c_str());
@@ -344,7 +337,7 @@ TEST(Daemon, AddressLinesForUnknownDevicesPkeysAndDuplicatesAreWarned) {
   {
     ssa::Daemon d(s);
     ssa::Status st = d.Start();
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
     d.Shutdown();
   }
   std::string log = ReadLog();

@@ -26,6 +26,8 @@
 #include "common/tree/db_version.h"
 #include "common/tree/frame.h"
 #include "common/tree/stream.h"
+#include "test/support/check_ok.h"
+#include "test/support/loopback.h"
 
 #include "CppUTest/TestHarness.h"
 
@@ -40,19 +42,6 @@ long RssKib() {
   while (std::getline(in, line))
     if (line.rfind("VmRSS:", 0) == 0) return atol(line.c_str() + 6);
   return 0;
-}
-
-int ConnectTo(int port) {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
-    close(fd);
-    return -1;
-  }
-  return fd;
 }
 
 bool SendAll(int fd, const std::string& s) {
@@ -75,9 +64,9 @@ struct Parent {
   int port = 0;
 
   explicit Parent(size_t version_bytes) {
-    CHECK(loop.Init().ok());
+    CHECK_OK(loop.Init());
     log.set_level(ssa::LogLevel::kError);
-    CHECK(tree::NewStreamTransport("tcp", &tcp).ok());
+    CHECK_OK(tree::NewStreamTransport("tcp", &tcp));
     thread = std::thread([this] { loop.Run(); });
     port = Run<int>([this, version_bytes] {
       tree::DataServerOptions o;
@@ -92,8 +81,8 @@ struct Parent {
           },
           nullptr, [](const std::string& name) { return name == "ping" ? "pong" : ""; });
       tree::DataAddress any;
-      CHECK(tree::DataAddress::Parse("127.0.0.1:0", &any).ok());
-      CHECK(server->Listen(any).ok());
+      CHECK_OK(tree::DataAddress::Parse("127.0.0.1:0", &any));
+      CHECK_OK(server->Listen(any));
       std::string bytes(version_bytes, '\0');
       for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>((i * 2654435761u) >> 13);
       auto shared = std::make_shared<const std::string>(std::move(bytes));
@@ -137,7 +126,7 @@ TEST(DataStorm, AThousandSlowChildrenAtOnceShareOneCopyAndTheParentStaysResponsi
   long rss_before = RssKib();
   std::vector<int> kids;
   for (int i = 0; i < kChildren; ++i) {
-    int fd = ConnectTo(parent.port);
+    int fd = ssa::test::ConnectLoopback(parent.port);
     CHECK(fd >= 0);
     tree::Hello h;
     h.roles = tree::kRoleDistribution;
@@ -158,7 +147,7 @@ TEST(DataStorm, AThousandSlowChildrenAtOnceShareOneCopyAndTheParentStaysResponsi
   long rss_queued = RssKib();
 
   // Responsive: a QUERY is answered at once, though 1,000 children wait.
-  int q = ConnectTo(parent.port);
+  int q = ssa::test::ConnectLoopback(parent.port);
   CHECK(q >= 0);
   auto t0 = Clock::now();
   CHECK(SendAll(q, tree::EncodeQuery("ping")));
@@ -171,7 +160,7 @@ TEST(DataStorm, AThousandSlowChildrenAtOnceShareOneCopyAndTheParentStaysResponsi
     uint8_t buf[4096];
     ssize_t n = read(q, buf, sizeof(buf));
     if (n <= 0) break;
-    CHECK(qr.Feed(buf, static_cast<size_t>(n)).ok());
+    CHECK_OK(qr.Feed(buf, static_cast<size_t>(n)));
     got = qr.Next(&reply);
   }
   double query_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
@@ -204,7 +193,7 @@ TEST(DataStorm, AThousandSlowChildrenAtOnceShareOneCopyAndTheParentStaysResponsi
       uint8_t buf[65536];
       ssize_t n = read(p.fd, buf, sizeof(buf));
       CHECK(n > 0);
-      CHECK(readers[i].Feed(buf, static_cast<size_t>(n)).ok());
+      CHECK_OK(readers[i].Feed(buf, static_cast<size_t>(n)));
       tree::Frame f;
       while (readers[i].Next(&f)) {
         if (f.type == tree::FrameType::kXferData) data[i] += f.payload.size();

@@ -16,6 +16,7 @@
 #include "providers/acmp/datagram_transport.h"
 #include "providers/acmp/sim_datagram.h"
 #include "providers/acmp/verbs_datagram.h"
+#include "test/support/check_ok.h"
 
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>
@@ -83,7 +84,7 @@ TEST_GROUP(DatagramSim) {
     p.qkey = qkey;
     std::unique_ptr<DatagramEndpoint> ep;
     ssa::Status st = transport->Open(p, &ep);
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
     return ep;
   }
 };
@@ -100,7 +101,7 @@ TEST(DatagramSim, UnicastCarriesWhatAReceiveCompletionReports) {
   to.qpn = b->qpn();
   to.qkey = 0x80010000;
   const uint8_t msg[5] = {1, 2, 3, 4, 5};
-  CHECK_TRUE(a->Send(to, msg, sizeof(msg)).ok());
+  CHECK_OK(a->Send(to, msg, sizeof(msg)));
   Datagram d;
   CHECK_TRUE(ReceiveWithin(b.get(), &d, 2000));
   LONGS_EQUAL(5, d.len);
@@ -119,17 +120,17 @@ TEST(DatagramSim, UnicastCarriesWhatAReceiveCompletionReports) {
   CHECK_FALSE(a->Send(to, big, sizeof(big)).ok());
   // A target that does not exist: lost on the way, not an error.
   to.qpn = 0x999;
-  CHECK_TRUE(a->Send(to, msg, sizeof(msg)).ok());
+  CHECK_OK(a->Send(to, msg, sizeof(msg)));
   LONGS_EQUAL(1, a->stats().undeliverable);
 }
 
 TEST(DatagramSim, MulticastReachesJoinedMembersOnlyTheSenderIncluded) {
   auto a = Open(2), b = Open(3), c = Open(4);
   Group g = MakeGroup(1);
-  CHECK_TRUE(a->Join(g).ok());
-  CHECK_TRUE(b->Join(g).ok());
+  CHECK_OK(a->Join(g));
+  CHECK_OK(b->Join(g));
   const uint8_t msg[3] = {9, 8, 7};
-  CHECK_TRUE(a->SendToGroup(g, msg, sizeof(msg)).ok());
+  CHECK_OK(a->SendToGroup(g, msg, sizeof(msg)));
   Datagram d;
   CHECK_TRUE(ReceiveWithin(b.get(), &d, 2000));
   CHECK_TRUE(d.multicast);
@@ -139,8 +140,8 @@ TEST(DatagramSim, MulticastReachesJoinedMembersOnlyTheSenderIncluded) {
   LONGS_EQUAL(a->qpn(), d.src_qpn);
   CHECK_FALSE(ReceiveWithin(c.get(), &d, 50));  // not a member
   // After Leave, b gets nothing.
-  CHECK_TRUE(b->Leave(g).ok());
-  CHECK_TRUE(a->SendToGroup(g, msg, sizeof(msg)).ok());
+  CHECK_OK(b->Leave(g));
+  CHECK_OK(a->SendToGroup(g, msg, sizeof(msg)));
   CHECK_TRUE(ReceiveWithin(a.get(), &d, 2000));
   CHECK_FALSE(ReceiveWithin(b.get(), &d, 50));
 }
@@ -152,7 +153,7 @@ TEST(DatagramSim, WrongQkeyOrPkeyIsDroppedByTheReceiver) {
   to.qpn = b->qpn();
   to.qkey = 0x11111111;  // b's Q_Key is 0x80010000
   const uint8_t msg[1] = {1};
-  CHECK_TRUE(a->Send(to, msg, 1).ok());
+  CHECK_OK(a->Send(to, msg, 1));
   Datagram d;
   CHECK_FALSE(ReceiveWithin(b.get(), &d, 100));
   LONGS_EQUAL(1, b->stats().rejected);
@@ -161,7 +162,7 @@ TEST(DatagramSim, WrongQkeyOrPkeyIsDroppedByTheReceiver) {
   to.av.dlid = 4;
   to.qpn = c->qpn();
   to.qkey = 0x80010000;
-  CHECK_TRUE(b->Send(to, msg, 1).ok());
+  CHECK_OK(b->Send(to, msg, 1));
   CHECK_FALSE(ReceiveWithin(c.get(), &d, 100));
   LONGS_EQUAL(1, c->stats().rejected);
   LONGS_EQUAL(1, c->stats().rejected_by[static_cast<int>(RejectReason::kWrongPkey)]);
@@ -193,7 +194,7 @@ TEST(DatagramSim, BadFramingIsRejectedWithItsReason) {
   to.qpn = b->qpn();
   to.qkey = 0x80010000;
   const uint8_t msg[1] = {1};
-  CHECK_TRUE(a->Send(to, msg, 1).ok());
+  CHECK_OK(a->Send(to, msg, 1));
   CHECK_TRUE(ReceiveWithin(b.get(), &d, 2000));
   LONGS_EQUAL(1, b->stats().rejected);
 }
@@ -201,15 +202,15 @@ TEST(DatagramSim, BadFramingIsRejectedWithItsReason) {
 TEST(DatagramSim, DeadMembersAreDroppedAndTheirQpnReused) {
   auto a = Open(2);
   Group g = MakeGroup(2);
-  CHECK_TRUE(a->Join(g).ok());
+  CHECK_OK(a->Join(g));
   {
     auto b = Open(3);
-    CHECK_TRUE(b->Join(g).ok());
+    CHECK_OK(b->Join(g));
   }  // destroyed: socket and membership removed
   auto b2 = Open(3);
   LONGS_EQUAL(kSimFirstQpn, b2->qpn());
   const uint8_t msg[1] = {1};
-  CHECK_TRUE(a->SendToGroup(g, msg, 1).ok());
+  CHECK_OK(a->SendToGroup(g, msg, 1));
   Datagram d;
   CHECK_FALSE(ReceiveWithin(b2.get(), &d, 50));  // it has not joined
   // A second endpoint on one LID gets the next QPN.
@@ -222,23 +223,23 @@ TEST(DatagramSim, FaultsDropEverythingOrDelayIt) {
   std::unique_ptr<DatagramEndpoint> dropper, delayed;
   FaultOptions drop_all;
   drop_all.drop_probability = 1.0;
-  CHECK_TRUE(WithFaults(Open(3), drop_all, &dropper).ok());
+  CHECK_OK(WithFaults(Open(3), drop_all, &dropper));
   FaultOptions slow;
   slow.delay_ms = 150;
-  CHECK_TRUE(WithFaults(Open(4), slow, &delayed).ok());
+  CHECK_OK(WithFaults(Open(4), slow, &delayed));
   UnicastTarget to;
   to.qpn = kSimFirstQpn;
   to.qkey = 0x80010000;
   const uint8_t msg[1] = {1};
   to.av.dlid = 3;
-  for (int i = 0; i < 5; ++i) CHECK_TRUE(a->Send(to, msg, 1).ok());
+  for (int i = 0; i < 5; ++i) CHECK_OK(a->Send(to, msg, 1));
   Datagram d;
   CHECK_FALSE(ReceiveWithin(dropper.get(), &d, 100));
   LONGS_EQUAL(5, dropper->stats().injected_drops);
   LONGS_EQUAL(0, dropper->stats().received);
   to.av.dlid = 4;
   auto start = Clock::now();
-  CHECK_TRUE(a->Send(to, msg, 1).ok());
+  CHECK_OK(a->Send(to, msg, 1));
   CHECK_TRUE(ReceiveWithin(delayed.get(), &d, 3000));
   auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
   CHECK(waited.count() >= 150);
@@ -252,7 +253,7 @@ TEST(DatagramSim, HalfTheDatagramsDropRandomlyButDeterministically) {
   FaultOptions half;
   half.drop_probability = 0.5;
   half.seed = 42;
-  CHECK_TRUE(WithFaults(Open(3), half, &lossy).ok());
+  CHECK_OK(WithFaults(Open(3), half, &lossy));
   UnicastTarget to;
   to.av.dlid = 3;
   to.qpn = kSimFirstQpn;
@@ -260,7 +261,7 @@ TEST(DatagramSim, HalfTheDatagramsDropRandomlyButDeterministically) {
   const uint8_t msg[1] = {1};
   int got = 0;
   for (int i = 0; i < 40; ++i) {
-    CHECK_TRUE(a->Send(to, msg, 1).ok());
+    CHECK_OK(a->Send(to, msg, 1));
     Datagram d;
     // Sent one at a time: the socket queue holds 10 at most.
     auto deadline = Clock::now() + std::chrono::milliseconds(200);

@@ -9,6 +9,7 @@
 #include "common/smdb/smdb_delta.h"
 #include "common/smdb/smdb_prdb.h"
 #include "common/tree/db_version.h"
+#include "test/support/check_ok.h"
 
 #include "CppUTest/TestHarness.h"
 
@@ -43,13 +44,13 @@ Prdb MakePrdb(uint64_t epoch, int paths, uint8_t sl) {
 
 Bytes Serialized(const Prdb& p) {
   auto b = std::make_shared<std::string>();
-  CHECK(p.Serialize(b.get()).ok());
+  CHECK_OK(p.Serialize(b.get()));
   return b;
 }
 
 Bytes DeltaOf(const Prdb& a, const Prdb& b) {
   auto d = std::make_shared<std::string>();
-  CHECK(ssa::smdb::MakeDelta(a, b, d.get()).ok());
+  CHECK_OK(ssa::smdb::MakeDelta(a, b, d.get()));
   return d;
 }
 
@@ -70,12 +71,12 @@ TEST(DbReplica, FullThenDeltaWithAndWithoutTheSerialization) {
           seen = a.version.bytes;  // a full transfer's, and a delta's when kept
         },
         keep);
-    CHECK(r.ApplyFull(b1, 1, DigestOf(*b1)).ok());
+    CHECK_OK(r.ApplyFull(b1, 1, DigestOf(*b1)));
     CHECK_EQUAL(1u, r.epoch());
     CHECK(*r.db() == v1);
     CHECK(seen && *seen == *b1);
     CHECK_EQUAL(keep, r.version().bytes != nullptr);
-    CHECK(r.ApplyDelta(d12, 1, 2, DigestOf(*b2)).ok());
+    CHECK_OK(r.ApplyDelta(d12, 1, 2, DigestOf(*b2)));
     CHECK_EQUAL(2u, r.epoch());
     CHECK_EQUAL(DigestOf(*b2), r.digest());
     CHECK(*r.db() == v2);
@@ -95,7 +96,7 @@ TEST(DbReplica, AWrongDigestOrBaseChangesNothing) {
   CHECK_EQUAL(-EILSEQ, r.ApplyFull(b1, 1, DigestOf(*b1) ^ 1).code());
   CHECK(r.db() == nullptr);
   CHECK_EQUAL(-ESTALE, r.ApplyDelta(DeltaOf(v1, v2), 1, 2, DigestOf(*b2)).code());
-  CHECK(r.ApplyFull(b1, 1, DigestOf(*b1)).ok());
+  CHECK_OK(r.ApplyFull(b1, 1, DigestOf(*b1)));
   CHECK_EQUAL(-EILSEQ, r.ApplyDelta(DeltaOf(v1, v2), 1, 2, DigestOf(*b2) ^ 1).code());
   CHECK_EQUAL(-ESTALE, r.ApplyDelta(DeltaOf(v2, v3), 2, 3, DigestOf(*Serialized(v3))).code());
   CHECK_EQUAL(1u, r.epoch());
@@ -109,8 +110,8 @@ TEST(DbReplica, DeltasWithoutTheSerializationFollowTheDigest) {
   DbReplica<Prdb> fast(nullptr, false), slow(nullptr, true);
   Prdb cur = MakePrdb(1, 40, 0);
   Bytes b = Serialized(cur);
-  CHECK(fast.ApplyFull(b, 1, DigestOf(*b)).ok());
-  CHECK(slow.ApplyFull(b, 1, DigestOf(*b)).ok());
+  CHECK_OK(fast.ApplyFull(b, 1, DigestOf(*b)));
+  CHECK_OK(slow.ApplyFull(b, 1, DigestOf(*b)));
   for (uint64_t e = 2; e < 12; ++e) {
     Prdb next = cur;
     next.global_epoch = e;
@@ -127,8 +128,8 @@ TEST(DbReplica, DeltasWithoutTheSerializationFollowTheDigest) {
       next.SortRecords();
     }
     Bytes nb = Serialized(next), d = DeltaOf(cur, next);
-    CHECK(fast.ApplyDelta(d, e - 1, e, DigestOf(*nb)).ok());
-    CHECK(slow.ApplyDelta(d, e - 1, e, DigestOf(*nb)).ok());
+    CHECK_OK(fast.ApplyDelta(d, e - 1, e, DigestOf(*nb)));
+    CHECK_OK(slow.ApplyDelta(d, e - 1, e, DigestOf(*nb)));
     CHECK(*fast.db() == next);
     CHECK_EQUAL(DigestOf(*nb), fast.digest());
     cur = next;

@@ -7,6 +7,8 @@
 #include <thread>
 #include <vector>
 
+#include "test/support/check_ok.h"
+
 using namespace std::chrono_literals;
 
 TEST_GROUP(EventLoop) {
@@ -14,7 +16,7 @@ TEST_GROUP(EventLoop) {
   int fds[2];
   void setup() override {
     loop = new ssa::EventLoop();
-    CHECK_TRUE(loop->Init().ok());
+    CHECK_OK(loop->Init());
     CHECK_EQUAL(0, socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, fds));
   }
   void teardown() override {
@@ -26,14 +28,12 @@ TEST_GROUP(EventLoop) {
 
 TEST(EventLoop, FdWatchFiresOnData) {
   int hits = 0;
-  CHECK_TRUE(loop->WatchFd(fds[0], EPOLLIN,
-                           [&](uint32_t ev) {
-                             CHECK(ev & EPOLLIN);
-                             char buf[8];
-                             CHECK(read(fds[0], buf, sizeof(buf)) > 0);
-                             ++hits;
-                           })
-                 .ok());
+  CHECK_OK(loop->WatchFd(fds[0], EPOLLIN, [&](uint32_t ev) {
+    CHECK(ev & EPOLLIN);
+    char buf[8];
+    CHECK(read(fds[0], buf, sizeof(buf)) > 0);
+    ++hits;
+  }));
   CHECK_EQUAL(1, write(fds[1], "x", 1));
   CHECK_TRUE(loop->RunUntil([&] { return hits == 1; }, 2s));
   CHECK_FALSE(loop->WatchFd(fds[0], EPOLLIN, [](uint32_t) {}).ok());  // one watch per fd
@@ -41,12 +41,10 @@ TEST(EventLoop, FdWatchFiresOnData) {
 
 TEST(EventLoop, UnwatchInsideOwnHandlerIsSafe) {
   int hits = 0;
-  CHECK_TRUE(loop->WatchFd(fds[0], EPOLLIN,
-                           [&](uint32_t) {
-                             ++hits;
-                             loop->UnwatchFd(fds[0]);
-                           })
-                 .ok());
+  CHECK_OK(loop->WatchFd(fds[0], EPOLLIN, [&](uint32_t) {
+    ++hits;
+    loop->UnwatchFd(fds[0]);
+  }));
   CHECK_EQUAL(1, write(fds[1], "x", 1));
   loop->RunUntil([&] { return hits > 0; }, 2s);
   loop->RunOnce(10ms);  // the unread byte must not fire again
@@ -56,8 +54,8 @@ TEST(EventLoop, UnwatchInsideOwnHandlerIsSafe) {
 
 TEST(EventLoop, ModifyToWritable) {
   bool writable = false;
-  CHECK_TRUE(loop->WatchFd(fds[0], 0, [&](uint32_t ev) { writable = ev & EPOLLOUT; }).ok());
-  CHECK_TRUE(loop->ModifyFd(fds[0], EPOLLOUT).ok());
+  CHECK_OK(loop->WatchFd(fds[0], 0, [&](uint32_t ev) { writable = ev & EPOLLOUT; }));
+  CHECK_OK(loop->ModifyFd(fds[0], EPOLLOUT));
   CHECK_TRUE(loop->RunUntil([&] { return writable; }, 2s));
   CHECK_FALSE(loop->ModifyFd(12345, EPOLLIN).ok());
 }
@@ -105,7 +103,7 @@ TEST(EventLoop, PostFromOtherThreadWakesLoop) {
 
 TEST(EventLoop, StopFromOtherThreadEndsRun) {
   std::thread t([&] { loop->Stop(); });
-  CHECK_TRUE(loop->Run().ok());  // returns even if Stop() came first
+  CHECK_OK(loop->Run());  // returns even if Stop() came first
   t.join();
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "test/support/check_ok.h"
 #include "util/ib_acme/check_report.h"
 #include "util/ib_acme/check_targets.h"
 #include "util/ib_acme/latency_stats.h"
@@ -145,19 +146,19 @@ TEST(IbAcmeReport, LinesAndProgressBar) {
 
 TEST(IbAcmeReport, DestinationsGuessTheirFormat) {
   TestTarget t;
-  CHECK_TRUE(MakeTarget("12", AddrFormat::kUnspecified, &t).ok());
+  CHECK_OK(MakeTarget("12", AddrFormat::kUnspecified, &t));
   CHECK(t.format == AddrFormat::kLid);
   LONGS_EQUAL(12, t.lid);
   STRCMP_EQUAL("lid 12", t.Label().c_str());
-  CHECK_TRUE(MakeTarget("0x1f", AddrFormat::kUnspecified, &t).ok());
+  CHECK_OK(MakeTarget("0x1f", AddrFormat::kUnspecified, &t));
   LONGS_EQUAL(31, t.lid);
-  CHECK_TRUE(MakeTarget("10.0.0.2", AddrFormat::kUnspecified, &t).ok());
+  CHECK_OK(MakeTarget("10.0.0.2", AddrFormat::kUnspecified, &t));
   CHECK(t.format == AddrFormat::kIp);
   LONGS_EQUAL(ssa::acm::kAddrIp, t.address.type);
-  CHECK_TRUE(MakeTarget("node2", AddrFormat::kUnspecified, &t).ok());
+  CHECK_OK(MakeTarget("node2", AddrFormat::kUnspecified, &t));
   CHECK(t.format == AddrFormat::kName);
   STRCMP_EQUAL("name node2", t.Label().c_str());
-  CHECK_TRUE(MakeTarget("fe80::2", AddrFormat::kGid, &t).ok());
+  CHECK_OK(MakeTarget("fe80::2", AddrFormat::kGid, &t));
   STRCMP_EQUAL("gid fe80::2", t.Label().c_str());
   CHECK_FALSE(MakeTarget("0", AddrFormat::kLid, &t).ok());
   CHECK_FALSE(MakeTarget("node2", AddrFormat::kGid, &t).ok());
@@ -167,16 +168,15 @@ TEST(IbAcmeReport, DestinationsGuessTheirFormat) {
 
 TEST(IbAcmeReport, DestinationFilesExpandRanges) {
   std::vector<TestTarget> v;
-  CHECK_TRUE(
-      ParseDestinationText("# LIDs\n1\n[3-4] 9  # two more\n\n", "f", AddrFormat::kUnspecified, &v)
-          .ok());
+  CHECK_OK(ParseDestinationText("# LIDs\n1\n[3-4] 9  # two more\n\n", "f", AddrFormat::kUnspecified,
+                                &v));
   LONGS_EQUAL(4, v.size());
   LONGS_EQUAL(1, v[0].lid);
   LONGS_EQUAL(3, v[1].lid);
   LONGS_EQUAL(4, v[2].lid);
   LONGS_EQUAL(9, v[3].lid);
   v.clear();
-  CHECK_TRUE(ParseDestinationText("node[1-2]\n", "f", AddrFormat::kName, &v).ok());
+  CHECK_OK(ParseDestinationText("node[1-2]\n", "f", AddrFormat::kName, &v));
   LONGS_EQUAL(2, v.size());
   STRCMP_EQUAL("node2", v[1].address.name().c_str());
   ssa::Status st = ParseDestinationText("1\nfe80::zz\n", "dests.txt", AddrFormat::kGid, &v);
@@ -186,10 +186,10 @@ TEST(IbAcmeReport, DestinationFilesExpandRanges) {
 
 TEST(IbAcmeReport, HostsFilesGiveAddressesAndExpectedGids) {
   std::vector<TestTarget> v;
-  CHECK_TRUE(ParseHostsText("127.0.0.1 localhost\n# c\n10.0.0.2 node2 n2\n"
-                            "node3 fe80::10:5\nfe80::1 ip6-host\n",
-                            "hosts", &v)
-                 .ok());
+  CHECK_OK(
+      ParseHostsText("127.0.0.1 localhost\n# c\n10.0.0.2 node2 n2\n"
+                     "node3 fe80::10:5\nfe80::1 ip6-host\n",
+                     "hosts", &v));
   LONGS_EQUAL(4, v.size());
   CHECK(v[0].format == AddrFormat::kIp);
   CHECK_FALSE(v[0].has_expected_dgid);

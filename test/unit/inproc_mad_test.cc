@@ -21,6 +21,7 @@
 #include "common/tree/member_control.h"
 #include "common/tree/membership.h"
 #include "common/tree/ssa_mad.h"
+#include "test/support/check_ok.h"
 
 #include "CppUTest/TestHarness.h"
 
@@ -66,18 +67,18 @@ TEST(InprocMad, RequestReachesTheLidAndTheAnswerComesBack) {
   auto a = fabric.NewTransport(1);
   auto b = fabric.NewTransport(2);
   CHECK_EQUAL(-1, a->fd());
-  CHECK(a->Open(tree::kSsaClass, 1).ok());
-  CHECK(b->Open(tree::kSsaClass, 1).ok());
+  CHECK_OK(a->Open(tree::kSsaClass, 1));
+  CHECK_OK(b->Open(tree::kSsaClass, 1));
   CHECK(a->fd() >= 0);
   CHECK_EQUAL(2u, fabric.open_count());
   CHECK_FALSE(Readable(*a));
   CHECK_FALSE(Readable(*b));
 
-  CHECK(SendTo(a.get(), Mad(tree::kSsaClass, mad::kMethodGet, 0x12345678), 2).ok());
+  CHECK_OK(SendTo(a.get(), Mad(tree::kSsaClass, mad::kMethodGet, 0x12345678), 2));
   CHECK_FALSE(Readable(*a));
   CHECK(Readable(*b));
   ReceivedMad in;
-  CHECK(b->Receive(&in).ok());
+  CHECK_OK(b->Receive(&in));
   CHECK_EQUAL(1, in.slid);
   CHECK_EQUAL(mad::kMadSize, in.len);
   CHECK_EQUAL(0, in.transport_status);
@@ -88,9 +89,9 @@ TEST(InprocMad, RequestReachesTheLidAndTheAnswerComesBack) {
   CHECK_EQUAL(-EAGAIN, b->Receive(&in).code());
 
   // The answer echoes the whole TID back to the requester's LID.
-  CHECK(SendTo(b.get(), Mad(tree::kSsaClass, mad::kMethodGet | 0x80, tid), 1).ok());
+  CHECK_OK(SendTo(b.get(), Mad(tree::kSsaClass, mad::kMethodGet | 0x80, tid), 1));
   CHECK(Readable(*a));
-  CHECK(a->Receive(&in).ok());
+  CHECK_OK(a->Receive(&in));
   CHECK_EQUAL(2, in.slid);
   CHECK_EQUAL(tid, mad::MadTid(in.data));
   CHECK_FALSE(Readable(*a));
@@ -104,13 +105,13 @@ TEST(InprocMad, RequestReachesTheLidAndTheAnswerComesBack) {
 TEST(InprocMad, ReadableWhileAnythingWaitsAndOrderIsKept) {
   auto a = fabric.NewTransport(1);
   auto b = fabric.NewTransport(2);
-  CHECK(a->Open(tree::kSsaClass, 1).ok());
-  CHECK(b->Open(tree::kSsaClass, 1).ok());
-  for (uint32_t i = 1; i <= 5; ++i) CHECK(SendTo(a.get(), Mad(tree::kSsaClass, 1, i), 2).ok());
+  CHECK_OK(a->Open(tree::kSsaClass, 1));
+  CHECK_OK(b->Open(tree::kSsaClass, 1));
+  for (uint32_t i = 1; i <= 5; ++i) CHECK_OK(SendTo(a.get(), Mad(tree::kSsaClass, 1, i), 2));
   ReceivedMad in;
   for (uint32_t i = 1; i <= 5; ++i) {
     CHECK(Readable(*b));
-    CHECK(b->Receive(&in).ok());
+    CHECK_OK(b->Receive(&in));
     CHECK_EQUAL(i, static_cast<uint32_t>(mad::MadTid(in.data)));
   }
   CHECK_FALSE(Readable(*b));
@@ -119,10 +120,10 @@ TEST(InprocMad, ReadableWhileAnythingWaitsAndOrderIsKept) {
 TEST(InprocMad, LostWhenNobodyListens) {
   auto a = fabric.NewTransport(1);
   auto b = fabric.NewTransport(2);
-  CHECK(a->Open(tree::kSsaClass, 1).ok());
-  CHECK(b->Open(0x03, 2).ok());                                 // another class at LID 2
-  CHECK(SendTo(a.get(), Mad(tree::kSsaClass, 1, 1), 2).ok());   // wrong class there
-  CHECK(SendTo(a.get(), Mad(tree::kSsaClass, 1, 2), 77).ok());  // nobody at LID 77
+  CHECK_OK(a->Open(tree::kSsaClass, 1));
+  CHECK_OK(b->Open(0x03, 2));                                 // another class at LID 2
+  CHECK_OK(SendTo(a.get(), Mad(tree::kSsaClass, 1, 1), 2));   // wrong class there
+  CHECK_OK(SendTo(a.get(), Mad(tree::kSsaClass, 1, 2), 77));  // nobody at LID 77
   CHECK_FALSE(Readable(*b));
   CHECK_EQUAL(2u, fabric.counters().lost_no_receiver);
 
@@ -135,9 +136,9 @@ TEST(InprocMad, LostWhenNobodyListens) {
   CHECK_EQUAL(-EBADF, b->Receive(&in).code());
   CHECK_EQUAL(1u, fabric.open_count());
   // And can be opened again.
-  CHECK(b->Open(tree::kSsaClass, 1).ok());
-  CHECK(SendTo(a.get(), Mad(tree::kSsaClass, 1, 3), 2).ok());
-  CHECK(b->Receive(&in).ok());
+  CHECK_OK(b->Open(tree::kSsaClass, 1));
+  CHECK_OK(SendTo(a.get(), Mad(tree::kSsaClass, 1, 3), 2));
+  CHECK_OK(b->Receive(&in));
   CHECK_EQUAL(-EBUSY, b->Open(tree::kSsaClass, 1).code());
   CHECK_EQUAL(-EINVAL, a->Send(in.data, 10, MadAddress{}, 0).code());
 }
@@ -148,26 +149,26 @@ TEST(InprocMad, AnswersGoToTheTransportThatAsked) {
   auto first = fabric.NewTransport(5);
   auto second = fabric.NewTransport(5);
   auto server = fabric.NewTransport(1);
-  CHECK(first->Open(tree::kSsaClass, 1).ok());
-  CHECK(second->Open(tree::kSsaClass, 1).ok());
-  CHECK(server->Open(tree::kSsaClass, 1).ok());
-  CHECK(SendTo(second.get(), Mad(tree::kSsaClass, 1, 42), 1).ok());
+  CHECK_OK(first->Open(tree::kSsaClass, 1));
+  CHECK_OK(second->Open(tree::kSsaClass, 1));
+  CHECK_OK(server->Open(tree::kSsaClass, 1));
+  CHECK_OK(SendTo(second.get(), Mad(tree::kSsaClass, 1, 42), 1));
   ReceivedMad in;
-  CHECK(server->Receive(&in).ok());
-  CHECK(SendTo(server.get(), Mad(tree::kSsaClass, 0x81, mad::MadTid(in.data)), 5).ok());
+  CHECK_OK(server->Receive(&in));
+  CHECK_OK(SendTo(server.get(), Mad(tree::kSsaClass, 0x81, mad::MadTid(in.data)), 5));
   CHECK_FALSE(Readable(*first));
-  CHECK(second->Receive(&in).ok());
+  CHECK_OK(second->Receive(&in));
   CHECK_EQUAL(42u, static_cast<uint32_t>(mad::MadTid(in.data)));
 
   // An answer nobody asked for (unknown agent id) is lost.
-  CHECK(SendTo(server.get(), Mad(tree::kSsaClass, 0x81, 0xdead00000001ULL), 5).ok());
+  CHECK_OK(SendTo(server.get(), Mad(tree::kSsaClass, 0x81, 0xdead00000001ULL), 5));
   CHECK_FALSE(Readable(*first));
   CHECK_FALSE(Readable(*second));
   CHECK_EQUAL(1u, fabric.counters().lost_no_receiver);
 
   // A request to LID 5 reaches the first one.
-  CHECK(SendTo(server.get(), Mad(tree::kSsaClass, 1, 7), 5).ok());
-  CHECK(first->Receive(&in).ok());
+  CHECK_OK(SendTo(server.get(), Mad(tree::kSsaClass, 1, 7), 5));
+  CHECK_OK(first->Receive(&in));
   CHECK_EQUAL(1, in.slid);
 }
 
@@ -175,13 +176,13 @@ TEST(InprocMad, ReceiveQueueIsBounded) {
   InprocMadFabric small(2);
   auto a = small.NewTransport(1);
   auto b = small.NewTransport(2);
-  CHECK(a->Open(tree::kSsaClass, 1).ok());
-  CHECK(b->Open(tree::kSsaClass, 1).ok());
-  for (int i = 0; i < 3; ++i) CHECK(SendTo(a.get(), Mad(tree::kSsaClass, 1, i), 2).ok());
+  CHECK_OK(a->Open(tree::kSsaClass, 1));
+  CHECK_OK(b->Open(tree::kSsaClass, 1));
+  for (int i = 0; i < 3; ++i) CHECK_OK(SendTo(a.get(), Mad(tree::kSsaClass, 1, i), 2));
   CHECK_EQUAL(1u, small.counters().lost_queue_full);
   ReceivedMad in;
-  CHECK(b->Receive(&in).ok());
-  CHECK(b->Receive(&in).ok());
+  CHECK_OK(b->Receive(&in));
+  CHECK_OK(b->Receive(&in));
   CHECK_EQUAL(-EAGAIN, b->Receive(&in).code());
 }
 
@@ -190,28 +191,26 @@ TEST(InprocMad, TransportOutlivesTheFabricObject) {
   {
     InprocMadFabric f;
     t = f.NewTransport(3);
-    CHECK(t->Open(tree::kSsaClass, 1).ok());
+    CHECK_OK(t->Open(tree::kSsaClass, 1));
   }
-  CHECK(SendTo(t.get(), Mad(tree::kSsaClass, 1, 1), 3).ok());  // to itself
+  CHECK_OK(SendTo(t.get(), Mad(tree::kSsaClass, 1, 1), 3));  // to itself
   ReceivedMad in;
-  CHECK(t->Receive(&in).ok());
+  CHECK_OK(t->Receive(&in));
   CHECK_EQUAL(3, in.slid);
   t->Close();
 }
 
 TEST(InprocMad, SendsFromAnotherThreadWakeTheLoop) {
   ssa::EventLoop loop;
-  CHECK(loop.Init().ok());
+  CHECK_OK(loop.Init());
   auto rx = fabric.NewTransport(2);
-  CHECK(rx->Open(tree::kSsaClass, 1).ok());
+  CHECK_OK(rx->Open(tree::kSsaClass, 1));
   const int kSenders = 4, kEach = 500;
   std::atomic<int> got{0};
-  CHECK(loop.WatchFd(rx->fd(), EPOLLIN,
-                     [&](uint32_t) {
-                       ReceivedMad in;
-                       while (rx->Receive(&in).ok()) ++got;
-                     })
-            .ok());
+  CHECK_OK(loop.WatchFd(rx->fd(), EPOLLIN, [&](uint32_t) {
+    ReceivedMad in;
+    while (rx->Receive(&in).ok()) ++got;
+  }));
   std::vector<std::thread> threads;
   for (int s = 0; s < kSenders; ++s)
     threads.emplace_back([this, s] {
@@ -233,33 +232,33 @@ TEST(InprocMad, GatewaysBridgeTwoFabrics) {
   InprocMadFabric other;
   auto client = fabric.NewTransport(5);
   auto server = other.NewTransport(1);
-  CHECK(client->Open(tree::kSsaClass, 1).ok());
-  CHECK(server->Open(tree::kSsaClass, 1).ok());
+  CHECK_OK(client->Open(tree::kSsaClass, 1));
+  CHECK_OK(server->Open(tree::kSsaClass, 1));
   std::unique_ptr<ssa::tree::InprocMadGateway> to_server, to_client;
-  CHECK(fabric.NewGateway({1}, tree::kSsaClass, &to_server).ok());
-  CHECK(other.NewGateway({5, 6, 7}, tree::kSsaClass, &to_client).ok());
+  CHECK_OK(fabric.NewGateway({1}, tree::kSsaClass, &to_server));
+  CHECK_OK(other.NewGateway({5, 6, 7}, tree::kSsaClass, &to_client));
   auto carry = [](ssa::tree::InprocMadGateway* from, ssa::tree::InprocMadGateway* to) {
     ReceivedMad m;
     uint16_t dlid = 0;
-    CHECK(from->Receive(&m, &dlid).ok());
-    CHECK(to->SendFrom(m.slid, m.data, m.len, dlid).ok());
+    CHECK_OK(from->Receive(&m, &dlid));
+    CHECK_OK(to->SendFrom(m.slid, m.data, m.len, dlid));
     CHECK_EQUAL(-EAGAIN, from->Receive(&m, &dlid).code());
   };
 
-  CHECK(SendTo(client.get(), Mad(tree::kSsaClass, mad::kMethodGet, 0x2222), 1).ok());
+  CHECK_OK(SendTo(client.get(), Mad(tree::kSsaClass, mad::kMethodGet, 0x2222), 1));
   carry(to_server.get(), to_client.get());
   ReceivedMad in;
-  CHECK(server->Receive(&in).ok());
+  CHECK_OK(server->Receive(&in));
   CHECK_EQUAL(5, in.slid);  // the server sees the client's own LID
   uint64_t tid = mad::MadTid(in.data);
   CHECK_EQUAL(0x2222u, static_cast<uint32_t>(tid));
-  CHECK(SendTo(server.get(), Mad(tree::kSsaClass, mad::kMethodGet | 0x80, tid), 5).ok());
+  CHECK_OK(SendTo(server.get(), Mad(tree::kSsaClass, mad::kMethodGet | 0x80, tid), 5));
   carry(to_client.get(), to_server.get());
-  CHECK(client->Receive(&in).ok());
+  CHECK_OK(client->Receive(&in));
   CHECK_EQUAL(1, in.slid);
   CHECK_EQUAL(tid, mad::MadTid(in.data));
   // A LID the gateway does not stand for gets nothing.
-  CHECK(SendTo(server.get(), Mad(tree::kSsaClass, mad::kMethodGet | 0x80, tid), 9).ok());
+  CHECK_OK(SendTo(server.get(), Mad(tree::kSsaClass, mad::kMethodGet | 0x80, tid), 9));
   CHECK(!Readable(*client));
   CHECK_EQUAL(1u, other.counters().lost_no_receiver);
 }
@@ -278,15 +277,15 @@ class FlatTopology : public tree::Topology {
 constexpr uint16_t kCoreLid = 1;
 struct CoreOnFabric {
   explicit CoreOnFabric(InprocMadFabric* fabric) : mads(fabric->NewTransport(kCoreLid)) {
-    CHECK(loop.Init().ok());
+    CHECK_OK(loop.Init());
     log.set_level(ssa::LogLevel::kError);
-    CHECK(tree::DataAddress::Parse("127.0.0.1:7470", &address).ok());
+    CHECK_OK(tree::DataAddress::Parse("127.0.0.1:7470", &address));
     membership = std::make_unique<tree::Membership>(tree::MembershipOptions{}, 0x1000 + kCoreLid,
                                                     kCoreLid, address);
     membership->SetTopology(&topology);
-    CHECK(mads->Open(tree::kSsaClass, tree::kSsaClassVersion).ok());
+    CHECK_OK(mads->Open(tree::kSsaClass, tree::kSsaClassVersion));
     core = std::make_unique<tree::CoreControlServer>(&loop, mads.get(), membership.get(), &log);
-    CHECK(core->Start().ok());
+    CHECK_OK(core->Start());
   }
   ssa::EventLoop loop;
   ssa::Logger log;
@@ -306,7 +305,7 @@ TEST(InprocMad, TheCoreAdmitsManyMembersOverIt) {
   tree::Membership& membership = *c.membership;
   tree::CoreControlServer& core = *c.core;
   tree::DataAddress access_addr;
-  CHECK(tree::DataAddress::Parse("127.0.0.1:7471", &access_addr).ok());
+  CHECK_OK(tree::DataAddress::Parse("127.0.0.1:7471", &access_addr));
 
   // One access node (LID 2), then 200 consumers (LIDs 3..202).
   const int kConsumers = 200;
@@ -317,7 +316,7 @@ TEST(InprocMad, TheCoreAdmitsManyMembersOverIt) {
   for (int i = 0; i <= kConsumers; ++i) {
     uint16_t lid = static_cast<uint16_t>(2 + i);
     mads.push_back(fabric.NewTransport(lid));
-    CHECK(mads.back()->Open(tree::kSsaClass, tree::kSsaClassVersion).ok());
+    CHECK_OK(mads.back()->Open(tree::kSsaClass, tree::kSsaClassVersion));
     tree::MemberControlOptions o;
     o.roles = i == 0 ? tree::kRoleAccess : tree::kRoleConsumer;
     o.port_guid = 0x1000 + lid;
@@ -331,11 +330,11 @@ TEST(InprocMad, TheCoreAdmitsManyMembersOverIt) {
           got[static_cast<size_t>(i)] = a;
         }));
     if (i == 0) {
-      CHECK(members.back()->Start().ok());
+      CHECK_OK(members.back()->Start());
       CHECK(loop.RunUntil([&] { return assigned == 1; }, std::chrono::seconds(5)));
     }
   }
-  for (int i = 1; i <= kConsumers; ++i) CHECK(members[static_cast<size_t>(i)]->Start().ok());
+  for (int i = 1; i <= kConsumers; ++i) CHECK_OK(members[static_cast<size_t>(i)]->Start());
   CHECK(loop.RunUntil([&] { return assigned == kConsumers + 1; }, std::chrono::seconds(10)));
   CHECK_EQUAL(0x1000u + kCoreLid, got[0].parent.guid);  // the access node: the core
   for (int i = 1; i <= kConsumers; ++i) {
@@ -349,7 +348,7 @@ TEST(InprocMad, TheCoreAdmitsManyMembersOverIt) {
   // The access node checks a consumer's token with the core.
   bool checked = false;
   members[0]->CheckToken(0x1003, got[1].token, [&](Status st, const tree::TokenCheckAnswer& a) {
-    CHECK(st.ok());
+    CHECK_OK(st);
     CHECK(a.valid);
     checked = true;
   });
@@ -366,12 +365,12 @@ TEST(InprocMad, AMemberWhoseCoreStopsAnsweringAsksThePortWhereTheSmIsAndFollowsI
   // (nobody there: an old master that died). Its port knows better.
   CoreOnFabric c(&fabric);
   auto mads = fabric.NewTransport(5);
-  CHECK(mads->Open(tree::kSsaClass, tree::kSsaClassVersion).ok());
+  CHECK_OK(mads->Open(tree::kSsaClass, tree::kSsaClassVersion));
   int probes = 0;
   tree::MemberControlOptions o;
   o.roles = tree::kRoleAccess;  // the core parents access nodes itself
   o.port_guid = 0x1005;
-  CHECK(tree::DataAddress::Parse("127.0.0.1:7475", &o.data_address).ok());
+  CHECK_OK(tree::DataAddress::Parse("127.0.0.1:7475", &o.data_address));
   o.sm_lid = [] { return uint16_t{9}; };
   o.probe_sm_lid = [&probes](std::function<void(uint16_t)> done) {
     ++probes;
@@ -382,7 +381,7 @@ TEST(InprocMad, AMemberWhoseCoreStopsAnsweringAsksThePortWhereTheSmIsAndFollowsI
   bool joined = false;
   tree::MemberControlClient member(&c.loop, mads.get(), &c.log, o,
                                    [&](const tree::Assignment&, bool) { joined = true; });
-  CHECK(member.Start().ok());
+  CHECK_OK(member.Start());
   CHECK(c.loop.RunUntil([&] { return joined; }, std::chrono::seconds(5)));
   CHECK_EQUAL(kCoreLid, member.SmLid());
   CHECK_EQUAL(1u, member.sm_moves());
@@ -403,8 +402,8 @@ TEST(InprocMad, AThousandConsumersRejoiningAtOnceAllLandWhileTheCoreStaysRespons
   tree::Membership& membership = *c.membership;
   tree::CoreControlServer& core = *c.core;
   tree::DataAddress a_addr, b_addr;
-  CHECK(tree::DataAddress::Parse("127.0.0.1:7471", &a_addr).ok());
-  CHECK(tree::DataAddress::Parse("127.0.0.1:7472", &b_addr).ok());
+  CHECK_OK(tree::DataAddress::Parse("127.0.0.1:7471", &a_addr));
+  CHECK_OK(tree::DataAddress::Parse("127.0.0.1:7472", &b_addr));
 
   // Access nodes A (LID 2) and B (LID 3), then consumers (LIDs 4..).
   const int kConsumers = 1000;
@@ -416,7 +415,7 @@ TEST(InprocMad, AThousandConsumersRejoiningAtOnceAllLandWhileTheCoreStaysRespons
   for (size_t i = 0; i < n; ++i) {
     uint16_t lid = static_cast<uint16_t>(2 + i);
     mads.push_back(fabric.NewTransport(lid));
-    CHECK(mads.back()->Open(tree::kSsaClass, tree::kSsaClassVersion).ok());
+    CHECK_OK(mads.back()->Open(tree::kSsaClass, tree::kSsaClassVersion));
     tree::MemberControlOptions o;
     o.roles = i < 2 ? tree::kRoleAccess : tree::kRoleConsumer;
     o.port_guid = 0x1000 + lid;
@@ -431,10 +430,10 @@ TEST(InprocMad, AThousandConsumersRejoiningAtOnceAllLandWhileTheCoreStaysRespons
           got[i] = a;
         }));
   }
-  CHECK(members[0]->Start().ok());
-  CHECK(members[1]->Start().ok());
+  CHECK_OK(members[0]->Start());
+  CHECK_OK(members[1]->Start());
   CHECK(loop.RunUntil([&] { return assigned == 2; }, std::chrono::seconds(5)));
-  for (size_t i = 2; i < n; ++i) CHECK(members[i]->Start().ok());
+  for (size_t i = 2; i < n; ++i) CHECK_OK(members[i]->Start());
   CHECK(loop.RunUntil([&] { return assigned == n; }, std::chrono::seconds(20)));
   std::vector<size_t> orphans;
   for (size_t i = 2; i < n; ++i)
@@ -449,7 +448,7 @@ TEST(InprocMad, AThousandConsumersRejoiningAtOnceAllLandWhileTheCoreStaysRespons
   auto asked = ssa::EventLoop::Clock::now();
   std::chrono::steady_clock::duration answer_time{};
   members[1]->AskCoreInfo([&](Status st, const tree::CoreInfoAnswer& a) {
-    CHECK(st.ok());
+    CHECK_OK(st);
     CHECK_EQUAL(n - 1, a.members);
     answer_time = ssa::EventLoop::Clock::now() - asked;
     answered = true;
@@ -485,7 +484,7 @@ TEST(InprocMad, ManyMembersStartingAtOnceHaveEachJoinExecutedOnce) {
   tree::Membership& membership = *c.membership;
   tree::CoreControlServer& core = *c.core;
   tree::DataAddress access_addr;
-  CHECK(tree::DataAddress::Parse("127.0.0.1:7471", &access_addr).ok());
+  CHECK_OK(tree::DataAddress::Parse("127.0.0.1:7471", &access_addr));
 
   const size_t kConsumers = 2000;
   const size_t n = kConsumers + 1;  // the access node last
@@ -497,7 +496,7 @@ TEST(InprocMad, ManyMembersStartingAtOnceHaveEachJoinExecutedOnce) {
   for (size_t i = 0; i < n; ++i) {
     uint16_t lid = static_cast<uint16_t>(2 + i);
     mads.push_back(fabric.NewTransport(lid));
-    CHECK(mads.back()->Open(tree::kSsaClass, tree::kSsaClassVersion).ok());
+    CHECK_OK(mads.back()->Open(tree::kSsaClass, tree::kSsaClassVersion));
     tree::MemberControlOptions o;
     bool access = i == n - 1;
     o.roles = access ? tree::kRoleAccess : tree::kRoleConsumer;
@@ -514,7 +513,7 @@ TEST(InprocMad, ManyMembersStartingAtOnceHaveEachJoinExecutedOnce) {
           got[i] = a;
         }));
   }
-  for (auto& m : members) CHECK(m->Start().ok());
+  for (auto& m : members) CHECK_OK(m->Start());
   CHECK_TEXT(loop.RunUntil([&] { return assigned == n; }, std::chrono::seconds(30)),
              "not every member was admitted");
   // Every member holds the token the core would check.

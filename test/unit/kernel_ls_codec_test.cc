@@ -13,6 +13,8 @@
 #include <cstring>
 #include <vector>
 
+#include "test/support/check_ok.h"
+
 // Last: its memory-leak macros redefine new.
 #include <CppUTest/TestHarness.h>
 
@@ -105,7 +107,7 @@ TEST(KernelLsCodec, DecodesTheKernelsResolveRequest) {
   LsRequest req;
   LsDecodeError why;
   Status st = DecodeLsRequest(One(KernelRequest(0x8001)), &req, &why);
-  CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+  CHECK_OK(st);
   LONGS_EQUAL(77, req.seq);
   LONGS_EQUAL(RDMA_NL_LS_OP_RESOLVE, req.op);
   STRCMP_EQUAL("mlx5_0", req.resolve.device.c_str());
@@ -132,7 +134,7 @@ TEST(KernelLsCodec, UnidirectionalPathIsNotReversible) {
   b.Attr(LS_NLA_TYPE_DGID, kDgid, 16);  // no mandatory flag: same meaning
   LsRequest req;
   LsDecodeError why;
-  CHECK_TRUE(DecodeLsRequest(One(b.Done()), &req, &why).ok());
+  CHECK_OK(DecodeLsRequest(One(b.Done()), &req, &why));
   CHECK_FALSE(req.resolve.has_sgid);
   ibv_path_record p = PathFromRequest(req.resolve);
   LONGS_EQUAL(0x01, p.reversible_numpath);
@@ -147,7 +149,7 @@ TEST(KernelLsCodec, UnknownOptionalAttributeIsSkippedMandatoryOneRefused) {
   ok.Attr(LS_NLA_TYPE_DGID, kDgid, 16);
   LsRequest req;
   LsDecodeError why;
-  CHECK_TRUE(DecodeLsRequest(One(ok.Done()), &req, &why).ok());
+  CHECK_OK(DecodeLsRequest(One(ok.Done()), &req, &why));
   LONGS_EQUAL(1, req.resolve.ignored_attributes);
 
   Builder bad(RDMA_NL_GET_TYPE(RDMA_NL_LS, RDMA_NL_LS_OP_RESOLVE));
@@ -206,7 +208,7 @@ TEST(KernelLsCodec, MalformedRequestsSayWhy) {
     b.Attr(LS_NLA_TYPE_DGID, kDgid, 16);
     LsRequest req;
     LsDecodeError why;
-    CHECK_TRUE(DecodeLsRequest(One(b.Done()), &req, &why).ok());
+    CHECK_OK(DecodeLsRequest(One(b.Done()), &req, &why));
     LONGS_EQUAL(64, req.resolve.device.size());
   }
 }
@@ -299,7 +301,7 @@ TEST(KernelLsCodec, OtherOpsClientsAndAnswersAreTold) {
 TEST(KernelLsCodec, AnswerIsWhatTheKernelParses) {
   LsRequest req;
   LsDecodeError why;
-  CHECK_TRUE(DecodeLsRequest(One(KernelRequest()), &req, &why).ok());
+  CHECK_OK(DecodeLsRequest(One(KernelRequest()), &req, &why));
   ibv_path_record path;
   std::memset(&path, 0, sizeof(path));
   std::memcpy(path.dgid.raw, kDgid, 16);
@@ -352,7 +354,7 @@ TEST(KernelLsCodec, EncoderRoundTripsTheKernelsBytes) {
   std::vector<uint8_t> kernel = KernelRequest(0x7fff);
   LsRequest req;
   LsDecodeError why;
-  CHECK_TRUE(DecodeLsRequest(One(kernel), &req, &why).ok());
+  CHECK_OK(DecodeLsRequest(One(kernel), &req, &why));
   std::vector<uint8_t> again = EncodeResolveRequest(req);
   LONGS_EQUAL(kernel.size(), again.size());
   MEMCMP_EQUAL(kernel.data(), again.data(), kernel.size());

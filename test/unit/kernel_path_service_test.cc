@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "common/base/event_loop.h"
+#include "test/support/check_ok.h"
 #include "test/unit/fake_netlink.h"
 
 // Last: its memory-leak macros redefine new.
@@ -96,7 +97,7 @@ LsDaemonMessage Parse(const std::vector<uint8_t>& bytes) {
   NlMessage m;
   CHECK_TRUE(r.Next(&m));
   LsDaemonMessage out;
-  CHECK_TRUE(DecodeDaemonMessage(m, &out).ok());
+  CHECK_OK(DecodeDaemonMessage(m, &out));
   return out;
 }
 
@@ -112,7 +113,7 @@ TEST_GROUP(KernelPathService) {
   testing::FakeNetlinkSocket* sock = nullptr;
 
   void setup() override {
-    CHECK_TRUE(loop.Init().ok());
+    CHECK_OK(loop.Init());
     log.set_level(LogLevel::kDebug);
     log.set_sink([this](LogLevel, const std::string& line) { lines << line << "\n"; });
   }

@@ -7,6 +7,8 @@
 #include <sstream>
 #include <vector>
 
+#include "test/support/check_ok.h"
+
 TEST_GROUP(Log){};
 
 TEST(Log, ParsesNamesAndUpstreamNumbers) {
@@ -49,7 +51,7 @@ TEST(Log, FileTargetGetsTimestampedLines) {
   close(fd);
   {
     ssa::Logger log;
-    CHECK_TRUE(log.Open(path, "unit").ok());
+    CHECK_OK(log.Open(path, "unit"));
     log.Log(ssa::LogLevel::kWarn, "port %d changed", 1);
   }
   std::ifstream in(path);

@@ -22,6 +22,7 @@
 #include "common/mad/mad_wire.h"
 #include "common/tree/inproc_mad.h"
 #include "common/tree/ssa_mad.h"
+#include "test/support/check_ok.h"
 
 #include "CppUTest/TestHarness.h"
 
@@ -70,11 +71,11 @@ TEST_GROUP(MadFaults) {
   void Open(const std::string& spec, bool open_first = false) {
     sender = fabric.NewTransport(1);
     receiver = fabric.NewTransport(2);
-    if (open_first) CHECK(receiver->Open(tree::kSsaClass, 1).ok());
+    if (open_first) CHECK_OK(receiver->Open(tree::kSsaClass, 1));
     Status st = ssa::WrapMadFaults(spec, &receiver);
-    CHECK_TEXT(st.ok(), st.ToString().c_str());
-    CHECK(sender->Open(tree::kSsaClass, 1).ok());
-    if (!open_first) CHECK(receiver->Open(tree::kSsaClass, 1).ok());
+    CHECK_OK(st);
+    CHECK_OK(sender->Open(tree::kSsaClass, 1));
+    if (!open_first) CHECK_OK(receiver->Open(tree::kSsaClass, 1));
     CHECK(receiver->fd() >= 0);
   }
   const ssa::MadFaultCounters& counters() {
@@ -84,7 +85,7 @@ TEST_GROUP(MadFaults) {
 
 TEST(MadFaults, DelayIsAKeyAndUnknownOnesAreErrors) {
   std::unique_ptr<MadTransport> t = fabric.NewTransport(3);
-  CHECK(ssa::WrapMadFaults("delay=250,drop=0.1,seed=2", &t).ok());
+  CHECK_OK(ssa::WrapMadFaults("delay=250,drop=0.1,seed=2", &t));
   t = fabric.NewTransport(3);
   Status st = ssa::WrapMadFaults("delay=250,stall=1", &t);
   CHECK_EQUAL(-EINVAL, st.code());
@@ -94,7 +95,7 @@ TEST(MadFaults, DelayIsAKeyAndUnknownOnesAreErrors) {
 TEST(MadFaults, DelayedMadsComeNoEarlierThanTheDelayAndInOrder) {
   Open("delay=200");
   auto t0 = Clock::now();
-  for (uint32_t i = 1; i <= 3; ++i) CHECK(SendTid(sender.get(), i, 2).ok());
+  for (uint32_t i = 1; i <= 3; ++i) CHECK_OK(SendTid(sender.get(), i, 2));
   ReceivedMad in;
   // Taken in but not due: EAGAIN, and the fd says so.
   CHECK_EQUAL(-EAGAIN, receiver->Receive(&in).code());
@@ -103,7 +104,7 @@ TEST(MadFaults, DelayedMadsComeNoEarlierThanTheDelayAndInOrder) {
   CHECK(Clock::now() - t0 >= 200ms);
   for (uint32_t i = 1; i <= 3; ++i) {
     Status st = receiver->Receive(&in);
-    CHECK_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
     CHECK_EQUAL(i, Tid(in));
     CHECK_EQUAL(1, in.slid);
   }
@@ -117,16 +118,16 @@ TEST(MadFaults, DelayedMadsComeNoEarlierThanTheDelayAndInOrder) {
 TEST(MadFaults, AnEventLoopIsNotSpunWhileMadsAreHeldBack) {
   Open("delay=300", true);
   ssa::EventLoop loop;
-  CHECK(loop.Init().ok());
+  CHECK_OK(loop.Init());
   int wakeups = 0;
   std::vector<uint32_t> got;
-  CHECK(loop.WatchFd(receiver->fd(), EPOLLIN, [&](uint32_t) {
-              ++wakeups;
-              ReceivedMad in;
-              while (receiver->Receive(&in).ok()) got.push_back(Tid(in));
-            }).ok());
+  CHECK_OK(loop.WatchFd(receiver->fd(), EPOLLIN, [&](uint32_t) {
+    ++wakeups;
+    ReceivedMad in;
+    while (receiver->Receive(&in).ok()) got.push_back(Tid(in));
+  }));
   auto t0 = Clock::now();
-  CHECK(SendTid(sender.get(), 7, 2).ok());
+  CHECK_OK(SendTid(sender.get(), 7, 2));
   CHECK(loop.RunUntil([&] { return !got.empty(); }, 20s));
   CHECK(Clock::now() - t0 >= 300ms);
   CHECK_EQUAL(7u, got[0]);
@@ -138,7 +139,7 @@ TEST(MadFaults, WithTheOtherFaultsEveryMadStillComesOnce) {
   Open("delay=50,reorder=0.5,seed=5");
   std::set<uint32_t> want;
   for (uint32_t i = 1; i <= 20; ++i) {
-    CHECK(SendTid(sender.get(), i, 2).ok());
+    CHECK_OK(SendTid(sender.get(), i, 2));
     want.insert(i);
   }
   std::set<uint32_t> got;
@@ -159,23 +160,23 @@ TEST(MadFaults, WithTheOtherFaultsEveryMadStillComesOnce) {
 // sign).
 TEST(MadFaults, AReorderedMadIsNeverLeftBehind) {
   Open("reorder=1");
-  CHECK(SendTid(sender.get(), 9, 2).ok());
+  CHECK_OK(SendTid(sender.get(), 9, 2));
   ReceivedMad in;
   Status st = receiver->Receive(&in);
-  CHECK_TEXT(st.ok(), st.ToString().c_str());
+  CHECK_OK(st);
   CHECK_EQUAL(9u, Tid(in));
   CHECK_EQUAL(1u, counters().reordered);
 }
 
 TEST(MadFaults, ClosingDropsWhatIsHeldAndReopens) {
   Open("delay=60000");
-  CHECK(SendTid(sender.get(), 1, 2).ok());
+  CHECK_OK(SendTid(sender.get(), 1, 2));
   ReceivedMad in;
   CHECK_EQUAL(-EAGAIN, receiver->Receive(&in).code());
   receiver->Close();
   CHECK_EQUAL(-1, receiver->fd());
   receiver->Close();  // twice is fine
-  CHECK(receiver->Open(tree::kSsaClass, 1).ok());
+  CHECK_OK(receiver->Open(tree::kSsaClass, 1));
   CHECK(receiver->fd() >= 0);
   CHECK_EQUAL(-EAGAIN, receiver->Receive(&in).code());
   CHECK_FALSE(Readable(*receiver));

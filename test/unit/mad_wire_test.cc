@@ -10,6 +10,8 @@
 
 #include <cstring>
 
+#include "test/support/check_ok.h"
+
 using namespace ssa::mad;
 using ssa::Status;
 
@@ -167,7 +169,7 @@ TEST(MadWire, MadHeaderBytes) {
                             5, 6, 7, 8,    0x00, 0x35, 0,    0,    0xde, 0xad, 0xbe, 0xef};
   MEMCMP_EQUAL(want, buf, 24);
   MadHeader back;
-  CHECK_TRUE(DecodeMadHeader(buf, sizeof(buf), &back).ok());
+  CHECK_OK(DecodeMadHeader(buf, sizeof(buf), &back));
   UNSIGNED_LONGLONGS_EQUAL(h.tid, back.tid);
   UNSIGNED_LONGS_EQUAL(h.status, back.status);
   UNSIGNED_LONGS_EQUAL(h.attr_mod, back.attr_mod);
@@ -200,7 +202,7 @@ TEST(MadWire, SaHeaderBytes) {
   const uint8_t want[20] = {0, 0, 0, 0, 0, 0, 0, 1, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0x28, 0x30};
   MEMCMP_EQUAL(want, mad + 36, 20);
   SaHeader back;
-  CHECK_TRUE(DecodeSaHeader(mad, sizeof(mad), &back).ok());
+  CHECK_OK(DecodeSaHeader(mad, sizeof(mad), &back));
   UNSIGNED_LONGLONGS_EQUAL(sa.sm_key, back.sm_key);
   UNSIGNED_LONGS_EQUAL(8, back.attr_offset);
   UNSIGNED_LONGLONGS_EQUAL(sa.comp_mask, back.comp_mask);
@@ -227,7 +229,7 @@ TEST(MadWire, PathRecordRoundTripAndIbvConversion) {
   uint8_t bytes[kPathRecordSize];
   EncodePathRecord(SampleRecord(), bytes);
   PathRecord back;
-  CHECK_TRUE(DecodePathRecord(bytes, sizeof(bytes), &back).ok());
+  CHECK_OK(DecodePathRecord(bytes, sizeof(bytes), &back));
   CheckSameRecord(SampleRecord(), back);
 
   struct ibv_path_record ibv;
@@ -279,7 +281,7 @@ TEST(MadWire, PathRecordGetByGidMask) {
   uint8_t mad[kMadSize];
   BuildPathRecordGetByGid(1, kSgid, kDgid, 0, mad);
   SaHeader sa;
-  CHECK_TRUE(DecodeSaHeader(mad, sizeof(mad), &sa).ok());
+  CHECK_OK(DecodeSaHeader(mad, sizeof(mad), &sa));
   UNSIGNED_LONGLONGS_EQUAL(kPrCompDgid | kPrCompSgid | kPrCompReversible, sa.comp_mask);
   MEMCMP_EQUAL(kDgid, mad + 56 + 8, 16);
   MEMCMP_EQUAL(kSgid, mad + 56 + 24, 16);
@@ -296,14 +298,14 @@ TEST(MadWire, PathRecordGetAsGivenForcesNothing) {
   memset(mad, 0xee, sizeof(mad));
   EncodePathRecordGet(0x42, q, kPrCompSlid | kPrCompDlid, mad);
   MadHeader h;
-  CHECK_TRUE(DecodeMadHeader(mad, sizeof(mad), &h).ok());
+  CHECK_OK(DecodeMadHeader(mad, sizeof(mad), &h));
   LONGS_EQUAL(kClassSubnAdm, h.mgmt_class);
   LONGS_EQUAL(kSaClassVersion, h.class_version);
   LONGS_EQUAL(kMethodGet, h.method);
   LONGS_EQUAL(kAttrPathRecord, h.attr_id);
   UNSIGNED_LONGLONGS_EQUAL(0x42, h.tid);
   SaHeader sa;
-  CHECK_TRUE(DecodeSaHeader(mad, sizeof(mad), &sa).ok());
+  CHECK_OK(DecodeSaHeader(mad, sizeof(mad), &sa));
   UNSIGNED_LONGLONGS_EQUAL(kPrCompSlid | kPrCompDlid, sa.comp_mask);
   UNSIGNED_LONGLONGS_EQUAL(0, sa.sm_key);
   LONGS_EQUAL(0, mad[56 + 49]);       // neither Reversible nor NumbPath forced
@@ -317,7 +319,7 @@ TEST(MadWire, DecodeGoodPathRecordResponse) {
   MakeResponse(rec, 0, mad);
   PathRecord out;
   Status st = DecodePathRecordResponse(mad, sizeof(mad), &out);
-  CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+  CHECK_OK(st);
   CheckSameRecord(rec, out);
 }
 

@@ -12,6 +12,7 @@
 
 #include "common/mad/mad_wire.h"
 #include "common/smdb/smdb_index.h"
+#include "test/support/check_ok.h"
 #include "test/unit/path_engine_fabric.h"
 #include "test/unit/smdb_test_util.h"
 #include "util/smdb_tool/path_text.h"
@@ -29,7 +30,7 @@ struct Fixture {
   std::unique_ptr<SmdbIndex> index;
   Fixture() {
     ssa::Status st = SmdbIndex::Build(db, &index);
-    CHECK_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
   }
 };
 
@@ -91,7 +92,7 @@ TEST(PathEngine, LidsAboveTheSwitchTopAreUnrouted) {
   for (SmdbSwitch& s : db.switches.records)
     if (s.node_guid == S1) s.lin_fdb_top = 29;
   std::unique_ptr<SmdbIndex> idx;
-  CHECK(SmdbIndex::Build(db, &idx).ok());
+  CHECK_OK(SmdbIndex::Build(db, &idx));
   PathEngine e(idx.get());
   CheckNoPath(e, 10, 30, PathStatus::kNoRoute);
   ibv_path_record r;
@@ -122,7 +123,7 @@ TEST(PathEngine, TavorEndsGet1kMtuWithQuirks) {
   // Without enable_quirks, the ports' 4096.
   fx.db.subnet.records[0].flags = 0;
   std::unique_ptr<SmdbIndex> idx;
-  CHECK(SmdbIndex::Build(fx.db, &idx).ok());
+  CHECK_OK(SmdbIndex::Build(fx.db, &idx));
   PathEngine plain(idx.get());
   CheckPath(plain, 10, 13, Expected(A, 10, T, 13, 0x8002, 5, 5, 7, 18, true));
 }
@@ -182,7 +183,7 @@ TEST(PathEngine, ByGuidTheSaAnswersTheFirstLidPairWithAPath) {
   for (SmdbLftBlock& b : db.lft_blocks.records)
     if (b.node_guid == S1) b.ports[16] = kLftNoPath;
   std::unique_ptr<SmdbIndex> idx;
-  CHECK(SmdbIndex::Build(db, &idx).ok());
+  CHECK_OK(SmdbIndex::Build(db, &idx));
   PathEngine e(idx.get());
   ibv_path_record got;
   CHECK(e.ComputeByGuid(A + 1, C + 1, &got) == PathStatus::kOk);
@@ -221,7 +222,7 @@ TEST(PathEngine, PkeyIsTheFirstSharedInOpenSmsMapOrderAndSetsTheSl) {
   fx.db.partitions.records.clear();
   fx.db.subnet.records[0].default_sl = 0;
   std::unique_ptr<SmdbIndex> idx;
-  CHECK(SmdbIndex::Build(fx.db, &idx).ok());
+  CHECK_OK(SmdbIndex::Build(fx.db, &idx));
   PathEngine nopart(idx.get());
   CheckPath(nopart, 10, 30, Expected(A, 10, H, 30, 0xffff, 0, 4, 7, 18, true));
 }
@@ -244,7 +245,7 @@ TEST(PathEngine, LimitationsNameWhatTheSmdbCannotPredict) {
   STRCMP_EQUAL("", PathEngine(fx.index.get()).Limitations().c_str());
   fx.db.subnet.records[0].flags |= kSubnetQos | kSubnetRoutingSl;
   std::unique_ptr<SmdbIndex> idx;
-  CHECK(SmdbIndex::Build(fx.db, &idx).ok());
+  CHECK_OK(SmdbIndex::Build(fx.db, &idx));
   std::string l = PathEngine(idx.get()).Limitations();
   CHECK(l.find("opt.qos") != std::string::npos);
   CHECK(l.find("routing engine") != std::string::npos);
@@ -254,13 +255,13 @@ TEST(PathEngine, PrdbHoldsEveryPathOfEverySourceLid) {
   Fixture fx;
   PathEngine e(fx.index.get());
   Prdb prdb;
-  CHECK(BuildPrdb(e, A + 1, 7, &prdb).ok());
+  CHECK_OK(BuildPrdb(e, A + 1, 7, &prdb));
   CHECK_EQUAL(7u, prdb.global_epoch);
   CHECK_EQUAL(10, prdb.source.records[0].base_lid);
   // 2 source LIDs x 14 LIDs, less the 3 unreachable ones from each.
   CHECK_EQUAL(22u, prdb.paths.records.size());
   std::string bytes;
-  CHECK(prdb.Serialize(&bytes).ok());  // sorted, unique keys
+  CHECK_OK(prdb.Serialize(&bytes));  // sorted, unique keys
   PrdbPath p;
   ibv_path_record r;
   CHECK(e.Compute(11, 16, &r) == PathStatus::kOk);
@@ -366,13 +367,13 @@ TEST(PathEngine, LidListsAndPathLines) {
   Fixture fx;
   using ssa::smdb_tool::ParseLidList;
   std::vector<uint16_t> lids;
-  CHECK(ParseLidList("10", *fx.index, false, &lids).ok());
+  CHECK_OK(ParseLidList("10", *fx.index, false, &lids));
   CHECK((std::vector<uint16_t>{10}) == lids);
   lids.clear();
-  CHECK(ParseLidList("10,0x00000000000000c1,12-13,10", *fx.index, true, &lids).ok());
+  CHECK_OK(ParseLidList("10,0x00000000000000c1,12-13,10", *fx.index, true, &lids));
   CHECK((std::vector<uint16_t>{10, 11, 16, 17, 12, 13}) == lids);
   lids.clear();
-  CHECK(ParseLidList("all", *fx.index, false, &lids).ok());
+  CHECK_OK(ParseLidList("all", *fx.index, false, &lids));
   CHECK_EQUAL(12u, lids.size());  // every port with a LID, base LIDs
   CHECK(!ParseLidList("0x0000000000000bad", *fx.index, false, &lids).ok());
   CHECK(!ParseLidList("0xc000", *fx.index, false, &lids).ok());
@@ -408,7 +409,7 @@ TEST(PathEngine, LidListsAndPathLines) {
 TEST(PathEngine, RecordsTheSmdbCannotPredictAreMarkedNotExact) {
   Fixture fx;
   Prdb exact;
-  CHECK(BuildPrdb(PathEngine(fx.index.get()), A + 1, 7, &exact).ok());
+  CHECK_OK(BuildPrdb(PathEngine(fx.index.get()), A + 1, 7, &exact));
   for (const PrdbPath& p : exact.paths.records) CHECK_EQUAL(0, p.flags & kPathInexact);
 
   struct Case {
@@ -423,12 +424,12 @@ TEST(PathEngine, RecordsTheSmdbCannotPredictAreMarkedNotExact) {
   for (const Case& c : cases) {
     fx.db.subnet.records[0].flags = c.subnet_flags;
     std::unique_ptr<SmdbIndex> idx;
-    CHECK(SmdbIndex::Build(fx.db, &idx).ok());
+    CHECK_OK(SmdbIndex::Build(fx.db, &idx));
     PathEngine e(idx.get());
     CHECK_EQUAL(c.marks, e.InexactFlags(10, 12));
     STRCMP_EQUAL(c.why, InexactReasons(e.InexactFlags(10, 12)).c_str());
     Prdb prdb;
-    CHECK(BuildPrdb(e, A + 1, 7, &prdb).ok());
+    CHECK_OK(BuildPrdb(e, A + 1, 7, &prdb));
     // The same paths as the exact subnet's, each marked.
     CHECK_EQUAL(exact.paths.records.size(), prdb.paths.records.size());
     for (size_t i = 0; i < prdb.paths.records.size(); ++i) {
@@ -443,7 +444,7 @@ TEST(PathEngine, RecordsTheSmdbCannotPredictAreMarkedNotExact) {
   // QoS on, no policy, no SL on VL15: the SA answers as without QoS.
   fx.db.subnet.records[0].flags = kSubnetQos | kSubnetQosReported;
   std::unique_ptr<SmdbIndex> idx;
-  CHECK(SmdbIndex::Build(fx.db, &idx).ok());
+  CHECK_OK(SmdbIndex::Build(fx.db, &idx));
   CHECK_EQUAL(0, PathEngine(idx.get()).InexactFlags(10, 12));
   STRCMP_EQUAL("", PathEngine(idx.get()).Limitations().c_str());
 }
@@ -457,7 +458,7 @@ TEST(PathEngine, TheRoutingEnginesSlsFromTheSmdbFinishTheRecord) {
   fx.db.route_sl_hints.records = {SmdbRouteSlHint{0}, SmdbRouteSlHint{5}};
   fx.db.route_sls.records = {SmdbRouteSl{10, 12, 5, 2}, SmdbRouteSl{10, 16, 0, 7}};
   std::unique_ptr<SmdbIndex> idx;
-  CHECK(SmdbIndex::Build(fx.db, &idx).ok());
+  CHECK_OK(SmdbIndex::Build(fx.db, &idx));
   PathEngine e(idx.get());
   STRCMP_EQUAL("", e.Limitations().c_str());
   // 10 -> 12: partition 0x0002's SL 5 is the hint; the engine says 2.
@@ -480,7 +481,7 @@ TEST(PathEngine, TheRoutingEnginesSlsFromTheSmdbFinishTheRecord) {
   CHECK(found_sl1);
   // Without the SMDB's answers, every record is marked.
   fx.db.subnet.records[0].flags &= ~kSubnetRouteSls;
-  CHECK(SmdbIndex::Build(fx.db, &idx).ok());
+  CHECK_OK(SmdbIndex::Build(fx.db, &idx));
   CHECK_EQUAL(kPathInexactRoutingSl, PathEngine(idx.get()).InexactFlags(10, 12));
 }
 
@@ -529,7 +530,7 @@ TEST(PathEngine, AnSlTheSl2VlTablesDropHasNoPath) {
   // S1's port 2 (to B), for packets in on port 1 (from A): SL 5 to VL15.
   fx.db.sl2vl_drops.records = {SmdbSl2VlDrop{S1, 2, 1, 1u << 5}};
   std::unique_ptr<SmdbIndex> idx;
-  CHECK(SmdbIndex::Build(fx.db, &idx).ok());
+  CHECK_OK(SmdbIndex::Build(fx.db, &idx));
   PathEngine e(idx.get());
   CHECK_EQUAL(0, e.InexactFlags(10, 12));
   STRCMP_EQUAL("", e.Limitations().c_str());
@@ -544,6 +545,6 @@ TEST(PathEngine, AnSlTheSl2VlTablesDropHasNoPath) {
   CHECK(e.Compute(10, 30, &r) != PathStatus::kOk || (be16toh(r.qosclass_sl) & 0xf) != 5);
   // Without the tables in the SMDB, marked instead.
   fx.db.subnet.records[0].flags &= ~kSubnetSl2VlTables;
-  CHECK(SmdbIndex::Build(fx.db, &idx).ok());
+  CHECK_OK(SmdbIndex::Build(fx.db, &idx));
   CHECK_EQUAL(kPathInexactQos, PathEngine(idx.get()).InexactFlags(10, 12));
 }

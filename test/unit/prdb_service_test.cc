@@ -14,6 +14,7 @@
 #include "common/base/worker_pool.h"
 #include "common/smdb/smdb_delta.h"
 #include "distrib/prdb_service.h"
+#include "test/support/check_ok.h"
 #include "test/unit/path_engine_fabric.h"
 
 #include "CppUTest/TestHarness.h"
@@ -29,7 +30,7 @@ TEST_GROUP(PrdbService) {
   std::vector<PrdbVersion> published;
 
   void setup() override {
-    CHECK(loop.Init().ok());
+    CHECK_OK(loop.Init());
     log.set_level(ssa::LogLevel::kError);
     pool = std::make_unique<ssa::WorkerPool>(&loop, 2);
   }
@@ -89,7 +90,7 @@ TEST(PrdbService, IncrementalEqualsFullAfterRandomChanges) {
     PathEngine engine(index.get());
     for (uint64_t g : consumers) {
       Prdb full;
-      CHECK(BuildPrdb(engine, g, next->global_epoch, &full).ok());
+      CHECK_OK(BuildPrdb(engine, g, next->global_epoch, &full));
       std::shared_ptr<const Prdb> got = svc->Current(g);
       CHECK(got != nullptr);
       CHECK_TEXT(full == *got, ("round " + std::to_string(round)).c_str());
@@ -106,7 +107,7 @@ TEST(PrdbService, IncrementalEqualsFullAfterRandomChanges) {
                   v.digest);
       CHECK(v.delta != nullptr);
       std::string want;
-      CHECK(MakeDelta(*previous[v.port_guid], *svc->Current(v.port_guid), &want).ok());
+      CHECK_OK(MakeDelta(*previous[v.port_guid], *svc->Current(v.port_guid), &want));
       CHECK_TEXT(want == *v.delta, ("round " + std::to_string(round)).c_str());
     }
     db = next;

@@ -19,6 +19,7 @@
 #include "common/mad/sa_client.h"
 #include "core/core_model.h"
 #include "core/provider_host.h"
+#include "test/support/check_ok.h"
 
 // Last: its macros redefine new.
 #include <CppUTest/TestHarness.h>
@@ -43,7 +44,7 @@ TEST_GROUP(ProviderHostOps) {
   std::vector<std::string> faulted;  // ops the fault hook ran in
 
   void setup() override {
-    CHECK_TRUE(loop.Init().ok());
+    CHECK_OK(loop.Init());
     log.set_sink([this](ssa::LogLevel level, const std::string& line) {
       if (level == ssa::LogLevel::kError) errors.push_back(line);
     });

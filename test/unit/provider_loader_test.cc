@@ -3,7 +3,6 @@
 // "testprov" driven through its ops table with a fake core.
 #include "core/provider_loader.h"
 
-#include <CppUTest/TestHarness.h>
 #include <dlfcn.h>
 #include <endian.h>
 #include <infiniband/acm.h>
@@ -19,6 +18,13 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "test/support/check_ok.h"
+#include "test/support/fake_core.h"
+#include "test/support/temp_dir.h"
+
+// Last: CppUTest redefines new for what follows it.
+#include <CppUTest/TestHarness.h>
 
 namespace {
 
@@ -73,7 +79,7 @@ TEST_GROUP(ProviderLoader) {
 TEST(ProviderLoader, LoadsTheGoodProviderWithOneInfoLine) {
   ssa::ProviderLoader loader(&log);
   ssa::Status st = loader.LoadFile(kTestprov);
-  CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+  CHECK_OK(st);
   LONGS_EQUAL(1, loader.providers().size());
   const ssa::LoadedProvider* lp = loader.Find("testprov");
   CHECK(lp != nullptr);
@@ -162,7 +168,7 @@ TEST(ProviderLoader, MissingDirectoryIsAnErrorNamingIt) {
 
 TEST(ProviderLoader, GoodDirectoryHoldsOnlyTestprov) {
   ssa::ProviderLoader loader(&log);
-  CHECK_TRUE(loader.LoadDirectory(kGoodDir).ok());
+  CHECK_OK(loader.LoadDirectory(kGoodDir));
   LONGS_EQUAL(1, loader.providers().size());
   STRCMP_EQUAL("testprov", loader.providers()[0]->name().c_str());
   LONGS_EQUAL(0, loader.rejected_count());
@@ -171,7 +177,7 @@ TEST(ProviderLoader, GoodDirectoryHoldsOnlyTestprov) {
 
 TEST(ProviderLoader, BadDirectoryRejectsEveryFileOnceEach) {
   ssa::ProviderLoader loader(&log);
-  CHECK_TRUE(loader.LoadDirectory(kBadDir).ok());
+  CHECK_OK(loader.LoadDirectory(kBadDir));
   LONGS_EQUAL(0, loader.providers().size());
   // .libs also holds libtool's .la/.lai/.o files: none may count.
   LONGS_EQUAL(8, loader.rejected_count());
@@ -189,9 +195,9 @@ TEST(ProviderLoader, BadDirectoryRejectsEveryFileOnceEach) {
 }
 
 TEST(ProviderLoader, ScansOnlyRegularSoFiles) {
-  char tmpl[] = "/tmp/ssa-provdir-XXXXXX";
-  CHECK(mkdtemp(tmpl) != nullptr);
-  const std::string dir = tmpl;
+  ssa::test::TempDir tmp("ssa-provdir-");
+  CHECK_OK(tmp.status());
+  const std::string& dir = tmp.path();
   CHECK_EQUAL(0, symlink(kTestprov.c_str(), (dir + "/a.so").c_str()));
   CHECK_EQUAL(0, symlink(kTestprov.c_str(), (dir + "/a.so.1").c_str()));
   std::ofstream(dir + "/notes.txt") << "not a provider\n";
@@ -199,23 +205,20 @@ TEST(ProviderLoader, ScansOnlyRegularSoFiles) {
   CHECK_EQUAL(0, mkdir((dir + "/subdir.so").c_str(), 0700));
   {
     ssa::ProviderLoader loader(&log);
-    CHECK_TRUE(loader.LoadDirectory(dir + "/").ok());
+    CHECK_OK(loader.LoadDirectory(dir + "/"));
     LONGS_EQUAL(1, loader.providers().size());
     STRCMP_EQUAL((dir + "/a.so").c_str(), loader.providers()[0]->path().c_str());
     LONGS_EQUAL(1, loader.rejected_count());  // text.so only
     STRCMP_EQUAL((dir + "/text.so").c_str(), loader.rejections()[0].path.c_str());
     CHECK(loader.rejections()[0].reason == ssa::RejectReason::kLoadFailed);
   }
-  for (const char* f : {"/a.so", "/a.so.1", "/notes.txt", "/text.so"}) unlink((dir + f).c_str());
-  rmdir((dir + "/subdir.so").c_str());
-  rmdir(dir.c_str());
 }
 
 TEST(ProviderLoader, DuplicateHigherVersionWinsWhenLoadedSecond) {
   ssa::ProviderLoader loader(&log);
-  CHECK_TRUE(loader.LoadFile(kDupV1).ok());
+  CHECK_OK(loader.LoadFile(kDupV1));
   lines.clear();
-  CHECK_TRUE(loader.LoadFile(kDupV2).ok());
+  CHECK_OK(loader.LoadFile(kDupV2));
   LONGS_EQUAL(1, loader.providers().size());
   LONGS_EQUAL(2, loader.Find("dup")->version());
   STRCMP_EQUAL(kDupV2.c_str(), loader.Find("dup")->path().c_str());
@@ -230,7 +233,7 @@ TEST(ProviderLoader, DuplicateHigherVersionWinsWhenLoadedSecond) {
 
 TEST(ProviderLoader, DuplicateHigherVersionWinsWhenLoadedFirst) {
   ssa::ProviderLoader loader(&log);
-  CHECK_TRUE(loader.LoadFile(kDupV2).ok());
+  CHECK_OK(loader.LoadFile(kDupV2));
   lines.clear();
   ssa::Status st = loader.LoadFile(kDupV1);
   CHECK_FALSE(st.ok());
@@ -248,7 +251,7 @@ TEST(ProviderLoader, DuplicateHigherVersionWinsWhenLoadedFirst) {
 
 TEST(ProviderLoader, DuplicateOfSameVersionKeepsTheFirstAndItsModule) {
   ssa::ProviderLoader loader(&log);
-  CHECK_TRUE(loader.LoadFile(kTestprov).ok());
+  CHECK_OK(loader.LoadFile(kTestprov));
   lines.clear();
   CHECK_FALSE(loader.LoadFile(kTestprov).ok());
   LONGS_EQUAL(1, loader.providers().size());
@@ -261,7 +264,7 @@ TEST(ProviderLoader, DuplicateOfSameVersionKeepsTheFirstAndItsModule) {
 
 TEST(ProviderLoader, ExtraDirectoryKeepsOlderAndDupV2) {
   ssa::ProviderLoader loader(&log);
-  CHECK_TRUE(loader.LoadDirectory(kExtraDir).ok());
+  CHECK_OK(loader.LoadDirectory(kExtraDir));
   LONGS_EQUAL(2, loader.providers().size());
   // dup_v2 took dup_v1's place, ahead of older.
   STRCMP_EQUAL("dup", loader.providers()[0]->name().c_str());
@@ -326,7 +329,7 @@ TEST(AbiMember, OlderProviderLoadsAndHasNoAppendedOps) {
   log.set_level(ssa::LogLevel::kError);
   ssa::ProviderLoader loader(&log);
   ssa::Status st = loader.LoadFile(kExtraDir + "/older.so");
-  CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+  CHECK_OK(st);
   const ssa::LoadedProvider* lp = loader.Find("older");
   CHECK(lp != nullptr);
   LONGS_EQUAL(SSA_PROVIDER_V1_0_SIZE, lp->table_size());
@@ -344,98 +347,7 @@ TEST(AbiMember, OlderProviderLoadsAndHasNoAppendedOps) {
 
 namespace {
 
-struct FakeCore {
-  struct Answer {
-    uint64_t id;
-    uint8_t status;
-    bool has_path;
-    ibv_path_record path;
-    bool query;
-  };
-  struct Timer {
-    ssa_timer_fn fn;
-    void* arg;
-    bool live;
-  };
-  std::vector<Answer> answers;
-  std::vector<std::string> logs;
-  std::vector<std::string> config_warnings;
-  std::vector<std::pair<std::string, std::string>> options;
-  std::vector<Timer> timers;  // id = index + 1
-  uint64_t counters[ACM_MAX_COUNTER] = {};
-
-  ssa_core_t* handle() { return reinterpret_cast<ssa_core_t*>(this); }
-  static FakeCore* Of(ssa_core_t* core) { return reinterpret_cast<FakeCore*>(core); }
-};
-
-void FakeLog(ssa_core_t* core, int, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
-void FakeLog(ssa_core_t* core, int, const char* fmt, ...) {
-  char buf[1024];
-  va_list args;
-  va_start(args, fmt);
-  vsnprintf(buf, sizeof(buf), fmt, args);
-  va_end(args);
-  FakeCore::Of(core)->logs.push_back(buf);
-}
-
-int FakeAnswer(ssa_core_t* core, uint64_t id, uint8_t status, const ibv_path_record* path,
-               bool query) {
-  FakeCore::Answer a{id, status, path != nullptr, {}, query};
-  if (path) a.path = *path;
-  FakeCore::Of(core)->answers.push_back(a);
-  return 0;
-}
-int FakeResolveDone(ssa_core_t* c, uint64_t id, uint8_t st, const ibv_path_record* p) {
-  return FakeAnswer(c, id, st, p, false);
-}
-int FakeQueryDone(ssa_core_t* c, uint64_t id, uint8_t st, const ibv_path_record* p) {
-  return FakeAnswer(c, id, st, p, true);
-}
-int FakeSaSend(ssa_core_t*, ssa_core_port_t*, const uint8_t*, size_t, ssa_sa_done_fn, void*) {
-  return -ENOTSUP;
-}
-uint64_t FakeTimerAdd(ssa_core_t* core, uint32_t, ssa_timer_fn fn, void* arg) {
-  FakeCore::Of(core)->timers.push_back({fn, arg, true});
-  return FakeCore::Of(core)->timers.size();
-}
-int FakeTimerCancel(ssa_core_t* core, uint64_t id) {
-  FakeCore::Of(core)->timers.at(id - 1).live = false;
-  return 0;
-}
-int FakeFdWatch(ssa_core_t*, int, uint32_t, ssa_fd_fn, void*) { return -ENOTSUP; }
-int FakeFdUnwatch(ssa_core_t*, int) { return -ENOTSUP; }
-int FakeConfigForeach(ssa_core_t* core, ssa_config_fn fn, void* arg) {
-  int line = 1;
-  for (const auto& kv : FakeCore::Of(core)->options)
-    if (fn(arg, kv.first.c_str(), kv.second.c_str(), "test.cfg", line++)) break;
-  return 0;
-}
-void FakeConfigWarn(ssa_core_t* core, const char* file, int line, const char* msg) {
-  FakeCore::Of(core)->config_warnings.push_back(std::string(file) + ":" + std::to_string(line) +
-                                                ": " + msg);
-}
-void FakeCounterAdd(ssa_core_t* core, int counter, uint64_t delta) {
-  FakeCore::Of(core)->counters[counter] += delta;
-}
-
-ssa_core_ops FakeOps() {
-  ssa_core_ops ops{};
-  ops.size = sizeof(ops);
-  ops.abi_major = SSA_PROV_ABI_MAJOR;
-  ops.abi_minor = SSA_PROV_ABI_MINOR;
-  ops.log = FakeLog;
-  ops.resolve_done = FakeResolveDone;
-  ops.query_done = FakeQueryDone;
-  ops.sa_send = FakeSaSend;
-  ops.timer_add = FakeTimerAdd;
-  ops.timer_cancel = FakeTimerCancel;
-  ops.fd_watch = FakeFdWatch;
-  ops.fd_unwatch = FakeFdUnwatch;
-  ops.config_foreach = FakeConfigForeach;
-  ops.config_warn = FakeConfigWarn;
-  ops.counter_add = FakeCounterAdd;
-  return ops;
-}
+using ssa::test::FakeCore;
 
 constexpr uint64_t kPrefix = 0xfe80000000000000ULL;
 constexpr uint64_t kGuid = 0x0002c90300000005ULL;
@@ -469,7 +381,7 @@ TEST_GROUP(Testprov) {
   std::unique_ptr<ssa::ProviderLoader> loader;
   const ssa_provider* prov = nullptr;
   FakeCore core;
-  ssa_core_ops ops = FakeOps();
+  const ssa_core_ops& ops = FakeCore::kOps;
   void *prov_ctx = nullptr, *dev_ctx = nullptr, *port_ctx = nullptr, *ep_ctx = nullptr,
        *addr_ctx = nullptr;
   uint16_t pkeys[1] = {0xffff};
@@ -477,7 +389,7 @@ TEST_GROUP(Testprov) {
   void setup() override {
     log.set_level(ssa::LogLevel::kError);
     loader = std::make_unique<ssa::ProviderLoader>(&log);
-    CHECK_TRUE(loader->LoadFile(kTestprov).ok());
+    CHECK_OK(loader->LoadFile(kTestprov));
     prov = loader->Find("testprov")->table();
   }
   void teardown() override { loader.reset(); }
@@ -502,6 +414,13 @@ TEST_GROUP(Testprov) {
     ssa_address addr = NameAddress("node5");
     LONGS_EQUAL(0, prov->add_address(ep_ctx, &addr, &addr_ctx));
   }
+  // Request `id`'s answer, which must have been given once.
+  const FakeCore::Answer& AnswerTo(uint64_t id) {
+    auto it = core.answers.find(id);
+    CHECK_TEXT(it != core.answers.end(), ("no answer to request " + std::to_string(id)).c_str());
+    LONGS_EQUAL(1, it->second.times);
+    return it->second;
+  }
   void Close() {
     prov->remove_address(addr_ctx);
     prov->close_endpoint(ep_ctx);
@@ -516,11 +435,10 @@ TEST(Testprov, ResolvesAGidFromTheRequestAndThePort) {
   ssa_resolve_request req = GidRequest(kPrefix, 0x0002c90300000007ULL, 0);
   LONGS_EQUAL(0, prov->resolve(addr_ctx, &req, 42));
   LONGS_EQUAL(1, core.answers.size());
-  const FakeCore::Answer& a = core.answers[0];
-  LONGS_EQUAL(42, a.id);
+  const FakeCore::Answer& a = AnswerTo(42);
   LONGS_EQUAL(ACM_STATUS_SUCCESS, a.status);
   CHECK_TRUE(a.has_path);
-  CHECK_FALSE(a.query);
+  CHECK_FALSE(a.is_query);
   MEMCMP_EQUAL(req.dst.data, a.path.dgid.raw, 16);
   LONGS_EQUAL(7, be16toh(a.path.dlid));
   CHECK_EQUAL(kPrefix, be64toh(a.path.sgid.global.subnet_prefix));
@@ -540,11 +458,11 @@ TEST(Testprov, KnowsItsOwnAddressesOnlyAndAnswersEdestaddrOtherwise) {
   req.dst = NameAddress("stranger");
   LONGS_EQUAL(0, prov->resolve(addr_ctx, &req, 2));
   LONGS_EQUAL(2, core.answers.size());
-  LONGS_EQUAL(ACM_STATUS_SUCCESS, core.answers[0].status);
-  LONGS_EQUAL(kLid, be16toh(core.answers[0].path.dlid));
-  CHECK_EQUAL(kGuid, be64toh(core.answers[0].path.dgid.global.interface_id));
-  LONGS_EQUAL(ACM_STATUS_EDESTADDR, core.answers[1].status);
-  CHECK_FALSE(core.answers[1].has_path);
+  LONGS_EQUAL(ACM_STATUS_SUCCESS, AnswerTo(1).status);
+  LONGS_EQUAL(kLid, be16toh(AnswerTo(1).path.dlid));
+  CHECK_EQUAL(kGuid, be64toh(AnswerTo(1).path.dgid.global.interface_id));
+  LONGS_EQUAL(ACM_STATUS_EDESTADDR, AnswerTo(2).status);
+  CHECK_FALSE(AnswerTo(2).has_path);
   Close();
 }
 
@@ -554,9 +472,9 @@ TEST(Testprov, NodelayAnswersEnodataOnceThenThePath) {
   LONGS_EQUAL(0, prov->resolve(addr_ctx, &req, 1));
   LONGS_EQUAL(0, prov->resolve(addr_ctx, &req, 2));
   LONGS_EQUAL(2, core.answers.size());
-  LONGS_EQUAL(ACM_STATUS_ENODATA, core.answers[0].status);
-  LONGS_EQUAL(ACM_STATUS_SUCCESS, core.answers[1].status);
-  LONGS_EQUAL(9, be16toh(core.answers[1].path.dlid));
+  LONGS_EQUAL(ACM_STATUS_ENODATA, AnswerTo(1).status);
+  LONGS_EQUAL(ACM_STATUS_SUCCESS, AnswerTo(2).status);
+  LONGS_EQUAL(9, be16toh(AnswerTo(2).path.dlid));
 
   uint64_t values[ACM_MAX_COUNTER + 2] = {};
   uint8_t count = ACM_MAX_COUNTER + 2;
@@ -576,7 +494,7 @@ TEST(Testprov, NodelayAnswersEnodataOnceThenThePath) {
 }
 
 TEST(Testprov, DelayedAnswersComeFromATimerAndFiniAnswersTheRest) {
-  core.options = {{"delay_ms", "5"}, {"colour", "blue"}};
+  core.SetOptions("test.cfg", 1, {{"delay_ms", "5"}, {"colour", "blue"}});
   Open();
   LONGS_EQUAL(1, core.config_warnings.size());
   STRCMP_EQUAL("test.cfg:2: unknown option", core.config_warnings[0].c_str());
@@ -588,17 +506,15 @@ TEST(Testprov, DelayedAnswersComeFromATimerAndFiniAnswersTheRest) {
   FakeCore::Timer first = core.timers[0];
   first.fn(first.arg);
   LONGS_EQUAL(1, core.answers.size());
-  LONGS_EQUAL(1, core.answers[0].id);
-  CHECK_TRUE(core.answers[0].query);
-  LONGS_EQUAL(ACM_STATUS_SUCCESS, core.answers[0].status);
+  CHECK_TRUE(AnswerTo(1).is_query);
+  LONGS_EQUAL(ACM_STATUS_SUCCESS, AnswerTo(1).status);
   Close();  // request 2 still waits: fini must answer it and cancel its timer
   LONGS_EQUAL(2, core.answers.size());
-  LONGS_EQUAL(2, core.answers[1].id);
-  LONGS_EQUAL(ACM_STATUS_ENOTCONN, core.answers[1].status);
+  LONGS_EQUAL(ACM_STATUS_ENOTCONN, AnswerTo(2).status);
   CHECK_FALSE(core.timers[1].live);
 }
 
 TEST(Testprov, FailInitOptionMakesInitFail) {
-  core.options = {{"fail_init", "yes"}};
+  core.SetOptions("test.cfg", 1, {{"fail_init", "yes"}});
   LONGS_EQUAL(-EINVAL, prov->init(&ops, core.handle(), &prov_ctx));
 }

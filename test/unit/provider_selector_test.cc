@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "test/support/check_ok.h"
+
 namespace {
 
 constexpr uint64_t kLinkLocal = 0xfe80000000000000ULL;
@@ -17,7 +19,7 @@ TEST_GROUP(ProviderSelector) {
 
   void Add(const std::string& rule) {
     ssa::Status st = sel.AddRule(rule);
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
   }
   // The rule is refused with a message naming it and saying `what`.
   void Refused(const std::string& rule, const std::string& what) {

@@ -11,6 +11,7 @@
 
 #include "common/smdb/path_engine.h"
 #include "common/smdb/smdb_index.h"
+#include "test/support/check_ok.h"
 #include "test/unit/path_engine_fabric.h"
 #include "util/smdb_tool/path_text.h"
 
@@ -74,7 +75,7 @@ struct Fixture {
   std::unique_ptr<SmdbIndex> index;
   Fixture() {
     ssa::Status st = SmdbIndex::Build(db, &index);
-    CHECK_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
   }
 };
 
@@ -133,7 +134,7 @@ TEST(QosPolicy, TheEngineAppliesTheLevelAsTheSaDoes) {
   // record without QoS.
   Smdb plain_db = TwoSwitchFabric();
   std::unique_ptr<SmdbIndex> plain_index;
-  CHECK(SmdbIndex::Build(plain_db, &plain_index).ok());
+  CHECK_OK(SmdbIndex::Build(plain_db, &plain_index));
   ibv_path_record s1_d;
   CHECK(PathEngine(plain_index.get()).Compute(1, 18, &s1_d) == PathStatus::kOk);
   s1_d.pkey = htobe16(0x7fff);
@@ -160,7 +161,7 @@ TEST(QosPolicy, ALevelsPkeysRestrictTheQuerysPkey) {
   db.qos_ranges.records = {SmdbQosRange{kQosOwnerLevel, 3, kQosRangePkey, 0, 0x0002, 0x0002},
                            SmdbQosRange{kQosOwnerRule, 3, kQosRangeServiceId, 0, 0x10000, 0x1ffff}};
   std::unique_ptr<SmdbIndex> idx;
-  CHECK(SmdbIndex::Build(db, &idx).ok());
+  CHECK_OK(SmdbIndex::Build(db, &idx));
   ibv_path_record r;
   // A query with 0xffff from a switch gets level "sw", which lacks it.
   PathEngineOptions o;
@@ -183,7 +184,7 @@ TEST(QosPolicy, APolicyTheSmdbDoesNotCarryMarksRecordsNotExact) {
   db.qos_ranges.records.clear();
   db.subnet.records[0].flags &= ~kSubnetQosTables;
   std::unique_ptr<SmdbIndex> idx;
-  CHECK(SmdbIndex::Build(db, &idx).ok());
+  CHECK_OK(SmdbIndex::Build(db, &idx));
   CHECK_EQUAL(kPathInexactQos, PathEngine(idx.get()).InexactFlags(10, 12));
 }
 

@@ -12,6 +12,7 @@
 #include "common/smdb/path_engine.h"
 #include "common/smdb/route_diff.h"
 #include "common/smdb/smdb_delta.h"
+#include "test/support/check_ok.h"
 #include "test/unit/path_engine_fabric.h"
 
 #include "CppUTest/TestHarness.h"
@@ -28,7 +29,7 @@ struct Built {
 void Index(Built* b) {
   b->db.SortRecords();
   ssa::Status st = SmdbIndex::Build(b->db, &b->index);
-  CHECK_TEXT(st.ok(), st.ToString().c_str());
+  CHECK_OK(st);
 }
 
 // One random change; returns what it did, for the failure message.

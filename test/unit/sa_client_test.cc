@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "test/support/check_ok.h"
+
 using namespace std::chrono_literals;
 using ssa::MadAddress;
 using ssa::ReceivedMad;
@@ -125,7 +127,7 @@ TEST_GROUP(SaClient) {
 
   void setup() override {
     loop = new ssa::EventLoop();
-    CHECK_TRUE(loop->Init().ok());
+    CHECK_OK(loop->Init());
     logger = new ssa::Logger();
     logger->set_level(ssa::LogLevel::kWarn);
     logger->set_sink([this](ssa::LogLevel, const std::string& line) { log_lines.push_back(line); });
@@ -148,7 +150,7 @@ TEST_GROUP(SaClient) {
     o.retries = retries;
     client = new SaClient(loop, logger, port, o, std::make_unique<FakeTransport>(wire));
     Status st = client->Open();
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
   }
   SaClient::Callback Record() {
     return [this](int status, const uint8_t* resp, size_t len) {
@@ -189,8 +191,8 @@ TEST(SaClient, SendsToTheSmOverQp1WithItsOwnTid) {
   port.sm_lid = 5;
   port.sm_sl = 3;
   Make(4, 500);
-  CHECK_TRUE(Query(9).ok());
-  CHECK_TRUE(Query(10).ok());
+  CHECK_OK(Query(9));
+  CHECK_OK(Query(10));
   LONGS_EQUAL(2, wire->sent.size());
   const FakeWire::Sent& s = wire->sent[0];
   LONGS_EQUAL(mad::kMadSize, s.mad.size());
@@ -208,7 +210,7 @@ TEST(SaClient, SendsToTheSmOverQp1WithItsOwnTid) {
 
 TEST(SaClient, DepthIsRespectedAndQueueIsFifo) {
   Make(3);
-  for (uint16_t d = 1; d <= 10; ++d) CHECK_TRUE(Query(d).ok());
+  for (uint16_t d = 1; d <= 10; ++d) CHECK_OK(Query(d));
   LONGS_EQUAL(3, wire->sent.size());
   LONGS_EQUAL(3, client->outstanding());
   LONGS_EQUAL(7, client->queued());
@@ -260,7 +262,7 @@ TEST(SaClient, SubnetTimeoutIsAddedToEachTry) {
 TEST(SaClient, TimeoutRetriesThenFailsWithEtimedout) {
   Make(1, 20, 2);
   auto t0 = ssa::EventLoop::Clock::now();
-  CHECK_TRUE(Query(7).ok());
+  CHECK_OK(Query(7));
   CHECK_TRUE(Run([&] { return answers.size() == 1; }));
   auto elapsed = ssa::EventLoop::Clock::now() - t0;
   CHECK(elapsed >= 60ms);
@@ -282,7 +284,7 @@ TEST(SaClient, ADeadSaCostsEachRequestItsOwnTimeoutNotTheQueuesSum) {
   // the client), not after the 9 before it timed out one by one (1.2 s).
   Make(1, 40, 2);
   auto t0 = ssa::EventLoop::Clock::now();
-  for (uint16_t d = 1; d <= 10; ++d) CHECK_TRUE(Query(d).ok());
+  for (uint16_t d = 1; d <= 10; ++d) CHECK_OK(Query(d));
   CHECK_TRUE(Run([&] { return answers.size() == 10; }));
   auto elapsed = ssa::EventLoop::Clock::now() - t0;
   CHECK_TEXT(elapsed < 400ms, "the queued requests waited for each other");
@@ -298,7 +300,7 @@ TEST(SaClient, ADeadSaCostsEachRequestItsOwnTimeoutNotTheQueuesSum) {
 
 TEST(SaClient, LateAnswerAfterFailureIsStale) {
   Make(1, 10, 1);
-  CHECK_TRUE(Query(7).ok());
+  CHECK_OK(Query(7));
   CHECK_TRUE(Run([&] { return answers.size() == 1; }));
   LONGS_EQUAL(-ETIMEDOUT, answers[0].status);
   wire->Answer(0);
@@ -312,7 +314,7 @@ TEST(SaClient, AnswerToAnEarlierTryCompletesAndTheRetrysAnswerIsStale) {
   // Tries long enough that a loaded machine still sees the second one out
   // before the third (a loop iteration late by a whole try would send both).
   Make(1, 300, 2);
-  CHECK_TRUE(Query(7).ok());
+  CHECK_OK(Query(7));
   CHECK_TRUE(Run([&] { return wire->sent.size() >= 2; }));  // first try timed out
   wire->Answer(0);                                          // late answer to try 1
   CHECK_TRUE(Run([&] { return answers.size() == 1; }));
@@ -328,7 +330,7 @@ TEST(SaClient, AnswerToAnEarlierTryCompletesAndTheRetrysAnswerIsStale) {
 
 TEST(SaClient, UnknownTidIsDroppedAndCounted) {
   Make(1);
-  CHECK_TRUE(Query(7).ok());
+  CHECK_OK(Query(7));
   std::vector<uint8_t> bogus = wire->sent[0].mad;
   bogus[3] = mad::kMethodGetResp;
   mad::SetMadTid(bogus.data(), wire->Tid(0) + 12345);
@@ -342,7 +344,7 @@ TEST(SaClient, UnknownTidIsDroppedAndCounted) {
 
 TEST(SaClient, DuplicateAnswerIsStale) {
   Make(1);
-  CHECK_TRUE(Query(7).ok());
+  CHECK_OK(Query(7));
   wire->Answer(0);
   wire->Answer(0);
   CHECK_TRUE(Run([&] { return client->stats().stale_responses == 1; }));
@@ -351,8 +353,8 @@ TEST(SaClient, DuplicateAnswerIsStale) {
 
 TEST(SaClient, OnlyTheLow32TidBitsAreMatched) {
   Make(2);
-  CHECK_TRUE(Query(7).ok());
-  CHECK_TRUE(Query(8).ok());
+  CHECK_OK(Query(7));
+  CHECK_OK(Query(8));
   wire->Answer(1, 0, 0xffffffff);
   wire->Answer(0, 0, 0x00000001);
   CHECK_TRUE(Run([&] { return answers.size() == 2; }));
@@ -362,7 +364,7 @@ TEST(SaClient, OnlyTheLow32TidBitsAreMatched) {
 
 TEST(SaClient, MalformedMadsAreCountedLoggedAndDropped) {
   Make(1);
-  CHECK_TRUE(Query(7).ok());
+  CHECK_OK(Query(7));
   std::vector<uint8_t> m = wire->sent[0].mad;
   m[3] = mad::kMethodGetResp;
   wire->Deliver(m.data(), 10);  // short
@@ -389,7 +391,7 @@ TEST(SaClient, MalformedMadsAreCountedLoggedAndDropped) {
 
 TEST(SaClient, SaErrorStatusGoesToTheCaller) {
   Make(1);
-  CHECK_TRUE(Query(7).ok());
+  CHECK_OK(Query(7));
   wire->Answer(0, mad::kSaStatusNoRecords);
   CHECK_TRUE(Run([&] { return answers.size() == 1; }));
   LONGS_EQUAL(0, answers[0].status);
@@ -399,7 +401,7 @@ TEST(SaClient, SaErrorStatusGoesToTheCaller) {
 
 TEST(SaClient, CancelAllAnswersEverythingOldestFirst) {
   Make(2);
-  for (uint16_t d = 1; d <= 5; ++d) CHECK_TRUE(Query(d).ok());
+  for (uint16_t d = 1; d <= 5; ++d) CHECK_OK(Query(d));
   client->CancelAll();
   LONGS_EQUAL(5, answers.size());
   for (const Answer& a : answers) LONGS_EQUAL(-ECANCELED, a.status);
@@ -411,7 +413,7 @@ TEST(SaClient, CancelAllAnswersEverythingOldestFirst) {
   CHECK_TRUE(Run([&] { return client->stats().stale_responses == 1; }));
   LONGS_EQUAL(5, answers.size());
   // The client keeps working afterwards.
-  CHECK_TRUE(Query(9).ok());
+  CHECK_OK(Query(9));
   wire->Answer(2);
   CHECK_TRUE(Run([&] { return answers.size() == 6; }));
   LONGS_EQUAL(9, answers[5].dlid);
@@ -423,9 +425,8 @@ TEST(SaClient, CancelAllInOrder) {
   uint8_t m[mad::kMadSize];
   for (int i = 0; i < 4; ++i) {
     mad::BuildPathRecordGetByLid(0, 2, static_cast<uint16_t>(i + 1), 0, m);
-    CHECK_TRUE(
-        client->Send(m, sizeof(m), [&order, i](int, const uint8_t*, size_t) { order.push_back(i); })
-            .ok());
+    CHECK_OK(client->Send(m, sizeof(m),
+                          [&order, i](int, const uint8_t*, size_t) { order.push_back(i); }));
   }
   client->CancelAll();
   LONGS_EQUAL(4, order.size());
@@ -434,8 +435,8 @@ TEST(SaClient, CancelAllInOrder) {
 
 TEST(SaClient, SmChangeRetargetsQueuedAndRetriedRequests) {
   Make(1, 30, 1);
-  CHECK_TRUE(Query(7).ok());
-  CHECK_TRUE(Query(8).ok());  // queued
+  CHECK_OK(Query(7));
+  CHECK_OK(Query(8));  // queued
   client->UpdateSm(12, 4);
   LONGS_EQUAL(1, wire->sent[0].to.dlid);  // already in flight: old SM
   // The retry of the first goes to the new SM.
@@ -454,7 +455,7 @@ TEST(SaClient, NoSmMeansHostUnreachable) {
   Make(1);
   LONGS_EQUAL(-EHOSTUNREACH, Query(7).code());
   client->UpdateSm(3, 0);
-  CHECK_TRUE(Query(7).ok());
+  CHECK_OK(Query(7));
   LONGS_EQUAL(3, wire->sent[0].to.dlid);
 }
 
@@ -464,7 +465,7 @@ TEST(SaClient, BadRequestsAreRefused) {
   client = new SaClient(loop, logger, port, ssa::SaClientOptions(),
                         std::make_unique<FakeTransport>(wire));
   LONGS_EQUAL(-ENOTCONN, client->Send(m, sizeof(m), Record()).code());
-  CHECK_TRUE(client->Open().ok());
+  CHECK_OK(client->Open());
   LONGS_EQUAL(-EINVAL, client->Send(m, 10, Record()).code());
   LONGS_EQUAL(-EINVAL, client->Send(m, 300, Record()).code());
   LONGS_EQUAL(-EINVAL, client->Send(m, sizeof(m), nullptr).code());
@@ -476,7 +477,7 @@ TEST(SaClient, BadRequestsAreRefused) {
   LONGS_EQUAL(0, wire->sent.size());
   // A short but valid request is padded to 256 bytes.
   mad::BuildPathRecordGetByLid(0, 2, 7, 0, m);
-  CHECK_TRUE(client->Send(m, mad::kSaDataOffset + mad::kPathRecordSize, Record()).ok());
+  CHECK_OK(client->Send(m, mad::kSaDataOffset + mad::kPathRecordSize, Record()));
   LONGS_EQUAL(mad::kMadSize, wire->sent[0].mad.size());
 }
 
@@ -485,8 +486,8 @@ TEST(SaClient, SendFailures) {
   wire->send_error = -EIO;
   LONGS_EQUAL(-EIO, Query(7).code());  // immediate: callback never called
   wire->send_error = 0;
-  CHECK_TRUE(Query(8).ok());
-  CHECK_TRUE(Query(9).ok());  // queued
+  CHECK_OK(Query(8));
+  CHECK_OK(Query(9));         // queued
   wire->send_error = -EIO;    // retry of 8 and the dispatch of 9 fail
   CHECK_TRUE(Run([&] { return answers.size() == 2; }));
   LONGS_EQUAL(-EIO, answers[0].status);
@@ -497,7 +498,7 @@ TEST(SaClient, SendFailures) {
 
 TEST(SaClient, TransportErrorOnTheCurrentTryRetriesAtOnce) {
   Make(1, 10000, 1);
-  CHECK_TRUE(Query(7).ok());
+  CHECK_OK(Query(7));
   // The kernel hands the request back with ETIMEDOUT.
   wire->Deliver(wire->sent[0].mad.data(), wire->sent[0].mad.size(), ETIMEDOUT);
   CHECK_TRUE(Run([&] { return wire->sent.size() == 2; }));
@@ -511,7 +512,7 @@ TEST(SaClient, TransportErrorOnTheCurrentTryRetriesAtOnce) {
 
 TEST(SaClient, ABrokenTransportIsUnwatchedInsteadOfSpinning) {
   Make(1, 30, 0);
-  CHECK_TRUE(Query(7).ok());
+  CHECK_OK(Query(7));
   wire->receive_error = -EIO;
   uint64_t one = 1;
   CHECK_EQUAL(8, write(wire->efd, &one, sizeof(one)));  // readable for good
@@ -525,10 +526,9 @@ TEST(SaClient, CallbackMaySendAgainAndKeepsFifo) {
   Make(1);
   uint8_t m[mad::kMadSize];
   mad::BuildPathRecordGetByLid(0, 2, 1, 0, m);
-  CHECK_TRUE(
-      client->Send(m, sizeof(m), [&](int, const uint8_t*, size_t) { CHECK_TRUE(Query(3).ok()); })
-          .ok());
-  CHECK_TRUE(Query(2).ok());
+  CHECK_OK(
+      client->Send(m, sizeof(m), [&](int, const uint8_t*, size_t) { CHECK_TRUE(Query(3).ok()); }));
+  CHECK_OK(Query(2));
   wire->Answer(0);
   CHECK_TRUE(Run([&] { return wire->sent.size() == 2; }));
   LONGS_EQUAL(2, wire->Dlid(1));  // queued before the callback's request
@@ -539,7 +539,7 @@ TEST(SaClient, CallbackMaySendAgainAndKeepsFifo) {
 
 TEST(SaClient, DestructionWithPendingRequestsCallsNothing) {
   Make(2, 20, 5);
-  for (uint16_t d = 1; d <= 5; ++d) CHECK_TRUE(Query(d).ok());
+  for (uint16_t d = 1; d <= 5; ++d) CHECK_OK(Query(d));
   delete client;
   client = nullptr;
   LONGS_EQUAL(0u, loop->timer_count());
@@ -558,8 +558,8 @@ TEST(SaClient, CallbackMayDestroyTheClient) {
     delete client;
     client = nullptr;
   };
-  for (int i = 0; i < 3; ++i) CHECK_TRUE(client->Send(m, sizeof(m), destroy).ok());
-  CHECK_TRUE(Query(9).ok());  // queued
+  for (int i = 0; i < 3; ++i) CHECK_OK(client->Send(m, sizeof(m), destroy));
+  CHECK_OK(Query(9));  // queued
   // All three time out in the same loop iteration; the first callback
   // destroys the client, the other two timers must then do nothing.
   CHECK_TRUE(Run([&] { return calls > 0; }));
@@ -574,14 +574,11 @@ TEST(SaClient, CancelAllCallbackMayDestroyTheClient) {
   uint8_t m[mad::kMadSize];
   mad::BuildPathRecordGetByLid(0, 2, 1, 0, m);
   for (int i = 0; i < 3; ++i)
-    CHECK_TRUE(client
-                   ->Send(m, sizeof(m),
-                          [&](int, const uint8_t*, size_t) {
-                            ++calls;
-                            delete client;
-                            client = nullptr;
-                          })
-                   .ok());
+    CHECK_OK(client->Send(m, sizeof(m), [&](int, const uint8_t*, size_t) {
+      ++calls;
+      delete client;
+      client = nullptr;
+    }));
   client->CancelAll();
   LONGS_EQUAL(1, calls);
 }

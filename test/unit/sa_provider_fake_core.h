@@ -1,8 +1,9 @@
 // sa_provider_fake_core.h: test fixture for the sa provider's ABI tests
 // (sa_provider_abi_test.cc, sa_provider_events_test.cc): loads the built
 // provider (providers/sa/.libs/sa.so) with dlopen and drives it through its
-// ops table with a fake core that records the SA MADs it is asked to send
-// and completes them when a test says so, and records every answer.
+// ops table with a fake core (test/support/fake_core.h) that records the SA
+// MADs it is asked to send, which a test completes when it says so, and
+// every answer.
 //
 // Each test owns one fixture (CppUTest makes one per test); one thread.
 #ifndef IBACM_SSA_TEST_UNIT_SA_PROVIDER_FAKE_CORE_H
@@ -23,6 +24,9 @@
 
 #include <ibacm_ssa/provider.h>
 #include "common/mad/mad_wire.h"
+#include "test/support/check_ok.h"
+#include "test/support/fake_core.h"
+#include "test/support/temp_dir.h"
 
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>
@@ -34,91 +38,12 @@ namespace mad = ssa::mad;
 // TEST_PROVIDER_DIR is <builddir>/test/providers.
 inline const std::string kSaProvider = TEST_PROVIDER_DIR "/../../providers/sa/.libs/sa.so";
 
-struct SaFakeCore {
-  struct Option {
-    std::string key, value, file;
-    int line;
-  };
-  struct Sent {
-    std::vector<uint8_t> mad;
-    ssa_sa_done_fn done;
-    void* arg;
-    bool completed = false;
-  };
-  struct Answer {
-    uint8_t status = 0;
-    bool has_path = false;
-    ibv_path_record path{};
-    bool is_query = false;
-    int times = 0;
-  };
-  std::vector<Option> options;
-  std::vector<Sent> sent;
-  std::map<uint64_t, Answer> answers;
-  uint64_t counters[ACM_MAX_COUNTER] = {};
-  std::vector<std::string> warnings, logs;
-  int sa_send_rc = 0;
-
-  ssa_core_t* handle() { return reinterpret_cast<ssa_core_t*>(this); }
-  static SaFakeCore* Of(ssa_core_t* c) { return reinterpret_cast<SaFakeCore*>(c); }
+// The sa tests' core: FakeCore (it records the SA MADs and answers), its
+// config warnings under the name these tests use.
+struct SaFakeCore : ssa::test::FakeCore {
+  std::vector<std::string>& warnings = config_warnings;
 };
-
-inline void FakeLog(ssa_core_t* core, int, const char* fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-inline void FakeLog(ssa_core_t* core, int, const char* fmt, ...) {
-  char buf[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(buf, sizeof(buf), fmt, ap);
-  va_end(ap);
-  SaFakeCore::Of(core)->logs.push_back(buf);
-}
-
-inline int Record(ssa_core_t* core, uint64_t id, uint8_t status, const ibv_path_record* path,
-                  bool q) {
-  SaFakeCore::Answer& a = SaFakeCore::Of(core)->answers[id];
-  a.status = status;
-  a.has_path = path != nullptr;
-  if (path) a.path = *path;
-  a.is_query = q;
-  return ++a.times == 1 ? 0 : -EALREADY;
-}
-inline int FakeResolveDone(ssa_core_t* c, uint64_t id, uint8_t st, const ibv_path_record* p) {
-  return Record(c, id, st, p, false);
-}
-inline int FakeQueryDone(ssa_core_t* c, uint64_t id, uint8_t st, const ibv_path_record* p) {
-  return Record(c, id, st, p, true);
-}
-inline int FakeSaSend(ssa_core_t* core, ssa_core_port_t*, const uint8_t* m, size_t len,
-                      ssa_sa_done_fn done, void* arg) {
-  SaFakeCore* c = SaFakeCore::Of(core);
-  if (c->sa_send_rc) return c->sa_send_rc;
-  c->sent.push_back({std::vector<uint8_t>(m, m + len), done, arg});
-  return 0;
-}
-inline uint64_t FakeTimerAdd(ssa_core_t*, uint32_t, ssa_timer_fn, void*) { return 0; }
-inline int FakeTimerCancel(ssa_core_t*, uint64_t) { return -ENOENT; }
-inline int FakeFdWatch(ssa_core_t*, int, uint32_t, ssa_fd_fn, void*) { return -ENOTSUP; }
-inline int FakeFdUnwatch(ssa_core_t*, int) { return -ENOENT; }
-inline int FakeConfigForeach(ssa_core_t* core, ssa_config_fn fn, void* arg) {
-  for (const auto& o : SaFakeCore::Of(core)->options)
-    if (fn(arg, o.key.c_str(), o.value.c_str(), o.file.c_str(), o.line)) break;
-  return 0;
-}
-inline void FakeConfigWarn(ssa_core_t* core, const char* file, int line, const char* msg) {
-  SaFakeCore::Of(core)->warnings.push_back(std::string(file) + ":" + std::to_string(line) + ": " +
-                                           msg);
-}
-inline void FakeCounterAdd(ssa_core_t* core, int counter, uint64_t delta) {
-  SaFakeCore::Of(core)->counters[counter] += delta;
-}
-inline int FakeConfigFormat(ssa_core_t*) { return SSA_CONFIG_INI; }  // Options() writes INI
-
-inline const ssa_core_ops kFakeOps = {
-    sizeof(ssa_core_ops), SSA_PROV_ABI_MAJOR, SSA_PROV_ABI_MINOR, FakeLog,         FakeResolveDone,
-    FakeQueryDone,        FakeSaSend,         FakeTimerAdd,       FakeTimerCancel, FakeFdWatch,
-    FakeFdUnwatch,        FakeConfigForeach,  FakeConfigWarn,     FakeCounterAdd,  FakeConfigFormat,
-};
+inline const ssa_core_ops& kFakeOps = ssa::test::FakeCore::kOps;
 
 // The port every test opens: LID 5, GUID 0x...1231, SM at LID 1.
 inline constexpr uint64_t kPrefix = 0xfe80000000000000ULL;
@@ -169,7 +94,8 @@ class SaProviderFixture : public Utest {
   ssa_port_info port{};
   uint16_t pkeys[1] = {0xffff};
   uint64_t next_id = 1;
-  std::string dir;
+  ssa::test::TempDir tmp{"ssa-saprov-"};
+  const std::string& dir = tmp.path();
   uint8_t last_reply[mad::kMadSize] = {};
 
   void setup() override {
@@ -179,9 +105,7 @@ class SaProviderFixture : public Utest {
     CHECK(entry != nullptr);
     prov = entry(SSA_PROV_ABI_MAJOR, SSA_PROV_ABI_MINOR);
     CHECK(prov != nullptr);
-    char tmpl[] = "/tmp/ssa-saprov-XXXXXX";
-    CHECK(mkdtemp(tmpl) != nullptr);
-    dir = tmpl;
+    CHECK_OK(tmp.status());
     port.size = sizeof(port);
     port.ca_name = "fake0";
     port.port_num = 1;
@@ -196,8 +120,7 @@ class SaProviderFixture : public Utest {
   void teardown() override {
     Close();
     if (handle) dlclose(handle);
-    std::string cmd = "rm -rf '" + dir + "'";
-    CHECK_EQUAL(0, system(cmd.c_str()));
+    CHECK_OK(tmp.Remove());
   }
   std::string Write(const std::string& name, const std::string& text) {
     std::string path = dir + "/" + name;
@@ -205,7 +128,7 @@ class SaProviderFixture : public Utest {
     return path;
   }
   // Options as an INI [sa] section, written out as the core would have read
-  // them (FakeConfigFormat says INI).
+  // them (the fake core's config_format says INI).
   void Options(const std::vector<std::pair<std::string, std::string>>& kv) {
     std::string text = "[sa]\n";
     for (const auto& p : kv) text += p.first + " = " + p.second + "\n";
@@ -262,11 +185,10 @@ class SaProviderFixture : public Utest {
   // The record a query asked for, and its component mask.
   mad::PathRecord Asked(size_t i, uint64_t* mask = nullptr) {
     mad::PathRecord rec;
-    CHECK_TRUE(mad::DecodePathRecord(core.sent.at(i).mad.data() + mad::kSaDataOffset,
-                                     mad::kPathRecordSize, &rec)
-                   .ok());
+    CHECK_OK(mad::DecodePathRecord(core.sent.at(i).mad.data() + mad::kSaDataOffset,
+                                   mad::kPathRecordSize, &rec));
     mad::SaHeader sa;
-    CHECK_TRUE(mad::DecodeSaHeader(core.sent.at(i).mad.data(), mad::kMadSize, &sa).ok());
+    CHECK_OK(mad::DecodeSaHeader(core.sent.at(i).mad.data(), mad::kMadSize, &sa));
     if (mask) *mask = sa.comp_mask;
     return rec;
   }

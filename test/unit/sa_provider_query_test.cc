@@ -9,6 +9,7 @@
 
 #include "common/mad/mad_wire.h"
 #include "providers/shared/path_query.h"
+#include "test/support/check_ok.h"
 
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>
@@ -35,9 +36,9 @@ QuerySource Source() {
 }
 
 void Decode(const uint8_t* m, mad::MadHeader* h, mad::SaHeader* sa, mad::PathRecord* rec) {
-  CHECK_TRUE(mad::DecodeMadHeader(m, mad::kMadSize, h).ok());
-  CHECK_TRUE(mad::DecodeSaHeader(m, mad::kMadSize, sa).ok());
-  CHECK_TRUE(mad::DecodePathRecord(m + mad::kSaDataOffset, mad::kPathRecordSize, rec).ok());
+  CHECK_OK(mad::DecodeMadHeader(m, mad::kMadSize, h));
+  CHECK_OK(mad::DecodeSaHeader(m, mad::kMadSize, sa));
+  CHECK_OK(mad::DecodePathRecord(m + mad::kSaDataOffset, mad::kPathRecordSize, rec));
 }
 
 // A SubnAdmGetResp(PathRecord) as OpenSM sends it.

@@ -9,21 +9,17 @@
 #include <sstream>
 
 #include "core/daemon.h"
+#include "test/support/check_ok.h"
+#include "test/support/temp_dir.h"
 
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>
 
 TEST_GROUP(ShippedConfig) {
-  std::string dir;
-  void setup() override {
-    char tmpl[] = "/tmp/ssa-shipped-XXXXXX";
-    CHECK(mkdtemp(tmpl) != nullptr);
-    dir = tmpl;
-  }
-  void teardown() override {
-    std::string cmd = "rm -rf '" + dir + "'";
-    CHECK_EQUAL(0, system(cmd.c_str()));
-  }
+  ssa::test::TempDir tmp{"ssa-shipped-"};
+  const std::string& dir = tmp.path();
+  void setup() override { CHECK_OK(tmp.status()); }
+  void teardown() override { CHECK_OK(tmp.Remove()); }
 };
 
 TEST(ShippedConfig, TheTemplateIsReadByTheCoreAndEveryProviderWithoutWarnings) {
@@ -48,7 +44,7 @@ TEST(ShippedConfig, TheTemplateIsReadByTheCoreAndEveryProviderWithoutWarnings) {
   {
     ssa::Daemon daemon(s);
     ssa::Status st = daemon.Start();
-    CHECK_TRUE_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
     daemon.Shutdown();
   }
   std::ifstream in(dir + "/ibacm.log");

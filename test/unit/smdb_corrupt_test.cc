@@ -8,6 +8,7 @@
 
 #include "common/smdb/smdb.h"
 #include "common/smdb/smdb_stream.h"
+#include "test/support/check_ok.h"
 #include "test/unit/smdb_test_util.h"
 
 // Last: CppUTest redefines operator new for what follows it.
@@ -250,7 +251,7 @@ TEST(SmdbCorrupt, NewerMinorIsReadForwardCompatibly) {
   b += "abcdef";
   Smdb db;
   ssa::Status s = ParseBytes(b, &db);
-  CHECK_TEXT(s.ok(), s.ToString().c_str());
+  CHECK_OK(s);
   CHECK_TRUE(db == smdb_test::SampleSmdb());
   // The skipped table is still CRC-checked.
   b[b.size() - 1] = 'X';
@@ -265,7 +266,7 @@ TEST_GROUP(SmdbStream) {
 
 TEST(SmdbStream, OneByteAtATimeEqualsWholeBuffer) {
   Smdb whole;
-  CHECK_TRUE(ParseBytes(good, &whole).ok());
+  CHECK_OK(ParseBytes(good, &whole));
   std::vector<std::string> reported;
   SmdbStreamReader reader([&](const TableSchema& t, size_t records) {
     reported.push_back(std::string(t.name) + ":" + std::to_string(records));
@@ -273,11 +274,11 @@ TEST(SmdbStream, OneByteAtATimeEqualsWholeBuffer) {
   for (size_t i = 0; i < good.size(); ++i) {
     CHECK_FALSE(reader.done());
     ssa::Status s = reader.Feed(reinterpret_cast<const uint8_t*>(good.data()) + i, 1);
-    CHECK_TEXT(s.ok(), s.ToString().c_str());
+    CHECK_OK(s);
   }
   CHECK_TRUE(reader.done());
   Smdb streamed;
-  CHECK_TRUE(reader.Finish(&streamed).ok());
+  CHECK_OK(reader.Finish(&streamed));
   CHECK_TRUE(streamed == whole);
   LONGS_EQUAL(Smdb::Schema().tables.size(), reported.size());
   STRCMP_EQUAL("subnet:1", reported[0].c_str());
@@ -287,17 +288,17 @@ TEST(SmdbStream, OneByteAtATimeEqualsWholeBuffer) {
 
 TEST(SmdbStream, RandomChunksEqualWholeBuffer) {
   Smdb whole;
-  CHECK_TRUE(ParseBytes(good, &whole).ok());
+  CHECK_OK(ParseBytes(good, &whole));
   for (int round = 0; round < 20; ++round) {
     SmdbStreamReader reader;
     size_t off = 0;
     while (off < good.size()) {
       size_t n = std::min(good.size() - off, size_t{rng() % 300});
-      CHECK_TRUE(reader.Feed(reinterpret_cast<const uint8_t*>(good.data()) + off, n).ok());
+      CHECK_OK(reader.Feed(reinterpret_cast<const uint8_t*>(good.data()) + off, n));
       off += n;
     }
     Smdb streamed;
-    CHECK_TRUE(reader.Finish(&streamed).ok());
+    CHECK_OK(reader.Finish(&streamed));
     CHECK_TRUE(streamed == whole);
   }
 }
@@ -309,7 +310,7 @@ TEST(SmdbStream, FailsAsSoonAsTheBadTableCompletes) {
   b[ports.payload] ^= 1;
   SmdbStreamReader reader;
   const uint8_t* p = reinterpret_cast<const uint8_t*>(b.data());
-  for (size_t i = 0; i + 1 < ports.end(); ++i) CHECK_TRUE(reader.Feed(p + i, 1).ok());
+  for (size_t i = 0; i + 1 < ports.end(); ++i) CHECK_OK(reader.Feed(p + i, 1));
   ssa::Status s = reader.Feed(p + ports.end() - 1, 1);
   STRCMP_CONTAINS("table 'ports' (id 4): payload CRC mismatch", s.message().c_str());
   // The reader stays failed.
@@ -321,8 +322,7 @@ TEST(SmdbStream, FailsAsSoonAsTheBadTableCompletes) {
 TEST(SmdbStream, FinishBeforeTheEndSaysWhatIsMissing) {
   std::vector<Section> sections = Sections(good);
   SmdbStreamReader reader;
-  CHECK_TRUE(
-      reader.Feed(reinterpret_cast<const uint8_t*>(good.data()), sections[2].payload + 5).ok());
+  CHECK_OK(reader.Feed(reinterpret_cast<const uint8_t*>(good.data()), sections[2].payload + 5));
   Smdb out;
   ssa::Status s = reader.Finish(&out);
   LONGS_EQUAL(-EBADMSG, s.code());

@@ -9,6 +9,7 @@
 #include "common/smdb/smdb.h"
 #include "common/smdb/smdb_format.h"
 #include "common/smdb/smdb_prdb.h"
+#include "test/support/check_ok.h"
 #include "test/unit/smdb_test_util.h"
 
 // Last: CppUTest redefines operator new for what follows it.
@@ -29,7 +30,7 @@ template <class Db>
 std::string Delta(const Db& a, const Db& b) {
   std::string d;
   ssa::Status s = MakeDelta(a, b, &d);
-  CHECK_TEXT(s.ok(), s.ToString().c_str());
+  CHECK_OK(s);
   return d;
 }
 
@@ -54,7 +55,7 @@ TEST(SmdbDelta, RandomEditsRoundTripByteForByte) {
     std::string delta = Delta(base, next);
     Smdb out;
     ssa::Status s = Apply(base, delta, &out);
-    CHECK_TEXT(s.ok(), s.ToString().c_str());
+    CHECK_OK(s);
     CHECK_TRUE(Serialized(out) == Serialized(next));
     CHECK_TRUE(out == next);
   }
@@ -71,17 +72,16 @@ TEST(SmdbDelta, SpliceEqualsSerializingTheAppliedDatabase) {
     std::string delta = Delta(base, next);
     std::string old_bytes = Serialized(base);
     DbCrcs crcs;
-    CHECK_TRUE(DbCrcsOf(reinterpret_cast<const uint8_t*>(old_bytes.data()), old_bytes.size(), &crcs)
-                   .ok());
+    CHECK_OK(DbCrcsOf(reinterpret_cast<const uint8_t*>(old_bytes.data()), old_bytes.size(), &crcs));
     crcs.digest = Crc32(reinterpret_cast<const uint8_t*>(old_bytes.data()), old_bytes.size());
     Smdb out;
     DbCrcs out_crcs;
     const uint8_t* d = reinterpret_cast<const uint8_t*>(delta.data());
     ssa::Status s = ApplyDeltaKnown(base, crcs, d, delta.size(), &out, &out_crcs);
-    CHECK_TEXT(s.ok(), s.ToString().c_str());
+    CHECK_OK(s);
     std::string spliced;
     s = SpliceDelta(Smdb::Schema(), old_bytes, d, delta.size(), &spliced);
-    CHECK_TEXT(s.ok(), s.ToString().c_str());
+    CHECK_OK(s);
     CHECK_TRUE(spliced == Serialized(next));
     CHECK_EQUAL(out_crcs.digest,
                 Crc32(reinterpret_cast<const uint8_t*>(spliced.data()), spliced.size()));
@@ -104,7 +104,7 @@ TEST(SmdbDelta, PrdbRandomEditsRoundTrip) {
     smdb_test::RandomEdits(&rng, &next);
     BumpEpochs(base, &next);
     Prdb out;
-    CHECK_TRUE(Apply(base, Delta(base, next), &out).ok());
+    CHECK_OK(Apply(base, Delta(base, next), &out));
     CHECK_TRUE(Serialized(out) == Serialized(next));
   }
 }
@@ -123,7 +123,7 @@ TEST(SmdbDelta, CarriesOnlyTheChangedRecords) {
   LONGS_EQUAL(48 + 3 * 64 + 8 + 38 + 18, delta.size());
   CHECK(delta.size() * 20 < Serialized(next).size());
   Smdb out;
-  CHECK_TRUE(Apply(base, delta, &out).ok());
+  CHECK_OK(Apply(base, delta, &out));
   CHECK_TRUE(out == next);
 }
 
@@ -132,7 +132,7 @@ TEST(SmdbDelta, IdenticalDatabasesGiveAnEmptyDelta) {
   std::string delta = Delta(db, db);
   LONGS_EQUAL(48, delta.size());
   // The result may be written over the base.
-  CHECK_TRUE(Apply(db, delta, &db).ok());
+  CHECK_OK(Apply(db, delta, &db));
   CHECK_TRUE(db == smdb_test::SampleSmdb());
 }
 
@@ -144,7 +144,7 @@ TEST(SmdbDelta, EpochOnlyChangeIsCarried) {
   std::string delta = Delta(base, next);
   UNSIGNED_LONGS_EQUAL(1, GetU32(delta, 12));
   Smdb out;
-  CHECK_TRUE(Apply(base, delta, &out).ok());
+  CHECK_OK(Apply(base, delta, &out));
   CHECK_TRUE(out == next);
 }
 
@@ -202,7 +202,7 @@ TEST(SmdbDelta, EveryCorruptionAndTruncationIsRejected) {
   s = Apply(base, other_minor, &out);
   LONGS_EQUAL(-EPROTONOSUPPORT, s.code());
   STRCMP_CONTAINS("fetch the full database", s.message().c_str());
-  CHECK_TRUE(Apply(base, delta, &out).ok());
+  CHECK_OK(Apply(base, delta, &out));
 }
 
 // A well-formed delta (all CRCs right) whose changes do not fit the base.

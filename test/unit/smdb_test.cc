@@ -12,6 +12,8 @@
 #include "common/smdb/smdb_dump.h"
 #include "common/smdb/smdb_format.h"
 #include "common/smdb/smdb_prdb.h"
+#include "test/support/check_ok.h"
+#include "test/support/temp_dir.h"
 #include "test/unit/smdb_test_util.h"
 
 // Last: CppUTest redefines operator new for what follows it.
@@ -118,7 +120,7 @@ TEST(Smdb, RoundTripIsExactAndByteIdentical) {
     Smdb back;
     ssa::Status s =
         Smdb::Parse(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &back);
-    CHECK_TEXT(s.ok(), s.ToString().c_str());
+    CHECK_OK(s);
     CHECK_TRUE(back == db);
     CHECK_TRUE(Serialized(back) == bytes);
     STRCMP_EQUAL(DumpSmdb(db).c_str(), DumpSmdb(back).c_str());
@@ -134,7 +136,7 @@ TEST(Smdb, PrdbRoundTrip) {
     Prdb back;
     ssa::Status s =
         Prdb::Parse(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &back);
-    CHECK_TEXT(s.ok(), s.ToString().c_str());
+    CHECK_OK(s);
     CHECK_TRUE(back == db);
     CHECK_TRUE(Serialized(back) == bytes);
   }
@@ -145,7 +147,7 @@ TEST(Smdb, DefaultDatabasesSerialize) {
   std::string bytes = Serialized(empty);
   LONGS_EQUAL(32 + 19 * 32 + 44, bytes.size());
   Smdb back;
-  CHECK_TRUE(Smdb::Parse(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &back).ok());
+  CHECK_OK(Smdb::Parse(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &back));
   CHECK_TRUE(back == empty);
   Prdb prdb;
   CHECK_EQUAL(32u + 2 * 32 + 27, Serialized(prdb).size());
@@ -176,27 +178,27 @@ TEST(Smdb, SerializeRejectsBrokenOrderAndSingleRecordTables) {
 }
 
 TEST(Smdb, FilesRoundTripAndErrorsNameTheFile) {
-  char dir[] = "/tmp/smdb_test.XXXXXX";
-  CHECK(mkdtemp(dir) != nullptr);
-  std::string path = std::string(dir) + "/fabric.smdb";
+  ssa::test::TempDir dir("smdb_test.");
+  CHECK_OK(dir.status());
+  std::string path = dir.path() + "/fabric.smdb";
   Smdb db = smdb_test::SampleSmdb();
   ssa::Status s = db.WriteFile(path);
-  CHECK_TEXT(s.ok(), s.ToString().c_str());
+  CHECK_OK(s);
   CHECK(access((path + ".tmp").c_str(), F_OK) != 0);
   Smdb back;
   s = Smdb::ReadFile(path, &back);
-  CHECK_TEXT(s.ok(), s.ToString().c_str());
+  CHECK_OK(s);
   CHECK_TRUE(back == db);
 
   // A PRDB file is not an SMDB.
   s = smdb_test::SamplePrdb().WriteFile(path);
-  CHECK_TRUE(s.ok());
+  CHECK_OK(s);
   s = Smdb::ReadFile(path, &back);
   LONGS_EQUAL(-EBADMSG, s.code());
   STRCMP_CONTAINS(path.c_str(), s.message().c_str());
   STRCMP_CONTAINS("db_type 2 (prdb), expected 1", s.message().c_str());
   Prdb prdb;
-  CHECK_TRUE(Prdb::ReadFile(path, &prdb).ok());
+  CHECK_OK(Prdb::ReadFile(path, &prdb));
   CHECK_TRUE(prdb == smdb_test::SamplePrdb());
 
   unlink(path.c_str());
@@ -204,7 +206,6 @@ TEST(Smdb, FilesRoundTripAndErrorsNameTheFile) {
   LONGS_EQUAL(-ENOENT, s.code());
   STRCMP_CONTAINS(path.c_str(), s.message().c_str());
   CHECK_TRUE(back == db);  // untouched by failures
-  rmdir(dir);
 }
 
 TEST(Smdb, DumpIsOneLinePerRecord) {
@@ -254,7 +255,7 @@ TEST(Smdb, AFileOfMinorZeroLacksTheQosTablesAndReads) {
   smdb_test::ResealFileHeader(&old);
   Smdb back;
   ssa::Status st = Smdb::Parse(reinterpret_cast<const uint8_t*>(old.data()), old.size(), &back);
-  CHECK_TEXT(st.ok(), st.ToString().c_str());
+  CHECK_OK(st);
   CHECK_TRUE(back == db);
   // The same file claiming minor 1 lacks tables it must have.
   smdb_test::PutU16(&old, 6, 1);

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "common/smdb/smdb_codec.h"
+#include "test/support/check_ok.h"
 
 // Last: CppUTest redefines operator new for what follows it.
 #include <CppUTest/TestHarness.h>
@@ -238,14 +239,14 @@ void RandomEdits(std::mt19937* rng, Prdb* db) { RandomEditsT(rng, db); }
 std::string Serialized(const Smdb& db) {
   std::string out;
   ssa::Status s = db.Serialize(&out);
-  CHECK_TEXT(s.ok(), s.ToString().c_str());
+  CHECK_OK(s);
   return out;
 }
 
 std::string Serialized(const Prdb& db) {
   std::string out;
   ssa::Status s = db.Serialize(&out);
-  CHECK_TEXT(s.ok(), s.ToString().c_str());
+  CHECK_OK(s);
   return out;
 }
 

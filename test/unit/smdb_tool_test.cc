@@ -19,6 +19,8 @@
 #include <vector>
 
 #include "common/smdb/smdb.h"
+#include "test/support/check_ok.h"
+#include "test/support/temp_dir.h"
 #include "test/unit/path_engine_fabric.h"
 #include "test/unit/smdb_test_util.h"
 
@@ -59,24 +61,19 @@ std::string Field(const std::string& line, const std::string& key) {
 }  // namespace
 
 TEST_GROUP(SmdbTool) {
-  std::string dir, file, err_file;
+  ssa::test::TempDir tmp{"smdb_tool_test."};
+  const std::string& dir = tmp.path();
+  std::string file, err_file;
 
   void setup() override {
-    char tmpl[] = "/tmp/smdb_tool_test.XXXXXX";
-    CHECK(mkdtemp(tmpl) != nullptr);
-    dir = tmpl;
+    CHECK_OK(tmp.status());
     file = dir + "/fabric.smdb";
     err_file = dir + "/stderr";
     ssa::smdb::Smdb db = path_engine_test::TwoSwitchFabric();
     db.global_epoch = 7;
     ssa::Status st = db.WriteFile(file);
-    CHECK_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
   }
-  void teardown() override {
-    for (const char* f : {"/fabric.smdb", "/truncated.smdb", "/stderr"}) unlink((dir + f).c_str());
-    rmdir(dir.c_str());
-  }
-
   // Runs ssa-smdb with `args`; returns its exit status (-1 if it did not
   // exit normally), its stdout in *out and its stderr in *err.
   int Run(const std::vector<std::string>& args, std::string* out, std::string* err) {

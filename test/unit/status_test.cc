@@ -1,12 +1,14 @@
 #include "common/base/status.h"
 
+#include "test/support/check_ok.h"
+
 #include <CppUTest/TestHarness.h>
 
 TEST_GROUP(Status){};
 
 TEST(Status, DefaultIsOk) {
   ssa::Status st;
-  CHECK_TRUE(st.ok());
+  CHECK_OK(st);
   STRCMP_EQUAL("OK", st.ToString().c_str());
 }
 

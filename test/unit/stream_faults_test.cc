@@ -22,6 +22,7 @@
 
 #include "common/base/fault_spec.h"
 #include "common/tree/stream.h"
+#include "test/support/check_ok.h"
 
 #include "CppUTest/TestHarness.h"
 
@@ -94,7 +95,7 @@ void WriteAll(Stream* s, const std::string& data) {
 std::unique_ptr<FaultyStreamTransport> Faulty(const std::string& spec_text) {
   ssa::FaultSpec spec;
   Status st = ssa::FaultSpec::Parse(spec_text, FaultyStreamTransport::Keys(), &spec);
-  CHECK_TEXT(st.ok(), st.ToString().c_str());
+  CHECK_OK(st);
   return std::make_unique<FaultyStreamTransport>(ssa::tree::NewTcpTransport(), spec);
 }
 
@@ -107,25 +108,25 @@ TEST_GROUP(StreamFaults) {
   std::unique_ptr<FaultyStreamTransport> faulty;
   std::unique_ptr<Stream> client, server;
 
-  void setup() override { CHECK(tcp->Listen(Loopback(0), &listener).ok()); }
+  void setup() override { CHECK_OK(tcp->Listen(Loopback(0), &listener)); }
 
   // `faulty` made from `spec`; `client` connected through it, `server`
   // the plain end.
   void Connect(const std::string& spec) {
     faulty = Faulty(spec);
     Status st = faulty->Connect(Loopback(listener->address().port), &client);
-    CHECK_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
     CHECK(WaitFd(client->fd(), POLLOUT, kBound));
     st = client->FinishConnect();
-    CHECK_TEXT(st.ok(), st.ToString().c_str());
+    CHECK_OK(st);
     CHECK(WaitFd(listener->fd(), POLLIN, kBound));
-    CHECK(listener->Accept(&server).ok());
+    CHECK_OK(listener->Accept(&server));
   }
 };
 
 TEST(StreamFaults, TheNewKeysParseAndUnknownOnesAreErrors) {
   std::unique_ptr<StreamTransport> t = ssa::tree::NewTcpTransport();
-  CHECK(ssa::tree::WrapStreamFaults("delay=200,stall=0.5,stall_ms=3000,seed=4", &t).ok());
+  CHECK_OK(ssa::tree::WrapStreamFaults("delay=200,stall=0.5,stall_ms=3000,seed=4", &t));
   t = ssa::tree::NewTcpTransport();
   Status st = ssa::tree::WrapStreamFaults("delay=200,stal=0.5", &t);
   CHECK_EQUAL(-EINVAL, st.code());
@@ -136,7 +137,7 @@ TEST(StreamFaults, TheNewKeysParseAndUnknownOnesAreErrors) {
   CHECK_EQUAL(-EINVAL, st.code());
   STRCMP_CONTAINS("tcp", st.message().c_str());
   t = ssa::tree::NewRsocketTransport();
-  CHECK(ssa::tree::WrapStreamFaults("flip=0.1", &t).ok());  // untimed ones do not
+  CHECK_OK(ssa::tree::WrapStreamFaults("flip=0.1", &t));  // untimed ones do not
 }
 
 TEST(StreamFaults, DelayedChunksArriveNoEarlierThanTheDelayIntactAndInOrder) {
@@ -260,7 +261,7 @@ TEST(StreamFaults, ARefusedConnectIsWhatFinishConnectSays) {
   listener.reset();  // nobody there now
   faulty = Faulty("delay=100");
   Status st = faulty->Connect(Loopback(port), &client);
-  CHECK_TEXT(st.ok(), st.ToString().c_str());
+  CHECK_OK(st);
   CHECK(WaitFd(client->fd(), POLLOUT, kBound));
   st = client->FinishConnect();
   CHECK_EQUAL(-ECONNREFUSED, st.code());
@@ -289,13 +290,13 @@ TEST(StreamFaults, DestroyedWithDataOnItsWayInIsPrompt) {
 TEST(StreamFaults, TheAcceptingSideToo) {
   faulty = Faulty("delay=150");
   std::unique_ptr<StreamListener> l;
-  CHECK(faulty->Listen(Loopback(0), &l).ok());
-  CHECK(tcp->Connect(Loopback(l->address().port), &client).ok());
+  CHECK_OK(faulty->Listen(Loopback(0), &l));
+  CHECK_OK(tcp->Connect(Loopback(l->address().port), &client));
   CHECK(WaitFd(client->fd(), POLLOUT, kBound));
-  CHECK(client->FinishConnect().ok());
+  CHECK_OK(client->FinishConnect());
   CHECK(WaitFd(l->fd(), POLLIN, kBound));
-  CHECK(l->Accept(&server).ok());
-  CHECK(server->FinishConnect().ok());
+  CHECK_OK(l->Accept(&server));
+  CHECK_OK(server->FinishConnect());
   auto t0 = Clock::now();
   WriteAll(client.get(), "hello");
   std::string got;

@@ -17,6 +17,7 @@
 #include "common/mad/sm_lid_probe.h"
 #include "common/tree/epoch_watch.h"
 #include "common/tree/ssa_mad.h"
+#include "test/support/check_ok.h"
 
 #include "CppUTest/TestHarness.h"
 
@@ -121,7 +122,7 @@ TEST(SmLidProbe, TheAnswerGivesTheMasterSmLidAndSl) {
   std::vector<uint8_t> a = PortInfoAnswer(req, 0x1234, 5);
   uint16_t lid = 0;
   uint8_t sl = 0;
-  CHECK(ssa::DecodePortInfoSm(a.data(), a.size(), &lid, &sl).ok());
+  CHECK_OK(ssa::DecodePortInfoSm(a.data(), a.size(), &lid, &sl));
   CHECK_EQUAL(0x1234, lid);
   CHECK_EQUAL(5, sl);
 
@@ -139,13 +140,13 @@ TEST(SmLidProbe, TheAnswerGivesTheMasterSmLidAndSl) {
 
 TEST(SmLidProbe, OneSmpAnswersEveryoneWaitingAndSilenceEndsInATimeout) {
   ssa::EventLoop loop;
-  CHECK(loop.Init().ok());
+  CHECK_OK(loop.Init());
   ssa::Logger log;
   log.set_level(ssa::LogLevel::kError);
   auto port = std::make_unique<FakePort>();
   FakePort* p = port.get();
   ssa::SmLidProbe probe(&loop, std::move(port), &log, 1, 20, 2);
-  CHECK(probe.Start().ok());
+  CHECK_OK(probe.Start());
   CHECK_EQUAL(0x81, p->opened_class);
 
   std::vector<uint16_t> got;
@@ -179,11 +180,11 @@ TEST(EpochWatch, JoinsCarryEpochsAndDigestsOfBothDatabases) {
   r.digest = 0xdeadbeef;
   r.addr_epoch = 4;
   r.addr_digest = 0x01020304;
-  CHECK(tree::DataAddress::Parse("127.0.0.1:1", &r.data_address).ok());
+  CHECK_OK(tree::DataAddress::Parse("127.0.0.1:1", &r.data_address));
   uint8_t m[256];
   tree::EncodeJoin(r, 1, m);
   tree::JoinRequest back;
-  CHECK(tree::DecodeJoin(m, &back).ok());
+  CHECK_OK(tree::DecodeJoin(m, &back));
   CHECK_EQUAL(9u, back.epoch);
   CHECK_EQUAL(0xdeadbeefu, back.digest);
   CHECK_EQUAL(4u, back.addr_epoch);

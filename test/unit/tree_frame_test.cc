@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include "test/support/check_ok.h"
+
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>
 
@@ -16,7 +18,7 @@ namespace {
 // The payload of the one frame in `frame`.
 std::string PayloadOf(const std::string& frame, FrameType type) {
   FrameReader r;
-  CHECK(r.Feed(reinterpret_cast<const uint8_t*>(frame.data()), frame.size()).ok());
+  CHECK_OK(r.Feed(reinterpret_cast<const uint8_t*>(frame.data()), frame.size()));
   Frame f;
   CHECK(r.Next(&f));
   CHECK(f.type == type);
@@ -42,7 +44,7 @@ TEST(TreeFrame, PayloadsRoundTrip) {
   h.epoch = 42;
   h.digest = 0xdeadbeef;
   Hello h2;
-  CHECK(DecodeHello(PayloadOf(EncodeHello(h), FrameType::kHello), &h2).ok());
+  CHECK_OK(DecodeHello(PayloadOf(EncodeHello(h), FrameType::kHello), &h2));
   CHECK(h2.kind == DbKind::kPrdb && h2.guid == h.guid && h2.token == h.token &&
         h2.digest == h.digest);
 
@@ -52,7 +54,7 @@ TEST(TreeFrame, PayloadsRoundTrip) {
   b.to = 5;
   b.total = 1000;
   XferBegin b2;
-  CHECK(DecodeXferBegin(PayloadOf(EncodeXferBegin(b), FrameType::kXferBegin), &b2).ok());
+  CHECK_OK(DecodeXferBegin(PayloadOf(EncodeXferBegin(b), FrameType::kXferBegin), &b2));
   CHECK(b2.kind == 2 && b2.from == 3 && b2.to == 5 && b2.total == 1000);
 }
 
@@ -61,27 +63,27 @@ TEST(TreeFrame, RefuseTextLimit) {
   r.reason = kRefuseBadHello;
   r.text = std::string(kMaxRefuseText, 'a');
   Refuse back;
-  CHECK(DecodeRefuse(PayloadOf(EncodeRefuse(r), FrameType::kRefuse), &back).ok());
+  CHECK_OK(DecodeRefuse(PayloadOf(EncodeRefuse(r), FrameType::kRefuse), &back));
   CHECK(back.text == r.text);
   // Longer text is cut by the encoder...
   r.text += "bc";
-  CHECK(DecodeRefuse(PayloadOf(EncodeRefuse(r), FrameType::kRefuse), &back).ok());
+  CHECK_OK(DecodeRefuse(PayloadOf(EncodeRefuse(r), FrameType::kRefuse), &back));
   LONGS_EQUAL(kMaxRefuseText, back.text.size());
   // ...and rejected by the decoder, so what decodes re-encodes to itself.
   ssa::Status st = DecodeRefuse(TextPayload(std::string("\0\1", 2), kMaxRefuseText + 1), &back);
   LONGS_EQUAL(-EBADMSG, st.code());
   STRCMP_CONTAINS("REFUSE: text of 201 bytes", st.message().c_str());
   CHECK(DecodeRefuse(TextPayload(std::string("\0\1", 2), 255), &back).code() == -EBADMSG);
-  CHECK(DecodeRefuse(TextPayload(std::string("\0\1", 2), kMaxRefuseText), &back).ok());
+  CHECK_OK(DecodeRefuse(TextPayload(std::string("\0\1", 2), kMaxRefuseText), &back));
 }
 
 TEST(TreeFrame, QueryNameLimit) {
   std::string name;
-  CHECK(DecodeQuery(PayloadOf(EncodeQuery("tree"), FrameType::kQuery), &name).ok());
+  CHECK_OK(DecodeQuery(PayloadOf(EncodeQuery("tree"), FrameType::kQuery), &name));
   STRCMP_EQUAL("tree", name.c_str());
-  CHECK(DecodeQuery(PayloadOf(EncodeQuery(std::string(100, 'q')), FrameType::kQuery), &name).ok());
+  CHECK_OK(DecodeQuery(PayloadOf(EncodeQuery(std::string(100, 'q')), FrameType::kQuery), &name));
   LONGS_EQUAL(kMaxQueryName, name.size());
-  CHECK(DecodeQuery(TextPayload("", kMaxQueryName), &name).ok());
+  CHECK_OK(DecodeQuery(TextPayload("", kMaxQueryName), &name));
   ssa::Status st = DecodeQuery(TextPayload("", kMaxQueryName + 11), &name);
   LONGS_EQUAL(-EBADMSG, st.code());
   STRCMP_CONTAINS("QUERY: name of 75 bytes", st.message().c_str());
@@ -99,7 +101,7 @@ TEST(TreeFrame, ReaderTakesAnyPieces) {
   FrameReader r;
   std::string types;
   for (char c : stream) {
-    CHECK(r.Feed(reinterpret_cast<const uint8_t*>(&c), 1).ok());
+    CHECK_OK(r.Feed(reinterpret_cast<const uint8_t*>(&c), 1));
     Frame f;
     while (r.Next(&f)) types += std::to_string(static_cast<int>(f.type)) + " ";
   }
@@ -108,7 +110,7 @@ TEST(TreeFrame, ReaderTakesAnyPieces) {
   // A bad CRC stops the reader for good.
   std::string bad = EncodeWelcome(w);
   bad.back() ^= 1;
-  CHECK(r.Feed(reinterpret_cast<const uint8_t*>(bad.data()), bad.size()).ok());
+  CHECK_OK(r.Feed(reinterpret_cast<const uint8_t*>(bad.data()), bad.size()));
   Frame f;
   CHECK_FALSE(r.Next(&f));
   STRCMP_CONTAINS("CRC mismatch", r.error().message().c_str());

@@ -5,11 +5,13 @@
 #include <atomic>
 #include <thread>
 
+#include "test/support/check_ok.h"
+
 using namespace std::chrono_literals;
 
 TEST_GROUP(WorkerPool) {
   ssa::EventLoop loop;
-  void setup() override { CHECK_TRUE(loop.Init().ok()); }
+  void setup() override { CHECK_OK(loop.Init()); }
 };
 
 TEST(WorkerPool, WorkRunsOffLoopAndResultComesBackOnLoop) {

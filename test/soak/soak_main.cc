@@ -106,6 +106,8 @@ int main(int argc, char** argv) {
     fprintf(stderr, "replay: scripts/soak.sh --seconds %.0f --seed %" PRIu64 "%s%s\n", r.duration_s,
             r.seed, o.handover ? " --handover" : "", o.long_outages ? " --long-outages" : "");
   }
+  if (!r.sm_hang_stacks.empty())
+    fprintf(stderr, "\nthe threads of the masters that hung:\n%s", r.sm_hang_stacks.c_str());
   if (!r.rss_report.empty()) fprintf(stderr, "\nmemory (VmRSS) per daemon life:\n%s", r.rss_report.c_str());
   printf("\n%s", r.Summary().c_str());
   return r.passed ? 0 : 1;

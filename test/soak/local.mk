@@ -27,7 +27,7 @@ EXTRA_test_soak_soak_DEPENDENCIES = $(SOAK_DEPS)
 
 check_PROGRAMS += test/soak/soak_tests
 TESTS += test/soak/soak_tests
-test_soak_soak_tests_SOURCES = test/soak/soak_test.cc
+test_soak_soak_tests_SOURCES = test/soak/soak_test.cc test/soak/soak_findings_test.cc
 test_soak_soak_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS)
 test_soak_soak_tests_LDADD = test/libtestmain.la $(SOAK_LIBS) $(CPPUTEST_LIBS)
 EXTRA_test_soak_soak_tests_DEPENDENCIES = $(SOAK_DEPS)

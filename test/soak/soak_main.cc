@@ -4,7 +4,7 @@
 //
 //   soak [--minutes N | --seconds N] [--seed S] [--stale-bound S]
 //        [--max-errors N] [--converge-limit S] [--rss-limit MB]
-//        [--think-us N] [--handover] [--print-schedule]
+//        [--think-us N] [--handover] [--long-outages] [--print-schedule]
 //
 // Exit status: 0 when every invariant held, 1 when one did not, 2 when
 // the run could not be made (bad options, the fabric did not come up).
@@ -24,7 +24,7 @@ void Usage() {
   fprintf(stderr,
           "usage: soak [--minutes N | --seconds N] [--seed S] [--stale-bound S]\n"
           "            [--max-errors N] [--converge-limit S] [--rss-limit MB] [--think-us N]\n"
-          "            [--handover] [--print-schedule]\n");
+          "            [--handover] [--long-outages] [--print-schedule]\n");
 }
 
 bool Number(const char* s, double min, double* out) {
@@ -42,7 +42,8 @@ int main(int argc, char** argv) {
   o.progress = stderr;
   bool print_schedule = false;
   enum {
-    kMinutes = 1, kSeconds, kSeed, kStale, kMaxErrors, kConverge, kRss, kThink, kHandover, kPrint
+    kMinutes = 1, kSeconds, kSeed, kStale, kMaxErrors, kConverge, kRss, kThink, kHandover,
+    kLongOutages, kPrint
   };
   static const option kLong[] = {{"minutes", required_argument, nullptr, kMinutes},
                                  {"seconds", required_argument, nullptr, kSeconds},
@@ -53,12 +54,14 @@ int main(int argc, char** argv) {
                                  {"rss-limit", required_argument, nullptr, kRss},
                                  {"think-us", required_argument, nullptr, kThink},
                                  {"handover", no_argument, nullptr, kHandover},
+                                 {"long-outages", no_argument, nullptr, kLongOutages},
                                  {"print-schedule", no_argument, nullptr, kPrint},
                                  {nullptr, 0, nullptr, 0}};
   int c;
   while ((c = getopt_long(argc, argv, "", kLong, nullptr)) != -1) {
     double v = 0;
-    bool ok = c == kPrint || c == kHandover || (optarg && Number(optarg, 0, &v));
+    bool ok = c == kPrint || c == kHandover || c == kLongOutages ||
+              (optarg && Number(optarg, 0, &v));
     switch (c) {
       case kMinutes: o.duration_s = v * 60; break;
       case kSeconds: o.duration_s = v; break;
@@ -69,6 +72,7 @@ int main(int argc, char** argv) {
       case kRss: o.rss_limit_mb = v; break;
       case kThink: o.think_us = static_cast<int>(v); break;
       case kHandover: o.handover = true; break;
+      case kLongOutages: o.long_outages = true; break;
       case kPrint: print_schedule = true; break;
       default: ok = false;
     }
@@ -85,6 +89,7 @@ int main(int argc, char** argv) {
     ssa::soak::ScheduleOptions so;
     so.seed = o.seed;
     so.duration_s = o.duration_s;
+    so.long_outages = o.long_outages;
     printf("%s", ssa::soak::MakeSchedule(so, ssa::soak::SoakLayout()).Describe().c_str());
     return 0;
   }
@@ -98,9 +103,11 @@ int main(int argc, char** argv) {
   if (!r.passed) {
     fprintf(stderr, "\n== the events as executed (seed %" PRIu64 ") ==\n%s", r.seed,
             r.event_log.c_str());
-    fprintf(stderr, "replay: scripts/soak.sh --seconds %.0f --seed %" PRIu64 "%s\n", r.duration_s,
-            r.seed, o.handover ? " --handover" : "");
+    fprintf(stderr, "replay: scripts/soak.sh --seconds %.0f --seed %" PRIu64 "%s%s\n", r.duration_s,
+            r.seed, o.handover ? " --handover" : "", o.long_outages ? " --long-outages" : "");
   }
+  if (!r.sm_hang_stacks.empty())
+    fprintf(stderr, "\nthe threads of the masters that hung:\n%s", r.sm_hang_stacks.c_str());
   if (!r.rss_report.empty()) fprintf(stderr, "\nmemory (VmRSS) per daemon life:\n%s", r.rss_report.c_str());
   printf("\n%s", r.Summary().c_str());
   return r.passed ? 0 : 1;

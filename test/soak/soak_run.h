@@ -53,6 +53,9 @@ struct SoakOptions {
   // of becoming its standby. Not in the default menu: see doc/soak.md,
   // "What the soak found".
   bool handover = false;
+  // HCA links stay down 40-60 s, longer than the staleness bound (see
+  // ScheduleOptions::long_outages).
+  bool long_outages = false;
   FILE* progress = nullptr;  // progress lines and the event log as it goes
   double progress_every_s = 10;
 };
@@ -75,6 +78,9 @@ struct SoakResult {
   double max_rss_growth_mb = 0;
   std::string max_rss_growth_of;  // "ibacm Hca10 (pid 123, 1412 s)"
   std::string rss_report;         // one line per daemon instance that lived long enough
+  int resweeps = 0;  // SIGHUPs for a sweep OpenSM did not make
+  int sm_hangs = 0;  // masters that stopped sweeping and were failed over
+  std::string sm_hang_stacks;  // their threads' stacks, for the record
   int epoch_regressions = 0;
   int unexpected_exits = 0;
   int sanitizer_reports = 0;

@@ -145,6 +145,7 @@ class Generator {
         e.target = PickFree(links, t, "link:");
         if (e.target.empty()) return false;
         double d = dice_.Seconds(2, 10);
+        if (o_.long_outages && e.target.find(':') == std::string::npos) d += 38 + (d - 2) * 1.5;
         e.detail = Fmt("for %.1f s", d);
         StartEnd(&e, t, d, ActionKind::kLinkDown, ActionKind::kLinkUp, "link:" + e.target);
         if (e.target.find(':') != std::string::npos) busy_["uplinks"] = e.end_s;

@@ -63,6 +63,22 @@ TEST(SoakSchedule, TheFirstDozenEventsCoverTheMenu) {
   }
 }
 
+TEST(SoakSchedule, LongOutagesOutlastTheStalenessBound) {
+  ssa::soak::ScheduleOptions o;
+  o.seed = 3;
+  o.duration_s = 600;
+  o.long_outages = true;
+  Schedule s = ssa::soak::MakeSchedule(o, ssa::soak::SoakLayout());
+  int hca_outages = 0;
+  for (const ssa::soak::Event& e : s.events) {
+    if (e.kind != ssa::soak::EventKind::kLinkDownUp || e.target.find(':') != std::string::npos)
+      continue;
+    ++hca_outages;
+    CHECK_TEXT(e.end_s - e.at_s >= 40, e.detail.c_str());
+  }
+  CHECK(hca_outages > 0);
+}
+
 TEST(SoakSchedule, ConstraintsHold) {
   ssa::soak::SoakLayout layout;
   for (uint64_t seed = 1; seed <= 50; ++seed) {
@@ -117,6 +133,9 @@ TEST(SoakSchedule, ConstraintsHold) {
         case ActionKind::kBurstEnd: --bursts[a.target]; break;
       }
     }
+    int failovers = 0;
+    for (const ssa::soak::Event& e : s.events) failovers += e.kind == ssa::soak::EventKind::kFailover;
+    CHECK(failovers <= 20);  // the SM priorities a new standby can take
     // Every disruption is undone by the end.
     for (auto* m : {&down, &killed, &stopped, &bursts})
       for (auto& kv : *m) CHECK_EQUAL_TEXT(0, kv.second, kv.first.c_str());

@@ -53,7 +53,7 @@ PrdbService::JobResult PrdbService::BuildOrPatch(const Engine& e, const Consumer
   uint32_t src = x.PortByGuid(port_guid);
   r.if_full = x.assigned_lids().size() << (src == smdb::SmdbIndex::kNone ? 0 : x.port(src).lmc);
   bool patch = previous.bytes && e.diff_from != 0 && previous.epoch == e.diff_from &&
-               !e.diff.all && src != smdb::SmdbIndex::kNone;
+               !e.diff.all && !e.diff.lids_left && src != smdb::SmdbIndex::kNone;
   const smdb::SmdbIndex::Port* s = patch ? &x.port(src) : nullptr;
   if (patch) {
     // The previous version was made for this very port.

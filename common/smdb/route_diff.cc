@@ -194,6 +194,14 @@ class Differ {
 
   // The dirty LIDs as lists and counts; the diff takes the bitmaps over.
   void ListDirtyLids(RouteDiff* d) {
+    for (uint16_t lid : oi_.assigned_lids()) {
+      uint32_t np = ni_.PortByLid(lid);
+      if (np == SmdbIndex::kNone ||
+          ni_.port(np).port_guid != oi_.port(oi_.PortByLid(lid)).port_guid) {
+        d->lids_left = true;
+        break;
+      }
+    }
     for (uint16_t lid : ni_.assigned_lids()) {
       if (owner_[lid])
         d->owner_lids.push_back(lid);

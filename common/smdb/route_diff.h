@@ -63,6 +63,12 @@ struct RouteDiff {
   bool all = false;         // recompute everything
   std::vector<bool> dirty;  // by LID (size 0xC000): paths to it may differ
   size_t dirty_count = 0;   // LIDs set in `dirty`
+  // Some LID of the old version left the subnet or now belongs to another
+  // port. Its old records are keyed by the old port's GID, which no pair
+  // PairsFrom() lists (it lists the new version's LIDs), so a patch would
+  // keep them: a consumer would go on answering a path to a port that is
+  // gone. A PRDB is then built whole (the chaos soak found this).
+  bool lids_left = false;
 
   // The per-pair rule (see above). By LID (size 0xC000 unless `all`):
   std::vector<bool> owner_dirty;

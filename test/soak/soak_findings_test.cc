@@ -1,8 +1,8 @@
 // soak_findings_test.cc: what the chaos soak found, each reduced to the
 // smallest scenario that shows it (doc/soak.md, "What the soak found").
-// They fail until the bug is fixed, so they are IGNORE_TESTs: run them with
-//   build/test/soak/soak_tests -ri -g SoakFindings
-// and make each a TEST once its fix is in.
+// A finding whose fix is not in yet is an IGNORE_TEST (run them with
+//   build/test/soak/soak_tests -ri -g SoakFindings);
+// each becomes a TEST with its fix.
 #include <chrono>
 #include <memory>
 #include <string>
@@ -36,10 +36,9 @@ TEST_GROUP(SoakFindings) {
 // and route_lids come from the new index's assigned LIDs), so the record
 // of the LID that left is never removed: the consumer keeps answering the
 // old path (seed 7 of the 10-minute soak: 953 wrong answers once OpenSM
-// kept Hca9 out for 35 s). A full transfer sends the same patched bytes;
-// only a PRDB built whole (a new consumer, a restarted access node) is
-// right.
-IGNORE_TEST(SoakFindings, APatchedPrdbDropsThePathToAPortThatLeft) {
+// kept Hca9 out for 35 s). Fixed: such a diff says lids_left, and the
+// access node builds those PRDBs whole.
+TEST(SoakFindings, APatchedPrdbDropsThePathToAPortThatLeft) {
   TreeHarness::Options o;
   CHECK_OK(TreeHarness::FatTree(12, 0, &o));
   CHECK_OK(tree->Start(o));

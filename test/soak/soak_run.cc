@@ -996,9 +996,10 @@ void Runner::StartStandby() {
     Fail("starting a standby OpenSM on " + node + ": " + st.ToString());
     return;
   }
-  AddSm(node, log, from, tree_->standby().dump_dir(), false, tree_->process(node)->pid(), priority);
+  // (Before AddSm: `m` refers into sms_, which AddSm may reallocate.)
   Log(Printf("  a new SM on %s with priority %d (the master's is %d)%s", node.c_str(), priority,
              m.priority, o_.handover ? ": a handover" : ""));
+  AddSm(node, log, from, tree_->standby().dump_dir(), false, tree_->process(node)->pid(), priority);
 }
 
 void Runner::BurstStart(const Action& a) {

@@ -1017,7 +1017,13 @@ void Runner::BurstStart(const Action& a) {
     d.SetLid(lids_[i]);
     lo.destinations.push_back(d);
   }
-  lo.duration = 3600s;  // until BurstEnd
+  // Its own end, not BurstEnd's: acm_load drains for `drain` after the
+  // duration, so a burst told to stop while its daemon is SIGSTOPped
+  // would wait for that daemon until the duration's end, and the daemon
+  // is continued only by this thread.
+  const Event& e = schedule_.events[static_cast<size_t>(a.event)];
+  lo.duration = std::chrono::milliseconds(static_cast<long>((e.end_s - e.at_s) * 1000));
+  lo.drain = 3s;
   lo.think = 10ms;
   Burst b;
   b.start = Clock::now();

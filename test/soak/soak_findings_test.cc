@@ -8,6 +8,7 @@
 #include <string>
 
 #include "common/smdb/smdb_prdb.h"
+#include "test/sim/ibacm_node.h"
 #include "test/sim/sim_test_util.h"
 #include "test/sim/tree_harness.h"
 
@@ -20,12 +21,11 @@ TEST_GROUP(SoakFindings) {
   ssa::test::TempDir dir;
   std::unique_ptr<TreeHarness> tree;
 
+  std::unique_ptr<ssa::test::IbacmNode> no_ibacm;
+
   void setup() override { tree = std::make_unique<TreeHarness>(&dir); }
   void teardown() override {
-    if (UtestShell::getCurrent()->hasFailed()) tree->set_failed();
-    ssa::Status st = tree->Stop();
-    tree.reset();
-    CHECK_OK(st);
+    CHECK_OK(ssa::test::StopTreeTest(&tree, &no_ibacm, UtestShell::getCurrent()->hasFailed()));
   }
 };
 

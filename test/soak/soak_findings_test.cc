@@ -11,6 +11,7 @@
 #include "test/sim/ibacm_node.h"
 #include "test/sim/sim_test_util.h"
 #include "test/sim/tree_harness.h"
+#include "test/support/check_ok.h"
 
 #include "CppUTest/TestHarness.h"
 
@@ -21,11 +22,12 @@ TEST_GROUP(SoakFindings) {
   ssa::test::TempDir dir;
   std::unique_ptr<TreeHarness> tree;
 
-  std::unique_ptr<ssa::test::IbacmNode> no_ibacm;
-
   void setup() override { tree = std::make_unique<TreeHarness>(&dir); }
   void teardown() override {
-    CHECK_OK(ssa::test::StopTreeTest(&tree, &no_ibacm, UtestShell::getCurrent()->hasFailed()));
+    if (UtestShell::getCurrent()->hasFailed()) tree->set_failed();
+    ssa::Status st = tree->Stop();
+    tree.reset();
+    CHECK_OK(st);
   }
 };
 

@@ -13,7 +13,7 @@ test_soak_libsoak_la_SOURCES = \
 test_soak_libsoak_la_CPPFLAGS = $(AM_CPPFLAGS) -DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
 # What the soak's programs link, users first.
 SOAK_LIBS = test/soak/libsoak.la test/sim/libsimtree.la test/sim/libsimnode.la \
-	test/sim/libsimfab.la $(ACME_LIBS) $(SSA_ALL_LIBS)
+	test/sim/libsimfab.la $(TEST_SUPPORT_LIBS) $(ACME_LIBS) $(SSA_ALL_LIBS)
 SOAK_DEPS = $(EXTRA_test_sim_tree_tests_DEPENDENCIES) test/soak/soak-sa-snapshot
 
 check_PROGRAMS += test/soak/soak-sa-snapshot

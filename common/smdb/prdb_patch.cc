@@ -31,6 +31,13 @@ Status Invalid(const std::string& why) {
   return Status::Error(kErrInvalidInput, "PRDB patch: " + why);
 }
 
+PrdbSource DecodeSource(const uint8_t* record) {
+  PrdbSource source;
+  FieldDecoder dec(record);
+  PrdbSource::Fields(source, dec);
+  return source;
+}
+
 // A serialization checked to have the layout above.
 struct LaidOut {
   const uint8_t* p = nullptr;
@@ -152,9 +159,7 @@ uint32_t MergePaths(const LaidOut& old, const std::string& old_bytes,
 void RewriteHeaders(const LaidOut& old, uint64_t epoch, uint32_t n_new, uint32_t paths_crc,
                     uint8_t* b) {
   const DbSchema& schema = Prdb::Schema();
-  PrdbSource source;
-  FieldDecoder dec(b + kSourceRecord);
-  PrdbSource::Fields(source, dec);
+  PrdbSource source = DecodeSource(b + kSourceRecord);
   source.smdb_epoch = epoch;
   EncodeRecord(source, b + kSourceRecord);
   EncodeTableHeader(schema.tables[0], 1, Crc32(b + kSourceRecord, kSourceSize),
@@ -236,8 +241,7 @@ Status PrdbSourceOf(const std::string& bytes, PrdbSource* source) {
   LaidOut laid_out;
   Status s = CheckLayout(bytes, &laid_out);
   if (!s.ok()) return s;
-  FieldDecoder dec(laid_out.source());
-  PrdbSource::Fields(*source, dec);
+  *source = DecodeSource(laid_out.source());
   return Status::Ok();
 }
 

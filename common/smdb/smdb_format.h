@@ -193,14 +193,14 @@ std::string Hex32(uint32_t v);
 
 // ---- Header fields and read-only views: the layouts above as code ----
 // Each field is one constant that names its type and offset; readers go
-// through views, writers through Field::Put, so each offset is written down
-// in exactly one place. A view checks nothing: the bytes it reads must
-// exist (the header codecs below and the delta reader check lengths, sizes
-// and CRCs first).
+// through views, writers through HeaderField::Put, so each offset is
+// written down in exactly one place. A view checks nothing: the bytes it
+// reads must exist (the header codecs below and the delta reader check
+// lengths, sizes and CRCs first).
 
 // A big-endian field of the header `Part`.
 template <class T, class Part>
-struct Field {
+struct HeaderField {
   static_assert(sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8, "a u16, u32 or u64");
   size_t offset;
 
@@ -234,40 +234,41 @@ struct SectionHeaderLayout : SectionStart {};
 struct DeltaSectionLayout : SectionStart {};
 
 namespace header_start {
-constexpr Field<uint32_t, HeaderStart> kMagic{0};
-constexpr Field<uint16_t, HeaderStart> kMajor{4}, kMinor{6}, kDbType{8}, kHeaderSize{10};
+constexpr HeaderField<uint32_t, HeaderStart> kMagic{0};
+constexpr HeaderField<uint16_t, HeaderStart> kMajor{4}, kMinor{6}, kDbType{8}, kHeaderSize{10};
 }  // namespace header_start
 namespace file_header {
 using header_start::kMagic, header_start::kMajor, header_start::kMinor, header_start::kDbType,
     header_start::kHeaderSize;
-constexpr Field<uint32_t, FileHeaderLayout> kTableCount{12};
-constexpr Field<uint64_t, FileHeaderLayout> kGlobalEpoch{16};
-constexpr Field<uint32_t, FileHeaderLayout> kReserved{24}, kCrc{28};
+constexpr HeaderField<uint32_t, FileHeaderLayout> kTableCount{12};
+constexpr HeaderField<uint64_t, FileHeaderLayout> kGlobalEpoch{16};
+constexpr HeaderField<uint32_t, FileHeaderLayout> kReserved{24}, kCrc{28};
 }  // namespace file_header
 namespace delta_header {
 using header_start::kMagic, header_start::kMajor, header_start::kMinor, header_start::kDbType,
     header_start::kHeaderSize;
-constexpr Field<uint32_t, DeltaHeaderLayout> kSectionCount{12};
-constexpr Field<uint64_t, DeltaHeaderLayout> kBaseGlobalEpoch{16}, kNewGlobalEpoch{24};
-constexpr Field<uint32_t, DeltaHeaderLayout> kBaseDigest{32}, kNewDigest{36}, kReserved{40},
+constexpr HeaderField<uint32_t, DeltaHeaderLayout> kSectionCount{12};
+constexpr HeaderField<uint64_t, DeltaHeaderLayout> kBaseGlobalEpoch{16}, kNewGlobalEpoch{24};
+constexpr HeaderField<uint32_t, DeltaHeaderLayout> kBaseDigest{32}, kNewDigest{36}, kReserved{40},
     kCrc{44};
 }  // namespace delta_header
 namespace section_start {
-constexpr Field<uint16_t, SectionStart> kTableId{0}, kHeaderSize{2};
-constexpr Field<uint32_t, SectionStart> kRecordSize{4};
+constexpr HeaderField<uint16_t, SectionStart> kTableId{0}, kHeaderSize{2};
+constexpr HeaderField<uint32_t, SectionStart> kRecordSize{4};
 }  // namespace section_start
 namespace section_header {
 using section_start::kTableId, section_start::kHeaderSize, section_start::kRecordSize;
-constexpr Field<uint32_t, SectionHeaderLayout> kRecordCount{8}, kPayloadCrc{12};
-constexpr Field<uint64_t, SectionHeaderLayout> kTableEpoch{16};
-constexpr Field<uint32_t, SectionHeaderLayout> kReserved{24}, kCrc{28};
+constexpr HeaderField<uint32_t, SectionHeaderLayout> kRecordCount{8}, kPayloadCrc{12};
+constexpr HeaderField<uint64_t, SectionHeaderLayout> kTableEpoch{16};
+constexpr HeaderField<uint32_t, SectionHeaderLayout> kReserved{24}, kCrc{28};
 }  // namespace section_header
 namespace delta_section {
 using section_start::kTableId, section_start::kHeaderSize, section_start::kRecordSize;
-constexpr Field<uint32_t, DeltaSectionLayout> kKeySize{8}, kBaseCount{12}, kNewCount{16},
+constexpr HeaderField<uint32_t, DeltaSectionLayout> kKeySize{8}, kBaseCount{12}, kNewCount{16},
     kRemovedCount{20}, kPutCount{24}, kBaseCrc{28};
-constexpr Field<uint64_t, DeltaSectionLayout> kBaseEpoch{32}, kNewEpoch{40};
-constexpr Field<uint32_t, DeltaSectionLayout> kNewCrc{48}, kOpsCrc{52}, kReserved{56}, kCrc{60};
+constexpr HeaderField<uint64_t, DeltaSectionLayout> kBaseEpoch{32}, kNewEpoch{40};
+constexpr HeaderField<uint32_t, DeltaSectionLayout> kNewCrc{48}, kOpsCrc{52}, kReserved{56},
+    kCrc{60};
 }  // namespace delta_section
 
 // The bytes of one header of kind `Layout`, read by field:
@@ -278,7 +279,7 @@ class HeaderView {
  public:
   explicit HeaderView(const uint8_t* p) : p_(p) {}
   template <class T, class Part>
-  T operator[](Field<T, Part> f) const {
+  T operator[](HeaderField<T, Part> f) const {
     static_assert(std::is_base_of<Part, Layout>::value, "a field of another header");
     return f.Get(p_);
   }

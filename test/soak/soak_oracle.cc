@@ -149,6 +149,10 @@ void Oracle::Judge(const DaemonAnswer& a, const ExcuseFn& excuse) {
     if (a.kind == DaemonAnswer::kError || !Same(got, f->second)) continue;
     if (it->to >= a.sent) {
       ++counts_.fresh;
+    } else if (a.kind == DaemonAnswer::kNoPath && excuse(a.daemon, a.sent, a.received).starting) {
+      // A daemon with no PRDB yet says "no path" to everything: equal to
+      // an old state by chance, not a late one.
+      ++counts_.errors_startup;
     } else {
       ++counts_.stale;
       double late = Seconds(a.sent - it->to);

@@ -16,7 +16,8 @@
 // An error for a destination the SA had a path to in every state within
 // the bound counts apart: during the daemon's start (before its first
 // PRDB, fallback = none) as a startup error, later as an error for a
-// known destination. A request that got no answer at all (the connection
+// known destination. A starting daemon's "no path" that only an older
+// state shares is a startup error too, not a stale answer. A request that got no answer at all (the connection
 // broke, or timed out) is excused while the daemon was killed or stopped
 // on purpose, and counted as unanswered otherwise.
 //

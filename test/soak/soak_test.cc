@@ -234,6 +234,24 @@ TEST(SoakOracle, ErrorsAndMissingAnswersAreExcusedOnlyWhenTheDaemonWas) {
   LONGS_EQUAL(1, oracle.counts().unanswered);
 }
 
+TEST(SoakOracle, AStartingDaemonsNoPathIsNotStale) {
+  SetUp3();
+  // At 60 s the SA has no path (state 3, fresh) ...
+  excuse.starting = true;
+  Judge(Answer(SaAnswer(), t0 + 60s, t0 + 60s));
+  LONGS_EQUAL(1, oracle.counts().fresh);
+  // ... at 20 s it had one, but "no path" once more recently (never:
+  // state 1 and 2 both had a path) -> a startup error; and against a
+  // state where the last "no path" is 9 s old, still not stale.
+  Judge(Answer(SaAnswer(), t0 + 20s, t0 + 20s));
+  SaAnswers s4;
+  s4[ssa::soak::PairKey(5, 9)] = PathTo(9, 1);
+  CHECK(oracle.AddSnapshot(t0 + 70s, t0 + 71s, "4", s4));
+  Judge(Answer(SaAnswer(), t0 + 80s, t0 + 80s));
+  LONGS_EQUAL(2, oracle.counts().errors_startup);
+  LONGS_EQUAL(0, oracle.counts().stale);
+}
+
 TEST(SoakOracle, AnAnswerWaitsUntilTheOracleIsCompleteForItsTime) {
   SetUp3();
   oracle.Submit(Answer(PathTo(9, 1), t0 + 60s, t0 + 60s));

@@ -14,7 +14,8 @@ ExtractWorker::ExtractWorker(const PluginOptions& options, std::unique_ptr<Plugi
     : options_(options), log_(std::move(log)) {}
 
 Status ExtractWorker::Create(const PluginOptions& options, std::unique_ptr<PluginLog> log,
-                             ExtractFn extract, std::unique_ptr<ExtractWorker>* out) {
+                             ExtractFn extract, std::function<bool()> is_master,
+                             std::unique_ptr<ExtractWorker>* out) {
   std::unique_ptr<ExtractWorker> w(new ExtractWorker(options, std::move(log)));
   Status st = w->log_->OpenFile(options.log_file, options.log_level);
   if (!st.ok()) {
@@ -34,7 +35,8 @@ Status ExtractWorker::Create(const PluginOptions& options, std::unique_ptr<Plugi
   if (options.core) {
     ExtractWorker* self = w.get();
     st = TreeCore::Create(options, w->log_.get(),
-                          [self](uint64_t seen) { self->ContinueAfter(seen); }, &w->tree_);
+                          [self](uint64_t seen) { self->ContinueAfter(seen); },
+                          std::move(is_master), &w->tree_);
     if (!st.ok()) return st.WithContext("the SSA tree's core");
   }
   try {

@@ -23,6 +23,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -41,10 +42,13 @@ class ExtractWorker {
  public:
   // Validates the options, opens the log and the dump directory, starts
   // the thread. On error nothing is left running and the Status says why.
-  // `log` and `extract` are given by the caller (plugin_entry.cc binds them
-  // to OpenSM); the log must outlive the worker.
+  // `log`, `extract` and `is_master` are given by the caller
+  // (plugin_entry.cc binds them to OpenSM; TreeCore::Create says what
+  // is_master is for, null: always master); the log must outlive the
+  // worker.
   static Status Create(const PluginOptions& options, std::unique_ptr<PluginLog> log,
-                       ExtractFn extract, std::unique_ptr<ExtractWorker>* out);
+                       ExtractFn extract, std::function<bool()> is_master,
+                       std::unique_ptr<ExtractWorker>* out);
   ~ExtractWorker();
   ExtractWorker(const ExtractWorker&) = delete;
   ExtractWorker& operator=(const ExtractWorker&) = delete;

@@ -252,6 +252,11 @@ enum ssa_osm_log_level {
 /* One line in OpenSM's log, prefixed "ibssa_osm: ". */
 void ssa_osm_log(void *osm, int level, const char *msg);
 
+/* Whether this OpenSM is the subnet's master SM right now (SMInfo state
+ * MASTER): 1 or 0. Any thread; a plain read of one byte the state manager
+ * writes, so it may lag one transition behind. */
+int ssa_osm_is_master(void *osm);
+
 /* ---- Implemented in C++ (plugin_entry.cc) ---- */
 
 enum ssa_osm_event {

@@ -123,6 +123,16 @@ static void plugin_report(void *plugin, osm_epi_event_id_t event_id, void *event
 	ssa_plugin_report(p->cpp, ev);
 }
 
+int ssa_osm_is_master(void *osm_handle)
+{
+	struct ssa_osm_handle *h = osm_handle;
+
+	/* The state manager changes it without a lock the plugin could take
+	 * (osm_sm_state_mgr.c); an atomic load reads one whole value. */
+	return h && h->osm &&
+	       __atomic_load_n(&h->osm->subn.sm_state, __ATOMIC_RELAXED) == IB_SMINFO_STATE_MASTER;
+}
+
 void ssa_osm_log(void *osm_handle, int level, const char *msg)
 {
 	struct ssa_osm_handle *h = osm_handle;

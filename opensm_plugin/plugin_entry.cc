@@ -47,7 +47,7 @@ extern "C" void* ssa_plugin_create(void* osm, const char* options, const char* o
     st = ExtractWorker::Create(
         o, std::move(log),
         [osm](ssa_raw_buffers* b, ssa_extract_times* t) { return ssa_osm_extract(osm, b, t); },
-        &worker);
+        [osm] { return ssa_osm_is_master(osm) != 0; }, &worker);
     if (!st.ok()) {
       RefuseToLoad(osm, st.ToString());
       return nullptr;

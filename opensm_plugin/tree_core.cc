@@ -1,6 +1,8 @@
 // tree_core.cc: see tree_core.h.
 #include "opensm_plugin/tree_core.h"
 
+#include <sys/epoll.h>
+
 #include <cinttypes>
 #include <map>
 #include <sstream>
@@ -21,8 +23,12 @@ namespace opensm_plugin {
 class TreeCoreImpl {
  public:
   TreeCoreImpl(const PluginOptions& o, Logger* log, EventLoop* loop,
-               TreeCore::EpochAheadFn smdb_ahead)
-      : options_(o), log_(log), loop_(loop), smdb_ahead_(std::move(smdb_ahead)) {}
+               TreeCore::EpochAheadFn smdb_ahead, TreeCore::IsMasterFn is_master)
+      : options_(o),
+        log_(log),
+        loop_(loop),
+        smdb_ahead_(std::move(smdb_ahead)),
+        is_master_(std::move(is_master)) {}
 
   // Registers class 0x2C on every local port now, on OpenSM's thread at
   // plugin load, before anything else in the process uses umad
@@ -47,8 +53,10 @@ class TreeCoreImpl {
   }
 
   void Close() {
+    StopWatchingMastership();
     if (core_) core_->Close();
     core_.reset();
+    StopDraining();
     if (mads_) mads_->Close();
     for (auto& kv : registered_)
       if (kv.second) kv.second->Close();
@@ -70,13 +78,23 @@ class TreeCoreImpl {
                 sm_guid);
       return false;
     }
+    // Serving again after an idle spell (TreeCore's header): the agent
+    // kept for it is reused when the SM's port is the same one.
+    StopDraining();
+    if (mads_ && port_.port_guid != mine->port_guid) {
+      mads_->Close();
+      mads_.reset();
+    }
+    bool reuse_agent = mads_ != nullptr;
     port_ = *mine;
     // OpenSM's process read its port before the subnet was up (LID 0 on
     // the simulated fabric, where port info is frozen at start): the
     // SMDB knows the SM's LID.
     port_.lid = db.subnet.records[0].sm_lid;
     auto pre = registered_.find(port_.port_guid);
-    if (pre != registered_.end()) {
+    if (reuse_agent) {
+      // opened (and wrapped for faults) when the core first served
+    } else if (pre != registered_.end()) {
       mads_ = std::move(pre->second);
     } else {
       auto umad = std::make_unique<UmadTransport>(port_.ca_name, port_.port_num, log_);
@@ -92,10 +110,12 @@ class TreeCoreImpl {
     for (auto& kv : registered_)
       if (kv.second) kv.second->Close();
     registered_.clear();
-    st = tree::NewStreamTransport(options_.transport, &streams_);
-    // Fault injection (tests only): the seams wrap the real transports.
-    if (st.ok()) st = WrapMadFaults(options_.mad_faults, &mads_);
-    if (st.ok()) st = tree::WrapStreamFaults(options_.data_faults, &streams_);
+    if (!reuse_agent) {
+      st = tree::NewStreamTransport(options_.transport, &streams_);
+      // Fault injection (tests only): the seams wrap the real transports.
+      if (st.ok()) st = WrapMadFaults(options_.mad_faults, &mads_);
+      if (st.ok()) st = tree::WrapStreamFaults(options_.data_faults, &streams_);
+    }
     if (st.ok() && (!options_.mad_faults.empty() || !options_.data_faults.empty()))
       log_->Log(LogLevel::kWarn,
                 "tree: FAULT INJECTION on: mad_faults '%s', data_faults '%s' (tests only)",
@@ -127,13 +147,70 @@ class TreeCoreImpl {
     // be the stale ones read before the subnet was up.
     address_book_ = std::make_unique<AddressBook>(
         options_.hosts_file, options_.dump_dir.empty() ? "" : options_.dump_dir + "/addr.db", log_);
+    ++serving_spell_;
     RefreshAddresses();
+    WatchMastership();
+    if (dropped_while_idle_)
+      log_->Log(LogLevel::kInfo, "tree: master again; %" PRIu64 " tree MAD(s) went unanswered while idle",
+                dropped_while_idle_);
+    dropped_while_idle_ = 0;
     log_->Log(LogLevel::kInfo,
               "tree: core on %s/%d (GUID 0x%016" PRIx64
               ", LID %u), data channel %s (%s), lease %d s",
               port_.ca_name.c_str(), port_.port_num, port_.port_guid, port_.lid,
               core_->announced().ToString().c_str(), streams_->name(), options_.lease_s);
     return true;
+  }
+
+  // Looks once a second whether OpenSM is still the master SM: OpenSM
+  // reports a handover to no plugin event.
+  void WatchMastership() {
+    if (!is_master_) return;
+    master_timer_ = loop_->AddTimer(std::chrono::seconds(1), [this] {
+      master_timer_ = 0;
+      if (!core_) return;
+      if (is_master_())
+        WatchMastership();
+      else
+        GoIdle();
+    });
+  }
+
+  void StopWatchingMastership() {
+    if (master_timer_) loop_->CancelTimer(master_timer_);
+    master_timer_ = 0;
+  }
+
+  // OpenSM is no longer the master: the members must move to the new
+  // master's core, which they do once this one stops answering them.
+  void GoIdle() {
+    StopWatchingMastership();
+    log_->Log(LogLevel::kWarn,
+              "tree: this OpenSM is no longer the master SM; core idle: children closed, "
+              "joins and renewals left unanswered so that members find the new master's core; "
+              "it serves again when this OpenSM is master");
+    core_->Close();
+    core_.reset();
+    address_book_.reset();
+    Status st = loop_->WatchFd(mads_->fd(), EPOLLIN, [this](uint32_t) { Drain(); });
+    if (!st.ok())
+      log_->Log(LogLevel::kError, "tree: cannot drain the idle core's MADs: %s",
+                st.ToString().c_str());
+    else
+      draining_ = true;
+    StateChanged();
+  }
+
+  // Reads and drops what members still send to this port while idle: an
+  // unread queue would only grow (and hold up the simulator's socket).
+  void Drain() {
+    ReceivedMad m;
+    while (mads_ && mads_->Receive(&m).ok()) ++dropped_while_idle_;
+  }
+
+  void StopDraining() {
+    if (draining_ && mads_) loop_->UnwatchFd(mads_->fd());
+    draining_ = false;
   }
 
   bool Fail(const Status& st) {
@@ -169,8 +246,10 @@ class TreeCoreImpl {
       log_->Log(LogLevel::kError, "tree: address database: %s", st.ToString().c_str());
     else if (changed)
       core_->PublishAddr(v.version, v.delta, v.delta_from);
-    loop_->AddTimer(std::chrono::seconds(2), [this] {
-      if (core_) RefreshAddresses();
+    // One chain of looks per serving spell (the core may go idle and
+    // serve again before this one's next look).
+    loop_->AddTimer(std::chrono::seconds(2), [this, spell = serving_spell_] {
+      if (core_ && spell == serving_spell_) RefreshAddresses();
     });
   }
 
@@ -195,6 +274,11 @@ class TreeCoreImpl {
   Logger* log_;
   EventLoop* loop_;
   TreeCore::EpochAheadFn smdb_ahead_;
+  TreeCore::IsMasterFn is_master_;
+  Reactor::TimerId master_timer_ = 0;        // WatchMastership's next look (0: none)
+  uint64_t serving_spell_ = 0;       // StartServing's count, for RefreshAddresses' timers
+  bool draining_ = false;            // idle: mads_ is watched by Drain()
+  uint64_t dropped_while_idle_ = 0;  // MADs Drain() dropped since the core went idle
   UmadPort port_;
   std::unique_ptr<MadTransport> mads_;
   std::unique_ptr<tree::StreamTransport> streams_;
@@ -205,7 +289,7 @@ class TreeCoreImpl {
 };
 
 Status TreeCore::Create(const PluginOptions& options, PluginLog* plog, EpochAheadFn smdb_ahead,
-                        std::unique_ptr<TreeCore>* out) {
+                        IsMasterFn is_master, std::unique_ptr<TreeCore>* out) {
   std::unique_ptr<TreeCore> c(new TreeCore);
   c->log_ = std::make_unique<Logger>();
   c->log_->set_level(options.log_level);
@@ -216,7 +300,7 @@ Status TreeCore::Create(const PluginOptions& options, PluginLog* plog, EpochAhea
   Status st = c->loop_->Init();
   if (!st.ok()) return st;
   c->impl_ = std::make_unique<TreeCoreImpl>(options, c->log_.get(), c->loop_.get(),
-                                            std::move(smdb_ahead));
+                                            std::move(smdb_ahead), std::move(is_master));
   c->impl_->PreRegister();  // before the core's thread exists
   c->thread_ = std::thread([loop = c->loop_.get()] { loop->Run(); });
   *out = std::move(c);

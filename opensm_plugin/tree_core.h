@@ -13,6 +13,14 @@
 // master SM port is one of this host's ports), it opens that port for
 // class 0x2C and listens for data connections; a standby OpenSM makes no
 // version (it does not sweep), so its core stays idle until it is master.
+// When this OpenSM stops being the master (a handover to another SM, which
+// OpenSM reports to no plugin event; its port went down), the core goes
+// idle again within a second: it closes its children and its listener and
+// leaves the tree's joins and renewals unanswered, so that the members
+// look for the master SM and join the new master's core. The class 0x2C
+// agent stays registered and drained (umad2sim must never see the class
+// unregistered, doc/simulated-fabric.md). Its next version as master
+// starts it again.
 #ifndef IBACM_SSA_OPENSM_PLUGIN_TREE_CORE_H
 #define IBACM_SSA_OPENSM_PLUGIN_TREE_CORE_H
 
@@ -39,10 +47,13 @@ class TreeCore {
   // the core's: the SMDB's producer must continue after it.
   using EpochAheadFn = std::function<void(uint64_t seen)>;
 
+  // Whether this OpenSM is the master SM now (null: always).
+  using IsMasterFn = std::function<bool()>;
+
   // Starts the core's thread (idle until the first version). `log` must
   // outlive the core.
   static Status Create(const PluginOptions& options, PluginLog* log, EpochAheadFn smdb_ahead,
-                       std::unique_ptr<TreeCore>* out);
+                       IsMasterFn is_master, std::unique_ptr<TreeCore>* out);
   ~TreeCore();
   TreeCore(const TreeCore&) = delete;
   TreeCore& operator=(const TreeCore&) = delete;

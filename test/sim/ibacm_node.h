@@ -60,6 +60,12 @@ Status RunProgram(const std::vector<std::string>& argv, std::string* output, int
 // (for the report of a hang), else a line saying why there are none.
 std::string ThreadStacks(pid_t pid);
 
+// Whether ThreadStacks' text shows the main thread stuck in umad2sim's exit
+// handler: it holds its device lock while it cancels and joins its receiver
+// thread, which waits for that lock when a MAD arrives at that moment (not
+// a cancellation point), so the process never ends (doc/simulated-fabric.md).
+bool StuckInUmad2simExit(const std::string& stacks);
+
 }  // namespace test
 }  // namespace ssa
 

@@ -130,7 +130,7 @@ TEST_GROUP(OsmPluginWorker) {
     CHECK_OK(ExtractWorker::Create(
         options, std::move(log),
         [this](ssa_raw_buffers* b, ssa_extract_times* t) { return subnet.Extract(b, t); },
-        &worker));
+        nullptr, &worker));
   }
   Smdb WaitFor(const std::function<bool(const Smdb&)>& pred) {
     Smdb db;

@@ -236,6 +236,8 @@ TEST(RoutingEngineSim, DfssspOnATorusTheSlRangesComeFromTheReplicaAndTheDaemonDr
   }
   CHECK(seen.size() > 1);
   LONGS_EQUAL(0, RouteQueries());  // all from the PRDB
+  // Our ib_acme -T judges a drawn SL by asking the SA again.
+  DaemonAnswersEqualTheSa();
 
   TorusLinkDownReachesTheDaemon(2);
   PathsAreMarked("");

@@ -39,6 +39,7 @@ SYNOPSIS
     simfab wait-up [--count N] [--timeout S]
     simfab up-count
     simfab gen-fattree N [--mixed] [--per-leaf K] [--uplinks U] [--spines S] [--leaf-radix R]
+    simfab gen-torus X Y [--per-switch K] [--mesh]
     simfab gen-4hca
 
 DESCRIPTION
@@ -67,6 +68,11 @@ DESCRIPTION
              Prints a 2-level fat tree net file (Hca1..N, L1.., S1..) on
              stdout and the ibsim flags it needs (-N/-S/-P, maybe empty) on
              stderr.
+    gen-torus
+             Prints an X by Y torus of switches (a mesh with --mesh; K HCAs
+             on each switch, default 2) the same way: the topology for the
+             engines that keep credit loops away (lash, dfsssp, nue, dor,
+             torus-2QoS).
     gen-4hca Prints the built-in 4-HCA net file (test/sim/nets/4hca.net).
 
 FABRIC (run)
@@ -534,6 +540,35 @@ int CmdGenFatTree(Args& args) {
   return 0;
 }
 
+int CmdGenTorus(Args& args) {
+  TorusOptions torus;
+  std::vector<int> dims;
+  std::string v, error;
+  while (!args.Done()) {
+    if (args.Option("--per-switch", &v, &error)) {
+      if (!ParseInt(v, &torus.hcas_per_switch)) return UsageError("--per-switch: not a number");
+    } else if (args.Peek() == "--mesh") {
+      args.Next();
+      torus.wrap = false;
+    } else if (!error.empty() || args.Peek().rfind("-", 0) == 0 || dims.size() == 2) {
+      return UsageError(error.empty() ? "gen-torus: unexpected argument " + args.Peek() : error);
+    } else {
+      int d = 0;
+      if (!ParseInt(args.Next(), &d)) return UsageError("gen-torus: X and Y must be numbers");
+      dims.push_back(d);
+    }
+  }
+  if (dims.size() != 2) return UsageError("gen-torus: want X and Y");
+  torus.x = dims[0];
+  torus.y = dims[1];
+  GeneratedNet net;
+  Status s = TorusNet(torus, &net);
+  if (!s.ok()) return Fail("gen-torus", s, kExitUsage);
+  fputs(net.text.c_str(), stdout);
+  fprintf(stderr, "%s\n", JoinArgs(net.ibsim_args).c_str());
+  return 0;
+}
+
 int Main(int argc, char** argv) {
   if (argc < 2) return UsageError("missing a command");
   std::string cmd = argv[1];
@@ -551,6 +586,7 @@ int Main(int argc, char** argv) {
   if (cmd == "wait-up") return CmdWaitUp(args, false);
   if (cmd == "up-count") return CmdWaitUp(args, true);
   if (cmd == "gen-fattree") return CmdGenFatTree(args);
+  if (cmd == "gen-torus") return CmdGenTorus(args);
   if (cmd == "gen-4hca") {
     fputs(FourHcaNet().c_str(), stdout);
     return 0;

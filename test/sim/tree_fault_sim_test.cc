@@ -11,6 +11,9 @@
 //     master dies; its plugin becomes the core, the members find it (the
 //     port's PortInfo), epochs never go backwards for anyone, and the
 //     consumers' paths equal the new SA's;
+//   - SM handover (a new SM takes mastership from a running master): the
+//     old master's core goes idle, the members move to the new core, and
+//     later changes reach them;
 //   - garbage and a wrong token on a parent's data port: refused, logged,
 //     and the parent keeps serving its real children;
 //   - a data channel delayed (every chunk read 200 ms late, at an access
@@ -245,6 +248,41 @@ TEST(TreeFaultSim, TheStandbySmTakesOverItsPluginBecomesTheCoreAndEpochsNeverGoB
   }
   std::vector<uint64_t> e = EpochsInPlace(tree->IbssaLog("Hca2"), "SMDB");
   CHECK_TEXT(e.size() >= 3 && NeverBackwards(e), tree->IbssaLog("Hca2").c_str());
+}
+
+// The soak's finding (doc/soak.md): after a handover the old master's
+// plugin went on answering the members, so nobody moved to the new core
+// and later changes never reached them.
+TEST(TreeFaultSim, AnSmTakingOverFromARunningMasterTakesTheTreeWithIt) {
+  TreeHarness::Options o;
+  CHECK_OK(TreeHarness::FatTree(12, 0, &o));
+  o.failover = true;
+  CHECK_OK(tree->Start(o));
+  const std::vector<std::string> all = StartMembers();
+  uint64_t held = tree->smdb().global_epoch;
+  // A node no member runs on, below the master by GUID.
+  std::string node;
+  uint64_t master = tree->PortGuid(tree->fabric()->sm_node());
+  for (const char* n : {"Hca4", "Hca5", "Hca8", "Hca9", "Hca11", "Hca12"})
+    if (tree->PortGuid(n) < master) node = n;
+  CHECK_TEXT(!node.empty(), "no free node with a port GUID below the master's");
+
+  CHECK_OK(tree->HandOver(node, 90s));
+  // The old master's core goes idle: the members find the new master.
+  CHECK_OK(ssa::test::WaitForLogLine(tree->plugin().log_file(), "no longer the master SM", 30s));
+  CHECK_TEXT(TreeWhole(4, tree->PortGuid(node)), "the members did not all join the new master's core");
+  ssa::smdb::Smdb next;
+  CHECK_OK(tree->WaitSmdbAfter(held, 60s, &next));
+  CHECK_OK(tree->WaitConsumersAt(all, next.global_epoch, 60s));
+  for (const std::string& c : all) EqualsSa(c);
+
+  // A change after the handover arrives through the new core.
+  uint64_t before = tree->smdb().global_epoch;
+  CHECK_OK(tree->fabric()->LinkDown("L1", 7));
+  ssa::smdb::Smdb after;
+  CHECK_OK(tree->WaitSmdbAfter(before, 30s, &after));
+  CHECK_OK(tree->WaitConsumersAt(all, after.global_epoch, 30s));
+  for (const std::string& c : all) EqualsSa(c);
 }
 
 TEST(TreeFaultSim, GarbageAndAWrongTokenAreRefusedAndTheParentKeepsServing) {

@@ -78,6 +78,12 @@ class TreeHarness {
   // returns once the standby logged SUBNET UP as master. From then on
   // WaitSmdbAfter follows the standby's dump directory.
   Status FailOver(std::chrono::milliseconds timeout);
+  // An SM handover: an OpenSM with the plugin on `node` with the master's
+  // priority (10), whose port GUID must be lower than the master's, so
+  // that OpenSM makes it the master while the old one runs on and becomes
+  // a standby. Returns once the new SM logged SUBNET UP; from then on
+  // WaitSmdbAfter follows its dump directory.
+  Status HandOver(const std::string& node, std::chrono::milliseconds timeout);
   const PluginSetup& standby() const { return standby_; }
   std::string StandbyOsmLog() const { return standby_.dir + "/opensm.log"; }
 

@@ -143,11 +143,30 @@ TargetResult ProviderTest::TestOne(const TestTarget& target, PathVerifier* verif
     problems.push_back("the SA has no such path");
   } else {
     std::vector<FieldDifference> diffs = ComparePaths(path, v.path);
+    if (diffs.size() == 1 && diffs[0].field == "sl" && SaAlsoAnswers(target, path, verifier))
+      diffs.clear();
     if (!diffs.empty()) problems.push_back(DescribeDifferences(diffs));
   }
   r.outcome = problems.empty() ? TestOutcome::kMatched : TestOutcome::kMismatched;
   for (const std::string& p : problems) r.detail += (r.detail.empty() ? "" : "; ") + p;
   return r;
+}
+
+// Some engines' SA draws a pair's SL at random on every query (DFSSSP with
+// spare VLs: doc/fidelity.md), so one SA answer with another SL proves
+// nothing: the daemon's answer is right when the SA answers exactly it on
+// another query. Asked again up to kSlRedraws times; a wrong SL (one the
+// SA never draws) still fails, and a right one fails with a chance below
+// 1e-5 for ranges of up to 8 SLs ((7/8)^96).
+bool ProviderTest::SaAlsoAnswers(const TestTarget& target, const ibv_path_record& path,
+                                 PathVerifier* verifier) {
+  constexpr int kSlRedraws = 96;
+  for (int i = 0; i < kSlRedraws; ++i) {
+    VerifyResult again = verifier->Verify(KeyFor(target, path));
+    if (again.kind != VerifyResult::kRecord) return false;
+    if (ComparePaths(path, again.path).empty()) return true;
+  }
+  return false;
 }
 
 bool ProviderTest::Resolve(const TestTarget& target, ibv_path_record* path, std::string* error) {

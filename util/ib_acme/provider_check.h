@@ -47,6 +47,8 @@ class ProviderTest {
   bool TestService(const std::string& svc, const std::vector<TestTarget>& targets,
                    TestSummary* summary);
   TargetResult TestOne(const TestTarget& target, PathVerifier* verifier);
+  bool SaAlsoAnswers(const TestTarget& target, const ibv_path_record& path,
+                     PathVerifier* verifier);
   // The daemon's answer for `target`; false with `*error` when it had none.
   bool Resolve(const TestTarget& target, ibv_path_record* path, std::string* error);
   // (Re)connects to svc_, dropping whatever the old connection still held.

@@ -1,0 +1,186 @@
+#!/bin/bash
+# fidelity-sweep.sh [--quick] [--keep-going] [FILTER]: the replica against
+# OpenSM's SA on many fabrics at once, wider than the suite's fidelity tests:
+# every routing engine OpenSM ships on the topologies where it means
+# something (fat trees, ibsim's example nets, tori and meshes), LMC 0 and 1,
+# QoS on with a policy, each query shape clients send. For each
+# configuration a fresh simulated fabric (simfab) comes up with OpenSM and
+# the ibssa_osm plugin; `ssa-smdb compare` then asks the SA for every LID
+# pair and compares each answer with the replica's record. One line per
+# configuration; exits 1 when any configuration has a mismatch or fails.
+#   --quick       LMC 0 only, no QoS
+#   --keep-going  run every configuration even after a failure (default)
+#   FILTER        only configurations whose label contains it
+# Needs the build tree (scripts/build.sh); doc/fidelity.md has the record.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$top/build}
+simfab=$build/test/sim/simfab
+smdb_tool=$build/util/smdb_tool/ssa-smdb
+plugin_dir=$build/opensm_plugin/.libs
+quick=0
+filter=""
+for a in "$@"; do
+	case "$a" in
+	--quick) quick=1 ;;
+	--keep-going) ;;
+	-*) echo "usage: $0 [--quick] [--keep-going] [FILTER]" >&2; exit 2 ;;
+	*) filter=$a ;;
+	esac
+done
+for f in "$simfab" "$smdb_tool" "$plugin_dir/libibssa_osm.so"; do
+	[ -e "$f" ] || { echo "fidelity-sweep: $f missing: run scripts/build.sh first" >&2; exit 2; }
+done
+work=$(mktemp -d "${TMPDIR:-/tmp}/fidelity-sweep.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# The nets: name, then how to make it (a net file and ibsim's flags).
+examples=/usr/share/doc/ibsim-utils/net-examples
+make_net() { # NAME -> $work/NAME.net, $work/NAME.flags
+	local out=$work/$1.net flags=$work/$1.flags
+	case "$1" in
+	fattree12) "$simfab" gen-fattree 12 --mixed --per-leaf 6 --leaf-radix 8 >"$out" 2>"$flags" ;;
+	fattree24) "$simfab" gen-fattree 24 --per-leaf 8 --leaf-radix 12 >"$out" 2>"$flags" ;;
+	torus3x3) "$simfab" gen-torus 3 3 >"$out" 2>"$flags" ;;
+	torus4x4) "$simfab" gen-torus 4 4 --per-switch 1 >"$out" 2>"$flags" ;;
+	mesh3x4) "$simfab" gen-torus 3 4 --mesh >"$out" 2>"$flags" ;;
+	ring5) "$simfab" gen-torus 5 1 >"$out" 2>"$flags" ;;
+	2sw2path4hca) cp "$examples/net.2sw2path4hca" "$out" && : >"$flags" ;;
+	2sw2path4hca2port) cp "$examples/net.2sw2path4hca2port" "$out" && : >"$flags" ;;
+	*) return 1 ;;
+	esac
+}
+
+# A QoS policy of every kind of group and rule (doc/fidelity.md): storage
+# by node description on SL 3 with an MTU and rate limit, switches by node
+# type, a service-ID range and a QoS class rule, a P_Key rule, a default.
+cat >"$work/qos-policy.conf" <<'EOF'
+port-groups
+  port-group
+    name: storage
+    node-type: CA
+    port-name: Hca2/P1, Hca3/P1
+  end-port-group
+  port-group
+    name: switches
+    node-type: SWITCH
+  end-port-group
+end-port-groups
+qos-levels
+  qos-level
+    name: storage-level
+    sl: 3
+    mtu-limit: 4
+    rate-limit: 3
+  end-qos-level
+  qos-level
+    name: bulk
+    sl: 5
+    packet-life: 16
+  end-qos-level
+  qos-level
+    name: default
+    sl: 1
+  end-qos-level
+end-qos-levels
+qos-match-rules
+  qos-match-rule
+    destination: storage
+    qos-level-name: storage-level
+  end-qos-match-rule
+  qos-match-rule
+    service-id: 0x1000-0x1fff
+    qos-level-name: bulk
+  end-qos-match-rule
+  qos-match-rule
+    qos-class: 7
+    qos-level-name: bulk
+  end-qos-match-rule
+end-qos-match-rules
+EOF
+
+# Engines and where they mean something (lash, dfsssp, nue and dor need
+# loops or a grid; updn and ftree a tree).
+configs=()
+add() { configs+=("$*"); }
+for net in fattree12 fattree24 2sw2path4hca 2sw2path4hca2port; do
+	for eng in minhop updn dnup ftree sssp dfsssp lash nue; do add "$net $eng"; done
+done
+for net in torus3x3 torus4x4 mesh3x4 ring5; do
+	for eng in minhop dor lash dfsssp sssp nue updn; do add "$net $eng"; done
+done
+
+# One configuration: NET ENGINE LMC QOS. Prints one line; returns 1 on a
+# mismatch or failure.
+run_one() {
+	local net=$1 eng=$2 lmc=$3 qos=$4
+	local label="$net $eng lmc=$lmc${qos:+ qos}"
+	[ -z "$filter" ] || [[ "$label" == *"$filter"* ]] || return 0
+	make_net "$net" || { echo "$label: FAIL (no such net)"; return 1; }
+	local dir=$work/run.$$.$RANDOM
+	mkdir -p "$dir"
+	cat >"$dir/opensm.conf" <<-EOF
+		event_plugin_name ibssa_osm
+		event_plugin_options dump_dir=$dir/smdb log_file=$dir/plugin.log core=0
+	EOF
+	local args=(run --net "$work/$net.net" --sm-node Hca1 --run-dir-parent "$dir"
+		--opensm-arg -F --opensm-arg "$dir/opensm.conf" --opensm-arg -R --opensm-arg "$eng"
+		--opensm-arg -l --opensm-arg "$lmc" --opensm-env "LD_LIBRARY_PATH=$plugin_dir")
+	local f
+	for f in $(cat "$work/$net.flags"); do args+=(--ibsim-arg "$f"); done
+	[ "$eng" = nue ] && args+=(--opensm-arg --nue_max_num_vls --opensm-arg 4)
+	[ -n "$qos" ] && args+=(--opensm-arg -Q --opensm-arg -Y --opensm-arg "$work/qos-policy.conf")
+	local queries=("" "--pkey-from-path")
+	[ -n "$qos" ] && queries+=("--service-id 0x1234" "--qos-class 7")
+	local lmc_all=()
+	[ "$lmc" -gt 0 ] && lmc_all=(--lmc-all)
+	# Inside the fabric: wait for the plugin's first SMDB, then compare as
+	# Hca2 for every query shape.
+	local out
+	out=$("$simfab" "${args[@]}" -- bash -c '
+		dump=$1; smdb=$2; shift 2
+		for _ in $(seq 600); do [ -e "$dump/latest" ] && break; sleep 0.1; done
+		[ -e "$dump/latest" ] || { echo "no SMDB from the plugin"; exit 1; }
+		rc=0
+		while [ $# -gt 0 ]; do
+			q=$1; shift
+			line=$("$SIMFAB_BIN" node Hca2 -- "$smdb" compare "$dump/latest" --from all --to all \
+				--max-print 2 '"${lmc_all[*]}"' $q 2>&1) || rc=1
+			sum=$(echo "$line" | grep -E "^compare:" | grep -oE "(pairs|no_path|mismatched|sa_failures|not_exact|sl_drawn)=[0-9]+" | tr "\n" " ")
+			[ -n "$sum" ] || rc=1
+			echo "[${q:-plain}] ${sum:-$(echo "$line" | tail -3 | tr "\n" " ")}"
+			echo "$line" | grep -E "^mismatch" | head -2 | sed "s/^/    /"
+		done
+		exit $rc' _ "$dir/smdb" "$smdb_tool" "${queries[@]}" 2>&1)
+	local rc=$?
+	local bad
+	bad=$(echo "$out" | grep -cE '(mismatched|sa_failures)=[1-9]')
+	if [ "$rc" -ne 0 ] || [ "$bad" -ne 0 ] || ! echo "$out" | grep -q 'pairs='; then
+		echo "$label: FAIL"
+		echo "$out" | sed 's/^/    /' | head -20
+		rm -rf "$dir"
+		return 1
+	fi
+	echo "$label: ok"
+	echo "$out" | grep '^\[' | sed 's/^/    /'
+	rm -rf "$dir"
+	return 0
+}
+
+failed=0
+total=0
+for c in "${configs[@]}"; do
+	set -- $c
+	lmcs=(0 1)
+	[ "$quick" = 1 ] && lmcs=(0)
+	for lmc in "${lmcs[@]}"; do
+		total=$((total + 1))
+		run_one "$1" "$2" "$lmc" "" || failed=$((failed + 1))
+		if [ "$quick" = 0 ] && [ "$lmc" = 0 ]; then
+			total=$((total + 1))
+			run_one "$1" "$2" 0 qos || failed=$((failed + 1))
+		fi
+	done
+done
+echo "fidelity-sweep: $((total - failed)) configurations equal the SA, $failed failed"
+[ "$failed" -eq 0 ]

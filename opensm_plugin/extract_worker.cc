@@ -167,9 +167,11 @@ void ExtractWorker::Run() {
       // The tree serves every new version; after a restart whose first
       // extraction changed nothing, the version reloaded from disk.
       if (tree_) {
+        // An unchanged subnet makes no version: the core gets the current
+        // one when it has none yet, or went idle (not master for a while).
         if (r.new_version)
           tree_->OnVersion(r);
-        else if (!tree_fed_ && producer_->CurrentVersion(&r))
+        else if ((!tree_fed_ || !tree_->serving()) && producer_->CurrentVersion(&r))
           tree_->OnVersion(r);
         tree_fed_ = tree_fed_ || r.db != nullptr;
       }

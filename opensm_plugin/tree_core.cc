@@ -23,8 +23,10 @@ namespace opensm_plugin {
 class TreeCoreImpl {
  public:
   TreeCoreImpl(const PluginOptions& o, Logger* log, EventLoop* loop,
-               TreeCore::EpochAheadFn smdb_ahead, TreeCore::IsMasterFn is_master)
-      : options_(o),
+               TreeCore::EpochAheadFn smdb_ahead, TreeCore::IsMasterFn is_master,
+               std::atomic<bool>* serving)
+      : serving_(serving),
+        options_(o),
         log_(log),
         loop_(loop),
         smdb_ahead_(std::move(smdb_ahead)),
@@ -49,10 +51,15 @@ class TreeCoreImpl {
 
   void OnVersion(const ProduceResult& v) {
     if (!core_ && !StartServing(*v.db)) return;
+    // The worker may hand an idle core the current version while a newer
+    // one is on its way: never publish one that is not newer.
+    if (v.db->global_epoch <= published_epoch_) return;
+    published_epoch_ = v.db->global_epoch;
     core_->PublishSmdb(v.db, v.serialized, v.delta, v.delta_from);
   }
 
   void Close() {
+    serving_->store(false, std::memory_order_relaxed);
     StopWatchingMastership();
     if (core_) core_->Close();
     core_.reset();
@@ -148,6 +155,7 @@ class TreeCoreImpl {
     address_book_ = std::make_unique<AddressBook>(
         options_.hosts_file, options_.dump_dir.empty() ? "" : options_.dump_dir + "/addr.db", log_);
     ++serving_spell_;
+    serving_->store(true, std::memory_order_relaxed);
     RefreshAddresses();
     WatchMastership();
     if (dropped_while_idle_)
@@ -192,6 +200,8 @@ class TreeCoreImpl {
     core_->Close();
     core_.reset();
     address_book_.reset();
+    published_epoch_ = 0;  // a new CoreServer serves from scratch
+    serving_->store(false, std::memory_order_relaxed);
     Status st = loop_->WatchFd(mads_->fd(), EPOLLIN, [this](uint32_t) { Drain(); });
     if (!st.ok())
       log_->Log(LogLevel::kError, "tree: cannot drain the idle core's MADs: %s",
@@ -270,12 +280,14 @@ class TreeCoreImpl {
     return options_.dump_dir.empty() ? "" : options_.dump_dir + "/tree.json";
   }
 
+  std::atomic<bool>* serving_;  // TreeCore::serving()
   PluginOptions options_;
   Logger* log_;
   EventLoop* loop_;
   TreeCore::EpochAheadFn smdb_ahead_;
   TreeCore::IsMasterFn is_master_;
   Reactor::TimerId master_timer_ = 0;        // WatchMastership's next look (0: none)
+  uint64_t published_epoch_ = 0;     // the newest SMDB epoch core_ serves
   uint64_t serving_spell_ = 0;       // StartServing's count, for RefreshAddresses' timers
   bool draining_ = false;            // idle: mads_ is watched by Drain()
   uint64_t dropped_while_idle_ = 0;  // MADs Drain() dropped since the core went idle
@@ -300,7 +312,8 @@ Status TreeCore::Create(const PluginOptions& options, PluginLog* plog, EpochAhea
   Status st = c->loop_->Init();
   if (!st.ok()) return st;
   c->impl_ = std::make_unique<TreeCoreImpl>(options, c->log_.get(), c->loop_.get(),
-                                            std::move(smdb_ahead), std::move(is_master));
+                                            std::move(smdb_ahead), std::move(is_master),
+                                            &c->serving_);
   c->impl_->PreRegister();  // before the core's thread exists
   c->thread_ = std::thread([loop = c->loop_.get()] { loop->Run(); });
   *out = std::move(c);

@@ -24,6 +24,7 @@
 #ifndef IBACM_SSA_OPENSM_PLUGIN_TREE_CORE_H
 #define IBACM_SSA_OPENSM_PLUGIN_TREE_CORE_H
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -60,6 +61,10 @@ class TreeCore {
 
   // A new SMDB version (from SmdbProducer). Any thread; never blocks.
   void OnVersion(const ProduceResult& version);
+  // Whether the core serves the tree now (false before its first version as
+  // master and while idle). Any thread; the owner gives an idle core the
+  // current version again after a sweep that made no new one.
+  bool serving() const { return serving_.load(std::memory_order_relaxed); }
   // Leaves the tree's members to their leases, closes everything and joins
   // the thread. Idempotent.
   void Stop();
@@ -70,6 +75,7 @@ class TreeCore {
   std::unique_ptr<Logger> log_;  // lines go to the PluginLog
   std::unique_ptr<EventLoop> loop_;
   std::unique_ptr<TreeCoreImpl> impl_;  // loop thread only
+  std::atomic<bool> serving_{false};    // written on the loop thread
   std::thread thread_;
 };
 

@@ -139,6 +139,7 @@ Status TreeHarness::Start(const Options& o) {
   SimFabric::Options so;
   so.net_text = o.net_text;
   so.ibsim_args = o.ibsim_args;
+  so.sm_node = o.sm_node;
   so.opensm_args = {"-l", std::to_string(o.lmc)};
   so.opensm_args.insert(so.opensm_args.end(), o.opensm_args.begin(), o.opensm_args.end());
   plugin_.extra_config = o.osm_config;

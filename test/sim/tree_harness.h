@@ -52,6 +52,8 @@ class TreeHarness {
     // each other every 500 ms (a dead master is noticed within a second or
     // two instead of OpenSM's default 40 s).
     bool failover = false;
+    // The master OpenSM's node (default: the net's first node).
+    std::string sm_node;
   };
 
   // The tree tests' fabric: a fat tree of `hcas` HCAs; 12 gives 2 leaves

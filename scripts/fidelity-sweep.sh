@@ -51,14 +51,14 @@ make_net() { # NAME -> $work/NAME.net, $work/NAME.flags
 	esac
 }
 
-# A QoS policy of every kind of group and rule (doc/fidelity.md): storage
-# by node description on SL 3 with an MTU and rate limit, switches by node
-# type, a service-ID range and a QoS class rule, a P_Key rule, a default.
+# A QoS policy of most kinds of group and rule (doc/fidelity.md; the suite
+# has the rest): storage by port name on SL 3 with an MTU and rate limit,
+# paths from switches by node type, a service-ID range and a QoS class
+# rule, and a default level.
 cat >"$work/qos-policy.conf" <<'EOF'
 port-groups
   port-group
     name: storage
-    node-type: CA
     port-name: Hca2/P1, Hca3/P1
   end-port-group
   port-group
@@ -89,6 +89,10 @@ qos-match-rules
     qos-level-name: storage-level
   end-qos-match-rule
   qos-match-rule
+    source: switches
+    qos-level-name: bulk
+  end-qos-match-rule
+  qos-match-rule
     service-id: 0x1000-0x1fff
     qos-level-name: bulk
   end-qos-match-rule
@@ -110,12 +114,12 @@ for net in torus3x3 torus4x4 mesh3x4 ring5; do
 	for eng in minhop dor lash dfsssp sssp nue updn; do add "$net $eng"; done
 done
 
-# One configuration: NET ENGINE LMC QOS. Prints one line; returns 1 on a
-# mismatch or failure.
+# One configuration: NET ENGINE LMC QOS. Prints its lines; returns 1 on a
+# mismatch or failure, 2 when FILTER leaves it out.
 run_one() {
 	local net=$1 eng=$2 lmc=$3 qos=$4
 	local label="$net $eng lmc=$lmc${qos:+ qos}"
-	[ -z "$filter" ] || [[ "$label" == *"$filter"* ]] || return 0
+	[ -z "$filter" ] || [[ "$label" == *"$filter"* ]] || return 2
 	make_net "$net" || { echo "$label: FAIL (no such net)"; return 1; }
 	local dir=$work/run.$$.$RANDOM
 	mkdir -p "$dir"
@@ -169,18 +173,25 @@ run_one() {
 
 failed=0
 total=0
+count() { # the status of run_one
+	case "$1" in
+	0) total=$((total + 1)) ;;
+	2) ;;
+	*) total=$((total + 1)) failed=$((failed + 1)) ;;
+	esac
+}
 for c in "${configs[@]}"; do
 	set -- $c
 	lmcs=(0 1)
 	[ "$quick" = 1 ] && lmcs=(0)
 	for lmc in "${lmcs[@]}"; do
-		total=$((total + 1))
-		run_one "$1" "$2" "$lmc" "" || failed=$((failed + 1))
+		run_one "$1" "$2" "$lmc" ""
+		count $?
 		if [ "$quick" = 0 ] && [ "$lmc" = 0 ]; then
-			total=$((total + 1))
-			run_one "$1" "$2" 0 qos || failed=$((failed + 1))
+			run_one "$1" "$2" 0 qos
+			count $?
 		fi
 	done
 done
 echo "fidelity-sweep: $((total - failed)) configurations equal the SA, $failed failed"
-[ "$failed" -eq 0 ]
+[ "$failed" -eq 0 ] && [ "$total" -gt 0 ]

@@ -149,6 +149,17 @@ CHECK_OK(tree->Start(o));
     STRCMP_CONTAINS("FAULT INJECTION on", tree->IbssaLog(member).c_str());
   }
 
+  // A link change after the SM moved reaches every consumer, equal to the
+  // SA (the core is the new master's).
+  void ALinkChangeReaches(const std::vector<std::string>& consumers) {
+    uint64_t before = tree->smdb().global_epoch;
+    CHECK_OK(tree->fabric()->LinkDown("L1", 7));
+    ssa::smdb::Smdb after;
+    CHECK_OK(tree->WaitSmdbAfter(before, 30s, &after));
+    CHECK_OK(tree->WaitConsumersAt(consumers, after.global_epoch, 30s));
+    for (const std::string& c : consumers) EqualsSa(c);
+  }
+
   void EqualsSa(const std::string& consumer) {
     size_t pairs = 0;
     CHECK_OK(tree->ComparePrdbWithSa(consumer, "Hca10", &pairs));
@@ -233,13 +244,7 @@ TEST(TreeFaultSim, TheStandbySmTakesOverItsPluginBecomesTheCoreAndEpochsNeverGoB
   STRCMP_CONTAINS("the master SM moved", tree->IbssaLog("Hca2").c_str());
   for (const std::string& c : all) EqualsSa(c);
 
-  // A change after the failover arrives through the new core.
-  uint64_t before = tree->smdb().global_epoch;
-  CHECK_OK(tree->fabric()->LinkDown("L1", 7));
-  ssa::smdb::Smdb after;
-  CHECK_OK(tree->WaitSmdbAfter(before, 30s, &after));
-  CHECK_OK(tree->WaitConsumersAt(all, after.global_epoch, 30s));
-  for (const std::string& c : all) EqualsSa(c);
+  ALinkChangeReaches(all);  // through the new core
 
   // Nobody ever saw epochs go backwards.
   for (const std::string& c : all) {
@@ -278,13 +283,7 @@ TEST(TreeFaultSim, AnSmTakingOverFromARunningMasterTakesTheTreeWithIt) {
   CHECK_OK(tree->WaitConsumersAt(all, next.global_epoch, 60s));
   for (const std::string& c : all) EqualsSa(c);
 
-  // A change after the handover arrives through the new core.
-  uint64_t before = tree->smdb().global_epoch;
-  CHECK_OK(tree->fabric()->LinkDown("L1", 7));
-  ssa::smdb::Smdb after;
-  CHECK_OK(tree->WaitSmdbAfter(before, 30s, &after));
-  CHECK_OK(tree->WaitConsumersAt(all, after.global_epoch, 30s));
-  for (const std::string& c : all) EqualsSa(c);
+  ALinkChangeReaches(all);  // through the new core
 }
 
 TEST(TreeFaultSim, GarbageAndAWrongTokenAreRefusedAndTheParentKeepsServing) {

@@ -8,7 +8,7 @@
 # the ibssa_osm plugin; `ssa-smdb compare` then asks the SA for every LID
 # pair and compares each answer with the replica's record. One line per
 # configuration; exits 1 when any configuration has a mismatch or fails.
-#   --quick       LMC 0 only, no QoS
+#   --quick       LMC 0 only, no QoS, no partitions
 #   --keep-going  run every configuration even after a failure (default)
 #   FILTER        only configurations whose label contains it
 # Needs the build tree (scripts/build.sh); doc/fidelity.md has the record.
@@ -103,6 +103,15 @@ qos-match-rules
 end-qos-match-rules
 EOF
 
+# Partitions: a second one with its own SL, every port a full member, and
+# a third whose CAs are limited members (the SA answers no path between
+# two of them).
+cat >"$work/partitions.conf" <<'EOF'
+Default=0x7fff : ALL=full ;
+storage=0x0002, sl=2 : ALL=full ;
+limited=0x0003, sl=4 : ALL_CAS=limited, ALL_SWITCHES=full ;
+EOF
+
 # Engines and where they mean something (lash, dfsssp, nue and dor need
 # loops or a grid; updn and ftree a tree).
 configs=()
@@ -114,11 +123,12 @@ for net in torus3x3 torus4x4 mesh3x4 ring5; do
 	for eng in minhop dor lash dfsssp sssp nue updn; do add "$net $eng"; done
 done
 
-# One configuration: NET ENGINE LMC QOS. Prints its lines; returns 1 on a
-# mismatch or failure, 2 when FILTER leaves it out.
+# One configuration: NET ENGINE LMC VARIANT (empty, qos or partitions).
+# Prints its lines; returns 1 on a mismatch or failure, 2 when FILTER
+# leaves it out.
 run_one() {
-	local net=$1 eng=$2 lmc=$3 qos=$4
-	local label="$net $eng lmc=$lmc${qos:+ qos}"
+	local net=$1 eng=$2 lmc=$3 variant=$4
+	local label="$net $eng lmc=$lmc${variant:+ $variant}"
 	[ -z "$filter" ] || [[ "$label" == *"$filter"* ]] || return 2
 	make_net "$net" || { echo "$label: FAIL (no such net)"; return 1; }
 	local dir=$work/run.$$.$RANDOM
@@ -133,9 +143,11 @@ run_one() {
 	local f
 	for f in $(cat "$work/$net.flags"); do args+=(--ibsim-arg "$f"); done
 	[ "$eng" = nue ] && args+=(--opensm-arg --nue_max_num_vls --opensm-arg 4)
-	[ -n "$qos" ] && args+=(--opensm-arg -Q --opensm-arg -Y --opensm-arg "$work/qos-policy.conf")
+	[ "$variant" = qos ] && args+=(--opensm-arg -Q --opensm-arg -Y --opensm-arg "$work/qos-policy.conf")
+	[ "$variant" = partitions ] && args+=(--opensm-arg -P --opensm-arg "$work/partitions.conf")
 	local queries=("" "--pkey-from-path")
-	[ -n "$qos" ] && queries+=("--service-id 0x1234" "--qos-class 7")
+	[ "$variant" = qos ] && queries+=("--service-id 0x1234" "--qos-class 7")
+	[ "$variant" = partitions ] && queries+=("--pkey 0x8002" "--pkey 0x0003")
 	local lmc_all=()
 	[ "$lmc" -gt 0 ] && lmc_all=(--lmc-all)
 	# Inside the fabric: wait for the plugin's first SMDB, then compare as
@@ -189,6 +201,8 @@ for c in "${configs[@]}"; do
 		count $?
 		if [ "$quick" = 0 ] && [ "$lmc" = 0 ]; then
 			run_one "$1" "$2" 0 qos
+			count $?
+			run_one "$1" "$2" 0 partitions
 			count $?
 		fi
 	done

@@ -10,16 +10,15 @@
 #include <signal.h>
 
 #include <chrono>
-#include <fstream>
 #include <functional>
-#include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "test/sim/osm_plugin_util.h"
 #include "test/sim/tree_fixture.h"
 #include "test/sim/tree_harness.h"
 #include "test/support/check_ok.h"
+#include "test/support/poll.h"
 #include "test/support/prom_check.h"
 
 #include "CppUTest/TestHarness.h"
@@ -33,23 +32,6 @@ using ssa::test::TreeMember;
 namespace {
 
 const std::vector<std::string> kConsumers = {"Hca6", "Hca7", "Hca8", "Hca12"};
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// Polls until `ok` or `bound` passed.
-bool WaitUntil(const std::function<bool()>& ok, std::chrono::seconds bound) {
-  auto end = std::chrono::steady_clock::now() + bound;
-  while (!ok()) {
-    if (std::chrono::steady_clock::now() > end) return false;
-    std::this_thread::sleep_for(50ms);
-  }
-  return true;
-}
 
 }  // namespace
 
@@ -78,9 +60,9 @@ void StartTree(bool metrics, const std::string& plugin_extra = "") {
 double WaitSample(const std::string& node, const std::string& series,
                   const std::function<bool(double)>& ok) {
   double v = -1;
-  bool seen = WaitUntil(
+  bool seen = ssa::test::PollUntil(
       [&] {
-        v = PromSample(ReadFile(MetricsOf(node)), series);
+        v = PromSample(ssa::test::ReadFileText(MetricsOf(node)), series);
         return ok(v);
       },
       30s);
@@ -124,7 +106,7 @@ TEST(TreeOpsSim, MetricsFilesPassPromtoolAndFollowTheTree) {
        "ibssa_core_version_bytes", "ibssa_core_route_sls", "ibssa_core_tree_members",
        "ibssa_core_joins", "ibssa_core_join_refusals", "ibssa_core_transfers_sent"},
       dir.path()));
-  std::string access = ReadFile(MetricsOf("Hca4"));
+  std::string access = ssa::test::ReadFileText(MetricsOf("Hca4"));
   STRCMP_CONTAINS("ibssa_lag_epochs{role=\"access\",behind=\"core\"} 0\n", access.c_str());
   STRCMP_CONTAINS("# TYPE ibssa_transfers_sent_total counter\n", access.c_str());
 
@@ -133,7 +115,7 @@ TEST(TreeOpsSim, MetricsFilesPassPromtoolAndFollowTheTree) {
   const std::string access_delta_out = "ibssa_transfers_sent_total{role=\"access\",kind=\"delta\"}";
   const std::string core_delta_bytes = "ibssa_core_version_bytes_total{kind=\"delta\"}";
   double in0 = PromSample(access, access_delta_in), out0 = PromSample(access, access_delta_out);
-  double bytes0 = PromSample(ReadFile(MetricsOf("core")), core_delta_bytes);
+  double bytes0 = PromSample(ssa::test::ReadFileText(MetricsOf("core")), core_delta_bytes);
   ssa::smdb::Smdb next;
   CHECK_OK(tree->ChangeLink("L1", 7, false, 30s, &next));
   CHECK_OK(tree->WaitConsumersAt(kConsumers, next.global_epoch, 30s));
@@ -154,7 +136,7 @@ TEST(TreeOpsSim, MetricsFilesPassPromtoolAndFollowTheTree) {
   std::string victim = parent == tree->Lid("Hca2") ? "Hca2" : "Hca3";
   CHECK(parent == tree->Lid(victim));
   const std::string reparents = "ibssa_reparents_total{role=\"access\",db=\"smdb\"}";
-  double r0 = PromSample(ReadFile(MetricsOf("Hca4")), reparents);
+  double r0 = PromSample(ssa::test::ReadFileText(MetricsOf("Hca4")), reparents);
   CHECK_OK(tree->process(victim)->Kill(SIGKILL));
   WaitSample("Hca4", reparents, at_least(r0 + 1));
 }
@@ -169,7 +151,7 @@ TEST(TreeOpsSim, CheckIsOkOnAHealthyTreeAndWarnsWhenAnAccessNodeDies) {
   // Its consumers move to the other access node, which has no backup
   // to give them.
   CHECK_OK(tree->process("Hca4")->Kill(SIGKILL));
-  bool warned = WaitUntil(
+  bool warned = ssa::test::PollUntil(
       [&] { return Check({}, &out) == 1 && out.find("no backup parent") != std::string::npos; },
       30s);
   CHECK_TEXT(warned, out.c_str());
@@ -184,7 +166,7 @@ TEST(TreeOpsSim, CheckIsCriticalWhenAStoppedAccessNodeLags) {
   ssa::smdb::Smdb next;
   ssa::Status st = tree->ChangeLink("L1", 7, false, 30s, &next);
   std::string who = "access lid " + std::to_string(tree->Lid("Hca4")) + " ";
-  bool critical = st.ok() && WaitUntil(
+  bool critical = st.ok() && ssa::test::PollUntil(
                                  [&] {
                                    return Check({"--grace", "1"}, &out) == 2 &&
                                           out.find("CRITICAL: " + who) != std::string::npos;

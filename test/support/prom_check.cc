@@ -10,16 +10,23 @@
 namespace ssa {
 namespace test {
 
+namespace {
+
+// What a tool said, for the error.
+std::string Said(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
 Status CheckPromFile(const std::string& path, const std::vector<std::string>& families,
                      const std::string& scratch) {
   std::string err = scratch + "/promtool.err";
   int rc = system(("promtool check metrics < '" + path + "' >'" + err + "' 2>&1").c_str());
-  if (rc != 0) {
-    std::ifstream in(err);
-    std::stringstream s;
-    s << in.rdbuf();
-    return Status::Error(EBADMSG, "promtool check metrics " + path + ": " + s.str());
-  }
+  if (rc != 0) return Status::Error(EBADMSG, "promtool check metrics " + path + ": " + Said(err));
   std::string py = scratch + "/parse_metrics.py";
   std::ofstream(py) << "import sys\n"
                        "from prometheus_client.parser import text_string_to_metric_families\n"
@@ -31,12 +38,8 @@ Status CheckPromFile(const std::string& path, const std::vector<std::string>& fa
   for (const std::string& f : families) cmd += " '" + f + "'";
   cmd += " >'" + err + "' 2>&1";
   rc = system(cmd.c_str());
-  if (rc != 0) {
-    std::ifstream in(err);
-    std::stringstream s;
-    s << in.rdbuf();
-    return Status::Error(EBADMSG, "prometheus_client's parser on " + path + ": " + s.str());
-  }
+  if (rc != 0)
+    return Status::Error(EBADMSG, "prometheus_client's parser on " + path + ": " + Said(err));
   return Status::Ok();
 }
 

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "test/support/check_ok.h"
+#include "test/support/poll.h"
 #include "test/support/temp_dir.h"
 
 // Last: its memory-leak macros redefine new.
@@ -48,6 +49,13 @@ std::string Node(const char* role, int lid, int parent, int backup, int epoch, i
          ", \"children\": " + std::to_string(children) + ", \"refused\": 0, \"reconnects\": " +
          std::to_string(reconnects) + "}";
 }
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
 std::string Tree(const std::vector<std::string>& entries) {
   std::string s = "[";
   for (size_t i = 0; i < entries.size(); ++i) s += (i ? ",\n" : "\n") + entries[i];
@@ -162,20 +170,11 @@ TEST(TreeCheck, TheProgramExitsWithTheSeverity) {
   CHECK_EQUAL(2, run("--check --state " + f));
   CHECK_EQUAL(2, run("--check --state " + dir.path() + "/missing.json"));
   CHECK_EQUAL(3, run("--check --grace nonsense --state " + f));
-  std::ifstream in(dir.path() + "/out");
-  std::stringstream s;
-  s << in.rdbuf();
-  STRCMP_CONTAINS("--grace 'nonsense': expected a number above 0", s.str().c_str());
+  STRCMP_CONTAINS("--grace 'nonsense': expected a number above 0",
+                  ReadAll(dir.path() + "/out").c_str());
 }
 
 namespace {
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 size_t Count(const std::string& text, const std::string& what) {
   size_t n = 0;
@@ -215,15 +214,6 @@ int WaitExit(pid_t pid, std::chrono::seconds bound) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-bool WaitFor(const std::function<bool()>& ok, std::chrono::seconds bound) {
-  auto end = std::chrono::steady_clock::now() + bound;
-  while (!ok()) {
-    if (std::chrono::steady_clock::now() > end) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return true;
-}
-
 }  // namespace
 
 TEST(TreeCheck, WatchAppendsARedrawPerChangeWhenNotOnATerminal) {
@@ -233,7 +223,7 @@ TEST(TreeCheck, WatchAppendsARedrawPerChangeWhenNotOnATerminal) {
   std::ofstream(f) << Healthy();
   pid_t pid = Spawn({"--watch", "--state", f, "--interval", "0.02", "--count", "2"}, out);
   CHECK(pid > 0);
-  CHECK(WaitFor([&] { return ReadAll(out).find("consumer lid 8") != std::string::npos; },
+  CHECK(ssa::test::PollUntil([&] { return ReadAll(out).find("consumer lid 8") != std::string::npos; },
                 std::chrono::seconds(20)));
   // The same state again draws nothing; a new epoch draws the tree again.
   std::string text = ReadAll(out);
@@ -259,7 +249,7 @@ TEST(TreeCheck, WatchEndsOnSigterm) {
   std::ofstream(f) << Healthy();
   pid_t pid = Spawn({"--watch", "--state", f, "--interval", "3600"}, out);
   CHECK(pid > 0);
-  CHECK(WaitFor([&] { return ReadAll(out).find("--- ") != std::string::npos; },
+  CHECK(ssa::test::PollUntil([&] { return ReadAll(out).find("--- ") != std::string::npos; },
                 std::chrono::seconds(20)));
   kill(pid, SIGTERM);
   CHECK_EQUAL(0, WaitExit(pid, std::chrono::seconds(20)));

@@ -52,19 +52,19 @@ void CollectCoreMetrics(const VersionStats& s, const tree::CoreServer* core, Pro
                 "When the newest SMDB version was made, Unix time.");
     out->Add(static_cast<double>(s.last_at));
   }
-  out->Family("ibssa_core_extraction_seconds", kGauge,
+  out->Family("ibssa_core_last_extraction_seconds", kGauge,
               "Seconds the newest version took: OpenSM's lock (waiting and holding), build, write.");
   out->Add(s.last_extract_s);
   out->Family("ibssa_core_extraction_seconds_total", kCounter,
               "Seconds all versions took to make.");
   out->Add(s.extract_s_total);
-  out->Family("ibssa_core_lock_held_seconds", kGauge,
+  out->Family("ibssa_core_last_lock_held_seconds", kGauge,
               "Seconds the newest version's extraction held OpenSM's lock (OpenSM stalled).");
   out->Add(s.last_lock_held_s);
   out->Family("ibssa_core_lock_held_seconds_total", kCounter,
               "Seconds all extractions held OpenSM's lock.");
   out->Add(s.lock_held_s_total);
-  out->Family("ibssa_core_version_bytes", kGauge,
+  out->Family("ibssa_core_last_version_bytes", kGauge,
               "Size of the newest version, by kind (full: the SMDB; delta: from the one before).");
   out->Add({{"kind", "full"}}, static_cast<double>(s.full_bytes));
   out->Add({{"kind", "delta"}}, static_cast<double>(s.delta_bytes));

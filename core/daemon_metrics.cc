@@ -23,8 +23,8 @@ namespace {
 
 using metrics::Labels;
 using metrics::PromText;
-constexpr PromText::Type kCounter = PromText::Type::kCounter;
-constexpr PromText::Type kGauge = PromText::Type::kGauge;
+using metrics::kCounter;
+using metrics::kGauge;
 
 // PERF_QUERY's counters as metric families.
 struct PerfFamily {

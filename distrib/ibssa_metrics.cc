@@ -16,8 +16,8 @@ namespace {
 
 using metrics::Labels;
 using metrics::PromText;
-constexpr PromText::Type kCounter = PromText::Type::kCounter;
-constexpr PromText::Type kGauge = PromText::Type::kGauge;
+using metrics::kCounter;
+using metrics::kGauge;
 
 double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();

@@ -12,8 +12,8 @@ namespace opensm_plugin {
 namespace {
 
 using metrics::PromText;
-constexpr PromText::Type kCounter = PromText::Type::kCounter;
-constexpr PromText::Type kGauge = PromText::Type::kGauge;
+using metrics::kCounter;
+using metrics::kGauge;
 
 // ssa_route_sl_state's names, in its order.
 const char* const kRouteSlStates[] = {"none", "computed", "random", "too_large", "failed"};

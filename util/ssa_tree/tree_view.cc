@@ -186,7 +186,8 @@ std::string RenderText(const std::vector<Member>& members) {
 
 std::string RenderPrometheus(const std::vector<Member>& members, std::string* error) {
   using metrics::PromText;
-  const PromText::Type kGauge = PromText::Type::kGauge, kCounter = PromText::Type::kCounter;
+  using metrics::kCounter;
+  using metrics::kGauge;
   unsigned long long core_epoch = 0;
   std::map<std::string, int> by_role;
   for (const Member& m : members) {

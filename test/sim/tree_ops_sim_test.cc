@@ -147,6 +147,13 @@ TEST(TreeOpsSim, CheckIsOkOnAHealthyTreeAndWarnsWhenAnAccessNodeDies) {
   int status = Check({}, &out);
   CHECK_EQUAL_TEXT(0, status, out.c_str());
   STRCMP_CONTAINS("SSA TREE OK - 8 members", out.c_str());
+  // --watch asks the core too: one drawing, then it ends (--count).
+  int status_watch = -1;
+  CHECK_OK(tree->RunTreeTool("Hca10", {"--watch", "--count", "1", "--interval", "0.1"}, &out,
+                             &status_watch));
+  CHECK_EQUAL_TEXT(0, status_watch, out.c_str());
+  STRCMP_CONTAINS("--- ", out.c_str());
+  STRCMP_CONTAINS("\ncore lid ", out.c_str());
 
   // Its consumers move to the other access node, which has no backup
   // to give them.

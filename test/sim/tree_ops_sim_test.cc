@@ -60,12 +60,10 @@ void StartTree(bool metrics, const std::string& plugin_extra = "") {
 double WaitSample(const std::string& node, const std::string& series,
                   const std::function<bool(double)>& ok) {
   double v = -1;
-  bool seen = ssa::test::PollUntil(
-      [&] {
-        v = PromSample(ssa::test::ReadFileText(MetricsOf(node)), series);
-        return ok(v);
-      },
-      30s);
+  bool seen = ssa::test::PollUntil(30s, [&] {
+    v = PromSample(ssa::test::ReadFileText(MetricsOf(node)), series);
+    return ok(v);
+  });
   CHECK_TEXT(seen, (node + ": " + series + " stayed at " + std::to_string(v)).c_str());
   return v;
 }
@@ -158,9 +156,9 @@ TEST(TreeOpsSim, CheckIsOkOnAHealthyTreeAndWarnsWhenAnAccessNodeDies) {
   // Its consumers move to the other access node, which has no backup
   // to give them.
   CHECK_OK(tree->process("Hca4")->Kill(SIGKILL));
-  bool warned = ssa::test::PollUntil(
-      [&] { return Check({}, &out) == 1 && out.find("no backup parent") != std::string::npos; },
-      30s);
+  bool warned = ssa::test::PollUntil(30s, [&] {
+    return Check({}, &out) == 1 && out.find("no backup parent") != std::string::npos;
+  });
   CHECK_TEXT(warned, out.c_str());
   STRCMP_CONTAINS("\nSSA TREE WARNING - ", out.c_str());
 }
@@ -173,12 +171,9 @@ TEST(TreeOpsSim, CheckIsCriticalWhenAStoppedAccessNodeLags) {
   ssa::smdb::Smdb next;
   ssa::Status st = tree->ChangeLink("L1", 7, false, 30s, &next);
   std::string who = "access lid " + std::to_string(tree->Lid("Hca4")) + " ";
-  bool critical = st.ok() && ssa::test::PollUntil(
-                                 [&] {
-                                   return Check({"--grace", "1"}, &out) == 2 &&
-                                          out.find("CRITICAL: " + who) != std::string::npos;
-                                 },
-                                 30s);
+  bool critical = st.ok() && ssa::test::PollUntil(30s, [&] {
+    return Check({"--grace", "1"}, &out) == 2 && out.find("CRITICAL: " + who) != std::string::npos;
+  });
   tree->process("Hca4")->Kill(SIGCONT);  // else it could not be stopped at teardown
   CHECK_OK(st);
   CHECK_TEXT(critical, out.c_str());

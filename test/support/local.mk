@@ -19,5 +19,5 @@ test_support_libtestsupport_la_SOURCES = \
 	test/support/tool_output.h test/support/tool_output.cc \
 	test/support/loopback.h test/support/loopback.cc \
 	test/support/prom_check.h test/support/prom_check.cc \
-	test/support/poll.h
+	test/support/poll.h test/support/poll.cc
 TEST_SUPPORT_LIBS = test/support/libtestsupport.la

@@ -223,8 +223,9 @@ TEST(TreeCheck, WatchAppendsARedrawPerChangeWhenNotOnATerminal) {
   std::ofstream(f) << Healthy();
   pid_t pid = Spawn({"--watch", "--state", f, "--interval", "0.02", "--count", "2"}, out);
   CHECK(pid > 0);
-  CHECK(ssa::test::PollUntil([&] { return ReadAll(out).find("consumer lid 8") != std::string::npos; },
-                std::chrono::seconds(20)));
+  CHECK(ssa::test::PollUntil(std::chrono::seconds(20), [&] {
+    return ReadAll(out).find("consumer lid 8") != std::string::npos;
+  }));
   // The same state again draws nothing; a new epoch draws the tree again.
   std::string text = ReadAll(out);
   CHECK_EQUAL(1u, Count(text, "--- "));
@@ -249,8 +250,9 @@ TEST(TreeCheck, WatchEndsOnSigterm) {
   std::ofstream(f) << Healthy();
   pid_t pid = Spawn({"--watch", "--state", f, "--interval", "3600"}, out);
   CHECK(pid > 0);
-  CHECK(ssa::test::PollUntil([&] { return ReadAll(out).find("--- ") != std::string::npos; },
-                std::chrono::seconds(20)));
+  CHECK(ssa::test::PollUntil(std::chrono::seconds(20), [&] {
+    return ReadAll(out).find("--- ") != std::string::npos;
+  }));
   kill(pid, SIGTERM);
   CHECK_EQUAL(0, WaitExit(pid, std::chrono::seconds(20)));
 }

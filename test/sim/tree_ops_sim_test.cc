@@ -4,7 +4,8 @@
 // promtool and the Python client's parser and follow the tree (a link
 // change raises the epochs and the delta counters, a killed parent the
 // re-parentings), and ssa-tree --check is OK on a healthy tree, warns when
-// an access node dies, and is critical when a stopped one lags.
+// an access node dies, and is critical when a stopped one lags or the core
+// (OpenSM) is stopped.
 //
 // Waits poll files and tools until a bound: the bound only ends a hang.
 #include <signal.h>
@@ -178,4 +179,18 @@ TEST(TreeOpsSim, CheckIsCriticalWhenAStoppedAccessNodeLags) {
   CHECK_OK(st);
   CHECK_TEXT(critical, out.c_str());
   STRCMP_CONTAINS(("behind the core's " + std::to_string(next.global_epoch)).c_str(), out.c_str());
+}
+
+// OpenSM hung (stopped): its core neither publishes nor answers, which is
+// critical; once it runs again the tree is whole again.
+TEST(TreeOpsSim, CheckIsCriticalWhileTheCoreIsStopped) {
+  StartTree(false);
+  std::string out;
+  CHECK_EQUAL(0, kill(tree->fabric()->opensm_pid(), SIGSTOP));
+  int status = Check({"--timeout", "1000"}, &out);
+  kill(tree->fabric()->opensm_pid(), SIGCONT);  // before any check can end the test
+  CHECK_EQUAL_TEXT(2, status, out.c_str());
+  STRCMP_CONTAINS("SSA TREE CRITICAL - no tree state", out.c_str());
+  bool ok = ssa::test::PollUntil(30s, [&] { return Check({}, &out) == 0; });
+  CHECK_TEXT(ok, out.c_str());
 }

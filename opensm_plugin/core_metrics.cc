@@ -21,22 +21,25 @@ static_assert(SSA_ROUTE_SL_FAILED == 4, "kRouteSlStates follows ssa_route_sl_sta
 
 }  // namespace
 
-void VersionStats::Record(const ProduceResult& v) {
+void VersionStats::RecordExtraction(const ProduceResult& r) {
+  ++extractions;
+  // The whole making: waiting for and holding OpenSM's lock, building,
+  // writing (the last two are 0 when nothing changed).
+  last_extract_s = (r.lock_wait_ms + r.lock_hold_ms + r.build_ms + r.write_ms) / 1000;
+  extract_s_total += last_extract_s;
+  last_lock_held_s = r.lock_hold_ms / 1000;
+  lock_held_s_total += last_lock_held_s;
+  route_sl_state = r.route_sl_state;
+}
+
+void VersionStats::RecordVersion(const ProduceResult& v) {
   ++versions;
   epoch = v.epoch;
   last_at = time(nullptr);
-  // The whole making of the version: waiting for and holding OpenSM's
-  // lock, building, writing.
-  last_extract_s = (v.lock_wait_ms + v.lock_hold_ms + v.build_ms + v.write_ms) / 1000;
-  extract_s_total += last_extract_s;
-  last_lock_held_s = v.lock_hold_ms / 1000;
-  lock_held_s_total += last_lock_held_s;
   full_bytes = v.serialized ? v.serialized->size() : v.bytes;
   delta_bytes = v.delta ? v.delta->size() : 0;
   full_bytes_total += full_bytes;
   delta_bytes_total += delta_bytes;
-  // A renumbered version (ContinueAfter) made no extraction: keep the state.
-  if (v.route_sl_state >= 0) route_sl_state = v.route_sl_state;
 }
 
 void CollectCoreMetrics(const VersionStats& s, const tree::CoreServer* core, PromText* out) {
@@ -52,14 +55,16 @@ void CollectCoreMetrics(const VersionStats& s, const tree::CoreServer* core, Pro
                 "When the newest SMDB version was made, Unix time.");
     out->Add(static_cast<double>(s.last_at));
   }
+  out->Family("ibssa_core_extractions_total", kCounter,
+              "Extractions of OpenSM's subnet (one per sweep or routing change, changed or not).");
+  out->Add(static_cast<double>(s.extractions));
   out->Family("ibssa_core_last_extraction_seconds", kGauge,
-              "Seconds the newest version took: OpenSM's lock (waiting and holding), build, write.");
+              "Seconds the last extraction took: OpenSM's lock (waiting and holding), build, write.");
   out->Add(s.last_extract_s);
-  out->Family("ibssa_core_extraction_seconds_total", kCounter,
-              "Seconds all versions took to make.");
+  out->Family("ibssa_core_extraction_seconds_total", kCounter, "Seconds all extractions took.");
   out->Add(s.extract_s_total);
   out->Family("ibssa_core_last_lock_held_seconds", kGauge,
-              "Seconds the newest version's extraction held OpenSM's lock (OpenSM stalled).");
+              "Seconds the last extraction held OpenSM's lock (OpenSM stalled).");
   out->Add(s.last_lock_held_s);
   out->Family("ibssa_core_lock_held_seconds_total", kCounter,
               "Seconds all extractions held OpenSM's lock.");
@@ -71,7 +76,7 @@ void CollectCoreMetrics(const VersionStats& s, const tree::CoreServer* core, Pro
   out->Family("ibssa_core_version_bytes_total", kCounter, "Bytes of all versions made, by kind.");
   out->Add({{"kind", "full"}}, static_cast<double>(s.full_bytes_total));
   out->Add({{"kind", "delta"}}, static_cast<double>(s.delta_bytes_total));
-  if (s.route_sl_state >= 0) {
+  if (s.route_sl_state >= 0) {  // after the first extraction
     out->Family("ibssa_core_route_sls", kGauge,
                 "The routing engine's path SLs, 1 for the state now: computed (in the SMDB), "
                 "none (the engine picks no SL), random, too_large, failed (consumers ask the SA).");

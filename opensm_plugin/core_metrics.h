@@ -20,18 +20,23 @@
 namespace ssa {
 namespace opensm_plugin {
 
-// The versions the core was given, summed.
+// The extractions and versions the core was told of, summed. Every
+// extraction holds OpenSM's lock, also those that find nothing changed.
 struct VersionStats {
+  uint64_t extractions = 0;
+  double last_extract_s = 0, extract_s_total = 0;
+  double last_lock_held_s = 0, lock_held_s_total = 0;
+  int route_sl_state = -1;  // ssa_route_sl_state; -1: not known yet
   uint64_t versions = 0;
   uint64_t epoch = 0;
   time_t last_at = 0;  // Unix time of the last version
-  double last_extract_s = 0, extract_s_total = 0;
-  double last_lock_held_s = 0, lock_held_s_total = 0;
   uint64_t full_bytes = 0, delta_bytes = 0;  // the last version's
   uint64_t full_bytes_total = 0, delta_bytes_total = 0;
-  int route_sl_state = -1;  // ssa_route_sl_state; -1: not known yet
 
-  void Record(const ProduceResult& v);
+  // An extraction (a ProduceResult with route_sl_state >= 0).
+  void RecordExtraction(const ProduceResult& r);
+  // A new version (new_version set).
+  void RecordVersion(const ProduceResult& v);
 };
 
 // One snapshot; `core` null while the core is idle (not the master SM).

@@ -179,6 +179,7 @@ void ExtractWorker::Run() {
     lock.unlock();
     try {
       ProduceResult r = producer_->Produce(reason, sweep_ms);
+      if (tree_ && r.route_sl_state >= 0) tree_->OnExtraction(r);
       // The tree serves every new version; after a restart whose first
       // extraction changed nothing, the version reloaded from disk.
       if (tree_) {

@@ -67,8 +67,10 @@ class TreeCoreImpl {
     metrics_->Start();
   }
 
+  void OnExtraction(const ProduceResult& r) { versions_.RecordExtraction(r); }
+
   void OnVersion(const ProduceResult& v) {
-    versions_.Record(v);
+    if (v.new_version) versions_.RecordVersion(v);
     if (!core_ && !StartServing(*v.db)) return;
     core_->PublishSmdb(v.db, v.serialized, v.delta, v.delta_from);
   }
@@ -346,6 +348,16 @@ void TreeCore::OnVersion(const ProduceResult& v) {
   ProduceResult copy = v;
   TreeCoreImpl* impl = impl_.get();
   loop_->Post([impl, copy] { impl->OnVersion(copy); });
+}
+
+void TreeCore::OnExtraction(const ProduceResult& r) {
+  if (!loop_) return;
+  ProduceResult copy = r;
+  copy.db.reset();  // the times are wanted, not the database
+  copy.serialized.reset();
+  copy.delta.reset();
+  TreeCoreImpl* impl = impl_.get();
+  loop_->Post([impl, copy] { impl->OnExtraction(copy); });
 }
 
 void TreeCore::Stop() {

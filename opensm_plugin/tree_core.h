@@ -65,8 +65,12 @@ class TreeCore {
   TreeCore(const TreeCore&) = delete;
   TreeCore& operator=(const TreeCore&) = delete;
 
-  // A new SMDB version (from SmdbProducer). Any thread; never blocks.
+  // A new SMDB version (from SmdbProducer), or (new_version false) the
+  // current one for a core that has none yet. Any thread; never blocks.
   void OnVersion(const ProduceResult& version);
+  // An extraction finished, whether it made a version or not (for the
+  // metrics). Any thread; never blocks.
+  void OnExtraction(const ProduceResult& result);
   // Leaves the tree's members to their leases, closes everything and joins
   // the thread. Idempotent.
   void Stop();

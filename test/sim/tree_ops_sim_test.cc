@@ -101,6 +101,7 @@ TEST(TreeOpsSim, MetricsFilesPassPromtoolAndFollowTheTree) {
   CHECK_OK(ssa::test::CheckPromFile(
       MetricsOf("core"),
       {"ibssa_core_up", "ibssa_core_serving", "ibssa_core_smdb_epoch", "ibssa_core_smdb_versions",
+       "ibssa_core_extractions",
        "ibssa_core_extraction_seconds", "ibssa_core_lock_held_seconds",
        "ibssa_core_version_bytes", "ibssa_core_route_sls", "ibssa_core_tree_members",
        "ibssa_core_joins", "ibssa_core_join_refusals", "ibssa_core_transfers_sent"},
@@ -114,13 +115,16 @@ TEST(TreeOpsSim, MetricsFilesPassPromtoolAndFollowTheTree) {
   const std::string access_delta_out = "ibssa_transfers_sent_total{role=\"access\",kind=\"delta\"}";
   const std::string core_delta_bytes = "ibssa_core_version_bytes_total{kind=\"delta\"}";
   double in0 = PromSample(access, access_delta_in), out0 = PromSample(access, access_delta_out);
-  double bytes0 = PromSample(ssa::test::ReadFileText(MetricsOf("core")), core_delta_bytes);
+  std::string core = ssa::test::ReadFileText(MetricsOf("core"));
+  double bytes0 = PromSample(core, core_delta_bytes);
+  double extractions0 = PromSample(core, "ibssa_core_extractions_total");
   ssa::smdb::Smdb next;
   CHECK_OK(tree->ChangeLink("L1", 7, false, 30s, &next));
   CHECK_OK(tree->WaitConsumersAt(kConsumers, next.global_epoch, 30s));
   double e = static_cast<double>(next.global_epoch);
   WaitSample("core", "ibssa_core_smdb_epoch", at_least(e));
   WaitSample("core", core_delta_bytes, at_least(bytes0 + 1));
+  WaitSample("core", "ibssa_core_extractions_total", at_least(extractions0 + 1));
   WaitSample("Hca4", "ibssa_epoch{role=\"access\",db=\"smdb\"}", at_least(e));
   WaitSample("Hca4", access_delta_in, at_least(in0 + 1));
   WaitSample("Hca4", access_delta_out, at_least(out0 + 1));

@@ -1,7 +1,7 @@
 // ssa-tree --check (util/ssa_tree/tree_check.h): each finding from a tree
 // state that has it, the exit status monitoring systems read, and
-// ssa-tree --watch's plain mode (stdout not a terminal): a redraw per
-// change, ended by --count or SIGTERM.
+// ssa-tree --watch: off a terminal a drawing appended per change, on one
+// (a pseudo-terminal) the screen cleared first; ended by --count or SIGTERM.
 #include "util/ssa_tree/tree_check.h"
 
 #include <signal.h>
@@ -255,4 +255,23 @@ TEST(TreeCheck, WatchEndsOnSigterm) {
   }));
   kill(pid, SIGTERM);
   CHECK_EQUAL(0, WaitExit(pid, std::chrono::seconds(20)));
+}
+
+// On a terminal (a pseudo-terminal from util-linux's script(1)) each
+// drawing starts by clearing the screen.
+TEST(TreeCheck, WatchClearsTheScreenOnATerminal) {
+  if (access("/usr/bin/script", X_OK) != 0) {
+    UT_PRINT("script(1) not installed (bsdutils): the terminal mode is not tested");
+    return;
+  }
+  ssa::test::TempDir dir("ssa-watch-");
+  CHECK_OK(dir.status());
+  std::string f = dir.path() + "/tree.json", out = dir.path() + "/out";
+  std::ofstream(f) << Healthy();
+  std::string cmd = "/usr/bin/script -qec '" + kTool + " --watch --count 1 --state " + f +
+                    "' /dev/null >" + out + " 2>&1";
+  CHECK_EQUAL(0, system(cmd.c_str()));
+  std::string text = ReadAll(out);
+  CHECK_EQUAL_TEXT(0u, text.find("\033[H\033[2J--- "), text.c_str());
+  STRCMP_CONTAINS("consumer lid 8", text.c_str());
 }

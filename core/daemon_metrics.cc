@@ -23,8 +23,8 @@ namespace {
 
 using metrics::Labels;
 using metrics::PromText;
-constexpr PromText::Type kCounter = PromText::Type::kCounter;
-constexpr PromText::Type kGauge = PromText::Type::kGauge;
+using metrics::kCounter;
+using metrics::kGauge;
 
 // PERF_QUERY's counters as metric families.
 struct PerfFamily {
@@ -55,10 +55,7 @@ std::string Hex16(uint16_t v) {
 }  // namespace
 
 void Daemon::CollectMetrics(metrics::PromText* out) {
-  out->Family("ibacm_up", kGauge, "1 while the daemon runs (the file is removed at a clean stop).");
-  out->Add(1);
-  out->Family("ibacm_start_time_seconds", kGauge, "When the daemon started, Unix time.");
-  out->Add(static_cast<double>(start_time_));
+  metrics::AddDaemonFamilies(out, "ibacm", start_time_);
 
   // Every endpoint's provider counters.
   struct Row {
@@ -126,11 +123,7 @@ void Daemon::CollectMetrics(metrics::PromText* out) {
     out->Add({{"cause", "timeout"}}, static_cast<double>(k.timeouts));
     out->Add({{"cause", "bad_request"}}, static_cast<double>(k.bad_requests));
   }
-  if (metrics_) {
-    out->Family("ibacm_metrics_write_failures_total", kCounter,
-                "Times the metrics file could not be written.");
-    out->Add(static_cast<double>(metrics_->failures()));
-  }
+  metrics::AddWriteFailures(out, "ibacm", metrics_.get());
 }
 
 }  // namespace ssa

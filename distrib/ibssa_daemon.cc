@@ -4,6 +4,7 @@
 #include "distrib/ibssa_daemon.h"
 
 #include <cinttypes>
+#include <ctime>
 
 #include "common/base/config_file.h"
 #include "common/base/daemon_shell.h"
@@ -74,10 +75,24 @@ Status IbssaDaemon::Start() {
     p.probe_sm_lid = [this](std::function<void(uint16_t)> done) {
       sm_probe_->AskLid(std::move(done));
     };
-  return member_->Start(p, mads_.get(), streams_.get());
+  st = member_->Start(p, mads_.get(), streams_.get());
+  if (!st.ok() || options_.metrics_file.empty()) return st;
+  start_time_ = static_cast<int64_t>(time(nullptr));
+  metrics_ = std::make_unique<metrics::MetricsFile>(
+      &loop_, &log_, options_.metrics_file, std::chrono::seconds(options_.metrics_interval_s),
+      [this](metrics::PromText* out) {
+        metrics::AddDaemonFamilies(out, "ibssa", start_time_);
+        member_->CollectMetrics(out);
+        metrics::AddWriteFailures(out, "ibssa", metrics_.get());
+      });
+  metrics_->Start();
+  return st;
 }
 
 void IbssaDaemon::Shutdown() {
+  // The metrics file goes first: a stopping daemon's numbers are not current.
+  if (metrics_) metrics_->Stop();
+  metrics_.reset();
   if (member_) member_->Stop();
   member_.reset();
   sm_probe_.reset();

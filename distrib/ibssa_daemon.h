@@ -4,11 +4,15 @@
 // the log, picks the umad port, opens the SSA class on it and the data
 // transport (TCP or rsockets, fault wrappers when asked), and runs the loop.
 //
+// With metrics_file set it writes the member's metrics (IbssaMember::
+// CollectMetrics) every metrics_interval seconds, on the loop thread.
+//
 // main() only wires this object to signals and the lock file. Threads: the
 // loop thread runs everything; the worker pool computes PRDBs.
 #ifndef IBACM_SSA_DISTRIB_IBSSA_DAEMON_H
 #define IBACM_SSA_DISTRIB_IBSSA_DAEMON_H
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -17,6 +21,7 @@
 #include "common/mad/mad_transport.h"
 #include "common/mad/sm_lid_probe.h"
 #include "common/mad/umad_ports.h"
+#include "common/metrics/metrics_file.h"
 #include "common/tree/stream.h"
 #include "distrib/ibssa_member.h"
 #include "distrib/ibssa_options.h"
@@ -50,6 +55,8 @@ class IbssaDaemon {
   EventLoop* loop() { return &loop_; }
   Logger* log() { return &log_; }
   const IbssaOptions& options() const { return options_; }
+  // Null unless metrics_file is set (after Start).
+  const metrics::MetricsFile* metrics_file() const { return metrics_.get(); }
 
  private:
   Settings settings_;
@@ -61,6 +68,8 @@ class IbssaDaemon {
   std::unique_ptr<tree::StreamTransport> streams_;
   std::unique_ptr<SmLidProbe> sm_probe_;  // outlives member_, which asks it
   std::unique_ptr<IbssaMember> member_;
+  std::unique_ptr<metrics::MetricsFile> metrics_;  // stopped before member_ goes
+  int64_t start_time_ = 0;                         // Unix seconds
 };
 
 }  // namespace distrib

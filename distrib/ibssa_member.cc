@@ -142,12 +142,14 @@ void IbssaMember::OnLost(uint64_t lost, bool refused) {
 }
 
 void IbssaMember::OnAddr(const tree::Applied<smdb::AddrDb>& a) {
+  addr_at_ = std::chrono::steady_clock::now();
   log_->Log(LogLevel::kInfo, "address database epoch %" PRIu64 ": %zu names, %zu IPs",
             a.version.epoch, a.db->names.records.size(), a.db->ips.records.size());
   server_->Publish("addr", a.version, a.delta, a.delta_from);
 }
 
 void IbssaMember::OnSmdb(const tree::Applied<smdb::Smdb>& a) {
+  smdb_at_ = std::chrono::steady_clock::now();
   if (control_) control_->SetEpoch(a.version.epoch);
   tree::Bytes delta = a.delta;
   uint64_t from = a.delta_from;
@@ -191,6 +193,8 @@ void IbssaMember::OnSubscribe(const std::string& key, const Hello& h) {
 void IbssaMember::PublishPrdb(const PrdbVersion& v) {
   server_->Publish("prdb:" + std::to_string(v.port_guid), {v.epoch, v.digest, v.bytes}, v.delta,
                    v.delta_from);
+  if (v.epoch > prdb_epoch_) prdb_at_ = std::chrono::steady_clock::now();
+  prdb_epoch_ = std::max(prdb_epoch_, v.epoch);
   if (on_prdb_) on_prdb_(v);
 }
 

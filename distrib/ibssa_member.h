@@ -19,6 +19,7 @@
 #ifndef IBACM_SSA_DISTRIB_IBSSA_MEMBER_H
 #define IBACM_SSA_DISTRIB_IBSSA_MEMBER_H
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
@@ -27,6 +28,7 @@
 #include "common/base/log.h"
 #include "common/base/worker_pool.h"
 #include "common/mad/mad_transport.h"
+#include "common/metrics/prom_text.h"
 #include "common/smdb/smdb.h"
 #include "common/tree/data_client.h"
 #include "common/tree/data_server.h"
@@ -82,6 +84,11 @@ class IbssaMember {
   const tree::MemberControlClient* control() const { return control_.get(); }
   const PrdbService* prdbs() const { return prdbs_.get(); }
 
+  // The member's ibssa_* families (ibssa_metrics.cc; man ibssa(8) lists
+  // them): epochs held and their age, lag, transfers, joins, refusals,
+  // re-parentings, children.
+  void CollectMetrics(metrics::PromText* out) const;
+
  private:
   void OnAssigned(const tree::Assignment& a, bool changed);
   void OnLost(uint64_t lost, bool refused);
@@ -108,6 +115,10 @@ class IbssaMember {
   std::unique_ptr<tree::DataClient> addr_upstream_;
   std::unique_ptr<PrdbService> prdbs_;
   std::shared_ptr<const smdb::Smdb> previous_;  // for deltas after a full transfer
+  // When the versions held now were applied (the newest PRDB published,
+  // for the access role), for their age; epoch 0: none yet.
+  std::chrono::steady_clock::time_point smdb_at_, addr_at_, prdb_at_;
+  uint64_t prdb_epoch_ = 0;
   bool joined_once_ = false;
   bool stopped_ = false;
   std::function<void(uint64_t)> on_smdb_;

@@ -53,6 +53,8 @@ std::vector<std::string> IbssaOptions::Apply(const ConfigFile& cfg) {
   set.Int("prdb_threads", &prdb_threads, 1, 256);
   set.Int("join_timeout_ms", &join_timeout_ms, 10, 600000);
   set.Int("join_retries", &join_retries, 0, 100);
+  set.String("metrics_file", &metrics_file);
+  set.Int("metrics_interval", &metrics_interval_s, 1, 3600);
   set.String("data_faults", &data_faults);
   set.String("mad_faults", &mad_faults);
   std::vector<std::string> warnings;
@@ -81,6 +83,8 @@ std::string IbssaOptions::Describe() const {
     << " join_retries=" << join_retries;
   if (!announce.empty()) s << " announce=" << announce;
   if (!run_dir.empty()) s << " run_dir=" << run_dir;
+  if (!metrics_file.empty())
+    s << " metrics_file=" << metrics_file << " metrics_interval=" << metrics_interval_s;
   if (!data_faults.empty()) s << " data_faults=" << data_faults;
   if (!mad_faults.empty()) s << " mad_faults=" << mad_faults;
   return s.str();

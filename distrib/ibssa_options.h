@@ -38,6 +38,10 @@ struct IbssaOptions {
   int prdb_threads = 2;        // access: PRDB computation workers
   int join_timeout_ms = 1000;  // one control MAD's timeout (retries follow)
   int join_retries = 3;
+  // The daemon's metrics for node_exporter's textfile collector, rewritten
+  // every metrics_interval seconds; empty: none (common/metrics/).
+  std::string metrics_file;
+  int metrics_interval_s = 15;
   std::string data_faults;  // fault injection (tests only; ibssa_opts.cfg(5))
   std::string mad_faults;
 

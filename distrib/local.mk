@@ -5,12 +5,12 @@ noinst_LTLIBRARIES += distrib/libibssa.la
 distrib_libibssa_la_SOURCES = \
 	distrib/ibssa_options.h distrib/ibssa_options.cc \
 	distrib/prdb_service.h distrib/prdb_service.cc \
-	distrib/ibssa_member.h distrib/ibssa_member.cc \
+	distrib/ibssa_member.h distrib/ibssa_member.cc distrib/ibssa_metrics.cc \
 	distrib/ibssa_daemon.h distrib/ibssa_daemon.cc
 
 sbin_PROGRAMS += distrib/ibssa
 distrib_ibssa_SOURCES = distrib/main.cc
-distrib_ibssa_LDADD = distrib/libibssa.la $(SSA_TREE_LIBS)
+distrib_ibssa_LDADD = distrib/libibssa.la common/metrics/libssametrics.la $(SSA_TREE_LIBS)
 
 dist_man_MANS += man/ibssa.8 man/ibssa_opts.cfg.5
 dist_sample_DATA += etc/ibssa_opts.cfg

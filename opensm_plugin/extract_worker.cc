@@ -1,6 +1,7 @@
 // extract_worker.cc: ExtractWorker (see extract_worker.h).
 #include "opensm_plugin/extract_worker.h"
 
+#include <algorithm>
 #include <exception>
 #include <new>
 #include <system_error>
@@ -36,7 +37,7 @@ Status ExtractWorker::Create(const PluginOptions& options, std::unique_ptr<Plugi
     ExtractWorker* self = w.get();
     st = TreeCore::Create(options, w->log_.get(),
                           [self](uint64_t seen) { self->ContinueAfter(seen); },
-                          std::move(is_master), &w->tree_);
+                          std::move(is_master), [self] { return self->Activity(); }, &w->tree_);
     if (!st.ok()) return st.WithContext("the SSA tree's core");
   }
   try {
@@ -77,18 +78,21 @@ void ExtractWorker::OnEvent(int event) {
         extract_now_ = true;
         extract_settled_ = false;  // this extraction covers the LFT changes too
         reason_ = "SUBNET_UP";
+        requested_at_ = now;
         break;
       case SSA_EV_UCAST_ROUTING_DONE:
         if (in_heavy_sweep_) return;  // SUBNET_UP follows
         extract_now_ = true;
         extract_settled_ = false;
         reason_ = "reroute";
+        requested_at_ = now;
         break;
       case SSA_EV_LFT_CHANGE:
         if (in_heavy_sweep_) return;
         extract_settled_ = true;
         settle_deadline_ = now + std::chrono::milliseconds(options_.settle_ms);
         if (!extract_now_) reason_ = "LFT change";
+        requested_at_ = now;
         break;
       case SSA_EV_STATE_CHANGE:
         // A sweep that ends in STANDBY or DISCOVERING never reports
@@ -99,6 +103,15 @@ void ExtractWorker::OnEvent(int event) {
     }
   }
   cv_.notify_one();
+}
+
+tree::CoreActivity ExtractWorker::Activity() {
+  std::lock_guard<std::mutex> lock(mu_);
+  tree::CoreActivity a;
+  a.requested = requested_at_;
+  a.extracted = extracted_at_;
+  a.produced_epoch = produced_epoch_;
+  return a;
 }
 
 void ExtractWorker::ContinueAfter(uint64_t seen) {
@@ -142,6 +155,8 @@ void ExtractWorker::Run() {
       try {
         ProduceResult r = producer_->ContinueAfter(seen);
         if (tree_ && r.new_version) tree_->OnVersion(r);
+        std::lock_guard<std::mutex> relock(mu_);
+        produced_epoch_ = std::max(produced_epoch_, r.epoch);
       } catch (const std::exception& e) {
         LogFailure(log_.get(), "renumbering the version failed: ", e.what());
       }
@@ -164,6 +179,7 @@ void ExtractWorker::Run() {
     lock.unlock();
     try {
       ProduceResult r = producer_->Produce(reason, sweep_ms);
+      if (tree_ && r.route_sl_state >= 0) tree_->OnExtraction(r);
       // The tree serves every new version; after a restart whose first
       // extraction changed nothing, the version reloaded from disk.
       if (tree_) {
@@ -174,6 +190,12 @@ void ExtractWorker::Run() {
         else if ((!tree_fed_ || !tree_->serving()) && producer_->CurrentVersion(&r))
           tree_->OnVersion(r);
         tree_fed_ = tree_fed_ || r.db != nullptr;
+      }
+      // Finished (changed or not): the request it answered is done.
+      if (r.route_sl_state >= 0) {
+        std::lock_guard<std::mutex> relock(mu_);
+        extracted_at_ = Clock::now();
+        produced_epoch_ = std::max(produced_epoch_, r.epoch);
       }
     } catch (const std::bad_alloc&) {
       LogFailure(log_.get(), "out of memory making a version", "; waiting for the next event");

@@ -30,6 +30,7 @@
 #include <thread>
 
 #include "common/base/status.h"
+#include "common/tree/membership.h"
 #include "opensm_plugin/plugin_log.h"
 #include "opensm_plugin/plugin_options.h"
 #include "opensm_plugin/smdb_producer.h"
@@ -64,6 +65,9 @@ class ExtractWorker {
   void Stop();
 
   PluginLog* log() { return log_.get(); }
+  // When a version was last asked for and last made (the tree view's
+  // health facts). Any thread; takes mu_ for a copy.
+  tree::CoreActivity Activity();
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -88,6 +92,10 @@ class ExtractWorker {
   bool in_heavy_sweep_ = false;
   Clock::time_point sweep_start_;
   double sweep_ms_ = -1;  // the last completed heavy sweep, for the log
+  // Activity(): the last request (an event that asks for a version), the
+  // last extraction finished, the newest epoch made.
+  Clock::time_point requested_at_, extracted_at_;
+  uint64_t produced_epoch_ = 0;
 };
 
 }  // namespace opensm_plugin

@@ -19,7 +19,8 @@ opensm_plugin_libosmplugin_la_SOURCES = $(OSM_PLUGIN_OPTIONS_SOURCES) \
 	opensm_plugin/smdb_producer.h opensm_plugin/smdb_producer.cc \
 	opensm_plugin/extract_worker.h opensm_plugin/extract_worker.cc \
 	opensm_plugin/address_book.h opensm_plugin/address_book.cc \
-	opensm_plugin/tree_core.h opensm_plugin/tree_core.cc
+	opensm_plugin/tree_core.h opensm_plugin/tree_core.cc \
+	opensm_plugin/core_metrics.h opensm_plugin/core_metrics.cc
 
 lib_LTLIBRARIES += opensm_plugin/libibssa_osm.la
 opensm_plugin_libibssa_osm_la_SOURCES = \
@@ -35,7 +36,8 @@ opensm_plugin_libibssa_osm_la_CPPFLAGS = $(AM_CPPFLAGS) $(OPENSM_CFLAGS)
 # code mapped protects anything libstdc++ registered that points into it.
 opensm_plugin_libibssa_osm_la_LDFLAGS = -module -avoid-version -shared \
 	-Wl,--version-script=$(top_srcdir)/opensm_plugin/ibssa_osm.map -Wl,-z,nodelete
-opensm_plugin_libibssa_osm_la_LIBADD = opensm_plugin/libosmplugin.la $(SSA_TREE_LIBS) \
+opensm_plugin_libibssa_osm_la_LIBADD = opensm_plugin/libosmplugin.la \
+	common/metrics/libssametrics.la $(SSA_TREE_LIBS) \
 	$(OPENSM_LIBS)
 EXTRA_opensm_plugin_libibssa_osm_la_DEPENDENCIES = $(top_srcdir)/opensm_plugin/ibssa_osm.map
 

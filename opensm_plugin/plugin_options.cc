@@ -44,6 +44,8 @@ void Bind(OptionSet* set, PluginOptions* o) {
   set->String("allow_access", &o->allow_access);
   set->String("hosts_file", &o->hosts_file);
   set->String("tree_state_file", &o->tree_state_file);
+  set->String("metrics_file", &o->metrics_file);
+  set->Int("metrics_interval", &o->metrics_interval, 1, 3600);
   set->String("data_faults", &o->data_faults);
   set->String("mad_faults", &o->mad_faults);
 }
@@ -102,6 +104,8 @@ std::string PluginOptions::Describe() const {
       << " allow_access=" << allow_access;
     if (!announce.empty()) s << " announce=" << announce;
     if (!hosts_file.empty()) s << " hosts_file=" << hosts_file;
+    if (!metrics_file.empty())
+      s << " metrics_file=" << metrics_file << " metrics_interval=" << metrics_interval;
     if (!data_faults.empty()) s << " data_faults=" << data_faults;
     if (!mad_faults.empty()) s << " mad_faults=" << mad_faults;
   }
@@ -147,6 +151,9 @@ Status ParsePluginOptions(const std::string& text, PluginOptions* out) {
   // Positions in the string are word numbers: "event_plugin_options:3: ...".
   Status st = Apply(inline_entries, "event_plugin_options", &o);
   if (!st.ok()) return st;
+  // The core's thread writes the file; without it nothing would.
+  if (!o.metrics_file.empty() && !o.core)
+    return Status::Error(EINVAL, "metrics_file needs core=1 (the core's thread writes it)");
   *out = o;
   return Status::Ok();
 }

@@ -59,6 +59,11 @@ struct PluginOptions {
   // The tree as JSON, rewritten as it changes (for ssa-tree --state);
   // default <dump_dir>/tree.json, "none" to turn it off.
   std::string tree_state_file;
+  // The plugin's metrics (ibssa_core_*) for node_exporter's textfile
+  // collector, rewritten every metrics_interval seconds by the core's
+  // thread; empty: none. Needs core=1.
+  std::string metrics_file;
+  int metrics_interval = 15;
   // Fault injection for tests (doc/ssa-tree.md, "Seams"): never set in
   // production; see ibssa_osm(7).
   std::string data_faults;

@@ -130,6 +130,7 @@ ProduceResult SmdbProducer::Produce(const std::string& reason, double sweep_ms) 
   const smdb::Smdb& base = previous_.global_epoch != 0 ? previous_ : after_disk;
   r.epoch = base.global_epoch;
   if (!Extract(&r)) return r;
+  r.route_sl_state = raw_.raw().subnet.route_sl_state;
 
   auto t_build = std::chrono::steady_clock::now();
   smdb::Smdb next;

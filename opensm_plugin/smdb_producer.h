@@ -46,6 +46,8 @@ struct ProduceResult {
   double write_ms = 0;
   size_t bytes = 0;
   std::string changed;  // "nodes ports ..." or ""
+  // The extraction's ssa_route_sl_state (osm_bridge.h); -1: no extraction.
+  int route_sl_state = -1;
   // The new version for the SSA tree (set with new_version): the database,
   // its serialization and the delta from the previous version (null for the
   // first version, or when it could not be made). Immutable and shared, so

@@ -4,16 +4,19 @@
 #include <sys/epoll.h>
 
 #include <cinttypes>
+#include <ctime>
 #include <map>
 #include <sstream>
 
 #include "common/mad/mad_faults.h"
+#include "common/metrics/metrics_file.h"
 #include "common/mad/umad_ports.h"
 #include "common/mad/umad_transport.h"
 #include "common/tree/core_server.h"
 #include "common/tree/stream.h"
 #include "common/tree/stream_faults.h"
 #include "opensm_plugin/address_book.h"
+#include "opensm_plugin/core_metrics.h"
 #include "opensm_plugin/version_store.h"
 
 namespace ssa {
@@ -24,13 +27,14 @@ class TreeCoreImpl {
  public:
   TreeCoreImpl(const PluginOptions& o, Logger* log, EventLoop* loop,
                TreeCore::EpochAheadFn smdb_ahead, TreeCore::IsMasterFn is_master,
-               std::atomic<bool>* serving)
+               TreeCore::ActivityFn activity, std::atomic<bool>* serving)
       : serving_(serving),
         options_(o),
         log_(log),
         loop_(loop),
         smdb_ahead_(std::move(smdb_ahead)),
-        is_master_(std::move(is_master)) {}
+        is_master_(std::move(is_master)),
+        activity_(std::move(activity)) {}
 
   // Registers class 0x2C on every local port now, on OpenSM's thread at
   // plugin load, before anything else in the process uses umad
@@ -49,7 +53,25 @@ class TreeCoreImpl {
   }
   ~TreeCoreImpl() { Close(); }
 
+  // Posted by TreeCore::Create once the thread runs: the file is written
+  // on this thread from the first snapshot on.
+  void StartMetrics() {
+    if (options_.metrics_file.empty()) return;
+    start_time_ = static_cast<int64_t>(time(nullptr));
+    metrics_ = std::make_unique<metrics::MetricsFile>(
+        loop_, log_, options_.metrics_file, std::chrono::seconds(options_.metrics_interval),
+        [this](metrics::PromText* out) {
+          metrics::AddDaemonFamilies(out, "ibssa_core", start_time_);
+          CollectCoreMetrics(versions_, core_.get(), out);
+          metrics::AddWriteFailures(out, "ibssa_core", metrics_.get());
+        });
+    metrics_->Start();
+  }
+
+  void OnExtraction(const ProduceResult& r) { versions_.RecordExtraction(r); }
+
   void OnVersion(const ProduceResult& v) {
+    if (v.new_version) versions_.RecordVersion(v);
     if (!core_ && !StartServing(*v.db)) return;
     // The worker may hand an idle core the current version while a newer
     // one is on its way: never publish one that is not newer.
@@ -60,6 +82,8 @@ class TreeCoreImpl {
 
   void Close() {
     serving_->store(false, std::memory_order_relaxed);
+    if (metrics_) metrics_->Stop();  // a stopped core's numbers are not current
+    metrics_.reset();
     StopWatchingMastership();
     if (core_) core_->Close();
     core_.reset();
@@ -138,6 +162,7 @@ class TreeCoreImpl {
     co.membership.allow_distribution =
         ParseGuids(options_.allow_distribution, "allow_distribution");
     co.membership.allow_access = ParseGuids(options_.allow_access, "allow_access");
+    co.activity = activity_;
     co.on_epochs_ahead = [this](uint64_t smdb_epoch, uint64_t addr_epoch) {
       if (smdb_epoch && smdb_ahead_) smdb_ahead_(smdb_epoch);
       if (addr_epoch && address_book_) {
@@ -286,6 +311,10 @@ class TreeCoreImpl {
   EventLoop* loop_;
   TreeCore::EpochAheadFn smdb_ahead_;
   TreeCore::IsMasterFn is_master_;
+  TreeCore::ActivityFn activity_;
+  std::unique_ptr<metrics::MetricsFile> metrics_;
+  VersionStats versions_;
+  int64_t start_time_ = 0;  // Unix seconds
   Reactor::TimerId master_timer_ = 0;        // WatchMastership's next look (0: none)
   uint64_t published_epoch_ = 0;     // the newest SMDB epoch core_ serves
   uint64_t serving_spell_ = 0;       // StartServing's count, for RefreshAddresses' timers
@@ -301,7 +330,8 @@ class TreeCoreImpl {
 };
 
 Status TreeCore::Create(const PluginOptions& options, PluginLog* plog, EpochAheadFn smdb_ahead,
-                        IsMasterFn is_master, std::unique_ptr<TreeCore>* out) {
+                        IsMasterFn is_master, ActivityFn activity,
+                        std::unique_ptr<TreeCore>* out) {
   std::unique_ptr<TreeCore> c(new TreeCore);
   c->log_ = std::make_unique<Logger>();
   c->log_->set_level(options.log_level);
@@ -313,9 +343,11 @@ Status TreeCore::Create(const PluginOptions& options, PluginLog* plog, EpochAhea
   if (!st.ok()) return st;
   c->impl_ = std::make_unique<TreeCoreImpl>(options, c->log_.get(), c->loop_.get(),
                                             std::move(smdb_ahead), std::move(is_master),
-                                            &c->serving_);
+                                            std::move(activity), &c->serving_);
   c->impl_->PreRegister();  // before the core's thread exists
   c->thread_ = std::thread([loop = c->loop_.get()] { loop->Run(); });
+  TreeCoreImpl* impl = c->impl_.get();
+  c->loop_->Post([impl] { impl->StartMetrics(); });
   *out = std::move(c);
   return Status::Ok();
 }
@@ -327,6 +359,16 @@ void TreeCore::OnVersion(const ProduceResult& v) {
   ProduceResult copy = v;
   TreeCoreImpl* impl = impl_.get();
   loop_->Post([impl, copy] { impl->OnVersion(copy); });
+}
+
+void TreeCore::OnExtraction(const ProduceResult& r) {
+  if (!loop_) return;
+  ProduceResult copy = r;
+  copy.db.reset();  // the times are wanted, not the database
+  copy.serialized.reset();
+  copy.delta.reset();
+  TreeCoreImpl* impl = impl_.get();
+  loop_->Post([impl, copy] { impl->OnExtraction(copy); });
 }
 
 void TreeCore::Stop() {

@@ -9,6 +9,9 @@
 // (immutable, shared) version to the loop: OpenSM's threads never wait on
 // the core. Create/Stop on OpenSM's main thread (create()/delete()).
 //
+// With metrics_file set, the core's thread also writes the plugin's metrics
+// (core_metrics.h) every metrics_interval seconds, idle or not.
+//
 // When it acts: on the first version whose SM is this OpenSM (the SMDB's
 // master SM port is one of this host's ports), it opens that port for
 // class 0x2C and listens for data connections; a standby OpenSM makes no
@@ -33,6 +36,7 @@
 #include "common/base/event_loop.h"
 #include "common/base/log.h"
 #include "common/base/status.h"
+#include "common/tree/membership.h"
 #include "opensm_plugin/plugin_log.h"
 #include "opensm_plugin/plugin_options.h"
 #include "opensm_plugin/smdb_producer.h"
@@ -50,21 +54,28 @@ class TreeCore {
 
   // Whether this OpenSM is the master SM now (null: always).
   using IsMasterFn = std::function<bool()>;
+  // When versions were asked for and made (ExtractWorker::Activity), for
+  // the tree view; called on the core's thread (null: unknown).
+  using ActivityFn = std::function<tree::CoreActivity()>;
 
   // Starts the core's thread (idle until the first version). `log` must
   // outlive the core.
   static Status Create(const PluginOptions& options, PluginLog* log, EpochAheadFn smdb_ahead,
-                       IsMasterFn is_master, std::unique_ptr<TreeCore>* out);
+                       IsMasterFn is_master, ActivityFn activity, std::unique_ptr<TreeCore>* out);
   ~TreeCore();
   TreeCore(const TreeCore&) = delete;
   TreeCore& operator=(const TreeCore&) = delete;
 
-  // A new SMDB version (from SmdbProducer). Any thread; never blocks.
+  // A new SMDB version (from SmdbProducer), or (new_version false) the
+  // current one for a core that has none yet. Any thread; never blocks.
   void OnVersion(const ProduceResult& version);
   // Whether the core serves the tree now (false before its first version as
   // master and while idle). Any thread; the owner gives an idle core the
   // current version again after a sweep that made no new one.
   bool serving() const { return serving_.load(std::memory_order_relaxed); }
+  // An extraction finished, whether it made a version or not (for the
+  // metrics). Any thread; never blocks.
+  void OnExtraction(const ProduceResult& result);
   // Leaves the tree's members to their leases, closes everything and joins
   // the thread. Idempotent.
   void Stop();

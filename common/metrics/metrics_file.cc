@@ -43,6 +43,22 @@ Status WriteFileAtomically(const std::string& path, const std::string& text) {
   return Status::Ok();
 }
 
+void AddDaemonFamilies(PromText* out, const std::string& prefix, int64_t start_time) {
+  out->Family(prefix + "_up", PromText::Type::kGauge,
+              "1 while the daemon runs (the file is removed at a clean stop).");
+  out->Add(1);
+  out->Family(prefix + "_start_time_seconds", PromText::Type::kGauge,
+              "When the daemon started, Unix time.");
+  out->Add(static_cast<double>(start_time));
+}
+
+void AddWriteFailures(PromText* out, const std::string& prefix, const MetricsFile* file) {
+  if (!file) return;
+  out->Family(prefix + "_metrics_write_failures_total", PromText::Type::kCounter,
+              "Times the metrics file could not be written.");
+  out->Add(static_cast<double>(file->failures()));
+}
+
 MetricsFile::MetricsFile(Reactor* reactor, Logger* log, std::string path,
                          std::chrono::milliseconds interval, CollectFn collect)
     : reactor_(reactor),

@@ -34,6 +34,15 @@ namespace metrics {
 // Writes `text` to `path` through a temporary file and rename(2), mode 0644.
 Status WriteFileAtomically(const std::string& path, const std::string& text);
 
+class MetricsFile;
+
+// The families every daemon's file starts or ends with, named
+// <prefix>_up, <prefix>_start_time_seconds (Unix time) and
+// <prefix>_metrics_write_failures_total (`file` may be null: left out), so
+// that ibacm, ibssa and the plugin say them alike.
+void AddDaemonFamilies(PromText* out, const std::string& prefix, int64_t start_time);
+void AddWriteFailures(PromText* out, const std::string& prefix, const MetricsFile* file);
+
 class MetricsFile {
  public:
   // Fills the families of one snapshot.

@@ -54,6 +54,10 @@ class PromText {
   std::set<std::string> seen_;  // families written
 };
 
+// The two types by short name, for the files that write many families.
+constexpr PromText::Type kCounter = PromText::Type::kCounter;
+constexpr PromText::Type kGauge = PromText::Type::kGauge;
+
 }  // namespace metrics
 }  // namespace ssa
 

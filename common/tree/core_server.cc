@@ -76,6 +76,7 @@ Status CoreServer::PublishSmdb(std::shared_ptr<const smdb::Smdb> db, Bytes seria
   topology_ = std::move(topology);
   index_ = std::move(index);
   epochs_.SetSmdb(db->global_epoch, DigestOf(*serialized));
+  published_ = Membership::Clock::now();
   if (server_) {
     server_->Publish("smdb", {db->global_epoch, DigestOf(*serialized), serialized}, delta,
                      delta_from);
@@ -140,6 +141,9 @@ std::string CoreServer::Json() {
   }
   if (control_) c.refused += control_->counters().refused;
   membership_->SetCoreCounters(c);
+  CoreActivity a = options_.activity ? options_.activity() : CoreActivity{};
+  a.published = published_;
+  membership_->SetCoreActivity(a);
   return membership_->ToJson(Membership::Clock::now());
 }
 

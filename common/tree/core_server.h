@@ -49,6 +49,9 @@ struct CoreServerOptions {
   // sees epochs go backwards: it republishes its current database under a
   // higher epoch. Called with the highest such epochs seen so far (0: none).
   std::function<void(uint64_t smdb_epoch, uint64_t addr_epoch)> on_epochs_ahead;
+  // Where versions come from (optional; the plugin: its extraction
+  // worker), read for each tree view; `published` is the core's own.
+  std::function<CoreActivity()> activity;
 };
 
 class CoreServer {
@@ -101,6 +104,7 @@ class CoreServer {
   std::unique_ptr<smdb::SmdbIndex> index_;
   std::unique_ptr<SmdbTopology> topology_;
   EpochWatch epochs_;
+  Membership::Clock::time_point published_;  // the last PublishSmdb
   RateLimitedLog limited_;
 };
 

@@ -59,6 +59,7 @@ void DataClient::Connect(const ParentInfo& p) {
   in_xfer_ = false;
   want_write_ = true;
   target_ = p;
+  parent_epoch_ = 0;  // another parent's epoch says nothing of this one
   if (p.guid == 0 || p.address.empty()) {
     state_ = State::kIdle;
     return;
@@ -122,6 +123,7 @@ void DataClient::OnFrame(const Frame& f) {
       Welcome w;
       if (state_ != State::kHello || !DecodeWelcome(f.payload, &w).ok()) break;
       state_ = State::kActive;
+      parent_epoch_ = w.epoch;
       backoff_ms_ = 0;
       fail_streak_ = 0;
       log_->Log(LogLevel::kInfo,
@@ -142,6 +144,7 @@ void DataClient::OnFrame(const Frame& f) {
     case FrameType::kXferBegin: {
       if (state_ != State::kActive || in_xfer_ || !DecodeXferBegin(f.payload, &xfer_).ok()) break;
       in_xfer_ = true;
+      parent_epoch_ = std::max(parent_epoch_, xfer_.to);
       xfer_bytes_ = std::make_shared<std::string>();
       xfer_bytes_->reserve(static_cast<size_t>(xfer_.total));
       return;

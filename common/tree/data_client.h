@@ -65,6 +65,10 @@ class DataClient {
   uint64_t serving_guid() const { return state_ == State::kIdle ? 0 : target_.guid; }
   uint16_t serving_lid() const { return state_ == State::kIdle ? 0 : target_.lid; }
   const DataClientCounters& counters() const { return counters_; }
+  // The newest epoch the serving parent said it holds (its WELCOME, then
+  // each transfer it began); 0 before it said any. Against the replica's
+  // epoch it is how far behind the parent we are.
+  uint64_t parent_epoch() const { return parent_epoch_; }
 
  private:
   enum class State { kIdle, kConnecting, kHello, kActive };
@@ -102,6 +106,7 @@ class DataClient {
   int fail_streak_ = 0;  // connections lost or failed since the last WELCOME
   std::chrono::steady_clock::time_point last_rx_, last_tx_;
   DataClientCounters counters_;
+  uint64_t parent_epoch_ = 0;
 };
 
 }  // namespace tree

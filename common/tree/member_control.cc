@@ -215,6 +215,7 @@ void MemberControlClient::OnJoinAnswer(Status st, const uint8_t* mad) {
   if (status == 0 && st.ok() && a.parent.guid == 0)
     st = Status::Error(EBADMSG, "join answer without a parent");
   if (status != 0 || !st.ok()) {
+    ++(status == kStatusRetry ? joins_retry_ : joins_refused_);
     if (status == kStatusRetry)
       limited_.Log(LogLevel::kInfo, "retry", "join: %s; trying again",
                    DescribeSsaStatus(status).c_str());
@@ -229,6 +230,7 @@ void MemberControlClient::OnJoinAnswer(Status st, const uint8_t* mad) {
     ScheduleJoin(status == kStatusRetry ? Jitter(1000) : backoff());
     return;
   }
+  ++joins_accepted_;
   backoff_ms_ = 0;
   lost_parent_ = 0;
   bool changed = !joined_ || a.parent.guid != assignment_.parent.guid ||

@@ -114,6 +114,13 @@ class MemberControlClient {
 
   uint64_t joins_sent() const { return joins_sent_; }
   uint64_t timeouts() const { return timeouts_; }
+  // Join answers: accepted (renewals included), "retry" (no SMDB or no
+  // parent yet) and refused (any other status), for the metrics.
+  uint64_t joins_accepted() const { return joins_accepted_; }
+  uint64_t joins_retry() const { return joins_retry_; }
+  uint64_t joins_refused() const { return joins_refused_; }
+  // The last accepted join's answer (its core_epoch: the core's epoch then).
+  const Assignment& assignment() const { return assignment_; }
   // The LID control MADs go to now.
   uint16_t SmLid() const;
   uint64_t sm_moves() const { return sm_moves_; }
@@ -161,6 +168,9 @@ class MemberControlClient {
   std::map<std::pair<uint64_t, Token>, std::chrono::steady_clock::time_point> valid_tokens_;
   uint64_t joins_sent_ = 0;
   uint64_t timeouts_ = 0;
+  uint64_t joins_accepted_ = 0;
+  uint64_t joins_retry_ = 0;
+  uint64_t joins_refused_ = 0;
   // A master SM LID read from the port (ProbeSm), and what sm_lid() said
   // then: it is used until sm_lid() says something else.
   uint16_t probed_sm_lid_ = 0;

@@ -301,6 +301,12 @@ const Member* Membership::Find(uint64_t guid) const {
   return it == members_.end() ? nullptr : &it->second;
 }
 
+std::map<std::string, size_t> Membership::CountByRole() const {
+  std::map<std::string, size_t> by_role;
+  for (const auto& kv : members_) ++by_role[RolesName(kv.second.roles)];
+  return by_role;
+}
+
 std::string Membership::ToJson(Clock::time_point now) const {
   auto entry = [](const std::string& role, uint64_t guid, uint16_t lid, const ParentInfo& parent,
                   const ParentInfo& backup, uint64_t epoch, const MemberCounters& c,
@@ -324,6 +330,24 @@ std::string Membership::ToJson(Clock::time_point now) const {
   core.children = static_cast<uint32_t>(ChildrenOf(core_guid_));
   std::string out = "[\n" + entry("core", core_guid_, core_lid_, {}, {}, core_epoch_, core,
                                   core_address_.ToString(), -1);
+  // The core's own facts, for health checks: the limits its members are
+  // held to, and whether its versions keep coming.
+  auto ago = [now](Clock::time_point t) {
+    return t == Clock::time_point() ? -1L
+                                    : static_cast<long>(std::chrono::duration_cast<std::chrono::seconds>(
+                                                            now - t)
+                                                            .count());
+  };
+  char facts[320];
+  snprintf(facts, sizeof(facts),
+           ", \"fanout_core\": %d, \"fanout_distribution\": %d, \"fanout_access\": %d, "
+           "\"requested_s_ago\": %ld, \"extracted_s_ago\": %ld, \"published_s_ago\": %ld, "
+           "\"produced_epoch\": %" PRIu64 "}",
+           options_.fanout_core, options_.fanout_distribution, options_.fanout_access,
+           ago(core_activity_.requested), ago(core_activity_.extracted),
+           ago(core_activity_.published), core_activity_.produced_epoch);
+  out.pop_back();  // the entry's closing brace
+  out += facts;
   for (const auto& kv : members_) {
     const Member& m = kv.second;
     MemberCounters c = m.counters;

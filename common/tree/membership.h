@@ -59,6 +59,16 @@ struct MembershipOptions {
   std::set<uint64_t> allow_access;
 };
 
+// Where the core's versions come from, for the tree view's health facts
+// (ssa-tree --check): when its source last asked for a version (the
+// plugin: OpenSM's sweep or routing change), last finished making one
+// (changed or not), and the newest epoch it made; when the core last
+// published. A default time_point: never.
+struct CoreActivity {
+  std::chrono::steady_clock::time_point requested, extracted, published;
+  uint64_t produced_epoch = 0;
+};
+
 // One member as the core knows it.
 struct Member {
   uint64_t guid = 0;
@@ -89,6 +99,7 @@ class Membership {
   void SetTopology(const Topology* topology) { topology_ = topology; }
   void SetCoreEpoch(uint64_t epoch) { core_epoch_ = epoch; }
   void SetCoreCounters(const MemberCounters& c) { core_counters_ = c; }
+  void SetCoreActivity(const CoreActivity& a) { core_activity_ = a; }
 
   // A Join from source LID `slid`. Returns the MAD status; fills *answer
   // on success. *why says why a join was refused, for the log.
@@ -112,8 +123,11 @@ class Membership {
     a.members = static_cast<uint32_t>(members_.size());
     return a;
   }
-  // The tree as `ssa-tree --json` prints it (the core first).
+  // The tree as `ssa-tree --json` prints it (the core first; its entry also
+  // has the fan-out limits and CoreActivity as seconds ago, -1: never).
   std::string ToJson(Clock::time_point now) const;
+  // Members by role name (RolesName), the core not counted.
+  std::map<std::string, size_t> CountByRole() const;
   // Joins refused, by reason, since start.
   const std::map<std::string, uint64_t>& refusals() const { return refusals_; }
 
@@ -134,6 +148,7 @@ class Membership {
   const Topology* topology_ = nullptr;
   uint64_t core_epoch_ = 0;
   MemberCounters core_counters_;
+  CoreActivity core_activity_;
   std::map<uint64_t, Member> members_;  // by port GUID
   // The members that may parent others (distribution or access role), so
   // choosing a parent costs O(parents), not O(members): with 10,000

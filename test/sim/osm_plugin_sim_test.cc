@@ -323,6 +323,21 @@ TEST(OsmPluginOptions, ConfigFileValuesAreOverriddenByTheString) {
   STRCMP_EQUAL(path.c_str(), o.config_file.c_str());
 }
 
+// metrics_file= is written by the core's thread: without the core nothing
+// would write it, so the plugin refuses to load rather than say nothing.
+TEST(OsmPluginOptions, MetricsFileAndIntervalNeedTheCore) {
+  CHECK_OK(Parse("metrics_file=/run/m/ibssa_osm.prom metrics_interval=5"));
+  STRCMP_EQUAL("/run/m/ibssa_osm.prom", o.metrics_file.c_str());
+  CHECK_EQUAL(5, o.metrics_interval);
+  STRCMP_CONTAINS("metrics_file=/run/m/ibssa_osm.prom metrics_interval=5", o.Describe().c_str());
+  Status st = Parse("metrics_file=/run/m/ibssa_osm.prom core=0");
+  CHECK_FALSE(st.ok());
+  STRCMP_CONTAINS("metrics_file needs core=1", st.message().c_str());
+  st = Parse("metrics_interval=0");
+  CHECK_FALSE(st.ok());
+  STRCMP_CONTAINS("metrics_interval", st.message().c_str());
+}
+
 TEST(OsmPluginOptions, ErrorsNameTheProblem) {
   Status st = Parse("keep=-1");
   CHECK_FALSE(st.ok());

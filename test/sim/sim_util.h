@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/base/status.h"
+#include "test/support/poll.h"  // PollUntil: how the harness waits
 
 namespace ssa {
 namespace test {
@@ -30,11 +31,6 @@ std::string Basename(const std::string& path);
 long ProcessRssKib(pid_t pid);
 // argv joined with spaces, for messages.
 std::string JoinArgs(const std::vector<std::string>& args);
-
-// Calls `done` until it returns true or `timeout` passes, sleeping between
-// calls (1 ms growing to 20 ms). This is how the harness waits for files and
-// processes: a deadline, never a fixed sleep. Returns the last `done()`.
-bool PollUntil(std::chrono::milliseconds timeout, const std::function<bool()>& done);
 
 // Counts the lines of a growing log file that contain `needle`, reading only
 // what was appended since the previous call (OpenSM's log only grows).

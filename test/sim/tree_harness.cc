@@ -380,11 +380,18 @@ Status TreeHarness::ComparePrdbWithSa(const std::string& consumer, const std::st
 Status TreeHarness::Tree(const std::string& run_on, std::vector<TreeMember>* out) {
   std::string text;
   int status = -1;
-  Status st = fabric_->Run(run_on, {kTreeTool, "--json"}, &text, &status);
+  Status st = RunTreeTool(run_on, {"--json"}, &text, &status);
   if (!st.ok()) return st;
   if (status != 0)
     return Status::Error(EIO, "ssa-tree --json: exit " + std::to_string(status) + ": " + text);
   return ParseTreeJson(text, out);
+}
+
+Status TreeHarness::RunTreeTool(const std::string& run_on, const std::vector<std::string>& args,
+                                std::string* out, int* status) {
+  std::vector<std::string> argv = {kTreeTool};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return fabric_->Run(run_on, argv, out, status);
 }
 
 }  // namespace test

@@ -124,6 +124,9 @@ class TreeHarness {
   Status ComparePrdbWithSa(const std::string& consumer, const std::string& run_on, size_t* pairs);
   // ssa-tree --json run as `run_on`.
   Status Tree(const std::string& run_on, std::vector<TreeMember>* out);
+  // ssa-tree with `args` run as `run_on`: its output and exit status.
+  Status RunTreeTool(const std::string& run_on, const std::vector<std::string>& args,
+                     std::string* out, int* status);
 
   uint64_t PortGuid(const std::string& node) const;
   uint16_t Lid(const std::string& node) const;

@@ -63,14 +63,16 @@ test_unit_unit_tests_SOURCES = \
 	test/unit/data_storm_test.cc \
 	test/unit/db_replica_test.cc \
 	test/unit/smdb_tool_test.cc \
-	test/unit/tree_view_test.cc
+	test/unit/tree_view_test.cc \
+	test/unit/tree_check_test.cc
 test_unit_unit_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS) $(TEST_PROVIDER_CPPFLAGS) \
 	-DABS_TOP_SRCDIR='"$(abs_top_srcdir)"' -DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
 # What the tests run: the providers they load (sa_provider_abi_test.cc,
 # sa_provider_events_test.cc, acmp_provider_test.cc; all three in
-# shipped_config_test.cc) and ssa-smdb (smdb_tool_test.cc).
+# shipped_config_test.cc), ssa-smdb (smdb_tool_test.cc) and ssa-tree
+# (tree_check_test.cc).
 EXTRA_test_unit_unit_tests_DEPENDENCIES = providers/sa/sa.la providers/acmp/acmp.la \
-	providers/ssa/ssa.la util/smdb_tool/ssa-smdb
+	providers/ssa/ssa.la util/smdb_tool/ssa-smdb util/ssa_tree/ssa-tree
 test_unit_unit_tests_LDADD = test/libtestmain.la $(TEST_SUPPORT_LIBS) \
 	util/ib_acme/libacme.la util/smdb_tool/libsmdbtool.la util/ssa_tree/libtreeview.la \
 	providers/ssa/libssaprovider.la providers/upstream/libupstreamprovider.la \

@@ -4,10 +4,11 @@
 // promtool accepts.
 #include "util/ssa_tree/tree_view.h"
 
-#include <unistd.h>
-
-#include <cstdlib>
 #include <fstream>
+
+#include "test/support/check_ok.h"
+#include "test/support/prom_check.h"
+#include "test/support/temp_dir.h"
 
 // Last: its memory-leak macros redefine new.
 #include <CppUTest/TestHarness.h>
@@ -44,12 +45,10 @@ TEST(TreeView, PrometheusFormHasEveryMemberAndTheLag) {
     STRCMP_CONTAINS(line, text.c_str());
   // The core has no parent, so no backup line.
   CHECK(text.find("has_backup{role=\"core\"") == std::string::npos);
-  char path[] = "/tmp/ssa-tree-prom-XXXXXX";
-  int fd = mkstemp(path);
-  CHECK(fd >= 0);
-  close(fd);
-  std::ofstream(path) << text;
-  int rc = system(("promtool check metrics < " + std::string(path) + " >/dev/null 2>&1").c_str());
-  unlink(path);
-  CHECK_EQUAL(0, rc);
+  ssa::test::TempDir dir("ssa-tree-prom-");
+  CHECK_OK(dir.status());
+  std::ofstream(dir.path() + "/tree.prom") << text;
+  CHECK_OK(ssa::test::CheckPromFile(dir.path() + "/tree.prom",
+                                    {"ibssa_core_members", "ibssa_core_member_lag_epochs"},
+                                    dir.path()));
 }

@@ -1,12 +1,20 @@
 // tree_main.cc: ssa-tree (man ssa-tree(1)): asks the tree's core for the
 // tree's state (CoreInfo MAD to the SM's LID for the core's data channel,
 // then a QUERY "tree" frame there), or reads the core's state file, and
-// prints it as JSON, Graphviz or indented text.
+// prints it as JSON, Graphviz, indented text or Prometheus metrics; says
+// whether it is healthy (--check, tree_check.h); or redraws it as it
+// changes (--watch).
 #include <getopt.h>
 #include <poll.h>
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <chrono>
+#include <cmath>
+#include <csignal>
 #include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -18,6 +26,7 @@
 #include "common/tree/frame.h"
 #include "common/tree/member_control.h"
 #include "common/tree/stream.h"
+#include "util/ssa_tree/tree_check.h"
 #include "util/ssa_tree/tree_view.h"
 
 namespace {
@@ -28,7 +37,9 @@ namespace tree = ssa::tree;
 void Usage(FILE* f) {
   fprintf(f,
           "usage: ssa-tree [--json|--dot|--prometheus] [--state FILE] [--port CA:PORT] "
-          "[--timeout MS]\n");
+          "[--timeout MS]\n"
+          "       ssa-tree --check [--grace S] [--fanout N] [--repeat N] [source options]\n"
+          "       ssa-tree --watch [--interval S] [--count N] [source options]\n");
 }
 
 // QUERY `name` at `address`; the reply's bytes.
@@ -113,19 +124,104 @@ Status FetchFromCore(const std::string& port_name, int timeout_ms, std::string* 
   return Query(streams.get(), info.data_address, "tree", timeout_ms, json);
 }
 
+// The tree's state: the state file when given, else the core's answer.
+Status FetchTree(const std::string& state, const std::string& port, int timeout_ms,
+                 std::string* text) {
+  if (state.empty()) return FetchFromCore(port, timeout_ms, text);
+  std::ifstream f(state);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  *text = ss.str();
+  if (!f) return Status::Error(ENOENT, "cannot read " + state);
+  return Status::Ok();
+}
+
+Status FetchMembers(const std::string& state, const std::string& port, int timeout_ms,
+                    std::string* text, std::vector<ssa::tree_view::Member>* members) {
+  Status st = FetchTree(state, port, timeout_ms, text);
+  if (st.ok()) st = ssa::tree_view::ParseMembers(*text, members);
+  return st;
+}
+
+volatile sig_atomic_t g_stop = 0;
+
+// --watch: the text view again whenever it changes, until SIGINT/SIGTERM
+// or `count` redraws (0: no limit). On a terminal each redraw replaces
+// the screen; otherwise (a pipe, a file, a test) each is appended under a
+// time stamp line, so a log of the tree's changes reads top to bottom.
+int Watch(const std::string& state, const std::string& port, int timeout_ms, double interval_s,
+          int count) {
+  struct sigaction sa {};
+  sa.sa_handler = [](int) { g_stop = 1; };
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;  // no SA_RESTART: the sleep ends at once
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  bool tty = isatty(STDOUT_FILENO) == 1;
+  std::string last;
+  int redraws = 0;
+  while (!g_stop) {
+    std::string text, frame;
+    std::vector<ssa::tree_view::Member> members;
+    Status st = FetchMembers(state, port, timeout_ms, &text, &members);
+    // A failure is shown like a tree, so the screen never shows an old
+    // tree as if it were current.
+    frame = st.ok() ? ssa::tree_view::RenderText(members) : "ssa-tree: " + st.ToString() + "\n";
+    if (frame != last) {
+      char stamp[32];
+      time_t now = time(nullptr);
+      strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S", localtime(&now));
+      if (tty) fputs("\033[H\033[2J", stdout);  // home, clear screen
+      printf("--- %s ---\n%s", stamp, frame.c_str());
+      fflush(stdout);
+      last = frame;
+      if (count > 0 && ++redraws >= count) break;
+    }
+    struct timespec ts;
+    ts.tv_sec = static_cast<time_t>(interval_s);
+    ts.tv_nsec = static_cast<long>((interval_s - std::floor(interval_s)) * 1e9);
+    nanosleep(&ts, nullptr);  // a signal cuts it short
+  }
+  return 0;
+}
+
+// Reads a positive number option; false (with a message) when it is not one.
+bool PositiveNumber(const char* name, const char* text, double max, double* out) {
+  char* end = nullptr;
+  double v = strtod(text, &end);
+  if (!end || *end || !(v > 0) || v > max) {
+    fprintf(stderr, "ssa-tree: %s '%s': expected a number above 0, at most %g\n", name, text, max);
+    return false;
+  }
+  *out = v;
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool json = false, dot = false, prom = false;
+  bool json = false, dot = false, prom = false, check = false, watch = false;
   std::string state, port;
   int timeout_ms = 2000;
-  enum { kJson = 256, kDot, kProm, kState, kPort, kTimeout };
+  double interval_s = 2, count = 0, grace = 30, fanout = 0, repeat = 5;
+  bool bad = false;
+  enum {
+    kJson = 256, kDot, kProm, kState, kPort, kTimeout, kCheck, kWatch, kInterval, kCount,
+    kGrace, kFanout, kRepeat
+  };
   static const struct option opts[] = {{"json", no_argument, nullptr, kJson},
                                        {"dot", no_argument, nullptr, kDot},
                                        {"prometheus", no_argument, nullptr, kProm},
+                                       {"check", no_argument, nullptr, kCheck},
+                                       {"watch", no_argument, nullptr, kWatch},
                                        {"state", required_argument, nullptr, kState},
                                        {"port", required_argument, nullptr, kPort},
                                        {"timeout", required_argument, nullptr, kTimeout},
+                                       {"interval", required_argument, nullptr, kInterval},
+                                       {"count", required_argument, nullptr, kCount},
+                                       {"grace", required_argument, nullptr, kGrace},
+                                       {"fanout", required_argument, nullptr, kFanout},
+                                       {"repeat", required_argument, nullptr, kRepeat},
                                        {"help", no_argument, nullptr, 'h'},
                                        {nullptr, 0, nullptr, 0}};
   int c;
@@ -134,30 +230,44 @@ int main(int argc, char** argv) {
       case kJson: json = true; break;
       case kDot: dot = true; break;
       case kProm: prom = true; break;
+      case kCheck: check = true; break;
+      case kWatch: watch = true; break;
       case kState: state = optarg; break;
       case kPort: port = optarg; break;
       case kTimeout: timeout_ms = atoi(optarg); break;
+      case kInterval: bad |= !PositiveNumber("--interval", optarg, 86400, &interval_s); break;
+      case kCount: bad |= !PositiveNumber("--count", optarg, 1e9, &count); break;
+      case kGrace: bad |= !PositiveNumber("--grace", optarg, 86400, &grace); break;
+      case kFanout: bad |= !PositiveNumber("--fanout", optarg, 1e9, &fanout); break;
+      case kRepeat: bad |= !PositiveNumber("--repeat", optarg, 1e9, &repeat); break;
       case 'h': Usage(stdout); return 0;
-      default: Usage(stderr); return 2;
+      default: bad = true; break;
     }
   }
-  if (optind < argc || json + dot + prom > 1 || timeout_ms <= 0) {
+  // --check speaks the monitoring plugins' language: 3 is UNKNOWN.
+  const int usage_status = check ? 3 : 2;
+  if (bad || optind < argc || json + dot + prom + check + watch > 1 || timeout_ms <= 0) {
     Usage(stderr);
-    return 2;
+    return usage_status;
   }
+  if (watch) return Watch(state, port, timeout_ms, interval_s, static_cast<int>(count));
   std::string text;
-  Status st;
-  if (!state.empty()) {
-    std::ifstream f(state);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    text = ss.str();
-    if (!f) st = Status::Error(ENOENT, "cannot read " + state);
-  } else {
-    st = FetchFromCore(port, timeout_ms, &text);
-  }
   std::vector<ssa::tree_view::Member> members;
-  if (st.ok()) st = ssa::tree_view::ParseMembers(text, &members);
+  Status st = FetchMembers(state, port, timeout_ms, &text, &members);
+  if (check) {
+    if (!st.ok()) {
+      // No answer from the core is itself the worst finding.
+      printf("CRITICAL: %s\nSSA TREE CRITICAL - no tree state\n", st.ToString().c_str());
+      return 2;
+    }
+    ssa::tree_view::CheckOptions o;
+    o.grace_s = static_cast<int>(grace);
+    o.fanout = static_cast<int>(fanout);
+    o.repeat = static_cast<int>(repeat);
+    ssa::tree_view::CheckResult r = ssa::tree_view::CheckTree(members, o);
+    fputs(ssa::tree_view::RenderCheck(r).c_str(), stdout);
+    return static_cast<int>(r.status);
+  }
   if (!st.ok()) {
     fprintf(stderr, "ssa-tree: %s\n", st.ToString().c_str());
     return 1;

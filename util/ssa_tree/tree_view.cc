@@ -107,16 +107,27 @@ class Parser {
   size_t i_ = 0;
 };
 
-std::string Get(const Member& m, const char* key, const char* def = "0") {
+}  // namespace
+
+std::string Field(const Member& m, const char* key, const char* def) {
   auto it = m.find(key);
   return it == m.end() ? def : it->second;
 }
 
-unsigned long long Num(const Member& m, const char* key) {
-  return strtoull(Get(m, key).c_str(), nullptr, 0);
+unsigned long long Number(const Member& m, const char* key) {
+  return strtoull(Field(m, key).c_str(), nullptr, 0);
 }
 
-}  // namespace
+long long SignedNumber(const Member& m, const char* key, long long def) {
+  auto it = m.find(key);
+  return it == m.end() ? def : strtoll(it->second.c_str(), nullptr, 0);
+}
+
+const Member* FindCore(const std::vector<Member>& members) {
+  for (const Member& m : members)
+    if (Field(m, "role", "") == "core") return &m;
+  return nullptr;
+}
 
 Status ParseMembers(const std::string& json, std::vector<Member>* out) {
   out->clear();
@@ -126,19 +137,19 @@ Status ParseMembers(const std::string& json, std::vector<Member>* out) {
 // A member's parent, as the key its parent is known by: the parent's GUID
 // when the core gave one, else its LID.
 std::string ParentKey(const Member& m, const char* guid_key, const char* lid_key) {
-  std::string g = Get(m, guid_key, "");
+  std::string g = Field(m, guid_key, "");
   if (!g.empty() && strtoull(g.c_str(), nullptr, 0) != 0)
     return "g" + std::to_string(strtoull(g.c_str(), nullptr, 0));
-  return "l" + Get(m, lid_key);
+  return "l" + Field(m, lid_key);
 }
 std::string SelfKey(const Member& m, bool by_guid) {
-  return by_guid ? "g" + std::to_string(Num(m, "guid")) : "l" + Get(m, "lid");
+  return by_guid ? "g" + std::to_string(Number(m, "guid")) : "l" + Field(m, "lid");
 }
 
 std::string RenderText(const std::vector<Member>& members) {
   unsigned long long core_epoch = 0;
   for (const Member& m : members)
-    if (Get(m, "role", "") == "core") core_epoch = Num(m, "epoch");
+    if (Field(m, "role", "") == "core") core_epoch = Number(m, "epoch");
   std::map<std::string, std::vector<const Member*>> children;
   std::set<std::string> keys;
   for (const Member& m : members) {
@@ -148,7 +159,7 @@ std::string RenderText(const std::vector<Member>& members) {
   std::vector<const Member*> roots;
   for (const Member& m : members) {
     std::string parent = ParentKey(m, "parent_guid", "parent_lid");
-    if (Get(m, "role", "") == "core" || !keys.count(parent))
+    if (Field(m, "role", "") == "core" || !keys.count(parent))
       roots.push_back(&m);
     else
       children[parent].push_back(&m);
@@ -157,14 +168,14 @@ std::string RenderText(const std::vector<Member>& members) {
   std::set<const Member*> printed;
   std::function<void(const Member*, int)> print = [&](const Member* m, int depth) {
     if (!printed.insert(m).second) return;
-    unsigned long long epoch = Num(*m, "epoch");
-    out += std::string(size_t(depth) * 2, ' ') + Get(*m, "role", "?") + " lid " + Get(*m, "lid") +
-           " guid " + Get(*m, "guid") + " epoch " + std::to_string(epoch) + " (lag " +
+    unsigned long long epoch = Number(*m, "epoch");
+    out += std::string(size_t(depth) * 2, ' ') + Field(*m, "role", "?") + " lid " + Field(*m, "lid") +
+           " guid " + Field(*m, "guid") + " epoch " + std::to_string(epoch) + " (lag " +
            std::to_string(core_epoch > epoch ? core_epoch - epoch : 0) + ")";
-    if (Get(*m, "role", "") != "core")
-      out += " parent " + Get(*m, "parent_lid") + " backup " + Get(*m, "backup_lid");
-    out += " full " + Get(*m, "full_transfers") + " delta " + Get(*m, "delta_transfers") +
-           " sent " + Get(*m, "bytes_sent") + " B refused " + Get(*m, "refused") + "\n";
+    if (Field(*m, "role", "") != "core")
+      out += " parent " + Field(*m, "parent_lid") + " backup " + Field(*m, "backup_lid");
+    out += " full " + Field(*m, "full_transfers") + " delta " + Field(*m, "delta_transfers") +
+           " sent " + Field(*m, "bytes_sent") + " B refused " + Field(*m, "refused") + "\n";
     for (bool by_guid : {true, false})
       for (const Member* c : children[SelfKey(*m, by_guid)]) print(c, depth + 1);
   };
@@ -175,12 +186,13 @@ std::string RenderText(const std::vector<Member>& members) {
 
 std::string RenderPrometheus(const std::vector<Member>& members, std::string* error) {
   using metrics::PromText;
-  const PromText::Type kGauge = PromText::Type::kGauge, kCounter = PromText::Type::kCounter;
+  using metrics::kCounter;
+  using metrics::kGauge;
   unsigned long long core_epoch = 0;
   std::map<std::string, int> by_role;
   for (const Member& m : members) {
-    if (Get(m, "role", "") == "core") core_epoch = Num(m, "epoch");
-    ++by_role[Get(m, "role", "unknown")];
+    if (Field(m, "role", "") == "core") core_epoch = Number(m, "epoch");
+    ++by_role[Field(m, "role", "unknown")];
   }
   PromText out;
   out.Family("ibssa_core_members", kGauge, "Members of the tree the core knows, by role.");
@@ -189,15 +201,15 @@ std::string RenderPrometheus(const std::vector<Member>& members, std::string* er
   out.Add(static_cast<double>(core_epoch));
   auto labels = [](const Member& m) {
     return metrics::Labels{
-        {"role", Get(m, "role", "unknown")}, {"lid", Get(m, "lid")}, {"guid", Get(m, "guid")}};
+        {"role", Field(m, "role", "unknown")}, {"lid", Field(m, "lid")}, {"guid", Field(m, "guid")}};
   };
-  struct Field {
+  struct Family {
     const char* key;
     const char* name;
     PromText::Type type;
     const char* help;
   };
-  const Field fields[] = {
+  const Family fields[] = {
       {"epoch", "ibssa_core_member_epoch", kGauge, "The SMDB epoch the member holds."},
       {"full_transfers", "ibssa_core_member_full_transfers_total", kCounter,
        "Full database transfers to the member."},
@@ -212,39 +224,39 @@ std::string RenderPrometheus(const std::vector<Member>& members, std::string* er
       {"lease_left_s", "ibssa_core_member_lease_left_seconds", kGauge,
        "Seconds before the member's lease runs out."},
   };
-  for (const Field& f : fields) {
+  for (const Family& f : fields) {
     out.Family(f.name, f.type, f.help);
-    for (const Member& m : members) out.Add(labels(m), static_cast<double>(Num(m, f.key)));
+    for (const Member& m : members) out.Add(labels(m), static_cast<double>(Number(m, f.key)));
   }
   out.Family("ibssa_core_member_lag_epochs", kGauge, "Epochs the member is behind the core.");
   for (const Member& m : members)
-    out.Add(labels(m), static_cast<double>(core_epoch > Num(m, "epoch") ? core_epoch - Num(m, "epoch") : 0));
+    out.Add(labels(m), static_cast<double>(core_epoch > Number(m, "epoch") ? core_epoch - Number(m, "epoch") : 0));
   out.Family("ibssa_core_member_has_backup", kGauge, "1 when the member has a backup parent.");
   for (const Member& m : members)
-    if (Get(m, "role", "") != "core") out.Add(labels(m), Num(m, "backup_lid") != 0 ? 1 : 0);
+    if (Field(m, "role", "") != "core") out.Add(labels(m), Number(m, "backup_lid") != 0 ? 1 : 0);
   *error = out.error();
   return out.text();
 }
 
 std::string RenderDot(const std::vector<Member>& members) {
   std::string out = "digraph ssa_tree {\n  rankdir=BT;\n  node [shape=box];\n";
-  auto id = [](const Member& m) { return "\"" + Get(m, "role", "") + "_" + Get(m, "lid") + "\""; };
+  auto id = [](const Member& m) { return "\"" + Field(m, "role", "") + "_" + Field(m, "lid") + "\""; };
   std::map<unsigned long long, std::string> by_lid;
   for (const Member& m : members)
-    if (Get(m, "role", "") != "consumer" || !by_lid.count(Num(m, "lid")))
-      by_lid[Num(m, "lid")] = id(m);
+    if (Field(m, "role", "") != "consumer" || !by_lid.count(Number(m, "lid")))
+      by_lid[Number(m, "lid")] = id(m);
   for (const Member& m : members) {
-    std::string role = Get(m, "role", "?");
-    out += "  " + id(m) + " [label=\"" + role + "\\nlid " + Get(m, "lid") + "\\nepoch " +
-           Get(m, "epoch") + "\"" + (role == "core" ? ", style=bold" : "") + "];\n";
+    std::string role = Field(m, "role", "?");
+    out += "  " + id(m) + " [label=\"" + role + "\\nlid " + Field(m, "lid") + "\\nepoch " +
+           Field(m, "epoch") + "\"" + (role == "core" ? ", style=bold" : "") + "];\n";
   }
   for (const Member& m : members) {
-    if (Get(m, "role", "") == "core") continue;
-    auto parent = by_lid.find(Num(m, "parent_lid"));
-    auto backup = by_lid.find(Num(m, "backup_lid"));
-    if (parent != by_lid.end() && Num(m, "parent_lid"))
+    if (Field(m, "role", "") == "core") continue;
+    auto parent = by_lid.find(Number(m, "parent_lid"));
+    auto backup = by_lid.find(Number(m, "backup_lid"));
+    if (parent != by_lid.end() && Number(m, "parent_lid"))
       out += "  " + id(m) + " -> " + parent->second + ";\n";
-    if (backup != by_lid.end() && Num(m, "backup_lid"))
+    if (backup != by_lid.end() && Number(m, "backup_lid"))
       out += "  " + id(m) + " -> " + backup->second + " [style=dashed];\n";
   }
   out += "}\n";

@@ -20,6 +20,14 @@ namespace tree_view {
 // One member: every key of its object, values as text (strings unquoted).
 using Member = std::map<std::string, std::string>;
 
+// A member's value for `key`, or `def` when it has none; as a number
+// (0 when absent), or a signed one (the core's "-1: never").
+std::string Field(const Member& m, const char* key, const char* def = "0");
+unsigned long long Number(const Member& m, const char* key);
+long long SignedNumber(const Member& m, const char* key, long long def);
+// The core's entry (role "core"), or null.
+const Member* FindCore(const std::vector<Member>& members);
+
 // Parses an array of flat objects whose values are strings, numbers,
 // booleans or null. Errors say where and what.
 Status ParseMembers(const std::string& json, std::vector<Member>* out);

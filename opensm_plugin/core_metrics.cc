@@ -1,0 +1,120 @@
+// core_metrics.cc: see core_metrics.h.
+#include "opensm_plugin/core_metrics.h"
+
+#include <map>
+#include <string>
+
+#include "opensm_plugin/osm_bridge.h"
+
+namespace ssa {
+namespace opensm_plugin {
+
+namespace {
+
+using metrics::PromText;
+using metrics::kCounter;
+using metrics::kGauge;
+
+// ssa_route_sl_state's names, in its order.
+const char* const kRouteSlStates[] = {"none", "computed", "random", "too_large", "failed"};
+static_assert(SSA_ROUTE_SL_FAILED == 4, "kRouteSlStates follows ssa_route_sl_state");
+
+}  // namespace
+
+void VersionStats::RecordExtraction(const ProduceResult& r) {
+  ++extractions;
+  // The whole making: waiting for and holding OpenSM's lock, building,
+  // writing (the last two are 0 when nothing changed).
+  last_extract_s = (r.lock_wait_ms + r.lock_hold_ms + r.build_ms + r.write_ms) / 1000;
+  extract_s_total += last_extract_s;
+  last_lock_held_s = r.lock_hold_ms / 1000;
+  lock_held_s_total += last_lock_held_s;
+  route_sl_state = r.route_sl_state;
+}
+
+void VersionStats::RecordVersion(const ProduceResult& v) {
+  ++versions;
+  epoch = v.epoch;
+  last_at = time(nullptr);
+  full_bytes = v.serialized ? v.serialized->size() : v.bytes;
+  delta_bytes = v.delta ? v.delta->size() : 0;
+  full_bytes_total += full_bytes;
+  delta_bytes_total += delta_bytes;
+}
+
+void CollectCoreMetrics(const VersionStats& s, const tree::CoreServer* core, PromText* out) {
+  out->Family("ibssa_core_serving", kGauge,
+              "1 while this OpenSM's plugin is the tree's core (the master SM), else 0.");
+  out->Add(core ? 1 : 0);
+  out->Family("ibssa_core_smdb_epoch", kGauge, "The epoch of the newest SMDB version made.");
+  out->Add(static_cast<double>(s.epoch));
+  out->Family("ibssa_core_smdb_versions_total", kCounter, "SMDB versions made and published.");
+  out->Add(static_cast<double>(s.versions));
+  if (s.versions) {
+    out->Family("ibssa_core_last_version_time_seconds", kGauge,
+                "When the newest SMDB version was made, Unix time.");
+    out->Add(static_cast<double>(s.last_at));
+  }
+  out->Family("ibssa_core_extractions_total", kCounter,
+              "Extractions of OpenSM's subnet (one per sweep or routing change, changed or not).");
+  out->Add(static_cast<double>(s.extractions));
+  out->Family("ibssa_core_last_extraction_seconds", kGauge,
+              "Seconds the last extraction took: OpenSM's lock (waiting and holding), build, write.");
+  out->Add(s.last_extract_s);
+  out->Family("ibssa_core_extraction_seconds_total", kCounter, "Seconds all extractions took.");
+  out->Add(s.extract_s_total);
+  out->Family("ibssa_core_last_lock_held_seconds", kGauge,
+              "Seconds the last extraction held OpenSM's lock (OpenSM stalled).");
+  out->Add(s.last_lock_held_s);
+  out->Family("ibssa_core_lock_held_seconds_total", kCounter,
+              "Seconds all extractions held OpenSM's lock.");
+  out->Add(s.lock_held_s_total);
+  out->Family("ibssa_core_last_version_bytes", kGauge,
+              "Size of the newest version, by kind (full: the SMDB; delta: from the one before).");
+  out->Add({{"kind", "full"}}, static_cast<double>(s.full_bytes));
+  out->Add({{"kind", "delta"}}, static_cast<double>(s.delta_bytes));
+  out->Family("ibssa_core_version_bytes_total", kCounter, "Bytes of all versions made, by kind.");
+  out->Add({{"kind", "full"}}, static_cast<double>(s.full_bytes_total));
+  out->Add({{"kind", "delta"}}, static_cast<double>(s.delta_bytes_total));
+  if (s.route_sl_state >= 0) {  // after the first extraction
+    out->Family("ibssa_core_route_sls", kGauge,
+                "The routing engine's path SLs, 1 for the state now: computed (in the SMDB), "
+                "none (the engine picks no SL), random, too_large, failed (consumers ask the SA).");
+    for (int i = 0; i < static_cast<int>(sizeof(kRouteSlStates) / sizeof(kRouteSlStates[0])); ++i)
+      out->Add({{"state", kRouteSlStates[i]}}, i == s.route_sl_state ? 1 : 0);
+  }
+  if (!core || !core->membership()) return;
+
+  const tree::Membership& m = *core->membership();
+  out->Family("ibssa_core_tree_members", kGauge, "Members of the tree, by role.");
+  std::map<std::string, size_t> counts = m.CountByRole();
+  for (const char* role : {"distribution", "access", "distribution,access", "consumer"}) {
+    auto it = counts.find(role);
+    out->Add({{"role", role}}, it == counts.end() ? 0 : static_cast<double>(it->second));
+  }
+  if (const tree::CoreControlServer* c = core->control()) {
+    const tree::CoreControlCounters& cc = c->counters();
+    out->Family("ibssa_core_joins_total", kCounter, "Joins accepted (renewals included).");
+    out->Add(static_cast<double>(cc.joins));
+    out->Family("ibssa_core_leaves_total", kCounter, "Members that left.");
+    out->Add(static_cast<double>(cc.leaves));
+    out->Family("ibssa_core_expired_total", kCounter, "Members forgotten when their lease ran out.");
+    out->Add(static_cast<double>(cc.expired));
+  }
+  out->Family("ibssa_core_join_refusals_total", kCounter, "Joins refused, by reason.");
+  for (const auto& r : m.refusals()) out->Add({{"reason", r.first}}, static_cast<double>(r.second));
+  if (const tree::DataServer* d = core->data_server()) {
+    const tree::DataServerCounters& dc = d->counters();
+    out->Family("ibssa_core_transfers_sent_total", kCounter,
+                "Transfers to the core's children, by kind (full or delta).");
+    out->Add({{"kind", "full"}}, static_cast<double>(dc.full_transfers));
+    out->Add({{"kind", "delta"}}, static_cast<double>(dc.delta_transfers));
+    out->Family("ibssa_core_sent_bytes_total", kCounter, "Bytes sent to the core's children.");
+    out->Add(static_cast<double>(dc.bytes_sent));
+    out->Family("ibssa_core_children", kGauge, "The core's children connected now.");
+    out->Add(static_cast<double>(d->child_count()));
+  }
+}
+
+}  // namespace opensm_plugin
+}  // namespace ssa

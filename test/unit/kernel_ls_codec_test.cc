@@ -99,6 +99,23 @@ LsDecodeError DecodeWhy(const std::vector<uint8_t>& bytes, LsRequest* out = null
   return why;
 }
 
+// An answer is one nlmsghdr (the request's op and sequence number 77, no
+// request or error flag) and one attribute of `attr_type` holding
+// `payload` bytes: what the kernel's handlers check before they read it.
+void CheckAnswerFraming(const std::vector<uint8_t>& bytes, int op, int attr_type, size_t payload) {
+  LONGS_EQUAL(NLMSG_HDRLEN + NLA_HDRLEN + payload, bytes.size());
+  nlmsghdr h;
+  std::memcpy(&h, bytes.data(), sizeof(h));
+  LONGS_EQUAL(bytes.size(), h.nlmsg_len);
+  LONGS_EQUAL(RDMA_NL_GET_TYPE(RDMA_NL_LS, op), h.nlmsg_type);
+  LONGS_EQUAL(77, h.nlmsg_seq);
+  LONGS_EQUAL(0, h.nlmsg_flags & (NLM_F_REQUEST | RDMA_NL_LS_F_ERR));
+  nlattr a;
+  std::memcpy(&a, bytes.data() + NLMSG_HDRLEN, sizeof(a));
+  LONGS_EQUAL(attr_type, a.nla_type);
+  LONGS_EQUAL(NLA_HDRLEN + payload, a.nla_len);
+}
+
 }  // namespace
 
 TEST_GROUP(KernelLsCodec){};
@@ -246,19 +263,11 @@ TEST(KernelLsCodec, DecodesTheKernelsIpResolveRequestsAndAnswersWithTheGid) {
   // The answer as ib_nl_process_good_ip_rsep() reads it: no family header,
   // one DGID attribute of 16 bytes, same type and sequence number.
   std::vector<uint8_t> bytes = EncodeIpResolveAnswer(req, kDgid);
-  LONGS_EQUAL(NLMSG_HDRLEN + NLA_HDRLEN + 16, bytes.size());
-  nlmsghdr h;
-  std::memcpy(&h, bytes.data(), sizeof(h));
-  LONGS_EQUAL(RDMA_NL_GET_TYPE(RDMA_NL_LS, RDMA_NL_LS_OP_IP_RESOLVE), h.nlmsg_type);
-  LONGS_EQUAL(77, h.nlmsg_seq);
-  LONGS_EQUAL(0, h.nlmsg_flags & (NLM_F_REQUEST | RDMA_NL_LS_F_ERR));
-  nlattr a;
-  std::memcpy(&a, bytes.data() + NLMSG_HDRLEN, sizeof(a));
-  LONGS_EQUAL(LS_NLA_TYPE_DGID, a.nla_type);
-  LONGS_EQUAL(NLA_HDRLEN + 16, a.nla_len);
+  CheckAnswerFraming(bytes, RDMA_NL_LS_OP_IP_RESOLVE, LS_NLA_TYPE_DGID, 16);
   MEMCMP_EQUAL(kDgid, bytes.data() + NLMSG_HDRLEN + NLA_HDRLEN, 16);
   std::vector<uint8_t> err = EncodeIpResolveAnswer(req, nullptr);
   LONGS_EQUAL(NLMSG_HDRLEN, err.size());
+  nlmsghdr h;
   std::memcpy(&h, err.data(), sizeof(h));
   LONGS_EQUAL(RDMA_NL_LS_F_ERR, h.nlmsg_flags);
 }
@@ -309,17 +318,8 @@ TEST(KernelLsCodec, AnswerIsWhatTheKernelParses) {
   std::vector<uint8_t> bytes = EncodeResolveAnswer(req, &path);
   // nlmsghdr, then one nlattr of type PATH_RECORD (no flag bits: the
   // kernel compares the raw type) holding struct ib_path_rec_data.
-  LONGS_EQUAL(NLMSG_HDRLEN + NLA_HDRLEN + sizeof(ib_path_rec_data), bytes.size());
-  nlmsghdr h;
-  std::memcpy(&h, bytes.data(), sizeof(h));
-  LONGS_EQUAL(bytes.size(), h.nlmsg_len);
-  LONGS_EQUAL(RDMA_NL_GET_TYPE(RDMA_NL_LS, RDMA_NL_LS_OP_RESOLVE), h.nlmsg_type);
-  LONGS_EQUAL(77, h.nlmsg_seq);
-  LONGS_EQUAL(0, h.nlmsg_flags & (NLM_F_REQUEST | RDMA_NL_LS_F_ERR));
-  nlattr a;
-  std::memcpy(&a, bytes.data() + NLMSG_HDRLEN, sizeof(a));
-  LONGS_EQUAL(LS_NLA_TYPE_PATH_RECORD, a.nla_type);
-  LONGS_EQUAL(NLA_HDRLEN + sizeof(ib_path_rec_data), a.nla_len);
+  CheckAnswerFraming(bytes, RDMA_NL_LS_OP_RESOLVE, LS_NLA_TYPE_PATH_RECORD,
+                     sizeof(ib_path_rec_data));
   ib_path_rec_data rec;
   std::memcpy(&rec, bytes.data() + NLMSG_HDRLEN + NLA_HDRLEN, sizeof(rec));
   // Each mask the kernel selects paths with must match.
@@ -330,6 +330,7 @@ TEST(KernelLsCodec, AnswerIsWhatTheKernelParses) {
 
   std::vector<uint8_t> err = EncodeResolveAnswer(req, nullptr);
   LONGS_EQUAL(NLMSG_HDRLEN, err.size());
+  nlmsghdr h;
   std::memcpy(&h, err.data(), sizeof(h));
   LONGS_EQUAL(RDMA_NL_LS_F_ERR, h.nlmsg_flags);
   LONGS_EQUAL(77, h.nlmsg_seq);

@@ -23,7 +23,7 @@ static uint64_t now_ns(void)
 int tables_init(struct path_tables *t, const char *socket_path, int check_ms)
 {
 	memset(t, 0, sizeof(*t));
-	int rc = ibssa_shm_name(socket_path, t->name, sizeof(t->name));
+	int rc = ibssa_shm_object_name(socket_path, t->name, sizeof(t->name));
 	if (rc)
 		return rc;
 	t->check_ms = check_ms > 0 ? check_ms : 100;

@@ -18,7 +18,7 @@ _Static_assert(sizeof(struct ibssa_shm_name) == 80, "name layout");
 _Static_assert(sizeof(struct ibssa_shm_ip) == 32, "ip layout");
 _Static_assert(sizeof(struct ibssa_shm_src) == 72, "src layout");
 
-int ibssa_shm_name(const char *socket_path, char *out, size_t out_len)
+int ibssa_shm_object_name(const char *socket_path, char *out, size_t out_len)
 {
 	/* FNV-1a over the absolute path: the daemon and its clients name the
 	 * socket the same way (ib_acme -S), so they derive the same name. */

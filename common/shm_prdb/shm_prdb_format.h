@@ -48,11 +48,7 @@ struct ibssa_shm_header { /* 128 bytes, at offset 0 */
 	uint32_t version;
 	uint32_t header_size;   /* sizeof(struct ibssa_shm_header) */
 	uint64_t total_size;    /* of the whole object, equal to its file size */
-	uint32_t checksum;      /* The start time of process `pid` (/proc/PID/stat field 22, clock ticks
- * after boot), 0 when it does not run or cannot be read. */
-uint64_t ibssa_shm_process_start(int pid);
-
-/* CRC-32C of the object, this field as 0 */
+	uint32_t checksum;      /* CRC-32C of the object, this field as 0 */
 	uint32_t port_count;    /* ibssa_shm_port entries at ports_offset */
 	uint64_t serial;        /* counts the daemon's publications */
 	int32_t daemon_pid;     /* the publisher: a reader checks it still runs */
@@ -132,7 +128,7 @@ struct ibssa_shm_src { /* 72 bytes */
  * (IBSSA_SHM_DIR/IBSSA_SHM_PREFIX + 16 hex digits of a hash of the socket
  * path, made absolute against the working directory). Returns 0, or
  * -ENAMETOOLONG. Daemons with different sockets never share a name. */
-int ibssa_shm_name(const char *socket_path, char *out, size_t out_len);
+int ibssa_shm_object_name(const char *socket_path, char *out, size_t out_len);
 
 /* The start time of process `pid` (/proc/PID/stat field 22, clock ticks
  * after boot), 0 when it does not run or cannot be read. */

@@ -15,7 +15,7 @@ namespace shm_prdb {
 
 TablePublisher::TablePublisher(const std::string& socket_path) {
   char name[4200];
-  if (ibssa_shm_name(socket_path.c_str(), name, sizeof(name)) == 0) path_ = name;
+  if (ibssa_shm_object_name(socket_path.c_str(), name, sizeof(name)) == 0) path_ = name;
 }
 
 Status TablePublisher::Publish(const std::string& object) {

@@ -131,14 +131,14 @@ TEST(ShmPrdbFormat, TablesOutsideTheObjectAreRejectedEvenWhenSealed) {
 
 TEST(ShmPrdbFormat, NamesDifferPerSocketAndAreAbsolute) {
   char a[256], b[256], c[256];
-  LONGS_EQUAL(0, ibssa_shm_name("/run/ibacm-unix.sock", a, sizeof(a)));
-  LONGS_EQUAL(0, ibssa_shm_name("/tmp/x/ibacm-unix.sock", b, sizeof(b)));
+  LONGS_EQUAL(0, ibssa_shm_object_name("/run/ibacm-unix.sock", a, sizeof(a)));
+  LONGS_EQUAL(0, ibssa_shm_object_name("/tmp/x/ibacm-unix.sock", b, sizeof(b)));
   STRCMP_CONTAINS(IBSSA_SHM_DIR "/" IBSSA_SHM_PREFIX, a);
   CHECK(strcmp(a, b) != 0);
   char cwd[4096];
   CHECK(getcwd(cwd, sizeof(cwd)) != nullptr);
-  LONGS_EQUAL(0, ibssa_shm_name((std::string(cwd) + "/s.sock").c_str(), b, sizeof(b)));
-  LONGS_EQUAL(0, ibssa_shm_name("s.sock", c, sizeof(c)));
+  LONGS_EQUAL(0, ibssa_shm_object_name((std::string(cwd) + "/s.sock").c_str(), b, sizeof(b)));
+  LONGS_EQUAL(0, ibssa_shm_object_name("s.sock", c, sizeof(c)));
   STRCMP_EQUAL(b, c);
-  LONGS_EQUAL(-ENAMETOOLONG, ibssa_shm_name("/run/x.sock", a, 10));
+  LONGS_EQUAL(-ENAMETOOLONG, ibssa_shm_object_name("/run/x.sock", a, 10));
 }

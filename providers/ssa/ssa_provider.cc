@@ -377,7 +377,12 @@ void SsaProvider::Export() {
                             [this](uint16_t type, const uint8_t* data, size_t len, uint8_t gid[16]) {
                               return sa_.OwnAddress(type, data, len, gid);
                             });
-  if (!st.ok()) Log(SSA_LOG_ERROR, "cannot publish the path tables: %s", st.ToString().c_str());
+  if (st.ok()) return;
+  // Once at error level (no /dev/shm, say): the socket still answers.
+  Log(export_failed_ ? SSA_LOG_DEBUG : SSA_LOG_ERROR,
+      "cannot publish the path tables: %s; libibssa_path readers use the socket",
+      st.ToString().c_str());
+  export_failed_ = true;
 }
 
 int SsaProvider::Resolve(SsaAddress* src, const ssa_resolve_request* req, uint64_t req_id) {

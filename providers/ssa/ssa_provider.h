@@ -154,6 +154,7 @@ class SsaProvider {
   std::vector<SsaPort*> port_order_;  // as the core opened them: its order
   std::unique_ptr<ShmExport> shm_;
   Reactor::TimerId export_timer_ = 0;
+  bool export_failed_ = false;  // logged at error level once
   std::vector<std::unique_ptr<SsaEndpoint>> endpoints_;
   std::vector<std::unique_ptr<SsaAddress>> addresses_;
   // The newest address database any port's consumer holds (names, IPs).

@@ -76,13 +76,7 @@ TEST_GROUP_BASE(ShmPathSim, ssa::test::TreeFixture) {
     CHECK_OK(tree->Start(o));
     CHECK_OK(tree->StartIbssa("Hca2", "distribution"));
     CHECK_OK(tree->StartIbssa("Hca3", "access"));
-    std::string hosts;
-    for (int i = 1; i <= 12; ++i) {
-      std::string gid = GidOf("Hca" + std::to_string(i));
-      hosts += "node" + std::to_string(i) + " " + gid + "\n";
-      hosts += "10.0.0." + std::to_string(i) + " " + gid + "\n";
-      hosts += "fd00::" + std::to_string(i) + " " + gid + "\n";
-    }
+    std::string hosts = tree->HostsText(12);
     CHECK_OK(ssa::test::WriteStringToFile(hosts_file, hosts));
     IbacmNode::Options io;
     io.node = kNode;

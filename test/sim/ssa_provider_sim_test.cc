@@ -241,13 +241,7 @@ TEST(SsaProviderSim, NamesAndIpsFromTheCoresHostsFileAndTheSaForWhatThePrdbLacks
   std::string hosts_file = dir.path() + "/hosts.data";
   StartTree(0, "hosts_file=" + hosts_file);
   StartIbacm("fallback = sa\n");
-  std::string hosts;
-  for (int i = 1; i <= 12; ++i) {
-    std::string gid = GidOf("Hca" + std::to_string(i));
-    hosts += "node" + std::to_string(i) + " " + gid + "\n";
-    hosts += "10.0.0." + std::to_string(i) + " " + gid + "\n";
-    hosts += "fd00::" + std::to_string(i) + " " + gid + "\n";
-  }
+  std::string hosts = tree->HostsText(12);
   CHECK_OK(ssa::test::WriteStringToFile(hosts_file + ".tmp", hosts));
   CHECK_EQUAL(0, rename((hosts_file + ".tmp").c_str(), hosts_file.c_str()));
   CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(),

@@ -47,7 +47,7 @@ int MappedTables(const std::string& name) {
 }  // namespace
 
 TEST_GROUP(IbssaPath) {
-  ssa::TempDir dir{"ibssa-path-test."};
+  ssa::test::TempDir dir{"ibssa-path-test."};
   std::string socket;
   std::unique_ptr<ssa::shm_prdb::TablePublisher> pub;
   ibssa_path* h = nullptr;
@@ -104,16 +104,21 @@ TEST(IbssaPath, AnswersAsTheProviderWould) {
   LONGS_EQUAL(9, be16toh(p.dlid));
   LONGS_EQUAL(1, a.src_type);
   STRCMP_EQUAL("self", reinterpret_cast<const char*>(a.src_addr));
-  uint8_t ip[4] = {10, 0, 0, 10};
-  LONGS_EQUAL(0, ibssa_path_by_addr(h, IBSSA_PATH_ADDR_IP, ip, 4, "self", 4, &p, &a));
+  LONGS_EQUAL(0, ibssa_path_by_addr(h, IBSSA_PATH_ADDR_NAME, "hca10", 5, "self", 4, &p, &a));
   LONGS_EQUAL(10, be16toh(p.dlid));
   LONGS_EQUAL(0, a.src_type);  // named by the caller: not reported
-  LONGS_EQUAL(-ENODATA, ibssa_path_by_addr(h, IBSSA_PATH_ADDR_IP, ip, 4, "other", 5, &p, &a));
+  LONGS_EQUAL(-ENODATA, ibssa_path_by_addr(h, IBSSA_PATH_ADDR_NAME, "hca10", 5, "other", 5, &p, &a));
+  // An IP: no endpoint has one, so the daemon's own pick is the source.
+  uint8_t ip[4] = {10, 0, 0, 11};
+  LONGS_EQUAL(0, ibssa_path_by_addr(h, IBSSA_PATH_ADDR_IP, ip, 4, nullptr, 0, &p, &a));
+  LONGS_EQUAL(11, be16toh(p.dlid));
+  // A source of another family than the destination is the socket's.
+  LONGS_EQUAL(-ENODATA, ibssa_path_by_addr(h, IBSSA_PATH_ADDR_IP, ip, 4, "self", 4, &p, &a));
   LONGS_EQUAL(-EINVAL, ibssa_path_by_addr(h, IBSSA_PATH_ADDR_IP, ip, 3, nullptr, 0, &p, &a));
   LONGS_EQUAL(7, ibssa_path_epoch(h, 0));
   ibssa_path_stats s = Stats();
-  LONGS_EQUAL(6, s.table_answers);
-  LONGS_EQUAL(6, s.misses);
+  LONGS_EQUAL(7, s.table_answers);
+  LONGS_EQUAL(7, s.misses);
 }
 
 TEST(IbssaPath, DrawsTheSlUniformlyInTheSasRange) {

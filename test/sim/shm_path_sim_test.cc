@@ -154,6 +154,10 @@ TEST_GROUP_BASE(ShmPathSim, ssa::test::TreeFixture) {
                                     "1-" + std::to_string(Lids().back()), "--verify", "daemon"},
                                    &out, &rc));
     STRCMP_CONTAINS_TEXT("mismatched:   0", out.c_str(), out.c_str());
+    STRCMP_CONTAINS_TEXT(("from the shared-memory tables (epoch " + std::to_string(epoch) +
+                          "), 0 through the socket")
+                             .c_str(),
+                         out.c_str(), out.c_str());
   }
 
   // The daemon's resolve counter (PERF_QUERY).

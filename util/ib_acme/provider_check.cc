@@ -109,6 +109,7 @@ bool ProviderTest::TestService(const std::string& svc, const std::vector<TestTar
     progress.Report(r, *summary);
   }
   progress.Finish();
+  if (shm_.open()) fputs(shm_.StatsLine().c_str(), out_);
   client_.Close();
   return true;
 }

@@ -4,6 +4,7 @@
 #include <ibacm_ssa/path.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 namespace ssa {
@@ -98,6 +99,20 @@ Status ShmResolver::Resolve(const std::vector<acm::EpAddr>& entries, acm::Resolv
     memcpy(out->source.info.data(), answer.src_addr, out->source.info.size());
   }
   return Status::Ok();
+}
+
+std::string ShmResolver::StatsLine() const {
+  ibssa_path_stats s;
+  ibssa_path_get_stats(h_, &s);
+  char line[256];
+  snprintf(line, sizeof(line),
+           "libibssa_path: %llu from the shared-memory tables (epoch %llu), %llu through the "
+           "socket, %llu tables rejected, %llu lookups while the daemon was stopped\n",
+           static_cast<unsigned long long>(s.table_answers),
+           static_cast<unsigned long long>(ibssa_path_epoch(h_, 0)),
+           static_cast<unsigned long long>(s.socket_answers),
+           static_cast<unsigned long long>(s.bad_tables), static_cast<unsigned long long>(s.stale));
+  return line;
 }
 
 }  // namespace acme

@@ -35,6 +35,9 @@ class ShmResolver {
   // True when the library should answer `entries` (no QUERY_SA).
   static bool Takes(const std::vector<acm::EpAddr>& entries);
   Status Resolve(const std::vector<acm::EpAddr>& entries, acm::ResolveResponse* out);
+  // "libibssa_path: N from the shared-memory tables (epoch E), M through
+  // the socket, ..." for -T's report.
+  std::string StatsLine() const;
 
  private:
   ibssa_path* h_ = nullptr;

@@ -139,14 +139,15 @@ static int ask_socket(struct ibssa_path *h, const struct acm_ep_addr_data *e, in
 	return rc;
 }
 
-/* Enters the tables; NULL (and the lock left) when they cannot answer. */
-static const void *enter(struct ibssa_path *h)
+/* Enters the tables (tables_leave(*ticket) follows a non-NULL return);
+ * NULL, having left them, when they cannot answer. */
+static const void *enter(struct ibssa_path *h, uint64_t **ticket)
 {
 	int state;
-	const void *map = tables_enter(&h->tables, &state);
+	const void *map = tables_enter(&h->tables, &state, ticket);
 	if (map)
 		return map;
-	tables_leave(&h->tables);
+	tables_leave(*ticket);
 	if (state == TABLES_STALE)
 		count(&h->stale);
 	return NULL;
@@ -167,7 +168,8 @@ static int path_request(struct ibssa_path *h, const struct ibv_path_record *q,
 int ibssa_path_by_lid(struct ibssa_path *h, uint16_t slid, uint16_t dlid, uint16_t pkey,
 		      struct ibv_path_record *out, struct ibssa_path_answer *answer)
 {
-	const void *map = enter(h);
+	uint64_t *ticket;
+	const void *map = enter(h, &ticket);
 	if (map) {
 		const struct ibssa_shm_header *hd = map;
 		const struct ibssa_shm_port *ports = ibssa_shm_ports(map);
@@ -181,7 +183,7 @@ int ibssa_path_by_lid(struct ibssa_path *h, uint16_t slid, uint16_t dlid, uint16
 		int done = o.port && endpoint_pkey(o.port, pkey, &o.pkey) &&
 			   serve(h, ibssa_shm_find_lid(map, o.port, o.port->base_lid, dlid), &o,
 				 out, answer);
-		tables_leave(&h->tables);
+		tables_leave(ticket);
 		if (done)
 			return 0;
 	}
@@ -208,12 +210,13 @@ int ibssa_path_by_gid(struct ibssa_path *h, const uint8_t *sgid, const uint8_t d
 		      uint16_t pkey, struct ibv_path_record *out,
 		      struct ibssa_path_answer *answer)
 {
-	const void *map = enter(h);
+	uint64_t *ticket;
+	const void *map = enter(h, &ticket);
 	if (map) {
 		struct origin o = {port_by_gid(map, sgid), 0, NULL};
 		int done = o.port && endpoint_pkey(o.port, pkey, &o.pkey) &&
 			   serve(h, ibssa_shm_find_gid(map, o.port, dgid), &o, out, answer);
-		tables_leave(&h->tables);
+		tables_leave(ticket);
 		if (done)
 			return 0;
 	}
@@ -280,13 +283,14 @@ int ibssa_path_by_addr(struct ibssa_path *h, int type, const void *dest, size_t 
 	size_t dl = addr_len(type, dest_len), sl = src ? addr_len(type, src_len) : 0;
 	if (!dl || (src && !sl))
 		return -EINVAL;
-	const void *map = enter(h);
+	uint64_t *ticket;
+	const void *map = enter(h, &ticket);
 	if (map) {
 		struct origin o = {NULL, 0, NULL};
 		const uint8_t *gid = dest_gid(map, type, dest, dl);
 		int done = gid && addr_origin(map, type, src, sl, &o) &&
 			   serve(h, ibssa_shm_find_gid(map, o.port, gid), &o, out, answer);
-		tables_leave(&h->tables);
+		tables_leave(ticket);
 		if (done)
 			return 0;
 	}
@@ -311,14 +315,15 @@ uint64_t ibssa_path_epoch(struct ibssa_path *h, int refresh)
 	if (refresh)
 		tables_refresh(&h->tables, 1);
 	uint64_t epoch = 0;
-	const void *map = enter(h);
+	uint64_t *ticket;
+	const void *map = enter(h, &ticket);
 	if (map) {
 		const struct ibssa_shm_header *hd = map;
 		const struct ibssa_shm_port *ports = ibssa_shm_ports(map);
 		for (uint32_t i = 0; i < hd->port_count; ++i)
 			if (ports[i].epoch > epoch)
 				epoch = ports[i].epoch;
-		tables_leave(&h->tables);
+		tables_leave(ticket);
 	}
 	return epoch;
 }

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -27,13 +28,7 @@ int tables_init(struct path_tables *t, const char *socket_path, int check_ms)
 	if (rc)
 		return rc;
 	t->check_ms = check_ms > 0 ? check_ms : 100;
-	if (pthread_rwlock_init(&t->lock, NULL))
-		return -ENOMEM;
-	if (pthread_mutex_init(&t->refresh, NULL)) {
-		pthread_rwlock_destroy(&t->lock);
-		return -ENOMEM;
-	}
-	return 0;
+	return pthread_mutex_init(&t->refresh, NULL) ? -ENOMEM : 0;
 }
 
 void tables_destroy(struct path_tables *t)
@@ -41,7 +36,6 @@ void tables_destroy(struct path_tables *t)
 	if (t->map)
 		munmap((void *)t->map, t->len);
 	pthread_mutex_destroy(&t->refresh);
-	pthread_rwlock_destroy(&t->lock);
 }
 
 /* True while the process that published `object` runs. */
@@ -76,12 +70,30 @@ static const void *map_object(struct path_tables *t, int fd, const struct stat *
 	return m;
 }
 
-/* Puts `map` (may be NULL) in place with `state`; unmaps what it replaces
- * once no reader holds it. */
+/* Puts `map` (may be NULL) in place with `state` as the next generation,
+ * waits until no reader is left in the current one, then unmaps what it
+ * replaced. Called with the refresh mutex held. */
 static void install(struct path_tables *t, const void *map, size_t len, const struct stat *st,
 		    int state)
 {
-	pthread_rwlock_wrlock(&t->lock);
+	if (map == t->map && state == t->state) {
+		t->dev = st ? st->st_dev : 0;
+		t->ino = st ? st->st_ino : 0;
+		return;  /* readers see it already */
+	}
+	uint64_t g = __atomic_load_n(&t->gen, __ATOMIC_RELAXED);  /* only we write it */
+	struct tables_view *next = &t->views[(g + 1) & 1];
+	next->map = state == TABLES_LIVE ? map : NULL;
+	next->state = state;
+	__atomic_store_n(&t->gen, g + 1, __ATOMIC_SEQ_CST);
+	for (;;) {
+		uint64_t present = 0;
+		for (int i = 0; i < TABLES_SLOTS; ++i)
+			present += __atomic_load_n(&t->slots[i].readers[g & 1], __ATOMIC_SEQ_CST);
+		if (!present)
+			break;
+		sched_yield();  /* a lookup takes well under a microsecond */
+	}
 	const void *old = t->map;
 	size_t old_len = t->len;
 	t->map = map;
@@ -89,7 +101,6 @@ static void install(struct path_tables *t, const void *map, size_t len, const st
 	t->dev = st ? st->st_dev : 0;
 	t->ino = st ? st->st_ino : 0;
 	t->state = state;
-	pthread_rwlock_unlock(&t->lock);
 	if (old && old != map)
 		munmap((void *)old, old_len);
 }
@@ -104,7 +115,7 @@ static int look(struct path_tables *t)
 		install(t, NULL, 0, NULL, TABLES_NONE);
 		return TABLES_NONE;
 	}
-	/* Only the refresher writes map/dev/ino: reading them here is safe. */
+	/* map, dev, ino and state are the refresher's (we hold its mutex). */
 	if (t->map && st.st_dev == t->dev && st.st_ino == t->ino) {
 		close(fd);
 		int state = publisher_alive(t->map) ? TABLES_LIVE : TABLES_STALE;
@@ -148,15 +159,33 @@ int tables_refresh(struct path_tables *t, int force)
 	return state;
 }
 
-const void *tables_enter(struct path_tables *t, int *state)
+/* The reader's slot: threads spread over the slots by their TCB address. */
+static unsigned slot_of_thread(void)
 {
-	tables_refresh(t, 0);
-	pthread_rwlock_rdlock(&t->lock);
-	*state = t->state;
-	return t->state == TABLES_LIVE ? t->map : NULL;
+	uint64_t x = (uint64_t)(uintptr_t)pthread_self();
+	return (unsigned)((x * 0x9e3779b97f4a7c15ull) >> 58) % TABLES_SLOTS;
 }
 
-void tables_leave(struct path_tables *t)
+const void *tables_enter(struct path_tables *t, int *state, uint64_t **ticket)
 {
-	pthread_rwlock_unlock(&t->lock);
+	tables_refresh(t, 0);
+	struct tables_slot *slot = &t->slots[slot_of_thread()];
+	for (;;) {
+		uint64_t g = __atomic_load_n(&t->gen, __ATOMIC_SEQ_CST);
+		uint64_t *c = &slot->readers[g & 1];
+		__atomic_add_fetch(c, 1, __ATOMIC_SEQ_CST);
+		/* Either the refresher sees us before it unmaps generation g, or
+		 * we see that it switched: then step back and take the new one. */
+		if (__atomic_load_n(&t->gen, __ATOMIC_SEQ_CST) == g) {
+			*ticket = c;
+			*state = t->views[g & 1].state;
+			return t->views[g & 1].map;
+		}
+		__atomic_sub_fetch(c, 1, __ATOMIC_RELEASE);
+	}
+}
+
+void tables_leave(uint64_t *ticket)
+{
+	__atomic_sub_fetch(ticket, 1, __ATOMIC_RELEASE);
 }

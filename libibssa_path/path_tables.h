@@ -1,13 +1,19 @@
 /* path_tables.h: the library's mapping of a daemon's published tables
  * (common/shm_prdb/shm_prdb_format.h) and how it follows them.
  *
- * Readers bracket each lookup with tables_enter/tables_leave: a shared
- * lock during which the mapping cannot be unmapped. At most every check_ms
- * one reader (whoever gets the refresh mutex without waiting) looks at the
- * published name: a new object is mapped and validated outside the lock,
- * then swapped in under the exclusive lock, and the old one unmapped. The
- * same look checks that the publisher still runs (PID and start time): the
- * tables of a daemon that stopped are not used. */
+ * Readers bracket each lookup with tables_enter/tables_leave, which mark
+ * the reader present in the current generation, on a counter of its own
+ * (one of TABLES_SLOTS cache lines, picked by thread): no lock and no
+ * cache line shared between threads, so lookups scale with threads. At
+ * most every check_ms one reader (whoever gets the refresh mutex without
+ * waiting) looks at the published name: a new object is mapped and
+ * validated, put in the other generation's place, the generation switched,
+ * and the old object unmapped once the old generation's counters are all
+ * zero (readers are short: the wait is a few lookups). A reader that
+ * marked itself in a generation that was just switched away steps back
+ * and tries the new one. The same look checks that the publisher still
+ * runs (PID and start time): the tables of a daemon that stopped are not
+ * used. */
 #ifndef IBACM_SSA_LIBIBSSA_PATH_PATH_TABLES_H
 #define IBACM_SSA_LIBIBSSA_PATH_PATH_TABLES_H
 
@@ -22,12 +28,28 @@ enum tables_state {
 	TABLES_STALE = 2,  /* published by a daemon that stopped */
 };
 
+#define TABLES_SLOTS 64
+
+/* What readers of one generation see. */
+struct tables_view {
+	const void *map;  /* NULL unless state is TABLES_LIVE */
+	int state;
+};
+
+/* Readers present per generation, one cache line per slot. */
+struct tables_slot {
+	uint64_t readers[2];  /* atomic */
+	char pad[48];
+} __attribute__((aligned(64)));
+
 struct path_tables {
+	struct tables_slot slots[TABLES_SLOTS];
+	struct tables_view views[2];  /* views[gen & 1] is current */
+	uint64_t gen;                 /* atomic */
 	char name[4200];
 	int check_ms;
-	pthread_rwlock_t lock;        /* guards map, len, state, ino, dev */
-	pthread_mutex_t refresh;      /* one refresher at a time */
-	const void *map;
+	pthread_mutex_t refresh;      /* one refresher at a time; guards what follows */
+	const void *map;              /* the refresher's: mapped, maybe not live */
 	size_t len;
 	dev_t dev;
 	ino_t ino;
@@ -44,9 +66,9 @@ void tables_destroy(struct path_tables *t);
 /* Looks for new tables if check_ms passed (`force`: now). Returns the
  * state after the look (a busy refresher: the state as it is). */
 int tables_refresh(struct path_tables *t, int force);
-/* Shared lock held on return: the live mapping, or NULL (then *state says
- * why). tables_leave always follows. */
-const void *tables_enter(struct path_tables *t, int *state);
-void tables_leave(struct path_tables *t);
+/* The reader is present on return (tables_leave with *ticket always
+ * follows): the live mapping, or NULL (then *state says why). */
+const void *tables_enter(struct path_tables *t, int *state, uint64_t **ticket);
+void tables_leave(uint64_t *ticket);
 
 #endif

@@ -13,10 +13,12 @@
  * opened with IBSSA_PATH_NO_SOCKET.
  *
  * Thread safety: every call may be made from any number of threads on one
- * handle, except ibssa_path_close. Lookups do not allocate; they take a
- * shared lock (never held across a system call) and, at most every
- * check_ms (100 ms by default), one of them looks whether the daemon
- * published new tables or stopped. The library has no global state.
+ * handle, except ibssa_path_close. Lookups do not allocate and take no
+ * lock: each marks itself present on a counter of its own while it reads
+ * the mapping, so lookups scale with threads; at most every check_ms (100
+ * ms by default) one of them looks whether the daemon published new
+ * tables or stopped, and unmaps the old ones once no lookup reads them.
+ * The library has no global state.
  *
  * Link with pkg-config's ibssa-path (-libssa_path). Errors are negative
  * errno values.

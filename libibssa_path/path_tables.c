@@ -27,6 +27,9 @@ int tables_init(struct path_tables *t, const char *socket_path, int check_ms)
 	int rc = ibssa_shm_object_name(socket_path, t->name, sizeof(t->name));
 	if (rc)
 		return rc;
+	if (strlen(socket_path) >= sizeof(t->socket))
+		return -ENAMETOOLONG;
+	strcpy(t->socket, socket_path);
 	t->check_ms = check_ms > 0 ? check_ms : 100;
 	return pthread_mutex_init(&t->refresh, NULL) ? -ENOMEM : 0;
 }
@@ -53,11 +56,25 @@ static int publisher_alive(const void *object)
 	return kill(h->daemon_pid, 0) == 0 || errno == EPERM;
 }
 
+/* True when the object's owner may speak for the daemon: root or the
+ * owner of its socket, and nobody else may write it. */
+static int trusted(const struct path_tables *t, const struct stat *st)
+{
+	struct stat so;
+	if (!S_ISREG(st->st_mode) || (st->st_mode & (S_IWGRP | S_IWOTH)))
+		return 0;
+	if (st->st_uid == 0)
+		return 1;
+	return stat(t->socket, &so) == 0 && so.st_uid == st->st_uid;
+}
+
 /* Maps and validates the object open on `fd`; NULL if it is not one. */
 static const void *map_object(struct path_tables *t, int fd, const struct stat *st)
 {
-	if (st->st_size <= 0 || (uint64_t)st->st_size > SIZE_MAX)
+	if (st->st_size <= 0 || (uint64_t)st->st_size > SIZE_MAX || !trusted(t, st)) {
+		__atomic_add_fetch(&t->bad_tables, 1, __ATOMIC_RELAXED);
 		return NULL;
+	}
 	void *m = mmap(NULL, (size_t)st->st_size, PROT_READ, MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED)
 		return NULL;

@@ -13,7 +13,8 @@
  * marked itself in a generation that was just switched away steps back
  * and tries the new one. The same look checks that the publisher still
  * runs (PID and start time): the tables of a daemon that stopped are not
- * used. */
+ * used. The directory is world-writable: an object is trusted only when
+ * root or the socket's owner owns it and nobody else may write it. */
 #ifndef IBACM_SSA_LIBIBSSA_PATH_PATH_TABLES_H
 #define IBACM_SSA_LIBIBSSA_PATH_PATH_TABLES_H
 
@@ -47,6 +48,7 @@ struct path_tables {
 	struct tables_view views[2];  /* views[gen & 1] is current */
 	uint64_t gen;                 /* atomic */
 	char name[4200];
+	char socket[4200];            /* the daemon's: its owner vouches for the tables */
 	int check_ms;
 	pthread_mutex_t refresh;      /* one refresher at a time; guards what follows */
 	const void *map;              /* the refresher's: mapped, maybe not live */

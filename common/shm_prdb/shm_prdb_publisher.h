@@ -1,7 +1,8 @@
 // shm_prdb_publisher.h: puts table objects (shm_prdb_builder.h) where
 // readers find them, replacing the previous one atomically: the object is
-// written whole under a temporary name in IBSSA_SHM_DIR
-// (smdb::WriteFileAtomically) and renamed over the published name (ibssa_shm_name of the daemon's
+// written whole under a temporary name in IBSSA_SHM_DIR (created
+// exclusively, never through a link: the directory is world-writable),
+// mode 0644, and renamed over the published name (ibssa_shm_name of the daemon's
 // socket). A reader maps the old or the new object, never a mix; the old
 // one's memory goes when its last reader unmaps it, so memory does not
 // grow with readers or epochs. Withdraw() removes the name (a daemon that

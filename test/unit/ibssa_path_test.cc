@@ -3,10 +3,12 @@
 // without a daemon: lookups as the provider answers them (P_Key rules, SL
 // drawn in the SA's range), names and IPs, the epoch; tables of a process
 // that stopped, foreign or truncated objects, and none at all, all
-// answered "no data" (the socket is turned off) and counted; and a writer
+// answered "no data" (the socket is turned off) and counted, as is an
+// object others may write; and a writer
 // replacing epochs in a loop while readers on other threads look up: every
 // answer comes whole from one epoch, and mappings do not pile up.
 #include <ibacm_ssa/path.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -163,6 +165,11 @@ TEST(IbssaPath, NoTablesStoppedPublisherAndBadObjectsAreCountedNotServed) {
   LONGS_EQUAL(-ENOENT, ibssa_path_refresh(h));
   LONGS_EQUAL(2, Stats().bad_tables);
   LONGS_EQUAL(-ENODATA, ibssa_path_by_lid(h, 0, 3, 0, &p, nullptr));
+  // Writable by others (the directory is anybody's): not trusted.
+  CHECK_OK(pub->Publish(o));
+  CHECK_EQUAL(0, chmod(pub->path().c_str(), 0666));
+  LONGS_EQUAL(-ENOENT, ibssa_path_refresh(h));
+  LONGS_EQUAL(3, Stats().bad_tables);
   // Good again.
   CHECK_OK(pub->Publish(o));
   LONGS_EQUAL(0, ibssa_path_refresh(h));

@@ -264,12 +264,9 @@ class FidelityFixture : public ssa::test::TreeFixture {
   }
 
   uint64_t RouteQueries() {
-    ssa::AcmClient client;
-    CHECK_OK(client.Connect(ibacm->socket_path()));
-    acm::PerfResponse r;
-    CHECK_OK(client.PerfQuery(0, &r));
-    CHECK(r.counters.size() > ACM_CNTR_ROUTE_QUERY);
-    return r.counters[ACM_CNTR_ROUTE_QUERY];
+    uint64_t n = 0;
+    CHECK_OK(ssa::test::DaemonCounter(ibacm->socket_path(), ACM_CNTR_ROUTE_QUERY, &n));
+    return n;
   }
 
   // Lines of the running ibacm's log (this run's part) containing `needle`.

@@ -162,12 +162,9 @@ TEST_GROUP_BASE(ShmPathSim, ssa::test::TreeFixture) {
 
   // The daemon's resolve counter (PERF_QUERY).
   uint64_t Resolves() {
-    ssa::AcmClient client;
-    CHECK_OK(client.Connect(ibacm->socket_path()));
-    acm::PerfResponse r;
-    CHECK_OK(client.PerfQuery(0, &r));
-    CHECK(r.counters.size() > ACM_CNTR_RESOLVE);
-    return r.counters[ACM_CNTR_RESOLVE];
+    uint64_t n = 0;
+    CHECK_OK(ssa::test::DaemonCounter(ibacm->socket_path(), ACM_CNTR_RESOLVE, &n));
+    return n;
   }
 
   // ib_acme --shm prints what the stock ib_acme prints through the socket,

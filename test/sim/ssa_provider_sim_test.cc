@@ -182,12 +182,9 @@ CHECK_OK(tree->StartIbssa("Hca4", "access"));
   }
   // The daemon-wide counter `which` (PERF_QUERY).
   uint64_t Counter(int which) {
-    ssa::AcmClient client;
-    CHECK_OK(client.Connect(ibacm->socket_path()));
-    acm::PerfResponse r;
-    CHECK_OK(client.PerfQuery(0, &r));
-    CHECK(r.counters.size() > static_cast<size_t>(which));
-    return r.counters[which];
+    uint64_t n = 0;
+    CHECK_OK(ssa::test::DaemonCounter(ibacm->socket_path(), which, &n));
+    return n;
   }
   // SA queries sent (QUERY_SA included); answers from the PRDB are route
   // cache hits, so a test that says none came from the SA sees those too.

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <map>
@@ -210,6 +211,15 @@ TEST(ShmPathSim, TheLibraryAnswersAsTheSocketAndTheSaBeforeAndAfterALinkChange) 
   LONGS_EQUAL(0, ibssa_path_by_addr(h, IBSSA_PATH_ADDR_NAME, "node3", 5, nullptr, 0, &p, &a));
   LONGS_EQUAL(IBSSA_PATH_FROM_TABLES, a.from);
   STRCMP_EQUAL("node6", reinterpret_cast<const char*>(a.src_addr));
+
+  // A daemon on another socket (none here) has tables of its own: this
+  // daemon's are not seen through it.
+  ibssa_path* other = nullptr;
+  std::string other_socket = ibacm->dir() + "/run/other-unix.sock";
+  LONGS_EQUAL(0, ibssa_path_open(other_socket.c_str(), nullptr, &other));
+  LONGS_EQUAL(-ENOENT, ibssa_path_refresh(other));
+  LONGS_EQUAL(0, ibssa_path_epoch(other, 1));
+  ibssa_path_close(other);
 
   // A reader holding the old epoch: its records stay whole while the
   // daemon swaps in the next epoch (its mapping is its own).

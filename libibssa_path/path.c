@@ -26,7 +26,7 @@ struct ibssa_path {
 	struct path_socket sock;
 	uint32_t flags;
 	uint64_t draws;  /* atomic: the SL draws' sequence */
-	uint64_t table_answers, socket_answers, misses, stale;  /* atomic */
+	uint64_t socket_answers, misses, stale;  /* atomic; table answers: per slot */
 };
 
 /* Where a lookup starts: the port, the endpoint's P_Key. */
@@ -49,9 +49,11 @@ int ibssa_path_open(const char *socket_path, const struct ibssa_path_options *op
 		memcpy(&o, opts, opts->size < sizeof(o) ? opts->size : sizeof(o));
 	if (!socket_path)
 		socket_path = IBSSA_PATH_DEFAULT_SOCKET;
-	struct ibssa_path *h = calloc(1, sizeof(*h));
-	if (!h)
+	/* Cache-line aligned: each reader slot on a line of its own. */
+	struct ibssa_path *h;
+	if (posix_memalign((void **)&h, 64, sizeof(*h)))
 		return -ENOMEM;
+	memset(h, 0, sizeof(*h));
 	h->flags = o.flags;
 	int rc = tables_init(&h->tables, socket_path, o.check_ms);
 	if (rc) {
@@ -89,9 +91,11 @@ static int endpoint_pkey(const struct ibssa_shm_port *port, uint16_t pkey, uint1
 	return 0;
 }
 
-/* Copies the record as the daemon answers it from `o`'s endpoint. */
-static int serve(struct ibssa_path *h, const struct ibssa_shm_path *rec, const struct origin *o,
-		 struct ibv_path_record *out, struct ibssa_path_answer *answer)
+/* Copies the record as the daemon answers it from `o`'s endpoint (within
+ * the tables entered with `ticket`). */
+static int serve(struct ibssa_path *h, uint64_t *ticket, const struct ibssa_shm_path *rec,
+		 const struct origin *o, struct ibv_path_record *out,
+		 struct ibssa_path_answer *answer)
 {
 	if (!rec || (rec->pkey & 0x7fff) != (o->pkey & 0x7fff))
 		return 0;
@@ -116,7 +120,7 @@ static int serve(struct ibssa_path *h, const struct ibssa_shm_path *rec, const s
 			memcpy(answer->src_addr, o->chosen->addr, sizeof(answer->src_addr));
 		}
 	}
-	count(&h->table_answers);
+	tables_count_answer(&h->tables, ticket);
 	return 1;
 }
 
@@ -181,7 +185,7 @@ int ibssa_path_by_lid(struct ibssa_path *h, uint16_t slid, uint16_t dlid, uint16
 		}
 		/* The daemon answers from the port's base LID whatever the SLID. */
 		int done = o.port && endpoint_pkey(o.port, pkey, &o.pkey) &&
-			   serve(h, ibssa_shm_find_lid(map, o.port, o.port->base_lid, dlid), &o,
+			   serve(h, ticket, ibssa_shm_find_lid(map, o.port, o.port->base_lid, dlid), &o,
 				 out, answer);
 		tables_leave(ticket);
 		if (done)
@@ -215,7 +219,7 @@ int ibssa_path_by_gid(struct ibssa_path *h, const uint8_t *sgid, const uint8_t d
 	if (map) {
 		struct origin o = {port_by_gid(map, sgid), 0, NULL};
 		int done = o.port && endpoint_pkey(o.port, pkey, &o.pkey) &&
-			   serve(h, ibssa_shm_find_gid(map, o.port, dgid), &o, out, answer);
+			   serve(h, ticket, ibssa_shm_find_gid(map, o.port, dgid), &o, out, answer);
 		tables_leave(ticket);
 		if (done)
 			return 0;
@@ -289,7 +293,7 @@ int ibssa_path_by_addr(struct ibssa_path *h, int type, const void *dest, size_t 
 		struct origin o = {NULL, 0, NULL};
 		const uint8_t *gid = dest_gid(map, type, dest, dl);
 		int done = gid && addr_origin(map, type, src, sl, &o) &&
-			   serve(h, ibssa_shm_find_gid(map, o.port, gid), &o, out, answer);
+			   serve(h, ticket, ibssa_shm_find_gid(map, o.port, gid), &o, out, answer);
 		tables_leave(ticket);
 		if (done)
 			return 0;
@@ -340,7 +344,7 @@ int ibssa_path_refresh(struct ibssa_path *h)
 void ibssa_path_get_stats(struct ibssa_path *h, struct ibssa_path_stats *out)
 {
 	memset(out, 0, sizeof(*out));
-	out->table_answers = __atomic_load_n(&h->table_answers, __ATOMIC_RELAXED);
+	out->table_answers = tables_answers(&h->tables);
 	out->socket_answers = __atomic_load_n(&h->socket_answers, __ATOMIC_RELAXED);
 	out->misses = __atomic_load_n(&h->misses, __ATOMIC_RELAXED);
 	out->stale = __atomic_load_n(&h->stale, __ATOMIC_RELAXED);

@@ -2,6 +2,7 @@
 #include "libibssa_path/path_tables.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -205,4 +206,19 @@ const void *tables_enter(struct path_tables *t, int *state, uint64_t **ticket)
 void tables_leave(uint64_t *ticket)
 {
 	__atomic_sub_fetch(ticket, 1, __ATOMIC_RELEASE);
+}
+
+void tables_count_answer(struct path_tables *t, uint64_t *ticket)
+{
+	/* A ticket points into its slot's readers[]. */
+	size_t i = (size_t)((const char *)ticket - (const char *)t->slots) / sizeof(t->slots[0]);
+	__atomic_add_fetch(&t->slots[i].answers, 1, __ATOMIC_RELAXED);
+}
+
+uint64_t tables_answers(const struct path_tables *t)
+{
+	uint64_t n = 0;
+	for (int i = 0; i < TABLES_SLOTS; ++i)
+		n += __atomic_load_n(&t->slots[i].answers, __ATOMIC_RELAXED);
+	return n;
 }

@@ -37,10 +37,12 @@ struct tables_view {
 	int state;
 };
 
-/* Readers present per generation, one cache line per slot. */
+/* Readers present per generation, and the answers they gave from the
+ * tables, one cache line per slot: a lookup writes only its own. */
 struct tables_slot {
 	uint64_t readers[2];  /* atomic */
-	char pad[48];
+	uint64_t answers;     /* atomic */
+	char pad[40];
 } __attribute__((aligned(64)));
 
 struct path_tables {
@@ -72,5 +74,8 @@ int tables_refresh(struct path_tables *t, int force);
  * follows): the live mapping, or NULL (then *state says why). */
 const void *tables_enter(struct path_tables *t, int *state, uint64_t **ticket);
 void tables_leave(uint64_t *ticket);
+/* Counts an answer from the tables on the slot of an entered `ticket`. */
+void tables_count_answer(struct path_tables *t, uint64_t *ticket);
+uint64_t tables_answers(const struct path_tables *t);
 
 #endif

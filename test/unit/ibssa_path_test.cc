@@ -6,9 +6,14 @@
 // answered "no data" (the socket is turned off) and counted, as is an
 // object others may write; and a writer
 // replacing epochs in a loop while readers on other threads look up: every
-// answer comes whole from one epoch, and mappings do not pile up.
+// answer comes whole from one epoch, and mappings do not pile up. With the
+// socket on, what the tables cannot answer goes to a stand-in daemon with
+// the request ib_acme would send, and its answer (or refusal) comes back.
 #include <ibacm_ssa/path.h>
+#include <infiniband/acm.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -45,6 +50,60 @@ int MappedTables(const std::string& name) {
     if (line.find(name) != std::string::npos) ++n;
   return n;
 }
+
+// A stand-in daemon on `path`: answers each resolve with a path whose DLID
+// is the request's (a path request's) or 77 (an address request), or
+// ENODATA for DLID 66; counts requests.
+class FakeDaemon {
+ public:
+  explicit FakeDaemon(const std::string& path) {
+    listen_ = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un sa{};
+    sa.sun_family = AF_UNIX;
+    snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path.c_str());
+    bind(listen_, reinterpret_cast<sockaddr*>(&sa), sizeof(sa));
+    listen(listen_, 4);
+    thread_ = std::thread([this] { Serve(); });
+  }
+  ~FakeDaemon() {
+    shutdown(listen_, SHUT_RDWR);
+    int c = conn_.load();
+    if (c >= 0) shutdown(c, SHUT_RDWR);  // a client still connected
+    thread_.join();
+    close(listen_);
+  }
+  int requests() const { return requests_.load(); }
+
+ private:
+  void Serve() {
+    int fd;
+    while ((fd = accept(listen_, nullptr, nullptr)) >= 0) {
+      conn_ = fd;
+      acm_msg m;
+      while (recv(fd, &m.hdr, ACM_MSG_HDR_LENGTH, MSG_WAITALL) == ACM_MSG_HDR_LENGTH) {
+        size_t body = m.hdr.length - ACM_MSG_HDR_LENGTH;
+        if (recv(fd, m.data, body, MSG_WAITALL) != static_cast<ssize_t>(body)) break;
+        ++requests_;
+        acm_ep_addr_data* entries = reinterpret_cast<acm_ep_addr_data*>(m.data);
+        const acm_ep_addr_data& e = entries[body / ACM_MSG_EP_LENGTH - 1];
+        uint16_t dlid = e.type == ACM_EP_INFO_PATH ? be16toh(e.info.path.dlid) : 77;
+        m.hdr.opcode |= ACM_OP_ACK;
+        m.hdr.status = dlid == 66 ? ACM_STATUS_ENODATA : ACM_STATUS_SUCCESS;
+        m.hdr.length = m.hdr.status ? ACM_MSG_HDR_LENGTH : ACM_MSG_HDR_LENGTH + ACM_MSG_EP_LENGTH;
+        memset(m.data, 0, ACM_MSG_EP_LENGTH);
+        entries[0].type = ACM_EP_INFO_PATH;
+        entries[0].info.path.dlid = htobe16(dlid);
+        send(fd, &m, m.hdr.length, MSG_NOSIGNAL);
+      }
+      conn_ = -1;
+      close(fd);
+    }
+  }
+  int listen_ = -1;
+  std::atomic<int> conn_{-1};
+  std::atomic<int> requests_{0};
+  std::thread thread_;
+};
 
 }  // namespace
 
@@ -217,4 +276,39 @@ TEST(IbssaPath, ReadersSeeWholeEpochsWhileTheWriterReplacesThem) {
   // Replaced objects are unmapped: at most the current one stays.
   CHECK(MappedTables(pub->path()) <= 1);
   LONGS_EQUAL(epoch, ibssa_path_epoch(h, 1));
+}
+
+TEST(IbssaPath, WhatTheTablesCannotAnswerGoesToTheSocket) {
+  FakeDaemon daemon(socket);
+  CHECK_OK(pub->Publish(Object(5, getpid(), Self())));
+  ibssa_path_options o{};
+  o.size = sizeof(o);
+  o.timeout_ms = 2000;
+  LONGS_EQUAL(0, ibssa_path_open(socket.c_str(), &o, &h));
+  ibv_path_record p;
+  ibssa_path_answer a;
+  LONGS_EQUAL(0, ibssa_path_by_lid(h, 0, 3, 0, &p, &a));
+  LONGS_EQUAL(IBSSA_PATH_FROM_TABLES, a.from);
+  LONGS_EQUAL(0, daemon.requests());
+  // Not in the tables, another partition's record: the socket's answers.
+  LONGS_EQUAL(0, ibssa_path_by_lid(h, 0, 99, 0, &p, &a));
+  LONGS_EQUAL(IBSSA_PATH_FROM_SOCKET, a.from);
+  LONGS_EQUAL(99, be16toh(p.dlid));
+  LONGS_EQUAL(0, ibssa_path_by_lid(h, 0, 6, 0, &p, &a));
+  LONGS_EQUAL(IBSSA_PATH_FROM_SOCKET, a.from);
+  LONGS_EQUAL(-ENODATA, ibssa_path_by_lid(h, 0, 66, 0, &p, &a));
+  LONGS_EQUAL(0, ibssa_path_by_addr(h, IBSSA_PATH_ADDR_NAME, "nobody", 6, nullptr, 0, &p, &a));
+  LONGS_EQUAL(77, be16toh(p.dlid));
+  LONGS_EQUAL(4, daemon.requests());
+  // Without tables everything goes there.
+  pub->Withdraw();
+  LONGS_EQUAL(-ENOENT, ibssa_path_refresh(h));
+  LONGS_EQUAL(0, ibssa_path_by_lid(h, 0, 3, 0, &p, &a));
+  LONGS_EQUAL(IBSSA_PATH_FROM_SOCKET, a.from);
+  LONGS_EQUAL(5, daemon.requests());
+  ibssa_path_stats s = Stats();
+  LONGS_EQUAL(1, s.table_answers);
+  LONGS_EQUAL(5, s.socket_answers);
+  ibssa_path_close(h);  // before the stand-in stops
+  h = nullptr;
 }

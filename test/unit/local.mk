@@ -63,8 +63,7 @@ test_unit_unit_tests_SOURCES = \
 	test/unit/data_storm_test.cc \
 	test/unit/db_replica_test.cc \
 	test/unit/smdb_tool_test.cc \
-	test/unit/tree_view_test.cc \
-	test/unit/shm_path_fixture.h test/unit/shm_prdb_format_test.cc test/unit/ibssa_path_test.cc
+	test/unit/tree_view_test.cc
 test_unit_unit_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS) $(TEST_PROVIDER_CPPFLAGS) \
 	-DABS_TOP_SRCDIR='"$(abs_top_srcdir)"' -DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
 # What the tests run: the providers they load (sa_provider_abi_test.cc,
@@ -77,4 +76,10 @@ test_unit_unit_tests_LDADD = test/libtestmain.la $(TEST_SUPPORT_LIBS) \
 	providers/ssa/libssaprovider.la providers/upstream/libupstreamprovider.la \
 	providers/sa/libsaprovider.la providers/acmp/libacmpprovider.la \
 	distrib/libibssa.la core/libibacmcore.la providers/shared/libprovshared.la \
-	common/shm_prdb/libshmprdb.la $(IBSSA_PATH_LIBS) $(SSA_ALL_LIBS) $(VERBS_LIBS) $(CPPUTEST_LIBS)
+	$(SSA_ALL_LIBS) $(VERBS_LIBS) $(CPPUTEST_LIBS)
+
+# The shared-memory path tables (common/shm_prdb/) and libibssa_path; their
+# libraries need only libc, so they may come last.
+test_unit_unit_tests_SOURCES += test/unit/shm_path_fixture.h test/unit/shm_prdb_format_test.cc \
+	test/unit/ibssa_path_test.cc
+test_unit_unit_tests_LDADD += common/shm_prdb/libshmprdb.la $(IBSSA_PATH_LIBS)

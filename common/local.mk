@@ -8,6 +8,7 @@ include $(srcdir)/common/acm/local.mk
 include $(srcdir)/common/smdb/local.mk
 include $(srcdir)/common/tree/local.mk
 include $(srcdir)/common/metrics/local.mk
+include $(srcdir)/common/shm_prdb/local.mk
 
 SSA_BASE_LIBS = common/base/libssabase.la
 SSA_MAD_LIBS = common/mad/libssamad.la $(SSA_BASE_LIBS)

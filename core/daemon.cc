@@ -147,6 +147,8 @@ Status Daemon::Start() {
     SSA_LOG(log_, kWarn, "no provider loaded from %s: every resolve will fail",
             options_.provider_lib_path.c_str());
   host_ = std::make_unique<ProviderHost>(&loop_, &log_, &config_, &counters_);
+  // Under socket activation systemd listens on the same configured path.
+  if (options_.server_mode == "unix") host_->set_client_socket(options_.unix_socket_path);
   host_->Start(loaded);
   // Without an explicit default the first provider serves every port, as
   // upstream's first loaded provider did.

@@ -142,10 +142,16 @@ int OpConfigFormat(ssa_core_t* core) {
   return host ? host->ConfigFormat() : SSA_CONFIG_INI;
 }
 
+const char* OpClientSocket(ssa_core_t* core) {
+  ProviderHost* host = HostOf(core);
+  return host && !host->client_socket().empty() ? host->client_socket().c_str() : nullptr;
+}
+
 const ssa_core_ops kOps = {
     sizeof(ssa_core_ops), SSA_PROV_ABI_MAJOR, SSA_PROV_ABI_MINOR, OpLog,         OpResolveDone,
     OpQueryDone,          OpSaSend,           OpTimerAdd,         OpTimerCancel, OpFdWatch,
     OpFdUnwatch,          OpConfigForeach,    OpConfigWarn,       OpCounterAdd,  OpConfigFormat,
+    OpClientSocket,
 };
 
 }  // namespace

@@ -86,6 +86,10 @@ class ProviderHost {
   std::vector<ProviderInstance*> instances();
 
   void set_answer_fn(AnswerFn fn) { answer_fn_ = std::move(fn); }
+  // The unix socket clients use ("" for none), for the client_socket op;
+  // set before Start.
+  void set_client_socket(std::string path) { client_socket_ = std::move(path); }
+  const std::string& client_socket() const { return client_socket_; }
   uint64_t AddRequest(PendingRequest req);
   // Drops a request the provider refused synchronously (the caller answers).
   bool TakeRequest(uint64_t id, PendingRequest* out);
@@ -127,6 +131,7 @@ class ProviderHost {
   std::unordered_map<uint64_t, PendingRequest> pending_;
   uint64_t next_request_id_ = 1;
   AnswerFn answer_fn_;
+  std::string client_socket_;
   uint64_t config_warnings_ = 0;
   uint64_t stray_answers_ = 0;
   uint64_t op_failures_ = 0;

@@ -8,7 +8,7 @@
 # scripts/build.sh first if it is not configured; configure must have found
 # clang++), then runs each TARGET for MINUTES minutes (decimals allowed), one
 # after the other: every target of run-fuzzers.sh when none is named
-# (acm_msg smdb acmp_msg ssa_mad tree_frame netlink; "ssa_mad" and "ssa_mad_fuzzer"
+# (acm_msg smdb acmp_msg ssa_mad tree_frame netlink shm_prdb; "ssa_mad" and "ssa_mad_fuzzer"
 # both work). Each run starts from the committed seeds
 # (test/fuzz/corpus/<name>/, read only) and from what earlier long runs
 # found, kept in build/test/fuzz/long-corpus/<name>/; its full libFuzzer

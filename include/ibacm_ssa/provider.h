@@ -63,8 +63,9 @@ extern "C" {
 #endif
 
 #define SSA_PROV_ABI_MAJOR 1
-/* 1.1: ssa_provider.port_event; 1.2: ssa_core_ops.config_format */
-#define SSA_PROV_ABI_MINOR 2
+/* 1.1: ssa_provider.port_event; 1.2: ssa_core_ops.config_format;
+ * 1.3: ssa_core_ops.client_socket */
+#define SSA_PROV_ABI_MINOR 3
 
 #define SSA_PROVIDER_ENTRY_SYMBOL "ssa_provider_entry"
 #define SSA_PROV_NAME_MAX 32
@@ -203,6 +204,12 @@ struct ssa_core_ops {
 	 * every option, so a key the provider does not read is another
 	 * reader's, not a mistake. */
 	int (*config_format)(ssa_core_t *core);
+
+	/* 1.3: the path of the unix socket clients reach this daemon on (what
+	 * they pass to ib_acme -S), or NULL when it serves none. The ssa
+	 * provider names its shared-memory path tables after it, so that
+	 * several daemons on one machine never share them. */
+	const char *(*client_socket)(ssa_core_t *core);
 };
 
 /* Formats for ssa_core_ops.config_format (1.2). */

@@ -142,6 +142,10 @@ class SaProvider {
     bind_more_ = std::move(bind_more);
   }
   void set_address_source(AddressSource source) { address_source_ = std::move(source); }
+  // The GID the provider's own address data give an address (local
+  // endpoints first, then the addr_data_file); false when neither knows
+  // it. The address source is asked only after this.
+  bool OwnAddress(uint16_t type, const uint8_t* data, size_t len, uint8_t gid[16]) const;
   void set_route_source(RouteSource source) { route_source_ = std::move(source); }
 
   // The completion of ops->sa_send (`arg` is the SaQuery).

@@ -71,6 +71,19 @@ QuerySource SaProvider::SourceOf(const SaEndpoint* ep) const {
   return src;
 }
 
+bool SaProvider::OwnAddress(uint16_t type, const uint8_t* data, size_t len,
+                            uint8_t gid[16]) const {
+  const void* owner = nullptr;
+  Gid found;
+  switch (addresses_.Lookup(AddressKey(type, data, len), &owner, &found)) {
+    case AddressMap::Found::kLocal:
+      static_cast<const SaAddress*>(owner)->ep->port->GidBytes(gid);
+      return true;
+    case AddressMap::Found::kFile: memcpy(gid, found.raw, 16); return true;
+    default: return false;
+  }
+}
+
 uint8_t SaProvider::DestinationKey(SaEndpoint* ep, const ssa_resolve_request* req, RouteKey* key) {
   if (req->has_path) {
     // A path request names its destination by DGID or DLID; the GID is
@@ -103,20 +116,12 @@ uint8_t SaProvider::DestinationKey(SaEndpoint* ep, const ssa_resolve_request* re
     case SSA_ADDR_NAME:
     case SSA_ADDR_IP:
     case SSA_ADDR_IP6: {
-      std::string akey = AddressKey(dst.type, dst.data, sizeof(dst.data));
-      const void* owner = nullptr;
       Gid gid;
-      switch (addresses_.Lookup(akey, &owner, &gid)) {
-        case AddressMap::Found::kLocal:
-          static_cast<const SaAddress*>(owner)->ep->port->GidBytes(gid.raw);
-          break;
-        case AddressMap::Found::kFile: break;
-        case AddressMap::Found::kNone:
-          if (address_source_ && address_source_(dst.type, dst.data, sizeof(dst.data), gid.raw))
-            break;
-          Log(SSA_LOG_DEBUG, "endpoint %s: address of type %u is in no address data",
-              ep->Name().c_str(), dst.type);
-          return ACM_STATUS_EDESTADDR;
+      if (!OwnAddress(dst.type, dst.data, sizeof(dst.data), gid.raw) &&
+          !(address_source_ && address_source_(dst.type, dst.data, sizeof(dst.data), gid.raw))) {
+        Log(SSA_LOG_DEBUG, "endpoint %s: address of type %u is in no address data",
+            ep->Name().c_str(), dst.type);
+        return ACM_STATUS_EDESTADDR;
       }
       // Answered from the address data without asking anyone.
       Count(ep, ACM_CNTR_ADDR_CACHE, true);

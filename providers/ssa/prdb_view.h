@@ -37,6 +37,11 @@ class PrdbView {
   // The record for SGID (ours) -> `dgid`: the first LID pair with a path,
   // (base+k, base+k) first, as OpenSM orders them.
   const smdb::PrdbPath* ByGid(const uint8_t dgid[16]) const;
+  // Every destination GID ByGid knows, in GID order.
+  template <class F>
+  void ForEachDgid(F&& f) const {
+    for (const auto& kv : dlids_) f(kv.first.data());
+  }
 
  private:
   const smdb::PrdbPath* Find(uint16_t slid, uint16_t dlid) const;

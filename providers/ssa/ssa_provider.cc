@@ -1,6 +1,7 @@
 // ssa_provider.cc: see ssa_provider.h.
 #include "providers/ssa/ssa_provider.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdarg>
 #include <cstring>
@@ -65,6 +66,8 @@ SsaProvider::SsaProvider(const ssa_core_ops* ops, ssa_core_t* core)
 }
 
 SsaProvider::~SsaProvider() {
+  if (export_timer_) reactor_.CancelTimer(export_timer_);
+  shm_.reset();  // withdrawn: readers go to the socket, which is closing too
   for (auto& kv : ports_)
     if (kv.second->consumer) kv.second->consumer->Stop();
   Log(SSA_LOG_INFO,
@@ -98,6 +101,13 @@ int SsaProvider::Init() {
   });
   int rc = sa_.Init();
   if (rc < 0) return rc;
+  const char* socket = SSA_HAS_MEMBER(ops_, client_socket) && ops_->client_socket
+                           ? ops_->client_socket(core_)
+                           : nullptr;
+  if (socket) {
+    shm_ = std::make_unique<ShmExport>(socket);
+    Log(SSA_LOG_INFO, "path tables for libibssa_path: %s", shm_->path().c_str());
+  }
   Log(SSA_LOG_INFO, "started: fallback %s, data channel %s, SSA MAD timeout %d ms x %d retries",
       options_.fallback_sa ? "sa" : "none", options_.transport.c_str(), options_.mad_timeout_ms,
       options_.mad_retries);
@@ -128,6 +138,7 @@ int SsaProvider::OpenPort(SsaDevice* dev, const ssa_port_info* info, ssa_core_po
   port->Open(*info, dev->inner->name);
   SsaPort* p = port.get();
   ports_[p->inner] = std::move(port);
+  port_order_.push_back(p);
   StartConsumer(p);
   *out = p;
   return 0;
@@ -136,7 +147,9 @@ int SsaProvider::OpenPort(SsaDevice* dev, const ssa_port_info* info, ssa_core_po
 void SsaProvider::ClosePort(SsaPort* port) {
   StopConsumer(port, "port closed");
   sa_.ClosePort(port->inner);
+  port_order_.erase(std::find(port_order_.begin(), port_order_.end(), port));
   ports_.erase(port->inner);
+  ScheduleExport();
 }
 
 void SsaProvider::PortChanged(SsaPort* port, const ssa_port_info* info) {
@@ -144,6 +157,7 @@ void SsaProvider::PortChanged(SsaPort* port, const ssa_port_info* info) {
   bool sm_moved = info->sm_lid != port->sm_lid;
   port->Assign(*info);
   sa_.PortChanged(port->inner, info);
+  ScheduleExport();  // a view for an old LID is no longer published
   if (moved && port->consumer) {
     // The PRDB's source is the old LID: the view stays (RouteFromView sees
     // it is stale) until the new one arrives; the join starts over.
@@ -214,6 +228,7 @@ void SsaProvider::OnUpdate(SsaPort* port) {
   std::shared_ptr<const smdb::AddrDb> addr = port->consumer ? port->consumer->addr() : nullptr;
   if (addr && (!addr_ || addr->global_epoch > addr_->global_epoch)) {
     addr_ = addr;
+    ScheduleExport();
     Log(SSA_LOG_INFO, "address database epoch %llu in place: %zu names, %zu IPs",
         static_cast<unsigned long long>(addr->global_epoch), addr->names.records.size(),
         addr->ips.records.size());
@@ -233,6 +248,7 @@ void SsaProvider::OnUpdate(SsaPort* port) {
         port->lid);
   port->view = std::move(view);
   port->view_since = now;
+  ScheduleExport();
   ++updates_;
   // The epoch held and how long it was held: the freshness an operator
   // asks about (PERF_QUERY has no room for it).
@@ -305,12 +321,14 @@ int SsaProvider::OpenEndpoint(SsaPort* port, const ssa_endpoint_info* info, SsaE
   if (rc < 0) return rc;
   *out = ep.get();
   endpoints_.push_back(std::move(ep));
+  ScheduleExport();
   return 0;
 }
 
 void SsaProvider::CloseEndpoint(SsaEndpoint* ep) {
   sa_.CloseEndpoint(ep->inner);
   EraseOwned(&endpoints_, ep);
+  ScheduleExport();
 }
 
 int SsaProvider::AddAddress(SsaEndpoint* ep, const ssa_address* addr, SsaAddress** out) {
@@ -320,12 +338,51 @@ int SsaProvider::AddAddress(SsaEndpoint* ep, const ssa_address* addr, SsaAddress
   if (rc < 0) return rc;
   *out = a.get();
   addresses_.push_back(std::move(a));
+  ScheduleExport();
   return 0;
 }
 
 void SsaProvider::RemoveAddress(SsaAddress* addr) {
   sa_.RemoveAddress(addr->inner);
   EraseOwned(&addresses_, addr);
+  ScheduleExport();
+}
+
+void SsaProvider::ScheduleExport() {
+  if (!shm_ || export_timer_) return;
+  export_timer_ = reactor_.AddTimer(std::chrono::milliseconds(0), [this] {
+    export_timer_ = 0;
+    Export();
+  });
+}
+
+void SsaProvider::Export() {
+  std::vector<ExportPort> out;
+  for (const SsaPort* port : port_order_) {
+    if (port->state != kPortActive || !port->lid) continue;  // the core skips it too
+    ExportPort e;
+    port->GidBytes(e.gid.data());
+    e.lid = port->lid;
+    e.lmc = port->lmc;
+    e.view = port->view.get();
+    for (const auto& ep : endpoints_) {
+      if (ep->port != port) continue;
+      e.pkeys.push_back(ep->inner->pkey);
+      for (const auto& a : addresses_)
+        if (a->ep == ep.get()) e.addresses.push_back({ep->inner->pkey, a->inner->addr});
+    }
+    out.push_back(std::move(e));
+  }
+  Status st = shm_->Publish(out, addr_.get(),
+                            [this](uint16_t type, const uint8_t* data, size_t len, uint8_t gid[16]) {
+                              return sa_.OwnAddress(type, data, len, gid);
+                            });
+  if (st.ok()) return;
+  // Once at error level (no /dev/shm, say): the socket still answers.
+  Log(export_failed_ ? SSA_LOG_DEBUG : SSA_LOG_ERROR,
+      "cannot publish the path tables: %s; libibssa_path readers use the socket",
+      st.ToString().c_str());
+  export_failed_ = true;
 }
 
 int SsaProvider::Resolve(SsaAddress* src, const ssa_resolve_request* req, uint64_t req_id) {

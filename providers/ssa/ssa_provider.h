@@ -25,6 +25,12 @@
 // P_Key (PathEngineOptions::ForPrdb): an endpoint of another partition
 // gets it from the SA too.
 //
+// Shared memory: what the views answer is also published for
+// libibssa_path (shm_export.h), named after the core's client socket
+// (ABI 1.3's client_socket; an older core: nothing is published), again
+// whenever a view, a port, an endpoint or an address changes, and
+// withdrawn at fini.
+//
 // Ownership: the provider owns the embedded SaProvider and its own objects;
 // each of ours wraps (inner) the sa object of the same level, which the
 // SaProvider owns. Threads: everything here runs on the core's loop. The
@@ -54,6 +60,7 @@
 #include "providers/shared/core_reactor.h"
 #include "providers/shared/port_view.h"
 #include "providers/ssa/prdb_view.h"
+#include "providers/ssa/shm_export.h"
 #include "providers/ssa/ssa_options.h"
 
 namespace ssa {
@@ -129,6 +136,9 @@ class SsaProvider {
   int RouteFromView(const sa::SaEndpoint* ep, const provider_shared::RouteKey& key,
                     ibv_path_record* path);
   void NoteMiss(const SsaPort* port, Miss why);
+  // Publishes the shared-memory tables soon (once for many changes).
+  void ScheduleExport();
+  void Export();
   // The sa provider's address source (see sa_provider.h).
   bool AddressFromTree(uint16_t type, const uint8_t* data, size_t len, uint8_t gid[16]) const;
 
@@ -141,6 +151,10 @@ class SsaProvider {
   // Ours are owned here; the sa object each wraps finds it in ports_.
   std::vector<std::unique_ptr<SsaDevice>> devices_;
   std::unordered_map<const sa::SaPort*, std::unique_ptr<SsaPort>> ports_;
+  std::vector<SsaPort*> port_order_;  // as the core opened them: its order
+  std::unique_ptr<ShmExport> shm_;
+  Reactor::TimerId export_timer_ = 0;
+  bool export_failed_ = false;  // logged at error level once
   std::vector<std::unique_ptr<SsaEndpoint>> endpoints_;
   std::vector<std::unique_ptr<SsaAddress>> addresses_;
   // The newest address database any port's consumer holds (names, IPs).

@@ -8,6 +8,10 @@
 //      least 5), so all see the same noise: the median ratios with their
 //      min-max spread, and the latency of each one's resolves under that
 //      load (p50, p99 over every round);
+//   1s. libibssa_path (S): the same LID looked up in the ssa provider's
+//      daemon's shared-memory tables, from one thread (its latency) and
+//      from --clients threads (its rate), in the same rounds right after C:
+//      the rate over C's (the socket's with the same threads);
 //   1b. the latency of one cached resolve: one client at a time (on two
 //      cores, --clients threads plus the server queue behind each other,
 //      which the load figures include), interleaved A C B the same way;
@@ -24,7 +28,10 @@
 // latency (1b); load_p50, load_p99: its latency under --clients (1);
 // ssa_ratio_*, ssa_p50, ssa_p99, ssa_load_p50, ssa_load_p99 the same for
 // the ssa provider; null_p50, null_p99 the null server's one-client
-// latency; rounds).
+// latency; shm_p50, shm_p99 the library's one-thread lookup latency,
+// shm_over_socket the median of its rate over the ssa provider's socket
+// rate (C), shm_rate_1 and shm_rate_n its median rates from one and
+// --clients threads; rounds).
 #include <arpa/inet.h>
 
 #include <fcntl.h>
@@ -46,6 +53,7 @@
 #include "common/mad/sa_client.h"
 #include "common/mad/umad_ports.h"
 #include "test/bench/null_acm_server.h"
+#include "test/bench/shm_contender.h"
 #include "test/sim/ibacm_node.h"
 #include "test/sim/netgen.h"
 #include "test/sim/osm_plugin_util.h"
@@ -273,6 +281,14 @@ int main(int argc, char** argv) {
     fprintf(stderr, "warm-up resolve failed (status %d)\n", r.hdr.status);
     return 1;
   }
+  // The library on the ssa provider's daemon's tables.
+  ssa::bench::ShmContender shm;
+  st = shm.Open(ssa_sock, hot, 10000);
+  if (!st.ok()) {
+    fprintf(stderr, "libibssa_path: %s\n", st.ToString().c_str());
+    return 1;
+  }
+  std::vector<double> shm_latency_us, shm_rate_1, shm_rate_n, shm_over_socket;
   // Interleaved A C B A C B, so a noisy moment hits every contender alike.
   // All record every resolve's latency, so the clocks cost them alike.
   std::vector<double> ours, prdb, base, ratios, ssa_ratios, latency_us, ssa_latency_us,
@@ -283,7 +299,19 @@ int main(int argc, char** argv) {
   for (int round = 1; round <= rounds; ++round) {
     double a = ResolveRate(sock, hot, clients, seconds, &latency_us);
     double c = ResolveRate(ssa_sock, hot, clients, seconds, &ssa_latency_us);
+    // Latency (each lookup timed) and rates (untimed) in separate runs.
+    double timed = shm.Rate(hot, 1, seconds / 4, &shm_latency_us);
+    double s1 = shm.Rate(hot, 1, seconds / 4, nullptr);
+    double sn = shm.Rate(hot, clients, seconds / 2, nullptr);
+    if (timed <= 0) s1 = -1;
     double b = ResolveRate(null_socket, hot, clients, seconds, &null_latency_us);
+    if (s1 <= 0 || sn <= 0 || c <= 0) {
+      fprintf(stderr, "round %d: a library lookup failed\n", round);
+      return 1;
+    }
+    shm_rate_1.push_back(s1);
+    shm_rate_n.push_back(sn);
+    shm_over_socket.push_back(sn / c);
     if (a <= 0 || b <= 0 || c <= 0) {
       fprintf(stderr, "round %d: a resolve failed (A %.0f/s, C %.0f/s, B %.0f/s)\n", round, a, c,
               b);
@@ -325,6 +353,15 @@ int main(int argc, char** argv) {
          ssa_ratio_median, ssa_ratio_min, ssa_ratio_max);
   printf("   ssa cached resolve    %10.1f us p50, %.1f us p99 (%zu resolves)\n", ssa_p50, ssa_p99,
          ssa_samples);
+  const double shm_p50 = Percentile(&shm_latency_us, 0.5),
+               shm_p99 = Percentile(&shm_latency_us, 0.99);
+  printf("   libibssa_path lookup  %10.3f us p50, %.3f us p99 (%zu lookups, one thread; the "
+         "clock's cost included; epoch %llu)\n",
+         shm_p50, shm_p99, shm_latency_us.size(), static_cast<unsigned long long>(shm.epoch()));
+  printf("   libibssa_path rate    %10.0f /s one thread, %.0f /s %d threads (median)\n",
+         Median(shm_rate_1), Median(shm_rate_n), clients);
+  printf("   ratio shm/ssa socket  %10.1f (median, %d threads each; goal >= 100)\n",
+         Median(shm_over_socket), clients);
 
   // 1b. One client at a time: the resolve's own latency, without waiting
   // for the CPU behind the other clients. Interleaved as above. With one
@@ -464,6 +501,11 @@ int main(int argc, char** argv) {
   printf("ssa_load_p99 = %.1f\n", ssa_p99);
   printf("null_p50 = %.1f\n", null_one_p50);
   printf("null_p99 = %.1f\n", null_one_p99);
+  printf("shm_p50 = %.3f\n", shm_p50);
+  printf("shm_p99 = %.3f\n", shm_p99);
+  printf("shm_over_socket = %.1f\n", Median(shm_over_socket));
+  printf("shm_rate_1 = %.0f\n", Median(shm_rate_1));
+  printf("shm_rate_n = %.0f\n", Median(shm_rate_n));
   printf("clients = %d\n", clients);
   printf("rounds = %d\n", rounds);
   return 0;

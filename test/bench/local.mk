@@ -4,9 +4,11 @@
 EXTRA_PROGRAMS += test/bench/bench_resolve
 test_bench_bench_resolve_SOURCES = \
 	test/bench/bench_resolve.cc \
-	test/bench/null_acm_server.h test/bench/null_acm_server.cc
+	test/bench/null_acm_server.h test/bench/null_acm_server.cc \
+	test/bench/shm_contender.h test/bench/shm_contender.cc
 test_bench_bench_resolve_CPPFLAGS = $(AM_CPPFLAGS) -DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
-test_bench_bench_resolve_LDADD = core/libibacmcore.la $(SIM_HARNESS_LIBS) $(SSA_ALL_LIBS)
+test_bench_bench_resolve_LDADD = core/libibacmcore.la $(SIM_HARNESS_LIBS) $(IBSSA_PATH_LIBS) \
+	$(SSA_ALL_LIBS)
 
 bench_programs = test/bench/bench_resolve
 if WITH_OPENSM

@@ -120,3 +120,25 @@ endif
 CLEANFILES += test/fuzz/netlink_fuzzer
 dist_noinst_SCRIPTS += test/fuzz/gen_netlink_seeds.py
 EXTRA_DIST += $(netlink_fuzzer_main) test/fuzz/corpus/netlink
+
+# shm_prdb_fuzzer: the reader of the shared-memory path tables
+# (SHM_PRDB_C_SOURCES in common/shm_prdb/local.mk, C: compiled as C here,
+# then linked with the C++ target).
+shm_prdb_fuzzer_main = test/fuzz/shm_prdb_fuzzer.cc
+shm_prdb_fuzzer_inputs = $(shm_prdb_fuzzer_main) test/fuzz/fuzz_check.h $(SHM_PRDB_C_SOURCES)
+test/fuzz/shm_prdb_fuzzer: $(shm_prdb_fuzzer_inputs)
+	$(AM_V_GEN)$(MKDIR_P) test/fuzz && objs= && \
+	for f in $(SHM_PRDB_C_SOURCES); do case $$f in *.c) \
+	  o=test/fuzz/shm_prdb_fuzzer-$$(basename $$f .c).o; \
+	  $(CLANGXX) -x c -std=gnu11 -g -O1 -fno-omit-frame-pointer \
+	    -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
+	    $(WARN_FLAGS) -I$(top_srcdir) -c $(srcdir)/$$f -o $$o || exit 1; \
+	  objs="$$objs $$o";; esac; done && \
+	$(CLANGXX) $(fuzzer_flags) -o $@ $(srcdir)/$(shm_prdb_fuzzer_main) $$objs
+
+if HAVE_CLANGXX
+fuzzers_built_for_check += test/fuzz/shm_prdb_fuzzer
+endif
+CLEANFILES += test/fuzz/shm_prdb_fuzzer test/fuzz/shm_prdb_fuzzer-*.o
+dist_noinst_SCRIPTS += test/fuzz/gen_shm_prdb_seeds.py
+EXTRA_DIST += $(shm_prdb_fuzzer_main) test/fuzz/corpus/shm_prdb

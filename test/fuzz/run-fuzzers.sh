@@ -15,7 +15,7 @@ set -u
 srcdir=${srcdir:-$(dirname "$0")/../..}
 runs=${FUZZ_RUNS:-200000}
 max_time=${FUZZ_MAX_TIME:-60}
-fuzzers="acm_msg smdb acmp_msg ssa_mad tree_frame config netlink"
+fuzzers="acm_msg smdb acmp_msg ssa_mad tree_frame config netlink shm_prdb"
 
 missing=""
 for name in $fuzzers; do

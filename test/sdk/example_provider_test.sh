@@ -7,7 +7,9 @@
 # installed ibacm on a simulated fabric (test/sim, simfab) with
 # "provider = pathfile default" and asks the installed ib_acme for paths:
 # LID and GID destinations, a path query (-v), provider testing (-T), an
-# unknown destination, and a bad line of the path file.
+# unknown destination, and a bad line of the path file. The libibssa_path
+# example (examples/shm_path/) is built the same way; against the example
+# provider, which publishes no tables, it gets its answers from the socket.
 #
 # Runs from the top build directory under `make check` (automake exports
 # srcdir); by hand: cd build && srcdir=.. ../test/sdk/example_provider_test.sh
@@ -45,7 +47,13 @@ if [ "${1:-}" != --on-fabric ]; then
 	check "the example exports only ssa_provider_entry" \
 		test "$(nm -D --defined-only "$provdir/pathfile.so" 2>/dev/null | awk '{ print $3 }')" = ssa_provider_entry
 
-	export SDK_ROOT=$root SDK_PROVDIR=$provdir
+	cp -r "$srcdir/examples/shm_path" "$work/shm_path"
+	chmod -R u+w "$work/shm_path"
+	(cd "$work/shm_path" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make >"$work/shm_path.log" 2>&1)
+	check "the libibssa_path example builds with its own Makefile (pkg-config ibssa-path)" \
+		test $? -eq 0 || cat "$work/shm_path.log"
+
+	export SDK_ROOT=$root SDK_PROVDIR=$provdir SDK_SHM_EXAMPLE=$work/shm_path/pathlookup
 	run_on_fabric "$0"
 fi
 
@@ -73,7 +81,7 @@ start_ibacm "$dir" "$ibacm" "$provdir" Hca2 || fatal "the installed ibacm did no
 sock=$dir/run/ibacm-unix.sock
 
 check "the installed ibacm loaded the example from the provider directory" \
-	grep -q "provider 'pathfile' version 1 (ABI 1.2, [0-9]* bytes) loaded from $provdir/pathfile.so" "$dir/ibacm.log"
+	grep -q "provider 'pathfile' version 1 (ABI 1.3, [0-9]* bytes) loaded from $provdir/pathfile.so" "$dir/ibacm.log"
 check "the example read 3 records, and the bad MTU line was reported with file and line" \
 	grep -q "pathfile: 3 path records from $dir/paths.txt" "$dir/ibacm.log"
 check "... the bad line's warning names paths.txt:5" grep -q "paths.txt:5.*MTU must be" "$dir/ibacm.log"
@@ -113,5 +121,9 @@ check "ib_acme -T --lid-range 100-102: every LID of the file resolves" test $? -
 "$acme" -S "$sock" -T --lid-range 100-103 --verify none >"$dir/test.out" 2>&1
 check "ib_acme -T --lid-range 100-103: fails for the one LID not in the file" test $? -eq 1
 check "... and says which" grep -q 'lid 103: ERROR' "$dir/test.out"
+libdir=$(dirname "$(find "$root" -name libibssa_path.so.0 -print -quit)")
+out=$(LD_LIBRARY_PATH=$libdir "$SDK_SHM_EXAMPLE" -S "$sock" lid 100 101 2>&1)
+check "the libibssa_path example resolves through the socket when no tables exist" \
+	grep -q '^101: dlid 101 sl 3 mtu 5 from socket$' <<<"$out" || echo "$out"
 check "ibacm with the example stops cleanly" stop_ibacm
 summary

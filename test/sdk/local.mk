@@ -11,7 +11,8 @@ dist_noinst_DATA += test/sdk/lib.sh
 EXTRA_DIST += examples/provider/README examples/provider/Makefile \
 	examples/provider/pathfile.c examples/provider/provider.map \
 	examples/provider/paths.txt examples/provider/pathfile.cfg \
-	examples/.clang-format
+	examples/.clang-format \
+	examples/shm_path/README examples/shm_path/Makefile examples/shm_path/pathlookup.c
 
 # The upstream bridge (providers/upstream/) with Debian's libibacmp.so and
 # the upstream-style test libraries of test/providers/upstream/.

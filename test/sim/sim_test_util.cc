@@ -1,9 +1,11 @@
 // sim_test_util.cc: local process helpers for tests.
 #include "test/sim/sim_test_util.h"
 
+#include <cerrno>
 #include <cstdlib>
 #include <sstream>
 
+#include "common/acm/acm_client.h"
 #include "test/sim/sim_child.h"
 #include "test/sim/sim_util.h"
 #include "test/support/temp_dir.h"
@@ -31,6 +33,19 @@ Status RunLocal(const std::vector<std::string>& argv, const std::map<std::string
   if (exit_status) *exit_status = ShellExitCode(st);
   RemoveTree(dir);
   return s;
+}
+
+Status DaemonCounter(const std::string& socket, int which, uint64_t* out) {
+  AcmClient client;
+  Status st = client.Connect(socket);
+  acm::PerfResponse r;
+  if (st.ok()) st = client.PerfQuery(0, &r);
+  if (!st.ok()) return st;
+  if (which < 0 || r.counters.size() <= static_cast<size_t>(which))
+    return Status::Error(ERANGE, "PERF_QUERY answered " + std::to_string(r.counters.size()) +
+                                     " counters");
+  *out = r.counters[which];
+  return Status::Ok();
 }
 
 std::vector<int> ProcessesOnFabric(const std::string& sock_name) {

@@ -6,6 +6,7 @@
 #define IBACM_SSA_TEST_SIM_SIM_TEST_UTIL_H
 
 #include <chrono>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -20,6 +21,10 @@ namespace test {
 Status RunLocal(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
                 std::string* output, int* exit_status,
                 std::chrono::milliseconds timeout = std::chrono::seconds(30));
+
+// The daemon-wide counter `which` (ACM_CNTR_*) of the ibacm on `socket`,
+// through PERF_QUERY.
+Status DaemonCounter(const std::string& socket, int which, uint64_t* out);
 
 // Pids of live processes whose environment has IBSIM_SOCKNAME=`sock_name`.
 std::vector<int> ProcessesOnFabric(const std::string& sock_name);

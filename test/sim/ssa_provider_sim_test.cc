@@ -182,12 +182,9 @@ CHECK_OK(tree->StartIbssa("Hca4", "access"));
   }
   // The daemon-wide counter `which` (PERF_QUERY).
   uint64_t Counter(int which) {
-    ssa::AcmClient client;
-    CHECK_OK(client.Connect(ibacm->socket_path()));
-    acm::PerfResponse r;
-    CHECK_OK(client.PerfQuery(0, &r));
-    CHECK(r.counters.size() > static_cast<size_t>(which));
-    return r.counters[which];
+    uint64_t n = 0;
+    CHECK_OK(ssa::test::DaemonCounter(ibacm->socket_path(), which, &n));
+    return n;
   }
   // SA queries sent (QUERY_SA included); answers from the PRDB are route
   // cache hits, so a test that says none came from the SA sees those too.
@@ -241,13 +238,7 @@ TEST(SsaProviderSim, NamesAndIpsFromTheCoresHostsFileAndTheSaForWhatThePrdbLacks
   std::string hosts_file = dir.path() + "/hosts.data";
   StartTree(0, "hosts_file=" + hosts_file);
   StartIbacm("fallback = sa\n");
-  std::string hosts;
-  for (int i = 1; i <= 12; ++i) {
-    std::string gid = GidOf("Hca" + std::to_string(i));
-    hosts += "node" + std::to_string(i) + " " + gid + "\n";
-    hosts += "10.0.0." + std::to_string(i) + " " + gid + "\n";
-    hosts += "fd00::" + std::to_string(i) + " " + gid + "\n";
-  }
+  std::string hosts = tree->HostsText(12);
   CHECK_OK(ssa::test::WriteStringToFile(hosts_file + ".tmp", hosts));
   CHECK_EQUAL(0, rename((hosts_file + ".tmp").c_str(), hosts_file.c_str()));
   CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(),

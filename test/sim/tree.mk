@@ -32,3 +32,14 @@ test_sim_fidelity_tests_CPPFLAGS = $(test_sim_tree_tests_CPPFLAGS)
 test_sim_fidelity_tests_LDADD = $(test_sim_tree_tests_LDADD)
 EXTRA_test_sim_fidelity_tests_DEPENDENCIES = $(EXTRA_test_sim_tree_tests_DEPENDENCIES)
 endif
+
+# libibssa_path against the ssa provider's daemon (issue 27).
+if WITH_OPENSM
+check_PROGRAMS += test/sim/shm_path_tests
+TESTS += test/sim/shm_path_tests
+test_sim_shm_path_tests_SOURCES = test/sim/shm_path_sim_test.cc
+test_sim_shm_path_tests_CPPFLAGS = $(test_sim_tree_tests_CPPFLAGS)
+test_sim_shm_path_tests_LDADD = test/sim/libsimtree.la $(IBSSA_PATH_LIBS) $(SIM_TEST_LIBS) \
+	$(SIM_TEST_LAST_LIBS)
+EXTRA_test_sim_shm_path_tests_DEPENDENCIES = $(EXTRA_test_sim_tree_tests_DEPENDENCIES)
+endif

@@ -13,6 +13,7 @@
 
 #include "test/sim/netgen.h"
 #include "test/sim/sim_run_dir.h"
+#include "test/support/tool_output.h"
 
 namespace ssa {
 namespace test {
@@ -355,6 +356,17 @@ Status TreeHarness::ChangeLink(const std::string& node, int port, bool up,
   if (st.ok()) st = fabric_->WaitSubnetUp(ups + 1, timeout);
   if (st.ok()) st = WaitSmdbAfter(before, timeout, next);
   return st;
+}
+
+std::string TreeHarness::HostsText(int hcas) const {
+  std::string hosts;
+  for (int i = 1; i <= hcas; ++i) {
+    std::string gid = DefaultGidText(PortGuid("Hca" + std::to_string(i)));
+    hosts += "node" + std::to_string(i) + " " + gid + "\n";
+    hosts += "10.0.0." + std::to_string(i) + " " + gid + "\n";
+    hosts += "fd00::" + std::to_string(i) + " " + gid + "\n";
+  }
+  return hosts;
 }
 
 uint64_t TreeHarness::PortGuid(const std::string& node) const {

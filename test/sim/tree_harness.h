@@ -130,6 +130,9 @@ class TreeHarness {
 
   uint64_t PortGuid(const std::string& node) const;
   uint16_t Lid(const std::string& node) const;
+  // A hosts file naming Hca1..Hca`hcas` node<i>, 10.0.0.<i> and fd00::<i>
+  // (their port GIDs), for the core's hosts_file.
+  std::string HostsText(int hcas) const;
   const smdb::Smdb& smdb() const { return db_; }
   SimFabric* fabric() { return fabric_.get(); }
   const PluginSetup& plugin() const { return plugin_; }

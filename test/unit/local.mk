@@ -79,3 +79,9 @@ test_unit_unit_tests_LDADD = test/libtestmain.la $(TEST_SUPPORT_LIBS) \
 	providers/sa/libsaprovider.la providers/acmp/libacmpprovider.la \
 	distrib/libibssa.la core/libibacmcore.la providers/shared/libprovshared.la \
 	$(SSA_ALL_LIBS) $(VERBS_LIBS) $(CPPUTEST_LIBS)
+
+# The shared-memory path tables (common/shm_prdb/) and libibssa_path; their
+# libraries need only libc, so they may come last.
+test_unit_unit_tests_SOURCES += test/unit/shm_path_fixture.h test/unit/shm_prdb_format_test.cc \
+	test/unit/ibssa_path_test.cc
+test_unit_unit_tests_LDADD += common/shm_prdb/libshmprdb.la $(IBSSA_PATH_LIBS)

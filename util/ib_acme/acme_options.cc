@@ -26,6 +26,7 @@ enum LongOnly : int {
   kOptSaPort,
   kOptTimeout,
   kOptHelp,
+  kOptShm,
 };
 
 const struct option kLongOptions[] = {
@@ -37,6 +38,7 @@ const struct option kLongOptions[] = {
     {"sa-port", required_argument, nullptr, kOptSaPort},
     {"timeout", required_argument, nullptr, kOptTimeout},
     {"help", no_argument, nullptr, kOptHelp},
+    {"shm", no_argument, nullptr, kOptShm},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -207,6 +209,7 @@ ParseOutcome ParseAcmeOptions(int argc, char** argv, AcmeOptions* out, std::stri
         }
         break;
       case kOptHelp: help = true; break;
+      case kOptShm: out->shm = true; break;
       default:  // getopt has already said what was wrong
         return ParseOutcome::kUsage;
     }

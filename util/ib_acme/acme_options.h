@@ -18,6 +18,10 @@
 //                          gets 3 x MS per request
 // Any of --dest-file, --hosts and --lid-range implies -T.
 //
+// --shm: every resolve (-d with any -f, -T) goes through libibssa_path (the
+// daemon's shared-memory path tables, its socket for the rest) instead of
+// the socket; the output is the same.
+//
 // Pure: reads argv (which getopt may permute) and getopt's globals, nothing
 // else. Not thread-safe (getopt's state is global); call from main's thread.
 #ifndef IBACM_SSA_UTIL_IB_ACME_ACME_OPTIONS_H
@@ -88,6 +92,7 @@ struct AcmeOptions {
   std::string opts_file = "ibacm_opts.cfg";
   std::string dest_dir = "/etc/rdma";  // -D
   bool verbose = false;                // -V
+  bool shm = false;                    // --shm
 
   ProviderTestOptions test;
 };

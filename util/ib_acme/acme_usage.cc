@@ -55,6 +55,8 @@ std::string ProviderTestUsage(const std::string& program) {
   u += "                      none: resolve only\n";
   u += "   [--sa-port CA:P] - local port for --verify sa\n";
   u += "   [--timeout MS]   - per SA try (3 tries), default 5000; 3 x MS per daemon request\n";
+  u += "   [--shm]          - resolve through libibssa_path (the daemon's shared-memory\n";
+  u += "                      path tables), also for usage 1's -d\n";
   u += "Exit status: 0 all matched, 1 any mismatch or error, 2 could not test\n";
   return u;
 }

@@ -17,9 +17,10 @@ util_ib_acme_libacme_la_SOURCES = \
 	util/ib_acme/check_targets.h util/ib_acme/check_targets.cc \
 	util/ib_acme/path_verifier.h util/ib_acme/path_verifier.cc \
 	util/ib_acme/check_report.h util/ib_acme/check_report.cc \
-	util/ib_acme/provider_check.h util/ib_acme/provider_check.cc
+	util/ib_acme/provider_check.h util/ib_acme/provider_check.cc \
+	util/ib_acme/shm_resolver.h util/ib_acme/shm_resolver.cc
 # Users link these, in this order.
-ACME_LIBS = util/ib_acme/libacme.la common/acm/libssaacm.la $(SSA_MAD_LIBS)
+ACME_LIBS = util/ib_acme/libacme.la common/acm/libssaacm.la $(IBSSA_PATH_LIBS) $(SSA_MAD_LIBS)
 
 bin_PROGRAMS += util/ib_acme/ib_acme
 util_ib_acme_ib_acme_SOURCES = util/ib_acme/main.cc

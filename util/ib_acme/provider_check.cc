@@ -84,7 +84,9 @@ Status ProviderTest::Connect() {
   // The daemon's answer may include its own SA tries: give it as long as
   // all of ours.
   client_.set_timeout_ms(options_.test.timeout_ms * 3);
-  return client_.Connect(svc_);
+  Status st = client_.Connect(svc_);
+  if (st.ok() && options_.shm) st = shm_.Open(svc_, options_.test.timeout_ms * 3);
+  return st;
 }
 
 bool ProviderTest::TestService(const std::string& svc, const std::vector<TestTarget>& targets,
@@ -107,6 +109,7 @@ bool ProviderTest::TestService(const std::string& svc, const std::vector<TestTar
     progress.Report(r, *summary);
   }
   progress.Finish();
+  if (shm_.open()) fputs(shm_.StatsLine().c_str(), out_);
   client_.Close();
   return true;
 }
@@ -197,7 +200,7 @@ bool ProviderTest::Resolve(const TestTarget& target, ibv_path_record* path, std:
     entries.back().flags = acm::kEpFlagDest | flags;
   }
   acm::ResolveResponse resp;
-  Status st = client_.Resolve(entries, &resp);
+  Status st = shm_.open() ? shm_.Resolve(entries, &resp) : client_.Resolve(entries, &resp);
   if (!st.ok()) {
     *error = "resolve failed: " + st.ToString();
     // A late answer must not be taken for the next request's: start over.

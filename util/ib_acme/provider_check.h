@@ -28,6 +28,7 @@
 #include "util/ib_acme/check_report.h"
 #include "util/ib_acme/check_targets.h"
 #include "util/ib_acme/path_verifier.h"
+#include "util/ib_acme/shm_resolver.h"
 
 namespace ssa {
 namespace acme {
@@ -59,6 +60,7 @@ class ProviderTest {
   bool terminal_;
   std::string svc_;  // the service being tested
   AcmClient client_;
+  ShmResolver shm_;  // --shm: resolves go through libibssa_path
   std::unique_ptr<SaPathVerifier> sa_verifier_;  // --verify sa
   bool have_source_ = false;
   TestTarget source_;  // -s, read in the destinations' format

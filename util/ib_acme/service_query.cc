@@ -47,7 +47,17 @@ int ServiceQuery::Run() {
       continue;
     }
     ret = 0;
+    if (options_.shm && options_.has_dest) {
+      st = shm_.Open(svc, kRequestTimeoutMs);
+      if (!st.ok()) {
+        Print(svc + ",unable to open its path tables: " + st.ToString() + "\n");
+        ret = -1;
+        client_.Close();
+        continue;
+      }
+    }
     if (options_.has_dest) ret = ResolveAll(svc);
+    shm_.Close();
     if (options_.perf != PerfMode::kNone) QueryPerf(svc);
     if (options_.enum_ep) EnumerateEndpoints(svc);
     client_.Close();
@@ -133,7 +143,7 @@ int ServiceQuery::AddressResolve(const acm::EpAddr* src, acm::EpAddr dest, const
   dest.flags = acm::kEpFlagDest | ResolveFlags();
   entries.push_back(dest);
   acm::ResolveResponse resp;
-  Status st = client_.Resolve(entries, &resp);
+  Status st = Send(entries, &resp);
   int ret = 0;
   if (!st.ok())
     ret = FailStatus(st);
@@ -156,11 +166,16 @@ int ServiceQuery::PathResolve(ibv_path_record* path, uint32_t flags) {
   entry.flags = flags;
   entry.SetPath(*path);
   acm::ResolveResponse resp;
-  Status st = client_.Resolve({entry}, &resp);
+  Status st = Send({entry}, &resp);
   if (!st.ok()) return FailStatus(st);
   if (resp.hdr.status != acm::kStatusSuccess) return Fail(AcmStatusToErrno(resp.hdr.status));
   *path = resp.paths[0].path;
   return 0;
+}
+
+Status ServiceQuery::Send(const std::vector<acm::EpAddr>& entries, acm::ResolveResponse* resp) {
+  if (shm_.open() && ShmResolver::Takes(entries)) return shm_.Resolve(entries, resp);
+  return client_.Resolve(entries, resp);
 }
 
 int ServiceQuery::ResolveLid(const std::string& dest, const std::string* src,

@@ -22,6 +22,7 @@
 #include "common/acm/acm_client.h"
 #include "common/acm/acm_wire.h"
 #include "util/ib_acme/acme_options.h"
+#include "util/ib_acme/shm_resolver.h"
 
 namespace ssa {
 namespace acme {
@@ -52,6 +53,8 @@ class ServiceQuery {
   // A path resolve with `flags` (libibacm's ib_acm_resolve_path()).
   int PathResolve(ibv_path_record* path, uint32_t flags);
   int VerifyWithSa(ibv_path_record* path);
+  // One resolve: through the library with --shm, else the socket.
+  Status Send(const std::vector<acm::EpAddr>& entries, acm::ResolveResponse* resp);
 
   void QueryPerf(const std::string& svc);
   int QueryPerfOne(const std::string& svc, int index);
@@ -73,6 +76,7 @@ class ServiceQuery {
   const AcmeOptions& options_;
   FILE* out_;
   AcmClient client_;
+  ShmResolver shm_;  // --shm
   int last_errno_ = 0;
   bool perf_header_printed_ = false;  // once per run, like upstream's static
   bool endpoint_header_printed_ = false;

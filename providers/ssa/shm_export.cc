@@ -1,0 +1,123 @@
+// shm_export.cc: see shm_export.h.
+#include "providers/ssa/shm_export.h"
+
+#include <unistd.h>
+
+#include <cstring>
+
+#include "common/shm_prdb/shm_prdb_builder.h"
+#include "common/smdb/path_engine.h"
+
+namespace ssa {
+namespace ssa_provider {
+
+namespace {
+
+bool IsIp(uint16_t type) { return type == SSA_ADDR_IP || type == SSA_ADDR_IP6; }
+
+size_t AddrLen(uint16_t type) {
+  return type == SSA_ADDR_IP ? 4 : type == SSA_ADDR_IP6 ? 16 : sizeof(ssa_address::data);
+}
+
+// The port's records as the provider serves them (RouteFromView).
+shm_prdb::PortTables Tables(const ExportPort& in) {
+  shm_prdb::PortTables t;
+  t.gid = in.gid;
+  t.base_lid = in.lid;
+  t.lmc = in.lmc;
+  t.pkeys = in.pkeys;
+  const PrdbView* v = in.view;
+  if (!v || v->base_lid() != in.lid || v->lmc() != in.lmc) return t;
+  t.epoch = v->epoch();
+  for (const smdb::PrdbPath& p : v->prdb()->paths.records) {
+    if (!(p.flags & smdb::kPathReversible) || (p.flags & smdb::kPathInexact)) continue;
+    ibssa_shm_path r{};
+    r.slid = p.slid;
+    r.dlid = p.dlid;
+    r.pkey = p.pkey;
+    r.sl_span = static_cast<uint8_t>(smdb::PathSlSpan(p.flags));
+    ibv_path_record rec;
+    smdb::FromPrdbPath(p, &rec);
+    memcpy(r.path, &rec, sizeof(r.path));
+    t.paths.push_back(r);
+  }
+  // The record ByGid picks, even when it is not served: then the GID has
+  // no entry (the builder drops answers naming no served record), as the
+  // provider does not look further either.
+  v->ForEachDgid([&](const uint8_t* dgid) {
+    const smdb::PrdbPath* p = v->ByGid(dgid);
+    if (!p) return;
+    std::array<uint8_t, 16> g;
+    memcpy(g.data(), dgid, 16);
+    bool served = (p->flags & smdb::kPathReversible) && !(p->flags & smdb::kPathInexact);
+    if (served) t.gid_answers.emplace_back(g, uint32_t{p->slid} << 16 | p->dlid);
+  });
+  return t;
+}
+
+void AddAddresses(const smdb::AddrDb& db, const OwnAddressFn& own, shm_prdb::TableBuilder* b) {
+  uint8_t gid[16];
+  for (const smdb::AddrName& n : db.names.records) {
+    ssa_address a{};
+    memcpy(a.data, n.name.data(), std::min(sizeof(a.data), n.name.size()));
+    // The provider's own data answer first (sa_resolve.cc).
+    bool mine = own && own(SSA_ADDR_NAME, a.data, sizeof(a.data), gid);
+    b->AddName(std::string(n.name.data(), strnlen(n.name.data(), n.name.size())),
+               mine ? gid : n.gid.data());
+  }
+  static const uint8_t kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+  for (const smdb::AddrIp& ip : db.ips.records) {
+    bool v4 = memcmp(ip.ip.data(), kMapped, 12) == 0;
+    ssa_address a{};
+    memcpy(a.data, ip.ip.data() + (v4 ? 12 : 0), v4 ? 4 : 16);
+    uint16_t type = v4 ? SSA_ADDR_IP : SSA_ADDR_IP6;
+    bool mine = own && own(type, a.data, sizeof(a.data), gid);
+    b->AddIp(ip.ip.data(), 16, mine ? gid : ip.gid.data());
+  }
+}
+
+}  // namespace
+
+Status ShmExport::Publish(const std::vector<ExportPort>& ports, const smdb::AddrDb* addr,
+                          const OwnAddressFn& own) {
+  shm_prdb::TableBuilder b;
+  bool any_paths = false;
+  uint32_t flags = 0;
+  bool default_known = false;
+  for (size_t i = 0; i < ports.size() && i < IBSSA_SHM_MAX_PORTS; ++i) {
+    shm_prdb::PortTables t = Tables(ports[i]);
+    any_paths |= !t.paths.empty();
+    b.AddPort(std::move(t));
+    for (const ExportPort::Address& a : ports[i].addresses) {
+      if (IsIp(a.addr.type)) flags |= IBSSA_SHM_F_IP_SOURCES;
+      bool usable = a.addr.type == SSA_ADDR_NAME || IsIp(a.addr.type);
+      // The core's choice when a request names no source: the first
+      // address of the first port (FirstAddress), whatever its type; one a
+      // reader cannot name leaves the choice to the socket.
+      if (!default_known && usable) b.set_default_source(static_cast<uint32_t>(b.sources()));
+      default_known = true;
+      if (usable)
+        b.AddSource(a.addr.type, a.addr.data, AddrLen(a.addr.type), static_cast<uint16_t>(i),
+                    a.pkey);
+    }
+  }
+  if (!any_paths) {
+    // Nothing exact to serve: no tables, the library asks the socket.
+    publisher_.Withdraw();
+    return Status::Ok();
+  }
+  b.set_flags(flags);
+  if (addr) {
+    b.set_addr_epoch(addr->global_epoch);
+    AddAddresses(*addr, own, &b);
+  }
+  shm_prdb::Publisher who;
+  who.pid = getpid();
+  if (!start_) start_ = ibssa_shm_process_start(who.pid);
+  who.start = start_;
+  who.serial = ++serial_;
+  return publisher_.Publish(b.Build(who));
+}
+
+}  // namespace ssa_provider
+}  // namespace ssa

@@ -1,0 +1,67 @@
+// shm_export.h: what the ssa provider publishes in shared memory for
+// libibssa_path (common/shm_prdb/, man ibssa_path_tables(7)): for each
+// active port, in the core's order, its endpoints' P_Keys and addresses
+// and, when the port's PRDB is current (for its LID and LMC), the records
+// the provider itself would answer from it: reversible, never marked not
+// exact, the DGID answers PrdbView::ByGid picks; and the tree's address
+// database as the sa provider's address data override it. Records the
+// provider would not serve are left out, so the library asks the socket
+// for them.
+//
+// Runs on the core's loop. The provider calls Publish after anything it
+// exports changed (coalesced on a zero-delay timer) and the object is
+// withdrawn when the export is destroyed.
+#ifndef IBACM_SSA_PROVIDERS_SSA_SHM_EXPORT_H
+#define IBACM_SSA_PROVIDERS_SSA_SHM_EXPORT_H
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <ibacm_ssa/provider.h>
+#include "common/base/status.h"
+#include "common/shm_prdb/shm_prdb_publisher.h"
+#include "common/smdb/addr_db.h"
+#include "providers/ssa/prdb_view.h"
+
+namespace ssa {
+namespace ssa_provider {
+
+struct ExportPort {
+  std::array<uint8_t, 16> gid{};
+  uint16_t lid = 0;
+  uint8_t lmc = 0;
+  const PrdbView* view = nullptr;  // nullptr: none current (the socket answers)
+  std::vector<uint16_t> pkeys;     // the endpoints', in the order they opened
+  struct Address {
+    uint16_t pkey;
+    ssa_address addr;
+  };
+  std::vector<Address> addresses;  // endpoint by endpoint, in the order added
+};
+
+// The provider's own address data (sa::SaProvider::OwnAddress).
+using OwnAddressFn = std::function<bool(uint16_t type, const uint8_t* data, size_t len,
+                                        uint8_t gid[16])>;
+
+class ShmExport {
+ public:
+  explicit ShmExport(const std::string& socket_path) : publisher_(socket_path) {}
+  const std::string& path() const { return publisher_.path(); }
+  uint64_t published() const { return serial_; }
+
+  Status Publish(const std::vector<ExportPort>& ports, const smdb::AddrDb* addr,
+                 const OwnAddressFn& own);
+
+ private:
+  shm_prdb::TablePublisher publisher_;
+  uint64_t serial_ = 0;
+  uint64_t start_ = 0;
+};
+
+}  // namespace ssa_provider
+}  // namespace ssa
+
+#endif

@@ -1,0 +1,144 @@
+// shm_prdb_format_test.cc: the shared-memory path tables' layout
+// (common/shm_prdb/): an object the builder makes validates and answers
+// every search; any truncation, a foreign or newer object, a flipped byte
+// and tables pointing outside the object (with a correct checksum) are
+// rejected with a reason, never read past their end.
+#include <cerrno>
+#include <unistd.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "common/shm_prdb/shm_prdb_format.h"
+#include "test/unit/shm_path_fixture.h"
+
+// Last: CppUTest redefines new for leak checking.
+#include <CppUTest/TestHarness.h>
+
+using shm_test::Gid;
+using shm_test::Object;
+
+namespace {
+
+int Validate(const std::string& o, std::string* why = nullptr) {
+  // A copy of exactly the object's size: ASan sees any read past it.
+  std::vector<uint8_t> copy(o.begin(), o.end());
+  char buf[200] = "";
+  int rc = ibssa_shm_validate(copy.data(), copy.size(), buf, sizeof(buf));
+  if (why) *why = buf;
+  return rc;
+}
+
+void Reseal(std::string* o) {
+  uint32_t crc = ibssa_shm_checksum(o->data(), o->size());
+  memcpy(&(*o)[offsetof(ibssa_shm_header, checksum)], &crc, 4);
+}
+
+ibssa_shm_header* Header(std::string* o) { return reinterpret_cast<ibssa_shm_header*>(&(*o)[0]); }
+
+}  // namespace
+
+TEST_GROUP(ShmPrdbFormat){};
+
+TEST(ShmPrdbFormat, BuiltObjectValidatesAndAnswersEverySearch) {
+  std::string o = Object(7, 1234, 99);
+  std::string why;
+  LONGS_EQUAL_TEXT(0, Validate(o, &why), why.c_str());
+  const ibssa_shm_port* port = ibssa_shm_ports(o.data());
+  LONGS_EQUAL(1, port->base_lid);
+  LONGS_EQUAL(7, port->epoch);
+  LONGS_EQUAL(2, port->pkey_count);
+  for (uint16_t d = 2; d < 22; ++d) {
+    const ibssa_shm_path* p = ibssa_shm_find_lid(o.data(), port, 1, d);
+    CHECK(p != nullptr);
+    LONGS_EQUAL(d, p->dlid);
+    CHECK(p == ibssa_shm_find_gid(o.data(), port, Gid(1, d).data()));
+    MEMCMP_EQUAL(Gid(1, d).data(), ibssa_shm_find_name(o.data(), ("hCa" + std::to_string(d)).c_str()), 16);
+    uint8_t ip[4] = {10, 0, 0, static_cast<uint8_t>(d)};
+    MEMCMP_EQUAL(Gid(1, d).data(), ibssa_shm_find_ip(o.data(), ip, 4), 16);
+  }
+  CHECK(ibssa_shm_find_lid(o.data(), port, 1, 22) == nullptr);
+  CHECK(ibssa_shm_find_lid(o.data(), port, 2, 3) == nullptr);
+  CHECK(ibssa_shm_find_gid(o.data(), port, Gid(1, 99).data()) == nullptr);
+  CHECK(ibssa_shm_find_name(o.data(), "hca99") == nullptr);
+  CHECK(ibssa_shm_find_name(o.data(), "") == nullptr);
+  const ibssa_shm_src* s = ibssa_shm_find_src(o.data(), 1, reinterpret_cast<const uint8_t*>("self"), 4);
+  CHECK(s != nullptr);
+  CHECK(ibssa_shm_find_src(o.data(), 1, reinterpret_cast<const uint8_t*>("sel"), 3) == nullptr);
+}
+
+TEST(ShmPrdbFormat, EveryTruncationIsRejected) {
+  std::string o = Object(1, 1, 1, 3);
+  for (size_t len = 0; len < o.size(); ++len) {
+    std::string why;
+    CHECK_TEXT(Validate(o.substr(0, len), &why) < 0, std::to_string(len).c_str());
+    CHECK(!why.empty());
+  }
+}
+
+TEST(ShmPrdbFormat, ForeignNewerAndCorruptedObjectsAreRejected) {
+  std::string o = Object(1, 1, 1, 3), why;
+  std::string foreign(o.size(), 'x');
+  LONGS_EQUAL(-EINVAL, Validate(foreign, &why));
+  STRCMP_CONTAINS("magic", why.c_str());
+  std::string newer = o;
+  Header(&newer)->version = IBSSA_SHM_VERSION + 1;
+  Reseal(&newer);
+  LONGS_EQUAL(-EPROTO, Validate(newer, &why));
+  for (size_t at = sizeof(ibssa_shm_header); at < o.size(); at += 7) {
+    std::string flipped = o;
+    flipped[at] ^= 0x10;
+    CHECK_TEXT(Validate(flipped) < 0, std::to_string(at).c_str());
+  }
+}
+
+TEST(ShmPrdbFormat, TablesOutsideTheObjectAreRejectedEvenWhenSealed) {
+  std::string o = Object(1, 1, 1, 3), why;
+  struct Case {
+    const char* what;
+    void (*mutate)(std::string*);
+  } cases[] = {
+      {"port", [](std::string* s) { Header(s)->ports_offset = s->size() - 8; }},
+      {"ports", [](std::string* s) { Header(s)->port_count = IBSSA_SHM_MAX_PORTS + 1; }},
+      {"name", [](std::string* s) { Header(s)->names_count = 0xffffffffu; }},
+      {"IP", [](std::string* s) { Header(s)->ips_offset = ~0ull - 7; }},
+      {"source", [](std::string* s) { Header(s)->srcs_offset += 4; }},
+      {"default source", [](std::string* s) { Header(s)->default_src = 5; }},
+      {"path", [](std::string* s) {
+         reinterpret_cast<ibssa_shm_port*>(&(*s)[Header(s)->ports_offset])->paths_count = 1000;
+       }},
+      {"names path", [](std::string* s) {
+         ibssa_shm_port* p = reinterpret_cast<ibssa_shm_port*>(&(*s)[Header(s)->ports_offset]);
+         reinterpret_cast<ibssa_shm_gid*>(&(*s)[p->gids_offset])->path_index = 3;
+       }},
+      {"P_Keys", [](std::string* s) {
+         reinterpret_cast<ibssa_shm_port*>(&(*s)[Header(s)->ports_offset])->pkey_count = 33;
+       }},
+      {"not sorted", [](std::string* s) {
+         ibssa_shm_port* p = reinterpret_cast<ibssa_shm_port*>(&(*s)[Header(s)->ports_offset]);
+         reinterpret_cast<ibssa_shm_path*>(&(*s)[p->paths_offset])->dlid = 9;
+       }},
+  };
+  for (const Case& c : cases) {
+    std::string bad = o;
+    c.mutate(&bad);
+    Reseal(&bad);
+    LONGS_EQUAL_TEXT(-EINVAL, Validate(bad, &why), c.what);
+    STRCMP_CONTAINS(c.what, why.c_str());
+  }
+}
+
+TEST(ShmPrdbFormat, NamesDifferPerSocketAndAreAbsolute) {
+  char a[256], b[256], c[256];
+  LONGS_EQUAL(0, ibssa_shm_object_name("/run/ibacm-unix.sock", a, sizeof(a)));
+  LONGS_EQUAL(0, ibssa_shm_object_name("/tmp/x/ibacm-unix.sock", b, sizeof(b)));
+  STRCMP_CONTAINS(IBSSA_SHM_DIR "/" IBSSA_SHM_PREFIX, a);
+  CHECK(strcmp(a, b) != 0);
+  char cwd[4096];
+  CHECK(getcwd(cwd, sizeof(cwd)) != nullptr);
+  LONGS_EQUAL(0, ibssa_shm_object_name((std::string(cwd) + "/s.sock").c_str(), b, sizeof(b)));
+  LONGS_EQUAL(0, ibssa_shm_object_name("s.sock", c, sizeof(c)));
+  STRCMP_EQUAL(b, c);
+  LONGS_EQUAL(-ENAMETOOLONG, ibssa_shm_object_name("/run/x.sock", a, 10));
+}

@@ -13,10 +13,10 @@
 #include <cerrno>
 #include <cstddef>
 #include <cstring>
-#include <fstream>
 
 #include "common/acm/acm_wire.h"
-#include "common/base/raw_close.h"
+#include "common/base/file_io.h"
+#include "common/base/raw_fd.h"
 
 namespace ssa {
 
@@ -24,18 +24,6 @@ namespace {
 // A client that leaves this much unread is not reading: drop it rather than
 // buffer without bound.
 constexpr size_t kMaxPendingOutput = 1 << 20;
-
-Status WriteFileAtomically(const std::string& path, const std::string& text) {
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    if (!out) return Status::FromErrno("cannot write " + tmp);
-    out << text;
-    if (!out) return Status::FromErrno("cannot write " + tmp);
-  }
-  if (rename(tmp.c_str(), path.c_str()) < 0) return Status::FromErrno("cannot rename " + tmp);
-  return Status::Ok();
-}
 
 void ReplaceSymlink(const std::string& target, const std::string& link, Logger* log) {
   if (link.empty() || link == target) return;

@@ -24,6 +24,7 @@ common_base_libssabase_la_SOURCES = $(SSA_BASE_PURE_SOURCES) $(SSA_BASE_CONFIG_S
 	common/base/buffer_recycler.h common/base/buffer_recycler.cc \
 	common/base/progress_meter.h common/base/progress_meter.cc \
 	common/base/ipoib_interfaces.h common/base/ipoib_interfaces.cc \
-	common/base/reactor.h common/base/raw_close.h
+	common/base/reactor.h common/base/raw_fd.h \
+	common/base/file_io.h common/base/file_io.cc
 common_base_libssabase_la_CPPFLAGS = $(AM_CPPFLAGS) $(INIH_CFLAGS)
 common_base_libssabase_la_LIBADD = $(INIH_LIBS) -lpthread

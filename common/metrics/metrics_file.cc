@@ -1,8 +1,6 @@
 // metrics_file.cc: see metrics_file.h.
 #include "common/metrics/metrics_file.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -10,38 +8,6 @@
 
 namespace ssa {
 namespace metrics {
-
-Status WriteFileAtomically(const std::string& path, const std::string& text) {
-  // The temporary name does not end in ".prom": the collector skips it.
-  std::string tmp = path + ".tmp." + std::to_string(getpid());
-  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return Status::Error(errno, "cannot create " + tmp + ": " + strerror(errno));
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      int e = n < 0 ? errno : EIO;
-      close(fd);
-      unlink(tmp.c_str());
-      return Status::Error(e, "cannot write " + tmp + ": " + strerror(e));
-    }
-    done += static_cast<size_t>(n);
-  }
-  // fchmod: the umask must not hide the metrics from node_exporter's user.
-  fchmod(fd, 0644);
-  if (close(fd) != 0) {
-    int e = errno;
-    unlink(tmp.c_str());
-    return Status::Error(e, "cannot write " + tmp + ": " + strerror(e));
-  }
-  if (rename(tmp.c_str(), path.c_str()) != 0) {
-    int e = errno;
-    unlink(tmp.c_str());
-    return Status::Error(e, "cannot rename " + tmp + " to " + path + ": " + strerror(e));
-  }
-  return Status::Ok();
-}
 
 void AddDaemonFamilies(PromText* out, const std::string& prefix, int64_t start_time) {
   out->Family(prefix + "_up", PromText::Type::kGauge,

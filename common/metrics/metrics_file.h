@@ -22,6 +22,7 @@
 #include <functional>
 #include <string>
 
+#include "common/base/file_io.h"
 #include "common/base/log.h"
 #include "common/base/rate_limit.h"
 #include "common/base/reactor.h"
@@ -30,9 +31,6 @@
 
 namespace ssa {
 namespace metrics {
-
-// Writes `text` to `path` through a temporary file and rename(2), mode 0644.
-Status WriteFileAtomically(const std::string& path, const std::string& text);
 
 class MetricsFile;
 

@@ -2,8 +2,6 @@
 // checks, raw serialization and digest, whole-file I/O.
 #include "common/smdb/smdb_codec.h"
 
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -65,65 +63,6 @@ uint32_t DigestRaw(const DbSchema& schema, const RawDb& raw) {
   uint32_t crc = 0;
   EmitRaw(schema, raw, [&crc](const uint8_t* p, size_t n) { crc = Crc32(p, n, crc); });
   return crc;
-}
-
-Status WriteFileAtomically(const std::string& path, const std::string& bytes) {
-  std::string tmp = path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return Status::FromErrno("open " + tmp);
-  const char* p = bytes.data();
-  size_t left = bytes.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      Status s = Status::FromErrno("write " + tmp);
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return s;
-    }
-    p += n;
-    left -= static_cast<size_t>(n);
-  }
-  // fsync before rename: after a crash the name points at either the old
-  // database or the complete new one.
-  int rc = ::fsync(fd);
-  int err = errno;
-  if (::close(fd) != 0 && rc == 0) {
-    rc = -1;
-    err = errno;
-  }
-  if (rc != 0) {
-    ::unlink(tmp.c_str());
-    return Status::Error(err, "fsync/close " + tmp);
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    Status s = Status::FromErrno("rename " + tmp + " to " + path);
-    ::unlink(tmp.c_str());
-    return s;
-  }
-  return Status::Ok();
-}
-
-Status ReadWholeFile(const std::string& path, std::string* bytes) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Status::FromErrno("open " + path);
-  std::string data;
-  char buf[1 << 16];
-  for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof(buf));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      Status s = Status::FromErrno("read " + path);
-      ::close(fd);
-      return s;
-    }
-    if (n == 0) break;
-    data.append(buf, static_cast<size_t>(n));
-  }
-  ::close(fd);
-  *bytes = std::move(data);
-  return Status::Ok();
 }
 
 }  // namespace smdb

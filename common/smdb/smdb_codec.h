@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/base/file_io.h"
 #include "common/base/status.h"
 #include "common/smdb/smdb_fields.h"
 #include "common/smdb/smdb_format.h"
@@ -341,17 +342,15 @@ void SortDb(Db* db) {
   });
 }
 
-// Whole-file helpers (smdb_codec.cc).
-Status WriteFileAtomically(const std::string& path, const std::string& bytes);
-Status ReadWholeFile(const std::string& path, std::string* bytes);
-
 // Db::WriteFile and Db::ReadFile for every db type.
 template <class Db>
 Status WriteDbFile(const Db& db, const std::string& path) {
   std::string bytes;
   Status s = db.Serialize(&bytes);
   if (!s.ok()) return s.WithContext(path);
-  return WriteFileAtomically(path, bytes);
+  FileWriteOptions sync;
+  sync.sync = true;  // after a crash: the old database or the whole new one
+  return WriteFileAtomically(path, bytes, sync);
 }
 template <class Db>
 Status ReadDbFile(const std::string& path, Db* out) {

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "common/base/fault_spec.h"
-#include "common/base/raw_close.h"
+#include "common/base/raw_fd.h"
 
 namespace ssa {
 namespace tree {

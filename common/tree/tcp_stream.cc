@@ -9,7 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "common/base/raw_close.h"
+#include "common/base/raw_fd.h"
 #include "common/tree/stream.h"
 
 namespace ssa {

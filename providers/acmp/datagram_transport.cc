@@ -12,7 +12,7 @@
 #include <random>
 #include <vector>
 
-#include "common/base/raw_close.h"
+#include "common/base/raw_fd.h"
 
 namespace ssa {
 namespace dgram {

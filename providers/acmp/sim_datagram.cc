@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "common/base/big_endian.h"
-#include "common/base/raw_close.h"
+#include "common/base/raw_fd.h"
 
 namespace ssa {
 namespace dgram {

@@ -6,7 +6,7 @@
 
 #include <cerrno>
 
-#include "common/base/raw_close.h"
+#include "common/base/raw_fd.h"
 
 namespace ssa {
 namespace upstream {

@@ -15,7 +15,7 @@
 #include <memory>
 
 #include "common/base/option_set.h"
-#include "common/base/raw_close.h"
+#include "common/base/raw_fd.h"
 #include "providers/shared/core_log.h"
 #include "providers/shared/provider_options.h"
 #include "providers/upstream/core_exports.h"

@@ -1,0 +1,82 @@
+// file_io.cc: see file_io.h.
+#include "common/base/file_io.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "common/base/raw_fd.h"
+
+namespace ssa {
+
+namespace {
+
+Status Failed(int err, const std::string& what) {
+  return Status::Error(err, what + ": " + strerror(err));
+}
+
+int CreateExclusively(const std::string& tmp, mode_t mode) {
+  const int flags = O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC;
+  int fd = open(tmp.c_str(), flags, mode);
+  if (fd < 0 && errno == EEXIST && unlink(tmp.c_str()) == 0) fd = open(tmp.c_str(), flags, mode);
+  return fd;
+}
+
+}  // namespace
+
+Status WriteFileAtomically(const std::string& path, const std::string& bytes,
+                           const FileWriteOptions& options) {
+  std::string tmp = path + ".tmp." + std::to_string(static_cast<long>(syscall(SYS_gettid)));
+  int fd = CreateExclusively(tmp, options.mode);
+  if (fd < 0) return Failed(errno, "cannot create " + tmp);
+  int err = 0;
+  size_t done = 0;
+  while (done < bytes.size() && err == 0) {
+    ssize_t n = RawWrite(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0)
+      err = n < 0 ? errno : EIO;
+    else
+      done += static_cast<size_t>(n);
+  }
+  if (err == 0 && fchmod(fd, options.mode) != 0) err = errno;
+  if (err == 0 && options.sync && fsync(fd) != 0) err = errno;
+  if (RawClose(fd) != 0 && err == 0) err = errno;
+  if (err != 0) {
+    unlink(tmp.c_str());
+    return Failed(err, "cannot write " + tmp);
+  }
+  if (rename(tmp.c_str(), path.c_str()) != 0) {
+    err = errno;
+    unlink(tmp.c_str());
+    return Failed(err, "cannot rename " + tmp + " to " + path);
+  }
+  return Status::Ok();
+}
+
+Status ReadWholeFile(const std::string& path, std::string* bytes) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Failed(errno, "cannot open " + path);
+  std::string data;
+  char buf[1 << 16];
+  for (;;) {
+    ssize_t n = RawRead(fd, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int err = errno;
+      RawClose(fd);
+      return Failed(err, "cannot read " + path);
+    }
+    if (n == 0) break;
+    data.append(buf, static_cast<size_t>(n));
+  }
+  RawClose(fd);
+  *bytes = std::move(data);
+  return Status::Ok();
+}
+
+}  // namespace ssa

@@ -4,9 +4,11 @@
 # interfaces (network interfaces, as getifaddrs lists them). No InfiniBand
 # device access in it.
 #
-# SSA_BASE_PURE_SOURCES: the part with no system dependency (Status, byte
-# order); the fuzzers (test/fuzz/local.mk) compile it with clang.
-SSA_BASE_PURE_SOURCES = common/base/status.h common/base/status.cc common/base/big_endian.h
+# SSA_BASE_PURE_SOURCES: the part with no dependency beyond libc (Status,
+# byte order, whole-file reads and writes); the fuzzers (test/fuzz/local.mk)
+# compile it with clang.
+SSA_BASE_PURE_SOURCES = common/base/status.h common/base/status.cc common/base/big_endian.h \
+	common/base/file_io.h common/base/file_io.cc common/base/raw_fd.h
 # SSA_BASE_CONFIG_SOURCES: the readers of option files and what they log
 # through (the config fuzzer compiles them too).
 SSA_BASE_CONFIG_SOURCES = common/base/config_file.h common/base/config_file.cc \
@@ -24,7 +26,6 @@ common_base_libssabase_la_SOURCES = $(SSA_BASE_PURE_SOURCES) $(SSA_BASE_CONFIG_S
 	common/base/buffer_recycler.h common/base/buffer_recycler.cc \
 	common/base/progress_meter.h common/base/progress_meter.cc \
 	common/base/ipoib_interfaces.h common/base/ipoib_interfaces.cc \
-	common/base/reactor.h common/base/raw_fd.h \
-	common/base/file_io.h common/base/file_io.cc
+	common/base/reactor.h
 common_base_libssabase_la_CPPFLAGS = $(AM_CPPFLAGS) $(INIH_CFLAGS)
 common_base_libssabase_la_LIBADD = $(INIH_LIBS) -lpthread

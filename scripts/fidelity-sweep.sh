@@ -8,7 +8,8 @@
 # the ibssa_osm plugin; `ssa-smdb compare` then asks the SA for every LID
 # pair and compares each answer with the replica's record. One line per
 # configuration; exits 1 when any configuration has a mismatch or fails.
-#   --quick       LMC 0 only, no QoS, no partitions
+#   --quick       LMC 0 only, no QoS, no partitions (else LMC 0, 1 and 2,
+#                 QoS at LMC 0 and 1, partitions at LMC 0)
 #   --keep-going  run every configuration even after a failure (default)
 #   FILTER        only configurations whose label contains it
 # Needs the build tree (scripts/build.sh); doc/fidelity.md has the record.
@@ -45,10 +46,29 @@ make_net() { # NAME -> $work/NAME.net, $work/NAME.flags
 	torus4x4) "$simfab" gen-torus 4 4 --per-switch 1 >"$out" 2>"$flags" ;;
 	mesh3x4) "$simfab" gen-torus 3 4 --mesh >"$out" 2>"$flags" ;;
 	ring5) "$simfab" gen-torus 5 1 >"$out" 2>"$flags" ;;
-	2sw2path4hca) cp "$examples/net.2sw2path4hca" "$out" && : >"$flags" ;;
-	2sw2path4hca2port) cp "$examples/net.2sw2path4hca2port" "$out" && : >"$flags" ;;
+	# ibsim's own examples, as shipped: two HCAs on one switch (net.1), an
+	# HCA cabled on its second port and a switch reached over two parallel
+	# links (net), two paths between two switches (net.2sw2path*).
+	net | net.1 | net.2sw2path | 2sw2path4hca | 2sw2path4hca2port)
+		local file=$1
+		[[ "$file" == net* ]] || file=net.$file
+		cp "$examples/$file" "$out" && : >"$flags" ;;
 	*) return 1 ;;
 	esac
+	# torus-2QoS's configuration for the grids: the torus's size, and its
+	# +x and +y directions seeded with switch GUIDs (ibsim numbers switches
+	# 0x200000 + n in net-file order; gen-torus is row-major, x fastest).
+	case "$1" in
+	torus3x3) t2q 3 3 torus ;;
+	torus4x4) t2q 4 4 torus ;;
+	mesh3x4) t2q 3 4 mesh ;;
+	ring5) t2q 5 1 torus ;;
+	esac
+	return 0
+}
+t2q() { # X Y torus|mesh -> $work/NET.t2q (NET from make_net's $out)
+	printf '%s %s %s 1\nxp_link 0x200000 0x200001\nyp_link 0x200000 0x%x\n' \
+		"$3" "$1" "$2" $((0x200000 + $1)) >"${out%.net}.t2q"
 }
 
 # A QoS policy of most kinds of group and rule (doc/fidelity.md; the suite
@@ -77,6 +97,7 @@ qos-levels
     name: bulk
     sl: 5
     packet-life: 16
+    path-bits: 1
   end-qos-level
   qos-level
     name: default
@@ -116,11 +137,11 @@ EOF
 # loops or a grid; updn and ftree a tree).
 configs=()
 add() { configs+=("$*"); }
-for net in fattree12 fattree24 2sw2path4hca 2sw2path4hca2port; do
+for net in fattree12 fattree24 net net.1 net.2sw2path 2sw2path4hca 2sw2path4hca2port; do
 	for eng in minhop updn dnup ftree sssp dfsssp lash nue; do add "$net $eng"; done
 done
 for net in torus3x3 torus4x4 mesh3x4 ring5; do
-	for eng in minhop dor lash dfsssp sssp nue updn; do add "$net $eng"; done
+	for eng in minhop dor lash dfsssp sssp nue updn torus-2QoS; do add "$net $eng"; done
 done
 
 # One configuration: NET ENGINE LMC VARIANT (empty, qos or partitions).
@@ -143,6 +164,9 @@ run_one() {
 	local f
 	for f in $(cat "$work/$net.flags"); do args+=(--ibsim-arg "$f"); done
 	[ "$eng" = nue ] && args+=(--opensm-arg --nue_max_num_vls --opensm-arg 4)
+	# torus-2QoS needs QoS on (its SLs select the VLs).
+	[ "$eng" = torus-2QoS ] && args+=(--opensm-arg -Q --opensm-arg --torus_config
+		--opensm-arg "$work/$net.t2q")
 	[ "$variant" = qos ] && args+=(--opensm-arg -Q --opensm-arg -Y --opensm-arg "$work/qos-policy.conf")
 	[ "$variant" = partitions ] && args+=(--opensm-arg -P --opensm-arg "$work/partitions.conf")
 	local queries=("" "--pkey-from-path")
@@ -194,17 +218,16 @@ count() { # the status of run_one
 }
 for c in "${configs[@]}"; do
 	set -- $c
-	lmcs=(0 1)
-	[ "$quick" = 1 ] && lmcs=(0)
-	for lmc in "${lmcs[@]}"; do
-		run_one "$1" "$2" "$lmc" ""
+	if [ "$quick" = 1 ]; then
+		run_one "$1" "$2" 0 ""
 		count $?
-		if [ "$quick" = 0 ] && [ "$lmc" = 0 ]; then
-			run_one "$1" "$2" 0 qos
-			count $?
-			run_one "$1" "$2" 0 partitions
-			count $?
-		fi
+		continue
+	fi
+	# LMC 0, 1 and 2; QoS at LMC 0 and 1 (a level's SL for each LID of a
+	# multi-LID port); partitions at LMC 0.
+	for variant in "0 " "0 qos" "0 partitions" "1 " "1 qos" "2 "; do
+		run_one "$1" "$2" "${variant% *}" "${variant#* }"
+		count $?
 	done
 done
 echo "fidelity-sweep: $((total - failed)) configurations equal the SA, $failed failed"

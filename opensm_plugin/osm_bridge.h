@@ -257,6 +257,11 @@ void ssa_osm_log(void *osm, int level, const char *msg);
  * writes, so it may lag one transition behind. */
 int ssa_osm_is_master(void *osm);
 
+/* How much of the routing engine's path SLs the plugin asks for and keeps
+ * per routing (osm_route_sl.c; the plugin options route_sl_max_calls and
+ * route_sl_max_rows). Called once by create(), before any event. */
+void ssa_osm_set_route_sl_limits(void *osm, uint64_t max_calls, uint64_t max_rows);
+
 /* ---- Implemented in C++ (plugin_entry.cc) ---- */
 
 enum ssa_osm_event {

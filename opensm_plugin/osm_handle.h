@@ -54,6 +54,9 @@ struct ssa_osm_handle {
 	pthread_mutex_t routing_mu;
 	struct ssa_osm_routing routing;
 	struct ssa_route_sls route_sls;
+	/* ssa_osm_set_route_sl_limits; set before the first event, then only
+	 * read by the state manager thread. */
+	uint64_t route_sl_max_calls, route_sl_max_rows;
 };
 
 /* What DFSSSP's path_sl answer v says (osm_dfsssp_layers.c): the SA draws

@@ -20,7 +20,18 @@
  * Not computed (route_sls.state says why, and the records stay marked not
  * exact): an engine without path_sl; DFSSSP whose state is not laid out as
  * the plugin knows it; a subnet where the calls (LIDs^2, times the hints
- * for engines other than DFSSSP) exceed SSA_ROUTE_SL_MAX_CALLS.
+ * for engines other than DFSSSP) exceed route_sl_max_calls, or where more
+ * answers than route_sl_max_rows differ from the hint (the pass stops
+ * there).
+ *
+ * Why these bounds: each call is a table lookup (about 0.1 us here), so
+ * the pass costs the state manager about as much as the engines' own
+ * all-pairs work, and it delays only what follows the routing in the sweep
+ * (multicast, SUBNET UP), never the SA. The SMDB carries the answers that
+ * differ from the hint, and every node of the tree receives them, so the
+ * rows, not the calls, bound its size: on a fat tree the engines give every
+ * pair one SL and nothing differs, so 10,000 HCAs cost 10^8 calls and no
+ * row; a torus whose pairs use several layers reaches the row bound.
  *
  * Threads: compute on the state manager thread only; the result is
  * published under routing_mu (osm_handle.h) for the extraction to copy. */
@@ -43,9 +54,6 @@
 #include "opensm_plugin/osm_bridge.h"
 #include "opensm_plugin/osm_handle.h"
 
-/* path_sl calls one routing may cost: 4 M is about 2,000 LIDs with one
- * hint; beyond it the records stay marked not exact (and go to the SA). */
-#define SSA_ROUTE_SL_MAX_CALLS (4u * 1000 * 1000)
 
 static double now_ms(void)
 {
@@ -86,8 +94,10 @@ static uint16_t hint_mask(const osm_subn_t *subn)
 }
 
 static int push(struct ssa_route_sls *r, uint16_t slid, uint16_t dlid, uint8_t hint, uint8_t sl,
-		uint8_t span)
+		uint8_t span, uint64_t max_rows)
 {
+	if (r->len >= max_rows)
+		return -3;
 	if (r->len == r->cap) {
 		size_t cap = r->cap ? 2 * r->cap : 1024;
 		struct ssa_raw_route_sl *n = realloc(r->recs, cap * sizeof(*n));
@@ -115,11 +125,14 @@ struct asker {
 	const osm_routing_engine_t *re;
 	int dfsssp;
 	struct ssa_dfsssp_layers layers;
+	uint64_t max_rows;
 };
 
 #define SSA_DFSSSP_PROBE_HINT 15
 
-/* One source LID's row: every destination, every hint of `out`. */
+/* One source LID's row: every destination, every hint of `out`. 0, or -1
+ * (an answer no DFSSSP layer gives), -2 (out of memory), -3 (more rows than
+ * a->max_rows). */
 static int ask_row(const struct asker *a, struct ssa_route_sls *out, const uint16_t *lids,
 		   size_t n, size_t i)
 {
@@ -151,16 +164,21 @@ static int ask_row(const struct asker *a, struct ssa_route_sls *out, const uint1
 				base = (uint8_t)k;
 				span = 1;
 			}
-			if ((base != k || span != out->hint_spans[k]) &&
-			    push(out, lids[i], lids[j], (uint8_t)k, base, span) < 0)
-				return -2;
+			if (base != k || span != out->hint_spans[k]) {
+				int rc = push(out, lids[i], lids[j], (uint8_t)k, base, span,
+					      a->max_rows);
+				if (rc < 0)
+					return rc == -3 ? -3 : -2;
+			}
 		}
 	}
 	return 0;
 }
 
-/* Fills `out` (state, hints, records) for the engine OpenSM just used. */
-static void compute(struct ssa_osm_handle *h, struct ssa_route_sls *out, unsigned *lid_count)
+/* Fills `out` (state, hints, records) for the engine OpenSM just used;
+ * with SSA_ROUTE_SL_TOO_LARGE, *too_many_rows tells which bound was met. */
+static void compute(struct ssa_osm_handle *h, struct ssa_route_sls *out, unsigned *lid_count,
+		    int *too_many_rows)
 {
 	osm_opensm_t *osm = h->osm;
 	osm_subn_t *subn = &osm->subn;
@@ -172,6 +190,7 @@ static void compute(struct ssa_osm_handle *h, struct ssa_route_sls *out, unsigne
 
 	memset(&a, 0, sizeof(a));
 	a.re = osm->routing_engine_used;
+	a.max_rows = h->route_sl_max_rows;
 	out->state = SSA_ROUTE_SL_NONE;
 	if (!a.re || !a.re->path_sl)
 		return;
@@ -199,7 +218,7 @@ static void compute(struct ssa_osm_handle *h, struct ssa_route_sls *out, unsigne
 		return;
 	}
 	calls = (uint64_t)n * n * (a.dfsssp ? 1 : hints);
-	if (calls > SSA_ROUTE_SL_MAX_CALLS) {
+	if (calls > h->route_sl_max_calls) {
 		out->state = SSA_ROUTE_SL_TOO_LARGE;
 		free(lids);
 		return;
@@ -211,7 +230,10 @@ static void compute(struct ssa_osm_handle *h, struct ssa_route_sls *out, unsigne
 		rc = ask_row(&a, out, lids, n, i);
 		cl_plock_release(&osm->lock);
 		if (rc < 0) {
-			out->state = rc == -1 ? SSA_ROUTE_SL_RANDOM : SSA_ROUTE_SL_FAILED;
+			out->state = rc == -1   ? SSA_ROUTE_SL_RANDOM
+				     : rc == -3 ? SSA_ROUTE_SL_TOO_LARGE
+						: SSA_ROUTE_SL_FAILED;
+			*too_many_rows = rc == -3;
 			free(lids);
 			return;
 		}
@@ -225,10 +247,11 @@ void ssa_osm_route_sls_compute(struct ssa_osm_handle *h)
 	struct ssa_route_sls next, old;
 	const char *why = "";
 	unsigned lids = 0;
+	int too_many_rows = 0;
 	double t0 = now_ms(), ms;
 
 	memset(&next, 0, sizeof(next));
-	compute(h, &next, &lids);
+	compute(h, &next, &lids, &too_many_rows);
 	ms = now_ms() - t0;
 	pthread_mutex_lock(&h->routing_mu);
 	old = h->route_sls;
@@ -251,16 +274,27 @@ void ssa_osm_route_sls_compute(struct ssa_osm_handle *h)
 		      "knows it";
 		break;
 	case SSA_ROUTE_SL_TOO_LARGE:
-		why = "more LID pairs x hints than the plugin asks an engine per routing";
+		why = too_many_rows ? "more pairs whose SL differs from the hint than "
+				      "route_sl_max_rows lets the SMDB carry"
+				    : "more LID pairs x hints than route_sl_max_calls lets the "
+				      "plugin ask an engine per routing";
 		break;
 	default:
 		why = "out of memory";
 		break;
 	}
 	osm_log(&h->osm->log, OSM_LOG_INFO,
-		"ibssa_osm: the routing engine's path SLs are not in the SMDB (%s, %u LIDs); "
-		"consumers ask the SA for those paths\n",
-		why, lids);
+		"ibssa_osm: the routing engine's path SLs are not in the SMDB (%s; %u LIDs, "
+		"%.1f ms); consumers ask the SA for those paths\n",
+		why, lids, ms);
+}
+
+void ssa_osm_set_route_sl_limits(void *osm, uint64_t max_calls, uint64_t max_rows)
+{
+	struct ssa_osm_handle *h = osm;
+
+	h->route_sl_max_calls = max_calls;
+	h->route_sl_max_rows = max_rows;
 }
 
 void ssa_osm_route_sls_free(struct ssa_osm_handle *h)

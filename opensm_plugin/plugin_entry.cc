@@ -41,6 +41,9 @@ extern "C" void* ssa_plugin_create(void* osm, const char* options, const char* o
       RefuseToLoad(osm, "bad event_plugin_options: " + st.message());
       return nullptr;
     }
+    // Before any event can come: OpenSM has not started sweeping yet.
+    ssa_osm_set_route_sl_limits(osm, static_cast<uint64_t>(o.route_sl_max_calls),
+                                static_cast<uint64_t>(o.route_sl_max_rows));
     auto log = std::make_unique<PluginLog>(
         [osm](int level, const std::string& line) { ssa_osm_log(osm, level, line.c_str()); });
     std::unique_ptr<ExtractWorker> worker;

@@ -55,7 +55,11 @@ class FidelityFixture : public ssa::test::TreeFixture {
   std::string smdb_file;
   size_t log_from = 0;  // where the running ibacm's part of its log starts
 
+  // Appended to the plugin's options by StartTree.
+  std::string plugin_options;
+
   void StartTree(TreeHarness::Options o) {
+    o.extra_plugin_options += " " + plugin_options;
     CHECK_OK(tree->Start(o));
     CHECK_OK(tree->StartIbssa("Hca2", "distribution"));
     CHECK_OK(tree->StartIbssa("Hca3", "access"));

@@ -195,6 +195,29 @@ TEST(RoutingEngineSim, LashWithLmc1TheEnginesSlsComeFromTheReplicaEqualToTheSa) 
   EngineSlsComeFromTheReplica("lash");
 }
 
+// The plugin bounds what it asks an engine per routing and what it keeps
+// (route_sl_max_calls, route_sl_max_rows: the state manager's time and the
+// SMDB's size on large subnets). Past either bound the engine's SLs are not
+// in the SMDB: every record of LASH's torus is marked, goes to the SA with
+// fallback = sa (equal to it) and fails with fallback = none, and the
+// plugin says which bound in OpenSM's log.
+TEST(RoutingEngineSim, LashPastTheRowBoundItsRecordsAreMarkedAndGoToTheSa) {
+  plugin_options = "route_sl_max_rows=10";
+  StartTorus("lash", 5, 5, 1);
+  CHECK(!(tree->smdb().subnet.records[0].flags & ssa::smdb::kSubnetRouteSls));
+  MarkedRecordsGoToTheSaOrFail("routing-sl", "the routing engine chooses its SL)", 1, true);
+  STRCMP_CONTAINS("than route_sl_max_rows lets the SMDB carry",
+                  ssa::test::ReadFileText(tree->fabric()->osm_log_path()).c_str());
+}
+TEST(RoutingEngineSim, LashPastTheCallBoundItsRecordsAreMarkedAndGoToTheSa) {
+  plugin_options = "route_sl_max_calls=600";  // 25 HCAs + 25 switches: 2,500 pairs
+  StartTorus("lash", 5, 5, 1);
+  CHECK(!(tree->smdb().subnet.records[0].flags & ssa::smdb::kSubnetRouteSls));
+  PathsAreMarked("routing-sl");
+  STRCMP_CONTAINS("than route_sl_max_calls lets the plugin ask",
+                  ssa::test::ReadFileText(tree->fabric()->osm_log_path()).c_str());
+}
+
 // Nue gives every destination LID its virtual layer; by default it uses
 // one (every SL 0), so here it may use four, which needs QoS on.
 TEST(RoutingEngineSim, NueOnATorusTheEnginesSlsComeFromTheReplicaEqualToTheSa) {

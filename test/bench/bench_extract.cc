@@ -14,9 +14,10 @@
 // that chooses path SLs, the plugin's line about asking the engine for them
 // (time on OpenSM's state manager thread, records carried, or why not) is
 // printed too. With --qos-policy FILE, QoS is on with that policy file.
+// --timeout-min M bounds each wait for OpenSM (default 10 minutes).
 // Not a test: it prints figures and exits 0 unless something broke.
 //
-//   bench_extract [--routing ENGINE] [--qos-policy FILE] [HCAS...]
+//   bench_extract [--routing ENGINE] [--qos-policy FILE] [--timeout-min M] [HCAS...]
 //                                  default: 2000 10000, minhop, no QoS
 #include <cstdio>
 #include <cstdlib>
@@ -104,6 +105,9 @@ void PrintRow(int hcas, const char* sweep, double osm_ms, const EpochLine& e) {
 struct RunOptions {
   std::string routing;     // -R, empty: OpenSM's default
   std::string qos_policy;  // -Q -Y, empty: QoS off
+  // Bounds each wait for OpenSM (DFSSSP's deadlock removal alone takes
+  // over 10 minutes at 10,000 HCAs on a 2-core machine).
+  std::chrono::minutes timeout{10};
 };
 
 Status RunSize(int hcas, const RunOptions& ro) {
@@ -117,7 +121,7 @@ Status RunSize(int hcas, const RunOptions& ro) {
   SimFabric::Options o;
   o.net_text = net.text;
   o.ibsim_args = net.ibsim_args;
-  o.up_timeout = 600s;
+  o.up_timeout = ro.timeout;
   if (!ro.routing.empty()) o.opensm_args.insert(o.opensm_args.end(), {"-R", ro.routing});
   if (!ro.qos_policy.empty())
     o.opensm_args.insert(o.opensm_args.end(), {"-Q", "-Y", ro.qos_policy});
@@ -128,14 +132,14 @@ Status RunSize(int hcas, const RunOptions& ro) {
   st = SimFabric::Start(o, &fabric);
   if (!st.ok()) return st;
 
-  st = ssa::test::WaitForLogLine(plugin.log_file(), "epoch 1: tables changed:", 300s);
+  st = ssa::test::WaitForLogLine(plugin.log_file(), "epoch 1: tables changed:", ro.timeout);
   if (!st.ok()) return st;
   int ups = fabric->SubnetUpCount();
   st = fabric->LinkDown("Hca2");
   if (!st.ok()) return st;
-  st = fabric->WaitSubnetUp(ups + 1, 600s);
+  st = fabric->WaitSubnetUp(ups + 1, ro.timeout);
   if (!st.ok()) return st;
-  st = ssa::test::WaitForLogLine(plugin.log_file(), "epoch 2: tables changed:", 300s);
+  st = ssa::test::WaitForLogLine(plugin.log_file(), "epoch 2: tables changed:", ro.timeout);
   if (!st.ok()) return st;
 
   std::string plugin_log = ssa::test::ReadFileText(plugin.log_file());
@@ -169,9 +173,15 @@ int main(int argc, char** argv) {
       (a == "--routing" ? ro.routing : ro.qos_policy) = argv[++i];
       continue;
     }
+    if (a == "--timeout-min" && i + 1 < argc && atoi(argv[i + 1]) > 0) {
+      ro.timeout = std::chrono::minutes(atoi(argv[++i]));
+      continue;
+    }
     int n = atoi(argv[i]);
     if (n <= 0) {
-      fprintf(stderr, "usage: bench_extract [--routing ENGINE] [--qos-policy FILE] [HCAS...]\n");
+      fprintf(stderr,
+              "usage: bench_extract [--routing ENGINE] [--qos-policy FILE] [--timeout-min M] "
+              "[HCAS...]\n");
       return 2;
     }
     sizes.push_back(n);

@@ -9,6 +9,7 @@ check_LTLIBRARIES += test/soak/libsoak.la
 test_soak_libsoak_la_SOURCES = \
 	test/soak/soak_schedule.h test/soak/soak_schedule.cc \
 	test/soak/soak_oracle.h test/soak/soak_oracle.cc \
+	test/soak/soak_clients.h test/soak/soak_clients.cc \
 	test/soak/soak_run.h test/soak/soak_run.cc
 test_soak_libsoak_la_CPPFLAGS = $(AM_CPPFLAGS) -DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
 # What the soak's programs link, users first.

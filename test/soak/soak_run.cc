@@ -24,6 +24,7 @@
 #include "test/sim/osm_plugin_util.h"
 #include "test/sim/sim_util.h"
 #include "test/sim/tree_harness.h"
+#include "test/soak/soak_clients.h"
 #include "test/soak/soak_schedule.h"
 
 namespace ssa {
@@ -107,54 +108,6 @@ struct LogTail {
 const char* const kSanitizerMarkers[] = {"ERROR: AddressSanitizer", "ERROR: LeakSanitizer",
                                          "runtime error:", "WARNING: ThreadSanitizer",
                                          "SUMMARY: UndefinedBehaviorSanitizer"};
-
-// One client of one daemon: resolves every LID in turn, for ever, and
-// hands each answer (or its absence) to the oracle.
-void ClientLoop(int daemon, std::string socket, uint16_t slid, std::vector<uint16_t> dlids,
-                int think_us, const std::atomic<bool>* stop, Oracle* oracle,
-                std::atomic<uint64_t>* sent) {
-  AcmClient client;
-  client.set_timeout_ms(15000);  // longer than any stop in the menu
-  size_t next = 0;
-  while (!stop->load()) {
-    if (!client.connected() && !client.Connect(socket).ok()) {
-      std::this_thread::sleep_for(50ms);
-      continue;
-    }
-    ibv_path_record query;
-    memset(&query, 0, sizeof(query));
-    query.slid = htobe16(slid);
-    query.dlid = htobe16(dlids[next]);
-    query.reversible_numpath = IBV_PATH_RECORD_REVERSIBLE | 1;
-    acm::EpAddr entry;
-    entry.SetPath(query);
-    DaemonAnswer a;
-    a.daemon = daemon;
-    a.slid = slid;
-    a.dlid = dlids[next];
-    next = (next + 1) % dlids.size();
-    acm::ResolveResponse resp;
-    a.sent = Clock::now();
-    Status st = client.Resolve({entry}, &resp);
-    a.received = Clock::now();
-    if (!st.ok()) {
-      a.kind = DaemonAnswer::kNoAnswer;
-      client.Close();
-    } else if (resp.hdr.status == acm::kStatusSuccess && !resp.paths.empty()) {
-      a.kind = DaemonAnswer::kPath;
-      a.record = resp.paths[0].path;
-    } else if (resp.hdr.status == acm::kStatusENoData || resp.hdr.status == acm::kStatusEDestAddr) {
-      a.kind = DaemonAnswer::kNoPath;
-      a.status = resp.hdr.status;
-    } else {
-      a.kind = DaemonAnswer::kError;
-      a.status = resp.hdr.status;
-    }
-    oracle->Submit(a);
-    sent->fetch_add(1, std::memory_order_relaxed);
-    if (think_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(think_us));
-  }
-}
 
 struct Interval {
   Time from, to;
@@ -325,7 +278,7 @@ class Runner {
   // Clients.
   std::atomic<bool> stop_clients_{false};
   std::vector<std::thread> clients_;
-  std::atomic<uint64_t> sent_{0};
+  ClientTotals totals_;
   std::map<std::string, Burst> bursts_;
 
   Time last_rss_, last_progress_;
@@ -454,8 +407,9 @@ Status Runner::BringUp() {
   oracle_.set_names(names);
   for (auto& m : members_) {
     if (m->daemon < 0) continue;
-    clients_.emplace_back(ClientLoop, m->daemon, m->ibacm->socket_path(), m->lid, lids_,
-                          o_.think_us, &stop_clients_, &oracle_, &sent_);
+    ClientSpec spec{m->daemon, m->ibacm->socket_path(), m->lid, lids_, o_.think_us};
+    clients_.emplace_back(SocketClientLoop, spec, &stop_clients_, &oracle_, &totals_);
+    clients_.emplace_back(TableClientLoop, spec, &stop_clients_, &oracle_, &totals_);
   }
   return Status::Ok();
 }
@@ -465,6 +419,7 @@ void Runner::StopClients() {
   for (std::thread& t : clients_)
     if (t.joinable()) t.join();
   clients_.clear();
+  r_->table_answers = totals_.table_answers.load();
   for (auto& b : bursts_) {
     test::AcmLoadResult r;
     if (b.second.load) b.second.load->Finish(true, &r);
@@ -804,7 +759,7 @@ void Runner::Progress() {
              "), wrong %" PRIu64 ", stale %" PRIu64 " (max %.1f s), errors %" PRIu64
              " (+%" PRIu64 " starting), unanswered %" PRIu64 " (+%" PRIu64
              " excused), SA states %zu, core %s epoch %" PRIu64 "%s",
-             Since(t0_), r_->events, c.checked, sent_.load(), c.wrong, c.stale, c.max_stale_s,
+             Since(t0_), r_->events, c.checked, totals_.sent.load(), c.wrong, c.stale, c.max_stale_s,
              c.errors_known, c.errors_startup, c.unanswered, c.unanswered_excused, c.snapshots,
              MasterName().c_str(), CoreEpoch(), Master() ? "" : " (no master)"));
 }
@@ -1358,6 +1313,7 @@ std::string SoakResult::Summary() const {
   line("errors_before_first_prdb", std::to_string(oracle.errors_startup));
   line("unanswered", std::to_string(oracle.unanswered));
   line("unanswered_daemon_disrupted", std::to_string(oracle.unanswered_excused));
+  line("table_answers", std::to_string(table_answers));
   line("burst_requests", std::to_string(burst_requests));
   line("bursts_failed", std::to_string(burst_failures) + " of " + std::to_string(bursts_judged));
   line("epoch_regressions", std::to_string(epoch_regressions));

@@ -71,6 +71,9 @@ struct SoakResult {
   OracleCounts oracle;
   std::vector<std::string> oracle_problems;
   std::string stalest;  // the latest once-correct answer, with the SA's states
+  // Of the answers judged, those libibssa_path gave from the shared-memory
+  // tables (the rest of its answers came through the socket).
+  uint64_t table_answers = 0;
   int bursts_judged = 0;
   uint64_t burst_requests = 0;
   int burst_failures = 0;

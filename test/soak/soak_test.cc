@@ -281,5 +281,7 @@ TEST(Soak, AShortChaosSoakHoldsEveryInvariant) {
   if (!r.passed) printf("\nevents as executed:\n%s", r.event_log.c_str());
   CHECK_TEXT(r.passed, summary.c_str());
   CHECK_TEXT(r.oracle.checked > 1000, summary.c_str());
+  // The shared-memory tables answered, and were judged, through the faults.
+  CHECK_TEXT(r.table_answers > 100, summary.c_str());
   CHECK_TEXT(r.events >= ssa::soak::kEventKinds, summary.c_str());
 }

@@ -10,7 +10,9 @@
 // request becomes a path query to the PathResolver, each IP_RESOLVE (an
 // IPv4 or IPv6 address behind an IB router, for the RDMA CM) an address
 // query, answered with the address's GID; every request gets
-// exactly one answer: the provider's path record, or RDMA_NL_LS_F_ERR when
+// exactly one answer: the provider's path record (for a routed or one-way
+// path, and a kernel that takes them, with its outbound and inbound
+// records: kernel_ls/ls_answer.h), or RDMA_NL_LS_F_ERR when
 // the request is malformed, the provider fails, or it has not answered by
 // the deadline (a little before the kernel's own timeout), on which the
 // kernel asks the SA itself at once. A provider answer after the deadline
@@ -51,6 +53,7 @@ class KernelPathService {
     uint64_t requests = 0;         // RESOLVE and IP_RESOLVE requests taken to a provider
     uint64_t ip_requests = 0;      // of those: IP_RESOLVE
     uint64_t answered_path = 0;    // answered with a path record
+    uint64_t answered_directional = 0;  // of those: with outbound (and inbound) records too
     uint64_t answered_error = 0;   // answered RDMA_NL_LS_F_ERR, whatever the reason
     uint64_t provider_errors = 0;  // of those: the provider's (or no endpoint's) error
     uint64_t timeouts = 0;         // of those: no provider answer by the deadline

@@ -23,9 +23,6 @@ static_assert(sizeof(ibv_path_record) == sizeof(ib_path_rec_data::path_rec), "pa
 namespace {
 
 constexpr uint16_t kTypeMask = static_cast<uint16_t>(RDMA_NLA_TYPE_MASK);
-// The answer's flags: every mask the kernel matches paths with (primary
-// plus outbound, primary alone, primary + GMP + bidirectional) accepts it.
-constexpr uint32_t kAnswerPathFlags = IB_PATH_PRIMARY | IB_PATH_GMP | IB_PATH_BIDIRECTIONAL;
 
 Status Fail(LsDecodeError e, LsDecodeError* why, const std::string& detail) {
   *why = e;
@@ -211,11 +208,13 @@ std::vector<uint8_t> EncodeResolveRequest(const LsRequest& req) {
 std::vector<uint8_t> EncodeResolveAnswer(const LsRequest& req, const ibv_path_record* path) {
   // No NLM_F_REQUEST: the kernel refuses an answer that carries it.
   NlMessageWriter w(req.type, path ? 0 : RDMA_NL_LS_F_ERR, req.seq, 0);
-  if (path) {
+  if (!path) return w.Finish();
+  LsAnswer answer = AnswerRecords(req.resolve.path_use, *path);
+  for (size_t i = 0; i < answer.count; ++i) {
     ib_path_rec_data data;
     std::memset(&data, 0, sizeof(data));
-    data.flags = kAnswerPathFlags;
-    std::memcpy(data.path_rec, path, sizeof(*path));
+    data.flags = answer.records[i].flags;
+    std::memcpy(data.path_rec, &answer.records[i].path, sizeof(answer.records[i].path));
     // The kernel compares the raw type: no flag bits on answers.
     w.AppendAttr(LS_NLA_TYPE_PATH_RECORD, &data, sizeof(data));
   }

@@ -12,8 +12,9 @@
 // The answer has the same type and sequence number, no NLM_F_REQUEST, no
 // family header, and either LS_NLA_TYPE_PATH_RECORD attributes (struct
 // ib_path_rec_data of <rdma/ib_user_sa.h>: flags, reserved, the 64-byte
-// SA PathRecord in wire order) or only the RDMA_NL_LS_F_ERR flag, on which
-// the kernel asks the SA itself at once.
+// SA PathRecord in wire order; which records, flagged how: ls_answer.h)
+// or only the RDMA_NL_LS_F_ERR flag, on which the kernel asks the SA
+// itself at once.
 //
 // An IP_RESOLVE request (op RDMA_NL_LS_OP_IP_RESOLVE: the kernel's address
 // resolution asks it for a destination behind an IB router, an IPoIB route
@@ -34,6 +35,7 @@
 #include <infiniband/sa.h>
 
 #include "common/base/status.h"
+#include "core/kernel_ls/ls_answer.h"
 #include "core/netlink/netlink_msg.h"
 
 namespace ssa {
@@ -112,9 +114,10 @@ ibv_path_record PathFromRequest(const LsResolveRequest& r);
 // The request as the kernel builds it (tests, the fuzzer's round trip):
 // RESOLVE or IP_RESOLVE by req.op.
 std::vector<uint8_t> EncodeResolveRequest(const LsRequest& req);
-// The answer to `req`: one PATH_RECORD attribute (flags primary, GMP and
-// bidirectional, which every path use the kernel asks for accepts), or,
-// without a path, the error flag alone.
+// The answer to `req`: a PATH_RECORD attribute for each record of
+// AnswerRecords(path use, *path) (ls_answer.h: the GMP record, then for
+// routed or one-way paths the outbound and inbound ones), or, without a
+// path, the error flag alone.
 std::vector<uint8_t> EncodeResolveAnswer(const LsRequest& req, const ibv_path_record* path);
 // The answer to an IP_RESOLVE `req`: the DGID attribute, or without a GID
 // the error flag alone.

@@ -102,6 +102,7 @@
 #include "common/tree/stream.h"
 #include "distrib/ibssa_member.h"
 #include "test/bench/mad_bridge.h"
+#include "test/bench/smdb_pair_cache.h"
 #include "test/sim/netgen.h"
 #include "test/sim/osm_plugin_util.h"
 #include "test/sim/sim_fabric.h"
@@ -116,19 +117,18 @@ namespace distrib = ssa::distrib;
 namespace {
 
 struct Options {
-  int hcas = 10000;
+  // The SMDB pair: --hcas (default 10,000), --link-down (L1:19), --routing
+  // (OpenSM's -R; empty: its default, minhop), --qos-policy (QoS on with
+  // that policy file), --regen.
+  ssa::bench::SmdbPairSpec pair;
   int consumers = 10000;
   int access = 0;        // 0: one per 1,000 consumers
   int distribution = 0;  // 0: one per 64 access nodes
   int consumer_procs = 0;  // 0: as few as the descriptor limit allows
   int consumer_loops = 2;  // per consumer process
   int prdb_threads = 2;
-  std::string link_down = "L1:19";
-  std::string routing;     // --routing: OpenSM's -R (empty: its default, minhop)
-  std::string qos_policy;  // --qos-policy: QoS on with this policy file
   double timeout_s = 600;
   double max_rss_gib = 21;
-  bool regen = false;
   bool pieces = false;  // --pieces: the fixed CPU-bound workloads only
   ssa::LogLevel log_level = ssa::LogLevel::kError;
 };
@@ -147,7 +147,7 @@ bool ParseArgs(int argc, char** argv, Options* o) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--regen") {
-      o->regen = true;
+      o->pair.regen = true;
       continue;
     }
     if (a == "--pieces") {
@@ -158,7 +158,7 @@ bool ParseArgs(int argc, char** argv, Options* o) {
     std::string v = argv[++i];
     long n = strtol(v.c_str(), nullptr, 0);
     if (a == "--hcas" && n >= 8)
-      o->hcas = static_cast<int>(n);
+      o->pair.hcas = static_cast<int>(n);
     else if (a == "--consumers" && n >= 1)
       o->consumers = static_cast<int>(n);
     else if (a == "--access" && n >= 1)
@@ -172,11 +172,11 @@ bool ParseArgs(int argc, char** argv, Options* o) {
     else if (a == "--prdb-threads" && n >= 1 && n <= 64)
       o->prdb_threads = static_cast<int>(n);
     else if (a == "--link-down" && !v.empty())
-      o->link_down = v;
+      o->pair.link_down = v;
     else if (a == "--routing" && !v.empty())
-      o->routing = v;
+      o->pair.routing = v;
     else if (a == "--qos-policy" && !v.empty())
-      o->qos_policy = v;
+      o->pair.qos_policy = v;
     else if (a == "--timeout" && atof(v.c_str()) > 0)
       o->timeout_s = atof(v.c_str());
     else if (a == "--max-rss-gib" && atof(v.c_str()) > 0)
@@ -255,115 +255,14 @@ std::string Num(double v, int decimals = 3) {
 }
 
 // ---------------------------------------------------------------------------
-// The SMDB pair: from the cache, or made on the simulated fabric.
+// The SMDB pair: from the cache, or made on the simulated fabric
+// (smdb_pair_cache.h).
 
-struct SmdbPair {
-  smdb::Smdb before, after;
-  std::string source;  // "cache ..." or "fabric ..."
-};
-
-std::string CacheDir() { return std::string(ABS_TOP_BUILDDIR) + "/test/bench/bench_tree.cache"; }
-
-std::string CacheBase(const Options& o) {
-  auto name = [](const std::string& s) {
-    std::string out;
-    for (char c : s) out += isalnum(static_cast<unsigned char>(c)) ? c : '_';
-    return out;
-  };
-  std::string base = CacheDir() + "/fat" + std::to_string(o.hcas) + "-down-" + name(o.link_down);
-  if (!o.routing.empty()) base += "-R-" + name(o.routing);
-  if (!o.qos_policy.empty()) base += "-Q-" + name(o.qos_policy.substr(o.qos_policy.rfind('/') + 1));
-  return base;
-}
-
-int CountCas(const smdb::Smdb& db) {
-  int n = 0;
-  for (const auto& node : db.nodes.records) n += node.node_type == smdb::kNodeCa;
-  return n;
-}
-
-Status MakeOnFabric(const Options& opt, SmdbPair* out) {
-  ssa::test::FatTreeOptions ft;
-  ft.hcas = opt.hcas;
-  ssa::test::GeneratedNet net;
-  Status st = ssa::test::FatTreeNetSpread(ft, &net);
-  if (!st.ok()) return st.WithContext("fat tree");
-  Progress(
-      "generating the SMDBs: %d HCAs, %d switches (%d leaves, %d spines), ibsim + OpenSM + plugin",
-      net.hcas, net.switches, net.leaves, net.spines);
-  std::string node = opt.link_down;
-  int port = 0;
-  size_t colon = node.find(':');
-  if (colon != std::string::npos) {
-    port = atoi(node.c_str() + colon + 1);
-    node = node.substr(0, colon);
-  }
-  ssa::test::TempDir dir;
-  ssa::test::PluginSetup plugin{dir.path()};
-  ssa::test::SimFabric::Options o;
-  o.net_text = net.text;
-  o.ibsim_args = net.ibsim_args;
-  o.up_timeout = std::chrono::seconds(900);
-  if (!opt.routing.empty()) o.opensm_args.insert(o.opensm_args.end(), {"-R", opt.routing});
-  if (!opt.qos_policy.empty())
-    o.opensm_args.insert(o.opensm_args.end(), {"-Q", "-Y", opt.qos_policy});
-  // The plugin only extracts: no tree core (it would listen on 7470).
-  st = plugin.Configure(
-      "dump_dir=" + plugin.dump_dir() + " keep=4 core=0 log_file=" + plugin.log_file(), &o);
-  if (!st.ok()) return st;
-  auto t0 = Clock::now();
-  std::unique_ptr<ssa::test::SimFabric> fabric;
-  st = ssa::test::SimFabric::Start(o, &fabric);
-  if (!st.ok()) return st.WithContext("fabric");
-  int hcas = opt.hcas;
-  st = ssa::test::WaitForVersion(
-      plugin.dump_dir(), [hcas](const smdb::Smdb& d) { return CountCas(d) == hcas; },
-      std::chrono::seconds(600), &out->before);
-  if (!st.ok()) return st.WithContext("first SMDB");
-  Progress("first SMDB: epoch %" PRIu64 " after %.1f s; taking %s down", out->before.global_epoch,
-           Since(t0), opt.link_down.c_str());
-  if (!fabric->HasNode(node))
-    return Status::Error(EINVAL, "--link-down: no node " + node + " in the fabric");
-  int ups = fabric->SubnetUpCount();
-  st = fabric->LinkDown(node, port);
-  if (st.ok()) st = fabric->WaitSubnetUp(ups + 1, std::chrono::seconds(900));
-  if (!st.ok()) return st.WithContext("link down");
-  uint64_t first = out->before.global_epoch;
-  st = ssa::test::WaitForVersion(
-      plugin.dump_dir(), [first](const smdb::Smdb& d) { return d.global_epoch > first; },
-      std::chrono::seconds(600), &out->after);
-  if (!st.ok()) return st.WithContext("second SMDB");
-  // OpenSM may sweep once more after the reroute: take the version that
-  // stays.
-  for (;;) {
-    std::this_thread::sleep_for(std::chrono::seconds(3));
-    smdb::Smdb latest;
-    st = smdb::Smdb::ReadFile(plugin.dump_dir() + "/latest", &latest);
-    if (!st.ok()) return st;
-    if (latest.global_epoch == out->after.global_epoch) break;
-    out->after = std::move(latest);
-  }
-  Progress("second SMDB: epoch %" PRIu64 " after %.1f s", out->after.global_epoch, Since(t0));
-  out->source =
-      "generated on the simulated fabric in " + std::to_string(static_cast<int>(Since(t0))) + " s";
-  return fabric->Stop();
-}
+using ssa::bench::SmdbPair;
 
 Status GetSmdbs(const Options& opt, SmdbPair* out) {
-  std::string base = CacheBase(opt);
-  if (!opt.regen && smdb::Smdb::ReadFile(base + ".before.smdb", &out->before).ok() &&
-      smdb::Smdb::ReadFile(base + ".after.smdb", &out->after).ok() &&
-      out->after.global_epoch > out->before.global_epoch && CountCas(out->before) == opt.hcas) {
-    out->source = "cached in " + base + ".{before,after}.smdb";
-    return Status::Ok();
-  }
-  Status st = MakeOnFabric(opt, out);
-  if (!st.ok()) return st;
-  if (system(("mkdir -p '" + CacheDir() + "'").c_str()) != 0)
-    return Status::Error(EIO, "cannot make " + CacheDir());
-  st = out->before.WriteFile(base + ".before.smdb");
-  if (st.ok()) st = out->after.WriteFile(base + ".after.smdb");
-  return st;
+  return ssa::bench::GetSmdbPair(
+      opt.pair, [](const std::string& line) { Progress("%s", line.c_str()); }, out);
 }
 
 // ---------------------------------------------------------------------------
@@ -1491,9 +1390,9 @@ int main(int argc, char** argv) {
   opt.consumer_procs = procs_for(opt.consumers);
   int access = access_for(opt.consumers);
   int distribution = dist_for(access);
-  int room = opt.hcas - 1 - access - distribution;  // the SM's port is the core
+  int room = opt.pair.hcas - 1 - access - distribution;  // the SM's port is the core
   if (opt.consumers > room) {
-    notes.push_back("a " + std::to_string(opt.hcas) + "-HCA fabric has " + std::to_string(room) +
+    notes.push_back("a " + std::to_string(opt.pair.hcas) + "-HCA fabric has " + std::to_string(room) +
                     " HCA ports left after the core, " + std::to_string(distribution) +
                     " distribution and " + std::to_string(access) + " access port(s): running " +
                     std::to_string(room) + " consumers");
@@ -1575,8 +1474,8 @@ int main(int argc, char** argv) {
   char date[64];
   strftime(date, sizeof(date), "%Y-%m-%d %H:%M %Z", localtime(&now));
   printf("bench_tree: %s on %s, %u cores; %d-HCA fat tree (%d switches, %zu LIDs), link down %s\n",
-         date, host, std::thread::hardware_concurrency(), opt.hcas, switches,
-         x ? x->assigned_lids().size() : 0, opt.link_down.c_str());
+         date, host, std::thread::hardware_concurrency(), opt.pair.hcas, switches,
+         x ? x->assigned_lids().size() : 0, opt.pair.link_down.c_str());
   printf(
       "tree: 1 core, %d distribution, %d access, %d consumers (asked %d) in %d process(es); MADs "
       "in process, bridged between processes; data over loopback TCP\n",
@@ -1611,7 +1510,7 @@ int main(int argc, char** argv) {
            access_update.computed, access_update.if_full, access_update.cpu_ms);
   printf("\n");
 
-  Figure("hcas", static_cast<uint64_t>(opt.hcas));
+  Figure("hcas", static_cast<uint64_t>(opt.pair.hcas));
   Figure("consumers", static_cast<uint64_t>(opt.consumers));
   Figure("consumers_asked", static_cast<uint64_t>(asked_consumers));
   Figure("access_nodes", static_cast<uint64_t>(access));

@@ -1,12 +1,16 @@
 # test/bench/: benchmark programs. They print figures (side by side, as
 # ratios); they are not tests and make check does not run them.
 #   make bench && test/bench/bench_resolve
+# What several of them share: the source tree's build directory (caches,
+# programs to run) and the stand-in acm.h server.
+BENCH_CPPFLAGS = $(AM_CPPFLAGS) -DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
+BENCH_ACM_SERVER_SOURCES = test/bench/null_acm_server.h test/bench/null_acm_server.cc
 EXTRA_PROGRAMS += test/bench/bench_resolve
 test_bench_bench_resolve_SOURCES = \
 	test/bench/bench_resolve.cc \
-	test/bench/null_acm_server.h test/bench/null_acm_server.cc \
+	$(BENCH_ACM_SERVER_SOURCES) \
 	test/bench/shm_contender.h test/bench/shm_contender.cc
-test_bench_bench_resolve_CPPFLAGS = $(AM_CPPFLAGS) -DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
+test_bench_bench_resolve_CPPFLAGS = $(BENCH_CPPFLAGS)
 test_bench_bench_resolve_LDADD = core/libibacmcore.la $(SIM_HARNESS_LIBS) $(IBSSA_PATH_LIBS) \
 	$(SSA_ALL_LIBS)
 
@@ -26,7 +30,7 @@ if WITH_OPENSM
 EXTRA_PROGRAMS += test/bench/bench_extract
 test_bench_bench_extract_SOURCES = \
 	test/bench/bench_extract.cc
-test_bench_bench_extract_CPPFLAGS = $(AM_CPPFLAGS) -DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
+test_bench_bench_extract_CPPFLAGS = $(BENCH_CPPFLAGS)
 test_bench_bench_extract_LDADD = $(SIM_HARNESS_LIBS) $(SSA_ALL_LIBS)
 EXTRA_test_bench_bench_extract_DEPENDENCIES = opensm_plugin/libibssa_osm.la
 bench_programs += test/bench/bench_extract
@@ -38,7 +42,7 @@ if WITH_OPENSM
 EXTRA_PROGRAMS += test/bench/bench_engine
 test_bench_bench_engine_SOURCES = \
 	test/bench/bench_engine.cc
-test_bench_bench_engine_CPPFLAGS = $(AM_CPPFLAGS) -DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
+test_bench_bench_engine_CPPFLAGS = $(BENCH_CPPFLAGS)
 test_bench_bench_engine_LDADD = $(SIM_HARNESS_LIBS) $(SSA_ALL_LIBS)
 EXTRA_test_bench_bench_engine_DEPENDENCIES = opensm_plugin/libibssa_osm.la util/smdb_tool/ssa-smdb
 bench_programs += test/bench/bench_engine
@@ -54,11 +58,31 @@ EXTRA_PROGRAMS += test/bench/bench_tree
 test_bench_bench_tree_SOURCES = \
 	test/bench/bench_tree.cc \
 	test/bench/mad_bridge.cc \
-	test/bench/mad_bridge.h
-test_bench_bench_tree_CPPFLAGS = $(AM_CPPFLAGS) -DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
+	test/bench/mad_bridge.h \
+	test/bench/smdb_pair_cache.h test/bench/smdb_pair_cache.cc
+test_bench_bench_tree_CPPFLAGS = $(BENCH_CPPFLAGS)
 test_bench_bench_tree_LDADD = distrib/libibssa.la $(SIM_HARNESS_LIBS) $(SSA_ALL_LIBS)
 EXTRA_test_bench_bench_tree_DEPENDENCIES = opensm_plugin/libibssa_osm.la
 bench_programs += test/bench/bench_tree
+endif
+
+# bench_jobstart: --procs processes each resolving every LID of the cached
+# 10,000-HCA SMDB (smdb_pair_cache.h, shared with bench_tree) through the
+# acm.h socket and through libibssa_path, interleaved: the processes' CPU
+# and wall time side by side. The daemon is a stand-in fed the PRDB
+# directly (NullAcmServer with a path source, the ssa provider's
+# ShmExport).
+if WITH_OPENSM
+EXTRA_PROGRAMS += test/bench/bench_jobstart
+test_bench_bench_jobstart_SOURCES = \
+	test/bench/bench_jobstart.cc \
+	$(BENCH_ACM_SERVER_SOURCES) \
+	test/bench/smdb_pair_cache.h test/bench/smdb_pair_cache.cc
+test_bench_bench_jobstart_CPPFLAGS = $(BENCH_CPPFLAGS)
+test_bench_bench_jobstart_LDADD = core/libibacmcore.la $(SSA_PROVIDER_LIBS) $(SIM_HARNESS_LIBS) \
+	$(IBSSA_PATH_LIBS) $(SSA_ALL_LIBS)
+EXTRA_test_bench_bench_jobstart_DEPENDENCIES = opensm_plugin/libibssa_osm.la
+bench_programs += test/bench/bench_jobstart
 endif
 
 # callgrind.sh: instruction counts of the CPU-bound pieces (bench_tree

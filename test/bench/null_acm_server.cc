@@ -2,6 +2,8 @@
 #include "test/bench/null_acm_server.h"
 
 #include <arpa/inet.h>
+#include <pthread.h>
+#include <time.h>
 
 #include "common/acm/acm_wire.h"
 
@@ -16,6 +18,7 @@ Status NullAcmServer::Start(const std::string& socket_path) {
   st = server_->ListenUnix(socket_path, "");
   if (!st.ok()) return st;
   thread_ = std::thread([this] { loop_.Run(); });
+  cpu_clock_known_ = pthread_getcpuclockid(thread_.native_handle(), &cpu_clock_) == 0;
   return Status::Ok();
 }
 
@@ -26,11 +29,25 @@ void NullAcmServer::Stop() {
   server_.reset();
 }
 
+double NullAcmServer::ThreadCpuSeconds() const {
+  timespec ts;
+  if (!cpu_clock_known_ || clock_gettime(cpu_clock_, &ts) != 0) return -1;
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+
 void NullAcmServer::OnMessage(ClientServer::ClientId client, const uint8_t* msg, size_t len) {
   acm::Request req;
   acm::DecodeResult r = acm::DecodeRequest(msg, len, &req);
   std::vector<uint8_t> reply;
-  if (r.ok() && req.hdr.op() == acm::kOpResolve) {
+  const acm::ResolveRequest& res = req.resolve;
+  if (r.ok() && req.hdr.op() == acm::kOpResolve && path_fn_ && res.dest_entry >= 0 &&
+      res.entries[static_cast<size_t>(res.dest_entry)].type == acm::kAddrLid) {
+    ibv_path_record path;
+    if (path_fn_(res.entries[static_cast<size_t>(res.dest_entry)].lid(), &path))
+      reply = acm::EncodeResolveResponse(req.hdr, path, nullptr);
+    else
+      reply = acm::EncodeErrorResponse(req.hdr, acm::kStatusENoData);
+  } else if (r.ok() && req.hdr.op() == acm::kOpResolve) {
     ibv_path_record path = {};
     path.dlid = htons(1);
     path.slid = htons(2);

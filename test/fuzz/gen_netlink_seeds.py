@@ -91,6 +91,11 @@ def main():
         "ls-set-timeout": message(ls_type(OP_SET_TIMEOUT), NLM_F_REQUEST, 1,
                                   attr(TIMEOUT, struct.pack("<I", 2000))),
         "ls-answer-path": message(ls_type(OP_RESOLVE), 0, 101, attr(PATH_RECORD, path_data)),
+        # A routed path for a kernel since 6.1: GMP, outbound, inbound.
+        "ls-answer-routed": message(ls_type(OP_RESOLVE), 0, 101,
+                                    attr(PATH_RECORD, path_data) +
+                                    attr(PATH_RECORD, struct.pack("<II", 0x0a, 0) + PATH) +
+                                    attr(PATH_RECORD, struct.pack("<II", 0x12, 0) + PATH)),
         "ls-answer-error": message(ls_type(OP_RESOLVE), F_ERR, 101, b""),
         "ls-resolve-cut": resolve(107, FULL)[:90],
         "nlmsg-error": message(2, 0, 1, struct.pack("<i", -1) + message(ls_type(1), 1, 1, b"")),

@@ -1,7 +1,8 @@
 // The RDMA_NL_LS codec (core/kernel_ls/ls_codec.h) on messages built byte
-// by byte here from the installed <rdma/rdma_netlink.h> and
+// by byte (kernel_ls_side.h) from the installed <rdma/rdma_netlink.h> and
 // <rdma/ib_user_sa.h> layouts, the way the kernel's SA client builds them
-// (independently of our encoder), and on malformed ones.
+// (independently of our encoder), and on malformed ones. Which records an
+// answer carries: kernel_ls_answer_test.cc.
 #include "core/kernel_ls/ls_codec.h"
 
 #include <endian.h>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "test/support/check_ok.h"
+#include "test/unit/kernel_ls_side.h"
 
 // Last: its memory-leak macros redefine new.
 #include <CppUTest/TestHarness.h>
@@ -26,44 +28,7 @@ namespace {
 const uint8_t kDgid[16] = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x00, 0x02, 0xc9, 0x03, 0, 0, 0x12, 0x41};
 const uint8_t kSgid[16] = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x00, 0x02, 0xc9, 0x03, 0, 0, 0x12, 0x31};
 
-// A netlink message assembled by hand: header, payload, attributes.
-struct Builder {
-  std::vector<uint8_t> bytes;
-  explicit Builder(uint16_t type, uint16_t flags = NLM_F_REQUEST, uint32_t seq = 77) {
-    nlmsghdr h = {};
-    h.nlmsg_type = type;
-    h.nlmsg_flags = flags;
-    h.nlmsg_seq = seq;
-    h.nlmsg_pid = 0;
-    Put(&h, sizeof(h));
-  }
-  void Put(const void* p, size_t n) {
-    const uint8_t* b = static_cast<const uint8_t*>(p);
-    bytes.insert(bytes.end(), b, b + n);
-    bytes.resize(NLMSG_ALIGN(bytes.size()), 0);
-  }
-  void ResolveHeader(const char* dev, uint8_t port, uint8_t use) {
-    rdma_ls_resolve_header h;
-    std::memset(&h, 0, sizeof(h));
-    std::strncpy(reinterpret_cast<char*>(h.device_name), dev, sizeof(h.device_name) - 1);
-    h.port_num = port;
-    h.path_use = use;
-    Put(&h, sizeof(h));
-  }
-  void Attr(uint16_t type, const void* p, size_t n, uint16_t len_override = 0) {
-    nlattr a;
-    a.nla_len = len_override ? len_override : static_cast<uint16_t>(NLA_HDRLEN + n);
-    a.nla_type = type;
-    bytes.insert(bytes.end(), reinterpret_cast<uint8_t*>(&a),
-                 reinterpret_cast<uint8_t*>(&a) + sizeof(a));
-    Put(p, n);
-  }
-  std::vector<uint8_t> Done() {
-    uint32_t len = static_cast<uint32_t>(bytes.size());
-    std::memcpy(bytes.data(), &len, 4);
-    return bytes;
-  }
-};
+using Builder = kernel_side::LsBuilder;
 
 // What the kernel's ib_nl_make_request() sends for an rdma_cm route
 // resolution: every attribute, marked mandatory.
@@ -315,6 +280,7 @@ TEST(KernelLsCodec, AnswerIsWhatTheKernelParses) {
   std::memset(&path, 0, sizeof(path));
   std::memcpy(path.dgid.raw, kDgid, 16);
   path.dlid = htobe16(0x41);
+  path.reversible_numpath = 0x81;  // local and reversible: one record
   std::vector<uint8_t> bytes = EncodeResolveAnswer(req, &path);
   // nlmsghdr, then one nlattr of type PATH_RECORD (no flag bits: the
   // kernel compares the raw type) holding struct ib_path_rec_data.

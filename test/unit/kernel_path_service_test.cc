@@ -17,6 +17,7 @@
 #include "common/base/event_loop.h"
 #include "test/support/check_ok.h"
 #include "test/unit/fake_netlink.h"
+#include "test/unit/kernel_ls_side.h"
 
 // Last: its memory-leak macros redefine new.
 #include <CppUTest/TestHarness.h>
@@ -37,6 +38,7 @@ class ScriptedResolver : public PathResolver {
   // answer_now: answer inside ResolvePath with `status`; otherwise keep it.
   bool answer_now = true;
   uint8_t status = ACM_STATUS_SUCCESS;
+  uint8_t hop_limit = 0;  // of the answers: above 1, a routed path
   std::vector<Call> calls;
 
   void ResolvePath(const ibv_path_record& path, const std::string& device, int port,
@@ -45,6 +47,7 @@ class ScriptedResolver : public PathResolver {
     if (!answer_now) return;
     ibv_path_record answer = path;
     answer.dlid = htobe16(0x41);
+    answer.flowlabel_hoplimit = htobe32(hop_limit);
     calls.back().done = nullptr;
     done(status, status == ACM_STATUS_SUCCESS ? &answer : nullptr);
   }
@@ -78,13 +81,15 @@ std::vector<uint8_t> IpRequest(uint32_t seq, int family, const std::vector<uint8
   return EncodeResolveRequest(r);
 }
 
-std::vector<uint8_t> Request(uint32_t seq, const char* dev = "mlx5_0") {
+std::vector<uint8_t> Request(uint32_t seq, const char* dev = "mlx5_0",
+                             uint8_t path_use = LS_RESOLVE_PATH_USE_ALL) {
   LsRequest r;
   r.type = RDMA_NL_GET_TYPE(RDMA_NL_LS, RDMA_NL_LS_OP_RESOLVE);
   r.flags = NLM_F_REQUEST;
   r.seq = seq;
   r.resolve.device = dev;
   r.resolve.port_num = 1;
+  r.resolve.path_use = path_use;
   r.resolve.has_dgid = true;
   r.resolve.dgid[0] = 0xfe;
   r.resolve.dgid[1] = 0x80;
@@ -160,6 +165,29 @@ TEST(KernelPathService, AnswersWithTheProvidersPath) {
   LONGS_EQUAL(0x41, be16toh(m.paths[0].dlid));
   LONGS_EQUAL(1, service->stats().answered_path);
   LONGS_EQUAL(0, service->outstanding());
+}
+
+// A routed path: a kernel that asks with ALL (6.1 and later) gets the
+// outbound and inbound records after the GMP one and takes all three; one
+// that asks with GMP (older ones) gets the one record it takes.
+TEST(KernelPathService, ARoutedPathGetsDirectionalRecordsWhereTheKernelTakesThem) {
+  Start();
+  resolver.hop_limit = 64;
+  sock->Inject(Request(521, "mlx5_0", LS_RESOLVE_PATH_USE_ALL));
+  sock->Inject(Request(522, "mlx5_0", LS_RESOLVE_PATH_USE_GMP));
+  WaitSent(3);
+  kernel_side::KernelRead all = kernel_side::KernelReadsAnswer(
+      sock->sent()[1], 521, LS_RESOLVE_PATH_USE_ALL, kernel_side::Kernel::kSince6_1);
+  CHECK_TEXT(all.taken, all.why.c_str());
+  LONGS_EQUAL(3, all.records.size());
+  LONGS_EQUAL(0x41, be16toh(all.Path(all.outbound).dlid));
+  LONGS_EQUAL(0x41, be16toh(all.Path(all.inbound).slid));
+  kernel_side::KernelRead gmp = kernel_side::KernelReadsAnswer(
+      sock->sent()[2], 522, LS_RESOLVE_PATH_USE_GMP, kernel_side::Kernel::kUpTo6_0);
+  CHECK_TEXT(gmp.taken, gmp.why.c_str());
+  LONGS_EQUAL(1, Parse(sock->sent()[2]).paths.size());
+  LONGS_EQUAL(2, service->stats().answered_path);
+  LONGS_EQUAL(1, service->stats().answered_directional);
 }
 
 TEST(KernelPathService, ProviderErrorBecomesTheErrorFlag) {
@@ -295,8 +323,8 @@ TEST(KernelPathService, StopAnswersWhatIsOpen) {
   CHECK_TRUE(Parse(sock->sent()[1]).error);
   CHECK_TRUE(Parse(sock->sent()[2]).error);
   CHECK_FALSE(service->active());
-  CHECK(lines.str().find("2 requests (0 for an address): 0 answered with a path or GID, 2 with "
-                         "an error") != std::string::npos);
+  CHECK(lines.str().find("2 requests (0 for an address): 0 answered with a path or GID (0 with "
+                         "outbound and inbound records), 2 with an error") != std::string::npos);
 }
 
 TEST(KernelPathService, KernelWithoutTheServiceIsReportedOnce) {

@@ -17,6 +17,7 @@
 #include "core/port_manager.h"
 #include "core/provider_host.h"
 #include "core/provider_loader.h"
+#include "core/provider_metrics.h"
 #include "core/provider_selector.h"
 #include "core/request_dispatcher.h"
 
@@ -201,6 +202,7 @@ Status Daemon::Start() {
   if (!st.ok()) return st;
   start_time_ = static_cast<int64_t>(time(nullptr));
   if (!options_.metrics_file.empty()) {
+    provider_metrics_ = std::make_unique<ProviderMetrics>(&log_);
     metrics_ = std::make_unique<metrics::MetricsFile>(
         &loop_, &log_, options_.metrics_file, std::chrono::seconds(options_.metrics_interval_s),
         [this](metrics::PromText* out) { CollectMetrics(out); });

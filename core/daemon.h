@@ -36,6 +36,7 @@ class PortEvents;
 class PortManager;
 class ProviderHost;
 class ProviderLoader;
+class ProviderMetrics;
 class ProviderSelector;
 class RequestDispatcher;
 
@@ -116,6 +117,7 @@ class Daemon {
   std::unique_ptr<AddrWatcher> addr_watcher_;
   std::unique_ptr<KernelPathService> kernel_;
   std::unique_ptr<metrics::MetricsFile> metrics_;
+  std::unique_ptr<ProviderMetrics> provider_metrics_;  // with metrics_
   int64_t start_time_ = 0;  // Unix seconds
   bool configured_ = false;
   bool started_ = false;

@@ -3,8 +3,10 @@
 // and provider (each provider's own counters, as PERF_QUERY reads them:
 // resolves, errors, ENODATA answers, address and route queries and cache
 // hits; for the ssa provider a route query is one sent to the SA, a route
-// "cache" hit one answered from the PRDB), and the kernel's requests.
-// Names start with ibacm_ (man ibacm(8) lists them).
+// "cache" hit one answered from the PRDB), the kernel's requests, and last
+// the families providers give through ABI 1.4's collect_metrics, checked
+// by ProviderMetrics (core/provider_metrics.h). Names start with ibacm_
+// (man ibacm(8) lists them).
 #include "core/daemon.h"
 
 #include <array>
@@ -14,7 +16,9 @@
 #include "core/client_server.h"
 #include "core/kernel_ls/kernel_path_service.h"
 #include "core/port_manager.h"
+#include "core/provider_host.h"
 #include "core/provider_loader.h"
+#include "core/provider_metrics.h"
 #include "core/request_dispatcher.h"
 
 namespace ssa {
@@ -52,6 +56,11 @@ std::string Hex16(uint16_t v) {
   return buf;
 }
 
+// A port as the metrics' port label names it: "mlx5_0:1".
+std::string PortLabel(const CorePort& port) {
+  return port.info.ca_name + ":" + std::to_string(port.info.port_num);
+}
+
 }  // namespace
 
 void Daemon::CollectMetrics(metrics::PromText* out) {
@@ -68,7 +77,7 @@ void Daemon::CollectMetrics(metrics::PromText* out) {
     if (!prov) continue;
     for (const auto& ep : port->endpoints) {
       Row r;
-      r.labels = {{"port", port->info.ca_name + ":" + std::to_string(port->info.port_num)},
+      r.labels = {{"port", PortLabel(*port)},
                   {"pkey", Hex16(ep->pkey)},
                   {"provider", prov->name()}};
       uint8_t count = static_cast<uint8_t>(r.values.size());
@@ -124,6 +133,21 @@ void Daemon::CollectMetrics(metrics::PromText* out) {
     out->Add({{"cause", "bad_request"}}, static_cast<double>(k.bad_requests));
   }
   metrics::AddWriteFailures(out, "ibacm", metrics_.get());
+
+  // The providers' own families, each given only the ports it serves.
+  std::vector<ProviderMetrics::Source> sources;
+  for (ProviderInstance* inst : host_->instances()) {
+    if (!inst->has_collect_metrics()) continue;
+    ProviderMetrics::Source s;
+    s.provider = inst->name();
+    for (const auto& port : ports_->ports())
+      if (port->provider == inst && port->open) s.ports[port->handle()] = PortLabel(*port);
+    s.collect = [inst](const ssa_metrics_ops* ops, ssa_metrics_sink_t* sink) {
+      inst->table()->collect_metrics(inst->ctx(), ops, sink);
+    };
+    sources.push_back(std::move(s));
+  }
+  if (provider_metrics_) provider_metrics_->Write(sources, out);
 }
 
 }  // namespace ssa

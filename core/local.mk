@@ -13,6 +13,7 @@ core_libibacmcore_la_SOURCES = $(CORE_ADDR_CONFIG_SOURCES) \
 	core/port_events.h core/port_events.cc \
 	core/client_server.h core/client_server.cc \
 	core/request_dispatcher.h core/request_dispatcher.cc \
+	core/provider_metrics.h core/provider_metrics.cc \
 	core/daemon.h core/daemon.cc core/daemon_metrics.cc
 core_libibacmcore_la_LIBADD = $(LTDL_LIBS) $(VERBS_LIBS)
 

@@ -163,6 +163,7 @@ bool ProviderInstance::has_port_changed() const { return loaded_->HasPortChanged
 bool ProviderInstance::has_port_event() const { return loaded_->HasPortEvent(); }
 bool ProviderInstance::has_query() const { return loaded_->HasQuery(); }
 bool ProviderInstance::has_query_perf() const { return loaded_->HasQueryPerf(); }
+bool ProviderInstance::has_collect_metrics() const { return loaded_->HasCollectMetrics(); }
 
 Status ProviderInstance::DeviceContext(const CoreDevice& device, void** dev_ctx) {
   auto it = devices_.find(device.name);

@@ -43,6 +43,7 @@ class ProviderInstance {
   bool has_port_event() const;  // 1.1
   bool has_query() const;
   bool has_query_perf() const;
+  bool has_collect_metrics() const;  // 1.4
   // The provider's device context for `device`, opened on first use.
   Status DeviceContext(const CoreDevice& device, void** dev_ctx);
   void CloseDevices();

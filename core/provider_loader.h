@@ -94,6 +94,9 @@ class LoadedProvider {
   bool HasQuery() const { return AbiMember(table_, &ssa_provider::query) != nullptr; }
   bool HasQueryPerf() const { return AbiMember(table_, &ssa_provider::query_perf) != nullptr; }
   bool HasPortEvent() const { return AbiMember(table_, &ssa_provider::port_event) != nullptr; }
+  bool HasCollectMetrics() const {
+    return AbiMember(table_, &ssa_provider::collect_metrics) != nullptr;
+  }
 
  private:
   friend class ProviderLoader;

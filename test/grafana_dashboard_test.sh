@@ -29,9 +29,11 @@ check() { # NAME COMMAND...: one check, its output kept for a failure
 
 check "$dash is valid JSON" /usr/bin/python3 -m json.tool "$dash"
 
-# The names the code writes: literals in the files that open families.
-files=$(grep -rl --include='*.cc' -e 'Family(' "$top/core" "$top/distrib" "$top/opensm_plugin" \
-	"$top/util" "$top/common" "$top/providers")
+# The names the code writes: literals in the files that open families,
+# through PromText (Family) or, in a provider, the core's metrics ops
+# (ops->family, ABI 1.4).
+files=$(grep -rl --include='*.cc' -e 'Family(' -e '->family(' "$top/core" "$top/distrib" \
+	"$top/opensm_plugin" "$top/util" "$top/common" "$top/providers")
 grep -ohE '"(ibacm|ibssa)_[a-z0-9_]+"' $files | tr -d '"' >"$tmp/names"
 for prefix in $(grep -ohE 'Add(DaemonFamilies|WriteFailures)\(out, "[a-z_]+"' $files |
 	sed 's/.*"\(.*\)"/\1/' | sort -u); do
@@ -40,6 +42,7 @@ for prefix in $(grep -ohE 'Add(DaemonFamilies|WriteFailures)\(out, "[a-z_]+"' $f
 done
 sort -u "$tmp/names" -o "$tmp/names"
 check "the code's metric names were found" test "$(grep -c . "$tmp/names")" -gt 40
+check "the ssa provider's names were found" grep -qx ibacm_ssa_fallbacks_total "$tmp/names"
 
 # Every query's metric names (identifiers starting ibacm_ or ibssa_).
 cat >"$tmp/queries.py" <<'PY'
@@ -66,7 +69,8 @@ check "every metric the dashboard's queries name is written by the code" \
 	/usr/bin/python3 "$tmp/queries.py" "$dash" "$tmp/names"
 # The panels the dashboard is for.
 for title in "Epoch lag behind the core, per node" "Age of the database held" \
-	"Path queries answered without the SA" "Fallbacks to the SA, per node"; do
+	"Path queries answered without the SA" "Fallbacks to the SA, per node" \
+	"Fallbacks by reason" "Consumers' PRDB age and epoch"; do
 	check "panel '$title'" grep -qF "\"title\": \"$title\"" "$dash"
 done
 

@@ -39,6 +39,8 @@ class PromText {
   void Add(double value) { Add(Labels(), value); }
 
   const std::string& text() const { return text_; }
+  // Whether family `name` was written already.
+  bool Has(const std::string& name) const { return seen_.count(name) != 0; }
   // Empty when every name was valid; else the first problem.
   const std::string& error() const { return error_; }
 

@@ -92,7 +92,10 @@ class ConsumerImpl : public Consumer {
 
   ConsumerStats stats() const override {
     ConsumerStats s;
-    if (control_) s.joins = control_->joins_sent();
+    if (control_) {
+      s.joins = control_->joins_sent();
+      s.core_epoch = control_->assignment().core_epoch;
+    }
     if (data_) {
       const DataClientCounters& c = data_->counters();
       s.parent_changes = c.parent_changes;
@@ -102,6 +105,7 @@ class ConsumerImpl : public Consumer {
       s.reconnects = c.reconnects;
       s.bytes_received = c.bytes_received;
       s.parent_lid = data_->connected() ? data_->serving_lid() : 0;
+      s.parent_epoch = data_->parent_epoch();
     }
     s.prdb_epoch = replica_.epoch();
     s.addr_epoch = addr_.epoch();

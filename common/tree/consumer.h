@@ -67,6 +67,24 @@ struct ConsumerStats {
   uint64_t prdb_epoch = 0;  // 0: none yet
   uint64_t addr_epoch = 0;
   uint16_t parent_lid = 0;  // 0: no parent now
+  // The newest SMDB epoch heard of (0: none yet): the core's in the last
+  // join answer (renewals bring it again), and the serving access node's
+  // at its WELCOME and each transfer, a lower bound of the core's. A PRDB
+  // carries its SMDB's epoch, so prdb_epoch below them is the lag.
+  uint64_t core_epoch = 0;
+  uint64_t parent_epoch = 0;
+
+  // Adds the counters (not the epochs and the parent) of `o`: what a
+  // consumer replaced by a new one had counted.
+  void AddCounters(const ConsumerStats& o) {
+    joins += o.joins;
+    parent_changes += o.parent_changes;
+    full_transfers += o.full_transfers;
+    delta_transfers += o.delta_transfers;
+    digest_mismatches += o.digest_mismatches;
+    reconnects += o.reconnects;
+    bytes_received += o.bytes_received;
+  }
 };
 
 class Consumer {

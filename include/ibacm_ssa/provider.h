@@ -64,8 +64,8 @@ extern "C" {
 
 #define SSA_PROV_ABI_MAJOR 1
 /* 1.1: ssa_provider.port_event; 1.2: ssa_core_ops.config_format;
- * 1.3: ssa_core_ops.client_socket */
-#define SSA_PROV_ABI_MINOR 3
+ * 1.3: ssa_core_ops.client_socket; 1.4: ssa_provider.collect_metrics */
+#define SSA_PROV_ABI_MINOR 4
 
 #define SSA_PROVIDER_ENTRY_SYMBOL "ssa_provider_entry"
 #define SSA_PROV_NAME_MAX 32
@@ -218,6 +218,53 @@ enum ssa_config_format {
 	SSA_CONFIG_UPSTREAM = 2, /* upstream's ibacm_opts.cfg: "name value" lines */
 };
 
+/* Metrics (1.4): a provider's own metric families in the daemon's metrics
+ * file (metrics_file in acm_opts.cfg), which the core writes in the
+ * Prometheus text format. The core calls collect_metrics at each snapshot
+ * and the provider describes its families through the ssa_metrics_ops it
+ * is handed; the core checks every call and writes the text, so a provider
+ * never formats anything and cannot break the file: a call the core
+ * refuses returns -EINVAL, is counted and logged (rate-limited), and only
+ * that family or sample is left out. ibacm(8) lists the rules: names start
+ * with "ibacm_" and are [a-z0-9_] only, a counter's ends in "_total" and a
+ * gauge's does not, help is not empty; label names are [a-z_][a-z0-9_]*,
+ * not "provider" or "port" (the core's) and not repeated in a sample;
+ * label values are printable ASCII of at most SSA_METRIC_VALUE_MAX bytes;
+ * a counter's value is finite and not negative, a gauge's finite; no two
+ * samples of a family have the same labels. The core adds
+ * provider="<name>" to every sample, and port="<ca>:<num>" to a sample
+ * given a port. Two providers may give the same family (same type): their
+ * samples differ by the provider label. */
+enum ssa_metric_type {
+	SSA_METRIC_COUNTER = 1, /* only goes up (resets when the daemon restarts) */
+	SSA_METRIC_GAUGE = 2,
+};
+
+#define SSA_METRIC_VALUE_MAX 128
+
+struct ssa_metric_label {
+	const char *name;
+	const char *value;
+};
+
+typedef struct ssa_metrics_sink ssa_metrics_sink_t;
+
+/* What collect_metrics describes its families with; valid only during the
+ * call, on the core's loop thread. Check members appended later with
+ * SSA_HAS_MEMBER. */
+struct ssa_metrics_ops {
+	uint32_t size;
+	/* Starts family `name` (enum ssa_metric_type); the samples that follow
+	 * are its own. Returns 0, or -EINVAL when refused: its samples are then
+	 * refused too. */
+	int (*family)(ssa_metrics_sink_t *sink, const char *name, int type, const char *help);
+	/* A sample of the current family: `port` is the handle open_port was
+	 * given (NULL: none), `labels` `nlabels` more labels (NULL when 0).
+	 * Returns 0 or -EINVAL. */
+	int (*sample)(ssa_metrics_sink_t *sink, ssa_core_port_t *port,
+		      const struct ssa_metric_label *labels, size_t nlabels, double value);
+};
+
 /* The provider's table. Members up to and including query_perf form the 1.0
  * ABI. Mandatory (a NULL one gets the provider rejected): init, fini, every
  * open_* and close_* op, add_address, remove_address and resolve. Optional:
@@ -265,6 +312,12 @@ struct ssa_provider {
 	 * multicast groups must be joined again. Called after port_changed
 	 * when both apply. */
 	void (*port_event)(void *port_ctx, int event);
+
+	/* 1.4, optional: the provider's own metric families, for the daemon's
+	 * metrics file (see struct ssa_metrics_ops). Called at each snapshot
+	 * when metrics_file is set; describes what it has now and returns. */
+	void (*collect_metrics)(void *prov_ctx, const struct ssa_metrics_ops *ops,
+				ssa_metrics_sink_t *sink);
 };
 
 /* Events for ssa_provider.port_event (1.1). */

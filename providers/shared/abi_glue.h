@@ -8,9 +8,10 @@
 // same name. AbiGlue<Traits> generates those forwarders and the table;
 // a provider's *_entry.cc only names its types and describes itself.
 //
-// Traits must give: Provider, Device, Port, Endpoint, Address (types), and
+// Traits must give: Provider, Device, Port, Endpoint, Address (types),
 // constexpr bool kPortEvents (the provider has PortEvent(Port*, int), ABI
-// 1.1). Provider must have the constructor (ops, core), Init(), Log(level,
+// 1.1) and constexpr bool kMetrics (the provider has
+// CollectMetrics(const ssa_metrics_ops*, ssa_metrics_sink_t*), ABI 1.4). Provider must have the constructor (ops, core), Init(), Log(level,
 // fmt, ...) and OpenDevice, CloseDevice, OpenPort, ClosePort, PortChanged,
 // OpenEndpoint, CloseEndpoint, AddAddress, RemoveAddress, Resolve, Query,
 // QueryPerf with the ABI op's arguments (contexts typed).
@@ -125,6 +126,10 @@ class AbiGlue {
     auto* e = static_cast<Endpoint*>(ep_ctx);
     return Guarded([&] { return Of(e)->QueryPerf(e, values, count); });
   }
+  static void CollectMetrics(void* prov_ctx, const ssa_metrics_ops* ops, ssa_metrics_sink_t* sink) {
+    auto* prov = static_cast<Provider*>(prov_ctx);
+    GuardedVoid(prov, "collect_metrics", [&] { prov->CollectMetrics(ops, sink); });
+  }
 
  public:
   // The ops table, for a provider's ssa_provider_entry to build on its
@@ -152,6 +157,7 @@ class AbiGlue {
     t.query = Query;
     t.query_perf = QueryPerf;
     if constexpr (Traits::kPortEvents) t.port_event = PortEvent;
+    if constexpr (Traits::kMetrics) t.collect_metrics = CollectMetrics;
     return t;
   }
 };

@@ -17,12 +17,13 @@ struct SsaTraits {
   using Endpoint = ssa::ssa_provider::SsaEndpoint;
   using Address = ssa::ssa_provider::SsaAddress;
   static constexpr bool kPortEvents = false;  // port_changed says all it needs
+  static constexpr bool kMetrics = true;  // ABI 1.4: the consumer's view of the tree
 };
 
 }  // namespace
 
 const ssa_provider* ssa_provider_entry(uint16_t core_major, uint16_t core_minor) {
-  (void)core_minor;  // any 1.x core: this provider uses only 1.0 ops
+  (void)core_minor;  // any 1.x core: later ops are checked by size on either side
   if (core_major != SSA_PROV_ABI_MAJOR) return nullptr;
   static const ssa_provider table = ssa::provider_shared::AbiGlue<SsaTraits>::MakeTable(
       "ssa", 1, "path records from the PRDB the SSA tree delivers; the SA for the rest");

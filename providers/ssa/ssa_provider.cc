@@ -30,15 +30,16 @@ int ToCoreLevel(LogLevel level) {
   }
 }
 
-const char* MissText(int why) {
+const char* MissText(Miss why) {
   switch (why) {
-    case 0: return "no PRDB from the tree yet";
-    case 1: return "the PRDB is for an earlier LID of the port";
-    case 3:
+    case kNoView: return "no PRDB from the tree yet";
+    case kStaleView: return "the PRDB is for an earlier LID of the port";
+    case kInexactQos:
       return "a record is marked not exact in the PRDB (QoS levels or SL2VL tables may change "
              "it)";
-    case 4: return "a record is marked not exact in the PRDB (the routing engine chooses its SL)";
-    case 5: return "a record is for another partition than the endpoint's P_Key";
+    case kInexactRoutingSl:
+      return "a record is marked not exact in the PRDB (the routing engine chooses its SL)";
+    case kOtherPkey: return "a record is for another partition than the endpoint's P_Key";
     default: return "a destination is not in the PRDB";
   }
 }
@@ -207,6 +208,7 @@ void SsaProvider::StopConsumer(SsaPort* port, const char* why) {
   if (!port->consumer) return;
   Log(SSA_LOG_INFO, "port %s: leaving the SSA tree: %s", port->Name().c_str(), why);
   port->consumer->Stop();
+  port->earlier.AddCounters(port->consumer->stats());
   port->consumer.reset();
 }
 
@@ -250,6 +252,7 @@ void SsaProvider::OnUpdate(SsaPort* port) {
   port->view_since = now;
   ScheduleExport();
   ++updates_;
+  ++port->updates;
   // The epoch held and how long it was held: the freshness an operator
   // asks about (PERF_QUERY has no room for it).
   Log(SSA_LOG_INFO,
@@ -260,8 +263,9 @@ void SsaProvider::OnUpdate(SsaPort* port) {
       port->view->paths(), index_ms, static_cast<unsigned long long>(old_epoch), held_s);
 }
 
-void SsaProvider::NoteMiss(const SsaPort* port, Miss why) {
+void SsaProvider::NoteMiss(SsaPort* port, Miss why) {
   ++missed_[why];
+  ++port->missed[why];
   if (miss_noted_[why]) return;
   miss_noted_[why] = true;  // once per reason: the counters say the rest
   Log(SSA_LOG_INFO, "port %s: %s; %s (logged once)", port->Name().c_str(), MissText(why),
@@ -305,6 +309,7 @@ int SsaProvider::RouteFromView(const sa::SaEndpoint* ep, const RouteKey& key,
           path->qosclass_sl = htons(static_cast<uint16_t>((ntohs(path->qosclass_sl) & ~0xFu) | sl));
         }
         ++answered_;
+        ++port->prdb_hits;
         return ACM_STATUS_SUCCESS;
       }
       return options_.fallback_sa ? -1 : ACM_STATUS_ENODATA;

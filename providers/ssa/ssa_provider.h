@@ -68,6 +68,18 @@ namespace ssa_provider {
 
 class SsaProvider;
 
+// Why a request was not answered from a view (logged once each, counted
+// per port and in all).
+enum Miss {
+  kNoView,
+  kStaleView,
+  kNotInView,
+  kInexactQos,
+  kInexactRoutingSl,
+  kOtherPkey,
+  kMissKinds
+};
+
 struct SsaDevice {
   SsaProvider* prov = nullptr;
   sa::SaDevice* inner = nullptr;
@@ -81,6 +93,14 @@ struct SsaPort : provider_shared::PortView {
   std::unique_ptr<tree::Consumer> consumer;
   std::shared_ptr<const PrdbView> view;              // the newest verified PRDB
   std::chrono::steady_clock::time_point view_since;  // when it was put in place
+  // For the metrics (ssa_metrics.cc): this port's answers from views and
+  // misses, the views put in place, and what its earlier consumers counted
+  // (one is replaced when the port's LID changes), so counters never go
+  // back.
+  uint64_t prdb_hits = 0;
+  uint64_t missed[kMissKinds] = {};
+  uint64_t updates = 0;
+  tree::ConsumerStats earlier;
 };
 
 struct SsaEndpoint {
@@ -114,28 +134,19 @@ class SsaProvider {
   int Resolve(SsaAddress* src, const ssa_resolve_request* req, uint64_t req_id);
   int Query(SsaAddress* src, const ssa_resolve_request* req, uint64_t req_id);
   int QueryPerf(SsaEndpoint* ep, uint64_t* values, uint8_t* count);
+  // ABI 1.4: our families in ibacm's metrics file (ssa_metrics.cc).
+  void CollectMetrics(const ssa_metrics_ops* ops, ssa_metrics_sink_t* sink);
 
   void Log(int level, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
 
  private:
-  // Why a request was not answered from a view (logged once each).
-  enum Miss {
-    kNoView,
-    kStaleView,
-    kNotInView,
-    kInexactQos,
-    kInexactRoutingSl,
-    kOtherPkey,
-    kMissKinds
-  };
-
   void StartConsumer(SsaPort* port);
   void StopConsumer(SsaPort* port, const char* why);
   void OnUpdate(SsaPort* port);
   // The sa provider's route source (see sa_provider.h).
   int RouteFromView(const sa::SaEndpoint* ep, const provider_shared::RouteKey& key,
                     ibv_path_record* path);
-  void NoteMiss(const SsaPort* port, Miss why);
+  void NoteMiss(SsaPort* port, Miss why);
   // Publishes the shared-memory tables soon (once for many changes).
   void ScheduleExport();
   void Export();

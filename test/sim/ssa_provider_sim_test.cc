@@ -20,7 +20,11 @@
 //   - names, IPv4 and IPv6 from the core's hosts_file (read when it
 //     appears), carried down the tree as the address database, resolve
 //     from the PRDB and the SA agrees; with `fallback = sa` only a LID the
-//     PRDB lacks is asked of the SA.
+//     PRDB lacks is asked of the SA;
+//   - the daemon's metrics file carries the provider's own families (ABI
+//     1.4), passes promtool and the Python client's parser, and follows
+//     the tree: a LID the PRDB lacks is a fallback of its reason, a link
+//     change raises the epoch held and the delta transfers.
 #include <arpa/inet.h>
 #include <infiniband/acm.h>
 #include <signal.h>
@@ -44,6 +48,7 @@
 #include "test/sim/tree_fixture.h"
 #include "test/sim/tree_harness.h"
 #include "test/support/check_ok.h"
+#include "test/support/prom_check.h"
 #include "test/support/tool_output.h"
 
 #include "CppUTest/TestHarness.h"
@@ -79,13 +84,14 @@ CHECK_OK(tree->StartIbssa("Hca4", "access"));
 
   // ibacm with the ssa provider on kNode; returns once it holds the
   // core's epoch (with `wait`).
+  // `core_options`: more lines of its [core] section.
   void StartIbacm(const std::string& ssa_options, bool wait = true,
-                  const std::string& log_level = "debug") {
+                  const std::string& log_level = "debug", const std::string& core_options = "") {
     IbacmNode::Options io;
     io.node = kNode;
     io.addr_cfg = "node6 ibsim0 1 default\n10.0.0.6 ibsim0 1 default\nfd00::6 ibsim0 1 default\n";
-    io.opts_cfg = "[core]\nlog_level = " + log_level +
-                  "\nprovider = ssa default\nsupport_ips_in_addr_cfg = yes\n"
+    io.opts_cfg = "[core]\nlog_level = " + log_level + "\n" + core_options +
+                  "provider = ssa default\nsupport_ips_in_addr_cfg = yes\n"
                   "[ssa]\nmad_timeout_ms = 300\n" +
                   ssa_options;
     io.provider_dir = SsaProviderDir();
@@ -280,6 +286,69 @@ TEST(SsaProviderSim, NamesAndIpsFromTheCoresHostsFileAndTheSaForWhatThePrdbLacks
   LONGS_EQUAL(verified + 1, RouteQueries());
   STRCMP_CONTAINS("a destination is not in the PRDB; asking the SA instead", ibacm->Log().c_str());
   CHECK_FALSE_TEXT(ibacm->Log().find("unknown option") != std::string::npos, ibacm->Log().c_str());
+}
+
+TEST(SsaProviderSim, TheMetricsFileFollowsThePrdbAndTheFallbacks) {
+  StartTree(0);
+  const std::string prom = dir.path() + "/ibacm.prom";
+  StartIbacm("fallback = sa\n", true, "debug",
+             "metrics_file = " + prom + "\nmetrics_interval = 1\n");
+  const std::string port = "provider=\"ssa\",port=\"ibsim0:1\"";
+  auto of = [&](const std::string& name, const std::string& more = "") {
+    return name + "{" + port + (more.empty() ? "" : "," + more) + "}";
+  };
+  const double epoch = static_cast<double>(tree->smdb().global_epoch);
+  WaitSample(prom, of("ibacm_ssa_prdb_epoch"), AtLeast(epoch));
+  WaitSample(prom, of("ibacm_ssa_lag_epochs"), [](double v) { return v == 0; });
+  WaitSample(prom, of("ibacm_ssa_parent_connected"), [](double v) { return v == 1; });
+  CHECK(WaitSample(prom, of("ibacm_ssa_transfers_total", "kind=\"full\""), AtLeast(1)) >= 1);
+  // Names as the parser gives them (counters without _total).
+  const std::vector<std::string> families = {
+      "ibacm_up", "ibacm_endpoint_sa_queries", "ibacm_ssa_prdb_epoch",
+      "ibacm_ssa_prdb_age_seconds", "ibacm_ssa_prdb_paths", "ibacm_ssa_core_epoch",
+      "ibacm_ssa_lag_epochs", "ibacm_ssa_parent_connected", "ibacm_ssa_prdb_updates",
+      "ibacm_ssa_transfers", "ibacm_ssa_received_bytes", "ibacm_ssa_reparents",
+      "ibacm_ssa_reconnects", "ibacm_ssa_digest_mismatches", "ibacm_ssa_prdb_hits",
+      "ibacm_ssa_fallbacks", "ibacm_provider_metrics_rejected"};
+  CHECK_OK(ssa::test::CheckPromFile(prom, families, dir.path()));
+  std::string text = ssa::test::ReadFileText(prom);
+  STRCMP_CONTAINS("ibacm_provider_metrics_rejected_total{provider=\"ssa\"} 0\n", text.c_str());
+  CHECK(ssa::test::PromSample(text, of("ibacm_ssa_prdb_age_seconds")) >= 0);
+  CHECK(ssa::test::PromSample(text, of("ibacm_ssa_received_bytes_total")) > 0);
+
+  // A LID the PRDB holds is a hit; one it lacks a fallback to the SA.
+  const std::string not_in_prdb = of("ibacm_ssa_fallbacks_total", "reason=\"not_in_prdb\"");
+  const double hits0 = ssa::test::PromSample(text, of("ibacm_ssa_prdb_hits_total"));
+  const double miss0 = ssa::test::PromSample(text, not_in_prdb);
+  CHECK(hits0 >= 0 && miss0 >= 0);
+  const std::string slid = std::to_string(tree->Lid(kNode));
+  std::string out;
+  int rc = -1;
+  CHECK_OK(ssa::test::RunProgram({"/usr/bin/ib_acme", "-S", ibacm->socket_path(), "-f", "l", "-s",
+                                  slid, "-d", std::to_string(tree->Lid("Hca9"))},
+                                 &out, &rc));
+  LONGS_EQUAL_TEXT(0, rc, out.c_str());
+  CHECK_OK(ssa::test::RunProgram(
+      {"/usr/bin/ib_acme", "-S", ibacm->socket_path(), "-f", "l", "-s", slid, "-d", "200"}, &out,
+      &rc));
+  WaitSample(prom, of("ibacm_ssa_prdb_hits_total"), AtLeast(hits0 + 1));
+  WaitSample(prom, not_in_prdb, AtLeast(miss0 + 1));
+  WaitSample(prom,
+             "ibacm_endpoint_sa_queries_total{port=\"ibsim0:1\",pkey=\"0xffff\",provider=\"ssa\"}",
+             AtLeast(1));
+
+  // A link change: the next epoch, carried as a delta.
+  const std::string deltas = of("ibacm_ssa_transfers_total", "kind=\"delta\"");
+  text = ssa::test::ReadFileText(prom);
+  const double delta0 = ssa::test::PromSample(text, deltas);
+  const double updates0 = ssa::test::PromSample(text, of("ibacm_ssa_prdb_updates_total"));
+  ssa::smdb::Smdb next;
+  CHECK_OK(tree->ChangeLink("L1", 7, false, 30s, &next));
+  WaitEpoch(next.global_epoch);
+  WaitSample(prom, of("ibacm_ssa_prdb_epoch"), AtLeast(static_cast<double>(next.global_epoch)));
+  WaitSample(prom, deltas, AtLeast(delta0 + 1));
+  WaitSample(prom, of("ibacm_ssa_prdb_updates_total"), AtLeast(updates0 + 1));
+  CHECK_OK(ssa::test::CheckPromFile(prom, families, dir.path()));
 }
 
 TEST(SsaProviderSim, WithItsAccessNodeKilledKnownDestinationsKeepResolving) {

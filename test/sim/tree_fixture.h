@@ -3,7 +3,8 @@
 // CppUTest fixture: TEST_GROUP_BASE(<group>, ssa::test::TreeFixture).
 //
 // The tree (TreeHarness) lives in a TempDir; a test that runs ibacm keeps
-// it in `ibacm`. Teardown stops ibacm and then the tree, keeping the run
+// it in `ibacm`. WaitSample reads a metrics file (ibacm's, ibssa's, the
+// plugin's) until a sample satisfies the test, within a bound. Teardown stops ibacm and then the tree, keeping the run
 // directories of a failed test, and fails when OpenSM did not exit
 // cleanly.
 //
@@ -11,11 +12,16 @@
 #ifndef IBACM_SSA_TEST_SIM_TREE_FIXTURE_H
 #define IBACM_SSA_TEST_SIM_TREE_FIXTURE_H
 
+#include <chrono>
+#include <functional>
 #include <memory>
+#include <string>
 
 #include "test/sim/ibacm_node.h"
 #include "test/sim/tree_harness.h"
 #include "test/support/check_ok.h"
+#include "test/support/poll.h"
+#include "test/support/prom_check.h"
 #include "test/support/temp_dir.h"
 
 #include <CppUTest/TestHarness.h>
@@ -37,6 +43,23 @@ class TreeFixture : public Utest {
     Status st = tree ? tree->Stop() : Status::Ok();
     tree.reset();
     CHECK_OK(st);
+  }
+
+  // Sample `series` (name and labels as written) of the metrics file at
+  // `path` once `ok` holds for it (-1: absent), polled for up to 30 s.
+  double WaitSample(const std::string& path, const std::string& series,
+                    const std::function<bool(double)>& ok) {
+    double v = -1;
+    bool seen = PollUntil(std::chrono::seconds(30), [&] {
+      v = PromSample(ReadFileText(path), series);
+      return ok(v);
+    });
+    CHECK_TEXT(seen, (path + ": " + series + " stayed at " + std::to_string(v)).c_str());
+    return v;
+  }
+  // For WaitSample: a value of at least `want`.
+  static std::function<bool(double)> AtLeast(double want) {
+    return [want](double v) { return v >= want; };
   }
 };
 

@@ -58,15 +58,9 @@ void StartTree(bool metrics, const std::string& plugin_extra = "") {
 }
 
 // A sample of `node`'s metrics file once `ok` holds for it (bounded).
-double WaitSample(const std::string& node, const std::string& series,
-                  const std::function<bool(double)>& ok) {
-  double v = -1;
-  bool seen = ssa::test::PollUntil(30s, [&] {
-    v = PromSample(ssa::test::ReadFileText(MetricsOf(node)), series);
-    return ok(v);
-  });
-  CHECK_TEXT(seen, (node + ": " + series + " stayed at " + std::to_string(v)).c_str());
-  return v;
+double WaitNodeSample(const std::string& node, const std::string& series,
+                      const std::function<bool(double)>& ok) {
+  return WaitSample(MetricsOf(node), series, ok);
 }
 
 // ssa-tree --check with `args` as Hca10; its exit status, output in *out.
@@ -83,12 +77,11 @@ int Check(const std::vector<std::string>& args, std::string* out) {
 TEST(TreeOpsSim, MetricsFilesPassPromtoolAndFollowTheTree) {
   StartTree(true);
   double epoch = static_cast<double>(tree->smdb().global_epoch);
-  auto at_least = [](double want) { return [want](double v) { return v >= want; }; };
-  WaitSample("core", "ibssa_core_smdb_epoch", at_least(epoch));
-  WaitSample("core", "ibssa_core_tree_members{role=\"consumer\"}", at_least(4));
+  WaitNodeSample("core", "ibssa_core_smdb_epoch", AtLeast(epoch));
+  WaitNodeSample("core", "ibssa_core_tree_members{role=\"consumer\"}", AtLeast(4));
   for (const char* n : {"Hca2", "Hca4"}) {
     std::string role = std::string(n) == "Hca2" ? "distribution" : "access";
-    WaitSample(n, "ibssa_epoch{role=\"" + role + "\",db=\"smdb\"}", at_least(epoch));
+    WaitNodeSample(n, "ibssa_epoch{role=\"" + role + "\",db=\"smdb\"}", AtLeast(epoch));
   }
   for (const char* n : {"Hca2", "Hca4"})
     CHECK_OK(ssa::test::CheckPromFile(
@@ -122,12 +115,12 @@ TEST(TreeOpsSim, MetricsFilesPassPromtoolAndFollowTheTree) {
   CHECK_OK(tree->ChangeLink("L1", 7, false, 30s, &next));
   CHECK_OK(tree->WaitConsumersAt(kConsumers, next.global_epoch, 30s));
   double e = static_cast<double>(next.global_epoch);
-  WaitSample("core", "ibssa_core_smdb_epoch", at_least(e));
-  WaitSample("core", core_delta_bytes, at_least(bytes0 + 1));
-  WaitSample("core", "ibssa_core_extractions_total", at_least(extractions0 + 1));
-  WaitSample("Hca4", "ibssa_epoch{role=\"access\",db=\"smdb\"}", at_least(e));
-  WaitSample("Hca4", access_delta_in, at_least(in0 + 1));
-  WaitSample("Hca4", access_delta_out, at_least(out0 + 1));
+  WaitNodeSample("core", "ibssa_core_smdb_epoch", AtLeast(e));
+  WaitNodeSample("core", core_delta_bytes, AtLeast(bytes0 + 1));
+  WaitNodeSample("core", "ibssa_core_extractions_total", AtLeast(extractions0 + 1));
+  WaitNodeSample("Hca4", "ibssa_epoch{role=\"access\",db=\"smdb\"}", AtLeast(e));
+  WaitNodeSample("Hca4", access_delta_in, AtLeast(in0 + 1));
+  WaitNodeSample("Hca4", access_delta_out, AtLeast(out0 + 1));
 
   // The access node's parent dies: it moves to another one.
   std::vector<TreeMember> ms;
@@ -141,7 +134,7 @@ TEST(TreeOpsSim, MetricsFilesPassPromtoolAndFollowTheTree) {
   const std::string reparents = "ibssa_reparents_total{role=\"access\",db=\"smdb\"}";
   double r0 = PromSample(ssa::test::ReadFileText(MetricsOf("Hca4")), reparents);
   CHECK_OK(tree->process(victim)->Kill(SIGKILL));
-  WaitSample("Hca4", reparents, at_least(r0 + 1));
+  WaitNodeSample("Hca4", reparents, AtLeast(r0 + 1));
 }
 
 TEST(TreeOpsSim, CheckIsOkOnAHealthyTreeAndWarnsWhenAnAccessNodeDies) {

@@ -169,6 +169,13 @@ TEST_GROUP(DaemonKernel) {
     text << in.rdbuf();
     return text.str();
   }
+  // The metrics file now ("" while there is none).
+  std::string Metrics(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
   testing::FakeNetlinkSocket* Rdma() { return netlink.socket(NETLINK_RDMA); }
   testing::FakeNetlinkSocket* Route() { return netlink.socket(NETLINK_ROUTE); }
   // The daemon's n-th message to the kernel (0 is SET_TIMEOUT).
@@ -281,13 +288,7 @@ TEST(DaemonKernel, TheMetricsFileHoldsTheCountersAndFollowsThem) {
   Start("metrics_file = " + path + "\nmetrics_interval = 1\n");
   CHECK(daemon->metrics_file() != nullptr);
   std::string text;
-  auto read = [&] {
-    std::ifstream in(path);
-    std::stringstream s;
-    s << in.rdbuf();
-    text = s.str();
-    return text;
-  };
+  auto read = [&] { return text = Metrics(path); };
   CHECK_TRUE(WaitFor([&] { return read().find("ibacm_up 1\n") != std::string::npos; }));
   Rdma()->Inject(KernelRequest(51, true, 0x41));
   CHECK_FALSE(Sent(1).error);
@@ -299,16 +300,59 @@ TEST(DaemonKernel, TheMetricsFileHoldsTheCountersAndFollowsThem) {
        {"ibacm_resolves_total 1\n", "# TYPE ibacm_endpoint_resolves_total counter\n",
         "ibacm_endpoint_resolves_total{port=\"fake0:1\",pkey=\"0xffff\",provider=\"testprov\"} ",
         "# TYPE ibacm_client_connections gauge\n",
-        "ibacm_kernel_answers_total{outcome=\"answered\"} 1\n"})
+        "ibacm_kernel_answers_total{outcome=\"answered\"} 1\n",
+        // testprov's own family (ABI 1.4), labelled by the core.
+        "ibacm_testprov_port_resolves_total{provider=\"testprov\",port=\"fake0:1\"} 1\n",
+        "ibacm_provider_metrics_rejected_total{provider=\"testprov\"} 0\n"})
     STRCMP_CONTAINS(name, text.c_str());
   // The tools a site checks its textfile collector's input with.
   std::string snap = dir + "/snap.prom";
   std::ofstream(snap) << text;
-  CHECK_OK(ssa::test::CheckPromFile(snap, {"ibacm_resolves", "ibacm_client_connections"}, dir));
+  CHECK_OK(ssa::test::CheckPromFile(
+      snap, {"ibacm_resolves", "ibacm_client_connections", "ibacm_testprov_port_resolves"}, dir));
   daemon->RequestStop();
   loop_thread.join();
   daemon->Shutdown();
   CHECK(access(path.c_str(), F_OK) != 0);
+}
+
+// A provider that gets its metric calls wrong (testprov's bad_metrics: 20
+// mistakes a snapshot): each is refused, counted and logged once a minute;
+// the file keeps the rest, the daemon's own families and the provider's
+// valid ones, and passes the tools.
+TEST(DaemonKernel, AProvidersMalformedMetricsAreLeftOutAndCounted) {
+  std::string path = dir + "/ibacm.prom";
+  Start("metrics_file = " + path + "\nmetrics_interval = 1\n[testprov]\nbad_metrics = yes\n");
+  std::string text;
+  const std::string refused = "ibacm_provider_metrics_rejected_total{provider=\"testprov\"}";
+  // Two snapshots, so the count is seen to add up across them.
+  CHECK_TRUE(WaitFor([&] {
+    text = Metrics(path);
+    return ssa::test::PromSample(text, refused) >= 40;
+  }));
+  double core_count = ssa::test::PromSample(text, refused);
+  LONGS_EQUAL(0, static_cast<long>(core_count) % 20);
+  // testprov counted the refusals it was told of: the same number.
+  DOUBLES_EQUAL(core_count,
+                ssa::test::PromSample(text, "ibacm_testprov_refused_calls_total{provider=\"testprov\"}"),
+                0);
+  STRCMP_CONTAINS("ibacm_up 1\n", text.c_str());
+  STRCMP_CONTAINS("ibacm_testprov_samples_total{provider=\"testprov\",kind=\"ok\"} 1\n", text.c_str());
+  STRCMP_CONTAINS("ibacm_testprov_port_resolves_total{provider=\"testprov\",port=\"fake0:1\"} 0\n",
+                  text.c_str());
+  for (const char* left_out : {"testprov_no_prefix", "Camel", "ibacm_testprov:colon",
+                               "ibacm_testprov_counter ", "ibacm_testprov_gauge_total",
+                               "ibacm_testprov_typed", "ibacm_testprov_helpless", "mine", "caf"})
+    CHECK_TEXT(text.find(left_out) == std::string::npos, left_out);
+  std::string snap = dir + "/snap.prom";
+  std::ofstream(snap) << text;
+  CHECK_OK(ssa::test::CheckPromFile(
+      snap, {"ibacm_up", "ibacm_testprov_samples", "ibacm_provider_metrics_rejected"}, dir));
+  std::string log = Log();
+  const std::string line = "provider testprov: a metric left out of the metrics file: ";
+  size_t first = log.find(line);
+  CHECK_TEXT(first != std::string::npos, log.c_str());
+  CHECK_TEXT(log.find(line, first + line.size()) == std::string::npos, log.c_str());
 }
 
 TEST(DaemonKernel, RequestsNoEndpointServesGetTheErrorFlag) {

@@ -20,6 +20,7 @@ test_unit_unit_tests_SOURCES = \
 	test/unit/provider_loader_test.cc \
 	test/unit/provider_selector_test.cc \
 	test/unit/provider_host_ops_test.cc \
+	test/unit/provider_metrics_test.cc \
 	test/unit/core_config_test.cc \
 	test/unit/client_server_test.cc \
 	test/unit/daemon_util_test.cc test/unit/daemon_shell_test.cc test/unit/file_io_test.cc \

@@ -91,6 +91,7 @@ TEST(ProviderLoader, LoadsTheGoodProviderWithOneInfoLine) {
   CHECK_TRUE(lp->HasPortChanged());
   CHECK_TRUE(lp->HasQuery());
   CHECK_TRUE(lp->HasQueryPerf());
+  CHECK_TRUE(lp->HasCollectMetrics());  // 1.4
   LONGS_EQUAL(0, loader.rejected_count());
   LONGS_EQUAL(1, lines.size());
   char expect[512];
@@ -280,6 +281,7 @@ namespace {
 
 int DummyResolve(void*, const ssa_resolve_request*, uint64_t) { return 0; }
 int DummyQueryPerf(void*, uint64_t*, uint8_t*) { return 0; }
+void DummyCollect(void*, const ssa_metrics_ops*, ssa_metrics_sink_t*) {}
 int DummyAppended(void*) { return 0; }
 
 // What struct ssa_provider would look like to a newer core after a later
@@ -298,8 +300,11 @@ TEST(AbiMember, AgreesWithSsaHasMemberAtEveryCut) {
   t.resolve = DummyResolve;
   t.query = DummyResolve;
   t.query_perf = DummyQueryPerf;
+  t.collect_metrics = DummyCollect;
   for (uint32_t size = 0; size <= sizeof(ssa_provider); ++size) {
     t.size = size;
+    CHECK_EQUAL(SSA_HAS_MEMBER(&t, collect_metrics),
+                ssa::AbiMember(&t, &ssa_provider::collect_metrics) != nullptr);
     CHECK_EQUAL(SSA_HAS_MEMBER(&t, query), ssa::AbiMember(&t, &ssa_provider::query) != nullptr);
     CHECK_EQUAL(SSA_HAS_MEMBER(&t, query_perf),
                 ssa::AbiMember(&t, &ssa_provider::query_perf) != nullptr);
@@ -338,6 +343,10 @@ TEST(AbiMember, OlderProviderLoadsAndHasNoAppendedOps) {
   CHECK_FALSE(lp->HasPortChanged());
   CHECK_FALSE(lp->HasQuery());
   CHECK_FALSE(lp->HasQueryPerf());
+  // Nor has it the ops later minors appended (1.1's port_event, 1.4's
+  // collect_metrics): its table ends before them.
+  CHECK_FALSE(lp->HasPortEvent());
+  CHECK_FALSE(lp->HasCollectMetrics());
   // Read as a newer core would read it: the appended op is out of range.
   const auto* as_future = reinterpret_cast<const FutureProvider*>(lp->table());
   CHECK(ssa::AbiMember(as_future, &FutureProvider::appended_op) == nullptr);

@@ -28,15 +28,24 @@
  * (repeated); the last two also go to the core's counters. query
  * (ACM_FLAGS_QUERY_SA) is answered like resolve, through query_done.
  *
+ * collect_metrics (ABI 1.4) gives ibacm_testprov_port_resolves_total per
+ * port. With bad_metrics = yes it also gives what the core must refuse
+ * (one of each kind the daemon's test checks), among valid families, and
+ * last ibacm_testprov_refused_calls_total: how many of its metric calls the
+ * core refused so far, which must equal the core's own count. It is not
+ * among the calls counted in the fini line.
+ *
  * Options ([testprov] section): delay_ms = N answers N ms later from a core
  * timer (default 0: at once, inside resolve); fail_init = yes makes init
- * fail with -EINVAL. Unknown keys are reported through config_warn.
+ * fail with -EINVAL; bad_metrics = yes (above). Unknown keys are reported
+ * through config_warn.
  *
  * Threading: the core's loop thread only, as the ABI says. All state hangs
  * off the init() context, so two instances can coexist in one process.
  */
 #include <endian.h>
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +85,8 @@ struct tp_port {
 	uint16_t lid;
 	uint64_t gid_prefix; /* host order, as are the two below */
 	uint64_t port_guid;
+	ssa_core_port_t *core_port;
+	uint64_t resolves; /* requests from its endpoints, for the metrics */
 };
 
 /* A destination already answered on an endpoint (for NODELAY). */
@@ -114,6 +125,8 @@ struct tp_prov {
 	ssa_core_t *core;
 	uint32_t delay_ms;
 	int fail_init;
+	int bad_metrics;
+	uint64_t metric_refusals; /* metric calls the core refused */
 	uint64_t calls[TP_OP_COUNT];
 	struct tp_port *ports;
 	struct tp_addr *addrs;
@@ -155,6 +168,9 @@ static int tp_option(void *arg, const char *key, const char *value, const char *
 	} else if (!strcmp(key, "fail_init")) {
 		if (tp_parse_bool(value, &prov->fail_init))
 			prov->ops->config_warn(prov->core, file, line, "fail_init must be yes or no");
+	} else if (!strcmp(key, "bad_metrics")) {
+		if (tp_parse_bool(value, &prov->bad_metrics))
+			prov->ops->config_warn(prov->core, file, line, "bad_metrics must be yes or no");
 	} else {
 		prov->ops->config_warn(prov->core, file, line, "unknown option");
 	}
@@ -378,6 +394,7 @@ static int tp_handle(void *addr_ctx, const struct ssa_resolve_request *req, uint
 		return -EINVAL;
 	status = tp_build_path(prov, ep, req, &path);
 	ep->counters[ACM_CNTR_RESOLVE]++;
+	ep->port->resolves++;
 	if (status == ACM_STATUS_SUCCESS) {
 		if (tp_seen(ep, &path)) {
 			tp_count(prov, ep, ACM_CNTR_ROUTE_CACHE);
@@ -488,7 +505,6 @@ static int tp_open_port(void *dev_ctx, const struct ssa_port_info *info,
 	struct tp_dev *d = dev_ctx;
 	struct tp_port *p;
 
-	(void)core_port;
 	d->prov->calls[TP_OPEN_PORT]++;
 	if (!SSA_HAS_MEMBER(info, pkeys))
 		return -EINVAL;
@@ -499,6 +515,7 @@ static int tp_open_port(void *dev_ctx, const struct ssa_port_info *info,
 	if (info->ca_name)
 		strncpy(p->ca_name, info->ca_name, sizeof(p->ca_name) - 1);
 	p->port_num = info->port_num;
+	p->core_port = core_port;
 	tp_port_update(p, info);
 	p->next = d->prov->ports;
 	d->prov->ports = p;
@@ -640,6 +657,67 @@ static int tp_query_perf(void *ep_ctx, uint64_t *values, uint8_t *count)
 	return 0;
 }
 
+/* --- metrics (ABI 1.4) ---------------------------------------------------- */
+
+/* A metric call, its refusal counted. */
+#define TP_METRIC(prov, call) ((call) < 0 ? (void)(prov)->metric_refusals++ : (void)0)
+
+/* One of each kind of mistake the core must refuse, between valid calls. */
+static void tp_bad_metrics(struct tp_prov *prov, const struct ssa_metrics_ops *m,
+			   ssa_metrics_sink_t *sink)
+{
+	const struct ssa_metric_label core_label = {"port", "mine"};
+	const struct ssa_metric_label newline = {"kind", "a\nb"};
+	const struct ssa_metric_label not_ascii = {"kind", "caf\xc3\xa9"};
+	const struct ssa_metric_label bad_name = {"Kind-2", "x"};
+	const struct ssa_metric_label twice[2] = {{"kind", "a"}, {"kind", "b"}};
+	const struct ssa_metric_label ok = {"kind", "ok"};
+
+	TP_METRIC(prov, m->family(sink, "testprov_no_prefix_total", SSA_METRIC_COUNTER, "x"));
+	TP_METRIC(prov, m->sample(sink, NULL, NULL, 0, 1)); /* of a refused family */
+	TP_METRIC(prov, m->family(sink, "ibacm_testprov_Camel_total", SSA_METRIC_COUNTER, "x"));
+	TP_METRIC(prov, m->family(sink, "ibacm_testprov:colon", SSA_METRIC_GAUGE, "x"));
+	TP_METRIC(prov, m->family(sink, "ibacm_testprov_counter", SSA_METRIC_COUNTER, "x"));
+	TP_METRIC(prov, m->family(sink, "ibacm_testprov_gauge_total", SSA_METRIC_GAUGE, "x"));
+	TP_METRIC(prov, m->family(sink, "ibacm_testprov_typed", 7, "x"));
+	TP_METRIC(prov, m->family(sink, "ibacm_resolves_total", SSA_METRIC_COUNTER, "x"));
+	TP_METRIC(prov, m->family(sink, "ibacm_testprov_helpless", SSA_METRIC_GAUGE, ""));
+	TP_METRIC(prov, m->family(sink, NULL, SSA_METRIC_GAUGE, "x"));
+
+	TP_METRIC(prov, m->family(sink, "ibacm_testprov_samples_total", SSA_METRIC_COUNTER,
+				  "Valid samples among refused ones."));
+	TP_METRIC(prov, m->sample(sink, NULL, &core_label, 1, 1));
+	TP_METRIC(prov, m->sample(sink, NULL, &newline, 1, 1));
+	TP_METRIC(prov, m->sample(sink, NULL, &not_ascii, 1, 1));
+	TP_METRIC(prov, m->sample(sink, NULL, &bad_name, 1, 1));
+	TP_METRIC(prov, m->sample(sink, NULL, twice, 2, 1));
+	TP_METRIC(prov, m->sample(sink, NULL, &ok, 1, -1));
+	TP_METRIC(prov, m->sample(sink, NULL, &ok, 1, NAN));
+	TP_METRIC(prov, m->sample(sink, (ssa_core_port_t *)prov, &ok, 1, 1)); /* not a port */
+	TP_METRIC(prov, m->sample(sink, NULL, &ok, 1, 1));
+	TP_METRIC(prov, m->sample(sink, NULL, &ok, 1, 2)); /* the same series again */
+	TP_METRIC(prov, m->family(sink, "ibacm_testprov_samples_total", SSA_METRIC_COUNTER, "x"));
+}
+
+static void tp_collect_metrics(void *prov_ctx, const struct ssa_metrics_ops *m,
+			       ssa_metrics_sink_t *sink)
+{
+	struct tp_prov *prov = prov_ctx;
+	struct tp_port *p;
+
+	if (prov->bad_metrics)
+		tp_bad_metrics(prov, m, sink);
+	TP_METRIC(prov, m->family(sink, "ibacm_testprov_port_resolves_total", SSA_METRIC_COUNTER,
+				  "Requests from the port's endpoints."));
+	for (p = prov->ports; p; p = p->next)
+		TP_METRIC(prov, m->sample(sink, p->core_port, NULL, 0, (double)p->resolves));
+	if (!prov->bad_metrics)
+		return;
+	TP_METRIC(prov, m->family(sink, "ibacm_testprov_refused_calls_total", SSA_METRIC_COUNTER,
+				  "Metric calls of testprov the core refused."));
+	m->sample(sink, NULL, NULL, 0, (double)prov->metric_refusals);
+}
+
 static const struct ssa_provider tp_table = {
 	.size = sizeof(struct ssa_provider),
 	.abi_major = SSA_PROV_ABI_MAJOR,
@@ -662,6 +740,7 @@ static const struct ssa_provider tp_table = {
 	.query = tp_query,
 	.query_perf = tp_query_perf,
 	.port_event = tp_port_event,
+	.collect_metrics = tp_collect_metrics,
 };
 
 const struct ssa_provider *ssa_provider_entry(uint16_t core_major, uint16_t core_minor)

@@ -1,0 +1,151 @@
+// ssa_metrics.cc: the ssa provider's families in ibacm's metrics file
+// (ABI 1.4's collect_metrics; the core checks them and adds the provider
+// and port labels; names in ibacm_ssa(7)). Per port, the consumer's view
+// of the tree, which PERF_QUERY's seven counters cannot carry: the PRDB
+// epoch held and its age, the newest epoch heard of and the lag behind
+// it, transfers and bytes received, parent changes; and what requests
+// met: answers from the PRDB (each an SA query saved) and the fallbacks
+// by reason. The SA queries sent are the endpoints' own counter
+// (ibacm_endpoint_sa_queries_total), not repeated here.
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <iterator>
+#include <vector>
+
+#include "providers/ssa/ssa_provider.h"
+
+namespace ssa {
+namespace ssa_provider {
+
+namespace {
+
+// The reason label of each Miss, in its order.
+const char* const kMissLabels[] = {
+    "no_prdb", "stale_prdb", "not_in_prdb", "inexact_qos", "inexact_routing_sl", "other_pkey",
+};
+static_assert(std::size(kMissLabels) == kMissKinds, "a reason label for every Miss");
+
+// One port's numbers as the families read them.
+struct PortNumbers {
+  const SsaPort* port;
+  tree::ConsumerStats totals;  // earlier consumers' counters plus the current one's
+  uint64_t heard = 0;          // the newest SMDB epoch heard of, 0: none
+};
+
+}  // namespace
+
+void SsaProvider::CollectMetrics(const ssa_metrics_ops* ops, ssa_metrics_sink_t* sink) {
+  const auto now = std::chrono::steady_clock::now();
+  std::vector<PortNumbers> ports;
+  for (const SsaPort* port : port_order_) {
+    PortNumbers n{port, port->earlier};
+    if (port->consumer) {
+      tree::ConsumerStats s = port->consumer->stats();
+      n.totals.AddCounters(s);
+      n.heard = std::max(s.core_epoch, s.parent_epoch);
+      n.totals.parent_lid = s.parent_lid;
+    }
+    ports.push_back(n);
+  }
+  // A family and one sample per port where `value` gives one (false: none).
+  using Value = std::function<bool(const PortNumbers&, double*)>;
+  auto per_port = [&](const char* name, int type, const char* help, const Value& value) {
+    if (ops->family(sink, name, type, help) < 0) return;
+    for (const PortNumbers& n : ports) {
+      double v = 0;
+      if (value(n, &v)) ops->sample(sink, n.port->inner->core_port, nullptr, 0, v);
+    }
+  };
+  auto counter = [&](const char* name, const char* help,
+                     std::function<uint64_t(const PortNumbers&)> count) {
+    per_port(name, SSA_METRIC_COUNTER, help, [&](const PortNumbers& n, double* v) {
+      *v = static_cast<double>(count(n));
+      return true;
+    });
+  };
+  auto age = [&](const SsaPort* p) {
+    return std::chrono::duration<double>(now - p->view_since).count();
+  };
+
+  per_port("ibacm_ssa_prdb_epoch", SSA_METRIC_GAUGE,
+           "SMDB epoch of the PRDB the port answers from (0: none yet).",
+           [](const PortNumbers& n, double* v) {
+             *v = n.port->view ? static_cast<double>(n.port->view->epoch()) : 0;
+             return true;
+           });
+  per_port("ibacm_ssa_prdb_age_seconds", SSA_METRIC_GAUGE,
+           "Seconds since the port's PRDB was put in place (only once it holds one).",
+           [&](const PortNumbers& n, double* v) {
+             *v = n.port->view ? age(n.port) : 0;
+             return n.port->view != nullptr;
+           });
+  per_port("ibacm_ssa_prdb_paths", SSA_METRIC_GAUGE, "Path records in the port's PRDB.",
+           [](const PortNumbers& n, double* v) {
+             *v = n.port->view ? static_cast<double>(n.port->view->paths()) : 0;
+             return n.port->view != nullptr;
+           });
+  // The consumer hears the core's epoch at each join and renewal, and its
+  // access node's at each transfer: until then it does not know its lag.
+  per_port("ibacm_ssa_core_epoch", SSA_METRIC_GAUGE,
+           "The newest SMDB epoch the port's consumer heard of, from the core or its access "
+           "node (only once it heard one).",
+           [](const PortNumbers& n, double* v) {
+             *v = static_cast<double>(n.heard);
+             return n.heard != 0;
+           });
+  per_port("ibacm_ssa_lag_epochs", SSA_METRIC_GAUGE,
+           "Epochs the port's PRDB is behind the newest one heard of (only once one was heard).",
+           [](const PortNumbers& n, double* v) {
+             uint64_t held = n.port->view ? n.port->view->epoch() : 0;
+             *v = n.heard > held ? static_cast<double>(n.heard - held) : 0;
+             return n.heard != 0;
+           });
+  per_port("ibacm_ssa_parent_connected", SSA_METRIC_GAUGE,
+           "1 while the port's consumer is connected to an access node.",
+           [](const PortNumbers& n, double* v) {
+             *v = n.totals.parent_lid ? 1 : 0;
+             return true;
+           });
+  counter("ibacm_ssa_prdb_updates_total", "PRDB versions put in place for the port.",
+          [](const PortNumbers& n) { return n.port->updates; });
+
+  if (ops->family(sink, "ibacm_ssa_transfers_total", SSA_METRIC_COUNTER,
+                  "PRDB transfers received and applied, by kind (full or delta).") == 0) {
+    for (const PortNumbers& n : ports) {
+      const ssa_metric_label full = {"kind", "full"}, delta = {"kind", "delta"};
+      ops->sample(sink, n.port->inner->core_port, &full, 1,
+                  static_cast<double>(n.totals.full_transfers));
+      ops->sample(sink, n.port->inner->core_port, &delta, 1,
+                  static_cast<double>(n.totals.delta_transfers));
+    }
+  }
+  counter("ibacm_ssa_received_bytes_total", "Bytes of PRDB transfers received.",
+          [](const PortNumbers& n) { return n.totals.bytes_received; });
+  counter("ibacm_ssa_reparents_total",
+          "Times the port's consumer moved to another access node (its backup, or a new "
+          "assignment).",
+          [](const PortNumbers& n) { return n.totals.parent_changes; });
+  counter("ibacm_ssa_reconnects_total", "Connections to an access node after the first.",
+          [](const PortNumbers& n) { return n.totals.reconnects; });
+  counter("ibacm_ssa_digest_mismatches_total",
+          "Transfers whose result did not match the announced digest (the full PRDB was asked).",
+          [](const PortNumbers& n) { return n.totals.digest_mismatches; });
+
+  counter("ibacm_ssa_prdb_hits_total",
+          "Path requests answered from the PRDB: each one an SA query saved.",
+          [](const PortNumbers& n) { return n.port->prdb_hits; });
+  if (ops->family(sink, "ibacm_ssa_fallbacks_total", SSA_METRIC_COUNTER,
+                  "Path requests the PRDB could not answer, by reason; they go to the SA "
+                  "(fallback = sa) or get ENODATA (fallback = none).") == 0) {
+    for (const PortNumbers& n : ports)
+      for (int why = 0; why < kMissKinds; ++why) {
+        const ssa_metric_label reason = {"reason", kMissLabels[why]};
+        ops->sample(sink, n.port->inner->core_port, &reason, 1,
+                    static_cast<double>(n.port->missed[why]));
+      }
+  }
+}
+
+}  // namespace ssa_provider
+}  // namespace ssa

@@ -8,6 +8,7 @@
 #include <map>
 #include <sstream>
 
+#include "common/base/file_io.h"
 #include "common/mad/mad_faults.h"
 #include "common/metrics/metrics_file.h"
 #include "common/mad/umad_ports.h"
@@ -294,7 +295,7 @@ class TreeCoreImpl {
     state_pending_ = true;
     loop_->AddTimer(std::chrono::milliseconds(200), [this] {
       state_pending_ = false;
-      Status st = WriteFileAtomic(StateFile(), core_ ? core_->Json() : std::string("[]\n"));
+      Status st = WriteFileAtomically(StateFile(), core_ ? core_->Json() : std::string("[]\n"));
       if (!st.ok()) log_->Log(LogLevel::kWarn, "tree: state file: %s", st.ToString().c_str());
     });
   }

@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <set>
 
+#include "common/base/file_io.h"
+
 namespace ssa {
 namespace opensm_plugin {
 namespace {
@@ -53,37 +55,6 @@ void ForEachEntry(const std::string& dir, F&& f) {
 }
 
 }  // namespace
-
-Status WriteFileAtomic(const std::string& path, const std::string& bytes) {
-  std::string tmp = path + ".tmp." + std::to_string(getpid());
-  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return Status::FromErrno("cannot create " + tmp);
-  size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      Status st = Status::FromErrno("cannot write " + tmp);
-      close(fd);
-      unlink(tmp.c_str());
-      return st;
-    }
-    done += static_cast<size_t>(n);
-  }
-  // No fsync: the rename is what readers rely on, and a version lost in a
-  // power cut is replaced by the next extraction after OpenSM restarts.
-  if (close(fd) != 0) {
-    Status st = Status::FromErrno("cannot write " + tmp);
-    unlink(tmp.c_str());
-    return st;
-  }
-  if (rename(tmp.c_str(), path.c_str()) != 0) {
-    Status st = Status::FromErrno("cannot rename " + tmp + " to " + path);
-    unlink(tmp.c_str());
-    return st;
-  }
-  return Status::Ok();
-}
 
 Status VersionStore::Open(const std::string& dir, int keep, VersionStore* out) {
   std::string d = dir;
@@ -142,14 +113,14 @@ std::vector<uint64_t> VersionStore::ListVersions() const {
 
 Status VersionStore::Write(uint64_t epoch, const std::string& bytes, const std::string* delta,
                            uint64_t from_epoch, const std::string* text) {
-  Status st = WriteFileAtomic(VersionPath(epoch), bytes);
+  Status st = WriteFileAtomically(VersionPath(epoch), bytes);
   if (!st.ok()) return st;
   if (delta) {
-    st = WriteFileAtomic(DeltaPath(from_epoch, epoch), *delta);
+    st = WriteFileAtomically(DeltaPath(from_epoch, epoch), *delta);
     if (!st.ok()) return st;
   }
   if (text) {
-    st = WriteFileAtomic(VersionPath(epoch) + ".txt", *text);
+    st = WriteFileAtomically(VersionPath(epoch) + ".txt", *text);
     if (!st.ok()) return st;
   }
   // A relative target keeps the directory relocatable.

@@ -63,9 +63,6 @@ class VersionStore {
   int keep_ = 0;
 };
 
-// Writes `bytes` to `path` through a temporary file in the same directory.
-Status WriteFileAtomic(const std::string& path, const std::string& bytes);
-
 }  // namespace opensm_plugin
 }  // namespace ssa
 

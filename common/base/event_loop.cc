@@ -80,6 +80,12 @@ EventLoop::TimerId EventLoop::AddTimer(Clock::duration delay, Task handler) {
 }
 
 bool EventLoop::CancelTimer(TimerId id) {
+  for (std::vector<TimerId>* batch : due_batches_)
+    for (TimerId& due : *batch)
+      if (due == id) {
+        due = 0;  // taken out to run in this batch: skipped
+        return true;
+      }
   auto it = timer_deadlines_.find(id);
   if (it == timer_deadlines_.end()) return false;
   timers_.erase(std::make_pair(it->second, id));
@@ -124,14 +130,26 @@ void EventLoop::RunDueTimers() {
   Clock::time_point now = Clock::now();
   // Timers added by a handler with zero delay run in the next iteration, so a
   // self-rearming timer cannot starve fd events.
-  std::vector<std::pair<TimerId, Task>> due;
+  std::vector<Task> due;
+  std::vector<TimerId> ids;
   while (!timers_.empty() && timers_.begin()->first.first <= now) {
     auto it = timers_.begin();
-    due.emplace_back(it->first.second, std::move(it->second));
+    ids.push_back(it->first.second);
+    due.push_back(std::move(it->second));
     timer_deadlines_.erase(it->first.second);
     timers_.erase(it);
   }
-  for (auto& entry : due) entry.second();
+  if (due.empty()) return;
+  struct Batch {  // on the stack for CancelTimer while the handlers run
+    std::vector<std::vector<TimerId>*>* batches;
+    ~Batch() { batches->pop_back(); }
+  } batch{&due_batches_};
+  due_batches_.push_back(&ids);
+  for (size_t i = 0; i < due.size(); ++i) {
+    if (ids[i] == 0) continue;  // cancelled by an earlier handler of the batch
+    ids[i] = 0;                 // running: cancelling it now is too late
+    due[i]();
+  }
 }
 
 int EventLoop::MillisUntilNextTimer(Clock::duration max_wait) const {

@@ -85,6 +85,11 @@ class EventLoop : public Reactor {
   TimerId next_timer_id_ = 1;
   std::map<std::pair<Clock::time_point, TimerId>, Task> timers_;
   std::unordered_map<TimerId, Clock::time_point> timer_deadlines_;
+  // The timers RunDueTimers took out to run now and has not run yet (one
+  // batch per RunDueTimers on the stack): a handler that cancels one of
+  // them (say, closing an object whose timer is due in the same batch)
+  // must keep it from running.
+  std::vector<std::vector<TimerId>*> due_batches_;
 
   std::mutex post_mutex_;  // guards posted_
   std::vector<Task> posted_;

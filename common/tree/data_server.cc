@@ -41,6 +41,8 @@ DataAddress DataServer::address() const { return listener_ ? listener_->address(
 void DataServer::Close() {
   if (tick_) reactor_->CancelTimer(tick_);
   tick_ = 0;
+  if (accept_retry_) reactor_->CancelTimer(accept_retry_);
+  accept_retry_ = 0;
   while (!children_.empty()) CloseChild(children_.begin()->first, "shutting down");
   if (listener_) reactor_->UnwatchFd(listener_->fd());
   listener_.reset();
@@ -56,7 +58,8 @@ void DataServer::OnAccept() {
       // tick accepts again. Never spin on it.
       limited_.Log(LogLevel::kWarn, "accept", "data channel: %s", st.ToString().c_str());
       reactor_->UnwatchFd(listener_->fd());
-      reactor_->AddTimer(std::chrono::milliseconds(200), [this] {
+      accept_retry_ = reactor_->AddTimer(std::chrono::milliseconds(200), [this] {
+        accept_retry_ = 0;
         if (listener_)
           reactor_->WatchFd(listener_->fd(), EPOLLIN, [this](uint32_t) { OnAccept(); });
       });

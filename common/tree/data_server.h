@@ -152,6 +152,7 @@ class DataServer {
   std::map<std::string, std::set<uint64_t>> subscribers_;
   uint64_t next_id_ = 1;
   Reactor::TimerId tick_ = 0;
+  Reactor::TimerId accept_retry_ = 0;  // watching the listener again after EMFILE
   DataServerCounters counters_;
 };
 

@@ -15,6 +15,7 @@
 #include "common/smdb/smdb_delta.h"
 #include "opensm_plugin/extract_worker.h"
 #include "opensm_plugin/osm_bridge.h"
+#include "common/base/file_io.h"
 #include "opensm_plugin/version_store.h"
 #include "test/sim/osm_plugin_util.h"
 #include "test/sim/sim_test_util.h"
@@ -262,7 +263,7 @@ TEST(OsmPluginWorker, ACorruptLatestVersionDoesNotRestartEpochs) {
     WaitFor([n](const Smdb& d) { return d.global_epoch == static_cast<uint64_t>(n); });
   }
   worker.reset();
-  CHECK_OK(ssa::opensm_plugin::WriteFileAtomic(options.dump_dir + "/smdb.3", "garbage"));
+  CHECK_OK(ssa::WriteFileAtomically(options.dump_dir + "/smdb.3", "garbage"));
   subnet.hcas = 5;
   Create();
   WaitLog("the next version is epoch 4, written whole");

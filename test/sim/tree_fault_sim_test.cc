@@ -273,7 +273,7 @@ TEST(TreeFaultSim, AnSmTakingOverFromARunningMasterTakesTheTreeWithIt) {
     if (tree->PortGuid(n) < master) node = n;
   CHECK_TEXT(!node.empty(), "no free node with a port GUID below the master's");
 
-  CHECK_OK(tree->HandOver(node, 90s));
+  CHECK_OK(tree->HandOver(node, 160s));
   // The old master's core goes idle: the members find the new master.
   CHECK_TEXT(TreeWhole(4, tree->PortGuid(node)), "the members did not all join the new master's core");
   STRCMP_CONTAINS("no longer the master SM",

@@ -214,15 +214,17 @@ Status TreeHarness::HandOver(const std::string& node, std::chrono::milliseconds 
   // priority negotiates a handover that hangs: doc/soak.md). Now and then
   // the new master's first sweep waits forever for an SMP that umad2sim
   // never completes nor times out (doc/soak.md, the stuck takeover): as
-  // the soak does, that SM is restarted once.
+  // the soak does, that SM is restarted, up to three times (twice stuck in
+  // a row was seen on a loaded machine).
+  constexpr int kAttempts = 4;
   Status st;
-  for (int attempt = 0; attempt < 2; ++attempt) {
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
     struct stat log;
     size_t before =
         stat(StandbyOsmLog().c_str(), &log) == 0 ? static_cast<size_t>(log.st_size) : 0;
     st = StartStandbySm(node, 10, /*wait=*/false);
     if (!st.ok()) return st;
-    st = WaitForLogLine(StandbyOsmLog(), "SUBNET UP", timeout / 2, before);
+    st = WaitForLogLine(StandbyOsmLog(), "SUBNET UP", timeout / kAttempts, before);
     if (st.ok()) {
       dump_dir_ = standby_.dump_dir();
       return Status::Ok();
@@ -248,12 +250,15 @@ std::string TreeHarness::NodeDir(const std::string& node) const {
 }
 
 Status TreeHarness::StartIbssa(const std::string& node, const std::string& role,
-                               const std::string& extra_cfg) {
+                               const std::string& extra_cfg, const std::string& wait_for) {
   std::string d = NodeDir(node);
   std::ofstream cfg(d + "/ibssa_opts.cfg");
   cfg << "log_level = debug\njoin_timeout_ms = 300\n" << extra_cfg;
   cfg.close();
   std::string log = d + "/ibssa.log";
+  // Only this life's lines: a restarted node's log holds its earlier ones.
+  struct stat before;
+  size_t from = stat(log.c_str(), &before) == 0 ? static_cast<size_t>(before.st_size) : 0;
   std::unique_ptr<SimProcess> p;
   Status st = fabric_->Spawn(node,
                              {kIbssa, "-P", "-O", d + "/ibssa_opts.cfg", "-R", d, "-L", log,
@@ -261,7 +266,7 @@ Status TreeHarness::StartIbssa(const std::string& node, const std::string& role,
                              &p);
   if (!st.ok()) return st;
   procs_[node] = std::move(p);
-  st = WaitForLogLine(log, "joined the tree", std::chrono::seconds(15));
+  st = WaitForLogLine(log, wait_for, std::chrono::seconds(15), from);
   if (!st.ok()) return st.WithContext(node + " (ibssa " + role + ")");
   return Status::Ok();
 }

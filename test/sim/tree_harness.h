@@ -90,9 +90,12 @@ class TreeHarness {
   std::string StandbyOsmLog() const { return standby_.dir + "/opensm.log"; }
 
   // ibssa on `node` with `role` (and `extra_cfg` lines in its options
-  // file); returns once its log says it joined.
+  // file); returns once this life's log has `wait_for` (by default, that
+  // it joined; the soak's restarts wait for "ibssa starting" only: from
+  // then on the daemon handles SIGTERM).
   Status StartIbssa(const std::string& node, const std::string& role,
-                    const std::string& extra_cfg = "");
+                    const std::string& extra_cfg = "",
+                    const std::string& wait_for = "joined the tree");
   // ssa-consumer on `node` dumping to ConsumerDump(node), with `extra_args`.
   Status StartConsumer(const std::string& node, const std::vector<std::string>& extra_args = {});
   // An ibssa's data-channel address as its log says ("127.0.0.1", port).

@@ -302,7 +302,11 @@ Status Runner::StartMember(Member* m, const std::string& faults) {
     life.log.parsed = FileSize(life.log.path);
     // ibssa logs "SMDB epoch N in place" at info; debug would fill the
     // disk over a long run.
-    st = tree_->StartIbssa(m->node, m->role, "log_level = info\n" + faults + "\n");
+    // A restart waits not until it joins (during an SM failover that
+    // waits for the new master) but until it handles SIGTERM: a restart
+    // right after this one must find a daemon that stops cleanly.
+    st = tree_->StartIbssa(m->node, m->role, "log_level = info\n" + faults + "\n",
+                           m->lives.empty() ? "joined the tree" : "ibssa starting");
     if (tree_->process(m->node)) life.pid = tree_->process(m->node)->pid();
   } else {
     IbacmNode::Options io;

@@ -94,6 +94,30 @@ TEST(EventLoop, CancelledTimerNeverFires) {
   CHECK_FALSE(fired);
 }
 
+// Two timers due in one pass: the first handler closes what owns the
+// second (the plugin's core going idle while its data server's tick was
+// due: the tick ran on the freed server inside OpenSM). The second must not
+// run, and cancelling it says it was pending; one that already ran cannot be
+// cancelled.
+TEST(EventLoop, ATimerCancelledByAnEarlierHandlerOfTheSamePassNeverFires) {
+  bool second = false, third = false, later = false;
+  ssa::EventLoop::TimerId b = 0, c = 0;
+  bool cancelled_b = false, cancelled_c = true;
+  loop->AddTimer(1ms, [&] {
+    cancelled_b = loop->CancelTimer(b);
+  });
+  b = loop->AddTimer(1ms, [&] { second = true; });
+  c = loop->AddTimer(1ms, [&] { third = true; });
+  loop->AddTimer(1ms, [&] { cancelled_c = loop->CancelTimer(c); });
+  loop->AddTimer(30ms, [&] { later = true; });
+  std::this_thread::sleep_for(5ms);  // all four due in one pass
+  CHECK_TRUE(loop->RunUntil([&] { return later; }, 2s));
+  CHECK_TRUE(cancelled_b);
+  CHECK_FALSE(second);
+  CHECK_TRUE(third);
+  CHECK_FALSE(cancelled_c);  // it ran before: nothing left to cancel
+}
+
 TEST(EventLoop, PostFromOtherThreadWakesLoop) {
   int value = 0;
   std::thread t([&] { loop->Post([&] { value = 42; }); });

@@ -4,7 +4,8 @@
 # SSA_SMDB_SOURCES: also compiled by test/fuzz/local.mk (smdb_fuzzer);
 # SSA_SMDB_FORMAT_SOURCES, CRC32 and the container headers, by the tree
 # fuzzers (the data channel's frame CRC).
-SSA_SMDB_FORMAT_SOURCES = common/smdb/smdb_format.h common/smdb/smdb_format.cc
+SSA_SMDB_FORMAT_SOURCES = common/smdb/smdb_format.h common/smdb/smdb_format.cc \
+	common/smdb/crc32_clmul.h common/smdb/crc32_clmul.cc
 noinst_LTLIBRARIES += common/smdb/libssasmdb.la
 SSA_SMDB_SOURCES = $(SSA_SMDB_FORMAT_SOURCES) \
 	common/smdb/smdb_fields.h common/smdb/smdb_records.h common/smdb/smdb_qos_records.h \

@@ -390,9 +390,12 @@ Status BuildPrdb(const PathEngine& engine, uint64_t port_guid, uint64_t smdb_epo
   so.lmc = s.lmc;
   so.smdb_epoch = smdb_epoch;
   PrdbPath path;
+  db.paths.records.reserve(x.assigned_lids().size() << s.lmc);
+  // Destinations in key order (DGID, then DLID), so with one source LID
+  // the records come out sorted and SortRecords only checks.
   for (uint32_t k = 0; k < (1u << s.lmc); ++k) {
     uint16_t slid = static_cast<uint16_t>(s.base_lid + k);
-    for (uint16_t dlid : x.assigned_lids())
+    for (uint16_t dlid : x.lids_by_guid())
       if (engine.ComputePrdb(slid, dlid, &path) == PathStatus::kOk) db.paths.records.push_back(path);
   }
   db.SortRecords();

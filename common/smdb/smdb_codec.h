@@ -323,22 +323,36 @@ std::string KeyOf(const R& r) {
   return std::string(reinterpret_cast<const char*>(buf), KeySize<R>());
 }
 
-// Keys are computed once per record rather than per comparison: the LFT
-// table of a large fabric has millions of records. std::string compares
-// as unsigned bytes, the format's key order.
+// Keys are encoded once per record rather than per comparison (the LFT
+// table of a large fabric has millions of records), side by side in one
+// buffer: no allocation per record. memcmp compares them as unsigned
+// bytes, the format's key order. A table already in order (builders that
+// emit in key order, e.g. BuildPrdb) is left as it is: no sort, no copy.
 template <class Db>
 void SortDb(Db* db) {
   Db::ForEachTable(*db, [](auto& table) {
     using R = typename std::decay_t<decltype(table)>::Record;
-    std::vector<std::pair<std::string, size_t>> keys;
-    keys.reserve(table.records.size());
-    for (size_t i = 0; i < table.records.size(); ++i) keys.emplace_back(KeyOf(table.records[i]), i);
-    std::stable_sort(keys.begin(), keys.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::vector<R> sorted;
-    sorted.reserve(keys.size());
-    for (const auto& k : keys) sorted.push_back(table.records[k.second]);
-    table.records.swap(sorted);
+    constexpr size_t kKey = KeySize<R>();
+    const size_t n = table.records.size();
+    std::vector<uint8_t> keys(n * kKey);
+    uint8_t buf[WireSize<R>()];
+    for (size_t i = 0; i < n; ++i) {
+      EncodeRecord(table.records[i], buf);
+      memcpy(&keys[i * kKey], buf, kKey);
+    }
+    auto before = [&keys](size_t a, size_t b) {
+      return memcmp(&keys[a * kKey], &keys[b * kKey], kKey) < 0;
+    };
+    bool sorted = true;
+    for (size_t i = 1; i < n && sorted; ++i) sorted = !before(i, i - 1);
+    if (sorted) return;
+    std::vector<uint32_t> order(n);
+    for (size_t i = 0; i < n; ++i) order[i] = static_cast<uint32_t>(i);
+    std::stable_sort(order.begin(), order.end(), before);
+    std::vector<R> out;
+    out.reserve(n);
+    for (uint32_t i : order) out.push_back(std::move(table.records[i]));
+    table.records.swap(out);
   });
 }
 

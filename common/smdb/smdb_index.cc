@@ -307,6 +307,10 @@ Status SmdbIndex::BuildLids(const Smdb& db) {
     endpoints_.push_back(o.port);
   }
   std::sort(assigned_lids_.begin(), assigned_lids_.end());
+  lids_by_guid_ = assigned_lids_;
+  std::stable_sort(lids_by_guid_.begin(), lids_by_guid_.end(), [this](uint16_t a, uint16_t b) {
+    return ports_[lid_to_port_[a]].port_guid < ports_[lid_to_port_[b]].port_guid;
+  });
   std::sort(endpoints_.begin(), endpoints_.end(),
             [this](uint32_t a, uint32_t b) { return ports_[a].base_lid < ports_[b].base_lid; });
   return Status::Ok();

@@ -115,6 +115,9 @@ class SmdbIndex {
 
   // Every LID that some port owns, ascending.
   const std::vector<uint16_t>& assigned_lids() const { return assigned_lids_; }
+  // The same LIDs in a PRDB's key order for one source LID: by the owner's
+  // port GUID (the DGID), then by LID.
+  const std::vector<uint16_t>& lids_by_guid() const { return lids_by_guid_; }
   // The endpoint ports (owners of a LID range), by ascending base LID.
   const std::vector<uint32_t>& endpoints() const { return endpoints_; }
 
@@ -197,6 +200,7 @@ class SmdbIndex {
   std::vector<uint8_t> lft_;           // every switch's LFT, one byte per LID
   std::vector<uint32_t> lid_to_port_;  // endpoint port by LID
   std::vector<uint16_t> assigned_lids_;
+  std::vector<uint16_t> lids_by_guid_;
   std::vector<uint32_t> endpoints_;
   std::vector<std::pair<uint64_t, uint32_t>> guid_to_port_;  // sorted by GUID
   std::vector<std::vector<PkeyEntry>> pkey_tables_;          // dense, by first use

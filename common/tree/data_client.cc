@@ -96,6 +96,9 @@ void DataClient::OnEvent(uint32_t events) {
   if (events & EPOLLOUT) Flush();
   if (!stream_ || !(events & (EPOLLIN | EPOLLHUP | EPOLLERR))) return;
   uint8_t buf[65536];
+  // One frame object for the whole read: its payload's memory is reused
+  // from frame to frame instead of allocated (and faulted in) each time.
+  Frame f;
   for (int i = 0; i < 64 && stream_; ++i) {
     ssize_t n = stream_->Read(buf, sizeof(buf));
     if (n == -EAGAIN) return;
@@ -104,7 +107,6 @@ void DataClient::OnEvent(uint32_t events) {
                         false);
     counters_.bytes_received += static_cast<uint64_t>(n);
     Status st = reader_.Feed(buf, static_cast<size_t>(n));
-    Frame f;
     // Alive means whole frames arriving, not bytes: a length field damaged
     // in transit would otherwise keep the reader waiting for a frame that
     // never ends while the parent's keepalives look like traffic.

@@ -68,6 +68,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cctype>
 #include <cinttypes>
 #include <cmath>
 #include <cstdarg>
@@ -103,6 +104,7 @@
 #include "distrib/ibssa_member.h"
 #include "test/bench/mad_bridge.h"
 #include "test/bench/smdb_pair_cache.h"
+#include "test/bench/thread_cpu.h"
 #include "test/sim/netgen.h"
 #include "test/sim/osm_plugin_util.h"
 #include "test/sim/sim_fabric.h"
@@ -313,6 +315,7 @@ struct Phase {
   TierBytes bytes;  // sent during the phase
   uint64_t paths_computed = 0, paths_if_full = 0;
   uint64_t prdb_buffers_new = 0;  // serialization buffers not reused (BufferRecycler)
+  ssa::bench::CpuByRole cpu;      // CPU seconds spent during the phase, by thread role
 };
 
 // The access nodes' PrdbService counters, summed.
@@ -394,7 +397,10 @@ class Bench {
   tree::CoreControlCounters core_counters;
 
  private:
-  Status WaitPhase(Phase* p, const TierBytes& before, const PrdbCounts& prdb_before);
+  Status WaitPhase(Phase* p, const TierBytes& before, const PrdbCounts& prdb_before,
+                   const ssa::bench::CpuByRole& cpu_before);
+  // This process and the consumer processes.
+  std::vector<pid_t> Pids() const;
   TierBytes ReadBytes();
   // Forks the consumer processes (before any thread starts).
   Status ForkChildren(int procs);
@@ -631,7 +637,14 @@ void Bench::OnPrdb(const distrib::PrdbVersion& v) {
   if (++prdbs_at_target_ == static_cast<int>(consumer_ports_.size())) prdbs_ns_ = NowNs();
 }
 
-Status Bench::WaitPhase(Phase* p, const TierBytes& before, const PrdbCounts& prdb_before) {
+std::vector<pid_t> Bench::Pids() const {
+  std::vector<pid_t> pids{getpid()};
+  for (const Child& c : children_) pids.push_back(c.pid);
+  return pids;
+}
+
+Status Bench::WaitPhase(Phase* p, const TierBytes& before, const PrdbCounts& prdb_before,
+                        const ssa::bench::CpuByRole& cpu_before) {
   auto deadline = p->published + std::chrono::duration_cast<Clock::duration>(
                                      std::chrono::duration<double>(opt_.timeout_s));
   auto next_report = Clock::now(), next_rss = Clock::now();
@@ -667,6 +680,7 @@ Status Bench::WaitPhase(Phase* p, const TierBytes& before, const PrdbCounts& prd
     if (!p->done && p->stopped_why.empty()) continue;
     p->reached = reached;
     if (p->done) p->all_s = Between(p->published, FromNs(last_reached_ns_.load()));
+    p->cpu = ssa::bench::CpuSpent(cpu_before, ssa::bench::ReadCpuByRole(Pids()));
     if (access_smdb_ns_.load())
       p->access_smdb_s = Between(p->published, FromNs(access_smdb_ns_.load()));
     if (prdbs_ns_.load()) p->prdbs_s = Between(p->published, FromNs(prdbs_ns_.load()));
@@ -692,6 +706,7 @@ Status Bench::RunStartup(Phase* p) {
   p->epoch = db1_->global_epoch;
   Target(p->epoch);
   TierBytes zero;
+  ssa::bench::CpuByRole cpu_before = ssa::bench::ReadCpuByRole(Pids());
   // The core publishes the first SMDB; members and consumers start now.
   p->published = RunOn(&core_loop_.loop, [this] {
     auto t = Clock::now();
@@ -755,7 +770,7 @@ Status Bench::RunStartup(Phase* p) {
   Progress("start-up: %zu distribution, %zu access node(s) joined; %zu consumers started in %.2f s",
            dist_ports_.size(), access_ports_.size(), consumer_ports_.size(),
            Since(consumers_start));
-  st = WaitPhase(p, zero, PrdbCounts());
+  st = WaitPhase(p, zero, PrdbCounts(), cpu_before);
   if (all_joined_ns_.load()) join_burst_s = Between(consumers_start, FromNs(all_joined_ns_.load()));
   rss_after_startup = AllRss();
   return st;
@@ -768,13 +783,14 @@ Status Bench::RunUpdate(Phase* p) {
   std::this_thread::sleep_for(std::chrono::seconds(1));
   TierBytes before = ReadBytes();
   PrdbCounts prdb_before = ReadPrdbCounts();
+  ssa::bench::CpuByRole cpu_before = ssa::bench::ReadCpuByRole(Pids());
   Target(p->epoch);
   p->published = RunOn(&core_loop_.loop, [this] {
     auto t = Clock::now();
     core_->PublishSmdb(db2_, ser2_, delta_, db1_->global_epoch);
     return t;
   });
-  return WaitPhase(p, before, prdb_before);
+  return WaitPhase(p, before, prdb_before, cpu_before);
 }
 
 void Bench::Check(const smdb::Smdb& db, bool* equal, size_t* mismatched, double* mem_bytes,
@@ -1493,6 +1509,11 @@ int main(int argc, char** argv) {
            "; consumers got %" PRIu64 " full, %" PRIu64 " delta transfers\n",
            p->bytes.core, p->bytes.distribution, p->bytes.access, p->bytes.consumer_full,
            p->bytes.consumer_delta);
+    std::string cpu;
+    for (const auto& r : p->cpu)
+      if (r.second >= 0.005) cpu += (cpu.empty() ? "" : ", ") + r.first + " " + Num(r.second, 2);
+    printf("          CPU seconds by thread role (kernel time included): %s; total %.2f\n",
+           cpu.c_str(), ssa::bench::CpuTotal(p->cpu));
   }
   printf("core: %" PRIu64 " joins accepted, %" PRIu64 " refused, %" PRIu64
          " retries answered again; consumers sent %" PRIu64 " joins; MADs sent %" PRIu64
@@ -1525,6 +1546,14 @@ int main(int argc, char** argv) {
     Figure("startup_core_bytes", startup.bytes.core);
     Figure("startup_distribution_bytes", startup.bytes.distribution);
     Figure("startup_access_bytes", startup.bytes.access);
+    // Where the start-up's time went, piece by piece (names: the bench's
+    // thread roles, '-' as '_').
+    for (const auto& r : startup.cpu) {
+      std::string name = r.first;
+      for (char& c : name) c = isalnum(static_cast<unsigned char>(c)) ? c : '_';
+      if (r.second >= 0.005) Figure("startup_cpu_" + name + "_s", Num(r.second, 2));
+    }
+    Figure("startup_cpu_s", Num(ssa::bench::CpuTotal(startup.cpu), 2));
   }
   Figure("consumer_procs", static_cast<uint64_t>(opt.consumer_procs));
   Figure("core_joins_accepted", bench.core_counters.joins);

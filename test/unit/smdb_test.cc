@@ -9,6 +9,7 @@
 #include <random>
 #include <string>
 
+#include "common/smdb/crc32_clmul.h"
 #include "common/smdb/smdb_dump.h"
 #include "common/smdb/smdb_format.h"
 #include "common/smdb/smdb_prdb.h"
@@ -39,6 +40,40 @@ TEST(Smdb, Crc32IsTheZlibCrc) {
   for (size_t split = 0; split <= data.size(); ++split) {
     UNSIGNED_LONGS_EQUAL(Crc32(d, data.size()),
                          Crc32(d + split, data.size() - split, Crc32(d, split)));
+  }
+}
+
+// A bit at a time, straight from the polynomial: the reference the fast
+// paths (slicing-by-8, the carry-less folding) must equal.
+static uint32_t BitwiseCrc32(const uint8_t* p, size_t n, uint32_t crc) {
+  uint32_t c = ~crc;
+  while (n--) {
+    c ^= *p++;
+    for (int k = 0; k < 8; ++k) c = (c & 1) ? (c >> 1) ^ 0xEDB88320u : c >> 1;
+  }
+  return ~c;
+}
+
+// Long runs take the carry-less folding where the CPU has it
+// (crc32_clmul.h): every length around its 64- and 16-byte steps, every
+// alignment, chained, and a megabyte.
+TEST(Smdb, Crc32FoldingEqualsTheBitwiseCrc) {
+  std::mt19937 rng(7);
+  std::string data(1 << 20, '\0');
+  for (char& c : data) c = static_cast<char>(rng());
+  const uint8_t* d = reinterpret_cast<const uint8_t*>(data.data());
+  for (size_t len = 0; len <= 600; ++len)
+    for (size_t off : {size_t{0}, size_t{1}, size_t{3}, size_t{8}, size_t{15}}) {
+      uint32_t seed = static_cast<uint32_t>(len * 2654435761u);
+      UNSIGNED_LONGS_EQUAL(BitwiseCrc32(d + off, len, seed), Crc32(d + off, len, seed));
+    }
+  UNSIGNED_LONGS_EQUAL(BitwiseCrc32(d, data.size(), 0), Crc32(d, data.size()));
+  UNSIGNED_LONGS_EQUAL(BitwiseCrc32(d + 5, data.size() - 77, 0x12345678u),
+                       Crc32(d + 5, data.size() - 77, 0x12345678u));
+  if (ssa::smdb::internal::HaveCrc32Clmul()) {
+    for (size_t len : {size_t{64}, size_t{80}, size_t{128}, size_t{4096}, size_t{65536}})
+      UNSIGNED_LONGS_EQUAL(~BitwiseCrc32(d + 1, len, ~0xdeadbeefu),
+                           ssa::smdb::internal::Crc32ClmulFold(0xdeadbeefu, d + 1, len));
   }
 }
 

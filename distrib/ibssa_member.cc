@@ -69,6 +69,7 @@ Status IbssaMember::Start(const MemberPort& port, MadTransport* mads,
     prdbs_ = std::make_unique<PrdbService>(
         loop_, pool_, log_, [this](const PrdbVersion& v) { PublishPrdb(v); },
         [this](uint64_t guid, const Status&) { server_->Drop("prdb:" + std::to_string(guid)); });
+    prdbs_->set_route_table_max_entries(static_cast<size_t>(options_.prdb_route_table_mb) << 19);
   }
 
   Hello h;

@@ -51,6 +51,7 @@ std::vector<std::string> IbssaOptions::Apply(const ConfigFile& cfg) {
   set.String("lock_file", &lock_file);
   set.Int("max_children", &max_children, 1, 1000000);
   set.Int("prdb_threads", &prdb_threads, 1, 256);
+  set.Int("prdb_route_table_mb", &prdb_route_table_mb, 0, 16384);
   set.Int("join_timeout_ms", &join_timeout_ms, 10, 600000);
   set.Int("join_retries", &join_retries, 0, 100);
   set.String("metrics_file", &metrics_file);
@@ -79,7 +80,7 @@ std::string IbssaOptions::Describe() const {
   s << "role=" << RolesName(roles) << " listen=" << listen << " transport=" << transport
     << " port=" << (port.empty() ? "(first active)" : port)
     << " log_level=" << LogLevelName(log_level) << " max_children=" << max_children
-    << " prdb_threads=" << prdb_threads << " join_timeout_ms=" << join_timeout_ms
+    << " prdb_threads=" << prdb_threads << " prdb_route_table_mb=" << prdb_route_table_mb << " join_timeout_ms=" << join_timeout_ms
     << " join_retries=" << join_retries;
   if (!announce.empty()) s << " announce=" << announce;
   if (!run_dir.empty()) s << " run_dir=" << run_dir;

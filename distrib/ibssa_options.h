@@ -36,6 +36,9 @@ struct IbssaOptions {
   std::string run_dir;  // -R: lock file and state go there
   int max_children = 1024;
   int prdb_threads = 2;        // access: PRDB computation workers
+  // access: memory for the route-suffix table (2 bytes per switch and LID)
+  // that whole PRDBs are built with; 0: none (distrib/prdb_service.h).
+  int prdb_route_table_mb = 64;
   int join_timeout_ms = 1000;  // one control MAD's timeout (retries follow)
   int join_retries = 3;
   // The daemon's metrics for node_exporter's textfile collector, rewritten

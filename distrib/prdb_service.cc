@@ -164,18 +164,24 @@ void PrdbService::OnSmdb(std::shared_ptr<const smdb::Smdb> db) {
   // The index build and the route diff walk the whole SMDB: a worker's
   // job, not the loop's.
   std::shared_ptr<const Engine> previous = engine_;
+  const size_t table_max = route_table_max_entries_;
   pool_->SubmitWithResult<std::shared_ptr<Engine>>(
-      [db, previous]() {
+      [db, previous, table_max]() {
         auto e = std::make_shared<Engine>();
         e->db = db;
         Status st = smdb::SmdbIndex::Build(*db, &e->index);
         if (!st.ok()) return std::shared_ptr<Engine>();
-        e->engine = std::make_unique<smdb::PathEngine>(e->index.get(),
-                                                        smdb::PathEngineOptions::ForPrdb());
         if (previous) {
           e->diff = smdb::DiffRoutes(*previous->db, *previous->index, *db, *e->index);
           e->diff_from = previous->db->global_epoch;
         }
+        // Every consumer's PRDB built whole (the first SMDB, a global
+        // change): the route-suffix table turns each path's two walks into
+        // lookups, for about the cost of one walk per (switch, LID). An
+        // update patches a few paths and walks them.
+        smdb::PathEngineOptions o = smdb::PathEngineOptions::ForPrdb();
+        if (!previous || e->diff.all) o.route_suffix_max_entries = table_max;
+        e->engine = std::make_unique<smdb::PathEngine>(e->index.get(), o);
         return e;
       },
       [this, epoch](std::shared_ptr<Engine> e) {
@@ -195,6 +201,13 @@ void PrdbService::OnSmdb(std::shared_ptr<const smdb::Smdb> db) {
                         : (std::to_string(e->diff.owner_dirty_count) + " LID(s) whose port changed, " +
                            std::to_string(e->diff.route_dirty_count) + " whose routes changed")
                               .c_str());
+        if (e->engine->options().route_suffix_max_entries != 0)
+          log_->Log(LogLevel::kInfo,
+                    "SMDB epoch %" PRIu64 ": %s", epoch,
+                    e->engine->has_route_suffixes()
+                        ? "whole PRDBs use the route-suffix table"
+                        : "whole PRDBs walk every path (the route-suffix table would pass "
+                          "prdb_route_table_mb, or SL2VL tables drop SLs per hop)");
         std::string limits = e->engine->Limitations();
         if (!limits.empty())
           log_->Log(LogLevel::kWarn,

@@ -91,6 +91,10 @@ class PrdbService {
   // is held, else with the first one.
   void AddConsumer(uint64_t port_guid);
   void RemoveConsumer(uint64_t port_guid);
+  // The route-suffix table's bound (PathEngineOptions::route_suffix_max_entries)
+  // for SMDBs that rebuild every PRDB whole; 0: none. From the next SMDB on.
+  void set_route_table_max_entries(size_t n) { route_table_max_entries_ = n; }
+  static constexpr size_t kDefaultRouteTableMaxEntries = size_t{32} << 20;  // 64 MB
 
   uint64_t smdb_epoch() const { return db_ ? db_->global_epoch : 0; }
   // Paths computed since start (engine calls), the paths a full
@@ -173,6 +177,7 @@ class PrdbService {
   std::map<uint64_t, Consumer> consumers_;
   std::deque<uint64_t> waiting_;  // port GUIDs; a removed one is skipped
   size_t max_jobs_;
+  size_t route_table_max_entries_ = kDefaultRouteTableMaxEntries;
   size_t in_flight_ = 0;
   size_t in_flight_peak_ = 0;
   // The serializations' memory, reused from one version to the next

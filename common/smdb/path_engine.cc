@@ -13,8 +13,6 @@ namespace ssa {
 namespace smdb {
 namespace {
 
-// OpenSM gives up on paths longer than this many switch hops (MAX_HOPS).
-constexpr int kMaxHops = 64;
 constexpr uint8_t kMtu1024 = 3;
 // Selector 2 ("exactly") in the top two bits of MTU, Rate, PacketLifeTime.
 constexpr uint8_t kSelectorExactly = 0x80;
@@ -45,6 +43,10 @@ PathEngine::PathEngine(const SmdbIndex* index, PathEngineOptions options)
   if (options_.requester_lid != 0) requester_ = index_->PortByLid(options_.requester_lid);
   uint32_t flags = index_->subnet().flags;
   if (flags & kSubnetQos) qos_ = index_->qos();
+  // Per-hop SL2VL drops depend on the ingress port: no table then.
+  if (options_.route_suffix_max_entries != 0 &&
+      !((flags & kSubnetQos) && index_->has_sl2vl_drops()))
+    suffixes_ = RouteSuffixes::Build(*index_, options_.route_suffix_max_entries);
   // Until the SMDB carries the SL2VL tables and the engine's SLs, every
   // record of such a subnet may differ from the SA's. QoS on with neither
   // a policy nor an SL mapped to VL15 leaves the SA's answer as without
@@ -106,15 +108,6 @@ std::string PathEngine::Limitations() const {
   return out;
 }
 
-uint32_t PathEngine::WalkEnd(uint32_t dst, uint16_t dlid) const {
-  const SmdbIndex& x = *index_;
-  const SmdbIndex::Port& d = x.port(dst);
-  if (x.node_of(d).type != kNodeSwitch) return dst;
-  // A switch destination ends where its own LFT sends the DLID (port 0).
-  uint8_t out = x.LftPort(d.node, dlid);
-  return out == kLftNoPath ? SmdbIndex::kNone : x.PortOf(d.node, out);
-}
-
 bool PathEngine::Walk(uint32_t src, uint32_t dst, uint16_t dlid, uint8_t* mtu_out,
                       uint8_t* rate_out, uint16_t* valid_sls) const {
   const SmdbIndex& x = *index_;
@@ -140,8 +133,10 @@ bool PathEngine::Walk(uint32_t src, uint32_t dst, uint16_t dlid, uint8_t* mtu_ou
   }
   if (drops) valid &= static_cast<uint16_t>(~x.Sl2VlDrops(cur, 0));
   if (!valid) return false;
-  uint32_t end = WalkEnd(dst, dlid);
+  uint32_t end = WalkEndPort(x, dst, dlid);
   if (end == SmdbIndex::kNone) return false;
+  // The table's walks end where this one does when `dlid` is dst's own.
+  const bool use_suffixes = suffixes_ && !drops && x.PortByLid(dlid) == dst;
 
   int hops = 0;
   while (cur != end) {
@@ -155,6 +150,20 @@ bool PathEngine::Walk(uint32_t src, uint32_t dst, uint16_t dlid, uint8_t* mtu_ou
     // Ingress port: capability from port 0 for the comparison and the value.
     mtu = std::min(mtu, p->mtu_cap);
     if (CompareRates(rate, p->rate) > 0) rate = p->rate;
+    // The rest of the walk in one lookup, when the engine has the table
+    // (route_suffixes.h: the same steps as below, made once per switch).
+    if (use_suffixes) {
+      RouteSuffixes::Suffix sfx;
+      RouteSuffixes::Lookup found = suffixes_->Get(p->node, dlid, &sfx);
+      if (found == RouteSuffixes::Lookup::kNoRoute) return false;
+      if (found == RouteSuffixes::Lookup::kReached) {
+        if (hops + sfx.hops > kMaxPathHops) return false;
+        *mtu_out = std::min(mtu, sfx.mtu);
+        *rate_out = CompareRates(rate, sfx.rate) > 0 ? sfx.rate : rate;
+        *valid_sls = valid;
+        return true;
+      }
+    }
     uint8_t out = x.LftPort(p->node, dlid);
     if (out == kLftNoPath) return false;
     cur = x.PortOf(p->node, out);
@@ -169,7 +178,7 @@ bool PathEngine::Walk(uint32_t src, uint32_t dst, uint16_t dlid, uint8_t* mtu_ou
       valid &= static_cast<uint16_t>(~x.Sl2VlDrops(cur, in_port));
       if (!valid) return false;
     }
-    if (++hops > kMaxHops) return false;
+    if (++hops > kMaxPathHops) return false;
   }
   p = &x.port(cur);
   mtu = std::min(mtu, p->mtu_cap);

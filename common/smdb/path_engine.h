@@ -55,10 +55,12 @@
 #include <infiniband/sa.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "common/base/status.h"
+#include "common/smdb/route_suffixes.h"
 #include "common/smdb/smdb_index.h"
 #include "common/smdb/smdb_prdb.h"
 
@@ -101,6 +103,11 @@ struct PathEngineOptions {
   bool require_reversible = false;
   // LID of the port that sends the query; 0 = the source port itself.
   uint16_t requester_lid = 0;
+  // Build the route-suffix table (route_suffixes.h) when it has at most
+  // this many entries (2 bytes each); 0: walk every path hop by hop. For
+  // engines that compute many whole PRDBs (an access node's bring-up):
+  // building it costs about as much as one walk per (switch, LID).
+  size_t route_suffix_max_entries = 0;
 };
 
 class PathEngine {
@@ -151,6 +158,8 @@ class PathEngine {
 
   const SmdbIndex& index() const { return *index_; }
   const PathEngineOptions& options() const { return options_; }
+  // Whether walks use the route-suffix table (route_suffix_max_entries).
+  bool has_route_suffixes() const { return suffixes_ != nullptr; }
   // What of the SA's answer this SMDB cannot predict, e.g. "QoS levels
   // (opt.qos)"; empty when the engine is exact for this subnet.
   std::string Limitations() const;
@@ -174,8 +183,6 @@ class PathEngine {
   // *valid_sls: the SLs no SL2VL table on the way sends to VL15 (QoS on).
   bool Walk(uint32_t src, uint32_t dst, uint16_t dlid, uint8_t* mtu, uint8_t* rate,
             uint16_t* valid_sls) const;
-  // The port the walk ends at for `dlid` owned by endpoint `dst`.
-  uint32_t WalkEnd(uint32_t dst, uint16_t dlid) const;
 
   const SmdbIndex* index_;
   PathEngineOptions options_;
@@ -184,6 +191,7 @@ class PathEngine {
   bool routing_sl_ = false;         // the routing engine picks path SLs
   bool sl2vl_ = false;              // QoS on: SL2VL tables may drop SLs
   uint32_t requester_ = SmdbIndex::kNone;  // resolved requester_lid
+  std::shared_ptr<const RouteSuffixes> suffixes_;  // or null: hop by hop
 };
 
 // "qos", "routing-sl" or "qos,routing-sl" for kPathInexact* bits; "" for 0.

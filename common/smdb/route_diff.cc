@@ -136,7 +136,7 @@ class Differ {
 
   // LIDs that are route-dirty but not owner-dirty get their per-switch
   // reach; a switch's own LID whose own entry changed escalates (every
-  // walk toward it reads that entry first, WalkEnd in the engine).
+  // walk toward it reads that entry first, WalkEndPort).
   void FindReaches(RouteDiff* d) {
     for (size_t i = 0; i < local_.size();) {
       uint16_t lid = local_[i].first;

@@ -30,9 +30,12 @@
 #include <endian.h>
 #include <infiniband/sa.h>
 
+#include <algorithm>
 #include <cstring>
 #include <initializer_list>
 #include <map>
+#include <random>
+#include <string>
 
 #include "common/mad/mad_wire.h"
 #include "common/smdb/smdb.h"
@@ -258,6 +261,49 @@ inline ibv_path_record Expected(uint64_t sguid, uint16_t slid, uint64_t dguid, u
   ibv_path_record out;
   ssa::mad::ToIbvPathRecord(r, &out);
   return out;
+}
+
+// One random change to a fabric (an LFT entry, a port's MTU, rate or
+// state, a link removed); returns what it did, for failure messages.
+inline std::string MutateFabric(std::mt19937* rng, Smdb* db) {
+  auto pick = [rng](size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(*rng); };
+  switch (pick(5)) {
+    case 0: {
+      auto& b = db->lft_blocks.records[pick(db->lft_blocks.records.size())];
+      size_t i = pick(kLftBlockSize);
+      b.ports[i] = static_cast<uint8_t>(pick(2) ? pick(9) : kLftNoPath);
+      return "lft " + std::to_string(b.block * kLftBlockSize + i);
+    }
+    case 1: {
+      auto& p = db->ports.records[pick(db->ports.records.size())];
+      p.mtu_cap = static_cast<uint8_t>(1 + pick(5));
+      return "mtu of port " + std::to_string(p.port_num);
+    }
+    case 2: {
+      auto& p = db->ports.records[pick(db->ports.records.size())];
+      p.link_width_active = static_cast<uint8_t>(1u << pick(4));
+      p.rate = static_cast<uint8_t>(2 + pick(10));
+      return "rate of port " + std::to_string(p.port_num);
+    }
+    case 3: {
+      auto& p = db->ports.records[pick(db->ports.records.size())];
+      p.port_state = static_cast<uint8_t>(1 + pick(4));
+      return "state of port " + std::to_string(p.port_num);
+    }
+    default: {
+      if (db->links.records.empty()) return "nothing";
+      SmdbLink l = db->links.records[pick(db->links.records.size())];
+      auto& v = db->links.records;
+      v.erase(std::remove_if(v.begin(), v.end(),
+                             [&](const SmdbLink& x) {
+                               return (x.node_guid == l.node_guid && x.port_num == l.port_num) ||
+                                      (x.node_guid == l.peer_node_guid &&
+                                       x.port_num == l.peer_port_num);
+                             }),
+              v.end());
+      return "link removed";
+    }
+  }
 }
 
 }  // namespace path_engine_test

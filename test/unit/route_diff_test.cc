@@ -32,48 +32,6 @@ void Index(Built* b) {
   CHECK_OK(st);
 }
 
-// One random change; returns what it did, for the failure message.
-std::string Mutate(std::mt19937* rng, Smdb* db) {
-  auto pick = [rng](size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(*rng); };
-  switch (pick(5)) {
-    case 0: {
-      auto& b = db->lft_blocks.records[pick(db->lft_blocks.records.size())];
-      size_t i = pick(kLftBlockSize);
-      b.ports[i] = static_cast<uint8_t>(pick(2) ? pick(9) : kLftNoPath);
-      return "lft " + std::to_string(b.block * kLftBlockSize + i);
-    }
-    case 1: {
-      auto& p = db->ports.records[pick(db->ports.records.size())];
-      p.mtu_cap = static_cast<uint8_t>(1 + pick(5));
-      return "mtu of port " + std::to_string(p.port_num);
-    }
-    case 2: {
-      auto& p = db->ports.records[pick(db->ports.records.size())];
-      p.link_width_active = static_cast<uint8_t>(1u << pick(4));
-      p.rate = static_cast<uint8_t>(2 + pick(10));
-      return "rate of port " + std::to_string(p.port_num);
-    }
-    case 3: {
-      auto& p = db->ports.records[pick(db->ports.records.size())];
-      p.port_state = static_cast<uint8_t>(1 + pick(4));
-      return "state of port " + std::to_string(p.port_num);
-    }
-    default: {
-      if (db->links.records.empty()) return "nothing";
-      SmdbLink l = db->links.records[pick(db->links.records.size())];
-      auto& v = db->links.records;
-      v.erase(std::remove_if(v.begin(), v.end(),
-                             [&](const SmdbLink& x) {
-                               return (x.node_guid == l.node_guid && x.port_num == l.port_num) ||
-                                      (x.node_guid == l.peer_node_guid &&
-                                       x.port_num == l.peer_port_num);
-                             }),
-              v.end());
-      return "link removed";
-    }
-  }
-}
-
 bool SameAnswer(const PathEngine& a, const PathEngine& b, uint16_t s, uint16_t d) {
   ibv_path_record ra, rb;
   PathStatus sa = a.Compute(s, d, &ra), sb = b.Compute(s, d, &rb);
@@ -105,7 +63,7 @@ TEST(RouteDiff, PathsOutsideTheDirtySetNeverChange) {
     b.db = a.db;
     std::string what;
     int changes = 1 + static_cast<int>(rng() % 3);
-    for (int i = 0; i < changes; ++i) what += Mutate(&rng, &b.db) + "; ";
+    for (int i = 0; i < changes; ++i) what += MutateFabric(&rng, &b.db) + "; ";
     BumpEpochs(a.db, &b.db);
     b.db.SortRecords();
     if (!SmdbIndex::Build(b.db, &b.index).ok()) continue;  // e.g. an inconsistent link
@@ -141,7 +99,7 @@ TEST(RouteDiff, PairsThePairRuleSkipsNeverChange) {
     b.db = a.db;
     std::string what;
     int changes = 1 + static_cast<int>(rng() % 3);
-    for (int i = 0; i < changes; ++i) what += Mutate(&rng, &b.db) + "; ";
+    for (int i = 0; i < changes; ++i) what += MutateFabric(&rng, &b.db) + "; ";
     BumpEpochs(a.db, &b.db);
     b.db.SortRecords();
     if (!SmdbIndex::Build(b.db, &b.index).ok()) continue;

@@ -1,0 +1,90 @@
+// route_suffixes.h: for every switch and every LID, what the rest of the
+// SA's path walk adds up to from that switch to that LID: reachable or
+// not, the smallest MTU and rate on the way, the switch hops. With it a
+// walk of any length costs one lookup once it reaches its first switch.
+//
+// Why: an access node's bring-up builds every consumer's whole PRDB, two
+// walks (there and back) per record, and the walks were most of its CPU
+// (issue 28). The table is the walk's result, not an approximation of it:
+// the same steps as PathEngine::Walk (osm_sa_path_record.c's
+// pr_rcv_get_path_parms), once per (switch, LID) instead of once per
+// (source, destination). MTU and rate minimums combine in any grouping
+// (both are minimums under a total order, and an earlier equal value
+// wins either way), so a prefix's values folded with a suffix's are the
+// walk's. route_suffixes_test.cc checks every pair of several fabrics
+// against the walk without the table.
+//
+// What it cannot hold: SL2VL tables that drop SLs per (ingress, egress)
+// pair (QoS), which depend on the ingress port; the engine does not build
+// it then. Size: 2 bytes per (switch, LID) up to the highest LID; Build
+// declines beyond `max_entries`.
+//
+// Immutable once built: shared by the threads that use the engine.
+#ifndef IBACM_SSA_COMMON_SMDB_ROUTE_SUFFIXES_H
+#define IBACM_SSA_COMMON_SMDB_ROUTE_SUFFIXES_H
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "common/smdb/smdb_index.h"
+
+namespace ssa {
+namespace smdb {
+
+// OpenSM gives up on paths longer than this many switch hops (MAX_HOPS).
+constexpr int kMaxPathHops = 64;
+
+// The port the SA's walk to `dlid`, owned by endpoint port `dst`, ends at:
+// `dst` itself, or for a switch, the port its own LFT sends the LID to (port
+// 0); kNone if that LFT has no entry.
+uint32_t WalkEndPort(const SmdbIndex& x, uint32_t dst, uint16_t dlid);
+
+class RouteSuffixes {
+ public:
+  struct Suffix {
+    uint8_t mtu = 0;   // the smallest MTU code from the switch's egress on
+    uint8_t rate = 0;  // the lowest rate (CompareRates), the earliest of equals
+    uint8_t hops = 0;  // switches from this one to the end, this one included
+  };
+  enum class Lookup { kReached, kNoRoute, kUnknown };
+
+  // The table for every switch of `x` and every assigned LID; null when
+  // switches x (highest LID + 1) exceeds `max_entries`, or when a port's
+  // MTU or rate code does not fit the table's 16-bit entries.
+  static std::unique_ptr<RouteSuffixes> Build(const SmdbIndex& x, size_t max_entries);
+
+  // From switch `node` having counted its ingress port: its LFT lookup for
+  // `dlid` onwards. kUnknown for a node or LID the table does not cover.
+  Lookup Get(uint32_t node, uint16_t dlid, Suffix* out) const {
+    uint32_t row = node < row_of_node_.size() ? row_of_node_[node] : SmdbIndex::kNone;
+    if (row == SmdbIndex::kNone || dlid >= columns_) return Lookup::kUnknown;
+    uint16_t e = entries_[size_t{row} * columns_ + dlid];
+    if (e == kUnset) return Lookup::kUnknown;
+    if (e == kNoRouteEntry) return Lookup::kNoRoute;
+    out->mtu = static_cast<uint8_t>(e >> 13);
+    out->rate = static_cast<uint8_t>((e >> 7) & 0x3F);
+    out->hops = static_cast<uint8_t>(e & 0x7F);
+    return Lookup::kReached;
+  }
+  size_t entries() const { return entries_.size(); }
+
+ private:
+  // mtu (3 bits) | rate (6) | hops (7); hops <= kMaxPathHops, so the two
+  // markers below are never a real entry.
+  static constexpr uint16_t kUnset = 0xFFFE, kNoRouteEntry = 0xFFFF;
+  RouteSuffixes() = default;
+  void FillColumn(const SmdbIndex& x, uint16_t dlid, std::vector<uint32_t>* stamp,
+                  uint32_t* stamp_now);
+
+  std::vector<uint32_t> row_of_node_;  // switch nodes' rows, kNone for others
+  std::vector<uint32_t> switch_nodes_;
+  size_t columns_ = 0;                 // LIDs 0 .. columns_ - 1
+  std::vector<uint16_t> entries_;
+};
+
+}  // namespace smdb
+}  // namespace ssa
+
+#endif

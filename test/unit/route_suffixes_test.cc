@@ -1,0 +1,122 @@
+// route_suffixes_test.cc: the route-suffix table (common/smdb/
+// route_suffixes.h) changes nothing the engine answers: every (source,
+// destination) pair of the path engine's test fabric (loops, missing
+// routes, a down port, parallel links of different rates, a Tavor, LMC 1,
+// switch destinations), and of hundreds of random changes to it, computes
+// the same record, failure and marks with the table as hop by hop.
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+
+#include "common/smdb/path_engine.h"
+#include "common/smdb/route_suffixes.h"
+#include "test/support/check_ok.h"
+#include "test/unit/path_engine_fabric.h"
+
+#include "CppUTest/TestHarness.h"
+
+using namespace path_engine_test;
+
+namespace {
+
+PathEngineOptions WithTable(PathEngineOptions o = PathEngineOptions::ForPrdb()) {
+  o.route_suffix_max_entries = 1u << 20;
+  return o;
+}
+
+// Every pair, both engines; returns the pairs compared.
+int CompareAllPairs(const SmdbIndex& x, const PathEngineOptions& plain_options,
+                    const std::string& what) {
+  PathEngine plain(&x, plain_options), table(&x, WithTable(plain_options));
+  CHECK_TEXT(table.has_route_suffixes(), what.c_str());
+  int pairs = 0;
+  for (uint16_t s : x.assigned_lids()) {
+    for (uint16_t d : x.assigned_lids()) {
+      PrdbPath a, b;
+      PathStatus sa = plain.ComputePrdb(s, d, &a), sb = table.ComputePrdb(s, d, &b);
+      std::string msg = what + ": path " + std::to_string(s) + "->" + std::to_string(d);
+      CHECK_TEXT(sa == sb, msg.c_str());
+      if (sa == PathStatus::kOk)
+        CHECK_TEXT(memcmp(&a, &b, sizeof(a)) == 0 && a.flags == b.flags, msg.c_str());
+      ++pairs;
+    }
+  }
+  return pairs;
+}
+
+std::unique_ptr<SmdbIndex> Index(Smdb* db) {
+  db->SortRecords();
+  std::unique_ptr<SmdbIndex> x;
+  if (!SmdbIndex::Build(*db, &x).ok()) return nullptr;
+  return x;
+}
+
+}  // namespace
+
+TEST_GROUP(RouteSuffixes){};
+
+TEST(RouteSuffixes, EveryPairOfTheTestFabricIsAnsweredAsHopByHop) {
+  Smdb db = TwoSwitchFabric();
+  std::unique_ptr<SmdbIndex> x = Index(&db);
+  CHECK(x != nullptr);
+  CHECK(CompareAllPairs(*x, PathEngineOptions::ForPrdb(), "prdb query") > 100);
+  PathEngineOptions plain;
+  CHECK(CompareAllPairs(*x, plain, "no P_Key in the query") > 100);
+  PathEngineOptions reversible;
+  reversible.require_reversible = true;
+  CompareAllPairs(*x, reversible, "reversible required");
+  // The loop (LID 40) and the missing routes are in the table as such.
+  std::unique_ptr<RouteSuffixes> t = RouteSuffixes::Build(*x, 1u << 20);
+  CHECK(t != nullptr);
+  RouteSuffixes::Suffix sfx;
+  uint32_t s1 = x->port(x->PortByLid(1)).node;
+  CHECK(t->Get(s1, 40, &sfx) == RouteSuffixes::Lookup::kNoRoute);
+  CHECK(t->Get(s1, 20, &sfx) == RouteSuffixes::Lookup::kNoRoute);
+  CHECK(t->Get(s1, 10, &sfx) == RouteSuffixes::Lookup::kReached);
+  CHECK_EQUAL(1, sfx.hops);
+  CHECK(t->Get(s1, 18, &sfx) == RouteSuffixes::Lookup::kReached);
+  CHECK_EQUAL(2, sfx.hops);
+}
+
+TEST(RouteSuffixes, RandomChangesToTheFabricAreAnsweredAsHopByHop) {
+  std::mt19937 rng(2026);
+  int fabrics = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    Smdb db = TwoSwitchFabric();
+    std::string what = "trial " + std::to_string(trial) + ":";
+    int changes = 1 + static_cast<int>(rng() % 4);
+    for (int i = 0; i < changes; ++i) what += " " + MutateFabric(&rng, &db) + ";";
+    std::unique_ptr<SmdbIndex> x = Index(&db);
+    if (!x) continue;  // e.g. an inconsistent link
+    CompareAllPairs(*x, PathEngineOptions::ForPrdb(), what);
+    ++fabrics;
+  }
+  CHECK(fabrics > 200);
+}
+
+TEST(RouteSuffixes, TooLargeOrPerHopDropsMeanNoTable) {
+  Smdb db = TwoSwitchFabric();
+  std::unique_ptr<SmdbIndex> x = Index(&db);
+  CHECK(x != nullptr);
+  // Two switches by LIDs 1 .. 40.
+  CHECK(RouteSuffixes::Build(*x, 2 * 41) != nullptr);
+  CHECK(RouteSuffixes::Build(*x, 2 * 41 - 1) == nullptr);
+  PathEngineOptions small = PathEngineOptions::ForPrdb();
+  small.route_suffix_max_entries = 10;
+  CHECK_FALSE(PathEngine(x.get(), small).has_route_suffixes());
+  // QoS with an SL2VL table that drops an SL on one hop: per ingress port.
+  Smdb q = TwoSwitchFabric();
+  q.subnet.records[0].flags |= kSubnetQos | kSubnetQosReported | kSubnetSl2VlDrops |
+                               kSubnetSl2VlTables;
+  SmdbSl2VlDrop drop;
+  drop.node_guid = S1;
+  drop.in_port = 1;
+  drop.out_port = 5;
+  drop.mask = 1u << 3;
+  q.sl2vl_drops.records.push_back(drop);
+  std::unique_ptr<SmdbIndex> qx = Index(&q);
+  CHECK(qx != nullptr);
+  CHECK(qx->has_sl2vl_drops());
+  CHECK_FALSE(PathEngine(qx.get(), WithTable()).has_route_suffixes());
+}

@@ -112,14 +112,15 @@ void DataClient::OnEvent(uint32_t events) {
     // never ends while the parent's keepalives look like traffic.
     while (st.ok() && stream_ && reader_.Next(&f)) {
       last_rx_ = Clock::now();
-      OnFrame(f);
+      OnFrame(&f);
     }
     if (stream_ && (!st.ok() || !reader_.error().ok()))
       return Disconnect("bad frame: " + (st.ok() ? reader_.error() : st).ToString(), true, false);
   }
 }
 
-void DataClient::OnFrame(const Frame& f) {
+void DataClient::OnFrame(Frame* frame) {
+  const Frame& f = *frame;
   switch (f.type) {
     case FrameType::kWelcome: {
       Welcome w;
@@ -148,11 +149,17 @@ void DataClient::OnFrame(const Frame& f) {
       in_xfer_ = true;
       parent_epoch_ = std::max(parent_epoch_, xfer_.to);
       xfer_bytes_ = std::make_shared<std::string>();
-      xfer_bytes_->reserve(static_cast<size_t>(xfer_.total));
       return;
     }
     case FrameType::kXferData:
       if (!in_xfer_ || xfer_bytes_->size() + f.payload.size() > xfer_.total) break;
+      // A transfer in one chunk (every PRDB but the largest) is the
+      // chunk's bytes: taken, not copied.
+      if (xfer_bytes_->empty() && f.payload.size() == xfer_.total) {
+        xfer_bytes_->swap(frame->payload);
+        return;
+      }
+      if (xfer_bytes_->capacity() < xfer_.total) xfer_bytes_->reserve(static_cast<size_t>(xfer_.total));
       xfer_bytes_->append(f.payload);
       return;
     case FrameType::kXferEnd:

@@ -75,7 +75,8 @@ class DataClient {
 
   void Connect(const ParentInfo& p);
   void OnEvent(uint32_t events);
-  void OnFrame(const Frame& f);
+  // May take the frame's payload (a whole transfer in one chunk).
+  void OnFrame(Frame* f);
   void FinishTransfer();
   void Send(const std::string& frame);
   void Flush();

@@ -312,8 +312,14 @@ Status FrameReader::Feed(const uint8_t* data, size_t len) {
   buf_.append(reinterpret_cast<const char*>(data), len);
   // Check the next header as soon as it is complete, before its payload
   // is buffered.
-  if (buf_.size() - pos_ >= kFrameHeaderSize)
-    error_ = CheckHeader(reinterpret_cast<const uint8_t*>(buf_.data()) + pos_);
+  if (buf_.size() - pos_ >= kFrameHeaderSize) {
+    const uint8_t* h = reinterpret_cast<const uint8_t*>(buf_.data()) + pos_;
+    error_ = CheckHeader(h);
+    // Room for the whole frame at once: a large payload arriving in 64 KB
+    // reads would otherwise be copied again each time the buffer doubles.
+    size_t frame_end = pos_ + kFrameHeaderSize + GetBe32(h + 8);
+    if (error_.ok() && buf_.capacity() < frame_end) buf_.reserve(frame_end);
+  }
   return error_;
 }
 
@@ -331,8 +337,24 @@ bool FrameReader::Next(Frame* out) {
     return false;
   }
   out->type = static_cast<FrameType>(h[5]);
+  if (pos_ == 0 && buf_.size() == kFrameHeaderSize + len && len > kKeptCapacity) {
+    // The buffer holds this large frame alone: it becomes the payload (the
+    // header shifted out in place) instead of being copied to new memory.
+    out->payload.swap(buf_);
+    out->payload.erase(0, kFrameHeaderSize);
+    std::string().swap(buf_);
+    return true;
+  }
   out->payload.assign(reinterpret_cast<const char*>(h + kFrameHeaderSize), len);
   pos_ += kFrameHeaderSize + len;
+  // A large frame's room is not kept once it is read: a consumer holds its
+  // data channel open for good, and thousands of them share a host in
+  // tests (and an access node holds one per child).
+  if (pos_ == buf_.size() && buf_.capacity() > kKeptCapacity) {
+    std::string().swap(buf_);
+    pos_ = 0;
+    return true;
+  }
   // Compact now and then so the buffer does not grow with the stream.
   if (pos_ > (1u << 20) && pos_ * 2 > buf_.size()) {
     buf_.erase(0, pos_);

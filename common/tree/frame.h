@@ -171,6 +171,7 @@ class FrameReader {
 
  private:
   Status CheckHeader(const uint8_t* h);
+  static constexpr size_t kKeptCapacity = 256 * 1024;
   std::string buf_;
   size_t pos_ = 0;
   Status error_;

@@ -4,6 +4,7 @@
 // cut decoding whole), and the frame reader takes a stream in any pieces.
 #include "common/tree/frame.h"
 
+#include <algorithm>
 #include <string>
 
 #include "test/support/check_ok.h"
@@ -115,4 +116,36 @@ TEST(TreeFrame, ReaderTakesAnyPieces) {
   CHECK_FALSE(r.Next(&f));
   STRCMP_CONTAINS("CRC mismatch", r.error().message().c_str());
   CHECK_FALSE(r.Feed(reinterpret_cast<const uint8_t*>(bad.data()), bad.size()).ok());
+}
+
+// Large frames (past the room the reader keeps) take the reader's own
+// buffer when they fill it alone and are copied out otherwise: either way
+// every payload arrives whole and in order, whatever the read sizes, and
+// a frame that shares its read with the next one's start leaves that start
+// buffered.
+TEST(TreeFrame, LargeFramesArriveWholeHoweverTheStreamIsCut) {
+  std::string big1(600 * 1024, '\0'), big2(300 * 1024, '\0');
+  for (size_t i = 0; i < big1.size(); ++i) big1[i] = static_cast<char>(i * 31 + 7);
+  for (size_t i = 0; i < big2.size(); ++i) big2[i] = static_cast<char>(i * 17 + 3);
+  const std::string payloads[] = {big1, "small", big2, big2, "", big1};
+  std::string stream;
+  for (const std::string& p : payloads) stream += EncodeFrame(FrameType::kXferData, p);
+  for (size_t cut : {size_t{65536}, size_t{1000}, size_t{614400 + 16}, stream.size()}) {
+    FrameReader r;
+    Frame f;  // reused, as the data client reuses it
+    size_t next = 0;
+    for (size_t off = 0; off < stream.size(); off += cut) {
+      size_t n = std::min(cut, stream.size() - off);
+      CHECK_OK(r.Feed(reinterpret_cast<const uint8_t*>(stream.data()) + off, n));
+      while (r.Next(&f)) {
+        CHECK(next < 6);
+        CHECK(f.type == FrameType::kXferData);
+        CHECK_TEXT(f.payload == payloads[next], ("frame " + std::to_string(next) + ", reads of " +
+                                                 std::to_string(cut)).c_str());
+        ++next;
+      }
+    }
+    LONGS_EQUAL(6, next);
+    LONGS_EQUAL(0, r.buffered());
+  }
 }

@@ -104,6 +104,7 @@
 #include "distrib/ibssa_member.h"
 #include "test/bench/mad_bridge.h"
 #include "test/bench/smdb_pair_cache.h"
+#include "test/bench/first_touch.h"
 #include "test/bench/thread_cpu.h"
 #include "test/sim/netgen.h"
 #include "test/sim/osm_plugin_util.h"
@@ -1426,6 +1427,9 @@ int main(int argc, char** argv) {
   Progress("SMDBs %s (%.1f s): epochs %" PRIu64 " and %" PRIu64, pair.source.c_str(), Since(t_smdb),
            pair.before.global_epoch, pair.after.global_epoch);
   if (opt.pieces) return RunPieces(pair);
+  // What touching new memory costs here: the floor under a start-up that
+  // must fill every replica (measured before and after the phases).
+  const double touch_before = ssa::bench::FirstTouchSecondsPerGib();
 
   Bench bench(opt);
   st = bench.Setup(pair, opt.consumers, access, distribution);
@@ -1450,6 +1454,8 @@ int main(int argc, char** argv) {
     bench.Check(pair.after, &equal, &mismatched, &mem, &wire, &paths);
   }
   bench.Shutdown();
+  const double touch_after = ssa::bench::FirstTouchSecondsPerGib();
+  const double touch_s_per_gib = (touch_before + touch_after) / 2;
   AccessUpdate access_update;
   Progress("one access node, 100 consumers, one core: the update");
   Status access_st = MeasureAccessUpdate(pair, 100, &access_update);
@@ -1515,6 +1521,14 @@ int main(int argc, char** argv) {
     printf("          CPU seconds by thread role (kernel time included): %s; total %.2f\n",
            cpu.c_str(), ssa::bench::CpuTotal(p->cpu));
   }
+  const double kept_gib =
+      bench.rss_after_startup > bench.rss_before_consumers
+          ? Gib(bench.rss_after_startup - bench.rss_before_consumers)
+          : 0;
+  printf("memory: touching new memory costs %.2f s of CPU per GiB here (%.2f before the phases, "
+         "%.2f after); the start-up kept %.2f GiB more (PSS), so about %.1f s of its CPU is "
+         "first touches\n",
+         touch_s_per_gib, touch_before, touch_after, kept_gib, kept_gib * touch_s_per_gib);
   printf("core: %" PRIu64 " joins accepted, %" PRIu64 " refused, %" PRIu64
          " retries answered again; consumers sent %" PRIu64 " joins; MADs sent %" PRIu64
          ", lost %" PRIu64 ", bridge errors %" PRIu64 "\n",
@@ -1554,6 +1568,8 @@ int main(int argc, char** argv) {
       if (r.second >= 0.005) Figure("startup_cpu_" + name + "_s", Num(r.second, 2));
     }
     Figure("startup_cpu_s", Num(ssa::bench::CpuTotal(startup.cpu), 2));
+    Figure("startup_kept_gib", Num(kept_gib, 2));
+    Figure("startup_first_touch_cpu_s", Num(kept_gib * touch_s_per_gib, 1));
   }
   Figure("consumer_procs", static_cast<uint64_t>(opt.consumer_procs));
   Figure("core_joins_accepted", bench.core_counters.joins);
@@ -1589,6 +1605,7 @@ int main(int argc, char** argv) {
                    opt.consumers,
                0));
   Figure("rss_peak_gib", Num(Gib(rss_peak), 2));
+  Figure("first_touch_s_per_gib", Num(touch_s_per_gib, 2));
   if (update.done) {
     Figure("consumers_mismatched", static_cast<uint64_t>(mismatched));
     Figure(

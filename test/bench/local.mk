@@ -60,7 +60,8 @@ test_bench_bench_tree_SOURCES = \
 	test/bench/mad_bridge.cc \
 	test/bench/mad_bridge.h \
 	test/bench/smdb_pair_cache.h test/bench/smdb_pair_cache.cc \
-	test/bench/thread_cpu.h test/bench/thread_cpu.cc
+	test/bench/thread_cpu.h test/bench/thread_cpu.cc \
+	test/bench/first_touch.h test/bench/first_touch.cc
 test_bench_bench_tree_CPPFLAGS = $(BENCH_CPPFLAGS)
 test_bench_bench_tree_LDADD = distrib/libibssa.la $(SIM_HARNESS_LIBS) $(SSA_ALL_LIBS)
 EXTRA_test_bench_bench_tree_DEPENDENCIES = opensm_plugin/libibssa_osm.la
@@ -79,7 +80,8 @@ test_bench_bench_jobstart_SOURCES = \
 	test/bench/bench_jobstart.cc \
 	$(BENCH_ACM_SERVER_SOURCES) \
 	test/bench/smdb_pair_cache.h test/bench/smdb_pair_cache.cc \
-	test/bench/thread_cpu.h test/bench/thread_cpu.cc
+	test/bench/thread_cpu.h test/bench/thread_cpu.cc \
+	test/bench/first_touch.h test/bench/first_touch.cc
 test_bench_bench_jobstart_CPPFLAGS = $(BENCH_CPPFLAGS)
 test_bench_bench_jobstart_LDADD = core/libibacmcore.la $(SSA_PROVIDER_LIBS) $(SIM_HARNESS_LIBS) \
 	$(IBSSA_PATH_LIBS) $(SSA_ALL_LIBS)

@@ -221,6 +221,18 @@ uint64_t ProcPssBytes(pid_t pid) {
   return 0;
 }
 
+// A /proc/meminfo field ("MemTotal:", ...) in bytes, 0 if missing.
+uint64_t MemInfoBytes(const char* key) {
+  std::ifstream mi("/proc/meminfo");
+  std::string line;
+  while (std::getline(mi, line)) {
+    unsigned long long kb = 0;
+    if (line.compare(0, strlen(key), key) == 0 && sscanf(line.c_str() + strlen(key), "%llu", &kb) == 1)
+      return kb * 1024;
+  }
+  return 0;
+}
+
 double Gib(uint64_t bytes) { return static_cast<double>(bytes) / (1ULL << 30); }
 
 void Progress(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -1427,6 +1439,38 @@ int main(int argc, char** argv) {
   Progress("SMDBs %s (%.1f s): epochs %" PRIu64 " and %" PRIu64, pair.source.c_str(), Since(t_smdb),
            pair.before.global_epoch, pair.after.global_epoch);
   if (opt.pieces) return RunPieces(pair);
+  // As many consumers as this machine's memory holds (a full subnet's
+  // PRDBs are 2.5 MB each): a consumer keeps its parsed PRDB (1.04 x its
+  // wire size) and its access node the serialization; every member keeps
+  // the SMDB parsed, serialized and indexed (about 4 x its size).
+  {
+    uint64_t lids = 0;
+    for (const auto& g : pair.before.guid_lids.records) lids += 1ull << g.lmc;
+    const double per_consumer = 2.1 * 50.0 * static_cast<double>(lids) + 64e3;
+    std::string ser;
+    pair.before.Serialize(&ser);
+    const double per_member = 4.0 * static_cast<double>(ser.size());
+    const uint64_t avail = MemInfoBytes("MemAvailable:");
+    double budget = 0.8 * std::min(static_cast<double>(avail), opt.max_rss_gib * (1ull << 30));
+    int fit = opt.consumers;
+    while (fit > 1 && fit * per_consumer +
+                              (access_for(fit) + dist_for(access_for(fit))) * per_member > budget)
+      fit = fit * 9 / 10;
+    if (fit < opt.consumers) {
+      Progress("NOTE: memory: a consumer needs about %.1f MB here (its PRDB of %" PRIu64
+               " paths parsed, and its access node's serialization), a member %.0f MB (the SMDB "
+               "parsed, serialized and indexed); 80 %% of the %.1f GiB available (or of "
+               "--max-rss-gib) holds %d consumers: running %d",
+               per_consumer / 1e6, lids, per_member / 1e6, Gib(avail), fit, fit);
+      notes.push_back("memory: " + std::to_string(opt.consumers) + " consumers asked, " +
+                      std::to_string(fit) + " fit in 80 % of the " + Num(Gib(avail), 1) +
+                      " GiB available at " + Num(per_consumer / 1e6, 1) + " MB each");
+      opt.consumers = fit;
+      opt.consumer_procs = procs_for(fit);
+      access = access_for(fit);
+      distribution = dist_for(access);
+    }
+  }
   // What touching new memory costs here: the floor under a start-up that
   // must fill every replica (measured before and after the phases).
   const double touch_before = ssa::bench::FirstTouchSecondsPerGib();
@@ -1466,12 +1510,7 @@ int main(int argc, char** argv) {
   if (opt.consumers < asked_consumers && bench.rss_after_startup > bench.rss_before_consumers) {
     double per =
         static_cast<double>(bench.rss_after_startup - bench.rss_before_consumers) / opt.consumers;
-    uint64_t total = 0;
-    std::ifstream mi("/proc/meminfo");
-    std::string key;
-    uint64_t kb;
-    while (mi >> key >> kb)
-      if (key == "MemTotal:") total = kb * 1024;
+    uint64_t total = MemInfoBytes("MemTotal:");
     notes.push_back(
         "memory: a consumer took " + Num(per / 1e6, 2) +
         " MB of RSS here (its parsed PRDB; the access " +

@@ -334,14 +334,15 @@ void SortDb(Db* db) {
     using R = typename std::decay_t<decltype(table)>::Record;
     constexpr size_t kKey = KeySize<R>();
     const size_t n = table.records.size();
+    if (n < 2 || kKey == 0) return;  // keyless tables (subnet) keep their order
     std::vector<uint8_t> keys(n * kKey);
     uint8_t buf[WireSize<R>()];
     for (size_t i = 0; i < n; ++i) {
       EncodeRecord(table.records[i], buf);
-      memcpy(&keys[i * kKey], buf, kKey);
+      memcpy(keys.data() + i * kKey, buf, kKey);
     }
     auto before = [&keys](size_t a, size_t b) {
-      return memcmp(&keys[a * kKey], &keys[b * kKey], kKey) < 0;
+      return memcmp(keys.data() + a * kKey, keys.data() + b * kKey, kKey) < 0;
     };
     bool sorted = true;
     for (size_t i = 1; i < n && sorted; ++i) sorted = !before(i, i - 1);

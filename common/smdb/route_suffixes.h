@@ -74,9 +74,23 @@ class RouteSuffixes {
   // mtu (3 bits) | rate (6) | hops (7); hops <= kMaxPathHops, so the two
   // markers below are never a real entry.
   static constexpr uint16_t kUnset = 0xFFFE, kNoRouteEntry = 0xFFFF;
+  struct Step {
+    uint32_t node;
+    uint8_t mtu, rate;  // this switch's egress port, then the next port's
+  };
+  // What the fill reuses from one start to the next.
+  struct Scratch {
+    std::vector<Step> chain;
+    std::vector<uint32_t> stamp;  // per node: the fill that last passed it
+    uint32_t stamp_now = 0;
+  };
   RouteSuffixes() = default;
-  void FillColumn(const SmdbIndex& x, uint16_t dlid, std::vector<uint32_t>* stamp,
-                  uint32_t* stamp_now);
+  uint16_t& at(uint32_t node, uint16_t dlid) {
+    return entries_[size_t{row_of_node_[node]} * columns_ + dlid];
+  }
+  // `end`: WalkEndPort of dlid's owner, or kNone.
+  void FillFrom(const SmdbIndex& x, uint32_t start, uint16_t dlid, uint32_t end,
+                Scratch* scratch);
 
   std::vector<uint32_t> row_of_node_;  // switch nodes' rows, kNone for others
   std::vector<uint32_t> switch_nodes_;

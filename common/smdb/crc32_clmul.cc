@@ -28,8 +28,7 @@ constexpr uint64_t kFold16Lo = 0x1751997d0, kFold16Hi = 0x0ccaa009e;
 constexpr uint64_t kFold8 = 0x163cd6124;
 constexpr uint64_t kPoly = 0x1db710641, kMu = 0x1f7011641;
 
-__attribute__((target("pclmul,sse4.1"))) inline __m128i Fold(__m128i acc, __m128i k,
-                                                              __m128i next) {
+__attribute__((target("pclmul,sse4.1"))) inline __m128i Fold(__m128i acc, __m128i k, __m128i next) {
   __m128i lo = _mm_clmulepi64_si128(acc, k, 0x00);
   __m128i hi = _mm_clmulepi64_si128(acc, k, 0x11);
   return _mm_xor_si128(_mm_xor_si128(lo, hi), next);
@@ -41,16 +40,15 @@ __attribute__((target("pclmul,sse4.1"))) inline __m128i Load(const uint8_t* p) {
 
 }  // namespace
 
-__attribute__((target("pclmul,sse4.1"))) uint32_t Crc32ClmulFold(uint32_t reg,
-                                                                  const uint8_t* data,
-                                                                  size_t len) {
+__attribute__((target("pclmul,sse4.1"))) uint32_t Crc32ClmulFold(uint32_t reg, const uint8_t* data,
+                                                                 size_t len) {
   // Four lanes of 16 bytes; the register enters through the first one.
   __m128i x0 = _mm_xor_si128(Load(data), _mm_cvtsi32_si128(static_cast<int>(reg)));
   __m128i x1 = Load(data + 16), x2 = Load(data + 32), x3 = Load(data + 48);
   data += 64;
   len -= 64;
-  const __m128i k64 = _mm_set_epi64x(static_cast<long long>(kFold64Hi),
-                                     static_cast<long long>(kFold64Lo));
+  const __m128i k64 =
+      _mm_set_epi64x(static_cast<long long>(kFold64Hi), static_cast<long long>(kFold64Lo));
   while (len >= 64) {
     x0 = Fold(x0, k64, Load(data));
     x1 = Fold(x1, k64, Load(data + 16));
@@ -60,8 +58,8 @@ __attribute__((target("pclmul,sse4.1"))) uint32_t Crc32ClmulFold(uint32_t reg,
     len -= 64;
   }
   // The four lanes into one, then the remaining 16-byte blocks.
-  const __m128i k16 = _mm_set_epi64x(static_cast<long long>(kFold16Hi),
-                                     static_cast<long long>(kFold16Lo));
+  const __m128i k16 =
+      _mm_set_epi64x(static_cast<long long>(kFold16Hi), static_cast<long long>(kFold16Lo));
   x0 = Fold(x0, k16, x1);
   x0 = Fold(x0, k16, x2);
   x0 = Fold(x0, k16, x3);

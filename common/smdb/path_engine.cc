@@ -127,8 +127,7 @@ bool PathEngine::Walk(uint32_t src, uint32_t dst, uint16_t dlid, uint8_t* mtu_ou
   // A switch source leaves through its LFT entry; its port 0 counted above,
   // the egress port itself is never read (as in OpenSM).
   if (x.node_of(*p).type == kNodeSwitch) {
-    uint8_t out = x.LftPort(p->node, dlid);
-    cur = out == kLftNoPath ? SmdbIndex::kNone : x.PortOf(p->node, out);
+    cur = x.LftEgress(p->node, dlid);
     if (cur == SmdbIndex::kNone) return false;
   }
   if (drops) valid &= static_cast<uint16_t>(~x.Sl2VlDrops(cur, 0));
@@ -164,9 +163,7 @@ bool PathEngine::Walk(uint32_t src, uint32_t dst, uint16_t dlid, uint8_t* mtu_ou
         return true;
       }
     }
-    uint8_t out = x.LftPort(p->node, dlid);
-    if (out == kLftNoPath) return false;
-    cur = x.PortOf(p->node, out);
+    cur = x.LftEgress(p->node, dlid);
     if (cur == SmdbIndex::kNone) return false;
     // Egress port: port 0's capability again. (Later OpenSMs take the value
     // with the port's own capability mask here; 3.3.23 does not, as the

@@ -17,9 +17,7 @@ uint8_t LowerRate(uint8_t earlier, uint8_t later) {
 
 uint32_t WalkEndPort(const SmdbIndex& x, uint32_t dst, uint16_t dlid) {
   const SmdbIndex::Port& d = x.port(dst);
-  if (x.node_of(d).type != kNodeSwitch) return dst;
-  uint8_t out = x.LftPort(d.node, dlid);
-  return out == kLftNoPath ? SmdbIndex::kNone : x.PortOf(d.node, out);
+  return x.node_of(d).type == kNodeSwitch ? x.LftEgress(d.node, dlid) : dst;
 }
 
 std::unique_ptr<RouteSuffixes> RouteSuffixes::Build(const SmdbIndex& x, size_t max_entries) {
@@ -87,8 +85,7 @@ void RouteSuffixes::FillFrom(const SmdbIndex& x, uint32_t start, uint16_t dlid, 
     (*stamp)[node] = *stamp_now;
     Step s{node, 0, 0};
     chain.push_back(s);
-    uint8_t out = x.LftPort(node, dlid);
-    uint32_t egress = out == kLftNoPath ? SmdbIndex::kNone : x.PortOf(node, out);
+    uint32_t egress = x.LftEgress(node, dlid);
     if (egress == SmdbIndex::kNone) {
       tail = kNoRouteEntry;
       break;

@@ -89,12 +89,11 @@ class RouteSuffixes {
     return entries_[size_t{row_of_node_[node]} * columns_ + dlid];
   }
   // `end`: WalkEndPort of dlid's owner, or kNone.
-  void FillFrom(const SmdbIndex& x, uint32_t start, uint16_t dlid, uint32_t end,
-                Scratch* scratch);
+  void FillFrom(const SmdbIndex& x, uint32_t start, uint16_t dlid, uint32_t end, Scratch* scratch);
 
   std::vector<uint32_t> row_of_node_;  // switch nodes' rows, kNone for others
   std::vector<uint32_t> switch_nodes_;
-  size_t columns_ = 0;                 // LIDs 0 .. columns_ - 1
+  size_t columns_ = 0;  // LIDs 0 .. columns_ - 1
   std::vector<uint16_t> entries_;
 };
 

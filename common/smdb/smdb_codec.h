@@ -316,11 +316,19 @@ bool DbEqual(const Db& a, const Db& b) {
   return true;
 }
 
+// The record's key (its first KeySize<R>() wire bytes) into `out`.
 template <class R>
-std::string KeyOf(const R& r) {
+void EncodeKey(const R& r, uint8_t* out) {
   uint8_t buf[WireSize<R>()];
   EncodeRecord(r, buf);
-  return std::string(reinterpret_cast<const char*>(buf), KeySize<R>());
+  memcpy(out, buf, KeySize<R>());
+}
+
+template <class R>
+std::string KeyOf(const R& r) {
+  std::string key(KeySize<R>(), '\0');
+  EncodeKey(r, reinterpret_cast<uint8_t*>(&key[0]));
+  return key;
 }
 
 // Keys are encoded once per record rather than per comparison (the LFT
@@ -336,11 +344,7 @@ void SortDb(Db* db) {
     const size_t n = table.records.size();
     if (n < 2 || kKey == 0) return;  // keyless tables (subnet) keep their order
     std::vector<uint8_t> keys(n * kKey);
-    uint8_t buf[WireSize<R>()];
-    for (size_t i = 0; i < n; ++i) {
-      EncodeRecord(table.records[i], buf);
-      memcpy(keys.data() + i * kKey, buf, kKey);
-    }
+    for (size_t i = 0; i < n; ++i) EncodeKey(table.records[i], keys.data() + i * kKey);
     auto before = [&keys](size_t a, size_t b) {
       return memcmp(keys.data() + a * kKey, keys.data() + b * kKey, kKey) < 0;
     };

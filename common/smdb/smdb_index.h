@@ -110,6 +110,12 @@ class SmdbIndex {
     const Node& n = nodes_[node];
     return lid != 0 && lid < n.lft_size ? lft_[n.lft + lid] : kLftNoPath;
   }
+  // The port switch `node`'s LFT sends `lid` out of, or kNone (no entry,
+  // or a port number the SMDB has no port for).
+  uint32_t LftEgress(uint32_t node, uint16_t lid) const {
+    uint8_t out = LftPort(node, lid);
+    return out == kLftNoPath ? kNone : PortOf(node, out);
+  }
   // The endpoint port with this port GUID (CA port, switch port 0), or kNone.
   uint32_t PortByGuid(uint64_t port_guid) const;
 

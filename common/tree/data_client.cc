@@ -159,7 +159,8 @@ void DataClient::OnFrame(Frame* frame) {
         xfer_bytes_->swap(frame->payload);
         return;
       }
-      if (xfer_bytes_->capacity() < xfer_.total) xfer_bytes_->reserve(static_cast<size_t>(xfer_.total));
+      if (xfer_bytes_->capacity() < xfer_.total)
+        xfer_bytes_->reserve(static_cast<size_t>(xfer_.total));
       xfer_bytes_->append(f.payload);
       return;
     case FrameType::kXferEnd:

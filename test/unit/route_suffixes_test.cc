@@ -107,8 +107,8 @@ TEST(RouteSuffixes, TooLargeOrPerHopDropsMeanNoTable) {
   CHECK_FALSE(PathEngine(x.get(), small).has_route_suffixes());
   // QoS with an SL2VL table that drops an SL on one hop: per ingress port.
   Smdb q = TwoSwitchFabric();
-  q.subnet.records[0].flags |= kSubnetQos | kSubnetQosReported | kSubnetSl2VlDrops |
-                               kSubnetSl2VlTables;
+  q.subnet.records[0].flags |=
+      kSubnetQos | kSubnetQosReported | kSubnetSl2VlDrops | kSubnetSl2VlTables;
   SmdbSl2VlDrop drop;
   drop.node_guid = S1;
   drop.in_port = 1;

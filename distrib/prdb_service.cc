@@ -152,7 +152,10 @@ PrdbService::PrdbService(EventLoop* loop, WorkerPool* pool, Logger* log, Publish
       fail_(std::move(fail)),
       max_jobs_(kJobsPerThread * std::max<size_t>(1, pool->thread_count())),
       // Enough for the jobs in flight and as many released meanwhile.
-      buffers_(std::make_shared<BufferRecycler>(2 * max_jobs_)) {}
+      buffers_(std::make_shared<BufferRecycler>(2 * max_jobs_)),
+      // The index of epoch N is built while N - 1's is still in use (the
+      // route diff reads both): N - 2's LFT buffer is the one to reuse.
+      lft_buffers_(std::make_shared<smdb::SmdbIndex::LftBuffers>(1)) {}
 
 void PrdbService::OnSmdb(std::shared_ptr<const smdb::Smdb> db) {
   if (!db || (db_ && db->global_epoch == db_->global_epoch)) return;
@@ -165,11 +168,12 @@ void PrdbService::OnSmdb(std::shared_ptr<const smdb::Smdb> db) {
   // job, not the loop's.
   std::shared_ptr<const Engine> previous = engine_;
   const size_t table_max = route_table_max_entries_;
+  std::shared_ptr<smdb::SmdbIndex::LftBuffers> lft_buffers = lft_buffers_;
   pool_->SubmitWithResult<std::shared_ptr<Engine>>(
-      [db, previous, table_max]() {
+      [db, previous, table_max, lft_buffers]() {
         auto e = std::make_shared<Engine>();
         e->db = db;
-        Status st = smdb::SmdbIndex::Build(*db, &e->index);
+        Status st = smdb::SmdbIndex::Build(*db, &e->index, lft_buffers.get());
         if (!st.ok()) return std::shared_ptr<Engine>();
         if (previous) {
           e->diff = smdb::DiffRoutes(*previous->db, *previous->index, *db, *e->index);

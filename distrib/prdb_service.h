@@ -183,6 +183,7 @@ class PrdbService {
   // The serializations' memory, reused from one version to the next
   // (shared with the jobs and the published buffers' deleters).
   std::shared_ptr<BufferRecycler> buffers_;
+  std::shared_ptr<smdb::SmdbIndex::LftBuffers> lft_buffers_;  // for each SMDB's index
   uint64_t paths_computed_ = 0;
   uint64_t paths_if_full_ = 0;
   uint64_t paths_published_ = 0;

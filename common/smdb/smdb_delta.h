@@ -61,7 +61,9 @@ Status DbCrcsOf(const uint8_t* bytes, size_t len, DbCrcs* out);
 // A table whose records the delta only replaces (same keys) gets its CRC by
 // CRC arithmetic over the replaced records; one with records inserted or
 // removed is re-encoded and hashed; the digest is combined from the table
-// CRCs. *out_crcs are the result's. `out` may not be `&old`.
+// CRCs. *out_crcs are the result's. `out` may not be `&old`; it is built
+// in place, keeping its vectors' storage where it is big enough, and holds
+// nothing of use after an error.
 Status ApplyDeltaKnown(const Smdb& old, const DbCrcs& old_crcs, const uint8_t* delta, size_t len,
                        Smdb* out, DbCrcs* out_crcs);
 Status ApplyDeltaKnown(const Prdb& old, const DbCrcs& old_crcs, const uint8_t* delta, size_t len,
@@ -76,7 +78,8 @@ Status ApplyDeltaKnown(const AddrDb& old, const DbCrcs& old_crcs, const uint8_t*
 // inserted or removed are merged. It trusts the delta: call it only after
 // ApplyDeltaKnown accepted that delta for that base (which checked every
 // CRC). EINVAL when `old_bytes` is not laid out as this format minor writes
-// `schema` (the caller serializes the result instead).
+// `schema` (the caller serializes the result instead). Written into
+// *out's storage (its capacity is kept); nothing of use after an error.
 Status SpliceDelta(const DbSchema& schema, const std::string& old_bytes, const uint8_t* delta,
                    size_t len, std::string* out);
 

@@ -142,7 +142,11 @@ Status ApplyDeltaKnownT(const Db& old, const DbCrcs& oc, const uint8_t* p, size_
   if (!s.ok()) return s;
   if (old.global_epoch != h.base_epoch || oc.digest != h.base_digest)
     return WrongBase(schema, h, old.global_epoch, oc.digest);
-  Db db = old;
+  // Built in *out, whose vectors keep their storage when it suffices (a
+  // holder that recycles its released version writes into memory already
+  // touched; see tree::DbReplica).
+  Db& db = *out;
+  db = old;
   DbCrcs crcs = oc;
   size_t off = h.size;
   int last_id = -1;
@@ -164,7 +168,6 @@ Status ApplyDeltaKnownT(const Db& old, const DbCrcs& oc, const uint8_t* p, size_
   crcs.digest = DigestFromCrcs(db, crcs.tables);
   s = CheckResultDigest(schema, h, crcs.digest);
   if (!s.ok()) return s;
-  *out = std::move(db);
   *out_crcs = std::move(crcs);
   return Status::Ok();
 }
@@ -268,7 +271,9 @@ Status SpliceDelta(const DbSchema& schema, const std::string& old_bytes, const u
     return bad();
   const uint8_t* p = reinterpret_cast<const uint8_t*>(old_bytes.data());
   const size_t n = old_bytes.size();
-  std::string o;
+  // Into *out's storage (a recycled buffer keeps its capacity).
+  std::string& o = *out;
+  o.clear();
   o.reserve(n + (len > n ? len : 0));
   o.append(old_bytes, 0, kFileHeaderSize);
   EncodeDbHeader(schema, DeltaHeaderView(d)[delta_header::kNewGlobalEpoch],
@@ -303,7 +308,6 @@ Status SpliceDelta(const DbSchema& schema, const std::string& old_bytes, const u
     if (!st.ok()) return st;
     o += merged;
   }
-  *out = std::move(o);
   return Status::Ok();
 }
 

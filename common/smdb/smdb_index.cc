@@ -74,7 +74,7 @@ int CompareRates(uint8_t a, uint8_t b) {
   return ra < rb ? -1 : (ra == rb ? 0 : 1);
 }
 
-Status SmdbIndex::Build(const Smdb& db, std::unique_ptr<SmdbIndex>* out) {
+Status SmdbIndex::Build(const Smdb& db, std::unique_ptr<SmdbIndex>* out, LftBuffers* lft_buffers) {
   std::unique_ptr<SmdbIndex> idx(new SmdbIndex());
   if (db.subnet.records.size() != 1) return Invalid("table 'subnet' must hold exactly one record");
   idx->subnet_ = db.subnet.records[0];
@@ -82,7 +82,7 @@ Status SmdbIndex::Build(const Smdb& db, std::unique_ptr<SmdbIndex>* out) {
     idx->prefix_bytes_[i] = static_cast<uint8_t>(idx->subnet_.subnet_prefix >> (56 - 8 * i));
   Status st = idx->BuildNodesAndPorts(db);
   if (st.ok()) st = idx->BuildLinks(db);
-  if (st.ok()) st = idx->BuildLfts(db);
+  if (st.ok()) st = idx->BuildLfts(db, lft_buffers);
   if (st.ok()) st = idx->BuildLids(db);
   if (!st.ok()) return st;
   idx->BuildPkeys(db);
@@ -214,7 +214,7 @@ Status SmdbIndex::BuildLinks(const Smdb& db) {
   return Status::Ok();
 }
 
-Status SmdbIndex::BuildLfts(const Smdb& db) {
+Status SmdbIndex::BuildLfts(const Smdb& db, LftBuffers* buffers) {
   // Size each switch's LFT: the blocks it has, cut at LinearFDBTop + 1
   // (osm_switch_get_port_by_lid answers no path above max_lid_ho).
   // The blocks come sorted by switch (Parse): one lookup per switch.
@@ -250,15 +250,21 @@ Status SmdbIndex::BuildLfts(const Smdb& db) {
     nodes_[n].lft_size = size[n];
     total += size[n];
   }
-  lft_.assign(total, kLftNoPath);
+  std::unique_ptr<std::vector<uint8_t>> bytes =
+      buffers ? buffers->Take() : std::make_unique<std::vector<uint8_t>>();
+  bytes->assign(total, kLftNoPath);  // a recycled buffer keeps its storage
+  uint8_t* lft = bytes->data();
   for (size_t i = 0; i < db.lft_blocks.records.size(); ++i) {
     const SmdbLftBlock& b = db.lft_blocks.records[i];
     const Node& n = nodes_[block_node[i]];
     uint32_t first = uint32_t{b.block} * kLftBlockSize;
     if (first < n.lft_size)
-      std::memcpy(&lft_[n.lft + first], b.ports.data(),
+      std::memcpy(&lft[n.lft + first], b.ports.data(),
                   std::min<uint32_t>(kLftBlockSize, n.lft_size - first));
   }
+  lft_ = lft;
+  lft_bytes_ = buffers ? buffers->Share(std::move(bytes))
+                       : std::shared_ptr<const std::vector<uint8_t>>(std::move(bytes));
   return Status::Ok();
 }
 

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "common/base/object_recycler.h"
 #include "common/base/status.h"
 #include "common/smdb/qos_policy.h"
 #include "common/smdb/smdb.h"
@@ -85,7 +86,14 @@ class SmdbIndex {
   // Fails (EINVAL, naming the record) on data no SM would produce: a LID
   // owned twice, a link to a port that does not exist, a switch without
   // its node record. Records the engine does not need are not checked.
-  static Status Build(const Smdb& db, std::unique_ptr<SmdbIndex>* out);
+  //
+  // With `lft_buffers`, the LFT bytes (one per switch and LID: 135 MB at
+  // the full subnet) are built in a buffer an index released before, so an
+  // index per SMDB version writes into memory already touched (see
+  // object_recycler.h); the buffer goes back there when this index goes.
+  using LftBuffers = ObjectRecycler<std::vector<uint8_t>>;
+  static Status Build(const Smdb& db, std::unique_ptr<SmdbIndex>* out,
+                      LftBuffers* lft_buffers = nullptr);
 
   SmdbIndex(const SmdbIndex&) = delete;
   SmdbIndex& operator=(const SmdbIndex&) = delete;
@@ -183,7 +191,7 @@ class SmdbIndex {
 
   Status BuildNodesAndPorts(const Smdb& db);
   Status BuildLinks(const Smdb& db);
-  Status BuildLfts(const Smdb& db);
+  Status BuildLfts(const Smdb& db, LftBuffers* buffers);
   Status BuildLids(const Smdb& db);
   void BuildPkeys(const Smdb& db);
   uint16_t FindCommonPkey(uint32_t table_a, uint32_t table_b) const;
@@ -203,7 +211,8 @@ class SmdbIndex {
   std::vector<Node> nodes_;            // same order as the Smdb's nodes
   std::vector<Port> ports_;            // same order as the Smdb's ports
   std::vector<uint32_t> port_slots_;   // per node: num_ports + 1 port indexes
-  std::vector<uint8_t> lft_;           // every switch's LFT, one byte per LID
+  const uint8_t* lft_ = nullptr;       // every switch's LFT, one byte per LID,
+  std::shared_ptr<const std::vector<uint8_t>> lft_bytes_;  // ... held here
   std::vector<uint32_t> lid_to_port_;  // endpoint port by LID
   std::vector<uint16_t> assigned_lids_;
   std::vector<uint16_t> lids_by_guid_;

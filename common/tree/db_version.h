@@ -18,7 +18,13 @@
 // serialization too (members: they serve it) splices the new bytes from
 // the old ones and the delta (smdb::SpliceDelta).
 //
-// Plain objects; the owner's thread.
+// A replica that RecycleVersions() builds each delta's result in the
+// version it released before (ObjectRecycler, BufferRecycler): one idle
+// version kept, against a copy of the whole database into fresh memory per
+// epoch (members' SMDBs; see object_recycler.h).
+//
+// Plain objects; the owner's thread (released versions may come back from
+// any thread).
 #ifndef IBACM_SSA_COMMON_TREE_DB_VERSION_H
 #define IBACM_SSA_COMMON_TREE_DB_VERSION_H
 
@@ -29,6 +35,8 @@
 #include <string>
 #include <vector>
 
+#include "common/base/buffer_recycler.h"
+#include "common/base/object_recycler.h"
 #include "common/base/status.h"
 #include "common/smdb/smdb_delta.h"
 #include "common/smdb/smdb_format.h"
@@ -112,23 +120,35 @@ class DbReplica : public Replica {
   std::shared_ptr<const Db> db() const { return db_; }
   const DbVersion& version() const { return version_; }
 
+  // From now on, versions this replica makes are kept when released (one
+  // of each: parsed and serialized) and the next delta is built in them.
+  void RecycleVersions() {
+    dbs_ = std::make_unique<ObjectRecycler<Db>>(1);
+    buffers_ = std::make_unique<BufferRecycler>(1);
+  }
+  // Deltas built in a recycled version (RecycleVersions).
+  size_t recycled() const { return dbs_ ? dbs_->reused() : 0; }
+
   // Seeds the replica (e.g. from a file kept across restarts).
   Status Load(const Bytes& bytes) {
-    auto db = std::make_shared<Db>();
+    auto db = std::make_unique<Db>();
     Status st = Db::Parse(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size(), db.get());
     if (!st.ok()) return st;
-    Install(db, {db->global_epoch, DigestOf(*bytes), bytes}, nullptr, 0);
+    const uint64_t epoch = db->global_epoch;
+    Install(Share(std::move(db)), {epoch, DigestOf(*bytes), bytes}, nullptr, 0);
     return Status::Ok();
   }
 
   Status ApplyFull(const Bytes& bytes, uint64_t epoch, uint32_t digest) override {
     if (DigestOf(*bytes) != digest) return Status::Error(EILSEQ, "full transfer: digest mismatch");
-    auto db = std::make_shared<Db>();
+    // Parsed into a new object (Parse is not written to reuse one); it is
+    // recycled when released.
+    auto db = std::make_unique<Db>();
     Status st = Db::Parse(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size(), db.get());
     if (!st.ok()) return st;
     if (db->global_epoch != epoch)
       return Status::Error(EBADMSG, "full transfer: epoch differs from announced");
-    Install(db, {epoch, digest, bytes}, nullptr, 0);
+    Install(Share(std::move(db)), {epoch, digest, bytes}, nullptr, 0);
     return Status::Ok();
   }
 
@@ -136,29 +156,34 @@ class DbReplica : public Replica {
     if (!db_ || version_.epoch != from)
       return Status::Error(ESTALE, "delta from epoch " + std::to_string(from) + " but holding " +
                                        std::to_string(version_.epoch));
-    auto db = std::make_shared<Db>();
     if (crcs_.tables.size() == Db::Schema().tables.size()) {
+      // ApplyDeltaKnown overwrites a recycled version whole.
+      std::unique_ptr<Db> db = dbs_ ? dbs_->Take() : std::make_unique<Db>();
       const uint8_t* d = reinterpret_cast<const uint8_t*>(delta->data());
       smdb::DbCrcs crcs;
       Status st = smdb::ApplyDeltaKnown(*db_, crcs_, d, delta->size(), db.get(), &crcs);
       if (!st.ok()) return st;
       if (db->global_epoch != to || crcs.digest != digest)
         return Status::Error(EILSEQ, "delta to epoch " + std::to_string(to) + ": digest mismatch");
-      std::shared_ptr<std::string> bytes;
+      Bytes bytes;
       if (keep_bytes_) {
         // The new serialization spliced from the old one (the delta was
         // checked above); re-encoded only if the old one's layout is not
         // ours.
-        bytes = std::make_shared<std::string>();
+        const size_t hint = version_.bytes ? version_.bytes->size() : 0;
+        std::string s = buffers_ ? buffers_->Take(hint) : std::string();
         if (!version_.bytes ||
-            !smdb::SpliceDelta(Db::Schema(), *version_.bytes, d, delta->size(), bytes.get()).ok()) {
-          st = db->Serialize(bytes.get());
+            !smdb::SpliceDelta(Db::Schema(), *version_.bytes, d, delta->size(), &s).ok()) {
+          st = db->Serialize(&s);
           if (!st.ok()) return st;
         }
+        bytes = buffers_ ? buffers_->Share(std::move(s))
+                         : std::make_shared<const std::string>(std::move(s));
       }
-      Install(db, {to, digest, bytes}, delta, from, &crcs);
+      Install(Share(std::move(db)), {to, digest, bytes}, delta, from, &crcs);
       return Status::Ok();
     }
+    auto db = std::make_shared<Db>();
     Status st = smdb::ApplyDelta(*db_, reinterpret_cast<const uint8_t*>(delta->data()),
                                  delta->size(), db.get());
     if (!st.ok()) return st;
@@ -188,8 +213,15 @@ class DbReplica : public Replica {
     if (on_applied_) on_applied_({db_, v, delta, from});
   }
 
+  std::shared_ptr<const Db> Share(std::unique_ptr<Db> db) {
+    if (dbs_) return dbs_->Share(std::move(db));
+    return std::shared_ptr<const Db>(std::move(db));
+  }
+
   AppliedFn on_applied_;
   bool keep_bytes_;
+  std::unique_ptr<ObjectRecycler<Db>> dbs_;  // RecycleVersions()
+  std::unique_ptr<BufferRecycler> buffers_;
   std::shared_ptr<const Db> db_;
   DbVersion version_;
   smdb::DbCrcs crcs_;  // of db_ (empty when unknown: deltas take the slow path)

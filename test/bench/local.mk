@@ -20,7 +20,11 @@ if WITH_OPENSM
 EXTRA_test_bench_bench_resolve_DEPENDENCIES = opensm_plugin/libibssa_osm.la distrib/ibssa \
 	providers/ssa/ssa.la
 endif
-bench: $(bench_programs) all
+# `all` first, then the programs in a second make: listed side by side,
+# make -j2 built the libraries' objects from both at once (a race that
+# truncated an archive).
+bench: all
+	$(MAKE) $(AM_MAKEFLAGS) $(bench_programs)
 .PHONY: bench
 CLEANFILES += $(bench_programs)
 

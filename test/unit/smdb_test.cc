@@ -8,8 +8,11 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include "common/smdb/crc32_clmul.h"
+#include "common/smdb/smdb_codec.h"
 #include "common/smdb/smdb_dump.h"
 #include "common/smdb/smdb_format.h"
 #include "common/smdb/smdb_prdb.h"
@@ -160,6 +163,41 @@ TEST(Smdb, RoundTripIsExactAndByteIdentical) {
     CHECK_TRUE(Serialized(back) == bytes);
     STRCMP_EQUAL(DumpSmdb(db).c_str(), DumpSmdb(back).c_str());
   }
+}
+
+// CompareKeys and RecordsEqual (in memory) against the encodings they
+// stand for, on every table of random databases and edits of them.
+TEST(Smdb, InMemoryComparisonsOrderAsTheEncodings) {
+  std::mt19937 rng(7);
+  size_t compared = 0, equal = 0, less = 0;
+  for (int i = 0; i < 20; ++i) {
+    Smdb a = smdb_test::RandomSmdb(&rng, 30), b = a;
+    smdb_test::RandomEdits(&rng, &b);
+    Smdb::ForEachTable(a, [&](const auto& ta) {
+      using R = typename std::decay_t<decltype(ta)>::Record;
+      std::vector<R> all = ta.records;
+      Smdb::ForEachTable(b, [&](const auto& tb) {
+        if constexpr (std::is_same<typename std::decay_t<decltype(tb)>::Record, R>::value)
+          all.insert(all.end(), tb.records.begin(), tb.records.end());
+      });
+      uint8_t ex[WireSize<R>()], ey[WireSize<R>()];
+      for (const R& x : all)
+        for (const R& y : all) {
+          EncodeRecord(x, ex);
+          EncodeRecord(y, ey);
+          int key = std::memcmp(ex, ey, KeySize<R>());
+          key = key < 0 ? -1 : key > 0 ? 1 : 0;
+          LONGS_EQUAL(key, CompareKeys(x, y));
+          bool same = std::memcmp(ex, ey, sizeof(ex)) == 0;
+          CHECK_EQUAL(same, RecordsEqual(x, y));
+          ++compared;
+          equal += same;
+          less += key < 0;
+        }
+    });
+  }
+  // Both outcomes of both comparisons were seen.
+  CHECK(equal > 0 && equal < compared && less > 0 && less < compared);
 }
 
 TEST(Smdb, PrdbRoundTrip) {

@@ -4,25 +4,36 @@
 #include <algorithm>
 #include <cstring>
 
-
 namespace ssa {
 namespace ssa_provider {
 
 PrdbView::PrdbView(std::shared_ptr<const smdb::Prdb> prdb) : prdb_(std::move(prdb)) {
   if (!prdb_->source.records.empty()) source_ = prdb_->source.records[0];
-  by_pair_.reserve(prdb_->paths.records.size());
-  for (const smdb::PrdbPath& p : prdb_->paths.records) {
-    if (!(p.flags & smdb::kPathReversible)) continue;  // the query asks for reversible paths
-    by_pair_[uint32_t{p.slid} << 16 | p.dlid] = &p;
-    auto& v = dlids_[p.dgid];
-    if (std::find(v.begin(), v.end(), p.dlid) == v.end()) v.push_back(p.dlid);
+  const std::vector<smdb::PrdbPath>& r = prdb_->paths.records;
+  auto dgid_less = [&r](uint32_t a, uint32_t b) {
+    return std::memcmp(r[a].dgid.data(), r[b].dgid.data(), 16) < 0;
+  };
+  bool by_dgid = true;
+  for (size_t i = 1; i < r.size() && by_dgid; ++i)
+    by_dgid = std::memcmp(r[i - 1].dgid.data(), r[i].dgid.data(), 16) <= 0;
+  if (!by_dgid) {
+    order_.resize(r.size());
+    for (uint32_t i = 0; i < order_.size(); ++i) order_[i] = i;
+    std::stable_sort(order_.begin(), order_.end(), dgid_less);
   }
-  for (auto& kv : dlids_) std::sort(kv.second.begin(), kv.second.end());
+  by_pair_.reserve(r.size());
+  for (uint32_t i = 0; i < r.size(); ++i) {
+    if (!(r[i].flags & smdb::kPathReversible)) continue;  // the query asks for reversible paths
+    by_pair_.push_back(uint64_t{uint32_t{r[i].slid} << 16 | r[i].dlid} << 32 | i);
+  }
+  std::sort(by_pair_.begin(), by_pair_.end());
 }
 
 const smdb::PrdbPath* PrdbView::Find(uint16_t slid, uint16_t dlid) const {
-  auto it = by_pair_.find(uint32_t{slid} << 16 | dlid);
-  return it == by_pair_.end() ? nullptr : it->second;
+  const uint64_t key = uint64_t{uint32_t{slid} << 16 | dlid} << 32;
+  auto it = std::lower_bound(by_pair_.begin(), by_pair_.end(), key);
+  if (it == by_pair_.end() || (*it >> 32) != (key >> 32)) return nullptr;
+  return &prdb_->paths.records[static_cast<uint32_t>(*it)];
 }
 
 const smdb::PrdbPath* PrdbView::ByLid(uint16_t dlid) const {
@@ -30,19 +41,38 @@ const smdb::PrdbPath* PrdbView::ByLid(uint16_t dlid) const {
 }
 
 const smdb::PrdbPath* PrdbView::ByGid(const uint8_t dgid[16]) const {
-  std::array<uint8_t, 16> key;
-  memcpy(key.data(), dgid, 16);
-  auto it = dlids_.find(key);
-  if (it == dlids_.end()) return nullptr;
-  const std::vector<uint16_t>& dl = it->second;
+  // The records of `dgid`: one run in DGID order.
+  size_t lo = 0, hi = prdb_->paths.records.size();
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (std::memcmp(Record(mid).dgid.data(), dgid, 16) < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  // Its DLIDs (of reversible records), ascending, once each: one port's
+  // LMC range, at most 128 (no allocation on a resolve).
+  uint16_t dl[128];
+  size_t m = 0;
+  for (size_t i = lo;
+       i < prdb_->paths.records.size() && std::memcmp(Record(i).dgid.data(), dgid, 16) == 0; ++i) {
+    if (!(Record(i).flags & smdb::kPathReversible)) continue;
+    const uint16_t d = Record(i).dlid;
+    size_t at = std::lower_bound(dl, dl + m, d) - dl;
+    if ((at < m && dl[at] == d) || m == 128) continue;
+    std::memmove(dl + at + 1, dl + at, (m - at) * sizeof(dl[0]));
+    dl[at] = d;
+    ++m;
+  }
   uint32_t n = 1u << source_.lmc;
   // (base+k, dbase+k) first (Preference 0), then every other pair, source-major.
-  for (uint32_t k = 0; k < n && k < dl.size(); ++k)
+  for (uint32_t k = 0; k < n && k < m; ++k)
     if (const smdb::PrdbPath* p = Find(static_cast<uint16_t>(source_.base_lid + k), dl[k]))
       return p;
   for (uint32_t k = 0; k < n; ++k)
-    for (uint16_t d : dl)
-      if (const smdb::PrdbPath* p = Find(static_cast<uint16_t>(source_.base_lid + k), d)) return p;
+    for (size_t j = 0; j < m; ++j)
+      if (const smdb::PrdbPath* p = Find(static_cast<uint16_t>(source_.base_lid + k), dl[j]))
+        return p;
   return nullptr;
 }
 

@@ -65,6 +65,7 @@ test_unit_unit_tests_SOURCES = \
 	test/unit/tree_failover_test.cc \
 	test/unit/data_storm_test.cc \
 	test/unit/db_replica_test.cc \
+	test/unit/prdb_view_test.cc \
 	test/unit/smdb_tool_test.cc \
 	test/unit/tree_view_test.cc \
 	test/unit/tree_check_test.cc

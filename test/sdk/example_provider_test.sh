@@ -49,7 +49,11 @@ if [ "${1:-}" != --on-fabric ]; then
 
 	cp -r "$srcdir/examples/shm_path" "$work/shm_path"
 	chmod -R u+w "$work/shm_path"
-	(cd "$work/shm_path" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make >"$work/shm_path.log" 2>&1)
+	# A sanitizer build's libibssa_path needs its runtime in the program
+	# that loads it: the example is built with the same flags then.
+	san=$(sed -n 's/^SANITIZER_FLAGS = //p' "$builddir/Makefile")
+	(cd "$work/shm_path" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+		make ${san:+CFLAGS="-O2 -g $san" LDFLAGS="$san"} >"$work/shm_path.log" 2>&1)
 	check "the libibssa_path example builds with its own Makefile (pkg-config ibssa-path)" \
 		test $? -eq 0 || cat "$work/shm_path.log"
 

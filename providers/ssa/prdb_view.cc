@@ -30,9 +30,11 @@ PrdbView::PrdbView(std::shared_ptr<const smdb::Prdb> prdb) : prdb_(std::move(prd
 }
 
 const smdb::PrdbPath* PrdbView::Find(uint16_t slid, uint16_t dlid) const {
-  const uint64_t key = uint64_t{uint32_t{slid} << 16 | dlid} << 32;
-  auto it = std::lower_bound(by_pair_.begin(), by_pair_.end(), key);
-  if (it == by_pair_.end() || (*it >> 32) != (key >> 32)) return nullptr;
+  // Of records sharing a pair (hand-built PRDBs only: BuildPrdb makes one
+  // per pair) the last in record order answers, as it always did.
+  const uint64_t pair = uint32_t{slid} << 16 | dlid;
+  auto it = std::upper_bound(by_pair_.begin(), by_pair_.end(), pair << 32 | 0xFFFFFFFFu);
+  if (it == by_pair_.begin() || (*--it >> 32) != pair) return nullptr;
   return &prdb_->paths.records[static_cast<uint32_t>(*it)];
 }
 
@@ -51,7 +53,9 @@ const smdb::PrdbPath* PrdbView::ByGid(const uint8_t dgid[16]) const {
       hi = mid;
   }
   // Its DLIDs (of reversible records), ascending, once each: one port's
-  // LMC range, at most 128 (no allocation on a resolve).
+  // LMC range, at most 128 (no allocation on a resolve). A PRDB naming
+  // more for one GID is not one a tree makes; past 128 the rest are
+  // ignored.
   uint16_t dl[128];
   size_t m = 0;
   for (size_t i = lo;

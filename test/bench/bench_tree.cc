@@ -1226,12 +1226,18 @@ Status MeasureAccessUpdate(const SmdbPair& pair, size_t consumers, AccessUpdate*
                        std::chrono::seconds(600)) ||
         !failed.ok())
       return failed.ok() ? Status::Error(ETIMEDOUT, "first PRDBs") : failed;
-    uint64_t epoch = pair.before.global_epoch;
-    for (size_t k = 0; k < deltas.size(); ++k, ++epoch) {
+    for (size_t k = 0; k < deltas.size(); ++k) {
+      // Epochs from the delta's header: the pair's may be more than one
+      // apart (OpenSM may sweep again before the second SMDB is taken).
+      smdb::DeltaHeader h;
+      s = smdb::ReadDeltaHeader(smdb::Smdb::Schema(),
+                                reinterpret_cast<const uint8_t*>(deltas[k]->data()),
+                                deltas[k]->size(), &h);
+      if (!s.ok()) return s;
       uint64_t c0 = svc.paths_computed(), f0 = svc.paths_if_full();
       const double c0_ms = ProcessCpuMs();
       auto t0 = Clock::now();
-      s = replica.ApplyDelta(deltas[k], epoch, epoch + 1, PromisedDigest(*deltas[k]));
+      s = replica.ApplyDelta(deltas[k], h.base_epoch, h.new_epoch, h.new_digest);
       if (!s.ok()) return s.WithContext("SMDB delta");
       auto t1 = Clock::now();
       svc.OnSmdb(replica.db());

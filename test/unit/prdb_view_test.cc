@@ -56,17 +56,17 @@ Prdb RandomPrdb(std::mt19937* rng, uint8_t lmc, uint8_t dlmc, int ports) {
   return db;
 }
 
-const PrdbPath* RefByLid(const Prdb& db, uint16_t dlid) {
+
+// Of several records for one pair, the last answers.
+const PrdbPath* RefFind(const Prdb& db, uint16_t slid, uint16_t dlid) {
+  const PrdbPath* found = nullptr;
   for (const PrdbPath& r : db.paths.records)
-    if (r.slid == db.source.records[0].base_lid && r.dlid == dlid && (r.flags & kPathReversible))
-      return &r;
-  return nullptr;
+    if (r.slid == slid && r.dlid == dlid && (r.flags & kPathReversible)) found = &r;
+  return found;
 }
 
-const PrdbPath* RefFind(const Prdb& db, uint16_t slid, uint16_t dlid) {
-  for (const PrdbPath& r : db.paths.records)
-    if (r.slid == slid && r.dlid == dlid && (r.flags & kPathReversible)) return &r;
-  return nullptr;
+const PrdbPath* RefByLid(const Prdb& db, uint16_t dlid) {
+  return RefFind(db, db.source.records[0].base_lid, dlid);
 }
 
 const PrdbPath* RefByGid(const Prdb& db, const std::array<uint8_t, 16>& dgid) {
@@ -93,9 +93,13 @@ void CheckView(const Prdb& db, int ports) {
       const PrdbPath* r = RefByLid(*shared, static_cast<uint16_t>(lid));
       return r;
     }());
-  std::vector<std::array<uint8_t, 16>> want;
-  for (int p = 1; p < 3 + ports; ++p) {
-    std::array<uint8_t, 16> g = Gid(static_cast<uint16_t>(p));
+  // Every GID the records name, and ports with no record.
+  std::vector<std::array<uint8_t, 16>> gids, want;
+  for (int p = 1; p < 3 + ports; ++p) gids.push_back(Gid(static_cast<uint16_t>(p)));
+  for (const PrdbPath& x : shared->paths.records) gids.push_back(x.dgid);
+  std::sort(gids.begin(), gids.end());
+  gids.erase(std::unique(gids.begin(), gids.end()), gids.end());
+  for (const std::array<uint8_t, 16>& g : gids) {
     const PrdbPath* r = RefByGid(*shared, g);
     CHECK(view.ByGid(g.data()) == r);
     bool any = false;
@@ -120,6 +124,20 @@ TEST(PrdbView, AnswersAsTheRecordsSayForEveryLmc) {
   for (uint8_t lmc : {0, 1, 2})
     for (uint8_t dlmc : {0, 1, 3})
       for (int round = 0; round < 3; ++round) CheckView(RandomPrdb(&rng, lmc, dlmc, 12), 12);
+}
+
+// Two records for one LID pair (an alias GID in a hand-built PRDB): the
+// last in record order answers, by LID and through either GID.
+TEST(PrdbView, OfTwoRecordsForOnePairTheLastAnswers) {
+  std::mt19937 rng(13);
+  Prdb db = RandomPrdb(&rng, 0, 0, 6);
+  for (PrdbPath& r : db.paths.records) r.flags = kPathReversible;
+  PrdbPath alias = db.paths.records[2];
+  alias.dgid[8] = 0x77;  // another GID, same (SLID, DLID)
+  alias.sl = 9;
+  db.paths.records.push_back(alias);
+  db.SortRecords();
+  CheckView(db, 6);
 }
 
 TEST(PrdbView, AHandBuiltPrdbOutOfOrderAnswersTheSame) {

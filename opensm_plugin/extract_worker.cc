@@ -53,17 +53,13 @@ Status ExtractWorker::Create(const PluginOptions& options, std::unique_ptr<Plugi
 ExtractWorker::~ExtractWorker() { Stop(); }
 
 void ExtractWorker::Stop() {
-  // The worker thread first: it hands versions to the tree (OnVersion,
-  // OnExtraction), so the tree stops only once nothing can call it. The
-  // other order let a last extraction read the tree's state while Stop
-  // freed it (ThreadSanitizer, osm_plugin_worker_test).
+  if (tree_) tree_->Stop();
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
   }
   cv_.notify_all();
   if (thread_.joinable()) thread_.join();
-  if (tree_) tree_->Stop();
 }
 
 void ExtractWorker::OnEvent(int event) {

@@ -346,6 +346,7 @@ Status TreeCore::Create(const PluginOptions& options, PluginLog* plog, EpochAhea
                                             std::move(smdb_ahead), std::move(is_master),
                                             std::move(activity), &c->serving_);
   c->impl_->PreRegister();  // before the core's thread exists
+  c->live_ = c->impl_.get();
   c->thread_ = std::thread([loop = c->loop_.get()] { loop->Run(); });
   TreeCoreImpl* impl = c->impl_.get();
   c->loop_->Post([impl] { impl->StartMetrics(); });
@@ -358,8 +359,9 @@ TreeCore::~TreeCore() { Stop(); }
 void TreeCore::OnVersion(const ProduceResult& v) {
   if (!v.db || !v.serialized || !loop_) return;
   ProduceResult copy = v;
-  TreeCoreImpl* impl = impl_.get();
-  loop_->Post([impl, copy] { impl->OnVersion(copy); });
+  std::lock_guard<std::mutex> lock(post_mu_);
+  TreeCoreImpl* impl = live_;
+  if (impl) loop_->Post([impl, copy] { impl->OnVersion(copy); });
 }
 
 void TreeCore::OnExtraction(const ProduceResult& r) {
@@ -368,12 +370,20 @@ void TreeCore::OnExtraction(const ProduceResult& r) {
   copy.db.reset();  // the times are wanted, not the database
   copy.serialized.reset();
   copy.delta.reset();
-  TreeCoreImpl* impl = impl_.get();
-  loop_->Post([impl, copy] { impl->OnExtraction(copy); });
+  std::lock_guard<std::mutex> lock(post_mu_);
+  TreeCoreImpl* impl = live_;
+  if (impl) loop_->Post([impl, copy] { impl->OnExtraction(copy); });
 }
 
 void TreeCore::Stop() {
   if (!thread_.joinable()) return;
+  // The extraction thread may still hand over a version (ExtractWorker
+  // stops the core first): after this, nothing more is posted, and what
+  // was posted before runs ahead of Close.
+  {
+    std::lock_guard<std::mutex> lock(post_mu_);
+    live_ = nullptr;
+  }
   TreeCoreImpl* impl = impl_.get();
   EventLoop* loop = loop_.get();
   loop_->Post([impl, loop] {

@@ -30,6 +30,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -86,7 +87,12 @@ class TreeCore {
   std::unique_ptr<Logger> log_;  // lines go to the PluginLog
   std::unique_ptr<EventLoop> loop_;
   std::unique_ptr<TreeCoreImpl> impl_;  // loop thread only
-  std::atomic<bool> serving_{false};    // written on the loop thread
+  // What OnVersion/OnExtraction post to, under post_mu_: null once Stop
+  // began, so a version handed over by the extraction thread during Stop
+  // never reaches a core being freed.
+  std::mutex post_mu_;
+  TreeCoreImpl* live_ = nullptr;
+  std::atomic<bool> serving_{false};  // written on the loop thread
   std::thread thread_;
 };
 

@@ -1151,14 +1151,16 @@ double ProcessCpuMs() {
   return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-// The digest a delta promises for its result (the apply checks it).
-uint32_t PromisedDigest(const std::string& delta) {
+// A member's next SMDB delta applied, with the epochs and the digest its
+// header names (the pair's epochs may be more than one apart: OpenSM may
+// sweep again before the second SMDB is taken); the apply checks them.
+Status ApplySmdbDelta(tree::DbReplica<smdb::Smdb>* replica,
+                      const std::shared_ptr<const std::string>& d) {
   smdb::DeltaHeader h;
-  return smdb::ReadDeltaHeader(smdb::Smdb::Schema(), reinterpret_cast<const uint8_t*>(delta.data()),
-                               delta.size(), &h)
-                 .ok()
-             ? h.new_digest
-             : 0;
+  Status st = smdb::ReadDeltaHeader(smdb::Smdb::Schema(),
+                                    reinterpret_cast<const uint8_t*>(d->data()), d->size(), &h);
+  if (!st.ok()) return st;
+  return replica->ApplyDelta(d, h.base_epoch, h.new_epoch, h.new_digest);
 }
 
 // The deltas of the link coming back (the first SMDB's records at the next
@@ -1227,17 +1229,10 @@ Status MeasureAccessUpdate(const SmdbPair& pair, size_t consumers, AccessUpdate*
         !failed.ok())
       return failed.ok() ? Status::Error(ETIMEDOUT, "first PRDBs") : failed;
     for (size_t k = 0; k < deltas.size(); ++k) {
-      // Epochs from the delta's header: the pair's may be more than one
-      // apart (OpenSM may sweep again before the second SMDB is taken).
-      smdb::DeltaHeader h;
-      s = smdb::ReadDeltaHeader(smdb::Smdb::Schema(),
-                                reinterpret_cast<const uint8_t*>(deltas[k]->data()),
-                                deltas[k]->size(), &h);
-      if (!s.ok()) return s;
       uint64_t c0 = svc.paths_computed(), f0 = svc.paths_if_full();
       const double c0_ms = ProcessCpuMs();
       auto t0 = Clock::now();
-      s = replica.ApplyDelta(deltas[k], h.base_epoch, h.new_epoch, h.new_digest);
+      s = ApplySmdbDelta(&replica, deltas[k]);
       if (!s.ok()) return s.WithContext("SMDB delta");
       auto t1 = Clock::now();
       svc.OnSmdb(replica.db());
@@ -1282,12 +1277,10 @@ __attribute__((noinline)) Status PieceSmdbApply(tree::DbReplica<smdb::Smdb>* rep
                              in.pair->after.global_epoch, digest);
 }
 
-// A member's next delta, from epoch `from` to `from` + 1 (its digest from
-// the delta's header is checked by the apply itself).
+// A member's next delta (after the first).
 __attribute__((noinline)) Status PieceSmdbApplyNext(tree::DbReplica<smdb::Smdb>* replica,
-                                                    const std::shared_ptr<const std::string>& d,
-                                                    uint64_t from) {
-  return replica->ApplyDelta(d, from, from + 1, PromisedDigest(*d));
+                                                    const std::shared_ptr<const std::string>& d) {
+  return ApplySmdbDelta(replica, d);
 }
 
 // The access node's index of the new SMDB.
@@ -1416,12 +1409,10 @@ int RunPieces(const SmdbPair& pair) {
     // steady state of a member that has updated before).
     std::vector<std::shared_ptr<const std::string>> more;
     if (st.ok()) st = MoreSmdbDeltas(pair, &more);
-    uint64_t epoch = pair.after.global_epoch;
     const char* names[] = {"smdb_apply_2nd", "smdb_apply"};
     for (size_t i = 0; st.ok() && i < more.size(); ++i) {
       t = Clock::now();
-      st = PieceSmdbApplyNext(&smdb_replica, more[i], epoch);
-      ++epoch;
+      st = PieceSmdbApplyNext(&smdb_replica, more[i]);
       lap(names[i], "the member's " + std::string(i ? "third" : "second") + " delta (" +
                         std::to_string(more[i]->size()) + " bytes), " +
                         std::to_string(smdb_replica.recycled()) +

@@ -133,6 +133,21 @@ static int transact(struct path_socket *s, const struct acm_ep_addr_data *entrie
 	return found ? 0 : -EPROTO;
 }
 
+/* One request, on the kept connection or a new one. */
+static int ask(struct path_socket *s, const struct acm_ep_addr_data *entries, int count,
+	       struct ibv_path_record *out, struct acm_ep_addr_data *src, int *answered)
+{
+	int rc = s->fd >= 0 ? 0 : connect_unix(s);
+	if (!rc)
+		rc = transact(s, entries, count, out, src, answered);
+	if (rc && !*answered && s->fd >= 0) {
+		/* A late reply must not be taken for the next request's. */
+		close(s->fd);
+		s->fd = -1;
+	}
+	return rc;
+}
+
 int socket_resolve(struct path_socket *s, const struct acm_ep_addr_data *entries, int count,
 		   struct ibv_path_record *out, struct acm_ep_addr_data *src)
 {
@@ -141,15 +156,14 @@ int socket_resolve(struct path_socket *s, const struct acm_ep_addr_data *entries
 	if (src)
 		memset(src, 0, sizeof(*src));
 	pthread_mutex_lock(&s->lock);
-	int answered = 0;
-	int rc = s->fd >= 0 ? 0 : connect_unix(s);
-	if (!rc)
-		rc = transact(s, entries, count, out, src, &answered);
-	if (rc && !answered && s->fd >= 0) {
-		/* A late reply must not be taken for the next request's. */
-		close(s->fd);
-		s->fd = -1;
-	}
+	int answered = 0, kept = s->fd >= 0;
+	int rc = ask(s, entries, count, out, src, &answered);
+	/* A kept connection the daemon closed since (it restarted while the
+	 * tables answered everything) breaks on its first use. A resolve is
+	 * safe to repeat: ask once more on a new connection rather than fail
+	 * the request for a connection that was gone before it was made. */
+	if (kept && !answered && (rc == -ECONNRESET || rc == -EPIPE))
+		rc = ask(s, entries, count, out, src, &answered);
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }

@@ -66,8 +66,10 @@ void SocketClientLoop(ClientSpec spec, const std::atomic<bool>* stop, Oracle* or
     entry.SetPath(query);
     acm::ResolveResponse resp;
     Status st = client.Resolve({entry}, &resp);
+    a->client = "socket";
     if (!st.ok()) {
       a->kind = DaemonAnswer::kNoAnswer;
+      a->error = st.code();
       client.Close();
     } else if (resp.hdr.status == acm::kStatusSuccess && !resp.paths.empty()) {
       a->kind = DaemonAnswer::kPath;
@@ -96,6 +98,7 @@ void TableClientLoop(ClientSpec spec, const std::atomic<bool>* stop, Oracle* ora
     if (!h && ibssa_path_open(spec.socket.c_str(), &opts, &h) != 0) return false;
     ibv_path_record rec;
     int rc = ibssa_path_by_lid(h, spec.slid, dlid, 0, &rec, nullptr);
+    a->client = "tables";
     switch (rc) {
       case 0:
         a->kind = DaemonAnswer::kPath;
@@ -115,6 +118,7 @@ void TableClientLoop(ClientSpec spec, const std::atomic<bool>* stop, Oracle* ora
       case -ENOENT:
       case -EPIPE:
         a->kind = DaemonAnswer::kNoAnswer;  // the daemon is not there to ask
+        a->error = -rc;
         break;
       default:
         a->kind = DaemonAnswer::kError;

@@ -4,6 +4,7 @@
 #include <endian.h>
 
 #include <cstdio>
+#include <cstring>
 
 #include "util/ib_acme/path_compare.h"
 
@@ -132,7 +133,8 @@ void Oracle::Judge(const DaemonAnswer& a, const ExcuseFn& excuse) {
       ++counts_.unanswered_excused;
     } else {
       ++counts_.unanswered;
-      Problem(std::string("UNANSWERED ") + head + "no answer (connection broken or timed out)");
+      Problem(std::string("UNANSWERED ") + head + "no answer to the " + a.client + " client (" +
+              (a.error ? strerror(a.error) : "connection broken or timed out") + ")");
     }
     return;
   }

@@ -69,6 +69,8 @@ struct DaemonAnswer {
   uint16_t slid = 0, dlid = 0;
   Kind kind = kNoAnswer;
   uint8_t status = 0;
+  const char* client = "";  // which client asked ("socket", "tables"): for the report
+  int error = 0;            // kNoAnswer: the errno the client saw, for the report
   Time sent, received;
   ibv_path_record record{};
 };

@@ -21,6 +21,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -310,5 +311,32 @@ TEST(IbssaPath, WhatTheTablesCannotAnswerGoesToTheSocket) {
   LONGS_EQUAL(1, s.table_answers);
   LONGS_EQUAL(5, s.socket_answers);
   ibssa_path_close(h);  // before the stand-in stops
+  h = nullptr;
+}
+
+TEST(IbssaPath, AConnectionTheDaemonClosedIsReplacedOnceNotFailed) {
+  auto daemon = std::make_unique<FakeDaemon>(socket);
+  ibssa_path_options o{};
+  o.size = sizeof(o);
+  o.timeout_ms = 2000;
+  LONGS_EQUAL(0, ibssa_path_open(socket.c_str(), &o, &h));
+  ibv_path_record p;
+  ibssa_path_answer a;
+  LONGS_EQUAL(0, ibssa_path_by_lid(h, 0, 9, 0, &p, &a));
+  LONGS_EQUAL(IBSSA_PATH_FROM_SOCKET, a.from);
+  // The daemon restarts: the library's kept connection is dead, and the
+  // first request after must reach the new daemon, not fail.
+  daemon.reset();
+  unlink(socket.c_str());
+  daemon = std::make_unique<FakeDaemon>(socket);
+  LONGS_EQUAL(0, ibssa_path_by_lid(h, 0, 10, 0, &p, &a));
+  LONGS_EQUAL(10, be16toh(p.dlid));
+  LONGS_EQUAL(1, daemon->requests());
+  // Gone for good: the request fails as the daemon's absence, once.
+  daemon.reset();
+  unlink(socket.c_str());
+  LONGS_EQUAL(-ENOENT, ibssa_path_by_lid(h, 0, 11, 0, &p, &a));
+  LONGS_EQUAL(-ENOENT, ibssa_path_by_lid(h, 0, 11, 0, &p, &a));
+  ibssa_path_close(h);
   h = nullptr;
 }

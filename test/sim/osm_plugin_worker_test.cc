@@ -20,6 +20,7 @@
 #include "test/sim/osm_plugin_util.h"
 #include "test/sim/sim_test_util.h"
 #include "test/support/check_ok.h"
+#include "test/support/poll.h"
 #include "test/support/temp_dir.h"
 
 // Last: CppUTest redefines new for leak checking.
@@ -243,7 +244,12 @@ TEST(OsmPluginWorker, KeepPrunesOldVersionsAndTheirDeltas) {
     worker->OnEvent(SSA_EV_SUBNET_UP);
     WaitFor([n](const Smdb& d) { return d.global_epoch == static_cast<uint64_t>(n); });
   }
-  std::vector<uint64_t> kept = ssa::test::ListVersions(options.dump_dir);
+  // The store prunes right after it points `latest` at the new version.
+  std::vector<uint64_t> kept;
+  ssa::test::PollUntil(10s, [&] {
+    kept = ssa::test::ListVersions(options.dump_dir);
+    return kept.size() <= 2;
+  });
   CHECK_EQUAL(2u, kept.size());
   CHECK_EQUAL(3u, kept[0]);
   CHECK_EQUAL(4u, kept[1]);
@@ -271,7 +277,12 @@ TEST(OsmPluginWorker, ACorruptLatestVersionDoesNotRestartEpochs) {
   WaitLog("epoch 4: tables changed");  // until then `latest` is the garbage
   Smdb db = WaitFor([](const Smdb& d) { return d.global_epoch == 4; });
   CHECK_EQUAL(5u, db.nodes.records.size());
-  std::vector<uint64_t> kept = ssa::test::ListVersions(options.dump_dir);
+  // The store prunes right after it points `latest` at the new version.
+  std::vector<uint64_t> kept;
+  ssa::test::PollUntil(10s, [&] {
+    kept = ssa::test::ListVersions(options.dump_dir);
+    return kept.size() <= 2;
+  });
   CHECK_EQUAL(2u, kept.size());
   CHECK_EQUAL(4u, kept[1]);
   // No base on disk, so no delta to it.

@@ -23,6 +23,7 @@ common_base_libssabase_la_SOURCES = $(SSA_BASE_PURE_SOURCES) $(SSA_BASE_CONFIG_S
 	common/base/rate_limit.h common/base/rate_limit.cc \
 	common/base/fault_spec.h common/base/fault_spec.cc \
 	common/base/worker_pool.h common/base/worker_pool.cc \
+	common/base/task_mailbox.h common/base/task_mailbox.cc \
 	common/base/buffer_recycler.h common/base/buffer_recycler.cc \
 	common/base/object_recycler.h \
 	common/base/progress_meter.h common/base/progress_meter.cc \

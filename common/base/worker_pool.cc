@@ -3,7 +3,10 @@
 
 namespace ssa {
 
-WorkerPool::WorkerPool(EventLoop* loop, size_t threads) : loop_(loop) {
+WorkerPool::WorkerPool(EventLoop* loop, size_t threads)
+    : WorkerPool([loop](std::function<void()> done) { loop->Post(std::move(done)); }, threads) {}
+
+WorkerPool::WorkerPool(PostFn post, size_t threads) : post_(std::move(post)) {
   if (threads == 0) threads = 1;
   for (size_t i = 0; i < threads; ++i) threads_.emplace_back([this] { ThreadMain(); });
 }
@@ -41,7 +44,7 @@ void WorkerPool::ThreadMain() {
       queue_.pop_front();
     }
     job.work();
-    if (job.done) loop_->Post(std::move(job.done));
+    if (job.done) post_(std::move(job.done));
   }
 }
 

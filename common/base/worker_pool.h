@@ -3,12 +3,16 @@
 //
 // Submit() is called on the loop thread. `work` runs on a pool thread and must
 // not touch loop-owned state; `done` runs afterwards on the loop thread. The
-// pool borrows the loop, which must outlive it. Destroying the pool waits for
+// pool borrows the loop, which must outlive it; on a Reactor without Post
+// (a provider on the core's loop) `done` goes back through a TaskMailbox
+// (task_mailbox.h), the pool built with its Poster(). Destroying the pool waits for
 // the running jobs; queued jobs that never started are dropped together with
 // their `done` callbacks.
 //
 // Users: ibssa's access role computes its consumers' PRDBs here
-// (distrib/prdb_service.h) while its loop keeps serving. The OpenSM plugin
+// (distrib/prdb_service.h) while its loop keeps serving; the ssa provider
+// indexes each new PRDB here (providers/ssa/view_builder.h) while ibacm's
+// loop keeps answering from the last one. The OpenSM plugin
 // does not use it: its extraction thread
 // (opensm_plugin/extract_worker.h) is woken by events from OpenSM's own
 // threads, with no EventLoop to return to, and makes one SMDB version at a
@@ -30,7 +34,9 @@ namespace ssa {
 
 class WorkerPool {
  public:
+  using PostFn = std::function<void(std::function<void()>)>;  // any thread
   WorkerPool(EventLoop* loop, size_t threads);
+  WorkerPool(PostFn post, size_t threads);
   ~WorkerPool();
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
@@ -55,7 +61,7 @@ class WorkerPool {
   };
   void ThreadMain();
 
-  EventLoop* loop_;
+  PostFn post_;
   std::mutex mutex_;  // guards queue_ and stopping_
   std::condition_variable cv_;
   std::deque<Job> queue_;

@@ -6,9 +6,8 @@
 // Immutable once built; the provider swaps whole views (shared_ptr), so a
 // request never sees half of one epoch.
 //
-// Built on the provider's loop thread, where a resolve waits while it is
-// built: so it is two flat arrays, not maps (at the full subnet, 48,748
-// paths, the maps took most of a swap's 8-18 ms). By LID: the
+// Built off ibacm's loop (view_builder.h), and two flat arrays, not maps
+// (at the full subnet, 48,748 paths, the maps took 8-18 ms). By LID: the
 // (SLID, DLID) keys of the reversible records, sorted, searched in
 // O(log n). By GID: the PRDB's own order, which sorts records by DGID
 // first (smdb_prdb.h); a PRDB not in that order (hand-built) gets an

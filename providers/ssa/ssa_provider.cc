@@ -57,7 +57,13 @@ void EraseOwned(std::vector<std::unique_ptr<T>>* owned, const T* which) {
 }  // namespace
 
 SsaProvider::SsaProvider(const ssa_core_ops* ops, ssa_core_t* core)
-    : ops_(ops), core_(core), sa_(ops, core), reactor_(ops, core) {
+    : ops_(ops),
+      core_(core),
+      sa_(ops, core),
+      reactor_(ops, core),
+      views_(&reactor_, [this](uint64_t id, std::shared_ptr<const PrdbView> view, double ms) {
+        OnViewBuilt(id, std::move(view), ms);
+      }) {
   // The consumer library logs through a Logger: its lines go to the core's
   // log, whose own level decides what is written.
   log_.set_level(LogLevel::kDebug);
@@ -102,6 +108,10 @@ int SsaProvider::Init() {
   });
   int rc = sa_.Init();
   if (rc < 0) return rc;
+  Status vs = views_.Start();
+  if (!vs.ok())
+    Log(SSA_LOG_WARN, "cannot start the PRDB indexing thread: %s; indexing on the loop",
+        vs.ToString().c_str());
   const char* socket = SSA_HAS_MEMBER(ops_, client_socket) && ops_->client_socket
                            ? ops_->client_socket(core_)
                            : nullptr;
@@ -137,6 +147,7 @@ int SsaProvider::OpenPort(SsaDevice* dev, const ssa_port_info* info, ssa_core_po
   int rc = sa_.OpenPort(dev->inner, info, core_port, &port->inner);
   if (rc < 0) return rc;
   port->Open(*info, dev->inner->name);
+  port->id = next_port_id_++;
   SsaPort* p = port.get();
   ports_[p->inner] = std::move(port);
   port_order_.push_back(p);
@@ -147,6 +158,7 @@ int SsaProvider::OpenPort(SsaDevice* dev, const ssa_port_info* info, ssa_core_po
 
 void SsaProvider::ClosePort(SsaPort* port) {
   StopConsumer(port, "port closed");
+  views_.Forget(port->id);
   sa_.ClosePort(port->inner);
   port_order_.erase(std::find(port_order_.begin(), port_order_.end(), port));
   ports_.erase(port->inner);
@@ -238,10 +250,15 @@ void SsaProvider::OnUpdate(SsaPort* port) {
   std::shared_ptr<const smdb::Prdb> prdb = port->consumer ? port->consumer->prdb() : nullptr;
   if (!prdb || prdb->source.records.empty()) return;
   if (port->view && port->view->prdb() == prdb.get()) return;  // an address update only
-  auto t0 = std::chrono::steady_clock::now();
-  auto view = std::make_shared<const PrdbView>(prdb);
+  views_.Build(port->id, std::move(prdb));
+}
+
+void SsaProvider::OnViewBuilt(uint64_t id, std::shared_ptr<const PrdbView> view, double build_ms) {
+  SsaPort* port = nullptr;
+  for (SsaPort* p : port_order_)
+    if (p->id == id) port = p;
+  if (!port) return;  // closed meanwhile
   auto now = std::chrono::steady_clock::now();
-  double index_ms = std::chrono::duration<double, std::milli>(now - t0).count();
   double held_s = port->view ? std::chrono::duration<double>(now - port->view_since).count() : 0;
   uint64_t old_epoch = port->view ? port->view->epoch() : 0;
   if (view->base_lid() != port->lid)
@@ -256,11 +273,11 @@ void SsaProvider::OnUpdate(SsaPort* port) {
   // The epoch held and how long it was held: the freshness an operator
   // asks about (PERF_QUERY has no room for it).
   Log(SSA_LOG_INFO,
-      "port %s: PRDB epoch %llu in place (%zu paths, indexed in %.1f ms; epoch %llu before it, "
-      "held "
-      "%.1f s)",
+      "port %s: PRDB epoch %llu in place (%zu paths, indexed in %.1f ms %s; epoch %llu before "
+      "it, held %.1f s)",
       port->Name().c_str(), static_cast<unsigned long long>(port->view->epoch()),
-      port->view->paths(), index_ms, static_cast<unsigned long long>(old_epoch), held_s);
+      port->view->paths(), build_ms, views_.off_loop() ? "off the loop" : "on the loop",
+      static_cast<unsigned long long>(old_epoch), held_s);
 }
 
 void SsaProvider::NoteMiss(SsaPort* port, Miss why) {

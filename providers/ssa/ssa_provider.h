@@ -39,7 +39,9 @@
 // which reach the loop only through fds it watches. Destroying a consumer
 // (its port closed, or fini) joins its umad receiver, and the last rsocket
 // closed joins the poller, so none is left when fini returns (the ABI's
-// rule, ibacm_ssa/provider.h).
+// rule, ibacm_ssa/provider.h). One worker of ours indexes each new PRDB
+// off the loop (view_builder.h): a resolve meanwhile is answered from the
+// last view instead of waiting; fini joins it.
 #ifndef IBACM_SSA_PROVIDERS_SSA_SSA_PROVIDER_H
 #define IBACM_SSA_PROVIDERS_SSA_SSA_PROVIDER_H
 
@@ -62,6 +64,7 @@
 #include "providers/ssa/prdb_view.h"
 #include "providers/ssa/shm_export.h"
 #include "providers/ssa/ssa_options.h"
+#include "providers/ssa/view_builder.h"
 
 namespace ssa {
 namespace ssa_provider {
@@ -97,6 +100,7 @@ struct SsaPort : provider_shared::PortView {
   // misses, the views put in place, and what its earlier consumers counted
   // (one is replaced when the port's LID changes), so counters never go
   // back.
+  uint64_t id = 0;  // the provider's, never reused: ViewBuilder's key
   uint64_t prdb_hits = 0;
   uint64_t missed[kMissKinds] = {};
   uint64_t updates = 0;
@@ -143,6 +147,8 @@ class SsaProvider {
   void StartConsumer(SsaPort* port);
   void StopConsumer(SsaPort* port, const char* why);
   void OnUpdate(SsaPort* port);
+  // A view ViewBuilder finished: put in place for the port with `id`.
+  void OnViewBuilt(uint64_t id, std::shared_ptr<const PrdbView> view, double build_ms);
   // The sa provider's route source (see sa_provider.h).
   int RouteFromView(const sa::SaEndpoint* ep, const provider_shared::RouteKey& key,
                     ibv_path_record* path);
@@ -163,6 +169,10 @@ class SsaProvider {
   std::vector<std::unique_ptr<SsaDevice>> devices_;
   std::unordered_map<const sa::SaPort*, std::unique_ptr<SsaPort>> ports_;
   std::vector<SsaPort*> port_order_;  // as the core opened them: its order
+  uint64_t next_port_id_ = 1;
+  // After reactor_ (its worker's results come back through a watched fd),
+  // destroyed before it.
+  ViewBuilder views_;
   std::unique_ptr<ShmExport> shm_;
   Reactor::TimerId export_timer_ = 0;
   bool export_failed_ = false;  // logged at error level once

@@ -41,9 +41,8 @@ int ibssa_shm_object_name(const char *socket_path, char *out, size_t out_len)
 	return n < 0 || (size_t)n >= out_len ? -ENAMETOOLONG : 0;
 }
 
-uint32_t ibssa_shm_crc32c(uint32_t crc, const void *data, size_t len)
+static uint32_t crc32c_table(uint32_t crc, const uint8_t *p, size_t len)
 {
-	/* Slicing would be faster; the check runs once per mapping. */
 	static uint32_t table[256];
 	static int ready;
 	if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) {
@@ -56,11 +55,54 @@ uint32_t ibssa_shm_crc32c(uint32_t crc, const void *data, size_t len)
 		}
 		__atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
 	}
-	const uint8_t *p = data;
-	crc = ~crc;
 	while (len--)
 		crc = table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
-	return ~crc;
+	return crc;
+}
+
+#if defined(__x86_64__)
+/* SSE4.2's crc32 instruction computes CRC-32C itself, 8 bytes a step:
+ * about 15 times the table's speed. The writer checksums every object it
+ * publishes on the daemon's loop, and every reader each object it maps. */
+__attribute__((target("sse4.2"))) static uint32_t crc32c_sse42(uint32_t crc, const uint8_t *p,
+							      size_t len)
+{
+	uint64_t c = crc;
+	for (; len >= 8; p += 8, len -= 8) {
+		uint64_t v;
+		memcpy(&v, p, 8);
+		c = __builtin_ia32_crc32di(c, v);
+	}
+	crc = (uint32_t)c;
+	for (; len; ++p, --len)
+		crc = __builtin_ia32_crc32qi(crc, *p);
+	return crc;
+}
+
+static int have_sse42(void)
+{
+	static int known, have;
+	if (!__atomic_load_n(&known, __ATOMIC_ACQUIRE)) {
+		__builtin_cpu_init();
+		__atomic_store_n(&have, __builtin_cpu_supports("sse4.2") ? 1 : 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&known, 1, __ATOMIC_RELEASE);
+	}
+	return __atomic_load_n(&have, __ATOMIC_RELAXED);
+}
+#endif
+
+uint32_t ibssa_shm_crc32c_portable(uint32_t crc, const void *data, size_t len)
+{
+	return ~crc32c_table(~crc, data, len);
+}
+
+uint32_t ibssa_shm_crc32c(uint32_t crc, const void *data, size_t len)
+{
+#if defined(__x86_64__)
+	if (have_sse42())
+		return ~crc32c_sse42(~crc, data, len);
+#endif
+	return ibssa_shm_crc32c_portable(crc, data, len);
 }
 
 uint32_t ibssa_shm_checksum(const void *object, size_t len)

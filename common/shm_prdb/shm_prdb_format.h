@@ -136,6 +136,9 @@ uint64_t ibssa_shm_process_start(int pid);
 
 /* CRC-32C (Castagnoli) of `len` bytes, continuing from `crc` (0 to start). */
 uint32_t ibssa_shm_crc32c(uint32_t crc, const void *data, size_t len);
+/* The same by table lookups, whatever the CPU (what the fast path is
+ * tested against). */
+uint32_t ibssa_shm_crc32c_portable(uint32_t crc, const void *data, size_t len);
 /* The checksum of a whole object (its checksum field taken as 0). */
 uint32_t ibssa_shm_checksum(const void *object, size_t len);
 

@@ -26,7 +26,7 @@ shm_prdb::PortTables Tables(const ExportPort& in) {
   t.base_lid = in.lid;
   t.lmc = in.lmc;
   t.pkeys = in.pkeys;
-  const PrdbView* v = in.view;
+  const PrdbView* v = in.view.get();
   if (!v || v->base_lid() != in.lid || v->lmc() != in.lmc) return t;
   t.epoch = v->epoch();
   for (const smdb::PrdbPath& p : v->prdb()->paths.records) {
@@ -55,31 +55,35 @@ shm_prdb::PortTables Tables(const ExportPort& in) {
   return t;
 }
 
-void AddAddresses(const smdb::AddrDb& db, const OwnAddressFn& own, shm_prdb::TableBuilder* b) {
-  uint8_t gid[16];
+}  // namespace
+
+std::shared_ptr<const ExportAddresses> ResolveAddresses(const smdb::AddrDb& db,
+                                                        const OwnAddressFn& own) {
+  auto out = std::make_shared<ExportAddresses>();
+  out->epoch = db.global_epoch;
+  std::array<uint8_t, 16> gid;
+  out->names.reserve(db.names.records.size());
   for (const smdb::AddrName& n : db.names.records) {
     ssa_address a{};
     memcpy(a.data, n.name.data(), std::min(sizeof(a.data), n.name.size()));
-    // The provider's own data answer first (sa_resolve.cc).
-    bool mine = own && own(SSA_ADDR_NAME, a.data, sizeof(a.data), gid);
-    b->AddName(std::string(n.name.data(), strnlen(n.name.data(), n.name.size())),
-               mine ? gid : n.gid.data());
+    bool mine = own && own(SSA_ADDR_NAME, a.data, sizeof(a.data), gid.data());
+    out->names.emplace_back(std::string(n.name.data(), strnlen(n.name.data(), n.name.size())),
+                            mine ? gid : n.gid);
   }
   static const uint8_t kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+  out->ips.reserve(db.ips.records.size());
   for (const smdb::AddrIp& ip : db.ips.records) {
     bool v4 = memcmp(ip.ip.data(), kMapped, 12) == 0;
     ssa_address a{};
     memcpy(a.data, ip.ip.data() + (v4 ? 12 : 0), v4 ? 4 : 16);
     uint16_t type = v4 ? SSA_ADDR_IP : SSA_ADDR_IP6;
-    bool mine = own && own(type, a.data, sizeof(a.data), gid);
-    b->AddIp(ip.ip.data(), 16, mine ? gid : ip.gid.data());
+    bool mine = own && own(type, a.data, sizeof(a.data), gid.data());
+    out->ips.emplace_back(ip.ip, mine ? gid : ip.gid);
   }
+  return out;
 }
 
-}  // namespace
-
-Status ShmExport::Publish(const std::vector<ExportPort>& ports, const smdb::AddrDb* addr,
-                          const OwnAddressFn& own) {
+Status ShmExport::Publish(const std::vector<ExportPort>& ports, const ExportAddresses* addr) {
   shm_prdb::TableBuilder b;
   bool any_paths = false;
   uint32_t flags = 0;
@@ -108,8 +112,9 @@ Status ShmExport::Publish(const std::vector<ExportPort>& ports, const smdb::Addr
   }
   b.set_flags(flags);
   if (addr) {
-    b.set_addr_epoch(addr->global_epoch);
-    AddAddresses(*addr, own, &b);
+    b.set_addr_epoch(addr->epoch);
+    for (const auto& n : addr->names) b.AddName(n.first, n.second.data());
+    for (const auto& ip : addr->ips) b.AddIp(ip.first.data(), 16, ip.second.data());
   }
   shm_prdb::Publisher who;
   who.pid = getpid();

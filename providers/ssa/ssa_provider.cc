@@ -61,7 +61,8 @@ SsaProvider::SsaProvider(const ssa_core_ops* ops, ssa_core_t* core)
       core_(core),
       sa_(ops, core),
       reactor_(ops, core),
-      views_(&reactor_, [this](uint64_t id, std::shared_ptr<const PrdbView> view, double ms) {
+      mailbox_(&reactor_),
+      views_([this](uint64_t id, std::shared_ptr<const PrdbView> view, double ms) {
         OnViewBuilt(id, std::move(view), ms);
       }) {
   // The consumer library logs through a Logger: its lines go to the core's
@@ -73,6 +74,8 @@ SsaProvider::SsaProvider(const ssa_core_ops* ops, ssa_core_t* core)
 }
 
 SsaProvider::~SsaProvider() {
+  worker_.reset();  // joined: nothing of ours runs elsewhere from here on
+  views_.set_pool(nullptr);
   if (export_timer_) reactor_.CancelTimer(export_timer_);
   shm_.reset();  // withdrawn: readers go to the socket, which is closing too
   for (auto& kv : ports_)
@@ -108,10 +111,15 @@ int SsaProvider::Init() {
   });
   int rc = sa_.Init();
   if (rc < 0) return rc;
-  Status vs = views_.Start();
-  if (!vs.ok())
-    Log(SSA_LOG_WARN, "cannot start the PRDB indexing thread: %s; indexing on the loop",
-        vs.ToString().c_str());
+  Status ws = mailbox_.Init();
+  if (ws.ok()) {
+    worker_ = std::make_unique<WorkerPool>(mailbox_.Poster(), 1);
+    views_.set_pool(worker_.get());
+  } else {
+    Log(SSA_LOG_WARN,
+        "cannot set up our worker thread: %s; PRDB views and path tables are made on the loop",
+        ws.ToString().c_str());
+  }
   const char* socket = SSA_HAS_MEMBER(ops_, client_socket) && ops_->client_socket
                            ? ops_->client_socket(core_)
                            : nullptr;
@@ -267,7 +275,7 @@ void SsaProvider::OnViewBuilt(uint64_t id, std::shared_ptr<const PrdbView> view,
         port->lid);
   port->view = std::move(view);
   port->view_since = now;
-  ScheduleExport();
+  ScheduleExport(false);
   ++updates_;
   ++port->updates;
   // The epoch held and how long it was held: the freshness an operator
@@ -370,7 +378,8 @@ void SsaProvider::RemoveAddress(SsaAddress* addr) {
   ScheduleExport();
 }
 
-void SsaProvider::ScheduleExport() {
+void SsaProvider::ScheduleExport(bool addresses) {
+  if (addresses) export_addrs_stale_ = true;
   if (!shm_ || export_timer_) return;
   export_timer_ = reactor_.AddTimer(std::chrono::milliseconds(0), [this] {
     export_timer_ = 0;
@@ -379,6 +388,12 @@ void SsaProvider::ScheduleExport() {
 }
 
 void SsaProvider::Export() {
+  if (export_in_flight_) {
+    export_again_ = true;  // Exported() starts the next with what is current then
+    return;
+  }
+  // What is exported, gathered on the loop: copies, and immutable objects
+  // shared with the worker.
   std::vector<ExportPort> out;
   for (const SsaPort* port : port_order_) {
     if (port->state != kPortActive || !port->lid) continue;  // the core skips it too
@@ -386,7 +401,7 @@ void SsaProvider::Export() {
     port->GidBytes(e.gid.data());
     e.lid = port->lid;
     e.lmc = port->lmc;
-    e.view = port->view.get();
+    e.view = port->view;
     for (const auto& ep : endpoints_) {
       if (ep->port != port) continue;
       e.pkeys.push_back(ep->inner->pkey);
@@ -395,10 +410,36 @@ void SsaProvider::Export() {
     }
     out.push_back(std::move(e));
   }
-  Status st = shm_->Publish(out, addr_.get(),
-                            [this](uint16_t type, const uint8_t* data, size_t len, uint8_t gid[16]) {
-                              return sa_.OwnAddress(type, data, len, gid);
-                            });
+  if (export_addrs_stale_) {
+    export_addrs_stale_ = false;
+    export_addrs_ =
+        addr_ ? ResolveAddresses(*addr_,
+                                 [this](uint16_t type, const uint8_t* data, size_t len,
+                                        uint8_t gid[16]) {
+                                   return sa_.OwnAddress(type, data, len, gid);
+                                 })
+              : nullptr;
+  }
+  std::shared_ptr<const ExportAddresses> addrs = export_addrs_;
+  if (!worker_) {
+    Exported(shm_->Publish(out, addrs.get()));
+    return;
+  }
+  export_in_flight_ = true;
+  ShmExport* shm = shm_.get();
+  worker_->SubmitWithResult<Status>(
+      [shm, out = std::move(out), addrs] { return shm->Publish(out, addrs.get()); },
+      [this](Status st) {
+        export_in_flight_ = false;
+        Exported(st);
+        if (export_again_) {
+          export_again_ = false;
+          Export();
+        }
+      });
+}
+
+void SsaProvider::Exported(const Status& st) {
   if (st.ok()) return;
   // Once at error level (no /dev/shm, say): the socket still answers.
   Log(export_failed_ ? SSA_LOG_DEBUG : SSA_LOG_ERROR,

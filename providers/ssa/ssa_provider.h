@@ -40,8 +40,9 @@
 // (its port closed, or fini) joins its umad receiver, and the last rsocket
 // closed joins the poller, so none is left when fini returns (the ABI's
 // rule, ibacm_ssa/provider.h). One worker of ours indexes each new PRDB
-// off the loop (view_builder.h): a resolve meanwhile is answered from the
-// last view instead of waiting; fini joins it.
+// (view_builder.h) and publishes the path tables (shm_export.h) off the
+// loop: a resolve meanwhile is answered from the last view instead of
+// waiting; fini joins it.
 #ifndef IBACM_SSA_PROVIDERS_SSA_SSA_PROVIDER_H
 #define IBACM_SSA_PROVIDERS_SSA_SSA_PROVIDER_H
 
@@ -57,6 +58,8 @@
 
 #include <ibacm_ssa/provider.h>
 #include "common/base/log.h"
+#include "common/base/task_mailbox.h"
+#include "common/base/worker_pool.h"
 #include "common/tree/consumer.h"
 #include "providers/sa/sa_provider.h"
 #include "providers/shared/core_reactor.h"
@@ -153,9 +156,12 @@ class SsaProvider {
   int RouteFromView(const sa::SaEndpoint* ep, const provider_shared::RouteKey& key,
                     ibv_path_record* path);
   void NoteMiss(SsaPort* port, Miss why);
-  // Publishes the shared-memory tables soon (once for many changes).
-  void ScheduleExport();
+  // Publishes the shared-memory tables soon (once for many changes);
+  // `addresses`: what changed may change the addresses' answers (anything
+  // but a new view).
+  void ScheduleExport(bool addresses = true);
   void Export();
+  void Exported(const Status& st);
   // The sa provider's address source (see sa_provider.h).
   bool AddressFromTree(uint16_t type, const uint8_t* data, size_t len, uint8_t gid[16]) const;
 
@@ -170,11 +176,19 @@ class SsaProvider {
   std::unordered_map<const sa::SaPort*, std::unique_ptr<SsaPort>> ports_;
   std::vector<SsaPort*> port_order_;  // as the core opened them: its order
   uint64_t next_port_id_ = 1;
-  // After reactor_ (its worker's results come back through a watched fd),
-  // destroyed before it.
+  // Our one worker: PRDB views (views_) and the path tables' publication
+  // (shm_) are made there, off the core's loop; results come back through
+  // mailbox_ (an fd on the loop). After reactor_, destroyed before it; the
+  // destructor joins the worker before anything it uses goes.
+  TaskMailbox mailbox_;
+  std::unique_ptr<WorkerPool> worker_;
   ViewBuilder views_;
-  std::unique_ptr<ShmExport> shm_;
+  std::unique_ptr<ShmExport> shm_;  // Publish on the worker only
   Reactor::TimerId export_timer_ = 0;
+  bool export_in_flight_ = false;
+  bool export_again_ = false;      // something changed while one was in flight
+  bool export_addrs_stale_ = true;  // addresses changed: ResolveAddresses again
+  std::shared_ptr<const ExportAddresses> export_addrs_;
   bool export_failed_ = false;  // logged at error level once
   std::vector<std::unique_ptr<SsaEndpoint>> endpoints_;
   std::vector<std::unique_ptr<SsaAddress>> addresses_;

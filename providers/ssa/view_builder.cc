@@ -6,13 +6,6 @@
 namespace ssa {
 namespace ssa_provider {
 
-Status ViewBuilder::Start() {
-  Status st = mailbox_.Init();
-  if (!st.ok()) return st;
-  pool_ = std::make_unique<WorkerPool>(mailbox_.Poster(), 1);
-  return Status::Ok();
-}
-
 ViewBuilder::Result ViewBuilder::Make(std::shared_ptr<const smdb::Prdb> prdb) {
   auto t0 = std::chrono::steady_clock::now();
   Result r;

@@ -1,5 +1,5 @@
-// view_builder.h: indexes each new PRDB (PrdbView) on a thread of its own,
-// so that ibacm's loop, which answers every resolve, never waits for it.
+// view_builder.h: indexes each new PRDB (PrdbView) off ibacm's loop, so
+// that the loop, which answers every resolve, never waits for it.
 //
 // At the full subnet a view of 48,748 paths took 4-8 ms to build, and the
 // provider built it on the core's loop: every request to the daemon (not
@@ -11,11 +11,13 @@
 // `done(key, view, ms)` runs on the loop for each finished build, in the
 // order the port's PRDBs came, unless the key was forgotten since.
 //
-// Threads: everything but the build on the reactor's thread. The worker
-// holds nothing but the PRDB (immutable, shared) and the view it makes.
-// Destroying the builder joins the worker; results not yet delivered are
-// dropped. If the worker cannot be set up (no eventfd), views are built
-// at once on the loop, as before.
+// Threads: everything but the build on the loop thread. The build runs on
+// a WorkerPool the owner hands in (the provider's one worker, whose
+// results come back to the core's loop through a TaskMailbox), and holds
+// nothing but the PRDB (immutable, shared) and the view it makes. Results
+// still queued when the pool is destroyed are dropped. Without a pool
+// (its thread or eventfd could not be set up), views are built at once on
+// the loop, as before.
 #ifndef IBACM_SSA_PROVIDERS_SSA_VIEW_BUILDER_H
 #define IBACM_SSA_PROVIDERS_SSA_VIEW_BUILDER_H
 
@@ -24,9 +26,6 @@
 #include <map>
 #include <memory>
 
-#include "common/base/reactor.h"
-#include "common/base/status.h"
-#include "common/base/task_mailbox.h"
 #include "common/base/worker_pool.h"
 #include "providers/ssa/prdb_view.h"
 
@@ -37,13 +36,12 @@ class ViewBuilder {
  public:
   using DoneFn =
       std::function<void(uint64_t key, std::shared_ptr<const PrdbView> view, double build_ms)>;
-  ViewBuilder(Reactor* reactor, DoneFn done) : mailbox_(reactor), done_(std::move(done)) {}
-  ~ViewBuilder() { pool_.reset(); }  // joined before the mailbox goes
+  explicit ViewBuilder(DoneFn done) : done_(std::move(done)) {}
   ViewBuilder(const ViewBuilder&) = delete;
   ViewBuilder& operator=(const ViewBuilder&) = delete;
 
-  // Sets up the worker; on error views are built on the loop.
-  Status Start();
+  // Where views are built from now on (null: on the loop).
+  void set_pool(WorkerPool* pool) { pool_ = pool; }
   bool off_loop() const { return pool_ != nullptr; }
 
   // A view of `prdb` for `key`, soon. The same PRDB again (in flight or
@@ -65,8 +63,7 @@ class ViewBuilder {
   void Submit(uint64_t key, std::shared_ptr<const smdb::Prdb> prdb);
   void Finished(uint64_t key, Result r);
 
-  TaskMailbox mailbox_;
-  std::unique_ptr<WorkerPool> pool_;  // after the mailbox: destroyed first
+  WorkerPool* pool_ = nullptr;
   DoneFn done_;
   std::map<uint64_t, Slot> slots_;
 };

@@ -294,9 +294,10 @@ int main(int argc, char** argv) {
   for (int i = 0; i < 8; ++i) port.gid[8 + i] = static_cast<uint8_t>(src.guid >> (56 - 8 * i));
   port.lid = src.lid;
   port.lmc = view.lmc();
-  port.view = &view;
+  port.view = std::shared_ptr<const ssa::ssa_provider::PrdbView>(
+      std::shared_ptr<const ssa::ssa_provider::PrdbView>(), &view);  // not owned
   port.pkeys = {pkey};
-  if (st.ok()) st = tables.Publish({port}, nullptr, nullptr);
+  if (st.ok()) st = tables.Publish({port}, nullptr);
   if (!st.ok()) {
     fprintf(stderr, "bench_jobstart: the stand-in daemon: %s\n", st.ToString().c_str());
     return 1;

@@ -142,3 +142,23 @@ TEST(ShmPrdbFormat, NamesDifferPerSocketAndAreAbsolute) {
   STRCMP_EQUAL(b, c);
   LONGS_EQUAL(-ENAMETOOLONG, ibssa_shm_object_name("/run/x.sock", a, 10));
 }
+
+// The checksum's fast path (SSE4.2's crc32 where the CPU has it) against
+// the table, and both against CRC-32C's check value, at every length and
+// alignment around the 8-byte steps, and continued across pieces.
+TEST(ShmPrdbFormat, TheChecksumIsCrc32cOnEveryPath) {
+  const char* check = "123456789";
+  LONGS_EQUAL(0xE3069283u, ibssa_shm_crc32c(0, check, 9));
+  LONGS_EQUAL(0xE3069283u, ibssa_shm_crc32c_portable(0, check, 9));
+  std::vector<uint8_t> buf(4096 + 16);
+  uint32_t x = 12345;
+  for (uint8_t& b : buf) b = static_cast<uint8_t>((x = x * 1103515245u + 12345u) >> 16);
+  for (size_t off = 0; off < 8; ++off)
+    for (size_t len : {0, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 1000, 4096}) {
+      const uint8_t* p = buf.data() + off;
+      uint32_t want = ibssa_shm_crc32c_portable(0, p, len);
+      LONGS_EQUAL(want, ibssa_shm_crc32c(0, p, len));
+      size_t half = len / 3;
+      LONGS_EQUAL(want, ibssa_shm_crc32c(ibssa_shm_crc32c(0, p, half), p + half, len - half));
+    }
+}

@@ -13,6 +13,7 @@
 
 #include "common/base/event_loop.h"
 #include "common/base/task_mailbox.h"
+#include "common/base/worker_pool.h"
 #include "common/smdb/smdb_prdb.h"
 #include "providers/ssa/view_builder.h"
 #include "test/support/check_ok.h"
@@ -52,20 +53,30 @@ struct Built {
 
 TEST_GROUP(ViewBuilder) {
   ssa::EventLoop loop;
+  std::unique_ptr<ssa::TaskMailbox> mailbox;
+  std::unique_ptr<ssa::WorkerPool> pool;
   std::vector<Built> built;
   std::unique_ptr<ViewBuilder> views;
 
+  // As the provider sets it up: a mailbox to the loop, one worker.
   void setup() override {
     CHECK_OK(loop.Init());
+    mailbox = std::make_unique<ssa::TaskMailbox>(&loop);
+    CHECK_OK(mailbox->Init());
+    pool = std::make_unique<ssa::WorkerPool>(mailbox->Poster(), 1);
     views = std::make_unique<ViewBuilder>(
-        &loop, [this](uint64_t key, std::shared_ptr<const PrdbView> v, double ms) {
+        [this](uint64_t key, std::shared_ptr<const PrdbView> v, double ms) {
           CHECK(ms >= 0);
           built.push_back({key, v->epoch(), std::this_thread::get_id()});
         });
-    CHECK_OK(views->Start());
+    views->set_pool(pool.get());
     CHECK(views->off_loop());
   }
-  void teardown() override { views.reset(); }
+  void teardown() override {
+    pool.reset();
+    views.reset();
+    mailbox.reset();
+  }
   void RunUntil(size_t n) {
     CHECK(loop.RunUntil([&] { return built.size() >= n; }, std::chrono::seconds(10)));
   }
@@ -114,9 +125,18 @@ TEST(ViewBuilder, AForgottenPortGetsNothing) {
   LONGS_EQUAL(2, built[0].key);
 }
 
-TEST(ViewBuilder, DestroyedWithBuildsInFlightItDeliversNothing) {
+TEST(ViewBuilder, WithoutAPoolViewsAreBuiltAtOnce) {
+  views->set_pool(nullptr);
+  views->Build(1, Prdb(1, 20));
+  LONGS_EQUAL(1, built.size());
+}
+
+TEST(ViewBuilder, DestroyedWithBuildsInFlightNothingIsDelivered) {
   for (uint64_t e = 1; e <= 20; ++e) views->Build(e, Prdb(e, 2000));
-  views.reset();  // joins the worker
+  // As the provider goes: the worker joined, then the mailbox with the
+  // results it holds.
+  pool.reset();
+  mailbox.reset();
   loop.RunUntil([] { return false; }, std::chrono::milliseconds(50));
   LONGS_EQUAL(0, built.size());
 }

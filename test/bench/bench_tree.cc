@@ -1491,7 +1491,9 @@ int RunPieces(const SmdbPair& pair) {
          "ibacm's loop busy per swap, the delta applied: the longest a resolve waits");
     line("consumer_view_max", &view_ms, "the new view built off the loop");
     std::vector<double> export_ms;
+    t = Clock::now();
     st = PieceShmExport(replicas, &export_ms);
+    lap("shm_export", std::to_string(export_ms.size()) + " path tables published: " + st.ToString());
     if (st.ok())
       line("shm_export_max", &export_ms, "the path tables published per swap, off the loop");
     else

@@ -32,6 +32,10 @@ void TaskMailbox::Post(Reactor::Task task) {
     std::lock_guard<std::mutex> lock(mu_);
     queue_.push_back(std::move(task));
   }
+  Wake();
+}
+
+void TaskMailbox::Wake() {
   uint64_t one = 1;
   // A full counter (never in practice) still leaves the fd readable.
   ssize_t n = RawWrite(fd_, &one, sizeof(one));
@@ -42,12 +46,24 @@ void TaskMailbox::RunQueued() {
   uint64_t count;
   ssize_t n = RawRead(fd_, &count, sizeof(count));
   (void)n;
-  std::deque<Reactor::Task> tasks;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    tasks.swap(queue_);
+  // One at a time: a task that throws (out of memory, caught and logged by
+  // the reactor's guard) leaves the ones behind it queued, and the fd
+  // readable again so that they still run.
+  for (;;) {
+    Reactor::Task task;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (queue_.empty()) return;
+      task = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    try {
+      task();
+    } catch (...) {
+      Wake();
+      throw;
+    }
   }
-  for (Reactor::Task& t : tasks) t();
 }
 
 }  // namespace ssa

@@ -4,7 +4,8 @@
 // (the core's, inside a provider: provider_shared::CoreReactor) has only
 // fd watches and timers. The mailbox is a queue and an eventfd the reactor
 // watches: Post() queues the task and wakes the fd, and the reactor's
-// thread runs every queued task, in order. A WorkerPool built with
+// thread runs every queued task, in order; one that throws leaves the rest
+// queued and runnable. A WorkerPool built with
 // Poster() hands its `done` callbacks back this way.
 //
 // Threads: Init() and the destructor on the reactor's thread; Post() from
@@ -43,6 +44,7 @@ class TaskMailbox {
 
  private:
   void RunQueued();
+  void Wake();
 
   Reactor* reactor_;
   int fd_ = -1;

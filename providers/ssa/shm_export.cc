@@ -83,7 +83,19 @@ std::shared_ptr<const ExportAddresses> ResolveAddresses(const smdb::AddrDb& db,
   return out;
 }
 
-Status ShmExport::Publish(const std::vector<ExportPort>& ports, const ExportAddresses* addr) {
+uint64_t ShmExport::generation() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return generation_;
+}
+
+void ShmExport::Invalidate() {
+  std::lock_guard<std::mutex> lock(mu_);
+  ++generation_;
+  publisher_.Withdraw();
+}
+
+Status ShmExport::Publish(const std::vector<ExportPort>& ports, const ExportAddresses* addr,
+                         uint64_t generation) {
   shm_prdb::TableBuilder b;
   bool any_paths = false;
   uint32_t flags = 0;
@@ -107,7 +119,8 @@ Status ShmExport::Publish(const std::vector<ExportPort>& ports, const ExportAddr
   }
   if (!any_paths) {
     // Nothing exact to serve: no tables, the library asks the socket.
-    publisher_.Withdraw();
+    std::lock_guard<std::mutex> lock(mu_);
+    if (generation == generation_) publisher_.Withdraw();
     return Status::Ok();
   }
   b.set_flags(flags);
@@ -121,7 +134,10 @@ Status ShmExport::Publish(const std::vector<ExportPort>& ports, const ExportAddr
   if (!start_) start_ = ibssa_shm_process_start(who.pid);
   who.start = start_;
   who.serial = ++serial_;
-  return publisher_.Publish(b.Build(who));
+  std::string object = b.Build(who);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (generation != generation_) return Status::Ok();  // invalidated: the next one follows
+  return publisher_.Publish(object);
 }
 
 }  // namespace ssa_provider

@@ -15,8 +15,10 @@
 // database with its own address data applied: ResolveAddresses); on its
 // worker, Publish builds the object and replaces the published one. The
 // inputs are copies and immutable shared objects, so the loop may change
-// anything meanwhile. Publish: one call at a time (the provider's one
-// worker); the object is withdrawn when the export is destroyed.
+// anything meanwhile; what makes them wrong (a port, endpoint or address
+// removed) withdraws the tables at once (Invalidate). Publish: one call at
+// a time (the provider's one worker); the object is withdrawn when the
+// export is destroyed.
 #ifndef IBACM_SSA_PROVIDERS_SSA_SHM_EXPORT_H
 #define IBACM_SSA_PROVIDERS_SSA_SHM_EXPORT_H
 
@@ -24,6 +26,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -69,10 +72,23 @@ class ShmExport {
   explicit ShmExport(const std::string& socket_path) : publisher_(socket_path) {}
   const std::string& path() const { return publisher_.path(); }
 
-  // `addr`: null when the tree delivered no address database yet.
-  Status Publish(const std::vector<ExportPort>& ports, const ExportAddresses* addr);
+  // The loop's side. generation() is taken when the inputs are gathered;
+  // Invalidate() withdraws what is published at once and makes every
+  // publication from inputs gathered before it a no-op (a port, endpoint
+  // or address went away: what those inputs answer, the socket may no
+  // longer serve).
+  uint64_t generation();
+  void Invalidate();
+
+  // The worker's side: builds the object from the inputs and publishes it
+  // unless invalidated since `generation`. `addr`: null when the tree
+  // delivered no address database yet.
+  Status Publish(const std::vector<ExportPort>& ports, const ExportAddresses* addr,
+                 uint64_t generation);
 
  private:
+  std::mutex mu_;  // guards publisher_ and generation_ (the loop and the worker)
+  uint64_t generation_ = 0;
   shm_prdb::TablePublisher publisher_;
   uint64_t serial_ = 0;
   uint64_t start_ = 0;

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdarg>
 #include <cstring>
+#include <new>
 
 #include "common/base/option_set.h"
 #include "common/mad/mad_wire.h"
@@ -170,7 +171,7 @@ void SsaProvider::ClosePort(SsaPort* port) {
   sa_.ClosePort(port->inner);
   port_order_.erase(std::find(port_order_.begin(), port_order_.end(), port));
   ports_.erase(port->inner);
-  ScheduleExport();
+  WithdrawTables();
 }
 
 void SsaProvider::PortChanged(SsaPort* port, const ssa_port_info* info) {
@@ -178,7 +179,7 @@ void SsaProvider::PortChanged(SsaPort* port, const ssa_port_info* info) {
   bool sm_moved = info->sm_lid != port->sm_lid;
   port->Assign(*info);
   sa_.PortChanged(port->inner, info);
-  ScheduleExport();  // a view for an old LID is no longer published
+  WithdrawTables();  // a view for an old LID is no longer published
   if (moved && port->consumer) {
     // The PRDB's source is the old LID: the view stays (RouteFromView sees
     // it is stale) until the new one arrives; the join starts over.
@@ -266,6 +267,12 @@ void SsaProvider::OnViewBuilt(uint64_t id, std::shared_ptr<const PrdbView> view,
   for (SsaPort* p : port_order_)
     if (p->id == id) port = p;
   if (!port) return;  // closed meanwhile
+  if (!view) {
+    Log(SSA_LOG_ERROR, "port %s: out of memory indexing a new PRDB; answering from epoch %llu",
+        port->Name().c_str(),
+        static_cast<unsigned long long>(port->view ? port->view->epoch() : 0));
+    return;
+  }
   auto now = std::chrono::steady_clock::now();
   double held_s = port->view ? std::chrono::duration<double>(now - port->view_since).count() : 0;
   uint64_t old_epoch = port->view ? port->view->epoch() : 0;
@@ -358,7 +365,7 @@ int SsaProvider::OpenEndpoint(SsaPort* port, const ssa_endpoint_info* info, SsaE
 void SsaProvider::CloseEndpoint(SsaEndpoint* ep) {
   sa_.CloseEndpoint(ep->inner);
   EraseOwned(&endpoints_, ep);
-  ScheduleExport();
+  WithdrawTables();
 }
 
 int SsaProvider::AddAddress(SsaEndpoint* ep, const ssa_address* addr, SsaAddress** out) {
@@ -375,6 +382,14 @@ int SsaProvider::AddAddress(SsaEndpoint* ep, const ssa_address* addr, SsaAddress
 void SsaProvider::RemoveAddress(SsaAddress* addr) {
   sa_.RemoveAddress(addr->inner);
   EraseOwned(&addresses_, addr);
+  WithdrawTables();
+}
+
+void SsaProvider::WithdrawTables() {
+  // The tables published (or being published) may answer for a port,
+  // endpoint or address the socket no longer serves: readers go to the
+  // socket until the next publication, which is made from now on.
+  if (shm_) shm_->Invalidate();
   ScheduleExport();
 }
 
@@ -421,14 +436,21 @@ void SsaProvider::Export() {
               : nullptr;
   }
   std::shared_ptr<const ExportAddresses> addrs = export_addrs_;
+  const uint64_t generation = shm_->generation();
   if (!worker_) {
-    Exported(shm_->Publish(out, addrs.get()));
+    Exported(shm_->Publish(out, addrs.get(), generation));
     return;
   }
   export_in_flight_ = true;
   ShmExport* shm = shm_.get();
   worker_->SubmitWithResult<Status>(
-      [shm, out = std::move(out), addrs] { return shm->Publish(out, addrs.get()); },
+      [shm, out = std::move(out), addrs, generation] {
+        try {
+          return shm->Publish(out, addrs.get(), generation);
+        } catch (const std::bad_alloc&) {  // not across the worker: that ends the daemon
+          return Status::Error(ENOMEM, "out of memory building the tables");
+        }
+      },
       [this](Status st) {
         export_in_flight_ = false;
         Exported(st);

@@ -160,6 +160,9 @@ class SsaProvider {
   // `addresses`: what changed may change the addresses' answers (anything
   // but a new view).
   void ScheduleExport(bool addresses = true);
+  // Something the tables may answer for went away: withdrawn at once, and
+  // published again soon.
+  void WithdrawTables();
   void Export();
   void Exported(const Status& st);
   // The sa provider's address source (see sa_provider.h).

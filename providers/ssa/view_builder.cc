@@ -2,6 +2,7 @@
 #include "providers/ssa/view_builder.h"
 
 #include <chrono>
+#include <new>
 
 namespace ssa {
 namespace ssa_provider {
@@ -9,7 +10,13 @@ namespace ssa_provider {
 ViewBuilder::Result ViewBuilder::Make(std::shared_ptr<const smdb::Prdb> prdb) {
   auto t0 = std::chrono::steady_clock::now();
   Result r;
-  r.view = std::make_shared<const PrdbView>(std::move(prdb));
+  try {
+    r.view = std::make_shared<const PrdbView>(std::move(prdb));
+  } catch (const std::bad_alloc&) {
+    // Not thrown across the worker (that ends the daemon): no view, and
+    // the caller goes on answering from the last one.
+    r.view = nullptr;
+  }
   r.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }

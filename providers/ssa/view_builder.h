@@ -9,7 +9,8 @@
 // Per key (a port): at most one build in flight; a PRDB that arrives
 // meanwhile waits, and a newer one replaces it (only the newest matters).
 // `done(key, view, ms)` runs on the loop for each finished build, in the
-// order the port's PRDBs came, unless the key was forgotten since.
+// order the port's PRDBs came, unless the key was forgotten since; `view`
+// is null when memory ran out building it.
 //
 // Threads: everything but the build on the loop thread. The build runs on
 // a WorkerPool the owner hands in (the provider's one worker, whose

@@ -297,7 +297,7 @@ int main(int argc, char** argv) {
   port.view = std::shared_ptr<const ssa::ssa_provider::PrdbView>(
       std::shared_ptr<const ssa::ssa_provider::PrdbView>(), &view);  // not owned
   port.pkeys = {pkey};
-  if (st.ok()) st = tables.Publish({port}, nullptr);
+  if (st.ok()) st = tables.Publish({port}, nullptr, tables.generation());
   if (!st.ok()) {
     fprintf(stderr, "bench_jobstart: the stand-in daemon: %s\n", st.ToString().c_str());
     return 1;

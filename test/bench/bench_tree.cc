@@ -1364,7 +1364,7 @@ __attribute__((noinline)) Status PieceShmExport(
     port.view = view;
     port.pkeys.push_back(0xFFFF);
     auto t0 = Clock::now();
-    Status st = out.Publish({port}, nullptr);
+    Status st = out.Publish({port}, nullptr, out.generation());
     export_ms->push_back(Since(t0) * 1e3);
     if (!st.ok()) return st;
   }

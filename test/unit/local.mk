@@ -67,6 +67,7 @@ test_unit_unit_tests_SOURCES = \
 	test/unit/db_replica_test.cc \
 	test/unit/prdb_view_test.cc \
 	test/unit/view_builder_test.cc \
+	test/unit/shm_export_test.cc \
 	test/unit/smdb_tool_test.cc \
 	test/unit/tree_view_test.cc \
 	test/unit/tree_check_test.cc

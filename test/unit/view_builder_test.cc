@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <new>
 #include <thread>
 #include <vector>
 
@@ -152,17 +153,39 @@ TEST(TaskMailbox, TasksPostedFromOtherThreadsRunOnTheLoopInOrder) {
   std::vector<int> ran;
   std::atomic<bool> wrong_thread{false};
   const std::thread::id me = std::this_thread::get_id();
+  // The loop runs while the other thread posts.
   std::thread poster([&] {
-    for (int i = 0; i < 1000; ++i)
+    for (int i = 0; i < 1000; ++i) {
       box.Post([&, i] {
         if (std::this_thread::get_id() != me) wrong_thread = true;
         ran.push_back(i);
       });
+      if (i % 100 == 0) std::this_thread::yield();
+    }
   });
+  bool all = loop.RunUntil([&] { return ran.size() == 1000; }, std::chrono::seconds(10));
   poster.join();
-  CHECK(loop.RunUntil([&] { return ran.size() == 1000; }, std::chrono::seconds(10)));
+  CHECK(all);
   CHECK_FALSE(wrong_thread.load());
   for (int i = 0; i < 1000; ++i) LONGS_EQUAL(i, ran[static_cast<size_t>(i)]);
+}
+
+TEST(TaskMailbox, ATaskThatThrowsLeavesTheOthersQueuedAndRunnable) {
+  ssa::TaskMailbox box(&loop);
+  CHECK_OK(box.Init());
+  std::vector<int> ran;
+  box.Post([&] { ran.push_back(1); });
+  box.Post([] { throw std::bad_alloc(); });
+  box.Post([&] { ran.push_back(3); });
+  bool threw = false;
+  try {
+    loop.RunUntil([&] { return ran.size() == 2; }, std::chrono::seconds(5));
+  } catch (const std::bad_alloc&) {
+    threw = true;  // the reactor's guard would log it; the loop goes on
+  }
+  CHECK(threw);
+  CHECK(loop.RunUntil([&] { return ran.size() == 2; }, std::chrono::seconds(5)));
+  LONGS_EQUAL(3, ran[1]);
 }
 
 TEST(TaskMailbox, TasksStillQueuedAreDroppedWithIt) {

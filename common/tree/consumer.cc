@@ -72,6 +72,7 @@ class ConsumerImpl : public Consumer {
     data_ = std::make_unique<DataClient>(
         reactor_, streams_, log_, &replica_, h,
         [this](uint64_t lost, bool refused) { OnLost(lost, refused); });
+    data_->set_owner_installs(options_.owner_installs_prdb);
     if (options_.want_addr) {
       h.kind = DbKind::kAddr;
       addr_data_ = std::make_unique<DataClient>(

@@ -50,6 +50,10 @@ struct ConsumerOptions {
   bool probe_sm = true;
   std::string transport = "tcp";  // data channel: tcp | rsocket
   bool want_addr = true;          // also hold the address database
+  // The owner puts each PRDB in place itself, later (the ssa provider
+  // indexes it first): the consumer logs it "verified", the owner "in
+  // place" (DataClient::set_owner_installs).
+  bool owner_installs_prdb = false;
   int mad_timeout_ms = 1000;      // one control MAD; retries follow
   int mad_retries = 3;
   std::string data_faults;  // fault injection (tests only)

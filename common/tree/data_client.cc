@@ -209,9 +209,9 @@ void DataClient::FinishTransfer() {
     Send(EncodeNeedFull(st.code() == -EILSEQ ? kNeedDigestMismatch : kNeedCannotApply));
     return;
   }
-  log_->Log(LogLevel::kInfo, "%s epoch %" PRIu64 " in place (%s, %zu bytes, applied in %.1f ms)",
-            DbKindName(hello_.kind), xfer_.to, xfer_.kind == 1 ? "full" : "delta", bytes->size(),
-            ms);
+  log_->Log(LogLevel::kInfo, "%s epoch %" PRIu64 " %s (%s, %zu bytes, applied in %.1f ms)",
+            DbKindName(hello_.kind), xfer_.to, owner_installs_ ? "verified" : "in place",
+            xfer_.kind == 1 ? "full" : "delta", bytes->size(), ms);
   Ack a;
   a.epoch = replica_->epoch();
   a.digest = replica_->digest();

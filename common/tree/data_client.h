@@ -59,6 +59,10 @@ class DataClient {
   // core assigns differently).
   void SetParents(const ParentInfo& parent, const ParentInfo& backup, const Token& token);
   void Stop();
+  // A replica whose owner puts each version in place later (the ssa
+  // provider indexes a PRDB first) logs "verified", not "in place": the
+  // owner's line says when it answers from it.
+  void set_owner_installs(bool v) { owner_installs_ = v; }
 
   bool connected() const { return state_ == State::kActive; }
   // The parent serving us now (0: none).
@@ -90,6 +94,7 @@ class DataClient {
   RateLimitedLog limited_;
   Replica* replica_;
   Hello hello_;
+  bool owner_installs_ = false;
   LostFn on_lost_;
   ParentInfo parent_, backup_, target_;
   Token token_{};

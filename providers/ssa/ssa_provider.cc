@@ -208,6 +208,7 @@ void SsaProvider::StartConsumer(SsaPort* port) {
   o.transport = options_.transport;
   o.mad_timeout_ms = options_.mad_timeout_ms;
   o.mad_retries = options_.mad_retries;
+  o.owner_installs_prdb = true;  // OnViewBuilt logs "PRDB epoch N in place"
   std::unique_ptr<tree::Consumer> consumer;
   Status st = tree::Consumer::Create(
       &reactor_, &log_, o, [this, port] { OnUpdate(port); }, &consumer);

@@ -38,10 +38,13 @@ class TreeFixture : public Utest {
   void setup() override { tree = std::make_unique<TreeHarness>(&dir); }
   void teardown() override {
     if (tree && UtestShell::getCurrent()->hasFailed()) tree->set_failed();
-    if (ibacm) ibacm->Stop();
+    // ibacm must stop cleanly: exit status 0, which is also how a
+    // sanitizer build's report (ASan's exit 1, TSan's 66) reaches the test.
+    Status ibacm_st = ibacm ? ibacm->Stop() : Status::Ok();
     ibacm.reset();
     Status st = tree ? tree->Stop() : Status::Ok();
     tree.reset();
+    CHECK_OK(ibacm_st);
     CHECK_OK(st);
   }
 

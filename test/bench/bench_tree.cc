@@ -1329,7 +1329,7 @@ __attribute__((noinline)) Status PiecePrdbUpdate(PieceInput* in, size_t* compute
 __attribute__((noinline)) Status PieceDeltaApply(
     std::vector<std::unique_ptr<tree::DbReplica<smdb::Prdb>>>* replicas,
     const std::vector<distrib::PrdbVersion>& updated, std::vector<double>* loop_ms,
-    std::vector<double>* view_ms) {
+    std::vector<double>* view_ms, std::vector<std::shared_ptr<const ssaprov::PrdbView>>* views) {
   for (size_t i = 0; i < replicas->size(); ++i) {
     const distrib::PrdbVersion& v = updated[i];
     auto t0 = Clock::now();
@@ -1337,9 +1337,10 @@ __attribute__((noinline)) Status PieceDeltaApply(
     if (!s.ok()) return s;
     loop_ms->push_back(Since(t0) * 1e3);
     auto t1 = Clock::now();
-    ssaprov::PrdbView view((*replicas)[i]->db());
+    auto view = std::make_shared<const ssaprov::PrdbView>((*replicas)[i]->db());
     view_ms->push_back(Since(t1) * 1e3);
-    if (view.epoch() != v.epoch) return Status::Error(EILSEQ, "the view holds another epoch");
+    if (view->epoch() != v.epoch) return Status::Error(EILSEQ, "the view holds another epoch");
+    views->push_back(std::move(view));
   }
   return Status::Ok();
 }
@@ -1349,13 +1350,12 @@ __attribute__((noinline)) Status PieceDeltaApply(
 // published (ShmExport), here one port's, a consumer's view at a time,
 // into one object replaced each time as the provider's is.
 __attribute__((noinline)) Status PieceShmExport(
-    const std::vector<std::unique_ptr<tree::DbReplica<smdb::Prdb>>>& replicas,
+    const std::vector<std::shared_ptr<const ssaprov::PrdbView>>& views,
     std::vector<double>* export_ms) {
   char name[64];
   snprintf(name, sizeof(name), "/tmp/bench_tree-%d.sock", static_cast<int>(getpid()));
   ssaprov::ShmExport out(name);
-  for (const auto& r : replicas) {
-    auto view = std::make_shared<const ssaprov::PrdbView>(r->db());
+  for (const auto& view : views) {
     ssaprov::ExportPort port;
     port.gid = view->prdb()->paths.records.empty() ? std::array<uint8_t, 16>{}
                                                      : view->prdb()->paths.records[0].sgid;
@@ -1478,7 +1478,8 @@ int RunPieces(const SmdbPair& pair) {
                          std::to_string(computed) + " paths recomputed: " + st.ToString());
   if (in.updated.size() != replicas.size()) return 1;
   std::vector<double> swap_ms, view_ms;
-  st = PieceDeltaApply(&replicas, in.updated, &swap_ms, &view_ms);
+  std::vector<std::shared_ptr<const ssaprov::PrdbView>> views;
+  st = PieceDeltaApply(&replicas, in.updated, &swap_ms, &view_ms, &views);
   lap("delta_apply", std::to_string(replicas.size()) +
                          " consumer deltas, each with the provider's view built: " + st.ToString());
   if (!swap_ms.empty()) {
@@ -1492,7 +1493,7 @@ int RunPieces(const SmdbPair& pair) {
     line("consumer_view_max", &view_ms, "the new view built off the loop");
     std::vector<double> export_ms;
     t = Clock::now();
-    st = PieceShmExport(replicas, &export_ms);
+    st = PieceShmExport(views, &export_ms);
     lap("shm_export", std::to_string(export_ms.size()) + " path tables published: " + st.ToString());
     if (st.ok())
       line("shm_export_max", &export_ms, "the path tables published per swap, off the loop");

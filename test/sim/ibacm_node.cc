@@ -4,14 +4,11 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstring>
-
+#include "common/acm/acm_client.h"
 #include "test/sim/sim_util.h"
 
 namespace ssa {
@@ -21,25 +18,6 @@ std::string TestProviderDir() {
   return std::string(ABS_TOP_BUILDDIR) + "/test/providers/good/.libs";
 }
 std::string IbacmBinary() { return std::string(ABS_TOP_BUILDDIR) + "/core/ibacm"; }
-
-namespace {
-
-// True when a daemon accepts connections on the unix socket PATH. The
-// file alone proves nothing: one killed with SIGKILL leaves it behind, and
-// its successor replaces it only once it listens.
-bool Accepts(const std::string& path) {
-  struct sockaddr_un sa = {};
-  sa.sun_family = AF_UNIX;
-  if (path.size() >= sizeof(sa.sun_path)) return false;
-  memcpy(sa.sun_path, path.c_str(), path.size() + 1);
-  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return false;
-  bool ok = connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) == 0;
-  close(fd);
-  return ok;
-}
-
-}  // namespace
 
 IbacmNode::IbacmNode(SimFabric* fabric, Options options)
     : fabric_(fabric), options_(std::move(options)) {
@@ -75,7 +53,13 @@ Status IbacmNode::Start(std::chrono::milliseconds timeout) {
                                    options_.provider_dir};
   st = fabric_->Spawn(options_.node, argv, &process_);
   if (!st.ok()) return st;
-  bool up = PollUntil(timeout, [&] { return Accepts(socket_path()) || !process_->IsRunning(); });
+  // Up once it accepts a connection: the socket file alone proves nothing
+  // (one killed with SIGKILL leaves it behind, and its successor replaces
+  // it only once it listens).
+  bool up = PollUntil(timeout, [&] {
+    AcmClient probe;
+    return probe.Connect(socket_path()).ok() || !process_->IsRunning();
+  });
   if (!up || !process_->IsRunning())
     return Status::Error(EIO, "ibacm on " + options_.node + " did not come up; log:\n" +
                                   TailOfFile(log_path()) + "\noutput:\n" + process_->output());

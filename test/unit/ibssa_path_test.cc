@@ -129,6 +129,13 @@ TEST_GROUP(IbssaPath) {
     o.check_ms = check_ms;
     LONGS_EQUAL(0, ibssa_path_open(socket.c_str(), &o, &h));
   }
+  // With the socket for what the tables do not answer.
+  void OpenWithSocket() {
+    ibssa_path_options o{};
+    o.size = sizeof(o);
+    o.timeout_ms = 2000;
+    LONGS_EQUAL(0, ibssa_path_open(socket.c_str(), &o, &h));
+  }
   ibssa_path_stats Stats() {
     ibssa_path_stats s;
     ibssa_path_get_stats(h, &s);
@@ -282,10 +289,7 @@ TEST(IbssaPath, ReadersSeeWholeEpochsWhileTheWriterReplacesThem) {
 TEST(IbssaPath, WhatTheTablesCannotAnswerGoesToTheSocket) {
   FakeDaemon daemon(socket);
   CHECK_OK(pub->Publish(Object(5, getpid(), Self())));
-  ibssa_path_options o{};
-  o.size = sizeof(o);
-  o.timeout_ms = 2000;
-  LONGS_EQUAL(0, ibssa_path_open(socket.c_str(), &o, &h));
+  OpenWithSocket();
   ibv_path_record p;
   ibssa_path_answer a;
   LONGS_EQUAL(0, ibssa_path_by_lid(h, 0, 3, 0, &p, &a));
@@ -316,10 +320,7 @@ TEST(IbssaPath, WhatTheTablesCannotAnswerGoesToTheSocket) {
 
 TEST(IbssaPath, AConnectionTheDaemonClosedIsReplacedOnceNotFailed) {
   auto daemon = std::make_unique<FakeDaemon>(socket);
-  ibssa_path_options o{};
-  o.size = sizeof(o);
-  o.timeout_ms = 2000;
-  LONGS_EQUAL(0, ibssa_path_open(socket.c_str(), &o, &h));
+  OpenWithSocket();
   ibv_path_record p;
   ibssa_path_answer a;
   LONGS_EQUAL(0, ibssa_path_by_lid(h, 0, 9, 0, &p, &a));

@@ -58,8 +58,8 @@ class DaemonShell {
   // Watches the signals on `loop`, tells systemd READY=1 (with `systemd`),
   // runs `run` until it returns (`stop` is called on SIGINT/SIGTERM),
   // tells systemd STOPPING=1, stops watching, calls `shutdown`, removes
-  // the lock file. Returns the exit status: 0, or 1 after reporting run's
-  // error.
+  // the lock file, and logs "exiting with status N" as its last line.
+  // Returns that status: 0, or 1 after reporting run's error.
   int Run(EventLoop* loop, Logger* log, bool systemd, const std::function<Status()>& run,
           const std::function<void()>& stop, const std::function<void()>& shutdown);
 

@@ -70,29 +70,37 @@ bool IbacmNode::IsRunning() { return process_ && process_->IsRunning(); }
 
 Status IbacmNode::Stop(std::chrono::milliseconds timeout) {
   if (!process_) return Status::Ok();
-  Status st = process_->Kill(SIGTERM);
+  return StopDaemon(process_.get(), "ibacm on " + options_.node, log_path(), timeout);
+}
+
+Status StopDaemon(SimProcess* p, const std::string& name, const std::string& log_path,
+                  std::chrono::milliseconds timeout) {
+  // SIGCONT first: a test may have left it stopped (SIGSTOP), and a stopped
+  // process does not act on SIGTERM.
+  p->Kill(SIGCONT);
+  Status st = p->Kill(SIGTERM);
   if (!st.ok()) return st;
   int status = 0;
-  st = process_->Wait(timeout, &status);
+  st = p->Wait(timeout, &status);
   if (!st.ok()) {
     // A daemon that does not stop is a hang to fix: say where it is stuck.
-    std::string stacks = ThreadStacks(process_->pid());
-    std::string tail = TailOfFile(log_path());
-    if (StuckInUmad2simExit(stacks) && tail.find("info: stopped") != std::string::npos) {
-      // ibacm finished; umad2sim's own exit handler deadlocked with its
-      // receiver thread (doc/simulated-fabric.md). Not ibacm's hang.
-      fprintf(stderr, "ibacm on %s: stopped, then hung in umad2sim's exit handler; killed\n",
-              options_.node.c_str());
-      process_->Kill(SIGKILL);
-      process_->Wait(timeout, &status);
+    std::string stacks = ThreadStacks(p->pid());
+    std::string tail = TailOfFile(log_path);
+    if (StuckInUmad2simExit(stacks) && tail.find("exiting with status 0") != std::string::npos) {
+      // The daemon finished; umad2sim's own exit handler deadlocked with
+      // its receiver thread (doc/simulated-fabric.md). Not the daemon's hang.
+      fprintf(stderr, "%s: stopped, then hung in umad2sim's exit handler; killed\n",
+              name.c_str());
+      p->Kill(SIGKILL);
+      p->Wait(timeout, &status);
       return Status::Ok();
     }
-    return st.WithContext("ibacm on " + options_.node + " did not stop on SIGTERM; log:\n" +
-                          tail + "\n" + stacks);
+    return st.WithContext(name + " did not stop on SIGTERM; log:\n" + tail + "\n" + stacks);
   }
   if (status != 0)
-    return Status::Error(EIO, "ibacm on " + options_.node + " exited with status " +
-                                  std::to_string(status) + "; log:\n" + TailOfFile(log_path()));
+    return Status::Error(EIO, name + " exited with status " + std::to_string(status) +
+                                  "; log:\n" + TailOfFile(log_path) + "\noutput:\n" +
+                                  p->output());
   return Status::Ok();
 }
 

@@ -56,6 +56,16 @@ std::string IbacmBinary();
 Status RunProgram(const std::vector<std::string>& argv, std::string* output, int* exit_status,
                   std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
+// Stops a daemon of this project (one that runs DaemonShell) running as a
+// node: SIGCONT (a test may have stopped it), SIGTERM, then up to `timeout`
+// for it to exit. Fails when it does not stop, or exits with a status
+// other than 0, which is also how a sanitizer build's report reaches the
+// test (ASan exits 1, TSan 66); the error carries the tail of `log_path`.
+// One that logged its last line and then hung in umad2sim's exit handler
+// is killed and counts as stopped. `name` says which, in errors.
+Status StopDaemon(SimProcess* p, const std::string& name, const std::string& log_path,
+                  std::chrono::milliseconds timeout);
+
 // Every thread's stack of a live process, through gdb when it is installed
 // (for the report of a hang), else a line saying why there are none.
 std::string ThreadStacks(pid_t pid);

@@ -2,6 +2,7 @@
 #include "test/sim/tree_harness.h"
 
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <csignal>
 
@@ -11,6 +12,7 @@
 #include <sstream>
 #include <thread>
 
+#include "test/sim/ibacm_node.h"
 #include "test/sim/netgen.h"
 #include "test/sim/sim_run_dir.h"
 #include "test/support/tool_output.h"
@@ -191,6 +193,7 @@ Status TreeHarness::StartStandbySm(const std::string& node, int priority, bool w
   st = fabric_->Spawn(node, argv, &p, env);
   if (!st.ok()) return st;
   procs_[node] = std::move(p);
+  daemon_logs_.erase(node);
   if (!wait) return Status::Ok();
   return WaitForLogLine(StandbyOsmLog(), "Entering STANDBY state", std::chrono::seconds(20), before)
       .WithContext("standby OpenSM on " + node);
@@ -236,15 +239,35 @@ Status TreeHarness::HandOver(const std::string& node, std::chrono::milliseconds 
     fprintf(stderr, "HandOver: the new SM on %s did not finish its first sweep; restarted\n",
             node.c_str());
     procs_.erase(node);  // kills it
+    daemon_logs_.erase(node);
   }
   return st.WithContext("the new SM on " + node + " did not take over");
 }
 
 Status TreeHarness::Stop() {
+  Status st = Status::Ok();
+  for (auto& [node, p] : procs_) {
+    auto log = daemon_logs_.find(node);
+    if (!p || log == daemon_logs_.end()) continue;
+    std::string name = "the daemon on " + node;
+    Status one = Status::Ok();
+    if (p->IsRunning()) {
+      one = StopDaemon(p.get(), name, log->second, std::chrono::seconds(20));
+    } else {
+      int ws = p->wait_status();
+      bool deliberate = WIFSIGNALED(ws) && (WTERMSIG(ws) == SIGKILL || WTERMSIG(ws) == SIGTERM);
+      if (!deliberate && !(WIFEXITED(ws) && WEXITSTATUS(ws) == 0))
+        one = Status::Error(EIO, name + " ended by itself (wait status " + std::to_string(ws) +
+                                     "); log:\n" + TailOfFile(log->second) + "\noutput:\n" +
+                                     p->output());
+    }
+    if (st.ok() && !one.ok()) st = one;
+  }
   procs_.clear();
-  Status st = fabric_ ? fabric_->Stop() : Status::Ok();
+  daemon_logs_.clear();
+  Status fab = fabric_ ? fabric_->Stop() : Status::Ok();
   fabric_.reset();
-  return st;
+  return st.ok() ? fab : st;
 }
 
 std::string TreeHarness::NodeDir(const std::string& node) const {
@@ -270,6 +293,7 @@ Status TreeHarness::StartIbssa(const std::string& node, const std::string& role,
                              &p);
   if (!st.ok()) return st;
   procs_[node] = std::move(p);
+  daemon_logs_[node] = log;
   st = WaitForLogLine(log, wait_for, std::chrono::seconds(15), from);
   if (!st.ok()) return st.WithContext(node + " (ibssa " + role + ")");
   return Status::Ok();
@@ -292,6 +316,7 @@ Status TreeHarness::StartConsumer(const std::string& node,
   Status st = fabric_->Spawn(node, argv, &p);
   if (!st.ok()) return st;
   procs_[node] = std::move(p);
+  daemon_logs_[node] = d + "/consumer.log";
   return Status::Ok();
 }
 

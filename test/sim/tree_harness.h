@@ -66,7 +66,11 @@ class TreeHarness {
 
   // Fabric with the plugin as core; waits for the SMDB with every CA.
   Status Start(const Options& options);
-  // Stops everything; fails when OpenSM did not exit cleanly.
+  // Stops everything; fails when OpenSM did not exit cleanly, or when a
+  // member or consumer does not stop with status 0 (StopDaemon), or ended
+  // earlier by itself with an error or a signal (a test's SIGKILL and
+  // SIGTERM are not judged): how a sanitizer's report of theirs, or a
+  // crash, reaches the test.
   Status Stop();
   void set_failed();
 
@@ -103,7 +107,10 @@ class TreeHarness {
   std::string IbssaLog(const std::string& node) const;
   std::string ConsumerLog(const std::string& node) const;
   SimProcess* process(const std::string& node) { return procs_[node].get(); }
-  void Forget(const std::string& node) { procs_.erase(node); }
+  void Forget(const std::string& node) {
+    procs_.erase(node);
+    daemon_logs_.erase(node);
+  }
 
   std::string ConsumerDump(const std::string& node) const;
   std::string ConsumerStats(const std::string& node) const;
@@ -151,6 +158,9 @@ class TreeHarness {
   std::unique_ptr<SimFabric> fabric_;
   smdb::Smdb db_;
   std::map<std::string, std::unique_ptr<SimProcess>> procs_;
+  // The log of each node in procs_ that runs one of our daemons (ibssa,
+  // ssa-consumer), which Stop() judges; not the standby OpenSM.
+  std::map<std::string, std::string> daemon_logs_;
 };
 
 }  // namespace test

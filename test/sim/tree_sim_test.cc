@@ -170,3 +170,20 @@ TEST(TreeSim, AKilledParentsChildrenMoveToTheirBackupAndKeepWhatTheyHeld) {
   CHECK_OK(tree->WaitConsumersAt(kConsumers, next.global_epoch, 30s));
   CompareAll({orphans.front()});
 }
+
+// The harness judges how the members and consumers end (a sanitizer's
+// report is an exit status): a clean stop passes, and one that crashed by
+// itself fails the teardown, with its log.
+TEST(TreeSim, AMemberThatCrashedFailsTheStopAndCleanOnesPass) {
+  StartTree(0);
+  CHECK_OK(tree->process("Hca7")->Kill(SIGSEGV));
+  int status = 0;
+  CHECK_OK(tree->process("Hca7")->Wait(10s, &status));
+  ssa::Status st = tree->Stop();
+  CHECK_FALSE(st.ok());
+  STRCMP_CONTAINS("the daemon on Hca7 ended by itself", st.ToString().c_str());
+  STRCMP_CONTAINS("consumer", st.ToString().c_str());  // its log's lines
+  // Every other member and consumer stopped with status 0: only Hca7 is named.
+  CHECK(st.ToString().find("Hca2") == std::string::npos);
+  tree.reset();
+}

@@ -61,6 +61,10 @@ if WITH_OPENSM
 EXTRA_PROGRAMS += test/bench/bench_tree
 test_bench_bench_tree_SOURCES = \
 	test/bench/bench_tree.cc \
+	test/bench/tree_bench.h test/bench/tree_bench.cc test/bench/tree_bench_child.cc \
+	test/bench/tree_bench_util.h test/bench/tree_bench_util.cc \
+	test/bench/access_update.h test/bench/access_update.cc \
+	test/bench/tree_pieces.h test/bench/tree_pieces.cc \
 	test/bench/mad_bridge.cc \
 	test/bench/mad_bridge.h \
 	test/bench/smdb_pair_cache.h test/bench/smdb_pair_cache.cc \

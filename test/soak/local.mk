@@ -10,7 +10,9 @@ test_soak_libsoak_la_SOURCES = \
 	test/soak/soak_schedule.h test/soak/soak_schedule.cc \
 	test/soak/soak_oracle.h test/soak/soak_oracle.cc \
 	test/soak/soak_clients.h test/soak/soak_clients.cc \
-	test/soak/soak_run.h test/soak/soak_run.cc
+	test/soak/soak_run.h test/soak/soak_run.cc \
+	test/soak/soak_runner.h test/soak/soak_runner.cc test/soak/soak_watch.cc \
+	test/soak/soak_events.cc test/soak/soak_finish.cc
 test_soak_libsoak_la_CPPFLAGS = $(AM_CPPFLAGS) -DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
 # What the soak's programs link, users first.
 SOAK_LIBS = test/soak/libsoak.la test/sim/libsimtree.la test/sim/libsimnode.la \

@@ -170,7 +170,7 @@ void IbssaMember::OnSmdb(const tree::Applied<smdb::Smdb>& a) {
   }
   previous_ = a.db;
   if (options_.roles & kRoleDistribution) server_->Publish("smdb", a.version, delta, from);
-  if (prdbs_) prdbs_->OnSmdb(a.db);
+  if (prdbs_) prdbs_->OnSmdb(a.db, delta, from);
   if (on_smdb_) on_smdb_(a.version.epoch);
 }
 

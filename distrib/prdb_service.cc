@@ -157,7 +157,8 @@ PrdbService::PrdbService(EventLoop* loop, WorkerPool* pool, Logger* log, Publish
       // route diff reads both): N - 2's LFT buffer is the one to reuse.
       lft_buffers_(std::make_shared<smdb::SmdbIndex::LftBuffers>(1)) {}
 
-void PrdbService::OnSmdb(std::shared_ptr<const smdb::Smdb> db) {
+void PrdbService::OnSmdb(std::shared_ptr<const smdb::Smdb> db,
+                         std::shared_ptr<const std::string> delta, uint64_t delta_from) {
   if (!db || (db_ && db->global_epoch == db_->global_epoch)) return;
   db_ = db;
   uint64_t epoch = db->global_epoch;
@@ -170,13 +171,18 @@ void PrdbService::OnSmdb(std::shared_ptr<const smdb::Smdb> db) {
   const size_t table_max = route_table_max_entries_;
   std::shared_ptr<smdb::SmdbIndex::LftBuffers> lft_buffers = lft_buffers_;
   pool_->SubmitWithResult<std::shared_ptr<Engine>>(
-      [db, previous, table_max, lft_buffers]() {
+      [db, previous, table_max, lft_buffers, delta, delta_from]() {
         auto e = std::make_shared<Engine>();
         e->db = db;
         Status st = smdb::SmdbIndex::Build(*db, &e->index, lft_buffers.get());
         if (!st.ok()) return std::shared_ptr<Engine>();
         if (previous) {
-          e->diff = smdb::DiffRoutes(*previous->db, *previous->index, *db, *e->index);
+          // The delta is of use only when it starts where the previous
+          // engine's SMDB is (an SMDB that arrived while that engine was
+          // being built was skipped, and the delta is from it).
+          const bool from_previous = delta && delta_from == previous->db->global_epoch;
+          e->diff = smdb::DiffRoutes(*previous->db, *previous->index, *db, *e->index,
+                                     from_previous ? delta.get() : nullptr);
           e->diff_from = previous->db->global_epoch;
         }
         // Every consumer's PRDB built whole (the first SMDB, a global

@@ -85,8 +85,11 @@ class PrdbService {
   PrdbService(const PrdbService&) = delete;
   PrdbService& operator=(const PrdbService&) = delete;
 
-  // A new SMDB: every consumer's PRDB is recomputed.
-  void OnSmdb(std::shared_ptr<const smdb::Smdb> db);
+  // A new SMDB: every consumer's PRDB is recomputed. `delta` (may be
+  // null), the SMDB delta from epoch `delta_from` that made it, spares the
+  // route diff a walk over both versions' LFTs (DiffRoutes).
+  void OnSmdb(std::shared_ptr<const smdb::Smdb> db,
+              std::shared_ptr<const std::string> delta = nullptr, uint64_t delta_from = 0);
   // A consumer to serve (idempotent): its PRDB is computed now if an SMDB
   // is held, else with the first one.
   void AddConsumer(uint64_t port_guid);

@@ -5,9 +5,12 @@
 #include <bitset>
 #include <cstring>
 #include <set>
+#include <string>
 #include <utility>
 
+#include "common/base/big_endian.h"
 #include "common/smdb/smdb_codec.h"
+#include "common/smdb/smdb_delta.h"
 
 namespace ssa {
 namespace smdb {
@@ -77,8 +80,9 @@ class NodeMap {
 
 class Differ {
  public:
-  Differ(const Smdb& od, const SmdbIndex& oi, const Smdb& nd, const SmdbIndex& ni)
-      : od_(od), oi_(oi), nd_(nd), ni_(ni), old_nodes_(oi), new_nodes_(ni) {}
+  Differ(const Smdb& od, const SmdbIndex& oi, const Smdb& nd, const SmdbIndex& ni,
+         const std::string* delta)
+      : od_(od), oi_(oi), nd_(nd), ni_(ni), delta_(delta), old_nodes_(oi), new_nodes_(ni) {}
 
   // A QoS policy change may change any path's SL, MTU, rate or P_Key, and
   // the engine's path SLs any path's SL.
@@ -332,15 +336,39 @@ class Differ {
   // differ only inside LFT blocks that differ.
   bool CompareChangedBlocks(const std::set<uint64_t>& whole) {
     std::set<std::pair<uint64_t, uint16_t>> blocks;
-    bool ok = ForEachChanged(od_.lft_blocks, nd_.lft_blocks, [&](const SmdbLftBlock& b) {
-      if (!whole.count(b.node_guid)) blocks.insert({b.node_guid, b.block});
-    });
-    if (!ok) return false;
+    if (!BlocksTheDeltaNames(whole, &blocks)) {
+      bool ok = ForEachChanged(od_.lft_blocks, nd_.lft_blocks, [&](const SmdbLftBlock& b) {
+        if (!whole.count(b.node_guid)) blocks.insert({b.node_guid, b.block});
+      });
+      if (!ok) return false;
+    }
     for (const auto& b : blocks) {
       uint32_t on = old_nodes_.Find(b.first), nn = new_nodes_.Find(b.first);
       uint32_t first = uint32_t{b.second} * kLftBlockSize;
       for (uint32_t k = 0; k < kLftBlockSize && first + k < kLidSpace; ++k)
         if (first + k != 0) CheckEntry(on, nn, nullptr, static_cast<uint16_t>(first + k));
+    }
+    return true;
+  }
+
+  // The LFT blocks the delta from the old version to the new one removes
+  // or puts: every block that differs, without reading the unchanged ones
+  // of both versions. False (the caller merge-walks both tables) without a
+  // delta, or for one that does not read or is not old -> new.
+  bool BlocksTheDeltaNames(const std::set<uint64_t>& whole,
+                           std::set<std::pair<uint64_t, uint16_t>>* blocks) const {
+    if (!delta_) return false;
+    DeltaTableKeys k;
+    Status st = ReadDeltaTableKeys(Smdb::Schema(), reinterpret_cast<const uint8_t*>(delta_->data()),
+                                   delta_->size(), SmdbLftBlock::kTableId, &k);
+    constexpr uint32_t kKeyBytes = 10;  // node_guid, block: big-endian
+    if (!st.ok() || k.base_epoch != od_.global_epoch || k.new_epoch != nd_.global_epoch ||
+        (k.present && k.key_size != kKeyBytes))
+      return false;
+    const uint8_t* p = reinterpret_cast<const uint8_t*>(k.keys.data());
+    for (size_t i = 0; i < k.count; ++i, p += kKeyBytes) {
+      uint64_t guid = GetBe64(p);
+      if (!whole.count(guid)) blocks->insert({guid, GetBe16(p + 8)});
     }
     return true;
   }
@@ -413,6 +441,7 @@ class Differ {
   const SmdbIndex& oi_;
   const Smdb& nd_;
   const SmdbIndex& ni_;
+  const std::string* delta_;  // old -> new, or null
   NodeMap old_nodes_, new_nodes_;
   std::set<PortKey> changed_;
   std::vector<bool> dirty_, owner_;
@@ -449,8 +478,8 @@ void RouteDiff::PairsFrom(uint16_t slid, std::vector<uint16_t>* dlids) const {
 }
 
 RouteDiff DiffRoutes(const Smdb& old_db, const SmdbIndex& old_index, const Smdb& new_db,
-                     const SmdbIndex& new_index) {
-  return Differ(old_db, old_index, new_db, new_index).Run();
+                     const SmdbIndex& new_index, const std::string* delta) {
+  return Differ(old_db, old_index, new_db, new_index, delta).Run();
 }
 
 }  // namespace smdb

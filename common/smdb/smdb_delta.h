@@ -45,6 +45,22 @@ Status ApplyDelta(const Smdb& old, const uint8_t* delta, size_t len, Smdb* out);
 Status ApplyDelta(const Prdb& old, const uint8_t* delta, size_t len, Prdb* out);
 Status ApplyDelta(const AddrDb& old, const uint8_t* delta, size_t len, AddrDb* out);
 
+// The keys one table's section of a delta touches: the keys it removes,
+// then the keys of the records it puts, `count` keys of `key_size` bytes
+// each, back to back (no section for the table: none, `present` false);
+// with the delta's epochs. For a holder that applied the delta already and
+// wants to know where it changed things (the route diff): the sections'
+// layout and CRCs are checked, the base is not.
+struct DeltaTableKeys {
+  uint64_t base_epoch = 0, new_epoch = 0;
+  bool present = false;
+  uint32_t key_size = 0;
+  size_t count = 0;
+  std::string keys;
+};
+Status ReadDeltaTableKeys(const DbSchema& schema, const uint8_t* delta, size_t len,
+                          uint16_t table_id, DeltaTableKeys* out);
+
 // What a replica knows of the database it holds: the digest (CRC32 of the
 // whole serialization) and each table's payload CRC, schema order.
 struct DbCrcs {

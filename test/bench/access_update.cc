@@ -131,10 +131,11 @@ Status MeasureAccessUpdate(const SmdbPair& pair, size_t consumers, AccessUpdate*
       uint64_t c0 = svc.paths_computed(), f0 = svc.paths_if_full();
       const double c0_ms = ProcessCpuMs();
       auto t0 = Clock::now();
+      const uint64_t from = replica.epoch();
       s = ApplySmdbDelta(&replica, deltas[k]);
       if (!s.ok()) return s.WithContext("SMDB delta");
       auto t1 = Clock::now();
-      svc.OnSmdb(replica.db());
+      svc.OnSmdb(replica.db(), deltas[k], from);  // with the delta, as a member passes it
       if (!loop.RunUntil([&] { return published >= (k + 2) * guids.size() || !failed.ok(); },
                          std::chrono::seconds(600)) ||
           !failed.ok())

@@ -103,6 +103,13 @@ __attribute__((noinline)) size_t PieceRouteDiff(PieceInput* in) {
   return in->diff.dirty_count;
 }
 
+// The same diff as an access node makes it, with the SMDB delta: only the
+// LFT blocks the delta names are read.
+__attribute__((noinline)) size_t PieceDeltaRouteDiff(PieceInput* in) {
+  in->diff = smdb::DiffRoutes(in->pair->before, *in->x1, in->pair->after, *in->x2, in->delta.get());
+  return in->diff.dirty_count;
+}
+
 __attribute__((noinline)) Status PiecePrdbBuild(const PieceInput& in,
                                                 std::vector<distrib::PrdbVersion>* out) {
   std::vector<distrib::PrdbVersion> none(2);
@@ -262,6 +269,8 @@ int RunPieces(const SmdbPair& pair) {
   lap("engine", std::to_string(PieceEngine(in)) + " paths from 2 sources");
   lap("route_diff_cold", std::to_string(PieceRouteDiff(&in)) + " dirty LIDs");
   lap("route_diff", std::to_string(PieceRouteDiff(&in)) + " dirty LIDs, again");
+  lap("delta_route_diff", std::to_string(PieceDeltaRouteDiff(&in)) +
+                              " dirty LIDs, the delta's LFT blocks only");
   std::vector<distrib::PrdbVersion> built;
   st = PiecePrdbBuild(in, &built);
   lap("prdb_build", "2 PRDBs built whole: " + st.ToString());

@@ -1,0 +1,46 @@
+// smdb_delta_keys.cc: ReadDeltaTableKeys (smdb_delta.h).
+#include <string>
+
+#include "common/smdb/smdb_delta.h"
+#include "common/smdb/smdb_delta_read.h"
+
+namespace ssa {
+namespace smdb {
+
+Status ReadDeltaTableKeys(const DbSchema& schema, const uint8_t* p, size_t len, uint16_t table_id,
+                          DeltaTableKeys* out) {
+  *out = DeltaTableKeys();
+  DeltaHeader h;
+  Status s = ReadDeltaHeader(schema, p, len, &h);
+  if (!s.ok()) return s;
+  out->base_epoch = h.base_epoch;
+  out->new_epoch = h.new_epoch;
+  const int want = schema.IndexOf(table_id);
+  if (want < 0) return Status::Error(kErrInvalidInput, DeltaWhat(schema) + ": no table " +
+                                                           std::to_string(table_id));
+  out->key_size = schema.tables[static_cast<size_t>(want)].key_size;
+  size_t off = h.size;
+  int last_id = -1;
+  for (uint32_t i = 0; i < h.sections; ++i) {
+    DeltaSection sec;
+    s = ReadSectionHeader(schema, p + off, len - off, &last_id, &sec);
+    if (s.ok()) s = LocateChanges(len - off, &sec);
+    if (!s.ok()) return s;
+    if (sec.index == static_cast<size_t>(want)) {
+      // Removed keys, then the keys of the records put (their first
+      // key_size bytes).
+      const uint32_t ks = out->key_size, rs = sec.table->record_size;
+      out->keys.reserve((size_t{sec.ops.n_removed} + sec.ops.n_puts) * ks);
+      out->keys.append(reinterpret_cast<const char*>(sec.ops.removed), size_t{sec.ops.n_removed} * ks);
+      for (uint32_t k = 0; k < sec.ops.n_puts; ++k)
+        out->keys.append(reinterpret_cast<const char*>(sec.ops.puts) + size_t{k} * rs, ks);
+      out->count = size_t{sec.ops.n_removed} + sec.ops.n_puts;
+      out->present = true;
+    }
+    off += sec.size;
+  }
+  return CheckNoTail(schema, off, len);
+}
+
+}  // namespace smdb
+}  // namespace ssa

@@ -38,6 +38,21 @@ bool SameAnswer(const PathEngine& a, const PathEngine& b, uint16_t s, uint16_t d
   return sa == sb && memcmp(&ra, &rb, sizeof(ra)) == 0;
 }
 
+// The engine's test fabric in *a and, in *b, the next version after one to
+// three random changes (*what says which); false when the changes make a
+// fabric that cannot be indexed (e.g. an inconsistent link).
+bool RandomChange(std::mt19937* rng, Built* a, Built* b, std::string* what) {
+  a->db = TwoSwitchFabric();
+  Index(a);
+  b->db = a->db;
+  what->clear();
+  int changes = 1 + static_cast<int>((*rng)() % 3);
+  for (int i = 0; i < changes; ++i) *what += MutateFabric(rng, &b->db) + "; ";
+  BumpEpochs(a->db, &b->db);
+  b->db.SortRecords();
+  return SmdbIndex::Build(b->db, &b->index).ok();
+}
+
 }  // namespace
 
 TEST_GROUP(RouteDiff){};
@@ -58,15 +73,8 @@ TEST(RouteDiff, PathsOutsideTheDirtySetNeverChange) {
   int localized = 0;
   for (int trial = 0; trial < 300; ++trial) {
     Built a, b;
-    a.db = TwoSwitchFabric();
-    Index(&a);
-    b.db = a.db;
     std::string what;
-    int changes = 1 + static_cast<int>(rng() % 3);
-    for (int i = 0; i < changes; ++i) what += MutateFabric(&rng, &b.db) + "; ";
-    BumpEpochs(a.db, &b.db);
-    b.db.SortRecords();
-    if (!SmdbIndex::Build(b.db, &b.index).ok()) continue;  // e.g. an inconsistent link
+    if (!RandomChange(&rng, &a, &b, &what)) continue;
     RouteDiff d = DiffRoutes(a.db, *a.index, b.db, *b.index);
     if (d.all) continue;
     localized += d.dirty_count < a.index->assigned_lids().size();
@@ -94,15 +102,8 @@ TEST(RouteDiff, PairsThePairRuleSkipsNeverChange) {
   int trials = 0;
   for (int trial = 0; trial < 400; ++trial) {
     Built a, b;
-    a.db = TwoSwitchFabric();
-    Index(&a);
-    b.db = a.db;
     std::string what;
-    int changes = 1 + static_cast<int>(rng() % 3);
-    for (int i = 0; i < changes; ++i) what += MutateFabric(&rng, &b.db) + "; ";
-    BumpEpochs(a.db, &b.db);
-    b.db.SortRecords();
-    if (!SmdbIndex::Build(b.db, &b.index).ok()) continue;
+    if (!RandomChange(&rng, &a, &b, &what)) continue;
     RouteDiff d = DiffRoutes(a.db, *a.index, b.db, *b.index);
     if (d.all) continue;
     ++trials;
@@ -158,15 +159,8 @@ TEST(RouteDiff, TheDeltasLftBlocksGiveTheSameDiffAsWalkingBothVersions) {
   int compared = 0, lft_changes = 0;
   for (int trial = 0; trial < 300; ++trial) {
     Built a, b;
-    a.db = TwoSwitchFabric();
-    Index(&a);
-    b.db = a.db;
     std::string what;
-    int changes = 1 + static_cast<int>(rng() % 3);
-    for (int i = 0; i < changes; ++i) what += MutateFabric(&rng, &b.db) + "; ";
-    BumpEpochs(a.db, &b.db);
-    b.db.SortRecords();
-    if (!SmdbIndex::Build(b.db, &b.index).ok()) continue;
+    if (!RandomChange(&rng, &a, &b, &what)) continue;
     std::string delta;
     CHECK_OK(MakeDelta(a.db, b.db, &delta));
     RouteDiff walked = DiffRoutes(a.db, *a.index, b.db, *b.index);
@@ -178,18 +172,29 @@ TEST(RouteDiff, TheDeltasLftBlocksGiveTheSameDiffAsWalkingBothVersions) {
   CHECK(compared > 200);
   CHECK(lft_changes > 50);  // the delta's LFT blocks were what mattered
 
-  // A delta that is not old -> new (here: new -> old) must not be taken for
-  // one: the diff is the walked one.
-  Built a, b;
+  // A delta of other epochs must not be taken for the one that made the
+  // new version: b moves one LFT entry of the first block, c (one epoch
+  // later) one of the last block; the diff of a -> b given the delta a -> c
+  // or b -> c would name c's block, so it must be the walked one.
+  Built a, b, c;
   a.db = TwoSwitchFabric();
   Index(&a);
   b.db = a.db;
-  for (int i = 0; i < 3; ++i) MutateFabric(&rng, &b.db);
+  c.db = a.db;
+  auto move_entry = [](Smdb* db, size_t block) {
+    uint8_t& port = db->lft_blocks.records[block].ports[5];
+    port = port == 1 ? 2 : 1;
+  };
+  move_entry(&b.db, 0);
+  move_entry(&c.db, c.db.lft_blocks.records.size() - 1);
   BumpEpochs(a.db, &b.db);
-  b.db.SortRecords();
+  BumpEpochs(b.db, &c.db);
   CHECK_OK(SmdbIndex::Build(b.db, &b.index));
-  std::string backwards;
-  CHECK_OK(MakeDelta(b.db, a.db, &backwards));
-  CHECK(SameDiff(DiffRoutes(a.db, *a.index, b.db, *b.index),
-                 DiffRoutes(a.db, *a.index, b.db, *b.index, &backwards)));
+  std::string a_to_c, b_to_c;
+  CHECK_OK(MakeDelta(a.db, c.db, &a_to_c));
+  CHECK_OK(MakeDelta(b.db, c.db, &b_to_c));
+  RouteDiff walked = DiffRoutes(a.db, *a.index, b.db, *b.index);
+  CHECK(walked.dirty_count > 0);
+  CHECK(SameDiff(walked, DiffRoutes(a.db, *a.index, b.db, *b.index, &a_to_c)));
+  CHECK(SameDiff(walked, DiffRoutes(a.db, *a.index, b.db, *b.index, &b_to_c)));
 }

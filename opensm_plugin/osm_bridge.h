@@ -39,6 +39,7 @@ struct ssa_raw_subnet {
 	uint8_t qos;
 	uint8_t enable_quirks;
 	uint8_t allow_both_pkeys;
+	uint8_t original_sa_rates; /* opt.use_original_extended_sa_rates_only */
 	uint8_t routing_sl; /* the routing engine chooses path SLs */
 	uint8_t qos_policy; /* opt.qos with a QoS policy file loaded (p_qos_policy) */
 	uint8_t sl2vl_drops; /* opt.qos and some SL2VL table maps an SL to VL15

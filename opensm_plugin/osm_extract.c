@@ -82,6 +82,7 @@ static void extract_subnet(struct ssa_osm_handle *h, struct ssa_raw_subnet *s)
 	s->qos_policy = subn->opt.qos && subn->p_qos_policy ? 1 : 0;
 	s->enable_quirks = subn->opt.enable_quirks ? 1 : 0;
 	s->allow_both_pkeys = subn->opt.allow_both_pkeys ? 1 : 0;
+	s->original_sa_rates = subn->opt.use_original_extended_sa_rates_only ? 1 : 0;
 	/* The SA asks the routing engine for the SL when it has path_sl
 	 * (LASH, DFSSSP, torus-2QoS): the SMDB cannot reproduce those SLs.
 	 * The engine itself may already be freed at shutdown: read the copy

@@ -100,6 +100,7 @@ void BuildSubnet(const ssa_raw_subnet& s, smdb::SmdbSubnet* r) {
   r->default_sl = s.default_sl;
   r->flags = (s.qos ? smdb::kSubnetQos : 0) | (s.enable_quirks ? smdb::kSubnetEnableQuirks : 0) |
              (s.allow_both_pkeys ? smdb::kSubnetAllowBothPkeys : 0) |
+             (s.original_sa_rates ? smdb::kSubnetOriginalSaRates : 0) |
              (s.routing_sl ? smdb::kSubnetRoutingSl : 0) |
              (s.qos ? smdb::kSubnetQosReported : 0) |
              (s.qos_policy ? smdb::kSubnetQosPolicy : 0) |

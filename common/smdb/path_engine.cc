@@ -24,6 +24,48 @@ void PutGid(const std::array<uint8_t, 8>& prefix, uint64_t guid, uint8_t* gid) {
   memcpy(gid + 8, &be, 8);
 }
 
+// PathRecord rate codes the last step below maps.
+constexpr uint8_t kRate20 = 6, kRate40 = 7, kRate25 = 15, kRate300 = 18, kRate28 = 19, kRate50 = 20,
+                  kRate400 = 21, kRate600 = 22;
+
+// ib_path_rate_2x_hdr_fixups: a 2x or HDR rate the port at one end cannot
+// run is lowered (28 Gb/s is 2x only, 400 and 600 HDR only, 50 either).
+uint8_t FixUp2xHdr(uint8_t rate, uint8_t caps) {
+  const bool mask2 = caps & SmdbIndex::kRateCapMask2;
+  const bool w2x = mask2 && (caps & SmdbIndex::kRateCap2x);
+  const bool hdr = mask2 && (caps & SmdbIndex::kRateCapHdr);
+  switch (rate) {
+    case kRate28:
+      if (!w2x) return (caps & SmdbIndex::kRateCapExtSpeeds) ? kRate25 : kRate20;
+      return rate;
+    case kRate50: return w2x || hdr ? rate : kRate40;
+    case kRate400:
+    case kRate600: return hdr ? rate : kRate300;
+    default: return rate;
+  }
+}
+
+// The SA's last word on a path's rate (osm_sa_path_record.c,
+// pr_rcv_build_pr): with use_original_extended_sa_rates_only, every rate
+// above 300 Gb/s and the 2x ones become the original one below
+// (ib_path_rate_max_12xedr); otherwise a 2x or HDR rate is fixed up for
+// the source port, then, for a reversible path, for the destination's.
+uint8_t SaFinalRate(uint8_t rate, bool original_only, uint8_t src_caps, uint8_t dst_caps,
+                    bool reversible) {
+  if (original_only) {
+    switch (rate) {
+      case kRate28: return kRate25;
+      case kRate50: return kRate40;
+      case kRate400:
+      case kRate600: return kRate300;
+      default: return rate <= kRate300 ? rate : 0;
+    }
+  }
+  if (rate < kRate28) return rate;
+  rate = FixUp2xHdr(rate, src_caps);
+  return reversible ? FixUp2xHdr(rate, dst_caps) : rate;
+}
+
 }  // namespace
 
 const char* PathStatusName(PathStatus status) {
@@ -53,10 +95,9 @@ PathEngine::PathEngine(const SmdbIndex* index, PathEngineOptions options)
   // QoS (partition SLs; osm_sa_path_record.c); a policy the SMDB carries
   // (format minor 1) the engine applies.
   sl2vl_ = (flags & kSubnetQos) != 0;
-  if ((flags & kSubnetQos) &&
-      (!(flags & kSubnetQosReported) ||
-       ((flags & kSubnetSl2VlDrops) && !(flags & kSubnetSl2VlTables)) ||
-       ((flags & kSubnetQosPolicy) && !qos_)))
+  if ((flags & kSubnetQos) && (!(flags & kSubnetQosReported) ||
+                               ((flags & kSubnetSl2VlDrops) && !(flags & kSubnetSl2VlTables)) ||
+                               ((flags & kSubnetQosPolicy) && !qos_)))
     inexact_ |= kPathInexactQos;
   // An engine that picks SLs: its answers, when the SMDB carries them
   // (per pair and hint, see ComputeMarked), else every record is marked.
@@ -194,9 +235,9 @@ PathStatus PathEngine::GetParams(uint32_t src, uint32_t dst, uint16_t dlid, cons
   uint16_t valid = 0xffff;  // SLs no SL2VL table on the way drops
   if (!Walk(src, dst, dlid, &out->mtu, &out->rate, &valid)) return PathStatus::kNoRoute;
   // The qos-level of the first match rule, or the default level.
-  const QosLevel* level = qos_ ? qos_->Match(q, s.port_guid, x.node_of(s).type, d.port_guid,
-                                             x.node_of(d).type)
-                               : nullptr;
+  const QosLevel* level =
+      qos_ ? qos_->Match(q, s.port_guid, x.node_of(s).type, d.port_guid, x.node_of(d).type)
+           : nullptr;
   uint8_t lf = level ? level->flags : 0;
   if ((lf & kQosLevelMtu) && out->mtu > level->mtu_limit) out->mtu = level->mtu_limit;
   if ((lf & kQosLevelRate) && CompareRates(out->rate, level->rate_limit) > 0)
@@ -290,7 +331,9 @@ PathStatus PathEngine::ComputeMarked(uint16_t slid, uint16_t dlid, ibv_path_reco
   out->pkey = htobe16(f.pkey);
   out->qosclass_sl = htobe16(f.sl & 0xF);
   out->mtu = static_cast<uint8_t>(kSelectorExactly | (f.mtu & 0x3F));
-  out->rate = static_cast<uint8_t>(kSelectorExactly | (f.rate & 0x3F));
+  const uint8_t rate = SaFinalRate(f.rate, (x.subnet().flags & kSubnetOriginalSaRates) != 0,
+                                   s.rate_caps, d.rate_caps, reversible);
+  out->rate = static_cast<uint8_t>(kSelectorExactly | (rate & 0x3F));
   out->packetlifetime = static_cast<uint8_t>(kSelectorExactly | (f.life & 0x3F));
   return PathStatus::kOk;
 }
@@ -402,7 +445,8 @@ Status BuildPrdb(const PathEngine& engine, uint64_t port_guid, uint64_t smdb_epo
   for (uint32_t k = 0; k < (1u << s.lmc); ++k) {
     uint16_t slid = static_cast<uint16_t>(s.base_lid + k);
     for (uint16_t dlid : x.lids_by_guid())
-      if (engine.ComputePrdb(slid, dlid, &path) == PathStatus::kOk) db.paths.records.push_back(path);
+      if (engine.ComputePrdb(slid, dlid, &path) == PathStatus::kOk)
+        db.paths.records.push_back(path);
   }
   db.SortRecords();
   *out = std::move(db);

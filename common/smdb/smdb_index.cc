@@ -91,7 +91,8 @@ Status SmdbIndex::Build(const Smdb& db, std::unique_ptr<SmdbIndex>* out, LftBuff
   for (const SmdbSl2VlDrop& d : db.sl2vl_drops.records) {
     uint32_t node = idx->NodeByGuid(d.node_guid);
     uint32_t port = node == kNone ? kNone : idx->PortOf(node, d.out_port);
-    if (port != kNone && d.mask) idx->sl2vl_drops_.emplace_back(uint64_t{port} << 8 | d.in_port, d.mask);
+    if (port != kNone && d.mask)
+      idx->sl2vl_drops_.emplace_back(uint64_t{port} << 8 | d.in_port, d.mask);
   }
   std::sort(idx->sl2vl_drops_.begin(), idx->sl2vl_drops_.end());
   if (idx->subnet_.flags & kSubnetRouteSls) {
@@ -163,6 +164,11 @@ Status SmdbIndex::BuildNodesAndPorts(const Smdb& db) {
     p.rate = r.rate;
     p.rate_own = r.rate;
     p.port_state = r.port_state;
+    p.rate_caps = static_cast<uint8_t>(
+        ((r.capability_mask & kCapHasCapMask2) ? kRateCapMask2 : 0) |
+        ((r.capability_mask & kCapHasExtSpeeds) ? kRateCapExtSpeeds : 0) |
+        ((r.capability_mask2 & kCap2Width2x) ? kRateCap2x : 0) |
+        ((r.capability_mask2 & kCap2SpeedHdr) ? kRateCapHdr : 0));
   }
   uint32_t slots = 0;
   for (Node& n : nodes_) {
@@ -387,26 +393,58 @@ void SmdbIndex::BuildPkeys(const Smdb& db) {
 }
 
 uint16_t SmdbIndex::FindCommonPkey(uint32_t table_a, uint32_t table_b) const {
-  const std::vector<PkeyEntry>& a = pkey_tables_[table_a];
-  const std::vector<PkeyEntry>& b = pkey_tables_[table_b];
-  size_t i = 0, j = 0;
   // osm_physp_find_common_pkey: a merge walk over both sorted maps that
   // only advances the lower key, so it can miss a pair the other order
-  // would find; reproduced as is.
-  while (i < a.size() && j < b.size()) {
-    uint16_t p1 = a[i].value, p2 = b[j].value;
-    bool full = (p1 & 0x8000) || (p2 & 0x8000);
-    if (full && (p1 & 0x7fff) == (p2 & 0x7fff)) return p1;
-    if (a[i].order == b[j].order) {
-      ++i;
-      ++j;
-    } else if (b[j].order < a[i].order) {
-      ++j;
-    } else {
-      ++i;
+  // would find; reproduced as is. With allow_both_pkeys the maps hold both
+  // members of a P_Key apart (their keys carry the membership bit), and two
+  // more walks follow: a's full entries against b's limited ones, then a's
+  // limited against b's full, each comparing bases (the key's order without
+  // the membership bit, which is 0x0080 in the byte-swapped order).
+  const std::vector<PkeyEntry>& a = pkey_tables_[table_a];
+  const std::vector<PkeyEntry>& b = pkey_tables_[table_b];
+  enum class Pass { kAll, kFullLimited, kLimitedFull };
+  auto walk = [&a, &b](Pass pass, uint16_t base_mask) -> uint16_t {
+    size_t i = 0, j = 0;
+    while (i < a.size() && j < b.size()) {
+      uint16_t p1 = a[i].value, p2 = b[j].value;
+      if (pass == Pass::kFullLimited) {
+        if (!(p1 & 0x8000)) {
+          ++i;
+          continue;
+        }
+        if (p2 & 0x8000) {
+          ++j;
+          continue;
+        }
+      } else if (pass == Pass::kLimitedFull) {
+        if (p1 & 0x8000) {
+          ++i;
+          continue;
+        }
+        if (!(p2 & 0x8000)) {
+          ++j;
+          continue;
+        }
+      }
+      bool full = (p1 & 0x8000) || (p2 & 0x8000);
+      if (full && (p1 & 0x7fff) == (p2 & 0x7fff)) return p1;
+      uint16_t o1 = a[i].order & base_mask, o2 = b[j].order & base_mask;
+      if (o1 == o2) {
+        ++i;
+        ++j;
+      } else if (o2 < o1) {
+        ++j;
+      } else {
+        ++i;
+      }
     }
-  }
-  return 0;
+    return 0;
+  };
+  uint16_t found = walk(Pass::kAll, 0xffff);
+  if (found || !(subnet_.flags & kSubnetAllowBothPkeys)) return found;
+  constexpr uint16_t kBaseOrder = 0xff7f;  // 0x7fff, byte-swapped as the order is
+  found = walk(Pass::kFullLimited, kBaseOrder);
+  return found ? found : walk(Pass::kLimitedFull, kBaseOrder);
 }
 
 bool SmdbIndex::RouteSl(uint16_t slid, uint16_t dlid, uint8_t hint, uint8_t* sl,

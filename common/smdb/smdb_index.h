@@ -33,8 +33,13 @@
 namespace ssa {
 namespace smdb {
 
-// PortInfo.CapabilityMask bit: the port supports extended link speeds.
+// PortInfo.CapabilityMask bits: the port supports extended link speeds;
+// it has CapabilityMask2. CapabilityMask2 bits: it supports 2x link width;
+// HDR link speed.
 constexpr uint32_t kCapHasExtSpeeds = 0x00004000;
+constexpr uint32_t kCapHasCapMask2 = 0x00008000;
+constexpr uint16_t kCap2Width2x = 0x0010;
+constexpr uint16_t kCap2SpeedHdr = 0x0020;
 // PathRecord rate codes are not in speed order; 2 .. 22 are defined.
 constexpr uint8_t kMinRate = 2, kMaxRate = 22;
 
@@ -70,7 +75,13 @@ class SmdbIndex {
     // disagree on extended speeds, as they do on ibsim's switches.
     uint8_t rate_own = 0;
     uint8_t port_state = 0;
+    // What the SA's last word on a path's rate reads of the port at either
+    // end (ib_path_rate_2x_hdr_fixups): has CapabilityMask2, extended
+    // speeds, 2x width, HDR speed (kRateCap*).
+    uint8_t rate_caps = 0;
   };
+  static constexpr uint8_t kRateCapMask2 = 1, kRateCapExtSpeeds = 2, kRateCap2x = 4,
+                           kRateCapHdr = 8;
 
   struct Node {
     uint64_t guid = 0;

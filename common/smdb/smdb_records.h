@@ -58,6 +58,9 @@ constexpr uint32_t kSubnetQosTables = 1u << 7;
 constexpr uint32_t kSubnetRouteSls = 1u << 8;
 // With kSubnetQos: SL2VL tables that drop SLs are in sl2vl_drops (minor 1).
 constexpr uint32_t kSubnetSl2VlTables = 1u << 9;
+// opt.use_original_extended_sa_rates_only: the SA answers no rate above
+// 300 Gb/s nor a 2x one (28, 50 Gb/s), mapping each to the one below.
+constexpr uint32_t kSubnetOriginalSaRates = 1u << 10;
 
 // Table 1 "subnet": exactly one record, the subnet-wide options.
 struct SmdbSubnet {

@@ -24,13 +24,15 @@ void PutGid(const std::array<uint8_t, 8>& prefix, uint64_t guid, uint8_t* gid) {
   memcpy(gid + 8, &be, 8);
 }
 
+}  // namespace
+
 // PathRecord rate codes the last step below maps.
-constexpr uint8_t kRate20 = 6, kRate40 = 7, kRate25 = 15, kRate300 = 18, kRate28 = 19, kRate50 = 20,
-                  kRate400 = 21, kRate600 = 22;
+static constexpr uint8_t kRate20 = 6, kRate40 = 7, kRate25 = 15, kRate300 = 18, kRate28 = 19,
+                         kRate50 = 20, kRate400 = 21, kRate600 = 22;
 
 // ib_path_rate_2x_hdr_fixups: a 2x or HDR rate the port at one end cannot
 // run is lowered (28 Gb/s is 2x only, 400 and 600 HDR only, 50 either).
-uint8_t FixUp2xHdr(uint8_t rate, uint8_t caps) {
+static uint8_t FixUp2xHdr(uint8_t rate, uint8_t caps) {
   const bool mask2 = caps & SmdbIndex::kRateCapMask2;
   const bool w2x = mask2 && (caps & SmdbIndex::kRateCap2x);
   const bool hdr = mask2 && (caps & SmdbIndex::kRateCapHdr);
@@ -45,11 +47,6 @@ uint8_t FixUp2xHdr(uint8_t rate, uint8_t caps) {
   }
 }
 
-// The SA's last word on a path's rate (osm_sa_path_record.c,
-// pr_rcv_build_pr): with use_original_extended_sa_rates_only, every rate
-// above 300 Gb/s and the 2x ones become the original one below
-// (ib_path_rate_max_12xedr); otherwise a 2x or HDR rate is fixed up for
-// the source port, then, for a reversible path, for the destination's.
 uint8_t SaFinalRate(uint8_t rate, bool original_only, uint8_t src_caps, uint8_t dst_caps,
                     bool reversible) {
   if (original_only) {
@@ -65,8 +62,6 @@ uint8_t SaFinalRate(uint8_t rate, bool original_only, uint8_t src_caps, uint8_t 
   rate = FixUp2xHdr(rate, src_caps);
   return reversible ? FixUp2xHdr(rate, dst_caps) : rate;
 }
-
-}  // namespace
 
 const char* PathStatusName(PathStatus status) {
   switch (status) {

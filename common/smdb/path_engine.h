@@ -197,6 +197,16 @@ class PathEngine {
 // "qos", "routing-sl" or "qos,routing-sl" for kPathInexact* bits; "" for 0.
 std::string InexactReasons(uint8_t flags);
 
+// The SA's last word on a path's rate (osm_sa_path_record.c,
+// pr_rcv_build_pr): with use_original_extended_sa_rates_only
+// (`original_only`), the 2x rates and those above 300 Gb/s become the
+// original extended one below (ib_path_rate_max_12xedr); otherwise a 2x or
+// HDR rate is lowered to what the source port (SmdbIndex::Port::rate_caps),
+// then for a reversible path the destination's, can run
+// (ib_path_rate_2x_hdr_fixups).
+uint8_t SaFinalRate(uint8_t rate, bool original_only, uint8_t src_caps, uint8_t dst_caps,
+                    bool reversible);
+
 // The PRDB form of an SA-format record: codes without selector bits.
 void ToPrdbPath(const ibv_path_record& rec, PrdbPath* out);
 // The inverse: the 64-byte record the SA answers (selector "exactly" on

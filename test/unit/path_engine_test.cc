@@ -548,3 +548,79 @@ TEST(PathEngine, AnSlTheSl2VlTablesDropHasNoPath) {
   CHECK_OK(SmdbIndex::Build(fx.db, &idx));
   CHECK_EQUAL(kPathInexactQos, PathEngine(idx.get()).InexactFlags(10, 12));
 }
+
+// allow_both_pkeys: OpenSM's tables keep a P_Key's full and limited
+// entries apart, and osm_physp_find_common_pkey walks them three times
+// (all keys, then one side's full against the other's limited, then the
+// reverse). The tables and the answers are those OpenSM's SA gave for two
+// ports of a simulated fabric (D: full 0x0003, limited 0x0103 and
+// 0x7fff; H: limited 0x0003 and 0x7fff); the first walk alone misses
+// both pairs, and with D as the requester every path to H.
+TEST(PathEngine, WithAllowBothPkeysTheLimitedAndFullEntriesAreMatchedAsTheSaDoes) {
+  Fixture fx;
+  fx.db.subnet.records[0].flags |= kSubnetAllowBothPkeys;
+  for (SmdbPkeyBlock& b : fx.db.pkey_blocks.records) {
+    if (b.block != 0 || (b.table_id != 2 && b.table_id != 4)) continue;
+    b.pkeys.fill(0);
+    if (b.table_id == 2) {  // D
+      b.pkeys[0] = 0x8003;
+      b.pkeys[1] = 0x0103;
+      b.pkeys[2] = 0x7fff;
+    } else {  // H
+      b.pkeys[0] = 0x0003;
+      b.pkeys[1] = 0x7fff;
+    }
+  }
+  std::unique_ptr<SmdbIndex> idx;
+  CHECK_OK(SmdbIndex::Build(fx.db, &idx));
+  PathEngine e(idx.get());
+  ibv_path_record rec;
+  CHECK(e.Compute(18, 30, &rec) == PathStatus::kOk);
+  CHECK_EQUAL(0x8003, be16toh(rec.pkey));  // D's full entry, found in the second walk
+  CHECK(e.Compute(30, 18, &rec) == PathStatus::kOk);
+  CHECK_EQUAL(0x0003, be16toh(rec.pkey));  // H's limited entry, found in the third
+  PathEngineOptions o;
+  o.requester_lid = 18;  // D asks for A -> H: it shares a P_Key with both
+  PathEngine asked_by_d(idx.get(), o);
+  CHECK(asked_by_d.Compute(10, 30, &rec) == PathStatus::kOk);
+  CHECK_EQUAL(0xffff, be16toh(rec.pkey));
+  // Without allow_both_pkeys the maps merge each P_Key's entries: one walk.
+  fx.db.subnet.records[0].flags &= ~kSubnetAllowBothPkeys;
+  CHECK_OK(SmdbIndex::Build(fx.db, &idx));
+  PathEngine merged(idx.get());
+  CHECK(merged.Compute(18, 30, &rec) == PathStatus::kOk);
+  CHECK_EQUAL(0x8003, be16toh(rec.pkey));
+}
+
+// The SA's last word on the rate (pr_rcv_build_pr), code by code.
+TEST(PathEngine, TheSasLastWordOnTheRate) {
+  const uint8_t none = 0, ext = SmdbIndex::kRateCapExtSpeeds;
+  const uint8_t mask2 = SmdbIndex::kRateCapMask2 | ext;
+  const uint8_t w2x = mask2 | SmdbIndex::kRateCap2x, hdr = mask2 | SmdbIndex::kRateCapHdr;
+  const uint8_t both = w2x | hdr;
+  // use_original_extended_sa_rates_only: 28 -> 25, 50 -> 40, 400 and 600
+  // -> 300 Gb/s, whatever the ports; the original codes stay.
+  CHECK_EQUAL(15, SaFinalRate(19, true, both, both, true));
+  CHECK_EQUAL(7, SaFinalRate(20, true, both, both, true));
+  CHECK_EQUAL(18, SaFinalRate(21, true, both, both, true));
+  CHECK_EQUAL(18, SaFinalRate(22, true, both, both, true));
+  for (uint8_t r = 2; r <= 18; ++r) CHECK_EQUAL(r, SaFinalRate(r, true, none, none, true));
+  // Otherwise the original codes pass untouched...
+  for (uint8_t r = 2; r <= 18; ++r) CHECK_EQUAL(r, SaFinalRate(r, false, none, none, true));
+  // ... and a 2x or HDR rate is what the source port can run: 28 Gb/s
+  // (2x only) needs 2x width, else 25 (extended speeds) or 20 Gb/s...
+  CHECK_EQUAL(19, SaFinalRate(19, false, w2x, both, true));
+  CHECK_EQUAL(15, SaFinalRate(19, false, hdr, both, true));
+  CHECK_EQUAL(6, SaFinalRate(19, false, none, both, true));
+  // ... 50 Gb/s 2x or HDR, else 40; 400 and 600 Gb/s HDR, else 300...
+  CHECK_EQUAL(20, SaFinalRate(20, false, w2x, both, true));
+  CHECK_EQUAL(20, SaFinalRate(20, false, hdr, both, true));
+  CHECK_EQUAL(7, SaFinalRate(20, false, ext, both, true));
+  CHECK_EQUAL(21, SaFinalRate(21, false, hdr, both, true));
+  CHECK_EQUAL(18, SaFinalRate(22, false, w2x, both, true));
+  // ... without CapabilityMask2 the bits of a stale mask2 do not count...
+  CHECK_EQUAL(7, SaFinalRate(20, false, ext | SmdbIndex::kRateCap2x, both, true));
+  // ... and the destination's port too when the path is reversible.
+  CHECK_EQUAL(18, SaFinalRate(21, false, hdr, w2x, true));
+  CHECK_EQUAL(21, SaFinalRate(21, false, hdr, w2x, false));
+}

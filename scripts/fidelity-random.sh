@@ -47,7 +47,8 @@
 # whose policy or partitions file OpenSM refuses (its log says so), is
 # SKIPPED; its compare still runs when the fabric is up, and a mismatch in
 # it still counts. One line per configuration: ok, MISMATCH (mismatched>0
-# or sa_failures>0), FAIL (no SMDB, compare did not run) or SKIP. For each
+# or sa_failures>0), FAIL (no SMDB, or a compare that gave no summary)
+# or SKIP. For each
 # MISMATCH or FAIL the reproducer (net file, opensm.conf, OpenSM
 # arguments, policy/partitions/torus files, queries, run.sh, OpenSM's log,
 # compare's output) is kept: under --keep DIR (which keeps every

@@ -4,6 +4,7 @@
 #ifndef IBACM_SSA_COMMON_BASE_TEXT_UTIL_H
 #define IBACM_SSA_COMMON_BASE_TEXT_UTIL_H
 
+#include <cstdint>
 #include <string>
 
 namespace ssa {
@@ -26,6 +27,15 @@ inline std::string HexText(unsigned value) {
     value >>= 4;
   } while (value);
   return "0x" + digits;
+}
+
+// "0x0002c90300a1b2c3": a GUID as OpenSM's files and logs write it (16
+// hex digits), so it reads back as it is written there.
+inline std::string GuidText(uint64_t guid) {
+  std::string s = "0x0000000000000000";
+  static const char kDigits[] = "0123456789abcdef";
+  for (int i = 17; i >= 2; --i, guid >>= 4) s[static_cast<size_t>(i)] = kDigits[guid & 0xf];
+  return s;
 }
 
 }  // namespace ssa

@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <tuple>
 
+#include "common/base/text_util.h"
+
 namespace ssa {
 namespace tree {
 namespace {
@@ -24,11 +26,7 @@ Token NewToken() {
   return t;
 }
 
-std::string Hex(uint64_t v) {
-  char b[24];
-  snprintf(b, sizeof(b), "0x%016" PRIx64, v);
-  return b;
-}
+std::string Hex(uint64_t v) { return GuidText(v); }
 
 }  // namespace
 
@@ -333,10 +331,10 @@ std::string Membership::ToJson(Clock::time_point now) const {
   // The core's own facts, for health checks: the limits its members are
   // held to, and whether its versions keep coming.
   auto ago = [now](Clock::time_point t) {
-    return t == Clock::time_point() ? -1L
-                                    : static_cast<long>(std::chrono::duration_cast<std::chrono::seconds>(
-                                                            now - t)
-                                                            .count());
+    return t == Clock::time_point()
+               ? -1L
+               : static_cast<long>(
+                     std::chrono::duration_cast<std::chrono::seconds>(now - t).count());
   };
   char facts[320];
   snprintf(facts, sizeof(facts),

@@ -10,11 +10,10 @@
 // 50 Gb/s rate as exact, and missed the paths the extra walks find.
 #include <signal.h>
 
-#include <cinttypes>
-#include <cstdio>
 #include <fstream>
 #include <string>
 
+#include "common/base/text_util.h"
 #include "test/sim/fidelity_fixture.h"
 #include "test/support/check_ok.h"
 
@@ -40,12 +39,6 @@ std::string HdrNet() {
            std::to_string(h - 4 * (sw - 1)) + "]" + link + "\n";
   }
   return net;
-}
-
-std::string GuidText(uint64_t guid) {
-  char b[24];
-  snprintf(b, sizeof(b), "0x%016" PRIx64, guid);
-  return b;
 }
 
 }  // namespace
@@ -88,11 +81,11 @@ TEST(SaOptionsSim, WithAllowBothPkeysFullAndLimitedEntriesMatchAsTheSaDoes) {
   // them on the resweep SIGHUP asks for.
   std::ofstream(partitions) << "Default=0x7fff : ALL_CAS=limited, ALL_SWITCHES=full, SELF=full ;\n"
                                "pa=0x0103 : " +
-                                   GuidText(tree->PortGuid(kNode)) +
+                                   ssa::GuidText(tree->PortGuid(kNode)) +
                                    "=limited ;\n"
                                    "pb=0x0003 : " +
-                                   GuidText(tree->PortGuid(kNode)) + "=full, " +
-                                   GuidText(tree->PortGuid("Hca7")) + "=limited ;\n";
+                                   ssa::GuidText(tree->PortGuid(kNode)) + "=full, " +
+                                   ssa::GuidText(tree->PortGuid("Hca7")) + "=limited ;\n";
   ssa::smdb::Smdb next = tree->smdb();
   CHECK_EQUAL(0, kill(tree->fabric()->opensm_pid(), SIGHUP));
   bool seen = false;

@@ -360,8 +360,10 @@ void SmdbIndex::BuildPkeys(const Smdb& db) {
       return a->block < b->block;
     });
     // osm_pkey_tbl_set: the keys map holds one entry per base P_Key (per
-    // full P_Key with allow_both_pkeys); without allow_both_pkeys a later
-    // entry with a higher value (the full member) replaces an earlier one.
+    // full P_Key with allow_both_pkeys). Without allow_both_pkeys it means
+    // a later full entry to replace an earlier limited one, but inserts it
+    // with cl_map_insert, which keeps the entry already under that key: the
+    // first entry of a base stays, and so it does here.
     std::vector<PkeyEntry>& keys = pkey_tables_[t];
     for (const SmdbPkeyBlock* b : bl) {
       for (uint16_t pkey : b->pkeys) {
@@ -372,10 +374,7 @@ void SmdbIndex::BuildPkeys(const Smdb& db) {
         uint16_t order = static_cast<uint16_t>((key << 8) | (key >> 8));
         auto it = std::find_if(keys.begin(), keys.end(),
                                [order](const PkeyEntry& e) { return e.order == order; });
-        if (it == keys.end())
-          keys.push_back({order, pkey});
-        else if (!allow_both && it->value < pkey)
-          it->value = pkey;
+        if (it == keys.end()) keys.push_back({order, pkey});
       }
     }
     std::sort(keys.begin(), keys.end(),

@@ -624,3 +624,31 @@ TEST(PathEngine, TheSasLastWordOnTheRate) {
   CHECK_EQUAL(18, SaFinalRate(21, false, hdr, w2x, true));
   CHECK_EQUAL(21, SaFinalRate(21, false, hdr, w2x, false));
 }
+
+// Without allow_both_pkeys OpenSM's keys map holds one entry per base
+// P_Key, and of a table holding both forms it keeps the first (its
+// cl_map_insert keeps what is there, though osm_pkey_tbl_set means the
+// full one to win): D holding limited then full 0x0002 shares nothing
+// with G, a limited member; full then limited, it does.
+TEST(PathEngine, ATableHoldingBothFormsOfAPkeyKeepsItsFirstAsOpenSmsMapDoes) {
+  for (bool limited_first : {true, false}) {
+    Fixture fx;
+    for (SmdbPkeyBlock& b : fx.db.pkey_blocks.records) {
+      if (b.table_id != 2 || b.block != 0) continue;
+      b.pkeys.fill(0);
+      b.pkeys[0] = limited_first ? 0x0002 : 0x8002;
+      b.pkeys[1] = limited_first ? 0x8002 : 0x0002;
+    }
+    std::unique_ptr<SmdbIndex> idx;
+    CHECK_OK(SmdbIndex::Build(fx.db, &idx));
+    PathEngine e(idx.get());
+    ibv_path_record rec;
+    PathStatus st = e.Compute(14, 18, &rec);  // G -> D
+    if (limited_first) {
+      CHECK(st == PathStatus::kNoSharedPkey);
+    } else {
+      CHECK(st == PathStatus::kOk);
+      CHECK_EQUAL(0x0002, be16toh(rec.pkey) & 0x7fff);
+    }
+  }
+}

@@ -164,11 +164,11 @@ Status SmdbIndex::BuildNodesAndPorts(const Smdb& db) {
     p.rate = r.rate;
     p.rate_own = r.rate;
     p.port_state = r.port_state;
-    p.rate_caps = static_cast<uint8_t>(
-        ((r.capability_mask & kCapHasCapMask2) ? kRateCapMask2 : 0) |
-        ((r.capability_mask & kCapHasExtSpeeds) ? kRateCapExtSpeeds : 0) |
-        ((r.capability_mask2 & kCap2Width2x) ? kRateCap2x : 0) |
-        ((r.capability_mask2 & kCap2SpeedHdr) ? kRateCapHdr : 0));
+    p.rate_caps =
+        static_cast<uint8_t>(((r.capability_mask & kCapHasCapMask2) ? kRateCapMask2 : 0) |
+                             ((r.capability_mask & kCapHasExtSpeeds) ? kRateCapExtSpeeds : 0) |
+                             ((r.capability_mask2 & kCap2Width2x) ? kRateCap2x : 0) |
+                             ((r.capability_mask2 & kCap2SpeedHdr) ? kRateCapHdr : 0));
   }
   uint32_t slots = 0;
   for (Node& n : nodes_) {
@@ -401,26 +401,19 @@ uint16_t SmdbIndex::FindCommonPkey(uint32_t table_a, uint32_t table_b) const {
   // the membership bit, which is 0x0080 in the byte-swapped order).
   const std::vector<PkeyEntry>& a = pkey_tables_[table_a];
   const std::vector<PkeyEntry>& b = pkey_tables_[table_b];
-  enum class Pass { kAll, kFullLimited, kLimitedFull };
-  auto walk = [&a, &b](Pass pass, uint16_t base_mask) -> uint16_t {
+  // `full_a`: which of a's entries the walk takes (b's are the others);
+  // kAny: every entry of both.
+  enum Side { kLimitedA = 0, kFullA = 1, kAny = 2 };
+  auto walk = [&a, &b](Side full_a, uint16_t base_mask) -> uint16_t {
     size_t i = 0, j = 0;
     while (i < a.size() && j < b.size()) {
       uint16_t p1 = a[i].value, p2 = b[j].value;
-      if (pass == Pass::kFullLimited) {
-        if (!(p1 & 0x8000)) {
+      if (full_a != kAny) {
+        if (((p1 & 0x8000) != 0) != (full_a == kFullA)) {
           ++i;
           continue;
         }
-        if (p2 & 0x8000) {
-          ++j;
-          continue;
-        }
-      } else if (pass == Pass::kLimitedFull) {
-        if (p1 & 0x8000) {
-          ++i;
-          continue;
-        }
-        if (!(p2 & 0x8000)) {
+        if (((p2 & 0x8000) != 0) == (full_a == kFullA)) {
           ++j;
           continue;
         }
@@ -439,11 +432,11 @@ uint16_t SmdbIndex::FindCommonPkey(uint32_t table_a, uint32_t table_b) const {
     }
     return 0;
   };
-  uint16_t found = walk(Pass::kAll, 0xffff);
+  uint16_t found = walk(kAny, 0xffff);
   if (found || !(subnet_.flags & kSubnetAllowBothPkeys)) return found;
   constexpr uint16_t kBaseOrder = 0xff7f;  // 0x7fff, byte-swapped as the order is
-  found = walk(Pass::kFullLimited, kBaseOrder);
-  return found ? found : walk(Pass::kLimitedFull, kBaseOrder);
+  found = walk(kFullA, kBaseOrder);
+  return found ? found : walk(kLimitedA, kBaseOrder);
 }
 
 bool SmdbIndex::RouteSl(uint16_t slid, uint16_t dlid, uint8_t hint, uint8_t* sl,

@@ -119,6 +119,10 @@ Status IbssaMember::Start(const MemberPort& port, MadTransport* mads,
         log_->Log(LogLevel::kWarn, "the core refused us: %s",
                   tree::DescribeSsaStatus(status).c_str());
       });
+  if (prdbs_)
+    route_sl_ = std::make_unique<RouteSlClient>(
+        loop_, log_, streams_, control_.get(), port_.port_guid, Roles(),
+        [this](std::shared_ptr<const smdb::Smdb> slice) { prdbs_->OnRouteSlSlice(slice); });
   return control_->Start();
 }
 
@@ -136,6 +140,7 @@ void IbssaMember::OnAssigned(const tree::Assignment& a, bool changed) {
   // until told again (SetParents keeps a connection that still serves).
   upstream_->SetParents(a.parent, a.backup, a.token);
   addr_upstream_->SetParents(a.parent, a.backup, a.token);
+  if (route_sl_) route_sl_->SetToken(a.token);
 }
 
 // A parent that refused us answered, so it is alive: naming it lost would
@@ -170,6 +175,7 @@ void IbssaMember::OnSmdb(const tree::Applied<smdb::Smdb>& a) {
   }
   previous_ = a.db;
   if (options_.roles & kRoleDistribution) server_->Publish("smdb", a.version, delta, from);
+  if (route_sl_) route_sl_->OnSmdb(*a.db);
   if (prdbs_) prdbs_->OnSmdb(a.db, delta, from);
   if (on_smdb_) on_smdb_(a.version.epoch);
 }
@@ -224,6 +230,7 @@ void IbssaMember::Stop() {
   if (control_) control_->Stop();
   if (upstream_) upstream_->Stop();
   if (addr_upstream_) addr_upstream_->Stop();
+  if (route_sl_) route_sl_->Stop();
   server_->Close();
   tree::MemberCounters c = Counters();
   tree::DataClientCounters u = upstream_ ? upstream_->counters() : tree::DataClientCounters{};

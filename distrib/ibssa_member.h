@@ -37,6 +37,7 @@
 #include "common/tree/stream.h"
 #include "distrib/ibssa_options.h"
 #include "distrib/prdb_service.h"
+#include "distrib/route_sl_client.h"
 
 namespace ssa {
 namespace distrib {
@@ -83,6 +84,7 @@ class IbssaMember {
   const tree::DataServer* server() const { return server_.get(); }
   const tree::MemberControlClient* control() const { return control_.get(); }
   const PrdbService* prdbs() const { return prdbs_.get(); }
+  const RouteSlClient* route_sl() const { return route_sl_.get(); }
 
   // The member's ibssa_* families (ibssa_metrics.cc; man ibssa(8) lists
   // them): epochs held and their age, lag, transfers, joins, refusals,
@@ -114,6 +116,8 @@ class IbssaMember {
   tree::DbReplica<smdb::AddrDb> addr_;
   std::unique_ptr<tree::DataClient> addr_upstream_;
   std::unique_ptr<PrdbService> prdbs_;
+  // Access role: the route-SL slice from the core, when the SMDB uses them.
+  std::unique_ptr<RouteSlClient> route_sl_;
   std::shared_ptr<const smdb::Smdb> previous_;  // for deltas after a full transfer
   // When the versions held now were applied (the newest PRDB published,
   // for the access role), for their age; epoch 0: none yet.

@@ -5,6 +5,7 @@ noinst_LTLIBRARIES += distrib/libibssa.la
 distrib_libibssa_la_SOURCES = \
 	distrib/ibssa_options.h distrib/ibssa_options.cc \
 	distrib/prdb_service.h distrib/prdb_service.cc \
+	distrib/route_sl_client.h distrib/route_sl_client.cc \
 	distrib/ibssa_member.h distrib/ibssa_member.cc distrib/ibssa_metrics.cc \
 	distrib/ibssa_daemon.h distrib/ibssa_daemon.cc
 

@@ -52,8 +52,11 @@ PrdbService::JobResult PrdbService::BuildOrPatch(const Engine& e, const Consumer
   const smdb::SmdbIndex& x = *e.index;
   uint32_t src = x.PortByGuid(port_guid);
   r.if_full = x.assigned_lids().size() << (src == smdb::SmdbIndex::kNone ? 0 : x.port(src).lmc);
+  r.sl_covered = EngineCovers(e, port_guid);
+  // A consumer the slice covers now but did not then: every record again.
   bool patch = previous.bytes && e.diff_from != 0 && previous.epoch == e.diff_from &&
-               !e.diff.all && !e.diff.lids_left && src != smdb::SmdbIndex::kNone;
+               !e.diff.all && !e.diff.lids_left && src != smdb::SmdbIndex::kNone &&
+               (previous.sl_covered || !r.sl_covered);
   const smdb::SmdbIndex::Port* s = patch ? &x.port(src) : nullptr;
   if (patch) {
     // The previous version was made for this very port.
@@ -115,8 +118,9 @@ Status PrdbService::UpdateMany(uint64_t old_epoch, const smdb::Smdb& new_db,
                                const std::vector<PrdbVersion>& previous,
                                std::vector<PrdbVersion>* out, size_t* computed) {
   Engine e;
-  // Borrowed for the call: released before `e` goes.
-  e.index.reset(const_cast<smdb::SmdbIndex*>(&new_index));
+  // Borrowed for the call (a shared_ptr that owns nothing).
+  e.index = std::shared_ptr<smdb::SmdbIndex>(std::shared_ptr<void>(),
+                                             const_cast<smdb::SmdbIndex*>(&new_index));
   e.engine = std::make_unique<smdb::PathEngine>(&new_index, smdb::PathEngineOptions::ForPrdb());
   e.diff_from = old_epoch;
   e.diff = diff;
@@ -139,7 +143,6 @@ Status PrdbService::UpdateMany(uint64_t old_epoch, const smdb::Smdb& new_db,
     out->push_back(r.version);
     *computed += r.computed;
   }
-  (void)e.index.release();
   return st;
 }
 
@@ -170,12 +173,15 @@ void PrdbService::OnSmdb(std::shared_ptr<const smdb::Smdb> db,
   std::shared_ptr<const Engine> previous = engine_;
   const size_t table_max = route_table_max_entries_;
   std::shared_ptr<smdb::SmdbIndex::LftBuffers> lft_buffers = lft_buffers_;
+  std::shared_ptr<const smdb::RouteSlTable> slice = slice_;
   pool_->SubmitWithResult<std::shared_ptr<Engine>>(
-      [db, previous, table_max, lft_buffers, delta, delta_from]() {
+      [db, previous, table_max, lft_buffers, delta, delta_from, slice]() {
         auto e = std::make_shared<Engine>();
         e->db = db;
-        Status st = smdb::SmdbIndex::Build(*db, &e->index, lft_buffers.get());
+        std::unique_ptr<smdb::SmdbIndex> index;
+        Status st = smdb::SmdbIndex::Build(*db, &index, lft_buffers.get());
         if (!st.ok()) return std::shared_ptr<Engine>();
+        e->index = std::move(index);
         if (previous) {
           // The delta is of use only when it starts where the previous
           // engine's SMDB is (an SMDB that arrived while that engine was
@@ -191,6 +197,8 @@ void PrdbService::OnSmdb(std::shared_ptr<const smdb::Smdb> db,
         // update patches a few paths and walks them.
         smdb::PathEngineOptions o = smdb::PathEngineOptions::ForPrdb();
         if (!previous || e->diff.all) o.route_suffix_max_entries = table_max;
+        e->slice = slice;
+        o.route_sl_slice = slice.get();
         e->engine = std::make_unique<smdb::PathEngine>(e->index.get(), o);
         return e;
       },
@@ -226,7 +234,59 @@ void PrdbService::OnSmdb(std::shared_ptr<const smdb::Smdb> db,
                     "as their fallback says): %s",
                     epoch, limits.c_str());
         for (auto& c : consumers_) Compute(c.first);
+        if (slice_ != e->slice) ApplySlice();  // a slice came while it was built
       });
+}
+
+void PrdbService::OnRouteSlSlice(std::shared_ptr<const smdb::Smdb> slice) {
+  if (!slice) return;
+  auto t = std::make_shared<smdb::RouteSlTable>();
+  Status st = smdb::RouteSlTable::Build(*slice, /*slice=*/true, t.get());
+  if (!st.ok()) {
+    log_->Log(LogLevel::kError, "route-SL slice %" PRIu64 " ignored: %s", slice->global_epoch,
+              st.ToString().c_str());
+    return;
+  }
+  slice_ = std::move(t);
+  if (!engine_pending_) ApplySlice();  // else when that engine is done
+}
+
+bool PrdbService::EngineCovers(const Engine& e, uint64_t port_guid) {
+  const smdb::SmdbIndex& x = *e.index;
+  const uint32_t flags = x.subnet().flags;
+  if (!(flags & smdb::kSubnetRoutingSl) || !(flags & smdb::kSubnetRouteSlSlices)) return true;
+  if (!e.slice || e.slice->generation() != x.route_sl_generation()) return false;
+  uint32_t port = x.PortByGuid(port_guid);
+  return port != smdb::SmdbIndex::kNone && e.slice->Covers(x.port(port).base_lid);
+}
+
+void PrdbService::ApplySlice() {
+  if (!engine_ || !slice_ || engine_->slice == slice_) return;
+  const smdb::SmdbIndex& x = *engine_->index;
+  if (!(x.subnet().flags & smdb::kSubnetRouteSlSlices) ||
+      slice_->generation() != x.route_sl_generation())
+    return;  // of another routing: it waits for its SMDB
+  // The same SMDB, index and route diff; only the engine's SLs are new.
+  auto e = std::make_shared<Engine>();
+  e->db = engine_->db;
+  e->index = engine_->index;
+  e->diff_from = engine_->diff_from;
+  e->diff = engine_->diff;
+  e->slice = slice_;
+  smdb::PathEngineOptions o = smdb::PathEngineOptions::ForPrdb();
+  o.route_sl_slice = slice_.get();
+  e->engine = std::make_unique<smdb::PathEngine>(e->index.get(), o);
+  engine_ = e;
+  size_t again = 0;
+  for (auto& c : consumers_)
+    if (c.second.bytes && !c.second.sl_covered && EngineCovers(*e, c.first)) {
+      ++again;
+      Compute(c.first);
+    }
+  log_->Log(LogLevel::kInfo,
+            "SMDB epoch %" PRIu64 ": route-SL slice of %zu rows in use; %zu consumer PRDB(s) "
+            "made again with the engine's SLs",
+            e->db->global_epoch, slice_->rows(), again);
 }
 
 void PrdbService::AddConsumer(uint64_t port_guid) {
@@ -260,7 +320,8 @@ void PrdbService::Compute(uint64_t port_guid) {
   Consumer& c = it->second;
   uint64_t epoch = engine_->db->global_epoch;
   if (c.waiting || c.computing_for == epoch) return;
-  if (c.bytes && c.epoch == epoch) return;
+  // Up to date, unless made without the engine's SLs that a slice now has.
+  if (c.bytes && c.epoch == epoch && (c.sl_covered || !EngineCovers(*engine_, port_guid))) return;
   if (in_flight_ >= max_jobs_) {
     c.waiting = true;
     waiting_.push_back(port_guid);
@@ -315,11 +376,14 @@ void PrdbService::OnComputed(uint64_t port_guid, uint64_t epoch, JobResult r) {
   it->second.bytes = r.version.bytes;
   it->second.epoch = epoch;
   it->second.digest = r.version.digest;
+  it->second.sl_covered = r.sl_covered;
   log_->Log(LogLevel::kDebug,
             "PRDB for port 0x%016" PRIx64 " at epoch %" PRIu64 ": %zu paths, %zu bytes%s",
             port_guid, epoch, r.version.paths, r.version.bytes->size(),
             r.version.delta ? ", delta made" : "");
   publish_(r.version);
+  // A slice came while it was computed without it.
+  if (!r.sl_covered && EngineCovers(*engine_, port_guid)) Compute(port_guid);
 }
 
 }  // namespace distrib

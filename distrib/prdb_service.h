@@ -93,6 +93,11 @@ class PrdbService {
   // A consumer to serve (idempotent): its PRDB is computed now if an SMDB
   // is held, else with the first one.
   void AddConsumer(uint64_t port_guid);
+  // The access node's route-SL slice (route_sl_client.h): with an SMDB of
+  // its routing, the consumers it covers get the engine's SLs instead of
+  // records marked not exact; those computed without it are made again
+  // (same epoch, other bytes). Bad slices are logged and ignored.
+  void OnRouteSlSlice(std::shared_ptr<const smdb::Smdb> slice);
   void RemoveConsumer(uint64_t port_guid);
   // The route-suffix table's bound (PathEngineOptions::route_suffix_max_entries)
   // for SMDBs that rebuild every PRDB whole; 0: none. From the next SMDB on.
@@ -135,7 +140,8 @@ class PrdbService {
  private:
   struct Engine {
     std::shared_ptr<const smdb::Smdb> db;
-    std::unique_ptr<smdb::SmdbIndex> index;
+    std::shared_ptr<smdb::SmdbIndex> index;
+    std::shared_ptr<const smdb::RouteSlTable> slice;  // the engine borrows it
     std::unique_ptr<smdb::PathEngine> engine;
     // What can differ from the engine of SMDB epoch `diff_from` (0: no
     // previous engine, recompute everything).
@@ -148,13 +154,21 @@ class PrdbService {
     uint32_t digest = 0;
     uint64_t computing_for = 0;  // SMDB epoch of the job in flight, 0: none
     bool waiting = false;        // in waiting_, for a job slot
+    bool sl_covered = true;      // `bytes` had the engine's SLs (EngineCovers)
   };
   struct JobResult {
     Status status;
     PrdbVersion version;
     size_t computed = 0;  // engine calls made
     size_t if_full = 0;   // engine calls a full build would have made
+    bool sl_covered = true;
   };
+  // Whether `e` knows the routing engine's SLs from `port_guid`'s port: no
+  // slices in use, or its slice is of the SMDB's routing and covers it.
+  static bool EngineCovers(const Engine& e, uint64_t port_guid);
+  // A slice of the current engine's routing newer than the engine's: an
+  // engine with it, and the consumers it now covers made again.
+  void ApplySlice();
 
   // The consumer's version at `epoch` from `previous` (its current one),
   // its bytes built in a buffer from `buffers`.
@@ -179,6 +193,7 @@ class PrdbService {
   uint64_t engine_pending_ = 0;           // SMDB epoch whose engine is being built
   std::map<uint64_t, Consumer> consumers_;
   std::deque<uint64_t> waiting_;  // port GUIDs; a removed one is skipped
+  std::shared_ptr<const smdb::RouteSlTable> slice_;  // the newest route-SL slice
   size_t max_jobs_;
   size_t route_table_max_entries_ = kDefaultRouteTableMaxEntries;
   size_t in_flight_ = 0;

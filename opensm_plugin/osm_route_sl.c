@@ -266,7 +266,7 @@ void ssa_osm_route_sls_compute(struct ssa_osm_handle *h)
 	case SSA_ROUTE_SL_COMPUTED:
 		osm_log(&h->osm->log, OSM_LOG_INFO,
 			"ibssa_osm: the routing engine's path SLs for %u LIDs (hints 0x%04x) in %.1f ms: "
-			"%zu differ from the hint; the SMDB carries them\n",
+			"%zu differ from the hint\n",
 			lids, next.hints, ms, next.len);
 		return;
 	case SSA_ROUTE_SL_RANDOM:
@@ -275,7 +275,7 @@ void ssa_osm_route_sls_compute(struct ssa_osm_handle *h)
 		break;
 	case SSA_ROUTE_SL_TOO_LARGE:
 		why = too_many_rows ? "more pairs whose SL differs from the hint than "
-				      "route_sl_max_rows lets the SMDB carry"
+				      "route_sl_max_rows lets the core keep"
 				    : "more LID pairs x hints than route_sl_max_calls lets the "
 				      "plugin ask an engine per routing";
 		break;

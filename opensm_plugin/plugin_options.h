@@ -67,13 +67,17 @@ struct PluginOptions {
   // The routing engine's path SLs (SL-choosing engines: DFSSSP, LASH, Nue,
   // torus-2QoS), asked once per routing on OpenSM's state manager thread
   // (osm_route_sl.c): at most this many path_sl calls (LIDs^2 x hints),
-  // and at most this many answers that differ from the hint kept in the
-  // SMDB; beyond either, those records go to the SA. 128 M calls is about
+  // and at most this many answers that differ from the hint kept by the
+  // core; beyond either, those records go to the SA. 128 M calls is about
   // 11,300 LIDs with one hint, some 10 s of the state manager on a 2-core
-  // machine; 4 M rows is about 32 MB at the core and 28 MB in every SMDB.
+  // machine; 16 M rows is about 400 MB at the core while a routing's rows
+  // are copied. Up to route_sl_smdb_rows answers travel in the SMDB (7 MB
+  // per million, to every node); more go to each access node as a
+  // route-SL slice holding only the rows of the consumers it serves.
   // 0 calls: never ask (every such record goes to the SA).
   int route_sl_max_calls = 128000000;
-  int route_sl_max_rows = 4000000;
+  int route_sl_max_rows = 16000000;
+  int route_sl_smdb_rows = 1000000;
   // Fault injection for tests (doc/ssa-tree.md, "Seams"): never set in
   // production; see ibssa_osm(7).
   std::string data_faults;

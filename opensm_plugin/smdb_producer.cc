@@ -1,6 +1,7 @@
 // smdb_producer.cc: SmdbProducer (see smdb_producer.h).
 #include "opensm_plugin/smdb_producer.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -95,7 +96,20 @@ bool SmdbProducer::CurrentVersion(ProduceResult* out) const {
   out->db = std::make_shared<const smdb::Smdb>(previous_);
   out->serialized = bytes;
   out->bytes = bytes->size();
+  out->route_sl_rows = slice_rows_;
   return true;
+}
+
+void SmdbProducer::LeaveRowsToSlices(
+    smdb::Smdb* next, std::shared_ptr<const std::vector<smdb::SmdbRouteSl>>* rows) const {
+  uint32_t& flags = next->subnet.records[0].flags;
+  if (!(flags & smdb::kSubnetRouteSls) ||
+      next->route_sls.records.size() <= static_cast<size_t>(options_.route_sl_smdb_rows))
+    return;
+  *rows = std::make_shared<const std::vector<smdb::SmdbRouteSl>>(
+      std::move(next->route_sls.records));
+  next->route_sls.records.clear();
+  flags = (flags & ~smdb::kSubnetRouteSls) | smdb::kSubnetRouteSlSlices;
 }
 
 bool SmdbProducer::Extract(ProduceResult* r) {
@@ -140,7 +154,23 @@ ProduceResult SmdbProducer::Produce(const std::string& reason, double sweep_ms) 
     log_->Warn("OpenSM's tables were inconsistent: dropped " +
                std::to_string(report.duplicate_keys) + " duplicate records and " +
                std::to_string(report.dangling_links) + " dangling links");
+  std::shared_ptr<const std::vector<smdb::SmdbRouteSl>> slice_rows;
+  LeaveRowsToSlices(&next, &slice_rows);
   smdb::BumpEpochs(base, &next);
+  // Rows that left the SMDB still name their routing in it: a new one
+  // gets a new route_sl_hints epoch (the generation slices must match).
+  auto same_row = [](const smdb::SmdbRouteSl& a, const smdb::SmdbRouteSl& b) {
+    return a.slid == b.slid && a.dlid == b.dlid && a.hint == b.hint && a.sl == b.sl &&
+           a.span == b.span;
+  };
+  if (slice_rows && (!slice_rows_ || slice_rows_->size() != slice_rows->size() ||
+                     !std::equal(slice_rows->begin(), slice_rows->end(), slice_rows_->begin(),
+                                 same_row))) {
+    next.global_epoch = base.global_epoch + 1;
+    next.route_sl_hints.epoch = next.global_epoch;
+  } else if (slice_rows) {
+    slice_rows = slice_rows_;  // the same rows: share the held copy
+  }
   std::string walk = "lock held " + Ms(r.lock_hold_ms) + " ms (waited " + Ms(r.lock_wait_ms) +
                      " ms, " + std::to_string(r.walks) + (r.walks == 1 ? " walk)" : " walks)");
   if (next.global_epoch == base.global_epoch) {
@@ -151,6 +181,12 @@ ProduceResult SmdbProducer::Produce(const std::string& reason, double sweep_ms) 
   r.changed = ChangedTables(next);
   Publish(std::move(next), &r);
   if (!r.new_version) return r;
+  slice_rows_ = slice_rows;
+  r.route_sl_rows = slice_rows;
+  if (slice_rows)
+    log_->Info("epoch " + std::to_string(r.epoch) + ": " + std::to_string(slice_rows->size()) +
+               " routing-engine SL rows (more than route_sl_smdb_rows) go to access nodes in "
+               "route-SL slices, generation " + std::to_string(r.db->route_sl_hints.epoch));
   r.build_ms = MsSince(t_build) - r.write_ms;
 
   std::string line = "epoch " + std::to_string(r.epoch) + ": tables changed: " + r.changed + "; " +
@@ -180,6 +216,7 @@ ProduceResult SmdbProducer::ContinueAfter(uint64_t seen) {
   smdb::Smdb::ForEachTable(next, [epoch](auto& table) { table.epoch = epoch; });
   r.changed = "every table (epochs renumbered)";
   Publish(std::move(next), &r);
+  r.route_sl_rows = slice_rows_;
   if (r.new_version)
     log_->Key("epoch " + std::to_string(r.epoch) + ": the same subnet as epoch " +
               std::to_string(was) + ", renumbered after epoch " +

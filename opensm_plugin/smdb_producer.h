@@ -20,6 +20,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "common/smdb/smdb.h"
 #include "opensm_plugin/osm_bridge.h"
@@ -56,6 +57,9 @@ struct ProduceResult {
   std::shared_ptr<const std::string> serialized;
   std::shared_ptr<const std::string> delta;
   uint64_t delta_from = 0;
+  // With kSubnetRouteSlSlices: the engine's SL rows the SMDB leaves out,
+  // sorted by key, for the core's route-SL slices (route_sl_slices.h).
+  std::shared_ptr<const std::vector<smdb::SmdbRouteSl>> route_sl_rows;
 };
 
 class SmdbProducer {
@@ -92,6 +96,10 @@ class SmdbProducer {
 
  private:
   bool Extract(ProduceResult* r);
+  // Past route_sl_smdb_rows, moves the engine's SL rows out of `next` (into
+  // *rows) and marks it kSubnetRouteSlSlices.
+  void LeaveRowsToSlices(smdb::Smdb* next,
+                         std::shared_ptr<const std::vector<smdb::SmdbRouteSl>>* rows) const;
   void Publish(smdb::Smdb next, ProduceResult* r);
 
   PluginOptions options_;
@@ -102,6 +110,9 @@ class SmdbProducer {
   smdb::Smdb previous_;            // the latest version (global_epoch 0: none yet)
   bool previous_on_disk_ = false;  // a delta from it can be applied by readers
   uint64_t epoch_floor_ = 0;       // without a previous version: the highest epoch on disk
+  // The rows previous_ left to route-SL slices (null: none, or unknown
+  // after a restart).
+  std::shared_ptr<const std::vector<smdb::SmdbRouteSl>> slice_rows_;
 };
 
 }  // namespace opensm_plugin

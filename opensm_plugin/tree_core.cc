@@ -78,7 +78,7 @@ class TreeCoreImpl {
     // one is on its way: never publish one that is not newer.
     if (v.db->global_epoch <= published_epoch_) return;
     published_epoch_ = v.db->global_epoch;
-    core_->PublishSmdb(v.db, v.serialized, v.delta, v.delta_from);
+    core_->PublishSmdb(v.db, v.serialized, v.delta, v.delta_from, v.route_sl_rows);
   }
 
   void Close() {

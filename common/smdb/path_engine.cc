@@ -97,7 +97,12 @@ PathEngine::PathEngine(const SmdbIndex* index, PathEngineOptions options)
   // An engine that picks SLs: its answers, when the SMDB carries them
   // (per pair and hint, see ComputeMarked), else every record is marked.
   routing_sl_ = (flags & kSubnetRoutingSl) != 0;
-  if (routing_sl_ && !(flags & kSubnetRouteSls)) inexact_ |= kPathInexactRoutingSl;
+  route_sls_ = index_->route_sls();
+  const RouteSlTable* slice = options_.route_sl_slice;
+  if (!route_sls_ && (flags & kSubnetRouteSlSlices) && slice &&
+      slice->generation() == index_->route_sl_generation())
+    route_sls_ = slice;
+  if (routing_sl_ && !route_sls_) inexact_ |= kPathInexactRoutingSl;
 }
 
 uint8_t PathEngine::InexactFlags(uint16_t slid, uint16_t dlid) const {
@@ -137,8 +142,10 @@ std::string PathEngine::Limitations() const {
     add("a QoS policy the SMDB does not carry may change SL, MTU, rate, lifetime, P_Key");
   if ((flags & kSubnetQos) && (flags & kSubnetSl2VlDrops) && !(flags & kSubnetSl2VlTables))
     add("SL2VL tables the SMDB does not carry map SLs to VL15, which drops paths on those SLs");
-  if ((flags & kSubnetRoutingSl) && !(flags & kSubnetRouteSls))
-    add("the routing engine chooses path SLs and the SMDB does not carry them");
+  if ((flags & kSubnetRoutingSl) && !route_sls_)
+    add((flags & kSubnetRouteSlSlices)
+            ? "the routing engine chooses path SLs and no route-SL slice of this routing is held"
+            : "the routing engine chooses path SLs and the SMDB does not carry them");
   if (options_.requester_lid != 0 && requester_ == SmdbIndex::kNone)
     add("the requester LID is not in the SMDB (the SA would not answer)");
   return out;
@@ -311,7 +318,7 @@ PathStatus PathEngine::ComputeMarked(uint16_t slid, uint16_t dlid, ibv_path_reco
   // Last, the routing engine has its say: the SL it gives with ours as
   // the hint, as the SMDB recorded the engine's answers.
   uint8_t engine_sl = 0, span = 1;
-  if (routing_sl_ && index_->RouteSl(slid, dlid, f.sl, &engine_sl, &span)) {
+  if (routing_sl_ && route_sls_ && route_sls_->Find(slid, dlid, f.sl, &engine_sl, &span)) {
     f.sl = engine_sl;
     if (marks) *marks |= PathSlSpanBits(span);  // the SA's SL is one of span
   } else if (routing_sl_ && marks) {

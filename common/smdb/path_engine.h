@@ -108,6 +108,10 @@ struct PathEngineOptions {
   // engines that compute many whole PRDBs (an access node's bring-up):
   // building it costs about as much as one walk per (switch, LID).
   size_t route_suffix_max_entries = 0;
+  // With kSubnetRouteSlSlices: the route-SL slice the access node holds
+  // (borrowed; it must outlive the engine). Used when it is of the SMDB's
+  // routing; the records of sources it does not cover are marked.
+  const RouteSlTable* route_sl_slice = nullptr;
 };
 
 class PathEngine {
@@ -189,6 +193,7 @@ class PathEngine {
   uint8_t inexact_ = 0;  // kPathInexact*: what the SMDB says the engine cannot predict
   const QosPolicy* qos_ = nullptr;  // with QoS on and a policy in the SMDB
   bool routing_sl_ = false;         // the routing engine picks path SLs
+  const RouteSlTable* route_sls_ = nullptr;  // its SLs: the SMDB's, a slice's, or none
   bool sl2vl_ = false;              // QoS on: SL2VL tables may drop SLs
   uint32_t requester_ = SmdbIndex::kNone;  // resolved requester_lid
   std::shared_ptr<const RouteSuffixes> suffixes_;  // or null: hop by hop

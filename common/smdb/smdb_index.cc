@@ -95,28 +95,13 @@ Status SmdbIndex::Build(const Smdb& db, std::unique_ptr<SmdbIndex>* out, LftBuff
       idx->sl2vl_drops_.emplace_back(uint64_t{port} << 8 | d.in_port, d.mask);
   }
   std::sort(idx->sl2vl_drops_.begin(), idx->sl2vl_drops_.end());
+  // Which routing the engine's SLs are of, whether they are here or in
+  // route-SL slices (route_sl_table.h).
+  idx->route_sl_generation_ = db.route_sl_hints.epoch;
   if (idx->subnet_.flags & kSubnetRouteSls) {
-    // An SL range past SL 15 is no answer an SA gives: the stream is bad.
-    auto bad_range = [](unsigned sl, unsigned span) { return span < 1 || sl + span > 16; };
-    for (const SmdbRouteSlHint& h : db.route_sl_hints.records) {
-      if (h.hint >= 16 || bad_range(h.hint, h.span))
-        return Invalid("table 'route_sl_hints' has hint " + std::to_string(h.hint) + " span " +
-                       std::to_string(h.span));
-      idx->route_sl_hints_ |= static_cast<uint16_t>(1u << h.hint);
-      idx->route_sl_hint_spans_[h.hint] = h.span;
-    }
-    idx->route_sl_keys_.reserve(db.route_sls.records.size());
-    idx->route_sl_values_.reserve(db.route_sls.records.size());
-    for (const SmdbRouteSl& r : db.route_sls.records) {
-      uint64_t key = uint64_t{r.slid} << 24 | uint64_t{r.dlid} << 8 | r.hint;
-      if (!idx->route_sl_keys_.empty() && key <= idx->route_sl_keys_.back())
-        return Invalid("table 'route_sls' is not in key order");
-      if (bad_range(r.sl, r.span))
-        return Invalid("table 'route_sls' has SL " + std::to_string(r.sl) + " span " +
-                       std::to_string(r.span));
-      idx->route_sl_keys_.push_back(key);
-      idx->route_sl_values_.push_back(static_cast<uint8_t>(r.sl | (r.span - 1) << 4));
-    }
+    st = RouteSlTable::Build(db, /*slice=*/false, &idx->route_sls_);
+    if (!st.ok()) return st;
+    idx->has_route_sls_ = true;
   }
   *out = std::move(idx);
   return Status::Ok();
@@ -437,22 +422,6 @@ uint16_t SmdbIndex::FindCommonPkey(uint32_t table_a, uint32_t table_b) const {
   constexpr uint16_t kBaseOrder = 0xff7f;  // 0x7fff, byte-swapped as the order is
   found = walk(kFullA, kBaseOrder);
   return found ? found : walk(kLimitedA, kBaseOrder);
-}
-
-bool SmdbIndex::RouteSl(uint16_t slid, uint16_t dlid, uint8_t hint, uint8_t* sl,
-                        uint8_t* span) const {
-  if (hint >= 16 || !(route_sl_hints_ & (1u << hint))) return false;
-  uint64_t key = uint64_t{slid} << 24 | uint64_t{dlid} << 8 | hint;
-  auto it = std::lower_bound(route_sl_keys_.begin(), route_sl_keys_.end(), key);
-  if (it != route_sl_keys_.end() && *it == key) {
-    uint8_t v = route_sl_values_[it - route_sl_keys_.begin()];
-    *sl = v & 0xF;
-    *span = static_cast<uint8_t>((v >> 4) + 1);
-  } else {
-    *sl = hint;
-    *span = route_sl_hint_spans_[hint];
-  }
-  return true;
 }
 
 uint16_t SmdbIndex::MapEntry(uint32_t table, uint16_t key) const {

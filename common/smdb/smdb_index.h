@@ -28,6 +28,7 @@
 #include "common/base/object_recycler.h"
 #include "common/base/status.h"
 #include "common/smdb/qos_policy.h"
+#include "common/smdb/route_sl_table.h"
 #include "common/smdb/smdb.h"
 
 namespace ssa {
@@ -167,7 +168,14 @@ class SmdbIndex {
   // `hint` (route_sls: `hint` itself unless listed), and in *span how many
   // SLs from *sl it draws among at random (1: exactly *sl). False when the
   // SMDB carries no engine SLs (kSubnetRouteSls) or not for this hint.
-  bool RouteSl(uint16_t slid, uint16_t dlid, uint8_t hint, uint8_t* sl, uint8_t* span) const;
+  bool RouteSl(uint16_t slid, uint16_t dlid, uint8_t hint, uint8_t* sl, uint8_t* span) const {
+    return has_route_sls_ && route_sls_.Find(slid, dlid, hint, sl, span);
+  }
+  // The engine's SLs the SMDB carries (kSubnetRouteSls), or null.
+  const RouteSlTable* route_sls() const { return has_route_sls_ ? &route_sls_ : nullptr; }
+  // The route_sl_hints table epoch: the routing a route-SL slice must be
+  // of to apply to this SMDB (kSubnetRouteSlSlices).
+  uint64_t route_sl_generation() const { return route_sl_generation_; }
   // The SLs the SL2VL table of `port` for packets in on `in_port` sends to
   // VL15 (sl2vl_drops); 0 for a table that drops none.
   uint16_t Sl2VlDrops(uint32_t port, uint8_t in_port) const {
@@ -211,10 +219,9 @@ class SmdbIndex {
   uint32_t NodeByGuid(uint64_t guid) const;
 
   std::unique_ptr<QosPolicy> qos_;
-  uint16_t route_sl_hints_ = 0;         // bit k: route_sls covers hint k
-  std::vector<uint64_t> route_sl_keys_;  // slid << 24 | dlid << 8 | hint, ascending
-  std::vector<uint8_t> route_sl_values_;  // sl | (span - 1) << 4
-  std::array<uint8_t, 16> route_sl_hint_spans_{};  // span of unlisted pairs, per hint
+  RouteSlTable route_sls_;  // with kSubnetRouteSls
+  bool has_route_sls_ = false;
+  uint64_t route_sl_generation_ = 0;
   std::vector<std::pair<uint64_t, uint16_t>> sl2vl_drops_;  // (port << 8 | in_port, mask), sorted
 
   SmdbSubnet subnet_;

@@ -61,6 +61,12 @@ constexpr uint32_t kSubnetSl2VlTables = 1u << 9;
 // opt.use_original_extended_sa_rates_only: the SA answers no rate above
 // 300 Gb/s nor a 2x one (28, 50 Gb/s), mapping each to the one below.
 constexpr uint32_t kSubnetOriginalSaRates = 1u << 10;
+// With kSubnetRoutingSl: the engine's path SLs were computed, but more
+// pairs differ from the hint than every SMDB should carry; the core sends
+// each access node the rows of the ports it serves (route-SL slices,
+// route_sl_table.h). route_sl_hints is here and route_sls is empty; the
+// route_sl_hints table epoch names the routing the slices must be of.
+constexpr uint32_t kSubnetRouteSlSlices = 1u << 11;
 
 // Table 1 "subnet": exactly one record, the subnet-wide options.
 struct SmdbSubnet {

@@ -43,9 +43,12 @@ Status CoreServer::Start(std::function<void()> on_change) {
     topology_ = std::make_unique<SmdbTopology>(index_.get());
     membership_->SetTopology(topology_.get());
   }
+  slices_ = std::make_unique<RouteSlSlices>(reactor_, log_, server_.get(), membership_.get());
+  if (db_) slices_->OnSmdb(db_, index_, route_sl_rows_);
   control_ = std::make_unique<CoreControlServer>(
       reactor_, mads_, membership_.get(), log_,
       [this] {
+        if (slices_) slices_->RefreshSoon();
         if (on_change_) on_change_();
       },
       [this](const JoinRequest& r) { CheckMemberEpochs(r); });
@@ -58,7 +61,7 @@ Status CoreServer::Start(std::function<void()> on_change) {
 }
 
 Status CoreServer::PublishSmdb(std::shared_ptr<const smdb::Smdb> db, Bytes serialized, Bytes delta,
-                               uint64_t delta_from) {
+                               uint64_t delta_from, RouteSlRows route_sl_rows) {
   if (!db || !serialized) return Status::Error(EINVAL, "no SMDB");
   std::unique_ptr<smdb::SmdbIndex> index;
   Status st = smdb::SmdbIndex::Build(*db, &index);
@@ -75,6 +78,8 @@ Status CoreServer::PublishSmdb(std::shared_ptr<const smdb::Smdb> db, Bytes seria
   }
   topology_ = std::move(topology);
   index_ = std::move(index);
+  db_ = db;
+  route_sl_rows_ = std::move(route_sl_rows);
   epochs_.SetSmdb(db->global_epoch, DigestOf(*serialized));
   published_ = Membership::Clock::now();
   if (server_) {
@@ -84,6 +89,8 @@ Status CoreServer::PublishSmdb(std::shared_ptr<const smdb::Smdb> db, Bytes seria
         LogLevel::kInfo, "tree: serving SMDB epoch %" PRIu64 " (%zu bytes%s) to %zu child(ren)",
         db->global_epoch, serialized->size(), delta ? ", delta ready" : "", server_->child_count());
   }
+  // After the SMDB: an access node takes a slice only of the SMDB it holds.
+  if (slices_) slices_->OnSmdb(db_, index_, route_sl_rows_);
   if (on_change_) on_change_();
   return Status::Ok();
 }
@@ -111,14 +118,22 @@ void CoreServer::CheckMemberEpochs(const JoinRequest& r) {
 void CoreServer::Close() {
   if (control_) control_->Stop();
   control_.reset();
+  slices_.reset();
   if (server_) server_->Close();
   server_.reset();
 }
 
 // The core serves the SMDB and the address database to its own children
 // only: distribution nodes, and access nodes it parents when there is no
-// distribution node.
+// distribution node. An access node's route-SL slice goes to that access
+// node, wherever it is in the tree.
 void CoreServer::Authorize(const Hello& h, std::function<void(uint16_t, const std::string&)> done) {
+  if (h.kind == DbKind::kRouteSl) {
+    if (!slices_ || !slices_->active()) return done(kRefuseUnavailable, "");
+    bool ok = (h.roles & kRoleAccess) && !(h.roles & kRoleConsumer) &&
+              membership_->HoldsToken(h.guid, h.token, kRoleAccess, Membership::Clock::now());
+    return done(ok ? 0 : kRefuseBadToken, RouteSlKey(h.guid));
+  }
   if ((h.kind != DbKind::kSmdb && h.kind != DbKind::kAddr) || (h.roles & kRoleConsumer))
     return done(kRefuseUnavailable, "");
   TokenCheckRequest r;

@@ -32,6 +32,7 @@
 #include "common/tree/db_version.h"
 #include "common/tree/epoch_watch.h"
 #include "common/tree/membership.h"
+#include "common/tree/route_sl_slices.h"
 #include "common/tree/stream.h"
 
 namespace ssa {
@@ -68,9 +69,11 @@ class CoreServer {
   Status Start(std::function<void()> on_change = nullptr);
   // A new SMDB version: indexes it (the membership's topology from now
   // on), then publishes it with its delta from `delta_from` (null: none).
+  // `route_sl_rows`: the engine's SL rows the SMDB leaves to route-SL
+  // slices (kSubnetRouteSlSlices; route_sl_slices.h), else null.
   // Fails, serving what it served before, when it cannot be indexed.
   Status PublishSmdb(std::shared_ptr<const smdb::Smdb> db, Bytes serialized, Bytes delta,
-                     uint64_t delta_from);
+                     uint64_t delta_from, RouteSlRows route_sl_rows = nullptr);
   // A new address database version.
   void PublishAddr(const DbVersion& version, Bytes delta, uint64_t delta_from);
   // Closes the data server (children are dropped) and stops the control
@@ -86,6 +89,7 @@ class CoreServer {
   const DataServer* data_server() const { return server_.get(); }
   const Membership* membership() const { return membership_.get(); }
   const CoreControlServer* control() const { return control_.get(); }
+  const RouteSlSlices* route_sl_slices() const { return slices_.get(); }
 
  private:
   void Authorize(const Hello& h, std::function<void(uint16_t, const std::string&)> done);
@@ -101,7 +105,10 @@ class CoreServer {
   std::unique_ptr<DataServer> server_;
   std::unique_ptr<Membership> membership_;
   std::unique_ptr<CoreControlServer> control_;
-  std::unique_ptr<smdb::SmdbIndex> index_;
+  std::shared_ptr<const smdb::SmdbIndex> index_;
+  std::shared_ptr<const smdb::Smdb> db_;
+  RouteSlRows route_sl_rows_;
+  std::unique_ptr<RouteSlSlices> slices_;
   std::unique_ptr<SmdbTopology> topology_;
   EpochWatch epochs_;
   Membership::Clock::time_point published_;  // the last PublishSmdb

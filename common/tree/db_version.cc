@@ -1,10 +1,19 @@
 // db_version.cc: see db_version.h.
 #include "common/tree/db_version.h"
 
+#include <iterator>
+
 namespace ssa {
 namespace tree {
 
 void Publication::Publish(const DbVersion& v, Bytes delta, uint64_t delta_from) {
+  // The same epoch again with other bytes (an access node's PRDB made
+  // again once its route-SL slice came): the steps that led to the old
+  // bytes go, so that a child behind gets the new version whole.
+  if (current_.bytes && v.epoch <= current_.epoch && v.digest != current_.digest) {
+    for (auto it = steps_.begin(); it != steps_.end();)
+      it = it->second.to >= v.epoch ? steps_.erase(it) : std::next(it);
+  }
   if (delta && delta_from && delta_from == current_.epoch && v.epoch > delta_from)
     steps_[delta_from] = {delta_from, v.epoch, v.digest, delta};
   current_ = v;

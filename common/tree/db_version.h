@@ -68,7 +68,8 @@ class Publication {
  public:
   explicit Publication(size_t keep_deltas = 8) : keep_(keep_deltas) {}
   // A new current version, with the delta from the previous one if any
-  // (`delta_from` its base epoch).
+  // (`delta_from` its base epoch). A version under the current epoch with
+  // other bytes replaces it: children holding that epoch get it whole.
   void Publish(const DbVersion& v, Bytes delta, uint64_t delta_from);
   const DbVersion& current() const { return current_; }
   bool empty() const { return !current_.bytes; }

@@ -104,6 +104,7 @@ const char* DbKindName(DbKind k) {
     case DbKind::kSmdb: return "SMDB";
     case DbKind::kPrdb: return "PRDB";
     case DbKind::kAddr: return "address DB";
+    case DbKind::kRouteSl: return "route-SL slice";
   }
   return "?";
 }
@@ -173,7 +174,7 @@ Status DecodeHello(const std::string& p, Hello* h) {
   h->digest = in.U32();
   Status st = in.End();
   if (!st.ok()) return st;
-  if (kind < 1 || kind > 3) return Status::Error(EBADMSG, "HELLO: kind " + std::to_string(kind));
+  if (kind < 1 || kind > 4) return Status::Error(EBADMSG, "HELLO: kind " + std::to_string(kind));
   h->kind = static_cast<DbKind>(kind);
   if (h->protocol != kProtocolVersion)
     return Status::Error(EPROTONOSUPPORT, "HELLO: protocol " + std::to_string(h->protocol));

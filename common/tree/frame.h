@@ -85,7 +85,9 @@ enum class FrameType : uint8_t {
 };
 const char* FrameTypeName(FrameType t);
 
-enum class DbKind : uint8_t { kSmdb = 1, kPrdb = 2, kAddr = 3 };
+// kRouteSl: an access node's route-SL slice, from the core itself
+// (route_sl_slices.h).
+enum class DbKind : uint8_t { kSmdb = 1, kPrdb = 2, kAddr = 3, kRouteSl = 4 };
 const char* DbKindName(DbKind k);
 
 constexpr uint16_t kRefuseBadHello = 1;

@@ -25,6 +25,7 @@ common_tree_libssatree_la_SOURCES = $(SSA_TREE_WIRE_SOURCES) \
 	common/tree/consumer.h common/tree/consumer.cc \
 	common/tree/announce.h common/tree/announce.cc \
 	common/tree/inproc_mad.h common/tree/inproc_mad.cc \
+	common/tree/route_sl_slices.h common/tree/route_sl_slices.cc \
 	common/tree/core_server.h common/tree/core_server.cc \
 	common/tree/epoch_watch.h common/tree/epoch_watch.cc
 common_tree_libssatree_la_LIBADD = $(RDMACM_LIBS)

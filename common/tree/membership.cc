@@ -278,6 +278,28 @@ TokenCheckAnswer Membership::CheckToken(const TokenCheckRequest& r, Clock::time_
   return a;
 }
 
+bool Membership::HoldsToken(uint64_t guid, const Token& token, uint8_t role,
+                            Clock::time_point now) const {
+  const Member* m = Find(guid);
+  return m && m->expires > now && m->token == token && (m->roles & role);
+}
+
+std::map<uint64_t, std::vector<uint64_t>> Membership::ConsumersServed(uint8_t role) const {
+  std::map<uint64_t, std::vector<uint64_t>> out;
+  auto serves = [&](uint64_t parent) {
+    const Member* p = parent ? Find(parent) : nullptr;
+    return p && (p->roles & role);
+  };
+  // members_ is ordered by GUID, so every list comes out ascending.
+  for (const auto& kv : members_) {
+    const Member& m = kv.second;
+    if (!(m.roles & kRoleConsumer)) continue;
+    if (serves(m.parent)) out[m.parent].push_back(m.guid);
+    if (m.backup != m.parent && serves(m.backup)) out[m.backup].push_back(m.guid);
+  }
+  return out;
+}
+
 size_t Membership::Expire(Clock::time_point now) {
   size_t n = 0;
   for (auto it = members_.begin(); it != members_.end();) {

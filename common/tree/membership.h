@@ -107,6 +107,13 @@ class Membership {
                 JoinAnswer* answer, std::string* why);
   uint16_t Leave(const LeaveRequest& request);
   TokenCheckAnswer CheckToken(const TokenCheckRequest& request, Clock::time_point now) const;
+  // Whether `guid` is a member with `role` whose lease runs and `token` is
+  // the one the core issued it, whatever its parent: what the core sends
+  // a member directly (its route-SL slice) needs no more.
+  bool HoldsToken(uint64_t guid, const Token& token, uint8_t role, Clock::time_point now) const;
+  // For each member with `role`: the consumers it serves as parent or as
+  // backup (port GUIDs, ascending). Members serving none are absent.
+  std::map<uint64_t, std::vector<uint64_t>> ConsumersServed(uint8_t role) const;
   // Forgets members whose lease ran out; returns how many.
   size_t Expire(Clock::time_point now);
 

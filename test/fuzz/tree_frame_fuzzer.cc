@@ -98,7 +98,8 @@ void FuzzPayload(const Frame& f) {
   Hello h;
   if (DecodeHello(p, &h).ok()) {
     FUZZ_CHECK(h.protocol == kProtocolVersion && h.guid != 0);
-    FUZZ_CHECK(h.kind == DbKind::kSmdb || h.kind == DbKind::kPrdb || h.kind == DbKind::kAddr);
+    FUZZ_CHECK(h.kind == DbKind::kSmdb || h.kind == DbKind::kPrdb || h.kind == DbKind::kAddr ||
+               h.kind == DbKind::kRouteSl);
     (void)DbKindName(h.kind);
     (void)RolesName(h.roles);
     std::string e = EncodeHello(h);

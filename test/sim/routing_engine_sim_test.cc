@@ -206,7 +206,7 @@ TEST(RoutingEngineSim, LashPastTheRowBoundItsRecordsAreMarkedAndGoToTheSa) {
   StartTorus("lash", 5, 5, 1);
   CHECK(!(tree->smdb().subnet.records[0].flags & ssa::smdb::kSubnetRouteSls));
   MarkedRecordsGoToTheSaOrFail("routing-sl", "the routing engine chooses its SL)", 1, true);
-  STRCMP_CONTAINS("than route_sl_max_rows lets the SMDB carry",
+  STRCMP_CONTAINS("than route_sl_max_rows lets the core keep",
                   ssa::test::ReadFileText(tree->fabric()->osm_log_path()).c_str());
 }
 TEST(RoutingEngineSim, LashPastTheCallBoundItsRecordsAreMarkedAndGoToTheSa) {

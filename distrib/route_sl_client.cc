@@ -1,0 +1,123 @@
+// route_sl_client.cc: see route_sl_client.h.
+#include "distrib/route_sl_client.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+
+namespace ssa {
+namespace distrib {
+namespace {
+
+constexpr int kFirstBackoffMs = 1000;
+constexpr int kMaxBackoffMs = 30000;
+
+}  // namespace
+
+RouteSlClient::RouteSlClient(EventLoop* loop, Logger* log, tree::StreamTransport* streams,
+                             tree::MemberControlClient* control, uint64_t port_guid, uint8_t roles,
+                             SliceFn on_slice)
+    : loop_(loop),
+      log_(log),
+      streams_(streams),
+      control_(control),
+      port_guid_(port_guid),
+      roles_(roles),
+      on_slice_(std::move(on_slice)),
+      replica_([this](const tree::Applied<smdb::Smdb>& a) {
+        backoff_ms_ = 0;
+        log_->Log(LogLevel::kInfo,
+                  "route-SL slice %" PRIu64 ": rows of %zu port(s), %zu rows, routing generation "
+                  "%" PRIu64,
+                  a.version.epoch, a.db->guid_lids.records.size(), a.db->route_sls.records.size(),
+                  a.db->route_sl_hints.epoch);
+        if (on_slice_) on_slice_(a.db);
+      }) {}
+
+RouteSlClient::~RouteSlClient() { Stop(); }
+
+void RouteSlClient::SetToken(const tree::Token& token) {
+  bool changed = !have_token_ || token != token_;
+  token_ = token;
+  have_token_ = true;
+  if (wanted_ && (changed || !located_)) Locate();
+}
+
+void RouteSlClient::OnSmdb(const smdb::Smdb& db) {
+  if (stopped_) return;
+  const bool want = (db.subnet.records[0].flags & smdb::kSubnetRouteSlSlices) != 0;
+  if (want == wanted_) return;
+  wanted_ = want;
+  if (want) {
+    log_->Log(LogLevel::kInfo,
+              "SMDB epoch %" PRIu64 " leaves the routing engine's SLs to route-SL slices: "
+              "asking the core for ours",
+              db.global_epoch);
+    Locate();
+    return;
+  }
+  log_->Log(LogLevel::kInfo, "SMDB epoch %" PRIu64 " carries the routing engine's SLs again",
+            db.global_epoch);
+  if (client_) client_->Stop();
+  client_.reset();
+  located_ = false;
+  if (retry_) loop_->CancelTimer(retry_);
+  retry_ = 0;
+}
+
+// Where the core listens (it moves with the master SM), then a connection
+// to it as our slice's parent.
+void RouteSlClient::Locate() {
+  if (stopped_ || !wanted_ || !have_token_ || asking_) return;
+  asking_ = true;
+  std::weak_ptr<bool> alive = alive_;
+  control_->AskCoreInfo([this, alive](Status st, const tree::CoreInfoAnswer& a) {
+    if (alive.expired()) return;  // the answer outlived us
+    asking_ = false;
+    if (stopped_ || !wanted_) return;
+    if (!st.ok() || a.core_guid == 0) {
+      log_->Log(LogLevel::kWarn, "route-SL slice: the core's address is unknown (%s)",
+                st.ok() ? "no core" : st.ToString().c_str());
+      return RetryLater();
+    }
+    if (!client_) {
+      tree::Hello h;
+      h.roles = roles_;
+      h.kind = tree::DbKind::kRouteSl;
+      h.guid = port_guid_;
+      client_ = std::make_unique<tree::DataClient>(
+          loop_, streams_, log_, &replica_, h, [this](uint64_t, bool refused) {
+            located_ = false;
+            if (refused)
+              log_->Log(LogLevel::kInfo, "route-SL slice: the core refused us; trying again");
+            RetryLater();
+          });
+    }
+    tree::ParentInfo core;
+    core.guid = a.core_guid;
+    core.lid = a.core_lid;
+    core.address = a.data_address;
+    client_->SetParents(core, tree::ParentInfo{}, token_);
+    located_ = true;
+  });
+}
+
+void RouteSlClient::RetryLater() {
+  if (stopped_ || retry_) return;
+  backoff_ms_ = backoff_ms_ ? std::min(2 * backoff_ms_, kMaxBackoffMs) : kFirstBackoffMs;
+  retry_ = loop_->AddTimer(std::chrono::milliseconds(backoff_ms_), [this] {
+    retry_ = 0;
+    Locate();
+  });
+}
+
+void RouteSlClient::Stop() {
+  if (stopped_) return;
+  stopped_ = true;
+  if (retry_) loop_->CancelTimer(retry_);
+  retry_ = 0;
+  if (client_) client_->Stop();
+}
+
+}  // namespace distrib
+}  // namespace ssa

@@ -47,6 +47,8 @@ void IbssaMember::CollectMetrics(PromText* out) const {
   };
   std::vector<Held> held = {{"smdb", smdb_.epoch(), smdb_at_}, {"addr", addr_.epoch(), addr_at_}};
   if (prdbs_) held.push_back({"prdb", prdb_epoch_, prdb_at_});
+  if (route_sl_ && route_sl_->epoch())
+    held.push_back({"routesl", route_sl_->epoch(), route_sl_->applied_at()});
   out->Family("ibssa_epoch", kGauge,
               "The epoch of the database held (prdb: the newest PRDB published to a consumer).");
   for (const Held& h : held) out->Add(with({{"db", h.db}}), static_cast<double>(h.epoch));
@@ -82,7 +84,9 @@ void IbssaMember::CollectMetrics(PromText* out) const {
     const char* db;
     const tree::DataClient* client;
   };
-  const Upstream ups[] = {{"smdb", upstream_.get()}, {"addr", addr_upstream_.get()}};
+  const Upstream ups[] = {{"smdb", upstream_.get()},
+                          {"addr", addr_upstream_.get()},
+                          {"routesl", route_sl_ ? route_sl_->client() : nullptr}};
   auto per_db = [&](const char* name, const char* help, uint64_t tree::DataClientCounters::*f) {
     out->Family(name, kCounter, help);
     for (const Upstream& u : ups)
@@ -127,6 +131,10 @@ void IbssaMember::CollectMetrics(PromText* out) const {
     out->Family("ibssa_prdb_paths_computed_total", kCounter,
                 "Paths the path engine computed for consumers' PRDBs (access role).");
     out->Add(mine, static_cast<double>(prdbs_->paths_computed()));
+    out->Family("ibssa_prdb_consumers_without_engine_sls", kGauge,
+                "Consumers whose PRDB lacks the routing engine's SLs (no route-SL slice of the "
+                "SMDB's routing covers them yet): those records are marked not exact.");
+    out->Add(mine, static_cast<double>(prdbs_->consumers_without_engine_sls()));
   }
 }
 

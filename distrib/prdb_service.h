@@ -120,6 +120,13 @@ class PrdbService {
   size_t jobs_waiting() const { return waiting_.size(); }
   size_t jobs_in_flight_peak() const { return in_flight_peak_; }
   size_t max_jobs() const { return max_jobs_; }
+  // Consumers whose current PRDB was made without the routing engine's
+  // SLs that the SMDB leaves to route-SL slices (records marked).
+  size_t consumers_without_engine_sls() const {
+    size_t n = 0;
+    for (const auto& c : consumers_) n += c.second.bytes && !c.second.sl_covered;
+    return n;
+  }
   static constexpr size_t kJobsPerThread = 2;
   // The current PRDB of a consumer (parsed from its serialization), or null.
   std::shared_ptr<const smdb::Prdb> Current(uint64_t port_guid) const;

@@ -23,16 +23,17 @@ RouteSlClient::RouteSlClient(EventLoop* loop, Logger* log, tree::StreamTransport
       control_(control),
       port_guid_(port_guid),
       roles_(roles),
-      on_slice_(std::move(on_slice)),
-      replica_([this](const tree::Applied<smdb::Smdb>& a) {
-        backoff_ms_ = 0;
-        log_->Log(LogLevel::kInfo,
-                  "route-SL slice %" PRIu64 ": rows of %zu port(s), %zu rows, routing generation "
-                  "%" PRIu64,
-                  a.version.epoch, a.db->guid_lids.records.size(), a.db->route_sls.records.size(),
-                  a.db->route_sl_hints.epoch);
-        if (on_slice_) on_slice_(a.db);
-      }) {}
+      on_slice_(std::move(on_slice)) {}
+
+void RouteSlClient::OnApplied(const tree::Applied<smdb::Smdb>& a) {
+  backoff_ms_ = 0;
+  applied_at_ = std::chrono::steady_clock::now();
+  log_->Log(LogLevel::kInfo,
+            "route-SL slice %" PRIu64 ": rows of %zu port(s), %zu rows, routing generation %" PRIu64,
+            a.version.epoch, a.db->guid_lids.records.size(), a.db->route_sls.records.size(),
+            a.db->route_sl_hints.epoch);
+  if (on_slice_) on_slice_(a.db);
+}
 
 RouteSlClient::~RouteSlClient() { Stop(); }
 
@@ -50,7 +51,8 @@ void RouteSlClient::OnSmdb(const smdb::Smdb& db) {
   wanted_ = want;
   if (want) {
     log_->Log(LogLevel::kInfo,
-              "SMDB epoch %" PRIu64 " leaves the routing engine's SLs to route-SL slices: "
+              "SMDB epoch %" PRIu64
+              " leaves the routing engine's SLs to route-SL slices: "
               "asking the core for ours",
               db.global_epoch);
     Locate();
@@ -80,23 +82,37 @@ void RouteSlClient::Locate() {
                 st.ok() ? "no core" : st.ToString().c_str());
       return RetryLater();
     }
-    if (!client_) {
+    tree::ParentInfo core;
+    core.guid = a.core_guid;
+    core.lid = a.core_lid;
+    core.address = a.data_address;
+    // The data client came back to the same core by itself meanwhile.
+    if (client_ && client_->connected() && core.guid == core_.guid &&
+        core.address == core_.address) {
+      located_ = true;
+      return;
+    }
+    core_ = core;
+    // A new connection starts from nothing: a core started again (idle,
+    // then master once more) numbers its slices afresh, possibly below
+    // the one held, and the slice is small.
+    if (!located_ || !client_) {
+      if (client_) client_->Stop();
+      client_.reset();
+      replica_ = std::make_unique<tree::DbReplica<smdb::Smdb>>(
+          [this](const tree::Applied<smdb::Smdb>& applied) { OnApplied(applied); });
       tree::Hello h;
       h.roles = roles_;
       h.kind = tree::DbKind::kRouteSl;
       h.guid = port_guid_;
       client_ = std::make_unique<tree::DataClient>(
-          loop_, streams_, log_, &replica_, h, [this](uint64_t, bool refused) {
+          loop_, streams_, log_, replica_.get(), h, [this](uint64_t, bool refused) {
             located_ = false;
             if (refused)
               log_->Log(LogLevel::kInfo, "route-SL slice: the core refused us; trying again");
             RetryLater();
           });
     }
-    tree::ParentInfo core;
-    core.guid = a.core_guid;
-    core.lid = a.core_lid;
-    core.address = a.data_address;
     client_->SetParents(core, tree::ParentInfo{}, token_);
     located_ = true;
   });

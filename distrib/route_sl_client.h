@@ -15,6 +15,7 @@
 #ifndef IBACM_SSA_DISTRIB_ROUTE_SL_CLIENT_H
 #define IBACM_SSA_DISTRIB_ROUTE_SL_CLIENT_H
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -48,12 +49,15 @@ class RouteSlClient {
   void Stop();
 
   bool connected() const { return client_ && client_->connected(); }
-  uint64_t epoch() const { return replica_.epoch(); }
+  uint64_t epoch() const { return replica_ ? replica_->epoch() : 0; }
+  // When the slice held was applied (epoch() 0: none yet).
+  std::chrono::steady_clock::time_point applied_at() const { return applied_at_; }
   const tree::DataClient* client() const { return client_.get(); }
 
  private:
   void Locate();
   void RetryLater();
+  void OnApplied(const tree::Applied<smdb::Smdb>& a);
 
   EventLoop* loop_;
   Logger* log_;
@@ -62,16 +66,19 @@ class RouteSlClient {
   uint64_t port_guid_;
   uint8_t roles_;
   SliceFn on_slice_;
-  tree::DbReplica<smdb::Smdb> replica_;
+  // Made anew with each connection (Locate); the client borrows it.
+  std::unique_ptr<tree::DbReplica<smdb::Smdb>> replica_;
   std::unique_ptr<tree::DataClient> client_;
   tree::Token token_{};
+  tree::ParentInfo core_;  // the core last located
   bool have_token_ = false;
   bool wanted_ = false;
-  bool asking_ = false;    // a CoreInfo in flight
-  bool located_ = false;   // the client has the core as its parent
+  bool asking_ = false;   // a CoreInfo in flight
+  bool located_ = false;  // the client has the core as its parent
   int backoff_ms_ = 0;
   EventLoop::TimerId retry_ = 0;
   bool stopped_ = false;
+  std::chrono::steady_clock::time_point applied_at_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 

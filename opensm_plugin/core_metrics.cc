@@ -78,8 +78,9 @@ void CollectCoreMetrics(const VersionStats& s, const tree::CoreServer* core, Pro
   out->Add({{"kind", "delta"}}, static_cast<double>(s.delta_bytes_total));
   if (s.route_sl_state >= 0) {  // after the first extraction
     out->Family("ibssa_core_route_sls", kGauge,
-                "The routing engine's path SLs, 1 for the state now: computed (in the SMDB), "
-                "none (the engine picks no SL), random, too_large, failed (consumers ask the SA).");
+                "The routing engine's path SLs, 1 for the state now: computed (in the SMDB or "
+                "route-SL slices), none (the engine picks no SL), random, too_large, failed "
+                "(consumers ask the SA).");
     for (int i = 0; i < static_cast<int>(sizeof(kRouteSlStates) / sizeof(kRouteSlStates[0])); ++i)
       out->Add({{"state", kRouteSlStates[i]}}, i == s.route_sl_state ? 1 : 0);
   }
@@ -113,6 +114,14 @@ void CollectCoreMetrics(const VersionStats& s, const tree::CoreServer* core, Pro
     out->Add(static_cast<double>(dc.bytes_sent));
     out->Family("ibssa_core_children", kGauge, "The core's children connected now.");
     out->Add(static_cast<double>(d->child_count()));
+  }
+  if (const tree::RouteSlSlices* r = core->route_sl_slices()) {
+    out->Family("ibssa_core_route_sl_slices", kGauge,
+                "Access nodes with a route-SL slice now (the SMDB leaves the engine's SLs out).");
+    out->Add(static_cast<double>(r->slices()));
+    out->Family("ibssa_core_route_sl_slice_versions_total", kCounter,
+                "Route-SL slice versions cut and published.");
+    out->Add(static_cast<double>(r->versions_published()));
   }
 }
 

@@ -58,8 +58,8 @@ Status RouteSlTable::Build(const Smdb& db, bool slice, RouteSlTable* out) {
 
 bool RouteSlTable::Covers(uint16_t slid) const {
   if (!slice_) return true;
-  auto it = std::upper_bound(covered_.begin(), covered_.end(),
-                             std::make_pair(slid, uint16_t{0xFFFF}));
+  auto it =
+      std::upper_bound(covered_.begin(), covered_.end(), std::make_pair(slid, uint16_t{0xFFFF}));
   if (it == covered_.begin()) return false;
   --it;
   return slid < uint32_t{it->first} + it->second;

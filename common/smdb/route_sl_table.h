@@ -58,10 +58,10 @@ class RouteSlTable {
  private:
   bool slice_ = false;
   uint64_t generation_ = 0;
-  uint16_t hints_ = 0;                          // bit k: hint k is covered
-  std::array<uint8_t, 16> hint_spans_{};        // span of unlisted pairs, per hint
-  std::vector<uint64_t> keys_;                  // slid << 24 | dlid << 8 | hint, ascending
-  std::vector<uint8_t> values_;                 // sl | (span - 1) << 4
+  uint16_t hints_ = 0;                    // bit k: hint k is covered
+  std::array<uint8_t, 16> hint_spans_{};  // span of unlisted pairs, per hint
+  std::vector<uint64_t> keys_;            // slid << 24 | dlid << 8 | hint, ascending
+  std::vector<uint8_t> values_;           // sl | (span - 1) << 4
   std::vector<std::pair<uint16_t, uint16_t>> covered_;
 };
 

@@ -21,8 +21,8 @@ constexpr auto kRefreshDelay = std::chrono::milliseconds(50);
 std::string RouteSlKey(uint64_t access_guid) { return "routesl:" + std::to_string(access_guid); }
 
 void CutRouteSlSlice(const smdb::Smdb& db, const smdb::SmdbIndex& index,
-                     const std::vector<smdb::SmdbRouteSl>& rows,
-                     const std::vector<uint64_t>& ports, smdb::Smdb* out) {
+                     const std::vector<smdb::SmdbRouteSl>& rows, const std::vector<uint64_t>& ports,
+                     smdb::Smdb* out) {
   smdb::Smdb s;
   s.subnet.records[0].subnet_prefix = db.subnet.records[0].subnet_prefix;
   s.subnet.records[0].flags = smdb::kSubnetRoutingSl | smdb::kSubnetRouteSls;
@@ -44,8 +44,7 @@ void CutRouteSlSlice(const smdb::Smdb& db, const smdb::SmdbIndex& index,
     auto lo = std::lower_bound(rows.begin(), rows.end(), r.first,
                                [](const smdb::SmdbRouteSl& x, uint16_t v) { return x.slid < v; });
     const uint32_t end = uint32_t{r.first} + r.second;
-    for (auto it = lo; it != rows.end() && it->slid < end; ++it)
-      s.route_sls.records.push_back(*it);
+    for (auto it = lo; it != rows.end() && it->slid < end; ++it) s.route_sls.records.push_back(*it);
   }
   *out = std::move(s);
 }
@@ -67,14 +66,16 @@ void RouteSlSlices::OnSmdb(std::shared_ptr<const smdb::Smdb> db,
   if (!rows && rows_) {
     for (const auto& kv : cut_) server_->Drop(RouteSlKey(kv.first));
     cut_.clear();
-    log_->Log(LogLevel::kInfo, "tree: the SMDB carries the routing engine's SLs again; "
-                               "route-SL slices are no longer served");
+    log_->Log(LogLevel::kInfo,
+              "tree: the SMDB carries the routing engine's SLs again; "
+              "route-SL slices are no longer served");
   }
   rows_ = std::move(rows);
   if (!rows_) return;
   if (changed)
     log_->Log(LogLevel::kInfo,
-              "tree: SMDB epoch %" PRIu64 " leaves %zu routing-engine SL rows to route-SL "
+              "tree: SMDB epoch %" PRIu64
+              " leaves %zu routing-engine SL rows to route-SL "
               "slices (generation %" PRIu64 "); cutting one per access node",
               db_->global_epoch, rows_->size(), db_->route_sl_hints.epoch);
   // Also with the same rows: a renumbered SMDB (an SM failover) is a new
@@ -106,7 +107,10 @@ void RouteSlSlices::Refresh() {
   size_t cut_now = 0, rows_sent = 0;
   for (auto& kv : served) {
     Cut& c = cut_[kv.first];
-    if (c.slice && c.generation == generation && c.ports == kv.second) continue;
+    // Also when a port got its LID (or another) under the same routing.
+    if (c.slice && c.generation == generation && c.ports == kv.second &&
+        c.guid_lids_epoch == db_->guid_lids.epoch)
+      continue;
     auto next = std::make_shared<smdb::Smdb>();
     CutRouteSlSlice(*db_, *index_, *rows_, kv.second, next.get());
     std::string delta;
@@ -131,18 +135,19 @@ void RouteSlSlices::Refresh() {
       d = std::make_shared<const std::string>(std::move(delta));
       from = c.slice->global_epoch;
     }
-    server_->Publish(RouteSlKey(kv.first), {next->global_epoch, DigestOf(*bytes), bytes}, d,
-                     from);
+    server_->Publish(RouteSlKey(kv.first), {next->global_epoch, DigestOf(*bytes), bytes}, d, from);
     ++versions_;
     ++cut_now;
     rows_sent += next->route_sls.records.size();
     c.ports = kv.second;
     c.generation = generation;
+    c.guid_lids_epoch = db_->guid_lids.epoch;
     c.slice = std::move(next);
   }
   if (cut_now)
     log_->Log(LogLevel::kInfo,
-              "tree: route-SL slices of generation %" PRIu64 " cut for %zu access node(s), "
+              "tree: route-SL slices of generation %" PRIu64
+              " cut for %zu access node(s), "
               "%zu rows (of %zu)",
               generation, cut_now, rows_sent, rows_->size());
 }

@@ -48,8 +48,8 @@ using RouteSlRows = std::shared_ptr<const std::vector<smdb::SmdbRouteSl>>;
 // those ports' guid_lids records, and `db`'s route_sl_hints with its epoch.
 // Epochs other than route_sl_hints' are left to the caller.
 void CutRouteSlSlice(const smdb::Smdb& db, const smdb::SmdbIndex& index,
-                     const std::vector<smdb::SmdbRouteSl>& rows,
-                     const std::vector<uint64_t>& ports, smdb::Smdb* out);
+                     const std::vector<smdb::SmdbRouteSl>& rows, const std::vector<uint64_t>& ports,
+                     smdb::Smdb* out);
 
 // The data server key of an access node's slice.
 std::string RouteSlKey(uint64_t access_guid);
@@ -77,6 +77,7 @@ class RouteSlSlices {
   struct Cut {
     std::vector<uint64_t> ports;
     uint64_t generation = 0;
+    uint64_t guid_lids_epoch = 0;  // the SMDB's LIDs it was cut with
     std::shared_ptr<const smdb::Smdb> slice;
   };
   void Refresh();

@@ -164,8 +164,8 @@ TEST_GROUP(RouteSlSliceService) {
   }
   static bool AnyMarked(const ssa::distrib::PrdbVersion& v) {
     Prdb prdb;
-    CHECK_OK(Prdb::Parse(reinterpret_cast<const uint8_t*>(v.bytes->data()), v.bytes->size(),
-                         &prdb));
+    CHECK_OK(
+        Prdb::Parse(reinterpret_cast<const uint8_t*>(v.bytes->data()), v.bytes->size(), &prdb));
     for (const PrdbPath& p : prdb.paths.records)
       if (p.flags & kPathInexactRoutingSl) return true;
     return false;
@@ -207,7 +207,6 @@ TEST(RouteSlSliceService, AConsumersPrdbIsMadeAgainWhenItsSliceComes) {
   std::shared_ptr<const Prdb> cur = svc.Current(A + 1);
   CHECK(cur != nullptr);
   bool saw_engine_sl = false;
-  for (const PrdbPath& p : cur->paths.records)
-    saw_engine_sl |= p.dlid == 12 && p.sl == 2;
+  for (const PrdbPath& p : cur->paths.records) saw_engine_sl |= p.dlid == 12 && p.sl == 2;
   CHECK(saw_engine_sl);
 }

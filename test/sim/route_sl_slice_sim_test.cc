@@ -6,9 +6,11 @@
 // PRDB is made again with them: ibacm then answers every pair from its
 // PRDB, equal to the SA, and does so again after a link change (a new
 // routing, a new generation of slices).
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "test/sim/fidelity_fixture.h"
 #include "test/support/check_ok.h"
@@ -19,6 +21,7 @@ TEST_GROUP_BASE(RouteSlSliceSim, FidelityFixture) {
   // Our ib_acme -T from kNode over every LID, through the daemon: true
   // when every answer equals the SA's (a marked record with fallback =
   // none is an error, not a match).
+  std::string last_check;  // ib_acme's output of the last AllAnswersEqualTheSa
   bool AllAnswersEqualTheSa() {
     uint16_t top = 0;
     size_t lids = 0;
@@ -33,17 +36,41 @@ TEST_GROUP_BASE(RouteSlSliceSim, FidelityFixture) {
                                     "--lid-range", "1-" + std::to_string(top), "--verify",
                                     "daemon"},
                                    &out, &rc));
+    last_check = out;
     return out.find("mismatched:   0") != std::string::npos &&
            out.find("matched:      " + std::to_string(lids) + "\n") != std::string::npos;
   }
   // The consumer's PRDB is made again once its access node holds the
   // slice: asks again (each run a few hundred ms) until the answers are
-  // exact, for at most 30 s.
-  void WaitUntilExact() {
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  // exact, for at most `limit`.
+  void WaitUntilExact(std::chrono::seconds limit = std::chrono::seconds(30)) {
+    auto deadline = std::chrono::steady_clock::now() + limit;
     while (!AllAnswersEqualTheSa()) {
       CHECK_TEXT(std::chrono::steady_clock::now() < deadline,
-                 "the daemon's answers did not become exact: no route-SL slice reached it?");
+                 ("the daemon's answers did not become exact: no route-SL slice reached it?\n" +
+                  last_check)
+                     .c_str());
+    }
+  }
+  // `compare --prdb` of ssa-consumer's dump on `node` against the SA for
+  // every LID of its range, repeated until nothing is marked (the dump is
+  // rewritten when the PRDB made with the slice comes, same epoch), for at
+  // most `limit`; the last output.
+  std::string WaitConsumerExact(const std::string& node,
+                                std::chrono::seconds limit = std::chrono::seconds(30)) {
+    char guid[24];
+    snprintf(guid, sizeof(guid), "0x%016llx",
+             static_cast<unsigned long long>(tree->PortGuid(node)));
+    auto deadline = std::chrono::steady_clock::now() + limit;
+    for (;;) {
+      int rc = -1;
+      std::string out = Run({kSmdbTool, "compare", smdb_file, "--prdb", tree->ConsumerDump(node),
+                             "--from", guid, "--lmc-all", "--max-print", "20"},
+                            &rc);
+      LONGS_EQUAL_TEXT(0, rc, out.c_str());
+      LONGS_EQUAL_TEXT(0, SummaryValue(out, "mismatched"), out.c_str());
+      if (SummaryValue(out, "not_exact") == 0) return out;
+      CHECK_TEXT(std::chrono::steady_clock::now() < deadline, out.c_str());
     }
   }
   size_t Count(const std::string& text, const std::string& needle) {
@@ -110,23 +137,47 @@ TEST(RouteSlSliceSim, DfssspWithLmc1TheConsumersPrdbFromItsSliceEqualsTheSa) {
   CHECK(tree->smdb().subnet.records[0].flags & ssa::smdb::kSubnetRouteSlSlices);
   CHECK_OK(tree->StartConsumer("Hca7"));
   CHECK_OK(tree->WaitConsumersAt({"Hca7"}, tree->smdb().global_epoch, 30s));
-  char guid[24];
-  snprintf(guid, sizeof(guid), "0x%016llx",
-           static_cast<unsigned long long>(tree->PortGuid("Hca7")));
-  // The dump is rewritten when the PRDB made with the slice comes (same
-  // epoch): compare until nothing is marked, for at most 30 s.
-  auto deadline = std::chrono::steady_clock::now() + 30s;
-  std::string out;
-  for (;;) {
-    int rc = -1;
-    out = Run({kSmdbTool, "compare", smdb_file, "--prdb", tree->ConsumerDump("Hca7"), "--from",
-               guid, "--lmc-all", "--max-print", "20"},
-              &rc);
-    LONGS_EQUAL_TEXT(0, rc, out.c_str());
-    LONGS_EQUAL_TEXT(0, SummaryValue(out, "mismatched"), out.c_str());
-    if (SummaryValue(out, "not_exact") == 0) break;
-    CHECK_TEXT(std::chrono::steady_clock::now() < deadline, out.c_str());
-  }
+  std::string out = WaitConsumerExact("Hca7");
   CHECK_TEXT(SummaryValue(out, "pairs") >= 2 * static_cast<long>(Endpoints()), out.c_str());
   CHECK_TEXT(SummaryValue(out, "sl_drawn") > 0, out.c_str());
+}
+
+// An SM failover: the access nodes lose the old core's slice connection,
+// find the new core by CoreInfo, and take its slices (its own routing and
+// generation); the consumer's PRDB equals the new SA's, nothing marked.
+// (ibacm's own SA path does not follow a failover on the simulated fabric:
+// the port's SM LID never changes there, so ssa-consumer is the client.)
+TEST(RouteSlSliceSim, AfterAnSmFailoverTheNewCoresSlicesReachTheAccessNodes) {
+  plugin_options = "route_sl_smdb_rows=0";
+  ssa::test::TorusOptions t;
+  t.x = t.y = 5;
+  t.hcas_per_switch = 1;
+  ssa::test::GeneratedNet net;
+  CHECK_OK(ssa::test::TorusNet(t, &net));
+  TreeHarness::Options o;
+  o.net_text = net.text;
+  o.hcas = net.hcas;
+  o.opensm_args = {"-R", "lash"};
+  o.failover = true;
+  StartTree(o);
+  CHECK_OK(tree->StartConsumer("Hca7"));
+  CHECK_OK(tree->WaitConsumersAt({"Hca7"}, tree->smdb().global_epoch, 30s));
+  WaitConsumerExact("Hca7");
+  CHECK_OK(tree->StartStandbySm("Hca11"));
+  // The standby's arrival may make the master sweep and route again.
+  std::vector<uint64_t> versions = ssa::test::ListVersions(tree->plugin().dump_dir());
+  CHECK(!versions.empty());
+  uint64_t held = *std::max_element(versions.begin(), versions.end());
+
+  // See TreeFaultSim: the wait bounds a hang of ibsim's takeover.
+  CHECK_OK(tree->FailOver(90s));
+  ssa::smdb::Smdb next;
+  CHECK_OK(tree->WaitSmdbAfter(held, 60s, &next));
+  CHECK(next.subnet.records[0].flags & ssa::smdb::kSubnetRouteSlSlices);
+  CHECK_OK(next.WriteFile(smdb_file));
+  CHECK_OK(tree->WaitConsumersAt({"Hca7"}, next.global_epoch, 60s));
+  std::string out = WaitConsumerExact("Hca7", 60s);
+  CHECK_TEXT(SummaryValue(out, "pairs") >= static_cast<long>(Endpoints()), out.c_str());
+  STRCMP_CONTAINS("route-SL slices of generation",
+                  ssa::test::ReadFileText(tree->standby().log_file()).c_str());
 }

@@ -169,19 +169,24 @@ run_one() {
 		while read -r q; do
 			before=$(md5sum <"$dir/smdb/latest")
 			line=$("$SIMFAB_BIN" node Hca2 -- "$smdb" compare "$dir/smdb/latest" --from all --to all \
-				--max-print 50 $q 2>&1) || rc=1
+				--max-print 50 $q 2>&1)
+			crc=$?
+			[ "$crc" -eq 0 ] || rc=1
 			after=$(md5sum <"$dir/smdb/latest")
 			printf "%s\n" "$line" >>"$dir/compare.out.txt"
 			sum=$(echo "$line" | grep -E "^compare:" | grep -oE "(pairs|no_path|mismatched|sa_failures|not_exact|sl_drawn)=[0-9]+" | tr "\n" " ")
 			[ -n "$sum" ] || rc=1
 			[ "$before" = "$after" ] || sum="$sum (SMDB changed during compare)"
+			[ "$crc" -eq 0 ] || sum="$sum (compare exited $crc)"
 			echo "[${q:-plain}] ${sum:-$(echo "$line" | tail -3 | tr "\n" " ")}"
 			echo "$line" | grep -E "^(mismatch|sa-failure)" | head -4 | sed "s/^/    /"
 		done <"$dir/queries"
 		cp "$SIMFAB_DIR/osm.log" "$dir/"
 		exit $rc' _ "$dir" "$smdb_tool" 2>&1)
 	rc=$?
-	echo "$out" >"$dir/result.txt"
+	# The run's own status too: a FAIL whose compares were all clean is
+	# told apart by it (simfab, or the script inside it, ended badly).
+	printf "%s\nsimfab run exit status: %s\n" "$out" "$rc" >"$dir/result.txt"
 	# OpenSM refusing the policy or the partitions file (its log): the
 	# configuration is not one OpenSM runs as written.
 	local refused=""
@@ -209,6 +214,7 @@ run_one() {
 	else
 		status=ok
 	fi
+	[ "$status" = FAIL ] && reason="exit status $rc"
 	echo "$i: $status${reason:+ ($reason)}: $label -> routed by ${engine:-?}"
 	case "$status" in
 	MISMATCH | FAIL) echo "$out" | grep -E '^\[|^    (mismatch|sa-failure)|^no SMDB|^simfab run: the' |

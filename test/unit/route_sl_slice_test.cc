@@ -5,7 +5,10 @@
 // marked. The access node's PRDB service makes a consumer's PRDB again
 // when its slice comes, under the same epoch, and the data server's
 // publication replaces that epoch whole.
+#include <algorithm>
+#include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "common/base/event_loop.h"
@@ -15,6 +18,7 @@
 #include "common/smdb/route_sl_table.h"
 #include "common/smdb/smdb_index.h"
 #include "common/tree/db_version.h"
+#include "common/tree/membership.h"
 #include "common/tree/route_sl_slices.h"
 #include "distrib/prdb_service.h"
 #include "test/support/check_ok.h"
@@ -209,4 +213,69 @@ TEST(RouteSlSliceService, AConsumersPrdbIsMadeAgainWhenItsSliceComes) {
   bool saw_engine_sl = false;
   for (const PrdbPath& p : cur->paths.records) saw_engine_sl |= p.dlid == 12 && p.sl == 2;
   CHECK(saw_engine_sl);
+}
+
+namespace {
+
+// Every LID's owner is 0x1000 + LID, two hops from anywhere.
+class FlatTopology : public ssa::tree::Topology {
+ public:
+  uint64_t OwnerGuid(uint16_t lid) const override { return 0x1000 + lid; }
+  int Hops(uint16_t, uint16_t) const override { return 2; }
+};
+
+}  // namespace
+
+// What the core cuts slices by: the consumers each access node serves as
+// parent or backup, and the token an access node presents for its slice.
+TEST(RouteSlSlice, TheCoreKnowsWhichConsumersEachAccessNodeServes) {
+  namespace tree = ssa::tree;
+  FlatTopology topology;
+  tree::DataAddress address;
+  CHECK_OK(tree::DataAddress::Parse("127.0.0.1:7470", &address));
+  tree::Membership m(tree::MembershipOptions{}, 0x1001, 1, address);
+  m.SetTopology(&topology);
+  auto now = tree::Membership::Clock::now();
+  std::map<uint64_t, tree::JoinAnswer> answers;
+  auto join = [&](uint16_t lid, uint8_t roles) {
+    tree::JoinRequest r;
+    r.roles = roles;
+    r.port_guid = 0x1000 + lid;
+    if (roles & tree::kRoleAccess)
+      CHECK_OK(
+          tree::DataAddress::Parse("127.0.0.1:" + std::to_string(7000 + lid), &r.data_address));
+    std::string why;
+    CHECK_EQUAL_TEXT(0, m.Join(r, lid, now, &answers[r.port_guid], &why), why.c_str());
+  };
+  join(2, tree::kRoleAccess);
+  join(3, tree::kRoleAccess);
+  for (uint16_t lid = 10; lid < 16; ++lid) join(lid, tree::kRoleConsumer);
+
+  std::map<uint64_t, std::vector<uint64_t>> served = m.ConsumersServed(tree::kRoleAccess);
+  std::map<uint64_t, int> times;
+  for (const auto& kv : served) {
+    CHECK(kv.first == 0x1002 || kv.first == 0x1003);
+    CHECK(std::is_sorted(kv.second.begin(), kv.second.end()));
+    for (uint64_t c : kv.second) {
+      const tree::JoinAnswer& a = answers[c];
+      CHECK(a.parent.guid == kv.first || a.backup.guid == kv.first);
+      ++times[c];
+    }
+  }
+  CHECK_EQUAL(6u, times.size());
+  int backed_up = 0;
+  for (const auto& kv : times) {
+    const tree::JoinAnswer& a = answers[kv.first];
+    CHECK_EQUAL(a.backup.guid && a.backup.guid != a.parent.guid ? 2 : 1, kv.second);
+    backed_up += kv.second == 2;
+  }
+  CHECK(backed_up > 0);  // two access nodes: backups are the other one
+  // No role serves as distribution here.
+  CHECK(m.ConsumersServed(tree::kRoleDistribution).empty());
+
+  CHECK(m.HoldsToken(0x1002, answers[0x1002].token, tree::kRoleAccess, now));
+  CHECK(!m.HoldsToken(0x1002, answers[0x1003].token, tree::kRoleAccess, now));
+  CHECK(!m.HoldsToken(0x100a, answers[0x100a].token, tree::kRoleAccess, now));  // a consumer
+  CHECK(!m.HoldsToken(0x1002, answers[0x1002].token, tree::kRoleAccess,
+                      now + std::chrono::hours(1)));  // its lease ran out
 }

@@ -135,6 +135,9 @@ void IbssaMember::CollectMetrics(PromText* out) const {
                 "Consumers whose PRDB lacks the routing engine's SLs (no route-SL slice of the "
                 "SMDB's routing covers them yet): those records are marked not exact.");
     out->Add(mine, static_cast<double>(prdbs_->consumers_without_engine_sls()));
+    out->Family("ibssa_route_sl_slices_rejected_total", kCounter,
+                "Route-SL slices from the core that could not be used (bad tables).");
+    out->Add(mine, static_cast<double>(prdbs_->slices_rejected()));
   }
 }
 

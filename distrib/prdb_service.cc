@@ -243,8 +243,10 @@ void PrdbService::OnRouteSlSlice(std::shared_ptr<const smdb::Smdb> slice) {
   auto t = std::make_shared<smdb::RouteSlTable>();
   Status st = smdb::RouteSlTable::Build(*slice, /*slice=*/true, t.get());
   if (!st.ok()) {
-    log_->Log(LogLevel::kError, "route-SL slice %" PRIu64 " ignored: %s", slice->global_epoch,
-              st.ToString().c_str());
+    // The previous slice stays in use; the core sends the next as usual.
+    ++slices_rejected_;
+    log_->Log(LogLevel::kError, "route-SL slice %" PRIu64 " ignored (%" PRIu64 " so far): %s",
+              slice->global_epoch, slices_rejected_, st.ToString().c_str());
     return;
   }
   slice_ = std::move(t);

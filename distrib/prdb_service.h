@@ -120,6 +120,8 @@ class PrdbService {
   size_t jobs_waiting() const { return waiting_.size(); }
   size_t jobs_in_flight_peak() const { return in_flight_peak_; }
   size_t max_jobs() const { return max_jobs_; }
+  // Route-SL slices that could not be used (bad tables), since start.
+  uint64_t slices_rejected() const { return slices_rejected_; }
   // Consumers whose current PRDB was made without the routing engine's
   // SLs that the SMDB leaves to route-SL slices (records marked).
   size_t consumers_without_engine_sls() const {
@@ -213,6 +215,7 @@ class PrdbService {
   uint64_t paths_if_full_ = 0;
   uint64_t paths_published_ = 0;
   uint64_t versions_published_ = 0;
+  uint64_t slices_rejected_ = 0;
 };
 
 }  // namespace distrib

@@ -199,10 +199,18 @@ TEST(RouteSlSliceService, AConsumersPrdbIsMadeAgainWhenItsSliceComes) {
   for (const auto& v : published)
     if (v.port_guid == A + 1) first_digest_a = v.digest;
 
+  // A bad slice is counted and changes nothing.
+  std::shared_ptr<Smdb> bad = Cut(*db, {A + 1});
+  bad->route_sls.records.push_back(SmdbRouteSl{30, 12, 5, 3});  // H is not covered
+  svc.OnRouteSlSlice(bad);
+  CHECK_EQUAL(1u, svc.slices_rejected());
+  CHECK_EQUAL(2u, svc.consumers_without_engine_sls());
+
   svc.OnRouteSlSlice(Cut(*db, {A + 1}));
   WaitPublished(3);
   CHECK(loop.RunUntil([&] { return svc.jobs_in_flight() == 0; }, std::chrono::seconds(10)));
   CHECK_EQUAL(3u, published.size());  // B is not covered: not made again
+  CHECK_EQUAL(1u, svc.consumers_without_engine_sls());
   const ssa::distrib::PrdbVersion& again = published.back();
   CHECK_EQUAL(A + 1, again.port_guid);
   CHECK_EQUAL(9u, again.epoch);

@@ -146,6 +146,10 @@ Status PrdbService::UpdateMany(uint64_t old_epoch, const smdb::Smdb& new_db,
   return st;
 }
 
+PrdbService::~PrdbService() {
+  if (slice_wait_) loop_->CancelTimer(slice_wait_);
+}
+
 PrdbService::PrdbService(EventLoop* loop, WorkerPool* pool, Logger* log, PublishFn publish,
                          FailFn fail)
     : loop_(loop),
@@ -226,16 +230,55 @@ void PrdbService::OnSmdb(std::shared_ptr<const smdb::Smdb> db,
                         ? "whole PRDBs use the route-suffix table"
                         : "whole PRDBs walk every path (the route-suffix table would pass "
                           "prdb_route_table_mb, or SL2VL tables drop SLs per hop)");
-        std::string limits = e->engine->Limitations();
-        if (!limits.empty())
-          log_->Log(LogLevel::kWarn,
-                    "SMDB epoch %" PRIu64
-                    ": path records marked not exact (consumers ask the SA for them or fail, "
-                    "as their fallback says): %s",
-                    epoch, limits.c_str());
-        for (auto& c : consumers_) Compute(c.first);
         if (slice_ != e->slice) ApplySlice();  // a slice came while it was built
+        if (WaitsForSlice(*engine_)) return HoldForSlice();
+        ComputeAll();
       });
+}
+
+bool PrdbService::WaitsForSlice(const Engine& e) {
+  const smdb::SmdbIndex& x = *e.index;
+  const uint32_t flags = x.subnet().flags;
+  return (flags & smdb::kSubnetRoutingSl) && (flags & smdb::kSubnetRouteSlSlices) &&
+         (!e.slice || e.slice->generation() != x.route_sl_generation());
+}
+
+// The core sends the slice right after the SMDB: rather than give every
+// consumer records marked not exact for that moment (errors or SA queries
+// at every routing change), they keep their PRDBs of the previous routing
+// a little longer, as during any update. Consumers without a PRDB get one
+// now; after kSliceWait everyone does, marked where no slice covers them.
+void PrdbService::HoldForSlice() {
+  const uint64_t epoch = engine_->db->global_epoch;
+  for (auto& c : consumers_)
+    if (!c.second.bytes) Compute(c.first);
+  if (slice_wait_) loop_->CancelTimer(slice_wait_);
+  log_->Log(LogLevel::kInfo,
+            "SMDB epoch %" PRIu64 ": waiting up to %d ms for the route-SL slice of routing "
+            "generation %" PRIu64 " before updating the consumers",
+            epoch, static_cast<int>(kSliceWait.count()), engine_->index->route_sl_generation());
+  slice_wait_ = loop_->AddTimer(kSliceWait, [this, epoch] {
+    slice_wait_ = 0;
+    if (!engine_ || engine_->db->global_epoch != epoch || !WaitsForSlice(*engine_)) return;
+    log_->Log(LogLevel::kWarn,
+              "SMDB epoch %" PRIu64 ": no route-SL slice of its routing after %d ms; updating "
+              "the consumers without it",
+              epoch, static_cast<int>(kSliceWait.count()));
+    ComputeAll();
+  });
+}
+
+void PrdbService::ComputeAll() {
+  if (slice_wait_) loop_->CancelTimer(slice_wait_);
+  slice_wait_ = 0;
+  std::string limits = engine_->engine->Limitations();
+  if (!limits.empty())
+    log_->Log(LogLevel::kWarn,
+              "SMDB epoch %" PRIu64
+              ": path records marked not exact (consumers ask the SA for them or fail, as their "
+              "fallback says): %s",
+              engine_->db->global_epoch, limits.c_str());
+  for (auto& c : consumers_) Compute(c.first);
 }
 
 void PrdbService::OnRouteSlSlice(std::shared_ptr<const smdb::Smdb> slice) {
@@ -280,15 +323,15 @@ void PrdbService::ApplySlice() {
   e->engine = std::make_unique<smdb::PathEngine>(e->index.get(), o);
   engine_ = e;
   size_t again = 0;
-  for (auto& c : consumers_)
-    if (c.second.bytes && !c.second.sl_covered && EngineCovers(*e, c.first)) {
-      ++again;
-      Compute(c.first);
-    }
+  for (const auto& c : consumers_)
+    again += c.second.bytes && c.second.epoch == e->db->global_epoch && !c.second.sl_covered &&
+             EngineCovers(*e, c.first);
   log_->Log(LogLevel::kInfo,
             "SMDB epoch %" PRIu64 ": route-SL slice of %zu rows in use; %zu consumer PRDB(s) "
             "made again with the engine's SLs",
             e->db->global_epoch, slice_->rows(), again);
+  // Also those held for it (HoldForSlice); Compute skips the up to date.
+  ComputeAll();
 }
 
 void PrdbService::AddConsumer(uint64_t port_guid) {

@@ -24,6 +24,13 @@
 // The copy is made in the memory of a version released earlier
 // (BufferRecycler), so an update touches no new memory.
 //
+// With route-SL slices (route_sl_client.h) a PRDB is a function of the
+// slice too: a consumer the slice does not cover (yet) gets the routing
+// engine's records marked not exact, and its PRDB is made again, under the
+// same epoch, when a slice covers it. At a new routing the consumers keep
+// their previous PRDBs until the slice of that routing comes (at most
+// kSliceWait) instead of getting marked records for that moment.
+//
 // Computation runs on a WorkerPool (the SMDB index and engine are immutable
 // and shared by the jobs); results come back to the loop thread, which
 // hands each new version to `publish`. A newer SMDB arriving while jobs run
@@ -40,6 +47,7 @@
 #ifndef IBACM_SSA_DISTRIB_PRDB_SERVICE_H
 #define IBACM_SSA_DISTRIB_PRDB_SERVICE_H
 
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -82,6 +90,7 @@ class PrdbService {
 
   // `pool`, `loop` and `log` are borrowed and must outlive the service.
   PrdbService(EventLoop* loop, WorkerPool* pool, Logger* log, PublishFn publish, FailFn fail);
+  ~PrdbService();
   PrdbService(const PrdbService&) = delete;
   PrdbService& operator=(const PrdbService&) = delete;
 
@@ -120,6 +129,9 @@ class PrdbService {
   size_t jobs_waiting() const { return waiting_.size(); }
   size_t jobs_in_flight_peak() const { return in_flight_peak_; }
   size_t max_jobs() const { return max_jobs_; }
+  // Whether consumers' updates wait for the route-SL slice of the SMDB's
+  // routing now (at most kSliceWait; HoldForSlice).
+  bool holding_for_slice() const { return slice_wait_ != 0; }
   // Route-SL slices that could not be used (bad tables), since start.
   uint64_t slices_rejected() const { return slices_rejected_; }
   // Consumers whose current PRDB was made without the routing engine's
@@ -178,6 +190,14 @@ class PrdbService {
   // A slice of the current engine's routing newer than the engine's: an
   // engine with it, and the consumers it now covers made again.
   void ApplySlice();
+  // Whether `e` is of an SMDB that leaves the engine's SLs to slices and
+  // has no slice of its routing.
+  static bool WaitsForSlice(const Engine& e);
+  // Every consumer's PRDB for the current engine (those up to date skip).
+  void ComputeAll();
+  // Holds the consumers' updates for the slice, at most kSliceWait.
+  void HoldForSlice();
+  static constexpr std::chrono::milliseconds kSliceWait{5000};
 
   // The consumer's version at `epoch` from `previous` (its current one),
   // its bytes built in a buffer from `buffers`.
@@ -203,6 +223,7 @@ class PrdbService {
   std::map<uint64_t, Consumer> consumers_;
   std::deque<uint64_t> waiting_;  // port GUIDs; a removed one is skipped
   std::shared_ptr<const smdb::RouteSlTable> slice_;  // the newest route-SL slice
+  EventLoop::TimerId slice_wait_ = 0;                // HoldForSlice's deadline
   size_t max_jobs_;
   size_t route_table_max_entries_ = kDefaultRouteTableMaxEntries;
   size_t in_flight_ = 0;

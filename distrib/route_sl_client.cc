@@ -47,6 +47,14 @@ void RouteSlClient::SetToken(const tree::Token& token) {
 void RouteSlClient::OnSmdb(const smdb::Smdb& db) {
   if (stopped_) return;
   const bool want = (db.subnet.records[0].flags & smdb::kSubnetRouteSlSlices) != 0;
+  if (want && wanted_ && !located_) {
+    // An SMDB that needs a slice we do not have: look now, not after the
+    // backoff (the core may be back, or another one serving).
+    if (retry_) loop_->CancelTimer(retry_);
+    retry_ = 0;
+    Locate();
+    return;
+  }
   if (want == wanted_) return;
   wanted_ = want;
   if (want) {
@@ -70,13 +78,21 @@ void RouteSlClient::OnSmdb(const smdb::Smdb& db) {
 // Where the core listens (it moves with the master SM), then a connection
 // to it as our slice's parent.
 void RouteSlClient::Locate() {
-  if (stopped_ || !wanted_ || !have_token_ || asking_) return;
+  if (stopped_ || !wanted_ || !have_token_) return;
+  if (asking_) {
+    again_ = true;  // asked of an SM that may be gone: ask again once it answers
+    return;
+  }
   asking_ = true;
   std::weak_ptr<bool> alive = alive_;
   control_->AskCoreInfo([this, alive](Status st, const tree::CoreInfoAnswer& a) {
     if (alive.expired()) return;  // the answer outlived us
     asking_ = false;
     if (stopped_ || !wanted_) return;
+    if (again_) {
+      again_ = false;
+      return Locate();
+    }
     if (!st.ok() || a.core_guid == 0) {
       log_->Log(LogLevel::kWarn, "route-SL slice: the core's address is unknown (%s)",
                 st.ok() ? "no core" : st.ToString().c_str());

@@ -74,6 +74,7 @@ class RouteSlClient {
   bool have_token_ = false;
   bool wanted_ = false;
   bool asking_ = false;   // a CoreInfo in flight
+  bool again_ = false;    // Locate() was called meanwhile: ask again
   bool located_ = false;  // the client has the core as its parent
   int backoff_ms_ = 0;
   EventLoop::TimerId retry_ = 0;

@@ -10,7 +10,8 @@
 # Builds what it needs first (./build, or ./build-asan with --asan, made by
 # scripts/build.sh when missing). Options after these go to the soak
 # program (`--seconds N`, `--stale-bound S`, `--max-errors N`,
-# `--converge-limit S`, `--rss-limit MB`, `--print-schedule`).
+# `--converge-limit S`, `--rss-limit MB`, `--torus-slices`,
+# `--print-schedule`).
 #
 # Exit status: 0 only when every invariant held; 1 when one did not (the
 # failures, the seed and the event log to replay it are printed); 2 when

@@ -4,7 +4,8 @@
 //
 //   soak [--minutes N | --seconds N] [--seed S] [--stale-bound S]
 //        [--max-errors N] [--converge-limit S] [--rss-limit MB]
-//        [--think-us N] [--handover] [--long-outages] [--print-schedule]
+//        [--think-us N] [--handover] [--long-outages] [--torus-slices]
+//        [--print-schedule]
 //
 // Exit status: 0 when every invariant held, 1 when one did not, 2 when
 // the run could not be made (bad options, the fabric did not come up).
@@ -24,7 +25,7 @@ void Usage() {
   fprintf(stderr,
           "usage: soak [--minutes N | --seconds N] [--seed S] [--stale-bound S]\n"
           "            [--max-errors N] [--converge-limit S] [--rss-limit MB] [--think-us N]\n"
-          "            [--handover] [--long-outages] [--print-schedule]\n");
+          "            [--handover] [--long-outages] [--torus-slices] [--print-schedule]\n");
 }
 
 bool Number(const char* s, double min, double* out) {
@@ -43,7 +44,7 @@ int main(int argc, char** argv) {
   bool print_schedule = false;
   enum {
     kMinutes = 1, kSeconds, kSeed, kStale, kMaxErrors, kConverge, kRss, kThink, kHandover,
-    kLongOutages, kPrint
+    kLongOutages, kTorusSlices, kPrint
   };
   static const option kLong[] = {{"minutes", required_argument, nullptr, kMinutes},
                                  {"seconds", required_argument, nullptr, kSeconds},
@@ -55,12 +56,13 @@ int main(int argc, char** argv) {
                                  {"think-us", required_argument, nullptr, kThink},
                                  {"handover", no_argument, nullptr, kHandover},
                                  {"long-outages", no_argument, nullptr, kLongOutages},
+                                 {"torus-slices", no_argument, nullptr, kTorusSlices},
                                  {"print-schedule", no_argument, nullptr, kPrint},
                                  {nullptr, 0, nullptr, 0}};
   int c;
   while ((c = getopt_long(argc, argv, "", kLong, nullptr)) != -1) {
     double v = 0;
-    bool ok = c == kPrint || c == kHandover || c == kLongOutages ||
+    bool ok = c == kPrint || c == kHandover || c == kLongOutages || c == kTorusSlices ||
               (optarg && Number(optarg, 0, &v));
     switch (c) {
       case kMinutes: o.duration_s = v * 60; break;
@@ -73,6 +75,7 @@ int main(int argc, char** argv) {
       case kThink: o.think_us = static_cast<int>(v); break;
       case kHandover: o.handover = true; break;
       case kLongOutages: o.long_outages = true; break;
+      case kTorusSlices: o.torus_slices = true; break;
       case kPrint: print_schedule = true; break;
       default: ok = false;
     }
@@ -90,7 +93,9 @@ int main(int argc, char** argv) {
     so.seed = o.seed;
     so.duration_s = o.duration_s;
     so.long_outages = o.long_outages;
-    printf("%s", ssa::soak::MakeSchedule(so, ssa::soak::SoakLayout()).Describe().c_str());
+    ssa::soak::SoakLayout layout =
+        o.torus_slices ? ssa::soak::SoakLayout::Torus() : ssa::soak::SoakLayout();
+    printf("%s", ssa::soak::MakeSchedule(so, layout).Describe().c_str());
     return 0;
   }
   ssa::soak::SoakResult r;
@@ -103,8 +108,9 @@ int main(int argc, char** argv) {
   if (!r.passed) {
     fprintf(stderr, "\n== the events as executed (seed %" PRIu64 ") ==\n%s", r.seed,
             r.event_log.c_str());
-    fprintf(stderr, "replay: scripts/soak.sh --seconds %.0f --seed %" PRIu64 "%s%s\n", r.duration_s,
-            r.seed, o.handover ? " --handover" : "", o.long_outages ? " --long-outages" : "");
+    fprintf(stderr, "replay: scripts/soak.sh --seconds %.0f --seed %" PRIu64 "%s%s%s\n",
+            r.duration_s, r.seed, o.handover ? " --handover" : "",
+            o.long_outages ? " --long-outages" : "", o.torus_slices ? " --torus-slices" : "");
   }
   if (!r.sm_hang_stacks.empty())
     fprintf(stderr, "\nthe threads of the masters that hung:\n%s", r.sm_hang_stacks.c_str());

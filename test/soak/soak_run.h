@@ -56,6 +56,11 @@ struct SoakOptions {
   // HCA links stay down 40-60 s, longer than the staleness bound (see
   // ScheduleOptions::long_outages).
   bool long_outages = false;
+  // The fabric is a 4 x 3 torus routed by LASH, with the plugin's
+  // route_sl_smdb_rows=0: the engine's SLs reach the access nodes only in
+  // route-SL slices, and every answer's SL is checked against the SA's
+  // (SoakLayout::Torus).
+  bool torus_slices = false;
   FILE* progress = nullptr;  // progress lines and the event log as it goes
   double progress_every_s = 10;
 };

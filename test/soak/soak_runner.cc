@@ -130,10 +130,24 @@ Status Runner::BringUp() {
              o_.seed, o_.duration_s, o_.stale_bound_s, dir_.path().c_str()));
   tree_ = std::make_unique<TreeHarness>(&dir_);
   TreeHarness::Options to;
-  Status st = TreeHarness::FatTree(12, 0, &to);
+  Status st;
+  if (o_.torus_slices) {
+    test::TorusOptions t;
+    t.x = 4;
+    t.y = 3;
+    t.hcas_per_switch = 1;
+    test::GeneratedNet net;
+    st = test::TorusNet(t, &net);
+    to.net_text = net.text;
+    to.hcas = net.hcas;
+    to.opensm_args = {"-R", "lash"};
+  } else {
+    st = TreeHarness::FatTree(12, 0, &to);
+  }
   if (!st.ok()) return st;
   to.failover = true;
   to.extra_plugin_options = "log_level=info";
+  if (o_.torus_slices) to.extra_plugin_options += " route_sl_smdb_rows=0";
   st = tree_->Start(to);
   if (!st.ok()) return st.WithContext("the fabric with the plugin");
   AddSm(layout_.sm_a, tree_->fabric()->osm_log_path(), 0, tree_->plugin().dump_dir(), true,
@@ -242,6 +256,7 @@ Status Runner::Run() {
   so.seed = o_.seed;
   so.duration_s = o_.duration_s;
   so.long_outages = o_.long_outages;
+  if (o_.torus_slices) layout_ = SoakLayout::Torus();
   schedule_ = MakeSchedule(so, layout_);
   counted_.assign(schedule_.events.size(), false);
   r_->seed = o_.seed;

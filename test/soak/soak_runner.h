@@ -22,6 +22,7 @@
 
 #include "test/sim/acm_load.h"
 #include "test/sim/ibacm_node.h"
+#include "test/sim/netgen.h"
 #include "test/sim/tree_harness.h"
 #include "test/soak/soak_clients.h"
 #include "test/soak/soak_oracle.h"

@@ -268,6 +268,12 @@ std::vector<std::string> SoakLayout::Members() const {
   return m;
 }
 
+SoakLayout SoakLayout::Torus() {
+  SoakLayout l;
+  l.uplinks = {"T0_0:2", "T1_1:4", "T2_2:3", "T3_1:5"};
+  return l;
+}
+
 bool SoakLayout::IsIbssa(const std::string& node) const {
   return node == distribution || std::find(access.begin(), access.end(), node) != access.end();
 }

@@ -87,6 +87,11 @@ struct SoakLayout {
   std::vector<std::string> uplinks = {"L1:7", "L1:8", "L2:7", "L2:8"};
   std::vector<std::string> Members() const;  // distribution, access, ibacm
   bool IsIbssa(const std::string& node) const;
+  // The same nodes on soak's torus (SoakOptions::torus_slices): a 4 x 3
+  // torus, one HCA per switch (Hca1..Hca12), whose switch-to-switch ports
+  // are the uplinks that may go down (TorusNet: HCA port 1, then +i, -i,
+  // +j, -j).
+  static SoakLayout Torus();
 };
 
 struct ScheduleOptions {

@@ -221,6 +221,22 @@ TEST(RouteSlSliceService, AConsumersPrdbIsMadeAgainWhenItsSliceComes) {
   bool saw_engine_sl = false;
   for (const PrdbPath& p : cur->paths.records) saw_engine_sl |= p.dlid == 12 && p.sl == 2;
   CHECK(saw_engine_sl);
+
+  // A new routing (generation 8): the consumers keep their PRDBs until its
+  // slice comes, then both are updated (A with the engine's SLs).
+  auto db2 = std::make_shared<Smdb>(*db);
+  db2->global_epoch = 10;
+  db2->route_sl_hints.epoch = 8;
+  svc.OnSmdb(db2);
+  CHECK(loop.RunUntil([&] { return svc.holding_for_slice(); }, std::chrono::seconds(10)));
+  CHECK_EQUAL(3u, published.size());
+  svc.OnRouteSlSlice(Cut(*db2, {A + 1}));
+  CHECK(!svc.holding_for_slice());
+  WaitPublished(5);
+  for (size_t i = 3; i < 5; ++i) {
+    CHECK_EQUAL(10u, published[i].epoch);
+    CHECK_EQUAL(published[i].port_guid == A + 1, !AnyMarked(published[i]));
+  }
 }
 
 namespace {

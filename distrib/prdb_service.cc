@@ -231,48 +231,47 @@ void PrdbService::OnSmdb(std::shared_ptr<const smdb::Smdb> db,
                         : "whole PRDBs walk every path (the route-suffix table would pass "
                           "prdb_route_table_mb, or SL2VL tables drop SLs per hop)");
         if (slice_ != e->slice) ApplySlice();  // a slice came while it was built
-        if (WaitsForSlice(*engine_)) return HoldForSlice();
         ComputeAll();
       });
 }
 
-bool PrdbService::WaitsForSlice(const Engine& e) {
-  const smdb::SmdbIndex& x = *e.index;
-  const uint32_t flags = x.subnet().flags;
-  return (flags & smdb::kSubnetRoutingSl) && (flags & smdb::kSubnetRouteSlSlices) &&
-         (!e.slice || e.slice->generation() != x.route_sl_generation());
-}
-
-// The core sends the slice right after the SMDB: rather than give every
-// consumer records marked not exact for that moment (errors or SA queries
-// at every routing change), they keep their PRDBs of the previous routing
-// a little longer, as during any update. Consumers without a PRDB get one
-// now; after kSliceWait everyone does, marked where no slice covers them.
-void PrdbService::HoldForSlice() {
-  const uint64_t epoch = engine_->db->global_epoch;
-  for (auto& c : consumers_)
-    if (!c.second.bytes) Compute(c.first);
-  if (slice_wait_) loop_->CancelTimer(slice_wait_);
+// The core sends an access node's slice right after the SMDB, and cuts it
+// again 50 ms after a consumer joins: rather than give a consumer records
+// marked not exact for that moment (errors with fallback = none, SA queries
+// with fallback = sa, at every routing change and every join), its update
+// waits, keeping the PRDB it has, as during any update. After kSliceWait
+// without a slice that covers them, the waiting consumers get their PRDBs
+// with those records marked, and consumers of that routing no longer wait.
+void PrdbService::WaitForSlice(Consumer* c) {
+  c->awaiting_slice = true;
+  if (slice_wait_) return;
   log_->Log(LogLevel::kInfo,
-            "SMDB epoch %" PRIu64 ": waiting up to %d ms for the route-SL slice of routing "
-            "generation %" PRIu64 " before updating the consumers",
-            epoch, static_cast<int>(kSliceWait.count()), engine_->index->route_sl_generation());
-  slice_wait_ = loop_->AddTimer(kSliceWait, [this, epoch] {
+            "SMDB epoch %" PRIu64 ": waiting up to %lld ms for a route-SL slice of routing "
+            "generation %" PRIu64 " that covers the consumers to update",
+            engine_->db->global_epoch, static_cast<long long>(slice_wait_ms_.count()),
+            engine_->index->route_sl_generation());
+  slice_wait_ = loop_->AddTimer(slice_wait_ms_, [this] {
     slice_wait_ = 0;
-    if (!engine_ || engine_->db->global_epoch != epoch || !WaitsForSlice(*engine_)) return;
+    if (!engine_) return;
+    wait_over_generation_ = engine_->index->route_sl_generation();
+    size_t n = 0;
+    for (auto& c : consumers_) n += c.second.awaiting_slice;
     log_->Log(LogLevel::kWarn,
-              "SMDB epoch %" PRIu64 ": no route-SL slice of its routing after %d ms; updating "
-              "the consumers without it",
-              epoch, static_cast<int>(kSliceWait.count()));
+              "SMDB epoch %" PRIu64 ": no route-SL slice covering %zu consumer(s) after %lld ms; "
+              "updating them with the routing engine's records marked not exact",
+              engine_->db->global_epoch, n, static_cast<long long>(slice_wait_ms_.count()));
     ComputeAll();
   });
 }
 
 void PrdbService::ComputeAll() {
-  if (slice_wait_) loop_->CancelTimer(slice_wait_);
-  slice_wait_ = 0;
   std::string limits = engine_->engine->Limitations();
-  if (!limits.empty())
+  const uint32_t flags = engine_->index->subnet().flags;
+  // Without the slice yet: WaitForSlice says so, and the records are not
+  // marked unless the wait runs out (which it logs).
+  const bool slice_pending = (flags & smdb::kSubnetRoutingSl) &&
+                             (flags & smdb::kSubnetRouteSlSlices) && !engine_->engine->route_sls();
+  if (!limits.empty() && !slice_pending)
     log_->Log(LogLevel::kWarn,
               "SMDB epoch %" PRIu64
               ": path records marked not exact (consumers ask the SA for them or fail, as their "
@@ -330,7 +329,7 @@ void PrdbService::ApplySlice() {
             "SMDB epoch %" PRIu64 ": route-SL slice of %zu rows in use; %zu consumer PRDB(s) "
             "made again with the engine's SLs",
             e->db->global_epoch, slice_->rows(), again);
-  // Also those held for it (HoldForSlice); Compute skips the up to date.
+  // Also those waiting for it (WaitForSlice); Compute skips the up to date.
   ComputeAll();
 }
 
@@ -366,7 +365,11 @@ void PrdbService::Compute(uint64_t port_guid) {
   uint64_t epoch = engine_->db->global_epoch;
   if (c.waiting || c.computing_for == epoch) return;
   // Up to date, unless made without the engine's SLs that a slice now has.
-  if (c.bytes && c.epoch == epoch && (c.sl_covered || !EngineCovers(*engine_, port_guid))) return;
+  const bool covered = EngineCovers(*engine_, port_guid);
+  if (c.bytes && c.epoch == epoch && (c.sl_covered || !covered)) return;
+  if (!covered && engine_->index->route_sl_generation() != wait_over_generation_)
+    return WaitForSlice(&c);
+  c.awaiting_slice = false;
   if (in_flight_ >= max_jobs_) {
     c.waiting = true;
     waiting_.push_back(port_guid);

@@ -28,8 +28,9 @@
 // slice too: a consumer the slice does not cover (yet) gets the routing
 // engine's records marked not exact, and its PRDB is made again, under the
 // same epoch, when a slice covers it. At a new routing the consumers keep
-// their previous PRDBs until the slice of that routing comes (at most
-// kSliceWait) instead of getting marked records for that moment.
+// their previous PRDBs until the slice of that routing comes, and a new
+// consumer waits for a slice that covers it (at most 5 s each time), instead
+// of getting marked records for that moment.
 //
 // Computation runs on a WorkerPool (the SMDB index and engine are immutable
 // and shared by the jobs); results come back to the loop thread, which
@@ -129,9 +130,10 @@ class PrdbService {
   size_t jobs_waiting() const { return waiting_.size(); }
   size_t jobs_in_flight_peak() const { return in_flight_peak_; }
   size_t max_jobs() const { return max_jobs_; }
-  // Whether consumers' updates wait for the route-SL slice of the SMDB's
-  // routing now (at most kSliceWait; HoldForSlice).
+  // Whether consumers' updates wait for a route-SL slice that covers them
+  // (WaitForSlice), and how long they may (default 5 s).
   bool holding_for_slice() const { return slice_wait_ != 0; }
+  void set_slice_wait(std::chrono::milliseconds wait) { slice_wait_ms_ = wait; }
   // Route-SL slices that could not be used (bad tables), since start.
   uint64_t slices_rejected() const { return slices_rejected_; }
   // Consumers whose current PRDB was made without the routing engine's
@@ -176,6 +178,7 @@ class PrdbService {
     uint64_t computing_for = 0;  // SMDB epoch of the job in flight, 0: none
     bool waiting = false;        // in waiting_, for a job slot
     bool sl_covered = true;      // `bytes` had the engine's SLs (EngineCovers)
+    bool awaiting_slice = false;  // its update waits for a slice (WaitForSlice)
   };
   struct JobResult {
     Status status;
@@ -190,14 +193,10 @@ class PrdbService {
   // A slice of the current engine's routing newer than the engine's: an
   // engine with it, and the consumers it now covers made again.
   void ApplySlice();
-  // Whether `e` is of an SMDB that leaves the engine's SLs to slices and
-  // has no slice of its routing.
-  static bool WaitsForSlice(const Engine& e);
   // Every consumer's PRDB for the current engine (those up to date skip).
   void ComputeAll();
-  // Holds the consumers' updates for the slice, at most kSliceWait.
-  void HoldForSlice();
-  static constexpr std::chrono::milliseconds kSliceWait{5000};
+  // `c`'s update waits for a slice covering it, at most slice_wait_ms_.
+  void WaitForSlice(Consumer* c);
 
   // The consumer's version at `epoch` from `previous` (its current one),
   // its bytes built in a buffer from `buffers`.
@@ -223,7 +222,10 @@ class PrdbService {
   std::map<uint64_t, Consumer> consumers_;
   std::deque<uint64_t> waiting_;  // port GUIDs; a removed one is skipped
   std::shared_ptr<const smdb::RouteSlTable> slice_;  // the newest route-SL slice
-  EventLoop::TimerId slice_wait_ = 0;                // HoldForSlice's deadline
+  EventLoop::TimerId slice_wait_ = 0;  // WaitForSlice's deadline
+  std::chrono::milliseconds slice_wait_ms_{5000};
+  // The routing whose slice did not come in time: its consumers no longer wait.
+  uint64_t wait_over_generation_ = 0;
   size_t max_jobs_;
   size_t route_table_max_entries_ = kDefaultRouteTableMaxEntries;
   size_t in_flight_ = 0;

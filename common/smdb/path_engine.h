@@ -162,6 +162,9 @@ class PathEngine {
 
   const SmdbIndex& index() const { return *index_; }
   const PathEngineOptions& options() const { return options_; }
+  // Where the routing engine's SLs come from (the SMDB's, a slice's), or
+  // null when the records of an SL-choosing engine are marked.
+  const RouteSlTable* route_sls() const { return route_sls_; }
   // Whether walks use the route-suffix table (route_suffix_max_entries).
   bool has_route_suffixes() const { return suffixes_ != nullptr; }
   // What of the SA's answer this SMDB cannot predict, e.g. "QoS levels

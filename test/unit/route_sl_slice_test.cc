@@ -176,14 +176,17 @@ TEST_GROUP(RouteSlSliceService) {
   }
 };
 
-// A consumer computed before its slice came has marked records; the slice
-// makes its PRDB again under the same epoch, with the engine's SLs. A
-// consumer the slice does not cover is left as it was.
-TEST(RouteSlSliceService, AConsumersPrdbIsMadeAgainWhenItsSliceComes) {
+// A consumer's update waits for a slice that covers it; when the wait runs
+// out it gets the engine's records marked, and its PRDB is made again
+// under the same epoch when the slice comes. At a new routing the
+// consumers keep their PRDBs until its slice comes; one the slice does not
+// cover is updated, marked, when the wait runs out.
+TEST(RouteSlSliceService, ConsumersWaitForTheirSliceAndAreMadeAgainWhenItComes) {
   ssa::distrib::PrdbService svc(
       &loop, pool.get(), &log,
       [this](const ssa::distrib::PrdbVersion& v) { published.push_back(v); },
       [](uint64_t, const ssa::Status& st) { FAIL(st.ToString().c_str()); });
+  svc.set_slice_wait(std::chrono::milliseconds(50));
   auto db = std::make_shared<Smdb>(SlicedFabric());
   // Only partition 0x0002 (SL 5, asked of the engine) on A, B and C, so
   // that a covered consumer's records can all be exact.
@@ -193,8 +196,11 @@ TEST(RouteSlSliceService, AConsumersPrdbIsMadeAgainWhenItsSliceComes) {
   svc.AddConsumer(A + 1);
   svc.AddConsumer(B + 1);
   svc.OnSmdb(db);
-  WaitPublished(2);
+  CHECK(loop.RunUntil([&] { return svc.holding_for_slice(); }, std::chrono::seconds(10)));
+  CHECK(published.empty());
+  WaitPublished(2);  // the wait ran out
   for (const auto& v : published) CHECK(AnyMarked(v));
+  CHECK_EQUAL(2u, svc.consumers_without_engine_sls());
   uint32_t first_digest_a = 0;
   for (const auto& v : published)
     if (v.port_guid == A + 1) first_digest_a = v.digest;
@@ -204,7 +210,6 @@ TEST(RouteSlSliceService, AConsumersPrdbIsMadeAgainWhenItsSliceComes) {
   bad->route_sls.records.push_back(SmdbRouteSl{30, 12, 5, 3});  // H is not covered
   svc.OnRouteSlSlice(bad);
   CHECK_EQUAL(1u, svc.slices_rejected());
-  CHECK_EQUAL(2u, svc.consumers_without_engine_sls());
 
   svc.OnRouteSlSlice(Cut(*db, {A + 1}));
   WaitPublished(3);
@@ -222,8 +227,9 @@ TEST(RouteSlSliceService, AConsumersPrdbIsMadeAgainWhenItsSliceComes) {
   for (const PrdbPath& p : cur->paths.records) saw_engine_sl |= p.dlid == 12 && p.sl == 2;
   CHECK(saw_engine_sl);
 
-  // A new routing (generation 8): the consumers keep their PRDBs until its
-  // slice comes, then both are updated (A with the engine's SLs).
+  // A new routing (generation 8): both keep their PRDBs until its slice
+  // comes; A is then updated with the engine's SLs, B (not covered) when
+  // the wait runs out, marked.
   auto db2 = std::make_shared<Smdb>(*db);
   db2->global_epoch = 10;
   db2->route_sl_hints.epoch = 8;
@@ -231,12 +237,12 @@ TEST(RouteSlSliceService, AConsumersPrdbIsMadeAgainWhenItsSliceComes) {
   CHECK(loop.RunUntil([&] { return svc.holding_for_slice(); }, std::chrono::seconds(10)));
   CHECK_EQUAL(3u, published.size());
   svc.OnRouteSlSlice(Cut(*db2, {A + 1}));
-  CHECK(!svc.holding_for_slice());
   WaitPublished(5);
   for (size_t i = 3; i < 5; ++i) {
     CHECK_EQUAL(10u, published[i].epoch);
     CHECK_EQUAL(published[i].port_guid == A + 1, !AnyMarked(published[i]));
   }
+  CHECK_EQUAL(A + 1, published[3].port_guid);  // A did not wait for the timer
 }
 
 namespace {

@@ -244,7 +244,11 @@ void PrdbService::OnSmdb(std::shared_ptr<const smdb::Smdb> db,
 // with those records marked, and consumers of that routing no longer wait.
 void PrdbService::WaitForSlice(Consumer* c) {
   c->awaiting_slice = true;
-  if (slice_wait_) return;
+  const uint64_t generation = engine_->index->route_sl_generation();
+  if (slice_wait_ && waiting_generation_ == generation) return;
+  // A new routing's slice gets the whole wait.
+  if (slice_wait_) loop_->CancelTimer(slice_wait_);
+  waiting_generation_ = generation;
   log_->Log(LogLevel::kInfo,
             "SMDB epoch %" PRIu64 ": waiting up to %lld ms for a route-SL slice of routing "
             "generation %" PRIu64 " that covers the consumers to update",
@@ -252,10 +256,11 @@ void PrdbService::WaitForSlice(Consumer* c) {
             engine_->index->route_sl_generation());
   slice_wait_ = loop_->AddTimer(slice_wait_ms_, [this] {
     slice_wait_ = 0;
-    if (!engine_) return;
-    wait_over_generation_ = engine_->index->route_sl_generation();
     size_t n = 0;
     for (auto& c : consumers_) n += c.second.awaiting_slice;
+    // Nobody waits any more (their slice came): the next wait starts anew.
+    if (!engine_ || n == 0) return;
+    wait_over_generation_ = engine_->index->route_sl_generation();
     log_->Log(LogLevel::kWarn,
               "SMDB epoch %" PRIu64 ": no route-SL slice covering %zu consumer(s) after %lld ms; "
               "updating them with the routing engine's records marked not exact",

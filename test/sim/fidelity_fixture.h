@@ -240,6 +240,17 @@ class FidelityFixture : public ssa::test::TreeFixture {
     CHECK_TEXT(SummaryValue(out, "not_exact_differ") >= min_differ, out.c_str());
   }
 
+  // The highest LID any port owns, and how many LIDs ports own.
+  void OwnedLids(uint16_t* top, size_t* lids) {
+    *top = 0;
+    *lids = 0;
+    for (const auto& g : tree->smdb().guid_lids.records) {
+      if (g.guid != g.port_guid) continue;
+      *top = std::max<uint16_t>(*top, static_cast<uint16_t>(g.base_lid + (1u << g.lmc) - 1));
+      *lids += size_t{1} << g.lmc;
+    }
+  }
+
   // Our ib_acme -T over every assigned LID, through the socket and through
   // libibssa_path: each answer equal to the SA's.
   // `unreachable`: LIDs for which the SA has no record (neither has the
@@ -247,11 +258,7 @@ class FidelityFixture : public ssa::test::TreeFixture {
   void DaemonAnswersEqualTheSa(size_t unreachable = 0) {
     uint16_t top = 0;
     size_t lids = 0;
-    for (const auto& g : tree->smdb().guid_lids.records) {
-      if (g.guid != g.port_guid) continue;
-      top = std::max<uint16_t>(top, static_cast<uint16_t>(g.base_lid + (1u << g.lmc) - 1));
-      lids += size_t{1} << g.lmc;
-    }
+    OwnedLids(&top, &lids);
     // Through the socket, then through libibssa_path (--shm: the tables
     // hold the exact records, with SL ranges the library draws from).
     for (const char* via : {"-T", "--shm"}) {

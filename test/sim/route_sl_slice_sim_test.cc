@@ -25,11 +25,7 @@ TEST_GROUP_BASE(RouteSlSliceSim, FidelityFixture) {
   bool AllAnswersEqualTheSa() {
     uint16_t top = 0;
     size_t lids = 0;
-    for (const auto& g : tree->smdb().guid_lids.records) {
-      if (g.guid != g.port_guid) continue;
-      top = std::max<uint16_t>(top, static_cast<uint16_t>(g.base_lid + (1u << g.lmc) - 1));
-      lids += size_t{1} << g.lmc;
-    }
+    OwnedLids(&top, &lids);
     std::string out;
     int rc = -1;
     CHECK_OK(ssa::test::RunProgram({kOurIbAcme, "-T", "-S", ibacm->socket_path(), "-s", Lid(),

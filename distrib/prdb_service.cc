@@ -244,11 +244,10 @@ void PrdbService::OnSmdb(std::shared_ptr<const smdb::Smdb> db,
 // with those records marked, and consumers of that routing no longer wait.
 void PrdbService::WaitForSlice(Consumer* c) {
   c->awaiting_slice = true;
-  const uint64_t generation = engine_->index->route_sl_generation();
-  if (slice_wait_ && waiting_generation_ == generation) return;
-  // A new routing's slice gets the whole wait.
-  if (slice_wait_) loop_->CancelTimer(slice_wait_);
-  waiting_generation_ = generation;
+  // One deadline from when the first consumer began to wait: a new routing
+  // (a link flapping makes one every sweep) never extends it, so nobody
+  // keeps a PRDB of an old routing longer than slice_wait_ms_.
+  if (slice_wait_) return;
   log_->Log(LogLevel::kInfo,
             "SMDB epoch %" PRIu64 ": waiting up to %lld ms for a route-SL slice of routing "
             "generation %" PRIu64 " that covers the consumers to update",
@@ -304,7 +303,7 @@ bool PrdbService::EngineCovers(const Engine& e, uint64_t port_guid) {
   const smdb::SmdbIndex& x = *e.index;
   const uint32_t flags = x.subnet().flags;
   if (!(flags & smdb::kSubnetRoutingSl) || !(flags & smdb::kSubnetRouteSlSlices)) return true;
-  if (!e.slice || e.slice->generation() != x.route_sl_generation()) return false;
+  if (!e.slice || !e.slice->Of(x.subnet(), x.route_sl_generation())) return false;
   uint32_t port = x.PortByGuid(port_guid);
   return port != smdb::SmdbIndex::kNone && e.slice->Covers(x.port(port).base_lid);
 }
@@ -313,7 +312,7 @@ void PrdbService::ApplySlice() {
   if (!engine_ || !slice_ || engine_->slice == slice_) return;
   const smdb::SmdbIndex& x = *engine_->index;
   if (!(x.subnet().flags & smdb::kSubnetRouteSlSlices) ||
-      slice_->generation() != x.route_sl_generation())
+      !slice_->Of(x.subnet(), x.route_sl_generation()))
     return;  // of another routing: it waits for its SMDB
   // The same SMDB, index and route diff; only the engine's SLs are new.
   auto e = std::make_shared<Engine>();

@@ -226,7 +226,6 @@ class PrdbService {
   std::chrono::milliseconds slice_wait_ms_{5000};
   // The routing whose slice did not come in time: its consumers no longer wait.
   uint64_t wait_over_generation_ = 0;
-  uint64_t waiting_generation_ = 0;  // the routing slice_wait_ is for
   size_t max_jobs_;
   size_t route_table_max_entries_ = kDefaultRouteTableMaxEntries;
   size_t in_flight_ = 0;

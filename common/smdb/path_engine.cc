@@ -100,7 +100,7 @@ PathEngine::PathEngine(const SmdbIndex* index, PathEngineOptions options)
   route_sls_ = index_->route_sls();
   const RouteSlTable* slice = options_.route_sl_slice;
   if (!route_sls_ && (flags & kSubnetRouteSlSlices) && slice &&
-      slice->generation() == index_->route_sl_generation())
+      slice->Of(index_->subnet(), index_->route_sl_generation()))
     route_sls_ = slice;
   if (routing_sl_ && !route_sls_) inexact_ |= kPathInexactRoutingSl;
 }

@@ -19,6 +19,7 @@ Status RouteSlTable::Build(const Smdb& db, bool slice, RouteSlTable* out) {
   RouteSlTable t;
   t.slice_ = slice;
   t.generation_ = db.route_sl_hints.epoch;
+  t.sm_port_guid_ = db.subnet.records[0].sm_port_guid;
   for (const SmdbRouteSlHint& h : db.route_sl_hints.records) {
     if (h.hint >= 16 || BadRange(h.hint, h.span))
       return Invalid("table 'route_sl_hints' has hint " + std::to_string(h.hint) + " span " +

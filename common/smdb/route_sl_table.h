@@ -47,8 +47,17 @@ class RouteSlTable {
   // Whether the rows of source LID `slid` are here.
   bool Covers(uint16_t slid) const;
 
-  // The route_sl_hints table epoch: which routing the rows are of.
+  // The route_sl_hints table epoch: which routing the rows are of, as
+  // numbered by the SM whose port is sm_port_guid() (another core numbers
+  // its own routings: after an SM failover the same number may name
+  // another routing).
   uint64_t generation() const { return generation_; }
+  uint64_t sm_port_guid() const { return sm_port_guid_; }
+  // Whether these rows are of the routing of an SMDB with this subnet
+  // record and route_sl_hints table epoch.
+  bool Of(const SmdbSubnet& subnet, uint64_t generation) const {
+    return generation_ == generation && sm_port_guid_ == subnet.sm_port_guid;
+  }
   uint16_t hints() const { return hints_; }
   size_t rows() const { return keys_.size(); }
   bool is_slice() const { return slice_; }
@@ -58,6 +67,7 @@ class RouteSlTable {
  private:
   bool slice_ = false;
   uint64_t generation_ = 0;
+  uint64_t sm_port_guid_ = 0;
   uint16_t hints_ = 0;                    // bit k: hint k is covered
   std::array<uint8_t, 16> hint_spans_{};  // span of unlisted pairs, per hint
   std::vector<uint64_t> keys_;            // slid << 24 | dlid << 8 | hint, ascending

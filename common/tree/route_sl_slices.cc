@@ -25,6 +25,8 @@ void CutRouteSlSlice(const smdb::Smdb& db, const smdb::SmdbIndex& index,
                      smdb::Smdb* out) {
   smdb::Smdb s;
   s.subnet.records[0].subnet_prefix = db.subnet.records[0].subnet_prefix;
+  // Which SM numbered the routing: generations are per core.
+  s.subnet.records[0].sm_port_guid = db.subnet.records[0].sm_port_guid;
   s.subnet.records[0].flags = smdb::kSubnetRoutingSl | smdb::kSubnetRouteSls;
   s.route_sl_hints = db.route_sl_hints;
   // (first LID, count) of every port, ascending, for the row ranges.

@@ -110,6 +110,14 @@ TEST(RouteSlSlice, ASliceOfAnotherRoutingOrABadSliceIsNotUsed) {
   PathEngineOptions o = PathEngineOptions::ForPrdb();
   o.route_sl_slice = &t;
   CHECK_EQUAL(kPathInexactRoutingSl, PathEngine(idx.get(), o).InexactFlags(10, 12));
+  // The same generation numbered by another SM (a core before a failover).
+  slice = Cut(db, {A + 1});
+  slice->subnet.records[0].sm_port_guid = db.subnet.records[0].sm_port_guid + 1;
+  CHECK_OK(RouteSlTable::Build(*slice, true, &t));
+  CHECK_EQUAL(kPathInexactRoutingSl, PathEngine(idx.get(), o).InexactFlags(10, 12));
+  slice = Cut(db, {A + 1});
+  CHECK_OK(RouteSlTable::Build(*slice, true, &t));
+  CHECK_EQUAL(0, PathEngine(idx.get(), o).InexactFlags(10, 12));
 
   // A row of a LID the slice does not cover, a LID range past the unicast
   // space, an SL range past 15: each rejected, naming the table.

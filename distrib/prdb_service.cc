@@ -270,11 +270,9 @@ void PrdbService::WaitForSlice(Consumer* c) {
 
 void PrdbService::ComputeAll() {
   std::string limits = engine_->engine->Limitations();
-  const uint32_t flags = engine_->index->subnet().flags;
   // Without the slice yet: WaitForSlice says so, and the records are not
   // marked unless the wait runs out (which it logs).
-  const bool slice_pending = (flags & smdb::kSubnetRoutingSl) &&
-                             (flags & smdb::kSubnetRouteSlSlices) && !engine_->engine->route_sls();
+  const bool slice_pending = UsesSlices(*engine_->index) && !engine_->engine->route_sls();
   if (!limits.empty() && !slice_pending)
     log_->Log(LogLevel::kWarn,
               "SMDB epoch %" PRIu64
@@ -299,21 +297,22 @@ void PrdbService::OnRouteSlSlice(std::shared_ptr<const smdb::Smdb> slice) {
   if (!engine_pending_) ApplySlice();  // else when that engine is done
 }
 
+bool PrdbService::UsesSlices(const smdb::SmdbIndex& x) {
+  const uint32_t flags = x.subnet().flags;
+  return (flags & smdb::kSubnetRoutingSl) && (flags & smdb::kSubnetRouteSlSlices);
+}
+
 bool PrdbService::EngineCovers(const Engine& e, uint64_t port_guid) {
   const smdb::SmdbIndex& x = *e.index;
-  const uint32_t flags = x.subnet().flags;
-  if (!(flags & smdb::kSubnetRoutingSl) || !(flags & smdb::kSubnetRouteSlSlices)) return true;
-  if (!e.slice || !e.slice->Of(x.subnet(), x.route_sl_generation())) return false;
+  if (!UsesSlices(x)) return true;
+  // The engine took the slice only if it is of this SMDB's routing.
+  const smdb::RouteSlTable* t = e.engine->route_sls();
   uint32_t port = x.PortByGuid(port_guid);
-  return port != smdb::SmdbIndex::kNone && e.slice->Covers(x.port(port).base_lid);
+  return t && port != smdb::SmdbIndex::kNone && t->Covers(x.port(port).base_lid);
 }
 
 void PrdbService::ApplySlice() {
-  if (!engine_ || !slice_ || engine_->slice == slice_) return;
-  const smdb::SmdbIndex& x = *engine_->index;
-  if (!(x.subnet().flags & smdb::kSubnetRouteSlSlices) ||
-      !slice_->Of(x.subnet(), x.route_sl_generation()))
-    return;  // of another routing: it waits for its SMDB
+  if (!engine_ || !slice_ || engine_->slice == slice_ || !UsesSlices(*engine_->index)) return;
   // The same SMDB, index and route diff; only the engine's SLs are new.
   auto e = std::make_shared<Engine>();
   e->db = engine_->db;
@@ -324,6 +323,8 @@ void PrdbService::ApplySlice() {
   smdb::PathEngineOptions o = smdb::PathEngineOptions::ForPrdb();
   o.route_sl_slice = slice_.get();
   e->engine = std::make_unique<smdb::PathEngine>(e->index.get(), o);
+  // The engine takes a slice only of its SMDB's routing; another waits.
+  if (e->engine->route_sls() != slice_.get()) return;
   engine_ = e;
   size_t again = 0;
   for (const auto& c : consumers_)

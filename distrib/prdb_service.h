@@ -190,6 +190,8 @@ class PrdbService {
   // Whether `e` knows the routing engine's SLs from `port_guid`'s port: no
   // slices in use, or its slice is of the SMDB's routing and covers it.
   static bool EngineCovers(const Engine& e, uint64_t port_guid);
+  // Whether this SMDB leaves an SL-choosing engine's SLs to slices.
+  static bool UsesSlices(const smdb::SmdbIndex& x);
   // A slice of the current engine's routing newer than the engine's: an
   // engine with it, and the consumers it now covers made again.
   void ApplySlice();

@@ -280,6 +280,19 @@ void PrdbService::ComputeAll() {
               "fallback says): %s",
               engine_->db->global_epoch, limits.c_str());
   for (auto& c : consumers_) Compute(c.first);
+  EndSliceWaitIfOver();
+}
+
+// The deadline belongs to a wait in progress: once nobody waits (their
+// slice came, or they left), the next wait must get its whole time, not
+// what remains of this one's (a timer left running ended a new routing's
+// wait after 0.2 s in the ASan soak: errors for known destinations).
+void PrdbService::EndSliceWaitIfOver() {
+  if (!slice_wait_) return;
+  for (const auto& c : consumers_)
+    if (c.second.awaiting_slice) return;
+  loop_->CancelTimer(slice_wait_);
+  slice_wait_ = 0;
 }
 
 void PrdbService::OnRouteSlSlice(std::shared_ptr<const smdb::Smdb> slice) {
@@ -344,7 +357,10 @@ void PrdbService::AddConsumer(uint64_t port_guid) {
   if (engine_) Compute(port_guid);
 }
 
-void PrdbService::RemoveConsumer(uint64_t port_guid) { consumers_.erase(port_guid); }
+void PrdbService::RemoveConsumer(uint64_t port_guid) {
+  consumers_.erase(port_guid);
+  EndSliceWaitIfOver();
+}
 
 std::shared_ptr<const smdb::Prdb> PrdbService::Current(uint64_t port_guid) const {
   auto it = consumers_.find(port_guid);

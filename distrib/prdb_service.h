@@ -199,6 +199,8 @@ class PrdbService {
   void ComputeAll();
   // `c`'s update waits for a slice covering it, at most slice_wait_ms_.
   void WaitForSlice(Consumer* c);
+  // Cancels WaitForSlice's deadline when no consumer waits any more.
+  void EndSliceWaitIfOver();
 
   // The consumer's version at `epoch` from `previous` (its current one),
   // its bytes built in a buffer from `buffers`.

@@ -36,7 +36,12 @@ std::string Oracle::Describe(const SaAnswer& a) {
 }
 
 bool Oracle::AddSnapshot(Time change_start, Time recorded, const std::string& label,
-                         const SaAnswers& answers) {
+                         const SaAnswers& answers, bool unrecorded) {
+  // Also when this state equals the current one: what came between did not.
+  if (unrecorded && !snaps_.empty()) {
+    gaps_.push_back(Gap{change_start, recorded});
+    counts_.unrecorded_gaps = gaps_.size();
+  }
   if (!snaps_.empty()) {
     const SaAnswers& cur = snaps_.back().answers;
     bool same = cur.size() == answers.size();
@@ -63,6 +68,14 @@ bool Oracle::AddSnapshot(Time change_start, Time recorded, const std::string& la
   snaps_.push_back(std::move(s));
   counts_.snapshots = snaps_.size();
   return true;
+}
+
+bool Oracle::InGap(Time sent, Time received) const {
+  for (auto it = gaps_.rbegin(); it != gaps_.rend(); ++it) {
+    if (it->to < sent) return false;  // older ones are older still
+    if (it->from <= received) return true;
+  }
+  return false;
 }
 
 void Oracle::SetCompleteUntil(Time t) {
@@ -163,6 +176,11 @@ void Oracle::Judge(const DaemonAnswer& a, const ExcuseFn& excuse) {
         stalest_ = std::string("STALE ") + head + Describe(got) + SaHistory(pair, a.sent);
       }
     }
+    return;
+  }
+  if (a.kind != DaemonAnswer::kError && InGap(a.sent, a.received)) {
+    // Maybe a state the SA held and the oracle never saw: not judged.
+    ++counts_.unjudged;
     return;
   }
   if (a.kind == DaemonAnswer::kPath) {

@@ -25,6 +25,15 @@
 // state valid then is recorded (SetCompleteUntil); so an answer from an
 // epoch the oracle has not recorded yet is judged once it has.
 //
+// Unrecorded states. A snapshot takes time (a process, a query per pair),
+// so a state the SA held for less than that (the master swept again
+// before the snapshot was read) is never recorded; with LASH, whose SLs
+// are drawn anew at every routing, such a state's answers match no other.
+// The runner knows when that happened (the master swept more than once
+// since the last recorded state) and says so when it adds the next one;
+// an answer given within that interval that matches no recorded state is
+// then unjudged (counted and reported), not wrong.
+//
 // Thread-safety: Submit from any thread; everything else from one thread
 // (the runner's). Internally one mutex guards the queue.
 #ifndef IBACM_SSA_TEST_SOAK_SOAK_ORACLE_H
@@ -91,8 +100,10 @@ struct OracleCounts {
   uint64_t errors_startup = 0;  // ... before the daemon's first PRDB
   uint64_t unanswered = 0;      // no answer, daemon not disrupted
   uint64_t unanswered_excused = 0;
+  uint64_t unjudged = 0;  // given while a state went unrecorded, matching no recorded one
   double max_stale_s = 0;
   size_t snapshots = 0;  // distinct SA states recorded
+  size_t unrecorded_gaps = 0;  // intervals in which states went unrecorded
 };
 
 class Oracle {
@@ -102,8 +113,10 @@ class Oracle {
   // A new SA state, recorded at `recorded`, possibly reached by a change
   // that began at `change_start`. Returns false (and records nothing new)
   // when it equals the current one. `label` names it in reports.
+  // `unrecorded`: the SA held other states between change_start and
+  // recorded that were never recorded (see "Unrecorded states").
   bool AddSnapshot(Time change_start, Time recorded, const std::string& label,
-                   const SaAnswers& answers);
+                   const SaAnswers& answers, bool unrecorded = false);
   // Every SA state valid up to `t` is recorded.
   void SetCompleteUntil(Time t);
   Time complete_until() const { return complete_until_; }
@@ -143,6 +156,11 @@ class Oracle {
 
   std::chrono::milliseconds bound_;
   std::vector<Snapshot> snaps_;
+  struct Gap {
+    Time from, to;
+  };
+  std::vector<Gap> gaps_;  // where states went unrecorded, oldest first
+  bool InGap(Time sent, Time received) const;
   Time complete_until_{};
   Time origin_{};  // the first snapshot's time, for reports
   OracleCounts counts_;

@@ -30,12 +30,14 @@ std::string SoakResult::Summary() const {
     line(std::string("events_") + kind, std::to_string(it == events_by_kind.end() ? 0 : it->second));
   }
   line("sa_states", std::to_string(oracle.snapshots));
+  line("sa_gaps_unrecorded", std::to_string(oracle.unrecorded_gaps));
   line("sm_resweeps", std::to_string(resweeps));
   line("sm_hangs", std::to_string(sm_hangs));
   line("resolves_checked", std::to_string(oracle.checked));
   line("fresh_answers", std::to_string(oracle.fresh));
   line("wrong_answers", std::to_string(oracle.wrong));
   line("stale_answers", std::to_string(oracle.stale));
+  line("unjudged_answers", std::to_string(oracle.unjudged));
   line("max_stale_s", Printf("%.1f", oracle.max_stale_s));
   line("errors_known_destinations", std::to_string(oracle.errors_known));
   line("errors_before_first_prdb", std::to_string(oracle.errors_startup));

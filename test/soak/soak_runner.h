@@ -114,6 +114,7 @@ struct SmProc {
   bool dead = false;    // on its own
   enum State { kStarting, kDiscovering, kStandby, kMaster } state = kStarting;
   int ups = 0;                   // SUBNET UP lines of this life
+  int ups_at_master = 0;         // ups when it last became master
   bool swept_as_master = false;  // a SUBNET UP since it last became master
   bool alive() const { return !killed && !dead; }
 };
@@ -186,6 +187,9 @@ class Runner {
   std::string MasterName() { return Master() ? Master()->node : "(none)"; }
   void SyncOracle();
   OracleKey ReadKey();
+  // Whether the SA held states the oracle did not record between last_key_
+  // and `k` (soak_oracle.h, "Unrecorded states").
+  bool MissedStates(const OracleKey& k) const;
   Status TakeSnapshot(SaAnswers* out);
   void BeginChange();
   void PollLogs(Member* m);

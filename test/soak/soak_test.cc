@@ -234,6 +234,32 @@ TEST(SoakOracle, ErrorsAndMissingAnswersAreExcusedOnlyWhenTheDaemonWas) {
   LONGS_EQUAL(1, oracle.counts().unanswered);
 }
 
+// A state the SA held between two recorded ones and no snapshot saw (the
+// master swept twice before the snapshot was read): an answer within that
+// interval matching no recorded state is unjudged; before or after it,
+// and an error status anywhere, are judged as ever.
+TEST(SoakOracle, AnswersWhileAStateWentUnrecordedAreNotJudged) {
+  SetUp3();
+  SaAnswers s4;
+  s4[ssa::soak::PairKey(5, 9)] = PathTo(9, 2);
+  CHECK(oracle.AddSnapshot(t0 + 70s, t0 + 71s, "4", s4, /*unrecorded=*/true));
+  LONGS_EQUAL(1, oracle.counts().unrecorded_gaps);
+  Judge(Answer(PathTo(9, 3), t0 + 70500ms, t0 + 70500ms));  // SL 3: the unseen state's?
+  LONGS_EQUAL(1, oracle.counts().unjudged);
+  LONGS_EQUAL(0, oracle.counts().wrong);
+  Judge(Answer(PathTo(9, 3), t0 + 69s, t0 + 69s));  // before the change: wrong
+  Judge(Answer(PathTo(9, 3), t0 + 72s, t0 + 72s));  // after the snapshot: wrong
+  LONGS_EQUAL(2, oracle.counts().wrong);
+  DaemonAnswer err = Answer(PathTo(9, 3), t0 + 70500ms, t0 + 70500ms);
+  err.kind = DaemonAnswer::kError;
+  Judge(err);
+  LONGS_EQUAL(1, oracle.counts().errors_known);
+  // A recorded state that equals the current one still marks its gap.
+  CHECK(!oracle.AddSnapshot(t0 + 80s, t0 + 81s, "4 again", s4, true));
+  Judge(Answer(PathTo(9, 3), t0 + 80500ms, t0 + 80500ms));
+  LONGS_EQUAL(2, oracle.counts().unjudged);
+}
+
 TEST(SoakOracle, AStartingDaemonsNoPathIsNotStale) {
   SetUp3();
   // At 60 s the SA has no path (state 3, fresh) ...

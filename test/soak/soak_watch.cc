@@ -85,6 +85,7 @@ void Runner::PollSms() {
       if (l.find("Entering MASTER state") != std::string::npos) {
         sm.state = SmProc::kMaster;
         sm.swept_as_master = false;
+        sm.ups_at_master = sm.ups;
       } else if (l.find("Entering STANDBY state") != std::string::npos) {
         sm.state = SmProc::kStandby;
       } else if (l.find("Entering DISCOVERING state") != std::string::npos) {
@@ -128,6 +129,19 @@ OracleKey Runner::ReadKey() {
   std::vector<uint64_t> v = test::ListVersions(m->dump_dir);
   k.epoch = v.empty() ? 0 : v.back();
   return k;
+}
+
+bool Runner::MissedStates(const OracleKey& k) const {
+  if (last_key_.master.empty()) return false;
+  if (k.master == last_key_.master) return k.ups > last_key_.ups + 1;
+  // Another master: the old one's sweeps after the last recorded state,
+  // and the new one's before this one, were never recorded.
+  for (const SmProc& sm : sms_) {
+    const std::string key = sm.node + "#" + std::to_string(sm.pid);
+    if (key == last_key_.master && sm.ups > last_key_.ups) return true;
+    if (key == k.master && k.ups - sm.ups_at_master > 1) return true;
+  }
+  return false;
 }
 
 uint64_t Runner::CoreEpoch() {
@@ -254,7 +268,12 @@ void Runner::SyncOracle() {
     return;  // it moved under us: again
   }
   std::string label = Master()->node + " epoch " + std::to_string(k.epoch);
-  if (oracle_.AddSnapshot(change_start, t_read, label, answers))
+  const bool missed = MissedStates(k);
+  if (missed)
+    Log(Printf("the SA held states no snapshot saw before %s; answers in between that match no "
+               "recorded state are not judged",
+               label.c_str()));
+  if (oracle_.AddSnapshot(change_start, t_read, label, answers, missed))
     Log(Printf("SA state %zu recorded (%s)", oracle_.counts().snapshots, label.c_str()));
   oracle_.SetCompleteUntil(t_read);
   last_confirmed_ = t_read;
@@ -351,9 +370,10 @@ void Runner::Progress() {
   Say(Printf("[%8.1f s] progress: events %d, resolves checked %" PRIu64 " (sent %" PRIu64
              "), wrong %" PRIu64 ", stale %" PRIu64 " (max %.1f s), errors %" PRIu64
              " (+%" PRIu64 " starting), unanswered %" PRIu64 " (+%" PRIu64
-             " excused), SA states %zu, core %s epoch %" PRIu64 "%s",
+             " excused), SA states %zu (unjudged %" PRIu64 "), core %s epoch %" PRIu64 "%s",
              Since(t0_), r_->events, c.checked, totals_.sent.load(), c.wrong, c.stale, c.max_stale_s,
              c.errors_known, c.errors_startup, c.unanswered, c.unanswered_excused, c.snapshots,
+             c.unjudged,
              MasterName().c_str(), CoreEpoch(), Master() ? "" : " (no master)"));
 }
 

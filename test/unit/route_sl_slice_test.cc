@@ -253,6 +253,33 @@ TEST(RouteSlSliceService, ConsumersWaitForTheirSliceAndAreMadeAgainWhenItComes) 
   CHECK_EQUAL(A + 1, published[3].port_guid);  // A did not wait for the timer
 }
 
+// A wait that ended (its slice came) leaves no deadline behind: the next
+// routing's consumers get the whole wait, not what remained of the last
+// one's (the ASan soak: a new routing's wait ended after 0.2 s).
+TEST(RouteSlSliceService, AWaitThatEndedLeavesNoDeadlineForTheNext) {
+  ssa::distrib::PrdbService svc(
+      &loop, pool.get(), &log,
+      [this](const ssa::distrib::PrdbVersion& v) { published.push_back(v); },
+      [](uint64_t, const ssa::Status& st) { FAIL(st.ToString().c_str()); });
+  svc.set_slice_wait(std::chrono::seconds(60));  // never runs out here
+  auto db = std::make_shared<Smdb>(SlicedFabric());
+  svc.AddConsumer(A + 1);
+  svc.OnSmdb(db);
+  CHECK(loop.RunUntil([&] { return svc.holding_for_slice(); }, std::chrono::seconds(10)));
+  svc.OnRouteSlSlice(Cut(*db, {A + 1}));
+  WaitPublished(1);
+  CHECK(!svc.holding_for_slice());
+
+  // The same once the only waiting consumer leaves.
+  auto db2 = std::make_shared<Smdb>(*db);
+  db2->global_epoch = 10;
+  db2->route_sl_hints.epoch = 8;
+  svc.OnSmdb(db2);
+  CHECK(loop.RunUntil([&] { return svc.holding_for_slice(); }, std::chrono::seconds(10)));
+  svc.RemoveConsumer(A + 1);
+  CHECK(!svc.holding_for_slice());
+}
+
 namespace {
 
 // Every LID's owner is 0x1000 + LID, two hops from anywhere.

@@ -14,6 +14,9 @@ namespace soak {
 namespace {
 
 constexpr size_t kMaxProblems = 40;
+// Unjudged answers are not failures; a few are shown so that a reader can
+// see what they were.
+constexpr size_t kMaxUnjudgedExamples = 5;
 
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
@@ -181,6 +184,9 @@ void Oracle::Judge(const DaemonAnswer& a, const ExcuseFn& excuse) {
   if (a.kind != DaemonAnswer::kError && InGap(a.sent, a.received)) {
     // Maybe a state the SA held and the oracle never saw: not judged.
     ++counts_.unjudged;
+    if (unjudged_examples_.size() < kMaxUnjudgedExamples)
+      unjudged_examples_.push_back(std::string("UNJUDGED ") + head + Describe(got) +
+                                   SaHistory(pair, a.sent));
     return;
   }
   if (a.kind == DaemonAnswer::kPath) {

@@ -133,6 +133,8 @@ class Oracle {
   const OracleCounts& counts() const { return counts_; }
   // The first problems (wrong answers, errors, unanswered), one line each.
   const std::vector<std::string>& problems() const { return problems_; }
+  // The first unjudged answers, as a problem line would say them.
+  const std::vector<std::string>& unjudged_examples() const { return unjudged_examples_; }
   // The latest of the stale answers, as a problem line would say it.
   const std::string& stalest() const { return stalest_; }
   // Names of the daemons, by index, for the reports.
@@ -165,6 +167,7 @@ class Oracle {
   Time origin_{};  // the first snapshot's time, for reports
   OracleCounts counts_;
   std::vector<std::string> problems_;
+  std::vector<std::string> unjudged_examples_;
   std::string stalest_;
   std::vector<std::string> names_;
   mutable std::mutex mu_;

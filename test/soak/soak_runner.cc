@@ -293,6 +293,7 @@ Status Runner::Run() {
                 o_.max_errors_known));
   if (c.unanswered) Fail(Printf("%" PRIu64 " requests unanswered by daemons not disrupted", c.unanswered));
   for (const std::string& p : r_->oracle_problems) Say("  " + p);
+  for (const std::string& p : oracle_.unjudged_examples()) Say("  " + p);
   r_->stalest = oracle_.stalest();
   if (!r_->stalest.empty()) Say("  the stalest answer: " + r_->stalest);
   r_->passed = r_->failures.empty();

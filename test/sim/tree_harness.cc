@@ -4,9 +4,9 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include <csignal>
-
+#include <algorithm>
 #include <cinttypes>
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -209,37 +209,71 @@ Status TreeHarness::FailOver(std::chrono::milliseconds timeout) {
   return Status::Ok();
 }
 
+namespace {
+// The size of the file at `path` (0 if it does not exist): where the next
+// lines of a log another life or attempt appended to begin.
+size_t FileSize(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 ? static_cast<size_t>(st.st_size) : 0;
+}
+}  // namespace
+
 Status TreeHarness::HandOver(const std::string& node, std::chrono::milliseconds timeout) {
   uint64_t master = PortGuid(fabric_->sm_node());
   if (!(PortGuid(node) < master))
     return Status::Error(EINVAL, node + "'s port GUID is not below the master's: no handover");
   // At the same priority the lower GUID wins at once (on ibsim, a higher
-  // priority negotiates a handover that hangs: doc/soak.md). Now and then
-  // the new master's first sweep waits forever for an SMP that umad2sim
-  // never completes nor times out (doc/soak.md, the stuck takeover): as
-  // the soak does, that SM is restarted. Under load the stall is frequent
-  // (with two busy loops on this 2-core machine, the first attempt stalled
-  // in 3 runs of 3, the second went through; in a package build's test
-  // run 4 attempts of 40 s stalled in a row), while a takeover that goes
-  // through reaches SUBNET UP within a second or two: so many short
-  // attempts rather than a few long ones.
+  // priority negotiates a handover that hangs: doc/soak.md). The new SM's
+  // IsSM trap makes the master sweep; having found a greater SM it sends
+  // it HANDOVER and logs "Entering STANDBY". Either side's sweep can wait
+  // forever for an SMP that umad2sim never completes nor times out
+  // (doc/soak.md, the stuck takeover), and under load it often does (with
+  // two busy loops on this 2-core machine, the first attempt stalled in 3
+  // runs of 3; in a package build's test run 4 attempts of 40 s stalled in
+  // a row), while a takeover that goes through reaches SUBNET UP within a
+  // second or two: so many short attempts rather than a few long ones, and
+  // after a stalled one the side that stalled is restarted:
+  //   - the new SM's first sweep: it is killed and started again;
+  //   - the master's sweep for the new SM (it never got to "Entering
+  //     STANDBY"): that master never sweeps again, answers no SMInfo
+  //     poll, and every later new SM stalls in its own first sweep
+  //     waiting for the master (the CI run where all 8 attempts stalled).
+  //     Restarting the new SM cannot help; the master is killed and
+  //     started again (the members join it again), and the next attempt
+  //     takes over from that running master.
   constexpr int kAttempts = 8;
+  auto deadline = Clock::now() + timeout;
   Status st;
-  for (int attempt = 0; attempt < kAttempts; ++attempt) {
-    struct stat log;
-    size_t before =
-        stat(StandbyOsmLog().c_str(), &log) == 0 ? static_cast<size_t>(log.st_size) : 0;
+  for (int attempt = 0; attempt < kAttempts && Clock::now() < deadline; ++attempt) {
+    size_t before = FileSize(StandbyOsmLog());
+    size_t master_before = FileSize(fabric_->osm_log_path());
     st = StartStandbySm(node, 10, /*wait=*/false);
     if (!st.ok()) return st;
-    st = WaitForLogLine(StandbyOsmLog(), "SUBNET UP", timeout / kAttempts, before);
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    st = WaitForLogLine(StandbyOsmLog(), "SUBNET UP",
+                        std::max(std::chrono::milliseconds(1), std::min(timeout / kAttempts, left)),
+                        before);
     if (st.ok()) {
       dump_dir_ = standby_.dump_dir();
       return Status::Ok();
     }
-    fprintf(stderr, "HandOver: the new SM on %s did not finish its first sweep; restarted\n",
-            node.c_str());
     procs_.erase(node);  // kills it
     daemon_logs_.erase(node);
+    std::string master_log = ReadFileText(fabric_->osm_log_path());
+    bool handed_over = master_log.size() > master_before &&
+                       master_log.find("Entering STANDBY", master_before) != std::string::npos;
+    if (handed_over) {
+      fprintf(stderr, "HandOver: the new SM on %s did not finish its first sweep; restarted\n",
+              node.c_str());
+      continue;
+    }
+    fprintf(stderr,
+            "HandOver: the master SM on %s never handed over to the new SM on %s (its sweep "
+            "stalled); both restarted\n",
+            fabric_->sm_node().c_str(), node.c_str());
+    Status restart = fabric_->KillSm(SIGKILL);
+    if (restart.ok()) restart = fabric_->RestartSm(std::chrono::seconds(60));
+    if (!restart.ok()) return restart.WithContext("restarting the stalled master SM");
   }
   return st.WithContext("the new SM on " + node + " did not take over");
 }

@@ -88,7 +88,9 @@ class TreeHarness {
   // priority (10), whose port GUID must be lower than the master's, so
   // that OpenSM makes it the master while the old one runs on and becomes
   // a standby. Returns once the new SM logged SUBNET UP; from then on
-  // WaitSmdbAfter follows its dump directory.
+  // WaitSmdbAfter follows its dump directory. An attempt that stalls (an
+  // SMP umad2sim never completes) restarts the side that stalled: the new
+  // SM, or the master too when it never handed over (see the .cc).
   Status HandOver(const std::string& node, std::chrono::milliseconds timeout);
   const PluginSetup& standby() const { return standby_; }
   std::string StandbyOsmLog() const { return standby_.dir + "/opensm.log"; }

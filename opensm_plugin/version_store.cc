@@ -46,10 +46,20 @@ Status MakeDirs(const std::string& dir) {
   return Status::Ok();
 }
 
+// Opened with open() and fdopendir() rather than opendir(): ThreadSanitizer
+// does not see opendir() create a descriptor, so the closedir() of a
+// number another thread used just before looked like a race with it (a
+// report in osm_plugin_tests, the extraction thread pruning while the test
+// read a version).
 template <class F>
 void ForEachEntry(const std::string& dir, F&& f) {
-  DIR* d = opendir(dir.c_str());
-  if (!d) return;
+  int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  DIR* d = fdopendir(fd);
+  if (!d) {
+    close(fd);
+    return;
+  }
   while (struct dirent* e = readdir(d)) f(std::string(e->d_name));
   closedir(d);
 }

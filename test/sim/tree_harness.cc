@@ -37,6 +37,13 @@ std::string Hex16(uint64_t v) {
 
 void SleepPoll() { std::this_thread::sleep_for(std::chrono::milliseconds(50)); }
 
+// The size of the file at `path` (0 if it does not exist): where the next
+// lines of a log another life or attempt appended to begin.
+size_t FileSize(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 ? static_cast<size_t>(st.st_size) : 0;
+}
+
 }  // namespace
 
 Status ParseTreeJson(const std::string& text, std::vector<TreeMember>* out) {
@@ -188,8 +195,7 @@ Status TreeHarness::StartStandbySm(const std::string& node, int priority, bool w
   if (env.count("LD_PRELOAD"))
     env["LD_PRELOAD"] = MergePreload(env["LD_PRELOAD"], fabric_->NodeEnv(node).at("LD_PRELOAD"));
   std::unique_ptr<SimProcess> p;
-  struct stat log;  // an earlier life's log is not this one's
-  size_t before = stat(StandbyOsmLog().c_str(), &log) == 0 ? static_cast<size_t>(log.st_size) : 0;
+  size_t before = FileSize(StandbyOsmLog());  // an earlier life's log is not this one's
   st = fabric_->Spawn(node, argv, &p, env);
   if (!st.ok()) return st;
   procs_[node] = std::move(p);
@@ -208,15 +214,6 @@ Status TreeHarness::FailOver(std::chrono::milliseconds timeout) {
   dump_dir_ = standby_.dump_dir();
   return Status::Ok();
 }
-
-namespace {
-// The size of the file at `path` (0 if it does not exist): where the next
-// lines of a log another life or attempt appended to begin.
-size_t FileSize(const std::string& path) {
-  struct stat st;
-  return stat(path.c_str(), &st) == 0 ? static_cast<size_t>(st.st_size) : 0;
-}
-}  // namespace
 
 Status TreeHarness::HandOver(const std::string& node, std::chrono::milliseconds timeout) {
   uint64_t master = PortGuid(fabric_->sm_node());
@@ -318,8 +315,7 @@ Status TreeHarness::StartIbssa(const std::string& node, const std::string& role,
   cfg.close();
   std::string log = d + "/ibssa.log";
   // Only this life's lines: a restarted node's log holds its earlier ones.
-  struct stat before;
-  size_t from = stat(log.c_str(), &before) == 0 ? static_cast<size_t>(before.st_size) : 0;
+  size_t from = FileSize(log);
   std::unique_ptr<SimProcess> p;
   Status st = fabric_->Spawn(node,
                              {kIbssa, "-P", "-O", d + "/ibssa_opts.cfg", "-R", d, "-L", log,

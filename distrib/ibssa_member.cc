@@ -203,8 +203,13 @@ void IbssaMember::OnSubscribe(const std::string& key, const Hello& h) {
 }
 
 void IbssaMember::PublishPrdb(const PrdbVersion& v) {
-  server_->Publish("prdb:" + std::to_string(v.port_guid), {v.epoch, v.digest, v.bytes}, v.delta,
-                   v.delta_from);
+  // A version in parts is made whole only for a child that needs it so.
+  tree::DbVersion d{v.epoch, v.digest, nullptr, nullptr};
+  if (v.image->whole())
+    d.bytes = v.image->base();
+  else
+    d.make_bytes = [image = v.image] { return image->Bytes(); };
+  server_->Publish("prdb:" + std::to_string(v.port_guid), d, v.delta, v.delta_from);
   if (v.epoch > prdb_epoch_) prdb_at_ = std::chrono::steady_clock::now();
   prdb_epoch_ = std::max(prdb_epoch_, v.epoch);
   if (on_prdb_) on_prdb_(v);

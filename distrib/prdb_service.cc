@@ -17,7 +17,7 @@ Status PrdbService::BuildWhole(const Engine& e, const Consumer& previous, uint64
   smdb::Prdb prdb;
   Status st = smdb::BuildPrdb(*e.engine, port_guid, epoch, &prdb);
   if (!st.ok()) return st;
-  std::string serialized = buffers->Take(previous.bytes ? previous.bytes->size() : 0);
+  std::string serialized = buffers->Take(previous.image ? previous.image->size() : 0);
   st = prdb.Serialize(&serialized);
   if (!st.ok()) return st;
   std::shared_ptr<const std::string> bytes = buffers->Share(std::move(serialized));
@@ -25,9 +25,11 @@ Status PrdbService::BuildWhole(const Engine& e, const Consumer& previous, uint64
   v.digest = smdb::Crc32(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size());
   v.paths = prdb.paths.records.size();
   smdb::Prdb old;
-  if (previous.bytes &&
-      smdb::Prdb::Parse(reinterpret_cast<const uint8_t*>(previous.bytes->data()),
-                        previous.bytes->size(), &old)
+  std::shared_ptr<const std::string> old_bytes =
+      previous.image ? previous.image->Bytes() : nullptr;
+  if (old_bytes &&
+      smdb::Prdb::Parse(reinterpret_cast<const uint8_t*>(old_bytes->data()), old_bytes->size(),
+                        &old)
           .ok()) {
     auto delta = std::make_shared<std::string>();
     if (smdb::MakeDelta(old, prdb, delta.get()).ok()) {
@@ -35,7 +37,7 @@ Status PrdbService::BuildWhole(const Engine& e, const Consumer& previous, uint64
       v.delta_from = previous.epoch;
     }
   }
-  v.bytes = bytes;
+  v.image = std::make_shared<const smdb::PrdbImage>(std::move(bytes));
   r->computed = r->if_full;
   return Status::Ok();
 }
@@ -54,14 +56,14 @@ PrdbService::JobResult PrdbService::BuildOrPatch(const Engine& e, const Consumer
   r.if_full = x.assigned_lids().size() << (src == smdb::SmdbIndex::kNone ? 0 : x.port(src).lmc);
   r.sl_covered = EngineCovers(e, port_guid);
   // A consumer the slice covers now but did not then: every record again.
-  bool patch = previous.bytes && e.diff_from != 0 && previous.epoch == e.diff_from &&
+  bool patch = previous.image && e.diff_from != 0 && previous.epoch == e.diff_from &&
                !e.diff.all && !e.diff.lids_left && src != smdb::SmdbIndex::kNone &&
                (previous.sl_covered || !r.sl_covered);
   const smdb::SmdbIndex::Port* s = patch ? &x.port(src) : nullptr;
   if (patch) {
     // The previous version was made for this very port.
     smdb::PrdbSource was;
-    patch = smdb::PrdbSourceOf(*previous.bytes, &was).ok() && was.port_guid == port_guid &&
+    patch = smdb::PrdbSourceOf(*previous.image, &was).ok() && was.port_guid == port_guid &&
             was.subnet_prefix == x.subnet().subnet_prefix && was.base_lid == s->base_lid &&
             was.lmc == s->lmc;
     for (uint32_t k = 0; patch && k < (1u << s->lmc); ++k)
@@ -98,8 +100,8 @@ PrdbService::JobResult PrdbService::BuildOrPatch(const Engine& e, const Consumer
   }
   r.computed = updates.size();
   smdb::PatchedPrdb patched;
-  patched.bytes = buffers->Take(previous.bytes->size());
-  r.status = smdb::PatchPrdb(*previous.bytes, previous.digest, epoch, std::move(updates), &patched);
+  r.status = smdb::PatchPrdb(*previous.image, previous.digest, epoch, std::move(updates),
+                             r.if_full / kMaxOverrideShare, buffers, &patched);
   if (!r.status.ok()) {
     r.status = BuildWhole(e, previous, port_guid, epoch, buffers, &r);
     return r;
@@ -107,7 +109,7 @@ PrdbService::JobResult PrdbService::BuildOrPatch(const Engine& e, const Consumer
   PrdbVersion& v = r.version;
   v.digest = patched.digest;
   v.paths = patched.paths;
-  v.bytes = buffers->Share(std::move(patched.bytes));
+  v.image = std::move(patched.image);
   v.delta = std::make_shared<std::string>(std::move(patched.delta));
   v.delta_from = previous.epoch;
   return r;
@@ -132,7 +134,7 @@ Status PrdbService::UpdateMany(uint64_t old_epoch, const smdb::Smdb& new_db,
   out->clear();
   for (const PrdbVersion& p : previous) {
     Consumer c;
-    c.bytes = p.bytes;
+    c.image = p.image;
     c.epoch = p.epoch;
     c.digest = p.digest;
     JobResult r = BuildOrPatch(e, c, p.port_guid, new_db.global_epoch, &buffers);
@@ -341,7 +343,7 @@ void PrdbService::ApplySlice() {
   engine_ = e;
   size_t again = 0;
   for (const auto& c : consumers_)
-    again += c.second.bytes && c.second.epoch == e->db->global_epoch && !c.second.sl_covered &&
+    again += c.second.image && c.second.epoch == e->db->global_epoch && !c.second.sl_covered &&
              EngineCovers(*e, c.first);
   log_->Log(LogLevel::kInfo,
             "SMDB epoch %" PRIu64 ": route-SL slice of %zu rows in use; %zu consumer PRDB(s) "
@@ -364,9 +366,11 @@ void PrdbService::RemoveConsumer(uint64_t port_guid) {
 
 std::shared_ptr<const smdb::Prdb> PrdbService::Current(uint64_t port_guid) const {
   auto it = consumers_.find(port_guid);
-  if (it == consumers_.end() || !it->second.bytes) return nullptr;
+  if (it == consumers_.end() || !it->second.image) return nullptr;
   auto prdb = std::make_shared<smdb::Prdb>();
-  const std::string& b = *it->second.bytes;
+  // Made here, not kept (Bytes() would keep a second copy in the image).
+  std::string b;
+  it->second.image->Materialize(&b);
   if (!smdb::Prdb::Parse(reinterpret_cast<const uint8_t*>(b.data()), b.size(), prdb.get()).ok())
     return nullptr;
   return prdb;
@@ -375,7 +379,9 @@ std::shared_ptr<const smdb::Prdb> PrdbService::Current(uint64_t port_guid) const
 uint64_t PrdbService::bytes_held() const {
   uint64_t n = 0;
   for (const auto& c : consumers_)
-    if (c.second.bytes) n += c.second.bytes->size();
+    if (c.second.image)
+      n += c.second.image->size() + c.second.image->override_count() *
+                                         sizeof(smdb::PrdbImage::Override);
   return n;
 }
 
@@ -387,7 +393,7 @@ void PrdbService::Compute(uint64_t port_guid) {
   if (c.waiting || c.computing_for == epoch) return;
   // Up to date, unless made without the engine's SLs that a slice now has.
   const bool covered = EngineCovers(*engine_, port_guid);
-  if (c.bytes && c.epoch == epoch && (c.sl_covered || !covered)) return;
+  if (c.image && c.epoch == epoch && (c.sl_covered || !covered)) return;
   if (!covered && engine_->index->route_sl_generation() != wait_over_generation_)
     return WaitForSlice(&c);
   c.awaiting_slice = false;
@@ -401,6 +407,11 @@ void PrdbService::Compute(uint64_t port_guid) {
   in_flight_peak_ = std::max(in_flight_peak_, in_flight_);
   std::shared_ptr<const Engine> engine = engine_;
   std::shared_ptr<BufferRecycler> buffers = buffers_;
+  // A child's full transfer made this version whole (PrdbImage::Bytes):
+  // patch from that, and hold one serialization instead of two.
+  if (c.image && !c.image->whole())
+    if (std::shared_ptr<const std::string> made = c.image->MadeBytes())
+      c.image = std::make_shared<const smdb::PrdbImage>(std::move(made));
   Consumer previous = c;
   pool_->SubmitWithResult<JobResult>(
       [engine, previous, port_guid, epoch, buffers]() {
@@ -442,13 +453,13 @@ void PrdbService::OnComputed(uint64_t port_guid, uint64_t epoch, JobResult r) {
   paths_if_full_ += r.if_full;
   paths_published_ += r.version.paths;
   ++versions_published_;
-  it->second.bytes = r.version.bytes;
+  it->second.image = r.version.image;
   it->second.epoch = epoch;
   it->second.digest = r.version.digest;
   it->second.sl_covered = r.sl_covered;
   log_->Log(LogLevel::kDebug,
             "PRDB for port 0x%016" PRIx64 " at epoch %" PRIu64 ": %zu paths, %zu bytes%s",
-            port_guid, epoch, r.version.paths, r.version.bytes->size(),
+            port_guid, epoch, r.version.paths, r.version.image->size(),
             r.version.delta ? ", delta made" : "");
   publish_(r.version);
   // A slice came while it was computed without it.

@@ -16,12 +16,17 @@
 // (route_diff_test.cc proves the rule, prdb_service_test.cc the service;
 // bench_tree checks every consumer).
 //
-// What it keeps per consumer is the current serialization only (shared
-// with the data server's publication of it, so one copy) and its digest:
-// a patch copies those bytes, overwrites the records that changed and
-// carries the CRCs along arithmetically (smdb::PatchPrdb); nothing parses,
-// sorts or re-hashes a whole PRDB unless the consumer's own port changed.
-// The copy is made in the memory of a version released earlier
+// What it keeps per consumer is the current version's image only
+// (smdb::PrdbImage: a whole serialization and the records that differ
+// from it; shared with the data server's publication of it, so one copy)
+// and its digest: a patch adds the records that changed to the image and
+// carries the CRCs along arithmetically (smdb::PatchPrdb); nothing copies,
+// parses, sorts or re-hashes a whole PRDB unless the consumer's own port
+// changed, paths appear or disappear, or the image's overrides pass
+// kMaxOverrideShare of its paths (then it is written whole again). A
+// child asking for a full transfer makes the whole serialization once
+// (PrdbImage::Bytes), and the next patch starts from it. Whole
+// serializations are made in the memory of a version released earlier
 // (BufferRecycler), so an update touches no new memory.
 //
 // With route-SL slices (route_sl_client.h) a PRDB is a function of the
@@ -74,8 +79,10 @@ namespace distrib {
 struct PrdbVersion {
   uint64_t port_guid = 0;
   uint64_t epoch = 0;   // the SMDB's global epoch
-  uint32_t digest = 0;  // CRC32 of `bytes`
-  std::shared_ptr<const std::string> bytes;
+  uint32_t digest = 0;  // CRC32 of the serialization
+  std::shared_ptr<const smdb::PrdbImage> image;
+  // The serialization whole (made once per version when it has overrides).
+  std::shared_ptr<const std::string> bytes() const { return image ? image->Bytes() : nullptr; }
   // The delta from `delta_from` (the consumer's previous PRDB), or null.
   std::shared_ptr<const std::string> delta;
   uint64_t delta_from = 0;
@@ -140,13 +147,17 @@ class PrdbService {
   // SLs that the SMDB leaves to route-SL slices (records marked).
   size_t consumers_without_engine_sls() const {
     size_t n = 0;
-    for (const auto& c : consumers_) n += c.second.bytes && !c.second.sl_covered;
+    for (const auto& c : consumers_) n += c.second.image && !c.second.sl_covered;
     return n;
   }
   static constexpr size_t kJobsPerThread = 2;
+  // An image is written whole again when its overrides pass 1/64 of its
+  // paths (1.6 % more memory; a lookup per record read stays cheap).
+  static constexpr size_t kMaxOverrideShare = 64;
   // The current PRDB of a consumer (parsed from its serialization), or null.
   std::shared_ptr<const smdb::Prdb> Current(uint64_t port_guid) const;
-  // Bytes held for consumers' PRDBs (their serializations).
+  // Bytes held for consumers' PRDBs (their images' bases and overrides,
+  // a base shared by several versions counted once per consumer).
   uint64_t bytes_held() const;
   BufferRecycler::Counters buffer_counters() const { return buffers_->counters(); }
 
@@ -172,12 +183,12 @@ class PrdbService {
     smdb::RouteDiff diff;
   };
   struct Consumer {
-    std::shared_ptr<const std::string> bytes;  // current serialization, or null
+    std::shared_ptr<const smdb::PrdbImage> image;  // current version, or null
     uint64_t epoch = 0;                        // its epoch
     uint32_t digest = 0;
     uint64_t computing_for = 0;  // SMDB epoch of the job in flight, 0: none
     bool waiting = false;        // in waiting_, for a job slot
-    bool sl_covered = true;      // `bytes` had the engine's SLs (EngineCovers)
+    bool sl_covered = true;      // `image` had the engine's SLs (EngineCovers)
     bool awaiting_slice = false;  // its update waits for a slice (WaitForSlice)
   };
   struct JobResult {

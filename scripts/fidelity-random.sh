@@ -209,7 +209,9 @@ run_one() {
 		status=SKIP reason="fabric did not come up"
 	elif [ -n "$refused" ]; then
 		status=SKIP reason=$refused
-	elif [ "$rc" -ne 0 ] || ! echo "$out" | grep -q 'pairs='; then
+	# (Here-strings, not `echo | grep -q`: under pipefail that fails when
+	# grep has its match and exits before bash's line-by-line echo is done.)
+	elif [ "$rc" -ne 0 ] || ! grep -q 'pairs=' <<<"$out"; then
 		status=FAIL
 	else
 		status=ok
@@ -219,7 +221,7 @@ run_one() {
 	case "$status" in
 	MISMATCH | FAIL) echo "$out" | grep -E '^\[|^    (mismatch|sa-failure)|^no SMDB|^simfab run: the' |
 		cut -c1-300 | sed 's/^/    /' | head -40 ;;
-	*) if echo "$out" | grep -q '^\['; then
+	*) if grep -q '^\[' <<<"$out"; then
 		echo "$out" | grep -E '^\[' | sed 's/^/    /'
 	else
 		echo "$out" | tail -5 | sed 's/^/    /'

@@ -210,7 +210,7 @@ run_one() {
 	local rc=$?
 	local bad
 	bad=$(echo "$out" | grep -cE '(mismatched|sa_failures)=[1-9]')
-	if [ "$rc" -ne 0 ] || [ "$bad" -ne 0 ] || ! echo "$out" | grep -q 'pairs='; then
+	if [ "$rc" -ne 0 ] || [ "$bad" -ne 0 ] || ! grep -q 'pairs=' <<<"$out"; then
 		echo "$label: FAIL"
 		echo "$out" | sed 's/^/    /' | head -20
 		rm -rf "$dir"

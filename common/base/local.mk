@@ -5,10 +5,11 @@
 # device access in it.
 #
 # SSA_BASE_PURE_SOURCES: the part with no dependency beyond libc (Status,
-# byte order, whole-file reads and writes); the fuzzers (test/fuzz/local.mk)
-# compile it with clang.
+# byte order, whole-file reads and writes, the buffer recycler the PRDB
+# patch writes into); the fuzzers (test/fuzz/local.mk) compile it with clang.
 SSA_BASE_PURE_SOURCES = common/base/status.h common/base/status.cc common/base/big_endian.h \
-	common/base/file_io.h common/base/file_io.cc common/base/raw_fd.h
+	common/base/file_io.h common/base/file_io.cc common/base/raw_fd.h \
+	common/base/buffer_recycler.h common/base/buffer_recycler.cc
 # SSA_BASE_CONFIG_SOURCES: the readers of option files and what they log
 # through (the config fuzzer compiles them too).
 SSA_BASE_CONFIG_SOURCES = common/base/config_file.h common/base/config_file.cc \
@@ -24,7 +25,6 @@ common_base_libssabase_la_SOURCES = $(SSA_BASE_PURE_SOURCES) $(SSA_BASE_CONFIG_S
 	common/base/fault_spec.h common/base/fault_spec.cc \
 	common/base/worker_pool.h common/base/worker_pool.cc \
 	common/base/task_mailbox.h common/base/task_mailbox.cc \
-	common/base/buffer_recycler.h common/base/buffer_recycler.cc \
 	common/base/object_recycler.h \
 	common/base/progress_meter.h common/base/progress_meter.cc \
 	common/base/ipoib_interfaces.h common/base/ipoib_interfaces.cc \

@@ -24,5 +24,6 @@ SSA_SMDB_SOURCES = $(SSA_SMDB_FORMAT_SOURCES) \
 	common/smdb/path_engine.h common/smdb/path_engine.cc \
 	common/smdb/route_suffixes.h common/smdb/route_suffixes.cc \
 	common/smdb/route_diff.h common/smdb/route_diff.cc \
+	common/smdb/prdb_image.h common/smdb/prdb_image.cc \
 	common/smdb/prdb_patch.h common/smdb/prdb_patch.cc
 common_smdb_libssasmdb_la_SOURCES = $(SSA_SMDB_SOURCES)

@@ -10,15 +10,15 @@ namespace ssa {
 namespace smdb {
 namespace {
 
-constexpr size_t kSourceSize = WireSize<PrdbSource>();
-constexpr size_t kPathSize = WireSize<PrdbPath>();
+using Override = PrdbImage::Override;
+using Overrides = PrdbImage::Overrides;
+constexpr size_t kSourceSize = PrdbImage::kSourceSize;
+constexpr size_t kPathSize = PrdbImage::kPathSize;
 constexpr size_t kKeySize = KeySize<PrdbPath>();
-// The layout of a PRDB of this format version: file header, source
-// section header and its one record, paths section header, paths.
-constexpr size_t kSourceHeader = kFileHeaderSize;
-constexpr size_t kSourceRecord = kSourceHeader + kSectionHeaderSize;
-constexpr size_t kPathsHeader = kSourceRecord + kSourceSize;
-constexpr size_t kPaths = kPathsHeader + kSectionHeaderSize;
+constexpr size_t kSourceHeader = PrdbImage::kSourceHeader;
+constexpr size_t kSourceRecord = PrdbImage::kSourceRecord;
+constexpr size_t kPathsHeader = PrdbImage::kPathsHeader;
+constexpr size_t kPaths = PrdbImage::kHeadSize;
 
 struct Change {
   uint8_t record[kPathSize];
@@ -38,20 +38,24 @@ PrdbSource DecodeSource(const uint8_t* record) {
   return source;
 }
 
-// A serialization checked to have the layout above.
+// An image checked to have the layout above. Keys are read from the base
+// (an override keeps its position's key), records from the image.
 struct LaidOut {
-  const uint8_t* p = nullptr;
+  const PrdbImage* image = nullptr;
+  const uint8_t* head = nullptr;        // this version's head
+  const uint8_t* base_paths = nullptr;  // the base's first path
   uint32_t n_paths = 0;
 
-  SectionHeaderView source_header() const { return SectionHeaderView(p + kSourceHeader); }
-  SectionHeaderView paths_header() const { return SectionHeaderView(p + kPathsHeader); }
-  const uint8_t* source() const { return p + kSourceRecord; }
-  const uint8_t* path(uint32_t i) const { return p + kPaths + size_t{i} * kPathSize; }
+  SectionHeaderView source_header() const { return SectionHeaderView(head + kSourceHeader); }
+  SectionHeaderView paths_header() const { return SectionHeaderView(head + kPathsHeader); }
+  const uint8_t* source() const { return head + kSourceRecord; }
+  const uint8_t* key(uint32_t i) const { return base_paths + size_t{i} * kPathSize; }
+  const uint8_t* path(uint32_t i) const { return image->PathAt(i, base_paths); }
 };
 
-Status CheckLayout(const std::string& bytes, LaidOut* out) {
-  const uint8_t* p = reinterpret_cast<const uint8_t*>(bytes.data());
-  if (bytes.size() < kPaths) return Invalid("not a PRDB of this format version");
+Status CheckLayout(const PrdbImage& image, LaidOut* out) {
+  if (!image.base() || image.size() < kPaths) return Invalid("not a PRDB of this format version");
+  const uint8_t* p = image.head();
   const FileHeaderView fh(p);
   if (fh[file_header::kMagic] != kDbMagic || fh[file_header::kMajor] != kFormatMajor ||
       fh[file_header::kMinor] != kFormatMinor ||
@@ -67,8 +71,10 @@ Status CheckLayout(const std::string& bytes, LaidOut* out) {
       ph[section_header::kRecordSize] != kPathSize)
     return Invalid("unexpected table layout");
   const uint32_t n = ph[section_header::kRecordCount];
-  if (bytes.size() != kPaths + size_t{n} * kPathSize) return Invalid("size mismatch");
-  out->p = p;
+  if (image.size() != kPaths + size_t{n} * kPathSize) return Invalid("size mismatch");
+  out->image = &image;
+  out->head = p;
+  out->base_paths = reinterpret_cast<const uint8_t*>(image.base()->data()) + kPaths;
   out->n_paths = n;
   return Status::Ok();
 }
@@ -97,13 +103,13 @@ Status PlaceChanges(const LaidOut& old, const std::vector<PathUpdate>& updates,
     uint32_t lo = 0, hi = old.n_paths;
     while (lo < hi) {
       uint32_t mid = lo + (hi - lo) / 2;
-      if (std::memcmp(old.path(mid), c.record, kKeySize) < 0)
+      if (std::memcmp(old.key(mid), c.record, kKeySize) < 0)
         lo = mid + 1;
       else
         hi = mid;
     }
     c.pos = lo;
-    c.found = lo < old.n_paths && std::memcmp(old.path(lo), c.record, kKeySize) == 0;
+    c.found = lo < old.n_paths && std::memcmp(old.key(lo), c.record, kKeySize) == 0;
     if (c.found && c.present && std::memcmp(old.path(lo), c.record, kPathSize) == 0)
       continue;                            // recomputed, unchanged
     if (!c.found && !c.present) continue;  // no path before or after
@@ -113,43 +119,60 @@ Status PlaceChanges(const LaidOut& old, const std::vector<PathUpdate>& updates,
   return Status::Ok();
 }
 
-// No path appears or disappears: `bytes` is the old serialization with the
-// changed paths overwritten; returns the paths CRC, patched.
-uint32_t OverwritePaths(const LaidOut& old, const std::string& old_bytes,
-                        const std::vector<Change>& effective, std::string* bytes) {
-  *bytes = old_bytes;
-  uint8_t* np = reinterpret_cast<uint8_t*>(&(*bytes)[kPaths]);
+// The paths CRC with the changed paths overwritten (no path appears or
+// disappears), by CRC arithmetic from the old one.
+uint32_t PatchedPathsCrc(const LaidOut& old, const std::vector<Change>& effective) {
   const uint64_t total = uint64_t{old.n_paths} * kPathSize;
   uint32_t crc = old.paths_header()[section_header::kPayloadCrc];
-  for (const Change& c : effective) {
-    uint8_t* at = np + size_t{c.pos} * kPathSize;
-    crc = Crc32Patch(crc, total, uint64_t{c.pos} * kPathSize, at, c.record, kPathSize);
-    std::memcpy(at, c.record, kPathSize);
-  }
+  for (const Change& c : effective)
+    crc = Crc32Patch(crc, total, uint64_t{c.pos} * kPathSize, old.path(c.pos), c.record,
+                     kPathSize);
   return crc;
 }
 
-// Paths appear or disappear: `bytes` is the old serialization up to the
-// paths, then the old paths merged with the changes; returns the paths
-// CRC, computed, and sets *n_new.
-uint32_t MergePaths(const LaidOut& old, const std::string& old_bytes,
-                    const std::vector<Change>& effective, std::string* bytes, uint32_t* n_new) {
-  const char* old_paths = reinterpret_cast<const char*>(old.path(0));
-  bytes->assign(old_bytes, 0, kPaths);
-  bytes->reserve(kPaths + (size_t{old.n_paths} + effective.size()) * kPathSize);
+// Old's overrides with the changes put over them (both ascending).
+Overrides MergeOverrides(const LaidOut& old, const std::vector<Change>& effective) {
+  Overrides out;
+  const Overrides* was = old.image->overrides();
+  out.reserve((was ? was->size() : 0) + effective.size());
+  size_t i = 0;
+  for (const Change& c : effective) {
+    for (; was && i < was->size() && (*was)[i].pos < c.pos; ++i) out.push_back((*was)[i]);
+    if (was && i < was->size() && (*was)[i].pos == c.pos) ++i;  // replaced
+    Override o;
+    o.pos = c.pos;
+    std::memcpy(o.record, c.record, kPathSize);
+    out.push_back(o);
+  }
+  for (; was && i < was->size(); ++i) out.push_back((*was)[i]);
+  return out;
+}
+
+// Paths appear or disappear: `bytes` is the old version up to the paths,
+// then the old paths merged with the changes; returns the paths CRC,
+// computed, and sets *n_new.
+uint32_t MergePaths(const LaidOut& old, const std::vector<Change>& effective, std::string* bytes,
+                    uint32_t* n_new) {
+  // The old version whole first: overrides are few next to a merge's copy.
+  old.image->Materialize(bytes);
+  std::string merged;
+  merged.reserve((size_t{old.n_paths} + effective.size()) * kPathSize);
+  const char* old_paths = bytes->data() + kPaths;
   uint32_t at = 0, n = 0;
   for (const Change& c : effective) {
-    bytes->append(old_paths + size_t{at} * kPathSize, size_t{c.pos - at} * kPathSize);
+    merged.append(old_paths + size_t{at} * kPathSize, size_t{c.pos - at} * kPathSize);
     n += c.pos - at;
     at = c.pos;
     if (c.found) ++at;  // replaced or removed
     if (c.present) {
-      bytes->append(reinterpret_cast<const char*>(c.record), kPathSize);
+      merged.append(reinterpret_cast<const char*>(c.record), kPathSize);
       ++n;
     }
   }
-  bytes->append(old_paths + size_t{at} * kPathSize, size_t{old.n_paths - at} * kPathSize);
+  merged.append(old_paths + size_t{at} * kPathSize, size_t{old.n_paths - at} * kPathSize);
   n += old.n_paths - at;
+  bytes->resize(kPaths);
+  bytes->append(merged);
   *n_new = n;
   return Crc32(reinterpret_cast<const uint8_t*>(bytes->data()) + kPaths, size_t{n} * kPathSize);
 }
@@ -209,37 +232,68 @@ std::string PatchDelta(const LaidOut& old, const uint8_t* b, uint32_t old_digest
     AppendDeltaSection(d, &delta);
     ++sections;
   }
-  SealDeltaHeader(schema, sections, FileHeaderView(old.p)[file_header::kGlobalEpoch],
+  SealDeltaHeader(schema, sections, FileHeaderView(old.head)[file_header::kGlobalEpoch],
                   FileHeaderView(b)[file_header::kGlobalEpoch], old_digest, new_digest, &delta);
   return delta;
 }
 
 }  // namespace
 
-Status PatchPrdb(const std::string& old_bytes, uint32_t old_digest, uint64_t epoch,
-                 std::vector<PathUpdate> updates, PatchedPrdb* out) {
+Status PatchPrdb(const PrdbImage& old_image, uint32_t old_digest, uint64_t epoch,
+                 std::vector<PathUpdate> updates, size_t max_overrides, BufferRecycler* buffers,
+                 PatchedPrdb* out) {
   LaidOut old;
-  Status s = CheckLayout(old_bytes, &old);
+  Status s = CheckLayout(old_image, &old);
   if (!s.ok()) return s;
   std::vector<Change> effective;
   bool shape_changes = false;
   s = PlaceChanges(old, updates, &effective, &shape_changes);
   if (!s.ok()) return s;
   uint32_t n_new = old.n_paths;
-  uint32_t paths_crc = shape_changes ? MergePaths(old, old_bytes, effective, &out->bytes, &n_new)
-                                     : OverwritePaths(old, old_bytes, effective, &out->bytes);
-  uint8_t* b = reinterpret_cast<uint8_t*>(&out->bytes[0]);
+  std::string head(reinterpret_cast<const char*>(old.head), kPaths);
+  uint8_t* b = reinterpret_cast<uint8_t*>(&head[0]);
+  uint32_t paths_crc = 0;
+  Overrides overrides;
+  if (shape_changes) {
+    out->made_whole = true;
+  } else {
+    paths_crc = PatchedPathsCrc(old, effective);
+    overrides = MergeOverrides(old, effective);
+    out->made_whole = overrides.size() > max_overrides;
+  }
+  std::string whole;
+  if (out->made_whole) {
+    whole = buffers ? buffers->Take(old_image.size()) : std::string();
+    if (shape_changes) {
+      paths_crc = MergePaths(old, effective, &whole, &n_new);
+    } else {
+      old_image.Materialize(&whole);
+      for (const Change& c : effective)
+        std::memcpy(&whole[kPaths + size_t{c.pos} * kPathSize], c.record, kPathSize);
+    }
+  }
   RewriteHeaders(old, epoch, n_new, paths_crc, b);
   out->digest = Crc32Combine(Crc32(b, kPaths), paths_crc, uint64_t{n_new} * kPathSize);
   out->changed = effective.size();
   out->paths = n_new;
   out->delta = PatchDelta(old, b, old_digest, out->digest, effective);
+  if (out->made_whole) {
+    std::memcpy(&whole[0], head.data(), kPaths);
+    std::shared_ptr<const std::string> shared =
+        buffers ? buffers->Share(std::move(whole))
+                : std::make_shared<const std::string>(std::move(whole));
+    out->image = std::make_shared<const PrdbImage>(std::move(shared));
+  } else {
+    out->image = std::make_shared<const PrdbImage>(
+        old_image.base(), std::move(head),
+        std::make_shared<const Overrides>(std::move(overrides)));
+  }
   return Status::Ok();
 }
 
-Status PrdbSourceOf(const std::string& bytes, PrdbSource* source) {
+Status PrdbSourceOf(const PrdbImage& image, PrdbSource* source) {
   LaidOut laid_out;
-  Status s = CheckLayout(bytes, &laid_out);
+  Status s = CheckLayout(image, &laid_out);
   if (!s.ok()) return s;
   *source = DecodeSource(laid_out.source());
   return Status::Ok();

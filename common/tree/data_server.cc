@@ -260,7 +260,7 @@ void DataServer::Sync(Child* c) {
       ++counters_.delta_transfers;
     }
   } else {
-    QueueTransfer(c, 1, 0, cur.epoch, cur.digest, cur.bytes);
+    QueueTransfer(c, 1, 0, cur.epoch, cur.digest, pub->second.CurrentBytes());
     ++counters_.full_transfers;
   }
   c->need_full = false;

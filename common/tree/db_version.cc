@@ -10,7 +10,7 @@ void Publication::Publish(const DbVersion& v, Bytes delta, uint64_t delta_from) 
   // The same epoch again with other bytes (an access node's PRDB made
   // again once its route-SL slice came): the steps that led to the old
   // bytes go, so that a child behind gets the new version whole.
-  if (current_.bytes && v.epoch <= current_.epoch && v.digest != current_.digest) {
+  if (!empty() && v.epoch <= current_.epoch && v.digest != current_.digest) {
     for (auto it = steps_.begin(); it != steps_.end();)
       it = it->second.to >= v.epoch ? steps_.erase(it) : std::next(it);
   }

@@ -54,6 +54,10 @@ struct DbVersion {
   uint64_t epoch = 0;
   uint32_t digest = 0;
   Bytes bytes;  // the serialization
+  // A version kept in parts (an access node's PRDB image,
+  // smdb/prdb_image.h) has no `bytes`: this makes them when a child needs
+  // the version whole.
+  std::function<Bytes()> make_bytes;
 };
 
 // One delta step: what turns `from` into `to` (whose digest is `digest`).
@@ -72,7 +76,9 @@ class Publication {
   // other bytes replaces it: children holding that epoch get it whole.
   void Publish(const DbVersion& v, Bytes delta, uint64_t delta_from);
   const DbVersion& current() const { return current_; }
-  bool empty() const { return !current_.bytes; }
+  bool empty() const { return !current_.bytes && !current_.make_bytes; }
+  // The current version whole (made by make_bytes if it is in parts).
+  Bytes CurrentBytes() const { return current_.bytes ? current_.bytes : current_.make_bytes(); }
   // The steps from `from` to the current version; false when some step
   // is missing (then the full version is sent).
   bool Chain(uint64_t from, std::vector<DeltaStep>* out) const;

@@ -212,7 +212,7 @@ int RunPieces(const SmdbPair& pair) {
   std::vector<std::unique_ptr<tree::DbReplica<smdb::Prdb>>> replicas;
   for (const distrib::PrdbVersion& v : in.full) {
     replicas.push_back(std::make_unique<tree::DbReplica<smdb::Prdb>>(nullptr, false));
-    replicas.back()->ApplyFull(v.bytes, v.epoch, v.digest);
+    replicas.back()->ApplyFull(v.bytes(), v.epoch, v.digest);
   }
   auto ser1 = std::make_shared<std::string>(), ser2 = std::make_shared<std::string>();
   auto delta = std::make_shared<std::string>();

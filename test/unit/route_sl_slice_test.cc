@@ -177,7 +177,7 @@ TEST_GROUP(RouteSlSliceService) {
   static bool AnyMarked(const ssa::distrib::PrdbVersion& v) {
     Prdb prdb;
     CHECK_OK(
-        Prdb::Parse(reinterpret_cast<const uint8_t*>(v.bytes->data()), v.bytes->size(), &prdb));
+        Prdb::Parse(reinterpret_cast<const uint8_t*>(v.bytes()->data()), v.bytes()->size(), &prdb));
     for (const PrdbPath& p : prdb.paths.records)
       if (p.flags & kPathInexactRoutingSl) return true;
     return false;

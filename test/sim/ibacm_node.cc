@@ -142,28 +142,5 @@ Status RunProgram(const std::vector<std::string>& argv, std::string* output, int
   return Status::Ok();
 }
 
-bool StuckInUmad2simExit(const std::string& stacks) {
-  // The main thread runs the exit handlers, and the frame above is
-  // umad2sim's.
-  size_t at = stacks.find("__run_exit_handlers");
-  if (at == std::string::npos) return false;
-  size_t frame = stacks.rfind("\n#", at);
-  if (frame == std::string::npos || frame == 0) return false;
-  size_t above = stacks.rfind("\n#", frame - 1);
-  return above != std::string::npos &&
-         stacks.substr(above, frame - above).find("libumad2sim") != std::string::npos;
-}
-
-std::string ThreadStacks(pid_t pid) {
-  if (system("command -v gdb >/dev/null 2>&1") != 0) return "(no gdb: no thread stacks)";
-  std::string out;
-  int rc = -1;
-  Status st = RunProgram({"gdb", "-batch", "-nx", "-p", std::to_string(pid), "-ex",
-                          "thread apply all bt 20"},
-                         &out, &rc, std::chrono::seconds(60));
-  if (!st.ok()) return "(gdb failed: " + st.ToString() + ")";
-  return "thread stacks of pid " + std::to_string(pid) + ":\n" + out;
-}
-
 }  // namespace test
 }  // namespace ssa

@@ -13,6 +13,7 @@
 #include "common/base/status.h"
 #include "test/sim/sim_fabric.h"
 #include "test/sim/sim_process.h"
+#include "test/sim/sim_stacks.h"  // ThreadStacks, StuckInUmad2simExit
 
 namespace ssa {
 namespace test {
@@ -65,16 +66,6 @@ Status RunProgram(const std::vector<std::string>& argv, std::string* output, int
 // is killed and counts as stopped. `name` says which, in errors.
 Status StopDaemon(SimProcess* p, const std::string& name, const std::string& log_path,
                   std::chrono::milliseconds timeout);
-
-// Every thread's stack of a live process, through gdb when it is installed
-// (for the report of a hang), else a line saying why there are none.
-std::string ThreadStacks(pid_t pid);
-
-// Whether ThreadStacks' text shows the main thread stuck in umad2sim's exit
-// handler: it holds its device lock while it cancels and joins its receiver
-// thread, which waits for that lock when a MAD arrives at that moment (not
-// a cancellation point), so the process never ends (doc/simulated-fabric.md).
-bool StuckInUmad2simExit(const std::string& stacks);
 
 }  // namespace test
 }  // namespace ssa

@@ -9,6 +9,7 @@ test_sim_libsimfab_la_SOURCES = \
 	test/sim/sim_console.h test/sim/sim_console.cc \
 	test/sim/sim_slots.h test/sim/sim_slots.cc \
 	test/sim/sim_process.h test/sim/sim_process.cc \
+	test/sim/sim_stacks.h test/sim/sim_stacks.cc \
 	test/sim/sim_fabric.h test/sim/sim_fabric.cc \
 	test/sim/netgen.h test/sim/netgen.cc
 # Third-party defects ASan and TSan report in node processes (see the files).

@@ -167,7 +167,8 @@ TEST(RouteSlSliceSim, AfterAnSmFailoverTheNewCoresSlicesReachTheAccessNodes) {
   // waited for an epoch above the old core's newest).
   CHECK_OK(tree->StartStandbySm("Hca11"));
 
-  // See TreeFaultSim: the wait bounds a hang of ibsim's takeover.
+  // See TreeFaultSim: the wait bounds a hang of the takeover on ibsim,
+  // which FailOver ends by restarting the stalled standby.
   CHECK_OK(tree->FailOver(90s));
   ssa::smdb::Smdb next;
   CHECK_OK(tree->WaitSmdbAfter(held, 60s, &next));

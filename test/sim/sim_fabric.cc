@@ -14,6 +14,7 @@
 #include "test/sim/sim_child.h"
 #include "test/sim/sim_console.h"
 #include "test/sim/sim_registry.h"
+#include "test/sim/sim_stacks.h"
 #include "test/support/temp_dir.h"
 
 namespace ssa {
@@ -220,13 +221,35 @@ Status SimFabric::Stop() {
   // plugin it unloads, a hang) fails the stop and keeps the run directory.
   Status opensm_end = Status::Ok();
   if (info_.opensm_pid > 0 && !opensm_reaped_) {
-    opensm_status_ = TerminateChild(info_.opensm_pid, true, grace);
+    const pid_t pid = info_.opensm_pid;
+    kill(-pid, SIGTERM);
+    std::string stacks;  // where it hangs, when it does not end
+    if (WaitForExit(pid, grace, &opensm_status_)) {
+      kill(-pid, SIGKILL);  // stragglers it left in its group
+    } else {
+      stacks = ThreadStacks(pid);
+      opensm_status_ = TerminateChild(pid, true, std::chrono::milliseconds(0));
+    }
     opensm_reaped_ = true;
-    if (opensm_status_ != 0) {
+    // OpenSM that finished ("Exiting SM" is its last line: the plugin is
+    // unloaded, the SM destroyed) and then deadlocked in umad2sim's exit
+    // handler, as daemons do (StopDaemon): a third-party hang, not one of
+    // the plugin's. Once under load in fidelity_tests OpenSM logged
+    // "Exiting SM" and did not end within the grace, leaving umad2sim's
+    // sys-<pid> directory behind (its exit handler removes it after the
+    // join), most likely this; any other hang fails with the stacks.
+    bool umad2sim_exit = !stacks.empty() && StuckInUmad2simExit(stacks) &&
+                         TailOfFile(layout_.osm_log(), 300).find("Exiting SM") != std::string::npos;
+    if (umad2sim_exit) {
+      fprintf(stderr,
+              "OpenSM: stopped (\"Exiting SM\"), then hung in umad2sim's exit handler; "
+              "killed\n");
+    } else if (opensm_status_ != 0) {
       failed_ = true;
       opensm_end =
           Status::Error(EIO, "OpenSM " + DescribeWaitStatus(opensm_status_) + " when stopped" +
-                                 Tail("OpenSM output", layout_.opensm_dir() + "/opensm.out"));
+                                 Tail("OpenSM output", layout_.opensm_dir() + "/opensm.out") +
+                                 (stacks.empty() ? "" : "\n" + stacks));
     }
   }
   if (info_.ibsim_pid > 0 && !ibsim_reaped_) {

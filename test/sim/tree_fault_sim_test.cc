@@ -228,9 +228,9 @@ TEST(TreeFaultSim, TheStandbySmTakesOverItsPluginBecomesTheCoreAndEpochsNeverGoB
   CHECK_TEXT(ssa::test::ListVersions(tree->standby().dump_dir()).empty(),
              "a standby's plugin published a version");
 
-  // The wait bounds a hang: under load the standby can go back to
-  // DISCOVERING after SMInfo timeouts before it takes over (seen once at a
-  // load average of 5-8, when 30 s were not enough).
+  // The wait bounds a hang: under load the standby's takeover can stall
+  // in DISCOVERING for good (seen at a load average of 5-8, when 30 s were
+  // not enough); FailOver then restarts it (tree_harness.cc says why).
   CHECK_OK(tree->FailOver(90s));
   // The new core starts its own epochs (an empty dump directory) but
   // continues after what its members hold as soon as they join it.

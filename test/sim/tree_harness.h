@@ -82,7 +82,9 @@ class TreeHarness {
   Status StartStandbySm(const std::string& node, int priority = 1, bool wait = true);
   // Kills the master OpenSM (SIGKILL: its ibsim slot is released) and
   // returns once the standby logged SUBNET UP as master. From then on
-  // WaitSmdbAfter follows the standby's dump directory.
+  // WaitSmdbAfter follows the standby's dump directory. A standby whose
+  // takeover stalls (an SMP the dead master never answered: see the .cc)
+  // is restarted on its node, with its priority, and then takes over.
   Status FailOver(std::chrono::milliseconds timeout);
   // An SM handover: an OpenSM with the plugin on `node` with the master's
   // priority (10), whose port GUID must be lower than the master's, so
@@ -156,6 +158,11 @@ class TreeHarness {
   PluginSetup plugin_;
   PluginSetup standby_;      // StartStandbySm
   std::string dump_dir_;     // where the current core writes its versions
+  // The last StartStandbySm's node and priority (FailOver restarts a
+  // stalled standby with them), and where that life's log lines begin.
+  std::string standby_node_;
+  int standby_priority_ = 0;
+  size_t standby_log_from_ = 0;
   Options options_;
   std::unique_ptr<SimFabric> fabric_;
   smdb::Smdb db_;

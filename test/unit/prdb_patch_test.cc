@@ -16,6 +16,7 @@
 #include "common/smdb/smdb_delta.h"
 #include "common/smdb/smdb_format.h"
 #include "common/smdb/smdb_prdb.h"
+#include "common/tree/db_version.h"
 #include "test/support/check_ok.h"
 
 #include "CppUTest/TestHarness.h"
@@ -192,4 +193,34 @@ TEST(PrdbPatch, AnImageNotLaidOutAsAPrdbIsRefused) {
   CHECK(!PrdbSourceOf(short_one, &source).ok());
   CHECK_OK(PrdbSourceOf(PrdbImage(std::make_shared<const std::string>(whole)), &source));
   CHECK_EQUAL(kGuid, source.port_guid);
+}
+
+// The data server's publication of a version in parts makes it whole for a
+// full transfer, once, and the image keeps it (the next patch's base).
+TEST(PrdbPatch, APublicationMakesAVersionInPartsWholeForAFullTransfer) {
+  std::map<uint16_t, PrdbPath> records;
+  std::mt19937 rng(9);
+  for (uint16_t d = 0; d < 40; ++d) records[d] = Draw(d, &rng);
+  const std::string whole = Bytes(Expected(records, 3));
+  PrdbImage first(std::make_shared<const std::string>(whole));
+  PathUpdate u;
+  u.present = true;
+  u.path = Draw(5, &rng);
+  u.path.sl = static_cast<uint8_t>((records[5].sl + 1) % 16);  // surely other
+  records[5] = u.path;
+  PatchedPrdb out;
+  CHECK_OK(PatchPrdb(first, Digest(whole), 4, {u}, 10, nullptr, &out));
+  CHECK(!out.image->whole());
+  CHECK(out.image->MadeBytes() == nullptr);
+  ssa::tree::Publication pub;
+  ssa::tree::DbVersion v{4, out.digest, nullptr, nullptr};
+  std::shared_ptr<const PrdbImage> image = out.image;
+  v.make_bytes = [image] { return image->Bytes(); };
+  pub.Publish(v, nullptr, 0);
+  CHECK(!pub.empty());
+  std::shared_ptr<const std::string> sent = pub.CurrentBytes();
+  CHECK(*sent == Bytes(Expected(records, 4)));
+  CHECK_EQUAL(out.digest, Digest(*sent));
+  CHECK(image->MadeBytes() == sent);     // made once, kept
+  CHECK(pub.CurrentBytes() == sent);
 }

@@ -10,6 +10,7 @@
 #include "common/mad/mad_faults.h"
 #include "common/mad/sm_lid_probe.h"
 #include "common/mad/umad_transport.h"
+#include "common/tree/core_confirmation.h"
 #include "common/tree/data_client.h"
 #include "common/tree/db_version.h"
 #include "common/tree/member_control.h"
@@ -96,6 +97,7 @@ class ConsumerImpl : public Consumer {
     if (control_) {
       s.joins = control_->joins_sent();
       s.core_epoch = control_->assignment().core_epoch;
+      s.renew_s = control_->assignment().renew_s;
     }
     if (data_) {
       const DataClientCounters& c = data_->counters();
@@ -112,9 +114,14 @@ class ConsumerImpl : public Consumer {
     s.addr_epoch = addr_.epoch();
     return s;
   }
+  bool confirmed() const override { return confirmation_.confirmed(); }
+  std::chrono::steady_clock::time_point confirmed_at() const override {
+    return confirmation_.confirmed_at();
+  }
 
  private:
   void OnAssigned(const Assignment& a, bool changed) {
+    confirmation_.OnCoreAnswer(std::chrono::steady_clock::now(), a.core_epoch, replica_.epoch());
     if (changed)
       log_->Log(LogLevel::kInfo, "consumer: access node LID %u (%s), backup LID %u", a.parent.lid,
                 a.parent.address.ToString().c_str(), a.backup.lid);
@@ -134,6 +141,7 @@ class ConsumerImpl : public Consumer {
   }
 
   void OnApplied(const Applied<smdb::Prdb>&) {
+    confirmation_.OnHeld(replica_.epoch());
     if (control_) control_->ParentServes();
     if (control_) control_->SetEpoch(replica_.epoch());
     if (on_update_) on_update_();
@@ -149,6 +157,7 @@ class ConsumerImpl : public Consumer {
   UpdateFn on_update_;
   DbReplica<smdb::Prdb> replica_;
   DbReplica<smdb::AddrDb> addr_;
+  CoreConfirmation confirmation_;
   std::unique_ptr<MemberControlClient> control_;
   std::unique_ptr<DataClient> data_;
   std::unique_ptr<DataClient> addr_data_;

@@ -11,8 +11,10 @@
 // (shared_ptr<const ...>) that are replaced whole when a new version has
 // been received and verified (digest), so a reader never sees half of an
 // epoch and may keep using an old snapshot as long as it holds it. Nothing
-// is dropped when the tree is unreachable: the last verified versions stay.
-// `on_update` is called on the reactor thread after each replacement.
+// is dropped when the tree is unreachable: the last verified versions stay,
+// and confirmed_at() says when the core last vouched for them (each
+// accepted join or renewal, core_confirmation.h). `on_update` is called on
+// the reactor thread after each replacement.
 //
 // Users: the ssa provider (providers/ssa, on ibacm's loop through the
 // provider ABI's fd and timer ops) and ssa-consumer (util/, on an
@@ -20,6 +22,7 @@
 #ifndef IBACM_SSA_COMMON_TREE_CONSUMER_H
 #define IBACM_SSA_COMMON_TREE_CONSUMER_H
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -77,6 +80,7 @@ struct ConsumerStats {
   // carries its SMDB's epoch, so prdb_epoch below them is the lag.
   uint64_t core_epoch = 0;
   uint64_t parent_epoch = 0;
+  uint32_t renew_s = 0;  // the core's renewal period (0: not joined yet)
 
   // Adds the counters (not the epochs and the parent) of `o`: what a
   // consumer replaced by a new one had counted.
@@ -116,6 +120,10 @@ class Consumer {
   virtual std::shared_ptr<const smdb::Prdb> prdb() const = 0;
   virtual std::shared_ptr<const smdb::AddrDb> addr() const = 0;
   virtual ConsumerStats stats() const = 0;
+  // Whether the core ever confirmed that the PRDB held is current, and
+  // when last (core_confirmation.h): the ssa provider's staleness bound.
+  virtual bool confirmed() const = 0;
+  virtual std::chrono::steady_clock::time_point confirmed_at() const = 0;
 };
 
 }  // namespace tree

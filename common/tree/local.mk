@@ -23,6 +23,7 @@ common_tree_libssatree_la_SOURCES = $(SSA_TREE_WIRE_SOURCES) \
 	common/tree/data_server.h common/tree/data_server.cc \
 	common/tree/data_client.h common/tree/data_client.cc \
 	common/tree/consumer.h common/tree/consumer.cc \
+	common/tree/core_confirmation.h common/tree/core_confirmation.cc \
 	common/tree/announce.h common/tree/announce.cc \
 	common/tree/inproc_mad.h common/tree/inproc_mad.cc \
 	common/tree/route_sl_slices.h common/tree/route_sl_slices.cc \

@@ -22,7 +22,8 @@ namespace {
 
 // The reason label of each Miss, in its order.
 const char* const kMissLabels[] = {
-    "no_prdb", "stale_prdb", "not_in_prdb", "inexact_qos", "inexact_routing_sl", "other_pkey",
+    "no_prdb",    "stale_prdb", "not_in_prdb", "inexact_qos", "inexact_routing_sl",
+    "other_pkey", "unconfirmed",
 };
 static_assert(std::size(kMissLabels) == kMissKinds, "a reason label for every Miss");
 
@@ -107,6 +108,25 @@ void SsaProvider::CollectMetrics(const ssa_metrics_ops* ops, ssa_metrics_sink_t*
              *v = n.totals.parent_lid ? 1 : 0;
              return true;
            });
+  per_port("ibacm_ssa_prdb_confirmed_age_seconds", SSA_METRIC_GAUGE,
+           "Seconds since the core last confirmed the port's PRDB as current (only once it "
+           "did); past stale_after_s the PRDB stops answering.",
+           [&](const PortNumbers& n, double* v) {
+             if (!n.port->consumer || !n.port->consumer->confirmed()) return false;
+             *v = std::chrono::duration<double>(now - n.port->consumer->confirmed_at()).count();
+             return true;
+           });
+  per_port("ibacm_ssa_prdb_unconfirmed", SSA_METRIC_GAUGE,
+           "1 while the port's PRDB does not answer because the core has not confirmed it for "
+           "longer than stale_after_s.",
+           [](const PortNumbers& n, double* v) {
+             *v = n.port->unconfirmed ? 1 : 0;
+             return true;
+           });
+  counter("ibacm_ssa_unconfirmed_periods_total",
+          "Times the port's PRDB stopped answering because the core had not confirmed it for "
+          "longer than stale_after_s.",
+          [](const PortNumbers& n) { return n.port->unconfirmed_periods; });
   counter("ibacm_ssa_prdb_updates_total", "PRDB versions put in place for the port.",
           [](const PortNumbers& n) { return n.port->updates; });
 

@@ -11,6 +11,7 @@ void SsaOptions::Bind(OptionSet* set) {
   set->Choice("transport", &transport, {"tcp", "rsocket"});
   set->Int("mad_timeout_ms", &mad_timeout_ms, 10, 60000);
   set->Int("mad_retries", &mad_retries, 0, 100);
+  set->Int("stale_after_s", &stale_after_s, 0, 86400);
 }
 
 }  // namespace ssa_provider

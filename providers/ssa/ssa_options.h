@@ -10,6 +10,11 @@
 //                   rsocket needs an HCA)
 //   mad_timeout_ms  one SSA control MAD's timeout (default 1000)
 //   mad_retries     its retries before the join starts over (default 3)
+//   stale_after_s   how long a port's PRDB may go without the core
+//                   confirming it is current (every renewal does) before
+//                   it stops answering: its requests then go to the SA, or
+//                   get ACM_STATUS_ENOTCONN with fallback = none, until
+//                   the core confirms again (default 25; 0: never stop)
 //
 // The embedded sa provider reads the section once, with these bound next
 // to its own (SaProvider::set_section), and reports what neither reads.
@@ -29,6 +34,7 @@ struct SsaOptions {
   std::string transport = "tcp";
   int mad_timeout_ms = 1000;
   int mad_retries = 3;
+  int stale_after_s = 25;
 
   // Binds the keys above to these members.
   void Bind(OptionSet* set);

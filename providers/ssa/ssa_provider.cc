@@ -41,6 +41,8 @@ const char* MissText(Miss why) {
     case kInexactRoutingSl:
       return "a record is marked not exact in the PRDB (the routing engine chooses its SL)";
     case kOtherPkey: return "a record is for another partition than the endpoint's P_Key";
+    case kUnconfirmed:
+      return "the core has not confirmed the PRDB as current for longer than stale_after_s";
     default: return "a destination is not in the PRDB";
   }
 }
@@ -78,20 +80,23 @@ SsaProvider::~SsaProvider() {
   worker_.reset();  // joined: nothing of ours runs elsewhere from here on
   views_.set_pool(nullptr);
   if (export_timer_) reactor_.CancelTimer(export_timer_);
+  if (confirm_timer_) reactor_.CancelTimer(confirm_timer_);
   shm_.reset();  // withdrawn: readers go to the socket, which is closing too
   for (auto& kv : ports_)
     if (kv.second->consumer) kv.second->consumer->Stop();
   Log(SSA_LOG_INFO,
       "stopped: %llu requests answered from PRDBs, %llu PRDB updates; not from a PRDB: %llu "
       "before the first, %llu for an old LID, %llu destinations not in it, %llu records not "
-      "exact (QoS), %llu records not exact (routing engine's SL), %llu for another P_Key",
+      "exact (QoS), %llu records not exact (routing engine's SL), %llu for another P_Key, %llu "
+      "while the core had not confirmed the PRDB",
       static_cast<unsigned long long>(answered_), static_cast<unsigned long long>(updates_),
       static_cast<unsigned long long>(missed_[kNoView]),
       static_cast<unsigned long long>(missed_[kStaleView]),
       static_cast<unsigned long long>(missed_[kNotInView]),
       static_cast<unsigned long long>(missed_[kInexactQos]),
       static_cast<unsigned long long>(missed_[kInexactRoutingSl]),
-      static_cast<unsigned long long>(missed_[kOtherPkey]));
+      static_cast<unsigned long long>(missed_[kOtherPkey]),
+      static_cast<unsigned long long>(missed_[kUnconfirmed]));
 }
 
 void SsaProvider::Log(int level, const char* fmt, ...) {
@@ -128,9 +133,13 @@ int SsaProvider::Init() {
     shm_ = std::make_unique<ShmExport>(socket);
     Log(SSA_LOG_INFO, "path tables for libibssa_path: %s", shm_->path().c_str());
   }
-  Log(SSA_LOG_INFO, "started: fallback %s, data channel %s, SSA MAD timeout %d ms x %d retries",
+  Log(SSA_LOG_INFO,
+      "started: fallback %s, data channel %s, SSA MAD timeout %d ms x %d retries, a PRDB the "
+      "core has not confirmed for %d s stops answering%s",
       options_.fallback_sa ? "sa" : "none", options_.transport.c_str(), options_.mad_timeout_ms,
-      options_.mad_retries);
+      options_.mad_retries, options_.stale_after_s,
+      options_.stale_after_s ? "" : " (0: never; it answers however old)");
+  if (options_.stale_after_s) CheckConfirmed();
   return 0;
 }
 
@@ -302,7 +311,50 @@ void SsaProvider::NoteMiss(SsaPort* port, Miss why) {
   if (miss_noted_[why]) return;
   miss_noted_[why] = true;  // once per reason: the counters say the rest
   Log(SSA_LOG_INFO, "port %s: %s; %s (logged once)", port->Name().c_str(), MissText(why),
-      options_.fallback_sa ? "asking the SA instead" : "answering ENODATA (fallback = none)");
+      options_.fallback_sa   ? "asking the SA instead"
+      : why == kUnconfirmed ? "answering ENOTCONN (fallback = none)"
+                            : "answering ENODATA (fallback = none)");
+}
+
+bool SsaProvider::Unconfirmed(const SsaPort* port,
+                              std::chrono::steady_clock::time_point now) const {
+  if (!options_.stale_after_s || !port->view) return false;
+  // Without a consumer nothing can confirm it (the port's LID changed: the
+  // view is refused as stale anyway).
+  if (!port->consumer || !port->consumer->confirmed()) return true;
+  // A bound shorter than the core's renewal period would stop a healthy
+  // port between two renewals: it is never taken below two periods.
+  double bound = std::max<double>(options_.stale_after_s, 2.0 * port->consumer->stats().renew_s);
+  return std::chrono::duration<double>(now - port->consumer->confirmed_at()).count() > bound;
+}
+
+void SsaProvider::CheckConfirmed() {
+  confirm_timer_ = reactor_.AddTimer(std::chrono::seconds(1), [this] { CheckConfirmed(); });
+  const auto now = std::chrono::steady_clock::now();
+  for (SsaPort* port : port_order_) {
+    bool unconfirmed = Unconfirmed(port, now);
+    if (unconfirmed == port->unconfirmed) continue;
+    port->unconfirmed = unconfirmed;
+    tree::ConsumerStats s = port->consumer ? port->consumer->stats() : tree::ConsumerStats{};
+    if (unconfirmed) {
+      ++port->unconfirmed_periods;
+      double age = port->consumer && port->consumer->confirmed()
+                       ? std::chrono::duration<double>(now - port->consumer->confirmed_at()).count()
+                       : 0;
+      Log(SSA_LOG_WARN,
+          "port %s: the core has not confirmed PRDB epoch %llu as current for %.0f s (core epoch "
+          "heard %llu, access node LID %u): not answering from it (%s) until it does",
+          port->Name().c_str(), static_cast<unsigned long long>(port->view->epoch()), age,
+          static_cast<unsigned long long>(s.core_epoch), s.parent_lid,
+          options_.fallback_sa ? "the SA answers" : "ENOTCONN, fallback = none");
+      WithdrawTables();  // libibssa_path readers go to the socket at once
+    } else {
+      Log(SSA_LOG_INFO, "port %s: the core confirmed PRDB epoch %llu again; answering from it",
+          port->Name().c_str(),
+          static_cast<unsigned long long>(port->view ? port->view->epoch() : 0));
+      ScheduleExport(false);
+    }
+  }
 }
 
 int SsaProvider::RouteFromView(const sa::SaEndpoint* ep, const RouteKey& key,
@@ -316,6 +368,11 @@ int SsaProvider::RouteFromView(const sa::SaEndpoint* ep, const RouteKey& key,
     miss = kNoView;
   } else if (view->base_lid() != port->lid || view->lmc() != port->lmc) {
     miss = kStaleView;
+  } else if (Unconfirmed(port, std::chrono::steady_clock::now())) {
+    // Maybe no longer what the SA answers: never served as its answer,
+    // and with no fallback not "no path" (ENODATA) either.
+    NoteMiss(port, kUnconfirmed);
+    return options_.fallback_sa ? -1 : ACM_STATUS_ENOTCONN;
   } else {
     const smdb::PrdbPath* found =
         key.kind == RouteKey::kLid ? view->ByLid(key.lid()) : view->ByGid(key.dest);
@@ -417,7 +474,8 @@ void SsaProvider::Export() {
     port->GidBytes(e.gid.data());
     e.lid = port->lid;
     e.lmc = port->lmc;
-    e.view = port->view;
+    // Not exported while unconfirmed (the socket refuses it too).
+    if (!Unconfirmed(port, std::chrono::steady_clock::now())) e.view = port->view;
     for (const auto& ep : endpoints_) {
       if (ep->port != port) continue;
       e.pkeys.push_back(ep->inner->pkey);

@@ -17,7 +17,11 @@
 // or any destination before the first PRDB or while the PRDB is for an
 // old LID of the port, goes on to the sa provider's cache and the SA when
 // `fallback = sa` (the default), or is answered ENODATA with
-// `fallback = none`. So does a destination whose record the PRDB marks
+// `fallback = none`. So does every destination while the core has not
+// confirmed the port's PRDB as current for `stale_after_s` (its tree is
+// cut off from the core, or the core moved on and the PRDB did not
+// follow): with `fallback = none` those get ACM_STATUS_ENOTCONN, not
+// ENODATA, which would read as "no path". So does a destination whose record the PRDB marks
 // "not exact" (smdb::kPathInexact*: the access node could not compute it
 // exactly as the SA would, e.g. under a QoS policy or a routing engine
 // that chooses SLs): it is never answered from the view. QUERY_SA requests
@@ -83,6 +87,7 @@ enum Miss {
   kInexactQos,
   kInexactRoutingSl,
   kOtherPkey,
+  kUnconfirmed,  // the core has not confirmed the PRDB for stale_after_s
   kMissKinds
 };
 
@@ -107,6 +112,10 @@ struct SsaPort : provider_shared::PortView {
   uint64_t prdb_hits = 0;
   uint64_t missed[kMissKinds] = {};
   uint64_t updates = 0;
+  // Past stale_after_s without the core's confirmation (CheckConfirmed):
+  // not answered from, not exported; how often that began.
+  bool unconfirmed = false;
+  uint64_t unconfirmed_periods = 0;
   tree::ConsumerStats earlier;
 };
 
@@ -156,6 +165,12 @@ class SsaProvider {
   int RouteFromView(const sa::SaEndpoint* ep, const provider_shared::RouteKey& key,
                     ibv_path_record* path);
   void NoteMiss(SsaPort* port, Miss why);
+  // Whether the port's view has gone unconfirmed past the bound at `now`
+  // (stale_after_s; core_confirmation.h).
+  bool Unconfirmed(const SsaPort* port, std::chrono::steady_clock::time_point now) const;
+  // Every second: logs each port's change between confirmed and not, and
+  // publishes the tables without (or again with) its view.
+  void CheckConfirmed();
   // Publishes the shared-memory tables soon (once for many changes);
   // `addresses`: what changed may change the addresses' answers (anything
   // but a new view).
@@ -188,6 +203,7 @@ class SsaProvider {
   ViewBuilder views_;
   std::unique_ptr<ShmExport> shm_;  // Publish on the worker only
   Reactor::TimerId export_timer_ = 0;
+  Reactor::TimerId confirm_timer_ = 0;
   bool export_in_flight_ = false;
   bool export_again_ = false;      // something changed while one was in flight
   bool export_addrs_stale_ = true;  // addresses changed: ResolveAddresses again

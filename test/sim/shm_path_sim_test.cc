@@ -10,6 +10,9 @@
 //     after a link change, with the next epoch;
 //   - a reader holding the old epoch's mapping while the daemon swaps in
 //     the next one keeps reading it whole;
+//   - with OpenSM stopped past the daemon's stale_after_s, the port's
+//     records leave the tables (the socket refuses them: ENOTCONN) and
+//     come back once the core confirms the PRDB again;
 //   - the daemon killed (SIGKILL, its tables left behind) and restarted
 //     while a reader loops: once the reader looks (check_ms) the stale
 //     tables are not served (it gets errors, not old records); the reader
@@ -70,12 +73,13 @@ TEST_GROUP_BASE(ShmPathSim, ssa::test::TreeFixture) {
   // The tree (12 HCAs, core with a hosts file of node<i>, 10.0.0.<i> and
   // fd00::<i>), ibacm with the ssa provider on kNode holding the core's
   // epoch and its address database, and the library opened on its socket
-  // without the socket fallback.
-  void Start() {
+  // without the socket fallback. `plugin_extra`, `ssa_extra`: more plugin
+  // options and [ssa] lines.
+  void Start(const std::string& plugin_extra = "", const std::string& ssa_extra = "") {
     hosts_file = dir.path() + "/hosts.data";
     TreeHarness::Options o;
     CHECK_OK(TreeHarness::FatTree(12, 0, &o));
-    o.extra_plugin_options = "hosts_file=" + hosts_file;
+    o.extra_plugin_options = "hosts_file=" + hosts_file + " " + plugin_extra;
     CHECK_OK(tree->Start(o));
     CHECK_OK(tree->StartIbssa("Hca2", "distribution"));
     CHECK_OK(tree->StartIbssa("Hca3", "access"));
@@ -86,7 +90,7 @@ TEST_GROUP_BASE(ShmPathSim, ssa::test::TreeFixture) {
     io.addr_cfg = "node6 ibsim0 1 default\n10.0.0.6 ibsim0 1 default\nfd00::6 ibsim0 1 default\n";
     io.opts_cfg =
         "[core]\nlog_level = debug\nprovider = ssa default\nsupport_ips_in_addr_cfg = yes\n"
-        "[ssa]\nmad_timeout_ms = 300\nfallback = none\n";
+        "[ssa]\nmad_timeout_ms = 300\nfallback = none\n" + ssa_extra;
     io.provider_dir = std::string(ABS_TOP_BUILDDIR) + "/providers/ssa/.libs";
     ibacm = std::make_unique<IbacmNode>(tree->fabric(), io);
     CHECK_OK(ibacm->Start());
@@ -298,4 +302,37 @@ TEST(ShmPathSim, ADaemonKilledAndRestartedWhileAReaderLoops) {
   ibssa_path_get_stats(h, &s);
   CHECK(s.stale > 0);
   LONGS_EQUAL(0, s.bad_tables);
+}
+
+TEST(ShmPathSim, APortsRecordsLeaveTheTablesWhileItsPrdbIsUnconfirmed) {
+  // Renewals every 2 s, a bound of 4 s (ibacm_ssa(7) stale_after_s).
+  Start("lease_s=6", "stale_after_s = 4\n");
+  const uint16_t dlid = static_cast<uint16_t>(tree->Lid("Hca9"));
+  ibv_path_record rec;
+  LONGS_EQUAL(0, ibssa_path_by_lid(h, 0, dlid, 0, &rec, nullptr));
+  ibssa_path* with_socket = nullptr;
+  LONGS_EQUAL(0, ibssa_path_open(ibacm->socket_path().c_str(), nullptr, &with_socket));
+  struct Close {
+    ibssa_path* h;
+    ~Close() { ibssa_path_close(h); }
+  } close_it{with_socket};
+
+  // OpenSM (core and SA) stopped; continued however the test ends.
+  const pid_t sm = tree->fabric()->opensm_pid();
+  struct Continue {
+    pid_t pid;
+    ~Continue() { kill(pid, SIGCONT); }
+  } cont{sm};
+  CHECK_EQUAL(0, kill(sm, SIGSTOP));
+  CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(), "has not confirmed PRDB epoch", 30s));
+  // The tables no longer hold it (no socket: -ENODATA); the socket refuses.
+  CHECK(ssa::test::PollUntil(
+      10s, [&] { return ibssa_path_by_lid(h, 0, dlid, 0, &rec, nullptr) == -ENODATA; }));
+  LONGS_EQUAL(-ENOTCONN, ibssa_path_by_lid(with_socket, 0, dlid, 0, &rec, nullptr));
+
+  CHECK_EQUAL(0, kill(sm, SIGCONT));
+  CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(), "again; answering from it", 60s));
+  CHECK(ssa::test::PollUntil(
+      10s, [&] { return ibssa_path_by_lid(h, 0, dlid, 0, &rec, nullptr) == 0; }));
+  LONGS_EQUAL(dlid, be16toh(rec.dlid));
 }

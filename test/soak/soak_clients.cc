@@ -78,6 +78,9 @@ void SocketClientLoop(ClientSpec spec, const std::atomic<bool>* stop, Oracle* or
                resp.hdr.status == acm::kStatusEDestAddr) {
       a->kind = DaemonAnswer::kNoPath;
       a->status = resp.hdr.status;
+    } else if (resp.hdr.status == acm::kStatusENotConn) {
+      a->kind = DaemonAnswer::kRefused;
+      a->status = resp.hdr.status;
     } else {
       a->kind = DaemonAnswer::kError;
       a->status = resp.hdr.status;
@@ -111,6 +114,10 @@ void TableClientLoop(ClientSpec spec, const std::atomic<bool>* stop, Oracle* ora
       case -EADDRNOTAVAIL:
         a->kind = DaemonAnswer::kNoPath;
         a->status = acm::kStatusEDestAddr;
+        break;
+      case -ENOTCONN:
+        a->kind = DaemonAnswer::kRefused;
+        a->status = acm::kStatusENotConn;
         break;
       case -ETIMEDOUT:
       case -ECONNRESET:

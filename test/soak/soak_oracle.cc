@@ -155,6 +155,10 @@ void Oracle::Judge(const DaemonAnswer& a, const ExcuseFn& excuse) {
     return;
   }
   ++counts_.checked;
+  if (a.kind == DaemonAnswer::kRefused) {
+    ++counts_.refused_unconfirmed;
+    return;
+  }
   SaAnswer got;
   got.path = a.kind == DaemonAnswer::kPath;
   got.record = a.record;

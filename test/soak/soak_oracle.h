@@ -16,7 +16,10 @@
 // An error for a destination the SA had a path to in every state within
 // the bound counts apart: during the daemon's start (before its first
 // PRDB, fallback = none) as a startup error, later as an error for a
-// known destination. A starting daemon's "no path" that only an older
+// known destination. A daemon that refuses because its core has not
+// confirmed its PRDB for longer than its bound (ENOTCONN, ibacm_ssa(7)
+// stale_after_s) says it cannot vouch for the answer: counted apart
+// (refused_unconfirmed), neither right nor wrong. A starting daemon's "no path" that only an older
 // state shares is a startup error too, not a stale answer. A request that got no answer at all (the connection
 // broke, or timed out) is excused while the daemon was killed or stopped
 // on purpose, and counted as unanswered otherwise.
@@ -71,6 +74,8 @@ struct DaemonAnswer {
   enum Kind : uint8_t {
     kPath,      // a path record
     kNoPath,    // ENODATA or EDESTADDR
+    kRefused,   // ENOTCONN: the daemon's PRDB went unconfirmed by its core
+                // past its bound (stale_after_s), so it would not vouch
     kError,     // another ACM status
     kNoAnswer,  // the connection broke or the request timed out
   };
@@ -98,6 +103,7 @@ struct OracleCounts {
   uint64_t wrong = 0;
   uint64_t errors_known = 0;    // an error for a known destination, after startup
   uint64_t errors_startup = 0;  // ... before the daemon's first PRDB
+  uint64_t refused_unconfirmed = 0;  // kRefused: a clean "cannot vouch", not an error
   uint64_t unanswered = 0;      // no answer, daemon not disrupted
   uint64_t unanswered_excused = 0;
   uint64_t unjudged = 0;  // given while a state went unrecorded, matching no recorded one

@@ -41,6 +41,7 @@ std::string SoakResult::Summary() const {
   line("max_stale_s", Printf("%.1f", oracle.max_stale_s));
   line("errors_known_destinations", std::to_string(oracle.errors_known));
   line("errors_before_first_prdb", std::to_string(oracle.errors_startup));
+  line("refused_unconfirmed", std::to_string(oracle.refused_unconfirmed));
   line("unanswered", std::to_string(oracle.unanswered));
   line("unanswered_daemon_disrupted", std::to_string(oracle.unanswered_excused));
   line("table_answers", std::to_string(table_answers));

@@ -234,6 +234,24 @@ TEST(SoakOracle, ErrorsAndMissingAnswersAreExcusedOnlyWhenTheDaemonWas) {
   LONGS_EQUAL(1, oracle.counts().unanswered);
 }
 
+// A daemon that will not vouch (ENOTCONN: its core has not confirmed its
+// PRDB past stale_after_s) is counted apart, never as an error or wrong,
+// whatever the SA held; any other error status is still an error.
+TEST(SoakOracle, ARefusalForAnUnconfirmedPrdbIsCountedApart) {
+  SetUp3();
+  DaemonAnswer r = Answer(PathTo(9, 1), t0 + 20s, t0 + 20s);
+  r.kind = DaemonAnswer::kRefused;
+  Judge(r);
+  LONGS_EQUAL(1, oracle.counts().refused_unconfirmed);
+  LONGS_EQUAL(0, oracle.counts().errors_known);
+  LONGS_EQUAL(0, oracle.counts().wrong);
+  LONGS_EQUAL(0, oracle.problems().size());
+  r.kind = DaemonAnswer::kError;
+  Judge(r);
+  LONGS_EQUAL(1, oracle.counts().errors_known);
+  LONGS_EQUAL(1, oracle.counts().refused_unconfirmed);
+}
+
 // A state the SA held between two recorded ones and no snapshot saw (the
 // master swept twice before the snapshot was read): an answer within that
 // interval matching no recorded state is unjudged; before or after it,

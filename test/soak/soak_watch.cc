@@ -369,10 +369,11 @@ void Runner::Progress() {
   const OracleCounts& c = oracle_.counts();
   Say(Printf("[%8.1f s] progress: events %d, resolves checked %" PRIu64 " (sent %" PRIu64
              "), wrong %" PRIu64 ", stale %" PRIu64 " (max %.1f s), errors %" PRIu64
-             " (+%" PRIu64 " starting), unanswered %" PRIu64 " (+%" PRIu64
+             " (+%" PRIu64 " starting, %" PRIu64 " refused unconfirmed), unanswered %" PRIu64
+             " (+%" PRIu64
              " excused), SA states %zu (unjudged %" PRIu64 "), core %s epoch %" PRIu64 "%s",
              Since(t0_), r_->events, c.checked, totals_.sent.load(), c.wrong, c.stale, c.max_stale_s,
-             c.errors_known, c.errors_startup, c.unanswered, c.unanswered_excused, c.snapshots,
+             c.errors_known, c.errors_startup, c.refused_unconfirmed, c.unanswered, c.unanswered_excused, c.snapshots,
              c.unjudged,
              MasterName().c_str(), CoreEpoch(), Master() ? "" : " (no master)"));
 }

@@ -229,6 +229,7 @@ void SsaProvider::StartConsumer(SsaPort* port) {
     return;
   }
   port->consumer = std::move(consumer);
+  port->first_view_at = {};  // this consumer's own first view
   Log(SSA_LOG_INFO,
       "port %s (LID %u, GUID 0x%016llx): joining the SSA tree through the SM at LID %u",
       port->Name().c_str(), port->lid, static_cast<unsigned long long>(port->port_guid),
@@ -292,6 +293,7 @@ void SsaProvider::OnViewBuilt(uint64_t id, std::shared_ptr<const PrdbView> view,
         port->lid);
   port->view = std::move(view);
   port->view_since = now;
+  if (port->first_view_at == std::chrono::steady_clock::time_point{}) port->first_view_at = now;
   ScheduleExport(false);
   ++updates_;
   ++port->updates;
@@ -321,11 +323,16 @@ bool SsaProvider::Unconfirmed(const SsaPort* port,
   if (!options_.stale_after_s || !port->view) return false;
   // Without a consumer nothing can confirm it (the port's LID changed: the
   // view is refused as stale anyway).
-  if (!port->consumer || !port->consumer->confirmed()) return true;
+  if (!port->consumer) return true;
   // A bound shorter than the core's renewal period would stop a healthy
   // port between two renewals: it is never taken below two periods.
   double bound = std::max<double>(options_.stale_after_s, 2.0 * port->consumer->stats().renew_s);
-  return std::chrono::duration<double>(now - port->consumer->confirmed_at()).count() > bound;
+  const bool ever = port->consumer->confirmed();
+  // No view of this consumer's yet: the view is an earlier consumer's, for
+  // an old LID, which RouteFromView refuses as stale anyway.
+  if (!ever && port->first_view_at == std::chrono::steady_clock::time_point{}) return false;
+  auto since = ever ? port->consumer->confirmed_at() : port->first_view_at;
+  return std::chrono::duration<double>(now - since).count() > bound;
 }
 
 void SsaProvider::CheckConfirmed() {
@@ -338,13 +345,15 @@ void SsaProvider::CheckConfirmed() {
     tree::ConsumerStats s = port->consumer ? port->consumer->stats() : tree::ConsumerStats{};
     if (unconfirmed) {
       ++port->unconfirmed_periods;
-      double age = port->consumer && port->consumer->confirmed()
-                       ? std::chrono::duration<double>(now - port->consumer->confirmed_at()).count()
-                       : 0;
+      bool ever = port->consumer && port->consumer->confirmed();
+      double age = std::chrono::duration<double>(
+                       now - (ever ? port->consumer->confirmed_at() : port->first_view_at))
+                       .count();
       Log(SSA_LOG_WARN,
-          "port %s: the core has not confirmed PRDB epoch %llu as current for %.0f s (core epoch "
-          "heard %llu, access node LID %u): not answering from it (%s) until it does",
+          "port %s: the core has not confirmed PRDB epoch %llu as current for %.0f s%s (core "
+          "epoch heard %llu, access node LID %u): not answering from it (%s) until it does",
           port->Name().c_str(), static_cast<unsigned long long>(port->view->epoch()), age,
+          ever ? "" : " (never since it arrived)",
           static_cast<unsigned long long>(s.core_epoch), s.parent_lid,
           options_.fallback_sa ? "the SA answers" : "ENOTCONN, fallback = none");
       WithdrawTables();  // libibssa_path readers go to the socket at once

@@ -116,6 +116,10 @@ struct SsaPort : provider_shared::PortView {
   // not answered from, not exported; how often that began.
   bool unconfirmed = false;
   uint64_t unconfirmed_periods = 0;
+  // When the current consumer's first view was put in place: a PRDB the
+  // core never confirmed (the tree delivered it before the core's answer
+  // caught up) is timed from there.
+  std::chrono::steady_clock::time_point first_view_at{};
   tree::ConsumerStats earlier;
 };
 

@@ -113,8 +113,8 @@ void SsaProvider::CollectMetrics(const ssa_metrics_ops* ops, ssa_metrics_sink_t*
            "did); past stale_after_s the PRDB stops answering.",
            [&](const PortNumbers& n, double* v) {
              if (!n.port->consumer || !n.port->consumer->confirmed()) return false;
-             *v = std::chrono::duration<double>(now - n.port->consumer->confirmed_at()).count();
-             return true;
+             *v = SinceConfirmed(n.port, now);
+             return *v >= 0;
            });
   per_port("ibacm_ssa_prdb_unconfirmed", SSA_METRIC_GAUGE,
            "1 while the port's PRDB does not answer because the core has not confirmed it for "

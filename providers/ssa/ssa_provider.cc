@@ -318,21 +318,29 @@ void SsaProvider::NoteMiss(SsaPort* port, Miss why) {
                             : "answering ENODATA (fallback = none)");
 }
 
-bool SsaProvider::Unconfirmed(const SsaPort* port,
-                              std::chrono::steady_clock::time_point now) const {
-  if (!options_.stale_after_s || !port->view) return false;
+double SsaProvider::SinceConfirmed(const SsaPort* port,
+                                   std::chrono::steady_clock::time_point now) const {
+  if (!port->view) return -1;
   // Without a consumer nothing can confirm it (the port's LID changed: the
   // view is refused as stale anyway).
-  if (!port->consumer) return true;
-  // A bound shorter than the core's renewal period would stop a healthy
-  // port between two renewals: it is never taken below two periods.
-  double bound = std::max<double>(options_.stale_after_s, 2.0 * port->consumer->stats().renew_s);
+  if (!port->consumer) return 1e9;
   const bool ever = port->consumer->confirmed();
   // No view of this consumer's yet: the view is an earlier consumer's, for
   // an old LID, which RouteFromView refuses as stale anyway.
-  if (!ever && port->first_view_at == std::chrono::steady_clock::time_point{}) return false;
+  if (!ever && port->first_view_at == std::chrono::steady_clock::time_point{}) return -1;
   auto since = ever ? port->consumer->confirmed_at() : port->first_view_at;
-  return std::chrono::duration<double>(now - since).count() > bound;
+  return std::chrono::duration<double>(now - since).count();
+}
+
+bool SsaProvider::Unconfirmed(const SsaPort* port,
+                              std::chrono::steady_clock::time_point now) const {
+  if (!options_.stale_after_s) return false;
+  double age = SinceConfirmed(port, now);
+  if (age < 0) return false;
+  // A bound shorter than the core's renewal period would stop a healthy
+  // port between two renewals: it is never taken below two periods.
+  uint32_t renew_s = port->consumer ? port->consumer->stats().renew_s : 0;
+  return age > std::max<double>(options_.stale_after_s, 2.0 * renew_s);
 }
 
 void SsaProvider::CheckConfirmed() {
@@ -346,9 +354,7 @@ void SsaProvider::CheckConfirmed() {
     if (unconfirmed) {
       ++port->unconfirmed_periods;
       bool ever = port->consumer && port->consumer->confirmed();
-      double age = std::chrono::duration<double>(
-                       now - (ever ? port->consumer->confirmed_at() : port->first_view_at))
-                       .count();
+      double age = SinceConfirmed(port, now);
       Log(SSA_LOG_WARN,
           "port %s: the core has not confirmed PRDB epoch %llu as current for %.0f s%s (core "
           "epoch heard %llu, access node LID %u): not answering from it (%s) until it does",

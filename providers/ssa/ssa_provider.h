@@ -169,6 +169,10 @@ class SsaProvider {
   int RouteFromView(const sa::SaEndpoint* ep, const provider_shared::RouteKey& key,
                     ibv_path_record* path);
   void NoteMiss(SsaPort* port, Miss why);
+  // Seconds at `now` since the core last confirmed the port's view (since
+  // it arrived, if never), or -1 when that does not apply (no view of the
+  // current consumer's).
+  double SinceConfirmed(const SsaPort* port, std::chrono::steady_clock::time_point now) const;
   // Whether the port's view has gone unconfirmed past the bound at `now`
   // (stale_after_s; core_confirmation.h).
   bool Unconfirmed(const SsaPort* port, std::chrono::steady_clock::time_point now) const;

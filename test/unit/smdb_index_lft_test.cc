@@ -38,7 +38,8 @@ Smdb RandomFabric(std::mt19937* rng, int switches, int blocks) {
     db.nodes.records.push_back(n);
     SmdbSwitch sw;
     sw.node_guid = n.node_guid;
-    sw.lin_fdb_top = static_cast<uint16_t>(blocks * kLftBlockSize - 1 - (*rng)() % 40);
+    // Below the last block now and then, so that a top moved up shows.
+    sw.lin_fdb_top = static_cast<uint16_t>(blocks * kLftBlockSize - 1 - (*rng)() % 100);
     db.switches.records.push_back(sw);
     for (int b = 0; b < blocks; ++b) {
       SmdbLftBlock r;
@@ -134,6 +135,16 @@ void RandomChanges(std::mt19937* rng, const Smdb& previous, Smdb* next) {
       }
       break;
     }
+    case 5: {  // one switch's top down, another's up as much: same size
+      auto& sws = next->switches.records;
+      if (sws.size() < 2) break;
+      size_t a = (*rng)() % sws.size(), b = (a + 1) % sws.size();
+      uint16_t d = static_cast<uint16_t>(1 + (*rng)() % 8);
+      if (sws[a].lin_fdb_top < 64 || sws[b].lin_fdb_top > 100) break;
+      sws[a].lin_fdb_top = static_cast<uint16_t>(sws[a].lin_fdb_top - d);
+      sws[b].lin_fdb_top = static_cast<uint16_t>(sws[b].lin_fdb_top + d);
+      break;
+    }
     default: break;  // LFT entries only: the usual case
   }
   next->SortRecords();
@@ -227,6 +238,8 @@ TEST(SmdbIndexLftCatchUp, CatchesUpExactlyWhenTheChainAndLayoutHold) {
   std::mt19937 rng(11);
   Builder b;
   Smdb v0 = RandomFabric(&rng, 4, 3);
+  for (size_t i = 0; i < v0.switches.records.size(); ++i)
+    v0.switches.records[i].lin_fdb_top = static_cast<uint16_t>(150 + i);
   CHECK_FALSE(b.Next(v0, nullptr, "v0"));
   Smdb v1 = v0;
   v1.lft_blocks.records[1].ports[5] ^= 1;
@@ -252,9 +265,11 @@ TEST(SmdbIndexLftCatchUp, CatchesUpExactlyWhenTheChainAndLayoutHold) {
   BumpEpochs(v3, &v4);
   std::string d34 = DeltaOf(v3, v4);
   CHECK_TRUE(b.Next(v4, &d34, "v4"));
-  // A switch's top moved: another layout, whole.
+  // One switch's top down, the next one's up: another layout of the same
+  // size, whole.
   Smdb v5 = v4;
   v5.switches.records[0].lin_fdb_top = static_cast<uint16_t>(v5.switches.records[0].lin_fdb_top - 1);
+  v5.switches.records[1].lin_fdb_top = static_cast<uint16_t>(v5.switches.records[1].lin_fdb_top + 1);
   BumpEpochs(v4, &v5);
   std::string d45 = DeltaOf(v4, v5);
   CHECK_FALSE(b.Next(v5, &d45, "v5"));
@@ -358,6 +373,28 @@ TEST(SmdbIndexLftCatchUp, ABufferOfAnotherLineageIsWrittenWhole) {
   CHECK_OK(SmdbIndex::Build(v1, &z, &buffers, &a, a.Add(v1, nullptr)));
   CHECK_FALSE(z->lft_caught_up());
   CheckSameAsWhole(v1, *z, "after a build without a lineage");
+}
+
+// A hand-built database whose lft_blocks are out of key order (Parse
+// never leaves one so) cannot be searched by key: written whole.
+TEST(SmdbIndexLftCatchUp, AnUnsortedTableIsWrittenWhole) {
+  std::mt19937 rng(21);
+  Builder b;
+  Smdb v[4];
+  v[0] = RandomFabric(&rng, 4, 3);
+  b.Next(v[0], nullptr, "v0");
+  std::string d;
+  for (int i = 1; i < 4; ++i) {
+    v[i] = v[i - 1];
+    v[i].lft_blocks.records[static_cast<size_t>(i)].ports[3] ^= 1;
+    BumpEpochs(v[i - 1], &v[i]);
+    d = DeltaOf(v[i - 1], v[i]);
+    if (i < 3) b.Next(v[i], &d, "v" + std::to_string(i));
+  }
+  // v3's records, last first: the same content, the same layout.
+  Smdb shuffled = v[3];
+  std::reverse(shuffled.lft_blocks.records.begin(), shuffled.lft_blocks.records.end());
+  CHECK_FALSE(b.Next(shuffled, &d, "v3 unsorted"));
 }
 
 TEST_GROUP(LftLineage){};

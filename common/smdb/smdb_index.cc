@@ -210,33 +210,30 @@ Status SmdbIndex::BuildLfts(const Smdb& db, LftBuffers* buffers, const LftLineag
                             uint64_t serial) {
   // Size each switch's LFT: the blocks it has, cut at LinearFDBTop + 1
   // (osm_switch_get_port_by_lid answers no path above max_lid_ho).
-  // The blocks come sorted by switch (Parse): one lookup per switch.
-  std::vector<uint32_t> block_node(db.lft_blocks.records.size());
+  // The blocks come sorted by switch (Parse): one lookup per switch. One
+  // pass over the records (2 million at the full subnet) for all of it.
+  const std::vector<SmdbLftBlock>& records = db.lft_blocks.records;
+  std::vector<uint32_t> block_node(records.size());
+  std::vector<uint32_t> size(nodes_.size(), 0);
   uint64_t last_guid = 0;
   uint32_t last_node = kNone;
   bool sorted = true;  // in strict (switch, block) order: no block twice
-  for (size_t i = 0; i < db.lft_blocks.records.size(); ++i) {
-    uint64_t g = db.lft_blocks.records[i].node_guid;
+  for (size_t i = 0; i < records.size(); ++i) {
+    const SmdbLftBlock& b = records[i];
     if (i > 0) {
-      const SmdbLftBlock& a = db.lft_blocks.records[i - 1];
-      const SmdbLftBlock& b = db.lft_blocks.records[i];
+      const SmdbLftBlock& a = records[i - 1];
       sorted = sorted && (a.node_guid != b.node_guid ? a.node_guid < b.node_guid
                                                      : a.block < b.block);
     }
-    if (last_node == kNone || g != last_guid) {
-      last_guid = g;
-      last_node = NodeByGuid(g);
+    if (last_node == kNone || b.node_guid != last_guid) {
+      last_guid = b.node_guid;
+      last_node = NodeByGuid(b.node_guid);
     }
-    block_node[i] = last_node;
-  }
-  std::vector<uint32_t> size(nodes_.size(), 0);
-  for (size_t i = 0; i < db.lft_blocks.records.size(); ++i) {
-    const SmdbLftBlock& b = db.lft_blocks.records[i];
-    uint32_t n = block_node[i];
-    if (n == kNone || nodes_[n].type != kNodeSwitch)
+    if (last_node == kNone || nodes_[last_node].type != kNodeSwitch)
       return Invalid("LFT block " + std::to_string(b.block) + " of " + Guid(b.node_guid) +
                      ", which is not a switch");
-    size[n] = std::max<uint32_t>(size[n], (uint32_t{b.block} + 1) * kLftBlockSize);
+    block_node[i] = last_node;
+    size[last_node] = std::max<uint32_t>(size[last_node], (uint32_t{b.block} + 1) * kLftBlockSize);
   }
   for (const SmdbSwitch& s : db.switches.records) {
     uint32_t n = NodeByGuid(s.node_guid);

@@ -164,7 +164,8 @@ PrdbService::PrdbService(EventLoop* loop, WorkerPool* pool, Logger* log, Publish
       buffers_(std::make_shared<BufferRecycler>(2 * max_jobs_)),
       // The index of epoch N is built while N - 1's is still in use (the
       // route diff reads both): N - 2's LFT buffer is the one to reuse.
-      lft_buffers_(std::make_shared<smdb::SmdbIndex::LftBuffers>(1)) {}
+      lft_buffers_(std::make_shared<smdb::SmdbIndex::LftBuffers>(1)),
+      lft_lineage_(std::make_shared<smdb::LftLineage>()) {}
 
 void PrdbService::OnSmdb(std::shared_ptr<const smdb::Smdb> db,
                          std::shared_ptr<const std::string> delta, uint64_t delta_from) {
@@ -179,13 +180,17 @@ void PrdbService::OnSmdb(std::shared_ptr<const smdb::Smdb> db,
   std::shared_ptr<const Engine> previous = engine_;
   const size_t table_max = route_table_max_entries_;
   std::shared_ptr<smdb::SmdbIndex::LftBuffers> lft_buffers = lft_buffers_;
+  std::shared_ptr<const smdb::LftLineage> lineage = lft_lineage_;
+  // In arrival order, here on the loop thread: the lineage links each
+  // version to the one before by its delta's base (lft_lineage.h).
+  const uint64_t serial = lft_lineage_->Add(*db, delta.get());
   std::shared_ptr<const smdb::RouteSlTable> slice = slice_;
   pool_->SubmitWithResult<std::shared_ptr<Engine>>(
-      [db, previous, table_max, lft_buffers, delta, delta_from, slice]() {
+      [db, previous, table_max, lft_buffers, lineage, serial, delta, delta_from, slice]() {
         auto e = std::make_shared<Engine>();
         e->db = db;
         std::unique_ptr<smdb::SmdbIndex> index;
-        Status st = smdb::SmdbIndex::Build(*db, &index, lft_buffers.get());
+        Status st = smdb::SmdbIndex::Build(*db, &index, lft_buffers.get(), lineage.get(), serial);
         if (!st.ok()) return std::shared_ptr<Engine>();
         e->index = std::move(index);
         if (previous) {
@@ -217,6 +222,20 @@ void PrdbService::OnSmdb(std::shared_ptr<const smdb::Smdb> db,
           return;
         }
         engine_ = e;
+        if (e->index->lft_caught_up())
+          ++index_lft_catch_ups_;
+        else
+          ++index_lft_full_builds_;
+        log_->Log(LogLevel::kInfo,
+                  "SMDB epoch %" PRIu64 ": index LFTs %s (%" PRIu64 " caught up, %" PRIu64
+                  " written whole so far)",
+                  epoch,
+                  e->index->lft_caught_up()
+                      ? ("caught up, " + std::to_string(e->index->lft_blocks_rewritten()) +
+                         " block(s) rewritten")
+                            .c_str()
+                      : "written whole",
+                  index_lft_catch_ups_, index_lft_full_builds_);
         if (e->diff_from)
           log_->Log(LogLevel::kInfo, "SMDB epoch %" PRIu64 " vs %" PRIu64 ": %s", epoch,
                     e->diff_from,

@@ -65,6 +65,7 @@
 #include "common/base/buffer_recycler.h"
 #include "common/base/log.h"
 #include "common/base/worker_pool.h"
+#include "common/smdb/lft_lineage.h"
 #include "common/smdb/path_engine.h"
 #include "common/smdb/prdb_patch.h"
 #include "common/smdb/route_diff.h"
@@ -131,6 +132,11 @@ class PrdbService {
   uint64_t paths_if_full() const { return paths_if_full_; }
   uint64_t paths_published() const { return paths_published_; }
   uint64_t versions_published() const { return versions_published_; }
+  // SMDB indexes built since start whose LFT bytes were caught up from a
+  // recycled buffer (only the changed blocks written), and those written
+  // whole (the first, after a gap or a full transfer, a layout change).
+  uint64_t index_lft_catch_ups() const { return index_lft_catch_ups_; }
+  uint64_t index_lft_full_builds() const { return index_lft_full_builds_; }
   // Jobs submitted and not yet back on the loop, consumers waiting for a
   // job slot, and the most jobs ever in flight at once (<= max_jobs()).
   size_t jobs_in_flight() const { return in_flight_; }
@@ -249,6 +255,11 @@ class PrdbService {
   // (shared with the jobs and the published buffers' deleters).
   std::shared_ptr<BufferRecycler> buffers_;
   std::shared_ptr<smdb::SmdbIndex::LftBuffers> lft_buffers_;  // for each SMDB's index
+  // The SMDB versions indexed and the LFT blocks their deltas change, so
+  // an index catches a recycled buffer up (SmdbIndex::Build).
+  std::shared_ptr<smdb::LftLineage> lft_lineage_;
+  uint64_t index_lft_catch_ups_ = 0;
+  uint64_t index_lft_full_builds_ = 0;
   uint64_t paths_computed_ = 0;
   uint64_t paths_if_full_ = 0;
   uint64_t paths_published_ = 0;

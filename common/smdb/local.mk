@@ -21,6 +21,7 @@ SSA_SMDB_SOURCES = $(SSA_SMDB_FORMAT_SOURCES) \
 	common/smdb/qos_policy.h common/smdb/qos_policy.cc \
 	common/smdb/route_sl_table.h common/smdb/route_sl_table.cc \
 	common/smdb/smdb_index.h common/smdb/smdb_index.cc \
+	common/smdb/lft_lineage.h common/smdb/lft_lineage.cc \
 	common/smdb/path_engine.h common/smdb/path_engine.cc \
 	common/smdb/route_suffixes.h common/smdb/route_suffixes.cc \
 	common/smdb/route_diff.h common/smdb/route_diff.cc \

@@ -48,11 +48,12 @@ Status ApplyDelta(const AddrDb& old, const uint8_t* delta, size_t len, AddrDb* o
 // The keys one table's section of a delta touches: the keys it removes,
 // then the keys of the records it puts, `count` keys of `key_size` bytes
 // each, back to back (no section for the table: none, `present` false);
-// with the delta's epochs. For a holder that applied the delta already and
+// with the delta's epochs and digests. For a holder that applied the delta already and
 // wants to know where it changed things (the route diff): the sections'
 // layout and CRCs are checked, the base is not.
 struct DeltaTableKeys {
   uint64_t base_epoch = 0, new_epoch = 0;
+  uint32_t base_digest = 0, new_digest = 0;
   bool present = false;
   uint32_t key_size = 0;
   size_t count = 0;

@@ -15,6 +15,8 @@ Status ReadDeltaTableKeys(const DbSchema& schema, const uint8_t* p, size_t len, 
   if (!s.ok()) return s;
   out->base_epoch = h.base_epoch;
   out->new_epoch = h.new_epoch;
+  out->base_digest = h.base_digest;
+  out->new_digest = h.new_digest;
   const int want = schema.IndexOf(table_id);
   if (want < 0) return Status::Error(kErrInvalidInput, DeltaWhat(schema) + ": no table " +
                                                            std::to_string(table_id));

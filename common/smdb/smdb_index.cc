@@ -74,7 +74,8 @@ int CompareRates(uint8_t a, uint8_t b) {
   return ra < rb ? -1 : (ra == rb ? 0 : 1);
 }
 
-Status SmdbIndex::Build(const Smdb& db, std::unique_ptr<SmdbIndex>* out, LftBuffers* lft_buffers) {
+Status SmdbIndex::Build(const Smdb& db, std::unique_ptr<SmdbIndex>* out, LftBuffers* lft_buffers,
+                        const LftLineage* lineage, uint64_t serial) {
   std::unique_ptr<SmdbIndex> idx(new SmdbIndex());
   if (db.subnet.records.size() != 1) return Invalid("table 'subnet' must hold exactly one record");
   idx->subnet_ = db.subnet.records[0];
@@ -82,7 +83,7 @@ Status SmdbIndex::Build(const Smdb& db, std::unique_ptr<SmdbIndex>* out, LftBuff
     idx->prefix_bytes_[i] = static_cast<uint8_t>(idx->subnet_.subnet_prefix >> (56 - 8 * i));
   Status st = idx->BuildNodesAndPorts(db);
   if (st.ok()) st = idx->BuildLinks(db);
-  if (st.ok()) st = idx->BuildLfts(db, lft_buffers);
+  if (st.ok()) st = idx->BuildLfts(db, lft_buffers, lineage, serial);
   if (st.ok()) st = idx->BuildLids(db);
   if (!st.ok()) return st;
   idx->BuildPkeys(db);
@@ -205,29 +206,34 @@ Status SmdbIndex::BuildLinks(const Smdb& db) {
   return Status::Ok();
 }
 
-Status SmdbIndex::BuildLfts(const Smdb& db, LftBuffers* buffers) {
+Status SmdbIndex::BuildLfts(const Smdb& db, LftBuffers* buffers, const LftLineage* lineage,
+                            uint64_t serial) {
   // Size each switch's LFT: the blocks it has, cut at LinearFDBTop + 1
   // (osm_switch_get_port_by_lid answers no path above max_lid_ho).
-  // The blocks come sorted by switch (Parse): one lookup per switch.
-  std::vector<uint32_t> block_node(db.lft_blocks.records.size());
+  // The blocks come sorted by switch (Parse): one lookup per switch. One
+  // pass over the records (2 million at the full subnet) for all of it.
+  const std::vector<SmdbLftBlock>& records = db.lft_blocks.records;
+  std::vector<uint32_t> block_node(records.size());
+  std::vector<uint32_t> size(nodes_.size(), 0);
   uint64_t last_guid = 0;
   uint32_t last_node = kNone;
-  for (size_t i = 0; i < db.lft_blocks.records.size(); ++i) {
-    uint64_t g = db.lft_blocks.records[i].node_guid;
-    if (last_node == kNone || g != last_guid) {
-      last_guid = g;
-      last_node = NodeByGuid(g);
+  bool sorted = true;  // in strict (switch, block) order: no block twice
+  for (size_t i = 0; i < records.size(); ++i) {
+    const SmdbLftBlock& b = records[i];
+    if (i > 0) {
+      const SmdbLftBlock& a = records[i - 1];
+      sorted = sorted && (a.node_guid != b.node_guid ? a.node_guid < b.node_guid
+                                                     : a.block < b.block);
     }
-    block_node[i] = last_node;
-  }
-  std::vector<uint32_t> size(nodes_.size(), 0);
-  for (size_t i = 0; i < db.lft_blocks.records.size(); ++i) {
-    const SmdbLftBlock& b = db.lft_blocks.records[i];
-    uint32_t n = block_node[i];
-    if (n == kNone || nodes_[n].type != kNodeSwitch)
+    if (last_node == kNone || b.node_guid != last_guid) {
+      last_guid = b.node_guid;
+      last_node = NodeByGuid(b.node_guid);
+    }
+    if (last_node == kNone || nodes_[last_node].type != kNodeSwitch)
       return Invalid("LFT block " + std::to_string(b.block) + " of " + Guid(b.node_guid) +
                      ", which is not a switch");
-    size[n] = std::max<uint32_t>(size[n], (uint32_t{b.block} + 1) * kLftBlockSize);
+    block_node[i] = last_node;
+    size[last_node] = std::max<uint32_t>(size[last_node], (uint32_t{b.block} + 1) * kLftBlockSize);
   }
   for (const SmdbSwitch& s : db.switches.records) {
     uint32_t n = NodeByGuid(s.node_guid);
@@ -235,28 +241,81 @@ Status SmdbIndex::BuildLfts(const Smdb& db, LftBuffers* buffers) {
     size[n] = std::min<uint32_t>(size[n], uint32_t{s.lin_fdb_top} + 1);
   }
   uint32_t total = 0;
+  std::vector<LftSpan> layout;
   for (size_t n = 0; n < nodes_.size(); ++n) {
     if (size[n] == 0) continue;
     nodes_[n].lft = total;
     nodes_[n].lft_size = size[n];
+    layout.push_back({nodes_[n].guid, total, size[n]});
     total += size[n];
   }
-  std::unique_ptr<std::vector<uint8_t>> bytes =
-      buffers ? buffers->Take() : std::make_unique<std::vector<uint8_t>>();
-  bytes->assign(total, kLftNoPath);  // a recycled buffer keeps its storage
-  uint8_t* lft = bytes->data();
-  for (size_t i = 0; i < db.lft_blocks.records.size(); ++i) {
-    const SmdbLftBlock& b = db.lft_blocks.records[i];
-    const Node& n = nodes_[block_node[i]];
-    uint32_t first = uint32_t{b.block} * kLftBlockSize;
-    if (first < n.lft_size)
-      std::memcpy(&lft[n.lft + first], b.ports.data(),
-                  std::min<uint32_t>(kLftBlockSize, n.lft_size - first));
+  std::unique_ptr<LftBytes> bytes = buffers ? buffers->Take() : std::make_unique<LftBytes>();
+  // Catching a recycled buffer up. The buffer holds the LFT bytes of the
+  // version its serial names, laid out as its layout says (stamped below
+  // only once every byte is written). Those bytes are a function of the
+  // layout and the lft_blocks records alone: kLftNoPath, then each
+  // record's ports where its block lies below its switch's size. So with
+  // the same layout, they differ from this version's only in the blocks
+  // whose records differ, and the lineage names every such block or
+  // answers false (lft_lineage.h): rewriting those gives exactly what a
+  // whole build writes. The serial is unique in the process, so a buffer
+  // of another lineage, of a version forgotten, or of the same epoch with
+  // other content (a new core's) never matches. The table must be in
+  // strict key order (it is after Parse) for RewriteLftBlocks' binary
+  // search to find the one record of a block. Anything else: whole.
+  std::vector<LftLineage::Block> changed;
+  const bool catch_up = lineage && serial != 0 && sorted && bytes->serial != 0 &&
+                        bytes->bytes.size() == total && bytes->layout == layout &&
+                        lineage->ChangedBlocks(bytes->serial, serial, &changed);
+  bytes->serial = 0;  // no identity while being written
+  uint8_t* lft;
+  if (catch_up) {
+    lft = bytes->bytes.data();
+    RewriteLftBlocks(db, changed, lft);
+    lft_caught_up_ = true;
+    lft_blocks_rewritten_ = changed.size();
+  } else {
+    bytes->bytes.assign(total, kLftNoPath);  // a recycled buffer keeps its storage
+    lft = bytes->bytes.data();
+    for (size_t i = 0; i < db.lft_blocks.records.size(); ++i) {
+      const SmdbLftBlock& b = db.lft_blocks.records[i];
+      const Node& n = nodes_[block_node[i]];
+      uint32_t first = uint32_t{b.block} * kLftBlockSize;
+      if (first < n.lft_size)
+        std::memcpy(&lft[n.lft + first], b.ports.data(),
+                    std::min<uint32_t>(kLftBlockSize, n.lft_size - first));
+    }
   }
+  bytes->layout = std::move(layout);
+  bytes->serial = lineage ? serial : 0;
   lft_ = lft;
   lft_bytes_ = buffers ? buffers->Share(std::move(bytes))
-                       : std::shared_ptr<const std::vector<uint8_t>>(std::move(bytes));
+                       : std::shared_ptr<const LftBytes>(std::move(bytes));
   return Status::Ok();
+}
+
+void SmdbIndex::RewriteLftBlocks(const Smdb& db, const std::vector<LftLineage::Block>& blocks,
+                                 uint8_t* lft) const {
+  const std::vector<SmdbLftBlock>& records = db.lft_blocks.records;
+  for (const LftLineage::Block& b : blocks) {
+    uint32_t node = NodeByGuid(b.first);
+    // No LFT bytes for this switch here, hence none in the buffer either
+    // (same layout): nothing to write.
+    if (node == kNone || nodes_[node].lft_size == 0) continue;
+    const Node& n = nodes_[node];
+    uint32_t first = uint32_t{b.second} * kLftBlockSize;
+    if (first >= n.lft_size) continue;  // above the top: not held
+    uint32_t len = std::min<uint32_t>(kLftBlockSize, n.lft_size - first);
+    auto it = std::lower_bound(records.begin(), records.end(), b,
+                               [](const SmdbLftBlock& r, const LftLineage::Block& k) {
+                                 return r.node_guid != k.first ? r.node_guid < k.first
+                                                               : r.block < k.second;
+                               });
+    if (it != records.end() && it->node_guid == b.first && it->block == b.second)
+      std::memcpy(&lft[n.lft + first], it->ports.data(), len);
+    else
+      std::memset(&lft[n.lft + first], kLftNoPath, len);  // the block was removed
+  }
 }
 
 Status SmdbIndex::BuildLids(const Smdb& db) {

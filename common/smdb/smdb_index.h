@@ -27,6 +27,7 @@
 
 #include "common/base/object_recycler.h"
 #include "common/base/status.h"
+#include "common/smdb/lft_lineage.h"
 #include "common/smdb/qos_policy.h"
 #include "common/smdb/route_sl_table.h"
 #include "common/smdb/smdb.h"
@@ -103,9 +104,32 @@ class SmdbIndex {
   // the full subnet) are built in a buffer an index released before, so an
   // index per SMDB version writes into memory already touched (see
   // object_recycler.h); the buffer goes back there when this index goes.
-  using LftBuffers = ObjectRecycler<std::vector<uint8_t>>;
+  //
+  // With `lineage` too, and `serial` the one lineage->Add() gave `db`, a
+  // buffer that holds the LFTs of an earlier version of the same lineage
+  // is caught up instead of written whole: only the blocks the deltas
+  // between the two versions name are rewritten, not all 135 MB at the
+  // full subnet. Only when that is provably the same as a whole build
+  // (BuildLfts says why); else written whole.
+  struct LftSpan {  // where one switch's LFT is in the bytes
+    uint64_t guid = 0;
+    uint32_t lft = 0, size = 0;
+    bool operator==(const LftSpan& o) const {
+      return guid == o.guid && lft == o.lft && size == o.size;
+    }
+  };
+  struct LftBytes {
+    std::vector<uint8_t> bytes;
+    // The LftLineage serial of the SMDB whose LFTs `bytes` holds, laid out
+    // as `layout` says (every switch with an LFT, in node order); 0: not
+    // known (built without a lineage, or being written).
+    uint64_t serial = 0;
+    std::vector<LftSpan> layout;
+  };
+  using LftBuffers = ObjectRecycler<LftBytes>;
   static Status Build(const Smdb& db, std::unique_ptr<SmdbIndex>* out,
-                      LftBuffers* lft_buffers = nullptr);
+                      LftBuffers* lft_buffers = nullptr, const LftLineage* lineage = nullptr,
+                      uint64_t serial = 0);
 
   SmdbIndex(const SmdbIndex&) = delete;
   SmdbIndex& operator=(const SmdbIndex&) = delete;
@@ -192,6 +216,11 @@ class SmdbIndex {
     return sl == kNoPartition ? fallback : sl;
   }
 
+  // Whether Build caught a recycled LFT buffer up rather than writing
+  // every byte, and the blocks it rewrote then.
+  bool lft_caught_up() const { return lft_caught_up_; }
+  size_t lft_blocks_rewritten() const { return lft_blocks_rewritten_; }
+
   const SmdbSubnet& subnet() const { return subnet_; }
   // The GID prefix in network byte order, ready to copy into a GID.
   const std::array<uint8_t, 8>& prefix_bytes() const { return prefix_bytes_; }
@@ -210,7 +239,12 @@ class SmdbIndex {
 
   Status BuildNodesAndPorts(const Smdb& db);
   Status BuildLinks(const Smdb& db);
-  Status BuildLfts(const Smdb& db, LftBuffers* buffers);
+  Status BuildLfts(const Smdb& db, LftBuffers* buffers, const LftLineage* lineage,
+                   uint64_t serial);
+  // Rewrites, in `lft` (laid out as nodes_ say), each of `blocks` from
+  // `db`'s lft_blocks (sorted by key), kLftNoPath where it has none.
+  void RewriteLftBlocks(const Smdb& db, const std::vector<LftLineage::Block>& blocks,
+                        uint8_t* lft) const;
   Status BuildLids(const Smdb& db);
   void BuildPkeys(const Smdb& db);
   uint16_t FindCommonPkey(uint32_t table_a, uint32_t table_b) const;
@@ -230,7 +264,9 @@ class SmdbIndex {
   std::vector<Port> ports_;            // same order as the Smdb's ports
   std::vector<uint32_t> port_slots_;   // per node: num_ports + 1 port indexes
   const uint8_t* lft_ = nullptr;       // every switch's LFT, one byte per LID,
-  std::shared_ptr<const std::vector<uint8_t>> lft_bytes_;  // ... held here
+  std::shared_ptr<const LftBytes> lft_bytes_;  // ... held here
+  bool lft_caught_up_ = false;
+  size_t lft_blocks_rewritten_ = 0;
   std::vector<uint32_t> lid_to_port_;  // endpoint port by LID
   std::vector<uint16_t> assigned_lids_;
   std::vector<uint16_t> lids_by_guid_;

@@ -152,6 +152,8 @@ Status MeasureAccessUpdate(const SmdbPair& pair, size_t consumers, AccessUpdate*
       out->steady = step;
     }
     out->consumers = guids.size();
+    out->index_lft_catch_ups = svc.index_lft_catch_ups();
+    out->index_lft_full_builds = svc.index_lft_full_builds();
     return Status::Ok();
   }();
   sched_setaffinity(0, sizeof(saved), &saved);

@@ -31,6 +31,9 @@ struct AccessUpdate {
   AccessStep first;   // the member's first update: its new versions in new memory
   AccessStep steady;  // its third: built in the versions the first released
   size_t consumers = 0;
+  // Of its four SMDB indexes, those whose LFT bytes were caught up from a
+  // recycled buffer and those written whole (PrdbService's counters).
+  uint64_t index_lft_catch_ups = 0, index_lft_full_builds = 0;
 };
 
 // A member's next SMDB delta applied, with the epochs and the digest its

@@ -479,6 +479,9 @@ int main(int argc, char** argv) {
     Figure("access_update_100_cpu_ms", Num(access_update.steady.cpu_ms, 1));
     Figure("access_update_100_first_ms", Num(access_update.first.total_ms, 1));
     Figure("access_update_100_first_cpu_ms", Num(access_update.first.cpu_ms, 1));
+    Figure("access_update_index_lft_catch_ups", access_update.index_lft_catch_ups);
+    Figure("access_update_index_lft_full_builds",
+           access_update.index_lft_full_builds);
   }
   Figure("consumers_equal_full", equal ? "yes" : "no");
   return startup.done && update.done && equal ? 0 : 1;

@@ -31,6 +31,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "common/smdb/lft_lineage.h"
 #include "common/smdb/path_engine.h"
 #include "common/smdb/smdb.h"
 #include "common/smdb/smdb_delta.h"
@@ -82,8 +83,10 @@ __attribute__((noinline)) Status PieceSmdbApplyNext(tree::DbReplica<smdb::Smdb>*
 // The access node's index of the new SMDB.
 __attribute__((noinline)) Status PieceIndex(const smdb::Smdb& db,
                                             std::unique_ptr<smdb::SmdbIndex>* out,
-                                            smdb::SmdbIndex::LftBuffers* lft_buffers) {
-  return smdb::SmdbIndex::Build(db, out, lft_buffers);
+                                            smdb::SmdbIndex::LftBuffers* lft_buffers,
+                                            const smdb::LftLineage* lineage = nullptr,
+                                            uint64_t serial = 0) {
+  return smdb::SmdbIndex::Build(db, out, lft_buffers, lineage, serial);
 }
 
 __attribute__((noinline)) uint64_t PieceEngine(const PieceInput& in) {
@@ -265,6 +268,27 @@ int RunPieces(const SmdbPair& pair) {
     st = PieceIndex(pair.after, &x, &lft_buffers);
     lap("index", std::to_string(x ? x->ports().size() : 0) +
                      " ports indexed, the LFTs in a recycled buffer: " + st.ToString());
+    // With the deltas, as PrdbService builds them (LftLineage): the index
+    // of the link back up catches up the buffer of the version before.
+    smdb::LftLineage lineage;
+    lineage.Add(pair.before, nullptr);
+    const uint64_t s_after = lineage.Add(pair.after, delta.get());
+    smdb::Smdb up = pair.before;
+    smdb::BumpEpochs(pair.after, &up);
+    std::string d_up;
+    if (st.ok()) st = smdb::MakeDelta(pair.after, up, &d_up);
+    const uint64_t s_up = lineage.Add(up, &d_up);
+    x.reset();
+    if (st.ok()) st = PieceIndex(pair.after, &x, &lft_buffers, &lineage, s_after);
+    x.reset();
+    t = Clock::now();
+    if (st.ok()) st = PieceIndex(up, &x, &lft_buffers, &lineage, s_up);
+    lap("index_catch_up",
+        std::to_string(x ? x->ports().size() : 0) + " ports indexed, the LFTs " +
+            (x && x->lft_caught_up()
+                 ? "caught up (" + std::to_string(x->lft_blocks_rewritten()) + " blocks rewritten)"
+                 : std::string("written whole")) +
+            ": " + st.ToString());
   }
   lap("engine", std::to_string(PieceEngine(in)) + " paths from 2 sources");
   lap("route_diff_cold", std::to_string(PieceRouteDiff(&in)) + " dirty LIDs");

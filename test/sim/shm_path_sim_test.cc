@@ -318,19 +318,15 @@ TEST(ShmPathSim, APortsRecordsLeaveTheTablesWhileItsPrdbIsUnconfirmed) {
   } close_it{with_socket};
 
   // OpenSM (core and SA) stopped; continued however the test ends.
-  const pid_t sm = tree->fabric()->opensm_pid();
-  struct Continue {
-    pid_t pid;
-    ~Continue() { kill(pid, SIGCONT); }
-  } cont{sm};
-  CHECK_EQUAL(0, kill(sm, SIGSTOP));
+  ssa::test::ScopedStop sm(tree->fabric()->opensm_pid());
+  CHECK(sm.stopped());
   CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(), "has not confirmed PRDB epoch", 30s));
   // The tables no longer hold it (no socket: -ENODATA); the socket refuses.
   CHECK(ssa::test::PollUntil(
       10s, [&] { return ibssa_path_by_lid(h, 0, dlid, 0, &rec, nullptr) == -ENODATA; }));
   LONGS_EQUAL(-ENOTCONN, ibssa_path_by_lid(with_socket, 0, dlid, 0, &rec, nullptr));
 
-  CHECK_EQUAL(0, kill(sm, SIGCONT));
+  CHECK(sm.Continue());
   CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(), "again; answering from it", 60s));
   CHECK(ssa::test::PollUntil(
       10s, [&] { return ibssa_path_by_lid(h, 0, dlid, 0, &rec, nullptr) == 0; }));

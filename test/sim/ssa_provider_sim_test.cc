@@ -573,12 +573,8 @@ TEST(SsaProviderSim, APrdbTheCoreNoLongerConfirmsStopsAnsweringUntilTheCoreConfi
 
   // OpenSM stopped: no renewal is answered, nor an SA query. (Continued
   // again however the test ends, so that the fabric stops cleanly.)
-  const pid_t sm = tree->fabric()->opensm_pid();
-  struct Continue {
-    pid_t pid;
-    ~Continue() { kill(pid, SIGCONT); }
-  } cont{sm};
-  CHECK_EQUAL(0, kill(sm, SIGSTOP));
+  ssa::test::ScopedStop sm(tree->fabric()->opensm_pid());
+  CHECK(sm.stopped());
   CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(), "has not confirmed PRDB epoch", 30s));
   LONGS_EQUAL(acm::kStatusENotConn, resolve(dlid));
   WaitSample(prom, "ibacm_ssa_prdb_unconfirmed{" + port + "}", [](double v) { return v == 1; });
@@ -593,7 +589,7 @@ TEST(SsaProviderSim, APrdbTheCoreNoLongerConfirmsStopsAnsweringUntilTheCoreConfi
   CHECK_TEXT(rc != 0 || out.find("dlid:") == std::string::npos, out.c_str());
 
   // Back: the next renewal confirms it, and it answers again.
-  CHECK_EQUAL(0, kill(sm, SIGCONT));
+  CHECK(sm.Continue());
   CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(), "again; answering from it", 60s));
   LONGS_EQUAL(acm::kStatusSuccess, resolve(dlid));
   WaitSample(prom, "ibacm_ssa_prdb_unconfirmed{" + port + "}", [](double v) { return v == 0; });

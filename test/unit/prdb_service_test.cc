@@ -47,6 +47,33 @@ TEST_GROUP(PrdbService) {
     CHECK(loop.RunUntil([&] { return published.size() >= n; }, std::chrono::seconds(10)));
   }
 
+  // A service with every port of the two-switch fabric as a consumer,
+  // holding epoch 1's PRDBs; *db is that SMDB.
+  std::unique_ptr<PrdbService> StartOnTwoSwitches(std::shared_ptr<Smdb>* db,
+                                                  std::vector<uint64_t>* consumers) {
+    std::unique_ptr<PrdbService> svc = Make();
+    *db = std::make_shared<Smdb>(TwoSwitchFabric());
+    (*db)->global_epoch = 1;
+    *consumers = AddAllConsumers(**db, svc.get());
+    svc->OnSmdb(*db);
+    WaitPublished(consumers->size());
+    return svc;
+  }
+
+  // Every consumer's PRDB in `svc` equals a whole build from `index`.
+  static void CheckEqualsWholeBuilds(const PrdbService& svc, const SmdbIndex& index,
+                                     uint64_t epoch, const std::vector<uint64_t>& consumers,
+                                     int round) {
+    PathEngine engine(&index);
+    for (uint64_t g : consumers) {
+      Prdb full;
+      CHECK_OK(BuildPrdb(engine, g, epoch, &full));
+      std::shared_ptr<const Prdb> got = svc.Current(g);
+      CHECK(got != nullptr);
+      CHECK_TEXT(full == *got, ("round " + std::to_string(round)).c_str());
+    }
+  }
+
   // Every port with a GUID and a LID (in GUID order), each made a
   // consumer of `svc`.
   static std::vector<uint64_t> AddAllConsumers(const Smdb& db, PrdbService* svc) {
@@ -60,12 +87,9 @@ TEST_GROUP(PrdbService) {
 };
 
 TEST(PrdbService, IncrementalEqualsFullAfterRandomChanges) {
-  std::unique_ptr<PrdbService> svc = Make();
-  auto db = std::make_shared<Smdb>(TwoSwitchFabric());
-  db->global_epoch = 1;
-  std::vector<uint64_t> consumers = AddAllConsumers(*db, svc.get());
-  svc->OnSmdb(db);
-  WaitPublished(consumers.size());
+  std::shared_ptr<Smdb> db;
+  std::vector<uint64_t> consumers;
+  std::unique_ptr<PrdbService> svc = StartOnTwoSwitches(&db, &consumers);
 
   std::mt19937 rng(7);
   uint64_t computed = 0, total = 0;
@@ -95,13 +119,8 @@ TEST(PrdbService, IncrementalEqualsFullAfterRandomChanges) {
     WaitPublished(before + consumers.size());
     computed += svc->paths_computed() - computed_before;
     uint64_t if_full = svc->paths_if_full() - if_full_before;
-    PathEngine engine(index.get());
+    CheckEqualsWholeBuilds(*svc, *index, next->global_epoch, consumers, round);
     for (uint64_t g : consumers) {
-      Prdb full;
-      CHECK_OK(BuildPrdb(engine, g, next->global_epoch, &full));
-      std::shared_ptr<const Prdb> got = svc->Current(g);
-      CHECK(got != nullptr);
-      CHECK_TEXT(full == *got, ("round " + std::to_string(round)).c_str());
       size_t all = index->assigned_lids().size() << index->port(index->PortByGuid(g)).lmc;
       total += all;
       if_full -= all;
@@ -137,12 +156,9 @@ TEST(PrdbService, IncrementalEqualsFullAfterRandomChanges) {
 // up the LFT buffer of the version two before (SmdbIndex::Build): the
 // PRDBs are still those of a whole build, and the counters show it.
 TEST(PrdbService, IndexLftsCaughtUpFromDeltasGiveTheSamePrdbs) {
-  std::unique_ptr<PrdbService> svc = Make();
-  auto db = std::make_shared<Smdb>(TwoSwitchFabric());
-  db->global_epoch = 1;
-  std::vector<uint64_t> consumers = AddAllConsumers(*db, svc.get());
-  svc->OnSmdb(db);
-  WaitPublished(consumers.size());
+  std::shared_ptr<Smdb> db;
+  std::vector<uint64_t> consumers;
+  std::unique_ptr<PrdbService> svc = StartOnTwoSwitches(&db, &consumers);
   std::mt19937 rng(17);
   uint64_t versions = 1;
   for (int round = 0; round < 16; ++round) {
@@ -159,14 +175,7 @@ TEST(PrdbService, IndexLftsCaughtUpFromDeltasGiveTheSamePrdbs) {
     ++versions;
     std::unique_ptr<SmdbIndex> index;
     CHECK_OK(SmdbIndex::Build(*next, &index));
-    PathEngine engine(index.get());
-    for (uint64_t g : consumers) {
-      Prdb full;
-      CHECK_OK(BuildPrdb(engine, g, next->global_epoch, &full));
-      std::shared_ptr<const Prdb> got = svc->Current(g);
-      CHECK(got != nullptr);
-      CHECK_TEXT(full == *got, ("round " + std::to_string(round)).c_str());
-    }
+    CheckEqualsWholeBuilds(*svc, *index, next->global_epoch, consumers, round);
     db = next;
   }
   CHECK_EQUAL(versions, svc->index_lft_catch_ups() + svc->index_lft_full_builds());

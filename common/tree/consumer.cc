@@ -118,10 +118,18 @@ class ConsumerImpl : public Consumer {
   std::chrono::steady_clock::time_point confirmed_at() const override {
     return confirmation_.confirmed_at();
   }
+  bool sm_silent_since_confirmed() const override {
+    return control_ && confirmation_.confirmed() &&
+           control_->last_answer_at() <= confirmation_.confirmed_at() &&
+           control_->SmLid() == confirmation_.confirmed_sm_lid();
+  }
 
  private:
   void OnAssigned(const Assignment& a, bool changed) {
-    confirmation_.OnCoreAnswer(std::chrono::steady_clock::now(), a.core_epoch, replica_.epoch());
+    // The answer's own time (last_answer_at): later answers are compared
+    // with it (sm_silent_since_confirmed).
+    confirmation_.OnCoreAnswer(control_->last_answer_at(), a.core_epoch, replica_.epoch(),
+                               control_->SmLid());
     if (changed)
       log_->Log(LogLevel::kInfo, "consumer: access node LID %u (%s), backup LID %u", a.parent.lid,
                 a.parent.address.ToString().c_str(), a.backup.lid);

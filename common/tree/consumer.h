@@ -124,6 +124,11 @@ class Consumer {
   // when last (core_confirmation.h): the ssa provider's staleness bound.
   virtual bool confirmed() const = 0;
   virtual std::chrono::steady_clock::time_point confirmed_at() const = 0;
+  // Since that confirmation no core has answered a join at all and the
+  // master SM's LID is still the one that confirmed it: no SM runs that
+  // could have changed the fabric (it died, or hangs whole, and no other
+  // has taken over), so nothing can have moved on from the PRDB.
+  virtual bool sm_silent_since_confirmed() const = 0;
 };
 
 }  // namespace tree

@@ -209,6 +209,7 @@ void MemberControlClient::OnJoinAnswer(Status st, const uint8_t* mad) {
     ProbeSm();
     return;
   }
+  last_answer_at_ = std::chrono::steady_clock::now();
   uint16_t status = mad::MadStatus(mad, mad::kMadSize);
   JoinAnswer a;
   if (status == 0) st = DecodeJoinAnswer(mad, &a);

@@ -119,6 +119,9 @@ class MemberControlClient {
   uint64_t joins_accepted() const { return joins_accepted_; }
   uint64_t joins_retry() const { return joins_retry_; }
   uint64_t joins_refused() const { return joins_refused_; }
+  // When a core last answered a join at all (accepted, "retry" or
+  // refused; epoch 0 of the clock: never): an SM is running and reachable.
+  std::chrono::steady_clock::time_point last_answer_at() const { return last_answer_at_; }
   // The last accepted join's answer (its core_epoch: the core's epoch then).
   const Assignment& assignment() const { return assignment_; }
   // The LID control MADs go to now.
@@ -169,6 +172,7 @@ class MemberControlClient {
   uint64_t joins_sent_ = 0;
   uint64_t timeouts_ = 0;
   uint64_t joins_accepted_ = 0;
+  std::chrono::steady_clock::time_point last_answer_at_{};
   uint64_t joins_retry_ = 0;
   uint64_t joins_refused_ = 0;
   // A master SM LID read from the port (ProbeSm), and what sm_lid() said

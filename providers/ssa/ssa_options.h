@@ -12,9 +12,10 @@
 //   mad_retries     its retries before the join starts over (default 3)
 //   stale_after_s   how long a port's PRDB may go without the core
 //                   confirming it is current (every renewal does) before
-//                   it stops answering: its requests then go to the SA, or
-//                   get ACM_STATUS_ENOTCONN with fallback = none, until
-//                   the core confirms again (default 25; 0: never stop)
+//                   it stops answering while an SM runs: its requests then
+//                   go to the SA, or get ACM_STATUS_ENOTCONN with fallback
+//                   = none, until the core confirms again (default 25; 0:
+//                   never stop; with no SM at all it answers on)
 //
 // The embedded sa provider reads the section once, with these bound next
 // to its own (SaProvider::set_section), and reports what neither reads.

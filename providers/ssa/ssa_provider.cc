@@ -332,8 +332,7 @@ double SsaProvider::SinceConfirmed(const SsaPort* port,
   return std::chrono::duration<double>(now - since).count();
 }
 
-bool SsaProvider::Unconfirmed(const SsaPort* port,
-                              std::chrono::steady_clock::time_point now) const {
+bool SsaProvider::PastBound(const SsaPort* port, std::chrono::steady_clock::time_point now) const {
   if (!options_.stale_after_s) return false;
   double age = SinceConfirmed(port, now);
   if (age < 0) return false;
@@ -343,10 +342,34 @@ bool SsaProvider::Unconfirmed(const SsaPort* port,
   return age > std::max<double>(options_.stale_after_s, 2.0 * renew_s);
 }
 
+bool SsaProvider::SmSilent(const SsaPort* port) const {
+  return port->consumer && port->consumer->sm_silent_since_confirmed();
+}
+
+bool SsaProvider::Unconfirmed(const SsaPort* port,
+                              std::chrono::steady_clock::time_point now) const {
+  // With no SM at all (the confirming one silent, none other master)
+  // nothing reprograms the fabric and no SA answers: the PRDB is still
+  // what the fabric does, and it answers however long that lasts.
+  return PastBound(port, now) && !SmSilent(port);
+}
+
 void SsaProvider::CheckConfirmed() {
   confirm_timer_ = reactor_.AddTimer(std::chrono::seconds(1), [this] { CheckConfirmed(); });
   const auto now = std::chrono::steady_clock::now();
   for (SsaPort* port : port_order_) {
+    bool silent = PastBound(port, now) && SmSilent(port);
+    if (silent != port->sm_silent) {
+      port->sm_silent = silent;
+      if (silent)
+        Log(SSA_LOG_WARN,
+            "port %s: no SM has answered for %.0f s and none other has taken over: nothing can "
+            "have changed the fabric's routes, answering from PRDB epoch %llu",
+            port->Name().c_str(), SinceConfirmed(port, now),
+            static_cast<unsigned long long>(port->view ? port->view->epoch() : 0));
+      else
+        Log(SSA_LOG_INFO, "port %s: an SM answers again", port->Name().c_str());
+    }
     bool unconfirmed = Unconfirmed(port, now);
     if (unconfirmed == port->unconfirmed) continue;
     port->unconfirmed = unconfirmed;

@@ -18,10 +18,12 @@
 // old LID of the port, goes on to the sa provider's cache and the SA when
 // `fallback = sa` (the default), or is answered ENODATA with
 // `fallback = none`. So does every destination while the core has not
-// confirmed the port's PRDB as current for `stale_after_s` (its tree is
-// cut off from the core, or the core moved on and the PRDB did not
-// follow): with `fallback = none` those get ACM_STATUS_ENOTCONN, not
-// ENODATA, which would read as "no path". So does a destination whose record the PRDB marks
+// confirmed the port's PRDB as current for `stale_after_s` and an SM runs
+// (the core moved on and the PRDB did not follow, or a new master's core
+// does not answer): with `fallback = none` those get ACM_STATUS_ENOTCONN,
+// not ENODATA, which would read as "no path". With no SM at all (none has
+// answered since, none other took over) nobody reprograms the fabric and
+// the PRDB answers on. So does a destination whose record the PRDB marks
 // "not exact" (smdb::kPathInexact*: the access node could not compute it
 // exactly as the SA would, e.g. under a QoS policy or a routing engine
 // that chooses SLs): it is never answered from the view. QUERY_SA requests
@@ -116,6 +118,7 @@ struct SsaPort : provider_shared::PortView {
   // not answered from, not exported; how often that began.
   bool unconfirmed = false;
   uint64_t unconfirmed_periods = 0;
+  bool sm_silent = false;  // past the bound with no SM answering: answers on
   // When the current consumer's first view was put in place: a PRDB the
   // core never confirmed (the tree delivered it before the core's answer
   // caught up) is timed from there.
@@ -173,8 +176,14 @@ class SsaProvider {
   // it arrived, if never), or -1 when that does not apply (no view of the
   // current consumer's).
   double SinceConfirmed(const SsaPort* port, std::chrono::steady_clock::time_point now) const;
+  // Whether that is longer than the bound (stale_after_s, at least two
+  // renewal periods).
+  bool PastBound(const SsaPort* port, std::chrono::steady_clock::time_point now) const;
+  // No SM has answered since the confirmation and the master SM is the
+  // one that gave it (tree::Consumer::sm_silent_since_confirmed).
+  bool SmSilent(const SsaPort* port) const;
   // Whether the port's view has gone unconfirmed past the bound at `now`
-  // (stale_after_s; core_confirmation.h).
+  // while an SM runs (stale_after_s; core_confirmation.h).
   bool Unconfirmed(const SsaPort* port, std::chrono::steady_clock::time_point now) const;
   // Every second: logs each port's change between confirmed and not, and
   // publishes the tables without (or again with) its view.

@@ -21,10 +21,11 @@
 //     appears), carried down the tree as the address database, resolve
 //     from the PRDB and the SA agrees; with `fallback = sa` only a LID the
 //     PRDB lacks is asked of the SA;
-//   - with OpenSM (core and SA) stopped past stale_after_s, the daemon
-//     stops answering from its PRDB (ENOTCONN with fallback none, never
-//     "no path"), says so in its log and metrics, and answers from it
-//     again once the core confirms it;
+//   - with OpenSM stopped past stale_after_s (no SM at all), the daemon
+//     answers on from its PRDB; with the SM running on and the tree below
+//     the core gone, it stops (ENOTCONN with fallback none, never "no
+//     path"), says so in its log and metrics, and answers from its PRDB
+//     again once the tree delivers and the core confirms it;
 //   - the daemon's metrics file carries the provider's own families (ABI
 //     1.4), passes promtool and the Python client's parser, and follows
 //     the tree: a LID the PRDB lacks is a fallback of its reason, a link
@@ -571,10 +572,24 @@ TEST(SsaProviderSim, APrdbTheCoreNoLongerConfirmsStopsAnsweringUntilTheCoreConfi
   LONGS_EQUAL(acm::kStatusSuccess, resolve(dlid));
   CHECK(ibacm->Log().find("has not confirmed PRDB epoch") == std::string::npos);
 
-  // OpenSM stopped: no renewal is answered, nor an SA query. (Continued
-  // again however the test ends, so that the fabric stops cleanly.)
-  ssa::test::ScopedStop sm(tree->fabric()->opensm_pid());
-  CHECK(sm.stopped());
+  {
+    // 1. No SM at all (OpenSM stopped: no core, no SA, nobody reprograms
+    // the fabric): past the bound, the PRDB still answers.
+    ssa::test::ScopedStop sm(tree->fabric()->opensm_pid());
+    CHECK(sm.stopped());
+    CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(), "no SM has answered", 30s));
+    LONGS_EQUAL(acm::kStatusSuccess, resolve(dlid));
+    CHECK(sm.Continue());
+    CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(), "an SM answers again", 30s));
+  }
+  CHECK(ibacm->Log().find("has not confirmed PRDB epoch") == std::string::npos);
+
+  // 2. The SM runs and moves on, the tree below the core does not follow
+  // (both access nodes gone): past the bound, the PRDB stops answering.
+  CHECK_OK(tree->process("Hca3")->Kill(SIGKILL));
+  CHECK_OK(tree->process("Hca4")->Kill(SIGKILL));
+  ssa::smdb::Smdb next;
+  CHECK_OK(tree->ChangeLink("L1", 7, false, 30s, &next));
   CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(), "has not confirmed PRDB epoch", 30s));
   LONGS_EQUAL(acm::kStatusENotConn, resolve(dlid));
   WaitSample(prom, "ibacm_ssa_prdb_unconfirmed{" + port + "}", [](double v) { return v == 1; });
@@ -588,8 +603,11 @@ TEST(SsaProviderSim, APrdbTheCoreNoLongerConfirmsStopsAnsweringUntilTheCoreConfi
                                  &out, &rc));
   CHECK_TEXT(rc != 0 || out.find("dlid:") == std::string::npos, out.c_str());
 
-  // Back: the next renewal confirms it, and it answers again.
-  CHECK(sm.Continue());
+  // A new access node (not one killed: the consumer's reports of its lost
+  // parent, by GUID, would keep a new life of it from being assigned): the
+  // new epoch arrives, the core confirms it, and the PRDB answers again.
+  CHECK_OK(tree->StartIbssa("Hca5", "access"));
+  WaitEpoch(next.global_epoch);
   CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(), "again; answering from it", 60s));
   LONGS_EQUAL(acm::kStatusSuccess, resolve(dlid));
   WaitSample(prom, "ibacm_ssa_prdb_unconfirmed{" + port + "}", [](double v) { return v == 0; });

@@ -49,6 +49,16 @@ TEST(CoreConfirmation, ANewerCoreEpochConfirmsAsOfTheAnswerOnceThePrdbArrives) {
   CHECK(c.confirmed_at() == t0 + 20s);
 }
 
+TEST(CoreConfirmation, TheSmLidOfTheConfirmingAnswerIsKept) {
+  CoreConfirmation c;
+  c.OnCoreAnswer(t0, 5, 5, 1);
+  LONGS_EQUAL(1, c.confirmed_sm_lid());
+  c.OnCoreAnswer(t0 + 10s, 6, 5, 12);  // a new master's core, catching up
+  LONGS_EQUAL(1, c.confirmed_sm_lid());
+  c.OnHeld(6);
+  LONGS_EQUAL(12, c.confirmed_sm_lid());
+}
+
 TEST(CoreConfirmation, ACoreBehindWhatIsHeldIsAnotherLineageAndConfirmsNothing) {
   CoreConfirmation c;
   c.OnCoreAnswer(t0, 7, 7);

@@ -15,9 +15,6 @@ namespace {
 // recycled across them (a test's, or a second service's) never matches.
 std::atomic<uint64_t> next_serial{1};
 
-// An lft_blocks key on the wire: node_guid, block, big-endian.
-constexpr uint32_t kKeyBytes = 10;
-
 }  // namespace
 
 uint64_t LftLineage::Add(const Smdb& db, const std::string* delta) {
@@ -26,18 +23,13 @@ uint64_t LftLineage::Add(const Smdb& db, const std::string* delta) {
   v.epoch = db.global_epoch;
   DeltaTableKeys k;
   // The delta must read and end at this version; else nothing is known of it.
-  const bool read = delta &&
-                    ReadDeltaTableKeys(Smdb::Schema(), reinterpret_cast<const uint8_t*>(delta->data()),
-                                       delta->size(), SmdbLftBlock::kTableId, &k)
-                        .ok() &&
-                    k.new_epoch == db.global_epoch && (!k.present || k.key_size == kKeyBytes);
+  const bool read = delta && ReadDeltaLftBlocks(*delta, &k, &v.blocks).ok() &&
+                    k.new_epoch == db.global_epoch;
   if (read) {
     v.has_digest = true;
     v.digest = k.new_digest;
-    const uint8_t* p = reinterpret_cast<const uint8_t*>(k.keys.data());
-    v.blocks.reserve(k.count);
-    for (size_t i = 0; i < k.count; ++i, p += kKeyBytes)
-      v.blocks.emplace_back(GetBe64(p), GetBe16(p + 8));
+  } else {
+    v.blocks.clear();
   }
   std::lock_guard<std::mutex> lock(mutex_);
   if (read && !versions_.empty()) {

@@ -359,17 +359,12 @@ class Differ {
                            std::set<std::pair<uint64_t, uint16_t>>* blocks) const {
     if (!delta_) return false;
     DeltaTableKeys k;
-    Status st = ReadDeltaTableKeys(Smdb::Schema(), reinterpret_cast<const uint8_t*>(delta_->data()),
-                                   delta_->size(), SmdbLftBlock::kTableId, &k);
-    constexpr uint32_t kKeyBytes = 10;  // node_guid, block: big-endian
-    if (!st.ok() || k.base_epoch != od_.global_epoch || k.new_epoch != nd_.global_epoch ||
-        (k.present && k.key_size != kKeyBytes))
+    std::vector<std::pair<uint64_t, uint16_t>> named;
+    if (!ReadDeltaLftBlocks(*delta_, &k, &named).ok() || k.base_epoch != od_.global_epoch ||
+        k.new_epoch != nd_.global_epoch)
       return false;
-    const uint8_t* p = reinterpret_cast<const uint8_t*>(k.keys.data());
-    for (size_t i = 0; i < k.count; ++i, p += kKeyBytes) {
-      uint64_t guid = GetBe64(p);
-      if (!whole.count(guid)) blocks->insert({guid, GetBe16(p + 8)});
-    }
+    for (const auto& b : named)
+      if (!whole.count(b.first)) blocks->insert(b);
     return true;
   }
 

@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/base/status.h"
@@ -61,6 +62,12 @@ struct DeltaTableKeys {
 };
 Status ReadDeltaTableKeys(const DbSchema& schema, const uint8_t* delta, size_t len,
                           uint16_t table_id, DeltaTableKeys* out);
+// The SMDB LFT blocks an SMDB delta removes or puts, as (switch node GUID,
+// block number) in the section's order, with the delta's epochs and
+// digests in `keys` (its `keys` bytes decoded into `blocks`). The route
+// diff and the index's LFT catch-up (lft_lineage.h) read them.
+Status ReadDeltaLftBlocks(const std::string& delta, DeltaTableKeys* keys,
+                          std::vector<std::pair<uint64_t, uint16_t>>* blocks);
 
 // What a replica knows of the database it holds: the digest (CRC32 of the
 // whole serialization) and each table's payload CRC, schema order.

@@ -1,6 +1,8 @@
-// smdb_delta_keys.cc: ReadDeltaTableKeys (smdb_delta.h).
+// smdb_delta_keys.cc: ReadDeltaTableKeys, ReadDeltaLftBlocks (smdb_delta.h).
 #include <string>
 
+#include "common/base/big_endian.h"
+#include "common/smdb/smdb.h"
 #include "common/smdb/smdb_delta.h"
 #include "common/smdb/smdb_delta_read.h"
 
@@ -42,6 +44,23 @@ Status ReadDeltaTableKeys(const DbSchema& schema, const uint8_t* p, size_t len, 
     off += sec.size;
   }
   return CheckNoTail(schema, off, len);
+}
+
+Status ReadDeltaLftBlocks(const std::string& delta, DeltaTableKeys* keys,
+                          std::vector<std::pair<uint64_t, uint16_t>>* blocks) {
+  blocks->clear();
+  Status st = ReadDeltaTableKeys(Smdb::Schema(), reinterpret_cast<const uint8_t*>(delta.data()),
+                                 delta.size(), SmdbLftBlock::kTableId, keys);
+  if (!st.ok()) return st;
+  constexpr uint32_t kKeyBytes = 10;  // node_guid, block: big-endian
+  if (keys->present && keys->key_size != kKeyBytes)
+    return Status::Error(kErrInvalidInput, "an lft_blocks key of " +
+                                               std::to_string(keys->key_size) + " bytes, not 10");
+  const uint8_t* p = reinterpret_cast<const uint8_t*>(keys->keys.data());
+  blocks->reserve(keys->count);
+  for (size_t i = 0; i < keys->count; ++i, p += kKeyBytes)
+    blocks->emplace_back(GetBe64(p), GetBe16(p + 8));
+  return Status::Ok();
 }
 
 }  // namespace smdb

@@ -406,7 +406,7 @@ int SsaProvider::RouteFromView(const sa::SaEndpoint* ep, const RouteKey& key,
     miss = kNoView;
   } else if (view->base_lid() != port->lid || view->lmc() != port->lmc) {
     miss = kStaleView;
-  } else if (Unconfirmed(port, std::chrono::steady_clock::now())) {
+  } else if (port->unconfirmed) {  // CheckConfirmed's decision, once a second
     // Maybe no longer what the SA answers: never served as its answer,
     // and with no fallback not "no path" (ENODATA) either.
     NoteMiss(port, kUnconfirmed);
@@ -513,7 +513,7 @@ void SsaProvider::Export() {
     e.lid = port->lid;
     e.lmc = port->lmc;
     // Not exported while unconfirmed (the socket refuses it too).
-    if (!Unconfirmed(port, std::chrono::steady_clock::now())) e.view = port->view;
+    if (!port->unconfirmed) e.view = port->view;
     for (const auto& ep : endpoints_) {
       if (ep->port != port) continue;
       e.pkeys.push_back(ep->inner->pkey);

@@ -114,8 +114,11 @@ struct SsaPort : provider_shared::PortView {
   uint64_t prdb_hits = 0;
   uint64_t missed[kMissKinds] = {};
   uint64_t updates = 0;
-  // Past stale_after_s without the core's confirmation (CheckConfirmed):
-  // not answered from, not exported; how often that began.
+  // Past stale_after_s without the core's confirmation while an SM runs:
+  // not answered from, not exported; how often that began. Decided once a
+  // second by CheckConfirmed, so that a resolve reads a flag (not the
+  // consumer's state) and the answers, the tables, the log and the metrics
+  // agree.
   bool unconfirmed = false;
   uint64_t unconfirmed_periods = 0;
   bool sm_silent = false;  // past the bound with no SM answering: answers on

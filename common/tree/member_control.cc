@@ -154,6 +154,8 @@ void MemberControlClient::SendJoin() {
   epoch_reported_ = epoch_;
   r.token = joined_ ? assignment_.token : Token{};
   r.lost_parent = lost_parent_;
+  lost_in_flight_ = lost_parent_;
+  report_next_early_ = false;  // this join reports the epoch
   r.data_address = options_.data_address;
   r.software = options_.software;
   r.counters = counters_;
@@ -168,7 +170,7 @@ void MemberControlClient::SetEpoch(uint64_t epoch) {
   epoch_ = epoch;
   if (!joined_ || join_in_flight_ || options_.epoch_report_ms <= 0 || epoch == epoch_reported_)
     return;
-  if (epoch_reported_ != 0 && !options_.report_every_epoch) return;
+  if (epoch_reported_ != 0 && !options_.report_every_epoch && !report_next_early_) return;
   // Spread over the window by the port GUID and the epoch: no shared
   // random state, and a tier's members pick different moments.
   uint64_t h = (options_.port_guid ^ (epoch * 0x9e3779b97f4a7c15ULL)) * 0xff51afd7ed558ccdULL;
@@ -184,7 +186,7 @@ void MemberControlClient::ScheduleJoin(std::chrono::milliseconds delay) {
 }
 
 void MemberControlClient::Rejoin(uint64_t lost_parent) {
-  lost_parent_ = lost_parent;
+  if (lost_parent != lost_answered_) lost_parent_ = lost_parent;
   if (join_in_flight_) return;  // its answer comes soon; the next join carries it
   ScheduleJoin(std::chrono::milliseconds(0));
 }
@@ -210,6 +212,12 @@ void MemberControlClient::OnJoinAnswer(Status st, const uint8_t* mad) {
     return;
   }
   last_answer_at_ = std::chrono::steady_clock::now();
+  // The core heard the report (whatever it answers): not again.
+  if (lost_in_flight_) {
+    lost_answered_ = lost_in_flight_;
+    if (lost_parent_ == lost_in_flight_) lost_parent_ = 0;
+    lost_in_flight_ = 0;
+  }
   uint16_t status = mad::MadStatus(mad, mad::kMadSize);
   JoinAnswer a;
   if (status == 0) st = DecodeJoinAnswer(mad, &a);
@@ -234,6 +242,8 @@ void MemberControlClient::OnJoinAnswer(Status st, const uint8_t* mad) {
   ++joins_accepted_;
   backoff_ms_ = 0;
   lost_parent_ = 0;
+  lost_answered_ = 0;  // a new assignment: its parent's loss is news again
+  if (a.core_epoch != 0 && a.core_epoch < epoch_reported_) report_next_early_ = true;
   bool changed = !joined_ || a.parent.guid != assignment_.parent.guid ||
                  !(a.parent.address == assignment_.parent.address) ||
                  a.backup.guid != assignment_.backup.guid || a.token != assignment_.token;

@@ -59,7 +59,9 @@ struct MemberControlOptions {
   // instead of at the next renewal: every new epoch with
   // `report_every_epoch` (parents: few, and their lag is the tree's
   // health), else only the first (consumers: many; the first says they
-  // are in sync). 0: only at renewals.
+  // are in sync; and the first after an answer from another lineage, so
+  // that a new master's core confirms its renumbered epoch at once). 0:
+  // only at renewals.
   int epoch_report_ms = 500;
   bool report_every_epoch = false;
 };
@@ -98,6 +100,12 @@ class MemberControlClient {
   void SetEpoch(uint64_t epoch);
   void SetCounters(const MemberCounters& c) { counters_ = c; }
   // Joins again now (e.g. the parent was lost: `lost_parent` is its GUID).
+  // A parent is reported lost once per assignment: once a core has
+  // answered a join carrying the report, the same GUID is not reported
+  // again until a join is accepted. A data client retrying a dead address
+  // calls this at every failure, and a report repeated after the parent
+  // rejoined (restarted at a new address) would keep the core from ever
+  // assigning it again.
   void Rejoin(uint64_t lost_parent);
   // The parent refused us (a token it could not check, or no longer
   // valid): joins again after a backoff that grows with each refusal until
@@ -157,9 +165,14 @@ class MemberControlClient {
   bool started_ = false;
   bool joined_ = false;
   bool join_in_flight_ = false;
-  uint64_t lost_parent_ = 0;
+  uint64_t lost_parent_ = 0;    // to report at the next join
+  uint64_t lost_in_flight_ = 0;  // what the join in flight reports
+  uint64_t lost_answered_ = 0;   // a core answered a join reporting it
   uint64_t epoch_ = 0;
   uint64_t epoch_reported_ = 0;  // the epoch the last join carried
+  // An accepted answer named a core epoch below the one reported: another
+  // lineage, which renumbers; its next epoch is reported early.
+  bool report_next_early_ = false;
   MemberCounters counters_;
   Assignment assignment_;
   Reactor::TimerId join_timer_ = 0;

@@ -276,11 +276,12 @@ class FlatTopology : public tree::Topology {
 // on its own loop, for the tests that admit many members.
 constexpr uint16_t kCoreLid = 1;
 struct CoreOnFabric {
-  explicit CoreOnFabric(InprocMadFabric* fabric) : mads(fabric->NewTransport(kCoreLid)) {
+  explicit CoreOnFabric(InprocMadFabric* fabric, tree::MembershipOptions options = {})
+      : mads(fabric->NewTransport(kCoreLid)) {
     CHECK_OK(loop.Init());
     log.set_level(ssa::LogLevel::kError);
     CHECK_OK(tree::DataAddress::Parse("127.0.0.1:7470", &address));
-    membership = std::make_unique<tree::Membership>(tree::MembershipOptions{}, 0x1000 + kCoreLid,
+    membership = std::make_unique<tree::Membership>(options, 0x1000 + kCoreLid,
                                                     kCoreLid, address);
     membership->SetTopology(&topology);
     CHECK_OK(mads->Open(tree::kSsaClass, tree::kSsaClassVersion));
@@ -387,6 +388,114 @@ TEST(InprocMad, AMemberWhoseCoreStopsAnsweringAsksThePortWhereTheSmIsAndFollowsI
   CHECK_EQUAL(1u, member.sm_moves());
   CHECK_EQUAL(1, probes);
   member.Stop();
+  c.core->Stop();
+}
+
+// A member at `lid` of `fabric` (GUID 0x1000 + lid) joining the core of
+// CoreOnFabric, keeping its last assignment and how many it got.
+struct MemberOnFabric {
+  MemberOnFabric(InprocMadFabric* fabric, CoreOnFabric* c, uint16_t lid, uint8_t roles,
+                 const char* address = nullptr, std::function<uint64_t()> epoch = nullptr)
+      : mads(fabric->NewTransport(lid)) {
+    CHECK_OK(mads->Open(tree::kSsaClass, tree::kSsaClassVersion));
+    tree::MemberControlOptions o;
+    o.roles = roles;
+    o.port_guid = 0x1000 + lid;
+    if (address) CHECK_OK(tree::DataAddress::Parse(address, &o.data_address));
+    o.sm_lid = [] { return kCoreLid; };
+    o.epoch = std::move(epoch);
+    o.epoch_report_ms = 50;
+    o.timeout_ms = 200;
+    client = std::make_unique<tree::MemberControlClient>(&c->loop, mads.get(), &c->log, o,
+                                                         [this](const tree::Assignment& a, bool) {
+                                                           got = a;
+                                                           ++answers;
+                                                         });
+  }
+  std::unique_ptr<MadTransport> mads;
+  std::unique_ptr<tree::MemberControlClient> client;
+  tree::Assignment got;
+  int answers = 0;
+};
+
+TEST(InprocMad, AParentRestartedAtANewAddressIsAssignedAgainToTheChildThatKeepsLosingTheOld) {
+  // The consumer's data client retries the old address after the access
+  // node restarted elsewhere, and reports it lost at every failure. Only
+  // the first report may count: repeated, it put the access node back
+  // among the lost after each of its renewals, and the core answered
+  // "no parent available" for ever.
+  tree::MembershipOptions mo;
+  mo.lease_s = 3;  // renewals every second
+  CoreOnFabric c(&fabric, mo);
+  MemberOnFabric access(&fabric, &c, 2, tree::kRoleAccess, "127.0.0.1:7471");
+  MemberOnFabric consumer(&fabric, &c, 4, tree::kRoleConsumer);
+  CHECK_OK(access.client->Start());
+  CHECK(c.loop.RunUntil([&] { return access.answers > 0; }, std::chrono::seconds(5)));
+  CHECK_OK(consumer.client->Start());
+  CHECK(c.loop.RunUntil([&] { return consumer.answers > 0; }, std::chrono::seconds(5)));
+  CHECK_EQUAL(0x1002u, consumer.got.parent.guid);
+
+  // The access node restarts: same port, a new data address.
+  access.client->Stop();
+  tree::MemberControlOptions o;
+  o.roles = tree::kRoleAccess;
+  o.port_guid = 0x1002;
+  CHECK_OK(tree::DataAddress::Parse("127.0.0.1:7479", &o.data_address));
+  o.sm_lid = [] { return kCoreLid; };
+  o.timeout_ms = 200;
+  int restarted_answers = 0;
+  tree::MemberControlClient again(&c.loop, access.mads.get(), &c.log, o,
+                                  [&](const tree::Assignment&, bool) { ++restarted_answers; });
+  CHECK_OK(again.Start());
+  CHECK(c.loop.RunUntil([&] { return restarted_answers > 0; }, std::chrono::seconds(5)));
+
+  // The consumer's data client fails at the old address every 100 ms.
+  auto at_new_address = [&] {
+    return consumer.got.parent.guid == 0x1002 &&
+           consumer.got.parent.address.ToString() == "127.0.0.1:7479";
+  };
+  ssa::Reactor::TimerId tick = 0;
+  std::function<void()> fail_old = [&] {
+    if (!at_new_address()) consumer.client->Rejoin(0x1002);
+    tick = c.loop.AddTimer(std::chrono::milliseconds(100), fail_old);
+  };
+  fail_old();
+  CHECK_TEXT(c.loop.RunUntil(at_new_address, std::chrono::seconds(10)),
+             "the restarted access node was never assigned again");
+  c.loop.CancelTimer(tick);
+  consumer.client->Stop();
+  again.Stop();
+  c.core->Stop();
+}
+
+TEST(InprocMad, AnAnswerFromAnotherLineageHasTheNextEpochReportedAtOnce) {
+  // A new master's core answers with an epoch below the one the consumer
+  // holds, then renumbers above it. The consumer's next epoch is reported
+  // at once, not at the next renewal (10 s here), so that the core
+  // confirms it before the ssa provider's stale_after_s runs out.
+  CoreOnFabric c(&fabric);  // lease 30 s: renewals every 10 s
+  uint64_t held = 5;
+  c.membership->SetCoreEpoch(5);
+  MemberOnFabric access(&fabric, &c, 2, tree::kRoleAccess, "127.0.0.1:7471");
+  MemberOnFabric consumer(&fabric, &c, 4, tree::kRoleConsumer, nullptr, [&] { return held; });
+  CHECK_OK(access.client->Start());
+  CHECK(c.loop.RunUntil([&] { return access.answers > 0; }, std::chrono::seconds(5)));
+  CHECK_OK(consumer.client->Start());
+  CHECK(c.loop.RunUntil([&] { return consumer.answers > 0; }, std::chrono::seconds(5)));
+  CHECK_EQUAL(5u, consumer.got.core_epoch);
+
+  // Another lineage answers (the consumer joins again: its parent moved).
+  c.membership->SetCoreEpoch(2);
+  consumer.client->Rejoin(0);
+  CHECK(c.loop.RunUntil([&] { return consumer.got.core_epoch == 2; }, std::chrono::seconds(5)));
+  // It renumbers above what the consumer reported; the PRDB arrives.
+  c.membership->SetCoreEpoch(6);
+  held = 6;
+  consumer.client->SetEpoch(6);
+  CHECK_TEXT(c.loop.RunUntil([&] { return consumer.got.core_epoch == 6; }, std::chrono::seconds(5)),
+             "the renumbered epoch waited for the next renewal");
+  consumer.client->Stop();
+  access.client->Stop();
   c.core->Stop();
 }
 

@@ -603,10 +603,13 @@ TEST(SsaProviderSim, APrdbTheCoreNoLongerConfirmsStopsAnsweringUntilTheCoreConfi
                                  &out, &rc));
   CHECK_TEXT(rc != 0 || out.find("dlid:") == std::string::npos, out.c_str());
 
-  // A new access node (not one killed: the consumer's reports of its lost
-  // parent, by GUID, would keep a new life of it from being assigned): the
-  // new epoch arrives, the core confirms it, and the PRDB answers again.
-  CHECK_OK(tree->StartIbssa("Hca5", "access"));
+  // The access node killed first comes back, at another data port (each
+  // life binds port 0), while the consumer's data client still fails at
+  // the old address; the core must assign the new life (a lost parent is
+  // reported once per assignment: InprocMad.AParentRestartedAtANewAddress
+  // ...). The new epoch arrives, the core confirms it, and the PRDB
+  // answers again.
+  CHECK_OK(tree->StartIbssa("Hca3", "access"));
   WaitEpoch(next.global_epoch);
   CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(), "again; answering from it", 60s));
   LONGS_EQUAL(acm::kStatusSuccess, resolve(dlid));

@@ -46,15 +46,11 @@ bool FindReplacedRecords(const std::vector<R>& records, const DeltaOps& ops, siz
   uint8_t buf[WireSize<R>()];
   for (uint32_t k = 0; k < ops.n_puts; ++k) {
     const uint8_t* put = ops.puts + size_t{k} * rs;
-    size_t lo = at->empty() ? 0 : at->back() + 1, hi = records.size();
-    while (lo < hi) {
-      size_t mid = lo + (hi - lo) / 2;
-      EncodeRecord(records[mid], buf);
-      if (std::memcmp(buf, put, ks) < 0)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
+    const size_t from = at->empty() ? 0 : at->back() + 1;
+    const size_t lo = LowerBoundFrom(from, records.size(), [&](size_t i) {
+      EncodeRecord(records[i], buf);
+      return std::memcmp(buf, put, ks) < 0;
+    });
     if (lo < records.size()) EncodeRecord(records[lo], buf);
     bool found = lo < records.size() && std::memcmp(buf, put, ks) == 0;
     at->push_back(lo);
@@ -290,17 +286,11 @@ bool OnlyReplaces(const TableSchema& t, const uint8_t* sec, const DeltaOps& ops)
 
 bool ReplaceInPlace(const TableSchema& t, uint8_t* q, uint32_t count, const DeltaOps& ops) {
   const size_t rs = t.record_size, ks = t.key_size;
-  uint32_t lo = 0;
+  size_t lo = 0;
   for (uint32_t k = 0; k < ops.n_puts; ++k) {
     const uint8_t* put = ops.puts + size_t{k} * rs;
-    uint32_t hi = count;
-    while (lo < hi) {
-      uint32_t mid = lo + (hi - lo) / 2;
-      if (std::memcmp(q + size_t{mid} * rs, put, ks) < 0)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
+    lo = LowerBoundFrom(lo, count,
+                        [&](size_t i) { return std::memcmp(q + i * rs, put, ks) < 0; });
     if (lo >= count || std::memcmp(q + size_t{lo} * rs, put, ks) != 0) return false;
     std::memcpy(q + size_t{lo} * rs, put, rs);
     ++lo;  // puts ascend
@@ -317,11 +307,19 @@ Status SpliceDelta(const DbSchema& schema, const std::string& old_bytes, const u
       !FindDeltaSections(schema, d, len, &sec))
     return bad();
   const uint8_t* p = reinterpret_cast<const uint8_t*>(old_bytes.data());
-  const size_t n = old_bytes.size();
-  // Into *out's storage (a recycled buffer keeps its capacity).
+  // Into *out's storage (a recycled buffer keeps its capacity), with room
+  // for the result and 1/64 more (BufferRecycler's headroom): a version a
+  // few records bigger must not move the whole buffer to new memory, and a
+  // recycled buffer then holds the next few such versions.
+  size_t size = kFileHeaderSize;
+  for (size_t i = 0; i < schema.tables.size(); ++i) {
+    const uint32_t count = sec[i] ? DeltaSectionView(sec[i])[delta_section::kNewCount]
+                                  : SectionHeaderView(p + at[i])[section_header::kRecordCount];
+    size += kSectionHeaderSize + size_t{count} * schema.tables[i].record_size;
+  }
   std::string& o = *out;
   o.clear();
-  o.reserve(n + (len > n ? len : 0));
+  if (o.capacity() < size) o.reserve(size + size / 64);
   o.append(old_bytes, 0, kFileHeaderSize);
   EncodeDbHeader(schema, DeltaHeaderView(d)[delta_header::kNewGlobalEpoch],
                  reinterpret_cast<uint8_t*>(&o[0]));

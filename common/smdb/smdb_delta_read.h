@@ -100,6 +100,31 @@ Status MergeChecked(const DbSchema& schema, const TableSchema& t, const RawTable
                     const DeltaOps& ops, const std::string& where, uint32_t new_count,
                     uint32_t new_crc, std::string* merged);
 
+// The first index in [lo, n) whose element is not below the key
+// (below(i): element i is), n if none: a search from where the previous
+// put's record was, widening 1, 2, 4, ... before halving. Why: a delta's
+// puts ascend and sit close together (a switch's LFT blocks), so the probes
+// stay near `lo` in memory already read; a plain binary search over the
+// whole rest of a 2-million-record table missed the cache about 21 times
+// per put.
+template <class Below>
+size_t LowerBoundFrom(size_t lo, size_t n, Below below) {
+  size_t step = 1, hi = lo;
+  while (hi < n && below(hi)) {
+    lo = hi + 1;
+    hi = lo + step < n ? lo + step : n;
+    step *= 2;
+  }
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (below(mid))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
 // ---- An accepted delta and a serialization, in place ----
 // (for splicing: the delta was accepted by ApplyDeltaKnown against the
 // same base, which checked every CRC; only bounds are checked here.)

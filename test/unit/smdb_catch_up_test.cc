@@ -8,6 +8,7 @@
 // transfers between (another core's content under the same epoch); and it
 // catches up only when the recycled version is the one the held version
 // was made from.
+#include <algorithm>
 #include <memory>
 #include <random>
 #include <string>
@@ -15,6 +16,7 @@
 
 #include "common/smdb/smdb.h"
 #include "common/smdb/smdb_delta.h"
+#include "common/smdb/smdb_delta_read.h"
 #include "common/tree/db_version.h"
 #include "test/support/check_ok.h"
 #include "test/unit/smdb_test_util.h"
@@ -205,4 +207,19 @@ TEST(SmdbCatchUp, SpliceCatchUpRefusesAnotherLayout) {
   CHECK(!SpliceDeltaCatchUp(Smdb::Schema(), bytes_b, ab, d, bc.size(), &out).ok());
   std::string junk = "not an smdb";
   CHECK(!SpliceDeltaCatchUp(Smdb::Schema(), bytes_b, ab, d, bc.size(), &junk).ok());
+}
+
+// The search the in-place replacements use: std::lower_bound's answer
+// from any start below it, on runs of equal values and at both ends.
+TEST(SmdbCatchUp, LowerBoundFromIsLowerBound) {
+  std::mt19937 rng(5);
+  for (int round = 0; round < 2000; ++round) {
+    std::vector<int> v(rng() % 40);
+    for (int& x : v) x = static_cast<int>(rng() % 30);
+    std::sort(v.begin(), v.end());
+    const int key = static_cast<int>(rng() % 32) - 1;
+    const size_t want = static_cast<size_t>(std::lower_bound(v.begin(), v.end(), key) - v.begin());
+    const size_t from = want == 0 ? 0 : rng() % (want + 1);
+    CHECK_EQUAL(want, LowerBoundFrom(from, v.size(), [&](size_t i) { return v[i] < key; }));
+  }
 }

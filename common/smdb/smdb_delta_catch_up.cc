@@ -68,22 +68,19 @@ Status SpliceDeltaCatchUp(const DbSchema& schema, const std::string& old_bytes,
       continue;
     }
     // Records inserted or removed on the way: old's table, with the delta's
-    // changes if it has some (count equal to *out's, checked above).
+    // changes if it has some (its count *out's, checked above).
     const uint8_t* from = p + at_old[i] + kSectionHeaderSize;
-    const uint32_t old_count = SectionHeaderView(p + at_old[i])[section_header::kRecordCount];
-    if (!last[i] || (replaces_last && old_count == count)) {
+    if (!last[i]) {
       std::memcpy(payload, from, size);
-      if (last[i] && !ReplaceInPlace(t, payload, count, ops_last)) return bad();
       continue;
     }
-    RawTable raw;
-    raw.count = old_count;
-    raw.bytes.assign(reinterpret_cast<const char*>(from), size_t{old_count} * t.record_size);
-    std::string merged;
-    Status st = MergeTable(raw, ops_last, t, "catch-up splice", &merged);
+    std::string table;
+    table.reserve(size);
+    Status st = SpliceSection(t, last[i], from,
+                              SectionHeaderView(p + at_old[i])[section_header::kRecordCount], &table);
     if (!st.ok()) return st;
-    if (merged.size() != size) return bad();
-    std::memcpy(payload, merged.data(), size);
+    if (table.size() != size) return bad();
+    std::memcpy(payload, table.data(), size);
   }
   return Status::Ok();
 }

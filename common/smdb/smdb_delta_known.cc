@@ -298,6 +298,25 @@ bool ReplaceInPlace(const TableSchema& t, uint8_t* q, uint32_t count, const Delt
   return true;
 }
 
+Status SpliceSection(const TableSchema& t, const uint8_t* sec, const uint8_t* payload,
+                     uint32_t count, std::string* out) {
+  const DeltaOps ops = OpsOf(t, sec);
+  if (OnlyReplaces(t, sec, ops) && DeltaSectionView(sec)[delta_section::kBaseCount] == count) {
+    const size_t base = out->size();
+    out->append(reinterpret_cast<const char*>(payload), size_t{count} * t.record_size);
+    if (!ReplaceInPlace(t, reinterpret_cast<uint8_t*>(&(*out)[base]), count, ops))
+      return Status::Error(kErrInvalidInput, "splice: a put's key is not in the table");
+    return Status::Ok();
+  }
+  RawTable raw;
+  raw.count = count;
+  raw.bytes.assign(reinterpret_cast<const char*>(payload), size_t{count} * t.record_size);
+  std::string merged;
+  Status st = MergeTable(raw, ops, t, "splice", &merged);
+  if (st.ok()) *out += merged;
+  return st;
+}
+
 Status SpliceDelta(const DbSchema& schema, const std::string& old_bytes, const uint8_t* d,
                    size_t len, std::string* out) {
   auto bad = [] { return Status::Error(kErrInvalidInput, "not a serialization to splice into"); };
@@ -338,20 +357,8 @@ Status SpliceDelta(const DbSchema& schema, const std::string& old_bytes, const u
     EncodeTableHeader(t, s[delta_section::kNewCount], s[delta_section::kNewCrc],
                       s[delta_section::kNewEpoch], hb);
     o.append(reinterpret_cast<const char*>(hb), sizeof(hb));
-    const DeltaOps ops = OpsOf(t, sec[i]);
-    if (OnlyReplaces(t, sec[i], ops) && s[delta_section::kBaseCount] == count) {
-      const size_t base = o.size();
-      o.append(reinterpret_cast<const char*>(payload), size_t{count} * t.record_size);
-      if (!ReplaceInPlace(t, reinterpret_cast<uint8_t*>(&o[base]), count, ops)) return bad();
-      continue;
-    }
-    RawTable raw;
-    raw.count = count;
-    raw.bytes.assign(reinterpret_cast<const char*>(payload), size_t{count} * t.record_size);
-    std::string merged;
-    Status st = MergeTable(raw, ops, t, "splice", &merged);
+    Status st = SpliceSection(t, sec[i], payload, count, &o);
     if (!st.ok()) return st;
-    o += merged;
   }
   return Status::Ok();
 }

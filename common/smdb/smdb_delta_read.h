@@ -145,6 +145,11 @@ bool OnlyReplaces(const TableSchema& t, const uint8_t* sec, const DeltaOps& ops)
 // The `count` records at `q` with each put written over the record of its
 // key; false when some put's key is not there.
 bool ReplaceInPlace(const TableSchema& t, uint8_t* q, uint32_t count, const DeltaOps& ops);
+// The `count` records at `payload` with the changes of the section at
+// `sec`, appended to *out: put over in place when it only replaces, else
+// merged.
+Status SpliceSection(const TableSchema& t, const uint8_t* sec, const uint8_t* payload,
+                     uint32_t count, std::string* out);
 
 }  // namespace smdb
 }  // namespace ssa

@@ -76,8 +76,8 @@ Status SpliceDeltaCatchUp(const DbSchema& schema, const std::string& old_bytes,
     }
     std::string table;
     table.reserve(size);
-    Status st = SpliceSection(t, last[i], from,
-                              SectionHeaderView(p + at_old[i])[section_header::kRecordCount], &table);
+    const uint32_t old_count = SectionHeaderView(p + at_old[i])[section_header::kRecordCount];
+    Status st = SpliceSection(t, last[i], from, old_count, &table);
     if (!st.ok()) return st;
     if (table.size() != size) return bad();
     std::memcpy(payload, table.data(), size);

@@ -30,7 +30,9 @@ using ssa::tree::DigestOf;
 
 namespace {
 
-Bytes Shared(const Smdb& db) { return std::make_shared<const std::string>(smdb_test::Serialized(db)); }
+Bytes Shared(const Smdb& db) {
+  return std::make_shared<const std::string>(smdb_test::Serialized(db));
+}
 
 // A few records' non-key fields changed: every table keeps its layout.
 void ReplaceOnly(std::mt19937* rng, Smdb* db) {

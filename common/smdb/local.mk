@@ -15,6 +15,7 @@ SSA_SMDB_SOURCES = $(SSA_SMDB_FORMAT_SOURCES) \
 	common/smdb/addr_db.h common/smdb/addr_db.cc \
 	common/smdb/smdb_stream.h common/smdb/smdb_stream.cc \
 	common/smdb/smdb_delta.h common/smdb/smdb_delta.cc common/smdb/smdb_delta_known.cc \
+	common/smdb/smdb_delta_catch_up.cc \
 	common/smdb/smdb_delta_keys.cc \
 	common/smdb/smdb_delta_read.h common/smdb/smdb_delta_read.cc \
 	common/smdb/smdb_dump.h common/smdb/smdb_dump.cc \

@@ -88,12 +88,18 @@ Status DbCrcsOf(const uint8_t* bytes, size_t len, DbCrcs* out);
 // CRCs. *out_crcs are the result's. `out` may not be `&old`; it is built
 // in place, keeping its vectors' storage where it is big enough, and holds
 // nothing of use after an error.
+//
+// `made_old`: *out holds the version this delta turned into `old`, one the
+// caller accepted it for (the caller proves it: tree::DbReplica). Then
+// only the tables and records it names are copied from `old` into *out,
+// not the whole database; the result is the same.
 Status ApplyDeltaKnown(const Smdb& old, const DbCrcs& old_crcs, const uint8_t* delta, size_t len,
-                       Smdb* out, DbCrcs* out_crcs);
+                       Smdb* out, DbCrcs* out_crcs, const std::string* made_old = nullptr);
 Status ApplyDeltaKnown(const Prdb& old, const DbCrcs& old_crcs, const uint8_t* delta, size_t len,
-                       Prdb* out, DbCrcs* out_crcs);
+                       Prdb* out, DbCrcs* out_crcs, const std::string* made_old = nullptr);
 Status ApplyDeltaKnown(const AddrDb& old, const DbCrcs& old_crcs, const uint8_t* delta,
-                       size_t len, AddrDb* out, DbCrcs* out_crcs);
+                       size_t len, AddrDb* out, DbCrcs* out_crcs,
+                       const std::string* made_old = nullptr);
 
 // The serialization of what ApplyDeltaKnown made, from `old_bytes` (the
 // serialization of its `old`) and the same delta, without encoding a
@@ -106,6 +112,17 @@ Status ApplyDeltaKnown(const AddrDb& old, const DbCrcs& old_crcs, const uint8_t*
 // *out's storage (its capacity is kept); nothing of use after an error.
 Status SpliceDelta(const DbSchema& schema, const std::string& old_bytes, const uint8_t* delta,
                    size_t len, std::string* out);
+// SpliceDelta into an *out that holds the serialization of the version
+// `made_old` turned into `old_bytes` (both deltas accepted by
+// ApplyDeltaKnown; the caller proves what *out holds: tree::DbReplica),
+// when the result is laid out as *out is (every table's record count the
+// same: a link that went down and came back): only the tables and records
+// the two deltas name are written, in place. EINVAL when the layouts
+// differ or *out is not laid out as this format minor writes `schema`
+// (the caller splices whole instead); nothing of use after an error.
+Status SpliceDeltaCatchUp(const DbSchema& schema, const std::string& old_bytes,
+                          const std::string& made_old, const uint8_t* delta, size_t len,
+                          std::string* out);
 
 // Sets next's epochs from previous: a table whose records are unchanged
 // keeps its epoch, a changed table gets previous.global_epoch + 1, and the

@@ -5,6 +5,8 @@
 #include "common/smdb/smdb_delta.h"
 
 #include <cstring>
+#include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -44,15 +46,11 @@ bool FindReplacedRecords(const std::vector<R>& records, const DeltaOps& ops, siz
   uint8_t buf[WireSize<R>()];
   for (uint32_t k = 0; k < ops.n_puts; ++k) {
     const uint8_t* put = ops.puts + size_t{k} * rs;
-    size_t lo = at->empty() ? 0 : at->back() + 1, hi = records.size();
-    while (lo < hi) {
-      size_t mid = lo + (hi - lo) / 2;
-      EncodeRecord(records[mid], buf);
-      if (std::memcmp(buf, put, ks) < 0)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
+    const size_t from = at->empty() ? 0 : at->back() + 1;
+    const size_t lo = LowerBoundFrom(from, records.size(), [&](size_t i) {
+      EncodeRecord(records[i], buf);
+      return std::memcmp(buf, put, ks) < 0;
+    });
     if (lo < records.size()) EncodeRecord(records[lo], buf);
     bool found = lo < records.size() && std::memcmp(buf, put, ks) == 0;
     at->push_back(lo);
@@ -130,9 +128,47 @@ Status ApplyTypedSection(const DbSchema& schema, size_t avail, DeltaSection* sec
   return Status::Ok();
 }
 
+// *out made `old` again when it holds the version `made_old` turned into
+// `old` (ApplyDeltaKnown's caller proves it): a table made_old does not
+// name is the same in both; one whose records it only replaced differs
+// only in those records (found by key in `old`, at the same index in
+// *out); any other is copied whole. False when made_old's sections cannot
+// be found (then nothing was written).
+template <class Db>
+bool CatchUpTables(const Db& old, const std::string& made_old, Db* out) {
+  const DbSchema& schema = Db::Schema();
+  const uint8_t* m = reinterpret_cast<const uint8_t*>(made_old.data());
+  std::vector<const uint8_t*> sec;
+  if (made_old.size() < kDeltaHeaderSize || !FindDeltaSections(schema, m, made_old.size(), &sec))
+    return false;
+  size_t i = 0;
+  Db::ForEachTable(*out, [&](auto& to) {
+    const size_t index = i++;
+    if (!sec[index]) return;
+    size_t k = 0;
+    Db::ForEachTable(old, [&](const auto& from) {
+      if (k++ != index) return;
+      if constexpr (std::is_same<decltype(to.records), decltype(from.records)>::value) {
+        const TableSchema& t = schema.tables[index];
+        const DeltaOps ops = OpsOf(t, sec[index]);
+        std::vector<size_t> at;
+        if (OnlyReplaces(t, sec[index], ops) && to.records.size() == from.records.size() &&
+            FindReplacedRecords(from.records, ops, t.record_size, t.key_size, &at)) {
+          for (size_t a : at) to.records[a] = from.records[a];
+        } else {
+          to.records = from.records;
+        }
+        to.epoch = from.epoch;
+      }
+    });
+  });
+  out->global_epoch = old.global_epoch;
+  return true;
+}
+
 template <class Db>
 Status ApplyDeltaKnownT(const Db& old, const DbCrcs& oc, const uint8_t* p, size_t len, Db* out,
-                        DbCrcs* out_crcs) {
+                        DbCrcs* out_crcs, const std::string* made_old) {
   const DbSchema& schema = Db::Schema();
   const std::string what = DeltaWhat(schema);
   if (oc.tables.size() != schema.tables.size())
@@ -144,9 +180,10 @@ Status ApplyDeltaKnownT(const Db& old, const DbCrcs& oc, const uint8_t* p, size_
     return WrongBase(schema, h, old.global_epoch, oc.digest);
   // Built in *out, whose vectors keep their storage when it suffices (a
   // holder that recycles its released version writes into memory already
-  // touched; see tree::DbReplica).
+  // touched; see tree::DbReplica), from only what changed since when its
+  // holder knows what *out holds.
   Db& db = *out;
-  db = old;
+  if (!made_old || !CatchUpTables(old, *made_old, &db)) db = old;
   DbCrcs crcs = oc;
   size_t off = h.size;
   int last_id = -1;
@@ -172,11 +209,27 @@ Status ApplyDeltaKnownT(const Db& old, const DbCrcs& oc, const uint8_t* p, size_
   return Status::Ok();
 }
 
-// SpliceDelta's phases. Each returns false on bytes that are not laid out
-// as expected (the caller serializes instead).
+}  // namespace
 
-// The offset of each table section of `old` (a serialization as this
-// format minor writes `schema`), in schema order.
+Status ApplyDeltaKnown(const Smdb& old, const DbCrcs& old_crcs, const uint8_t* delta, size_t len,
+                       Smdb* out, DbCrcs* out_crcs,
+                       const std::string* made_old) {
+  return ApplyDeltaKnownT(old, old_crcs, delta, len, out, out_crcs, made_old);
+}
+Status ApplyDeltaKnown(const Prdb& old, const DbCrcs& old_crcs, const uint8_t* delta, size_t len,
+                       Prdb* out, DbCrcs* out_crcs,
+                       const std::string* made_old) {
+  return ApplyDeltaKnownT(old, old_crcs, delta, len, out, out_crcs, made_old);
+}
+Status ApplyDeltaKnown(const AddrDb& old, const DbCrcs& old_crcs, const uint8_t* delta, size_t len,
+                       AddrDb* out, DbCrcs* out_crcs,
+                       const std::string* made_old) {
+  return ApplyDeltaKnownT(old, old_crcs, delta, len, out, out_crcs, made_old);
+}
+
+// SpliceDelta's phases (smdb_delta_read.h), shared with its catch-up
+// (smdb_delta_catch_up.cc).
+
 bool FindTableSections(const DbSchema& schema, const std::string& old, std::vector<size_t>* at) {
   const uint8_t* p = reinterpret_cast<const uint8_t*>(old.data());
   const size_t n = old.size();
@@ -201,9 +254,6 @@ bool FindTableSections(const DbSchema& schema, const std::string& old, std::vect
   return off == n;
 }
 
-// The delta's section headers by table (nullptr for tables it leaves
-// alone). The delta was accepted by ApplyDeltaKnown: only the bounds of
-// the headers are checked.
 bool FindDeltaSections(const DbSchema& schema, const uint8_t* d, size_t len,
                        std::vector<const uint8_t*>* sec) {
   sec->assign(schema.tables.size(), nullptr);
@@ -220,25 +270,27 @@ bool FindDeltaSections(const DbSchema& schema, const uint8_t* d, size_t len,
   return true;
 }
 
-// A section that only replaces records: `payload` (count records) copied
-// to `o` with each put written over the record of its key.
-bool SpliceReplacements(const TableSchema& t, const uint8_t* payload, uint32_t count,
-                        const DeltaOps& ops, std::string* o) {
+DeltaOps OpsOf(const TableSchema& t, const uint8_t* sec) {
+  const DeltaSectionView s(sec);
+  DeltaOps ops{nullptr, s[delta_section::kRemovedCount], nullptr, s[delta_section::kPutCount]};
+  ops.removed = sec + s[delta_section::kHeaderSize];
+  ops.puts = ops.removed + size_t{ops.n_removed} * t.key_size;
+  return ops;
+}
+
+bool OnlyReplaces(const TableSchema& t, const uint8_t* sec, const DeltaOps& ops) {
+  const DeltaSectionView s(sec);
+  return ops.n_removed == 0 && s[delta_section::kNewCount] == s[delta_section::kBaseCount] &&
+         t.key_size > 0;
+}
+
+bool ReplaceInPlace(const TableSchema& t, uint8_t* q, uint32_t count, const DeltaOps& ops) {
   const size_t rs = t.record_size, ks = t.key_size;
-  size_t base = o->size();
-  o->append(reinterpret_cast<const char*>(payload), size_t{count} * rs);
-  uint8_t* q = reinterpret_cast<uint8_t*>(&(*o)[base]);
-  uint32_t lo = 0;
+  size_t lo = 0;
   for (uint32_t k = 0; k < ops.n_puts; ++k) {
     const uint8_t* put = ops.puts + size_t{k} * rs;
-    uint32_t hi = count;
-    while (lo < hi) {
-      uint32_t mid = lo + (hi - lo) / 2;
-      if (std::memcmp(q + size_t{mid} * rs, put, ks) < 0)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
+    lo = LowerBoundFrom(lo, count,
+                        [&](size_t i) { return std::memcmp(q + i * rs, put, ks) < 0; });
     if (lo >= count || std::memcmp(q + size_t{lo} * rs, put, ks) != 0) return false;
     std::memcpy(q + size_t{lo} * rs, put, rs);
     ++lo;  // puts ascend
@@ -246,19 +298,23 @@ bool SpliceReplacements(const TableSchema& t, const uint8_t* payload, uint32_t c
   return true;
 }
 
-}  // namespace
-
-Status ApplyDeltaKnown(const Smdb& old, const DbCrcs& old_crcs, const uint8_t* delta, size_t len,
-                       Smdb* out, DbCrcs* out_crcs) {
-  return ApplyDeltaKnownT(old, old_crcs, delta, len, out, out_crcs);
-}
-Status ApplyDeltaKnown(const Prdb& old, const DbCrcs& old_crcs, const uint8_t* delta, size_t len,
-                       Prdb* out, DbCrcs* out_crcs) {
-  return ApplyDeltaKnownT(old, old_crcs, delta, len, out, out_crcs);
-}
-Status ApplyDeltaKnown(const AddrDb& old, const DbCrcs& old_crcs, const uint8_t* delta, size_t len,
-                       AddrDb* out, DbCrcs* out_crcs) {
-  return ApplyDeltaKnownT(old, old_crcs, delta, len, out, out_crcs);
+Status SpliceSection(const TableSchema& t, const uint8_t* sec, const uint8_t* payload,
+                     uint32_t count, std::string* out) {
+  const DeltaOps ops = OpsOf(t, sec);
+  if (OnlyReplaces(t, sec, ops) && DeltaSectionView(sec)[delta_section::kBaseCount] == count) {
+    const size_t base = out->size();
+    out->append(reinterpret_cast<const char*>(payload), size_t{count} * t.record_size);
+    if (!ReplaceInPlace(t, reinterpret_cast<uint8_t*>(&(*out)[base]), count, ops))
+      return Status::Error(kErrInvalidInput, "splice: a put's key is not in the table");
+    return Status::Ok();
+  }
+  RawTable raw;
+  raw.count = count;
+  raw.bytes.assign(reinterpret_cast<const char*>(payload), size_t{count} * t.record_size);
+  std::string merged;
+  Status st = MergeTable(raw, ops, t, "splice", &merged);
+  if (st.ok()) *out += merged;
+  return st;
 }
 
 Status SpliceDelta(const DbSchema& schema, const std::string& old_bytes, const uint8_t* d,
@@ -270,11 +326,19 @@ Status SpliceDelta(const DbSchema& schema, const std::string& old_bytes, const u
       !FindDeltaSections(schema, d, len, &sec))
     return bad();
   const uint8_t* p = reinterpret_cast<const uint8_t*>(old_bytes.data());
-  const size_t n = old_bytes.size();
-  // Into *out's storage (a recycled buffer keeps its capacity).
+  // Into *out's storage (a recycled buffer keeps its capacity), with room
+  // for the result and 1/64 more (BufferRecycler's headroom): a version a
+  // few records bigger must not move the whole buffer to new memory, and a
+  // recycled buffer then holds the next few such versions.
+  size_t size = kFileHeaderSize;
+  for (size_t i = 0; i < schema.tables.size(); ++i) {
+    const uint32_t count = sec[i] ? DeltaSectionView(sec[i])[delta_section::kNewCount]
+                                  : SectionHeaderView(p + at[i])[section_header::kRecordCount];
+    size += kSectionHeaderSize + size_t{count} * schema.tables[i].record_size;
+  }
   std::string& o = *out;
   o.clear();
-  o.reserve(n + (len > n ? len : 0));
+  if (o.capacity() < size) o.reserve(size + size / 64);
   o.append(old_bytes, 0, kFileHeaderSize);
   EncodeDbHeader(schema, DeltaHeaderView(d)[delta_header::kNewGlobalEpoch],
                  reinterpret_cast<uint8_t*>(&o[0]));
@@ -289,24 +353,12 @@ Status SpliceDelta(const DbSchema& schema, const std::string& old_bytes, const u
       continue;
     }
     const DeltaSectionView s(sec[i]);
-    const uint32_t new_count = s[delta_section::kNewCount];
     uint8_t hb[kSectionHeaderSize];
-    EncodeTableHeader(t, new_count, s[delta_section::kNewCrc], s[delta_section::kNewEpoch], hb);
+    EncodeTableHeader(t, s[delta_section::kNewCount], s[delta_section::kNewCrc],
+                      s[delta_section::kNewEpoch], hb);
     o.append(reinterpret_cast<const char*>(hb), sizeof(hb));
-    DeltaOps ops{nullptr, s[delta_section::kRemovedCount], nullptr, s[delta_section::kPutCount]};
-    ops.removed = sec[i] + s[delta_section::kHeaderSize];
-    ops.puts = ops.removed + size_t{ops.n_removed} * t.key_size;
-    if (ops.n_removed == 0 && new_count == count && t.key_size > 0) {
-      if (!SpliceReplacements(t, payload, count, ops, &o)) return bad();
-      continue;
-    }
-    RawTable raw;
-    raw.count = count;
-    raw.bytes.assign(reinterpret_cast<const char*>(payload), size_t{count} * t.record_size);
-    std::string merged;
-    Status st = MergeTable(raw, ops, t, "splice", &merged);
+    Status st = SpliceSection(t, sec[i], payload, count, &o);
     if (!st.ok()) return st;
-    o += merged;
   }
   return Status::Ok();
 }

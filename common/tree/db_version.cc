@@ -1,10 +1,16 @@
 // db_version.cc: see db_version.h.
 #include "common/tree/db_version.h"
 
+#include <atomic>
 #include <iterator>
 
 namespace ssa {
 namespace tree {
+
+uint64_t NextVersionSerial() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1);
+}
 
 void Publication::Publish(const DbVersion& v, Bytes delta, uint64_t delta_from) {
   // The same epoch again with other bytes (an access node's PRDB made

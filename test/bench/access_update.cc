@@ -154,6 +154,8 @@ Status MeasureAccessUpdate(const SmdbPair& pair, size_t consumers, AccessUpdate*
     out->consumers = guids.size();
     out->index_lft_catch_ups = svc.index_lft_catch_ups();
     out->index_lft_full_builds = svc.index_lft_full_builds();
+    out->smdb_catch_ups = replica.caught_up();
+    out->smdb_bytes_catch_ups = replica.bytes_caught_up();
     return Status::Ok();
   }();
   sched_setaffinity(0, sizeof(saved), &saved);

@@ -34,6 +34,10 @@ struct AccessUpdate {
   // Of its four SMDB indexes, those whose LFT bytes were caught up from a
   // recycled buffer and those written whole (PrdbService's counters).
   uint64_t index_lft_catch_ups = 0, index_lft_full_builds = 0;
+  // Of the member's three SMDB deltas, those built in a recycled version
+  // caught up from two before rather than copied whole (DbReplica's
+  // counters): parsed tables and serialization.
+  uint64_t smdb_catch_ups = 0, smdb_bytes_catch_ups = 0;
 };
 
 // A member's next SMDB delta applied, with the epochs and the digest its

@@ -482,6 +482,8 @@ int main(int argc, char** argv) {
     Figure("access_update_index_lft_catch_ups", access_update.index_lft_catch_ups);
     Figure("access_update_index_lft_full_builds",
            access_update.index_lft_full_builds);
+    Figure("access_update_smdb_catch_ups", access_update.smdb_catch_ups);
+    Figure("access_update_smdb_bytes_catch_ups", access_update.smdb_bytes_catch_ups);
   }
   Figure("consumers_equal_full", equal ? "yes" : "no");
   return startup.done && update.done && equal ? 0 : 1;

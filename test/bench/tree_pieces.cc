@@ -253,7 +253,10 @@ int RunPieces(const SmdbPair& pair) {
       lap(names[i], "the member's " + std::string(i ? "third" : "second") + " delta (" +
                         std::to_string(more[i]->size()) + " bytes), " +
                         std::to_string(smdb_replica.recycled()) +
-                        " built in a recycled version: " + st.ToString());
+                        " built in a recycled version, " +
+                        std::to_string(smdb_replica.caught_up()) + " caught up (" +
+                        std::to_string(smdb_replica.bytes_caught_up()) +
+                        " serialized): " + st.ToString());
     }
   }
   {

@@ -15,11 +15,6 @@ uint8_t LowerRate(uint8_t earlier, uint8_t later) {
 
 }  // namespace
 
-uint32_t WalkEndPort(const SmdbIndex& x, uint32_t dst, uint16_t dlid) {
-  const SmdbIndex::Port& d = x.port(dst);
-  return x.node_of(d).type == kNodeSwitch ? x.LftEgress(d.node, dlid) : dst;
-}
-
 std::unique_ptr<RouteSuffixes> RouteSuffixes::Build(const SmdbIndex& x, size_t max_entries) {
   for (const SmdbIndex::Port& p : x.ports())
     if (p.mtu_cap > 7 || p.rate > 0x3F || p.rate_own > 0x3F) return nullptr;

@@ -39,7 +39,10 @@ constexpr int kMaxPathHops = 64;
 // The port the SA's walk to `dlid`, owned by endpoint port `dst`, ends at:
 // `dst` itself, or for a switch, the port its own LFT sends the LID to (port
 // 0); kNone if that LFT has no entry.
-uint32_t WalkEndPort(const SmdbIndex& x, uint32_t dst, uint16_t dlid);
+inline uint32_t WalkEndPort(const SmdbIndex& x, uint32_t dst, uint16_t dlid) {
+  const SmdbIndex::Port& d = x.port(dst);
+  return x.node_of(d).type == kNodeSwitch ? x.LftEgress(d.node, dlid) : dst;
+}
 
 class RouteSuffixes {
  public:

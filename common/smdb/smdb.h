@@ -79,8 +79,9 @@ struct Smdb {
   // The tables this version of the code knows, built from the records.
   static const DbSchema& Schema();
 
-  // Appends nothing on error: checks that every table is in strict key
-  // order and that "subnet" has one record (EINVAL naming the table).
+  // Replaces *out; checks that every table is in strict key order and
+  // that "subnet" has one record (EINVAL naming the table; *out is then
+  // left empty).
   Status Serialize(std::string* out) const;
   // Whole-buffer parse (the same code as the stream reader). `out` is only
   // written on success. Errors name the table and the reason.

@@ -293,13 +293,46 @@ void SealDeltaHeader(const DbSchema& schema, uint32_t sections, uint64_t base_ep
 
 // ---- Template bodies of the Smdb/Prdb members ----
 
+// The serialization EmitRaw makes of ToRaw's tables, written in place in
+// `out` (sized once; no table is encoded apart and copied): a whole PRDB
+// is serialized for every consumer at an access node's bring-up. On an
+// error *out is cleared.
 template <class Db>
 Status SerializeDb(const Db& db, std::string* out) {
-  RawDb raw;
-  Status s = ToRaw(db, /*validate=*/true, &raw);
-  if (!s.ok()) return s;
-  SerializeRaw(Db::Schema(), raw, out);
-  return Status::Ok();
+  const DbSchema& schema = Db::Schema();
+  Status status;
+  size_t total = kFileHeaderSize, i = 0;
+  Db::ForEachTable(db, [&](const auto& table) {
+    const TableSchema& t = schema.tables[i++];
+    if (status.ok() && uint64_t{table.records.size()} * t.record_size > kMaxTableBytes) {
+      status = Status::Error(kErrInvalidInput, TableWhere(schema, t.id) + ": " +
+                                                   std::to_string(table.records.size()) +
+                                                   " records exceed the table size limit");
+    }
+    total += kSectionHeaderSize + table.records.size() * t.record_size;
+  });
+  if (!status.ok()) return status;
+  out->clear();
+  out->resize(total);
+  uint8_t* p = reinterpret_cast<uint8_t*>(&(*out)[0]);
+  EncodeDbHeader(schema, db.global_epoch, p);
+  p += kFileHeaderSize;
+  i = 0;
+  Db::ForEachTable(db, [&](const auto& table) {
+    using R = typename std::decay_t<decltype(table)>::Record;
+    const TableSchema& t = schema.tables[i++];
+    if (!status.ok()) return;
+    uint8_t* section = p;
+    uint8_t* payload = p + kSectionHeaderSize;
+    const uint32_t count = static_cast<uint32_t>(table.records.size());
+    for (size_t r = 0; r < count; ++r) EncodeRecord(table.records[r], payload + r * WireSize<R>());
+    const size_t n = size_t{count} * WireSize<R>();
+    status = CheckRecords(schema, t, payload, count, t.record_size, kErrInvalidInput);
+    EncodeTableHeader(t, count, Crc32(payload, n), table.epoch, section);
+    p = payload + n;
+  });
+  if (!status.ok()) out->clear();
+  return status;
 }
 
 template <class Db>
@@ -343,14 +376,22 @@ void SortDb(Db* db) {
     constexpr size_t kKey = KeySize<R>();
     const size_t n = table.records.size();
     if (n < 2 || kKey == 0) return;  // keyless tables (subnet) keep their order
+    {
+      // The check first, one key after another (no buffer of all keys).
+      uint8_t key[2][kKey ? kKey : 1];
+      EncodeKey(table.records[0], key[0]);
+      bool sorted = true;
+      for (size_t i = 1; i < n && sorted; ++i) {
+        EncodeKey(table.records[i], key[i & 1]);
+        sorted = memcmp(key[i & 1], key[(i - 1) & 1], kKey) >= 0;
+      }
+      if (sorted) return;
+    }
     std::vector<uint8_t> keys(n * kKey);
     for (size_t i = 0; i < n; ++i) EncodeKey(table.records[i], keys.data() + i * kKey);
     auto before = [&keys](size_t a, size_t b) {
       return memcmp(keys.data() + a * kKey, keys.data() + b * kKey, kKey) < 0;
     };
-    bool sorted = true;
-    for (size_t i = 1; i < n && sorted; ++i) sorted = !before(i, i - 1);
-    if (sorted) return;
     std::vector<uint32_t> order(n);
     for (size_t i = 0; i < n; ++i) order[i] = static_cast<uint32_t>(i);
     std::stable_sort(order.begin(), order.end(), before);

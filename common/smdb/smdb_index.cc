@@ -10,14 +10,6 @@ namespace ssa {
 namespace smdb {
 namespace {
 
-// OpenSM 3.3.23's ordered_rates (osm_helper.c), 1 = slowest, indexed by
-// rate code: the codes were assigned as speeds appeared, so 25 Gb/s (15)
-// sorts above 30 Gb/s (4) by its 31.25 Gb/s signalling equivalent, etc.
-// Checked against libopensm's ib_path_compare_rates for every pair.
-constexpr uint8_t kRateRank[kMaxRate + 1] = {
-    0, 0, 1, 3, 6, 2, 5, 9, 10, 13, 14, 4, 12, 16, 17, 7, 15, 18, 19, 8, 11, 20, 21,
-};
-
 // OpenSM vendor IDs whose device 23108 is a Tavor HCA (sa_path_rec_is_tavor_port).
 bool IsTavor(const SmdbNode& n) {
   if (n.device_id != kDeviceIdTavor) return false;
@@ -66,12 +58,6 @@ uint8_t ComputePortRate(uint8_t width, uint8_t speed, uint8_t ext, bool extended
     case 4: return pick(3, 7, 9, 10, 6);  // QDR: 10 40 80 120 20
     default: return 2;
   }
-}
-
-int CompareRates(uint8_t a, uint8_t b) {
-  int ra = a <= kMaxRate ? kRateRank[a] : 0;
-  int rb = b <= kMaxRate ? kRateRank[b] : 0;
-  return ra < rb ? -1 : (ra == rb ? 0 : 1);
 }
 
 Status SmdbIndex::Build(const Smdb& db, std::unique_ptr<SmdbIndex>* out, LftBuffers* lft_buffers,
@@ -433,6 +419,18 @@ void SmdbIndex::BuildPkeys(const Smdb& db) {
   }
   partition_sl_.fill(kNoPartition);
   for (const SmdbPartition& p : db.partitions.records) partition_sl_[p.pkey & 0x7fff] = p.sl;
+  // Whether each pair shares its own common P_Key (the query every PRDB
+  // record makes, both ways): ShareThisPkey answers it from here.
+  if (!pair_pkey_.empty()) {
+    size_t n = pkey_tables_.size();
+    pair_shares_common_.assign(n * n, 0);
+    for (size_t a = 0; a < n; ++a)
+      for (size_t b = 0; b < n; ++b) {
+        uint16_t pkey = pair_pkey_[a * n + b];
+        pair_shares_common_[a * n + b] =
+            pkey != 0 && SearchShareThisPkey(static_cast<uint32_t>(a), static_cast<uint32_t>(b), pkey);
+      }
+  }
 }
 
 uint16_t SmdbIndex::FindCommonPkey(uint32_t table_a, uint32_t table_b) const {
@@ -494,6 +492,14 @@ uint16_t SmdbIndex::MapEntry(uint32_t table, uint16_t key) const {
 
 bool SmdbIndex::ShareThisPkey(uint32_t table_a, uint32_t table_b, uint16_t pkey) const {
   if (table_a == kNone || table_b == kNone) return false;
+  if (!pair_shares_common_.empty()) {
+    const size_t i = size_t{table_a} * pkey_tables_.size() + table_b;
+    if (pkey != 0 && pkey == pair_pkey_[i]) return pair_shares_common_[i] != 0;
+  }
+  return SearchShareThisPkey(table_a, table_b, pkey);
+}
+
+bool SmdbIndex::SearchShareThisPkey(uint32_t table_a, uint32_t table_b, uint16_t pkey) const {
   uint16_t a, b;
   if (subnet_.flags & kSubnetAllowBothPkeys) {
     uint16_t full = pkey | 0x8000, limited = pkey & 0x7fff;

@@ -50,9 +50,21 @@ constexpr uint8_t kMinRate = 2, kMaxRate = 22;
 // speeds (it has no FDR10 case).
 uint8_t ComputePortRate(uint8_t width_active, uint8_t speed_active, uint8_t speed_ext_active,
                         bool extended);
+// OpenSM 3.3.23's ordered_rates (osm_helper.c), 1 = slowest, indexed by
+// rate code: the codes were assigned as speeds appeared, so 25 Gb/s (15)
+// sorts above 30 Gb/s (4) by its 31.25 Gb/s signalling equivalent, etc.
+// Checked against libopensm's ib_path_compare_rates for every pair.
+inline constexpr uint8_t kRateRank[kMaxRate + 1] = {
+    0, 0, 1, 3, 6, 2, 5, 9, 10, 13, 14, 4, 12, 16, 17, 7, 15, 18, 19, 8, 11, 20, 21,
+};
 // OpenSM's ib_path_compare_rates: -1, 0, 1 by actual bandwidth; codes
-// outside 2..22 rank below every valid one.
-int CompareRates(uint8_t a, uint8_t b);
+// outside 2..22 rank below every valid one. (Inline: every path's walk
+// compares a few.)
+inline int CompareRates(uint8_t a, uint8_t b) {
+  int ra = a <= kMaxRate ? kRateRank[a] : 0;
+  int rb = b <= kMaxRate ? kRateRank[b] : 0;
+  return ra < rb ? -1 : (ra == rb ? 0 : 1);
+}
 
 class SmdbIndex {
  public:
@@ -248,6 +260,8 @@ class SmdbIndex {
   Status BuildLids(const Smdb& db);
   void BuildPkeys(const Smdb& db);
   uint16_t FindCommonPkey(uint32_t table_a, uint32_t table_b) const;
+  // ShareThisPkey by searching both tables.
+  bool SearchShareThisPkey(uint32_t table_a, uint32_t table_b, uint16_t pkey) const;
   // The entry of `table`'s keys map under `key`, 0 if none.
   uint16_t MapEntry(uint32_t table, uint16_t key) const;
   uint32_t NodeByGuid(uint64_t guid) const;
@@ -274,6 +288,7 @@ class SmdbIndex {
   std::vector<std::pair<uint64_t, uint32_t>> guid_to_port_;  // sorted by GUID
   std::vector<std::vector<PkeyEntry>> pkey_tables_;          // dense, by first use
   std::vector<uint16_t> pair_pkey_;                          // CommonPkey of every table pair
+  std::vector<uint8_t> pair_shares_common_;  // ShareThisPkey(a, b, CommonPkey(a, b)), same square
   std::array<uint8_t, 0x8000> partition_sl_{};
 };
 

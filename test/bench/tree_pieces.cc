@@ -176,6 +176,44 @@ __attribute__((noinline)) Status PieceShmExport(
   return Status::Ok();
 }
 
+// A consumer's bring-up, piece by piece, as the access node and the
+// consumer make it for each of `guids` (the route-suffix engine of the
+// access node's bring-up): the PRDB computed, serialized and its CRC
+// taken; then, at the consumer, the full transfer verified and parsed, and
+// the provider's view built. `ms` gets each step's total.
+struct WholeMs {
+  double compute = 0, serialize = 0, crc = 0, apply = 0, view = 0;
+};
+__attribute__((noinline)) Status PiecePrdbWhole(const smdb::PathEngine& engine,
+                                                const std::vector<uint64_t>& guids,
+                                                uint64_t epoch, WholeMs* ms) {
+  for (uint64_t guid : guids) {
+    auto t0 = Clock::now();
+    smdb::Prdb prdb;
+    Status st = smdb::BuildPrdb(engine, guid, epoch, &prdb);
+    if (!st.ok()) return st;
+    auto t1 = Clock::now();
+    auto bytes = std::make_shared<std::string>();
+    st = prdb.Serialize(bytes.get());
+    if (!st.ok()) return st;
+    auto t2 = Clock::now();
+    const uint32_t digest = smdb::Crc32(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size());
+    auto t3 = Clock::now();
+    tree::DbReplica<smdb::Prdb> replica(nullptr, false);
+    st = replica.ApplyFull(bytes, epoch, digest);
+    if (!st.ok()) return st;
+    auto t4 = Clock::now();
+    auto view = std::make_shared<const ssaprov::PrdbView>(replica.db());
+    auto t5 = Clock::now();
+    ms->compute += std::chrono::duration<double, std::milli>(t1 - t0).count();
+    ms->serialize += std::chrono::duration<double, std::milli>(t2 - t1).count();
+    ms->crc += std::chrono::duration<double, std::milli>(t3 - t2).count();
+    ms->apply += std::chrono::duration<double, std::milli>(t4 - t3).count();
+    ms->view += std::chrono::duration<double, std::milli>(t5 - t4).count();
+  }
+  return Status::Ok();
+}
+
 __attribute__((noinline)) size_t PieceFrameCodec(const std::vector<distrib::PrdbVersion>& updated) {
   tree::FrameReader reader;
   size_t frames = 0;
@@ -330,6 +368,29 @@ int RunPieces(const SmdbPair& pair) {
       line("shm_export_max", &export_ms, "the path tables published per swap, off the loop");
     else
       printf("shm_export: %s\n", st.ToString().c_str());
+  }
+  {
+    // The bring-up's whole PRDBs (the same consumers), twice: the first
+    // pass touches new memory, the second shows the work alone.
+    smdb::PathEngineOptions o = smdb::PathEngineOptions::ForPrdb();
+    o.route_suffix_max_entries = distrib::PrdbService::kDefaultRouteTableMaxEntries;
+    t = Clock::now();
+    smdb::PathEngine engine(in.x2.get(), o);
+    lap("route_suffixes", std::string("the route-suffix table ") +
+                              (engine.has_route_suffixes() ? "built" : "declined"));
+    for (const char* name : {"prdb_whole_cold", "prdb_whole"}) {
+      WholeMs ms;
+      t = Clock::now();
+      Status s = PiecePrdbWhole(engine, in.guids, pair.after.global_epoch, &ms);
+      const double n = static_cast<double>(in.guids.size());
+      char what[256];
+      snprintf(what, sizeof(what),
+               "%zu consumers' bring-up, per consumer: computed %.3f, serialized %.3f, CRC %.3f, "
+               "applied %.3f, view %.3f ms: %s",
+               in.guids.size(), ms.compute / n, ms.serialize / n, ms.crc / n, ms.apply / n,
+               ms.view / n, s.ToString().c_str());
+      lap(name, what);
+    }
   }
   lap("frame_codec", std::to_string(PieceFrameCodec(in.updated)) + " delta frames");
   return st.ok() ? 0 : 1;

@@ -234,7 +234,8 @@ TEST(Smdb, SerializeRejectsBrokenOrderAndSingleRecordTables) {
   LONGS_EQUAL(-EINVAL, s.code());
   STRCMP_CONTAINS("table 'nodes' (id 3)", s.message().c_str());
   STRCMP_CONTAINS("key order", s.message().c_str());
-  STRCMP_EQUAL("untouched", out.c_str());
+  CHECK_TRUE(out.empty());  // nothing half written is left
+
   db.SortRecords();
   CHECK_TRUE(db == smdb_test::SampleSmdb());
 

@@ -442,15 +442,16 @@ Status BuildPrdb(const PathEngine& engine, uint64_t port_guid, uint64_t smdb_epo
   so.smdb_epoch = smdb_epoch;
   PrdbPath path;
   db.paths.records.reserve(x.assigned_lids().size() << s.lmc);
-  // Destinations in key order (DGID, then DLID), so with one source LID
-  // the records come out sorted and SortRecords only checks.
-  for (uint32_t k = 0; k < (1u << s.lmc); ++k) {
-    uint16_t slid = static_cast<uint16_t>(s.base_lid + k);
-    for (uint16_t dlid : x.lids_by_guid())
+  // In key order (DGID, SGID, DLID, SLID): destinations by GUID then LID
+  // (lids_by_guid), each with the source's LIDs ascending, so nothing is
+  // sorted, and Serialize's key-order check would reject a slip.
+  for (uint16_t dlid : x.lids_by_guid()) {
+    for (uint32_t k = 0; k < (1u << s.lmc); ++k) {
+      uint16_t slid = static_cast<uint16_t>(s.base_lid + k);
       if (engine.ComputePrdb(slid, dlid, &path) == PathStatus::kOk)
         db.paths.records.push_back(path);
+    }
   }
-  db.SortRecords();
   *out = std::move(db);
   return Status::Ok();
 }

@@ -154,13 +154,36 @@ std::string PathEngine::Limitations() const {
 bool PathEngine::Walk(uint32_t src, uint32_t dst, uint16_t dlid, uint8_t* mtu_out,
                       uint8_t* rate_out, uint16_t* valid_sls) const {
   const SmdbIndex& x = *index_;
-  const SmdbIndex::Port* p = &x.port(src);
-  uint8_t mtu = p->mtu_cap;
-  uint8_t rate = p->rate_own;
   // With QoS on, SLs an SL2VL table on the way sends to VL15 are dropped:
   // the source port's table (in port 0), then each switch's egress table
   // for the ingress port.
   bool drops = sl2vl_ && x.has_sl2vl_drops();
+  // A CA source's walk to a LID its destination owns, in two lookups: its
+  // first step folded (RouteSuffixes::FirstStep: the loop's first turn
+  // below) and the table's suffix from that switch. Not with the Tavor
+  // MTU quirk (it reads both ends' nodes), nor when the first step already
+  // reaches the end; a suffix the table lacks is walked below.
+  if (suffixes_ && !drops && !(x.subnet().flags & kSubnetEnableQuirks)) {
+    if (const RouteSuffixes::FirstStep* f = suffixes_->first_step(src)) {
+      const uint32_t end = WalkEndPort(x, dst, dlid);
+      if (end == SmdbIndex::kNone) return false;
+      RouteSuffixes::Suffix sfx;
+      RouteSuffixes::Lookup found = RouteSuffixes::Lookup::kUnknown;
+      if (end != src && f->peer != end && x.PortByLid(dlid) == dst)
+        found = suffixes_->GetRow(f->row, dlid, &sfx);
+      if (found == RouteSuffixes::Lookup::kNoRoute) return false;
+      if (found == RouteSuffixes::Lookup::kReached) {
+        if (sfx.hops > kMaxPathHops) return false;
+        *mtu_out = std::min(f->mtu, sfx.mtu);
+        *rate_out = CompareRates(f->rate, sfx.rate) > 0 ? sfx.rate : f->rate;
+        *valid_sls = 0xffff;
+        return true;
+      }
+    }
+  }
+  const SmdbIndex::Port* p = &x.port(src);
+  uint8_t mtu = p->mtu_cap;
+  uint8_t rate = p->rate_own;
   uint16_t valid = 0xffff;
   if ((x.subnet().flags & kSubnetEnableQuirks) && mtu > kMtu1024 &&
       (x.node_of(*p).tavor || x.node_of(x.port(dst)).tavor))

@@ -29,6 +29,19 @@ std::unique_ptr<RouteSuffixes> RouteSuffixes::Build(const SmdbIndex& x, size_t m
   const size_t rows = t->switch_nodes_.size();
   if (rows == 0 || rows * t->columns_ > max_entries) return nullptr;
   t->entries_.assign(rows * t->columns_, kUnset);
+  // Each CA port's first step (PathEngine::Walk's first loop turn).
+  t->first_steps_.resize(x.ports().size());
+  for (uint32_t i = 0; i < x.ports().size(); ++i) {
+    const SmdbIndex::Port& p = x.ports()[i];
+    if (x.node_of(p).type == kNodeSwitch || p.peer == SmdbIndex::kNone) continue;
+    const SmdbIndex::Port& in = x.port(p.peer);
+    if (x.node_of(in).type != kNodeSwitch) continue;
+    FirstStep& f = t->first_steps_[i];
+    f.peer = p.peer;
+    f.row = t->row_of_node_[in.node];
+    f.mtu = std::min(p.mtu_cap, in.mtu_cap);
+    f.rate = CompareRates(p.rate_own, in.rate) > 0 ? in.rate : p.rate_own;
+  }
   // Where each LID's walks end, once.
   std::vector<uint32_t> ends(t->columns_, SmdbIndex::kNone);
   for (uint16_t dlid : x.assigned_lids()) {

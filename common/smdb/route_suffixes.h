@@ -58,10 +58,33 @@ class RouteSuffixes {
   // MTU or rate code does not fit the table's 16-bit entries.
   static std::unique_ptr<RouteSuffixes> Build(const SmdbIndex& x, size_t max_entries);
 
+  // A CA port's first step folded: its link's peer (a switch's ingress
+  // port), that switch's row, and the MTU and rate the walk holds once the
+  // ingress port is counted (the port's own MTUCap and rate, then the
+  // ingress port's). Whole-PRDB builds walk from every destination back to
+  // the consumer: this is one read where the walk made three (the peer
+  // port, its node, the node's row).
+  struct FirstStep {
+    uint32_t peer = SmdbIndex::kNone;
+    uint32_t row = SmdbIndex::kNone;
+    uint8_t mtu = 0, rate = 0;
+  };
+  // The first step of endpoint port `port`, or null: a switch port, a port
+  // without a link, or one linked to a CA.
+  const FirstStep* first_step(uint32_t port) const {
+    return port < first_steps_.size() && first_steps_[port].row != SmdbIndex::kNone
+               ? &first_steps_[port]
+               : nullptr;
+  }
+
   // From switch `node` having counted its ingress port: its LFT lookup for
   // `dlid` onwards. kUnknown for a node or LID the table does not cover.
   Lookup Get(uint32_t node, uint16_t dlid, Suffix* out) const {
     uint32_t row = node < row_of_node_.size() ? row_of_node_[node] : SmdbIndex::kNone;
+    return GetRow(row, dlid, out);
+  }
+  // The same by the switch's row (FirstStep::row).
+  Lookup GetRow(uint32_t row, uint16_t dlid, Suffix* out) const {
     if (row == SmdbIndex::kNone || dlid >= columns_) return Lookup::kUnknown;
     uint16_t e = entries_[size_t{row} * columns_ + dlid];
     if (e == kUnset) return Lookup::kUnknown;
@@ -96,6 +119,7 @@ class RouteSuffixes {
 
   std::vector<uint32_t> row_of_node_;  // switch nodes' rows, kNone for others
   std::vector<uint32_t> switch_nodes_;
+  std::vector<FirstStep> first_steps_;  // by port index
   size_t columns_ = 0;  // LIDs 0 .. columns_ - 1
   std::vector<uint16_t> entries_;
 };

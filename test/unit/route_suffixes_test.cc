@@ -3,7 +3,9 @@
 // destination) pair of the path engine's test fabric (loops, missing
 // routes, a down port, parallel links of different rates, a Tavor, LMC 1,
 // switch destinations), and of hundreds of random changes to it, computes
-// the same record, failure and marks with the table as hop by hop.
+// the same record, failure and marks with the table as hop by hop: with
+// the Tavor MTU quirk on (walks start hop by hop) and off (a CA's first
+// step folded, RouteSuffixes::FirstStep).
 #include <cstring>
 #include <memory>
 #include <random>
@@ -45,6 +47,12 @@ int CompareAllPairs(const SmdbIndex& x, const PathEngineOptions& plain_options,
   return pairs;
 }
 
+// The same fabric without the Tavor quirk (opt.enable_quirks off).
+Smdb WithoutQuirks(Smdb db) {
+  db.subnet.records[0].flags &= ~kSubnetEnableQuirks;
+  return db;
+}
+
 std::unique_ptr<SmdbIndex> Index(Smdb* db) {
   db->SortRecords();
   std::unique_ptr<SmdbIndex> x;
@@ -66,6 +74,12 @@ TEST(RouteSuffixes, EveryPairOfTheTestFabricIsAnsweredAsHopByHop) {
   PathEngineOptions reversible;
   reversible.require_reversible = true;
   CompareAllPairs(*x, reversible, "reversible required");
+  Smdb plain_db = WithoutQuirks(TwoSwitchFabric());
+  std::unique_ptr<SmdbIndex> y = Index(&plain_db);
+  CHECK(y != nullptr);
+  CHECK(CompareAllPairs(*y, PathEngineOptions::ForPrdb(), "no quirks, prdb query") > 100);
+  CHECK(CompareAllPairs(*y, plain, "no quirks, no P_Key in the query") > 100);
+  CompareAllPairs(*y, reversible, "no quirks, reversible required");
   // The loop (LID 40) and the missing routes are in the table as such.
   std::unique_ptr<RouteSuffixes> t = RouteSuffixes::Build(*x, 1u << 20);
   CHECK(t != nullptr);
@@ -87,9 +101,13 @@ TEST(RouteSuffixes, RandomChangesToTheFabricAreAnsweredAsHopByHop) {
     std::string what = "trial " + std::to_string(trial) + ":";
     int changes = 1 + static_cast<int>(rng() % 4);
     for (int i = 0; i < changes; ++i) what += " " + MutateFabric(&rng, &db) + ";";
+    Smdb plain_db = WithoutQuirks(db);
     std::unique_ptr<SmdbIndex> x = Index(&db);
     if (!x) continue;  // e.g. an inconsistent link
     CompareAllPairs(*x, PathEngineOptions::ForPrdb(), what);
+    std::unique_ptr<SmdbIndex> y = Index(&plain_db);
+    CHECK(y != nullptr);
+    CompareAllPairs(*y, PathEngineOptions::ForPrdb(), what + " no quirks");
     ++fabrics;
   }
   CHECK(fabrics > 200);

@@ -113,12 +113,23 @@ uint8_t PathEngine::InexactFlags(uint16_t slid, uint16_t dlid) const {
 }
 
 PathStatus PathEngine::ComputePrdb(uint16_t slid, uint16_t dlid, PrdbPath* out) const {
-  ibv_path_record rec;
-  uint8_t marks = 0;
-  PathStatus st = ComputeMarked(slid, dlid, &rec, &marks);
+  Answer a;
+  PathStatus st = Solve(slid, dlid, &a);
   if (st != PathStatus::kOk) return st;
-  ToPrdbPath(rec, out);
-  out->flags |= marks;
+  // The record Compute() writes, as ToPrdbPath reads it (path_engine_test
+  // checks every pair both ways), without the 64 network-order bytes.
+  const SmdbIndex& x = *index_;
+  *out = PrdbPath{};
+  PutGid(x.prefix_bytes(), x.port(a.dst).port_guid, out->dgid.data());
+  PutGid(x.prefix_bytes(), x.port(a.src).port_guid, out->sgid.data());
+  out->dlid = dlid;
+  out->slid = slid;
+  out->pkey = a.pkey;
+  out->sl = a.sl & 0xF;
+  out->mtu = a.mtu & 0x3F;
+  out->rate = a.rate & 0x3F;
+  out->packet_life = a.life & 0x3F;
+  out->flags = static_cast<uint8_t>((a.reversible ? kPathReversible : 0) | a.marks);
   return st;
 }
 
@@ -306,10 +317,9 @@ PathStatus PathEngine::Compute(uint16_t slid, uint16_t dlid, ibv_path_record* ou
   return ComputeMarked(slid, dlid, out, nullptr);
 }
 
-PathStatus PathEngine::ComputeMarked(uint16_t slid, uint16_t dlid, ibv_path_record* out,
-                                     uint8_t* marks) const {
-  memset(out, 0, sizeof(*out));
-  if (marks) *marks = inexact_;
+PathStatus PathEngine::Solve(uint16_t slid, uint16_t dlid, Answer* a) const {
+  uint8_t* marks = &a->marks;
+  *marks = inexact_;
   const SmdbIndex& x = *index_;
   uint32_t src = x.PortByLid(slid);
   if (src == SmdbIndex::kNone) return PathStatus::kUnknownSlid;
@@ -343,23 +353,41 @@ PathStatus PathEngine::ComputeMarked(uint16_t slid, uint16_t dlid, ibv_path_reco
   uint8_t engine_sl = 0, span = 1;
   if (routing_sl_ && route_sls_ && route_sls_->Find(slid, dlid, f.sl, &engine_sl, &span)) {
     f.sl = engine_sl;
-    if (marks) *marks |= PathSlSpanBits(span);  // the SA's SL is one of span
-  } else if (routing_sl_ && marks) {
+    *marks |= PathSlSpanBits(span);  // the SA's SL is one of span
+  } else if (routing_sl_) {
     *marks |= kPathInexactRoutingSl;
   }
 
-  PutGid(x.prefix_bytes(), d.port_guid, out->dgid.raw);
-  PutGid(x.prefix_bytes(), s.port_guid, out->sgid.raw);
+  a->src = src;
+  a->dst = dst;
+  a->pkey = f.pkey;
+  a->sl = f.sl;
+  a->mtu = f.mtu;
+  a->rate = SaFinalRate(f.rate, (x.subnet().flags & kSubnetOriginalSaRates) != 0, s.rate_caps,
+                        d.rate_caps, reversible);
+  a->life = f.life;
+  a->reversible = reversible;
+  return PathStatus::kOk;
+}
+
+PathStatus PathEngine::ComputeMarked(uint16_t slid, uint16_t dlid, ibv_path_record* out,
+                                     uint8_t* marks) const {
+  memset(out, 0, sizeof(*out));
+  Answer a;
+  PathStatus st = Solve(slid, dlid, &a);
+  if (marks) *marks = a.marks;
+  if (st != PathStatus::kOk) return st;
+  const SmdbIndex& x = *index_;
+  PutGid(x.prefix_bytes(), x.port(a.dst).port_guid, out->dgid.raw);
+  PutGid(x.prefix_bytes(), x.port(a.src).port_guid, out->sgid.raw);
   out->dlid = htobe16(dlid);
   out->slid = htobe16(slid);
-  out->reversible_numpath = reversible ? kReversibleBit : 0;
-  out->pkey = htobe16(f.pkey);
-  out->qosclass_sl = htobe16(f.sl & 0xF);
-  out->mtu = static_cast<uint8_t>(kSelectorExactly | (f.mtu & 0x3F));
-  const uint8_t rate = SaFinalRate(f.rate, (x.subnet().flags & kSubnetOriginalSaRates) != 0,
-                                   s.rate_caps, d.rate_caps, reversible);
-  out->rate = static_cast<uint8_t>(kSelectorExactly | (rate & 0x3F));
-  out->packetlifetime = static_cast<uint8_t>(kSelectorExactly | (f.life & 0x3F));
+  out->reversible_numpath = a.reversible ? kReversibleBit : 0;
+  out->pkey = htobe16(a.pkey);
+  out->qosclass_sl = htobe16(a.sl & 0xF);
+  out->mtu = static_cast<uint8_t>(kSelectorExactly | (a.mtu & 0x3F));
+  out->rate = static_cast<uint8_t>(kSelectorExactly | (a.rate & 0x3F));
+  out->packetlifetime = static_cast<uint8_t>(kSelectorExactly | (a.life & 0x3F));
   return PathStatus::kOk;
 }
 

@@ -179,6 +179,17 @@ class PathEngine {
   };
   PathStatus GetParams(uint32_t src, uint32_t dst, uint16_t dlid, const QosQuery& q,
                        Params* out) const;
+  // The SA's answer to slid -> dlid before it is written out: the one
+  // computation behind ComputeMarked (the 64-byte record) and ComputePrdb
+  // (a PRDB record, written directly: whole PRDBs make millions).
+  struct Answer {
+    uint32_t src = 0, dst = 0;  // port indexes
+    uint16_t pkey = 0;
+    uint8_t sl = 0, mtu = 0, rate = 0, life = 0;  // rate: SaFinalRate's
+    bool reversible = false;
+    uint8_t marks = 0;  // kPathInexact* and the SL span bits, set on failure too
+  };
+  PathStatus Solve(uint16_t slid, uint16_t dlid, Answer* out) const;
   // Compute(), and in *marks (may be null) the PrdbPath::flags bits the
   // engine adds: kPathInexact* and the SL span (PathSlSpanBits).
   PathStatus ComputeMarked(uint16_t slid, uint16_t dlid, ibv_path_record* out,

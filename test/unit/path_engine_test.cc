@@ -9,8 +9,11 @@
 
 #include <cstring>
 #include <map>
+#include <random>
+#include <vector>
 
 #include "common/mad/mad_wire.h"
+#include "common/smdb/smdb_codec.h"
 #include "common/smdb/smdb_index.h"
 #include "test/support/check_ok.h"
 #include "test/unit/path_engine_fabric.h"
@@ -361,6 +364,45 @@ TEST(PathEngine, ArbitraryDatabasesNeverCrashTheIndexOrTheEngine) {
     e.Compute(0xffff, 0xbfff, &r);
   }
   CHECK(built > 100);  // most scrambles still make a usable index
+}
+
+// ComputePrdb writes its record directly (not through the 64-byte one):
+// it must be ToPrdbPath of Compute()'s record with InexactFlags() added,
+// for every pair of the test fabric, scrambled ones, and the subnets whose
+// records are marked (the encodings compared, padding aside).
+TEST(PathEngine, APrdbRecordIsTheSasRecordInPrdbForm) {
+  std::mt19937 rng(11);
+  const uint32_t flag_cases[] = {0, kSubnetEnableQuirks, kSubnetRoutingSl,
+                                 kSubnetQos | kSubnetRoutingSl, kSubnetOriginalSaRates};
+  int compared = 0;
+  for (int i = 0; i < 120; ++i) {
+    Smdb db = TwoSwitchFabric();
+    if (i % 3 == 2) Scramble(&rng, &db);
+    db.subnet.records[0].flags = flag_cases[i % 5];
+    std::unique_ptr<SmdbIndex> idx;
+    if (!SmdbIndex::Build(db, &idx).ok()) continue;
+    for (const PathEngineOptions& o : {PathEngineOptions(), PathEngineOptions::ForPrdb()}) {
+      PathEngine e(idx.get(), o);
+      for (uint16_t s : idx->assigned_lids()) {
+        for (uint16_t d : idx->assigned_lids()) {
+          ibv_path_record r;
+          PrdbPath direct, via;
+          PathStatus a = e.ComputePrdb(s, d, &direct), b = e.Compute(s, d, &r);
+          std::string what = "case " + std::to_string(i) + ": " + std::to_string(s) + "->" +
+                             std::to_string(d);
+          CHECK_TEXT(a == b, what.c_str());
+          if (a != PathStatus::kOk) continue;
+          ToPrdbPath(r, &via);
+          via.flags |= e.InexactFlags(s, d);
+          CHECK_TEXT(EncodeRecords(std::vector<PrdbPath>{direct}) ==
+                         EncodeRecords(std::vector<PrdbPath>{via}),
+                     what.c_str());
+          ++compared;
+        }
+      }
+    }
+  }
+  CHECK(compared > 5000);
 }
 
 TEST(PathEngine, LidListsAndPathLines) {

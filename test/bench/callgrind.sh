@@ -21,7 +21,7 @@ ls "$cache"/fat10000-*.before.smdb >/dev/null 2>&1 ||
 	{ echo "callgrind.sh: no SMDB cache in $cache: run $bench once first" >&2; exit 2; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-pieces="PieceSmdbApply PieceSmdbApplyNext PieceIndex PieceEngine PieceRouteDiff PieceDeltaRouteDiff PiecePrdbBuild PiecePrdbUpdate PieceDeltaApply PieceFrameCodec"
+pieces="PieceSmdbApply PieceSmdbApplyNext PieceIndex PieceEngine PieceRouteDiff PieceDeltaRouteDiff PiecePrdbBuild PiecePrdbUpdate PiecePrdbWhole PieceDeltaApply PieceFrameCodec"
 toggles=()
 for p in $pieces; do toggles+=("--toggle-collect=*$p*"); done
 echo "callgrind.sh: running bench_tree --pieces under callgrind (a few minutes)" >&2

@@ -16,8 +16,8 @@
 //
 // What it cannot hold: SL2VL tables that drop SLs per (ingress, egress)
 // pair (QoS), which depend on the ingress port; the engine does not build
-// it then. Size: 2 bytes per (switch, LID) up to the highest LID; Build
-// declines beyond `max_entries`.
+// it then. Size: 2 bytes per (switch, LID) up to the highest LID, and 12
+// per port (FirstStep); Build declines beyond `max_entries`.
 //
 // Immutable once built: shared by the threads that use the engine.
 #ifndef IBACM_SSA_COMMON_SMDB_ROUTE_SUFFIXES_H

@@ -50,15 +50,6 @@ void EncodeTableHeader(const TableSchema& t, uint32_t record_count, uint32_t pay
   EncodeSectionHeader(sh, out);
 }
 
-void SerializeRaw(const DbSchema& schema, const RawDb& raw, std::string* out) {
-  size_t total = kFileHeaderSize;
-  for (const RawTable& t : raw.tables) total += kSectionHeaderSize + t.bytes.size();
-  out->clear();
-  out->reserve(total);
-  EmitRaw(schema, raw,
-          [out](const uint8_t* p, size_t n) { out->append(reinterpret_cast<const char*>(p), n); });
-}
-
 uint32_t DigestRaw(const DbSchema& schema, const RawDb& raw) {
   uint32_t crc = 0;
   EmitRaw(schema, raw, [&crc](const uint8_t* p, size_t n) { crc = Crc32(p, n, crc); });

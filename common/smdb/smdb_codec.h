@@ -250,8 +250,9 @@ void EncodeTableHeader(const TableSchema& t, uint32_t record_count, uint32_t pay
                        uint64_t table_epoch, uint8_t* out);
 
 // Feeds the serialization of `raw` (all of the schema's tables, as ToRaw
-// makes it) to sink(const uint8_t*, size_t), piece by piece: Serialize
-// appends the pieces, DigestRaw CRCs them without copying.
+// makes it: the bytes SerializeDb writes for the same database) to
+// sink(const uint8_t*, size_t), piece by piece: DigestRaw CRCs them
+// without copying.
 template <class Sink>
 void EmitRaw(const DbSchema& schema, const RawDb& raw, Sink&& sink) {
   uint8_t header[kFileHeaderSize];
@@ -268,8 +269,7 @@ void EmitRaw(const DbSchema& schema, const RawDb& raw, Sink&& sink) {
   }
 }
 
-void SerializeRaw(const DbSchema& schema, const RawDb& raw, std::string* out);
-// CRC32 of SerializeRaw's output.
+// CRC32 of the serialization (EmitRaw's pieces).
 uint32_t DigestRaw(const DbSchema& schema, const RawDb& raw);
 
 // ---- Delta writing pieces (smdb_delta.cc), shared with prdb_patch.cc ----

@@ -428,7 +428,8 @@ void SmdbIndex::BuildPkeys(const Smdb& db) {
       for (size_t b = 0; b < n; ++b) {
         uint16_t pkey = pair_pkey_[a * n + b];
         pair_shares_common_[a * n + b] =
-            pkey != 0 && SearchShareThisPkey(static_cast<uint32_t>(a), static_cast<uint32_t>(b), pkey);
+            pkey != 0 &&
+            SearchShareThisPkey(static_cast<uint32_t>(a), static_cast<uint32_t>(b), pkey);
       }
   }
 }

@@ -197,7 +197,8 @@ __attribute__((noinline)) Status PiecePrdbWhole(const smdb::PathEngine& engine,
     st = prdb.Serialize(bytes.get());
     if (!st.ok()) return st;
     auto t2 = Clock::now();
-    const uint32_t digest = smdb::Crc32(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size());
+    const uint32_t digest =
+        smdb::Crc32(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size());
     auto t3 = Clock::now();
     tree::DbReplica<smdb::Prdb> replica(nullptr, false);
     st = replica.ApplyFull(bytes, epoch, digest);

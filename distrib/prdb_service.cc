@@ -6,6 +6,7 @@
 
 #include "common/smdb/smdb_delta.h"
 #include "common/smdb/smdb_format.h"
+#include "common/smdb/whole_prdb.h"
 
 namespace ssa {
 namespace distrib {
@@ -14,25 +15,27 @@ namespace distrib {
 // previous version when there is one).
 Status PrdbService::BuildWhole(const Engine& e, const Consumer& previous, uint64_t port_guid,
                                uint64_t epoch, BufferRecycler* buffers, JobResult* r) {
-  smdb::Prdb prdb;
-  Status st = smdb::BuildPrdb(*e.engine, port_guid, epoch, &prdb);
-  if (!st.ok()) return st;
   std::string serialized = buffers->Take(previous.image ? previous.image->size() : 0);
-  st = prdb.Serialize(&serialized);
+  size_t paths = 0;
+  Status st = smdb::WritePrdbImage(*e.engine, port_guid, epoch, &serialized, &paths);
   if (!st.ok()) return st;
   std::shared_ptr<const std::string> bytes = buffers->Share(std::move(serialized));
   PrdbVersion& v = r->version;
   v.digest = smdb::Crc32(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size());
-  v.paths = prdb.paths.records.size();
-  smdb::Prdb old;
+  v.paths = paths;
   std::shared_ptr<const std::string> old_bytes =
       previous.image ? previous.image->Bytes() : nullptr;
+  smdb::Prdb old, now;
+  // The delta compares records: both versions parsed (a whole rebuild
+  // after an update; a bring-up has no previous version).
   if (old_bytes &&
       smdb::Prdb::Parse(reinterpret_cast<const uint8_t*>(old_bytes->data()), old_bytes->size(),
                         &old)
+          .ok() &&
+      smdb::Prdb::Parse(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size(), &now)
           .ok()) {
     auto delta = std::make_shared<std::string>();
-    if (smdb::MakeDelta(old, prdb, delta.get()).ok()) {
+    if (smdb::MakeDelta(old, now, delta.get()).ok()) {
       v.delta = delta;
       v.delta_from = previous.epoch;
     }

@@ -6,8 +6,9 @@
 #include <endian.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cstring>
+
+#include "common/smdb/whole_prdb.h"
 
 namespace ssa {
 namespace smdb {
@@ -103,6 +104,12 @@ PathEngine::PathEngine(const SmdbIndex* index, PathEngineOptions options)
       slice->Of(index_->subnet(), index_->route_sl_generation()))
     route_sls_ = slice;
   if (routing_sl_ && !route_sls_) inexact_ |= kPathInexactRoutingSl;
+  // Whole PRDBs fold their records (whole_prdb.cc) when nothing but the
+  // walks and the P_Key tables decides them.
+  if (suffixes_ && options_.pkey_from_path && options_.requester_lid == 0 &&
+      !options_.require_reversible && !qos_ && !routing_sl_ &&
+      !(flags & kSubnetEnableQuirks) && !(sl2vl_ && index_->has_sl2vl_drops()))
+    whole_prdb_plan_ = std::make_shared<const WholePrdbPlan>(*index_, *suffixes_);
 }
 
 uint8_t PathEngine::InexactFlags(uint16_t slid, uint16_t dlid) const {
@@ -471,40 +478,6 @@ void FromPrdbPath(const PrdbPath& p, ibv_path_record* out) {
   out->rate = static_cast<uint8_t>(kSelectorExactly | (p.rate & 0x3F));
   out->packetlifetime = static_cast<uint8_t>(kSelectorExactly | (p.packet_life & 0x3F));
   out->preference = p.preference;
-}
-
-Status BuildPrdb(const PathEngine& engine, uint64_t port_guid, uint64_t smdb_epoch, Prdb* out) {
-  const SmdbIndex& x = engine.index();
-  uint32_t src = x.PortByGuid(port_guid);
-  if (src == SmdbIndex::kNone || x.port(src).base_lid == 0) {
-    char b[64];
-    snprintf(b, sizeof(b), "no port with a LID has GUID 0x%016llx",
-             static_cast<unsigned long long>(port_guid));
-    return Status::Error(ENOENT, b);
-  }
-  const SmdbIndex::Port& s = x.port(src);
-  Prdb db;
-  db.global_epoch = smdb_epoch;
-  PrdbSource& so = db.source.records[0];
-  so.port_guid = port_guid;
-  so.subnet_prefix = x.subnet().subnet_prefix;
-  so.base_lid = s.base_lid;
-  so.lmc = s.lmc;
-  so.smdb_epoch = smdb_epoch;
-  PrdbPath path;
-  db.paths.records.reserve(x.assigned_lids().size() << s.lmc);
-  // In key order (DGID, SGID, DLID, SLID): destinations by GUID then LID
-  // (lids_by_guid), each with the source's LIDs ascending, so nothing is
-  // sorted, and Serialize's key-order check would reject a slip.
-  for (uint16_t dlid : x.lids_by_guid()) {
-    for (uint32_t k = 0; k < (1u << s.lmc); ++k) {
-      uint16_t slid = static_cast<uint16_t>(s.base_lid + k);
-      if (engine.ComputePrdb(slid, dlid, &path) == PathStatus::kOk)
-        db.paths.records.push_back(path);
-    }
-  }
-  *out = std::move(db);
-  return Status::Ok();
 }
 
 }  // namespace smdb

@@ -67,6 +67,8 @@
 namespace ssa {
 namespace smdb {
 
+class WholePrdbPlan;  // whole_prdb.h
+
 // Why there is no path. Every status but kOk is an SA answer of
 // ERR_NO_RECORDS (status 0x0300) to the same query.
 enum class PathStatus : uint8_t {
@@ -167,6 +169,15 @@ class PathEngine {
   const RouteSlTable* route_sls() const { return route_sls_; }
   // Whether walks use the route-suffix table (route_suffix_max_entries).
   bool has_route_suffixes() const { return suffixes_ != nullptr; }
+  const RouteSuffixes* route_suffixes() const { return suffixes_.get(); }
+  // The per-destination facts whole PRDBs fold their records from
+  // (whole_prdb.h), or null when a record may depend on more than its
+  // walks and its ends' P_Key tables: no route-suffix table, a QoS
+  // policy, routing-engine SLs, the Tavor quirk, SL2VL drops, or a query
+  // other than the PRDB's (PathEngineOptions::ForPrdb()).
+  const WholePrdbPlan* whole_prdb_plan() const { return whole_prdb_plan_.get(); }
+  // The kPathInexact* marks every record of this SMDB carries.
+  uint8_t inexact_marks() const { return inexact_; }
   // What of the SA's answer this SMDB cannot predict, e.g. "QoS levels
   // (opt.qos)"; empty when the engine is exact for this subnet.
   std::string Limitations() const;
@@ -211,6 +222,7 @@ class PathEngine {
   bool sl2vl_ = false;              // QoS on: SL2VL tables may drop SLs
   uint32_t requester_ = SmdbIndex::kNone;  // resolved requester_lid
   std::shared_ptr<const RouteSuffixes> suffixes_;  // or null: hop by hop
+  std::shared_ptr<const WholePrdbPlan> whole_prdb_plan_;
 };
 
 // "qos", "routing-sl" or "qos,routing-sl" for kPathInexact* bits; "" for 0.
@@ -231,12 +243,6 @@ void ToPrdbPath(const ibv_path_record& rec, PrdbPath* out);
 // The inverse: the 64-byte record the SA answers (selector "exactly" on
 // MTU, rate and PacketLifeTime, NumbPath 0), from a PRDB path.
 void FromPrdbPath(const PrdbPath& path, ibv_path_record* out);
-
-// Every path (kOk only) from every LID of the port with `port_guid` to
-// every assigned LID, as a PRDB stamped with `smdb_epoch`. ENOENT if no
-// endpoint port has that GUID. The engine's options say which query the
-// records answer: PathEngineOptions::ForPrdb() for what consumers serve.
-Status BuildPrdb(const PathEngine& engine, uint64_t port_guid, uint64_t smdb_epoch, Prdb* out);
 
 }  // namespace smdb
 }  // namespace ssa

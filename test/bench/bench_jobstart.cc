@@ -53,6 +53,7 @@
 
 #include "common/acm/acm_client.h"
 #include "common/smdb/path_engine.h"
+#include "common/smdb/whole_prdb.h"
 #include "common/smdb/smdb_index.h"
 #include "common/smdb/smdb_prdb.h"
 #include "providers/ssa/prdb_view.h"

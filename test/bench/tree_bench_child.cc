@@ -36,6 +36,7 @@
 #include "common/base/event_loop.h"
 #include "common/base/log.h"
 #include "common/smdb/path_engine.h"
+#include "common/smdb/whole_prdb.h"
 #include "common/smdb/smdb.h"
 #include "common/smdb/smdb_index.h"
 #include "common/smdb/smdb_prdb.h"

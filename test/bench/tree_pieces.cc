@@ -33,6 +33,7 @@
 
 #include "common/smdb/lft_lineage.h"
 #include "common/smdb/path_engine.h"
+#include "common/smdb/whole_prdb.h"
 #include "common/smdb/smdb.h"
 #include "common/smdb/smdb_delta.h"
 #include "common/smdb/smdb_index.h"
@@ -178,23 +179,20 @@ __attribute__((noinline)) Status PieceShmExport(
 
 // A consumer's bring-up, piece by piece, as the access node and the
 // consumer make it for each of `guids` (the route-suffix engine of the
-// access node's bring-up): the PRDB computed, serialized and its CRC
-// taken; then, at the consumer, the full transfer verified and parsed, and
+// access node's bring-up): the PRDB written (computed straight into its
+// serialization, WritePrdbImage) and its CRC taken; then, at the consumer, the full transfer verified and parsed, and
 // the provider's view built. `ms` gets each step's total.
 struct WholeMs {
-  double compute = 0, serialize = 0, crc = 0, apply = 0, view = 0;
+  double write = 0, crc = 0, apply = 0, view = 0;
 };
 __attribute__((noinline)) Status PiecePrdbWhole(const smdb::PathEngine& engine,
                                                 const std::vector<uint64_t>& guids,
                                                 uint64_t epoch, WholeMs* ms) {
   for (uint64_t guid : guids) {
     auto t0 = Clock::now();
-    smdb::Prdb prdb;
-    Status st = smdb::BuildPrdb(engine, guid, epoch, &prdb);
-    if (!st.ok()) return st;
-    auto t1 = Clock::now();
     auto bytes = std::make_shared<std::string>();
-    st = prdb.Serialize(bytes.get());
+    size_t paths = 0;
+    Status st = smdb::WritePrdbImage(engine, guid, epoch, bytes.get(), &paths);
     if (!st.ok()) return st;
     auto t2 = Clock::now();
     const uint32_t digest =
@@ -206,8 +204,7 @@ __attribute__((noinline)) Status PiecePrdbWhole(const smdb::PathEngine& engine,
     auto t4 = Clock::now();
     auto view = std::make_shared<const ssaprov::PrdbView>(replica.db());
     auto t5 = Clock::now();
-    ms->compute += std::chrono::duration<double, std::milli>(t1 - t0).count();
-    ms->serialize += std::chrono::duration<double, std::milli>(t2 - t1).count();
+    ms->write += std::chrono::duration<double, std::milli>(t2 - t0).count();
     ms->crc += std::chrono::duration<double, std::milli>(t3 - t2).count();
     ms->apply += std::chrono::duration<double, std::milli>(t4 - t3).count();
     ms->view += std::chrono::duration<double, std::milli>(t5 - t4).count();
@@ -386,9 +383,9 @@ int RunPieces(const SmdbPair& pair) {
       const double n = static_cast<double>(in.guids.size());
       char what[256];
       snprintf(what, sizeof(what),
-               "%zu consumers' bring-up, per consumer: computed %.3f, serialized %.3f, CRC %.3f, "
+               "%zu consumers' bring-up, per consumer: written %.3f, CRC %.3f, "
                "applied %.3f, view %.3f ms: %s",
-               in.guids.size(), ms.compute / n, ms.serialize / n, ms.crc / n, ms.apply / n,
+               in.guids.size(), ms.write / n, ms.crc / n, ms.apply / n,
                ms.view / n, s.ToString().c_str());
       lap(name, what);
     }

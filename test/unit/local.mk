@@ -60,6 +60,7 @@ test_unit_unit_tests_SOURCES = \
 	test/unit/route_diff_test.cc \
 	test/unit/text_util_test.cc \
 	test/unit/route_suffixes_test.cc \
+	test/unit/whole_prdb_test.cc \
 	test/unit/prdb_service_test.cc test/unit/prdb_patch_test.cc test/unit/route_sl_slice_test.cc \
 	test/unit/tree_frame_test.cc \
 	test/unit/inproc_mad_test.cc \

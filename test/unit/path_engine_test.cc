@@ -4,6 +4,7 @@
 // text pieces of ssa-smdb (util/smdb_tool/path_text.h).
 // The fabric is drawn in path_engine_fabric.h.
 #include "common/smdb/path_engine.h"
+#include "common/smdb/whole_prdb.h"
 
 #include <endian.h>
 

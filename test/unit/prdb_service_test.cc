@@ -13,6 +13,7 @@
 #include "common/base/log.h"
 #include "common/base/worker_pool.h"
 #include "common/smdb/smdb_delta.h"
+#include "common/smdb/whole_prdb.h"
 #include "distrib/prdb_service.h"
 #include "test/support/check_ok.h"
 #include "test/unit/path_engine_fabric.h"

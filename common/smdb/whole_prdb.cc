@@ -1,0 +1,244 @@
+// whole_prdb.cc: BuildPrdb and WritePrdbImage (whole_prdb.h).
+//
+// The fold repeats, for the pairs it covers, what PathEngine::Solve and
+// GetParams do with the PRDB query (pkey_from_path) when no QoS policy,
+// routing-engine SL, requester, Tavor quirk or SL2VL drop takes part (the
+// engine says so by having a plan):
+//   - P_Key: CommonPkey(source table, destination table); none, no path;
+//     the forward direction must share it (ShareThisPkey), the reverse
+//     one too for Reversible;
+//   - the forward walk: the source's first step folded with its switch's
+//     suffix to the DLID (PathEngine::Walk's CA fast path); the reverse:
+//     the destination's first step with its switch's suffix to the SLID;
+//     more than kMaxPathHops switches fails a walk;
+//   - SL: the P_Key's partition SL; PacketLifeTime: subnet_timeout (the
+//     ends differ); rate: SaFinalRate; flags: Reversible and the engine's
+//     subnet-wide marks.
+// Anything else goes to ComputePrdb, which stays the definition.
+#include "common/smdb/whole_prdb.h"
+
+#include <endian.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "common/smdb/prdb_image.h"
+#include "common/smdb/smdb_codec.h"
+
+namespace ssa {
+namespace smdb {
+
+WholePrdbPlan::WholePrdbPlan(const SmdbIndex& x, const RouteSuffixes& t) {
+  dest_.reserve(x.lids_by_guid().size());
+  for (uint16_t lid : x.lids_by_guid()) {
+    Destination d;
+    d.port = x.PortByLid(lid);
+    const SmdbIndex::Port& p = x.port(d.port);
+    d.guid = p.port_guid;
+    d.lid = lid;
+    d.pkey_table = p.pkey_table;
+    d.rate_caps = p.rate_caps;
+    // A CA whose link is to a switch (a switch's walks start and end at
+    // its LFT; those pairs are solved).
+    const RouteSuffixes::FirstStep* f = t.first_step(d.port);
+    if (f && x.node_of(p).type != kNodeSwitch) {
+      d.row = f->row;
+      d.mtu = f->mtu;
+      d.rate = f->rate;
+    }
+    dest_.push_back(d);
+  }
+}
+
+namespace {
+
+void PutGid(const std::array<uint8_t, 8>& prefix, uint64_t guid, std::array<uint8_t, 16>* gid) {
+  memcpy(gid->data(), prefix.data(), 8);
+  uint64_t be = htobe64(guid);
+  memcpy(gid->data() + 8, &be, 8);
+}
+
+// What the records from one source to one destination P_Key table share.
+struct PkeyAnswer {
+  static constexpr uint8_t kUnset = 0, kNone = 1, kForward = 2, kBoth = 3;
+  uint8_t state = kUnset;  // kNone: no record; kForward: not reversible
+  uint8_t sl = 0;
+  uint16_t pkey = 0;
+};
+
+// The records from `src` (a port with a LID), in key order, to
+// emit(const PrdbPath&).
+template <class Emit>
+void ForEachRecord(const PathEngine& engine, uint32_t src, Emit&& emit) {
+  const SmdbIndex& x = engine.index();
+  const SmdbIndex::Port& s = x.port(src);
+  const uint32_t lids = 1u << s.lmc;
+  auto solve = [&](uint16_t dlid) {
+    PrdbPath solved;
+    for (uint32_t k = 0; k < lids; ++k) {
+      uint16_t slid = static_cast<uint16_t>(s.base_lid + k);
+      if (engine.ComputePrdb(slid, dlid, &solved) == PathStatus::kOk) emit(solved);
+    }
+  };
+  const WholePrdbPlan* plan = engine.whole_prdb_plan();
+  const RouteSuffixes* t = engine.route_suffixes();
+  const RouteSuffixes::FirstStep* f = t ? t->first_step(src) : nullptr;
+  if (!plan || !f || x.node_of(s).type == kNodeSwitch) {
+    for (uint16_t dlid : x.lids_by_guid()) solve(dlid);
+    return;
+  }
+  const SmdbSubnet& subnet = x.subnet();
+  const bool original_rates = (subnet.flags & kSubnetOriginalSaRates) != 0;
+  const uint8_t marks = engine.inexact_marks();
+  std::vector<PkeyAnswer> answers(x.pkey_table_count());
+  PkeyAnswer no_table;
+  no_table.state = PkeyAnswer::kNone;
+  PrdbPath path;  // what every folded record shares is written once
+  PutGid(x.prefix_bytes(), s.port_guid, &path.sgid);
+  path.packet_life = subnet.subnet_timeout & 0x3F;
+  for (const WholePrdbPlan::Destination& d : plan->destinations()) {
+    if (d.row == SmdbIndex::kNone || d.port == src) {
+      solve(d.lid);
+      continue;
+    }
+    const PkeyAnswer* a = &no_table;
+    if (s.pkey_table != SmdbIndex::kNone && d.pkey_table != SmdbIndex::kNone) {
+      PkeyAnswer& slot = answers[d.pkey_table];
+      if (slot.state == PkeyAnswer::kUnset) {
+        slot.pkey = x.CommonPkey(s.pkey_table, d.pkey_table);
+        slot.state = PkeyAnswer::kNone;
+        // Asked both ways, as Solve does (ShareThisPkey is symmetric today).
+        if (slot.pkey != 0 && x.ShareThisPkey(s.pkey_table, d.pkey_table, slot.pkey)) {
+          slot.sl = x.PartitionSl(slot.pkey, subnet.default_sl);
+          slot.state = x.ShareThisPkey(d.pkey_table, s.pkey_table, slot.pkey)
+                           ? PkeyAnswer::kBoth
+                           : PkeyAnswer::kForward;
+        }
+      }
+      a = &slot;
+    }
+    if (a->state == PkeyAnswer::kNone) continue;  // no shared P_Key: no path
+    RouteSuffixes::Suffix there;
+    RouteSuffixes::Lookup found = t->GetRow(f->row, d.lid, &there);
+    if (found == RouteSuffixes::Lookup::kUnknown) {
+      solve(d.lid);
+      continue;
+    }
+    if (found == RouteSuffixes::Lookup::kNoRoute || there.hops > kMaxPathHops) continue;
+    const uint8_t mtu = std::min(f->mtu, there.mtu);
+    const uint8_t rate = CompareRates(f->rate, there.rate) > 0 ? there.rate : f->rate;
+    // Every source LID's record first, then emitted: a suffix back the
+    // table lacks sends the whole destination to solve(), in order.
+    uint8_t flags[128];
+    bool unknown = false;
+    for (uint32_t k = 0; k < lids && !unknown; ++k) {
+      RouteSuffixes::Suffix back;
+      RouteSuffixes::Lookup b =
+          t->GetRow(d.row, static_cast<uint16_t>(s.base_lid + k), &back);
+      unknown = b == RouteSuffixes::Lookup::kUnknown;
+      flags[k] = b == RouteSuffixes::Lookup::kReached && back.hops <= kMaxPathHops &&
+                 a->state == PkeyAnswer::kBoth;
+    }
+    if (unknown) {
+      solve(d.lid);
+      continue;
+    }
+    PutGid(x.prefix_bytes(), d.guid, &path.dgid);
+    path.dlid = d.lid;
+    path.pkey = a->pkey;
+    path.sl = a->sl & 0xF;
+    path.mtu = mtu & 0x3F;
+    for (uint32_t k = 0; k < lids; ++k) {
+      const bool reversible = flags[k] != 0;
+      path.slid = static_cast<uint16_t>(s.base_lid + k);
+      path.rate = SaFinalRate(rate, original_rates, s.rate_caps, d.rate_caps, reversible) & 0x3F;
+      path.flags = static_cast<uint8_t>((reversible ? kPathReversible : 0) | marks);
+      emit(path);
+    }
+  }
+}
+
+// The source port of a whole PRDB, or ENOENT.
+Status FindSource(const SmdbIndex& x, uint64_t port_guid, uint32_t* src) {
+  *src = x.PortByGuid(port_guid);
+  if (*src != SmdbIndex::kNone && x.port(*src).base_lid != 0) return Status::Ok();
+  char b[64];
+  snprintf(b, sizeof(b), "no port with a LID has GUID 0x%016llx",
+           static_cast<unsigned long long>(port_guid));
+  return Status::Error(ENOENT, b);
+}
+
+PrdbSource SourceRecord(const SmdbIndex& x, uint32_t src, uint64_t smdb_epoch) {
+  const SmdbIndex::Port& s = x.port(src);
+  PrdbSource so;
+  so.port_guid = s.port_guid;
+  so.subnet_prefix = x.subnet().subnet_prefix;
+  so.base_lid = s.base_lid;
+  so.lmc = s.lmc;
+  so.smdb_epoch = smdb_epoch;
+  return so;
+}
+
+}  // namespace
+
+Status BuildPrdb(const PathEngine& engine, uint64_t port_guid, uint64_t smdb_epoch, Prdb* out) {
+  const SmdbIndex& x = engine.index();
+  uint32_t src;
+  Status st = FindSource(x, port_guid, &src);
+  if (!st.ok()) return st;
+  Prdb db;
+  db.global_epoch = smdb_epoch;
+  db.source.records[0] = SourceRecord(x, src, smdb_epoch);
+  db.paths.records.reserve(x.assigned_lids().size() << x.port(src).lmc);
+  ForEachRecord(engine, src, [&db](const PrdbPath& p) { db.paths.records.push_back(p); });
+  *out = std::move(db);
+  return Status::Ok();
+}
+
+Status WritePrdbImage(const PathEngine& engine, uint64_t port_guid, uint64_t smdb_epoch,
+                      std::string* out, size_t* paths) {
+  const SmdbIndex& x = engine.index();
+  uint32_t src;
+  Status st = FindSource(x, port_guid, &src);
+  if (!st.ok()) {
+    out->clear();
+    return st;
+  }
+  using I = PrdbImage;
+  const DbSchema& schema = Prdb::Schema();
+  const size_t most = x.assigned_lids().size() << x.port(src).lmc;
+  if (most * I::kPathSize > kMaxTableBytes) {
+    out->clear();
+    return Status::Error(kErrInvalidInput, TableWhere(schema, PrdbPath::kTableId) + ": " +
+                                               std::to_string(most) +
+                                               " records exceed the table size limit");
+  }
+  out->resize(I::kHeadSize + most * I::kPathSize);
+  uint8_t* b = reinterpret_cast<uint8_t*>(&(*out)[0]);
+  uint8_t* p = b + I::kHeadSize;
+  ForEachRecord(engine, src, [&p](const PrdbPath& r) {
+    EncodeRecord(r, p);
+    p += I::kPathSize;
+  });
+  const uint32_t n = static_cast<uint32_t>((p - (b + I::kHeadSize)) / I::kPathSize);
+  out->resize(I::kHeadSize + size_t{n} * I::kPathSize);
+  b = reinterpret_cast<uint8_t*>(&(*out)[0]);
+  // Serialize's check: a record out of key order is a bug here, not data.
+  st = CheckRecords(schema, schema.tables[1], b + I::kHeadSize, n, I::kPathSize,
+                    kErrInvalidInput);
+  if (!st.ok()) {
+    out->clear();
+    return st;
+  }
+  EncodeDbHeader(schema, smdb_epoch, b);
+  EncodeRecord(SourceRecord(x, src, smdb_epoch), b + I::kSourceRecord);
+  EncodeTableHeader(schema.tables[0], 1, Crc32(b + I::kSourceRecord, I::kSourceSize), 0,
+                    b + I::kSourceHeader);
+  EncodeTableHeader(schema.tables[1], n, Crc32(b + I::kHeadSize, size_t{n} * I::kPathSize), 0,
+                    b + I::kPathsHeader);
+  *paths = n;
+  return Status::Ok();
+}
+
+}  // namespace smdb
+}  // namespace ssa

@@ -80,8 +80,11 @@ class RouteSuffixes {
   // From switch `node` having counted its ingress port: its LFT lookup for
   // `dlid` onwards. kUnknown for a node or LID the table does not cover.
   Lookup Get(uint32_t node, uint16_t dlid, Suffix* out) const {
-    uint32_t row = node < row_of_node_.size() ? row_of_node_[node] : SmdbIndex::kNone;
-    return GetRow(row, dlid, out);
+    return GetRow(row_of(node), dlid, out);
+  }
+  // Switch `node`'s row, kNone for another node.
+  uint32_t row_of(uint32_t node) const {
+    return node < row_of_node_.size() ? row_of_node_[node] : SmdbIndex::kNone;
   }
   // The same by the switch's row (FirstStep::row).
   Lookup GetRow(uint32_t row, uint16_t dlid, Suffix* out) const {

@@ -8,9 +8,14 @@
 //     the forward direction must share it (ShareThisPkey), the reverse
 //     one too for Reversible;
 //   - the forward walk: the source's first step folded with its switch's
-//     suffix to the DLID (PathEngine::Walk's CA fast path); the reverse:
-//     the destination's first step with its switch's suffix to the SLID;
-//     more than kMaxPathHops switches fails a walk;
+//     suffix to the DLID (PathEngine::Walk's CA fast path); the reverse
+//     (whether it succeeds: only Reversible depends on it): from a CA,
+//     its first step's switch's suffix to the SLID; from a switch, its own
+//     row's (its walk leaves through its LFT, port 0 and the egress port
+//     unread, and reaches the same switches). More than kMaxPathHops
+//     switches fails a walk. The table marks a suffix past the limit as
+//     no route, and a switch's own walk counts one switch fewer than its
+//     row: a switch's "no route" back is solved, not trusted;
 //   - SL: the P_Key's partition SL; PacketLifeTime: subnet_timeout (the
 //     ends differ); rate: SaFinalRate; flags: Reversible and the engine's
 //     subnet-wide marks.
@@ -19,6 +24,7 @@
 
 #include <endian.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -38,13 +44,16 @@ WholePrdbPlan::WholePrdbPlan(const SmdbIndex& x, const RouteSuffixes& t) {
     d.lid = lid;
     d.pkey_table = p.pkey_table;
     d.rate_caps = p.rate_caps;
-    // A CA whose link is to a switch (a switch's walks start and end at
-    // its LFT; those pairs are solved).
-    const RouteSuffixes::FirstStep* f = t.first_step(d.port);
-    if (f && x.node_of(p).type != kNodeSwitch) {
+    if (x.node_of(p).type == kNodeSwitch) {
+      // The walk there ends where its LFT sends its LID: port 0 itself,
+      // or else the pair is solved.
+      if (WalkEndPort(x, d.port, lid) == d.port) {
+        d.kind = kSwitch;
+        d.row = t.row_of(p.node);
+      }
+    } else if (const RouteSuffixes::FirstStep* f = t.first_step(d.port)) {
+      d.kind = kCa;
       d.row = f->row;
-      d.mtu = f->mtu;
-      d.rate = f->rate;
     }
     dest_.push_back(d);
   }
@@ -97,7 +106,7 @@ void ForEachRecord(const PathEngine& engine, uint32_t src, Emit&& emit) {
   PutGid(x.prefix_bytes(), s.port_guid, &path.sgid);
   path.packet_life = subnet.subnet_timeout & 0x3F;
   for (const WholePrdbPlan::Destination& d : plan->destinations()) {
-    if (d.row == SmdbIndex::kNone || d.port == src) {
+    if (d.kind == WholePrdbPlan::kSolve || d.port == src) {
       solve(d.lid);
       continue;
     }
@@ -127,19 +136,20 @@ void ForEachRecord(const PathEngine& engine, uint32_t src, Emit&& emit) {
     if (found == RouteSuffixes::Lookup::kNoRoute || there.hops > kMaxPathHops) continue;
     const uint8_t mtu = std::min(f->mtu, there.mtu);
     const uint8_t rate = CompareRates(f->rate, there.rate) > 0 ? there.rate : f->rate;
-    // Every source LID's record first, then emitted: a suffix back the
-    // table lacks sends the whole destination to solve(), in order.
+    // Every source LID's walk back first: one the table cannot vouch for
+    // sends the whole destination to solve(), in order.
     uint8_t flags[128];
-    bool unknown = false;
-    for (uint32_t k = 0; k < lids && !unknown; ++k) {
+    bool unsure = false;
+    for (uint32_t k = 0; k < lids && !unsure; ++k) {
       RouteSuffixes::Suffix back;
       RouteSuffixes::Lookup b =
           t->GetRow(d.row, static_cast<uint16_t>(s.base_lid + k), &back);
-      unknown = b == RouteSuffixes::Lookup::kUnknown;
+      unsure = b == RouteSuffixes::Lookup::kUnknown ||
+               (d.kind == WholePrdbPlan::kSwitch && b == RouteSuffixes::Lookup::kNoRoute);
       flags[k] = b == RouteSuffixes::Lookup::kReached && back.hops <= kMaxPathHops &&
                  a->state == PkeyAnswer::kBoth;
     }
-    if (unknown) {
+    if (unsure) {
       solve(d.lid);
       continue;
     }

@@ -8,9 +8,10 @@
 // tables (WholePrdbPlan says when), a record is folded from per-
 // destination facts gathered once per engine, the source's row of the
 // route-suffix table and one P_Key answer per destination table. A pair
-// the fold does not cover (a switch or the source itself as destination,
-// a destination whose link is not to a switch, a suffix the table lacks)
-// is solved by ComputePrdb. whole_prdb_test.cc checks every port of
+// the fold does not cover (the source itself as destination, a
+// destination whose link is not to a switch, a switch whose LFT does not
+// send its own LID to port 0, a walk back the table cannot vouch for) is
+// solved by ComputePrdb. whole_prdb_test.cc checks every port of
 // hundreds of fabrics against ComputePrdb pair by pair, byte for byte.
 //
 // Why: an access node's bring-up builds every consumer's whole PRDB: at
@@ -40,13 +41,20 @@ namespace smdb {
 // PathEngine that may fold (PathEngine::whole_prdb_plan()); immutable.
 class WholePrdbPlan {
  public:
+  enum Kind : uint8_t {
+    kSolve,   // every pair solved (ComputePrdb)
+    kCa,      // an endpoint linked to a switch: the walk back starts at its first step
+    kSwitch,  // a switch's port 0: the walk back leaves through its own LFT
+  };
   struct Destination {
-    uint64_t guid = 0;        // the DGID's port GUID
-    uint32_t port = 0;        // SmdbIndex port index
-    uint32_t row = SmdbIndex::kNone;  // its first step's switch row; kNone: solve the pair
+    uint64_t guid = 0;  // the DGID's port GUID
+    uint32_t port = 0;  // SmdbIndex port index
+    // The route-suffix row the walk back reads: kCa, its first step's
+    // switch; kSwitch, its own.
+    uint32_t row = SmdbIndex::kNone;
     uint32_t pkey_table = SmdbIndex::kNone;
     uint16_t lid = 0;
-    uint8_t mtu = 0, rate = 0;  // its first step folded (RouteSuffixes::FirstStep)
+    Kind kind = kSolve;
     uint8_t rate_caps = 0;
   };
   // The plan for `x` with its route-suffix table `t`.

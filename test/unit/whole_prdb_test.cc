@@ -127,6 +127,29 @@ TEST(WholePrdb, EveryPortOfTheTestFabricHasItsPairByPairRecords) {
   CHECK(CompareEveryPort(*y, "original rates", true) > 100);
 }
 
+// S1's LFT sends its own LID out of port 1, to A, whose two rates differ:
+// rated by port 0's capability (no extended speeds here) QDR, by its own
+// EDR, as A is. The SA's walk from A to LID 1 ends at that port and reads
+// only its own rate; a fold through A's first step would read the other.
+TEST(WholePrdb, ASwitchLidRoutedOutOfAPortIsSolved) {
+  Smdb db = WithoutQuirks(TwoSwitchFabric());
+  for (SmdbPort& p : db.ports.records) {
+    if (p.node_guid == S1 && p.port_num == 0) p.capability_mask &= ~kCapHasExtSpeeds;
+    const bool s1p1 = p.node_guid == S1 && p.port_num == 1, a = p.node_guid == A;
+    if (!s1p1 && !a) continue;
+    p.link_speed_ext_active = kEdr;
+    p.capability_mask = kCapExt;
+    p.rate = ComputePortRate(p.link_width_active, p.link_speed_active, kEdr, a);
+  }
+  for (SmdbLftBlock& b : db.lft_blocks.records)
+    if (b.node_guid == S1 && b.block == 0) b.ports[1] = 1;
+  std::unique_ptr<SmdbIndex> x = Index(&db);
+  CHECK(x != nullptr);
+  const SmdbIndex::Port& s1p1 = x->port(x->PortOf(x->port(x->PortByLid(1)).node, 1));
+  CHECK(CompareRates(s1p1.rate, s1p1.rate_own) < 0);
+  CHECK(CompareEveryPort(*x, "S1 LID out of port 1", true) > 100);
+}
+
 TEST(WholePrdb, WhatTurnsTheFoldOffIsSolvedPairByPair) {
   const uint32_t off[] = {kSubnetEnableQuirks, kSubnetRoutingSl, kSubnetQos | kSubnetRoutingSl};
   for (uint32_t flags : off) {

@@ -48,14 +48,23 @@ std::unique_ptr<RouteSuffixes> RouteSuffixes::Build(const SmdbIndex& x, size_t m
     uint32_t dst = x.PortByLid(dlid);
     if (dst != SmdbIndex::kNone) ends[dlid] = WalkEndPort(x, dst, dlid);
   }
-  // Row by row, so a switch's LFT row and entries are read in order (by
-  // column, every read landed in another switch's row: 152 s instead of a
-  // few at 48,748 LIDs).
+  // In tiles of kTileLids LIDs, each tile row by row: a walk's steps read
+  // other switches' LFT and table entries at the same LID, and within a
+  // tile those are a cache line or two per switch, all in cache. (Row by
+  // row over every LID, each step's read landed in a row out of cache,
+  // 0.4 s at 10,000 HCAs; column by column, every read did: 152 s at
+  // 48,748 LIDs.)
   Scratch scratch;
   scratch.stamp.assign(x.nodes().size(), 0);
-  for (uint32_t start : t->switch_nodes_)
-    for (uint16_t dlid : x.assigned_lids())
-      if (t->at(start, dlid) == kUnset) t->FillFrom(x, start, dlid, ends[dlid], &scratch);
+  const std::vector<uint16_t>& lids = x.assigned_lids();
+  for (size_t first = 0; first < lids.size();) {
+    size_t last = first;
+    while (last < lids.size() && lids[last] < (lids[first] / kTileLids + 1) * kTileLids) ++last;
+    for (uint32_t start : t->switch_nodes_)
+      for (size_t i = first; i < last; ++i)
+        if (t->at(start, lids[i]) == kUnset) t->FillFrom(x, start, lids[i], ends[lids[i]], &scratch);
+    first = last;
+  }
   return t;
 }
 

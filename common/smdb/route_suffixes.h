@@ -103,6 +103,9 @@ class RouteSuffixes {
   // mtu (3 bits) | rate (6) | hops (7); hops <= kMaxPathHops, so the two
   // markers below are never a real entry.
   static constexpr uint16_t kUnset = 0xFFFE, kNoRouteEntry = 0xFFFF;
+  // Build fills the table in tiles of this many LIDs (64 LFT bytes, 128
+  // table bytes per switch).
+  static constexpr uint16_t kTileLids = 64;
   struct Step {
     uint32_t node;
     uint8_t mtu, rate;  // this switch's egress port, then the next port's

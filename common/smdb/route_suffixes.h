@@ -89,7 +89,18 @@ class RouteSuffixes {
   // The same by the switch's row (FirstStep::row).
   Lookup GetRow(uint32_t row, uint16_t dlid, Suffix* out) const {
     if (row == SmdbIndex::kNone || dlid >= columns_) return Lookup::kUnknown;
-    uint16_t e = entries_[size_t{row} * columns_ + dlid];
+    return Decode(entries_[size_t{row} * columns_ + dlid], out);
+  }
+  // Every switch row's entry for `dlid`, by row, for Decode: the walks
+  // back to one LID from every destination of a whole PRDB read one
+  // column, an entry per row a table row apart; gathered once, they are
+  // one small array. kUnknown entries when the table does not cover it.
+  void GetColumn(uint16_t dlid, std::vector<uint16_t>* out) const {
+    out->assign(switch_nodes_.size(), kUnset);
+    if (dlid >= columns_) return;
+    for (size_t r = 0; r < out->size(); ++r) (*out)[r] = entries_[r * columns_ + dlid];
+  }
+  static Lookup Decode(uint16_t e, Suffix* out) {
     if (e == kUnset) return Lookup::kUnknown;
     if (e == kNoRouteEntry) return Lookup::kNoRoute;
     out->mtu = static_cast<uint8_t>(e >> 13);
@@ -98,6 +109,7 @@ class RouteSuffixes {
     return Lookup::kReached;
   }
   size_t entries() const { return entries_.size(); }
+  size_t switch_rows() const { return switch_nodes_.size(); }
 
  private:
   // mtu (3 bits) | rate (6) | hops (7); hops <= kMaxPathHops, so the two

@@ -102,6 +102,16 @@ void ForEachRecord(const PathEngine& engine, uint32_t src, Emit&& emit) {
   std::vector<PkeyAnswer> answers(x.pkey_table_count());
   PkeyAnswer no_table;
   no_table.state = PkeyAnswer::kNone;
+  // The walks back from every destination to each source LID: one column
+  // of the table each, by row.
+  std::vector<uint16_t> back_to(t->switch_rows() * lids);
+  {
+    std::vector<uint16_t> column;
+    for (uint32_t k = 0; k < lids; ++k) {
+      t->GetColumn(static_cast<uint16_t>(s.base_lid + k), &column);
+      std::copy(column.begin(), column.end(), back_to.begin() + k * t->switch_rows());
+    }
+  }
   PrdbPath path;  // what every folded record shares is written once
   PutGid(x.prefix_bytes(), s.port_guid, &path.sgid);
   path.packet_life = subnet.subnet_timeout & 0x3F;
@@ -143,7 +153,7 @@ void ForEachRecord(const PathEngine& engine, uint32_t src, Emit&& emit) {
     for (uint32_t k = 0; k < lids && !unsure; ++k) {
       RouteSuffixes::Suffix back;
       RouteSuffixes::Lookup b =
-          t->GetRow(d.row, static_cast<uint16_t>(s.base_lid + k), &back);
+          RouteSuffixes::Decode(back_to[k * t->switch_rows() + d.row], &back);
       unsure = b == RouteSuffixes::Lookup::kUnknown ||
                (d.kind == WholePrdbPlan::kSwitch && b == RouteSuffixes::Lookup::kNoRoute);
       flags[k] = b == RouteSuffixes::Lookup::kReached && back.hops <= kMaxPathHops &&

@@ -100,13 +100,20 @@ void DataClient::OnEvent(uint32_t events) {
   // from frame to frame instead of allocated (and faulted in) each time.
   Frame f;
   for (int i = 0; i < 64 && stream_; ++i) {
-    ssize_t n = stream_->Read(buf, sizeof(buf));
+    // A large payload (a whole PRDB) is read straight into its frame.
+    size_t room = 0;
+    uint8_t* direct = reader_.Direct(&room);
+    ssize_t n = direct ? stream_->Read(direct, room) : stream_->Read(buf, sizeof(buf));
     if (n == -EAGAIN) return;
     if (n <= 0)
       return Disconnect(n == 0 ? "closed by the parent" : strerror(static_cast<int>(-n)), true,
                         false);
     counters_.bytes_received += static_cast<uint64_t>(n);
-    Status st = reader_.Feed(buf, static_cast<size_t>(n));
+    Status st;
+    if (direct)
+      reader_.Commit(static_cast<size_t>(n));
+    else
+      st = reader_.Feed(buf, static_cast<size_t>(n));
     // Alive means whole frames arriving, not bytes: a length field damaged
     // in transit would otherwise keep the reader waiting for a frame that
     // never ends while the parent's keepalives look like traffic.
@@ -147,6 +154,7 @@ void DataClient::OnFrame(Frame* frame) {
     case FrameType::kXferBegin: {
       if (state_ != State::kActive || in_xfer_ || !DecodeXferBegin(f.payload, &xfer_).ok()) break;
       in_xfer_ = true;
+      xfer_crc_is_digest_ = false;
       parent_epoch_ = std::max(parent_epoch_, xfer_.to);
       xfer_bytes_ = std::make_shared<std::string>();
       return;
@@ -157,8 +165,12 @@ void DataClient::OnFrame(Frame* frame) {
       // chunk's bytes: taken, not copied.
       if (xfer_bytes_->empty() && f.payload.size() == xfer_.total) {
         xfer_bytes_->swap(frame->payload);
+        // Its CRC, checked, is the whole transfer's: for a full one, the
+        // digest the replica would compute again.
+        xfer_crc_is_digest_ = f.crc == xfer_.digest;
         return;
       }
+      xfer_crc_is_digest_ = false;
       if (xfer_bytes_->capacity() < xfer_.total)
         xfer_bytes_->reserve(static_cast<size_t>(xfer_.total));
       xfer_bytes_->append(f.payload);
@@ -196,7 +208,8 @@ void DataClient::FinishTransfer() {
   // Counted first: the replica tells its owner as soon as it swaps.
   uint64_t& received = xfer_.kind == 1 ? counters_.full_received : counters_.delta_received;
   ++received;
-  Status st = xfer_.kind == 1 ? replica_->ApplyFull(bytes, xfer_.to, xfer_.digest)
+  Status st = xfer_.kind == 1 ? replica_->ApplyFull(bytes, xfer_.to, xfer_.digest,
+                                                    xfer_crc_is_digest_)
                               : replica_->ApplyDelta(bytes, xfer_.from, xfer_.to, xfer_.digest);
   double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   if (!st.ok()) {

@@ -104,6 +104,7 @@ class DataClient {
   std::string out_;
   bool want_write_ = false;
   bool in_xfer_ = false;
+  bool xfer_crc_is_digest_ = false;  // the transfer came in one frame whose CRC is its digest
   XferBegin xfer_;
   std::shared_ptr<std::string> xfer_bytes_;
   Reactor::TimerId tick_ = 0;

@@ -111,7 +111,10 @@ class Replica {
   // Each builds the result on a copy, checks it against `digest` and only
   // then replaces what is held. ESTALE: the delta's base is not what is
   // held; EBADMSG: malformed; EILSEQ: digest mismatch.
-  virtual Status ApplyFull(const Bytes& bytes, uint64_t epoch, uint32_t digest) = 0;
+  // `digest_checked`: the caller has checked that the CRC32 of `bytes` is
+  // `digest` (a data channel frame's CRC that covered them all).
+  virtual Status ApplyFull(const Bytes& bytes, uint64_t epoch, uint32_t digest,
+                           bool digest_checked = false) = 0;
   virtual Status ApplyDelta(const Bytes& delta, uint64_t from, uint64_t to, uint32_t digest) = 0;
 };
 
@@ -158,8 +161,10 @@ class DbReplica : public Replica {
     return ApplyWhole(bytes, nullptr, DigestOf(*bytes));
   }
 
-  Status ApplyFull(const Bytes& bytes, uint64_t epoch, uint32_t digest) override {
-    if (DigestOf(*bytes) != digest) return Status::Error(EILSEQ, "full transfer: digest mismatch");
+  Status ApplyFull(const Bytes& bytes, uint64_t epoch, uint32_t digest,
+                   bool digest_checked = false) override {
+    if (!digest_checked && DigestOf(*bytes) != digest)
+      return Status::Error(EILSEQ, "full transfer: digest mismatch");
     return ApplyWhole(bytes, &epoch, digest);
   }
 

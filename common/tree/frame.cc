@@ -1,6 +1,7 @@
 // frame.cc: see frame.h.
 #include "common/tree/frame.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "common/base/big_endian.h"
@@ -306,6 +307,14 @@ Status FrameReader::CheckHeader(const uint8_t* h) {
 
 Status FrameReader::Feed(const uint8_t* data, size_t len) {
   if (!error_.ok()) return error_;
+  if (in_big_) {
+    size_t take = std::min(len, big_.size() - big_have_);
+    if (take) memcpy(&big_[big_have_], data, take);
+    big_have_ += take;
+    data += take;
+    len -= take;
+    if (len == 0) return error_;
+  }
   if (pos_ > 0 && pos_ == buf_.size()) {
     buf_.clear();
     pos_ = 0;
@@ -316,16 +325,66 @@ Status FrameReader::Feed(const uint8_t* data, size_t len) {
   if (buf_.size() - pos_ >= kFrameHeaderSize) {
     const uint8_t* h = reinterpret_cast<const uint8_t*>(buf_.data()) + pos_;
     error_ = CheckHeader(h);
+    const size_t payload = GetBe32(h + 8);
+    if (error_.ok() && !in_big_ && payload > kKeptCapacity &&
+        buf_.size() - pos_ < kFrameHeaderSize + payload) {
+      StartBig();
+      return error_;
+    }
     // Room for the whole frame at once: a large payload arriving in 64 KB
     // reads would otherwise be copied again each time the buffer doubles.
-    size_t frame_end = pos_ + kFrameHeaderSize + GetBe32(h + 8);
+    size_t frame_end = pos_ + kFrameHeaderSize + payload;
     if (error_.ok() && buf_.capacity() < frame_end) buf_.reserve(frame_end);
   }
   return error_;
 }
 
+void FrameReader::StartBig() {
+  const uint8_t* h = reinterpret_cast<const uint8_t*>(buf_.data()) + pos_;
+  memcpy(big_header_, h, kFrameHeaderSize);
+  // Only the payload's start is buffered (the caller checked): all of
+  // buf_ from here on.
+  const size_t have = buf_.size() - pos_ - kFrameHeaderSize;
+  big_.clear();
+  big_.resize(GetBe32(h + 8));
+  memcpy(&big_[0], h + kFrameHeaderSize, have);
+  big_have_ = have;
+  in_big_ = true;
+  if (buf_.capacity() > kKeptCapacity)
+    std::string().swap(buf_);
+  else
+    buf_.clear();
+  pos_ = 0;
+}
+
+uint8_t* FrameReader::Direct(size_t* room) {
+  if (!error_.ok() || !in_big_ || big_have_ == big_.size()) return nullptr;
+  *room = big_.size() - big_have_;
+  return reinterpret_cast<uint8_t*>(&big_[big_have_]);
+}
+
 bool FrameReader::Next(Frame* out) {
-  if (!error_.ok() || buf_.size() - pos_ < kFrameHeaderSize) return false;
+  if (!error_.ok()) return false;
+  if (in_big_) {
+    if (big_have_ < big_.size()) return false;
+    const uint32_t crc = smdb::Crc32(reinterpret_cast<const uint8_t*>(big_.data()), big_.size());
+    if (crc != GetBe32(big_header_ + 12)) {
+      error_ = Status::Error(EBADMSG, std::string(FrameTypeName(static_cast<FrameType>(
+                                          big_header_[5]))) +
+                                          " frame CRC mismatch");
+      return false;
+    }
+    out->type = static_cast<FrameType>(big_header_[5]);
+    out->crc = crc;
+    out->payload.swap(big_);
+    std::string().swap(big_);
+    in_big_ = false;
+    big_have_ = 0;
+    if (buf_.size() - pos_ >= kFrameHeaderSize)
+      error_ = CheckHeader(reinterpret_cast<const uint8_t*>(buf_.data()) + pos_);
+    return true;
+  }
+  if (buf_.size() - pos_ < kFrameHeaderSize) return false;
   const uint8_t* h = reinterpret_cast<const uint8_t*>(buf_.data()) + pos_;
   error_ = CheckHeader(h);
   if (!error_.ok()) return false;
@@ -338,6 +397,7 @@ bool FrameReader::Next(Frame* out) {
     return false;
   }
   out->type = static_cast<FrameType>(h[5]);
+  out->crc = crc;
   if (pos_ == 0 && buf_.size() == kFrameHeaderSize + len && len > kKeptCapacity) {
     // The buffer holds this large frame alone: it becomes the payload (the
     // header shifted out in place) instead of being copied to new memory.

@@ -137,6 +137,7 @@ struct Ack {
 struct Frame {
   FrameType type = FrameType::kKeepalive;
   std::string payload;
+  uint32_t crc = 0;  // the header's payload CRC (checked)
 };
 
 // A whole frame (header + payload).
@@ -162,21 +163,43 @@ Status DecodeQuery(const std::string& p, std::string* name);
 
 // Splits a byte stream into frames. Feed what arrives; Next() yields whole
 // frames. The first error is sticky.
+//
+// A payload larger than kKeptCapacity that has not arrived whole gets its
+// own buffer as soon as its header is checked, which becomes the frame's
+// payload: Direct() says where the rest of it goes, so a reader can read
+// the stream straight into it (Commit() then) instead of through a buffer
+// of its own and Feed: a consumer's whole PRDB crosses memory once, not
+// three times (issue 28). Feed still works for every byte.
 class FrameReader {
  public:
   Status Feed(const uint8_t* data, size_t len);
   // True with *out filled when a whole frame is buffered.
   bool Next(Frame* out);
-  size_t buffered() const { return buf_.size() - pos_; }
+  // Where the large payload being read goes next and, in *room, how many
+  // bytes it still needs; null when nothing is read that way now.
+  uint8_t* Direct(size_t* room);
+  // `n` (at most *room) bytes were written at Direct().
+  void Commit(size_t n) { big_have_ += n; }
+  size_t buffered() const {
+    return buf_.size() - pos_ + (in_big_ ? kFrameHeaderSize + big_have_ : 0);
+  }
   // The error that stopped the reader (OK while it reads).
   const Status& error() const { return error_; }
 
  private:
   Status CheckHeader(const uint8_t* h);
+  // The header at pos_ starts a large payload: it moves to big_.
+  void StartBig();
   static constexpr size_t kKeptCapacity = 256 * 1024;
   std::string buf_;
   size_t pos_ = 0;
   Status error_;
+  // The large payload being read (its header, the bytes so far); buf_
+  // holds only what follows it.
+  bool in_big_ = false;
+  uint8_t big_header_[kFrameHeaderSize] = {};
+  std::string big_;
+  size_t big_have_ = 0;
 };
 
 }  // namespace tree

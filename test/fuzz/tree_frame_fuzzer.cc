@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -41,15 +42,25 @@ struct Reading {
 };
 
 // Feeds `data` in pieces whose sizes `next_size` picks, taking frames as
-// the daemons do.
+// the daemons do; with `direct`, a large payload's bytes as the data
+// client reads them (FrameReader::Direct).
 template <class NextSize>
-Reading Read(const uint8_t* data, size_t size, NextSize next_size) {
+Reading Read(const uint8_t* data, size_t size, NextSize next_size, bool direct = false) {
   Reading r;
   FrameReader reader;
   size_t off = 0;
   while (off < size) {
     size_t n = std::min(size - off, next_size());
-    ssa::Status st = reader.Feed(data + off, n);
+    size_t room = 0;
+    uint8_t* d = direct ? reader.Direct(&room) : nullptr;
+    ssa::Status st;
+    if (d) {
+      n = std::min(n, room);
+      memcpy(d, data + off, n);
+      reader.Commit(n);
+    } else {
+      st = reader.Feed(data + off, n);
+    }
     off += n;
     Frame f;
     while (st.ok() && reader.Next(&f)) r.frames.push_back(f);
@@ -180,7 +191,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // Mostly short pieces (across header and payload edges), some long.
     return (x >> 28) == 0 ? size_t{1} + (x >> 8) % 4096 : size_t{1} + (x >> 16) % 40;
   });
-  for (const Reading* r : {&bytes, &chunks}) {
+  x = static_cast<uint32_t>(size) + 7;
+  Reading direct = Read(
+      data, size,
+      [&x] {
+        x = x * 1103515245u + 12345u;
+        return size_t{1} + (x >> 12) % 70000;
+      },
+      true);
+  for (const Reading* r : {&bytes, &chunks, &direct}) {
     FUZZ_CHECK(SameFrames(whole, *r));
     FUZZ_CHECK(whole.error.code() == r->error.code() &&
                whole.error.message() == r->error.message());

@@ -5,8 +5,10 @@
 #include "common/tree/frame.h"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 
+#include "common/smdb/smdb_format.h"
 #include "test/support/check_ok.h"
 
 // Last: CppUTest redefines new for leak checking.
@@ -148,4 +150,65 @@ TEST(TreeFrame, LargeFramesArriveWholeHoweverTheStreamIsCut) {
     LONGS_EQUAL(6, next);
     LONGS_EQUAL(0, r.buffered());
   }
+}
+
+// The data client's way: a large payload is read straight into its frame
+// (Direct, Commit), everything else fed. Read sizes from a socket that
+// returns at most `cut` bytes: the frames, their CRCs and what stays
+// buffered are those of feeding alone. A damaged large payload stops the
+// reader as it would fed.
+TEST(TreeFrame, LargePayloadsReadStraightIntoTheirFrame) {
+  std::string big1(600 * 1024, '\0'), big2(300 * 1024, '\0');
+  for (size_t i = 0; i < big1.size(); ++i) big1[i] = static_cast<char>(i * 31 + 7);
+  for (size_t i = 0; i < big2.size(); ++i) big2[i] = static_cast<char>(i * 17 + 3);
+  const std::string payloads[] = {"a", big1, "small", big2, big2, "", big1, "z"};
+  std::string stream;
+  for (const std::string& p : payloads) stream += EncodeFrame(FrameType::kXferData, p);
+  for (size_t cut : {size_t{65536}, size_t{1000}, size_t{100000}, size_t{7}}) {
+    FrameReader r;
+    Frame f;
+    size_t next = 0, off = 0, direct_bytes = 0;
+    uint8_t buf[65536];
+    while (off < stream.size()) {
+      size_t room = 0;
+      uint8_t* d = r.Direct(&room);
+      size_t n = std::min({cut, stream.size() - off, d ? room : sizeof(buf)});
+      memcpy(d ? d : buf, stream.data() + off, n);
+      off += n;
+      if (d) {
+        r.Commit(n);
+        direct_bytes += n;
+      } else {
+        CHECK_OK(r.Feed(buf, n));
+      }
+      while (r.Next(&f)) {
+        CHECK(next < 8);
+        CHECK_TEXT(f.payload == payloads[next], ("frame " + std::to_string(next) + ", reads of " +
+                                                 std::to_string(cut)).c_str());
+        CHECK_EQUAL(ssa::smdb::Crc32(reinterpret_cast<const uint8_t*>(f.payload.data()),
+                                     f.payload.size()),
+                    f.crc);
+        ++next;
+      }
+    }
+    LONGS_EQUAL(8, next);
+    LONGS_EQUAL(0, r.buffered());
+    CHECK(direct_bytes > 2 * big1.size());  // most of the large payloads
+    CHECK(r.Direct(&off) == nullptr);
+  }
+  std::string bad = EncodeFrame(FrameType::kXferData, big1);
+  bad[bad.size() / 2] ^= 1;
+  FrameReader r;
+  CHECK_OK(r.Feed(reinterpret_cast<const uint8_t*>(bad.data()), 65536));
+  size_t room = 0;
+  uint8_t* d = r.Direct(&room);
+  CHECK(d != nullptr);
+  LONGS_EQUAL(bad.size() - 65536, room);
+  memcpy(d, bad.data() + 65536, room);
+  r.Commit(room);
+  Frame f;
+  CHECK_FALSE(r.Next(&f));
+  STRCMP_CONTAINS("CRC mismatch", r.error().message().c_str());
+  CHECK(r.Direct(&room) == nullptr);
+  CHECK_FALSE(r.Feed(reinterpret_cast<const uint8_t*>(bad.data()), 1).ok());
 }

@@ -32,7 +32,7 @@
 //
 //   make bench && test/bench/bench_tree [--hcas N] [--consumers N]
 //       [--access N] [--distribution N] [--consumer-procs N] [--consumer-loops N]
-//       [--prdb-threads N]
+//       [--prdb-threads N] [--route-table-mb MB]
 //       [--link-down NODE[:PORT]] [--timeout S] [--max-rss-gib G] [--regen]
 //       [--log-level L] [--pieces] [--routing ENGINE] [--qos-policy FILE]
 //
@@ -121,7 +121,8 @@ void Usage(const char* argv0) {
   fprintf(
       stderr,
       "usage: %s [--hcas N] [--consumers N] [--access N] [--distribution N] [--consumer-procs N]\n"
-      "          [--consumer-loops N] [--prdb-threads N] [--link-down NODE[:PORT]] [--timeout S]\n"
+      "          [--consumer-loops N] [--prdb-threads N] [--route-table-mb MB]\n"
+      "          [--link-down NODE[:PORT]] [--timeout S]\n"
       "          [--max-rss-gib G] [--routing ENGINE] [--qos-policy FILE]\n"
       "          [--regen] [--log-level L] [--pieces]\n",
       argv0);
@@ -155,6 +156,8 @@ bool ParseArgs(int argc, char** argv, BenchOptions* o) {
       o->consumer_loops = static_cast<int>(n);
     else if (a == "--prdb-threads" && n >= 1 && n <= 64)
       o->prdb_threads = static_cast<int>(n);
+    else if (a == "--route-table-mb" && n >= 0 && n <= 16384)
+      o->route_table_mb = static_cast<int>(n);
     else if (a == "--link-down" && !v.empty())
       o->pair.link_down = v;
     else if (a == "--routing" && !v.empty())
@@ -252,7 +255,7 @@ int main(int argc, char** argv) {
   }
   Progress("SMDBs %s (%.1f s): epochs %" PRIu64 " and %" PRIu64, pair.source.c_str(), Since(t_smdb),
            pair.before.global_epoch, pair.after.global_epoch);
-  if (opt.pieces) return RunPieces(pair);
+  if (opt.pieces) return RunPieces(pair, opt.route_table_mb);
   // As many consumers as this machine's memory holds (a full subnet's
   // PRDBs are 2.5 MB each): a consumer keeps its parsed PRDB (1.04 x its
   // wire size) and its access node the serialization; every member keeps

@@ -315,6 +315,7 @@ Status Bench::RunStartup(Phase* p) {
       o.listen = "127.0.0.1:0";
       o.max_children = 8192;
       o.prdb_threads = opt_.prdb_threads;
+      o.prdb_route_table_mb = opt_.route_table_mb;
       member_mads_.push_back(mads_.NewTransport(all[i].lid));
       Status s = member_mads_.back()->Open(tree::kSsaClass, tree::kSsaClassVersion);
       if (!s.ok()) return s;

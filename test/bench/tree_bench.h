@@ -44,6 +44,9 @@ struct BenchOptions {
   int consumer_procs = 0;  // 0: as few as the descriptor limit allows
   int consumer_loops = 2;  // per consumer process
   int prdb_threads = 2;
+  // --route-table-mb: the access nodes' prdb_route_table_mb (ibssa_opts.cfg(5)),
+  // and the pieces' engine's.
+  int route_table_mb = 64;
   double timeout_s = 600;
   double max_rss_gib = 21;
   bool pieces = false;  // --pieces: the fixed CPU-bound workloads only

@@ -224,7 +224,7 @@ __attribute__((noinline)) size_t PieceFrameCodec(const std::vector<distrib::Prdb
   return frames;
 }
 
-int RunPieces(const SmdbPair& pair) {
+int RunPieces(const SmdbPair& pair, int route_table_mb) {
   auto t = Clock::now();
   auto lap = [&t](const char* name, const std::string& what) {
     printf("%-18s %10.3f ms  %s\n", name, Since(t) * 1e3, what.c_str());
@@ -371,7 +371,7 @@ int RunPieces(const SmdbPair& pair) {
     // The bring-up's whole PRDBs (the same consumers), twice: the first
     // pass touches new memory, the second shows the work alone.
     smdb::PathEngineOptions o = smdb::PathEngineOptions::ForPrdb();
-    o.route_suffix_max_entries = distrib::PrdbService::kDefaultRouteTableMaxEntries;
+    o.route_suffix_max_entries = static_cast<size_t>(route_table_mb) << 19;  // 2 B each
     t = Clock::now();
     smdb::PathEngine engine(in.x2.get(), o);
     lap("route_suffixes", std::string("the route-suffix table ") +

@@ -12,7 +12,9 @@ namespace ssa {
 namespace bench {
 
 // Runs every piece once on `pair`, one line each; 0 when all ran.
-int RunPieces(const SmdbPair& pair);
+// `route_table_mb`: the whole-PRDB engine's route-suffix table bound
+// (bench_tree --route-table-mb).
+int RunPieces(const SmdbPair& pair, int route_table_mb);
 
 }  // namespace bench
 }  // namespace ssa

@@ -34,6 +34,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <map>
+#include <memory>
 #include <random>
 #include <string>
 
@@ -261,6 +262,20 @@ inline ibv_path_record Expected(uint64_t sguid, uint16_t slid, uint64_t dguid, u
   ibv_path_record out;
   ssa::mad::ToIbvPathRecord(r, &out);
   return out;
+}
+
+// `db` sorted and indexed; null when the index refuses it.
+inline std::unique_ptr<SmdbIndex> SortedIndex(Smdb* db) {
+  db->SortRecords();
+  std::unique_ptr<SmdbIndex> x;
+  if (!SmdbIndex::Build(*db, &x).ok()) return nullptr;
+  return x;
+}
+
+// The same fabric without the Tavor quirk (opt.enable_quirks off).
+inline Smdb WithoutQuirks(Smdb db) {
+  db.subnet.records[0].flags &= ~kSubnetEnableQuirks;
+  return db;
 }
 
 // One random change to a fabric (an LFT entry, a port's MTU, rate or

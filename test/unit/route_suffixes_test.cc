@@ -47,26 +47,13 @@ int CompareAllPairs(const SmdbIndex& x, const PathEngineOptions& plain_options,
   return pairs;
 }
 
-// The same fabric without the Tavor quirk (opt.enable_quirks off).
-Smdb WithoutQuirks(Smdb db) {
-  db.subnet.records[0].flags &= ~kSubnetEnableQuirks;
-  return db;
-}
-
-std::unique_ptr<SmdbIndex> Index(Smdb* db) {
-  db->SortRecords();
-  std::unique_ptr<SmdbIndex> x;
-  if (!SmdbIndex::Build(*db, &x).ok()) return nullptr;
-  return x;
-}
-
 }  // namespace
 
 TEST_GROUP(RouteSuffixes){};
 
 TEST(RouteSuffixes, EveryPairOfTheTestFabricIsAnsweredAsHopByHop) {
   Smdb db = TwoSwitchFabric();
-  std::unique_ptr<SmdbIndex> x = Index(&db);
+  std::unique_ptr<SmdbIndex> x = SortedIndex(&db);
   CHECK(x != nullptr);
   CHECK(CompareAllPairs(*x, PathEngineOptions::ForPrdb(), "prdb query") > 100);
   PathEngineOptions plain;
@@ -75,7 +62,7 @@ TEST(RouteSuffixes, EveryPairOfTheTestFabricIsAnsweredAsHopByHop) {
   reversible.require_reversible = true;
   CompareAllPairs(*x, reversible, "reversible required");
   Smdb plain_db = WithoutQuirks(TwoSwitchFabric());
-  std::unique_ptr<SmdbIndex> y = Index(&plain_db);
+  std::unique_ptr<SmdbIndex> y = SortedIndex(&plain_db);
   CHECK(y != nullptr);
   CHECK(CompareAllPairs(*y, PathEngineOptions::ForPrdb(), "no quirks, prdb query") > 100);
   CHECK(CompareAllPairs(*y, plain, "no quirks, no P_Key in the query") > 100);
@@ -102,10 +89,10 @@ TEST(RouteSuffixes, RandomChangesToTheFabricAreAnsweredAsHopByHop) {
     int changes = 1 + static_cast<int>(rng() % 4);
     for (int i = 0; i < changes; ++i) what += " " + MutateFabric(&rng, &db) + ";";
     Smdb plain_db = WithoutQuirks(db);
-    std::unique_ptr<SmdbIndex> x = Index(&db);
+    std::unique_ptr<SmdbIndex> x = SortedIndex(&db);
     if (!x) continue;  // e.g. an inconsistent link
     CompareAllPairs(*x, PathEngineOptions::ForPrdb(), what);
-    std::unique_ptr<SmdbIndex> y = Index(&plain_db);
+    std::unique_ptr<SmdbIndex> y = SortedIndex(&plain_db);
     CHECK(y != nullptr);
     CompareAllPairs(*y, PathEngineOptions::ForPrdb(), what + " no quirks");
     ++fabrics;
@@ -115,7 +102,7 @@ TEST(RouteSuffixes, RandomChangesToTheFabricAreAnsweredAsHopByHop) {
 
 TEST(RouteSuffixes, TooLargeOrPerHopDropsMeanNoTable) {
   Smdb db = TwoSwitchFabric();
-  std::unique_ptr<SmdbIndex> x = Index(&db);
+  std::unique_ptr<SmdbIndex> x = SortedIndex(&db);
   CHECK(x != nullptr);
   // Two switches by LIDs 1 .. 40.
   CHECK(RouteSuffixes::Build(*x, 2 * 41) != nullptr);
@@ -133,7 +120,7 @@ TEST(RouteSuffixes, TooLargeOrPerHopDropsMeanNoTable) {
   drop.out_port = 5;
   drop.mask = 1u << 3;
   q.sl2vl_drops.records.push_back(drop);
-  std::unique_ptr<SmdbIndex> qx = Index(&q);
+  std::unique_ptr<SmdbIndex> qx = SortedIndex(&q);
   CHECK(qx != nullptr);
   CHECK(qx->has_sl2vl_drops());
   CHECK_FALSE(PathEngine(qx.get(), WithTable()).has_route_suffixes());

@@ -73,18 +73,6 @@ size_t CompareEveryPort(const SmdbIndex& x, const std::string& what, bool expect
   return records;
 }
 
-std::unique_ptr<SmdbIndex> Index(Smdb* db) {
-  db->SortRecords();
-  std::unique_ptr<SmdbIndex> x;
-  if (!SmdbIndex::Build(*db, &x).ok()) return nullptr;
-  return x;
-}
-
-Smdb WithoutQuirks(Smdb db) {
-  db.subnet.records[0].flags &= ~kSubnetEnableQuirks;
-  return db;
-}
-
 // One random change to the ports' P_Key tables, the partitions' SLs, or
 // a port's rate among the 2x and HDR ones with the capabilities the SA's
 // last rate fix-up reads; returns what it did.
@@ -115,14 +103,14 @@ TEST_GROUP(WholePrdb){};
 
 TEST(WholePrdb, EveryPortOfTheTestFabricHasItsPairByPairRecords) {
   Smdb db = WithoutQuirks(TwoSwitchFabric());
-  std::unique_ptr<SmdbIndex> x = Index(&db);
+  std::unique_ptr<SmdbIndex> x = SortedIndex(&db);
   CHECK(x != nullptr);
   CHECK(CompareEveryPort(*x, "test fabric", true) > 100);
   // Original SA rates, another default SL: still folded.
   Smdb r = db;
   r.subnet.records[0].flags |= kSubnetOriginalSaRates;
   r.subnet.records[0].default_sl = 3;
-  std::unique_ptr<SmdbIndex> y = Index(&r);
+  std::unique_ptr<SmdbIndex> y = SortedIndex(&r);
   CHECK(y != nullptr);
   CHECK(CompareEveryPort(*y, "original rates", true) > 100);
 }
@@ -143,7 +131,7 @@ TEST(WholePrdb, ASwitchLidRoutedOutOfAPortIsSolved) {
   }
   for (SmdbLftBlock& b : db.lft_blocks.records)
     if (b.node_guid == S1 && b.block == 0) b.ports[1] = 1;
-  std::unique_ptr<SmdbIndex> x = Index(&db);
+  std::unique_ptr<SmdbIndex> x = SortedIndex(&db);
   CHECK(x != nullptr);
   const SmdbIndex::Port& s1p1 = x->port(x->PortOf(x->port(x->PortByLid(1)).node, 1));
   CHECK(CompareRates(s1p1.rate, s1p1.rate_own) < 0);
@@ -155,7 +143,7 @@ TEST(WholePrdb, WhatTurnsTheFoldOffIsSolvedPairByPair) {
   for (uint32_t flags : off) {
     Smdb db = TwoSwitchFabric();
     db.subnet.records[0].flags = flags;
-    std::unique_ptr<SmdbIndex> x = Index(&db);
+    std::unique_ptr<SmdbIndex> x = SortedIndex(&db);
     CHECK(x != nullptr);
     PathEngineOptions o = PathEngineOptions::ForPrdb();
     o.route_suffix_max_entries = 1u << 20;
@@ -164,7 +152,7 @@ TEST(WholePrdb, WhatTurnsTheFoldOffIsSolvedPairByPair) {
   }
   // Another query than the PRDB's, or no table: no plan.
   Smdb db = WithoutQuirks(TwoSwitchFabric());
-  std::unique_ptr<SmdbIndex> x = Index(&db);
+  std::unique_ptr<SmdbIndex> x = SortedIndex(&db);
   PathEngineOptions o;
   o.route_suffix_max_entries = 1u << 20;
   CHECK(PathEngine(x.get(), o).whole_prdb_plan() == nullptr);
@@ -181,7 +169,7 @@ TEST(WholePrdb, RandomChangesKeepThePairByPairRecords) {
     int changes = 1 + static_cast<int>(rng() % 4);
     for (int i = 0; i < changes; ++i)
       what += " " + (rng() % 3 == 0 ? MutatePkeysOrRates(&rng, &db) : MutateFabric(&rng, &db)) + ";";
-    std::unique_ptr<SmdbIndex> x = Index(&db);
+    std::unique_ptr<SmdbIndex> x = SortedIndex(&db);
     if (!x) continue;  // e.g. an inconsistent link
     records += CompareEveryPort(*x, what, true);
     ++fabrics;
@@ -202,7 +190,7 @@ TEST(WholePrdb, TwoXAndHdrRatesAreFixedUpAsPairByPair) {
       p.capability_mask2 = static_cast<uint16_t>((rng() % 2 ? kCap2Width2x : 0) |
                                                  (rng() % 2 ? kCap2SpeedHdr : 0));
     }
-    std::unique_ptr<SmdbIndex> x = Index(&db);
+    std::unique_ptr<SmdbIndex> x = SortedIndex(&db);
     CHECK(x != nullptr);
     CHECK(CompareEveryPort(*x, "rates " + std::to_string(trial), true) > 50);
   }
@@ -235,7 +223,7 @@ TEST(WholePrdb, WalksPastTheHopLimitAreCutAsPairByPair) {
   f.Pkeys(1, {0xffff});
   f.db().SortRecords();
   Smdb db = f.db();
-  std::unique_ptr<SmdbIndex> x = Index(&db);
+  std::unique_ptr<SmdbIndex> x = SortedIndex(&db);
   CHECK(x != nullptr);
   CHECK(CompareEveryPort(*x, "ring", true) > 100);
   // The cases named above are in it.
@@ -250,7 +238,7 @@ TEST(WholePrdb, WalksPastTheHopLimitAreCutAsPairByPair) {
 
 TEST(WholePrdb, AnUnknownPortIsRefusedAndTheOutputCleared) {
   Smdb db = WithoutQuirks(TwoSwitchFabric());
-  std::unique_ptr<SmdbIndex> x = Index(&db);
+  std::unique_ptr<SmdbIndex> x = SortedIndex(&db);
   PathEngineOptions o = PathEngineOptions::ForPrdb();
   o.route_suffix_max_entries = 1u << 20;
   PathEngine e(x.get(), o);

@@ -91,14 +91,14 @@ class RouteSuffixes {
     if (row == SmdbIndex::kNone || dlid >= columns_) return Lookup::kUnknown;
     return Decode(entries_[size_t{row} * columns_ + dlid], out);
   }
-  // Every switch row's entry for `dlid`, by row, for Decode: the walks
-  // back to one LID from every destination of a whole PRDB read one
-  // column, an entry per row a table row apart; gathered once, they are
-  // one small array. kUnknown entries when the table does not cover it.
-  void GetColumn(uint16_t dlid, std::vector<uint16_t>* out) const {
-    out->assign(switch_nodes_.size(), kUnset);
-    if (dlid >= columns_) return;
-    for (size_t r = 0; r < out->size(); ++r) (*out)[r] = entries_[r * columns_ + dlid];
+  // Every switch row's entry for `dlid` into out[0 .. switch_rows()), by
+  // row, for Decode: the walks back to one LID from every destination of
+  // a whole PRDB read one column, an entry per row a table row apart;
+  // gathered once, they are one small array. kUnknown entries when the
+  // table does not cover the LID.
+  void GetColumn(uint16_t dlid, uint16_t* out) const {
+    for (size_t r = 0; r < switch_nodes_.size(); ++r)
+      out[r] = dlid < columns_ ? entries_[r * columns_ + dlid] : kUnset;
   }
   static Lookup Decode(uint16_t e, Suffix* out) {
     if (e == kUnset) return Lookup::kUnknown;

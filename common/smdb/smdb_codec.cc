@@ -13,6 +13,12 @@ std::string TableWhere(const DbSchema& schema, uint16_t id) {
   return std::string(schema.name()) + ": " + DescribeTable(schema, id);
 }
 
+Status CheckTableSize(const DbSchema& schema, const TableSchema& t, uint64_t count) {
+  if (count * t.record_size <= kMaxTableBytes) return Status::Ok();
+  return Status::Error(kErrInvalidInput, TableWhere(schema, t.id) + ": " + std::to_string(count) +
+                                             " records exceed the table size limit");
+}
+
 Status CheckRecords(const DbSchema& schema, const TableSchema& t, const uint8_t* payload,
                     uint32_t count, uint32_t record_size, int err) {
   if (t.single_record && count != 1) {

@@ -173,6 +173,9 @@ DbSchema BuildSchema() {
 
 // "smdb: table 'ports' (id 4)"
 std::string TableWhere(const DbSchema& schema, uint16_t id);
+// OK, or EINVAL when `count` records of table `t` pass the format's
+// kMaxTableBytes: the one check every writer makes before writing.
+Status CheckTableSize(const DbSchema& schema, const TableSchema& t, uint64_t count);
 
 // Single-record count, then strictly increasing keys. `err` is the code to
 // fail with (kErrCorrupt for input, kErrInvalidInput for our own data).
@@ -205,12 +208,7 @@ Status ToRaw(const Db& db, bool validate, RawDb* out) {
     const TableSchema& t = schema.tables[i++];
     RawTable rt;
     rt.epoch = table.epoch;
-    if (status.ok() && validate &&
-        uint64_t{table.records.size()} * t.record_size > kMaxTableBytes) {
-      status = Status::Error(kErrInvalidInput, TableWhere(schema, t.id) + ": " +
-                                                   std::to_string(table.records.size()) +
-                                                   " records exceed the table size limit");
-    }
+    if (status.ok() && validate) status = CheckTableSize(schema, t, table.records.size());
     if (!status.ok()) return;
     rt.count = static_cast<uint32_t>(table.records.size());
     rt.bytes = EncodeRecords(table.records);
@@ -304,11 +302,7 @@ Status SerializeDb(const Db& db, std::string* out) {
   size_t total = kFileHeaderSize, i = 0;
   Db::ForEachTable(db, [&](const auto& table) {
     const TableSchema& t = schema.tables[i++];
-    if (status.ok() && uint64_t{table.records.size()} * t.record_size > kMaxTableBytes) {
-      status = Status::Error(kErrInvalidInput, TableWhere(schema, t.id) + ": " +
-                                                   std::to_string(table.records.size()) +
-                                                   " records exceed the table size limit");
-    }
+    if (status.ok()) status = CheckTableSize(schema, t, table.records.size());
     total += kSectionHeaderSize + table.records.size() * t.record_size;
   });
   if (!status.ok()) return status;

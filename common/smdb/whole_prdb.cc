@@ -105,13 +105,8 @@ void ForEachRecord(const PathEngine& engine, uint32_t src, Emit&& emit) {
   // The walks back from every destination to each source LID: one column
   // of the table each, by row.
   std::vector<uint16_t> back_to(t->switch_rows() * lids);
-  {
-    std::vector<uint16_t> column;
-    for (uint32_t k = 0; k < lids; ++k) {
-      t->GetColumn(static_cast<uint16_t>(s.base_lid + k), &column);
-      std::copy(column.begin(), column.end(), back_to.begin() + k * t->switch_rows());
-    }
-  }
+  for (uint32_t k = 0; k < lids; ++k)
+    t->GetColumn(static_cast<uint16_t>(s.base_lid + k), &back_to[k * t->switch_rows()]);
   PrdbPath path;  // what every folded record shares is written once
   PutGid(x.prefix_bytes(), s.port_guid, &path.sgid);
   path.packet_life = subnet.subnet_timeout & 0x3F;
@@ -227,11 +222,10 @@ Status WritePrdbImage(const PathEngine& engine, uint64_t port_guid, uint64_t smd
   using I = PrdbImage;
   const DbSchema& schema = Prdb::Schema();
   const size_t most = x.assigned_lids().size() << x.port(src).lmc;
-  if (most * I::kPathSize > kMaxTableBytes) {
+  st = CheckTableSize(schema, schema.tables[1], most);
+  if (!st.ok()) {
     out->clear();
-    return Status::Error(kErrInvalidInput, TableWhere(schema, PrdbPath::kTableId) + ": " +
-                                               std::to_string(most) +
-                                               " records exceed the table size limit");
+    return st;
   }
   out->resize(I::kHeadSize + most * I::kPathSize);
   uint8_t* b = reinterpret_cast<uint8_t*>(&(*out)[0]);

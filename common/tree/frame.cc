@@ -305,6 +305,13 @@ Status FrameReader::CheckHeader(const uint8_t* h) {
   return Status::Ok();
 }
 
+namespace {
+Status CrcMismatch(uint8_t type) {
+  return Status::Error(EBADMSG, std::string(FrameTypeName(static_cast<FrameType>(type))) +
+                                    " frame CRC mismatch");
+}
+}  // namespace
+
 Status FrameReader::Feed(const uint8_t* data, size_t len) {
   if (!error_.ok()) return error_;
   if (in_big_) {
@@ -369,9 +376,7 @@ bool FrameReader::Next(Frame* out) {
     if (big_have_ < big_.size()) return false;
     const uint32_t crc = smdb::Crc32(reinterpret_cast<const uint8_t*>(big_.data()), big_.size());
     if (crc != GetBe32(big_header_ + 12)) {
-      error_ = Status::Error(EBADMSG, std::string(FrameTypeName(static_cast<FrameType>(
-                                          big_header_[5]))) +
-                                          " frame CRC mismatch");
+      error_ = CrcMismatch(big_header_[5]);
       return false;
     }
     out->type = static_cast<FrameType>(big_header_[5]);
@@ -392,8 +397,7 @@ bool FrameReader::Next(Frame* out) {
   if (buf_.size() - pos_ < kFrameHeaderSize + len) return false;
   uint32_t crc = smdb::Crc32(h + kFrameHeaderSize, len);
   if (crc != GetBe32(h + 12)) {
-    error_ = Status::Error(
-        EBADMSG, std::string(FrameTypeName(static_cast<FrameType>(h[5]))) + " frame CRC mismatch");
+    error_ = CrcMismatch(h[5]);
     return false;
   }
   out->type = static_cast<FrameType>(h[5]);

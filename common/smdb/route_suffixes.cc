@@ -54,18 +54,48 @@ std::unique_ptr<RouteSuffixes> RouteSuffixes::Build(const SmdbIndex& x, size_t m
   // row over every LID, each step's read landed in a row out of cache,
   // 0.4 s at 10,000 HCAs; column by column, every read did: 152 s at
   // 48,748 LIDs.)
+  t->BuildHops(x);
   Scratch scratch;
-  scratch.stamp.assign(x.nodes().size(), 0);
+  scratch.stamp.assign(rows, 0);
   const std::vector<uint16_t>& lids = x.assigned_lids();
   for (size_t first = 0; first < lids.size();) {
     size_t last = first;
     while (last < lids.size() && lids[last] < (lids[first] / kTileLids + 1) * kTileLids) ++last;
-    for (uint32_t start : t->switch_nodes_)
+    for (uint32_t row = 0; row < rows; ++row)
       for (size_t i = first; i < last; ++i)
-        if (t->at(start, lids[i]) == kUnset) t->FillFrom(x, start, lids[i], ends[lids[i]], &scratch);
+        if (t->at_row(row, lids[i]) == kUnset)
+          t->FillFrom(x, row, lids[i], ends[lids[i]], &scratch);
     first = last;
   }
   return t;
+}
+
+// One Hop per (switch, port number), each folding what a walk's step
+// reads of the egress port and its peer (PathEngine::Walk's loop turn).
+void RouteSuffixes::BuildHops(const SmdbIndex& x) {
+  hop_start_.assign(1, 0);
+  for (uint32_t node : switch_nodes_) {
+    const uint32_t slots = x.nodes()[node].slot_count;
+    for (uint32_t num = 0; num < slots; ++num) {
+      Hop h;
+      h.egress = x.PortOf(node, num);
+      if (h.egress != SmdbIndex::kNone) {
+        const SmdbIndex::Port& e = x.port(h.egress);
+        h.self_mtu = e.mtu_cap;
+        h.self_rate = LowerRate(e.rate, e.rate_own);
+        h.peer = e.peer;
+        if (h.peer != SmdbIndex::kNone) {
+          const SmdbIndex::Port& n = x.port(h.peer);
+          h.peer_row = row_of_node_[n.node];
+          h.mtu = h.end_mtu = std::min(e.mtu_cap, n.mtu_cap);
+          h.rate = LowerRate(e.rate, n.rate);
+          h.end_rate = LowerRate(e.rate, n.rate_own);
+        }
+      }
+      hops_.push_back(h);
+    }
+    hop_start_.push_back(static_cast<uint32_t>(hops_.size()));
+  }
 }
 
 // The suffix from `start` to `dlid`, and on the way every switch's it
@@ -73,14 +103,14 @@ std::unique_ptr<RouteSuffixes> RouteSuffixes::Build(const SmdbIndex& x, size_t m
 // port, then the next port: the end, or the next switch's ingress) until
 // the end, a failure, a loop, or a switch already known; the chain's
 // entries are then filled from its end backwards.
-void RouteSuffixes::FillFrom(const SmdbIndex& x, uint32_t start, uint16_t dlid, uint32_t end,
+void RouteSuffixes::FillFrom(const SmdbIndex& x, uint32_t start_row, uint16_t dlid, uint32_t end,
                              Scratch* scratch) {
-  auto at = [this, dlid](uint32_t node) -> uint16_t& { return this->at(node, dlid); };
+  auto at = [this, dlid](uint32_t row) -> uint16_t& { return at_row(row, dlid); };
   std::vector<Step>& chain = scratch->chain;
   std::vector<uint32_t>* stamp = &scratch->stamp;
   uint32_t* stamp_now = &scratch->stamp_now;
   if (end == SmdbIndex::kNone) {  // the walk fails before its first step
-    at(start) = kNoRouteEntry;
+    at(start_row) = kNoRouteEntry;
     return;
   }
   chain.clear();
@@ -90,45 +120,49 @@ void RouteSuffixes::FillFrom(const SmdbIndex& x, uint32_t start, uint16_t dlid, 
   }
   uint16_t tail = kUnset;  // the known entry the chain continues into
   bool terminal = false;   // the chain's last step reaches the end
-  for (uint32_t node = start;;) {
-    if (at(node) != kUnset) {
-      tail = at(node);
+  for (uint32_t row = start_row;;) {
+    if (at(row) != kUnset) {
+      tail = at(row);
       break;
     }
-    if ((*stamp)[node] == *stamp_now) {  // an LFT loop: the walk runs out of hops
+    if ((*stamp)[row] == *stamp_now) {  // an LFT loop: the walk runs out of hops
       tail = kNoRouteEntry;
       break;
     }
-    (*stamp)[node] = *stamp_now;
-    Step s{node, 0, 0};
-    chain.push_back(s);
-    uint32_t egress = x.LftEgress(node, dlid);
-    if (egress == SmdbIndex::kNone) {
+    (*stamp)[row] = *stamp_now;
+    chain.push_back(Step{row, 0, 0});
+    // The LFT's port, its Hop; none: kLftNoPath or a port the SMDB lacks.
+    const uint8_t num = x.LftPort(switch_nodes_[row], dlid);
+    const uint32_t slot = hop_start_[row] + num;
+    const Hop* h = num != kLftNoPath && slot < hop_start_[row + 1] ? &hops_[slot] : nullptr;
+    if (!h || h->egress == SmdbIndex::kNone) {
       tail = kNoRouteEntry;
       break;
     }
-    const SmdbIndex::Port& e = x.port(egress);
-    chain.back().mtu = e.mtu_cap;
-    chain.back().rate = e.rate;
-    uint32_t next = egress == end ? end : e.peer;
-    if (next == SmdbIndex::kNone) {  // no link
-      tail = kNoRouteEntry;
-      break;
-    }
-    const SmdbIndex::Port& n = x.port(next);
-    if (next == end) {  // the end port counts with its own rate
-      chain.back().mtu = std::min(chain.back().mtu, n.mtu_cap);
-      chain.back().rate = LowerRate(chain.back().rate, n.rate_own);
+    Step& s = chain.back();
+    if (h->egress == end) {  // the end port counts with its own rate
+      s.mtu = h->self_mtu;
+      s.rate = h->self_rate;
       terminal = true;
       break;
     }
-    if (x.node_of(n).type != kNodeSwitch) {  // a CA that is not the end
+    if (h->peer == SmdbIndex::kNone) {  // no link
       tail = kNoRouteEntry;
       break;
     }
-    chain.back().mtu = std::min(chain.back().mtu, n.mtu_cap);
-    chain.back().rate = LowerRate(chain.back().rate, n.rate);
-    node = n.node;
+    if (h->peer == end) {
+      s.mtu = h->end_mtu;
+      s.rate = h->end_rate;
+      terminal = true;
+      break;
+    }
+    if (h->peer_row == SmdbIndex::kNone) {  // a CA that is not the end
+      tail = kNoRouteEntry;
+      break;
+    }
+    s.mtu = h->mtu;
+    s.rate = h->rate;
+    row = h->peer_row;
   }
   bool reached = terminal || tail != kNoRouteEntry;
   Suffix acc;
@@ -149,7 +183,7 @@ void RouteSuffixes::FillFrom(const SmdbIndex& x, uint32_t start, uint16_t dlid, 
       ++acc.hops;
       if (acc.hops > kMaxPathHops) reached = false;  // and every switch before it
     }
-    at(s.node) =
+    at(s.row) =
         reached ? static_cast<uint16_t>(acc.mtu << 13 | acc.rate << 7 | acc.hops) : kNoRouteEntry;
   }
 }

@@ -16,8 +16,9 @@
 //
 // What it cannot hold: SL2VL tables that drop SLs per (ingress, egress)
 // pair (QoS), which depend on the ingress port; the engine does not build
-// it then. Size: 2 bytes per (switch, LID) up to the highest LID, and 12
-// per port (FirstStep); Build declines beyond `max_entries`.
+// it then. Size: 2 bytes per (switch, LID) up to the highest LID, 12 per
+// port (FirstStep) and 20 per switch port (Hop); Build declines beyond
+// `max_entries`.
 //
 // Immutable once built: shared by the threads that use the engine.
 #ifndef IBACM_SSA_COMMON_SMDB_ROUTE_SUFFIXES_H
@@ -119,24 +120,38 @@ class RouteSuffixes {
   // table bytes per switch).
   static constexpr uint16_t kTileLids = 64;
   struct Step {
-    uint32_t node;
+    uint32_t row;
     uint8_t mtu, rate;  // this switch's egress port, then the next port's
   };
   // What the fill reuses from one start to the next.
   struct Scratch {
     std::vector<Step> chain;
-    std::vector<uint32_t> stamp;  // per node: the fill that last passed it
+    std::vector<uint32_t> stamp;  // per row: the fill that last passed it
     uint32_t stamp_now = 0;
   };
+  // Where one LFT port number of a switch leads, with the walk's MTU and
+  // rate for the step folded in: the fill's one read per step, where it
+  // read the egress port, its peer and the peer's node (three structures,
+  // most of the fill's cache misses).
+  struct Hop {
+    uint32_t egress = SmdbIndex::kNone;    // the port (kNone: no such port)
+    uint32_t peer = SmdbIndex::kNone;      // its link's other end (kNone: none)
+    uint32_t peer_row = SmdbIndex::kNone;  // the peer's switch row (kNone: not a switch)
+    uint8_t mtu = 0, rate = 0;             // egress, then the peer as a switch's ingress
+    uint8_t end_mtu = 0, end_rate = 0;     // egress, then the peer as the walk's end
+    uint8_t self_mtu = 0, self_rate = 0;   // the egress port as the walk's end
+  };
   RouteSuffixes() = default;
-  uint16_t& at(uint32_t node, uint16_t dlid) {
-    return entries_[size_t{row_of_node_[node]} * columns_ + dlid];
-  }
+  uint16_t& at_row(uint32_t row, uint16_t dlid) { return entries_[size_t{row} * columns_ + dlid]; }
+  void BuildHops(const SmdbIndex& x);
   // `end`: WalkEndPort of dlid's owner, or kNone.
-  void FillFrom(const SmdbIndex& x, uint32_t start, uint16_t dlid, uint32_t end, Scratch* scratch);
+  void FillFrom(const SmdbIndex& x, uint32_t start_row, uint16_t dlid, uint32_t end,
+                Scratch* scratch);
 
   std::vector<uint32_t> row_of_node_;  // switch nodes' rows, kNone for others
   std::vector<uint32_t> switch_nodes_;
+  std::vector<Hop> hops_;              // by row, then LFT port number
+  std::vector<uint32_t> hop_start_;    // a row's first Hop; one more for the end
   std::vector<FirstStep> first_steps_;  // by port index
   size_t columns_ = 0;  // LIDs 0 .. columns_ - 1
   std::vector<uint16_t> entries_;

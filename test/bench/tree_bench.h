@@ -169,7 +169,10 @@ class Bench {
   [[noreturn]] void ChildMain(size_t k, int mad_fd, int cmd_fd, int event_fd);
   Status Ask(Child* c, uint32_t op, ChildReply* r);
   void ReadEvents(Child* c);
+  // Every process's PSS (slow: walks page tables); updates peak_rss.
   uint64_t AllRss();
+  // Every process's RSS (cheap; shared pages counted in each).
+  uint64_t AllResident();
   PrdbCounts ReadPrdbCounts();
   // A phase's epoch: the counters below start again.
   void Target(uint64_t epoch);

@@ -100,6 +100,39 @@ TEST(RouteSuffixes, RandomChangesToTheFabricAreAnsweredAsHopByHop) {
   CHECK(fabrics > 200);
 }
 
+// S1's LFT sends its own LID out of port 5, to S2, and port 5's two rates
+// differ (rated by port 0's capability for extended speeds, and by its
+// own): the walks there end at that port and read its own rate, both where
+// it is the egress (from S1's CAs) and where it is the peer (from S2's),
+// with the own rate lower and higher than the other. Every other link runs
+// EDR and port 5 is 1x, so that the end's rates are the walk's lowest.
+TEST(RouteSuffixes, ASwitchLidRoutedOutOfAPortOfTwoRatesIsAnsweredAsHopByHop) {
+  for (bool port0_ext : {false, true}) {
+    Smdb db = WithoutQuirks(TwoSwitchFabric());
+    for (SmdbPort& p : db.ports.records) {
+      const bool s1 = p.node_guid == S1;
+      if (s1 && p.port_num == 0) {
+        p.capability_mask = port0_ext ? (p.capability_mask | kCapHasExtSpeeds)
+                                      : (p.capability_mask & ~kCapHasExtSpeeds);
+        continue;
+      }
+      const bool s1p5 = s1 && p.port_num == 5;
+      if (s1p5) p.link_width_active = k1x;  // narrower than the way in
+      p.link_speed_ext_active = kEdr;
+      p.capability_mask = s1p5 && port0_ext ? 0x48 : kCapExt;
+      p.rate = ComputePortRate(p.link_width_active, p.link_speed_active, kEdr, !s1 || port0_ext);
+    }
+    for (SmdbLftBlock& b : db.lft_blocks.records)
+      if (b.node_guid == S1 && b.block == 0) b.ports[1] = 5;
+    std::unique_ptr<SmdbIndex> x = SortedIndex(&db);
+    CHECK(x != nullptr);
+    const SmdbIndex::Port& s1p5 = x->port(x->PortOf(x->port(x->PortByLid(1)).node, 5));
+    CHECK(CompareRates(s1p5.rate, s1p5.rate_own) == (port0_ext ? 1 : -1));
+    const std::string what = port0_ext ? "own rate lower" : "own rate higher";
+    CHECK(CompareAllPairs(*x, PathEngineOptions::ForPrdb(), what) > 100);
+  }
+}
+
 TEST(RouteSuffixes, TooLargeOrPerHopDropsMeanNoTable) {
   Smdb db = TwoSwitchFabric();
   std::unique_ptr<SmdbIndex> x = SortedIndex(&db);

@@ -70,6 +70,13 @@ std::unique_ptr<RouteSuffixes> RouteSuffixes::Build(const SmdbIndex& x, size_t m
   return t;
 }
 
+const RouteSuffixes::Hop* RouteSuffixes::HopAt(const SmdbIndex& x, uint32_t row,
+                                               uint16_t dlid) const {
+  const uint8_t num = x.LftPort(switch_nodes_[row], dlid);
+  const uint32_t slot = hop_start_[row] + num;
+  return num != kLftNoPath && slot < hop_start_[row + 1] ? &hops_[slot] : nullptr;
+}
+
 // One Hop per (switch, port number), each folding what a walk's step
 // reads of the egress port and its peer (PathEngine::Walk's loop turn).
 void RouteSuffixes::BuildHops(const SmdbIndex& x) {
@@ -113,6 +120,36 @@ void RouteSuffixes::FillFrom(const SmdbIndex& x, uint32_t start_row, uint16_t dl
     at(start_row) = kNoRouteEntry;
     return;
   }
+  // Most fills are one step: to the end, or to a switch whose entry is
+  // known (the tile's rows fill in order). The same as the chain below
+  // with one step, without it.
+  const Hop* first = HopAt(x, start_row, dlid);
+  if (!first || first->egress == SmdbIndex::kNone) {
+    at(start_row) = kNoRouteEntry;
+    return;
+  }
+  if (first->egress == end) {
+    at(start_row) = Entry(first->self_mtu, first->self_rate, 1);
+    return;
+  }
+  if (first->peer == end) {  // (end is not kNone here)
+    at(start_row) = Entry(first->end_mtu, first->end_rate, 1);
+    return;
+  }
+  if (first->peer == SmdbIndex::kNone || first->peer_row == SmdbIndex::kNone) {
+    at(start_row) = kNoRouteEntry;
+    return;
+  }
+  if (const uint16_t next = at(first->peer_row); next != kUnset) {
+    Suffix rest;
+    if (Decode(next, &rest) != Lookup::kReached || rest.hops + 1 > kMaxPathHops) {
+      at(start_row) = kNoRouteEntry;
+      return;
+    }
+    at(start_row) = Entry(std::min(first->mtu, rest.mtu), LowerRate(first->rate, rest.rate),
+                          static_cast<uint8_t>(rest.hops + 1));
+    return;
+  }
   chain.clear();
   if (++*stamp_now == 0) {  // wrapped: old stamps could match again
     std::fill(stamp->begin(), stamp->end(), 0);
@@ -131,10 +168,7 @@ void RouteSuffixes::FillFrom(const SmdbIndex& x, uint32_t start_row, uint16_t dl
     }
     (*stamp)[row] = *stamp_now;
     chain.push_back(Step{row, 0, 0});
-    // The LFT's port, its Hop; none: kLftNoPath or a port the SMDB lacks.
-    const uint8_t num = x.LftPort(switch_nodes_[row], dlid);
-    const uint32_t slot = hop_start_[row] + num;
-    const Hop* h = num != kLftNoPath && slot < hop_start_[row + 1] ? &hops_[slot] : nullptr;
+    const Hop* h = HopAt(x, row, dlid);
     if (!h || h->egress == SmdbIndex::kNone) {
       tail = kNoRouteEntry;
       break;
@@ -166,11 +200,7 @@ void RouteSuffixes::FillFrom(const SmdbIndex& x, uint32_t start_row, uint16_t dl
   }
   bool reached = terminal || tail != kNoRouteEntry;
   Suffix acc;
-  if (reached && !terminal) {
-    acc.mtu = static_cast<uint8_t>(tail >> 13);
-    acc.rate = static_cast<uint8_t>((tail >> 7) & 0x3F);
-    acc.hops = static_cast<uint8_t>(tail & 0x7F);
-  }
+  if (reached && !terminal) Decode(tail, &acc);
   for (size_t i = chain.size(); i-- > 0;) {
     const Step& s = chain[i];
     if (reached && terminal && i + 1 == chain.size()) {
@@ -183,8 +213,7 @@ void RouteSuffixes::FillFrom(const SmdbIndex& x, uint32_t start_row, uint16_t dl
       ++acc.hops;
       if (acc.hops > kMaxPathHops) reached = false;  // and every switch before it
     }
-    at(s.row) =
-        reached ? static_cast<uint16_t>(acc.mtu << 13 | acc.rate << 7 | acc.hops) : kNoRouteEntry;
+    at(s.row) = reached ? Entry(acc.mtu, acc.rate, acc.hops) : kNoRouteEntry;
   }
 }
 

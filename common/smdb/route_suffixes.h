@@ -144,6 +144,12 @@ class RouteSuffixes {
   RouteSuffixes() = default;
   uint16_t& at_row(uint32_t row, uint16_t dlid) { return entries_[size_t{row} * columns_ + dlid]; }
   void BuildHops(const SmdbIndex& x);
+  // Row `row`'s LFT entry for `dlid` as a Hop; null: no entry, or a port
+  // number the SMDB has no port for.
+  const Hop* HopAt(const SmdbIndex& x, uint32_t row, uint16_t dlid) const;
+  static uint16_t Entry(uint8_t mtu, uint8_t rate, uint8_t hops) {
+    return static_cast<uint16_t>(mtu << 13 | rate << 7 | hops);
+  }
   // `end`: WalkEndPort of dlid's owner, or kNone.
   void FillFrom(const SmdbIndex& x, uint32_t start_row, uint16_t dlid, uint32_t end,
                 Scratch* scratch);

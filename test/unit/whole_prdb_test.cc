@@ -198,42 +198,53 @@ TEST(WholePrdb, TwoXAndHdrRatesAreFixedUpAsPairByPair) {
 
 // A ring of 70 switches routing every LID one way round: the walks from a
 // CA to the next switch's CA are short, those back go round the ring, past
-// OpenSM's 64 switches: no path one way, not reversible the other.
+// OpenSM's 64 switches: no path one way, not reversible the other. Both
+// ways round: routed towards the higher GUIDs, the table's fill walks
+// whole chains; towards the lower, most switches' entries are one step
+// on from the switch filled just before (the fill's short way), and cross
+// the limit there.
 TEST(WholePrdb, WalksPastTheHopLimitAreCutAsPairByPair) {
   constexpr int kSwitches = 70;
-  FabricBuilder f;
   auto sw = [](int i) { return uint64_t{0x10000} + static_cast<uint64_t>(i) * 0x100; };
-  for (int i = 0; i < kSwitches; ++i) {
-    f.Switch(sw(i), static_cast<uint16_t>(1 + i), 3, 200);
-    f.SwitchPort(sw(i), 1, 4, k4x, kQdr, 0);
-    f.SwitchPort(sw(i), 2, 4, k4x, kQdr, 0);
-    f.SwitchPort(sw(i), 3, 4, k4x, kQdr, 0);
+  for (bool up : {true, false}) {
+    FabricBuilder f;
+    for (int i = 0; i < kSwitches; ++i) {
+      f.Switch(sw(i), static_cast<uint16_t>(1 + i), 3, 200);
+      f.SwitchPort(sw(i), 1, 4, k4x, kQdr, 0);
+      f.SwitchPort(sw(i), 2, 4, k4x, kQdr, 0);
+      f.SwitchPort(sw(i), 3, 4, k4x, kQdr, 0);
+    }
+    for (int i = 0; i < kSwitches; ++i) f.Link(sw(i), 1, sw((i + 1) % kSwitches), 2);
+    const int ca_at[] = {0, 1, 2, 40};
+    for (int i = 0; i < 4; ++i) {
+      uint64_t g = 0xC00 + static_cast<uint64_t>(i) * 0x10;
+      f.Ca(g, static_cast<uint16_t>(100 + i), 0, 4, k4x, kQdr, 0, 1);
+      f.Link(g, 1, sw(ca_at[i]), 3);
+    }
+    const uint8_t round = up ? 1 : 2;
+    for (int i = 0; i < kSwitches; ++i) {
+      for (int j = 0; j < kSwitches; ++j)
+        f.Route(sw(i), static_cast<uint16_t>(1 + j), i == j ? 0 : round);
+      for (int c = 0; c < 4; ++c)
+        f.Route(sw(i), static_cast<uint16_t>(100 + c), ca_at[c] == i ? 3 : round);
+    }
+    f.Pkeys(1, {0xffff});
+    f.db().SortRecords();
+    Smdb db = f.db();
+    std::unique_ptr<SmdbIndex> x = SortedIndex(&db);
+    CHECK(x != nullptr);
+    CHECK(CompareEveryPort(*x, up ? "ring up" : "ring down", true) > 100);
+    // The cases named above are in it (LID 100 at switch 0, 101 at 1, 103
+    // at 40).
+    PathEngine e(x.get(), PathEngineOptions::ForPrdb());
+    PrdbPath p;
+    const uint16_t near = up ? 100 : 101, far = up ? 101 : 100;
+    CHECK(e.ComputePrdb(near, far, &p) == PathStatus::kOk);
+    CHECK_EQUAL(0, p.flags & kPathReversible);
+    CHECK(e.ComputePrdb(far, near, &p) == PathStatus::kNoRoute);
+    CHECK(e.ComputePrdb(100, 103, &p) == PathStatus::kOk);
+    CHECK(p.flags & kPathReversible);
   }
-  for (int i = 0; i < kSwitches; ++i) f.Link(sw(i), 1, sw((i + 1) % kSwitches), 2);
-  const int ca_at[] = {0, 1, 2, 40};
-  for (int i = 0; i < 4; ++i) {
-    uint64_t g = 0xC00 + static_cast<uint64_t>(i) * 0x10;
-    f.Ca(g, static_cast<uint16_t>(100 + i), 0, 4, k4x, kQdr, 0, 1);
-    f.Link(g, 1, sw(ca_at[i]), 3);
-  }
-  for (int i = 0; i < kSwitches; ++i) {
-    for (int j = 0; j < kSwitches; ++j) f.Route(sw(i), static_cast<uint16_t>(1 + j), i == j ? 0 : 1);
-    for (int c = 0; c < 4; ++c) f.Route(sw(i), static_cast<uint16_t>(100 + c), ca_at[c] == i ? 3 : 1);
-  }
-  f.Pkeys(1, {0xffff});
-  f.db().SortRecords();
-  Smdb db = f.db();
-  std::unique_ptr<SmdbIndex> x = SortedIndex(&db);
-  CHECK(x != nullptr);
-  CHECK(CompareEveryPort(*x, "ring", true) > 100);
-  // The cases named above are in it.
-  PathEngine e(x.get(), PathEngineOptions::ForPrdb());
-  PrdbPath p;
-  CHECK(e.ComputePrdb(100, 101, &p) == PathStatus::kOk);
-  CHECK_EQUAL(0, p.flags & kPathReversible);
-  CHECK(e.ComputePrdb(101, 100, &p) == PathStatus::kNoRoute);
-  CHECK(e.ComputePrdb(100, 103, &p) == PathStatus::kOk);
-  CHECK(p.flags & kPathReversible);
 }
 
 TEST(WholePrdb, AnUnknownPortIsRefusedAndTheOutputCleared) {

@@ -70,13 +70,6 @@ std::unique_ptr<RouteSuffixes> RouteSuffixes::Build(const SmdbIndex& x, size_t m
   return t;
 }
 
-const RouteSuffixes::Hop* RouteSuffixes::HopAt(const SmdbIndex& x, uint32_t row,
-                                               uint16_t dlid) const {
-  const uint8_t num = x.LftPort(switch_nodes_[row], dlid);
-  const uint32_t slot = hop_start_[row] + num;
-  return num != kLftNoPath && slot < hop_start_[row + 1] ? &hops_[slot] : nullptr;
-}
-
 // One Hop per (switch, port number), each folding what a walk's step
 // reads of the egress port and its peer (PathEngine::Walk's loop turn).
 void RouteSuffixes::BuildHops(const SmdbIndex& x) {

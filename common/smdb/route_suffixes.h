@@ -146,7 +146,11 @@ class RouteSuffixes {
   void BuildHops(const SmdbIndex& x);
   // Row `row`'s LFT entry for `dlid` as a Hop; null: no entry, or a port
   // number the SMDB has no port for.
-  const Hop* HopAt(const SmdbIndex& x, uint32_t row, uint16_t dlid) const;
+  const Hop* HopAt(const SmdbIndex& x, uint32_t row, uint16_t dlid) const {
+    const uint8_t num = x.LftPort(switch_nodes_[row], dlid);
+    const uint32_t slot = hop_start_[row] + num;
+    return num != kLftNoPath && slot < hop_start_[row + 1] ? &hops_[slot] : nullptr;
+  }
   static uint16_t Entry(uint8_t mtu, uint8_t rate, uint8_t hops) {
     return static_cast<uint16_t>(mtu << 13 | rate << 7 | hops);
   }

@@ -125,18 +125,13 @@ std::string EncodeRecords(const std::vector<R>& records) {
 
 // `record_size` >= WireSize<R>(): the extra bytes of a newer minor's records
 // are skipped.
-// Appended one by one rather than resized first: resize would zero the
-// whole table (a PRDB: 550 kB) only for the decoder to overwrite it.
 template <class R>
 void DecodeRecords(const uint8_t* payload, uint32_t count, uint32_t record_size,
                    std::vector<R>* out) {
-  out->clear();
-  out->reserve(count);
+  out->resize(count);
   for (uint32_t i = 0; i < count; ++i) {
     FieldDecoder dec(payload + size_t{i} * record_size);
-    R r;
-    R::Fields(r, dec);
-    out->push_back(std::move(r));
+    R::Fields((*out)[i], dec);
   }
 }
 

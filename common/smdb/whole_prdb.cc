@@ -227,26 +227,16 @@ Status WritePrdbImage(const PathEngine& engine, uint64_t port_guid, uint64_t smd
     out->clear();
     return st;
   }
-  // Grown a chunk of records at a time within one reservation, not
-  // resized whole first: that zero fill is a pass over the whole buffer
-  // (about half a second of CPU at 10,000 consumers) only for the records
-  // to overwrite it; a chunk's zeros are still in the cache when its
-  // records are written.
-  const size_t whole = I::kHeadSize + most * I::kPathSize;
-  constexpr size_t kChunk = 64 * I::kPathSize;
-  out->clear();
-  out->reserve(whole);
-  out->resize(I::kHeadSize);
-  size_t used = I::kHeadSize;
-  ForEachRecord(engine, src, [out, &used, whole](const PrdbPath& r) {
-    if (used == out->size())
-      out->resize(std::max(used + I::kPathSize, std::min(used + kChunk, whole)));
-    EncodeRecord(r, reinterpret_cast<uint8_t*>(&(*out)[used]));
-    used += I::kPathSize;
-  });
-  out->resize(used);
-  const uint32_t n = static_cast<uint32_t>((used - I::kHeadSize) / I::kPathSize);
+  out->resize(I::kHeadSize + most * I::kPathSize);
   uint8_t* b = reinterpret_cast<uint8_t*>(&(*out)[0]);
+  uint8_t* p = b + I::kHeadSize;
+  ForEachRecord(engine, src, [&p](const PrdbPath& r) {
+    EncodeRecord(r, p);
+    p += I::kPathSize;
+  });
+  const uint32_t n = static_cast<uint32_t>((p - (b + I::kHeadSize)) / I::kPathSize);
+  out->resize(I::kHeadSize + size_t{n} * I::kPathSize);
+  b = reinterpret_cast<uint8_t*>(&(*out)[0]);
   // Serialize's check: a record out of key order is a bug here, not data.
   st = CheckRecords(schema, schema.tables[1], b + I::kHeadSize, n, I::kPathSize,
                     kErrInvalidInput);

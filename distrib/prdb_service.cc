@@ -17,11 +17,10 @@ Status PrdbService::BuildWhole(const Engine& e, const Consumer& previous, uint64
                                uint64_t epoch, BufferRecycler* buffers, JobResult* r) {
   std::string serialized = buffers->Take(previous.image ? previous.image->size() : 0);
   size_t paths = 0;
-  Status st = smdb::WritePrdbImage(*e.engine, port_guid, epoch, &serialized, &paths);
+  PrdbVersion& v = r->version;
+  Status st = smdb::WritePrdbImage(*e.engine, port_guid, epoch, &serialized, &paths, &v.digest);
   if (!st.ok()) return st;
   std::shared_ptr<const std::string> bytes = buffers->Share(std::move(serialized));
-  PrdbVersion& v = r->version;
-  v.digest = smdb::Crc32(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size());
   v.paths = paths;
   std::shared_ptr<const std::string> old_bytes =
       previous.image ? previous.image->Bytes() : nullptr;

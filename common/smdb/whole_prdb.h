@@ -73,9 +73,11 @@ Status BuildPrdb(const PathEngine& engine, uint64_t port_guid, uint64_t smdb_epo
 
 // The same PRDB serialized (the bytes Prdb::Serialize writes for
 // BuildPrdb's PRDB) into *out, whose memory is reused; *paths: its path
-// records. On an error *out is cleared.
+// records; *digest (if not null): the CRC32 of all of *out, combined from
+// the parts' (no pass over the bytes of its own). On an error *out is
+// cleared.
 Status WritePrdbImage(const PathEngine& engine, uint64_t port_guid, uint64_t smdb_epoch,
-                      std::string* out, size_t* paths);
+                      std::string* out, size_t* paths, uint32_t* digest = nullptr);
 
 }  // namespace smdb
 }  // namespace ssa

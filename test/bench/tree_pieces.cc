@@ -192,14 +192,17 @@ __attribute__((noinline)) Status PiecePrdbWhole(const smdb::PathEngine& engine,
     auto t0 = Clock::now();
     auto bytes = std::make_shared<std::string>();
     size_t paths = 0;
-    Status st = smdb::WritePrdbImage(engine, guid, epoch, bytes.get(), &paths);
+    uint32_t digest = 0;
+    Status st = smdb::WritePrdbImage(engine, guid, epoch, bytes.get(), &paths, &digest);
     if (!st.ok()) return st;
     auto t2 = Clock::now();
-    const uint32_t digest =
-        smdb::Crc32(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size());
+    // The consumer's check of what it received (the data channel frame's
+    // CRC, which is the digest: DataClient).
+    if (smdb::Crc32(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size()) != digest)
+      return Status::Error(EILSEQ, "whole PRDB: digest differs from its bytes' CRC");
     auto t3 = Clock::now();
     tree::DbReplica<smdb::Prdb> replica(nullptr, false);
-    st = replica.ApplyFull(bytes, epoch, digest);
+    st = replica.ApplyFull(bytes, epoch, digest, true);
     if (!st.ok()) return st;
     auto t4 = Clock::now();
     auto view = std::make_shared<const ssaprov::PrdbView>(replica.db());

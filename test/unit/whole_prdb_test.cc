@@ -64,9 +64,12 @@ size_t CompareEveryPort(const SmdbIndex& x, const std::string& what, bool expect
     std::string want_bytes;
     CHECK_OK(want.Serialize(&want_bytes));
     size_t paths = 0;
+    uint32_t digest = 0;
     image.assign(3, 'x');  // reused memory with something in it
-    CHECK_OK(WritePrdbImage(folding, guid, 7, &image, &paths));
+    CHECK_OK(WritePrdbImage(folding, guid, 7, &image, &paths, &digest));
     CHECK_TEXT(want_bytes == image, msg.c_str());
+    CHECK_EQUAL_TEXT(Crc32(reinterpret_cast<const uint8_t*>(image.data()), image.size()), digest,
+                     msg.c_str());
     CHECK_EQUAL_TEXT(want.paths.records.size(), paths, msg.c_str());
     records += paths;
   }

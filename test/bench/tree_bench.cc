@@ -264,7 +264,9 @@ Status Bench::WaitPhase(Phase* p, const TierBytes& before, const PrdbCounts& prd
       // that a growth with nothing more in use went to).
       struct mallinfo2 mi = mallinfo2();
       Progress("%s: members %zu/%zu in the book, access nodes holding SMDB epoch %" PRIu64
-               ": %d/%zu, PRDBs computed %d/%d, consumers holding them %d/%d, RSS of all processes %.2f GiB (PSS at the last read %.2f, this one %.2f; malloc in use %.2f, free %.2f)",
+               ": %d/%zu, PRDBs computed %d/%d, consumers holding them %d/%d, "
+               "RSS of all processes %.2f GiB (PSS at the last read %.2f, this one %.2f; "
+               "malloc in use %.2f, free %.2f)",
                p->name, members_now_.load(), members_expected_, p->epoch, access_at_target_.load(),
                access_ports_.size(), prdbs_at_target_.load(), n, reached, n, Gib(rss), Gib(pss),
                Gib(parent_pss),

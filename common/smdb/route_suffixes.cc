@@ -98,6 +98,28 @@ void RouteSuffixes::BuildHops(const SmdbIndex& x) {
   }
 }
 
+// Where a walk's step through `h` (null: no LFT entry) goes, for a walk
+// ending at port `end`: nowhere, the end (with the step's MTU and rate),
+// or the next switch's row. PathEngine::Walk's loop turn.
+RouteSuffixes::Next RouteSuffixes::StepThrough(const Hop* h, uint32_t end) {
+  if (!h || h->egress == SmdbIndex::kNone) return {Next::kNoRoute};
+  // The end port counts with its own rate.
+  if (h->egress == end) return {Next::kEnd, SmdbIndex::kNone, h->self_mtu, h->self_rate};
+  if (h->peer == SmdbIndex::kNone) return {Next::kNoRoute};  // no link
+  if (h->peer == end) return {Next::kEnd, SmdbIndex::kNone, h->end_mtu, h->end_rate};
+  if (h->peer_row == SmdbIndex::kNone) return {Next::kNoRoute};  // a CA that is not the end
+  return {Next::kSwitch, h->peer_row, h->mtu, h->rate};
+}
+
+// `acc` with one more switch before it, whose step holds `mtu` and `rate`;
+// false past OpenSM's hop limit.
+bool RouteSuffixes::Prepend(uint8_t mtu, uint8_t rate, Suffix* acc) {
+  acc->mtu = std::min(mtu, acc->mtu);
+  acc->rate = LowerRate(rate, acc->rate);
+  ++acc->hops;
+  return acc->hops <= kMaxPathHops;
+}
+
 // The suffix from `start` to `dlid`, and on the way every switch's it
 // passes: the walk's steps are followed (each step: this switch's egress
 // port, then the next port: the end, or the next switch's ingress) until
@@ -106,43 +128,29 @@ void RouteSuffixes::BuildHops(const SmdbIndex& x) {
 void RouteSuffixes::FillFrom(const SmdbIndex& x, uint32_t start_row, uint16_t dlid, uint32_t end,
                              Scratch* scratch) {
   auto at = [this, dlid](uint32_t row) -> uint16_t& { return at_row(row, dlid); };
-  std::vector<Step>& chain = scratch->chain;
-  std::vector<uint32_t>* stamp = &scratch->stamp;
-  uint32_t* stamp_now = &scratch->stamp_now;
   if (end == SmdbIndex::kNone) {  // the walk fails before its first step
     at(start_row) = kNoRouteEntry;
     return;
   }
   // Most fills are one step: to the end, or to a switch whose entry is
-  // known (the tile's rows fill in order). The same as the chain below
-  // with one step, without it.
-  const Hop* first = HopAt(x, start_row, dlid);
-  if (!first || first->egress == SmdbIndex::kNone) {
-    at(start_row) = kNoRouteEntry;
+  // known (the tile's rows fill in order). Those skip the chain.
+  const Next first = StepThrough(HopAt(x, start_row, dlid), end);
+  if (first.kind != Next::kSwitch) {
+    at(start_row) =
+        first.kind == Next::kEnd ? Entry(first.mtu, first.rate, 1) : kNoRouteEntry;
     return;
   }
-  if (first->egress == end) {
-    at(start_row) = Entry(first->self_mtu, first->self_rate, 1);
-    return;
-  }
-  if (first->peer == end) {  // (end is not kNone here)
-    at(start_row) = Entry(first->end_mtu, first->end_rate, 1);
-    return;
-  }
-  if (first->peer == SmdbIndex::kNone || first->peer_row == SmdbIndex::kNone) {
-    at(start_row) = kNoRouteEntry;
-    return;
-  }
-  if (const uint16_t next = at(first->peer_row); next != kUnset) {
+  if (const uint16_t known = at(first.row); known != kUnset) {
     Suffix rest;
-    if (Decode(next, &rest) != Lookup::kReached || rest.hops + 1 > kMaxPathHops) {
-      at(start_row) = kNoRouteEntry;
-      return;
-    }
-    at(start_row) = Entry(std::min(first->mtu, rest.mtu), LowerRate(first->rate, rest.rate),
-                          static_cast<uint8_t>(rest.hops + 1));
+    at(start_row) = Decode(known, &rest) == Lookup::kReached &&
+                            Prepend(first.mtu, first.rate, &rest)
+                        ? Entry(rest.mtu, rest.rate, rest.hops)
+                        : kNoRouteEntry;
     return;
   }
+  std::vector<Step>& chain = scratch->chain;
+  std::vector<uint32_t>* stamp = &scratch->stamp;
+  uint32_t* stamp_now = &scratch->stamp_now;
   chain.clear();
   if (++*stamp_now == 0) {  // wrapped: old stamps could match again
     std::fill(stamp->begin(), stamp->end(), 0);
@@ -160,36 +168,17 @@ void RouteSuffixes::FillFrom(const SmdbIndex& x, uint32_t start_row, uint16_t dl
       break;
     }
     (*stamp)[row] = *stamp_now;
-    chain.push_back(Step{row, 0, 0});
-    const Hop* h = HopAt(x, row, dlid);
-    if (!h || h->egress == SmdbIndex::kNone) {
+    const Next n = StepThrough(HopAt(x, row, dlid), end);
+    chain.push_back(Step{row, n.mtu, n.rate});
+    if (n.kind == Next::kNoRoute) {
       tail = kNoRouteEntry;
       break;
     }
-    Step& s = chain.back();
-    if (h->egress == end) {  // the end port counts with its own rate
-      s.mtu = h->self_mtu;
-      s.rate = h->self_rate;
+    if (n.kind == Next::kEnd) {
       terminal = true;
       break;
     }
-    if (h->peer == SmdbIndex::kNone) {  // no link
-      tail = kNoRouteEntry;
-      break;
-    }
-    if (h->peer == end) {
-      s.mtu = h->end_mtu;
-      s.rate = h->end_rate;
-      terminal = true;
-      break;
-    }
-    if (h->peer_row == SmdbIndex::kNone) {  // a CA that is not the end
-      tail = kNoRouteEntry;
-      break;
-    }
-    s.mtu = h->mtu;
-    s.rate = h->rate;
-    row = h->peer_row;
+    row = n.row;
   }
   bool reached = terminal || tail != kNoRouteEntry;
   Suffix acc;
@@ -201,10 +190,7 @@ void RouteSuffixes::FillFrom(const SmdbIndex& x, uint32_t start_row, uint16_t dl
       acc.rate = s.rate;
       acc.hops = 1;
     } else if (reached) {
-      acc.mtu = std::min(s.mtu, acc.mtu);
-      acc.rate = LowerRate(s.rate, acc.rate);
-      ++acc.hops;
-      if (acc.hops > kMaxPathHops) reached = false;  // and every switch before it
+      reached = Prepend(s.mtu, s.rate, &acc);  // past the limit: every switch before it too
     }
     at(s.row) = reached ? Entry(acc.mtu, acc.rate, acc.hops) : kNoRouteEntry;
   }

@@ -154,6 +154,13 @@ class RouteSuffixes {
   static uint16_t Entry(uint8_t mtu, uint8_t rate, uint8_t hops) {
     return static_cast<uint16_t>(mtu << 13 | rate << 7 | hops);
   }
+  struct Next {
+    enum Kind { kNoRoute, kEnd, kSwitch } kind;
+    uint32_t row = SmdbIndex::kNone;  // kSwitch: the next switch's row
+    uint8_t mtu = 0, rate = 0;        // the step's (kEnd, kSwitch)
+  };
+  static Next StepThrough(const Hop* h, uint32_t end);
+  static bool Prepend(uint8_t mtu, uint8_t rate, Suffix* acc);
   // `end`: WalkEndPort of dlid's owner, or kNone.
   void FillFrom(const SmdbIndex& x, uint32_t start_row, uint16_t dlid, uint32_t end,
                 Scratch* scratch);

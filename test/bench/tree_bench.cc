@@ -256,7 +256,7 @@ Status Bench::WaitPhase(Phase* p, const TierBytes& before, const PrdbCounts& prd
       next_rss = Clock::now() + std::chrono::seconds(1);
     }
     if (Clock::now() >= next_pss) {
-      pss = AllRss();
+      pss = AllPss();
       next_pss = Clock::now() + std::chrono::seconds(5);
     }
     if (Clock::now() >= next_report || reached == n) {
@@ -354,7 +354,7 @@ Status Bench::RunStartup(Phase* p) {
       return Status::Error(ETIMEDOUT, "members did not join");
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
-  rss_before_consumers = AllRss();
+  rss_before_consumers = AllPss();
   auto consumers_start = Clock::now();
   consumers_started = consumers_start;
   // Every process starts its share at once; each answers when all of its
@@ -377,7 +377,7 @@ Status Bench::RunStartup(Phase* p) {
            Since(consumers_start));
   st = WaitPhase(p, zero, PrdbCounts(), cpu_before);
   if (all_joined_ns_.load()) join_burst_s = Between(consumers_start, FromNs(all_joined_ns_.load()));
-  rss_after_startup = AllRss();
+  rss_after_startup = AllPss();
   return st;
 }
 
@@ -430,12 +430,12 @@ void Bench::Check(const smdb::Smdb& db, bool* equal, size_t* mismatched, double*
 }
 
 uint64_t Bench::AllResident() {
-  uint64_t rss = ProcResidentBytes(getpid());
-  for (const Child& c : children_) rss += ProcResidentBytes(c.pid);
+  uint64_t rss = ProcStatusBytes("VmRSS", getpid());
+  for (const Child& c : children_) rss += ProcStatusBytes("VmRSS", c.pid);
   return rss;
 }
 
-uint64_t Bench::AllRss() {
+uint64_t Bench::AllPss() {
   parent_pss = ProcPssBytes(getpid());
   uint64_t rss = parent_pss;
   for (const Child& c : children_) rss += ProcPssBytes(c.pid);

@@ -151,8 +151,8 @@ class Bench {
   double joins_expected = 0;
   Clock::time_point consumers_started;
   uint64_t bridge_errors = 0;
-  uint64_t peak_rss = 0;  // the most AllRss saw
-  uint64_t parent_pss = 0;  // this process's part of the last AllRss
+  uint64_t peak_rss = 0;  // the most AllPss saw
+  uint64_t parent_pss = 0;  // this process's part of the last AllPss
   size_t procs() const { return children_.size(); }
   uint64_t rss_before_consumers = 0, rss_after_startup = 0;
   tree::InprocMadCounters mad_counters;
@@ -170,7 +170,7 @@ class Bench {
   Status Ask(Child* c, uint32_t op, ChildReply* r);
   void ReadEvents(Child* c);
   // Every process's PSS (slow: walks page tables); updates peak_rss.
-  uint64_t AllRss();
+  uint64_t AllPss();
   // Every process's RSS (cheap; shared pages counted in each).
   uint64_t AllResident();
   PrdbCounts ReadPrdbCounts();

@@ -43,13 +43,6 @@ uint64_t ProcPssBytes(pid_t pid) {
   return 0;
 }
 
-uint64_t ProcResidentBytes(pid_t pid) {
-  std::ifstream f("/proc/" + std::to_string(pid) + "/statm");
-  unsigned long long size = 0, resident = 0;
-  if (!(f >> size >> resident)) return 0;
-  return resident * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
-}
-
 // A /proc/meminfo field ("MemTotal:", ...) in bytes, 0 if missing.
 uint64_t MemInfoBytes(const char* key) {
   std::ifstream mi("/proc/meminfo");

@@ -31,8 +31,6 @@ double Between(Clock::time_point a, Clock::time_point b);
 uint64_t ProcStatusBytes(const char* field, pid_t pid = 0);
 // A process's proportional set size (/proc/PID/smaps_rollup "Pss").
 uint64_t ProcPssBytes(pid_t pid);
-// A process's resident set size (/proc/PID/statm): a counter, cheap to read.
-uint64_t ProcResidentBytes(pid_t pid);
 // A /proc/meminfo field ("MemTotal:", ...) in bytes, 0 if missing.
 uint64_t MemInfoBytes(const char* key);
 double Gib(uint64_t bytes);

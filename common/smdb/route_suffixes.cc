@@ -5,16 +5,6 @@
 
 namespace ssa {
 namespace smdb {
-namespace {
-
-// The walk keeps the earlier of two equal rates: `later` replaces
-// `earlier` only when strictly lower.
-uint8_t LowerRate(uint8_t earlier, uint8_t later) {
-  return CompareRates(earlier, later) > 0 ? later : earlier;
-}
-
-}  // namespace
-
 std::unique_ptr<RouteSuffixes> RouteSuffixes::Build(const SmdbIndex& x, size_t max_entries) {
   for (const SmdbIndex::Port& p : x.ports())
     if (p.mtu_cap > 7 || p.rate > 0x3F || p.rate_own > 0x3F) return nullptr;
@@ -96,28 +86,6 @@ void RouteSuffixes::BuildHops(const SmdbIndex& x) {
     }
     hop_start_.push_back(static_cast<uint32_t>(hops_.size()));
   }
-}
-
-// Where a walk's step through `h` (null: no LFT entry) goes, for a walk
-// ending at port `end`: nowhere, the end (with the step's MTU and rate),
-// or the next switch's row. PathEngine::Walk's loop turn.
-RouteSuffixes::Next RouteSuffixes::StepThrough(const Hop* h, uint32_t end) {
-  if (!h || h->egress == SmdbIndex::kNone) return {Next::kNoRoute};
-  // The end port counts with its own rate.
-  if (h->egress == end) return {Next::kEnd, SmdbIndex::kNone, h->self_mtu, h->self_rate};
-  if (h->peer == SmdbIndex::kNone) return {Next::kNoRoute};  // no link
-  if (h->peer == end) return {Next::kEnd, SmdbIndex::kNone, h->end_mtu, h->end_rate};
-  if (h->peer_row == SmdbIndex::kNone) return {Next::kNoRoute};  // a CA that is not the end
-  return {Next::kSwitch, h->peer_row, h->mtu, h->rate};
-}
-
-// `acc` with one more switch before it, whose step holds `mtu` and `rate`;
-// false past OpenSM's hop limit.
-bool RouteSuffixes::Prepend(uint8_t mtu, uint8_t rate, Suffix* acc) {
-  acc->mtu = std::min(mtu, acc->mtu);
-  acc->rate = LowerRate(rate, acc->rate);
-  ++acc->hops;
-  return acc->hops <= kMaxPathHops;
 }
 
 // The suffix from `start` to `dlid`, and on the way every switch's it

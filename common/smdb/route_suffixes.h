@@ -24,6 +24,7 @@
 #ifndef IBACM_SSA_COMMON_SMDB_ROUTE_SUFFIXES_H
 #define IBACM_SSA_COMMON_SMDB_ROUTE_SUFFIXES_H
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -36,6 +37,12 @@ namespace smdb {
 
 // OpenSM gives up on paths longer than this many switch hops (MAX_HOPS).
 constexpr int kMaxPathHops = 64;
+
+// The walk keeps the earlier of two equal rates: `later` replaces
+// `earlier` only when strictly lower.
+inline uint8_t LowerRate(uint8_t earlier, uint8_t later) {
+  return CompareRates(earlier, later) > 0 ? later : earlier;
+}
 
 // The port the SA's walk to `dlid`, owned by endpoint port `dst`, ends at:
 // `dst` itself, or for a switch, the port its own LFT sends the LID to (port
@@ -159,8 +166,27 @@ class RouteSuffixes {
     uint32_t row = SmdbIndex::kNone;  // kSwitch: the next switch's row
     uint8_t mtu = 0, rate = 0;        // the step's (kEnd, kSwitch)
   };
-  static Next StepThrough(const Hop* h, uint32_t end);
-  static bool Prepend(uint8_t mtu, uint8_t rate, Suffix* acc);
+  // Where a walk's step through `h` (null: no LFT entry) goes, for a walk
+  // ending at port `end`: nowhere, the end (with the step's MTU and rate),
+  // or the next switch's row. PathEngine::Walk's loop turn. In the header:
+  // the fill's inner loop, which the compiler must see whole.
+  static Next StepThrough(const Hop* h, uint32_t end) {
+    if (!h || h->egress == SmdbIndex::kNone) return {Next::kNoRoute};
+    // The end port counts with its own rate.
+    if (h->egress == end) return {Next::kEnd, SmdbIndex::kNone, h->self_mtu, h->self_rate};
+    if (h->peer == SmdbIndex::kNone) return {Next::kNoRoute};  // no link
+    if (h->peer == end) return {Next::kEnd, SmdbIndex::kNone, h->end_mtu, h->end_rate};
+    if (h->peer_row == SmdbIndex::kNone) return {Next::kNoRoute};  // a CA, not the end
+    return {Next::kSwitch, h->peer_row, h->mtu, h->rate};
+  }
+  // `acc` with one more switch before it, whose step holds `mtu` and `rate`;
+  // false past OpenSM's hop limit.
+  static bool Prepend(uint8_t mtu, uint8_t rate, Suffix* acc) {
+    acc->mtu = std::min(mtu, acc->mtu);
+    acc->rate = LowerRate(rate, acc->rate);
+    ++acc->hops;
+    return acc->hops <= kMaxPathHops;
+  }
   // `end`: WalkEndPort of dlid's owner, or kNone.
   void FillFrom(const SmdbIndex& x, uint32_t start_row, uint16_t dlid, uint32_t end,
                 Scratch* scratch);

@@ -193,7 +193,7 @@ bool PathEngine::Walk(uint32_t src, uint32_t dst, uint16_t dlid, uint8_t* mtu_ou
       if (found == RouteSuffixes::Lookup::kReached) {
         if (sfx.hops > kMaxPathHops) return false;
         *mtu_out = std::min(f->mtu, sfx.mtu);
-        *rate_out = CompareRates(f->rate, sfx.rate) > 0 ? sfx.rate : f->rate;
+        *rate_out = LowerRate(f->rate, sfx.rate);
         *valid_sls = 0xffff;
         return true;
       }
@@ -232,7 +232,7 @@ bool PathEngine::Walk(uint32_t src, uint32_t dst, uint16_t dlid, uint8_t* mtu_ou
     uint8_t in_port = p->port_num;
     // Ingress port: capability from port 0 for the comparison and the value.
     mtu = std::min(mtu, p->mtu_cap);
-    if (CompareRates(rate, p->rate) > 0) rate = p->rate;
+    rate = LowerRate(rate, p->rate);
     // The rest of the walk in one lookup, when the engine has the table
     // (route_suffixes.h: the same steps as below, made once per switch).
     if (use_suffixes) {
@@ -242,7 +242,7 @@ bool PathEngine::Walk(uint32_t src, uint32_t dst, uint16_t dlid, uint8_t* mtu_ou
       if (found == RouteSuffixes::Lookup::kReached) {
         if (hops + sfx.hops > kMaxPathHops) return false;
         *mtu_out = std::min(mtu, sfx.mtu);
-        *rate_out = CompareRates(rate, sfx.rate) > 0 ? sfx.rate : rate;
+        *rate_out = LowerRate(rate, sfx.rate);
         *valid_sls = valid;
         return true;
       }
@@ -254,7 +254,7 @@ bool PathEngine::Walk(uint32_t src, uint32_t dst, uint16_t dlid, uint8_t* mtu_ou
     // simulated fabric's SA confirms with mixed extended speeds.)
     p = &x.port(cur);
     mtu = std::min(mtu, p->mtu_cap);
-    if (CompareRates(rate, p->rate) > 0) rate = p->rate;
+    rate = LowerRate(rate, p->rate);
     if (drops) {
       valid &= static_cast<uint16_t>(~x.Sl2VlDrops(cur, in_port));
       if (!valid) return false;
@@ -263,7 +263,7 @@ bool PathEngine::Walk(uint32_t src, uint32_t dst, uint16_t dlid, uint8_t* mtu_ou
   }
   p = &x.port(cur);
   mtu = std::min(mtu, p->mtu_cap);
-  if (CompareRates(rate, p->rate_own) > 0) rate = p->rate_own;
+  rate = LowerRate(rate, p->rate_own);
   *mtu_out = mtu;
   *rate_out = rate;
   *valid_sls = valid;
@@ -283,8 +283,7 @@ PathStatus PathEngine::GetParams(uint32_t src, uint32_t dst, uint16_t dlid, cons
            : nullptr;
   uint8_t lf = level ? level->flags : 0;
   if ((lf & kQosLevelMtu) && out->mtu > level->mtu_limit) out->mtu = level->mtu_limit;
-  if ((lf & kQosLevelRate) && CompareRates(out->rate, level->rate_limit) > 0)
-    out->rate = level->rate_limit;
+  if (lf & kQosLevelRate) out->rate = LowerRate(out->rate, level->rate_limit);
   if ((lf & kQosLevelSl) && !(valid & (1u << (level->sl & 0xf)))) return PathStatus::kNoRoute;
   out->life = src == dst ? 0 : (lf & kQosLevelLife) ? level->pkt_life : x.subnet().subnet_timeout;
   // The P_Key: the query's (both ends must share it, and a level with

@@ -30,7 +30,7 @@ std::unique_ptr<RouteSuffixes> RouteSuffixes::Build(const SmdbIndex& x, size_t m
     f.peer = p.peer;
     f.row = t->row_of_node_[in.node];
     f.mtu = std::min(p.mtu_cap, in.mtu_cap);
-    f.rate = CompareRates(p.rate_own, in.rate) > 0 ? in.rate : p.rate_own;
+    f.rate = LowerRate(p.rate_own, in.rate);
   }
   // Where each LID's walks end, once.
   std::vector<uint32_t> ends(t->columns_, SmdbIndex::kNone);

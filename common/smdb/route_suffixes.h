@@ -38,12 +38,6 @@ namespace smdb {
 // OpenSM gives up on paths longer than this many switch hops (MAX_HOPS).
 constexpr int kMaxPathHops = 64;
 
-// The walk keeps the earlier of two equal rates: `later` replaces
-// `earlier` only when strictly lower.
-inline uint8_t LowerRate(uint8_t earlier, uint8_t later) {
-  return CompareRates(earlier, later) > 0 ? later : earlier;
-}
-
 // The port the SA's walk to `dlid`, owned by endpoint port `dst`, ends at:
 // `dst` itself, or for a switch, the port its own LFT sends the LID to (port
 // 0); kNone if that LFT has no entry.

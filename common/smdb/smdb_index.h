@@ -65,6 +65,11 @@ inline int CompareRates(uint8_t a, uint8_t b) {
   int rb = b <= kMaxRate ? kRateRank[b] : 0;
   return ra < rb ? -1 : (ra == rb ? 0 : 1);
 }
+// The lower of two rates as the SA's walk keeps it: `later` replaces
+// `earlier` only when strictly lower, so the earlier of equals stays.
+inline uint8_t LowerRate(uint8_t earlier, uint8_t later) {
+  return CompareRates(earlier, later) > 0 ? later : earlier;
+}
 
 class SmdbIndex {
  public:

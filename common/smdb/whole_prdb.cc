@@ -140,7 +140,7 @@ void ForEachRecord(const PathEngine& engine, uint32_t src, Emit&& emit) {
     }
     if (found == RouteSuffixes::Lookup::kNoRoute || there.hops > kMaxPathHops) continue;
     const uint8_t mtu = std::min(f->mtu, there.mtu);
-    const uint8_t rate = CompareRates(f->rate, there.rate) > 0 ? there.rate : f->rate;
+    const uint8_t rate = LowerRate(f->rate, there.rate);
     // Every source LID's walk back first: one the table cannot vouch for
     // sends the whole destination to solve(), in order.
     uint8_t flags[128];

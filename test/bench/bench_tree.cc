@@ -324,9 +324,9 @@ int main(int argc, char** argv) {
   uint64_t rss_peak = std::max(ProcStatusBytes("VmHWM"), bench.peak_rss);
   // Sized down: what the consumers asked for would take, at the memory a
   // consumer took here (an extrapolation, printed as one).
-  if (opt.consumers < asked_consumers && bench.rss_after_startup > bench.rss_before_consumers) {
+  if (opt.consumers < asked_consumers && bench.pss_after_startup > bench.pss_before_consumers) {
     double per =
-        static_cast<double>(bench.rss_after_startup - bench.rss_before_consumers) / opt.consumers;
+        static_cast<double>(bench.pss_after_startup - bench.pss_before_consumers) / opt.consumers;
     uint64_t total = MemInfoBytes("MemTotal:");
     notes.push_back(
         "memory: a consumer took " + Num(per / 1e6, 2) +
@@ -378,8 +378,8 @@ int main(int argc, char** argv) {
            cpu.c_str(), ssa::bench::CpuTotal(p->cpu));
   }
   const double kept_gib =
-      bench.rss_after_startup > bench.rss_before_consumers
-          ? Gib(bench.rss_after_startup - bench.rss_before_consumers)
+      bench.pss_after_startup > bench.pss_before_consumers
+          ? Gib(bench.pss_after_startup - bench.pss_before_consumers)
           : 0;
   printf("memory: touching new memory costs %.2f s of CPU per GiB here (%.2f before the phases, "
          "%.2f after); the start-up kept %.2f GiB more (PSS), so about %.1f s of its CPU is "
@@ -456,9 +456,9 @@ int main(int argc, char** argv) {
     Figure("prdb_wire_bytes", Num(wire, 0));
     Figure("prdb_mem_bytes", Num(mem, 0));
   }
-  if (bench.rss_after_startup > bench.rss_before_consumers && opt.consumers > 0)
+  if (bench.pss_after_startup > bench.pss_before_consumers && opt.consumers > 0)
     Figure("rss_per_consumer_bytes",
-           Num(static_cast<double>(bench.rss_after_startup - bench.rss_before_consumers) /
+           Num(static_cast<double>(bench.pss_after_startup - bench.pss_before_consumers) /
                    opt.consumers,
                0));
   Figure("rss_peak_gib", Num(Gib(rss_peak), 2));

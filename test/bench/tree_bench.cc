@@ -354,7 +354,7 @@ Status Bench::RunStartup(Phase* p) {
       return Status::Error(ETIMEDOUT, "members did not join");
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
-  rss_before_consumers = AllPss();
+  pss_before_consumers = AllPss();
   auto consumers_start = Clock::now();
   consumers_started = consumers_start;
   // Every process starts its share at once; each answers when all of its
@@ -377,7 +377,7 @@ Status Bench::RunStartup(Phase* p) {
            Since(consumers_start));
   st = WaitPhase(p, zero, PrdbCounts(), cpu_before);
   if (all_joined_ns_.load()) join_burst_s = Between(consumers_start, FromNs(all_joined_ns_.load()));
-  rss_after_startup = AllPss();
+  pss_after_startup = AllPss();
   return st;
 }
 

@@ -154,7 +154,7 @@ class Bench {
   uint64_t peak_rss = 0;  // the most AllPss saw
   uint64_t parent_pss = 0;  // this process's part of the last AllPss
   size_t procs() const { return children_.size(); }
-  uint64_t rss_before_consumers = 0, rss_after_startup = 0;
+  uint64_t pss_before_consumers = 0, pss_after_startup = 0;  // AllPss, bytes
   tree::InprocMadCounters mad_counters;
   tree::CoreControlCounters core_counters;
 

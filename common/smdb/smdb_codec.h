@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -23,6 +24,25 @@ namespace ssa {
 namespace smdb {
 
 // ---- Field visitors ----
+
+// `x` with its bytes in network order (a swap on little-endian hosts): one
+// load or store and a byte swap per field. A byte loop cost a consumer's
+// decode of its PRDB (10,598 records at 10,000 HCAs) a fifth more
+// instructions (callgrind, bench_tree --pieces; issue 28).
+template <class T>
+inline T ToBigEndian(T x) {
+  static_assert(std::is_unsigned<T>::value, "wire fields are unsigned integers");
+  if constexpr (sizeof(T) == 1 || __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__) {
+    return x;
+  } else if constexpr (sizeof(T) == 2) {
+    return static_cast<T>(__builtin_bswap16(x));
+  } else if constexpr (sizeof(T) == 4) {
+    return static_cast<T>(__builtin_bswap32(x));
+  } else {
+    static_assert(sizeof(T) == 8, "wire fields are 1, 2, 4 or 8 bytes");
+    return static_cast<T>(__builtin_bswap64(x));
+  }
+}
 
 class FieldEncoder {
  public:
@@ -57,7 +77,9 @@ class FieldEncoder {
  private:
   template <class T>
   void Put(T x) {
-    for (size_t i = sizeof(T); i-- > 0;) *p_++ = static_cast<uint8_t>(x >> (8 * i));
+    const auto be = ToBigEndian(x);
+    std::memcpy(p_, &be, sizeof(T));
+    p_ += sizeof(T);
   }
   uint8_t* p_;
 };
@@ -95,10 +117,10 @@ class FieldDecoder {
  private:
   template <class T>
   void Get(T* x) {
-    T v = 0;
-    // Shifting a uint8_t promotes to int; 8-bit values never shift out.
-    for (size_t i = 0; i < sizeof(T); ++i) v = static_cast<T>((uint64_t{v} << 8) | *p_++);
-    *x = v;
+    T be;
+    std::memcpy(&be, p_, sizeof(T));
+    p_ += sizeof(T);
+    *x = ToBigEndian(be);  // the swap is its own inverse
   }
   const uint8_t* p_;
 };

@@ -173,36 +173,6 @@ void ForEachRecord(const PathEngine& engine, uint32_t src, Emit&& emit) {
   }
 }
 
-// A path record's key (smdb_prdb.h: DGID, SGID, DLID, SLID) as numbers
-// that order as its bytes do.
-struct RecordKey {
-  uint64_t dgid_hi = 0, dgid_lo = 0, sgid_hi = 0, sgid_lo = 0;
-  uint32_t lids = 0;  // DLID << 16 | SLID
-  bool operator<(const RecordKey& o) const {
-    if (dgid_hi != o.dgid_hi) return dgid_hi < o.dgid_hi;
-    if (dgid_lo != o.dgid_lo) return dgid_lo < o.dgid_lo;
-    if (sgid_hi != o.sgid_hi) return sgid_hi < o.sgid_hi;
-    if (sgid_lo != o.sgid_lo) return sgid_lo < o.sgid_lo;
-    return lids < o.lids;
-  }
-};
-
-uint64_t Be64At(const uint8_t* p) {
-  uint64_t v;
-  memcpy(&v, p, 8);
-  return be64toh(v);
-}
-
-RecordKey KeyOf(const PrdbPath& r) {
-  RecordKey k;
-  k.dgid_hi = Be64At(r.dgid.data());
-  k.dgid_lo = Be64At(r.dgid.data() + 8);
-  k.sgid_hi = Be64At(r.sgid.data());
-  k.sgid_lo = Be64At(r.sgid.data() + 8);
-  k.lids = uint32_t{r.dlid} << 16 | r.slid;
-  return k;
-}
-
 // The source port of a whole PRDB, or ENOENT.
 Status FindSource(const SmdbIndex& x, uint64_t port_guid, uint32_t* src) {
   *src = x.PortByGuid(port_guid);
@@ -261,16 +231,15 @@ Status WritePrdbImage(const PathEngine& engine, uint64_t port_guid, uint64_t smd
   uint8_t* b = reinterpret_cast<uint8_t*>(&(*out)[0]);
   uint8_t* p = b + I::kHeadSize;
   // Serialize's check that keys ascend, made on each record as it is
-  // written (a second pass over the bytes cost as much as a CRC): a record
-  // out of key order is a bug here, not data.
-  RecordKey last;
-  bool first = true, ordered = true;
-  ForEachRecord(engine, src, [&p, &last, &first, &ordered](const PrdbPath& r) {
-    const RecordKey k = KeyOf(r);
-    ordered = ordered && (first || last < k);
-    first = false;
-    last = k;
+  // written (a second pass over the bytes cost as much as a CRC), on the
+  // encoded key bytes (they order as the key does): a record out of key
+  // order is a bug here, not data.
+  constexpr size_t kKeySize = KeySize<PrdbPath>();
+  const uint8_t* const first = p;
+  bool ordered = true;
+  ForEachRecord(engine, src, [&p, first, &ordered](const PrdbPath& r) {
     EncodeRecord(r, p);
+    ordered = ordered && (p == first || std::memcmp(p - I::kPathSize, p, kKeySize) < 0);
     p += I::kPathSize;
   });
   const uint32_t n = static_cast<uint32_t>((p - (b + I::kHeadSize)) / I::kPathSize);

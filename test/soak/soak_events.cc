@@ -74,8 +74,9 @@ void Runner::RestartMember(Member* m, const std::string& faults) {
 void Runner::LinkChange(const Action& a) {
   // One change per sweep (OpenSM misses a link event that comes while it
   // still sweeps the last one), and the oracle records each state.
-  if (Master() && change_pending_ && !PollFor(60s, [&] { return !change_pending_; }))
-    Fail("the fabric did not settle within 60 s after a change (master " + MasterName() + ")");
+  if (Master() && change_pending_ && !PollForSms(60s, [&] { return !change_pending_; }))
+    Fail("the fabric did not settle within 60 s after a change or the last SM stall handled "
+         "(master " + MasterName() + ")");
   BeginChange();
   std::string node = a.target;
   int port = 0;
@@ -91,7 +92,7 @@ void Runner::LinkChange(const Action& a) {
 
 void Runner::KillMaster() {
   // A master and a standby, or the kill leaves the fabric without an SM.
-  if (!PollFor(60s, [&] { return Master() && Standby(); })) {
+  if (!PollForSms(60s, [&] { return Master() && Standby(); })) {
     Fail("no master and standby SM to fail over between (master " + MasterName() + ")");
     return;
   }

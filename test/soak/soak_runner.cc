@@ -251,6 +251,19 @@ bool Runner::PollFor(std::chrono::milliseconds timeout, const std::function<bool
   }
 }
 
+// A change that meets a hung master (killed after 25 s) and then a stuck
+// standby (restarted 60 s after that kill) settles some 90 s after it
+// came: both stalls are the simulator's (doc/simulated-fabric.md) and are
+// counted in sm_hangs, so they must not read as the fabric failing to
+// settle (seed 1131 under ASan did, 2026-11-28).
+bool Runner::PollForSms(std::chrono::milliseconds timeout, const std::function<bool()>& done) {
+  for (;;) {
+    const int hangs = r_->sm_hangs;
+    if (PollFor(timeout, done)) return true;
+    if (r_->sm_hangs == hangs) return false;
+  }
+}
+
 Status Runner::Run() {
   ScheduleOptions so;
   so.seed = o_.seed;

@@ -179,6 +179,10 @@ class Runner {
   void Poll();
   // Polls (pacing 50 ms) until `done` or `timeout`; false at the timeout.
   bool PollFor(std::chrono::milliseconds timeout, const std::function<bool()>& done);
+  // PollFor for what the SMs must bring about (a sweep, a master and a
+  // standby): each simulator stall handled meanwhile (sm_hangs: a hung
+  // master killed, a stuck standby restarted) gives it `timeout` again.
+  bool PollForSms(std::chrono::milliseconds timeout, const std::function<bool()>& done);
   void PollSms();
   void AddSm(const std::string& node, const std::string& log, size_t log_from,
              const std::string& dump_dir, bool fabric_owned, pid_t pid, int priority);

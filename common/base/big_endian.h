@@ -5,27 +5,43 @@
 #ifndef IBACM_SSA_COMMON_BASE_BIG_ENDIAN_H
 #define IBACM_SSA_COMMON_BASE_BIG_ENDIAN_H
 
+#include <endian.h>
+
 #include <cstdint>
+#include <cstring>
 
 namespace ssa {
 
+// One load or store and a byte swap each (memcpy: no alignment needed).
+// Byte-by-byte shifts cost a consumer's decode of its PRDB (10,598 records
+// at 10,000 HCAs) a fifth more instructions (callgrind, bench_tree --pieces).
 inline void PutBe16(uint8_t* p, uint16_t v) {
-  p[0] = static_cast<uint8_t>(v >> 8);
-  p[1] = static_cast<uint8_t>(v);
+  v = htobe16(v);
+  std::memcpy(p, &v, sizeof(v));
 }
 inline void PutBe32(uint8_t* p, uint32_t v) {
-  PutBe16(p, static_cast<uint16_t>(v >> 16));
-  PutBe16(p + 2, static_cast<uint16_t>(v));
+  v = htobe32(v);
+  std::memcpy(p, &v, sizeof(v));
 }
 inline void PutBe64(uint8_t* p, uint64_t v) {
-  PutBe32(p, static_cast<uint32_t>(v >> 32));
-  PutBe32(p + 4, static_cast<uint32_t>(v));
+  v = htobe64(v);
+  std::memcpy(p, &v, sizeof(v));
 }
 inline uint16_t GetBe16(const uint8_t* p) {
-  return static_cast<uint16_t>((uint32_t{p[0]} << 8) | p[1]);
+  uint16_t v;
+  std::memcpy(&v, p, sizeof(v));
+  return be16toh(v);
 }
-inline uint32_t GetBe32(const uint8_t* p) { return (uint32_t{GetBe16(p)} << 16) | GetBe16(p + 2); }
-inline uint64_t GetBe64(const uint8_t* p) { return (uint64_t{GetBe32(p)} << 32) | GetBe32(p + 4); }
+inline uint32_t GetBe32(const uint8_t* p) {
+  uint32_t v;
+  std::memcpy(&v, p, sizeof(v));
+  return be32toh(v);
+}
+inline uint64_t GetBe64(const uint8_t* p) {
+  uint64_t v;
+  std::memcpy(&v, p, sizeof(v));
+  return be64toh(v);
+}
 
 }  // namespace ssa
 

@@ -118,7 +118,7 @@ class Daemon {
   std::unique_ptr<KernelPathService> kernel_;
   std::unique_ptr<metrics::MetricsFile> metrics_;
   std::unique_ptr<ProviderMetrics> provider_metrics_;  // with metrics_
-  int64_t start_time_ = 0;  // Unix seconds
+  int64_t start_time_ = 0;                             // Unix seconds
   bool configured_ = false;
   bool started_ = false;
 };

@@ -25,10 +25,10 @@ namespace ssa {
 
 namespace {
 
-using metrics::Labels;
-using metrics::PromText;
 using metrics::kCounter;
 using metrics::kGauge;
+using metrics::Labels;
+using metrics::PromText;
 
 // PERF_QUERY's counters as metric families.
 struct PerfFamily {
@@ -77,12 +77,11 @@ void Daemon::CollectMetrics(metrics::PromText* out) {
     if (!prov) continue;
     for (const auto& ep : port->endpoints) {
       Row r;
-      r.labels = {{"port", PortLabel(*port)},
-                  {"pkey", Hex16(ep->pkey)},
-                  {"provider", prov->name()}};
+      r.labels = {
+          {"port", PortLabel(*port)}, {"pkey", Hex16(ep->pkey)}, {"provider", prov->name()}};
       uint8_t count = static_cast<uint8_t>(r.values.size());
-      if (!prov->has_query_perf() || prov->table()->query_perf(ep->prov_ctx, r.values.data(),
-                                                               &count) < 0)
+      if (!prov->has_query_perf() ||
+          prov->table()->query_perf(ep->prov_ctx, r.values.data(), &count) < 0)
         continue;
       rows.push_back(r);
     }
@@ -126,8 +125,7 @@ void Daemon::CollectMetrics(metrics::PromText* out) {
                 "Answers to the kernel, by outcome (error: the kernel asks the SA or fails).");
     out->Add({{"outcome", "answered"}}, static_cast<double>(k.answered_path));
     out->Add({{"outcome", "error"}}, static_cast<double>(k.answered_error));
-    out->Family("ibacm_kernel_errors_total", kCounter,
-                "Error answers to the kernel, by cause.");
+    out->Family("ibacm_kernel_errors_total", kCounter, "Error answers to the kernel, by cause.");
     out->Add({{"cause", "provider"}}, static_cast<double>(k.provider_errors));
     out->Add({{"cause", "timeout"}}, static_cast<double>(k.timeouts));
     out->Add({{"cause", "bad_request"}}, static_cast<double>(k.bad_requests));

@@ -148,10 +148,10 @@ const char* OpClientSocket(ssa_core_t* core) {
 }
 
 const ssa_core_ops kOps = {
-    sizeof(ssa_core_ops), SSA_PROV_ABI_MAJOR, SSA_PROV_ABI_MINOR, OpLog,         OpResolveDone,
-    OpQueryDone,          OpSaSend,           OpTimerAdd,         OpTimerCancel, OpFdWatch,
-    OpFdUnwatch,          OpConfigForeach,    OpConfigWarn,       OpCounterAdd,  OpConfigFormat,
-    OpClientSocket,
+    sizeof(ssa_core_ops), SSA_PROV_ABI_MAJOR, SSA_PROV_ABI_MINOR, OpLog,
+    OpResolveDone,        OpQueryDone,        OpSaSend,           OpTimerAdd,
+    OpTimerCancel,        OpFdWatch,          OpFdUnwatch,        OpConfigForeach,
+    OpConfigWarn,         OpCounterAdd,       OpConfigFormat,     OpClientSocket,
 };
 
 }  // namespace

@@ -22,7 +22,8 @@ constexpr size_t kMaxHelpLength = 512;
 constexpr size_t kMaxLabels = 8;
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // Printable ASCII of at most `max` bytes: escaping makes anything legal in

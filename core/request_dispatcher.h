@@ -38,7 +38,7 @@ class RequestDispatcher : public ClientServer::Handler, public PathResolver {
     uint64_t ep_queries = 0;
     uint64_t bad_requests = 0;  // answered with an error status
     uint64_t answered = 0;
-    uint64_t internal_paths = 0;  // ResolvePath() calls
+    uint64_t internal_paths = 0;      // ResolvePath() calls
     uint64_t internal_addresses = 0;  // ResolveAddress() calls
   };
 

@@ -14,10 +14,10 @@ namespace distrib {
 
 namespace {
 
-using metrics::Labels;
-using metrics::PromText;
 using metrics::kCounter;
 using metrics::kGauge;
+using metrics::Labels;
+using metrics::PromText;
 
 double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
@@ -118,10 +118,12 @@ void IbssaMember::CollectMetrics(PromText* out) const {
   out->Add(mine, control_ ? static_cast<double>(control_->joins_accepted()) : 0);
   out->Family("ibssa_join_refusals_total", kCounter,
               "Joins the core did not accept, by reason (retry: no SMDB or no parent yet).");
-  out->Add(with({{"reason", "retry"}}), control_ ? static_cast<double>(control_->joins_retry()) : 0);
+  out->Add(with({{"reason", "retry"}}),
+           control_ ? static_cast<double>(control_->joins_retry()) : 0);
   out->Add(with({{"reason", "refused"}}),
            control_ ? static_cast<double>(control_->joins_refused()) : 0);
-  out->Family("ibssa_join_timeouts_total", kCounter, "Control MADs the core did not answer in time.");
+  out->Family("ibssa_join_timeouts_total", kCounter,
+              "Control MADs the core did not answer in time.");
   out->Add(mine, control_ ? static_cast<double>(control_->timeouts()) : 0);
 
   if (prdbs_) {

@@ -80,8 +80,8 @@ std::string IbssaOptions::Describe() const {
   s << "role=" << RolesName(roles) << " listen=" << listen << " transport=" << transport
     << " port=" << (port.empty() ? "(first active)" : port)
     << " log_level=" << LogLevelName(log_level) << " max_children=" << max_children
-    << " prdb_threads=" << prdb_threads << " prdb_route_table_mb=" << prdb_route_table_mb << " join_timeout_ms=" << join_timeout_ms
-    << " join_retries=" << join_retries;
+    << " prdb_threads=" << prdb_threads << " prdb_route_table_mb=" << prdb_route_table_mb
+    << " join_timeout_ms=" << join_timeout_ms << " join_retries=" << join_retries;
   if (!announce.empty()) s << " announce=" << announce;
   if (!run_dir.empty()) s << " run_dir=" << run_dir;
   if (!metrics_file.empty())

@@ -35,7 +35,7 @@ struct IbssaOptions {
   std::string lock_file = "/run/ibssa.pid";
   std::string run_dir;  // -R: lock file and state go there
   int max_children = 1024;
-  int prdb_threads = 2;        // access: PRDB computation workers
+  int prdb_threads = 2;  // access: PRDB computation workers
   // access: memory for the route-suffix table (2 bytes per switch and LID)
   // that whole PRDBs are built with; 0: none (distrib/prdb_service.h).
   int prdb_route_table_mb = 64;

@@ -22,8 +22,7 @@ Status PrdbService::BuildWhole(const Engine& e, const Consumer& previous, uint64
   if (!st.ok()) return st;
   std::shared_ptr<const std::string> bytes = buffers->Share(std::move(serialized));
   v.paths = paths;
-  std::shared_ptr<const std::string> old_bytes =
-      previous.image ? previous.image->Bytes() : nullptr;
+  std::shared_ptr<const std::string> old_bytes = previous.image ? previous.image->Bytes() : nullptr;
   smdb::Prdb old, now;
   // The delta compares records: both versions parsed (a whole rebuild
   // after an update; a bring-up has no previous version).
@@ -58,8 +57,8 @@ PrdbService::JobResult PrdbService::BuildOrPatch(const Engine& e, const Consumer
   r.if_full = x.assigned_lids().size() << (src == smdb::SmdbIndex::kNone ? 0 : x.port(src).lmc);
   r.sl_covered = EngineCovers(e, port_guid);
   // A consumer the slice covers now but did not then: every record again.
-  bool patch = previous.image && e.diff_from != 0 && previous.epoch == e.diff_from &&
-               !e.diff.all && !e.diff.lids_left && src != smdb::SmdbIndex::kNone &&
+  bool patch = previous.image && e.diff_from != 0 && previous.epoch == e.diff_from && !e.diff.all &&
+               !e.diff.lids_left && src != smdb::SmdbIndex::kNone &&
                (previous.sl_covered || !r.sl_covered);
   const smdb::SmdbIndex::Port* s = patch ? &x.port(src) : nullptr;
   if (patch) {
@@ -239,16 +238,15 @@ void PrdbService::OnSmdb(std::shared_ptr<const smdb::Smdb> db,
                       : "written whole",
                   index_lft_catch_ups_, index_lft_full_builds_);
         if (e->diff_from)
-          log_->Log(LogLevel::kInfo, "SMDB epoch %" PRIu64 " vs %" PRIu64 ": %s", epoch,
-                    e->diff_from,
-                    e->diff.all
-                        ? "global change, every path recomputed"
-                        : (std::to_string(e->diff.owner_dirty_count) + " LID(s) whose port changed, " +
-                           std::to_string(e->diff.route_dirty_count) + " whose routes changed")
-                              .c_str());
+          log_->Log(
+              LogLevel::kInfo, "SMDB epoch %" PRIu64 " vs %" PRIu64 ": %s", epoch, e->diff_from,
+              e->diff.all
+                  ? "global change, every path recomputed"
+                  : (std::to_string(e->diff.owner_dirty_count) + " LID(s) whose port changed, " +
+                     std::to_string(e->diff.route_dirty_count) + " whose routes changed")
+                        .c_str());
         if (e->engine->options().route_suffix_max_entries != 0)
-          log_->Log(LogLevel::kInfo,
-                    "SMDB epoch %" PRIu64 ": %s", epoch,
+          log_->Log(LogLevel::kInfo, "SMDB epoch %" PRIu64 ": %s", epoch,
                     e->engine->has_route_suffixes()
                         ? "whole PRDBs use the route-suffix table"
                         : "whole PRDBs walk every path (the route-suffix table would pass "
@@ -272,7 +270,8 @@ void PrdbService::WaitForSlice(Consumer* c) {
   // keeps a PRDB of an old routing longer than slice_wait_ms_.
   if (slice_wait_) return;
   log_->Log(LogLevel::kInfo,
-            "SMDB epoch %" PRIu64 ": waiting up to %lld ms for a route-SL slice of routing "
+            "SMDB epoch %" PRIu64
+            ": waiting up to %lld ms for a route-SL slice of routing "
             "generation %" PRIu64 " that covers the consumers to update",
             engine_->db->global_epoch, static_cast<long long>(slice_wait_ms_.count()),
             engine_->index->route_sl_generation());
@@ -284,7 +283,8 @@ void PrdbService::WaitForSlice(Consumer* c) {
     if (!engine_ || n == 0) return;
     wait_over_generation_ = engine_->index->route_sl_generation();
     log_->Log(LogLevel::kWarn,
-              "SMDB epoch %" PRIu64 ": no route-SL slice covering %zu consumer(s) after %lld ms; "
+              "SMDB epoch %" PRIu64
+              ": no route-SL slice covering %zu consumer(s) after %lld ms; "
               "updating them with the routing engine's records marked not exact",
               engine_->db->global_epoch, n, static_cast<long long>(slice_wait_ms_.count()));
     ComputeAll();
@@ -367,7 +367,8 @@ void PrdbService::ApplySlice() {
     again += c.second.image && c.second.epoch == e->db->global_epoch && !c.second.sl_covered &&
              EngineCovers(*e, c.first);
   log_->Log(LogLevel::kInfo,
-            "SMDB epoch %" PRIu64 ": route-SL slice of %zu rows in use; %zu consumer PRDB(s) "
+            "SMDB epoch %" PRIu64
+            ": route-SL slice of %zu rows in use; %zu consumer PRDB(s) "
             "made again with the engine's SLs",
             e->db->global_epoch, slice_->rows(), again);
   // Also those waiting for it (WaitForSlice); Compute skips the up to date.
@@ -401,8 +402,8 @@ uint64_t PrdbService::bytes_held() const {
   uint64_t n = 0;
   for (const auto& c : consumers_)
     if (c.second.image)
-      n += c.second.image->size() + c.second.image->override_count() *
-                                         sizeof(smdb::PrdbImage::Override);
+      n += c.second.image->size() +
+           c.second.image->override_count() * sizeof(smdb::PrdbImage::Override);
   return n;
 }
 

@@ -190,11 +190,11 @@ class PrdbService {
   };
   struct Consumer {
     std::shared_ptr<const smdb::PrdbImage> image;  // current version, or null
-    uint64_t epoch = 0;                        // its epoch
+    uint64_t epoch = 0;                            // its epoch
     uint32_t digest = 0;
-    uint64_t computing_for = 0;  // SMDB epoch of the job in flight, 0: none
-    bool waiting = false;        // in waiting_, for a job slot
-    bool sl_covered = true;      // `image` had the engine's SLs (EngineCovers)
+    uint64_t computing_for = 0;   // SMDB epoch of the job in flight, 0: none
+    bool waiting = false;         // in waiting_, for a job slot
+    bool sl_covered = true;       // `image` had the engine's SLs (EngineCovers)
     bool awaiting_slice = false;  // its update waits for a slice (WaitForSlice)
   };
   struct JobResult {
@@ -241,9 +241,9 @@ class PrdbService {
   std::shared_ptr<const Engine> engine_;  // built from db_, shared with jobs
   uint64_t engine_pending_ = 0;           // SMDB epoch whose engine is being built
   std::map<uint64_t, Consumer> consumers_;
-  std::deque<uint64_t> waiting_;  // port GUIDs; a removed one is skipped
+  std::deque<uint64_t> waiting_;                     // port GUIDs; a removed one is skipped
   std::shared_ptr<const smdb::RouteSlTable> slice_;  // the newest route-SL slice
-  EventLoop::TimerId slice_wait_ = 0;  // WaitForSlice's deadline
+  EventLoop::TimerId slice_wait_ = 0;                // WaitForSlice's deadline
   std::chrono::milliseconds slice_wait_ms_{5000};
   // The routing whose slice did not come in time: its consumers no longer wait.
   uint64_t wait_over_generation_ = 0;

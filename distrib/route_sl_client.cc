@@ -29,7 +29,8 @@ void RouteSlClient::OnApplied(const tree::Applied<smdb::Smdb>& a) {
   backoff_ms_ = 0;
   applied_at_ = std::chrono::steady_clock::now();
   log_->Log(LogLevel::kInfo,
-            "route-SL slice %" PRIu64 ": rows of %zu port(s), %zu rows, routing generation %" PRIu64,
+            "route-SL slice %" PRIu64
+            ": rows of %zu port(s), %zu rows, routing generation %" PRIu64,
             a.version.epoch, a.db->guid_lids.records.size(), a.db->route_sls.records.size(),
             a.db->route_sl_hints.epoch);
   if (on_slice_) on_slice_(a.db);

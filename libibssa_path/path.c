@@ -25,15 +25,15 @@ struct ibssa_path {
 	struct path_tables tables;
 	struct path_socket sock;
 	uint32_t flags;
-	uint64_t draws;  /* atomic: the SL draws' sequence */
-	uint64_t socket_answers, misses, stale;  /* atomic; table answers: per slot */
+	uint64_t draws;				/* atomic: the SL draws' sequence */
+	uint64_t socket_answers, misses, stale; /* atomic; table answers: per slot */
 };
 
 /* Where a lookup starts: the port, the endpoint's P_Key. */
 struct origin {
 	const struct ibssa_shm_port *port;
 	uint16_t pkey;
-	const struct ibssa_shm_src *chosen;  /* a source the daemon would pick */
+	const struct ibssa_shm_src *chosen; /* a source the daemon would pick */
 };
 
 static void count(uint64_t *c)
@@ -179,14 +179,14 @@ int ibssa_path_by_lid(struct ibssa_path *h, uint16_t slid, uint16_t dlid, uint16
 		const struct ibssa_shm_port *ports = ibssa_shm_ports(map);
 		struct origin o = {NULL, 0, NULL};
 		for (uint32_t i = 0; i < hd->port_count && !o.port; ++i) {
-			uint16_t mask = (uint16_t)~((1u << ports[i].lmc) - 1);
+			uint16_t mask = (uint16_t) ~((1u << ports[i].lmc) - 1);
 			if (!slid || (slid & mask) == ports[i].base_lid)
 				o.port = &ports[i];
 		}
 		/* The daemon answers from the port's base LID whatever the SLID. */
 		int done = o.port && endpoint_pkey(o.port, pkey, &o.pkey) &&
-			   serve(h, ticket, ibssa_shm_find_lid(map, o.port, o.port->base_lid, dlid), &o,
-				 out, answer);
+			   serve(h, ticket, ibssa_shm_find_lid(map, o.port, o.port->base_lid, dlid),
+				 &o, out, answer);
 		tables_leave(ticket);
 		if (done)
 			return 0;
@@ -211,8 +211,7 @@ static const struct ibssa_shm_port *port_by_gid(const void *map, const uint8_t *
 }
 
 int ibssa_path_by_gid(struct ibssa_path *h, const uint8_t *sgid, const uint8_t dgid[16],
-		      uint16_t pkey, struct ibv_path_record *out,
-		      struct ibssa_path_answer *answer)
+		      uint16_t pkey, struct ibv_path_record *out, struct ibssa_path_answer *answer)
 {
 	uint64_t *ticket;
 	const void *map = enter(h, &ticket);
@@ -236,10 +235,14 @@ int ibssa_path_by_gid(struct ibssa_path *h, const uint8_t *sgid, const uint8_t d
 static size_t addr_len(int type, size_t len)
 {
 	switch (type) {
-	case IBSSA_PATH_ADDR_NAME: return len < 64 ? len : 64;
-	case IBSSA_PATH_ADDR_IP: return len == 4 ? 4 : 0;
-	case IBSSA_PATH_ADDR_IP6: return len == 16 ? 16 : 0;
-	default: return 0;
+	case IBSSA_PATH_ADDR_NAME:
+		return len < 64 ? len : 64;
+	case IBSSA_PATH_ADDR_IP:
+		return len == 4 ? 4 : 0;
+	case IBSSA_PATH_ADDR_IP6:
+		return len == 16 ? 16 : 0;
+	default:
+		return 0;
 	}
 }
 
@@ -257,8 +260,7 @@ static const uint8_t *dest_gid(const void *map, int type, const void *dest, size
 /* The source the daemon takes: the endpoint holding `src`, or the one it
  * picks itself (not for an IP destination when endpoints have IPs: the
  * daemon asks the kernel's routes then). */
-static int addr_origin(const void *map, int type, const void *src, size_t src_len,
-		       struct origin *o)
+static int addr_origin(const void *map, int type, const void *src, size_t src_len, struct origin *o)
 {
 	const struct ibssa_shm_header *hd = map;
 	const struct ibssa_shm_src *s;
@@ -335,9 +337,12 @@ uint64_t ibssa_path_epoch(struct ibssa_path *h, int refresh)
 int ibssa_path_refresh(struct ibssa_path *h)
 {
 	switch (tables_refresh(&h->tables, 1)) {
-	case TABLES_LIVE: return 0;
-	case TABLES_STALE: return -ESRCH;
-	default: return -ENOENT;
+	case TABLES_LIVE:
+		return 0;
+	case TABLES_STALE:
+		return -ESRCH;
+	default:
+		return -ENOENT;
 	}
 }
 

@@ -83,13 +83,19 @@ static int status_errno(uint8_t status)
 {
 	/* As ib_acme reports them. */
 	switch (status) {
-	case ACM_STATUS_ENOMEM: return -ENOMEM;
-	case ACM_STATUS_ENODATA: return -ENODATA;
-	case ACM_STATUS_ENOTCONN: return -ENOTCONN;
-	case ACM_STATUS_ETIMEDOUT: return -ETIMEDOUT;
+	case ACM_STATUS_ENOMEM:
+		return -ENOMEM;
+	case ACM_STATUS_ENODATA:
+		return -ENODATA;
+	case ACM_STATUS_ENOTCONN:
+		return -ENOTCONN;
+	case ACM_STATUS_ETIMEDOUT:
+		return -ETIMEDOUT;
 	case ACM_STATUS_ESRCADDR:
-	case ACM_STATUS_EDESTADDR: return -EADDRNOTAVAIL;
-	default: return -EINVAL;
+	case ACM_STATUS_EDESTADDR:
+		return -EADDRNOTAVAIL;
+	default:
+		return -EINVAL;
 	}
 }
 

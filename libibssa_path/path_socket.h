@@ -12,7 +12,7 @@
 struct path_socket {
 	char path[108];
 	int timeout_ms;
-	pthread_mutex_t lock;  /* guards fd and tid */
+	pthread_mutex_t lock; /* guards fd and tid */
 	int fd;
 	uint64_t tid;
 };

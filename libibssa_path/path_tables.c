@@ -97,9 +97,9 @@ static void install(struct path_tables *t, const void *map, size_t len, const st
 	if (map == t->map && state == t->state) {
 		t->dev = st ? st->st_dev : 0;
 		t->ino = st ? st->st_ino : 0;
-		return;  /* readers see it already */
+		return; /* readers see it already */
 	}
-	uint64_t g = __atomic_load_n(&t->gen, __ATOMIC_RELAXED);  /* only we write it */
+	uint64_t g = __atomic_load_n(&t->gen, __ATOMIC_RELAXED); /* only we write it */
 	struct tables_view *next = &t->views[(g + 1) & 1];
 	next->map = state == TABLES_LIVE ? map : NULL;
 	next->state = state;
@@ -110,7 +110,7 @@ static void install(struct path_tables *t, const void *map, size_t len, const st
 			present += __atomic_load_n(&t->slots[i].readers[g & 1], __ATOMIC_SEQ_CST);
 		if (!present)
 			break;
-		sched_yield();  /* a lookup takes well under a microsecond */
+		sched_yield(); /* a lookup takes well under a microsecond */
 	}
 	const void *old = t->map;
 	size_t old_len = t->len;
@@ -168,7 +168,7 @@ int tables_refresh(struct path_tables *t, int force)
 	if (force) {
 		pthread_mutex_lock(&t->refresh);
 	} else if (pthread_mutex_trylock(&t->refresh)) {
-		return -1;  /* another thread looks right now */
+		return -1; /* another thread looks right now */
 	}
 	int state = look(t);
 	__atomic_store_n(&t->next_check_ns, now_ns() + (uint64_t)t->check_ms * 1000000u,

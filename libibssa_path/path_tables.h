@@ -24,36 +24,36 @@
 #include <sys/types.h>
 
 enum tables_state {
-	TABLES_NONE = 0,   /* nothing published, or the object was rejected */
+	TABLES_NONE = 0, /* nothing published, or the object was rejected */
 	TABLES_LIVE = 1,
-	TABLES_STALE = 2,  /* published by a daemon that stopped */
+	TABLES_STALE = 2, /* published by a daemon that stopped */
 };
 
 #define TABLES_SLOTS 64
 
 /* What readers of one generation see. */
 struct tables_view {
-	const void *map;  /* NULL unless state is TABLES_LIVE */
+	const void *map; /* NULL unless state is TABLES_LIVE */
 	int state;
 };
 
 /* Readers present per generation, and the answers they gave from the
  * tables, one cache line per slot: a lookup writes only its own. */
 struct tables_slot {
-	uint64_t readers[2];  /* atomic */
-	uint64_t answers;     /* atomic */
+	uint64_t readers[2]; /* atomic */
+	uint64_t answers;    /* atomic */
 	char pad[40];
 } __attribute__((aligned(64)));
 
 struct path_tables {
 	struct tables_slot slots[TABLES_SLOTS];
-	struct tables_view views[2];  /* views[gen & 1] is current */
-	uint64_t gen;                 /* atomic */
+	struct tables_view views[2]; /* views[gen & 1] is current */
+	uint64_t gen;		     /* atomic */
 	char name[4200];
-	char socket[4200];            /* the daemon's: its owner vouches for the tables */
+	char socket[4200]; /* the daemon's: its owner vouches for the tables */
 	int check_ms;
-	pthread_mutex_t refresh;      /* one refresher at a time; guards what follows */
-	const void *map;              /* the refresher's: mapped, maybe not live */
+	pthread_mutex_t refresh; /* one refresher at a time; guards what follows */
+	const void *map;	 /* the refresher's: mapped, maybe not live */
 	size_t len;
 	dev_t dev;
 	ino_t ino;
@@ -61,8 +61,8 @@ struct path_tables {
 	/* The last object rejected: not validated again until it changes. */
 	dev_t bad_dev;
 	ino_t bad_ino;
-	uint64_t next_check_ns;       /* atomic */
-	uint64_t bad_tables, remaps;  /* atomic counters */
+	uint64_t next_check_ns;	     /* atomic */
+	uint64_t bad_tables, remaps; /* atomic counters */
 };
 
 int tables_init(struct path_tables *t, const char *socket_path, int check_ms);

@@ -11,9 +11,9 @@ namespace opensm_plugin {
 
 namespace {
 
-using metrics::PromText;
 using metrics::kCounter;
 using metrics::kGauge;
+using metrics::PromText;
 
 // ssa_route_sl_state's names, in its order.
 const char* const kRouteSlStates[] = {"none", "computed", "random", "too_large", "failed"};
@@ -58,8 +58,9 @@ void CollectCoreMetrics(const VersionStats& s, const tree::CoreServer* core, Pro
   out->Family("ibssa_core_extractions_total", kCounter,
               "Extractions of OpenSM's subnet (one per sweep or routing change, changed or not).");
   out->Add(static_cast<double>(s.extractions));
-  out->Family("ibssa_core_last_extraction_seconds", kGauge,
-              "Seconds the last extraction took: OpenSM's lock (waiting and holding), build, write.");
+  out->Family(
+      "ibssa_core_last_extraction_seconds", kGauge,
+      "Seconds the last extraction took: OpenSM's lock (waiting and holding), build, write.");
   out->Add(s.last_extract_s);
   out->Family("ibssa_core_extraction_seconds_total", kCounter, "Seconds all extractions took.");
   out->Add(s.extract_s_total);
@@ -99,7 +100,8 @@ void CollectCoreMetrics(const VersionStats& s, const tree::CoreServer* core, Pro
     out->Add(static_cast<double>(cc.joins));
     out->Family("ibssa_core_leaves_total", kCounter, "Members that left.");
     out->Add(static_cast<double>(cc.leaves));
-    out->Family("ibssa_core_expired_total", kCounter, "Members forgotten when their lease ran out.");
+    out->Family("ibssa_core_expired_total", kCounter,
+                "Members forgotten when their lease ran out.");
     out->Add(static_cast<double>(cc.expired));
   }
   out->Family("ibssa_core_join_refusals_total", kCounter, "Joins refused, by reason.");

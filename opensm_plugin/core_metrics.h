@@ -29,7 +29,7 @@ struct VersionStats {
   int route_sl_state = -1;  // ssa_route_sl_state; -1: not known yet
   uint64_t versions = 0;
   uint64_t epoch = 0;
-  time_t last_at = 0;  // Unix time of the last version
+  time_t last_at = 0;                        // Unix time of the last version
   uint64_t full_bytes = 0, delta_bytes = 0;  // the last version's
   uint64_t full_bytes_total = 0, delta_bytes_total = 0;
 

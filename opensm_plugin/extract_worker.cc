@@ -35,9 +35,9 @@ Status ExtractWorker::Create(const PluginOptions& options, std::unique_ptr<Plugi
       new SmdbProducer(options, std::move(store), std::move(extract), w->log_.get()));
   if (options.core) {
     ExtractWorker* self = w.get();
-    st = TreeCore::Create(options, w->log_.get(),
-                          [self](uint64_t seen) { self->ContinueAfter(seen); },
-                          std::move(is_master), [self] { return self->Activity(); }, &w->tree_);
+    st = TreeCore::Create(
+        options, w->log_.get(), [self](uint64_t seen) { self->ContinueAfter(seen); },
+        std::move(is_master), [self] { return self->Activity(); }, &w->tree_);
     if (!st.ok()) return st.WithContext("the SSA tree's core");
   }
   try {

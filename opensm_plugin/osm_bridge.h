@@ -39,17 +39,17 @@ struct ssa_raw_subnet {
 	uint8_t qos;
 	uint8_t enable_quirks;
 	uint8_t allow_both_pkeys;
-	uint8_t original_sa_rates; /* opt.use_original_extended_sa_rates_only */
-	uint8_t routing_sl; /* the routing engine chooses path SLs */
-	uint8_t qos_policy; /* opt.qos with a QoS policy file loaded (p_qos_policy) */
-	uint8_t sl2vl_drops; /* opt.qos and some SL2VL table maps an SL to VL15
-			      * (each such table is in the sl2vl_drops array) */
-	uint8_t qos_tables; /* the policy is in the qos_* arrays (complete) */
-	uint8_t route_sl_state; /* SSA_ROUTE_SL_*: the engine's path SLs in route_sls */
-	uint16_t route_sl_hints; /* with SSA_ROUTE_SL_COMPUTED: the hints asked */
+	uint8_t original_sa_rates;	 /* opt.use_original_extended_sa_rates_only */
+	uint8_t routing_sl;		 /* the routing engine chooses path SLs */
+	uint8_t qos_policy;		 /* opt.qos with a QoS policy file loaded (p_qos_policy) */
+	uint8_t sl2vl_drops;		 /* opt.qos and some SL2VL table maps an SL to VL15
+					  * (each such table is in the sl2vl_drops array) */
+	uint8_t qos_tables;		 /* the policy is in the qos_* arrays (complete) */
+	uint8_t route_sl_state;		 /* SSA_ROUTE_SL_*: the engine's path SLs in route_sls */
+	uint16_t route_sl_hints;	 /* with SSA_ROUTE_SL_COMPUTED: the hints asked */
 	uint8_t route_sl_hint_spans[16]; /* span of a pair route_sls omits, per hint */
-	char routing_engine[16]; /* NUL-padded, truncated */
-	uint32_t lid_table_size; /* cl_ptr_vector_get_size(port_lid_tbl) */
+	char routing_engine[16];	 /* NUL-padded, truncated */
+	uint32_t lid_table_size;	 /* cl_ptr_vector_get_size(port_lid_tbl) */
 };
 
 struct ssa_raw_node {
@@ -67,7 +67,7 @@ struct ssa_raw_node {
 /* One physical port (osm_physp_t). */
 struct ssa_raw_port {
 	uint64_t node_guid;
-	uint64_t port_guid; /* as OpenSM has it (switch ports: the switch's) */
+	uint64_t port_guid;	 /* as OpenSM has it (switch ports: the switch's) */
 	uint64_t peer_node_guid; /* valid when has_peer */
 	uint32_t capability_mask;
 	uint32_t pkey_first; /* index of its first block in pkey_blocks */
@@ -101,7 +101,7 @@ struct ssa_raw_guid {
 struct ssa_raw_switch {
 	uint64_t node_guid;
 	uint64_t lft_first; /* index of LID 0's entry in lft_bytes */
-	uint32_t lft_len; /* entries copied: LIDs 0 .. lft_len - 1 */
+	uint32_t lft_len;   /* entries copied: LIDs 0 .. lft_len - 1 */
 	uint16_t lin_fdb_cap;
 	uint16_t lin_fdb_top; /* OpenSM's max_lid_ho: above it, no path */
 	uint16_t mcast_fdb_cap;
@@ -169,11 +169,11 @@ struct ssa_raw_qos_range {
 
 /* What became of the routing engine's path SLs (osm_route_sl.c). */
 enum ssa_route_sl_state {
-	SSA_ROUTE_SL_NONE = 0, /* the engine has no path_sl */
-	SSA_ROUTE_SL_COMPUTED, /* in route_sls */
-	SSA_ROUTE_SL_RANDOM, /* the engine answers at random among SLs it does not say */
+	SSA_ROUTE_SL_NONE = 0,	/* the engine has no path_sl */
+	SSA_ROUTE_SL_COMPUTED,	/* in route_sls */
+	SSA_ROUTE_SL_RANDOM,	/* the engine answers at random among SLs it does not say */
 	SSA_ROUTE_SL_TOO_LARGE, /* too many LID pairs to ask */
-	SSA_ROUTE_SL_FAILED /* out of memory */
+	SSA_ROUTE_SL_FAILED	/* out of memory */
 };
 
 /* The SLs an SL2VL table sends to VL15: the table of port `out_port` of a
@@ -204,9 +204,9 @@ struct ssa_raw_pkey_block {
 /* One growable array the C side fills: it writes element i only when
  * i < cap, but counts every element in len, so after an overflow len is
  * the capacity the next attempt needs. */
-#define SSA_RAW_ARRAY(type, name) \
-	type *name;               \
-	size_t name##_cap;        \
+#define SSA_RAW_ARRAY(type, name)                                                                  \
+	type *name;                                                                                \
+	size_t name##_cap;                                                                         \
 	size_t name##_len
 
 struct ssa_raw_buffers {

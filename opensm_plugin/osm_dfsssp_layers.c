@@ -77,8 +77,8 @@ int ssa_dfsssp_layers(osm_opensm_t *osm, const osm_routing_engine_t *re,
 
 	memset(out, 0, sizeof(*out));
 	if (!ctx || re->type != OSM_ROUTING_ENGINE_TYPE_DFSSSP ||
-	    ctx->routing_type != OSM_ROUTING_ENGINE_TYPE_DFSSSP || ctx->p_mgr != &osm->sm.ucast_mgr ||
-	    !ctx->vl_split_count)
+	    ctx->routing_type != OSM_ROUTING_ENGINE_TYPE_DFSSSP ||
+	    ctx->p_mgr != &osm->sm.ucast_mgr || !ctx->vl_split_count)
 		return -1;
 	vls = avail_vls(&osm->subn);
 	out->vls = (uint8_t)vls;

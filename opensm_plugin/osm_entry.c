@@ -47,8 +47,8 @@ static void *plugin_create(struct osm_opensm *osm)
 	}
 	p->handle.osm = osm;
 	pthread_mutex_init(&p->handle.routing_mu, NULL);
-	p->cpp = ssa_plugin_create(&p->handle, osm->subn.opt.event_plugin_options,
-				   osm->osm_version);
+	p->cpp =
+		ssa_plugin_create(&p->handle, osm->subn.opt.event_plugin_options, osm->osm_version);
 	if (!p->cpp) {
 		pthread_mutex_destroy(&p->handle.routing_mu);
 		free(p);
@@ -107,7 +107,7 @@ static void plugin_report(void *plugin, osm_epi_event_id_t event_id, void *event
 		ev = SSA_EV_HEAVY_SWEEP_START;
 		break;
 	case OSM_EVENT_ID_UCAST_ROUTING_DONE:
-		copy_routing_engine(&p->handle); /* reported by the state manager */
+		copy_routing_engine(&p->handle);       /* reported by the state manager */
 		ssa_osm_route_sls_compute(&p->handle); /* the engine is fresh and stays */
 		ev = SSA_EV_UCAST_ROUTING_DONE;
 		break;
@@ -158,9 +158,4 @@ void ssa_osm_log(void *osm_handle, int level, const char *msg)
 }
 
 /* The one exported symbol (ibssa_osm.map hides everything else). */
-osm_event_plugin_t osm_event_plugin = {
-	OSM_VERSION,
-	plugin_create,
-	plugin_delete,
-	plugin_report
-};
+osm_event_plugin_t osm_event_plugin = {OSM_VERSION, plugin_create, plugin_delete, plugin_report};

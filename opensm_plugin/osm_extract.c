@@ -44,8 +44,9 @@ static double now_ms(void)
 
 /* Reserves one element of a raw array: its address when it fits, else NULL
  * (the element is still counted). */
-#define RAW_NEXT(b, name) \
-	((b)->name##_len < (b)->name##_cap ? &(b)->name[(b)->name##_len++] : ((b)->name##_len++, NULL))
+#define RAW_NEXT(b, name)                                                                          \
+	((b)->name##_len < (b)->name##_cap ? &(b)->name[(b)->name##_len++]                         \
+					   : ((b)->name##_len++, NULL))
 /* How many of an array's elements were written (the rest overflowed). */
 #define RAW_WRITTEN(b, name) ((b)->name##_len < (b)->name##_cap ? (b)->name##_len : (b)->name##_cap)
 
@@ -198,7 +199,8 @@ static void extract_node(struct ssa_raw_buffers *b, const osm_node_t *node)
 		r->device_id = cl_ntoh16(ni->device_id);
 		r->node_type = ni->node_type;
 		r->num_ports = ni->num_ports;
-		copy_text(r->description, sizeof(r->description), (const char *)node->node_desc.description,
+		copy_text(r->description, sizeof(r->description),
+			  (const char *)node->node_desc.description,
 			  sizeof(node->node_desc.description));
 	}
 	if (ni->node_type == IB_NODE_TYPE_SWITCH && node->physp_tbl_size > 0 &&
@@ -244,7 +246,8 @@ static void extract_switch(struct ssa_raw_buffers *b, const osm_switch_t *sw)
 	r->enhanced_port0 = ib_switch_info_is_enhanced_port0(&sw->switch_info) ? 1 : 0;
 }
 
-static void extract_guid(struct ssa_raw_buffers *b, uint64_t guid, const osm_port_t *port, uint8_t alias)
+static void extract_guid(struct ssa_raw_buffers *b, uint64_t guid, const osm_port_t *port,
+			 uint8_t alias)
 {
 	struct ssa_raw_guid *r;
 	uint16_t lid;
@@ -266,10 +269,9 @@ static void extract_guid(struct ssa_raw_buffers *b, uint64_t guid, const osm_por
 
 /* Iterates a cl_qmap at most its own count times; stopping early marks
  * the snapshot truncated. */
-#define FOR_QMAP(map, type, var, bound, b)                                          \
-	for ((bound) = cl_qmap_count(map), (var) = (type *)cl_qmap_head(map);        \
-	     (var) != (type *)cl_qmap_end(map) &&                                    \
-	     ((bound)-- > 0 || ((b)->truncated = 1, 0));                             \
+#define FOR_QMAP(map, type, var, bound, b)                                                         \
+	for ((bound) = cl_qmap_count(map), (var) = (type *)cl_qmap_head(map);                      \
+	     (var) != (type *)cl_qmap_end(map) && ((bound)-- > 0 || ((b)->truncated = 1, 0));      \
 	     (var) = (type *)cl_qmap_next(&(var)->map_item))
 
 /* ---- The QoS policy ---- */
@@ -387,7 +389,8 @@ static void extract_qos(const osm_subn_t *subn, struct ssa_raw_buffers *b)
 			struct ssa_raw_qos_group_port *p = RAW_NEXT(b, qos_group_ports);
 			if (p) {
 				p->group = seq;
-				p->port_guid = cl_qmap_key(item); /* host order, as the SA looks it up */
+				p->port_guid =
+					cl_qmap_key(item); /* host order, as the SA looks it up */
 			}
 		}
 		seq++;
@@ -450,16 +453,17 @@ static void walk(struct ssa_osm_handle *h, struct ssa_raw_buffers *b)
 
 	extract_subnet(h, &b->subnet);
 	FOR_QMAP(&subn->node_guid_tbl, const osm_node_t, node, bound, b)
-		extract_node(b, node);
+	extract_node(b, node);
 	FOR_QMAP(&subn->sw_guid_tbl, const osm_switch_t, sw, bound, b)
-		extract_switch(b, sw);
+	extract_switch(b, sw);
 	FOR_QMAP(&subn->port_guid_tbl, const osm_port_t, port, bound, b)
-		extract_guid(b, cl_ntoh64(port->guid), port, 0);
+	extract_guid(b, cl_ntoh64(port->guid), port, 0);
 	/* alias_port_guid_tbl also holds every port's own GUID: skip those. */
 	FOR_QMAP(&subn->alias_port_guid_tbl, const osm_alias_guid_t, alias, bound, b)
-		if (alias->p_base_port && alias->alias_guid != alias->p_base_port->guid)
-			extract_guid(b, cl_ntoh64(alias->alias_guid), alias->p_base_port, 1);
-	FOR_QMAP(&subn->prtn_pkey_tbl, const osm_prtn_t, prtn, bound, b) {
+	if (alias->p_base_port && alias->alias_guid != alias->p_base_port->guid)
+		extract_guid(b, cl_ntoh64(alias->alias_guid), alias->p_base_port, 1);
+	FOR_QMAP(&subn->prtn_pkey_tbl, const osm_prtn_t, prtn, bound, b)
+	{
 		struct ssa_raw_partition *r = RAW_NEXT(b, partitions);
 		if (!r)
 			continue;
@@ -513,11 +517,13 @@ int ssa_osm_extract(void *osm_handle, struct ssa_raw_buffers *b, struct ssa_extr
 		b->guids_len > b->guids_cap || b->switches_len > b->switches_cap ||
 		b->lft_bytes_len > b->lft_bytes_cap || b->pkey_blocks_len > b->pkey_blocks_cap ||
 		b->partitions_len > b->partitions_cap ||
-		b->prefix_routes_len > b->prefix_routes_cap || b->qos_levels_len > b->qos_levels_cap ||
-		b->qos_groups_len > b->qos_groups_cap ||
+		b->prefix_routes_len > b->prefix_routes_cap ||
+		b->qos_levels_len > b->qos_levels_cap || b->qos_groups_len > b->qos_groups_cap ||
 		b->qos_group_ports_len > b->qos_group_ports_cap ||
 		b->qos_rules_len > b->qos_rules_cap ||
 		b->qos_rule_groups_len > b->qos_rule_groups_cap ||
 		b->qos_ranges_len > b->qos_ranges_cap || b->route_sls_len > b->route_sls_cap ||
-		b->sl2vl_drops_len > b->sl2vl_drops_cap) ? 1 : 0;
+		b->sl2vl_drops_len > b->sl2vl_drops_cap)
+		       ? 1
+		       : 0;
 }

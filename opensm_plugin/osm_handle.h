@@ -34,16 +34,16 @@ struct osm_routing_engine;
 
 struct ssa_osm_routing {
 	uint8_t path_sl; /* the engine chooses path SLs */
-	char name[16]; /* NUL-padded, truncated; empty: none yet */
+	char name[16];	 /* NUL-padded, truncated; empty: none yet */
 };
 
 /* The routing engine's path SLs (osm_route_sl.c): every (slid, dlid, hint)
  * whose path_sl answer is other than (the hint, hint_spans[hint]), for the
  * hints in `hints`. */
 struct ssa_route_sls {
-	uint32_t generation; /* one more per routing */
-	uint8_t state; /* SSA_ROUTE_SL_* (osm_bridge.h) */
-	uint16_t hints; /* bit k: hint SL k was asked */
+	uint32_t generation;	/* one more per routing */
+	uint8_t state;		/* SSA_ROUTE_SL_* (osm_bridge.h) */
+	uint16_t hints;		/* bit k: hint SL k was asked */
 	uint8_t hint_spans[16]; /* how many SLs from the hint a pair not listed may get */
 	struct ssa_raw_route_sl *recs;
 	size_t len, cap;

@@ -54,7 +54,6 @@
 #include "opensm_plugin/osm_bridge.h"
 #include "opensm_plugin/osm_handle.h"
 
-
 static double now_ms(void)
 {
 	struct timespec ts;
@@ -133,8 +132,8 @@ struct asker {
 /* One source LID's row: every destination, every hint of `out`. 0, or -1
  * (an answer no DFSSSP layer gives), -2 (out of memory), -3 (more rows than
  * a->max_rows). */
-static int ask_row(const struct asker *a, struct ssa_route_sls *out, const uint16_t *lids,
-		   size_t n, size_t i)
+static int ask_row(const struct asker *a, struct ssa_route_sls *out, const uint16_t *lids, size_t n,
+		   size_t i)
 {
 	size_t j;
 	unsigned k;
@@ -147,7 +146,8 @@ static int ask_row(const struct asker *a, struct ssa_route_sls *out, const uint1
 						   htons(lids[i]), htons(lids[j]));
 			if (v != SSA_DFSSSP_PROBE_HINT) {
 				if (v >= a->layers.vls)
-					return -1; /* no layer answers that: not the engine we know */
+					return -1; /* no layer answers that: not the engine we know
+						    */
 				known = 1;
 				base = a->layers.base[v];
 				span = a->layers.span[v];
@@ -230,7 +230,7 @@ static void compute(struct ssa_osm_handle *h, struct ssa_route_sls *out, unsigne
 		rc = ask_row(&a, out, lids, n, i);
 		cl_plock_release(&osm->lock);
 		if (rc < 0) {
-			out->state = rc == -1   ? SSA_ROUTE_SL_RANDOM
+			out->state = rc == -1	? SSA_ROUTE_SL_RANDOM
 				     : rc == -3 ? SSA_ROUTE_SL_TOO_LARGE
 						: SSA_ROUTE_SL_FAILED;
 			*too_many_rows = rc == -3;
@@ -265,7 +265,8 @@ void ssa_osm_route_sls_compute(struct ssa_osm_handle *h)
 		return;
 	case SSA_ROUTE_SL_COMPUTED:
 		osm_log(&h->osm->log, OSM_LOG_INFO,
-			"ibssa_osm: the routing engine's path SLs for %u LIDs (hints 0x%04x) in %.1f ms: "
+			"ibssa_osm: the routing engine's path SLs for %u LIDs (hints 0x%04x) in "
+			"%.1f ms: "
 			"%zu differ from the hint\n",
 			lids, next.hints, ms, next.len);
 		return;

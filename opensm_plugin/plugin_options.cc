@@ -100,8 +100,8 @@ std::string PluginOptions::Describe() const {
     << " log_file=" << log_file << " log_level=" << LogLevelName(log_level)
     << " settle_ms=" << settle_ms << " write_deltas=" << (write_deltas ? 1 : 0)
     << " dump_text=" << (dump_text ? 1 : 0) << " route_sl_max_calls=" << route_sl_max_calls
-    << " route_sl_max_rows=" << route_sl_max_rows
-    << " route_sl_smdb_rows=" << route_sl_smdb_rows << " core=" << (core ? 1 : 0);
+    << " route_sl_max_rows=" << route_sl_max_rows << " route_sl_smdb_rows=" << route_sl_smdb_rows
+    << " core=" << (core ? 1 : 0);
   if (core) {
     s << " listen=" << listen << " transport=" << transport << " lease_s=" << lease_s
       << " fanout_core=" << fanout_core << " fanout_distribution=" << fanout_distribution

@@ -101,8 +101,7 @@ void BuildSubnet(const ssa_raw_subnet& s, smdb::SmdbSubnet* r) {
   r->flags = (s.qos ? smdb::kSubnetQos : 0) | (s.enable_quirks ? smdb::kSubnetEnableQuirks : 0) |
              (s.allow_both_pkeys ? smdb::kSubnetAllowBothPkeys : 0) |
              (s.original_sa_rates ? smdb::kSubnetOriginalSaRates : 0) |
-             (s.routing_sl ? smdb::kSubnetRoutingSl : 0) |
-             (s.qos ? smdb::kSubnetQosReported : 0) |
+             (s.routing_sl ? smdb::kSubnetRoutingSl : 0) | (s.qos ? smdb::kSubnetQosReported : 0) |
              (s.qos_policy ? smdb::kSubnetQosPolicy : 0) |
              (s.sl2vl_drops ? smdb::kSubnetSl2VlDrops : 0) |
              (s.qos_tables ? smdb::kSubnetQosTables : 0) |
@@ -236,18 +235,19 @@ void BuildQos(const ssa_raw_buffers& raw, smdb::Smdb* db, BuildReport* report) {
   for (size_t i = 0; i < raw.qos_group_ports_len; ++i)
     db->qos_group_ports.records.push_back(
         smdb::SmdbQosGroupPort{raw.qos_group_ports[i].group, raw.qos_group_ports[i].port_guid});
-  report->duplicate_keys +=
-      SortUnique(&db->qos_group_ports.records,
-                 [](const smdb::SmdbQosGroupPort& r) { return std::make_tuple(r.group, r.port_guid); });
+  report->duplicate_keys += SortUnique(
+      &db->qos_group_ports.records,
+      [](const smdb::SmdbQosGroupPort& r) { return std::make_tuple(r.group, r.port_guid); });
   for (size_t i = 0; i < raw.qos_rules_len; ++i)
-    db->qos_rules.records.push_back(smdb::SmdbQosRule{raw.qos_rules[i].seq, raw.qos_rules[i].level});
+    db->qos_rules.records.push_back(
+        smdb::SmdbQosRule{raw.qos_rules[i].seq, raw.qos_rules[i].level});
   for (size_t i = 0; i < raw.qos_rule_groups_len; ++i) {
     const ssa_raw_qos_rule_group& g = raw.qos_rule_groups[i];
     db->qos_rule_groups.records.push_back(smdb::SmdbQosRuleGroup{g.rule, g.side, g.pos, g.group});
   }
-  report->duplicate_keys += SortUnique(&db->qos_rule_groups.records, [](const smdb::SmdbQosRuleGroup& r) {
-    return std::make_tuple(r.rule, r.side, r.pos);
-  });
+  report->duplicate_keys += SortUnique(
+      &db->qos_rule_groups.records,
+      [](const smdb::SmdbQosRuleGroup& r) { return std::make_tuple(r.rule, r.side, r.pos); });
   for (size_t i = 0; i < raw.qos_ranges_len; ++i) {
     const ssa_raw_qos_range& g = raw.qos_ranges[i];
     db->qos_ranges.records.push_back(
@@ -355,7 +355,8 @@ void BuildSmdb(const ssa_raw_buffers& raw, smdb::Smdb* out, BuildReport* report)
   BuildQos(raw, &db, report);
   for (size_t i = 0; i < raw.sl2vl_drops_len; ++i) {
     const ssa_raw_sl2vl_drop& d = raw.sl2vl_drops[i];
-    db.sl2vl_drops.records.push_back(smdb::SmdbSl2VlDrop{d.node_guid, d.out_port, d.in_port, d.mask});
+    db.sl2vl_drops.records.push_back(
+        smdb::SmdbSl2VlDrop{d.node_guid, d.out_port, d.in_port, d.mask});
   }
   report->duplicate_keys += SortUnique(&db.sl2vl_drops.records, [](const smdb::SmdbSl2VlDrop& r) {
     return std::make_tuple(r.node_guid, r.out_port, r.in_port);
@@ -367,9 +368,8 @@ void BuildSmdb(const ssa_raw_buffers& raw, smdb::Smdb* out, BuildReport* report)
       const ssa_raw_route_sl& r = raw.route_sls[i];
       sls.push_back(smdb::SmdbRouteSl{r.slid, r.dlid, r.hint, r.sl, r.span});
     }
-    report->duplicate_keys += SortUnique(&sls, [](const smdb::SmdbRouteSl& r) {
-      return std::make_tuple(r.slid, r.dlid, r.hint);
-    });
+    report->duplicate_keys += SortUnique(
+        &sls, [](const smdb::SmdbRouteSl& r) { return std::make_tuple(r.slid, r.dlid, r.hint); });
     for (uint8_t k = 0; k < 16; ++k)
       if (raw.subnet.route_sl_hints & (1u << k))
         db.route_sl_hints.records.push_back(

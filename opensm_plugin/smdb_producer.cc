@@ -106,8 +106,8 @@ void SmdbProducer::LeaveRowsToSlices(
   if (!(flags & smdb::kSubnetRouteSls) ||
       next->route_sls.records.size() <= static_cast<size_t>(options_.route_sl_smdb_rows))
     return;
-  *rows = std::make_shared<const std::vector<smdb::SmdbRouteSl>>(
-      std::move(next->route_sls.records));
+  *rows =
+      std::make_shared<const std::vector<smdb::SmdbRouteSl>>(std::move(next->route_sls.records));
   next->route_sls.records.clear();
   flags = (flags & ~smdb::kSubnetRouteSls) | smdb::kSubnetRouteSlSlices;
 }
@@ -163,9 +163,9 @@ ProduceResult SmdbProducer::Produce(const std::string& reason, double sweep_ms) 
     return a.slid == b.slid && a.dlid == b.dlid && a.hint == b.hint && a.sl == b.sl &&
            a.span == b.span;
   };
-  if (slice_rows && (!slice_rows_ || slice_rows_->size() != slice_rows->size() ||
-                     !std::equal(slice_rows->begin(), slice_rows->end(), slice_rows_->begin(),
-                                 same_row))) {
+  if (slice_rows &&
+      (!slice_rows_ || slice_rows_->size() != slice_rows->size() ||
+       !std::equal(slice_rows->begin(), slice_rows->end(), slice_rows_->begin(), same_row))) {
     next.global_epoch = base.global_epoch + 1;
     next.route_sl_hints.epoch = next.global_epoch;
   } else if (slice_rows) {
@@ -186,7 +186,8 @@ ProduceResult SmdbProducer::Produce(const std::string& reason, double sweep_ms) 
   if (slice_rows)
     log_->Info("epoch " + std::to_string(r.epoch) + ": " + std::to_string(slice_rows->size()) +
                " routing-engine SL rows (more than route_sl_smdb_rows) go to access nodes in "
-               "route-SL slices, generation " + std::to_string(r.db->route_sl_hints.epoch));
+               "route-SL slices, generation " +
+               std::to_string(r.db->route_sl_hints.epoch));
   r.build_ms = MsSince(t_build) - r.write_ms;
 
   std::string line = "epoch " + std::to_string(r.epoch) + ": tables changed: " + r.changed + "; " +
@@ -219,8 +220,7 @@ ProduceResult SmdbProducer::ContinueAfter(uint64_t seen) {
   r.route_sl_rows = slice_rows_;
   if (r.new_version)
     log_->Key("epoch " + std::to_string(r.epoch) + ": the same subnet as epoch " +
-              std::to_string(was) + ", renumbered after epoch " +
-              std::to_string(seen) +
+              std::to_string(was) + ", renumbered after epoch " + std::to_string(seen) +
               " that a member holds from another core (an SM failover?): epochs never go "
               "backwards");
   return r;

@@ -10,9 +10,9 @@
 
 #include "common/base/file_io.h"
 #include "common/mad/mad_faults.h"
-#include "common/metrics/metrics_file.h"
 #include "common/mad/umad_ports.h"
 #include "common/mad/umad_transport.h"
+#include "common/metrics/metrics_file.h"
 #include "common/tree/core_server.h"
 #include "common/tree/stream.h"
 #include "common/tree/stream_faults.h"
@@ -168,7 +168,8 @@ class TreeCoreImpl {
       if (smdb_epoch && smdb_ahead_) smdb_ahead_(smdb_epoch);
       if (addr_epoch && address_book_) {
         AddressVersion v;
-        if (address_book_->ContinueAfter(addr_epoch, &v)) core_->PublishAddr(v.version, v.delta, v.delta_from);
+        if (address_book_->ContinueAfter(addr_epoch, &v))
+          core_->PublishAddr(v.version, v.delta, v.delta_from);
       }
     };
     if (st.ok()) st = tree::DataAddress::Parse(options_.listen, &co.listen);
@@ -185,7 +186,8 @@ class TreeCoreImpl {
     RefreshAddresses();
     WatchMastership();
     if (dropped_while_idle_)
-      log_->Log(LogLevel::kInfo, "tree: master again; %" PRIu64 " tree MAD(s) went unanswered while idle",
+      log_->Log(LogLevel::kInfo,
+                "tree: master again; %" PRIu64 " tree MAD(s) went unanswered while idle",
                 dropped_while_idle_);
     dropped_while_idle_ = 0;
     log_->Log(LogLevel::kInfo,
@@ -315,12 +317,12 @@ class TreeCoreImpl {
   TreeCore::ActivityFn activity_;
   std::unique_ptr<metrics::MetricsFile> metrics_;
   VersionStats versions_;
-  int64_t start_time_ = 0;  // Unix seconds
-  Reactor::TimerId master_timer_ = 0;        // WatchMastership's next look (0: none)
-  uint64_t published_epoch_ = 0;     // the newest SMDB epoch core_ serves
-  uint64_t serving_spell_ = 0;       // StartServing's count, for RefreshAddresses' timers
-  bool draining_ = false;            // idle: mads_ is watched by Drain()
-  uint64_t dropped_while_idle_ = 0;  // MADs Drain() dropped since the core went idle
+  int64_t start_time_ = 0;             // Unix seconds
+  Reactor::TimerId master_timer_ = 0;  // WatchMastership's next look (0: none)
+  uint64_t published_epoch_ = 0;       // the newest SMDB epoch core_ serves
+  uint64_t serving_spell_ = 0;         // StartServing's count, for RefreshAddresses' timers
+  bool draining_ = false;              // idle: mads_ is watched by Drain()
+  uint64_t dropped_while_idle_ = 0;    // MADs Drain() dropped since the core went idle
   UmadPort port_;
   std::unique_ptr<MadTransport> mads_;
   std::unique_ptr<tree::StreamTransport> streams_;
@@ -331,8 +333,7 @@ class TreeCoreImpl {
 };
 
 Status TreeCore::Create(const PluginOptions& options, PluginLog* plog, EpochAheadFn smdb_ahead,
-                        IsMasterFn is_master, ActivityFn activity,
-                        std::unique_ptr<TreeCore>* out) {
+                        IsMasterFn is_master, ActivityFn activity, std::unique_ptr<TreeCore>* out) {
   std::unique_ptr<TreeCore> c(new TreeCore);
   c->log_ = std::make_unique<Logger>();
   c->log_->set_level(options.log_level);
@@ -342,9 +343,9 @@ Status TreeCore::Create(const PluginOptions& options, PluginLog* plog, EpochAhea
   c->loop_ = std::make_unique<EventLoop>();
   Status st = c->loop_->Init();
   if (!st.ok()) return st;
-  c->impl_ = std::make_unique<TreeCoreImpl>(options, c->log_.get(), c->loop_.get(),
-                                            std::move(smdb_ahead), std::move(is_master),
-                                            std::move(activity), &c->serving_);
+  c->impl_ =
+      std::make_unique<TreeCoreImpl>(options, c->log_.get(), c->loop_.get(), std::move(smdb_ahead),
+                                     std::move(is_master), std::move(activity), &c->serving_);
   c->impl_->PreRegister();  // before the core's thread exists
   c->live_ = c->impl_.get();
   c->thread_ = std::thread([loop = c->loop_.get()] { loop->Run(); });

@@ -44,9 +44,8 @@ std::string BufferRecycler::Take(size_t size_hint) {
 std::shared_ptr<const std::string> BufferRecycler::Share(std::string s) {
   std::shared_ptr<List> list = list_;
   return std::shared_ptr<const std::string>(
-      new std::string(std::move(s)), [list](const std::string* p) {
-        Release(list, const_cast<std::string*>(p));
-      });
+      new std::string(std::move(s)),
+      [list](const std::string* p) { Release(list, const_cast<std::string*>(p)); });
 }
 
 void BufferRecycler::Release(const std::shared_ptr<List>& list, std::string* s) {

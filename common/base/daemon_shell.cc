@@ -62,9 +62,8 @@ bool DaemonShell::Lock(const std::string& run_dir, const std::string& lock_file,
   return true;
 }
 
-int DaemonShell::Run(EventLoop* loop, Logger* log, bool systemd,
-                     const std::function<Status()>& run, const std::function<void()>& stop,
-                     const std::function<void()>& shutdown) {
+int DaemonShell::Run(EventLoop* loop, Logger* log, bool systemd, const std::function<Status()>& run,
+                     const std::function<void()>& stop, const std::function<void()>& shutdown) {
   sigset_t mask;
   sigemptyset(&mask);
   sigaddset(&mask, SIGINT);

@@ -93,8 +93,8 @@ Status FaultyMadTransport::Pull(ReceivedMad* out) {
 void FaultyMadTransport::ArmTimer(Clock::time_point now) {
   itimerspec its{};
   if (!delayed_.empty()) {
-    auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(delayed_.front().due - now)
-                  .count();
+    auto ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(delayed_.front().due - now).count();
     if (ns < 1) ns = 1;
     its.it_value.tv_sec = static_cast<time_t>(ns / 1000000000);
     its.it_value.tv_nsec = static_cast<long>(ns % 1000000000);

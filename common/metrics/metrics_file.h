@@ -46,8 +46,8 @@ class MetricsFile {
   // Fills the families of one snapshot.
   using CollectFn = std::function<void(PromText* out)>;
 
-  MetricsFile(Reactor* reactor, Logger* log, std::string path,
-              std::chrono::milliseconds interval, CollectFn collect);
+  MetricsFile(Reactor* reactor, Logger* log, std::string path, std::chrono::milliseconds interval,
+              CollectFn collect);
   ~MetricsFile();
   MetricsFile(const MetricsFile&) = delete;
   MetricsFile& operator=(const MetricsFile&) = delete;

@@ -25,10 +25,14 @@ std::string Escape(const std::string& s, bool quote) {
   std::string out;
   out.reserve(s.size());
   for (char c : s) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '\n') out += "\\n";
-    else if (quote && c == '"') out += "\\\"";
-    else out += c;
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '\n')
+      out += "\\n";
+    else if (quote && c == '"')
+      out += "\\\"";
+    else
+      out += c;
   }
   return out;
 }

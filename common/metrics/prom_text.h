@@ -52,7 +52,7 @@ class PromText {
 
   std::string text_;
   std::string error_;
-  std::string family_;        // the current family; empty: none open
+  std::string family_;          // the current family; empty: none open
   std::set<std::string> seen_;  // families written
 };
 

@@ -38,7 +38,8 @@ void TableBuilder::AddName(const std::string& name, const uint8_t gid[16]) {
   size_t n = strnlen(name.c_str(), name.size());
   if (n == 0 || n > 63) return;
   ibssa_shm_name e{};
-  for (size_t i = 0; i < n; ++i) e.name[i] = static_cast<char>(tolower(static_cast<unsigned char>(name[i])));
+  for (size_t i = 0; i < n; ++i)
+    e.name[i] = static_cast<char>(tolower(static_cast<unsigned char>(name[i])));
   memcpy(e.gid, gid, 16);
   names_.push_back(e);
 }
@@ -77,10 +78,9 @@ std::string TableBuilder::Build(const Publisher& who) const {
   std::vector<std::vector<ibssa_shm_gid>> gids(nports);
   for (size_t i = 0; i < nports; ++i) {
     paths[i] = ports_[i].paths;
-    std::stable_sort(paths[i].begin(), paths[i].end(),
-                     [](const ibssa_shm_path& a, const ibssa_shm_path& b) {
-                       return LidKey(a) < LidKey(b);
-                     });
+    std::stable_sort(
+        paths[i].begin(), paths[i].end(),
+        [](const ibssa_shm_path& a, const ibssa_shm_path& b) { return LidKey(a) < LidKey(b); });
     paths[i].erase(std::unique(paths[i].begin(), paths[i].end(),
                                [](const ibssa_shm_path& a, const ibssa_shm_path& b) {
                                  return LidKey(a) == LidKey(b);
@@ -91,10 +91,9 @@ std::string TableBuilder::Build(const Publisher& who) const {
       ibssa_shm_path key{};
       key.slid = static_cast<uint16_t>(ga.second >> 16);
       key.dlid = static_cast<uint16_t>(ga.second);
-      auto it = std::lower_bound(paths[i].begin(), paths[i].end(), key,
-                                 [](const ibssa_shm_path& a, const ibssa_shm_path& b) {
-                                   return LidKey(a) < LidKey(b);
-                                 });
+      auto it = std::lower_bound(
+          paths[i].begin(), paths[i].end(), key,
+          [](const ibssa_shm_path& a, const ibssa_shm_path& b) { return LidKey(a) < LidKey(b); });
       if (it == paths[i].end() || LidKey(*it) != ga.second) continue;  // not served
       by_gid[ga.first] = static_cast<uint32_t>(it - paths[i].begin());
     }

@@ -65,7 +65,7 @@ static uint32_t crc32c_table(uint32_t crc, const uint8_t *p, size_t len)
  * about 15 times the table's speed. The writer checksums every object it
  * publishes on the daemon's loop, and every reader each object it maps. */
 __attribute__((target("sse4.2"))) static uint32_t crc32c_sse42(uint32_t crc, const uint8_t *p,
-							      size_t len)
+							       size_t len)
 {
 	uint64_t c = crc;
 	for (; len >= 8; p += 8, len -= 8) {
@@ -140,13 +140,12 @@ static int table_fits(uint64_t len, uint64_t off, uint64_t count, uint64_t size)
 	return count <= (len - off) / size;
 }
 
-#define CHECK_TABLE(what, off, count, type)                                          \
-	do {                                                                         \
-		if (!table_fits(len, (off), (count), sizeof(type)))                  \
-			return fail(why, why_len, -EINVAL,                           \
-				    "%s table (%llu entries at %llu) outside the object", \
-				    what, (unsigned long long)(count),               \
-				    (unsigned long long)(off));                      \
+#define CHECK_TABLE(what, off, count, type)                                                        \
+	do {                                                                                       \
+		if (!table_fits(len, (off), (count), sizeof(type)))                                \
+			return fail(why, why_len, -EINVAL,                                         \
+				    "%s table (%llu entries at %llu) outside the object", what,    \
+				    (unsigned long long)(count), (unsigned long long)(off));       \
 	} while (0)
 
 /* Entries of `size` bytes, compared on their first `key` bytes, strictly
@@ -235,7 +234,8 @@ int ibssa_shm_validate(const void *object, size_t len, char *why, size_t why_len
 	if (h->default_src != IBSSA_SHM_NO_INDEX && h->default_src >= h->srcs_count)
 		return fail(why, why_len, -EINVAL, "default source %u of %u", h->default_src,
 			    h->srcs_count);
-	const struct ibssa_shm_port *ports = (const struct ibssa_shm_port *)(base + h->ports_offset);
+	const struct ibssa_shm_port *ports =
+		(const struct ibssa_shm_port *)(base + h->ports_offset);
 	for (uint32_t i = 0; i < h->port_count; ++i) {
 		int rc = check_port(base, len, &ports[i], i, why, why_len);
 		if (rc)

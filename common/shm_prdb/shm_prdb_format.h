@@ -46,37 +46,37 @@ extern "C" {
 struct ibssa_shm_header { /* 128 bytes, at offset 0 */
 	char magic[IBSSA_SHM_MAGIC_LEN];
 	uint32_t version;
-	uint32_t header_size;   /* sizeof(struct ibssa_shm_header) */
-	uint64_t total_size;    /* of the whole object, equal to its file size */
-	uint32_t checksum;      /* CRC-32C of the object, this field as 0 */
-	uint32_t port_count;    /* ibssa_shm_port entries at ports_offset */
-	uint64_t serial;        /* counts the daemon's publications */
-	int32_t daemon_pid;     /* the publisher: a reader checks it still runs */
-	uint32_t flags;         /* IBSSA_SHM_F_* */
-	uint64_t daemon_start;  /* its start, clock ticks after boot (/proc/PID/stat
-	                         * field 22): a reused PID is not the daemon */
-	uint64_t addr_epoch;    /* the address database's epoch (0: none) */
+	uint32_t header_size;  /* sizeof(struct ibssa_shm_header) */
+	uint64_t total_size;   /* of the whole object, equal to its file size */
+	uint32_t checksum;     /* CRC-32C of the object, this field as 0 */
+	uint32_t port_count;   /* ibssa_shm_port entries at ports_offset */
+	uint64_t serial;       /* counts the daemon's publications */
+	int32_t daemon_pid;    /* the publisher: a reader checks it still runs */
+	uint32_t flags;	       /* IBSSA_SHM_F_* */
+	uint64_t daemon_start; /* its start, clock ticks after boot (/proc/PID/stat
+				* field 22): a reused PID is not the daemon */
+	uint64_t addr_epoch;   /* the address database's epoch (0: none) */
 	uint64_t ports_offset;
-	uint64_t names_offset;  /* ibssa_shm_name, sorted by name (bytes) */
-	uint64_t ips_offset;    /* ibssa_shm_ip, sorted by ip (bytes) */
-	uint64_t srcs_offset;   /* ibssa_shm_src: the endpoints' addresses */
+	uint64_t names_offset; /* ibssa_shm_name, sorted by name (bytes) */
+	uint64_t ips_offset;   /* ibssa_shm_ip, sorted by ip (bytes) */
+	uint64_t srcs_offset;  /* ibssa_shm_src: the endpoints' addresses */
 	uint32_t names_count;
 	uint32_t ips_count;
 	uint32_t srcs_count;
-	uint32_t default_src;   /* the source the daemon picks when a request
-	                         * names none (index in srcs, or NO_INDEX) */
+	uint32_t default_src; /* the source the daemon picks when a request
+			       * names none (index in srcs, or NO_INDEX) */
 	uint8_t reserved[16];
 };
 
-struct ibssa_shm_port { /* 128 bytes */
-	uint8_t gid[16];        /* the port's GID (subnet prefix, GUID) */
+struct ibssa_shm_port {	 /* 128 bytes */
+	uint8_t gid[16]; /* the port's GID (subnet prefix, GUID) */
 	uint16_t base_lid;
 	uint8_t lmc;
-	uint8_t pkey_count;     /* the endpoints' P_Keys, the core's order: a */
-	uint32_t reserved0;     /* request without one takes the first */
-	uint64_t epoch;         /* the PRDB's epoch */
-	uint64_t paths_offset;  /* ibssa_shm_path, sorted by (slid, dlid) */
-	uint64_t gids_offset;   /* ibssa_shm_gid, sorted by dgid */
+	uint8_t pkey_count;    /* the endpoints' P_Keys, the core's order: a */
+	uint32_t reserved0;    /* request without one takes the first */
+	uint64_t epoch;	       /* the PRDB's epoch */
+	uint64_t paths_offset; /* ibssa_shm_path, sorted by (slid, dlid) */
+	uint64_t gids_offset;  /* ibssa_shm_gid, sorted by dgid */
 	uint32_t paths_count;
 	uint32_t gids_count;
 	uint16_t pkeys[IBSSA_SHM_MAX_PKEYS];
@@ -88,40 +88,40 @@ struct ibssa_shm_port { /* 128 bytes */
 struct ibssa_shm_path { /* 72 bytes */
 	uint16_t slid;
 	uint16_t dlid;
-	uint16_t pkey;          /* the record's partition; an endpoint of another
-	                         * one gets it from the SA (the socket) */
-	uint8_t sl_span;        /* 1, or the SA draws the SL uniformly in
-	                         * [SL, SL + span - 1] on every query */
+	uint16_t pkey;	 /* the record's partition; an endpoint of another
+			  * one gets it from the SA (the socket) */
+	uint8_t sl_span; /* 1, or the SA draws the SL uniformly in
+			  * [SL, SL + span - 1] on every query */
 	uint8_t reserved;
-	uint8_t path[64];       /* struct ibv_path_record, network order */
+	uint8_t path[64]; /* struct ibv_path_record, network order */
 };
 
 /* The record the daemon answers for a destination GID (its choice among
  * the LID pairs is made by the writer). */
 struct ibssa_shm_gid { /* 24 bytes */
 	uint8_t dgid[16];
-	uint32_t path_index;    /* in the port's paths */
+	uint32_t path_index; /* in the port's paths */
 	uint32_t reserved;
 };
 
 struct ibssa_shm_name { /* 80 bytes */
-	char name[64];          /* lower case, NUL-padded */
+	char name[64];	/* lower case, NUL-padded */
 	uint8_t gid[16];
 };
 
-struct ibssa_shm_ip { /* 32 bytes */
-	uint8_t ip[16];         /* IPv6, or IPv4-mapped IPv6 (::ffff:a.b.c.d) */
+struct ibssa_shm_ip {	/* 32 bytes */
+	uint8_t ip[16]; /* IPv6, or IPv4-mapped IPv6 (::ffff:a.b.c.d) */
 	uint8_t gid[16];
 };
 
 /* An address of a local endpoint: a request naming it as its source is
  * answered from that port with that endpoint's P_Key. */
 struct ibssa_shm_src { /* 72 bytes */
-	uint16_t type;          /* 1 name, 2 IPv4, 3 IPv6 (acm.h's ACM_EP_INFO_*) */
+	uint16_t type; /* 1 name, 2 IPv4, 3 IPv6 (acm.h's ACM_EP_INFO_*) */
 	uint16_t port_index;
 	uint16_t pkey;
 	uint16_t reserved;
-	uint8_t addr[64];       /* as acm.h carries it, NUL/zero-padded */
+	uint8_t addr[64]; /* as acm.h carries it, NUL/zero-padded */
 };
 
 /* The published object's path for a daemon's client socket, in `out`
@@ -152,11 +152,10 @@ int ibssa_shm_validate(const void *object, size_t len, char *why, size_t why_len
 /* Searches of a validated object (NULL: none). */
 const struct ibssa_shm_port *ibssa_shm_ports(const void *object);
 const struct ibssa_shm_path *ibssa_shm_find_lid(const void *object,
-						const struct ibssa_shm_port *port,
-						uint16_t slid, uint16_t dlid);
-const struct ibssa_shm_path *ibssa_shm_find_gid(const void *object,
-						const struct ibssa_shm_port *port,
-						const uint8_t dgid[16]);
+						const struct ibssa_shm_port *port, uint16_t slid,
+						uint16_t dlid);
+const struct ibssa_shm_path *
+ibssa_shm_find_gid(const void *object, const struct ibssa_shm_port *port, const uint8_t dgid[16]);
 /* `name` of at most 63 characters, any case. */
 const uint8_t *ibssa_shm_find_name(const void *object, const char *name);
 /* `len` 4 (IPv4) or 16 (IPv6). */

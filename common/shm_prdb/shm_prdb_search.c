@@ -12,7 +12,8 @@ static const struct ibssa_shm_header *header(const void *object)
 
 const struct ibssa_shm_port *ibssa_shm_ports(const void *object)
 {
-	return (const struct ibssa_shm_port *)((const uint8_t *)object + header(object)->ports_offset);
+	return (const struct ibssa_shm_port *)((const uint8_t *)object +
+					       header(object)->ports_offset);
 }
 
 /* The first of `count` entries of `size` bytes whose first `key_len` bytes
@@ -35,8 +36,8 @@ static const void *search(const uint8_t *base, uint64_t count, size_t size, cons
 }
 
 const struct ibssa_shm_path *ibssa_shm_find_lid(const void *object,
-						const struct ibssa_shm_port *port,
-						uint16_t slid, uint16_t dlid)
+						const struct ibssa_shm_port *port, uint16_t slid,
+						uint16_t dlid)
 {
 	const struct ibssa_shm_path *p =
 		(const struct ibssa_shm_path *)((const uint8_t *)object + port->paths_offset);
@@ -55,9 +56,8 @@ const struct ibssa_shm_path *ibssa_shm_find_lid(const void *object,
 	return NULL;
 }
 
-const struct ibssa_shm_path *ibssa_shm_find_gid(const void *object,
-						const struct ibssa_shm_port *port,
-						const uint8_t dgid[16])
+const struct ibssa_shm_path *
+ibssa_shm_find_gid(const void *object, const struct ibssa_shm_port *port, const uint8_t dgid[16])
 {
 	const uint8_t *base = object;
 	const struct ibssa_shm_gid *g =
@@ -74,7 +74,7 @@ const uint8_t *ibssa_shm_find_name(const void *object, const char *name)
 	if (n == 0 || n >= sizeof(key))
 		return NULL;
 	memset(key, 0, sizeof(key));
-	for (size_t i = 0; i < n; ++i)  /* ASCII only, as the daemon folds case */
+	for (size_t i = 0; i < n; ++i) /* ASCII only, as the daemon folds case */
 		key[i] = name[i] >= 'A' && name[i] <= 'Z' ? (char)(name[i] - 'A' + 'a') : name[i];
 	const struct ibssa_shm_header *h = header(object);
 	const struct ibssa_shm_name *e = search((const uint8_t *)object + h->names_offset,

@@ -23,8 +23,8 @@ uint64_t LftLineage::Add(const Smdb& db, const std::string* delta) {
   v.epoch = db.global_epoch;
   DeltaTableKeys k;
   // The delta must read and end at this version; else nothing is known of it.
-  const bool read = delta && ReadDeltaLftBlocks(*delta, &k, &v.blocks).ok() &&
-                    k.new_epoch == db.global_epoch;
+  const bool read =
+      delta && ReadDeltaLftBlocks(*delta, &k, &v.blocks).ok() && k.new_epoch == db.global_epoch;
   if (read) {
     v.has_digest = true;
     v.digest = k.new_digest;

@@ -69,7 +69,7 @@ class LftLineage {
     uint64_t epoch = 0;
     bool has_digest = false;  // known from the delta that made it
     uint32_t digest = 0;
-    bool chained = false;  // its delta's base is the version before
+    bool chained = false;       // its delta's base is the version before
     std::vector<Block> blocks;  // the blocks that delta names
   };
 

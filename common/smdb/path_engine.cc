@@ -107,8 +107,8 @@ PathEngine::PathEngine(const SmdbIndex* index, PathEngineOptions options)
   // Whole PRDBs fold their records (whole_prdb.cc) when nothing but the
   // walks and the P_Key tables decides them.
   if (suffixes_ && options_.pkey_from_path && options_.requester_lid == 0 &&
-      !options_.require_reversible && !qos_ && !routing_sl_ &&
-      !(flags & kSubnetEnableQuirks) && !(sl2vl_ && index_->has_sl2vl_drops()))
+      !options_.require_reversible && !qos_ && !routing_sl_ && !(flags & kSubnetEnableQuirks) &&
+      !(sl2vl_ && index_->has_sl2vl_drops()))
     whole_prdb_plan_ = std::make_shared<const WholePrdbPlan>(*index_, *suffixes_);
 }
 

@@ -215,12 +215,12 @@ class PathEngine {
 
   const SmdbIndex* index_;
   PathEngineOptions options_;
-  uint8_t inexact_ = 0;  // kPathInexact*: what the SMDB says the engine cannot predict
+  uint8_t inexact_ = 0;             // kPathInexact*: what the SMDB says the engine cannot predict
   const QosPolicy* qos_ = nullptr;  // with QoS on and a policy in the SMDB
   bool routing_sl_ = false;         // the routing engine picks path SLs
-  const RouteSlTable* route_sls_ = nullptr;  // its SLs: the SMDB's, a slice's, or none
-  bool sl2vl_ = false;              // QoS on: SL2VL tables may drop SLs
-  uint32_t requester_ = SmdbIndex::kNone;  // resolved requester_lid
+  const RouteSlTable* route_sls_ = nullptr;        // its SLs: the SMDB's, a slice's, or none
+  bool sl2vl_ = false;                             // QoS on: SL2VL tables may drop SLs
+  uint32_t requester_ = SmdbIndex::kNone;          // resolved requester_lid
   std::shared_ptr<const RouteSuffixes> suffixes_;  // or null: hop by hop
   std::shared_ptr<const WholePrdbPlan> whole_prdb_plan_;
 };

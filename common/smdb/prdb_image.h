@@ -78,7 +78,7 @@ class PrdbImage {
 
  private:
   std::shared_ptr<const std::string> base_;
-  std::string head_;                         // empty: the base's
+  std::string head_;                            // empty: the base's
   std::shared_ptr<const Overrides> overrides_;  // null: none
   mutable std::mutex made_mutex_;
   mutable std::shared_ptr<const std::string> made_;

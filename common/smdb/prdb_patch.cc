@@ -125,8 +125,7 @@ uint32_t PatchedPathsCrc(const LaidOut& old, const std::vector<Change>& effectiv
   const uint64_t total = uint64_t{old.n_paths} * kPathSize;
   uint32_t crc = old.paths_header()[section_header::kPayloadCrc];
   for (const Change& c : effective)
-    crc = Crc32Patch(crc, total, uint64_t{c.pos} * kPathSize, old.path(c.pos), c.record,
-                     kPathSize);
+    crc = Crc32Patch(crc, total, uint64_t{c.pos} * kPathSize, old.path(c.pos), c.record, kPathSize);
   return crc;
 }
 
@@ -285,8 +284,7 @@ Status PatchPrdb(const PrdbImage& old_image, uint32_t old_digest, uint64_t epoch
     out->image = std::make_shared<const PrdbImage>(std::move(shared));
   } else {
     out->image = std::make_shared<const PrdbImage>(
-        old_image.base(), std::move(head),
-        std::make_shared<const Overrides>(std::move(overrides)));
+        old_image.base(), std::move(head), std::make_shared<const Overrides>(std::move(overrides)));
   }
   return Status::Ok();
 }

@@ -82,8 +82,8 @@ struct RouteDiff {
   size_t route_dirty_count = 0;
 
   // For PairsFrom (LIDs assigned in the new index only, ascending):
-  std::vector<uint16_t> owner_lids;  // owner-dirty
-  std::vector<uint16_t> route_lids;  // route-dirty (route_slot set)
+  std::vector<uint16_t> owner_lids;      // owner-dirty
+  std::vector<uint16_t> route_lids;      // route-dirty (route_slot set)
   std::vector<uint16_t> no_switch_lids;  // first_switch kNone
   // Per route slot: the nodes set in reaches_change, ascending.
   std::vector<std::vector<uint32_t>> reach_nodes;

@@ -104,16 +104,15 @@ void RouteSuffixes::FillFrom(const SmdbIndex& x, uint32_t start_row, uint16_t dl
   // known (the tile's rows fill in order). Those skip the chain.
   const Next first = StepThrough(HopAt(x, start_row, dlid), end);
   if (first.kind != Next::kSwitch) {
-    at(start_row) =
-        first.kind == Next::kEnd ? Entry(first.mtu, first.rate, 1) : kNoRouteEntry;
+    at(start_row) = first.kind == Next::kEnd ? Entry(first.mtu, first.rate, 1) : kNoRouteEntry;
     return;
   }
   if (const uint16_t known = at(first.row); known != kUnset) {
     Suffix rest;
-    at(start_row) = Decode(known, &rest) == Lookup::kReached &&
-                            Prepend(first.mtu, first.rate, &rest)
-                        ? Entry(rest.mtu, rest.rate, rest.hops)
-                        : kNoRouteEntry;
+    at(start_row) =
+        Decode(known, &rest) == Lookup::kReached && Prepend(first.mtu, first.rate, &rest)
+            ? Entry(rest.mtu, rest.rate, rest.hops)
+            : kNoRouteEntry;
     return;
   }
   std::vector<Step>& chain = scratch->chain;

@@ -187,10 +187,10 @@ class RouteSuffixes {
 
   std::vector<uint32_t> row_of_node_;  // switch nodes' rows, kNone for others
   std::vector<uint32_t> switch_nodes_;
-  std::vector<Hop> hops_;              // by row, then LFT port number
-  std::vector<uint32_t> hop_start_;    // a row's first Hop; one more for the end
+  std::vector<Hop> hops_;               // by row, then LFT port number
+  std::vector<uint32_t> hop_start_;     // a row's first Hop; one more for the end
   std::vector<FirstStep> first_steps_;  // by port index
-  size_t columns_ = 0;  // LIDs 0 .. columns_ - 1
+  size_t columns_ = 0;                  // LIDs 0 .. columns_ - 1
   std::vector<uint16_t> entries_;
 };
 

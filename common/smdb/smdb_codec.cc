@@ -2,7 +2,6 @@
 // checks, raw serialization and digest, whole-file I/O.
 #include "common/smdb/smdb_codec.h"
 
-
 #include <cerrno>
 #include <cstdio>
 

@@ -97,9 +97,8 @@ Status ApplyDeltaKnown(const Smdb& old, const DbCrcs& old_crcs, const uint8_t* d
                        Smdb* out, DbCrcs* out_crcs, const std::string* made_old = nullptr);
 Status ApplyDeltaKnown(const Prdb& old, const DbCrcs& old_crcs, const uint8_t* delta, size_t len,
                        Prdb* out, DbCrcs* out_crcs, const std::string* made_old = nullptr);
-Status ApplyDeltaKnown(const AddrDb& old, const DbCrcs& old_crcs, const uint8_t* delta,
-                       size_t len, AddrDb* out, DbCrcs* out_crcs,
-                       const std::string* made_old = nullptr);
+Status ApplyDeltaKnown(const AddrDb& old, const DbCrcs& old_crcs, const uint8_t* delta, size_t len,
+                       AddrDb* out, DbCrcs* out_crcs, const std::string* made_old = nullptr);
 
 // The serialization of what ApplyDeltaKnown made, from `old_bytes` (the
 // serialization of its `old`) and the same delta, without encoding a

@@ -20,8 +20,9 @@ Status ReadDeltaTableKeys(const DbSchema& schema, const uint8_t* p, size_t len, 
   out->base_digest = h.base_digest;
   out->new_digest = h.new_digest;
   const int want = schema.IndexOf(table_id);
-  if (want < 0) return Status::Error(kErrInvalidInput, DeltaWhat(schema) + ": no table " +
-                                                           std::to_string(table_id));
+  if (want < 0)
+    return Status::Error(kErrInvalidInput,
+                         DeltaWhat(schema) + ": no table " + std::to_string(table_id));
   out->key_size = schema.tables[static_cast<size_t>(want)].key_size;
   size_t off = h.size;
   int last_id = -1;
@@ -35,7 +36,8 @@ Status ReadDeltaTableKeys(const DbSchema& schema, const uint8_t* p, size_t len, 
       // key_size bytes).
       const uint32_t ks = out->key_size, rs = sec.table->record_size;
       out->keys.reserve((size_t{sec.ops.n_removed} + sec.ops.n_puts) * ks);
-      out->keys.append(reinterpret_cast<const char*>(sec.ops.removed), size_t{sec.ops.n_removed} * ks);
+      out->keys.append(reinterpret_cast<const char*>(sec.ops.removed),
+                       size_t{sec.ops.n_removed} * ks);
       for (uint32_t k = 0; k < sec.ops.n_puts; ++k)
         out->keys.append(reinterpret_cast<const char*>(sec.ops.puts) + size_t{k} * rs, ks);
       out->count = size_t{sec.ops.n_removed} + sec.ops.n_puts;

@@ -212,18 +212,15 @@ Status ApplyDeltaKnownT(const Db& old, const DbCrcs& oc, const uint8_t* p, size_
 }  // namespace
 
 Status ApplyDeltaKnown(const Smdb& old, const DbCrcs& old_crcs, const uint8_t* delta, size_t len,
-                       Smdb* out, DbCrcs* out_crcs,
-                       const std::string* made_old) {
+                       Smdb* out, DbCrcs* out_crcs, const std::string* made_old) {
   return ApplyDeltaKnownT(old, old_crcs, delta, len, out, out_crcs, made_old);
 }
 Status ApplyDeltaKnown(const Prdb& old, const DbCrcs& old_crcs, const uint8_t* delta, size_t len,
-                       Prdb* out, DbCrcs* out_crcs,
-                       const std::string* made_old) {
+                       Prdb* out, DbCrcs* out_crcs, const std::string* made_old) {
   return ApplyDeltaKnownT(old, old_crcs, delta, len, out, out_crcs, made_old);
 }
 Status ApplyDeltaKnown(const AddrDb& old, const DbCrcs& old_crcs, const uint8_t* delta, size_t len,
-                       AddrDb* out, DbCrcs* out_crcs,
-                       const std::string* made_old) {
+                       AddrDb* out, DbCrcs* out_crcs, const std::string* made_old) {
   return ApplyDeltaKnownT(old, old_crcs, delta, len, out, out_crcs, made_old);
 }
 
@@ -289,8 +286,7 @@ bool ReplaceInPlace(const TableSchema& t, uint8_t* q, uint32_t count, const Delt
   size_t lo = 0;
   for (uint32_t k = 0; k < ops.n_puts; ++k) {
     const uint8_t* put = ops.puts + size_t{k} * rs;
-    lo = LowerBoundFrom(lo, count,
-                        [&](size_t i) { return std::memcmp(q + i * rs, put, ks) < 0; });
+    lo = LowerBoundFrom(lo, count, [&](size_t i) { return std::memcmp(q + i * rs, put, ks) < 0; });
     if (lo >= count || std::memcmp(q + size_t{lo} * rs, put, ks) != 0) return false;
     std::memcpy(q + size_t{lo} * rs, put, rs);
     ++lo;  // puts ascend

@@ -208,8 +208,8 @@ Status SmdbIndex::BuildLfts(const Smdb& db, LftBuffers* buffers, const LftLineag
     const SmdbLftBlock& b = records[i];
     if (i > 0) {
       const SmdbLftBlock& a = records[i - 1];
-      sorted = sorted && (a.node_guid != b.node_guid ? a.node_guid < b.node_guid
-                                                     : a.block < b.block);
+      sorted =
+          sorted && (a.node_guid != b.node_guid ? a.node_guid < b.node_guid : a.block < b.block);
     }
     if (last_node == kNone || b.node_guid != last_guid) {
       last_guid = b.node_guid;
@@ -292,11 +292,10 @@ void SmdbIndex::RewriteLftBlocks(const Smdb& db, const std::vector<LftLineage::B
     uint32_t first = uint32_t{b.second} * kLftBlockSize;
     if (first >= n.lft_size) continue;  // above the top: not held
     uint32_t len = std::min<uint32_t>(kLftBlockSize, n.lft_size - first);
-    auto it = std::lower_bound(records.begin(), records.end(), b,
-                               [](const SmdbLftBlock& r, const LftLineage::Block& k) {
-                                 return r.node_guid != k.first ? r.node_guid < k.first
-                                                               : r.block < k.second;
-                               });
+    auto it = std::lower_bound(
+        records.begin(), records.end(), b, [](const SmdbLftBlock& r, const LftLineage::Block& k) {
+          return r.node_guid != k.first ? r.node_guid < k.first : r.block < k.second;
+        });
     if (it != records.end() && it->node_guid == b.first && it->block == b.second)
       std::memcpy(&lft[n.lft + first], it->ports.data(), len);
     else

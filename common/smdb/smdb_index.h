@@ -224,7 +224,7 @@ class SmdbIndex {
     auto it = std::lower_bound(sl2vl_drops_.begin(), sl2vl_drops_.end(),
                                std::make_pair(uint64_t{port} << 8 | in_port, uint16_t{0}));
     return it != sl2vl_drops_.end() && it->first == (uint64_t{port} << 8 | in_port) ? it->second
-                                                                                      : 0;
+                                                                                    : 0;
   }
   bool has_sl2vl_drops() const { return !sl2vl_drops_.empty(); }
   // The SL of the partition with this base P_Key; `fallback` if none.
@@ -256,8 +256,7 @@ class SmdbIndex {
 
   Status BuildNodesAndPorts(const Smdb& db);
   Status BuildLinks(const Smdb& db);
-  Status BuildLfts(const Smdb& db, LftBuffers* buffers, const LftLineage* lineage,
-                   uint64_t serial);
+  Status BuildLfts(const Smdb& db, LftBuffers* buffers, const LftLineage* lineage, uint64_t serial);
   // Rewrites, in `lft` (laid out as nodes_ say), each of `blocks` from
   // `db`'s lft_blocks (sorted by key), kLftNoPath where it has none.
   void RewriteLftBlocks(const Smdb& db, const std::vector<LftLineage::Block>& blocks,
@@ -279,10 +278,10 @@ class SmdbIndex {
 
   SmdbSubnet subnet_;
   std::array<uint8_t, 8> prefix_bytes_{};
-  std::vector<Node> nodes_;            // same order as the Smdb's nodes
-  std::vector<Port> ports_;            // same order as the Smdb's ports
-  std::vector<uint32_t> port_slots_;   // per node: num_ports + 1 port indexes
-  const uint8_t* lft_ = nullptr;       // every switch's LFT, one byte per LID,
+  std::vector<Node> nodes_;                    // same order as the Smdb's nodes
+  std::vector<Port> ports_;                    // same order as the Smdb's ports
+  std::vector<uint32_t> port_slots_;           // per node: num_ports + 1 port indexes
+  const uint8_t* lft_ = nullptr;               // every switch's LFT, one byte per LID,
   std::shared_ptr<const LftBytes> lft_bytes_;  // ... held here
   bool lft_caught_up_ = false;
   size_t lft_blocks_rewritten_ = 0;

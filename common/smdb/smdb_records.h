@@ -49,9 +49,9 @@ constexpr uint32_t kSubnetAllowBothPkeys = 1u << 2;  // opt.allow_both_pkeys
 constexpr uint32_t kSubnetRoutingSl = 1u << 3;       // routing engine picks path SLs
 // With kSubnetQos: what of QoS the SA applies. A plugin that predates these
 // bits leaves kSubnetQosReported clear, and QoS is then taken to apply.
-constexpr uint32_t kSubnetQosPolicy = 1u << 4;     // a QoS policy file is loaded
-constexpr uint32_t kSubnetSl2VlDrops = 1u << 5;    // some SL2VL table maps an SL to VL15
-constexpr uint32_t kSubnetQosReported = 1u << 6;   // the two bits above are filled in
+constexpr uint32_t kSubnetQosPolicy = 1u << 4;    // a QoS policy file is loaded
+constexpr uint32_t kSubnetSl2VlDrops = 1u << 5;   // some SL2VL table maps an SL to VL15
+constexpr uint32_t kSubnetQosReported = 1u << 6;  // the two bits above are filled in
 // With kSubnetQosPolicy: the policy is in the qos_* tables (format minor 1).
 constexpr uint32_t kSubnetQosTables = 1u << 7;
 // With kSubnetRoutingSl: the engine's path SLs are in route_sls (minor 1).

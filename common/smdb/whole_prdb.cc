@@ -147,8 +147,7 @@ void ForEachRecord(const PathEngine& engine, uint32_t src, Emit&& emit) {
     bool unsure = false;
     for (uint32_t k = 0; k < lids && !unsure; ++k) {
       RouteSuffixes::Suffix back;
-      RouteSuffixes::Lookup b =
-          RouteSuffixes::Decode(back_to[k * t->switch_rows() + d.row], &back);
+      RouteSuffixes::Lookup b = RouteSuffixes::Decode(back_to[k * t->switch_rows() + d.row], &back);
       unsure = b == RouteSuffixes::Lookup::kUnknown ||
                (d.kind == WholePrdbPlan::kSwitch && b == RouteSuffixes::Lookup::kNoRoute);
       flags[k] = b == RouteSuffixes::Lookup::kReached && back.hops <= kMaxPathHops &&
@@ -258,8 +257,7 @@ Status WritePrdbImage(const PathEngine& engine, uint64_t port_guid, uint64_t smd
   *paths = n;
   // The whole serialization's CRC from the head's and the paths' (no
   // second pass over the paths).
-  if (digest)
-    *digest = Crc32Combine(Crc32(b, I::kHeadSize), paths_crc, size_t{n} * I::kPathSize);
+  if (digest) *digest = Crc32Combine(Crc32(b, I::kHeadSize), paths_crc, size_t{n} * I::kPathSize);
   return Status::Ok();
 }
 

@@ -57,7 +57,7 @@ struct ConsumerOptions {
   // indexes it first): the consumer logs it "verified", the owner "in
   // place" (DataClient::set_owner_installs).
   bool owner_installs_prdb = false;
-  int mad_timeout_ms = 1000;      // one control MAD; retries follow
+  int mad_timeout_ms = 1000;  // one control MAD; retries follow
   int mad_retries = 3;
   std::string data_faults;  // fault injection (tests only)
   std::string mad_faults;

@@ -4,8 +4,7 @@
 namespace ssa {
 namespace tree {
 
-void CoreConfirmation::OnCoreAnswer(Time at, uint64_t core_epoch, uint64_t held,
-                                    uint16_t sm_lid) {
+void CoreConfirmation::OnCoreAnswer(Time at, uint64_t core_epoch, uint64_t held, uint16_t sm_lid) {
   if (core_epoch == 0) return;  // a core with no SMDB yet vouches for nothing
   if (held != 0 && held == core_epoch) {
     confirmed_ = true;

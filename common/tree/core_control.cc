@@ -149,8 +149,9 @@ void CoreControlServer::Handle(const ReceivedMad& in) {
     Reply(out, in.slid);
     return;
   }
-  Invalid(in, h, Status::Error(EBADMSG, "method " + HexText(h.method) + " attribute " +
-                                             HexText(h.attr_id) + " is not an SSA request"));
+  Invalid(in, h,
+          Status::Error(EBADMSG, "method " + HexText(h.method) + " attribute " +
+                                     HexText(h.attr_id) + " is not an SSA request"));
 }
 
 // A MAD whose header does not decode: counted and logged; one of another
@@ -168,8 +169,7 @@ void CoreControlServer::RejectHeader(const ReceivedMad& in, const mad::MadHeader
 }
 
 // A request the core cannot read: counted, logged, answered "invalid field".
-void CoreControlServer::Invalid(const ReceivedMad& in, const mad::MadHeader& h,
-                                const Status& why) {
+void CoreControlServer::Invalid(const ReceivedMad& in, const mad::MadHeader& h, const Status& why) {
   ++counters_.bad_mads;
   limited_.Log(LogLevel::kWarn, "bad-mad", "malformed SSA MAD from LID %u: %s", in.slid,
                why.ToString().c_str());

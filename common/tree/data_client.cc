@@ -208,9 +208,9 @@ void DataClient::FinishTransfer() {
   // Counted first: the replica tells its owner as soon as it swaps.
   uint64_t& received = xfer_.kind == 1 ? counters_.full_received : counters_.delta_received;
   ++received;
-  Status st = xfer_.kind == 1 ? replica_->ApplyFull(bytes, xfer_.to, xfer_.digest,
-                                                    xfer_crc_is_digest_)
-                              : replica_->ApplyDelta(bytes, xfer_.from, xfer_.to, xfer_.digest);
+  Status st = xfer_.kind == 1
+                  ? replica_->ApplyFull(bytes, xfer_.to, xfer_.digest, xfer_crc_is_digest_)
+                  : replica_->ApplyDelta(bytes, xfer_.from, xfer_.to, xfer_.digest);
   double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   if (!st.ok()) {
     --received;

@@ -282,9 +282,10 @@ void DataServer::QueueTransfer(Child* c, uint8_t kind, uint64_t from, uint64_t t
     size_t n = std::min(kXferChunk, bytes->size() - off);
     // The header is built here; the chunk itself is shared, not copied. A
     // full database in one chunk: its CRC is the digest (frame.h), known.
-    const uint32_t crc = kind == 1 && n == bytes->size()
-                             ? digest
-                             : smdb::Crc32(reinterpret_cast<const uint8_t*>(bytes->data()) + off, n);
+    const uint32_t crc =
+        kind == 1 && n == bytes->size()
+            ? digest
+            : smdb::Crc32(reinterpret_cast<const uint8_t*>(bytes->data()) + off, n);
     Queue(c, EncodeFrameHeader(FrameType::kXferData, static_cast<uint32_t>(n), crc));
     c->out.push_back({bytes, off, off + n});
     c->queued += n;

@@ -157,9 +157,7 @@ class DbReplica : public Replica {
   size_t bytes_caught_up() const { return bytes_caught_up_; }
 
   // Seeds the replica (e.g. from a file kept across restarts).
-  Status Load(const Bytes& bytes) {
-    return ApplyWhole(bytes, nullptr, DigestOf(*bytes));
-  }
+  Status Load(const Bytes& bytes) { return ApplyWhole(bytes, nullptr, DigestOf(*bytes)); }
 
   Status ApplyFull(const Bytes& bytes, uint64_t epoch, uint32_t digest,
                    bool digest_checked = false) override {
@@ -218,8 +216,8 @@ class DbReplica : public Replica {
   // `epoch`: the one announced (null: any).
   Status ApplyWhole(const Bytes& bytes, const uint64_t* epoch, uint32_t digest) {
     auto db = std::make_unique<Stamped<Db>>();
-    Status st = Db::Parse(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size(),
-                          &db->value);
+    Status st =
+        Db::Parse(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size(), &db->value);
     if (!st.ok()) return st;
     const uint64_t got = db->value.global_epoch;
     if (epoch && got != *epoch)
@@ -248,8 +246,7 @@ class DbReplica : public Replica {
   // version before the held one's (and the layout allows), else spliced
   // from the held serialization (the delta was checked), else re-encoded
   // from `db` if the held one's layout is not ours.
-  Status SpliceBytes(const uint8_t* d, size_t len, const Stamped<Db>& db,
-                     Stamped<std::string>* s) {
+  Status SpliceBytes(const uint8_t* d, size_t len, const Stamped<Db>& db, Stamped<std::string>* s) {
     const smdb::DbSchema& schema = Db::Schema();
     const bool catch_up = FromBefore(s->serial);
     s->serial = 0;
@@ -278,9 +275,9 @@ class DbReplica : public Replica {
     crcs_ = smdb::DbCrcs();
     if (known)
       crcs_ = std::move(*known);
-    else if (v.bytes &&
-        smdb::DbCrcsOf(reinterpret_cast<const uint8_t*>(v.bytes->data()), v.bytes->size(), &crcs_)
-            .ok())
+    else if (v.bytes && smdb::DbCrcsOf(reinterpret_cast<const uint8_t*>(v.bytes->data()),
+                                       v.bytes->size(), &crcs_)
+                            .ok())
       crcs_.digest = v.digest;
     if (!keep_bytes_) version_.bytes.reset();
     if (on_applied_) on_applied_({db_, v, delta, from});

@@ -34,9 +34,8 @@ bool EpochWatch::Check(const char* what, uint64_t guid, uint64_t theirs, const u
 bool EpochWatch::Consider(const JoinRequest& r, uint64_t* smdb, uint64_t* addr,
                           std::vector<std::string>* notes) {
   bool holds_smdb = r.roles != kRoleConsumer;
-  bool raise =
-      Check("SMDB", r.port_guid, r.epoch, holds_smdb ? &r.digest : nullptr, smdb_, &smdb_ahead_,
-            notes);
+  bool raise = Check("SMDB", r.port_guid, r.epoch, holds_smdb ? &r.digest : nullptr, smdb_,
+                     &smdb_ahead_, notes);
   raise |= Check("address", r.port_guid, r.addr_epoch, &r.addr_digest, addr_, &addr_ahead_, notes);
   *smdb = smdb_ahead_;
   *addr = addr_ahead_;

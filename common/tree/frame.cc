@@ -307,8 +307,8 @@ Status FrameReader::CheckHeader(const uint8_t* h) {
 
 namespace {
 Status CrcMismatch(uint8_t type) {
-  return Status::Error(EBADMSG, std::string(FrameTypeName(static_cast<FrameType>(type))) +
-                                    " frame CRC mismatch");
+  return Status::Error(
+      EBADMSG, std::string(FrameTypeName(static_cast<FrameType>(type))) + " frame CRC mismatch");
 }
 }  // namespace
 

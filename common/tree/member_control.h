@@ -165,7 +165,7 @@ class MemberControlClient {
   bool started_ = false;
   bool joined_ = false;
   bool join_in_flight_ = false;
-  uint64_t lost_parent_ = 0;    // to report at the next join
+  uint64_t lost_parent_ = 0;     // to report at the next join
   uint64_t lost_in_flight_ = 0;  // what the join in flight reports
   uint64_t lost_answered_ = 0;   // a core answered a join reporting it
   uint64_t epoch_ = 0;

@@ -98,7 +98,7 @@ class FaultyListener : public StreamListener {
 }  // namespace
 
 const std::vector<std::string>& FaultyStreamTransport::Keys() {
-  static const std::vector<std::string> keys = {"flip",  "cut",   "cut_after", "delay",
+  static const std::vector<std::string> keys = {"flip",  "cut",      "cut_after", "delay",
                                                 "stall", "stall_ms", "seed"};
   return keys;
 }

@@ -281,7 +281,8 @@ class RelayStream : public Stream {
   void ReadOwner() {
     ssize_t n = recv(relay_fd_, buf_.data(), buf_.size(), MSG_DONTWAIT);
     if (n > 0) {
-      if (!write_failed_) out_.append(reinterpret_cast<const char*>(buf_.data()), static_cast<size_t>(n));
+      if (!write_failed_)
+        out_.append(reinterpret_cast<const char*>(buf_.data()), static_cast<size_t>(n));
     } else if (n == 0 || !WouldBlock(errno)) {
       owner_closed_ = true;
     }

@@ -98,8 +98,8 @@ void KernelPathService::Stop() {
 
 std::string KernelPathService::StatsText() const {
   auto n = [](uint64_t v) { return std::to_string(v); };
-  return n(stats_.requests) + " requests (" + n(stats_.ip_requests) + " for an address): " +
-         n(stats_.answered_path) + " answered with a path or GID (" +
+  return n(stats_.requests) + " requests (" + n(stats_.ip_requests) +
+         " for an address): " + n(stats_.answered_path) + " answered with a path or GID (" +
          n(stats_.answered_directional) + " with outbound and inbound records), " +
          n(stats_.answered_error) + " with an error (" + n(stats_.provider_errors) +
          " provider errors, " + n(stats_.timeouts) + " timeouts, " + n(stats_.bad_requests) +
@@ -245,17 +245,16 @@ void KernelPathService::Send(const LsRequest& req, const ibv_path_record* path) 
     ++stats_.answered_path;
   else
     ++stats_.answered_error;
-  if (path && !req.is_ip_resolve() &&
-      kernel_ls::PathNeedsDirections(req.resolve.path_use, *path)) {
+  if (path && !req.is_ip_resolve() && kernel_ls::PathNeedsDirections(req.resolve.path_use, *path)) {
     ++stats_.answered_directional;
     SSA_LOG(*log_, kDebug, "kernel path request %u: %s path, answered with directional records",
             req.seq, kernel_ls::PathIsRouted(*path) ? "routed" : "one-way");
   }
   if (!socket_) return;
   // An address request is answered with the path's DGID: the address's GID.
-  std::vector<uint8_t> msg = req.is_ip_resolve()
-                                 ? kernel_ls::EncodeIpResolveAnswer(req, path ? path->dgid.raw : nullptr)
-                                 : kernel_ls::EncodeResolveAnswer(req, path);
+  std::vector<uint8_t> msg =
+      req.is_ip_resolve() ? kernel_ls::EncodeIpResolveAnswer(req, path ? path->dgid.raw : nullptr)
+                          : kernel_ls::EncodeResolveAnswer(req, path);
   Status st = socket_->Send(msg.data(), msg.size());
   if (!st.ok()) {
     ++stats_.send_failures;

@@ -50,19 +50,19 @@ class KernelPathService {
     uint32_t summary_interval_ms = 60000;
   };
   struct Stats {
-    uint64_t requests = 0;         // RESOLVE and IP_RESOLVE requests taken to a provider
-    uint64_t ip_requests = 0;      // of those: IP_RESOLVE
-    uint64_t answered_path = 0;    // answered with a path record
+    uint64_t requests = 0;              // RESOLVE and IP_RESOLVE requests taken to a provider
+    uint64_t ip_requests = 0;           // of those: IP_RESOLVE
+    uint64_t answered_path = 0;         // answered with a path record
     uint64_t answered_directional = 0;  // of those: with outbound (and inbound) records too
-    uint64_t answered_error = 0;   // answered RDMA_NL_LS_F_ERR, whatever the reason
-    uint64_t provider_errors = 0;  // of those: the provider's (or no endpoint's) error
-    uint64_t timeouts = 0;         // of those: no provider answer by the deadline
-    uint64_t bad_requests = 0;     // of those: malformed or unsupported requests
-    uint64_t late_answers = 0;     // provider answers after the deadline, dropped
-    uint64_t ignored = 0;          // not requests for us, or not from the kernel
-    uint64_t malformed = 0;        // datagrams whose netlink framing is broken
-    uint64_t kernel_errors = 0;    // NLMSG_ERROR replies to what we sent
-    uint64_t overflows = 0;        // the kernel dropped messages (ENOBUFS)
+    uint64_t answered_error = 0;        // answered RDMA_NL_LS_F_ERR, whatever the reason
+    uint64_t provider_errors = 0;       // of those: the provider's (or no endpoint's) error
+    uint64_t timeouts = 0;              // of those: no provider answer by the deadline
+    uint64_t bad_requests = 0;          // of those: malformed or unsupported requests
+    uint64_t late_answers = 0;          // provider answers after the deadline, dropped
+    uint64_t ignored = 0;               // not requests for us, or not from the kernel
+    uint64_t malformed = 0;             // datagrams whose netlink framing is broken
+    uint64_t kernel_errors = 0;         // NLMSG_ERROR replies to what we sent
+    uint64_t overflows = 0;             // the kernel dropped messages (ENOBUFS)
     uint64_t send_failures = 0;
   };
 

@@ -42,7 +42,8 @@ LsAnswer AnswerRecords(uint8_t path_use, const ibv_path_record& path) {
   a.records[a.count++] = {kGmpFlags, path};
   if (!PathNeedsDirections(path_use, path)) return a;
   a.records[a.count++] = {kOutboundFlags, path};
-  if (path_use == LS_RESOLVE_PATH_USE_ALL) a.records[a.count++] = {kInboundFlags, ReversePath(path)};
+  if (path_use == LS_RESOLVE_PATH_USE_ALL)
+    a.records[a.count++] = {kInboundFlags, ReversePath(path)};
   return a;
 }
 

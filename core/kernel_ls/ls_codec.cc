@@ -5,9 +5,9 @@
 
 #include <endian.h>
 #include <linux/netlink.h>
-#include <sys/socket.h>
 #include <rdma/ib_user_sa.h>
 #include <rdma/rdma_netlink.h>
+#include <sys/socket.h>
 
 #include <cstring>
 
@@ -72,8 +72,7 @@ Status TakeIpAttribute(const NlAttr& a, LsIpResolveRequest* r, LsDecodeError* wh
   const char* name = type == LS_NLA_TYPE_IPV4 ? "IPV4" : "IPV6";
   if (!size) {
     if (a.type & RDMA_NLA_F_MANDATORY)
-      return Fail(LsDecodeError::kUnknownMandatory, why,
-                  "attribute type " + std::to_string(type));
+      return Fail(LsDecodeError::kUnknownMandatory, why, "attribute type " + std::to_string(type));
     ++r->ignored_attributes;
     return Status::Ok();
   }

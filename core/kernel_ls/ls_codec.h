@@ -41,10 +41,10 @@
 namespace ssa {
 namespace kernel_ls {
 
-constexpr size_t kResolveHeaderSize = 68;  // NLMSG_ALIGN(sizeof(rdma_ls_resolve_header))
-constexpr size_t kDeviceNameMax = 64;      // LS_DEVICE_NAME_MAX
-constexpr size_t kPathRecDataSize = 72;    // sizeof(struct ib_path_rec_data)
-constexpr size_t kIpResolveHeaderSize = 4; // NLMSG_ALIGN(sizeof(rdma_ls_ip_resolve_header))
+constexpr size_t kResolveHeaderSize = 68;   // NLMSG_ALIGN(sizeof(rdma_ls_resolve_header))
+constexpr size_t kDeviceNameMax = 64;       // LS_DEVICE_NAME_MAX
+constexpr size_t kPathRecDataSize = 72;     // sizeof(struct ib_path_rec_data)
+constexpr size_t kIpResolveHeaderSize = 4;  // NLMSG_ALIGN(sizeof(rdma_ls_ip_resolve_header))
 
 // Why a message was not taken; each kind is counted by the service.
 enum class LsDecodeError {
@@ -85,9 +85,9 @@ struct LsResolveRequest {
 };
 
 struct LsIpResolveRequest {
-  uint32_t ifindex = 0;  // the net device the kernel routes through
-  int family = 0;        // AF_INET or AF_INET6
-  uint8_t addr[16] = {};  // network order; 4 bytes for AF_INET
+  uint32_t ifindex = 0;             // the net device the kernel routes through
+  int family = 0;                   // AF_INET or AF_INET6
+  uint8_t addr[16] = {};            // network order; 4 bytes for AF_INET
   unsigned ignored_attributes = 0;  // unknown and not mandatory
 };
 

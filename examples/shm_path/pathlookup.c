@@ -22,8 +22,8 @@ static int lookup(struct ibssa_path *h, const char *kind, const char *dest,
 		return ibssa_path_by_gid(h, NULL, addr, 0, p, a);
 	}
 	if (!strcmp(kind, "name"))
-		return ibssa_path_by_addr(h, IBSSA_PATH_ADDR_NAME, dest, strlen(dest), NULL, 0,
-					  p, a);
+		return ibssa_path_by_addr(h, IBSSA_PATH_ADDR_NAME, dest, strlen(dest), NULL, 0, p,
+					  a);
 	if (!strcmp(kind, "ip")) {
 		if (inet_pton(AF_INET, dest, addr) == 1)
 			return ibssa_path_by_addr(h, IBSSA_PATH_ADDR_IP, addr, 4, NULL, 0, p, a);

@@ -42,10 +42,10 @@ struct ibssa_path;
 #define IBSSA_PATH_NO_SOCKET 0x1u /* never ask the socket: -ENODATA instead */
 
 struct ibssa_path_options {
-	uint32_t size;       /* sizeof(struct ibssa_path_options) */
-	uint32_t flags;      /* IBSSA_PATH_* */
-	int check_ms;        /* how often to look for new tables; 0: 100 */
-	int timeout_ms;      /* of a socket request; 0: 10000 */
+	uint32_t size;	/* sizeof(struct ibssa_path_options) */
+	uint32_t flags; /* IBSSA_PATH_* */
+	int check_ms;	/* how often to look for new tables; 0: 100 */
+	int timeout_ms; /* of a socket request; 0: 10000 */
 };
 
 /* Where an answer came from (struct ibssa_path_answer.source). */
@@ -55,8 +55,8 @@ enum ibssa_path_from {
 };
 
 struct ibssa_path_answer {
-	int from;            /* enum ibssa_path_from */
-	uint64_t epoch;      /* the PRDB epoch that answered (0: the socket) */
+	int from;	/* enum ibssa_path_from */
+	uint64_t epoch; /* the PRDB epoch that answered (0: the socket) */
 	/* Resolves by name or IP: the source the daemon chose when the call
 	 * named none (acm.h's ACM_EP_INFO_* type, 0 if none, and address). */
 	uint16_t src_type;
@@ -64,12 +64,12 @@ struct ibssa_path_answer {
 };
 
 struct ibssa_path_stats {
-	uint64_t table_answers;   /* answered from the tables */
-	uint64_t socket_answers;  /* answered (or refused) by the socket */
-	uint64_t misses;          /* not in the tables: asked the socket */
-	uint64_t stale;           /* lookups while the publisher had stopped */
-	uint64_t bad_tables;      /* objects rejected (truncated, foreign, ...) */
-	uint64_t remaps;          /* new tables mapped */
+	uint64_t table_answers;	 /* answered from the tables */
+	uint64_t socket_answers; /* answered (or refused) by the socket */
+	uint64_t misses;	 /* not in the tables: asked the socket */
+	uint64_t stale;		 /* lookups while the publisher had stopped */
+	uint64_t bad_tables;	 /* objects rejected (truncated, foreign, ...) */
+	uint64_t remaps;	 /* new tables mapped */
 };
 
 /* Opens the tables of the daemon listening on `socket_path` (NULL: the
@@ -88,8 +88,7 @@ int ibssa_path_by_lid(struct ibssa_path *h, uint16_t slid, uint16_t dlid, uint16
 		      struct ibv_path_record *out, struct ibssa_path_answer *answer);
 /* The same by GID: `sgid` NULL (or zero) for the daemon's first port. */
 int ibssa_path_by_gid(struct ibssa_path *h, const uint8_t *sgid, const uint8_t dgid[16],
-		      uint16_t pkey, struct ibv_path_record *out,
-		      struct ibssa_path_answer *answer);
+		      uint16_t pkey, struct ibv_path_record *out, struct ibssa_path_answer *answer);
 /* A host name (`type` 1), IPv4 (2, 4 bytes) or IPv6 address (3, 16 bytes),
  * as ib_acme -f n / -f i: its GID from the daemon's address data, then the
  * path. `src` (same type, may be NULL) picks the local endpoint. */

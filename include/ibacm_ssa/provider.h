@@ -72,17 +72,17 @@ extern "C" {
 
 /* True when the struct at `ptr` (whose first member is its size) is large
  * enough to hold `member`. */
-#define SSA_HAS_MEMBER(ptr, member)                                       \
+#define SSA_HAS_MEMBER(ptr, member)                                                                \
 	((ptr)->size >= offsetof(__typeof__(*(ptr)), member) + sizeof((ptr)->member))
 
 /* Address types; the values equal upstream ibacm's ACM_ADDRESS_*. */
 enum ssa_addr_type {
 	SSA_ADDR_INVALID = 0,
-	SSA_ADDR_NAME = 1,   /* NUL-padded host name, up to 63 characters */
-	SSA_ADDR_IP = 2,     /* 4 bytes, network order */
-	SSA_ADDR_IP6 = 3,    /* 16 bytes, network order */
-	SSA_ADDR_GID = 4,    /* 16 bytes, network order */
-	SSA_ADDR_LID = 5,    /* 2 bytes, network order */
+	SSA_ADDR_NAME = 1, /* NUL-padded host name, up to 63 characters */
+	SSA_ADDR_IP = 2,   /* 4 bytes, network order */
+	SSA_ADDR_IP6 = 3,  /* 16 bytes, network order */
+	SSA_ADDR_GID = 4,  /* 16 bytes, network order */
+	SSA_ADDR_LID = 5,  /* 2 bytes, network order */
 };
 
 struct ssa_address {
@@ -94,8 +94,8 @@ struct ssa_address {
 
 struct ssa_device_info {
 	uint32_t size;
-	const char *name;     /* CA name, e.g. "mlx5_0" */
-	uint64_t node_guid;   /* host byte order */
+	const char *name;   /* CA name, e.g. "mlx5_0" */
+	uint64_t node_guid; /* host byte order */
 	uint8_t port_count;
 };
 
@@ -104,7 +104,7 @@ struct ssa_port_info {
 	uint32_t size;
 	const char *ca_name;
 	uint8_t port_num;
-	uint8_t state;        /* IB PortState: 1 down ... 4 active */
+	uint8_t state; /* IB PortState: 1 down ... 4 active */
 	uint8_t lmc;
 	uint8_t sm_sl;
 	uint16_t lid;
@@ -125,11 +125,11 @@ struct ssa_endpoint_info {
 /* A resolve or query request as the core decoded it from a client. */
 struct ssa_resolve_request {
 	uint32_t size;
-	uint32_t flags;                 /* ACM_FLAGS_NODELAY, ACM_FLAGS_QUERY_SA */
-	struct ssa_address src;         /* the local source address */
-	struct ssa_address dst;         /* SSA_ADDR_INVALID for path requests */
-	int has_path;                   /* nonzero: `path` holds the request */
-	struct ibv_path_record path;    /* network order, as on the wire */
+	uint32_t flags;		     /* ACM_FLAGS_NODELAY, ACM_FLAGS_QUERY_SA */
+	struct ssa_address src;	     /* the local source address */
+	struct ssa_address dst;	     /* SSA_ADDR_INVALID for path requests */
+	int has_path;		     /* nonzero: `path` holds the request */
+	struct ibv_path_record path; /* network order, as on the wire */
 };
 
 /* Opaque handles the core gives providers. */
@@ -151,8 +151,8 @@ typedef void (*ssa_sa_done_fn)(void *arg, int status, const uint8_t *mad, size_t
 typedef void (*ssa_timer_fn)(void *arg);
 typedef void (*ssa_fd_fn)(void *arg, int fd, uint32_t events);
 /* One option of the provider's config section. Return nonzero to stop. */
-typedef int (*ssa_config_fn)(void *arg, const char *key, const char *value,
-			     const char *file, int line);
+typedef int (*ssa_config_fn)(void *arg, const char *key, const char *value, const char *file,
+			     int line);
 
 /* Services of the core, handed to the provider's init(). */
 struct ssa_core_ops {
@@ -174,8 +174,8 @@ struct ssa_core_ops {
 	 * payload; the core assigns the TID and addresses it to the port's SM).
 	 * The core queues beyond its sa_depth and applies its own timeout and
 	 * retries. `done` is called exactly once. Returns 0 or -errno. */
-	int (*sa_send)(ssa_core_t *core, ssa_core_port_t *port, const uint8_t *mad,
-		       size_t len, ssa_sa_done_fn done, void *arg);
+	int (*sa_send)(ssa_core_t *core, ssa_core_port_t *port, const uint8_t *mad, size_t len,
+		       ssa_sa_done_fn done, void *arg);
 
 	/* One-shot timer on the core's loop; returns an id > 0, or 0 on error. */
 	uint64_t (*timer_add)(ssa_core_t *core, uint32_t delay_ms, ssa_timer_fn fn, void *arg);
@@ -214,7 +214,7 @@ struct ssa_core_ops {
 
 /* Formats for ssa_core_ops.config_format (1.2). */
 enum ssa_config_format {
-	SSA_CONFIG_INI = 1,      /* acm_opts.cfg: the provider's own [section] */
+	SSA_CONFIG_INI = 1,	 /* acm_opts.cfg: the provider's own [section] */
 	SSA_CONFIG_UPSTREAM = 2, /* upstream's ibacm_opts.cfg: "name value" lines */
 };
 
@@ -274,7 +274,7 @@ struct ssa_provider {
 	uint16_t abi_major;
 	uint16_t abi_minor;
 	char name[SSA_PROV_NAME_MAX]; /* also its config section name */
-	uint32_t version;             /* the provider's own, for duplicates */
+	uint32_t version;	      /* the provider's own, for duplicates */
 	const char *description;
 
 	int (*init)(const struct ssa_core_ops *ops, ssa_core_t *core, void **prov_ctx);
@@ -323,14 +323,15 @@ struct ssa_provider {
 /* Events for ssa_provider.port_event (1.1). */
 enum ssa_port_event {
 	SSA_PORT_EVENT_CLIENT_REREGISTER = 1, /* IBV_EVENT_CLIENT_REREGISTER */
-	SSA_PORT_EVENT_SM_CHANGE = 2,         /* IBV_EVENT_SM_CHANGE */
-	SSA_PORT_EVENT_LID_CHANGE = 3,        /* IBV_EVENT_LID_CHANGE */
+	SSA_PORT_EVENT_SM_CHANGE = 2,	      /* IBV_EVENT_SM_CHANGE */
+	SSA_PORT_EVENT_LID_CHANGE = 3,	      /* IBV_EVENT_LID_CHANGE */
 };
 
-#define SSA_PROVIDER_V1_0_SIZE \
+#define SSA_PROVIDER_V1_0_SIZE                                                                     \
 	(offsetof(struct ssa_provider, query_perf) + sizeof(((struct ssa_provider *)0)->query_perf))
-#define SSA_CORE_OPS_V1_0_SIZE \
-	(offsetof(struct ssa_core_ops, counter_add) + sizeof(((struct ssa_core_ops *)0)->counter_add))
+#define SSA_CORE_OPS_V1_0_SIZE                                                                     \
+	(offsetof(struct ssa_core_ops, counter_add) +                                              \
+	 sizeof(((struct ssa_core_ops *)0)->counter_add))
 
 /* The one symbol a provider exports. `core_major`/`core_minor` let a
  * provider refuse (return NULL) a core it does not support. */

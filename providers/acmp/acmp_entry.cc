@@ -20,7 +20,7 @@ struct AcmpTraits {
   using Endpoint = ssa::acmp::AcmpEndpoint;
   using Address = ssa::acmp::AcmpAddress;
   static constexpr bool kPortEvents = true;  // re-registration: rejoin the groups
-  static constexpr bool kMetrics = false;  // PERF_QUERY's counters say it all
+  static constexpr bool kMetrics = false;    // PERF_QUERY's counters say it all
 };
 
 }  // namespace

@@ -17,7 +17,7 @@ struct SaTraits {
   using Endpoint = ssa::sa::SaEndpoint;
   using Address = ssa::sa::SaAddress;
   static constexpr bool kPortEvents = false;  // port_changed says all it needs
-  static constexpr bool kMetrics = false;  // PERF_QUERY's counters say it all
+  static constexpr bool kMetrics = false;     // PERF_QUERY's counters say it all
 };
 
 }  // namespace

@@ -71,8 +71,7 @@ QuerySource SaProvider::SourceOf(const SaEndpoint* ep) const {
   return src;
 }
 
-bool SaProvider::OwnAddress(uint16_t type, const uint8_t* data, size_t len,
-                            uint8_t gid[16]) const {
+bool SaProvider::OwnAddress(uint16_t type, const uint8_t* data, size_t len, uint8_t gid[16]) const {
   const void* owner = nullptr;
   Gid found;
   switch (addresses_.Lookup(AddressKey(type, data, len), &owner, &found)) {

@@ -11,9 +11,9 @@
 // Traits must give: Provider, Device, Port, Endpoint, Address (types),
 // constexpr bool kPortEvents (the provider has PortEvent(Port*, int), ABI
 // 1.1) and constexpr bool kMetrics (the provider has
-// CollectMetrics(const ssa_metrics_ops*, ssa_metrics_sink_t*), ABI 1.4). Provider must have the constructor (ops, core), Init(), Log(level,
-// fmt, ...) and OpenDevice, CloseDevice, OpenPort, ClosePort, PortChanged,
-// OpenEndpoint, CloseEndpoint, AddAddress, RemoveAddress, Resolve, Query,
+// CollectMetrics(const ssa_metrics_ops*, ssa_metrics_sink_t*), ABI 1.4). Provider must have the
+// constructor (ops, core), Init(), Log(level, fmt, ...) and OpenDevice, CloseDevice, OpenPort,
+// ClosePort, PortChanged, OpenEndpoint, CloseEndpoint, AddAddress, RemoveAddress, Resolve, Query,
 // QueryPerf with the ABI op's arguments (contexts typed).
 //
 // No exception crosses the ABI (abi_guard.h). Init accepts any 1.x core:

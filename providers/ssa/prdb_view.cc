@@ -38,9 +38,7 @@ const smdb::PrdbPath* PrdbView::Find(uint16_t slid, uint16_t dlid) const {
   return &prdb_->paths.records[static_cast<uint32_t>(*it)];
 }
 
-const smdb::PrdbPath* PrdbView::ByLid(uint16_t dlid) const {
-  return Find(source_.base_lid, dlid);
-}
+const smdb::PrdbPath* PrdbView::ByLid(uint16_t dlid) const { return Find(source_.base_lid, dlid); }
 
 const smdb::PrdbPath* PrdbView::ByGid(const uint8_t dgid[16]) const {
   // The records of `dgid`: one run in DGID order.

@@ -95,7 +95,7 @@ void ShmExport::Invalidate() {
 }
 
 Status ShmExport::Publish(const std::vector<ExportPort>& ports, const ExportAddresses* addr,
-                         uint64_t generation) {
+                          uint64_t generation) {
   shm_prdb::TableBuilder b;
   bool any_paths = false;
   uint32_t flags = 0;

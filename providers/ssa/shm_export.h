@@ -45,7 +45,7 @@ struct ExportPort {
   uint16_t lid = 0;
   uint8_t lmc = 0;
   std::shared_ptr<const PrdbView> view;  // null: none current (the socket answers)
-  std::vector<uint16_t> pkeys;     // the endpoints', in the order they opened
+  std::vector<uint16_t> pkeys;           // the endpoints', in the order they opened
   struct Address {
     uint16_t pkey;
     ssa_address addr;
@@ -54,8 +54,8 @@ struct ExportPort {
 };
 
 // The provider's own address data (sa::SaProvider::OwnAddress).
-using OwnAddressFn = std::function<bool(uint16_t type, const uint8_t* data, size_t len,
-                                        uint8_t gid[16])>;
+using OwnAddressFn =
+    std::function<bool(uint16_t type, const uint8_t* data, size_t len, uint8_t gid[16])>;
 
 // The tree's names and IPs as the provider answers them: its own address
 // data first (sa_resolve.cc), the tree's GID otherwise.

@@ -17,7 +17,7 @@ struct SsaTraits {
   using Endpoint = ssa::ssa_provider::SsaEndpoint;
   using Address = ssa::ssa_provider::SsaAddress;
   static constexpr bool kPortEvents = false;  // port_changed says all it needs
-  static constexpr bool kMetrics = true;  // ABI 1.4: the consumer's view of the tree
+  static constexpr bool kMetrics = true;      // ABI 1.4: the consumer's view of the tree
 };
 
 }  // namespace

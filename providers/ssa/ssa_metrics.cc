@@ -22,7 +22,7 @@ namespace {
 
 // The reason label of each Miss, in its order.
 const char* const kMissLabels[] = {
-    "no_prdb",    "stale_prdb", "not_in_prdb", "inexact_qos", "inexact_routing_sl",
+    "no_prdb",    "stale_prdb",  "not_in_prdb", "inexact_qos", "inexact_routing_sl",
     "other_pkey", "unconfirmed",
 };
 static_assert(std::size(kMissLabels) == kMissKinds, "a reason label for every Miss");

@@ -313,7 +313,7 @@ void SsaProvider::NoteMiss(SsaPort* port, Miss why) {
   if (miss_noted_[why]) return;
   miss_noted_[why] = true;  // once per reason: the counters say the rest
   Log(SSA_LOG_INFO, "port %s: %s; %s (logged once)", port->Name().c_str(), MissText(why),
-      options_.fallback_sa   ? "asking the SA instead"
+      options_.fallback_sa  ? "asking the SA instead"
       : why == kUnconfirmed ? "answering ENOTCONN (fallback = none)"
                             : "answering ENODATA (fallback = none)");
 }
@@ -382,9 +382,8 @@ void SsaProvider::CheckConfirmed() {
           "port %s: the core has not confirmed PRDB epoch %llu as current for %.0f s%s (core "
           "epoch heard %llu, access node LID %u): not answering from it (%s) until it does",
           port->Name().c_str(), static_cast<unsigned long long>(port->view->epoch()), age,
-          ever ? "" : " (never since it arrived)",
-          static_cast<unsigned long long>(s.core_epoch), s.parent_lid,
-          options_.fallback_sa ? "the SA answers" : "ENOTCONN, fallback = none");
+          ever ? "" : " (never since it arrived)", static_cast<unsigned long long>(s.core_epoch),
+          s.parent_lid, options_.fallback_sa ? "the SA answers" : "ENOTCONN, fallback = none");
       WithdrawTables();  // libibssa_path readers go to the socket at once
     } else {
       Log(SSA_LOG_INFO, "port %s: the core confirmed PRDB epoch %llu again; answering from it",
@@ -525,12 +524,11 @@ void SsaProvider::Export() {
   if (export_addrs_stale_) {
     export_addrs_stale_ = false;
     export_addrs_ =
-        addr_ ? ResolveAddresses(*addr_,
-                                 [this](uint16_t type, const uint8_t* data, size_t len,
-                                        uint8_t gid[16]) {
-                                   return sa_.OwnAddress(type, data, len, gid);
-                                 })
-              : nullptr;
+        addr_
+            ? ResolveAddresses(
+                  *addr_, [this](uint16_t type, const uint8_t* data, size_t len,
+                                 uint8_t gid[16]) { return sa_.OwnAddress(type, data, len, gid); })
+            : nullptr;
   }
   std::shared_ptr<const ExportAddresses> addrs = export_addrs_;
   const uint64_t generation = shm_->generation();

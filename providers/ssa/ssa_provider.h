@@ -225,7 +225,7 @@ class SsaProvider {
   Reactor::TimerId export_timer_ = 0;
   Reactor::TimerId confirm_timer_ = 0;
   bool export_in_flight_ = false;
-  bool export_again_ = false;      // something changed while one was in flight
+  bool export_again_ = false;       // something changed while one was in flight
   bool export_addrs_stale_ = true;  // addresses changed: ResolveAddresses again
   std::shared_ptr<const ExportAddresses> export_addrs_;
   bool export_failed_ = false;  // logged at error level once

@@ -18,7 +18,7 @@ struct UpstreamTraits {
   using Endpoint = ssa::upstream::UpEndpoint;
   using Address = ssa::upstream::UpAddress;
   static constexpr bool kPortEvents = true;  // upstream's handle_event
-  static constexpr bool kMetrics = false;  // upstream's interface has none
+  static constexpr bool kMetrics = false;    // upstream's interface has none
 };
 
 }  // namespace

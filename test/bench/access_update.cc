@@ -13,8 +13,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cctype>
+#include <chrono>
 #include <cinttypes>
 #include <cmath>
 #include <cstdarg>
@@ -43,7 +43,6 @@
 #include "common/tree/db_version.h"
 #include "distrib/prdb_service.h"
 #include "test/bench/smdb_pair_cache.h"
-
 
 #include "test/bench/tree_bench_util.h"
 

@@ -53,9 +53,9 @@
 
 #include "common/acm/acm_client.h"
 #include "common/smdb/path_engine.h"
-#include "common/smdb/whole_prdb.h"
 #include "common/smdb/smdb_index.h"
 #include "common/smdb/smdb_prdb.h"
+#include "common/smdb/whole_prdb.h"
 #include "providers/ssa/prdb_view.h"
 #include "providers/ssa/shm_export.h"
 #include "test/bench/null_acm_server.h"
@@ -246,8 +246,9 @@ int main(int argc, char** argv) {
     }
   }
   if (procs < 1 || rounds < 5 || spec.hcas < 1) {
-    fprintf(stderr, "bench_jobstart: --procs and --hcas must be positive, --rounds at least 5 "
-                    "(a median needs them)\n");
+    fprintf(stderr,
+            "bench_jobstart: --procs and --hcas must be positive, --rounds at least 5 "
+            "(a median needs them)\n");
     return 2;
   }
 
@@ -314,11 +315,13 @@ int main(int argc, char** argv) {
   printf("bench_jobstart: %s on %s, %u cores; %d-HCA fat tree (%zu LIDs in the SMDB, %s)\n", when,
          u.nodename, std::thread::hardware_concurrency(), ssa::bench::CountCas(pair.before),
          index->endpoints().size(), pair.source.c_str());
-  printf("stand-in daemon: PRDB of the HCA port at LID %u (%zu records, epoch %llu): %zu LIDs "
-         "served, resolved by each of %d processes\n",
-         src.lid, view.paths(), static_cast<unsigned long long>(view.epoch()), lids.size(), procs);
-  printf("\nround   A socket: procs CPU  daemon CPU    wall   B libibssa_path: procs CPU  "
-         "daemon CPU    wall   P start only: CPU    wall   A/B CPU  A/B wall\n");
+  printf(
+      "stand-in daemon: PRDB of the HCA port at LID %u (%zu records, epoch %llu): %zu LIDs "
+      "served, resolved by each of %d processes\n",
+      src.lid, view.paths(), static_cast<unsigned long long>(view.epoch()), lids.size(), procs);
+  printf(
+      "\nround   A socket: procs CPU  daemon CPU    wall   B libibssa_path: procs CPU  "
+      "daemon CPU    wall   P start only: CPU    wall   A/B CPU  A/B wall\n");
 
   // Each contender's runs, and the ratios A/B, round by round.
   struct Series {
@@ -345,9 +348,11 @@ int main(int argc, char** argv) {
     cpu_ratio.push_back(a.cpu_s / b.cpu_s);
     cpu_all_ratio.push_back((a.cpu_s + a.daemon_s) / (b.cpu_s + b.daemon_s));
     wall_ratio.push_back(a.wall_s / b.wall_s);
-    printf("%5d   %16.3f s %9.3f s %7.3f s   %24.3f s %9.3f s %7.3f s   %16.3f s %7.3f s  %7.1f  %8.1f\n",
-           round, a.cpu_s, a.daemon_s, a.wall_s, b.cpu_s, b.daemon_s, b.wall_s, p.cpu_s, p.wall_s,
-           a.cpu_s / b.cpu_s, a.wall_s / b.wall_s);
+    printf(
+        "%5d   %16.3f s %9.3f s %7.3f s   %24.3f s %9.3f s %7.3f s   %16.3f s %7.3f s  %7.1f  "
+        "%8.1f\n",
+        round, a.cpu_s, a.daemon_s, a.wall_s, b.cpu_s, b.daemon_s, b.wall_s, p.cpu_s, p.wall_s,
+        a.cpu_s / b.cpu_s, a.wall_s / b.wall_s);
   }
   daemon.Stop();
 
@@ -358,9 +363,10 @@ int main(int argc, char** argv) {
   const double a_us = (Median(as.cpu) - floor_s) / resolves * 1e6,
                a_daemon_us = Median(as.daemon) / resolves * 1e6,
                b_us = (Median(bs.cpu) + Median(bs.daemon) - floor_s) / resolves * 1e6;
-  printf("\nper resolve (median rounds, %.0f resolves, net of P): socket %.2f us of the processes' "
-         "CPU + %.2f us of the daemon's; libibssa_path %.3f us (its open and mapping included)\n",
-         resolves, a_us, a_daemon_us, b_us);
+  printf(
+      "\nper resolve (median rounds, %.0f resolves, net of P): socket %.2f us of the processes' "
+      "CPU + %.2f us of the daemon's; libibssa_path %.3f us (its open and mapping included)\n",
+      resolves, a_us, a_daemon_us, b_us);
   struct Figure {
     const char* name;
     double value;

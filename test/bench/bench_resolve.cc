@@ -355,9 +355,10 @@ int main(int argc, char** argv) {
          ssa_samples);
   const double shm_p50 = Percentile(&shm_latency_us, 0.5),
                shm_p99 = Percentile(&shm_latency_us, 0.99);
-  printf("   libibssa_path lookup  %10.3f us p50, %.3f us p99 (%zu lookups, one thread; the "
-         "clock's cost included; epoch %llu)\n",
-         shm_p50, shm_p99, shm_latency_us.size(), static_cast<unsigned long long>(shm.epoch()));
+  printf(
+      "   libibssa_path lookup  %10.3f us p50, %.3f us p99 (%zu lookups, one thread; the "
+      "clock's cost included; epoch %llu)\n",
+      shm_p50, shm_p99, shm_latency_us.size(), static_cast<unsigned long long>(shm.epoch()));
   printf("   libibssa_path rate    %10.0f /s one thread, %.0f /s %d threads (median)\n",
          Median(shm_rate_1), Median(shm_rate_n), clients);
   printf("   ratio shm/ssa socket  %10.1f (median, %d threads each; goal >= 100)\n",

@@ -72,8 +72,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cctype>
+#include <chrono>
 #include <cinttypes>
 #include <cmath>
 #include <cstdarg>
@@ -99,8 +99,8 @@
 #include "common/tree/consumer.h"
 #include "common/tree/core_server.h"
 #include "distrib/ibssa_member.h"
-#include "test/bench/smdb_pair_cache.h"
 #include "test/bench/first_touch.h"
+#include "test/bench/smdb_pair_cache.h"
 #include "test/sim/netgen.h"
 #include "test/sim/osm_plugin_util.h"
 
@@ -238,10 +238,10 @@ int main(int argc, char** argv) {
   int distribution = dist_for(access);
   int room = opt.pair.hcas - 1 - access - distribution;  // the SM's port is the core
   if (opt.consumers > room) {
-    notes.push_back("a " + std::to_string(opt.pair.hcas) + "-HCA fabric has " + std::to_string(room) +
-                    " HCA ports left after the core, " + std::to_string(distribution) +
-                    " distribution and " + std::to_string(access) + " access port(s): running " +
-                    std::to_string(room) + " consumers");
+    notes.push_back("a " + std::to_string(opt.pair.hcas) + "-HCA fabric has " +
+                    std::to_string(room) + " HCA ports left after the core, " +
+                    std::to_string(distribution) + " distribution and " + std::to_string(access) +
+                    " access port(s): running " + std::to_string(room) + " consumers");
     opt.consumers = room;
   }
   for (const std::string& n : notes) Progress("NOTE: %s", n.c_str());
@@ -270,8 +270,8 @@ int main(int argc, char** argv) {
     const uint64_t avail = MemInfoBytes("MemAvailable:");
     double budget = 0.8 * std::min(static_cast<double>(avail), opt.max_rss_gib * (1ull << 30));
     int fit = opt.consumers;
-    while (fit > 1 && fit * per_consumer +
-                              (access_for(fit) + dist_for(access_for(fit))) * per_member > budget)
+    while (fit > 1 &&
+           fit * per_consumer + (access_for(fit) + dist_for(access_for(fit))) * per_member > budget)
       fit = fit * 9 / 10;
     if (fit < opt.consumers) {
       Progress("NOTE: memory: a consumer needs about %.1f MB here (its PRDB of %" PRIu64
@@ -377,14 +377,14 @@ int main(int argc, char** argv) {
     printf("          CPU seconds by thread role (kernel time included): %s; total %.2f\n",
            cpu.c_str(), ssa::bench::CpuTotal(p->cpu));
   }
-  const double kept_gib =
-      bench.pss_after_startup > bench.pss_before_consumers
-          ? Gib(bench.pss_after_startup - bench.pss_before_consumers)
-          : 0;
-  printf("memory: touching new memory costs %.2f s of CPU per GiB here (%.2f before the phases, "
-         "%.2f after); the start-up kept %.2f GiB more (PSS), so about %.1f s of its CPU is "
-         "first touches\n",
-         touch_s_per_gib, touch_before, touch_after, kept_gib, kept_gib * touch_s_per_gib);
+  const double kept_gib = bench.pss_after_startup > bench.pss_before_consumers
+                              ? Gib(bench.pss_after_startup - bench.pss_before_consumers)
+                              : 0;
+  printf(
+      "memory: touching new memory costs %.2f s of CPU per GiB here (%.2f before the phases, "
+      "%.2f after); the start-up kept %.2f GiB more (PSS), so about %.1f s of its CPU is "
+      "first touches\n",
+      touch_s_per_gib, touch_before, touch_after, kept_gib, kept_gib * touch_s_per_gib);
   printf("core: %" PRIu64 " joins accepted, %" PRIu64 " refused, %" PRIu64
          " retries answered again; consumers sent %" PRIu64 " joins; MADs sent %" PRIu64
          ", lost %" PRIu64 ", bridge errors %" PRIu64 "\n",
@@ -396,10 +396,11 @@ int main(int argc, char** argv) {
     printf("NOTE: the update phase did not complete; its figures are missing, not estimated\n");
   for (const AccessStep* step : {&access_update.first, &access_update.steady})
     if (access_st.ok())
-      printf("one access node, %zu consumers, one core, %s update: SMDB delta applied %.1f ms, "
-             "PRDBs %.1f ms (%" PRIu64 " of %" PRIu64 " paths recomputed); %.1f ms of CPU\n",
-             access_update.consumers, step == &access_update.first ? "first" : "third",
-             step->apply_ms, step->prdbs_ms, step->computed, step->if_full, step->cpu_ms);
+      printf(
+          "one access node, %zu consumers, one core, %s update: SMDB delta applied %.1f ms, "
+          "PRDBs %.1f ms (%" PRIu64 " of %" PRIu64 " paths recomputed); %.1f ms of CPU\n",
+          access_update.consumers, step == &access_update.first ? "first" : "third", step->apply_ms,
+          step->prdbs_ms, step->computed, step->if_full, step->cpu_ms);
   printf("\n");
 
   Figure("hcas", static_cast<uint64_t>(opt.pair.hcas));
@@ -431,10 +432,8 @@ int main(int argc, char** argv) {
   Figure("consumer_procs", static_cast<uint64_t>(opt.consumer_procs));
   Figure("core_joins_accepted", bench.core_counters.joins);
   Figure("core_joins_refused", bench.core_counters.refused);
-  if (opt.consumers > 0)
-  {
-    Figure("joins_per_consumer",
-           Num(static_cast<double>(bench.consumer_joins) / opt.consumers, 2));
+  if (opt.consumers > 0) {
+    Figure("joins_per_consumer", Num(static_cast<double>(bench.consumer_joins) / opt.consumers, 2));
     Figure("joins_expected_per_consumer", Num(bench.joins_expected, 0));
   }
   if (bench.join_burst_s > 0) {
@@ -483,8 +482,7 @@ int main(int argc, char** argv) {
     Figure("access_update_100_first_ms", Num(access_update.first.total_ms, 1));
     Figure("access_update_100_first_cpu_ms", Num(access_update.first.cpu_ms, 1));
     Figure("access_update_index_lft_catch_ups", access_update.index_lft_catch_ups);
-    Figure("access_update_index_lft_full_builds",
-           access_update.index_lft_full_builds);
+    Figure("access_update_index_lft_full_builds", access_update.index_lft_full_builds);
     Figure("access_update_smdb_catch_ups", access_update.smdb_catch_ups);
     Figure("access_update_smdb_bytes_catch_ups", access_update.smdb_bytes_catch_ups);
   }

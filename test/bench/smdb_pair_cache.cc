@@ -62,8 +62,8 @@ Status MakeOnFabric(const SmdbPairSpec& opt, const ProgressFn& progress, SmdbPai
   Status st = test::FatTreeNetSpread(ft, &net);
   if (!st.ok()) return st.WithContext("fat tree");
   progress("generating the SMDBs: " + std::to_string(net.hcas) + " HCAs, " +
-           std::to_string(net.switches) + " switches (" + std::to_string(net.leaves) +
-           " leaves, " + std::to_string(net.spines) + " spines), ibsim + OpenSM + plugin");
+           std::to_string(net.switches) + " switches (" + std::to_string(net.leaves) + " leaves, " +
+           std::to_string(net.spines) + " spines), ibsim + OpenSM + plugin");
   std::string node = opt.link_down;
   int port = 0;
   size_t colon = node.find(':');

@@ -20,9 +20,9 @@ namespace bench {
 struct SmdbPairSpec {
   int hcas = 10000;
   std::string link_down = "L1:19";  // NODE[:PORT] taken down between the two
-  std::string routing;     // OpenSM's -R (empty: its default, minhop)
-  std::string qos_policy;  // QoS on with this policy file (empty: off)
-  bool regen = false;      // make it again even when cached
+  std::string routing;              // OpenSM's -R (empty: its default, minhop)
+  std::string qos_policy;           // QoS on with this policy file (empty: off)
+  bool regen = false;               // make it again even when cached
 };
 
 struct SmdbPair {

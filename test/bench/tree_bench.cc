@@ -14,8 +14,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cctype>
+#include <chrono>
 #include <cinttypes>
 #include <cmath>
 #include <cstdarg>
@@ -44,7 +44,6 @@
 #include "test/bench/smdb_pair_cache.h"
 #include "test/bench/thread_cpu.h"
 #include "test/sim/osm_plugin_util.h"
-
 
 namespace ssa {
 namespace bench {
@@ -108,8 +107,8 @@ Status Bench::Setup(const SmdbPair& pair, int consumers, int access, int distrib
       for (size_t i = c.first; i < c.first + c.count; ++i) lids.push_back(consumer_ports_[i].lid);
       Status s = mads_.NewGateway(lids, tree::kSsaClass, &c.gateway);
       if (!s.ok()) return s;
-      c.bridge = std::make_unique<ssa::bench::MadBridge>(&bridge_loop_.loop, c.mad_fd,
-                                                         c.gateway.get());
+      c.bridge =
+          std::make_unique<ssa::bench::MadBridge>(&bridge_loop_.loop, c.mad_fd, c.gateway.get());
       s = c.bridge->Start();
       if (!s.ok()) return s;
     }
@@ -269,8 +268,7 @@ Status Bench::WaitPhase(Phase* p, const TierBytes& before, const PrdbCounts& prd
                "malloc in use %.2f, free %.2f)",
                p->name, members_now_.load(), members_expected_, p->epoch, access_at_target_.load(),
                access_ports_.size(), prdbs_at_target_.load(), n, reached, n, Gib(rss), Gib(pss),
-               Gib(parent_pss),
-               Gib(mi.uordblks + mi.hblkhd), Gib(mi.fordblks));
+               Gib(parent_pss), Gib(mi.uordblks + mi.hblkhd), Gib(mi.fordblks));
       next_report = Clock::now() + std::chrono::seconds(2);
     }
     if (reached == n) {

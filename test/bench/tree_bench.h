@@ -39,8 +39,8 @@ struct BenchOptions {
   // that policy file), --regen.
   ssa::bench::SmdbPairSpec pair;
   int consumers = 10000;
-  int access = 0;        // 0: one per 1,000 consumers
-  int distribution = 0;  // 0: one per 64 access nodes
+  int access = 0;          // 0: one per 1,000 consumers
+  int distribution = 0;    // 0: one per 64 access nodes
   int consumer_procs = 0;  // 0: as few as the descriptor limit allows
   int consumer_loops = 2;  // per consumer process
   int prdb_threads = 2;
@@ -151,7 +151,7 @@ class Bench {
   double joins_expected = 0;
   Clock::time_point consumers_started;
   uint64_t bridge_errors = 0;
-  uint64_t peak_rss = 0;  // the most AllPss saw
+  uint64_t peak_rss = 0;    // the most AllPss saw
   uint64_t parent_pss = 0;  // this process's part of the last AllPss
   size_t procs() const { return children_.size(); }
   uint64_t pss_before_consumers = 0, pss_after_startup = 0;  // AllPss, bytes

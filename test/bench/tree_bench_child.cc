@@ -15,8 +15,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cctype>
+#include <chrono>
 #include <cinttypes>
 #include <cmath>
 #include <cstdarg>
@@ -36,15 +36,14 @@
 #include "common/base/event_loop.h"
 #include "common/base/log.h"
 #include "common/smdb/path_engine.h"
-#include "common/smdb/whole_prdb.h"
 #include "common/smdb/smdb.h"
 #include "common/smdb/smdb_index.h"
 #include "common/smdb/smdb_prdb.h"
+#include "common/smdb/whole_prdb.h"
 #include "common/tree/consumer.h"
 #include "common/tree/inproc_mad.h"
 #include "common/tree/stream.h"
 #include "test/bench/mad_bridge.h"
-
 
 namespace ssa {
 namespace bench {

@@ -49,7 +49,8 @@ uint64_t MemInfoBytes(const char* key) {
   std::string line;
   while (std::getline(mi, line)) {
     unsigned long long kb = 0;
-    if (line.compare(0, strlen(key), key) == 0 && sscanf(line.c_str() + strlen(key), "%llu", &kb) == 1)
+    if (line.compare(0, strlen(key), key) == 0 &&
+        sscanf(line.c_str() + strlen(key), "%llu", &kb) == 1)
       return kb * 1024;
   }
   return 0;

@@ -13,8 +13,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cctype>
+#include <chrono>
 #include <cinttypes>
 #include <cmath>
 #include <cstdarg>
@@ -33,20 +33,19 @@
 
 #include "common/smdb/lft_lineage.h"
 #include "common/smdb/path_engine.h"
-#include "common/smdb/whole_prdb.h"
+#include "common/smdb/route_diff.h"
 #include "common/smdb/smdb.h"
 #include "common/smdb/smdb_delta.h"
 #include "common/smdb/smdb_index.h"
 #include "common/smdb/smdb_prdb.h"
-#include "providers/ssa/prdb_view.h"
-#include "providers/ssa/shm_export.h"
+#include "common/smdb/whole_prdb.h"
 #include "common/tree/consumer.h"
 #include "common/tree/db_version.h"
-#include "distrib/prdb_service.h"
-#include "common/smdb/route_diff.h"
 #include "common/tree/frame.h"
+#include "distrib/prdb_service.h"
+#include "providers/ssa/prdb_view.h"
+#include "providers/ssa/shm_export.h"
 #include "test/bench/smdb_pair_cache.h"
-
 
 #include "test/bench/access_update.h"
 #include "test/bench/tree_bench_util.h"
@@ -71,8 +70,8 @@ struct PieceInput {
 // second; `replica` holds the first.
 __attribute__((noinline)) Status PieceSmdbApply(tree::DbReplica<smdb::Smdb>* replica,
                                                 const PieceInput& in, uint32_t digest) {
-  return replica->ApplyDelta(in.delta, in.pair->before.global_epoch,
-                             in.pair->after.global_epoch, digest);
+  return replica->ApplyDelta(in.delta, in.pair->before.global_epoch, in.pair->after.global_epoch,
+                             digest);
 }
 
 // A member's next delta (after the first).
@@ -164,7 +163,7 @@ __attribute__((noinline)) Status PieceShmExport(
   for (const auto& view : views) {
     ssaprov::ExportPort port;
     port.gid = view->prdb()->paths.records.empty() ? std::array<uint8_t, 16>{}
-                                                     : view->prdb()->paths.records[0].sgid;
+                                                   : view->prdb()->paths.records[0].sgid;
     port.lid = view->base_lid();
     port.lmc = view->lmc();
     port.view = view;
@@ -180,14 +179,14 @@ __attribute__((noinline)) Status PieceShmExport(
 // A consumer's bring-up, piece by piece, as the access node and the
 // consumer make it for each of `guids` (the route-suffix engine of the
 // access node's bring-up): the PRDB written (computed straight into its
-// serialization, WritePrdbImage) and its CRC taken; then, at the consumer, the full transfer verified and parsed, and
-// the provider's view built. `ms` gets each step's total.
+// serialization, WritePrdbImage) and its CRC taken; then, at the consumer, the full transfer
+// verified and parsed, and the provider's view built. `ms` gets each step's total.
 struct WholeMs {
   double write = 0, crc = 0, apply = 0, view = 0;
 };
 __attribute__((noinline)) Status PiecePrdbWhole(const smdb::PathEngine& engine,
-                                                const std::vector<uint64_t>& guids,
-                                                uint64_t epoch, WholeMs* ms) {
+                                                const std::vector<uint64_t>& guids, uint64_t epoch,
+                                                WholeMs* ms) {
   for (uint64_t guid : guids) {
     auto t0 = Clock::now();
     auto bytes = std::make_shared<std::string>();
@@ -270,9 +269,10 @@ int RunPieces(const SmdbPair& pair, int route_table_mb) {
   }
   in.delta = delta;
   const uint32_t digest2 = tree::DigestOf(*ser2);
-  printf("pieces on the cached %zu-LID SMDB pair, %zu consumers (wall times: see callgrind.sh "
-         "for instruction counts)\n",
-         in.x2->assigned_lids().size(), in.guids.size());
+  printf(
+      "pieces on the cached %zu-LID SMDB pair, %zu consumers (wall times: see callgrind.sh "
+      "for instruction counts)\n",
+      in.x2->assigned_lids().size(), in.guids.size());
   t = Clock::now();
   st = PieceSmdbApply(&smdb_replica, in, digest2);
   if (st.ok() && *smdb_replica.version().bytes != *ser2)
@@ -291,8 +291,7 @@ int RunPieces(const SmdbPair& pair, int route_table_mb) {
       st = PieceSmdbApplyNext(&smdb_replica, more[i]);
       lap(names[i], "the member's " + std::string(i ? "third" : "second") + " delta (" +
                         std::to_string(more[i]->size()) + " bytes), " +
-                        std::to_string(smdb_replica.recycled()) +
-                        " built in a recycled version, " +
+                        std::to_string(smdb_replica.recycled()) + " built in a recycled version, " +
                         std::to_string(smdb_replica.caught_up()) + " caught up (" +
                         std::to_string(smdb_replica.bytes_caught_up()) +
                         " serialized): " + st.ToString());
@@ -304,7 +303,8 @@ int RunPieces(const SmdbPair& pair, int route_table_mb) {
     smdb::SmdbIndex::LftBuffers lft_buffers(1);
     std::unique_ptr<smdb::SmdbIndex> x;
     st = PieceIndex(pair.after, &x, &lft_buffers);
-    lap("index_cold", std::to_string(x ? x->ports().size() : 0) + " ports indexed: " + st.ToString());
+    lap("index_cold",
+        std::to_string(x ? x->ports().size() : 0) + " ports indexed: " + st.ToString());
     x.reset();
     t = Clock::now();
     st = PieceIndex(pair.after, &x, &lft_buffers);
@@ -335,17 +335,18 @@ int RunPieces(const SmdbPair& pair, int route_table_mb) {
   lap("engine", std::to_string(PieceEngine(in)) + " paths from 2 sources");
   lap("route_diff_cold", std::to_string(PieceRouteDiff(&in)) + " dirty LIDs");
   lap("route_diff", std::to_string(PieceRouteDiff(&in)) + " dirty LIDs, again");
-  lap("delta_route_diff", std::to_string(PieceDeltaRouteDiff(&in)) +
-                              " dirty LIDs, the delta's LFT blocks only");
+  lap("delta_route_diff",
+      std::to_string(PieceDeltaRouteDiff(&in)) + " dirty LIDs, the delta's LFT blocks only");
   std::vector<distrib::PrdbVersion> built;
   st = PiecePrdbBuild(in, &built);
   lap("prdb_build", "2 PRDBs built whole: " + st.ToString());
   st = PiecePrdbUpdate(&in, &computed);
-  lap("prdb_update_cold", std::to_string(in.updated.size()) + " consumers (first touch of the new buffers)");
+  lap("prdb_update_cold",
+      std::to_string(in.updated.size()) + " consumers (first touch of the new buffers)");
   in.updated.clear();
   st = PiecePrdbUpdate(&in, &computed);
-  lap("prdb_update", std::to_string(in.updated.size()) + " consumers, " +
-                         std::to_string(computed) + " paths recomputed: " + st.ToString());
+  lap("prdb_update", std::to_string(in.updated.size()) + " consumers, " + std::to_string(computed) +
+                         " paths recomputed: " + st.ToString());
   if (in.updated.size() != replicas.size()) return 1;
   std::vector<double> swap_ms, view_ms;
   std::vector<std::shared_ptr<const ssaprov::PrdbView>> views;
@@ -364,7 +365,8 @@ int RunPieces(const SmdbPair& pair, int route_table_mb) {
     std::vector<double> export_ms;
     t = Clock::now();
     st = PieceShmExport(views, &export_ms);
-    lap("shm_export", std::to_string(export_ms.size()) + " path tables published: " + st.ToString());
+    lap("shm_export",
+        std::to_string(export_ms.size()) + " path tables published: " + st.ToString());
     if (st.ok())
       line("shm_export_max", &export_ms, "the path tables published per swap, off the loop");
     else
@@ -388,8 +390,8 @@ int RunPieces(const SmdbPair& pair, int route_table_mb) {
       snprintf(what, sizeof(what),
                "%zu consumers' bring-up, per consumer: written %.3f, CRC %.3f, "
                "applied %.3f, view %.3f ms: %s",
-               in.guids.size(), ms.write / n, ms.crc / n, ms.apply / n,
-               ms.view / n, s.ToString().c_str());
+               in.guids.size(), ms.write / n, ms.crc / n, ms.apply / n, ms.view / n,
+               s.ToString().c_str());
       lap(name, what);
     }
   }

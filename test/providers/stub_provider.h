@@ -26,7 +26,10 @@ static int stub_init(const struct ssa_core_ops *ops, ssa_core_t *core, void **pr
 	return 0;
 }
 
-static void stub_close(void *ctx) { (void)ctx; }
+static void stub_close(void *ctx)
+{
+	(void)ctx;
+}
 
 static int stub_open_device(void *prov_ctx, const struct ssa_device_info *dev, void **dev_ctx)
 {

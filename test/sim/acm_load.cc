@@ -63,11 +63,10 @@ std::string AcmLoadResult::Describe() const {
            "max %.0f us",
            connected, static_cast<unsigned long long>(sent),
            static_cast<unsigned long long>(answered), static_cast<unsigned long long>(success),
-           static_cast<unsigned long long>(enodata),
-           static_cast<unsigned long long>(other_errors),
-           static_cast<unsigned long long>(unexpected),
-           static_cast<unsigned long long>(malformed), static_cast<unsigned long long>(closed),
-           static_cast<unsigned long long>(lost), p50_us, p99_us, max_us);
+           static_cast<unsigned long long>(enodata), static_cast<unsigned long long>(other_errors),
+           static_cast<unsigned long long>(unexpected), static_cast<unsigned long long>(malformed),
+           static_cast<unsigned long long>(closed), static_cast<unsigned long long>(lost), p50_us,
+           p99_us, max_us);
   return b;
 }
 

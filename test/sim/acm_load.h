@@ -40,9 +40,9 @@ struct AcmLoadOptions {
 struct AcmLoadResult {
   int connected = 0;
   uint64_t sent = 0;
-  uint64_t answered = 0;    // answers to the request a connection waited for
-  uint64_t success = 0;     // ... with status success
-  uint64_t enodata = 0;     // ... ENODATA
+  uint64_t answered = 0;  // answers to the request a connection waited for
+  uint64_t success = 0;   // ... with status success
+  uint64_t enodata = 0;   // ... ENODATA
   uint64_t other_errors = 0;
   uint64_t unexpected = 0;  // answers nobody waited for (a wrong TID, a duplicate)
   uint64_t malformed = 0;   // bytes that are not a resolve answer

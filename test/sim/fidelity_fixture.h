@@ -114,8 +114,8 @@ class FidelityFixture : public ssa::test::TreeFixture {
   // `ssa-smdb compare` of every pair, run on kNode, with `query` options:
   // exit 0, no mismatch, nothing marked; returns the pairs that matched.
   long CompareAllEqual(const std::vector<std::string>& query) {
-    std::vector<std::string> argv = {kSmdbTool, "compare", smdb_file, "--from",
-                                     "all", "--to", "all", "--max-print", "20"};
+    std::vector<std::string> argv = {kSmdbTool, "compare", smdb_file,     "--from", "all",
+                                     "--to",    "all",     "--max-print", "20"};
     argv.insert(argv.end(), query.begin(), query.end());
     int rc = -1;
     std::string out = Run(argv, &rc);
@@ -175,9 +175,10 @@ class FidelityFixture : public ssa::test::TreeFixture {
     IbacmNode::Options io;
     io.node = kNode;
     io.addr_cfg = "node6 ibsim0 1 default\n";
-    io.opts_cfg = "[core]\nlog_level = debug\nprovider = ssa default\n"
-                  "[ssa]\nmad_timeout_ms = 300\nfallback = " +
-                  fallback + "\n";
+    io.opts_cfg =
+        "[core]\nlog_level = debug\nprovider = ssa default\n"
+        "[ssa]\nmad_timeout_ms = 300\nfallback = " +
+        fallback + "\n";
     io.provider_dir = std::string(ABS_TOP_BUILDDIR) + "/providers/ssa/.libs";
     ibacm = std::make_unique<IbacmNode>(tree->fabric(), io);
     // A daemon started again appends to the same log: this run's part
@@ -295,8 +296,8 @@ class FidelityFixture : public ssa::test::TreeFixture {
   bool StockIbAcmeResolves(const std::string& node) {
     std::string out;
     int rc = -1;
-    CHECK_OK(ssa::test::RunProgram({"/usr/bin/ib_acme", "-S", ibacm->socket_path(), "-f", "l",
-                                    "-s", Lid(), "-d", std::to_string(tree->Lid(node))},
+    CHECK_OK(ssa::test::RunProgram({"/usr/bin/ib_acme", "-S", ibacm->socket_path(), "-f", "l", "-s",
+                                    Lid(), "-d", std::to_string(tree->Lid(node))},
                                    &out, &rc));
     return rc == 0 && out.find("dlid:") != std::string::npos;
   }
@@ -306,9 +307,9 @@ class FidelityFixture : public ssa::test::TreeFixture {
   int StockIbAcmeSl(const std::string& dlid) {
     std::string out;
     int rc = -1;
-    CHECK_OK(ssa::test::RunProgram({"/usr/bin/ib_acme", "-S", ibacm->socket_path(), "-f", "l",
-                                    "-s", Lid(), "-d", dlid},
-                                   &out, &rc));
+    CHECK_OK(ssa::test::RunProgram(
+        {"/usr/bin/ib_acme", "-S", ibacm->socket_path(), "-f", "l", "-s", Lid(), "-d", dlid}, &out,
+        &rc));
     size_t at = out.find("\n  sl: ");
     if (rc != 0 || at == std::string::npos) return -1;
     return atoi(out.c_str() + at + 7);

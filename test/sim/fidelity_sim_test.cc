@@ -24,7 +24,6 @@ using namespace fidelity;
 
 namespace {
 
-
 // Hca9..Hca12 are "storage": every path towards them gets SL 3.
 const char kStoragePolicy[] =
     "port-groups\n"
@@ -103,7 +102,6 @@ std::string PolicyForms(const std::string& guid_group) {
          "end-qos-ulps\n";
 }
 
-
 }  // namespace
 
 TEST_GROUP_BASE(FidelitySim, fidelity::FidelityFixture){};
@@ -119,9 +117,9 @@ TEST(FidelitySim, AnSl2VlTableDroppingAnSlDropsThePathsAsTheSaDoes) {
   CHECK(!db.sl2vl_drops.records.empty());
   PathsAreMarked("");
   int rc = -1;
-  std::string out = Run({kSmdbTool, "paths", smdb_file, "--from", Lid(), "--to",
-                         std::to_string(tree->Lid("Hca10"))},
-                        &rc);
+  std::string out = Run(
+      {kSmdbTool, "paths", smdb_file, "--from", Lid(), "--to", std::to_string(tree->Lid("Hca10"))},
+      &rc);
   STRCMP_CONTAINS_TEXT("status=no-route", out.c_str(), out.c_str());
   CHECK(CompareAllEqual({}) > 0);
   CHECK(CompareAllEqual({"--pkey-from-path"}) > 0);
@@ -145,9 +143,9 @@ TEST(FidelitySim, AQosPolicysLevelsComeFromTheReplicaEqualToTheSa) {
   DaemonAnswersEqualTheSa();
   // And the level did apply: towards storage, SL 3.
   int rc = -1;
-  std::string out = Run({kSmdbTool, "paths", smdb_file, "--from", Lid(), "--to",
-                         std::to_string(tree->Lid("Hca10"))},
-                        &rc);
+  std::string out = Run(
+      {kSmdbTool, "paths", smdb_file, "--from", Lid(), "--to", std::to_string(tree->Lid("Hca10"))},
+      &rc);
   STRCMP_CONTAINS_TEXT(" sl=3 ", out.c_str(), out.c_str());
 }
 
@@ -190,8 +188,8 @@ TEST(FidelitySim, EveryPolicyFormAndAPolicyChangeFollowTheSa) {
 
   // The policy changes; OpenSM re-reads it on the resweep SIGHUP asks for.
   std::ofstream(policy) << PolicyForms(
-      "  port-group\n    name: ByGuid\n    port-guid: " +
-      std::to_string(tree->PortGuid("Hca11")) + "\n  end-port-group\n");
+      "  port-group\n    name: ByGuid\n    port-guid: " + std::to_string(tree->PortGuid("Hca11")) +
+      "\n  end-port-group\n");
   uint64_t before = db.global_epoch;
   CHECK_EQUAL(0, kill(tree->fabric()->opensm_pid(), SIGHUP));
   ssa::smdb::Smdb next;
@@ -205,8 +203,8 @@ TEST(FidelitySim, EveryPolicyFormAndAPolicyChangeFollowTheSa) {
   DaemonAnswersEqualTheSa();
   // Hca11 now gets GuidLevel's SL 10 from everyone.
   int rc = -1;
-  std::string out = Run({kSmdbTool, "paths", smdb_file, "--from", Lid(), "--to",
-                         std::to_string(tree->Lid("Hca11"))},
-                        &rc);
+  std::string out = Run(
+      {kSmdbTool, "paths", smdb_file, "--from", Lid(), "--to", std::to_string(tree->Lid("Hca11"))},
+      &rc);
   STRCMP_CONTAINS_TEXT(" sl=10 ", out.c_str(), out.c_str());
 }

@@ -2,8 +2,8 @@
 #include "test/sim/ibacm_node.h"
 
 #include <fcntl.h>
-#include <stdio.h>
 #include <signal.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -89,8 +89,7 @@ Status StopDaemon(SimProcess* p, const std::string& name, const std::string& log
     if (StuckInUmad2simExit(stacks) && tail.find("exiting with status 0") != std::string::npos) {
       // The daemon finished; umad2sim's own exit handler deadlocked with
       // its receiver thread (doc/simulated-fabric.md). Not the daemon's hang.
-      fprintf(stderr, "%s: stopped, then hung in umad2sim's exit handler; killed\n",
-              name.c_str());
+      fprintf(stderr, "%s: stopped, then hung in umad2sim's exit handler; killed\n", name.c_str());
       p->Kill(SIGKILL);
       p->Wait(timeout, &status);
       return Status::Ok();
@@ -98,9 +97,8 @@ Status StopDaemon(SimProcess* p, const std::string& name, const std::string& log
     return st.WithContext(name + " did not stop on SIGTERM; log:\n" + tail + "\n" + stacks);
   }
   if (status != 0)
-    return Status::Error(EIO, name + " exited with status " + std::to_string(status) +
-                                  "; log:\n" + TailOfFile(log_path) + "\noutput:\n" +
-                                  p->output());
+    return Status::Error(EIO, name + " exited with status " + std::to_string(status) + "; log:\n" +
+                                  TailOfFile(log_path) + "\noutput:\n" + p->output());
   return Status::Ok();
 }
 

@@ -46,20 +46,21 @@ unsigned long long Num(const std::string& s) { return strtoull(s.c_str(), nullpt
 TEST_GROUP_BASE(FourHcaFabric, ssa::test::FabricFixture){
     void setup() override{StartFabric(ssa::test::FourHcaNet());
 }
-  // An ibacm with the test provider on `node`, its endpoint named `name`.
-  std::unique_ptr<IbacmNode> StartIbacm(const std::string& node, const std::string& name,
-                                        const std::string& log_level) {
-    IbacmNode::Options o;
-    o.node = node;
-    o.addr_cfg = name + " ibsim0 1 default\n";
-    o.opts_cfg = "[core]\nlog_level = " + log_level + "\n";
-    o.provider_dir = ssa::test::TestProviderDir();
-    auto ibacm = std::make_unique<IbacmNode>(fabric.get(), o);
-    ssa::Status st = ibacm->Start();
-    CHECK_OK(st);
-    return ibacm;
-  }
-};
+// An ibacm with the test provider on `node`, its endpoint named `name`.
+std::unique_ptr<IbacmNode> StartIbacm(const std::string& node, const std::string& name,
+                                      const std::string& log_level) {
+  IbacmNode::Options o;
+  o.node = node;
+  o.addr_cfg = name + " ibsim0 1 default\n";
+  o.opts_cfg = "[core]\nlog_level = " + log_level + "\n";
+  o.provider_dir = ssa::test::TestProviderDir();
+  auto ibacm = std::make_unique<IbacmNode>(fabric.get(), o);
+  ssa::Status st = ibacm->Start();
+  CHECK_OK(st);
+  return ibacm;
+}
+}
+;
 
 TEST(FourHcaFabric, PortDiscoveryMatchesIbstatOnTwoNodes) {
   std::string probe_bin = std::string(ABS_TOP_BUILDDIR) + "/test/sim/port_probe";

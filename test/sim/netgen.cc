@@ -223,9 +223,9 @@ Status TorusNet(const TorusOptions& o, GeneratedNet* out) {
   net.nodes = net.hcas + net.switches;
   net.ports = net.hcas + net.switches * (radix + 1);
   std::string& t = net.text;
-  t += std::string("# 2-D ") + (o.wrap ? "torus" : "mesh") + " by ssa::test::TorusNet: " +
-       std::to_string(o.x) + " x " + std::to_string(o.y) + " switches, " +
-       std::to_string(o.hcas_per_switch) + " HCAs each\n\n";
+  t += std::string("# 2-D ") + (o.wrap ? "torus" : "mesh") +
+       " by ssa::test::TorusNet: " + std::to_string(o.x) + " x " + std::to_string(o.y) +
+       " switches, " + std::to_string(o.hcas_per_switch) + " HCAs each\n\n";
   for (int h = 0; h < net.hcas; ++h) {
     int sw = h / o.hcas_per_switch;
     t += "Hca\t1 \"Hca" + std::to_string(h + 1) + "\"\n";

@@ -222,8 +222,8 @@ TEST(NetGen, TorusAndMeshLinksEveryNeighbourOnce) {
     int x, y;
     bool wrap;
     size_t switch_links;  // switch-to-switch link lines (two per link)
-  } cases[] = {{3, 3, true, 2 * 18}, {3, 3, false, 2 * 12}, {4, 2, true, 2 * 12},
-               {5, 1, true, 2 * 5}};
+  } cases[] = {
+      {3, 3, true, 2 * 18}, {3, 3, false, 2 * 12}, {4, 2, true, 2 * 12}, {5, 1, true, 2 * 5}};
   for (const Case& c : cases) {
     ssa::test::TorusOptions o;
     o.x = c.x;
@@ -237,8 +237,7 @@ TEST(NetGen, TorusAndMeshLinksEveryNeighbourOnce) {
     CHECK_EQUAL(d.nodes.size(), Reachable(d));
     CHECK_EQUAL(c.x * c.y * 2, net.hcas);
     size_t sw_links = 0;
-    for (const NetLink& l : d.links)
-      sw_links += l.node[0] == 'T' && l.remote[0] == 'T';
+    for (const NetLink& l : d.links) sw_links += l.node[0] == 'T' && l.remote[0] == 'T';
     CHECK_EQUAL(c.switch_links, sw_links);
   }
   GeneratedNet net;

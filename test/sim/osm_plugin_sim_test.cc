@@ -61,29 +61,30 @@ TEST_GROUP_BASE(OsmPluginSim, ssa::test::PluginFabricFixture){
     void Start(SimFabric::Options o,
                const std::string& plugin_options){CHECK_OK(plugin.Configure(plugin_options, &o));
 CHECK_OK(SimFabric::Start(o, &fabric));
-  }
-  Smdb WaitFor(const std::function<bool(const Smdb&)>& pred) {
-    Smdb db;
-    CHECK_OK(ssa::test::WaitForVersion(plugin.dump_dir(), pred, kVersionTimeout, &db));
-    return db;
-  }
-  Smdb ReadVersion(uint64_t epoch) {
-    Smdb db;
-    CHECK_OK(Smdb::ReadFile(plugin.dump_dir() + "/smdb." + std::to_string(epoch), &db));
-    return db;
-  }
-  std::string Run(const std::string& node, const std::vector<std::string>& argv) {
-    std::string out;
-    int status = -1;
-    CHECK_OK(fabric->Run(node, argv, &out, &status));
-    CHECK_EQUAL_TEXT(0, status, out.c_str());
-    return out;
-  }
-  void CheckRoutes(const Smdb& db) {
-    std::string why;
-    CHECK_TEXT(ssa::test::RoutesReachEveryLid(db, &why), why.c_str());
-  }
-};
+}
+Smdb WaitFor(const std::function<bool(const Smdb&)>& pred) {
+  Smdb db;
+  CHECK_OK(ssa::test::WaitForVersion(plugin.dump_dir(), pred, kVersionTimeout, &db));
+  return db;
+}
+Smdb ReadVersion(uint64_t epoch) {
+  Smdb db;
+  CHECK_OK(Smdb::ReadFile(plugin.dump_dir() + "/smdb." + std::to_string(epoch), &db));
+  return db;
+}
+std::string Run(const std::string& node, const std::vector<std::string>& argv) {
+  std::string out;
+  int status = -1;
+  CHECK_OK(fabric->Run(node, argv, &out, &status));
+  CHECK_EQUAL_TEXT(0, status, out.c_str());
+  return out;
+}
+void CheckRoutes(const Smdb& db) {
+  std::string why;
+  CHECK_TEXT(ssa::test::RoutesReachEveryLid(db, &why), why.c_str());
+}
+}
+;
 
 TEST(OsmPluginSim, DumpAfterSubnetUpMatchesTheFabric) {
   SimFabric::Options o;

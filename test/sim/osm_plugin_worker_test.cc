@@ -12,10 +12,10 @@
 #include <mutex>
 #include <thread>
 
+#include "common/base/file_io.h"
 #include "common/smdb/smdb_delta.h"
 #include "opensm_plugin/extract_worker.h"
 #include "opensm_plugin/osm_bridge.h"
-#include "common/base/file_io.h"
 #include "opensm_plugin/version_store.h"
 #include "test/sim/osm_plugin_util.h"
 #include "test/sim/sim_test_util.h"
@@ -131,8 +131,8 @@ TEST_GROUP(OsmPluginWorker) {
     auto log = std::make_unique<PluginLog>(nullptr);
     CHECK_OK(ExtractWorker::Create(
         options, std::move(log),
-        [this](ssa_raw_buffers* b, ssa_extract_times* t) { return subnet.Extract(b, t); },
-        nullptr, &worker));
+        [this](ssa_raw_buffers* b, ssa_extract_times* t) { return subnet.Extract(b, t); }, nullptr,
+        &worker));
   }
   Smdb WaitFor(const std::function<bool(const Smdb&)>& pred) {
     Smdb db;

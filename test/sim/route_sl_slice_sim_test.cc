@@ -27,10 +27,10 @@ TEST_GROUP_BASE(RouteSlSliceSim, FidelityFixture) {
     OwnedLids(&top, &lids);
     std::string out;
     int rc = -1;
-    CHECK_OK(ssa::test::RunProgram({kOurIbAcme, "-T", "-S", ibacm->socket_path(), "-s", Lid(),
-                                    "--lid-range", "1-" + std::to_string(top), "--verify",
-                                    "daemon"},
-                                   &out, &rc));
+    CHECK_OK(
+        ssa::test::RunProgram({kOurIbAcme, "-T", "-S", ibacm->socket_path(), "-s", Lid(),
+                               "--lid-range", "1-" + std::to_string(top), "--verify", "daemon"},
+                              &out, &rc));
     last_check = out;
     return out.find("mismatched:   0") != std::string::npos &&
            out.find("matched:      " + std::to_string(lids) + "\n") != std::string::npos;

@@ -10,7 +10,6 @@
 #include <fstream>
 #include <memory>
 #include <set>
-#include <vector>
 #include <string>
 #include <vector>
 
@@ -20,95 +19,94 @@
 
 using namespace fidelity;
 
-TEST_GROUP_BASE(RoutingEngineSim, FidelityFixture) {
-  // `ssa-smdb compare` of every pair: no mismatch, nothing marked, and
-  // some SLs the SA drew among a range; returns those.
-  long CompareAllEqualWithDrawnSls() {
-    int rc = -1;
-    std::string out = Run({kSmdbTool, "compare", smdb_file, "--from", "all", "--to", "all",
-                           "--max-print", "20"},
-                          &rc);
-    LONGS_EQUAL_TEXT(0, rc, out.c_str());
-    LONGS_EQUAL_TEXT(0, SummaryValue(out, "mismatched"), out.c_str());
-    LONGS_EQUAL_TEXT(0, SummaryValue(out, "not_exact"), out.c_str());
-    return SummaryValue(out, "sl_drawn");
-  }
+TEST_GROUP_BASE(RoutingEngineSim, FidelityFixture){
+    // `ssa-smdb compare` of every pair: no mismatch, nothing marked, and
+    // some SLs the SA drew among a range; returns those.
+    long CompareAllEqualWithDrawnSls(){int rc = -1;
+std::string out = Run(
+    {kSmdbTool, "compare", smdb_file, "--from", "all", "--to", "all", "--max-print", "20"}, &rc);
+LONGS_EQUAL_TEXT(0, rc, out.c_str());
+LONGS_EQUAL_TEXT(0, SummaryValue(out, "mismatched"), out.c_str());
+LONGS_EQUAL_TEXT(0, SummaryValue(out, "not_exact"), out.c_str());
+return SummaryValue(out, "sl_drawn");
+}
 
-  // The tree tests' 12-HCA fat tree (2 leaves, 2 spines, mixed link
-  // speeds) routed by `engine`.
-  void FatTreeRoutedBy(const std::string& engine, int lmc) {
-    TreeHarness::Options o;
-    CHECK_OK(TreeHarness::FatTree(12, lmc, &o));
-    o.opensm_args = {"-R", engine};
-    StartTree(o);
-  }
-  // A 3x3 mesh (no wrap-around), 2 HCAs per switch, routed by `engine`.
-  void MeshRoutedBy(const std::string& engine, int lmc) {
-    ssa::test::TorusOptions t;
-    t.wrap = false;
-    StartOnTorus(t, lmc, {"-R", engine});
-  }
-  // A 5x5 torus, 1 HCA per switch, routed by torus-2QoS with QoS on; its
-  // configuration names the torus and seeds its +x and +y directions with
-  // switch GUIDs (ibsim numbers switches 0x200000 + n in net-file order,
-  // which TorusNet makes row-major, i fastest).
-  void TorusRoutedByTorus2Qos(int lmc) {
-    ssa::test::TorusOptions t;
-    t.x = t.y = 5;
-    t.hcas_per_switch = 1;
-    std::string conf = dir.path() + "/torus-2QoS.conf";
-    std::ofstream(conf) << "torus 5 5 1\nxp_link 0x200000 0x200001\nyp_link 0x200000 0x200005\n";
-    StartOnTorus(t, lmc, {"-Q", "-R", "torus-2QoS", "--torus_config", conf});
-  }
-  // OpenSM's `file` engine's input (osm_ucast_file.c reads it): every
-  // switch's LFT of `db`, with each leaf's two uplinks (ports 7 and 8 on
-  // the 12-HCA fat tree) swapped for HCA destinations, so the routes are
-  // valid and not minhop's: the paths cross the other spine, at the other
-  // uplink speed. (Swapped for a spine's LID too, a route would loop.)
-  static std::string SwappedUplinkLfts(const ssa::smdb::Smdb& db) {
-    std::string out;
-    char line[160];
-    std::vector<bool> hca_lid(0xC000, false);
-    for (const auto& p : db.ports.records)
-      for (const auto& node : db.nodes.records)
-        if (node.node_guid == p.node_guid && node.node_type == ssa::smdb::kNodeCa && p.base_lid)
-          for (unsigned l = 0; l < (1u << p.lmc); ++l) hca_lid[p.base_lid + l] = true;
-    for (const auto& sw : db.switches.records) {
-      const ssa::smdb::SmdbNode* n = nullptr;
-      for (const auto& node : db.nodes.records)
-        if (node.node_guid == sw.node_guid) n = &node;
-      bool leaf = n && n->description[0] == 'L';
-      snprintf(line, sizeof(line), "Unicast lids [0x0-0x%x] of switch Lid 0 guid 0x%016llx (x):\n",
-               sw.lin_fdb_top, static_cast<unsigned long long>(sw.node_guid));
-      out += line;
-      for (const auto& b : db.lft_blocks.records) {
-        if (b.node_guid != sw.node_guid) continue;
-        for (size_t k = 0; k < b.ports.size(); ++k) {
-          unsigned lid = b.block * 64u + static_cast<unsigned>(k), port = b.ports[k];
-          if (lid == 0 || lid > sw.lin_fdb_top || port == ssa::smdb::kLftNoPath) continue;
-          if (leaf && hca_lid[lid] && (port == 7 || port == 8)) port = 15 - port;
-          snprintf(line, sizeof(line), "0x%04x %03u : (x)\n", lid, port);
-          out += line;
-        }
+// The tree tests' 12-HCA fat tree (2 leaves, 2 spines, mixed link
+// speeds) routed by `engine`.
+void FatTreeRoutedBy(const std::string& engine, int lmc) {
+  TreeHarness::Options o;
+  CHECK_OK(TreeHarness::FatTree(12, lmc, &o));
+  o.opensm_args = {"-R", engine};
+  StartTree(o);
+}
+// A 3x3 mesh (no wrap-around), 2 HCAs per switch, routed by `engine`.
+void MeshRoutedBy(const std::string& engine, int lmc) {
+  ssa::test::TorusOptions t;
+  t.wrap = false;
+  StartOnTorus(t, lmc, {"-R", engine});
+}
+// A 5x5 torus, 1 HCA per switch, routed by torus-2QoS with QoS on; its
+// configuration names the torus and seeds its +x and +y directions with
+// switch GUIDs (ibsim numbers switches 0x200000 + n in net-file order,
+// which TorusNet makes row-major, i fastest).
+void TorusRoutedByTorus2Qos(int lmc) {
+  ssa::test::TorusOptions t;
+  t.x = t.y = 5;
+  t.hcas_per_switch = 1;
+  std::string conf = dir.path() + "/torus-2QoS.conf";
+  std::ofstream(conf) << "torus 5 5 1\nxp_link 0x200000 0x200001\nyp_link 0x200000 0x200005\n";
+  StartOnTorus(t, lmc, {"-Q", "-R", "torus-2QoS", "--torus_config", conf});
+}
+// OpenSM's `file` engine's input (osm_ucast_file.c reads it): every
+// switch's LFT of `db`, with each leaf's two uplinks (ports 7 and 8 on
+// the 12-HCA fat tree) swapped for HCA destinations, so the routes are
+// valid and not minhop's: the paths cross the other spine, at the other
+// uplink speed. (Swapped for a spine's LID too, a route would loop.)
+static std::string SwappedUplinkLfts(const ssa::smdb::Smdb& db) {
+  std::string out;
+  char line[160];
+  std::vector<bool> hca_lid(0xC000, false);
+  for (const auto& p : db.ports.records)
+    for (const auto& node : db.nodes.records)
+      if (node.node_guid == p.node_guid && node.node_type == ssa::smdb::kNodeCa && p.base_lid)
+        for (unsigned l = 0; l < (1u << p.lmc); ++l) hca_lid[p.base_lid + l] = true;
+  for (const auto& sw : db.switches.records) {
+    const ssa::smdb::SmdbNode* n = nullptr;
+    for (const auto& node : db.nodes.records)
+      if (node.node_guid == sw.node_guid) n = &node;
+    bool leaf = n && n->description[0] == 'L';
+    snprintf(line, sizeof(line), "Unicast lids [0x0-0x%x] of switch Lid 0 guid 0x%016llx (x):\n",
+             sw.lin_fdb_top, static_cast<unsigned long long>(sw.node_guid));
+    out += line;
+    for (const auto& b : db.lft_blocks.records) {
+      if (b.node_guid != sw.node_guid) continue;
+      for (size_t k = 0; k < b.ports.size(); ++k) {
+        unsigned lid = b.block * 64u + static_cast<unsigned>(k), port = b.ports[k];
+        if (lid == 0 || lid > sw.lin_fdb_top || port == ssa::smdb::kLftNoPath) continue;
+        if (leaf && hca_lid[lid] && (port == 7 || port == 8)) port = 15 - port;
+        snprintf(line, sizeof(line), "0x%04x %03u : (x)\n", lid, port);
+        out += line;
       }
     }
-    return out;
   }
-  // An engine that leaves SLs to the SA: nothing marked, every pair equal
-  // to the SA by LID, as ibacm asks and by GID, and ibacm answering from
-  // its PRDB alone, each answer equal to the SA's.
-  void EveryAnswerIsTheSas(const std::string& engine) {
-    STRCMP_EQUAL(engine.c_str(), tree->smdb().subnet.records[0].routing_engine.data());
-    PathsAreMarked("");
-    CHECK(CompareAllEqual({}) > 0);
-    CHECK(CompareAllEqual({"--pkey-from-path"}) > 0);
-    CHECK(CompareAllEqual({"--by-gid"}) > 0);
-    StartIbacm("none");
-    CHECK(StockIbAcmeResolves("Hca10"));
-    LONGS_EQUAL(0, RouteQueries());
-    DaemonAnswersEqualTheSa();
-  }
-};
+  return out;
+}
+// An engine that leaves SLs to the SA: nothing marked, every pair equal
+// to the SA by LID, as ibacm asks and by GID, and ibacm answering from
+// its PRDB alone, each answer equal to the SA's.
+void EveryAnswerIsTheSas(const std::string& engine) {
+  STRCMP_EQUAL(engine.c_str(), tree->smdb().subnet.records[0].routing_engine.data());
+  PathsAreMarked("");
+  CHECK(CompareAllEqual({}) > 0);
+  CHECK(CompareAllEqual({"--pkey-from-path"}) > 0);
+  CHECK(CompareAllEqual({"--by-gid"}) > 0);
+  StartIbacm("none");
+  CHECK(StockIbAcmeResolves("Hca10"));
+  LONGS_EQUAL(0, RouteQueries());
+  DaemonAnswersEqualTheSa();
+}
+}
+;
 
 // torus-2QoS gives each path the SL of its VLs around the rings (and the
 // hint's QoS bit).

@@ -103,88 +103,89 @@ Status st = d->ibacm->Start();
 CHECK_OK(st);
 st = d->client.Connect(d->ibacm->socket_path());
 CHECK_OK(st);
+}
+void StopDaemon(SaDaemon* d) {
+  d->client.Close();
+  Status st = d->ibacm->Stop();
+  CHECK_OK(st);
+  STRCMP_CONTAINS("port ibsim0/1 served by provider sa", d->ibacm->Log().c_str());
+}
+// Our answer for `dst`; fails the test unless it is a success.
+ibv_path_record Resolve(SaDaemon* d, const acm::EpAddr& dst) {
+  acm::ResolveResponse r;
+  Status st = d->client.Resolve({Source(d->name), dst}, &r);
+  CHECK_OK(st);
+  LONGS_EQUAL_TEXT(acm::kStatusSuccess, r.hdr.status, dst.ToString().c_str());
+  CHECK_EQUAL(1u, r.paths.size());
+  return r.paths[0].path;
+}
+uint8_t ResolveStatus(SaDaemon* d, const acm::EpAddr& dst) {
+  acm::ResolveResponse r;
+  Status st = d->client.Resolve({Source(d->name), dst}, &r);
+  CHECK_OK(st);
+  return r.hdr.status;
+}
+std::vector<uint64_t> Counters(SaDaemon* d, uint8_t endpoint_index) {
+  acm::PerfResponse r;
+  Status st = d->client.PerfQuery(endpoint_index, &r);
+  CHECK_OK(st);
+  LONGS_EQUAL(acm::kStatusSuccess, r.hdr.status);
+  CHECK(r.counters.size() >= 7);
+  return r.counters;
+}
+// Walks LIDs from 1 until `nodes` of them have a path from `d` (every
+// node has one LID: LMC 0), comparing each of ours with saquery's. The
+// GIDs found on the way are returned for CompareGids.
+std::vector<std::string> CompareLids(SaDaemon* d, int nodes) {
+  std::vector<std::string> gids;
+  const std::string slid = std::to_string(d->lid);
+  int found = 0;
+  for (int lid = 1; found < nodes; ++lid) {
+    CHECK_TEXT(
+        lid <= 4 * nodes,
+        ("only " + std::to_string(found) + " of " + std::to_string(nodes) + " LIDs found").c_str());
+    auto sa = ParseSaqueryPath(
+        Run(d->node, {"saquery", "-p", "--slid", slid, "--dlid", std::to_string(lid)}));
+    if (sa.empty()) continue;  // OpenSM gave this LID to no one
+    ++found;
+    ibv_path_record ours = Resolve(d, DestLid(static_cast<uint16_t>(lid)));
+    std::string diff = SaqueryDifferences(sa, ours);
+    CHECK_TEXT(diff.empty(), (d->node + " -> LID " + std::to_string(lid) + ": " + diff).c_str());
+    gids.push_back(sa["dgid"]);
   }
-  void StopDaemon(SaDaemon * d) {
-    d->client.Close();
-    Status st = d->ibacm->Stop();
-    CHECK_OK(st);
-    STRCMP_CONTAINS("port ibsim0/1 served by provider sa", d->ibacm->Log().c_str());
+  return gids;
+}
+void CompareGids(SaDaemon* d, const std::string& sgid, const std::vector<std::string>& gids) {
+  for (const auto& dgid : gids) {
+    auto sa =
+        ParseSaqueryPath(Run(d->node, {"saquery", "-p", "--sgid-to-dgid", sgid + "-" + dgid}));
+    CHECK_FALSE_TEXT(sa.empty(), ("saquery has no path to " + dgid).c_str());
+    ibv_path_record ours = Resolve(d, DestGid(dgid));
+    std::string diff = SaqueryDifferences(sa, ours);
+    CHECK_TEXT(diff.empty(), (d->node + " -> GID " + dgid + ": " + diff).c_str());
   }
-  // Our answer for `dst`; fails the test unless it is a success.
-  ibv_path_record Resolve(SaDaemon * d, const acm::EpAddr& dst) {
-    acm::ResolveResponse r;
-    Status st = d->client.Resolve({Source(d->name), dst}, &r);
-    CHECK_OK(st);
-    LONGS_EQUAL_TEXT(acm::kStatusSuccess, r.hdr.status, dst.ToString().c_str());
-    CHECK_EQUAL(1u, r.paths.size());
-    return r.paths[0].path;
-  }
-  uint8_t ResolveStatus(SaDaemon * d, const acm::EpAddr& dst) {
-    acm::ResolveResponse r;
-    Status st = d->client.Resolve({Source(d->name), dst}, &r);
-    CHECK_OK(st);
-    return r.hdr.status;
-  }
-  std::vector<uint64_t> Counters(SaDaemon * d, uint8_t endpoint_index) {
-    acm::PerfResponse r;
-    Status st = d->client.PerfQuery(endpoint_index, &r);
-    CHECK_OK(st);
-    LONGS_EQUAL(acm::kStatusSuccess, r.hdr.status);
-    CHECK(r.counters.size() >= 7);
-    return r.counters;
-  }
-  // Walks LIDs from 1 until `nodes` of them have a path from `d` (every
-  // node has one LID: LMC 0), comparing each of ours with saquery's. The
-  // GIDs found on the way are returned for CompareGids.
-  std::vector<std::string> CompareLids(SaDaemon * d, int nodes) {
-    std::vector<std::string> gids;
-    const std::string slid = std::to_string(d->lid);
-    int found = 0;
-    for (int lid = 1; found < nodes; ++lid) {
-      CHECK_TEXT(lid <= 4 * nodes,
-                 ("only " + std::to_string(found) + " of " + std::to_string(nodes) + " LIDs found")
-                     .c_str());
-      auto sa = ParseSaqueryPath(
-          Run(d->node, {"saquery", "-p", "--slid", slid, "--dlid", std::to_string(lid)}));
-      if (sa.empty()) continue;  // OpenSM gave this LID to no one
-      ++found;
-      ibv_path_record ours = Resolve(d, DestLid(static_cast<uint16_t>(lid)));
-      std::string diff = SaqueryDifferences(sa, ours);
-      CHECK_TEXT(diff.empty(), (d->node + " -> LID " + std::to_string(lid) + ": " + diff).c_str());
-      gids.push_back(sa["dgid"]);
-    }
-    return gids;
-  }
-  void CompareGids(SaDaemon * d, const std::string& sgid, const std::vector<std::string>& gids) {
-    for (const auto& dgid : gids) {
-      auto sa =
-          ParseSaqueryPath(Run(d->node, {"saquery", "-p", "--sgid-to-dgid", sgid + "-" + dgid}));
-      CHECK_FALSE_TEXT(sa.empty(), ("saquery has no path to " + dgid).c_str());
-      ibv_path_record ours = Resolve(d, DestGid(dgid));
-      std::string diff = SaqueryDifferences(sa, ours);
-      CHECK_TEXT(diff.empty(), (d->node + " -> GID " + dgid + ": " + diff).c_str());
-    }
-  }
-  std::string OwnGid(SaDaemon * d) {
-    auto sa = ParseSaqueryPath(Run(d->node, {"saquery", "-p", "--slid", std::to_string(d->lid),
-                                             "--dlid", std::to_string(d->lid)}));
-    CHECK_FALSE(sa.empty());
-    return sa["sgid"];
-  }
-  void EveryLidAndGidMatchesOpensm(const std::string& node) {
-    StartFabric(ssa::test::FourHcaNet());
-    SaDaemon d;
-    StartDaemon(&d, node);
-    std::vector<std::string> gids = CompareLids(&d, 6);  // 4 HCAs, 2 switches
-    LONGS_EQUAL(6, gids.size());
-    CompareGids(&d, OwnGid(&d), gids);
-    // Every answer above came from the SA once: 6 LIDs + 6 GIDs.
-    std::vector<uint64_t> c = Counters(&d, 1);
-    LONGS_EQUAL(12, c[ACM_CNTR_ROUTE_QUERY]);
-    LONGS_EQUAL(0, c[ACM_CNTR_ERROR]);
-    StopDaemon(&d);
-  }
-};
+}
+std::string OwnGid(SaDaemon* d) {
+  auto sa = ParseSaqueryPath(Run(d->node, {"saquery", "-p", "--slid", std::to_string(d->lid),
+                                           "--dlid", std::to_string(d->lid)}));
+  CHECK_FALSE(sa.empty());
+  return sa["sgid"];
+}
+void EveryLidAndGidMatchesOpensm(const std::string& node) {
+  StartFabric(ssa::test::FourHcaNet());
+  SaDaemon d;
+  StartDaemon(&d, node);
+  std::vector<std::string> gids = CompareLids(&d, 6);  // 4 HCAs, 2 switches
+  LONGS_EQUAL(6, gids.size());
+  CompareGids(&d, OwnGid(&d), gids);
+  // Every answer above came from the SA once: 6 LIDs + 6 GIDs.
+  std::vector<uint64_t> c = Counters(&d, 1);
+  LONGS_EQUAL(12, c[ACM_CNTR_ROUTE_QUERY]);
+  LONGS_EQUAL(0, c[ACM_CNTR_ERROR]);
+  StopDaemon(&d);
+}
+}
+;
 
 TEST(SaProviderSim, FourHcasEveryLidAndGidMatchesOpensmFromHca2) {
   EveryLidAndGidMatchesOpensm("Hca2");

@@ -31,9 +31,9 @@
 #include <thread>
 #include <vector>
 
+#include <infiniband/acm.h>
 #include "common/acm/acm_client.h"
 #include "common/acm/acm_wire.h"
-#include <infiniband/acm.h>
 #include "test/sim/ibacm_node.h"
 #include "test/sim/sim_test_util.h"
 #include "test/sim/sim_util.h"
@@ -91,7 +91,8 @@ TEST_GROUP_BASE(ShmPathSim, ssa::test::TreeFixture) {
     io.addr_cfg = "node6 ibsim0 1 default\n10.0.0.6 ibsim0 1 default\nfd00::6 ibsim0 1 default\n";
     io.opts_cfg =
         "[core]\nlog_level = debug\nprovider = ssa default\nsupport_ips_in_addr_cfg = yes\n"
-        "[ssa]\nmad_timeout_ms = 300\nfallback = none\n" + ssa_extra;
+        "[ssa]\nmad_timeout_ms = 300\nfallback = none\n" +
+        ssa_extra;
     io.provider_dir = std::string(ABS_TOP_BUILDDIR) + "/providers/ssa/.libs";
     ibacm = std::make_unique<IbacmNode>(tree->fabric(), io);
     CHECK_OK(ibacm->Start());
@@ -123,7 +124,7 @@ TEST_GROUP_BASE(ShmPathSim, ssa::test::TreeFixture) {
   }
 
   // The socket's answer to ib_acme -f l's request.
-  ibv_path_record SocketPath(ssa::AcmClient* c, uint16_t dlid) {
+  ibv_path_record SocketPath(ssa::AcmClient * c, uint16_t dlid) {
     ibv_path_record q{};
     q.slid = htobe16(tree->Lid(kNode));
     q.dlid = htobe16(dlid);

@@ -42,8 +42,8 @@ Status DaemonCounter(const std::string& socket, int which, uint64_t* out) {
   if (st.ok()) st = client.PerfQuery(0, &r);
   if (!st.ok()) return st;
   if (which < 0 || r.counters.size() <= static_cast<size_t>(which))
-    return Status::Error(ERANGE, "PERF_QUERY answered " + std::to_string(r.counters.size()) +
-                                     " counters");
+    return Status::Error(ERANGE,
+                         "PERF_QUERY answered " + std::to_string(r.counters.size()) + " counters");
   *out = r.counters[which];
   return Status::Ok();
 }

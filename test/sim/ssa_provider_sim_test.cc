@@ -37,9 +37,9 @@
 #include <sys/resource.h>
 
 #include <chrono>
-#include <thread>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/acm/acm_client.h"
@@ -85,122 +85,123 @@ if (!members) return;
 CHECK_OK(tree->StartIbssa("Hca2", "distribution"));
 CHECK_OK(tree->StartIbssa("Hca3", "access"));
 CHECK_OK(tree->StartIbssa("Hca4", "access"));
-  }
+}
 
-  // ibacm with the ssa provider on kNode; returns once it holds the
-  // core's epoch (with `wait`).
-  // `core_options`: more lines of its [core] section.
-  void StartIbacm(const std::string& ssa_options, bool wait = true,
-                  const std::string& log_level = "debug", const std::string& core_options = "") {
-    IbacmNode::Options io;
-    io.node = kNode;
-    io.addr_cfg = "node6 ibsim0 1 default\n10.0.0.6 ibsim0 1 default\nfd00::6 ibsim0 1 default\n";
-    io.opts_cfg = "[core]\nlog_level = " + log_level + "\n" + core_options +
-                  "provider = ssa default\nsupport_ips_in_addr_cfg = yes\n"
-                  "[ssa]\nmad_timeout_ms = 300\n" +
-                  ssa_options;
-    io.provider_dir = SsaProviderDir();
-    ibacm = std::make_unique<IbacmNode>(tree->fabric(), io);
-    CHECK_OK(ibacm->Start());
-    if (wait) WaitEpoch(tree->smdb().global_epoch);
-  }
+// ibacm with the ssa provider on kNode; returns once it holds the
+// core's epoch (with `wait`).
+// `core_options`: more lines of its [core] section.
+void StartIbacm(const std::string& ssa_options, bool wait = true,
+                const std::string& log_level = "debug", const std::string& core_options = "") {
+  IbacmNode::Options io;
+  io.node = kNode;
+  io.addr_cfg = "node6 ibsim0 1 default\n10.0.0.6 ibsim0 1 default\nfd00::6 ibsim0 1 default\n";
+  io.opts_cfg = "[core]\nlog_level = " + log_level + "\n" + core_options +
+                "provider = ssa default\nsupport_ips_in_addr_cfg = yes\n"
+                "[ssa]\nmad_timeout_ms = 300\n" +
+                ssa_options;
+  io.provider_dir = SsaProviderDir();
+  ibacm = std::make_unique<IbacmNode>(tree->fabric(), io);
+  CHECK_OK(ibacm->Start());
+  if (wait) WaitEpoch(tree->smdb().global_epoch);
+}
 
-  // Both, with no fallback: every answer must come from the PRDB.
-  void Start(int lmc) {
-    StartTree(lmc);
-    StartIbacm("fallback = none\n");
-  }
+// Both, with no fallback: every answer must come from the PRDB.
+void Start(int lmc) {
+  StartTree(lmc);
+  StartIbacm("fallback = none\n");
+}
 
-  // A node's port GID as ib_acme prints it.
-  std::string GidOf(const std::string& node) {
-    return ssa::test::DefaultGidText(tree->PortGuid(node));
-  }
+// A node's port GID as ib_acme prints it.
+std::string GidOf(const std::string& node) {
+  return ssa::test::DefaultGidText(tree->PortGuid(node));
+}
 
-  void WaitEpoch(uint64_t epoch) {
-    std::string needle = "PRDB epoch " + std::to_string(epoch) + " in place";
-    CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(), needle, 30s));
-  }
+void WaitEpoch(uint64_t epoch) {
+  std::string needle = "PRDB epoch " + std::to_string(epoch) + " in place";
+  CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(), needle, 30s));
+}
 
-  // Every LID OpenSM assigned, resolved by Debian's stock ib_acme through
-  // the daemon. With `verify`, each is also checked by the SA (-v: the
-  // daemon sends the record back as a QUERY_SA), except, with LMC > 0, the
-  // pairs whose LID offsets differ: OpenSM answers ERR_NO_RECORDS to a
-  // SubnAdmGet of its own record for those (the sa provider, which passes
-  // the SA's bytes on, gets the same); our ib_acme -T covers them.
-  size_t StockIbAcmeResolvesEveryLid(bool verify) {
-    const std::string slid = std::to_string(tree->Lid(kNode));
-    size_t checked = 0;
-    for (const auto& g : tree->smdb().guid_lids.records) {
-      if (g.guid != g.port_guid) continue;  // an alias GUID: its port's LIDs
-      for (uint32_t k = 0; k < (1u << g.lmc); ++k) {
-        std::string dlid = std::to_string(g.base_lid + k);
-        std::vector<std::string> argv = {
-            "/usr/bin/ib_acme", "-S", ibacm->socket_path(), "-f", "l", "-s", slid, "-d", dlid};
-        bool sa_check = verify && k == 0;
-        if (sa_check) argv.push_back("-v");
-        std::string out;
-        int rc = -1;
-        CHECK_OK(ssa::test::RunProgram(argv, &out, &rc));
-        std::string what = "LID " + slid + " -> " + dlid + ":\n" + out;
-        LONGS_EQUAL_TEXT(0, rc, what.c_str());
-        STRCMP_CONTAINS_TEXT(("dlid: " + dlid + "\n").c_str(), out.c_str(), what.c_str());
-        if (sa_check) STRCMP_CONTAINS_TEXT("SA verification: success", out.c_str(), what.c_str());
-        ++checked;
-      }
+// Every LID OpenSM assigned, resolved by Debian's stock ib_acme through
+// the daemon. With `verify`, each is also checked by the SA (-v: the
+// daemon sends the record back as a QUERY_SA), except, with LMC > 0, the
+// pairs whose LID offsets differ: OpenSM answers ERR_NO_RECORDS to a
+// SubnAdmGet of its own record for those (the sa provider, which passes
+// the SA's bytes on, gets the same); our ib_acme -T covers them.
+size_t StockIbAcmeResolvesEveryLid(bool verify) {
+  const std::string slid = std::to_string(tree->Lid(kNode));
+  size_t checked = 0;
+  for (const auto& g : tree->smdb().guid_lids.records) {
+    if (g.guid != g.port_guid) continue;  // an alias GUID: its port's LIDs
+    for (uint32_t k = 0; k < (1u << g.lmc); ++k) {
+      std::string dlid = std::to_string(g.base_lid + k);
+      std::vector<std::string> argv = {
+          "/usr/bin/ib_acme", "-S", ibacm->socket_path(), "-f", "l", "-s", slid, "-d", dlid};
+      bool sa_check = verify && k == 0;
+      if (sa_check) argv.push_back("-v");
+      std::string out;
+      int rc = -1;
+      CHECK_OK(ssa::test::RunProgram(argv, &out, &rc));
+      std::string what = "LID " + slid + " -> " + dlid + ":\n" + out;
+      LONGS_EQUAL_TEXT(0, rc, what.c_str());
+      STRCMP_CONTAINS_TEXT(("dlid: " + dlid + "\n").c_str(), out.c_str(), what.c_str());
+      if (sa_check) STRCMP_CONTAINS_TEXT("SA verification: success", out.c_str(), what.c_str());
+      ++checked;
     }
-    CHECK(checked >= 14);  // 12 HCAs and at least 2 switches
-    return checked;
   }
+  CHECK(checked >= 14);  // 12 HCAs and at least 2 switches
+  return checked;
+}
 
-  // Our ib_acme -T over every LID up to the highest, each checked against
-  // the SA by SLID/DLID through the daemon: 0 mismatches. LIDs nobody has
-  // get ENODATA (fallback = none) and count as errors, not mismatches.
-  void OurIbAcmeTestMatchesTheSa() {
-    uint16_t top = 0;
-    for (const auto& g : tree->smdb().guid_lids.records)
-      top = std::max<uint16_t>(top, static_cast<uint16_t>(g.base_lid + (1u << g.lmc) - 1));
-    std::string out;
-    int rc = -1;
-    CHECK_OK(ssa::test::RunProgram(
-        {OurIbAcme(), "-T", "-S", ibacm->socket_path(), "-s", std::to_string(tree->Lid(kNode)),
-         "--lid-range", "1-" + std::to_string(top), "--verify", "daemon"},
-        &out, &rc));
-    STRCMP_CONTAINS_TEXT("mismatched:   0", out.c_str(), out.c_str());
-    size_t lids = 0;
-    for (const auto& g : tree->smdb().guid_lids.records)
-      if (g.guid == g.port_guid) lids += size_t{1} << g.lmc;
-    STRCMP_CONTAINS_TEXT(("matched:      " + std::to_string(lids) + "\n").c_str(), out.c_str(),
-                         out.c_str());
-  }
+// Our ib_acme -T over every LID up to the highest, each checked against
+// the SA by SLID/DLID through the daemon: 0 mismatches. LIDs nobody has
+// get ENODATA (fallback = none) and count as errors, not mismatches.
+void OurIbAcmeTestMatchesTheSa() {
+  uint16_t top = 0;
+  for (const auto& g : tree->smdb().guid_lids.records)
+    top = std::max<uint16_t>(top, static_cast<uint16_t>(g.base_lid + (1u << g.lmc) - 1));
+  std::string out;
+  int rc = -1;
+  CHECK_OK(ssa::test::RunProgram(
+      {OurIbAcme(), "-T", "-S", ibacm->socket_path(), "-s", std::to_string(tree->Lid(kNode)),
+       "--lid-range", "1-" + std::to_string(top), "--verify", "daemon"},
+      &out, &rc));
+  STRCMP_CONTAINS_TEXT("mismatched:   0", out.c_str(), out.c_str());
+  size_t lids = 0;
+  for (const auto& g : tree->smdb().guid_lids.records)
+    if (g.guid == g.port_guid) lids += size_t{1} << g.lmc;
+  STRCMP_CONTAINS_TEXT(("matched:      " + std::to_string(lids) + "\n").c_str(), out.c_str(),
+                       out.c_str());
+}
 
-  // `clients` clients of the daemon resolving every LID of the subnet
-  // (offset 0) from node6, one request outstanding each.
-  ssa::test::AcmLoadOptions Load(int clients) {
-    ssa::test::AcmLoadOptions lo;
-    lo.socket = ibacm->socket_path();
-    lo.clients = clients;
-    lo.source.flags = acm::kEpFlagSource;
-    lo.source.SetName("node6");
-    for (const auto& g : tree->smdb().guid_lids.records) {
-      if (g.guid != g.port_guid) continue;
-      acm::EpAddr d;
-      d.flags = acm::kEpFlagDest;
-      d.type = acm::kAddrLid;
-      d.SetLid(g.base_lid);
-      lo.destinations.push_back(d);
-    }
-    return lo;
+// `clients` clients of the daemon resolving every LID of the subnet
+// (offset 0) from node6, one request outstanding each.
+ssa::test::AcmLoadOptions Load(int clients) {
+  ssa::test::AcmLoadOptions lo;
+  lo.socket = ibacm->socket_path();
+  lo.clients = clients;
+  lo.source.flags = acm::kEpFlagSource;
+  lo.source.SetName("node6");
+  for (const auto& g : tree->smdb().guid_lids.records) {
+    if (g.guid != g.port_guid) continue;
+    acm::EpAddr d;
+    d.flags = acm::kEpFlagDest;
+    d.type = acm::kAddrLid;
+    d.SetLid(g.base_lid);
+    lo.destinations.push_back(d);
   }
-  // The daemon-wide counter `which` (PERF_QUERY).
-  uint64_t Counter(int which) {
-    uint64_t n = 0;
-    CHECK_OK(ssa::test::DaemonCounter(ibacm->socket_path(), which, &n));
-    return n;
-  }
-  // SA queries sent (QUERY_SA included); answers from the PRDB are route
-  // cache hits, so a test that says none came from the SA sees those too.
-  uint64_t RouteQueries() { return Counter(ACM_CNTR_ROUTE_QUERY); }
-};
+  return lo;
+}
+// The daemon-wide counter `which` (PERF_QUERY).
+uint64_t Counter(int which) {
+  uint64_t n = 0;
+  CHECK_OK(ssa::test::DaemonCounter(ibacm->socket_path(), which, &n));
+  return n;
+}
+// SA queries sent (QUERY_SA included); answers from the PRDB are route
+// cache hits, so a test that says none came from the SA sees those too.
+uint64_t RouteQueries() { return Counter(ACM_CNTR_ROUTE_QUERY); }
+}
+;
 
 TEST(SsaProviderSim, StockIbAcmeGetsTheSasPathsFromThePrdbLmc0) {
   Start(0);
@@ -308,13 +309,23 @@ TEST(SsaProviderSim, TheMetricsFileFollowsThePrdbAndTheFallbacks) {
   WaitSample(prom, of("ibacm_ssa_parent_connected"), [](double v) { return v == 1; });
   CHECK(WaitSample(prom, of("ibacm_ssa_transfers_total", "kind=\"full\""), AtLeast(1)) >= 1);
   // Names as the parser gives them (counters without _total).
-  const std::vector<std::string> families = {
-      "ibacm_up", "ibacm_endpoint_sa_queries", "ibacm_ssa_prdb_epoch",
-      "ibacm_ssa_prdb_age_seconds", "ibacm_ssa_prdb_paths", "ibacm_ssa_core_epoch",
-      "ibacm_ssa_lag_epochs", "ibacm_ssa_parent_connected", "ibacm_ssa_prdb_updates",
-      "ibacm_ssa_transfers", "ibacm_ssa_received_bytes", "ibacm_ssa_reparents",
-      "ibacm_ssa_reconnects", "ibacm_ssa_digest_mismatches", "ibacm_ssa_prdb_hits",
-      "ibacm_ssa_fallbacks", "ibacm_provider_metrics_rejected"};
+  const std::vector<std::string> families = {"ibacm_up",
+                                             "ibacm_endpoint_sa_queries",
+                                             "ibacm_ssa_prdb_epoch",
+                                             "ibacm_ssa_prdb_age_seconds",
+                                             "ibacm_ssa_prdb_paths",
+                                             "ibacm_ssa_core_epoch",
+                                             "ibacm_ssa_lag_epochs",
+                                             "ibacm_ssa_parent_connected",
+                                             "ibacm_ssa_prdb_updates",
+                                             "ibacm_ssa_transfers",
+                                             "ibacm_ssa_received_bytes",
+                                             "ibacm_ssa_reparents",
+                                             "ibacm_ssa_reconnects",
+                                             "ibacm_ssa_digest_mismatches",
+                                             "ibacm_ssa_prdb_hits",
+                                             "ibacm_ssa_fallbacks",
+                                             "ibacm_provider_metrics_rejected"};
   CHECK_OK(ssa::test::CheckPromFile(prom, families, dir.path()));
   std::string text = ssa::test::ReadFileText(prom);
   STRCMP_CONTAINS("ibacm_provider_metrics_rejected_total{provider=\"ssa\"} 0\n", text.c_str());

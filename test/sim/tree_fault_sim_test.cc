@@ -89,8 +89,7 @@ std::vector<uint64_t> EpochsInPlace(const std::string& log, const std::string& k
 // The epoch of the PRDB a consumer last wrote; 0 before its first.
 uint64_t PrdbEpoch(const TreeHarness& tree, const std::string& consumer) {
   ssa::smdb::Prdb prdb;
-  return ssa::smdb::Prdb::ReadFile(tree.ConsumerDump(consumer), &prdb).ok() ? prdb.global_epoch
-                                                                           : 0;
+  return ssa::smdb::Prdb::ReadFile(tree.ConsumerDump(consumer), &prdb).ok() ? prdb.global_epoch : 0;
 }
 
 bool NeverBackwards(const std::vector<uint64_t>& v) {
@@ -104,68 +103,69 @@ bool NeverBackwards(const std::vector<uint64_t>& v) {
 TEST_GROUP_BASE(TreeFaultSim, ssa::test::TreeFixture){void StartFabric(){TreeHarness::Options o;
 CHECK_OK(TreeHarness::FatTree(12, 0, &o));
 CHECK_OK(tree->Start(o));
-  }
+}
 
-  void LinkChange(bool down, const std::vector<std::string>& consumers) {
-    uint64_t before = tree->smdb().global_epoch;
-    ssa::smdb::Smdb next;
-    CHECK_OK(tree->ChangeLink("L1", 7, !down, 30s, &next));
-    CHECK(next.global_epoch > before);
-    CHECK_OK(tree->WaitConsumersAt(consumers, next.global_epoch, 30s));
-  }
+void LinkChange(bool down, const std::vector<std::string>& consumers) {
+  uint64_t before = tree->smdb().global_epoch;
+  ssa::smdb::Smdb next;
+  CHECK_OK(tree->ChangeLink("L1", 7, !down, 30s, &next));
+  CHECK(next.global_epoch > before);
+  CHECK_OK(tree->WaitConsumersAt(consumers, next.global_epoch, 30s));
+}
 
-  // A distribution node (Hca2), an access node (Hca3) and two consumers
-  // (Hca6, Hca7) at the core's epoch; returns the consumers.
-  std::vector<std::string> StartMembers() {
-    CHECK_OK(tree->StartIbssa("Hca2", "distribution"));
-    CHECK_OK(tree->StartIbssa("Hca3", "access"));
-    CHECK_OK(tree->StartConsumer("Hca6"));
-    CHECK_OK(tree->StartConsumer("Hca7"));
-    const std::vector<std::string> all = {"Hca6", "Hca7"};
-    CHECK_OK(tree->WaitConsumersAt(all, tree->smdb().global_epoch, 30s));
-    return all;
-  }
+// A distribution node (Hca2), an access node (Hca3) and two consumers
+// (Hca6, Hca7) at the core's epoch; returns the consumers.
+std::vector<std::string> StartMembers() {
+  CHECK_OK(tree->StartIbssa("Hca2", "distribution"));
+  CHECK_OK(tree->StartIbssa("Hca3", "access"));
+  CHECK_OK(tree->StartConsumer("Hca6"));
+  CHECK_OK(tree->StartConsumer("Hca7"));
+  const std::vector<std::string> all = {"Hca6", "Hca7"};
+  CHECK_OK(tree->WaitConsumersAt(all, tree->smdb().global_epoch, 30s));
+  return all;
+}
 
-  // Within 30 s, ssa-tree shows `members` members under a core (whose port
-  // GUID is `core_guid`, when not 0).
-  bool TreeWhole(int members, uint64_t core_guid = 0) {
-    return ssa::test::PollUntil(30s, [&] {
-      std::vector<TreeMember> ms;
-      if (!tree->Tree("Hca10", &ms).ok()) return false;
-      int n = 0;
-      bool core_ok = core_guid == 0;
-      for (const TreeMember& m : ms) {
-        n += m.at("role") != "core";
-        if (m.at("role") == "core" && core_guid)
-          core_ok = strtoull(m.at("guid").c_str(), nullptr, 16) == core_guid;
-      }
-      return n == members && core_ok;
-    });
-  }
+// Within 30 s, ssa-tree shows `members` members under a core (whose port
+// GUID is `core_guid`, when not 0).
+bool TreeWhole(int members, uint64_t core_guid = 0) {
+  return ssa::test::PollUntil(30s, [&] {
+    std::vector<TreeMember> ms;
+    if (!tree->Tree("Hca10", &ms).ok()) return false;
+    int n = 0;
+    bool core_ok = core_guid == 0;
+    for (const TreeMember& m : ms) {
+      n += m.at("role") != "core";
+      if (m.at("role") == "core" && core_guid)
+        core_ok = strtoull(m.at("guid").c_str(), nullptr, 16) == core_guid;
+    }
+    return n == members && core_ok;
+  });
+}
 
-  // The daemons with faults switched on said so in their logs.
-  void FaultsAnnounced(const std::string& consumer, const std::string& member) {
-    STRCMP_CONTAINS("FAULT INJECTION on", tree->ConsumerLog(consumer).c_str());
-    STRCMP_CONTAINS("FAULT INJECTION on", tree->IbssaLog(member).c_str());
-  }
+// The daemons with faults switched on said so in their logs.
+void FaultsAnnounced(const std::string& consumer, const std::string& member) {
+  STRCMP_CONTAINS("FAULT INJECTION on", tree->ConsumerLog(consumer).c_str());
+  STRCMP_CONTAINS("FAULT INJECTION on", tree->IbssaLog(member).c_str());
+}
 
-  // A link change after the SM moved reaches every consumer, equal to the
-  // SA (the core is the new master's).
-  void ALinkChangeReaches(const std::vector<std::string>& consumers) {
-    uint64_t before = tree->smdb().global_epoch;
-    CHECK_OK(tree->fabric()->LinkDown("L1", 7));
-    ssa::smdb::Smdb after;
-    CHECK_OK(tree->WaitSmdbAfter(before, 30s, &after));
-    CHECK_OK(tree->WaitConsumersAt(consumers, after.global_epoch, 30s));
-    for (const std::string& c : consumers) EqualsSa(c);
-  }
+// A link change after the SM moved reaches every consumer, equal to the
+// SA (the core is the new master's).
+void ALinkChangeReaches(const std::vector<std::string>& consumers) {
+  uint64_t before = tree->smdb().global_epoch;
+  CHECK_OK(tree->fabric()->LinkDown("L1", 7));
+  ssa::smdb::Smdb after;
+  CHECK_OK(tree->WaitSmdbAfter(before, 30s, &after));
+  CHECK_OK(tree->WaitConsumersAt(consumers, after.global_epoch, 30s));
+  for (const std::string& c : consumers) EqualsSa(c);
+}
 
-  void EqualsSa(const std::string& consumer) {
-    size_t pairs = 0;
-    CHECK_OK(tree->ComparePrdbWithSa(consumer, "Hca10", &pairs));
-    CHECK(pairs >= 14);
-  }
-};
+void EqualsSa(const std::string& consumer) {
+  size_t pairs = 0;
+  CHECK_OK(tree->ComparePrdbWithSa(consumer, "Hca10", &pairs));
+  CHECK(pairs >= 14);
+}
+}
+;
 
 TEST(TreeFaultSim, FlippedBytesAndLostMadsOnlySlowTheTreeDown) {
   StartFabric();
@@ -237,8 +237,7 @@ TEST(TreeFaultSim, TheStandbySmTakesOverItsPluginBecomesTheCoreAndEpochsNeverGoB
   ssa::smdb::Smdb next;
   CHECK_OK(tree->WaitSmdbAfter(held, 60s, &next));
   CHECK_OK(tree->WaitConsumersAt(all, next.global_epoch, 60s));
-  STRCMP_CONTAINS("from another core",
-                  ssa::test::ReadFileText(tree->standby().log_file()).c_str());
+  STRCMP_CONTAINS("from another core", ssa::test::ReadFileText(tree->standby().log_file()).c_str());
   CHECK_TEXT(TreeWhole(4, tree->PortGuid("Hca11")),
              "the members did not all join the standby's core");
   STRCMP_CONTAINS("the master SM moved", tree->IbssaLog("Hca2").c_str());
@@ -275,7 +274,8 @@ TEST(TreeFaultSim, AnSmTakingOverFromARunningMasterTakesTheTreeWithIt) {
 
   CHECK_OK(tree->HandOver(node, 160s));
   // The old master's core goes idle: the members find the new master.
-  CHECK_TEXT(TreeWhole(4, tree->PortGuid(node)), "the members did not all join the new master's core");
+  CHECK_TEXT(TreeWhole(4, tree->PortGuid(node)),
+             "the members did not all join the new master's core");
   STRCMP_CONTAINS("no longer the master SM",
                   ssa::test::ReadFileText(tree->plugin().log_file()).c_str());
   ssa::smdb::Smdb next;

@@ -4,9 +4,8 @@
 //
 // The tree (TreeHarness) lives in a TempDir; a test that runs ibacm keeps
 // it in `ibacm`. WaitSample reads a metrics file (ibacm's, ibssa's, the
-// plugin's) until a sample satisfies the test, within a bound. Teardown stops ibacm and then the tree, keeping the run
-// directories of a failed test, and fails when OpenSM did not exit
-// cleanly.
+// plugin's) until a sample satisfies the test, within a bound. Teardown stops ibacm and then the
+// tree, keeping the run directories of a failed test, and fails when OpenSM did not exit cleanly.
 //
 // Test code; single thread (the fabric's rules).
 #ifndef IBACM_SSA_TEST_SIM_TREE_FIXTURE_H

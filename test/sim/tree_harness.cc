@@ -180,13 +180,14 @@ Status TreeHarness::StartStandbySm(const std::string& node, int priority, bool w
   if (!options_.failover) return Status::Error(EINVAL, "the fabric was not started for failover");
   standby_.dir = NodeDir(node + "-opensm");
   standby_.extra_config = options_.osm_config + kFastSmPolling;
-  std::string options = standby_.DefaultOptions() + " listen=127.0.0.1:0 lease_s=3 " +
-                        options_.extra_plugin_options;
+  std::string options =
+      standby_.DefaultOptions() + " listen=127.0.0.1:0 lease_s=3 " + options_.extra_plugin_options;
   SimFabric::Options so;
   Status st = standby_.Configure(options, &so);
   if (!st.ok()) return st;
-  std::vector<std::string> argv = {"opensm", "-f", StandbyOsmLog(), "-s", "0", "-d2", "-p",
-                                   std::to_string(priority), "-l", std::to_string(options_.lmc)};
+  std::vector<std::string> argv = {
+      "opensm", "-f", StandbyOsmLog(),          "-s", "0",
+      "-d2",    "-p", std::to_string(priority), "-l", std::to_string(options_.lmc)};
   argv.insert(argv.end(), options_.opensm_args.begin(), options_.opensm_args.end());
   argv.insert(argv.end(), so.opensm_args.begin(), so.opensm_args.end());
   std::map<std::string, std::string> env = so.opensm_env;

@@ -156,8 +156,8 @@ class TreeHarness {
 
   TempDir* dir_;
   PluginSetup plugin_;
-  PluginSetup standby_;      // StartStandbySm
-  std::string dump_dir_;     // where the current core writes its versions
+  PluginSetup standby_;   // StartStandbySm
+  std::string dump_dir_;  // where the current core writes its versions
   // The last StartStandbySm's node and priority (FailOver restarts a
   // stalled standby with them), and where that life's log lines begin.
   std::string standby_node_;

@@ -46,11 +46,13 @@ void StartTree(bool metrics, const std::string& plugin_extra = "") {
   TreeHarness::Options o;
   CHECK_OK(TreeHarness::FatTree(12, 0, &o));
   o.extra_plugin_options = plugin_extra;
-  if (metrics) o.extra_plugin_options += " metrics_file=" + MetricsOf("core") + " metrics_interval=1";
+  if (metrics)
+    o.extra_plugin_options += " metrics_file=" + MetricsOf("core") + " metrics_interval=1";
   CHECK_OK(tree->Start(o));
   for (const char* n : {"Hca2", "Hca3", "Hca4", "Hca5"}) {
     std::string cfg = metrics ? "metrics_file = " + MetricsOf(n) + "\nmetrics_interval = 1\n" : "";
-    std::string role = std::string(n) == "Hca2" || std::string(n) == "Hca3" ? "distribution" : "access";
+    std::string role =
+        std::string(n) == "Hca2" || std::string(n) == "Hca3" ? "distribution" : "access";
     CHECK_OK(tree->StartIbssa(n, role, cfg));
   }
   for (const std::string& c : kConsumers) CHECK_OK(tree->StartConsumer(c));
@@ -84,18 +86,17 @@ TEST(TreeOpsSim, MetricsFilesPassPromtoolAndFollowTheTree) {
     WaitNodeSample(n, "ibssa_epoch{role=\"" + role + "\",db=\"smdb\"}", AtLeast(epoch));
   }
   for (const char* n : {"Hca2", "Hca4"})
-    CHECK_OK(ssa::test::CheckPromFile(
-        MetricsOf(n),
-        {"ibssa_up", "ibssa_epoch", "ibssa_epoch_age_seconds", "ibssa_lag_epochs",
-         "ibssa_transfers_sent", "ibssa_sent_bytes", "ibssa_transfers_received",
-         "ibssa_received_bytes", "ibssa_joins", "ibssa_join_refusals", "ibssa_reparents",
-         "ibssa_children"},
-        dir.path()));
+    CHECK_OK(
+        ssa::test::CheckPromFile(MetricsOf(n),
+                                 {"ibssa_up", "ibssa_epoch", "ibssa_epoch_age_seconds",
+                                  "ibssa_lag_epochs", "ibssa_transfers_sent", "ibssa_sent_bytes",
+                                  "ibssa_transfers_received", "ibssa_received_bytes", "ibssa_joins",
+                                  "ibssa_join_refusals", "ibssa_reparents", "ibssa_children"},
+                                 dir.path()));
   CHECK_OK(ssa::test::CheckPromFile(
       MetricsOf("core"),
       {"ibssa_core_up", "ibssa_core_serving", "ibssa_core_smdb_epoch", "ibssa_core_smdb_versions",
-       "ibssa_core_extractions",
-       "ibssa_core_extraction_seconds", "ibssa_core_lock_held_seconds",
+       "ibssa_core_extractions", "ibssa_core_extraction_seconds", "ibssa_core_lock_held_seconds",
        "ibssa_core_version_bytes", "ibssa_core_route_sls", "ibssa_core_tree_members",
        "ibssa_core_joins", "ibssa_core_join_refusals", "ibssa_core_transfers_sent"},
       dir.path()));
@@ -104,7 +105,8 @@ TEST(TreeOpsSim, MetricsFilesPassPromtoolAndFollowTheTree) {
   STRCMP_CONTAINS("# TYPE ibssa_transfers_sent_total counter\n", access.c_str());
 
   // A link change: a new epoch everywhere, carried as deltas.
-  const std::string access_delta_in = "ibssa_transfers_received_total{role=\"access\",db=\"smdb\",kind=\"delta\"}";
+  const std::string access_delta_in =
+      "ibssa_transfers_received_total{role=\"access\",db=\"smdb\",kind=\"delta\"}";
   const std::string access_delta_out = "ibssa_transfers_sent_total{role=\"access\",kind=\"delta\"}";
   const std::string core_delta_bytes = "ibssa_core_version_bytes_total{kind=\"delta\"}";
   double in0 = PromSample(access, access_delta_in), out0 = PromSample(access, access_delta_out);
@@ -170,8 +172,9 @@ TEST(TreeOpsSim, CheckIsCriticalWhenAStoppedAccessNodeLags) {
   ssa::Status st = tree->ChangeLink("L1", 7, false, 30s, &next);
   std::string who = "access lid " + std::to_string(tree->Lid("Hca4")) + " ";
   bool critical = st.ok() && ssa::test::PollUntil(30s, [&] {
-    return Check({"--grace", "1"}, &out) == 2 && out.find("CRITICAL: " + who) != std::string::npos;
-  });
+                    return Check({"--grace", "1"}, &out) == 2 &&
+                           out.find("CRITICAL: " + who) != std::string::npos;
+                  });
   tree->process("Hca4")->Kill(SIGCONT);  // else it could not be stopped at teardown
   CHECK_OK(st);
   CHECK_TEXT(critical, out.c_str());

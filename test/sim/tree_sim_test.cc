@@ -46,31 +46,32 @@ CHECK_OK(tree->StartIbssa("Hca4", "access"));
 CHECK_OK(tree->StartIbssa("Hca5", "access"));
 for (const std::string& c : kConsumers) CHECK_OK(tree->StartConsumer(c));
 CHECK_OK(tree->WaitConsumersAt(kConsumers, tree->smdb().global_epoch, 30s));
-  }
+}
 
-  void CompareAll(const std::vector<std::string>& consumers) {
-    size_t lids = 0;
-    for (const auto& g : tree->smdb().guid_lids.records) lids += size_t{1} << g.lmc;
-    int lmc = tree->smdb().subnet.records[0].lmc;
-    for (const std::string& c : consumers) {
-      size_t pairs = 0;
-      CHECK_OK(tree->ComparePrdbWithSa(c, "Hca10", &pairs));
-      CHECK_EQUAL(lids << lmc, pairs);
-    }
+void CompareAll(const std::vector<std::string>& consumers) {
+  size_t lids = 0;
+  for (const auto& g : tree->smdb().guid_lids.records) lids += size_t{1} << g.lmc;
+  int lmc = tree->smdb().subnet.records[0].lmc;
+  for (const std::string& c : consumers) {
+    size_t pairs = 0;
+    CHECK_OK(tree->ComparePrdbWithSa(c, "Hca10", &pairs));
+    CHECK_EQUAL(lids << lmc, pairs);
   }
+}
 
-  std::vector<TreeMember> Members() {
-    std::vector<TreeMember> m;
-    CHECK_OK(tree->Tree("Hca10", &m));
-    return m;
-  }
+std::vector<TreeMember> Members() {
+  std::vector<TreeMember> m;
+  CHECK_OK(tree->Tree("Hca10", &m));
+  return m;
+}
 
-  const TreeMember* MemberAt(const std::vector<TreeMember>& ms, uint16_t lid) {
-    for (const TreeMember& m : ms)
-      if (NumberOf(m, "lid") == lid && m.at("role") != "core") return &m;
-    return nullptr;
-  }
-};
+const TreeMember* MemberAt(const std::vector<TreeMember>& ms, uint16_t lid) {
+  for (const TreeMember& m : ms)
+    if (NumberOf(m, "lid") == lid && m.at("role") != "core") return &m;
+  return nullptr;
+}
+}
+;
 
 TEST(TreeSim, EveryConsumerHoldsTheSasPathsAndLinkChangesArriveAsDeltas) {
   StartTree(0);

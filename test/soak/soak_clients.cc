@@ -10,9 +10,9 @@
 #include <functional>
 #include <thread>
 
+#include <ibacm_ssa/path.h>
 #include "common/acm/acm_client.h"
 #include "common/acm/acm_wire.h"
-#include <ibacm_ssa/path.h>
 
 namespace ssa {
 namespace soak {
@@ -74,8 +74,7 @@ void SocketClientLoop(ClientSpec spec, const std::atomic<bool>* stop, Oracle* or
     } else if (resp.hdr.status == acm::kStatusSuccess && !resp.paths.empty()) {
       a->kind = DaemonAnswer::kPath;
       a->record = resp.paths[0].path;
-    } else if (resp.hdr.status == acm::kStatusENoData ||
-               resp.hdr.status == acm::kStatusEDestAddr) {
+    } else if (resp.hdr.status == acm::kStatusENoData || resp.hdr.status == acm::kStatusEDestAddr) {
       a->kind = DaemonAnswer::kNoPath;
       a->status = resp.hdr.status;
     } else if (resp.hdr.status == acm::kStatusENotConn) {

@@ -21,11 +21,11 @@ namespace ssa {
 namespace soak {
 
 struct ClientSpec {
-  int daemon = 0;           // the oracle's index of the daemon
-  std::string socket;       // its acm.h socket
-  uint16_t slid = 0;        // its port
+  int daemon = 0;      // the oracle's index of the daemon
+  std::string socket;  // its acm.h socket
+  uint16_t slid = 0;   // its port
   std::vector<uint16_t> dlids;
-  int think_us = 0;         // pause between two requests
+  int think_us = 0;  // pause between two requests
 };
 
 // What the loops did, for the summary.

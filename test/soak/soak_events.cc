@@ -75,8 +75,10 @@ void Runner::LinkChange(const Action& a) {
   // One change per sweep (OpenSM misses a link event that comes while it
   // still sweeps the last one), and the oracle records each state.
   if (Master() && change_pending_ && !PollForSms(60s, [&] { return !change_pending_; }))
-    Fail("the fabric did not settle within 60 s after a change or the last SM stall handled "
-         "(master " + MasterName() + ")");
+    Fail(
+        "the fabric did not settle within 60 s after a change or the last SM stall handled "
+        "(master " +
+        MasterName() + ")");
   BeginChange();
   std::string node = a.target;
   int port = 0;
@@ -203,8 +205,8 @@ void Runner::StartStandby() {
     // over at once (the new SM enters MASTER, the master then STANDBY).
     // By a higher priority it negotiates a handover that hangs on ibsim
     // (the new SM stays DISCOVERING, the master stops sweeping).
-    priority = tree_->PortGuid(node) < tree_->PortGuid(m.node) ? m.priority
-                                                                : std::min(15, m.priority + 1);
+    priority =
+        tree_->PortGuid(node) < tree_->PortGuid(m.node) ? m.priority : std::min(15, m.priority + 1);
     BeginChange();  // the new master routes anew
   }
   if (priority < 0) {
@@ -271,8 +273,8 @@ void Runner::BurstEnd(const Action& a) {
   ++r_->bursts_judged;
   if (!st.ok() || r.answered != r.sent || r.lost || r.closed || r.unexpected || r.malformed) {
     ++r_->burst_failures;
-    Fail("a client burst on " + a.target + " lost answers: " +
-         (st.ok() ? r.Describe() : st.ToString()));
+    Fail("a client burst on " + a.target +
+         " lost answers: " + (st.ok() ? r.Describe() : st.ToString()));
   }
 }
 

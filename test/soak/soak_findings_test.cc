@@ -69,8 +69,7 @@ TEST(SoakFindings, APatchedPrdbDropsThePathToAPortThatLeft) {
   CHECK(ssa::test::FindNode(next, "Hca9") == nullptr);  // the SMDB has no Hca9
   CHECK_OK(tree->WaitConsumersAt({"Hca6"}, next.global_epoch, 30s));
   bool kept = holds_path_to_gone(&epoch);
-  CHECK_TEXT(!kept, ("the PRDB of epoch " + std::to_string(epoch) +
-                     " still has a path to LID " + std::to_string(gone) +
-                     ", whose port left the subnet (the SA: no record)")
+  CHECK_TEXT(!kept, ("the PRDB of epoch " + std::to_string(epoch) + " still has a path to LID " +
+                     std::to_string(gone) + ", whose port left the subnet (the SA: no record)")
                         .c_str());
 }

@@ -43,8 +43,18 @@ int main(int argc, char** argv) {
   o.progress = stderr;
   bool print_schedule = false;
   enum {
-    kMinutes = 1, kSeconds, kSeed, kStale, kMaxErrors, kConverge, kRss, kThink, kHandover,
-    kLongOutages, kTorusSlices, kPrint
+    kMinutes = 1,
+    kSeconds,
+    kSeed,
+    kStale,
+    kMaxErrors,
+    kConverge,
+    kRss,
+    kThink,
+    kHandover,
+    kLongOutages,
+    kTorusSlices,
+    kPrint
   };
   static const option kLong[] = {{"minutes", required_argument, nullptr, kMinutes},
                                  {"seconds", required_argument, nullptr, kSeconds},
@@ -114,7 +124,8 @@ int main(int argc, char** argv) {
   }
   if (!r.sm_hang_stacks.empty())
     fprintf(stderr, "\nthe threads of the masters that hung:\n%s", r.sm_hang_stacks.c_str());
-  if (!r.rss_report.empty()) fprintf(stderr, "\nmemory (VmRSS) per daemon life:\n%s", r.rss_report.c_str());
+  if (!r.rss_report.empty())
+    fprintf(stderr, "\nmemory (VmRSS) per daemon life:\n%s", r.rss_report.c_str());
   printf("\n%s", r.Summary().c_str());
   return r.passed ? 0 : 1;
 }

@@ -53,8 +53,9 @@ bool Oracle::AddSnapshot(Time change_start, Time recorded, const std::string& la
     if (same) {
       Snapshot& cur_snap = snaps_.back();
       ++cur_snap.merged;
-      cur_snap.label = cur_snap.first_label + (cur_snap.merged > 1 ? " .. " : ", ") + label +
-                       (cur_snap.merged > 1 ? " (" + std::to_string(cur_snap.merged + 1) + ")" : "");
+      cur_snap.label =
+          cur_snap.first_label + (cur_snap.merged > 1 ? " .. " : ", ") + label +
+          (cur_snap.merged > 1 ? " (" + std::to_string(cur_snap.merged + 1) + ")" : "");
       return false;
     }
     snaps_.back().to = recorded;
@@ -128,10 +129,12 @@ std::string Oracle::SaHistory(uint32_t pair, Time sent) const {
   for (auto it = snaps_.rbegin(); it != snaps_.rend(); ++it) {
     auto f = it->answers.find(pair);
     char b[64];
-    snprintf(b, sizeof(b), "] valid %.3f..", it->from == Time{} ? 0.0 : Seconds(it->from - origin_));
-    out += "\n      SA state [" + it->label + b +
-           (it->to == Time::max() ? std::string("now") : std::to_string(Seconds(it->to - origin_))) +
-           " s: " + (f == it->answers.end() ? std::string("(not asked)") : Describe(f->second));
+    snprintf(b, sizeof(b), "] valid %.3f..",
+             it->from == Time{} ? 0.0 : Seconds(it->from - origin_));
+    out +=
+        "\n      SA state [" + it->label + b +
+        (it->to == Time::max() ? std::string("now") : std::to_string(Seconds(it->to - origin_))) +
+        " s: " + (f == it->answers.end() ? std::string("(not asked)") : Describe(f->second));
     if (it->to < sent - bound_ - std::chrono::seconds(30)) break;
   }
   return out;

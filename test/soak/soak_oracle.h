@@ -20,9 +20,9 @@
 // confirmed its PRDB for longer than its bound (ENOTCONN, ibacm_ssa(7)
 // stale_after_s) says it cannot vouch for the answer: counted apart
 // (refused_unconfirmed), neither right nor wrong. A starting daemon's "no path" that only an older
-// state shares is a startup error too, not a stale answer. A request that got no answer at all (the connection
-// broke, or timed out) is excused while the daemon was killed or stopped
-// on purpose, and counted as unanswered otherwise.
+// state shares is a startup error too, not a stale answer. A request that got no answer at all (the
+// connection broke, or timed out) is excused while the daemon was killed or stopped on purpose, and
+// counted as unanswered otherwise.
 //
 // Checking waits until the oracle is complete for the answer's time: every
 // state valid then is recorded (SetCompleteUntil); so an answer from an
@@ -91,8 +91,8 @@ struct DaemonAnswer {
 
 // Per daemon, when errors and missing answers are excused.
 struct Excuse {
-  bool starting = false;    // before its first PRDB since it (re)started
-  bool disrupted = false;   // killed, stopped or restarting on purpose
+  bool starting = false;   // before its first PRDB since it (re)started
+  bool disrupted = false;  // killed, stopped or restarting on purpose
 };
 using ExcuseFn = std::function<Excuse(int daemon, Time sent, Time received)>;
 
@@ -101,14 +101,14 @@ struct OracleCounts {
   uint64_t fresh = 0;
   uint64_t stale = 0;
   uint64_t wrong = 0;
-  uint64_t errors_known = 0;    // an error for a known destination, after startup
-  uint64_t errors_startup = 0;  // ... before the daemon's first PRDB
+  uint64_t errors_known = 0;         // an error for a known destination, after startup
+  uint64_t errors_startup = 0;       // ... before the daemon's first PRDB
   uint64_t refused_unconfirmed = 0;  // kRefused: a clean "cannot vouch", not an error
-  uint64_t unanswered = 0;      // no answer, daemon not disrupted
+  uint64_t unanswered = 0;           // no answer, daemon not disrupted
   uint64_t unanswered_excused = 0;
   uint64_t unjudged = 0;  // given while a state went unrecorded, matching no recorded one
   double max_stale_s = 0;
-  size_t snapshots = 0;  // distinct SA states recorded
+  size_t snapshots = 0;        // distinct SA states recorded
   size_t unrecorded_gaps = 0;  // intervals in which states went unrecorded
 };
 

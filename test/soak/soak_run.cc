@@ -24,10 +24,11 @@ std::string SoakResult::Summary() const {
   line("duration_s", Printf("%.0f", duration_s));
   line("wall_s", Printf("%.0f", wall_s));
   line("events", std::to_string(events));
-  for (const char* kind : {"link_down_up", "port_flap", "kill_restart", "stop_cont",
-                           "sm_failover", "faulty_restart", "client_burst"}) {
+  for (const char* kind : {"link_down_up", "port_flap", "kill_restart", "stop_cont", "sm_failover",
+                           "faulty_restart", "client_burst"}) {
     auto it = events_by_kind.find(kind);
-    line(std::string("events_") + kind, std::to_string(it == events_by_kind.end() ? 0 : it->second));
+    line(std::string("events_") + kind,
+         std::to_string(it == events_by_kind.end() ? 0 : it->second));
   }
   line("sa_states", std::to_string(oracle.snapshots));
   line("sa_gaps_unrecorded", std::to_string(oracle.unrecorded_gaps));

@@ -86,9 +86,9 @@ struct SoakResult {
   double max_rss_growth_mb = 0;
   std::string max_rss_growth_of;  // "ibacm Hca10 (pid 123, 1412 s)"
   std::string rss_report;         // one line per daemon instance that lived long enough
-  int resweeps = 0;  // SIGHUPs for a sweep OpenSM did not make
-  int sm_hangs = 0;  // masters that stopped sweeping and were failed over
-  std::string sm_hang_stacks;  // their threads' stacks, for the record
+  int resweeps = 0;               // SIGHUPs for a sweep OpenSM did not make
+  int sm_hangs = 0;               // masters that stopped sweeping and were failed over
+  std::string sm_hang_stacks;     // their threads' stacks, for the record
   int epoch_regressions = 0;
   int unexpected_exits = 0;
   int sanitizer_reports = 0;

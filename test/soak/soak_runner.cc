@@ -36,8 +36,8 @@ const std::string kSnapshotTool = std::string(ABS_TOP_BUILDDIR) + "/test/soak/so
 
 // What a sanitizer writes when it reports something.
 const char* const kSanitizerMarkers[5] = {"ERROR: AddressSanitizer", "ERROR: LeakSanitizer",
-                                         "runtime error:", "WARNING: ThreadSanitizer",
-                                         "SUMMARY: UndefinedBehaviorSanitizer"};
+                                          "runtime error:", "WARNING: ThreadSanitizer",
+                                          "SUMMARY: UndefinedBehaviorSanitizer"};
 
 double Since(Time t0, Time t) { return std::chrono::duration<double>(t - t0).count(); }
 
@@ -304,7 +304,8 @@ Status Runner::Run() {
   if (c.errors_known > o_.max_errors_known)
     Fail(Printf("%" PRIu64 " errors for known destinations (bound %" PRIu64 ")", c.errors_known,
                 o_.max_errors_known));
-  if (c.unanswered) Fail(Printf("%" PRIu64 " requests unanswered by daemons not disrupted", c.unanswered));
+  if (c.unanswered)
+    Fail(Printf("%" PRIu64 " requests unanswered by daemons not disrupted", c.unanswered));
   for (const std::string& p : r_->oracle_problems) Say("  " + p);
   for (const std::string& p : oracle_.unjudged_examples()) Say("  " + p);
   r_->stalest = oracle_.stalest();

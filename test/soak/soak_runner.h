@@ -84,7 +84,7 @@ struct Instance {
   std::string label;  // "ibacm Hca5", "OpenSM Hca1"
   Time start;
   Time first_epoch = Time::max();  // its first epoch in place
-  LogTail log;  // from where this life's part starts
+  LogTail log;                     // from where this life's part starts
   uint64_t last_epoch = 0;
   pid_t pid = 0;
   long rss_base = 0, rss_max = 0;
@@ -137,7 +137,9 @@ struct Burst {
 class Runner {
  public:
   Runner(const SoakOptions& o, SoakResult* r)
-      : o_(o), r_(r), oracle_(std::chrono::milliseconds(static_cast<long>(o.stale_bound_s * 1000))) {}
+      : o_(o),
+        r_(r),
+        oracle_(std::chrono::milliseconds(static_cast<long>(o.stale_bound_s * 1000))) {}
   ~Runner() { StopClients(); }
 
   Status Run();
@@ -244,7 +246,7 @@ class Runner {
   Time change_swept_at_ = Time::max();
   bool resweep_sent_ = false;
   Time snapshot_failing_since_ = Time::max();
-  bool hang_recovery_ = false;  // a hung master was killed: a new standby once one took over
+  bool hang_recovery_ = false;     // a hung master was killed: a new standby once one took over
   bool rescued_takeover_ = false;  // this failover's stuck standby was restarted
   Time last_confirmed_;
   Time last_snapshot_try_;

@@ -40,10 +40,10 @@ constexpr int kEventKinds = 7;
 const char* EventKindName(EventKind kind);  // "link_down_up", ...
 
 enum class ActionKind {
-  kLinkDown,       // target: "Hca6" (the HCA's link) or "L1:7" (a switch port)
+  kLinkDown,  // target: "Hca6" (the HCA's link) or "L1:7" (a switch port)
   kLinkUp,
-  kKill,           // target: a member's node
-  kRestart,        // target: a member's node, started again without faults
+  kKill,     // target: a member's node
+  kRestart,  // target: a member's node, started again without faults
   kStop,
   kCont,
   kKillMaster,     // the master SM

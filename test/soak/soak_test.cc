@@ -57,8 +57,7 @@ TEST(SoakSchedule, TheFirstDozenEventsCoverTheMenu) {
   for (uint64_t seed = 1; seed <= 50; ++seed) {
     Schedule s = Make(seed, 60);
     std::set<ssa::soak::EventKind> kinds;
-    for (size_t i = 0; i < s.events.size() && i < 12; ++i)
-      kinds.insert(s.events[i].kind);
+    for (size_t i = 0; i < s.events.size() && i < 12; ++i) kinds.insert(s.events[i].kind);
     LONGS_EQUAL_TEXT(ssa::soak::kEventKinds, kinds.size(), s.Describe().c_str());
   }
 }
@@ -134,7 +133,8 @@ TEST(SoakSchedule, ConstraintsHold) {
       }
     }
     int failovers = 0;
-    for (const ssa::soak::Event& e : s.events) failovers += e.kind == ssa::soak::EventKind::kFailover;
+    for (const ssa::soak::Event& e : s.events)
+      failovers += e.kind == ssa::soak::EventKind::kFailover;
     CHECK(failovers <= 20);  // the SM priorities a new standby can take
     // Every disruption is undone by the end.
     for (auto* m : {&down, &killed, &stopped, &bursts})
@@ -195,7 +195,7 @@ TEST_GROUP(SoakOracle) {
 
 TEST(SoakOracle, FreshStaleAndWrongByTheStatesAroundTheAnswer) {
   SetUp3();
-  Judge(Answer(PathTo(9, 0), t0 + 1s, t0 + 1s));    // fresh
+  Judge(Answer(PathTo(9, 0), t0 + 1s, t0 + 1s));            // fresh
   Judge(Answer(PathTo(9, 0), t0 + 10500ms, t0 + 10600ms));  // old state still current
   Judge(Answer(PathTo(9, 1), t0 + 10500ms, t0 + 10600ms));  // the new one already
   LONGS_EQUAL(3, oracle.counts().fresh);

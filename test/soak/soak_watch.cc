@@ -44,8 +44,7 @@ void Runner::Poll() {
   for (auto& m : members_) PollLogs(m.get());
   PollLiveness();
   if (Since(last_rss_) >= 2) PollRss();
-  oracle_.CheckReady(
-      [this](int d, Time s, Time r) { return ExcuseFor(d, s, r); });
+  oracle_.CheckReady([this](int d, Time s, Time r) { return ExcuseFor(d, s, r); });
   if (o_.progress && Since(last_progress_) >= o_.progress_every_s) Progress();
 }
 
@@ -159,11 +158,12 @@ Status Runner::TakeSnapshot(SaAnswers* out) {
   };
   std::string text;
   int rc = -1;
-  Status st = tree_->fabric()->Run(
-      layout_.oracle, {kSnapshotTool, "--slids", list(slids_), "--dlids", list(lids_)}, &text,
-      &rc, 60s);
+  Status st = tree_->fabric()->Run(layout_.oracle,
+                                   {kSnapshotTool, "--slids", list(slids_), "--dlids", list(lids_)},
+                                   &text, &rc, 60s);
   if (!st.ok()) return st;
-  if (rc != 0) return Status::Error(EIO, "soak-sa-snapshot: exit " + std::to_string(rc) + ":\n" + text);
+  if (rc != 0)
+    return Status::Error(EIO, "soak-sa-snapshot: exit " + std::to_string(rc) + ":\n" + text);
   std::istringstream in(text);
   std::string line;
   while (std::getline(in, line)) {
@@ -270,7 +270,8 @@ void Runner::SyncOracle() {
   std::string label = Master()->node + " epoch " + std::to_string(k.epoch);
   const bool missed = MissedStates(k);
   if (missed)
-    Log(Printf("the SA held states no snapshot saw before %s; answers in between that match no "
+    Log(
+        Printf("the SA held states no snapshot saw before %s; answers in between that match no "
                "recorded state are not judged",
                label.c_str()));
   if (oracle_.AddSnapshot(change_start, t_read, label, answers, missed))
@@ -307,7 +308,8 @@ void Runner::PollLiveness() {
     ++r_->unexpected_exits;
     m->state = Member::kDead;
     Fail(Printf("%s on %s (pid %d) exited on its own: %s; its log ends:\n%s", m->role.c_str(),
-                m->node.c_str(), m->lives.back().pid, p ? ShellStatus(p->wait_status()).c_str() : "?",
+                m->node.c_str(), m->lives.back().pid,
+                p ? ShellStatus(p->wait_status()).c_str() : "?",
                 test::TailOfFile(m->lives.back().log.path, 3000).c_str()));
   }
   for (SmProc& sm : sms_) {
@@ -368,14 +370,13 @@ void Runner::Progress() {
   last_progress_ = Clock::now();
   const OracleCounts& c = oracle_.counts();
   Say(Printf("[%8.1f s] progress: events %d, resolves checked %" PRIu64 " (sent %" PRIu64
-             "), wrong %" PRIu64 ", stale %" PRIu64 " (max %.1f s), errors %" PRIu64
-             " (+%" PRIu64 " starting, %" PRIu64 " refused unconfirmed), unanswered %" PRIu64
-             " (+%" PRIu64
+             "), wrong %" PRIu64 ", stale %" PRIu64 " (max %.1f s), errors %" PRIu64 " (+%" PRIu64
+             " starting, %" PRIu64 " refused unconfirmed), unanswered %" PRIu64 " (+%" PRIu64
              " excused), SA states %zu (unjudged %" PRIu64 "), core %s epoch %" PRIu64 "%s",
-             Since(t0_), r_->events, c.checked, totals_.sent.load(), c.wrong, c.stale, c.max_stale_s,
-             c.errors_known, c.errors_startup, c.refused_unconfirmed, c.unanswered, c.unanswered_excused, c.snapshots,
-             c.unjudged,
-             MasterName().c_str(), CoreEpoch(), Master() ? "" : " (no master)"));
+             Since(t0_), r_->events, c.checked, totals_.sent.load(), c.wrong, c.stale,
+             c.max_stale_s, c.errors_known, c.errors_startup, c.refused_unconfirmed, c.unanswered,
+             c.unanswered_excused, c.snapshots, c.unjudged, MasterName().c_str(), CoreEpoch(),
+             Master() ? "" : " (no master)"));
 }
 
 }  // namespace run

@@ -54,10 +54,10 @@ struct FakeCore::Thunks {
 };
 
 const ssa_core_ops FakeCore::kOps = {
-    sizeof(ssa_core_ops), SSA_PROV_ABI_MAJOR, SSA_PROV_ABI_MINOR, Thunks::Log,
-    Thunks::ResolveDone,  Thunks::QueryDone,  Thunks::SaSend,     Thunks::TimerAdd,
-    Thunks::TimerCancel,  Thunks::FdWatch,    Thunks::FdUnwatch,  Thunks::ConfigForeach,
-    Thunks::ConfigWarn,   Thunks::CounterAdd,  Thunks::ConfigFormat,
+    sizeof(ssa_core_ops), SSA_PROV_ABI_MAJOR, SSA_PROV_ABI_MINOR,   Thunks::Log,
+    Thunks::ResolveDone,  Thunks::QueryDone,  Thunks::SaSend,       Thunks::TimerAdd,
+    Thunks::TimerCancel,  Thunks::FdWatch,    Thunks::FdUnwatch,    Thunks::ConfigForeach,
+    Thunks::ConfigWarn,   Thunks::CounterAdd, Thunks::ConfigFormat,
 };
 
 void FakeCore::SetOptions(const std::string& file, int first_line,

@@ -47,7 +47,7 @@ struct FakeNode : ssa::test::FakeCore {
   uint16_t lid = 0;
   uint64_t guid = 0;
   std::string options_file;  // its [acmp] section, also FakeCore::options
-  int aliases = 0;  // more names ("nodeN-aliasK") on the endpoint, set before Start
+  int aliases = 0;           // more names ("nodeN-aliasK") on the endpoint, set before Start
   // Provider contexts.
   void* prov_ctx = nullptr;
   void* dev_ctx = nullptr;

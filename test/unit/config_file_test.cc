@@ -148,13 +148,14 @@ TEST(OptionSet, WordsFromAListMatchWithoutRegardToCase) {
   std::string mode = "unix";
   bool flag = false;
   ssa::OptionSet opts;
-  opts.Enum<Preload>("preload", &preload,
-                     {{"none", Preload::kNone}, {"no", Preload::kNone}, {"acm_hosts", Preload::kHosts}});
+  opts.Enum<Preload>(
+      "preload", &preload,
+      {{"none", Preload::kNone}, {"no", Preload::kNone}, {"acm_hosts", Preload::kHosts}});
   opts.Choice("server_mode", &mode, {"unix", "loop", "open"});
   opts.Bool("flag", &flag);
-  auto notes = opts.Read({{"", "preload", "NO", 1}, {"", "server_mode", "Loop", 2},
-                          {"", "flag", "Yes", 3}},
-                         "t.cfg", ssa::OptionSet::WarnUnknown);
+  auto notes =
+      opts.Read({{"", "preload", "NO", 1}, {"", "server_mode", "Loop", 2}, {"", "flag", "Yes", 3}},
+                "t.cfg", ssa::OptionSet::WarnUnknown);
   LONGS_EQUAL(0, notes.size());
   CHECK(preload == Preload::kNone);
   STRCMP_EQUAL("loop", mode.c_str());  // as the list spells it
@@ -162,9 +163,10 @@ TEST(OptionSet, WordsFromAListMatchWithoutRegardToCase) {
   // A bad word: the list of the first name of each value.
   notes = opts.Read({{"", "preload", "dns", 4}}, "t.cfg", ssa::OptionSet::WarnUnknown);
   LONGS_EQUAL(1, notes.size());
-  STRCMP_EQUAL("t.cfg:4: bad value for 'preload': 'dns' is not one of none|acm_hosts; keeping the "
-               "default",
-               notes[0].ToString().c_str());
+  STRCMP_EQUAL(
+      "t.cfg:4: bad value for 'preload': 'dns' is not one of none|acm_hosts; keeping the "
+      "default",
+      notes[0].ToString().c_str());
 }
 
 TEST(OptionSet, NotesCarryFileLineAndSeverityAndUnknownKeysGoToTheReader) {

@@ -91,7 +91,10 @@ TEST_GROUP(AddrConfig){};
 
 TEST(AddrConfig, ANameWithANulOrControlCharacterIsSkippedWithAWarning) {
   // Found by the config fuzzer: the NUL cut the name short when printed.
-  std::string text = std::string("node\0x mlx4_0 1 default\nno\x01" "de mlx4_0 1 default\n", 47) +
+  std::string text = std::string(
+                         "node\0x mlx4_0 1 default\nno\x01"
+                         "de mlx4_0 1 default\n",
+                         47) +
                      "node2 mlx4_0 1 default\n";
   auto cfg = ssa::AddrConfig::Parse(text, "addr.cfg", true);
   LONGS_EQUAL(1, cfg.entries.size());

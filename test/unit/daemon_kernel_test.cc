@@ -333,11 +333,12 @@ TEST(DaemonKernel, AProvidersMalformedMetricsAreLeftOutAndCounted) {
   double core_count = ssa::test::PromSample(text, refused);
   LONGS_EQUAL(0, static_cast<long>(core_count) % 20);
   // testprov counted the refusals it was told of: the same number.
-  DOUBLES_EQUAL(core_count,
-                ssa::test::PromSample(text, "ibacm_testprov_refused_calls_total{provider=\"testprov\"}"),
-                0);
+  DOUBLES_EQUAL(
+      core_count,
+      ssa::test::PromSample(text, "ibacm_testprov_refused_calls_total{provider=\"testprov\"}"), 0);
   STRCMP_CONTAINS("ibacm_up 1\n", text.c_str());
-  STRCMP_CONTAINS("ibacm_testprov_samples_total{provider=\"testprov\",kind=\"ok\"} 1\n", text.c_str());
+  STRCMP_CONTAINS("ibacm_testprov_samples_total{provider=\"testprov\",kind=\"ok\"} 1\n",
+                  text.c_str());
   STRCMP_CONTAINS("ibacm_testprov_port_resolves_total{provider=\"testprov\",port=\"fake0:1\"} 0\n",
                   text.c_str());
   for (const char* left_out : {"testprov_no_prefix", "Camel", "ibacm_testprov:colon",

@@ -5,11 +5,11 @@
 // quickly in the middle of it) and its memory bounded: the database is
 // shared by every child's queue, not copied 1,000 times. Then every child
 // reads its whole transfer, intact.
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <netinet/in.h>
-#include <arpa/inet.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -84,7 +84,8 @@ struct Parent {
       CHECK_OK(tree::DataAddress::Parse("127.0.0.1:0", &any));
       CHECK_OK(server->Listen(any));
       std::string bytes(version_bytes, '\0');
-      for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>((i * 2654435761u) >> 13);
+      for (size_t i = 0; i < bytes.size(); ++i)
+        bytes[i] = static_cast<char>((i * 2654435761u) >> 13);
       auto shared = std::make_shared<const std::string>(std::move(bytes));
       server->Publish("smdb", {1, tree::DigestOf(*shared), shared}, nullptr, 0);
       return static_cast<int>(server->address().port);

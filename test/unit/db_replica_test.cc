@@ -121,7 +121,7 @@ TEST(DbReplica, DeltasWithoutTheSerializationFollowTheDigest) {
     paths[e % paths.size()].sl = static_cast<uint8_t>(e);  // replaced
     paths[(3 * e) % paths.size()].mtu = static_cast<uint8_t>(e % 5 + 1);
     if (e % 3 == 0) paths.erase(paths.begin() + static_cast<long>(e % paths.size()));  // removed
-    if (e % 4 == 0) {  // inserted
+    if (e % 4 == 0) {                                                                  // inserted
       PrdbPath r;
       r.dlid = static_cast<uint16_t>(200 + e);
       r.slid = 3;
@@ -146,8 +146,8 @@ TEST(DbReplica, DeltasWithoutTheSerializationFollowTheDigest) {
   uint8_t* h = reinterpret_cast<uint8_t*>(&d[section]);
   ssa::PutBe32(h + 48, ssa::GetBe32(h + 48) ^ 1);
   ssa::smdb::SealHeader(h, ssa::smdb::kDeltaSectionHeaderSize, 60);
-  CHECK(!fast.ApplyDelta(std::make_shared<std::string>(d), 11, 12, DigestOf(*Serialized(next)))
-             .ok());
+  CHECK(
+      !fast.ApplyDelta(std::make_shared<std::string>(d), 11, 12, DigestOf(*Serialized(next))).ok());
   CHECK(*fast.db() == cur);
 }
 

@@ -103,9 +103,7 @@ TEST(EventLoop, ATimerCancelledByAnEarlierHandlerOfTheSamePassNeverFires) {
   bool second = false, third = false, later = false;
   ssa::EventLoop::TimerId b = 0, c = 0;
   bool cancelled_b = false, cancelled_c = true;
-  loop->AddTimer(1ms, [&] {
-    cancelled_b = loop->CancelTimer(b);
-  });
+  loop->AddTimer(1ms, [&] { cancelled_b = loop->CancelTimer(b); });
   b = loop->AddTimer(1ms, [&] { second = true; });
   c = loop->AddTimer(1ms, [&] { third = true; });
   loop->AddTimer(1ms, [&] { cancelled_c = loop->CancelTimer(c); });

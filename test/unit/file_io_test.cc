@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "test/support/temp_dir.h"
 #include "test/support/check_ok.h"
+#include "test/support/temp_dir.h"
 
 namespace {
 

@@ -176,7 +176,8 @@ TEST(IbssaPath, AnswersAsTheProviderWould) {
   LONGS_EQUAL(0, ibssa_path_by_addr(h, IBSSA_PATH_ADDR_NAME, "hca10", 5, "self", 4, &p, &a));
   LONGS_EQUAL(10, be16toh(p.dlid));
   LONGS_EQUAL(0, a.src_type);  // named by the caller: not reported
-  LONGS_EQUAL(-ENODATA, ibssa_path_by_addr(h, IBSSA_PATH_ADDR_NAME, "hca10", 5, "other", 5, &p, &a));
+  LONGS_EQUAL(-ENODATA,
+              ibssa_path_by_addr(h, IBSSA_PATH_ADDR_NAME, "hca10", 5, "other", 5, &p, &a));
   // An IP: no endpoint has one, so the daemon's own pick is the source.
   uint8_t ip[4] = {10, 0, 0, 11};
   LONGS_EQUAL(0, ibssa_path_by_addr(h, IBSSA_PATH_ADDR_IP, ip, 4, nullptr, 0, &p, &a));

@@ -281,8 +281,7 @@ struct CoreOnFabric {
     CHECK_OK(loop.Init());
     log.set_level(ssa::LogLevel::kError);
     CHECK_OK(tree::DataAddress::Parse("127.0.0.1:7470", &address));
-    membership = std::make_unique<tree::Membership>(options, 0x1000 + kCoreLid,
-                                                    kCoreLid, address);
+    membership = std::make_unique<tree::Membership>(options, 0x1000 + kCoreLid, kCoreLid, address);
     membership->SetTopology(&topology);
     CHECK_OK(mads->Open(tree::kSsaClass, tree::kSsaClassVersion));
     core = std::make_unique<tree::CoreControlServer>(&loop, mads.get(), membership.get(), &log);

@@ -42,7 +42,7 @@ static_assert(kIn == (IB_PATH_PRIMARY | IB_PATH_INBOUND), "inbound flags");
 const uint8_t kSgid[16] = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x00, 0x02, 0xc9, 0x03, 0, 0, 0x12, 0x31};
 const uint8_t kDgid[16] = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x00, 0x02, 0xc9, 0x03, 0, 0, 0x12, 0x41};
 // Behind a router: another subnet prefix.
-const uint8_t kRemoteGid[16] = {0xfe, 0xc0, 0, 0, 0, 0, 0, 0x07,
+const uint8_t kRemoteGid[16] = {0xfe, 0xc0, 0,    0,    0, 0, 0,    0x07,
                                 0x00, 0x02, 0xc9, 0x03, 0, 0, 0x77, 0x01};
 
 // What the kernel's ib_nl_make_request() sends, with `use` in the header.
@@ -119,7 +119,8 @@ void CheckBytes(const std::vector<uint8_t>& want, const std::vector<uint8_t>& go
   LONGS_EQUAL(want.size(), got.size());
   MEMCMP_EQUAL(want.data(), got.data(), want.size());
   // Within what one answer may carry: the header and three records.
-  CHECK(got.size() <= NLMSG_HDRLEN + kMaxAnswerRecords * NLA_ALIGN(NLA_HDRLEN + sizeof(ib_path_rec_data)));
+  CHECK(got.size() <=
+        NLMSG_HDRLEN + kMaxAnswerRecords * NLA_ALIGN(NLA_HDRLEN + sizeof(ib_path_rec_data)));
 }
 
 void CheckSame(const ibv_path_record& want, const ibv_path_record& got) {
@@ -204,8 +205,7 @@ TEST(KernelLsAnswer, ARoutedUnidirectionalPathGetsTheOutboundRecordOnly) {
   LsRequest req = KernelRequest(LS_RESOLVE_PATH_USE_UNIDIRECTIONAL, 400, kRemoteGid);
   std::vector<uint8_t> got = EncodeResolveAnswer(req, &path);
   CheckBytes(Expected(400, {{kGmp, path}, {kOut, path}}), got);
-  KernelRead r =
-      Takes(got, 400, LS_RESOLVE_PATH_USE_UNIDIRECTIONAL, Kernel::kSince6_1, 2, path);
+  KernelRead r = Takes(got, 400, LS_RESOLVE_PATH_USE_UNIDIRECTIONAL, Kernel::kSince6_1, 2, path);
   LONGS_EQUAL(1, r.outbound);
   LONGS_EQUAL(-1, r.inbound);
   Takes(got, 400, LS_RESOLVE_PATH_USE_UNIDIRECTIONAL, Kernel::kUpTo6_0, 1, path);
@@ -272,6 +272,6 @@ TEST(KernelLsAnswer, TheCheckerRefusesWhatTheKernelRefuses) {
   not_primary.PathRecord(IB_PATH_OUTBOUND, path);
   refused(not_primary.Done(), LS_RESOLVE_PATH_USE_ALL, Kernel::kSince6_1);
   // ...while the same outbound record passes a UNIDIRECTIONAL mask.
-  CHECK_TRUE(KernelReadsAnswer(out_bytes, 77, LS_RESOLVE_PATH_USE_UNIDIRECTIONAL,
-                               Kernel::kUpTo6_0).taken);
+  CHECK_TRUE(
+      KernelReadsAnswer(out_bytes, 77, LS_RESOLVE_PATH_USE_UNIDIRECTIONAL, Kernel::kUpTo6_0).taken);
 }

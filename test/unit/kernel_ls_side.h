@@ -80,8 +80,8 @@ enum class Kernel { kUpTo6_0, kSince6_1 };
 // What the kernel made of an answer to a RESOLVE request it sent with
 // `path_use` and sequence number `seq`.
 struct KernelRead {
-  bool taken = false;  // the query completed with path records
-  std::string why;     // otherwise: why not (to the SA, or failed)
+  bool taken = false;                     // the query completed with path records
+  std::string why;                        // otherwise: why not (to the SA, or failed)
   std::vector<ib_path_rec_data> records;  // taken, in order
   // rdma_cm's sorting of `records` (indices into it, -1: none): the
   // path its CM uses, and the directional ones.

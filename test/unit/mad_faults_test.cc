@@ -99,7 +99,8 @@ TEST(MadFaults, DelayedMadsComeNoEarlierThanTheDelayAndInOrder) {
   ReceivedMad in;
   // Taken in but not due: EAGAIN, and the fd says so.
   CHECK_EQUAL(-EAGAIN, receiver->Receive(&in).code());
-  if (Clock::now() - t0 < 150ms) CHECK_FALSE(Readable(*receiver));  // (a loaded machine may be late)
+  if (Clock::now() - t0 < 150ms)
+    CHECK_FALSE(Readable(*receiver));  // (a loaded machine may be late)
   CHECK(Readable(*receiver, 20000));
   CHECK(Clock::now() - t0 >= 200ms);
   for (uint32_t i = 1; i <= 3; ++i) {

@@ -35,8 +35,7 @@ inline void CheckNoPath(const ssa::smdb::PathEngine& e, uint16_t slid, uint16_t 
   memset(&got, 0xAB, sizeof(got));
   ssa::smdb::PathStatus st = e.Compute(slid, dlid, &got);
   std::string where = "slid " + std::to_string(slid) + " dlid " + std::to_string(dlid);
-  STRCMP_EQUAL_TEXT(ssa::smdb::PathStatusName(want), ssa::smdb::PathStatusName(st),
-                    where.c_str());
+  STRCMP_EQUAL_TEXT(ssa::smdb::PathStatusName(want), ssa::smdb::PathStatusName(st), where.c_str());
   ibv_path_record zero;
   memset(&zero, 0, sizeof(zero));
   CHECK_TEXT(memcmp(&got, &zero, sizeof(got)) == 0, where.c_str());

@@ -389,8 +389,8 @@ TEST(PathEngine, APrdbRecordIsTheSasRecordInPrdbForm) {
           ibv_path_record r;
           PrdbPath direct, via;
           PathStatus a = e.ComputePrdb(s, d, &direct), b = e.Compute(s, d, &r);
-          std::string what = "case " + std::to_string(i) + ": " + std::to_string(s) + "->" +
-                             std::to_string(d);
+          std::string what =
+              "case " + std::to_string(i) + ": " + std::to_string(s) + "->" + std::to_string(d);
           CHECK_TEXT(a == b, what.c_str());
           if (a != PathStatus::kOk) continue;
           ToPrdbPath(r, &via);

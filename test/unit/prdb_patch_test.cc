@@ -221,6 +221,6 @@ TEST(PrdbPatch, APublicationMakesAVersionInPartsWholeForAFullTransfer) {
   std::shared_ptr<const std::string> sent = pub.CurrentBytes();
   CHECK(*sent == Bytes(Expected(records, 4)));
   CHECK_EQUAL(out.digest, Digest(*sent));
-  CHECK(image->MadeBytes() == sent);     // made once, kept
+  CHECK(image->MadeBytes() == sent);  // made once, kept
   CHECK(pub.CurrentBytes() == sent);
 }

@@ -50,8 +50,8 @@ TEST_GROUP(PrdbService) {
 
   // A service with every port of the two-switch fabric as a consumer,
   // holding epoch 1's PRDBs; *db is that SMDB.
-  std::unique_ptr<PrdbService> StartOnTwoSwitches(std::shared_ptr<Smdb>* db,
-                                                  std::vector<uint64_t>* consumers) {
+  std::unique_ptr<PrdbService> StartOnTwoSwitches(std::shared_ptr<Smdb> * db,
+                                                  std::vector<uint64_t> * consumers) {
     std::unique_ptr<PrdbService> svc = Make();
     *db = std::make_shared<Smdb>(TwoSwitchFabric());
     (*db)->global_epoch = 1;
@@ -62,9 +62,8 @@ TEST_GROUP(PrdbService) {
   }
 
   // Every consumer's PRDB in `svc` equals a whole build from `index`.
-  static void CheckEqualsWholeBuilds(const PrdbService& svc, const SmdbIndex& index,
-                                     uint64_t epoch, const std::vector<uint64_t>& consumers,
-                                     int round) {
+  static void CheckEqualsWholeBuilds(const PrdbService& svc, const SmdbIndex& index, uint64_t epoch,
+                                     const std::vector<uint64_t>& consumers, int round) {
     PathEngine engine(&index);
     for (uint64_t g : consumers) {
       Prdb full;

@@ -56,7 +56,6 @@ Prdb RandomPrdb(std::mt19937* rng, uint8_t lmc, uint8_t dlmc, int ports) {
   return db;
 }
 
-
 // Of several records for one pair, the last answers.
 const PrdbPath* RefFind(const Prdb& db, uint16_t slid, uint16_t dlid) {
   const PrdbPath* found = nullptr;
@@ -103,7 +102,8 @@ void CheckView(const Prdb& db, int ports) {
     const PrdbPath* r = RefByGid(*shared, g);
     CHECK(view.ByGid(g.data()) == r);
     bool any = false;
-    for (const PrdbPath& x : shared->paths.records) any |= x.dgid == g && (x.flags & kPathReversible);
+    for (const PrdbPath& x : shared->paths.records)
+      any |= x.dgid == g && (x.flags & kPathReversible);
     if (any) want.push_back(g);
   }
   std::vector<std::array<uint8_t, 16>> seen;

@@ -2,8 +2,8 @@
 // (common/metrics/): names checked, values and label values as the format
 // says, every write whole (a reader never sees half a file), a failing
 // write counted and retried, and the file gone at a clean stop.
-#include "common/metrics/metrics_file.h"
 #include "common/metrics/prom_text.h"
+#include "common/metrics/metrics_file.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -101,8 +101,7 @@ TEST(MetricsFile, WrittenWholeEveryIntervalReadableByAllAndGoneAtStop) {
   CHECK_EQUAL(0, stat(path.c_str(), &st));
   LONGS_EQUAL(0644, st.st_mode & 0777);
   CHECK(loop.RunUntil([&] { return f.writes() >= 3; }, std::chrono::seconds(5)));
-  STRCMP_CONTAINS(("test_snapshots_total " + std::to_string(n) + "\n").c_str(),
-                  Read(path).c_str());
+  STRCMP_CONTAINS(("test_snapshots_total " + std::to_string(n) + "\n").c_str(), Read(path).c_str());
   // No temporary file is left beside it.
   std::string ls;
   FILE* p = popen(("ls -A '" + dir + "'").c_str(), "r");

@@ -102,10 +102,11 @@ TEST(ProviderMetrics, TwoProvidersShareAFamilyEachWithItsOwnPorts) {
   std::string text = Snapshot({Source("a", give(kPortA, 1, &rc_a)), b});
   LONGS_EQUAL(0, rc_a);
   LONGS_EQUAL(0, rc_b);
-  STRCMP_CONTAINS("# TYPE ibacm_shared_total counter\n"
-                  "ibacm_shared_total{provider=\"a\",port=\"mlx5_0:1\"} 1\n"
-                  "ibacm_shared_total{provider=\"b\",port=\"mlx5_0:2\"} 2\n",
-                  text.c_str());
+  STRCMP_CONTAINS(
+      "# TYPE ibacm_shared_total counter\n"
+      "ibacm_shared_total{provider=\"a\",port=\"mlx5_0:1\"} 1\n"
+      "ibacm_shared_total{provider=\"b\",port=\"mlx5_0:2\"} 2\n",
+      text.c_str());
   CHECK(text.find("# TYPE ibacm_shared_total", text.find("ibacm_shared_total{")) ==
         std::string::npos);
   // The other provider's port is not one of a's.
@@ -154,20 +155,16 @@ TEST(ProviderMetrics, EachMalformedCallIsRefusedCountedAndTheRestWritten) {
   };
   const std::vector<Bad> sample_bad = {
       sample(kPortB, &ok, 1, 1),  // not this provider's port
-      sample(nullptr, &ok, 9, 1),
-      sample(nullptr, nullptr, 1, 1),
-      sample(nullptr, twice, 2, 1),
-      sample(nullptr, &no_value, 1, 1),
-      sample(nullptr, &too_long, 1, 1),
-      sample(nullptr, &ok, 1, -1),
-      sample(nullptr, &ok, 1, NAN),
-      sample(nullptr, &ok, 1, INFINITY),
-      sample(nullptr, &ok, 1, 5),          // the same series as the valid one
+      sample(nullptr, &ok, 9, 1),       sample(nullptr, nullptr, 1, 1),
+      sample(nullptr, twice, 2, 1),     sample(nullptr, &no_value, 1, 1),
+      sample(nullptr, &too_long, 1, 1), sample(nullptr, &ok, 1, -1),
+      sample(nullptr, &ok, 1, NAN),     sample(nullptr, &ok, 1, INFINITY),
+      sample(nullptr, &ok, 1, 5),        // the same series as the valid one
       sample(nullptr, reordered, 2, 1),  // the same series in another order
   };
   const ssa_metric_label bad_labels[] = {
-      {"Kind", "x"}, {"__name__", "x"}, {"provider", "x"}, {"port", "x"}, {"1st", "x"},
-      {"kind", "caf\xc3\xa9"}, {"kind", "a\tb"},
+      {"Kind", "x"}, {"__name__", "x"},       {"provider", "x"}, {"port", "x"},
+      {"1st", "x"},  {"kind", "caf\xc3\xa9"}, {"kind", "a\tb"},
   };
   auto collect = [&](const ssa_metrics_ops* m, ssa_metrics_sink_t* s) {
     LONGS_EQUAL(-EINVAL, m->sample(s, nullptr, &ok, 1, 1));  // no family yet

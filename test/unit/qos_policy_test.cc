@@ -45,9 +45,10 @@ SmdbQosLevel Level(uint16_t seq, uint8_t flags, uint8_t sl, const char* name) {
 //   rule 3: ServiceID 0x10000-0x1ffff -> level 4
 Smdb WithPolicy() {
   Smdb db = TwoSwitchFabric();
-  db.subnet.records[0].flags |= kSubnetQos | kSubnetQosReported | kSubnetQosPolicy | kSubnetQosTables;
-  SmdbQosLevel storage = Level(1, kQosLevelSl | kQosLevelMtu | kQosLevelRate | kQosLevelLife, 3,
-                               "storage");
+  db.subnet.records[0].flags |=
+      kSubnetQos | kSubnetQosReported | kSubnetQosPolicy | kSubnetQosTables;
+  SmdbQosLevel storage =
+      Level(1, kQosLevelSl | kQosLevelMtu | kQosLevelRate | kQosLevelLife, 3, "storage");
   storage.mtu_limit = 2;
   storage.rate_limit = 3;
   storage.pkt_life = 10;
@@ -85,7 +86,8 @@ TEST_GROUP(QosPolicy){};
 
 TEST(QosPolicy, RangesAreSearchedAsOpenSmDoes) {
   std::vector<QosRange> r = {{1, 3}, {7, 7}, {10, 20}, {30, 40}};
-  for (uint64_t v : {1, 2, 3, 7, 10, 15, 20, 30, 35, 40}) CHECK_TEXT(InRanges(r, v), std::to_string(v).c_str());
+  for (uint64_t v : {1, 2, 3, 7, 10, 15, 20, 30, 35, 40})
+    CHECK_TEXT(InRanges(r, v), std::to_string(v).c_str());
   for (uint64_t v : {0, 4, 6, 8, 9, 21, 29, 41, 1000}) CHECK_FALSE(InRanges(r, v));
   CHECK_FALSE(InRanges({}, 1));
   CHECK(InRanges({{5, 5}}, 5));
@@ -147,8 +149,9 @@ TEST(QosPolicy, TheEngineAppliesTheLevelAsTheSaDoes) {
   CheckPath(prdb, 10, 12, Expected(A, 10, B, 12, 0x8002, 7, 5, 7, 18, true));
   // S1 -> D asks with the first P_Key both share, of partition 0x0002:
   // the P_Key rule comes before the switches' rule, so SL 7 and that P_Key.
-  s1_d.pkey = htobe16(plain_index->CommonPkey(plain_index->port(plain_index->PortByLid(1)).pkey_table,
-                                              plain_index->port(plain_index->PortByLid(18)).pkey_table));
+  s1_d.pkey =
+      htobe16(plain_index->CommonPkey(plain_index->port(plain_index->PortByLid(1)).pkey_table,
+                                      plain_index->port(plain_index->PortByLid(18)).pkey_table));
   CHECK_EQUAL(0x0002, be16toh(s1_d.pkey) & 0x7fff);
   s1_d.qosclass_sl = htobe16(7);
   CheckPath(prdb, 1, 18, s1_d);

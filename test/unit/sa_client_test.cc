@@ -487,8 +487,8 @@ TEST(SaClient, SendFailures) {
   LONGS_EQUAL(-EIO, Query(7).code());  // immediate: callback never called
   wire->send_error = 0;
   CHECK_OK(Query(8));
-  CHECK_OK(Query(9));         // queued
-  wire->send_error = -EIO;    // retry of 8 and the dispatch of 9 fail
+  CHECK_OK(Query(9));       // queued
+  wire->send_error = -EIO;  // retry of 8 and the dispatch of 9 fail
   CHECK_TRUE(Run([&] { return answers.size() == 2; }));
   LONGS_EQUAL(-EIO, answers[0].status);
   LONGS_EQUAL(-EIO, answers[1].status);

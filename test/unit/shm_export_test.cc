@@ -48,9 +48,7 @@ ExportPort Port() {
 
 }  // namespace
 
-TEST_GROUP(ShmExport) {
-  ssa::test::TempDir dir{"shm-export-test."};
-};
+TEST_GROUP(ShmExport) { ssa::test::TempDir dir{"shm-export-test."}; };
 
 TEST(ShmExport, APublicationGatheredBeforeAnInvalidationPublishesNothing) {
   ShmExport out(dir.path() + "/ibacm-unix.sock");

@@ -3,8 +3,8 @@
 // every search; any truncation, a foreign or newer object, a flipped byte
 // and tables pointing outside the object (with a correct checksum) are
 // rejected with a reason, never read past their end.
-#include <cerrno>
 #include <unistd.h>
+#include <cerrno>
 
 #include <cstring>
 #include <string>
@@ -54,7 +54,8 @@ TEST(ShmPrdbFormat, BuiltObjectValidatesAndAnswersEverySearch) {
     CHECK(p != nullptr);
     LONGS_EQUAL(d, p->dlid);
     CHECK(p == ibssa_shm_find_gid(o.data(), port, Gid(1, d).data()));
-    MEMCMP_EQUAL(Gid(1, d).data(), ibssa_shm_find_name(o.data(), ("hCa" + std::to_string(d)).c_str()), 16);
+    MEMCMP_EQUAL(Gid(1, d).data(),
+                 ibssa_shm_find_name(o.data(), ("hCa" + std::to_string(d)).c_str()), 16);
     uint8_t ip[4] = {10, 0, 0, static_cast<uint8_t>(d)};
     MEMCMP_EQUAL(Gid(1, d).data(), ibssa_shm_find_ip(o.data(), ip, 4), 16);
   }
@@ -63,7 +64,8 @@ TEST(ShmPrdbFormat, BuiltObjectValidatesAndAnswersEverySearch) {
   CHECK(ibssa_shm_find_gid(o.data(), port, Gid(1, 99).data()) == nullptr);
   CHECK(ibssa_shm_find_name(o.data(), "hca99") == nullptr);
   CHECK(ibssa_shm_find_name(o.data(), "") == nullptr);
-  const ibssa_shm_src* s = ibssa_shm_find_src(o.data(), 1, reinterpret_cast<const uint8_t*>("self"), 4);
+  const ibssa_shm_src* s =
+      ibssa_shm_find_src(o.data(), 1, reinterpret_cast<const uint8_t*>("self"), 4);
   CHECK(s != nullptr);
   CHECK(ibssa_shm_find_src(o.data(), 1, reinterpret_cast<const uint8_t*>("sel"), 3) == nullptr);
 }
@@ -105,17 +107,21 @@ TEST(ShmPrdbFormat, TablesOutsideTheObjectAreRejectedEvenWhenSealed) {
       {"IP", [](std::string* s) { Header(s)->ips_offset = ~0ull - 7; }},
       {"source", [](std::string* s) { Header(s)->srcs_offset += 4; }},
       {"default source", [](std::string* s) { Header(s)->default_src = 5; }},
-      {"path", [](std::string* s) {
+      {"path",
+       [](std::string* s) {
          reinterpret_cast<ibssa_shm_port*>(&(*s)[Header(s)->ports_offset])->paths_count = 1000;
        }},
-      {"names path", [](std::string* s) {
+      {"names path",
+       [](std::string* s) {
          ibssa_shm_port* p = reinterpret_cast<ibssa_shm_port*>(&(*s)[Header(s)->ports_offset]);
          reinterpret_cast<ibssa_shm_gid*>(&(*s)[p->gids_offset])->path_index = 3;
        }},
-      {"P_Keys", [](std::string* s) {
+      {"P_Keys",
+       [](std::string* s) {
          reinterpret_cast<ibssa_shm_port*>(&(*s)[Header(s)->ports_offset])->pkey_count = 33;
        }},
-      {"not sorted", [](std::string* s) {
+      {"not sorted",
+       [](std::string* s) {
          ibssa_shm_port* p = reinterpret_cast<ibssa_shm_port*>(&(*s)[Header(s)->ports_offset]);
          reinterpret_cast<ibssa_shm_path*>(&(*s)[p->paths_offset])->dlid = 9;
        }},

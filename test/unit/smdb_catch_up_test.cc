@@ -198,7 +198,7 @@ TEST(SmdbCatchUp, SpliceCatchUpRefusesAnotherLayout) {
   b.links.records.pop_back();  // b: one link fewer
   BumpEpochs(a, &b);
   ReplaceOnly(&rng, &c);
-  BumpEpochs(b, &c);  // c: a's layout
+  BumpEpochs(b, &c);           // c: a's layout
   c.links.records.pop_back();  // ... but one link fewer, as b
   std::string ab, bc;
   CHECK_OK(MakeDelta(a, b, &ab));

@@ -114,8 +114,9 @@ TEST(SmdbCorrupt, ReservedFieldsAndHeaderSizes) {
   ExpectRejected(b, EBADMSG, {"header: reserved field is not zero"});
   b = good;
   PutU16(&b, 10, 40);
-  ExpectRejected(b, EBADMSG, {"header_size 40 invalid for version 1." +
-                                  std::to_string(ssa::smdb::kFormatMinor)});
+  ExpectRejected(
+      b, EBADMSG,
+      {"header_size 40 invalid for version 1." + std::to_string(ssa::smdb::kFormatMinor)});
   b = good;
   PutU32(&b, sections[2].header + 24, 7);
   smdb_test::ResealSection(&b, sections[2].header);
@@ -175,8 +176,9 @@ TEST(SmdbCorrupt, UnknownTableIdIsRejectedInTheSameMinor) {
   b.append(reinterpret_cast<const char*>(extra), 32);
   PutU32(&b, 12, static_cast<uint32_t>(sections.size() + 1));
   smdb_test::ResealFileHeader(&b);
-  ExpectRejected(b, EBADMSG, {"smdb: table id 42: unknown table id in a version 1." +
-                                  std::to_string(ssa::smdb::kFormatMinor) + " smdb"});
+  ExpectRejected(b, EBADMSG,
+                 {"smdb: table id 42: unknown table id in a version 1." +
+                  std::to_string(ssa::smdb::kFormatMinor) + " smdb"});
 }
 
 TEST(SmdbCorrupt, TablesOutOfOrderMissingOrTrailing) {
@@ -192,8 +194,9 @@ TEST(SmdbCorrupt, TablesOutOfOrderMissingOrTrailing) {
   const uint32_t n = static_cast<uint32_t>(sections.size());
   PutU32(&b, 12, n - 1);
   smdb_test::ResealFileHeader(&b);
-  ExpectRejected(b, EBADMSG, {"smdb: table 'links' (id 5): missing (the header lists " +
-                                  std::to_string(n - 1) + " tables)"});
+  ExpectRejected(b, EBADMSG,
+                 {"smdb: table 'links' (id 5): missing (the header lists " + std::to_string(n - 1) +
+                  " tables)"});
   // A table twice.
   b = good.substr(0, links.end()) + good.substr(links.header, links.end() - links.header) +
       good.substr(links.end());
@@ -218,8 +221,8 @@ TEST(SmdbCorrupt, WrongDbType) {
 // The reader takes what it knows and skips the rest.
 TEST(SmdbCorrupt, NewerMinorIsReadForwardCompatibly) {
   std::string b = good.substr(0, 32);
-  PutU16(&b, 6, 3);    // minor 3
-  PutU16(&b, 10, 40);  // header_size
+  PutU16(&b, 6, 3);                                            // minor 3
+  PutU16(&b, 10, 40);                                          // header_size
   PutU32(&b, 12, static_cast<uint32_t>(sections.size() + 1));  // one more table
   b.append(8, '\x5a');
   smdb_test::ResealFileHeader(&b);

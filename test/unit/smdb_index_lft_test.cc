@@ -170,7 +170,8 @@ void CheckSameAsWhole(const Smdb& db, const SmdbIndex& got, const std::string& w
     CHECK_EQUAL_TEXT(want->nodes()[n].guid, got.nodes()[n].guid, what.c_str());
     const uint32_t top = std::max(want->nodes()[n].lft_size, got.nodes()[n].lft_size) + 70;
     for (uint32_t lid = 0; lid < top && lid <= 0xFFFF; ++lid)
-      if (want->LftPort(n, static_cast<uint16_t>(lid)) != got.LftPort(n, static_cast<uint16_t>(lid)))
+      if (want->LftPort(n, static_cast<uint16_t>(lid)) !=
+          got.LftPort(n, static_cast<uint16_t>(lid)))
         FAIL((what + ": node " + std::to_string(n) + " LID " + std::to_string(lid)).c_str());
   }
   CHECK_EQUAL_TEXT(want->ports().size(), got.ports().size(), what.c_str());
@@ -227,10 +228,10 @@ TEST(SmdbIndexLftCatchUp, ChainsOfRandomChangesEqualWholeBuilds) {
       db = std::move(next);
     }
     // Most versions only move LFT entries: most must have caught up.
-    CHECK_TEXT(b.catch_ups > b.whole, ("seed " + std::to_string(seed) + ": " +
-                                       std::to_string(b.catch_ups) + " caught up, " +
-                                       std::to_string(b.whole) + " whole")
-                                          .c_str());
+    CHECK_TEXT(b.catch_ups > b.whole,
+               ("seed " + std::to_string(seed) + ": " + std::to_string(b.catch_ups) +
+                " caught up, " + std::to_string(b.whole) + " whole")
+                   .c_str());
   }
 }
 
@@ -268,8 +269,10 @@ TEST(SmdbIndexLftCatchUp, CatchesUpExactlyWhenTheChainAndLayoutHold) {
   // One switch's top down, the next one's up: another layout of the same
   // size, whole.
   Smdb v5 = v4;
-  v5.switches.records[0].lin_fdb_top = static_cast<uint16_t>(v5.switches.records[0].lin_fdb_top - 1);
-  v5.switches.records[1].lin_fdb_top = static_cast<uint16_t>(v5.switches.records[1].lin_fdb_top + 1);
+  v5.switches.records[0].lin_fdb_top =
+      static_cast<uint16_t>(v5.switches.records[0].lin_fdb_top - 1);
+  v5.switches.records[1].lin_fdb_top =
+      static_cast<uint16_t>(v5.switches.records[1].lin_fdb_top + 1);
   BumpEpochs(v4, &v5);
   std::string d45 = DeltaOf(v4, v5);
   CHECK_FALSE(b.Next(v5, &d45, "v5"));
@@ -415,8 +418,8 @@ TEST(LftLineage, ChainsOnlyThroughDeltasFromTheVersionBefore) {
   CHECK_FALSE(l.ChangedBlocks(s0, s1, &blocks));  // v0's digest unknown
   CHECK_TRUE(l.ChangedBlocks(s1, s2, &blocks));
   CHECK_EQUAL(1u, blocks.size());
-  CHECK(blocks[0] == LftLineage::Block(v2.lft_blocks.records[3].node_guid,
-                                       v2.lft_blocks.records[3].block));
+  CHECK(blocks[0] ==
+        LftLineage::Block(v2.lft_blocks.records[3].node_guid, v2.lft_blocks.records[3].block));
   CHECK_TRUE(l.ChangedBlocks(s2, s2, &blocks));
   CHECK(blocks.empty());
   CHECK_FALSE(l.ChangedBlocks(s2, s1, &blocks));  // backwards

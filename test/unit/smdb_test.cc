@@ -86,9 +86,9 @@ TEST(Smdb, Crc32CombineAndPatchMatchAFullPass) {
   for (int i = 0; i < 5000; ++i) data += static_cast<char>((i * 131) ^ (i >> 3));
   const uint8_t* d = reinterpret_cast<const uint8_t*>(data.data());
   for (size_t split : {size_t{0}, size_t{1}, size_t{7}, size_t{123}, size_t{4096}, data.size()})
-    UNSIGNED_LONGS_EQUAL(Crc32(d, data.size()),
-                         Crc32Combine(Crc32(d, split), Crc32(d + split, data.size() - split),
-                                      data.size() - split));
+    UNSIGNED_LONGS_EQUAL(
+        Crc32(d, data.size()),
+        Crc32Combine(Crc32(d, split), Crc32(d + split, data.size() - split), data.size() - split));
   uint32_t crc = Crc32(d, data.size());
   std::string changed = data;
   for (size_t off : {size_t{0}, size_t{10}, size_t{2500}, size_t{4950}}) {
@@ -105,10 +105,10 @@ TEST(Smdb, Crc32CombineAndPatchMatchAFullPass) {
 
 TEST(Smdb, SchemasListTablesInIdOrder) {
   const DbSchema& s = Smdb::Schema();
-  const char* names[] = {"subnet",          "guid_lids",  "nodes",       "ports",
-                         "links",           "switches",   "lft_blocks",  "pkey_blocks",
-                         "partitions",      "prefix_routes", "qos_levels", "qos_groups",
-                         "qos_group_ports", "qos_rules",  "qos_rule_groups", "qos_ranges",
+  const char* names[] = {"subnet",          "guid_lids",      "nodes",           "ports",
+                         "links",           "switches",       "lft_blocks",      "pkey_blocks",
+                         "partitions",      "prefix_routes",  "qos_levels",      "qos_groups",
+                         "qos_group_ports", "qos_rules",      "qos_rule_groups", "qos_ranges",
                          "route_sls",       "route_sl_hints", "sl2vl_drops"};
   const uint32_t sizes[] = {44, 20, 94, 38, 18, 16, 74, 70, 36, 20, 39, 35, 10, 4, 7, 22, 7, 2, 12};
   LONGS_EQUAL(19, s.tables.size());

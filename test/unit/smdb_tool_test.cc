@@ -104,24 +104,36 @@ TEST(SmdbTool, DumpListsEveryTableWithTheFabricsRecords) {
   // switches; their ports (CA port 1, switch port 0, S1's 6 and S2's 8
   // external ports); 11 cables, both directions; one LFT block (LIDs
   // below 64) per switch; 4 P_Key tables, 2 partitions.
-  const std::map<std::string, size_t> want = {
-      {"subnet", 1},     {"guid_lids", 12},   {"nodes", 12},     {"ports", 10 + 2 + 6 + 8},
-      {"links", 2 * 11}, {"switches", 2},     {"lft_blocks", 2}, {"pkey_blocks", 4},
-      {"partitions", 2}, {"prefix_routes", 0}, {"qos_levels", 0}, {"qos_groups", 0},
-      {"qos_group_ports", 0}, {"qos_rules", 0}, {"qos_rule_groups", 0}, {"qos_ranges", 0},
-      {"route_sls", 0}, {"route_sl_hints", 0}, {"sl2vl_drops", 0}};
+  const std::map<std::string, size_t> want = {{"subnet", 1},          {"guid_lids", 12},
+                                              {"nodes", 12},          {"ports", 10 + 2 + 6 + 8},
+                                              {"links", 2 * 11},      {"switches", 2},
+                                              {"lft_blocks", 2},      {"pkey_blocks", 4},
+                                              {"partitions", 2},      {"prefix_routes", 0},
+                                              {"qos_levels", 0},      {"qos_groups", 0},
+                                              {"qos_group_ports", 0}, {"qos_rules", 0},
+                                              {"qos_rule_groups", 0}, {"qos_ranges", 0},
+                                              {"route_sls", 0},       {"route_sl_hints", 0},
+                                              {"sl2vl_drops", 0}};
   // Record names as the format spec (smdb_records.h) gives them.
-  const std::map<std::string, std::string> record = {
-      {"subnet", "subnet"},        {"guid_lids", "guid_lid"},
-      {"nodes", "node"},           {"ports", "port"},
-      {"links", "link"},           {"switches", "switch"},
-      {"lft_blocks", "lft_block"}, {"pkey_blocks", "pkey_block"},
-      {"partitions", "partition"}, {"prefix_routes", "prefix_route"},
-      {"qos_levels", "qos_level"}, {"qos_groups", "qos_group"},
-      {"qos_group_ports", "qos_group_port"}, {"qos_rules", "qos_rule"},
-      {"qos_rule_groups", "qos_rule_group"}, {"qos_ranges", "qos_range"},
-      {"route_sls", "route_sl"}, {"route_sl_hints", "route_sl_hint"},
-      {"sl2vl_drops", "sl2vl_drop"}};
+  const std::map<std::string, std::string> record = {{"subnet", "subnet"},
+                                                     {"guid_lids", "guid_lid"},
+                                                     {"nodes", "node"},
+                                                     {"ports", "port"},
+                                                     {"links", "link"},
+                                                     {"switches", "switch"},
+                                                     {"lft_blocks", "lft_block"},
+                                                     {"pkey_blocks", "pkey_block"},
+                                                     {"partitions", "partition"},
+                                                     {"prefix_routes", "prefix_route"},
+                                                     {"qos_levels", "qos_level"},
+                                                     {"qos_groups", "qos_group"},
+                                                     {"qos_group_ports", "qos_group_port"},
+                                                     {"qos_rules", "qos_rule"},
+                                                     {"qos_rule_groups", "qos_rule_group"},
+                                                     {"qos_ranges", "qos_range"},
+                                                     {"route_sls", "route_sl"},
+                                                     {"route_sl_hints", "route_sl_hint"},
+                                                     {"sl2vl_drops", "sl2vl_drop"}};
   std::map<std::string, size_t> header_count, line_count;
   std::string table;
   for (size_t i = 1; i < lines.size(); ++i) {

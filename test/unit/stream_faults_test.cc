@@ -85,9 +85,12 @@ void WriteAll(Stream* s, const std::string& data) {
   auto end = Clock::now() + kBound;
   while (off < data.size() && Clock::now() < end) {
     ssize_t n = s->Write(data.data() + off, data.size() - off);
-    if (n > 0) off += static_cast<size_t>(n);
-    else if (n == -EAGAIN) WaitFd(s->fd(), POLLOUT, 100ms);
-    else FAIL("write failed");
+    if (n > 0)
+      off += static_cast<size_t>(n);
+    else if (n == -EAGAIN)
+      WaitFd(s->fd(), POLLOUT, 100ms);
+    else
+      FAIL("write failed");
   }
   CHECK_EQUAL(data.size(), off);
 }
@@ -185,9 +188,12 @@ TEST(StreamFaults, AStalledReaderMakesTheWriterWaitThenItResumes) {
   while (got.size() < data.size() && Clock::now() < end) {
     if (off < data.size()) {
       ssize_t n = server->Write(data.data() + off, data.size() - off);
-      if (n > 0) off += static_cast<size_t>(n);
-      else if (n == -EAGAIN) ++eagains;
-      else FAIL("write failed");
+      if (n > 0)
+        off += static_cast<size_t>(n);
+      else if (n == -EAGAIN)
+        ++eagains;
+      else
+        FAIL("write failed");
     }
     WaitFd(client->fd(), POLLIN, 20ms);
     CHECK_EQUAL(-EAGAIN, ReadSome(client.get(), &got));

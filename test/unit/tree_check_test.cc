@@ -46,8 +46,8 @@ std::string Node(const char* role, int lid, int parent, int backup, int epoch, i
   return "{\"role\": \"" + std::string(role) + "\", \"guid\": \"0x" + std::to_string(lid) +
          "\", \"lid\": " + std::to_string(lid) + ", \"parent_lid\": " + std::to_string(parent) +
          ", \"backup_lid\": " + std::to_string(backup) + ", \"epoch\": " + std::to_string(epoch) +
-         ", \"children\": " + std::to_string(children) + ", \"refused\": 0, \"reconnects\": " +
-         std::to_string(reconnects) + "}";
+         ", \"children\": " + std::to_string(children) +
+         ", \"refused\": 0, \"reconnects\": " + std::to_string(reconnects) + "}";
 }
 std::string ReadAll(const std::string& path) {
   std::ifstream in(path);
@@ -103,7 +103,8 @@ TEST(TreeCheck, ALaggingParentIsCritical) {
                               Node("access", 4, 2, 0, 7, 1), Node("consumer", 7, 4, 2, 7)}));
   CHECK(r.status == Severity::kCritical);
   std::string text = RenderCheck(r);
-  STRCMP_CONTAINS("CRITICAL: access lid 4 guid 0x4: at epoch 7, 2 behind the core's 9", text.c_str());
+  STRCMP_CONTAINS("CRITICAL: access lid 4 guid 0x4: at epoch 7, 2 behind the core's 9",
+                  text.c_str());
   STRCMP_CONTAINS("(its subtree is stale)", text.c_str());
   // Critical findings first, the summary last.
   CHECK_EQUAL(0u, text.find("CRITICAL: "));
@@ -112,8 +113,8 @@ TEST(TreeCheck, ALaggingParentIsCritical) {
 }
 
 TEST(TreeCheck, AConsumerWithoutABackupParentIsAWarning) {
-  CheckResult r = Check(Tree({Core(9, 100), Node("access", 4, 1, 0, 9, 1),
-                              Node("consumer", 7, 4, 0, 9)}));
+  CheckResult r =
+      Check(Tree({Core(9, 100), Node("access", 4, 1, 0, 9, 1), Node("consumer", 7, 4, 0, 9)}));
   CHECK(r.status == Severity::kWarning);
   STRCMP_CONTAINS("WARNING: consumer lid 7 guid 0x7: no backup parent\n", RenderCheck(r).c_str());
 }
@@ -250,9 +251,8 @@ TEST(TreeCheck, WatchEndsOnSigterm) {
   std::ofstream(f) << Healthy();
   pid_t pid = Spawn({"--watch", "--state", f, "--interval", "3600"}, out);
   CHECK(pid > 0);
-  CHECK(ssa::test::PollUntil(std::chrono::seconds(20), [&] {
-    return ReadAll(out).find("--- ") != std::string::npos;
-  }));
+  CHECK(ssa::test::PollUntil(std::chrono::seconds(20),
+                             [&] { return ReadAll(out).find("--- ") != std::string::npos; }));
   kill(pid, SIGTERM);
   CHECK_EQUAL(0, WaitExit(pid, std::chrono::seconds(20)));
 }

@@ -142,8 +142,8 @@ TEST(TreeFrame, LargeFramesArriveWholeHoweverTheStreamIsCut) {
       while (r.Next(&f)) {
         CHECK(next < 6);
         CHECK(f.type == FrameType::kXferData);
-        CHECK_TEXT(f.payload == payloads[next], ("frame " + std::to_string(next) + ", reads of " +
-                                                 std::to_string(cut)).c_str());
+        CHECK_TEXT(f.payload == payloads[next],
+                   ("frame " + std::to_string(next) + ", reads of " + std::to_string(cut)).c_str());
         ++next;
       }
     }
@@ -183,11 +183,11 @@ TEST(TreeFrame, LargePayloadsReadStraightIntoTheirFrame) {
       }
       while (r.Next(&f)) {
         CHECK(next < 8);
-        CHECK_TEXT(f.payload == payloads[next], ("frame " + std::to_string(next) + ", reads of " +
-                                                 std::to_string(cut)).c_str());
-        CHECK_EQUAL(ssa::smdb::Crc32(reinterpret_cast<const uint8_t*>(f.payload.data()),
-                                     f.payload.size()),
-                    f.crc);
+        CHECK_TEXT(f.payload == payloads[next],
+                   ("frame " + std::to_string(next) + ", reads of " + std::to_string(cut)).c_str());
+        CHECK_EQUAL(
+            ssa::smdb::Crc32(reinterpret_cast<const uint8_t*>(f.payload.data()), f.payload.size()),
+            f.crc);
         ++next;
       }
     }

@@ -85,8 +85,8 @@ std::string MutatePkeysOrRates(std::mt19937* rng, Smdb* db) {
     auto& p = db->ports.records[pick(db->ports.records.size())];
     p.rate = static_cast<uint8_t>(15 + pick(8));  // 25 .. 600 Gb/s codes
     p.capability_mask |= pick(2) ? kCapHasCapMask2 : 0;
-    p.capability_mask2 = static_cast<uint16_t>((pick(2) ? kCap2Width2x : 0) |
-                                               (pick(2) ? kCap2SpeedHdr : 0));
+    p.capability_mask2 =
+        static_cast<uint16_t>((pick(2) ? kCap2Width2x : 0) | (pick(2) ? kCap2SpeedHdr : 0));
     return "2x/HDR rate of port " + std::to_string(p.port_num);
   }
   if (pick(3) == 0) {
@@ -171,7 +171,8 @@ TEST(WholePrdb, RandomChangesKeepThePairByPairRecords) {
     std::string what = "trial " + std::to_string(trial) + ":";
     int changes = 1 + static_cast<int>(rng() % 4);
     for (int i = 0; i < changes; ++i)
-      what += " " + (rng() % 3 == 0 ? MutatePkeysOrRates(&rng, &db) : MutateFabric(&rng, &db)) + ";";
+      what +=
+          " " + (rng() % 3 == 0 ? MutatePkeysOrRates(&rng, &db) : MutateFabric(&rng, &db)) + ";";
     std::unique_ptr<SmdbIndex> x = SortedIndex(&db);
     if (!x) continue;  // e.g. an inconsistent link
     records += CompareEveryPort(*x, what, true);
@@ -190,8 +191,8 @@ TEST(WholePrdb, TwoXAndHdrRatesAreFixedUpAsPairByPair) {
     for (SmdbPort& p : db.ports.records) {
       p.rate = static_cast<uint8_t>(19 + rng() % 4);  // 28, 50, 400, 600 Gb/s codes
       p.capability_mask |= (rng() % 4) ? kCapHasCapMask2 : 0;
-      p.capability_mask2 = static_cast<uint16_t>((rng() % 2 ? kCap2Width2x : 0) |
-                                                 (rng() % 2 ? kCap2SpeedHdr : 0));
+      p.capability_mask2 =
+          static_cast<uint16_t>((rng() % 2 ? kCap2Width2x : 0) | (rng() % 2 ? kCap2SpeedHdr : 0));
     }
     std::unique_ptr<SmdbIndex> x = SortedIndex(&db);
     CHECK(x != nullptr);

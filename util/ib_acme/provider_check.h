@@ -48,8 +48,7 @@ class ProviderTest {
   bool TestService(const std::string& svc, const std::vector<TestTarget>& targets,
                    TestSummary* summary);
   TargetResult TestOne(const TestTarget& target, PathVerifier* verifier);
-  bool SaAlsoAnswers(const TestTarget& target, const ibv_path_record& path,
-                     PathVerifier* verifier);
+  bool SaAlsoAnswers(const TestTarget& target, const ibv_path_record& path, PathVerifier* verifier);
   // The daemon's answer for `target`; false with `*error` when it had none.
   bool Resolve(const TestTarget& target, ibv_path_record* path, std::string* error);
   // (Re)connects to svc_, dropping whatever the old connection still held.
@@ -60,7 +59,7 @@ class ProviderTest {
   bool terminal_;
   std::string svc_;  // the service being tested
   AcmClient client_;
-  ShmResolver shm_;  // --shm: resolves go through libibssa_path
+  ShmResolver shm_;                              // --shm: resolves go through libibssa_path
   std::unique_ptr<SaPathVerifier> sa_verifier_;  // --verify sa
   bool have_source_ = false;
   TestTarget source_;  // -s, read in the destinations' format

@@ -145,8 +145,7 @@ bool ParseArgs(int argc, char** argv, Args* a) {
       a->query.has_service_id = true;
       a->query.service_id = x;
       ++i;
-    }
-    else {
+    } else {
       fprintf(stderr, "ssa-smdb: unknown option '%s'\n", o.c_str());
       return false;
     }

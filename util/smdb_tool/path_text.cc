@@ -56,8 +56,7 @@ std::string FormatPathLine(uint16_t slid, uint16_t dlid, smdb::PathStatus status
   line += " reversible=" + std::to_string(r.reversible ? 1 : 0);
   line += " preference=" + std::to_string(r.preference);
   unsigned span = smdb::PathSlSpan(flags);
-  if (span > 1)
-    line += " sl_range=" + std::to_string(r.sl) + "-" + std::to_string(r.sl + span - 1);
+  if (span > 1) line += " sl_range=" + std::to_string(r.sl) + "-" + std::to_string(r.sl + span - 1);
   if (flags & smdb::kPathInexact) line += " exact=no why=" + smdb::InexactReasons(flags);
   return line;
 }

@@ -65,11 +65,11 @@ struct CompareResult {
   size_t matched = 0;  // same record, or no path on both sides
   size_t no_path = 0;  // ... of which no path on both sides
   size_t mismatched = 0;
-  size_t not_exact = 0;          // marked not exact: consumers ask the SA for these
-  size_t not_exact_differ = 0;   // ... of which the SA's answer does differ
-  size_t sl_drawn = 0;  // SL drawn among several (smdb::PathSlSpan): any of them matches
-  size_t sa_failures = 0;  // timeouts and SA errors other than no records
-  double sa_seconds = 0;   // first query sent to last answer
+  size_t not_exact = 0;         // marked not exact: consumers ask the SA for these
+  size_t not_exact_differ = 0;  // ... of which the SA's answer does differ
+  size_t sl_drawn = 0;          // SL drawn among several (smdb::PathSlSpan): any of them matches
+  size_t sa_failures = 0;       // timeouts and SA errors other than no records
+  double sa_seconds = 0;        // first query sent to last answer
   double engine_ns_per_path = 0;
   uint16_t requester_lid = 0;
 };

@@ -181,7 +181,8 @@ int main(int argc, char** argv) {
       &loop, &log, false, [&] { return loop.Run(); }, [&] { loop.Stop(); },
       [&] {
         consumer->Stop();
-        log.Log(ssa::LogLevel::kInfo, "exiting; counters: %s", StatsText(consumer->stats()).c_str());
+        log.Log(ssa::LogLevel::kInfo, "exiting; counters: %s",
+                StatsText(consumer->stats()).c_str());
       });
   return rc ? rc : exit_code;
 }

@@ -71,7 +71,8 @@ class Checker {
     // Unknown publication time (an old core): the lag counts at once.
     if (epoch < core_epoch && (published < 0 || published > o_.grace_s)) {
       bool parent = role != "consumer";
-      std::string since = published < 0 ? "" : ", published " + std::to_string(published) + " s ago";
+      std::string since =
+          published < 0 ? "" : ", published " + std::to_string(published) + " s ago";
       Add(parent ? Severity::kCritical : Severity::kWarning,
           Who(m) + ": at epoch " + std::to_string(epoch) + ", " +
               std::to_string(core_epoch - epoch) + " behind the core's " +
@@ -110,8 +111,7 @@ class Checker {
     if (r_.findings.empty())
       s += ", no findings";
     else
-      s += ", " + std::to_string(count[2]) + " critical, " + std::to_string(count[1]) +
-           " warning";
+      s += ", " + std::to_string(count[2]) + " critical, " + std::to_string(count[1]) + " warning";
     r_.summary = s;
   }
 

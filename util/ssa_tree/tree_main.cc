@@ -206,8 +206,19 @@ int main(int argc, char** argv) {
   double interval_s = 2, count = 0, grace = 30, fanout = 0, repeat = 5;
   bool bad = false;
   enum {
-    kJson = 256, kDot, kProm, kState, kPort, kTimeout, kCheck, kWatch, kInterval, kCount,
-    kGrace, kFanout, kRepeat
+    kJson = 256,
+    kDot,
+    kProm,
+    kState,
+    kPort,
+    kTimeout,
+    kCheck,
+    kWatch,
+    kInterval,
+    kCount,
+    kGrace,
+    kFanout,
+    kRepeat
   };
   static const struct option opts[] = {{"json", no_argument, nullptr, kJson},
                                        {"dot", no_argument, nullptr, kDot},

@@ -169,9 +169,9 @@ std::string RenderText(const std::vector<Member>& members) {
   std::function<void(const Member*, int)> print = [&](const Member* m, int depth) {
     if (!printed.insert(m).second) return;
     unsigned long long epoch = Number(*m, "epoch");
-    out += std::string(size_t(depth) * 2, ' ') + Field(*m, "role", "?") + " lid " + Field(*m, "lid") +
-           " guid " + Field(*m, "guid") + " epoch " + std::to_string(epoch) + " (lag " +
-           std::to_string(core_epoch > epoch ? core_epoch - epoch : 0) + ")";
+    out += std::string(size_t(depth) * 2, ' ') + Field(*m, "role", "?") + " lid " +
+           Field(*m, "lid") + " guid " + Field(*m, "guid") + " epoch " + std::to_string(epoch) +
+           " (lag " + std::to_string(core_epoch > epoch ? core_epoch - epoch : 0) + ")";
     if (Field(*m, "role", "") != "core")
       out += " parent " + Field(*m, "parent_lid") + " backup " + Field(*m, "backup_lid");
     out += " full " + Field(*m, "full_transfers") + " delta " + Field(*m, "delta_transfers") +
@@ -185,9 +185,9 @@ std::string RenderText(const std::vector<Member>& members) {
 }
 
 std::string RenderPrometheus(const std::vector<Member>& members, std::string* error) {
-  using metrics::PromText;
   using metrics::kCounter;
   using metrics::kGauge;
+  using metrics::PromText;
   unsigned long long core_epoch = 0;
   std::map<std::string, int> by_role;
   for (const Member& m : members) {
@@ -200,8 +200,9 @@ std::string RenderPrometheus(const std::vector<Member>& members, std::string* er
   out.Family("ibssa_core_epoch", kGauge, "The newest SMDB epoch the core published.");
   out.Add(static_cast<double>(core_epoch));
   auto labels = [](const Member& m) {
-    return metrics::Labels{
-        {"role", Field(m, "role", "unknown")}, {"lid", Field(m, "lid")}, {"guid", Field(m, "guid")}};
+    return metrics::Labels{{"role", Field(m, "role", "unknown")},
+                           {"lid", Field(m, "lid")},
+                           {"guid", Field(m, "guid")}};
   };
   struct Family {
     const char* key;
@@ -230,7 +231,8 @@ std::string RenderPrometheus(const std::vector<Member>& members, std::string* er
   }
   out.Family("ibssa_core_member_lag_epochs", kGauge, "Epochs the member is behind the core.");
   for (const Member& m : members)
-    out.Add(labels(m), static_cast<double>(core_epoch > Number(m, "epoch") ? core_epoch - Number(m, "epoch") : 0));
+    out.Add(labels(m), static_cast<double>(
+                           core_epoch > Number(m, "epoch") ? core_epoch - Number(m, "epoch") : 0));
   out.Family("ibssa_core_member_has_backup", kGauge, "1 when the member has a backup parent.");
   for (const Member& m : members)
     if (Field(m, "role", "") != "core") out.Add(labels(m), Number(m, "backup_lid") != 0 ? 1 : 0);
@@ -240,7 +242,9 @@ std::string RenderPrometheus(const std::vector<Member>& members, std::string* er
 
 std::string RenderDot(const std::vector<Member>& members) {
   std::string out = "digraph ssa_tree {\n  rankdir=BT;\n  node [shape=box];\n";
-  auto id = [](const Member& m) { return "\"" + Field(m, "role", "") + "_" + Field(m, "lid") + "\""; };
+  auto id = [](const Member& m) {
+    return "\"" + Field(m, "role", "") + "_" + Field(m, "lid") + "\"";
+  };
   std::map<unsigned long long, std::string> by_lid;
   for (const Member& m : members)
     if (Field(m, "role", "") != "consumer" || !by_lid.count(Number(m, "lid")))

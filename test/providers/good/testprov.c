@@ -59,15 +59,27 @@
 const struct ssa_provider *ssa_provider_entry(uint16_t core_major, uint16_t core_minor);
 
 enum tp_op {
-	TP_INIT, TP_OPEN_DEVICE, TP_CLOSE_DEVICE, TP_OPEN_PORT, TP_CLOSE_PORT,
-	TP_PORT_CHANGED, TP_OPEN_ENDPOINT, TP_CLOSE_ENDPOINT, TP_ADD_ADDRESS,
-	TP_REMOVE_ADDRESS, TP_RESOLVE, TP_QUERY, TP_QUERY_PERF, TP_PORT_EVENT, TP_OP_COUNT
+	TP_INIT,
+	TP_OPEN_DEVICE,
+	TP_CLOSE_DEVICE,
+	TP_OPEN_PORT,
+	TP_CLOSE_PORT,
+	TP_PORT_CHANGED,
+	TP_OPEN_ENDPOINT,
+	TP_CLOSE_ENDPOINT,
+	TP_ADD_ADDRESS,
+	TP_REMOVE_ADDRESS,
+	TP_RESOLVE,
+	TP_QUERY,
+	TP_QUERY_PERF,
+	TP_PORT_EVENT,
+	TP_OP_COUNT
 };
 
 static const char *const tp_op_names[TP_OP_COUNT] = {
-	"init", "open_device", "close_device", "open_port", "close_port",
-	"port_changed", "open_endpoint", "close_endpoint", "add_address",
-	"remove_address", "resolve", "query", "query_perf", "port_event",
+	"init",		"open_device",	 "close_device",   "open_port",	  "close_port",
+	"port_changed", "open_endpoint", "close_endpoint", "add_address", "remove_address",
+	"resolve",	"query",	 "query_perf",	   "port_event",
 };
 
 struct tp_prov;
@@ -167,10 +179,12 @@ static int tp_option(void *arg, const char *key, const char *value, const char *
 			prov->delay_ms = (uint32_t)v;
 	} else if (!strcmp(key, "fail_init")) {
 		if (tp_parse_bool(value, &prov->fail_init))
-			prov->ops->config_warn(prov->core, file, line, "fail_init must be yes or no");
+			prov->ops->config_warn(prov->core, file, line,
+					       "fail_init must be yes or no");
 	} else if (!strcmp(key, "bad_metrics")) {
 		if (tp_parse_bool(value, &prov->bad_metrics))
-			prov->ops->config_warn(prov->core, file, line, "bad_metrics must be yes or no");
+			prov->ops->config_warn(prov->core, file, line,
+					       "bad_metrics must be yes or no");
 	} else {
 		prov->ops->config_warn(prov->core, file, line, "unknown option");
 	}
@@ -277,9 +291,15 @@ static const struct tp_addr *tp_find_addr(const struct tp_prov *prov, const stru
 	size_t len;
 
 	switch (a->type) {
-	case SSA_ADDR_IP: len = 4; break;
-	case SSA_ADDR_IP6: len = 16; break;
-	default: len = sizeof(a->data); break; /* names: NUL-padded */
+	case SSA_ADDR_IP:
+		len = 4;
+		break;
+	case SSA_ADDR_IP6:
+		len = 16;
+		break;
+	default:
+		len = sizeof(a->data);
+		break; /* names: NUL-padded */
 	}
 	for (t = prov->addrs; t; t = t->next) {
 		if (t->addr.type != a->type)
@@ -345,7 +365,7 @@ static uint8_t tp_build_path(const struct tp_prov *prov, const struct tp_ep *ep,
 	path->slid = htobe16(port->lid);
 	path->pkey = htobe16(ep->pkey);
 	path->reversible_numpath = 0x80 | 1;
-	path->mtu = (2 << 6) | IBV_MTU_2048;       /* selector 2: exactly */
+	path->mtu = (2 << 6) | IBV_MTU_2048; /* selector 2: exactly */
 	path->rate = (2 << 6) | IBV_RATE_40_GBPS;
 	path->packetlifetime = (2 << 6) | 18;
 	return ACM_STATUS_SUCCESS;
@@ -356,7 +376,8 @@ static int tp_seen(const struct tp_ep *ep, const struct ibv_path_record *path)
 	const struct tp_dest *d;
 
 	for (d = ep->seen; d; d = d->next)
-		if (d->dlid == be16toh(path->dlid) && !memcmp(&d->dgid, &path->dgid, sizeof(d->dgid)))
+		if (d->dlid == be16toh(path->dlid) &&
+		    !memcmp(&d->dgid, &path->dgid, sizeof(d->dgid)))
 			return 1;
 	return 0;
 }
@@ -499,8 +520,8 @@ static void tp_port_update(struct tp_port *p, const struct ssa_port_info *info)
 	p->port_guid = info->port_guid;
 }
 
-static int tp_open_port(void *dev_ctx, const struct ssa_port_info *info,
-			ssa_core_port_t *core_port, void **port_ctx)
+static int tp_open_port(void *dev_ctx, const struct ssa_port_info *info, ssa_core_port_t *core_port,
+			void **port_ctx)
 {
 	struct tp_dev *d = dev_ctx;
 	struct tp_port *p;

@@ -336,14 +336,13 @@ uint64_t ibssa_path_epoch(struct ibssa_path *h, int refresh)
 
 int ibssa_path_refresh(struct ibssa_path *h)
 {
-	switch (tables_refresh(&h->tables, 1)) {
-	case TABLES_LIVE:
-		return 0;
-	case TABLES_STALE:
-		return -ESRCH;
-	default:
-		return -ENOENT;
-	}
+	tables_refresh(&h->tables, 1);
+	return tables_status(&h->tables, NULL, 0);
+}
+
+int ibssa_path_status(struct ibssa_path *h, char *why, size_t why_len)
+{
+	return tables_status(&h->tables, why, why_len);
 }
 
 void ibssa_path_get_stats(struct ibssa_path *h, struct ibssa_path_stats *out)

@@ -2,10 +2,12 @@
 #include "libibssa_path/path_tables.h"
 
 #include <errno.h>
-#include <stdint.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -14,12 +16,64 @@
 
 #include "common/shm_prdb/shm_prdb_format.h"
 
+#define CUR_STATE(c) ((int)(((c) >> 2) & 3))
+#define CUR_SET(c) ((unsigned)((c)&3))
+
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
 	/* The coarse clock costs no system call (vDSO) on the lookup path. */
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void say(struct path_tables *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void say(struct path_tables *t, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(t->why, sizeof(t->why), fmt, ap);
+	va_end(ap);
+}
+
+/* fork(): the child has one thread, but copies of every counter of the
+ * parent's other threads, and of the refresh mutex as any thread held it.
+ * Each open handle is kept on a list; around fork() every handle's mutex
+ * is taken (no look is half done in the child) and, in the child, the
+ * counters are zeroed: no reader of the child is inside a lookup, since
+ * its one thread is the one that called fork(). */
+static pthread_mutex_t open_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct path_tables *open_list;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static void before_fork(void)
+{
+	pthread_mutex_lock(&open_mu);
+	for (struct path_tables *t = open_list; t; t = t->next_open)
+		pthread_mutex_lock(&t->refresh);
+}
+
+static void after_fork_parent(void)
+{
+	for (struct path_tables *t = open_list; t; t = t->next_open)
+		pthread_mutex_unlock(&t->refresh);
+	pthread_mutex_unlock(&open_mu);
+}
+
+static void after_fork_child(void)
+{
+	for (struct path_tables *t = open_list; t; t = t->next_open) {
+		for (int i = 0; i < TABLES_SLOTS; ++i)
+			memset(t->slots[i].readers, 0, sizeof(t->slots[i].readers));
+		pthread_mutex_unlock(&t->refresh);
+	}
+	pthread_mutex_unlock(&open_mu);
+}
+
+static void register_atfork(void)
+{
+	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 }
 
 int tables_init(struct path_tables *t, const char *socket_path, int check_ms)
@@ -32,13 +86,29 @@ int tables_init(struct path_tables *t, const char *socket_path, int check_ms)
 		return -ENAMETOOLONG;
 	strcpy(t->socket, socket_path);
 	t->check_ms = check_ms > 0 ? check_ms : 100;
-	return pthread_mutex_init(&t->refresh, NULL) ? -ENOMEM : 0;
+	t->err = -ENOENT;
+	if (pthread_mutex_init(&t->refresh, NULL))
+		return -ENOMEM;
+	pthread_once(&atfork_once, register_atfork);
+	pthread_mutex_lock(&open_mu);
+	t->next_open = open_list;
+	open_list = t;
+	pthread_mutex_unlock(&open_mu);
+	return 0;
 }
 
 void tables_destroy(struct path_tables *t)
 {
-	if (t->map)
-		munmap((void *)t->map, t->len);
+	pthread_mutex_lock(&open_mu);
+	for (struct path_tables **p = &open_list; *p; p = &(*p)->next_open)
+		if (*p == t) {
+			*p = t->next_open;
+			break;
+		}
+	pthread_mutex_unlock(&open_mu);
+	for (int s = 0; s < TABLES_SETS; ++s)
+		if (t->views[s])
+			munmap((void *)t->views[s], t->lens[s]);
 	pthread_mutex_destroy(&t->refresh);
 }
 
@@ -57,107 +127,209 @@ static int publisher_alive(const void *object)
 	return kill(h->daemon_pid, 0) == 0 || errno == EPERM;
 }
 
-/* True when the object's owner may speak for the daemon: root or the
- * owner of its socket, and nobody else may write it. */
-static int trusted(const struct path_tables *t, const struct stat *st)
+static uint64_t readers_of(const struct path_tables *t, unsigned set)
 {
-	struct stat so;
-	if (!S_ISREG(st->st_mode) || (st->st_mode & (S_IWGRP | S_IWOTH)))
-		return 0;
-	if (st->st_uid == 0)
-		return 1;
-	return stat(t->socket, &so) == 0 && so.st_uid == st->st_uid;
+	uint64_t n = 0;
+	for (int i = 0; i < TABLES_SLOTS; ++i)
+		n += __atomic_load_n(&t->slots[i].readers[set], __ATOMIC_SEQ_CST);
+	return n;
 }
 
-/* Maps and validates the object open on `fd`; NULL if it is not one. */
-static const void *map_object(struct path_tables *t, int fd, const struct stat *st)
+/* Unmaps every mapping but the current one that no reader uses any more.
+ * A reader that marks itself on such a set after the sum was taken sees
+ * that `cur` moved on and steps back without reading the mapping. */
+static void sweep(struct path_tables *t)
 {
-	if (st->st_size <= 0 || (uint64_t)st->st_size > SIZE_MAX || !trusted(t, st)) {
-		__atomic_add_fetch(&t->bad_tables, 1, __ATOMIC_RELAXED);
-		return NULL;
+	uint64_t c = __atomic_load_n(&t->cur, __ATOMIC_SEQ_CST);
+	for (unsigned s = 0; s < TABLES_SETS; ++s) {
+		if (!t->views[s] || (CUR_STATE(c) == TABLES_LIVE && CUR_SET(c) == s))
+			continue;
+		if (readers_of(t, s))
+			continue;
+		munmap((void *)t->views[s], t->lens[s]);
+		__atomic_store_n(&t->views[s], NULL, __ATOMIC_RELAXED);
+		t->lens[s] = 0;
 	}
-	void *m = mmap(NULL, (size_t)st->st_size, PROT_READ, MAP_SHARED, fd, 0);
-	if (m == MAP_FAILED)
-		return NULL;
-	char why[160];
-	if (ibssa_shm_validate(m, (size_t)st->st_size, why, sizeof(why))) {
-		munmap(m, (size_t)st->st_size);
-		__atomic_add_fetch(&t->bad_tables, 1, __ATOMIC_RELAXED);
-		return NULL;
-	}
-	return m;
 }
 
-/* Puts `map` (may be NULL) in place with `state` as the next generation,
- * waits until no reader is left in the current one, then unmaps what it
- * replaced. Called with the refresh mutex held. */
-static void install(struct path_tables *t, const void *map, size_t len, const struct stat *st,
-		    int state)
+/* Makes `map` (NULL unless `state` is LIVE) what readers see. Called with
+ * the refresh mutex held. Returns the state installed: NONE when no set is
+ * free for a new mapping (readers that never left hold the others). */
+static int install(struct path_tables *t, const void *map, size_t len, int state)
 {
-	if (map == t->map && state == t->state) {
-		t->dev = st ? st->st_dev : 0;
-		t->ino = st ? st->st_ino : 0;
-		return; /* readers see it already */
+	uint64_t c = __atomic_load_n(&t->cur, __ATOMIC_RELAXED); /* only we write it */
+	unsigned set = 0;
+	sweep(t);
+	if (state == TABLES_LIVE) {
+		/* A set may hold a reader for a moment (one that saw the old
+		 * `cur` and is stepping back): a few yields tell those from
+		 * readers that never leave. */
+		for (int tries = 0; tries < 64; ++tries) {
+			for (set = 0; set < TABLES_SETS; ++set)
+				if (!t->views[set] && !readers_of(t, set))
+					break;
+			if (set < TABLES_SETS)
+				break;
+			sched_yield();
+			sweep(t);
+		}
+		if (set == TABLES_SETS) {
+			munmap((void *)map, len);
+			__atomic_add_fetch(&t->stuck_readers, 1, __ATOMIC_RELAXED);
+			say(t, "every mapping is held by readers that never left a lookup (a "
+			       "thread killed or jumped out of one): the tables are off until "
+			       "one is released");
+			t->err = -EBUSY;
+			state = TABLES_NONE;
+			set = 0; /* no set: readers of a NONE view read no mapping */
+		} else {
+			__atomic_store_n(&t->views[set], map, __ATOMIC_RELAXED);
+			t->lens[set] = len;
+		}
 	}
-	uint64_t g = __atomic_load_n(&t->gen, __ATOMIC_RELAXED); /* only we write it */
-	struct tables_view *next = &t->views[(g + 1) & 1];
-	next->map = state == TABLES_LIVE ? map : NULL;
-	next->state = state;
-	__atomic_store_n(&t->gen, g + 1, __ATOMIC_SEQ_CST);
-	for (;;) {
-		uint64_t present = 0;
-		for (int i = 0; i < TABLES_SLOTS; ++i)
-			present += __atomic_load_n(&t->slots[i].readers[g & 1], __ATOMIC_SEQ_CST);
-		if (!present)
-			break;
-		sched_yield(); /* a lookup takes well under a microsecond */
+	uint64_t next = (((c >> 4) + 1) << 4) | ((uint64_t)state << 2) | set;
+	__atomic_store_n(&t->cur, next, __ATOMIC_SEQ_CST);
+	sweep(t);
+	return state;
+}
+
+/* Remembers the object on `fd` as refused, with `err`; `why` is set. */
+static int refuse(struct path_tables *t, const struct stat *st, int err)
+{
+	if (st) {
+		t->dev = st->st_dev;
+		t->ino = st->st_ino;
+		t->known = TABLES_REFUSED;
+		__atomic_add_fetch(&t->bad_tables, 1, __ATOMIC_RELAXED);
+	} else {
+		t->known = 0;
 	}
-	const void *old = t->map;
-	size_t old_len = t->len;
-	t->map = map;
-	t->len = len;
-	t->dev = st ? st->st_dev : 0;
-	t->ino = st ? st->st_ino : 0;
-	t->state = state;
-	if (old && old != map)
-		munmap((void *)old, old_len);
+	t->err = err;
+	return install(t, NULL, 0, TABLES_REFUSED);
+}
+
+/* Nothing to use, for a reason already said. */
+static int nothing(struct path_tables *t, int err)
+{
+	t->known = 0;
+	t->err = err;
+	return install(t, NULL, 0, TABLES_NONE);
+}
+
+/* The state of the object already examined (same inode). */
+static int known_object(struct path_tables *t)
+{
+	uint64_t c = __atomic_load_n(&t->cur, __ATOMIC_RELAXED);
+	if (t->known != TABLES_LIVE || CUR_STATE(c) != TABLES_LIVE)
+		return CUR_STATE(c);
+	if (publisher_alive(t->views[CUR_SET(c)]))
+		return TABLES_LIVE;
+	say(t, "the daemon that published them stopped");
+	t->known = TABLES_STALE;
+	t->err = -ESRCH;
+	return install(t, NULL, 0, TABLES_STALE);
+}
+
+/* Opens, checks and maps the object at dir/name of `uid`; one attempt. */
+static int look_once(struct path_tables *t, const char *dir, uid_t uid, int *again)
+{
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/%s", dir, t->name);
+	/* Non-blocking opens: a FIFO or device opens at once, and the type
+	 * check below refuses it before anything is read. */
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (dfd < 0) {
+		int e = errno;
+		say(t, "%s: %s", dir, strerror(e));
+		return e == ENOENT ? nothing(t, -ENOENT) : refuse(t, NULL, -EPERM);
+	}
+	if (ibssa_shm_check_dir(dfd, dir, uid, t->why, sizeof(t->why))) {
+		close(dfd);
+		return refuse(t, NULL, -EPERM);
+	}
+	int fd = openat(dfd, t->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	close(dfd);
+	if (fd < 0) {
+		int e = errno;
+		say(t, "%s: %s", path, strerror(e));
+		return e == ENOENT ? nothing(t, -ENOENT) : refuse(t, NULL, -EPERM);
+	}
+	struct stat st;
+	if (fstat(fd, &st)) {
+		say(t, "%s: %s", path, strerror(errno));
+		close(fd);
+		return refuse(t, NULL, -EPERM);
+	}
+	if (t->known && st.st_dev == t->dev && st.st_ino == t->ino) {
+		close(fd);
+		return known_object(t);
+	}
+	if (ibssa_shm_check_object(fd, path, uid, t->why, sizeof(t->why))) {
+		close(fd);
+		return refuse(t, &st, -EPERM);
+	}
+	void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED) {
+		int e = errno;
+		say(t, "%s: cannot map: %s", path, strerror(e));
+		return refuse(t, NULL, -e);
+	}
+	char why[200];
+	int rc = ibssa_shm_validate(m, (size_t)st.st_size, why, sizeof(why));
+	if (rc) {
+		munmap(m, (size_t)st.st_size);
+		say(t, "%s: not valid tables: %s", path, why);
+		return refuse(t, &st, -EBADMSG);
+	}
+	const struct ibssa_shm_header *h = m;
+	if (__atomic_load_n(&h->retired, __ATOMIC_ACQUIRE)) {
+		/* Replaced between our open and now: the name has a newer one. */
+		munmap(m, (size_t)st.st_size);
+		*again = 1;
+		return TABLES_NONE;
+	}
+	__atomic_add_fetch(&t->remaps, 1, __ATOMIC_RELAXED);
+	t->dev = st.st_dev;
+	t->ino = st.st_ino;
+	if (!publisher_alive(m)) {
+		munmap(m, (size_t)st.st_size);
+		say(t, "%s: the daemon that published them stopped", path);
+		t->known = TABLES_STALE;
+		t->err = -ESRCH;
+		return install(t, NULL, 0, TABLES_STALE);
+	}
+	say(t, "in use: %s", path);
+	t->err = 0;
+	int state = install(t, m, (size_t)st.st_size, TABLES_LIVE);
+	/* Not installed (no free set): examined again at the next look. */
+	t->known = state == TABLES_LIVE ? TABLES_LIVE : 0;
+	return state;
 }
 
 static int look(struct path_tables *t)
 {
-	struct stat st;
-	int fd = open(t->name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0 || fstat(fd, &st)) {
-		if (fd >= 0)
-			close(fd);
-		install(t, NULL, 0, NULL, TABLES_NONE);
-		return TABLES_NONE;
+	sweep(t); /* mappings replaced earlier whose readers have left */
+	/* The socket's owner runs the daemon and owns its tables. */
+	struct stat so;
+	if (stat(t->socket, &so)) {
+		say(t, "no daemon socket at %s: %s", t->socket, strerror(errno));
+		return nothing(t, -ENOENT);
 	}
-	/* map, dev, ino and state are the refresher's (we hold its mutex). */
-	if (t->map && st.st_dev == t->dev && st.st_ino == t->ino) {
-		close(fd);
-		int state = publisher_alive(t->map) ? TABLES_LIVE : TABLES_STALE;
-		if (state != t->state)
-			install(t, t->map, t->len, &st, state);
-		return state;
+	char dir[128];
+	if (ibssa_shm_dir(so.st_uid, dir, sizeof(dir))) {
+		say(t, "no directory name for uid %lu", (unsigned long)so.st_uid);
+		return nothing(t, -ENAMETOOLONG);
 	}
-	if (st.st_dev == t->bad_dev && st.st_ino == t->bad_ino) {
-		close(fd);
-		install(t, NULL, 0, NULL, TABLES_NONE);
-		return TABLES_NONE;
+	int state = TABLES_NONE;
+	for (int i = 0; i < 3; ++i) {
+		int again = 0;
+		state = look_once(t, dir, so.st_uid, &again);
+		if (!again)
+			return state;
 	}
-	const void *m = map_object(t, fd, &st);
-	close(fd);
-	if (!m) {
-		t->bad_dev = st.st_dev;
-		t->bad_ino = st.st_ino;
-		install(t, NULL, 0, NULL, TABLES_NONE);
-		return TABLES_NONE;
-	}
-	__atomic_add_fetch(&t->remaps, 1, __ATOMIC_RELAXED);
-	int state = publisher_alive(m) ? TABLES_LIVE : TABLES_STALE;
-	install(t, m, (size_t)st.st_size, &st, state);
-	return state;
+	say(t, "the daemon replaced its tables faster than they could be read");
+	return nothing(t, -EAGAIN);
 }
 
 int tables_refresh(struct path_tables *t, int force)
@@ -165,15 +337,22 @@ int tables_refresh(struct path_tables *t, int force)
 	uint64_t now = now_ns();
 	if (!force && now < __atomic_load_n(&t->next_check_ns, __ATOMIC_RELAXED))
 		return -1;
+	/* open() is a cancellation point: a thread cancelled inside a look
+	 * would leave the mutex held and the handle never refreshed again. */
+	int cancel;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
+	int state = -1;
 	if (force) {
 		pthread_mutex_lock(&t->refresh);
 	} else if (pthread_mutex_trylock(&t->refresh)) {
+		pthread_setcancelstate(cancel, NULL);
 		return -1; /* another thread looks right now */
 	}
-	int state = look(t);
+	state = look(t);
 	__atomic_store_n(&t->next_check_ns, now_ns() + (uint64_t)t->check_ms * 1000000u,
 			 __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&t->refresh);
+	pthread_setcancelstate(cancel, NULL);
 	return state;
 }
 
@@ -188,24 +367,41 @@ const void *tables_enter(struct path_tables *t, int *state, uint64_t **ticket)
 {
 	tables_refresh(t, 0);
 	struct tables_slot *slot = &t->slots[slot_of_thread()];
-	for (;;) {
-		uint64_t g = __atomic_load_n(&t->gen, __ATOMIC_SEQ_CST);
-		uint64_t *c = &slot->readers[g & 1];
-		__atomic_add_fetch(c, 1, __ATOMIC_SEQ_CST);
-		/* Either the refresher sees us before it unmaps generation g, or
-		 * we see that it switched: then step back and take the new one. */
-		if (__atomic_load_n(&t->gen, __ATOMIC_SEQ_CST) == g) {
-			*ticket = c;
-			*state = t->views[g & 1].state;
-			return t->views[g & 1].map;
+	*ticket = NULL;
+	for (int retired = 0;;) {
+		uint64_t c = __atomic_load_n(&t->cur, __ATOMIC_SEQ_CST);
+		*state = CUR_STATE(c);
+		if (*state != TABLES_LIVE)
+			return NULL;
+		uint64_t *n = &slot->readers[CUR_SET(c)];
+		__atomic_add_fetch(n, 1, __ATOMIC_SEQ_CST);
+		/* Either the refresher sees us before it unmaps this set, or we
+		 * see that `cur` moved on: then step back and take the new one. */
+		if (__atomic_load_n(&t->cur, __ATOMIC_SEQ_CST) != c) {
+			__atomic_sub_fetch(n, 1, __ATOMIC_RELEASE);
+			continue;
 		}
-		__atomic_sub_fetch(c, 1, __ATOMIC_RELEASE);
+		const struct ibssa_shm_header *h =
+			__atomic_load_n(&t->views[CUR_SET(c)], __ATOMIC_RELAXED);
+		if (!__atomic_load_n(&h->retired, __ATOMIC_ACQUIRE)) {
+			*ticket = n;
+			return h;
+		}
+		/* The daemon replaced or withdrew it and will truncate it: look
+		 * now rather than read it again. */
+		__atomic_sub_fetch(n, 1, __ATOMIC_RELEASE);
+		if (++retired > 8) {
+			*state = TABLES_NONE;
+			return NULL;
+		}
+		tables_refresh(t, 1);
 	}
 }
 
 void tables_leave(uint64_t *ticket)
 {
-	__atomic_sub_fetch(ticket, 1, __ATOMIC_RELEASE);
+	if (ticket)
+		__atomic_sub_fetch(ticket, 1, __ATOMIC_RELEASE);
 }
 
 void tables_count_answer(struct path_tables *t, uint64_t *ticket)
@@ -221,4 +417,17 @@ uint64_t tables_answers(const struct path_tables *t)
 	for (int i = 0; i < TABLES_SLOTS; ++i)
 		n += __atomic_load_n(&t->slots[i].answers, __ATOMIC_RELAXED);
 	return n;
+}
+
+int tables_status(struct path_tables *t, char *why, size_t why_len)
+{
+	int cancel;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
+	pthread_mutex_lock(&t->refresh);
+	int err = t->err;
+	if (why && why_len)
+		snprintf(why, why_len, "%s", t->why);
+	pthread_mutex_unlock(&t->refresh);
+	pthread_setcancelstate(cancel, NULL);
+	return err;
 }

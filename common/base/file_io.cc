@@ -19,10 +19,11 @@ Status Failed(int err, const std::string& what) {
   return Status::Error(err, what + ": " + strerror(err));
 }
 
-int CreateExclusively(const std::string& tmp, mode_t mode) {
-  const int flags = O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC;
-  int fd = open(tmp.c_str(), flags, mode);
-  if (fd < 0 && errno == EEXIST && unlink(tmp.c_str()) == 0) fd = open(tmp.c_str(), flags, mode);
+int CreateExclusively(int dirfd, const std::string& tmp, mode_t mode, bool keep) {
+  const int flags = O_CREAT | O_EXCL | (keep ? O_RDWR : O_WRONLY) | O_NOFOLLOW | O_CLOEXEC;
+  int fd = openat(dirfd, tmp.c_str(), flags, mode);
+  if (fd < 0 && errno == EEXIST && unlinkat(dirfd, tmp.c_str(), 0) == 0)
+    fd = openat(dirfd, tmp.c_str(), flags, mode);
   return fd;
 }
 
@@ -30,8 +31,13 @@ int CreateExclusively(const std::string& tmp, mode_t mode) {
 
 Status WriteFileAtomically(const std::string& path, const std::string& bytes,
                            const FileWriteOptions& options) {
+  return WriteFileAtomicallyAt(AT_FDCWD, path, bytes, options, nullptr);
+}
+
+Status WriteFileAtomicallyAt(int dirfd, const std::string& path, const std::string& bytes,
+                             const FileWriteOptions& options, int* keep) {
   std::string tmp = path + ".tmp." + std::to_string(static_cast<long>(syscall(SYS_gettid)));
-  int fd = CreateExclusively(tmp, options.mode);
+  int fd = CreateExclusively(dirfd, tmp, options.mode, keep != nullptr);
   if (fd < 0) return Failed(errno, "cannot create " + tmp);
   int err = 0;
   size_t done = 0;
@@ -45,16 +51,21 @@ Status WriteFileAtomically(const std::string& path, const std::string& bytes,
   }
   if (err == 0 && fchmod(fd, options.mode) != 0) err = errno;
   if (err == 0 && options.sync && fsync(fd) != 0) err = errno;
-  if (RawClose(fd) != 0 && err == 0) err = errno;
+  // Closed before the rename unless kept: a close error means a file not
+  // written whole, which must not be published.
+  if (!keep && RawClose(fd) != 0 && err == 0) err = errno;
   if (err != 0) {
-    unlink(tmp.c_str());
+    if (keep) RawClose(fd);
+    unlinkat(dirfd, tmp.c_str(), 0);
     return Failed(err, "cannot write " + tmp);
   }
-  if (rename(tmp.c_str(), path.c_str()) != 0) {
+  if (renameat(dirfd, tmp.c_str(), dirfd, path.c_str()) != 0) {
     err = errno;
-    unlink(tmp.c_str());
+    if (keep) RawClose(fd);
+    unlinkat(dirfd, tmp.c_str(), 0);
     return Failed(err, "cannot rename " + tmp + " to " + path);
   }
+  if (keep) *keep = fd;
   return Status::Ok();
 }
 

@@ -35,6 +35,11 @@ struct FileWriteOptions {
 
 Status WriteFileAtomically(const std::string& path, const std::string& bytes,
                            const FileWriteOptions& options = FileWriteOptions());
+// The same for `path` relative to the directory open on `dirfd`
+// (AT_FDCWD: as open(2)). With `keep`, the new file's descriptor (open
+// read-write) is left to the caller there on success.
+Status WriteFileAtomicallyAt(int dirfd, const std::string& path, const std::string& bytes,
+                             const FileWriteOptions& options, int* keep);
 Status ReadWholeFile(const std::string& path, std::string* bytes);
 
 }  // namespace ssa

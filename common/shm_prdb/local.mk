@@ -4,7 +4,8 @@
 # compiles it itself (SHM_PRDB_C_SOURCES); so does the fuzzer. The C++
 # part builds and publishes objects, for the provider.
 SHM_PRDB_C_SOURCES = common/shm_prdb/shm_prdb_format.h \
-	common/shm_prdb/shm_prdb_check.c common/shm_prdb/shm_prdb_search.c
+	common/shm_prdb/shm_prdb_check.c common/shm_prdb/shm_prdb_place.c \
+	common/shm_prdb/shm_prdb_search.c
 noinst_LTLIBRARIES += common/shm_prdb/libshmprdb.la
 common_shm_prdb_libshmprdb_la_SOURCES = $(SHM_PRDB_C_SOURCES) \
 	common/shm_prdb/shm_prdb_builder.h common/shm_prdb/shm_prdb_builder.cc \

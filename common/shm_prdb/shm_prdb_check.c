@@ -1,4 +1,4 @@
-/* shm_prdb_check.c: the object's name, its checksum and the validation a
+/* shm_prdb_check.c: the object's checksum and the validation a
  * reader runs on every mapping before it reads anything else (see
  * shm_prdb_format.h). A table object is input from another process: a
  * truncated, foreign or corrupted one must be reported, never crash. */
@@ -17,29 +17,6 @@ _Static_assert(sizeof(struct ibssa_shm_gid) == 24, "gid layout");
 _Static_assert(sizeof(struct ibssa_shm_name) == 80, "name layout");
 _Static_assert(sizeof(struct ibssa_shm_ip) == 32, "ip layout");
 _Static_assert(sizeof(struct ibssa_shm_src) == 72, "src layout");
-
-int ibssa_shm_object_name(const char *socket_path, char *out, size_t out_len)
-{
-	/* FNV-1a over the absolute path: the daemon and its clients name the
-	 * socket the same way (ib_acme -S), so they derive the same name. */
-	uint64_t h = 1469598103934665603ull;
-	char cwd[4096];
-	const char *parts[3] = {"", "", socket_path};
-	if (socket_path[0] != '/') {
-		if (!getcwd(cwd, sizeof(cwd)))
-			return -errno;
-		parts[0] = cwd;
-		parts[1] = "/";
-	}
-	for (int i = 0; i < 3; ++i)
-		for (const unsigned char *p = (const unsigned char *)parts[i]; *p; ++p) {
-			h ^= *p;
-			h *= 1099511628211ull;
-		}
-	int n = snprintf(out, out_len, "%s/%s%016llx", IBSSA_SHM_DIR, IBSSA_SHM_PREFIX,
-			 (unsigned long long)h);
-	return n < 0 || (size_t)n >= out_len ? -ENAMETOOLONG : 0;
-}
 
 static uint32_t crc32c_table(uint32_t crc, const uint8_t *p, size_t len)
 {
@@ -107,14 +84,19 @@ uint32_t ibssa_shm_crc32c(uint32_t crc, const void *data, size_t len)
 
 uint32_t ibssa_shm_checksum(const void *object, size_t len)
 {
+	/* The checksum field and the retired mark read as 0, in that order. */
 	static const uint8_t zero[4];
-	size_t at = offsetof(struct ibssa_shm_header, checksum);
+	const size_t skip[2] = {offsetof(struct ibssa_shm_header, checksum),
+				offsetof(struct ibssa_shm_header, retired)};
 	const uint8_t *p = object;
-	if (len < at + 4)
-		return ibssa_shm_crc32c(0, p, len);
-	uint32_t crc = ibssa_shm_crc32c(0, p, at);
-	crc = ibssa_shm_crc32c(crc, zero, 4);
-	return ibssa_shm_crc32c(crc, p + at + 4, len - at - 4);
+	uint32_t crc = 0;
+	size_t at = 0;
+	for (int i = 0; i < 2 && skip[i] + 4 <= len; ++i) {
+		crc = ibssa_shm_crc32c(crc, p + at, skip[i] - at);
+		crc = ibssa_shm_crc32c(crc, zero, 4);
+		at = skip[i] + 4;
+	}
+	return ibssa_shm_crc32c(crc, p + at, len - at);
 }
 
 static int fail(char *why, size_t why_len, int err, const char *fmt, ...)

@@ -21,6 +21,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -29,9 +30,21 @@ extern "C" {
 #define IBSSA_SHM_MAGIC "IBSSAPT\x01"
 #define IBSSA_SHM_MAGIC_LEN 8
 #define IBSSA_SHM_VERSION 1
-/* Where the objects live (tmpfs) and the prefix of their names. */
+/* Where the objects live: a directory only the daemon's user may write,
+ * so that nobody else can place, replace or squat anything a reader opens
+ * (man ibssa_path_tables(7)). A daemon running as root uses
+ * IBSSA_SHM_ROOT_DIR (its parent, /run, is root's alone); any other user
+ * IBSSA_SHM_DIR/IBSSA_SHM_USER_PREFIX<uid>, which the daemon creates with
+ * mode 0755: one that another user made first is refused by both sides and
+ * reported. Both are on tmpfs. */
+#define IBSSA_SHM_ROOT_DIR "/run/ibssa"
 #define IBSSA_SHM_DIR "/dev/shm"
+#define IBSSA_SHM_USER_PREFIX "ibssa-"
 #define IBSSA_SHM_PREFIX "ibssa-path-"
+/* How long a replaced object stays whole after the daemon marked it
+ * retired; then the daemon truncates it, so that nobody who keeps it open
+ * pins its memory (a reader checks the mark before every lookup). */
+#define IBSSA_SHM_RETIRE_GRACE_MS 10000
 /* Bounds a reader enforces; a writer never exceeds them. */
 #define IBSSA_SHM_MAX_PORTS 64
 #define IBSSA_SHM_MAX_PKEYS 32
@@ -65,7 +78,10 @@ struct ibssa_shm_header { /* 128 bytes, at offset 0 */
 	uint32_t srcs_count;
 	uint32_t default_src; /* the source the daemon picks when a request
 			       * names none (index in srcs, or NO_INDEX) */
-	uint8_t reserved[16];
+	uint32_t retired;     /* atomic; 0 while published, 1 once replaced or
+			       * withdrawn: the one word the daemon writes after
+			       * publication, left out of the checksum */
+	uint8_t reserved[12];
 };
 
 struct ibssa_shm_port {	 /* 128 bytes */
@@ -124,11 +140,23 @@ struct ibssa_shm_src { /* 72 bytes */
 	uint8_t addr[64]; /* as acm.h carries it, NUL/zero-padded */
 };
 
-/* The published object's path for a daemon's client socket, in `out`
- * (IBSSA_SHM_DIR/IBSSA_SHM_PREFIX + 16 hex digits of a hash of the socket
- * path, made absolute against the working directory). Returns 0, or
+/* The published object's file name for a daemon's client socket, in
+ * `out` (IBSSA_SHM_PREFIX + 16 hex digits of a hash of the socket path,
+ * made absolute against the working directory). Returns 0, or
  * -ENAMETOOLONG. Daemons with different sockets never share a name. */
 int ibssa_shm_object_name(const char *socket_path, char *out, size_t out_len);
+/* The directory of the objects of daemons running as `uid`. Returns 0, or
+ * -ENAMETOOLONG. */
+int ibssa_shm_dir(uid_t uid, char *out, size_t out_len);
+/* Checks that the directory open on `dirfd` may hold objects of `uid`: a
+ * directory, owned by `uid`, that nobody else may write. Returns 0, or
+ * -EPERM with the reason in `why` (which names `path`). */
+int ibssa_shm_check_dir(int dirfd, const char *path, uid_t uid, char *why, size_t why_len);
+/* Checks that the object open on `fd` may be read as `uid`'s tables: a
+ * regular file, owned by `uid`, that nobody else may write, of a size a
+ * reader can map. Never blocks: open the name with O_NONBLOCK. Returns 0,
+ * or -EPERM with the reason in `why` (which names `path`). */
+int ibssa_shm_check_object(int fd, const char *path, uid_t uid, char *why, size_t why_len);
 
 /* The start time of process `pid` (/proc/PID/stat field 22, clock ticks
  * after boot), 0 when it does not run or cannot be read. */

@@ -18,7 +18,8 @@
  * the mapping, so lookups scale with threads; at most every check_ms (100
  * ms by default) one of them looks whether the daemon published new
  * tables or stopped, and unmaps the old ones once no lookup reads them.
- * The library has no global state.
+ * The library keeps one list of its open handles, so that fork() in any
+ * thread leaves every handle usable in the child.
  *
  * Link with pkg-config's ibssa-path (-libssa_path). Errors are negative
  * errno values.
@@ -103,8 +104,16 @@ int ibssa_path_by_addr(struct ibssa_path *h, int type, const void *dest, size_t 
  * new tables first when `refresh` is set. */
 uint64_t ibssa_path_epoch(struct ibssa_path *h, int refresh);
 /* Looks for new tables (or a stopped daemon) now. 0: tables in use;
- * -ENOENT: none published; -ESRCH: the publisher stopped; other: rejected. */
+ * -ENOENT: none published (or no daemon socket); -ESRCH: the publisher
+ * stopped; -EPERM: the directory or object is not the daemon's alone (its
+ * type, owner or mode); -EBADMSG: the object is not valid tables; -EBUSY:
+ * readers that never left a lookup hold every mapping. Never blocks on
+ * anything another user placed. */
 int ibssa_path_refresh(struct ibssa_path *h);
+/* The last look's result, as ibssa_path_refresh returns it, without
+ * looking again, and in `why` (why_len bytes, may be NULL) what it found
+ * in words: which file or directory, and what is wrong with it. */
+int ibssa_path_status(struct ibssa_path *h, char *why, size_t why_len);
 void ibssa_path_get_stats(struct ibssa_path *h, struct ibssa_path_stats *out);
 
 #ifdef __cplusplus

@@ -88,6 +88,19 @@ uint64_t ShmExport::generation() {
   return generation_;
 }
 
+ShmExport::Stats ShmExport::stats() {
+  std::lock_guard<std::mutex> lock(mu_);
+  Stats s = stats_;
+  s.published = publisher_.published();
+  s.retired = publisher_.retired();
+  return s;
+}
+
+void ShmExport::Sweep() {
+  std::lock_guard<std::mutex> lock(mu_);
+  publisher_.Sweep(shm_prdb::TablePublisher::Clock::now());
+}
+
 void ShmExport::Invalidate() {
   std::lock_guard<std::mutex> lock(mu_);
   ++generation_;
@@ -137,7 +150,9 @@ Status ShmExport::Publish(const std::vector<ExportPort>& ports, const ExportAddr
   std::string object = b.Build(who);
   std::lock_guard<std::mutex> lock(mu_);
   if (generation != generation_) return Status::Ok();  // invalidated: the next one follows
-  return publisher_.Publish(object);
+  Status st = publisher_.Publish(object);
+  ++(st.ok() ? stats_.publications : stats_.failures);
+  return st;
 }
 
 }  // namespace ssa_provider

@@ -72,6 +72,18 @@ class ShmExport {
   explicit ShmExport(const std::string& socket_path) : publisher_(socket_path) {}
   const std::string& path() const { return publisher_.path(); }
 
+  // For the metrics and the log (either thread).
+  struct Stats {
+    uint64_t publications = 0;
+    uint64_t failures = 0;  // each one withdrew the tables
+    bool published = false;
+    size_t retired = 0;  // replaced objects not yet truncated
+  };
+  Stats stats();
+  // Truncates replaced objects whose grace has passed (a timer of the
+  // loop's, so that they go even when nothing is published for a while).
+  void Sweep();
+
   // The loop's side. generation() is taken when the inputs are gathered;
   // Invalidate() withdraws what is published at once and makes every
   // publication from inputs gathered before it a no-op (a port, endpoint
@@ -87,11 +99,12 @@ class ShmExport {
                  uint64_t generation);
 
  private:
-  std::mutex mu_;  // guards publisher_ and generation_ (the loop and the worker)
+  std::mutex mu_;  // guards publisher_, generation_ and stats_ (the loop and the worker)
   uint64_t generation_ = 0;
   shm_prdb::TablePublisher publisher_;
   uint64_t serial_ = 0;
   uint64_t start_ = 0;
+  Stats stats_;  // guarded by mu_
 };
 
 }  // namespace ssa_provider

@@ -152,6 +152,8 @@ void SsaProvider::CollectMetrics(const ssa_metrics_ops* ops, ssa_metrics_sink_t*
           "Transfers whose result did not match the announced digest (the full PRDB was asked).",
           [](const PortNumbers& n) { return n.totals.digest_mismatches; });
 
+  if (shm_) ShmMetrics(ops, sink);
+
   counter("ibacm_ssa_prdb_hits_total",
           "Path requests answered from the PRDB: each one an SA query saved.",
           [](const PortNumbers& n) { return n.port->prdb_hits; });
@@ -165,6 +167,25 @@ void SsaProvider::CollectMetrics(const ssa_metrics_ops* ops, ssa_metrics_sink_t*
                     static_cast<double>(n.port->missed[why]));
       }
   }
+}
+
+void SsaProvider::ShmMetrics(const ssa_metrics_ops* ops, ssa_metrics_sink_t* sink) {
+  const ShmExport::Stats s = shm_->stats();
+  auto one = [&](const char* name, int type, const char* help, double v) {
+    if (ops->family(sink, name, type, help) == 0) ops->sample(sink, nullptr, nullptr, 0, v);
+  };
+  one("ibacm_ssa_shm_published", SSA_METRIC_GAUGE,
+      "1 while path tables for libibssa_path are published (0: readers use the socket).",
+      s.published ? 1 : 0);
+  one("ibacm_ssa_shm_publications_total", SSA_METRIC_COUNTER,
+      "Path tables published for libibssa_path.", static_cast<double>(s.publications));
+  one("ibacm_ssa_shm_publish_failures_total", SSA_METRIC_COUNTER,
+      "Publications of the path tables that failed; each withdrew the tables (the log says "
+      "why).",
+      static_cast<double>(s.failures));
+  one("ibacm_ssa_shm_retired_objects", SSA_METRIC_GAUGE,
+      "Replaced path table objects still whole (truncated after their grace period).",
+      static_cast<double>(s.retired));
 }
 
 }  // namespace ssa_provider

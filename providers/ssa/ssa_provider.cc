@@ -9,6 +9,7 @@
 
 #include "common/base/option_set.h"
 #include "common/mad/mad_wire.h"
+#include "common/shm_prdb/shm_prdb_format.h"
 #include "common/smdb/path_engine.h"
 #include "providers/shared/core_log.h"
 
@@ -81,6 +82,7 @@ SsaProvider::~SsaProvider() {
   views_.set_pool(nullptr);
   if (export_timer_) reactor_.CancelTimer(export_timer_);
   if (confirm_timer_) reactor_.CancelTimer(confirm_timer_);
+  if (sweep_timer_) reactor_.CancelTimer(sweep_timer_);
   shm_.reset();  // withdrawn: readers go to the socket, which is closing too
   for (auto& kv : ports_)
     if (kv.second->consumer) kv.second->consumer->Stop();
@@ -557,12 +559,29 @@ void SsaProvider::Export() {
 }
 
 void SsaProvider::Exported(const Status& st) {
-  if (st.ok()) return;
-  // Once at error level (no /dev/shm, say): the socket still answers.
-  Log(export_failed_ ? SSA_LOG_DEBUG : SSA_LOG_ERROR,
-      "cannot publish the path tables: %s; libibssa_path readers use the socket",
-      st.ToString().c_str());
-  export_failed_ = true;
+  if (!sweep_timer_ && shm_->stats().retired) {
+    sweep_timer_ =
+        reactor_.AddTimer(std::chrono::milliseconds(IBSSA_SHM_RETIRE_GRACE_MS + 100), [this] {
+          sweep_timer_ = 0;
+          shm_->Sweep();
+          Exported(Status::Ok());  // the next one, while some are left
+        });
+  }
+  if (st.ok()) {
+    if (!export_error_.empty() && shm_->stats().published)
+      Log(SSA_LOG_INFO, "path tables published again at %s", shm_->path().c_str());
+    if (shm_->stats().published) export_error_.clear();
+    return;
+  }
+  // The publisher withdrew what was published: that is what readers see.
+  // Each new reason at error level, a repeat at debug (the counter in the
+  // metrics file counts them all).
+  std::string text = st.ToString();
+  Log(text == export_error_ ? SSA_LOG_DEBUG : SSA_LOG_ERROR,
+      "cannot publish the path tables: %s; none are published now: libibssa_path readers "
+      "use the socket (%llu failures so far)",
+      text.c_str(), static_cast<unsigned long long>(shm_->stats().failures));
+  export_error_ = text;
 }
 
 int SsaProvider::Resolve(SsaAddress* src, const ssa_resolve_request* req, uint64_t req_id) {

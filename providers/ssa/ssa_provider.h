@@ -162,6 +162,7 @@ class SsaProvider {
   int QueryPerf(SsaEndpoint* ep, uint64_t* values, uint8_t* count);
   // ABI 1.4: our families in ibacm's metrics file (ssa_metrics.cc).
   void CollectMetrics(const ssa_metrics_ops* ops, ssa_metrics_sink_t* sink);
+  void ShmMetrics(const ssa_metrics_ops* ops, ssa_metrics_sink_t* sink);
 
   void Log(int level, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
 
@@ -228,7 +229,8 @@ class SsaProvider {
   bool export_again_ = false;       // something changed while one was in flight
   bool export_addrs_stale_ = true;  // addresses changed: ResolveAddresses again
   std::shared_ptr<const ExportAddresses> export_addrs_;
-  bool export_failed_ = false;  // logged at error level once
+  Reactor::TimerId sweep_timer_ = 0;  // truncates replaced tables after their grace
+  std::string export_error_;          // the last failure's text, logged when it changes
   std::vector<std::unique_ptr<SsaEndpoint>> endpoints_;
   std::vector<std::unique_ptr<SsaAddress>> addresses_;
   // The newest address database any port's consumer holds (names, IPs).

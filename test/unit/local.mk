@@ -93,5 +93,5 @@ test_unit_unit_tests_LDADD = test/libtestmain.la $(TEST_SUPPORT_LIBS) \
 # The shared-memory path tables (common/shm_prdb/) and libibssa_path; their
 # libraries need only libc, so they may come last.
 test_unit_unit_tests_SOURCES += test/unit/shm_path_fixture.h test/unit/shm_prdb_format_test.cc \
-	test/unit/ibssa_path_test.cc
+	test/unit/ibssa_path_test.cc test/unit/ibssa_path_attack_test.cc
 test_unit_unit_tests_LDADD += common/shm_prdb/libshmprdb.la $(IBSSA_PATH_LIBS)

@@ -5,8 +5,12 @@
 #define IBACM_SSA_TEST_UNIT_SHM_PATH_FIXTURE_H
 
 #include <infiniband/sa.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -75,6 +79,21 @@ inline std::string Object(uint64_t epoch, int pid, uint64_t start, uint16_t n = 
   who.start = start;
   who.serial = epoch;
   return b.Build(who);
+}
+
+// A socket bound at `path` (the daemon's, whose owner vouches for its
+// tables), for tests of the tables alone; -1 when it cannot be bound. The
+// caller closes it.
+inline int BindSocket(const std::string& path) {
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un sa{};
+  sa.sun_family = AF_UNIX;
+  snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path.c_str());
+  if (fd >= 0 && bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
 }
 
 }  // namespace shm_test

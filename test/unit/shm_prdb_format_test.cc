@@ -3,6 +3,8 @@
 // every search; any truncation, a foreign or newer object, a flipped byte
 // and tables pointing outside the object (with a correct checksum) are
 // rejected with a reason, never read past their end.
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cerrno>
 
@@ -10,7 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "common/base/file_io.h"
 #include "common/shm_prdb/shm_prdb_format.h"
+#include "test/support/check_ok.h"
+#include "test/support/temp_dir.h"
 #include "test/unit/shm_path_fixture.h"
 
 // Last: CppUTest redefines new for leak checking.
@@ -139,7 +144,8 @@ TEST(ShmPrdbFormat, NamesDifferPerSocketAndAreAbsolute) {
   char a[256], b[256], c[256];
   LONGS_EQUAL(0, ibssa_shm_object_name("/run/ibacm-unix.sock", a, sizeof(a)));
   LONGS_EQUAL(0, ibssa_shm_object_name("/tmp/x/ibacm-unix.sock", b, sizeof(b)));
-  STRCMP_CONTAINS(IBSSA_SHM_DIR "/" IBSSA_SHM_PREFIX, a);
+  CHECK(strncmp(a, IBSSA_SHM_PREFIX, strlen(IBSSA_SHM_PREFIX)) == 0);
+  CHECK(strchr(a, '/') == nullptr);  // a name in the daemon's directory
   CHECK(strcmp(a, b) != 0);
   char cwd[4096];
   CHECK(getcwd(cwd, sizeof(cwd)) != nullptr);
@@ -147,6 +153,59 @@ TEST(ShmPrdbFormat, NamesDifferPerSocketAndAreAbsolute) {
   LONGS_EQUAL(0, ibssa_shm_object_name("s.sock", c, sizeof(c)));
   STRCMP_EQUAL(b, c);
   LONGS_EQUAL(-ENAMETOOLONG, ibssa_shm_object_name("/run/x.sock", a, 10));
+}
+
+// Root's objects live where only root may write; any other user's in a
+// directory of its own that the daemon makes.
+TEST(ShmPrdbFormat, EachUserHasItsOwnDirectory) {
+  char d[128];
+  LONGS_EQUAL(0, ibssa_shm_dir(0, d, sizeof(d)));
+  STRCMP_EQUAL(IBSSA_SHM_ROOT_DIR, d);
+  LONGS_EQUAL(0, ibssa_shm_dir(1000, d, sizeof(d)));
+  STRCMP_EQUAL(IBSSA_SHM_DIR "/" IBSSA_SHM_USER_PREFIX "1000", d);
+  LONGS_EQUAL(-ENAMETOOLONG, ibssa_shm_dir(1000, d, 8));
+}
+
+// What a reader refuses before it reads a byte: the wrong type (a FIFO,
+// a directory), owner or mode, in words that name the file.
+TEST(ShmPrdbFormat, PlacesAndObjectsOfAnotherKindOwnerOrModeAreRefused) {
+  ssa::test::TempDir dir{"shm-place-test."};
+  const uid_t me = geteuid();
+  char why[320];
+  int dfd = open(dir.path().c_str(), O_RDONLY | O_DIRECTORY);
+  CHECK(dfd >= 0);
+  CHECK_EQUAL(0, fchmod(dfd, 0755));
+  LONGS_EQUAL(0, ibssa_shm_check_dir(dfd, "D", me, why, sizeof(why)));
+  LONGS_EQUAL(-EPERM, ibssa_shm_check_dir(dfd, "D", me + 1, why, sizeof(why)));
+  STRCMP_CONTAINS("D belongs to uid", why);
+  CHECK_EQUAL(0, fchmod(dfd, 01777));
+  LONGS_EQUAL(-EPERM, ibssa_shm_check_dir(dfd, "D", me, why, sizeof(why)));
+  STRCMP_CONTAINS("may be written by others", why);
+  close(dfd);
+
+  std::string fifo = dir.path() + "/fifo", file = dir.path() + "/file";
+  CHECK_EQUAL(0, mkfifo(fifo.c_str(), 0644));
+  int fd = open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  CHECK(fd >= 0);
+  LONGS_EQUAL(-EPERM, ibssa_shm_check_object(fd, "F", me, why, sizeof(why)));
+  STRCMP_CONTAINS("F is not a regular file", why);
+  close(fd);
+  fd = open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  LONGS_EQUAL(-EPERM, ibssa_shm_check_dir(fd, "F", me, why, sizeof(why)));
+  STRCMP_CONTAINS("F is not a directory", why);
+  close(fd);
+  CHECK_OK(ssa::WriteFileAtomically(file, std::string(200, 'x')));
+  fd = open(file.c_str(), O_RDONLY);
+  LONGS_EQUAL(0, ibssa_shm_check_object(fd, "O", me, why, sizeof(why)));
+  LONGS_EQUAL(-EPERM, ibssa_shm_check_object(fd, "O", me + 1, why, sizeof(why)));
+  CHECK_EQUAL(0, fchmod(fd, 0666));
+  LONGS_EQUAL(-EPERM, ibssa_shm_check_object(fd, "O", me, why, sizeof(why)));
+  close(fd);
+  CHECK_OK(ssa::WriteFileAtomically(file, std::string(100, 'x')));
+  fd = open(file.c_str(), O_RDONLY);
+  LONGS_EQUAL(-EPERM, ibssa_shm_check_object(fd, "O", me, why, sizeof(why)));
+  STRCMP_CONTAINS("not a table object", why);
+  close(fd);
 }
 
 // The checksum's fast path (SSE4.2's crc32 where the CPU has it) against

@@ -7,6 +7,7 @@
 #include <endian.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "util/ib_acme/acme_address.h"
@@ -55,6 +56,13 @@ int ServiceQuery::Run() {
         client_.Close();
         continue;
       }
+      // On stderr: what is answered on stdout stays the stock ib_acme's.
+      std::string why;
+      if (!shm_.TablesUsable(&why))
+        fprintf(stderr,
+                "ib_acme: %s: the path tables cannot be used (%s); answers come "
+                "through the socket\n",
+                svc.c_str(), why.c_str());
     }
     if (options_.has_dest) ret = ResolveAll(svc);
     shm_.Close();

@@ -101,6 +101,13 @@ Status ShmResolver::Resolve(const std::vector<acm::EpAddr>& entries, acm::Resolv
   return Status::Ok();
 }
 
+bool ShmResolver::TablesUsable(std::string* why) const {
+  char text[512];
+  int rc = ibssa_path_status(h_, text, sizeof(text));
+  *why = text;
+  return rc == 0;
+}
+
 std::string ShmResolver::StatsLine() const {
   ibssa_path_stats s;
   ibssa_path_get_stats(h_, &s);

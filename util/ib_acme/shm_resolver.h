@@ -38,6 +38,9 @@ class ShmResolver {
   // "libibssa_path: N from the shared-memory tables (epoch E), M through
   // the socket, ..." for -T's report.
   std::string StatsLine() const;
+  // Whether the daemon's tables are in use; if not, why (which file or
+  // directory, and what is wrong with it). Never blocks.
+  bool TablesUsable(std::string* why) const;
 
  private:
   ibssa_path* h_ = nullptr;

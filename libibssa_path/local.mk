@@ -8,12 +8,14 @@
 # benchmark and the tests link statically (no libtool wrapper, no runtime
 # dependency on an installed copy); libibssa_path.la is it as a shared
 # library for applications.
-noinst_LTLIBRARIES += libibssa_path/libibssapath.la
-libibssa_path_libibssapath_la_SOURCES = \
+# IBSSA_PATH_C_SOURCES: also what test/fuzz/ibssa_path_fuzzer compiles.
+IBSSA_PATH_C_SOURCES = \
 	libibssa_path/path.c \
 	libibssa_path/path_tables.h libibssa_path/path_tables.c \
 	libibssa_path/path_socket.h libibssa_path/path_socket.c \
 	$(SHM_PRDB_C_SOURCES)
+noinst_LTLIBRARIES += libibssa_path/libibssapath.la
+libibssa_path_libibssapath_la_SOURCES = $(IBSSA_PATH_C_SOURCES)
 libibssa_path_libibssapath_la_CFLAGS = $(AM_CFLAGS) -std=gnu11 -pthread
 IBSSA_PATH_LIBS = libibssa_path/libibssapath.la
 

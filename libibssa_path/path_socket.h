@@ -9,6 +9,10 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" { /* for the fuzzer */
+#endif
+
 struct path_socket {
 	char path[108];
 	int timeout_ms;
@@ -25,5 +29,9 @@ void socket_destroy(struct path_socket *s);
  * EADDRNOTAVAIL, ...) or a transport error. */
 int socket_resolve(struct path_socket *s, const struct acm_ep_addr_data *entries, int count,
 		   struct ibv_path_record *out, struct acm_ep_addr_data *src);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

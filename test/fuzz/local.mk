@@ -121,20 +121,25 @@ CLEANFILES += test/fuzz/netlink_fuzzer
 dist_noinst_SCRIPTS += test/fuzz/gen_netlink_seeds.py
 EXTRA_DIST += $(netlink_fuzzer_main) test/fuzz/corpus/netlink
 
+# In a rule: fuzz_c='<C sources and headers>'; fuzz_main=<target .cc>;
+# $(fuzz_build_c): compiles the .c files among them as C, instrumented,
+# then links them with the C++ target.
+fuzz_build_c = $(MKDIR_P) test/fuzz && objs= && \
+	for f in $$fuzz_c; do case $$f in *.c) \
+	  o=$@-$$(basename $$f .c).o; \
+	  $(CLANGXX) -x c -std=gnu11 -g -O1 -fno-omit-frame-pointer -pthread \
+	    -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
+	    $(WARN_FLAGS) -I$(top_srcdir) -I$(top_srcdir)/include -c $(srcdir)/$$f -o $$o || exit 1; \
+	  objs="$$objs $$o";; esac; done && \
+	$(CLANGXX) $(fuzzer_flags) -pthread -o $@ $(srcdir)/$$fuzz_main $$objs
+
 # shm_prdb_fuzzer: the reader of the shared-memory path tables
 # (SHM_PRDB_C_SOURCES in common/shm_prdb/local.mk, C: compiled as C here,
 # then linked with the C++ target).
 shm_prdb_fuzzer_main = test/fuzz/shm_prdb_fuzzer.cc
 shm_prdb_fuzzer_inputs = $(shm_prdb_fuzzer_main) test/fuzz/fuzz_check.h $(SHM_PRDB_C_SOURCES)
 test/fuzz/shm_prdb_fuzzer: $(shm_prdb_fuzzer_inputs)
-	$(AM_V_GEN)$(MKDIR_P) test/fuzz && objs= && \
-	for f in $(SHM_PRDB_C_SOURCES); do case $$f in *.c) \
-	  o=test/fuzz/shm_prdb_fuzzer-$$(basename $$f .c).o; \
-	  $(CLANGXX) -x c -std=gnu11 -g -O1 -fno-omit-frame-pointer \
-	    -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
-	    $(WARN_FLAGS) -I$(top_srcdir) -c $(srcdir)/$$f -o $$o || exit 1; \
-	  objs="$$objs $$o";; esac; done && \
-	$(CLANGXX) $(fuzzer_flags) -o $@ $(srcdir)/$(shm_prdb_fuzzer_main) $$objs
+	$(AM_V_GEN)fuzz_c='$(SHM_PRDB_C_SOURCES)'; fuzz_main=$(shm_prdb_fuzzer_main); $(fuzz_build_c)
 
 if HAVE_CLANGXX
 fuzzers_built_for_check += test/fuzz/shm_prdb_fuzzer
@@ -142,3 +147,19 @@ endif
 CLEANFILES += test/fuzz/shm_prdb_fuzzer test/fuzz/shm_prdb_fuzzer-*.o
 dist_noinst_SCRIPTS += test/fuzz/gen_shm_prdb_seeds.py
 EXTRA_DIST += $(shm_prdb_fuzzer_main) test/fuzz/corpus/shm_prdb
+
+# ibssa_path_fuzzer: libibssa_path on what other processes control: the
+# daemon's socket replies, table objects of any kind, owner and mode at
+# the name it opens, and every lookup on what validates
+# (IBSSA_PATH_C_SOURCES in libibssa_path/local.mk).
+ibssa_path_fuzzer_main = test/fuzz/ibssa_path_fuzzer.cc
+ibssa_path_fuzzer_inputs = $(ibssa_path_fuzzer_main) test/fuzz/fuzz_check.h $(IBSSA_PATH_C_SOURCES)
+test/fuzz/ibssa_path_fuzzer: $(ibssa_path_fuzzer_inputs)
+	$(AM_V_GEN)fuzz_c='$(IBSSA_PATH_C_SOURCES)'; fuzz_main=$(ibssa_path_fuzzer_main); $(fuzz_build_c)
+
+if HAVE_CLANGXX
+fuzzers_built_for_check += test/fuzz/ibssa_path_fuzzer
+endif
+CLEANFILES += test/fuzz/ibssa_path_fuzzer test/fuzz/ibssa_path_fuzzer-*.o
+dist_noinst_SCRIPTS += test/fuzz/gen_ibssa_path_seeds.py
+EXTRA_DIST += $(ibssa_path_fuzzer_main) test/fuzz/corpus/ibssa_path

@@ -15,7 +15,7 @@ set -u
 srcdir=${srcdir:-$(dirname "$0")/../..}
 runs=${FUZZ_RUNS:-200000}
 max_time=${FUZZ_MAX_TIME:-60}
-fuzzers="acm_msg smdb acmp_msg ssa_mad tree_frame config netlink shm_prdb"
+fuzzers="acm_msg smdb acmp_msg ssa_mad tree_frame config netlink shm_prdb ibssa_path"
 
 missing=""
 for name in $fuzzers; do

@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cstdlib>
 #include <cerrno>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <thread>

@@ -74,7 +74,8 @@ void IbssaMember::CollectMetrics(PromText* out) const {
   out->Add(with({{"kind", "delta"}}), static_cast<double>(sent.delta_transfers));
   out->Family("ibssa_sent_bytes_total", kCounter, "Bytes sent to children.");
   out->Add(mine, static_cast<double>(sent.bytes_sent));
-  out->Family("ibssa_children", kGauge, "Children connected now.");
+  out->Family("ibssa_children", kGauge,
+              "Children connected now, each counted once (not per database connection).");
   out->Add(mine, server_ ? static_cast<double>(server_->child_count()) : 0);
   out->Family("ibssa_children_refused_total", kCounter,
               "Children's connections refused (token, limit, nothing to serve).");

@@ -1,6 +1,7 @@
 // prom_text.cc: see prom_text.h.
 #include "common/metrics/prom_text.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 
@@ -42,11 +43,14 @@ std::string Value(double v) {
   if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
   char buf[40];
   // Counters are integers: print them whole (up to 2^53 exactly).
-  if (v == std::floor(v) && std::fabs(v) < 9007199254740992.0)
+  if (v == std::floor(v) && std::fabs(v) < 9007199254740992.0) {
     snprintf(buf, sizeof(buf), "%.0f", v);
-  else
-    snprintf(buf, sizeof(buf), "%.17g", v);
-  return buf;
+    return buf;
+  }
+  // Otherwise the shortest text that reads back as the same double
+  // (17.163754, not %.17g's 17.163753971999999).
+  std::to_chars_result r = std::to_chars(buf, buf + sizeof(buf), v);
+  return std::string(buf, r.ptr);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <cinttypes>
 #include <cstring>
+#include <set>
 
 #include "common/base/big_endian.h"
 
@@ -371,6 +372,13 @@ void DataServer::Tick() {
     limited_.Log(LogLevel::kWarn, "timeout", "data channel: closing a child: %s", d.second.c_str());
     CloseChild(d.first, d.second);
   }
+}
+
+size_t DataServer::child_count() const {
+  std::set<uint64_t> members;
+  for (const auto& kv : children_)
+    if (kv.second->state == State::kActive) members.insert(kv.second->hello.guid);
+  return members.size();
 }
 
 std::vector<ChildInfo> DataServer::Children() const {

@@ -94,7 +94,10 @@ class DataServer {
   const Publication* Find(const std::string& key) const;
 
   const DataServerCounters& counters() const { return counters_; }
-  size_t child_count() const { return children_.size(); }
+  // Members connected now (admitted), each counted once: a member takes
+  // each database over a connection of its own (a consumer: its PRDB and
+  // the address database).
+  size_t child_count() const;
   std::vector<ChildInfo> Children() const;
 
  private:

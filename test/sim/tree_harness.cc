@@ -512,6 +512,8 @@ Status TreeHarness::Tree(const std::string& run_on, std::vector<TreeMember>* out
   return ParseTreeJson(text, out);
 }
 
+const std::string& TreeHarness::TreeToolPath() { return kTreeTool; }
+
 Status TreeHarness::RunTreeTool(const std::string& run_on, const std::vector<std::string>& args,
                                 std::string* out, int* status) {
   std::vector<std::string> argv = {kTreeTool};

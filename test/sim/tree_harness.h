@@ -141,6 +141,8 @@ class TreeHarness {
   // ssa-tree with `args` run as `run_on`: its output and exit status.
   Status RunTreeTool(const std::string& run_on, const std::vector<std::string>& args,
                      std::string* out, int* status);
+  // The ssa-tree of this build (for a command line of one's own).
+  static const std::string& TreeToolPath();
 
   uint64_t PortGuid(const std::string& node) const;
   uint16_t Lid(const std::string& node) const;

@@ -103,6 +103,18 @@ TEST(TreeOpsSim, MetricsFilesPassPromtoolAndFollowTheTree) {
   std::string access = ssa::test::ReadFileText(MetricsOf("Hca4"));
   STRCMP_CONTAINS("ibssa_lag_epochs{role=\"access\",behind=\"core\"} 0\n", access.c_str());
   STRCMP_CONTAINS("# TYPE ibssa_transfers_sent_total counter\n", access.c_str());
+  // ibssa_children counts members, not their connections (a consumer takes
+  // its PRDB and the address database over two).
+  {
+    std::vector<TreeMember> view;
+    CHECK_OK(tree->Tree("Hca10", &view));
+    double kids = 0;
+    for (const TreeMember& m : view)
+      kids += NumberOf(m, "parent_lid") == static_cast<uint64_t>(tree->Lid("Hca4"));
+    CHECK(kids > 0);
+    WaitNodeSample("Hca4", "ibssa_children{role=\"access\"}",
+                   [kids](double v) { return v == kids; });
+  }
 
   // A link change: a new epoch everywhere, carried as deltas.
   const std::string access_delta_in =
@@ -144,7 +156,8 @@ TEST(TreeOpsSim, CheckIsOkOnAHealthyTreeAndWarnsWhenAnAccessNodeDies) {
   std::string out;
   int status = Check({}, &out);
   CHECK_EQUAL_TEXT(0, status, out.c_str());
-  STRCMP_CONTAINS("SSA TREE OK - 8 members", out.c_str());
+  // Every member the drawing shows, the core too.
+  STRCMP_CONTAINS("SSA TREE OK - 9 members", out.c_str());
   // --watch asks the core too: one drawing, then it ends (--count).
   int status_watch = -1;
   CHECK_OK(tree->RunTreeTool("Hca10", {"--watch", "--count", "1", "--interval", "0.1"}, &out,
@@ -152,6 +165,26 @@ TEST(TreeOpsSim, CheckIsOkOnAHealthyTreeAndWarnsWhenAnAccessNodeDies) {
   CHECK_EQUAL_TEXT(0, status_watch, out.c_str());
   STRCMP_CONTAINS("--- ", out.c_str());
   STRCMP_CONTAINS("\ncore lid ", out.c_str());
+  // Quiet: every member has told the core it holds the core's epoch.
+  CHECK(ssa::test::PollUntil(30s, [&] {
+    std::vector<TreeMember> view;
+    if (!tree->Tree("Hca10", &view).ok() || view.empty()) return false;
+    for (const TreeMember& m : view)
+      if (m.at("epoch") != view.front().at("epoch")) return false;
+    return true;
+  }));
+  // On a quiet tree it draws once and waits for a change: its own polls
+  // (20 in 2 s) move the core's counters, not the tree's state. timeout(1)
+  // ends it (status 124) with one drawing.
+  CHECK_OK(tree->fabric()->Run(
+      "Hca10",
+      {"timeout", "2", tree->TreeToolPath(), "--watch", "--count", "3", "--interval", "0.1"}, &out,
+      &status_watch));
+  CHECK_EQUAL_TEXT(124, status_watch, out.c_str());
+  size_t drawings = 0;
+  for (size_t at = out.find("--- "); at != std::string::npos; at = out.find("--- ", at + 1))
+    ++drawings;
+  LONGS_EQUAL_TEXT(1, drawings, ("[" + out + "]").c_str());
 
   // Its consumers move to the other access node, which has no backup
   // to give them.

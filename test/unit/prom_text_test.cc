@@ -54,6 +54,21 @@ TEST(PromText, FamiliesSamplesAndEscapes) {
       t.text().c_str());
 }
 
+// A gauge in its shortest exact form, not %.17g's 17.163753971999999.
+TEST(PromText, AValueIsWrittenInItsShortestExactForm) {
+  PromText t;
+  t.Family("ibacm_x_seconds", PromText::Type::kGauge, "x");
+  t.Add(17.163753972);
+  t.Add(0.1);
+  t.Add(1e-7);
+  t.Add(123456789012.5);
+  STRCMP_EQUAL(
+      "# HELP ibacm_x_seconds x\n# TYPE ibacm_x_seconds gauge\n"
+      "ibacm_x_seconds 17.163753972\nibacm_x_seconds 0.1\nibacm_x_seconds 1e-07\n"
+      "ibacm_x_seconds 123456789012.5\n",
+      t.text().c_str());
+}
+
 TEST(PromText, BadNamesAndRepeatedFamiliesAreLeftOutAndSaid) {
   PromText a;
   a.Family("9lives", PromText::Type::kGauge, "x");

@@ -84,7 +84,8 @@ TEST(TreeCheck, AHealthyTreeIsOkWithOneSummaryLine) {
   CHECK(r.status == Severity::kOk);
   CHECK(r.findings.empty());
   // The core's 40 refusals are the "retry" answers of start-up: no finding.
-  STRCMP_EQUAL("SSA TREE OK - 5 members, core epoch 9, no findings\n", RenderCheck(r).c_str());
+  // Six members, as the drawing shows them: the core too.
+  STRCMP_EQUAL("SSA TREE OK - 6 members, core epoch 9, no findings\n", RenderCheck(r).c_str());
 }
 
 TEST(TreeCheck, ALaggingConsumerIsAWarningOnlyAfterTheGracePeriod) {
@@ -108,7 +109,7 @@ TEST(TreeCheck, ALaggingParentIsCritical) {
   STRCMP_CONTAINS("(its subtree is stale)", text.c_str());
   // Critical findings first, the summary last.
   CHECK_EQUAL(0u, text.find("CRITICAL: "));
-  STRCMP_CONTAINS("\nSSA TREE CRITICAL - 3 members, core epoch 9, 1 critical, 1 warning\n",
+  STRCMP_CONTAINS("\nSSA TREE CRITICAL - 4 members, core epoch 9, 1 critical, 1 warning\n",
                   text.c_str());
 }
 
@@ -117,6 +118,36 @@ TEST(TreeCheck, AConsumerWithoutABackupParentIsAWarning) {
       Check(Tree({Core(9, 100), Node("access", 4, 1, 0, 9, 1), Node("consumer", 7, 4, 0, 9)}));
   CHECK(r.status == Severity::kWarning);
   STRCMP_CONTAINS("WARNING: consumer lid 7 guid 0x7: no backup parent\n", RenderCheck(r).c_str());
+}
+
+TEST(TreeCheck, ATreeBuiltWithoutBackupParentsCanBeAccepted) {
+  CheckOptions o;
+  o.backup_required = false;  // ssa-tree --check --allow-no-backup
+  CheckResult r =
+      Check(Tree({Core(9, 100), Node("access", 4, 1, 0, 9, 1), Node("consumer", 7, 4, 0, 9)}), o);
+  CHECK(r.status == Severity::kOk);
+  STRCMP_EQUAL("SSA TREE OK - 3 members, core epoch 9, no findings\n", RenderCheck(r).c_str());
+}
+
+// ssa-tree --watch redraws when this changes: not for the bytes each of
+// its own polls adds to the core's counters, but for an epoch, a parent,
+// a member joining.
+TEST(TreeCheck, TheWatchedStateIgnoresTrafficCounters) {
+  std::vector<Member> a, b;
+  CHECK_OK(ParseMembers(Healthy(), &a));
+  b = a;
+  b[0]["bytes_sent"] = "999999";
+  b[1]["full_transfers"] = "77";
+  b[2]["refused"] = "3";
+  STRCMP_EQUAL(StateKey(a).c_str(), StateKey(b).c_str());
+  b[4]["epoch"] = "8";
+  CHECK(StateKey(a) != StateKey(b));
+  b = a;
+  b[4]["backup_lid"] = "0";
+  CHECK(StateKey(a) != StateKey(b));
+  b = a;
+  b.pop_back();
+  CHECK(StateKey(a) != StateKey(b));
 }
 
 TEST(TreeCheck, AnAccessNodeOverItsFanOutLimitIsAWarning) {

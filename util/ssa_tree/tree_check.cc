@@ -78,7 +78,7 @@ class Checker {
               std::to_string(core_epoch - epoch) + " behind the core's " +
               std::to_string(core_epoch) + since + (parent ? " (its subtree is stale)" : ""));
     }
-    if (role == "consumer" && Number(m, "backup_lid") == 0)
+    if (role == "consumer" && o_.backup_required && Number(m, "backup_lid") == 0)
       Add(Severity::kWarning, Who(m) + ": no backup parent");
     unsigned long long reparents = Number(m, "reconnects");
     if (o_.repeat > 0 && reparents >= static_cast<unsigned long long>(o_.repeat))
@@ -106,7 +106,7 @@ class Checker {
     size_t count[3] = {0, 0, 0};
     for (const Finding& f : r_.findings) ++count[static_cast<int>(f.severity)];
     std::string s = std::string("SSA TREE ") + SeverityName(r_.status) + " - " +
-                    std::to_string(members_.size() - (core ? 1 : 0)) + " members";
+                    std::to_string(members_.size()) + " members";  // as drawn, the core too
     if (core) s += ", core epoch " + Field(*core, "epoch");
     if (r_.findings.empty())
       s += ", no findings";

@@ -10,7 +10,7 @@
 //             or access node behind the core's epoch after the grace
 //             period (everything below it is stale too)
 //   WARNING   a consumer behind the core's epoch after the grace period;
-//             a consumer with no backup parent; a parent over its role's
+//             a consumer with no backup parent (unless accepted); a parent over its role's
 //             fan-out limit; a member re-parented, or refusing its
 //             children, at least `repeat` times
 //
@@ -38,6 +38,9 @@ struct CheckOptions {
   int grace_s = 30;  // seconds a member may stay behind a new epoch
   int fanout = 0;    // children per parent at most; 0: the core's limits
   int repeat = 5;    // re-parentings or refusals that make a finding
+  // A consumer without a backup parent is a warning, unless the tree is
+  // built without them (a small tree with one access node).
+  bool backup_required = true;
 };
 
 struct Finding {

@@ -38,7 +38,8 @@ void Usage(FILE* f) {
   fprintf(f,
           "usage: ssa-tree [--json|--dot|--prometheus] [--state FILE] [--port CA:PORT] "
           "[--timeout MS]\n"
-          "       ssa-tree --check [--grace S] [--fanout N] [--repeat N] [source options]\n"
+          "       ssa-tree --check [--grace S] [--fanout N] [--repeat N] [--allow-no-backup]\n"
+          "                [source options]\n"
           "       ssa-tree --watch [--interval S] [--count N] [source options]\n");
 }
 
@@ -86,7 +87,19 @@ Status Query(tree::StreamTransport* t, const tree::DataAddress& address, const s
   return Status::Ok();
 }
 
-Status FetchFromCore(const std::string& port_name, int timeout_ms, std::string* json) {
+// `address`, when given, keeps the core's data address between calls (a
+// watch's polls): the MAD round trip that finds it is made only when it is
+// empty, and a failed query clears it (the core may have moved). Each
+// poll opening the umad port again would also exhaust the simulator's
+// client slots.
+Status FetchFromCore(const std::string& port_name, int timeout_ms, std::string* json,
+                     tree::DataAddress* address = nullptr) {
+  if (address && !address->empty()) {
+    auto streams = tree::NewTcpTransport();
+    Status st = Query(streams.get(), *address, "tree", timeout_ms, json);
+    if (st.ok()) return st;
+    *address = tree::DataAddress();
+  }
   ssa::Logger log;
   log.set_level(ssa::LogLevel::kError);
   ssa::UmadPort port;
@@ -120,14 +133,15 @@ Status FetchFromCore(const std::string& port_name, int timeout_ms, std::string* 
   if (!st.ok()) return st.WithContext("CoreInfo to SM LID " + std::to_string(sm_lid));
   if (info.data_address.empty())
     return Status::Error(ENODATA, "the core announced no data channel");
+  if (address) *address = info.data_address;
   auto streams = tree::NewTcpTransport();
   return Query(streams.get(), info.data_address, "tree", timeout_ms, json);
 }
 
 // The tree's state: the state file when given, else the core's answer.
 Status FetchTree(const std::string& state, const std::string& port, int timeout_ms,
-                 std::string* text) {
-  if (state.empty()) return FetchFromCore(port, timeout_ms, text);
+                 std::string* text, tree::DataAddress* address) {
+  if (state.empty()) return FetchFromCore(port, timeout_ms, text, address);
   std::ifstream f(state);
   std::stringstream ss;
   ss << f.rdbuf();
@@ -137,15 +151,17 @@ Status FetchTree(const std::string& state, const std::string& port, int timeout_
 }
 
 Status FetchMembers(const std::string& state, const std::string& port, int timeout_ms,
-                    std::string* text, std::vector<ssa::tree_view::Member>* members) {
-  Status st = FetchTree(state, port, timeout_ms, text);
+                    std::string* text, std::vector<ssa::tree_view::Member>* members,
+                    tree::DataAddress* address = nullptr) {
+  Status st = FetchTree(state, port, timeout_ms, text, address);
   if (st.ok()) st = ssa::tree_view::ParseMembers(*text, members);
   return st;
 }
 
 volatile sig_atomic_t g_stop = 0;
 
-// --watch: the text view again whenever it changes, until SIGINT/SIGTERM
+// --watch: the text view again whenever the tree's state changes
+// (tree_view::StateKey), until SIGINT/SIGTERM
 // or `count` redraws (0: no limit). On a terminal each redraw replaces
 // the screen; otherwise (a pipe, a file, a test) each is appended under a
 // time stamp line, so a log of the tree's changes reads top to bottom.
@@ -159,22 +175,26 @@ int Watch(const std::string& state, const std::string& port, int timeout_ms, dou
   sigaction(SIGTERM, &sa, nullptr);
   bool tty = isatty(STDOUT_FILENO) == 1;
   std::string last;
+  tree::DataAddress core_address;
   int redraws = 0;
   while (!g_stop) {
     std::string text, frame;
     std::vector<ssa::tree_view::Member> members;
-    Status st = FetchMembers(state, port, timeout_ms, &text, &members);
+    Status st = FetchMembers(state, port, timeout_ms, &text, &members, &core_address);
     // A failure is shown like a tree, so the screen never shows an old
     // tree as if it were current.
     frame = st.ok() ? ssa::tree_view::RenderText(members) : "ssa-tree: " + st.ToString() + "\n";
-    if (frame != last) {
+    // Redrawn when the tree's state changes, not when only its traffic
+    // counters move (each of our own polls adds to the core's bytes sent).
+    std::string state_now = st.ok() ? ssa::tree_view::StateKey(members) : frame;
+    if (state_now != last) {
       char stamp[32];
       time_t now = time(nullptr);
       strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S", localtime(&now));
       if (tty) fputs("\033[H\033[2J", stdout);  // home, clear screen
       printf("--- %s ---\n%s", stamp, frame.c_str());
       fflush(stdout);
-      last = frame;
+      last = state_now;
       if (count > 0 && ++redraws >= count) break;
     }
     struct timespec ts;
@@ -204,6 +224,7 @@ int main(int argc, char** argv) {
   std::string state, port;
   int timeout_ms = 2000;
   double interval_s = 2, count = 0, grace = 30, fanout = 0, repeat = 5;
+  bool allow_no_backup = false;
   bool bad = false;
   enum {
     kJson = 256,
@@ -218,7 +239,8 @@ int main(int argc, char** argv) {
     kCount,
     kGrace,
     kFanout,
-    kRepeat
+    kRepeat,
+    kAllowNoBackup
   };
   static const struct option opts[] = {{"json", no_argument, nullptr, kJson},
                                        {"dot", no_argument, nullptr, kDot},
@@ -233,6 +255,7 @@ int main(int argc, char** argv) {
                                        {"grace", required_argument, nullptr, kGrace},
                                        {"fanout", required_argument, nullptr, kFanout},
                                        {"repeat", required_argument, nullptr, kRepeat},
+                                       {"allow-no-backup", no_argument, nullptr, kAllowNoBackup},
                                        {"help", no_argument, nullptr, 'h'},
                                        {nullptr, 0, nullptr, 0}};
   int c;
@@ -251,6 +274,7 @@ int main(int argc, char** argv) {
       case kGrace: bad |= !PositiveNumber("--grace", optarg, 86400, &grace); break;
       case kFanout: bad |= !PositiveNumber("--fanout", optarg, 1e9, &fanout); break;
       case kRepeat: bad |= !PositiveNumber("--repeat", optarg, 1e9, &repeat); break;
+      case kAllowNoBackup: allow_no_backup = true; break;
       case 'h': Usage(stdout); return 0;
       default: bad = true; break;
     }
@@ -275,6 +299,7 @@ int main(int argc, char** argv) {
     o.grace_s = static_cast<int>(grace);
     o.fanout = static_cast<int>(fanout);
     o.repeat = static_cast<int>(repeat);
+    o.backup_required = !allow_no_backup;
     ssa::tree_view::CheckResult r = ssa::tree_view::CheckTree(members, o);
     fputs(ssa::tree_view::RenderCheck(r).c_str(), stdout);
     return static_cast<int>(r.status);

@@ -1,6 +1,7 @@
 // tree_view.cc: see tree_view.h.
 #include "util/ssa_tree/tree_view.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <functional>
@@ -144,6 +145,23 @@ std::string ParentKey(const Member& m, const char* guid_key, const char* lid_key
 }
 std::string SelfKey(const Member& m, bool by_guid) {
   return by_guid ? "g" + std::to_string(Number(m, "guid")) : "l" + Field(m, "lid");
+}
+
+std::string StateKey(const std::vector<Member>& members) {
+  const Member* core = FindCore(members);
+  unsigned long long core_epoch = core ? Number(*core, "epoch") : 0;
+  std::vector<std::string> lines;
+  for (const Member& m : members) {
+    unsigned long long epoch = Number(m, "epoch");
+    lines.push_back(Field(m, "role", "?") + " " + Field(m, "lid") + " " + Field(m, "guid") + " " +
+                    Field(m, "parent_lid") + " " + Field(m, "backup_lid") + " " +
+                    std::to_string(epoch) + " " +
+                    std::to_string(core_epoch > epoch ? core_epoch - epoch : 0) + "\n");
+  }
+  std::sort(lines.begin(), lines.end());
+  std::string key;
+  for (const std::string& l : lines) key += l;
+  return key;
 }
 
 std::string RenderText(const std::vector<Member>& members) {

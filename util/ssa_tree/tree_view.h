@@ -36,6 +36,10 @@ Status ParseMembers(const std::string& json, std::vector<Member>* out);
 // core first: "access lid 5 guid 0x... epoch 7 (lag 0) parent 3 backup 4
 // full 1 delta 6 sent 12345 B refused 0".
 std::string RenderText(const std::vector<Member>& members);
+// What makes the tree's state, one line per member: role, LID, GUID,
+// parent, backup, epoch and lag; not the traffic counters (bytes sent,
+// transfers, refusals), which every poll of the core moves.
+std::string StateKey(const std::vector<Member>& members);
 // A Graphviz digraph: solid edges child -> parent, dashed -> backup.
 std::string RenderDot(const std::vector<Member>& members);
 // The core's view of every member in the Prometheus text format (names

@@ -19,12 +19,6 @@ constexpr uint8_t kMtu1024 = 3;
 constexpr uint8_t kSelectorExactly = 0x80;
 constexpr uint8_t kReversibleBit = 0x80;
 
-void PutGid(const std::array<uint8_t, 8>& prefix, uint64_t guid, uint8_t* gid) {
-  memcpy(gid, prefix.data(), 8);
-  uint64_t be = htobe64(guid);
-  memcpy(gid + 8, &be, 8);
-}
-
 }  // namespace
 
 // PathRecord rate codes the last step below maps.
@@ -127,8 +121,8 @@ PathStatus PathEngine::ComputePrdb(uint16_t slid, uint16_t dlid, PrdbPath* out) 
   // checks every pair both ways), without the 64 network-order bytes.
   const SmdbIndex& x = *index_;
   *out = PrdbPath{};
-  PutGid(x.prefix_bytes(), x.port(a.dst).port_guid, out->dgid.data());
-  PutGid(x.prefix_bytes(), x.port(a.src).port_guid, out->sgid.data());
+  x.PutGid(x.port(a.dst).port_guid, out->dgid.data());
+  x.PutGid(x.port(a.src).port_guid, out->sgid.data());
   out->dlid = dlid;
   out->slid = slid;
   out->pkey = a.pkey;
@@ -384,8 +378,8 @@ PathStatus PathEngine::ComputeMarked(uint16_t slid, uint16_t dlid, ibv_path_reco
   if (marks) *marks = a.marks;
   if (st != PathStatus::kOk) return st;
   const SmdbIndex& x = *index_;
-  PutGid(x.prefix_bytes(), x.port(a.dst).port_guid, out->dgid.raw);
-  PutGid(x.prefix_bytes(), x.port(a.src).port_guid, out->sgid.raw);
+  x.PutGid(x.port(a.dst).port_guid, out->dgid.raw);
+  x.PutGid(x.port(a.src).port_guid, out->sgid.raw);
   out->dlid = htobe16(dlid);
   out->slid = htobe16(slid);
   out->reversible_numpath = a.reversible ? kReversibleBit : 0;

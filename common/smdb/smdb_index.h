@@ -21,10 +21,12 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "common/base/big_endian.h"
 #include "common/base/object_recycler.h"
 #include "common/base/status.h"
 #include "common/smdb/lft_lineage.h"
@@ -241,6 +243,12 @@ class SmdbIndex {
   const SmdbSubnet& subnet() const { return subnet_; }
   // The GID prefix in network byte order, ready to copy into a GID.
   const std::array<uint8_t, 8>& prefix_bytes() const { return prefix_bytes_; }
+  // The GID of the port with `guid` on this subnet, in `gid` (16 bytes,
+  // network order): the subnet prefix, then the GUID.
+  void PutGid(uint64_t guid, uint8_t* gid) const {
+    std::memcpy(gid, prefix_bytes_.data(), 8);
+    PutBe64(gid + 8, guid);
+  }
   size_t pkey_table_count() const { return pkey_tables_.size(); }
 
  private:

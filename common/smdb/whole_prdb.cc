@@ -61,12 +61,6 @@ WholePrdbPlan::WholePrdbPlan(const SmdbIndex& x, const RouteSuffixes& t) {
 
 namespace {
 
-void PutGid(const std::array<uint8_t, 8>& prefix, uint64_t guid, std::array<uint8_t, 16>* gid) {
-  memcpy(gid->data(), prefix.data(), 8);
-  uint64_t be = htobe64(guid);
-  memcpy(gid->data() + 8, &be, 8);
-}
-
 // What the records from one source to one destination P_Key table share.
 struct PkeyAnswer {
   static constexpr uint8_t kUnset = 0, kNone = 1, kForward = 2, kBoth = 3;
@@ -108,7 +102,7 @@ void ForEachRecord(const PathEngine& engine, uint32_t src, Emit&& emit) {
   for (uint32_t k = 0; k < lids; ++k)
     t->GetColumn(static_cast<uint16_t>(s.base_lid + k), &back_to[k * t->switch_rows()]);
   PrdbPath path;  // what every folded record shares is written once
-  PutGid(x.prefix_bytes(), s.port_guid, &path.sgid);
+  x.PutGid(s.port_guid, path.sgid.data());
   path.packet_life = subnet.subnet_timeout & 0x3F;
   for (const WholePrdbPlan::Destination& d : plan->destinations()) {
     if (d.kind == WholePrdbPlan::kSolve || d.port == src) {
@@ -157,7 +151,7 @@ void ForEachRecord(const PathEngine& engine, uint32_t src, Emit&& emit) {
       solve(d.lid);
       continue;
     }
-    PutGid(x.prefix_bytes(), d.guid, &path.dgid);
+    x.PutGid(d.guid, path.dgid.data());
     path.dlid = d.lid;
     path.pkey = a->pkey;
     path.sl = a->sl & 0xF;

@@ -86,9 +86,7 @@ std::vector<OptionNote> CoreOptions::Read(const ConfigFile& cfg, OptionSet* set)
 std::vector<std::string> CoreOptions::Apply(const ConfigFile& cfg) {
   OptionSet set;
   Bind(&set);
-  std::vector<std::string> errors;
-  for (const OptionNote& n : Read(cfg, &set)) errors.push_back(n.ToString());
-  return errors;
+  return NoteTexts(Read(cfg, &set));
 }
 
 void CoreOptions::UseRunDir(const std::string& dir) {

@@ -53,16 +53,6 @@ Daemon::Daemon(Settings settings) : settings_(std::move(settings)) {}
 
 Daemon::~Daemon() { Shutdown(); }
 
-namespace {
-
-Status ConfigErrors(const std::vector<std::string>& errors) {
-  std::string text;
-  for (const std::string& e : errors) text += (text.empty() ? "" : "\n") + e;
-  return Status::Error(EINVAL, text);
-}
-
-}  // namespace
-
 Status Daemon::Configure() {
   if (configured_) return configure_status_;
   configured_ = true;
@@ -80,7 +70,7 @@ Status Daemon::ReadOptions() {
   if (settings_.opts_file_given || access(options_.opts_file.c_str(), F_OK) == 0) {
     Status st = ConfigFile::Load(options_.opts_file, &config_);
     if (!st.ok()) return st;
-    for (const OptionNote& n : options_.Read(config_, &set)) errors.push_back(n.ToString());
+    errors = NoteTexts(options_.Read(config_, &set));
   }
   if (!settings_.run_dir.empty()) {
     options_.UseRunDir(settings_.run_dir);
@@ -117,7 +107,7 @@ Status Daemon::ReadOptions() {
   else
     SSA_LOG(log_, kInfo, "options from %s (%s format)", config_.name().c_str(),
             config_.format() == ConfigFile::Format::kUpstream ? "upstream ibacm_opts.cfg" : "INI");
-  if (!errors.empty()) return ConfigErrors(errors);
+  if (!errors.empty()) return OptionErrors(errors);
   if (!settings_.activation_error.empty())
     SSA_LOG(log_, kWarn, "%s", settings_.activation_error.c_str());
 
@@ -291,7 +281,7 @@ Status Daemon::StartProviders() {
   if (options_.server_mode == "unix") host_->set_client_socket(options_.unix_socket_path);
   host_->Start(loaded);
   for (const std::string& e : host_->config_errors()) errors.push_back(e);
-  if (!errors.empty()) return ConfigErrors(errors);
+  if (!errors.empty()) return OptionErrors(errors);
   // Without an explicit default the first provider serves every port, as
   // upstream's first loaded provider did.
   if (selector_->default_provider().empty() && !host_->instances().empty())
@@ -315,13 +305,7 @@ int Daemon::CheckConfig(FILE* out) {
       host_->Stop();
     }
   }
-  if (!st.ok()) {
-    fprintf(stderr, "ibacm: %s\n", st.message().c_str());
-    fprintf(out, "# errors: the daemon would not start\n");
-    return 1;
-  }
-  fprintf(out, "# no errors\n");
-  return 0;
+  return FinishCheck(out, "ibacm", st, "the daemon would not start");
 }
 
 Status Daemon::Run() { return loop_.Run(); }

@@ -27,15 +27,14 @@ Status IbssaDaemon::ReadOptions(std::vector<OptionValue>* values) {
   OptionSet set;
   options_.Bind(&set);
   ConfigFile cfg;
-  std::string errors;
+  std::vector<std::string> errors;
   // Only a default file that is absent means defaults: one named with -O,
   // or one that is there but cannot be read, is an error.
   bool absent = !settings_.opts_file_given && access(settings_.opts_file.c_str(), F_OK) != 0;
   if (!absent) {
     Status st = ConfigFile::Load(settings_.opts_file, &cfg);
     if (!st.ok()) return st.WithContext("options file");
-    for (const OptionNote& n : options_.Read(cfg, &set))
-      errors += (errors.empty() ? "" : "\n") + n.ToString();
+    errors = NoteTexts(options_.Read(cfg, &set));
   }
   if (!settings_.run_dir.empty()) {
     options_.UseRunDir(settings_.run_dir);
@@ -54,7 +53,7 @@ Status IbssaDaemon::ReadOptions(std::vector<OptionValue>* values) {
     set.SetSource("log_file", "command line -L");
   }
   if (values) *values = set.Values();
-  if (!errors.empty()) return Status::Error(EINVAL, errors);
+  if (!errors.empty()) return OptionErrors(errors);
   if (absent)
     defaults_note_ = "no options file " + settings_.opts_file + "; every option keeps its default";
   return Status::Ok();
@@ -75,13 +74,7 @@ int IbssaDaemon::CheckConfig(FILE* out) {
   Status st = ReadOptions(&values);
   fprintf(out, "# ibssa --check-config: options %s\n", settings_.opts_file.c_str());
   PrintOptionValues(out, "ibssa", values);
-  if (!st.ok()) {
-    fprintf(stderr, "ibssa: %s\n", st.message().c_str());
-    fprintf(out, "# errors: the daemon would not start\n");
-    return 1;
-  }
-  fprintf(out, "# no errors\n");
-  return 0;
+  return FinishCheck(out, "ibssa", st, "the daemon would not start");
 }
 
 Status IbssaDaemon::Start() {

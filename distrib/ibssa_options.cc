@@ -83,9 +83,7 @@ std::vector<OptionNote> IbssaOptions::Read(const ConfigFile& cfg, OptionSet* set
 std::vector<std::string> IbssaOptions::Apply(const ConfigFile& cfg) {
   OptionSet set;
   Bind(&set);
-  std::vector<std::string> errors;
-  for (const OptionNote& n : Read(cfg, &set)) errors.push_back(n.ToString());
-  return errors;
+  return NoteTexts(Read(cfg, &set));
 }
 
 void IbssaOptions::UseRunDir(const std::string& dir) {

@@ -44,13 +44,8 @@ int CheckPluginConfig(const std::string& arg, FILE* out) {
   if (st.ok()) st = opensm_plugin::ParsePluginOptions(text, &options, &values);
   fprintf(out, "# ibssa --check-plugin-config: event_plugin_options '%s'\n", text.c_str());
   if (!values.empty()) PrintOptionValues(out, "ibssa_osm", values);
-  if (!st.ok()) {
-    fprintf(stderr, "ibssa: plugin options: %s\n", st.message().c_str());
-    fprintf(out, "# errors: the plugin would refuse to load\n");
-    return 1;
-  }
-  fprintf(out, "# no errors\n");
-  return 0;
+  return FinishCheck(out, "ibssa", st.WithContext("plugin options"),
+                     "the plugin would refuse to load");
 }
 
 }  // namespace distrib

@@ -154,6 +154,30 @@ void PrintOptionValues(FILE* out, const std::string& section,
     fprintf(out, "%-24s = %-32s # %s\n", v.key.c_str(), v.value.c_str(), v.source.c_str());
 }
 
+int FinishCheck(FILE* out, const std::string& program, const Status& st,
+                const std::string& consequence) {
+  if (!st.ok()) {
+    fprintf(stderr, "%s: %s\n", program.c_str(), st.message().c_str());
+    fprintf(out, "# errors: %s\n", consequence.c_str());
+    return 1;
+  }
+  fprintf(out, "# no errors\n");
+  return 0;
+}
+
+std::vector<std::string> NoteTexts(const std::vector<OptionNote>& notes) {
+  std::vector<std::string> texts;
+  for (const OptionNote& n : notes) texts.push_back(n.ToString());
+  return texts;
+}
+
+Status OptionErrors(const std::vector<std::string>& errors) {
+  if (errors.empty()) return Status::Ok();
+  std::string text;
+  for (const std::string& e : errors) text += (text.empty() ? "" : "\n") + e;
+  return Status::Error(EINVAL, text);
+}
+
 void OptionSet::SetSource(const std::string& key, const std::string& source) {
   auto it = options_.find(key);
   if (it != options_.end()) it->second.source = source;

@@ -58,6 +58,16 @@ struct OptionValue {
 // --check-config prints what it read.
 void PrintOptionValues(FILE* out, const std::string& section,
                        const std::vector<OptionValue>& values);
+// How every --check-config ends: on error "<program>: <message>" on stderr
+// and "# errors: <consequence>" on `out`, exit status 1; else "# no
+// errors", 0.
+int FinishCheck(FILE* out, const std::string& program, const Status& st,
+                const std::string& consequence);
+// The notes as "file:line: text" strings.
+std::vector<std::string> NoteTexts(const std::vector<OptionNote>& notes);
+// OK without errors; else EINVAL with one error a line: what a daemon's
+// start fails with (every mistake at once, not the first only).
+Status OptionErrors(const std::vector<std::string>& errors);
 
 class OptionSet {
  public:

@@ -25,6 +25,21 @@ namespace {
 // buffer without bound.
 constexpr size_t kMaxPendingOutput = 1 << 20;
 
+// True when a connect to the unix socket `path` is accepted (a blocking
+// connect to a listening socket returns at once, its backlog permitting).
+bool SomeoneListensOn(const std::string& path) {
+  struct sockaddr_un addr = {};
+  addr.sun_family = AF_UNIX;
+  if (path.size() >= sizeof(addr.sun_path)) return false;
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  bool listening = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 ||
+                   errno == EAGAIN;  // a full backlog: someone listens
+  RawClose(fd);
+  return listening;
+}
+
 void ReplaceSymlink(const std::string& target, const std::string& link, Logger* log) {
   if (link.empty() || link == target) return;
   unlink(link.c_str());
@@ -91,6 +106,12 @@ Status ClientServer::ListenUnix(const std::string& path, const std::string& link
   if (bound.size() >= sizeof(addr.sun_path))
     return Status::Error(ENAMETOOLONG, "unix socket path too long: " + path);
   std::memcpy(addr.sun_path, bound.c_str(), bound.size() + 1);
+  // The rename below would take the name from a daemon that serves it;
+  // a socket nobody listens on any more (a crash) is replaced.
+  if (SomeoneListensOn(path))
+    return Status::Error(EADDRINUSE, "unix socket " + path +
+                                         " is in use: another daemon serves it (stop it, or give "
+                                         "this one another socket: -R or unix_socket)");
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) return Status::FromErrno("socket(AF_UNIX)");
   unlink(bound.c_str());

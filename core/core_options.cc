@@ -1,22 +1,18 @@
 // core_options.cc: binding of the core's options to OptionSet.
 #include "core/core_options.h"
 
+#include <algorithm>
+
+#include "common/base/option_registry.h"
 #include "common/base/option_set.h"
+#include "core/provider_selector.h"
 
 namespace ssa {
 
 void CoreOptions::Bind(OptionSet* set) {
   OptionSet& opts = *set;
   opts.String("log_file", &log_file);
-  opts.Custom("log_level", [this](const std::string& v) {
-    static const char* const kLevels[] = {"0", "1", "2", "error", "warn", "info", "debug", "trace"};
-    for (const char* l : kLevels)
-      if (v == l) {
-        log_level = v;
-        return Status::Ok();
-      }
-    return Status::Error(EINVAL, "'" + v + "' is not 0, 1, 2 or error|warn|info|debug|trace");
-  });
+  opts.Choice("log_level", &log_level, {"0", "1", "2", "error", "warn", "info", "debug", "trace"});
   opts.String("lock_file", &lock_file);
   opts.Int("server_port", &server_port, 1, 65535);
   opts.Choice("server_mode", &server_mode, {"unix", "loop", "open"});
@@ -27,11 +23,21 @@ void CoreOptions::Bind(OptionSet* set) {
   opts.Int("retries", &retries, 0, 100);
   opts.Int("sa_depth", &sa_depth, 1, 100);
   opts.Int("umad_debug_level", &umad_debug_level, 0, 10);
-  opts.Custom("provider", [this](const std::string& v) {
-    if (v.empty()) return Status::Error(EINVAL, "empty provider rule");
-    provider_rules.push_back(v);
-    return Status::Ok();
-  });
+  opts.Custom(
+      "provider",
+      [this](const std::string& v) {
+        // The syntax now, with the line; the names once providers are loaded.
+        ProviderSelector probe;
+        Status st = probe.AddRule(v);
+        if (st.ok()) provider_rules.push_back({v, ""});
+        return st;
+      },
+      [this] {
+        std::string rules;
+        for (const ProviderRuleLine& r : provider_rules)
+          rules += (rules.empty() ? "" : ", ") + r.value;
+        return rules;
+      });
   opts.String("unix_socket", &unix_socket_path);
   opts.String("port_file", &port_file);
   opts.Int("port_poll_ms", &port_poll_ms, 100, 3600 * 1000);
@@ -46,15 +52,41 @@ void CoreOptions::Bind(OptionSet* set) {
   opts.Int("metrics_interval", &metrics_interval_s, 1, 3600);
 }
 
-std::vector<std::string> CoreOptions::Apply(const ConfigFile& cfg) {
-  OptionSet opts;
-  Bind(&opts);
-  if (cfg.format() == ConfigFile::Format::kUpstream)
-    return opts.ApplyKnown(cfg.Section(""), cfg.name());
+std::vector<OptionNote> CoreOptions::Read(const ConfigFile& cfg, OptionSet* set) {
+  const bool upstream = cfg.format() == ConfigFile::Format::kUpstream;
   // INI: keys before any section are treated as [core] too.
   std::vector<ConfigEntry> entries = cfg.Section("");
-  for (const auto& e : cfg.Section("core")) entries.push_back(e);
-  return opts.Apply(entries, cfg.name());
+  if (!upstream)
+    for (const auto& e : cfg.Section("core")) entries.push_back(e);
+  const bool bridge_in_use = cfg.Find(upstream ? "" : "upstream", "upstream_provider") != nullptr;
+  OptionSet::UnknownKey unknown = [&](const ConfigEntry& e, const std::string& file) {
+    std::optional<OptionNote> note;
+    if (upstream) {
+      const std::vector<std::string> all = option_registry::AllKeys();
+      bool someones = std::binary_search(all.begin(), all.end(), e.key);
+      if (!someones && !bridge_in_use) note = set->UnknownKeyNote(e, file, all);
+      return note;
+    }
+    std::string elsewhere = option_registry::BelongsElsewhere(e.key, "core");
+    if (elsewhere.empty()) return std::optional<OptionNote>(set->UnknownKeyNote(e, file));
+    note = OptionNote{OptionNote::Severity::kError, file, e.line, elsewhere};
+    return note;
+  };
+  const size_t rules_before = provider_rules.size();
+  std::vector<OptionNote> notes = set->Read(entries, cfg.name(), unknown);
+  // The rules the set took, in file order: each gets its line.
+  size_t next = rules_before;
+  for (const ConfigEntry& e : entries)
+    if (e.key == "provider" && next < provider_rules.size() &&
+        provider_rules[next].value == e.value)
+      provider_rules[next++].where = cfg.name() + ":" + std::to_string(e.line);
+  return notes;
+}
+
+std::vector<std::string> CoreOptions::Apply(const ConfigFile& cfg) {
+  OptionSet set;
+  Bind(&set);
+  return NoteTexts(Read(cfg, &set));
 }
 
 void CoreOptions::UseRunDir(const std::string& dir) {

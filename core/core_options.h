@@ -15,6 +15,14 @@
 namespace ssa {
 
 class OptionSet;
+struct OptionNote;
+
+// One "provider" line: "NAME TARGET" (core/provider_selector.h) and where
+// it was read ("file:line"), for messages about its name.
+struct ProviderRuleLine {
+  std::string value;
+  std::string where;
+};
 
 struct CoreOptions {
   // Upstream ibacm core options, upstream defaults.
@@ -31,7 +39,7 @@ struct CoreOptions {
   int sa_depth = 16;  // more than upstream's 1: a slow SA must not serialize unrelated requests
   int umad_debug_level = 0;
   // "provider NAME PREFIX|default" lines (and our device:port form), in order.
-  std::vector<std::string> provider_rules;
+  std::vector<ProviderRuleLine> provider_rules;
 
   // Our additions.
   // Where the socket, port and pid files go when a run directory is given
@@ -60,9 +68,16 @@ struct CoreOptions {
   // Binds the core's keys to these members (the keys
   // common/base/option_registry.h lists for "core").
   void Bind(OptionSet* set);
-  // Applies entries of `cfg` that belong to the core; warnings name the file
-  // and line. In an upstream-format file, options the core does not know are
-  // left for the providers and not warned about here.
+  // Reads the entries of `cfg` that belong to the core through `set` (bound
+  // by Bind) and returns the errors, each naming the file and line. In an
+  // upstream-format file the options other readers read are left for the
+  // providers; one that nobody reads is an error, unless the upstream
+  // bridge is in use (upstream_provider set), which passes such options on
+  // to the upstream library it loads. In an INI file a key in [core] (or
+  // before any section) that the core does not read is an error, naming the
+  // section it belongs in or the nearest core key.
+  std::vector<OptionNote> Read(const ConfigFile& cfg, OptionSet* set);
+  // Bind and Read, the errors as strings.
   std::vector<std::string> Apply(const ConfigFile& cfg);
   // Points every runtime file into `dir` (the -R option).
   void UseRunDir(const std::string& dir);

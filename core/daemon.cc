@@ -5,11 +5,15 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
 
 #include "common/base/daemon_shell.h"
+#include "common/base/nearest_word.h"
+#include "common/base/option_registry.h"
+#include "common/base/option_set.h"
 #include "core/addr_watch/addr_watcher.h"
 #include "core/client_server.h"
 #include "core/kernel_ls/kernel_path_service.h"
@@ -50,37 +54,64 @@ Daemon::Daemon(Settings settings) : settings_(std::move(settings)) {}
 Daemon::~Daemon() { Shutdown(); }
 
 Status Daemon::Configure() {
-  if (configured_) return Status::Ok();
+  if (configured_) return configure_status_;
   configured_ = true;
-  std::vector<std::string> warnings;
+  configure_status_ = ReadOptions();
+  return configure_status_;
+}
+
+Status Daemon::ReadOptions() {
+  std::vector<std::string> errors;
+  OptionSet set;
+  options_.Bind(&set);
   if (!settings_.opts_file.empty()) options_.opts_file = settings_.opts_file;
-  if (access(options_.opts_file.c_str(), R_OK) == 0) {
+  // A file that is there but cannot be read is a mistake, like a missing
+  // one named with -O; only a default file that is absent means defaults.
+  if (settings_.opts_file_given || access(options_.opts_file.c_str(), F_OK) == 0) {
     Status st = ConfigFile::Load(options_.opts_file, &config_);
     if (!st.ok()) return st;
-    warnings = options_.Apply(config_);
-  } else if (settings_.opts_file_given) {
-    return Status::FromErrno("cannot read options file " + options_.opts_file);
+    errors = NoteTexts(options_.Read(config_, &set));
   }
-  if (!settings_.run_dir.empty()) options_.UseRunDir(settings_.run_dir);
-  if (!settings_.provider_dir.empty()) options_.provider_lib_path = settings_.provider_dir;
-  if (!settings_.addr_file.empty()) options_.addr_file = settings_.addr_file;
-  if (!settings_.log_target.empty()) options_.log_file = settings_.log_target;
+  if (!settings_.run_dir.empty()) {
+    options_.UseRunDir(settings_.run_dir);
+    for (const char* key : {"unix_socket", "port_file", "lock_file"})
+      set.SetSource(key, "command line -R");
+  }
+  if (!settings_.provider_dir.empty()) {
+    options_.provider_lib_path = settings_.provider_dir;
+    set.SetSource("provider_lib_path", "command line --provider-dir");
+  }
+  if (!settings_.addr_file.empty()) {
+    options_.addr_file = settings_.addr_file;
+    set.SetSource("addr_file", "command line -A");
+  }
+  if (!settings_.log_target.empty()) {
+    options_.log_file = settings_.log_target;
+    set.SetSource("log_file", "command line -L");
+  }
+  core_values_ = set.Values();
 
   LogLevel level;
-  if (ParseLogLevel(options_.log_level, &level)) log_.set_level(level);
-  DaemonShell::OpenLog(&log_, options_.log_file, "ibacm");
-  Status st;
+  if (settings_.check_only) {
+    log_.Open("stderr", "ibacm");  // a check writes no log file
+    log_.set_level(LogLevel::kError);
+  } else {
+    if (ParseLogLevel(options_.log_level, &level)) log_.set_level(level);
+    DaemonShell::OpenLog(&log_, options_.log_file, "ibacm");
+  }
   SSA_LOG(log_, kInfo, "ibacm-ssa " PACKAGE_VERSION " starting (pid %d)",
           static_cast<int>(getpid()));
   if (config_.name().empty())
-    SSA_LOG(log_, kInfo, "no options file %s; using defaults", options_.opts_file.c_str());
+    SSA_LOG(log_, kInfo, "no options file %s; every option keeps its default",
+            options_.opts_file.c_str());
   else
     SSA_LOG(log_, kInfo, "options from %s (%s format)", config_.name().c_str(),
             config_.format() == ConfigFile::Format::kUpstream ? "upstream ibacm_opts.cfg" : "INI");
-  for (const auto& w : warnings) SSA_LOG(log_, kWarn, "%s", w.c_str());
+  if (!errors.empty()) return OptionErrors(errors);
   if (!settings_.activation_error.empty())
     SSA_LOG(log_, kWarn, "%s", settings_.activation_error.c_str());
 
+  Status st;
   if (access(options_.addr_file.c_str(), R_OK) == 0) {
     st = AddrConfig::Load(options_.addr_file, options_.support_ips_in_addr_cfg, &addrs_);
     if (!st.ok()) return st;
@@ -134,27 +165,8 @@ Status Daemon::Start() {
   st = loop_.Init();
   if (!st.ok()) return st;
 
-  selector_ = std::make_unique<ProviderSelector>();
-  for (const auto& rule : options_.provider_rules) {
-    st = selector_->AddRule(rule);
-    if (!st.ok()) SSA_LOG(log_, kWarn, "provider rule ignored: %s", st.ToString().c_str());
-  }
-  loader_ = std::make_unique<ProviderLoader>(&log_);
-  st = loader_->LoadDirectory(options_.provider_lib_path);
-  if (!st.ok()) SSA_LOG(log_, kError, "%s", st.ToString().c_str());
-  std::vector<const LoadedProvider*> loaded;
-  for (const auto& lp : loader_->providers()) loaded.push_back(lp.get());
-  if (loaded.empty())
-    SSA_LOG(log_, kWarn, "no provider loaded from %s: every resolve will fail",
-            options_.provider_lib_path.c_str());
-  host_ = std::make_unique<ProviderHost>(&loop_, &log_, &config_, &counters_);
-  // Under socket activation systemd listens on the same configured path.
-  if (options_.server_mode == "unix") host_->set_client_socket(options_.unix_socket_path);
-  host_->Start(loaded);
-  // Without an explicit default the first provider serves every port, as
-  // upstream's first loaded provider did.
-  if (selector_->default_provider().empty() && !host_->instances().empty())
-    selector_->SetDefault(host_->instances().front()->name());
+  st = StartProviders();
+  if (!st.ok()) return st;
 
   ports_ = std::make_unique<PortManager>(&loop_, &log_, host_.get(), selector_.get(), &options_,
                                          &addrs_);
@@ -182,8 +194,12 @@ Status Daemon::Start() {
   } else {
     SSA_LOG(log_, kInfo, "addr_watch off: IPoIB addresses are read at start-up only");
   }
+  if (!settings_.discover) SetUmadDebugLevel(options_.umad_debug_level);
   st = ports_->Start();
-  if (!st.ok()) return st;
+  if (!st.ok())
+    return WithOffFabricHint(st,
+                             "ibacm serves the ports of the node it runs on: run it on a node of "
+                             "the fabric (ib_acme --verify daemon checks a running one)");
   if (options_.kernel_path_service) {
     KernelPathService::Options kopts;
     kopts.timeout_ms = static_cast<uint32_t>(options_.kernel_path_timeout_ms);
@@ -212,6 +228,84 @@ Status Daemon::Start() {
   SSA_LOG(log_, kInfo, "ready: %zu endpoints, %zu providers", ports_->endpoint_count(),
           host_->instances().size());
   return Status::Ok();
+}
+
+Status Daemon::StartProviders() {
+  std::vector<std::string> errors;
+  loader_ = std::make_unique<ProviderLoader>(&log_);
+  Status st = loader_->LoadDirectory(options_.provider_lib_path);
+  if (!st.ok()) return st.WithContext("provider_lib_path");
+  std::vector<const LoadedProvider*> loaded;
+  std::vector<std::string> names;
+  for (const auto& lp : loader_->providers()) {
+    loaded.push_back(lp.get());
+    names.push_back(lp->name());
+  }
+  if (loaded.empty())
+    SSA_LOG(log_, kWarn, "no provider loaded from %s: every resolve will fail",
+            options_.provider_lib_path.c_str());
+  const std::string known = names.empty() ? "none" : WordList(names);
+
+  selector_ = std::make_unique<ProviderSelector>();
+  for (const ProviderRuleLine& rule : options_.provider_rules) {
+    st = selector_->AddRule(rule.value);
+    if (!st.ok()) {
+      errors.push_back(rule.where + ": " + st.message());
+      continue;
+    }
+    const ProviderSelector::Rule& added = selector_->rules().back();
+    if (!added.upstream_name.empty())
+      SSA_LOG(log_, kInfo, "%s: provider '%s' is upstream ibacm's name for our %s",
+              rule.where.c_str(), added.upstream_name.c_str(), added.provider.c_str());
+    if (std::find(names.begin(), names.end(), added.provider) == names.end())
+      errors.push_back(rule.where + ": unknown provider '" + added.provider + "' (loaded from " +
+                       options_.provider_lib_path + ": " + known + ")" +
+                       DidYouMean(added.provider, names));
+  }
+  // An INI section nobody reads would be ignored: a typo in its name.
+  if (config_.format() == ConfigFile::Format::kIni) {
+    std::vector<std::string> sections = option_registry::Readers();
+    sections.insert(sections.end(), names.begin(), names.end());
+    for (const std::string& section : config_.SectionNames()) {
+      if (section.empty() || std::find(sections.begin(), sections.end(), section) != sections.end())
+        continue;
+      errors.push_back(config_.name() + ":" +
+                       std::to_string(config_.Section(section).front().line) +
+                       ": unknown section [" + section + "] (readers: " + WordList(sections) + ")" +
+                       DidYouMean(section, sections));
+    }
+  }
+
+  host_ = std::make_unique<ProviderHost>(&loop_, &log_, &config_, &counters_);
+  // Under socket activation systemd listens on the same configured path.
+  if (options_.server_mode == "unix") host_->set_client_socket(options_.unix_socket_path);
+  host_->Start(loaded);
+  for (const std::string& e : host_->config_errors()) errors.push_back(e);
+  if (!errors.empty()) return OptionErrors(errors);
+  // Without an explicit default the first provider serves every port, as
+  // upstream's first loaded provider did.
+  if (selector_->default_provider().empty() && !host_->instances().empty())
+    selector_->SetDefault(host_->instances().front()->name());
+  return Status::Ok();
+}
+
+int Daemon::CheckConfig(FILE* out) {
+  Status st = Configure();
+  const std::string file =
+      config_.name().empty() ? options_.opts_file + " (absent)" : config_.name();
+  fprintf(out, "# ibacm --check-config: options %s, addresses %s\n", file.c_str(),
+          options_.addr_file.c_str());
+  if (!core_values_.empty()) PrintOptionValues(out, "core", core_values_);
+  if (st.ok()) st = loop_.Init();
+  if (st.ok()) {
+    st = StartProviders();
+    if (host_) {
+      for (ProviderInstance* inst : host_->instances())
+        PrintOptionValues(out, inst->name(), inst->config_values());
+      host_->Stop();
+    }
+  }
+  return FinishCheck(out, "ibacm", st, "the daemon would not start");
 }
 
 Status Daemon::Run() { return loop_.Run(); }

@@ -8,6 +8,7 @@
 #ifndef IBACM_SSA_CORE_DAEMON_H
 #define IBACM_SSA_CORE_DAEMON_H
 
+#include <cstdio>
 #include <functional>
 #include <memory>
 #include <string>
@@ -16,6 +17,7 @@
 #include "common/base/config_file.h"
 #include "common/base/event_loop.h"
 #include "common/base/log.h"
+#include "common/base/option_set.h"
 #include "common/base/status.h"
 #include "common/mad/umad_ports.h"
 #include "common/metrics/metrics_file.h"
@@ -56,6 +58,8 @@ class Daemon {
     // files are systemd's). A TCP server_mode still listens on TCP too.
     std::vector<int> activated_fds;
     std::string activation_error;  // malformed LISTEN_* variables, logged
+    // --check-config: the log goes to stderr, errors only (CheckConfig).
+    bool check_only = false;
     // Test seam: where ports come from (default: libibumad).
     std::function<Status(std::vector<UmadPort>*)> discover;
     // Test seams for the kernel's services: how netlink sockets are opened
@@ -74,8 +78,15 @@ class Daemon {
   // Reads the config files and opens the log (Start() does it if needed;
   // main() calls it first to learn the lock file before anything listens).
   Status Configure();
-  // Loads providers, opens ports, listens.
+  // Loads providers, opens ports, listens. Any mistake in the options (an
+  // unknown option, section or provider, a bad value; the providers' own
+  // included) fails it, every one named with its file and line.
   Status Start();
+  // ibacm --check-config: reads the files and starts the providers
+  // (init and fini, no port) exactly as Start() would, prints every
+  // option's value and where it came from to `out`, the errors to stderr.
+  // Returns the exit status: 0, or 1 on any error.
+  int CheckConfig(FILE* out);
   // Serves until RequestStop().
   Status Run();
   void RequestStop() { loop_.Stop(); }
@@ -94,6 +105,10 @@ class Daemon {
   const metrics::MetricsFile* metrics_file() const { return metrics_.get(); }
 
  private:
+  Status ReadOptions();
+  // Loads the providers, checks the provider rules and sections, inits
+  // the providers; their option errors fail it.
+  Status StartProviders();
   Status Listen();
   // One snapshot for the metrics file (daemon_metrics.cc).
   void CollectMetrics(metrics::PromText* out);
@@ -119,6 +134,8 @@ class Daemon {
   std::unique_ptr<metrics::MetricsFile> metrics_;
   std::unique_ptr<ProviderMetrics> provider_metrics_;  // with metrics_
   int64_t start_time_ = 0;                             // Unix seconds
+  std::vector<OptionValue> core_values_;               // the core's options, for CheckConfig
+  Status configure_status_;
   bool configured_ = false;
   bool started_ = false;
 };

@@ -25,6 +25,8 @@ void Usage(const char* prog) {
       "   -L, --log TARGET       log to TARGET (file, stderr, stdout or syslog)\n"
       "       --provider-dir DIR load providers from DIR\n"
       "       --systemd          run under systemd (foreground, READY notification)\n"
+      "       --check-config     read the files as a start would, print every option's\n"
+      "                          value and where it came from; exit 0, or 1 on any error\n"
       "   -V, --version          print the version and exit\n"
       "   -h, --help             this text\n",
       prog, SYSCONF_DIR, SYSCONF_DIR);
@@ -36,7 +38,8 @@ int main(int argc, char** argv) {
   ssa::TuneAllocatorForDatabases();  // PRDB/SMDB copies: see daemon_util.h
   ssa::Daemon::Settings settings;
   bool foreground = false, systemd = false;
-  enum { kProviderDir = 256, kSystemd };
+  bool check_config = false;
+  enum { kProviderDir = 256, kSystemd, kCheckConfig };
   static const struct option long_opts[] = {
       {"daemon", no_argument, nullptr, 'D'},
       {"foreground", no_argument, nullptr, 'P'},
@@ -46,6 +49,7 @@ int main(int argc, char** argv) {
       {"log", required_argument, nullptr, 'L'},
       {"provider-dir", required_argument, nullptr, kProviderDir},
       {"systemd", no_argument, nullptr, kSystemd},
+      {"check-config", no_argument, nullptr, kCheckConfig},
       {"version", no_argument, nullptr, 'V'},
       {"help", no_argument, nullptr, 'h'},
       {nullptr, 0, nullptr, 0},
@@ -70,6 +74,7 @@ int main(int argc, char** argv) {
         systemd = true;
         foreground = true;
         break;
+      case kCheckConfig: check_config = true; break;
       case 'V': printf("ibacm (ibacm-ssa) %s\n", PACKAGE_VERSION); return 0;
       case 'h': Usage(argv[0]); return 0;
       default: Usage(argv[0]); return 2;
@@ -79,6 +84,11 @@ int main(int argc, char** argv) {
     fprintf(stderr, "ibacm: unexpected argument '%s'\n", argv[optind]);
     Usage(argv[0]);
     return 2;
+  }
+  if (check_config) {
+    settings.check_only = true;
+    ssa::Daemon daemon(settings);
+    return daemon.CheckConfig(stdout);
   }
   if (systemd && settings.log_target.empty()) settings.log_target = "stderr";
   // Before Detach: LISTEN_PID names this process, not its grandchild.

@@ -132,6 +132,12 @@ void OpConfigWarn(ssa_core_t* core, const char* file, int line, const char* msg)
     GuardedVoid(core, "config_warn", [&] { host->ConfigWarn(core->inst, file, line, msg); });
 }
 
+void OpConfigValue(ssa_core_t* core, const char* key, const char* value, const char* source) {
+  ProviderHost* host = HostOf(core);
+  if (host)
+    GuardedVoid(core, "config_value", [&] { host->ConfigValue(core->inst, key, value, source); });
+}
+
 void OpCounterAdd(ssa_core_t* core, int counter, uint64_t delta) {
   ProviderHost* host = HostOf(core);
   if (host) GuardedVoid(core, "counter_add", [&] { host->CounterAdd(counter, delta); });
@@ -148,10 +154,10 @@ const char* OpClientSocket(ssa_core_t* core) {
 }
 
 const ssa_core_ops kOps = {
-    sizeof(ssa_core_ops), SSA_PROV_ABI_MAJOR, SSA_PROV_ABI_MINOR, OpLog,
-    OpResolveDone,        OpQueryDone,        OpSaSend,           OpTimerAdd,
-    OpTimerCancel,        OpFdWatch,          OpFdUnwatch,        OpConfigForeach,
-    OpConfigWarn,         OpCounterAdd,       OpConfigFormat,     OpClientSocket,
+    sizeof(ssa_core_ops), SSA_PROV_ABI_MAJOR, SSA_PROV_ABI_MINOR, OpLog,         OpResolveDone,
+    OpQueryDone,          OpSaSend,           OpTimerAdd,         OpTimerCancel, OpFdWatch,
+    OpFdUnwatch,          OpConfigForeach,    OpConfigWarn,       OpCounterAdd,  OpConfigFormat,
+    OpClientSocket,       OpConfigValue,
 };
 
 }  // namespace
@@ -287,9 +293,16 @@ int ProviderHost::ConfigFormat() const {
 }
 
 void ProviderHost::ConfigWarn(ProviderInstance* inst, const char* file, int line, const char* msg) {
-  ++config_warnings_;
-  SSA_LOG(*log_, kWarn, "%s:%d: [%s] %s", file ? file : "?", line,
-          inst ? inst->name().c_str() : "?", msg ? msg : "");
+  std::string text = std::string(file ? file : "?") + ":" + std::to_string(line) + ": [" +
+                     (inst ? inst->name() : "?") + "] " + (msg ? msg : "");
+  SSA_LOG(*log_, kError, "%s", text.c_str());
+  config_errors_.push_back(std::move(text));
+}
+
+void ProviderHost::ConfigValue(ProviderInstance* inst, const char* key, const char* value,
+                               const char* source) {
+  if (inst && key)
+    inst->config_values_.push_back({key, value ? value : "", source ? source : "default"});
 }
 
 uint64_t ProviderHost::TimerAdd(uint32_t delay_ms, ssa_timer_fn fn, void* arg) {

@@ -22,6 +22,7 @@
 #include "common/base/config_file.h"
 #include "common/base/event_loop.h"
 #include "common/base/log.h"
+#include "common/base/option_set.h"
 #include "common/base/status.h"
 #include "core/core_model.h"
 
@@ -47,6 +48,8 @@ class ProviderInstance {
   // The provider's device context for `device`, opened on first use.
   Status DeviceContext(const CoreDevice& device, void** dev_ctx);
   void CloseDevices();
+  // Its options' effective values, as it reported them (config_value, 1.5).
+  const std::vector<OptionValue>& config_values() const { return config_values_; }
 
  private:
   friend class ProviderHost;
@@ -56,6 +59,7 @@ class ProviderInstance {
   void* ctx_ = nullptr;
   std::unique_ptr<::ssa_core> core_handle_;
   std::map<std::string, void*> devices_;
+  std::vector<OptionValue> config_values_;
 };
 
 class ProviderHost {
@@ -95,7 +99,9 @@ class ProviderHost {
   // Drops a request the provider refused synchronously (the caller answers).
   bool TakeRequest(uint64_t id, PendingRequest* out);
   size_t pending() const { return pending_.size(); }
-  uint64_t config_warnings() const { return config_warnings_; }
+  // What providers reported with config_warn: "file:line: [name] what".
+  // Each is an error: the daemon does not start with one.
+  const std::vector<std::string>& config_errors() const { return config_errors_; }
   uint64_t stray_answers() const { return stray_answers_; }
   // Core ops that failed inside (out of memory, or anything else thrown)
   // and returned an error to the provider instead.
@@ -111,6 +117,7 @@ class ProviderHost {
   int ConfigForeach(ProviderInstance* inst, ssa_config_fn fn, void* arg);
   int ConfigFormat() const;  // enum ssa_config_format
   void ConfigWarn(ProviderInstance* inst, const char* file, int line, const char* msg);
+  void ConfigValue(ProviderInstance* inst, const char* key, const char* value, const char* source);
   uint64_t TimerAdd(uint32_t delay_ms, ssa_timer_fn fn, void* arg);
   int TimerCancel(uint64_t id);
   int FdWatch(int fd, uint32_t events, ssa_fd_fn fn, void* arg);
@@ -133,7 +140,7 @@ class ProviderHost {
   uint64_t next_request_id_ = 1;
   AnswerFn answer_fn_;
   std::string client_socket_;
-  uint64_t config_warnings_ = 0;
+  std::vector<std::string> config_errors_;
   uint64_t stray_answers_ = 0;
   uint64_t op_failures_ = 0;
   std::function<void(const char* op)> op_fault_;

@@ -109,7 +109,8 @@ Status ProviderSelector::AddRule(const std::string& value) {
         value, "provider name '" + name + "' is not 1 to 31 letters, digits, '_', '-' or '.'");
 
   Rule rule;
-  rule.provider = name;
+  rule.provider = OurName(name);
+  if (rule.provider != name) rule.upstream_name = name;
   Status st;
   if (strcasecmp(target.c_str(), "default") == 0) {
     rule.kind = Rule::Kind::kDefault;
@@ -132,6 +133,12 @@ Status ProviderSelector::AddRule(const std::string& value) {
   if (rule.kind == Rule::Kind::kDefault) default_ = rule.provider;
   rules_.push_back(rule);
   return Status::Ok();
+}
+
+std::string ProviderSelector::OurName(const std::string& name) {
+  // Upstream ships one provider, libibacmp.so, named "ibacmp".
+  if (strcasecmp(name.c_str(), "ibacmp") == 0) return "acmp";
+  return name;
 }
 
 const ProviderSelector::Rule* ProviderSelector::FindTarget(const Rule& rule) const {

@@ -19,6 +19,11 @@
 // A second rule for a target that already has one is an error if it names
 // another provider (the first stays) and ignored if it names the same one.
 //
+// Upstream ibacm's names for providers name ours, so that an unchanged
+// upstream file works: "ibacmp" (rdma-core's libibacmp) is our acmp. The
+// rule keeps the name written (Rule::upstream_name) for the one line the
+// daemon logs about it.
+//
 // A plain value, filled at start-up and read-only afterwards; const methods
 // may then be called from any thread.
 #ifndef IBACM_SSA_CORE_PROVIDER_SELECTOR_H
@@ -37,10 +42,11 @@ class ProviderSelector {
   struct Rule {
     enum class Kind { kDevicePort, kDevice, kSubnetPrefix, kDefault };
     Kind kind = Kind::kDefault;
-    std::string provider;
-    std::string device;   // kDevicePort, kDevice
-    int port = 0;         // kDevicePort
-    uint64_t prefix = 0;  // kSubnetPrefix, host byte order
+    std::string provider;       // ours
+    std::string upstream_name;  // the upstream name written, when it was one
+    std::string device;         // kDevicePort, kDevice
+    int port = 0;               // kDevicePort
+    uint64_t prefix = 0;        // kSubnetPrefix, host byte order
 
     // "mlx5_0:1 -> sa", "0xfe80000000000000 -> sa", "default -> sa".
     std::string ToString() const;
@@ -48,6 +54,8 @@ class ProviderSelector {
 
   // Parses and adds one rule; an error names the value and what is wrong.
   Status AddRule(const std::string& value);
+  // Our name for a provider upstream ibacm names `name`; `name` otherwise.
+  static std::string OurName(const std::string& name);
   // The default used when no "NAME default" rule exists (the daemon gives
   // its first loaded provider, as upstream did). Replaces an earlier one.
   void SetDefault(const std::string& name) { default_ = name; }

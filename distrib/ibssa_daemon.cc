@@ -3,11 +3,14 @@
 
 #include "distrib/ibssa_daemon.h"
 
+#include <unistd.h>
+
 #include <cinttypes>
 #include <ctime>
 
 #include "common/base/config_file.h"
 #include "common/base/daemon_shell.h"
+#include "common/base/option_set.h"
 #include "common/mad/mad_faults.h"
 #include "common/mad/umad_transport.h"
 #include "common/tree/ssa_mad.h"
@@ -20,30 +23,67 @@ IbssaDaemon::IbssaDaemon(Settings settings) : settings_(std::move(settings)) {}
 
 IbssaDaemon::~IbssaDaemon() = default;
 
-Status IbssaDaemon::Configure() {
-  std::vector<std::string> warnings;
+Status IbssaDaemon::ReadOptions(std::vector<OptionValue>* values) {
+  OptionSet set;
+  options_.Bind(&set);
   ConfigFile cfg;
-  Status st = ConfigFile::Load(settings_.opts_file, &cfg);
-  if (st.ok())
-    warnings = options_.Apply(cfg);
-  else if (settings_.opts_file_given)
-    return st.WithContext("options file");
-  if (!settings_.run_dir.empty()) options_.UseRunDir(settings_.run_dir);
-  if (settings_.roles) options_.roles = settings_.roles;
-  if (!settings_.listen.empty()) options_.listen = settings_.listen;
-  std::string target = settings_.log_target.empty() ? options_.log_file : settings_.log_target;
+  std::vector<std::string> errors;
+  // Only a default file that is absent means defaults: one named with -O,
+  // or one that is there but cannot be read, is an error.
+  bool absent = !settings_.opts_file_given && access(settings_.opts_file.c_str(), F_OK) != 0;
+  if (!absent) {
+    Status st = ConfigFile::Load(settings_.opts_file, &cfg);
+    if (!st.ok()) return st.WithContext("options file");
+    errors = NoteTexts(options_.Read(cfg, &set));
+  }
+  if (!settings_.run_dir.empty()) {
+    options_.UseRunDir(settings_.run_dir);
+    set.SetSource("lock_file", "command line -R");
+  }
+  if (settings_.roles) {
+    options_.roles = settings_.roles;
+    set.SetSource("role", "command line --role");
+  }
+  if (!settings_.listen.empty()) {
+    options_.listen = settings_.listen;
+    set.SetSource("listen", "command line --listen");
+  }
+  if (!settings_.log_target.empty()) {
+    options_.log_file = settings_.log_target;
+    set.SetSource("log_file", "command line -L");
+  }
+  if (values) *values = set.Values();
+  if (!errors.empty()) return OptionErrors(errors);
+  if (absent)
+    defaults_note_ = "no options file " + settings_.opts_file + "; every option keeps its default";
+  return Status::Ok();
+}
+
+Status IbssaDaemon::Configure() {
+  Status st = ReadOptions(nullptr);
+  if (!st.ok()) return st;
   log_.set_level(options_.log_level);
-  DaemonShell::OpenLog(&log_, target, "ibssa");
-  for (const std::string& w : warnings) log_.Log(LogLevel::kWarn, "%s", w.c_str());
-  if (!st.ok()) log_.Log(LogLevel::kInfo, "no options file (%s): defaults", st.ToString().c_str());
+  DaemonShell::OpenLog(&log_, options_.log_file, "ibssa");
+  if (!defaults_note_.empty()) log_.Log(LogLevel::kInfo, "%s", defaults_note_.c_str());
   log_.Log(LogLevel::kInfo, "ibssa starting: %s", options_.Describe().c_str());
   return loop_.Init();
+}
+
+int IbssaDaemon::CheckConfig(FILE* out) {
+  std::vector<OptionValue> values;
+  Status st = ReadOptions(&values);
+  fprintf(out, "# ibssa --check-config: options %s\n", settings_.opts_file.c_str());
+  PrintOptionValues(out, "ibssa", values);
+  return FinishCheck(out, "ibssa", st, "the daemon would not start");
 }
 
 Status IbssaDaemon::Start() {
   Status st = UmadInitOnce();
   if (st.ok()) st = PickActivePort(options_.port, &port_);
-  if (!st.ok()) return st;
+  if (!st.ok())
+    return WithOffFabricHint(st,
+                             "ibssa joins the tree through a local port: run it on a node of the "
+                             "fabric (ssa-tree --state FILE shows the tree from anywhere)");
   log_.Log(LogLevel::kInfo, "port %s", port_.Describe().c_str());
   auto umad = std::make_unique<UmadTransport>(port_.ca_name, port_.port_num, &log_);
   st = umad->Open(tree::kSsaClass, tree::kSsaClassVersion);

@@ -13,11 +13,13 @@
 #define IBACM_SSA_DISTRIB_IBSSA_DAEMON_H
 
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <string>
 
 #include "common/base/event_loop.h"
 #include "common/base/log.h"
+#include "common/base/option_set.h"
 #include "common/mad/mad_transport.h"
 #include "common/mad/sm_lid_probe.h"
 #include "common/mad/umad_ports.h"
@@ -43,8 +45,15 @@ class IbssaDaemon {
   explicit IbssaDaemon(Settings settings);
   ~IbssaDaemon();
 
-  // Reads the options file and opens the log.
+  // Reads the options file and opens the log. Any mistake in the file (an
+  // unknown option, section or role, a bad value) fails it, each named
+  // with its file and line; so does a file named with -O that is missing
+  // and one that is there but cannot be read.
   Status Configure();
+  // ibssa --check-config: reads the options exactly as Configure does,
+  // prints each one's value and where it came from to `out` and the
+  // errors to stderr; returns the exit status (0, or 1 on any error).
+  int CheckConfig(FILE* out);
   // Picks the port, opens the SSA class and the data listener, joins.
   Status Start();
   Status Run() { return loop_.Run(); }
@@ -59,8 +68,11 @@ class IbssaDaemon {
   const metrics::MetricsFile* metrics_file() const { return metrics_.get(); }
 
  private:
+  Status ReadOptions(std::vector<OptionValue>* values);
+
   Settings settings_;
   IbssaOptions options_;
+  std::string defaults_note_;  // said once the log is open
   Logger log_;
   EventLoop loop_;
   UmadPort port_;

@@ -3,6 +3,7 @@
 
 #include <sstream>
 
+#include "common/base/nearest_word.h"
 #include "common/base/option_set.h"
 #include "common/base/text_util.h"
 
@@ -20,10 +21,13 @@ Status IbssaOptions::ParseRoles(const std::string& text, unsigned* roles) {
     else if (word == "access")
       r |= kRoleAccess;
     else
-      return Status::Error(
-          EINVAL, "role '" + word + "': expected distribution, access or distribution,access");
+      return Status::Error(EINVAL, "'" + word +
+                                       "' is not distribution, access or distribution,access" +
+                                       DidYouMean(word, {"distribution", "access"}));
   }
-  if (r == 0) return Status::Error(EINVAL, "empty role: expected distribution, access or both");
+  if (r == 0)
+    return Status::Error(EINVAL,
+                         "empty role: expected distribution, access or distribution,access");
   *roles = r;
   return Status::Ok();
 }
@@ -35,39 +39,51 @@ std::string IbssaOptions::RolesName(unsigned roles) {
   return s;
 }
 
-std::vector<std::string> IbssaOptions::Apply(const ConfigFile& cfg) {
-  OptionSet set;
-  set.Custom("role", [this](const std::string& v) { return ParseRoles(v, &roles); });
-  set.String("listen", &listen);
-  set.String("announce", &announce);
-  set.Choice("transport", &transport, {"tcp", "rsocket"});
-  set.String("port", &port);
-  set.String("log_file", &log_file);
-  set.Custom("log_level", [this](const std::string& v) {
-    if (!ParseLogLevel(v, &log_level))
-      return Status::Error(EINVAL, "'" + v + "' is not error, warn, info, debug or trace");
-    return Status::Ok();
-  });
-  set.String("lock_file", &lock_file);
-  set.Int("max_children", &max_children, 1, 1000000);
-  set.Int("prdb_threads", &prdb_threads, 1, 256);
-  set.Int("prdb_route_table_mb", &prdb_route_table_mb, 0, 16384);
-  set.Int("join_timeout_ms", &join_timeout_ms, 10, 600000);
-  set.Int("join_retries", &join_retries, 0, 100);
-  set.String("metrics_file", &metrics_file);
-  set.Int("metrics_interval", &metrics_interval_s, 1, 3600);
-  set.String("data_faults", &data_faults);
-  set.String("mad_faults", &mad_faults);
-  std::vector<std::string> warnings;
+void IbssaOptions::Bind(OptionSet* set) {
+  set->Custom(
+      "role", [this](const std::string& v) { return ParseRoles(v, &roles); },
+      [this] { return RolesName(roles); });
+  set->String("listen", &listen);
+  set->String("announce", &announce);
+  set->Choice("transport", &transport, {"tcp", "rsocket"});
+  set->String("port", &port);
+  set->String("log_file", &log_file);
+  set->Enum<LogLevel>("log_level", &log_level, LogLevelWords());
+  set->String("lock_file", &lock_file);
+  set->Int("max_children", &max_children, 1, 1000000);
+  set->Int("prdb_threads", &prdb_threads, 1, 256);
+  set->Int("prdb_route_table_mb", &prdb_route_table_mb, 0, 16384);
+  set->Int("join_timeout_ms", &join_timeout_ms, 10, 600000);
+  set->Int("join_retries", &join_retries, 0, 100);
+  set->String("metrics_file", &metrics_file);
+  set->Int("metrics_interval", &metrics_interval_s, 1, 3600);
+  set->String("data_faults", &data_faults);
+  set->String("mad_faults", &mad_faults);
+}
+
+std::vector<OptionNote> IbssaOptions::Read(const ConfigFile& cfg, OptionSet* set) {
+  std::vector<OptionNote> notes;
   for (const std::string& section : cfg.SectionNames()) {
     if (section != "" && section != "ibssa") {
-      warnings.push_back(cfg.name() + ": unknown section [" + section + "], ignored");
+      // The first entry's line is where the section is in use.
+      int line = cfg.Section(section).front().line;
+      notes.push_back({OptionNote::Severity::kError, cfg.name(), line,
+                       "unknown section [" + section +
+                           "] (options go before any section or in "
+                           "[ibssa])" +
+                           DidYouMean(section, {"ibssa"})});
       continue;
     }
-    std::vector<std::string> w = set.Apply(cfg.Section(section), cfg.name());
-    warnings.insert(warnings.end(), w.begin(), w.end());
+    std::vector<OptionNote> n = set->Read(cfg.Section(section), cfg.name());
+    notes.insert(notes.end(), n.begin(), n.end());
   }
-  return warnings;
+  return notes;
+}
+
+std::vector<std::string> IbssaOptions::Apply(const ConfigFile& cfg) {
+  OptionSet set;
+  Bind(&set);
+  return NoteTexts(Read(cfg, &set));
 }
 
 void IbssaOptions::UseRunDir(const std::string& dir) {

@@ -14,6 +14,10 @@
 #include "common/base/status.h"
 
 namespace ssa {
+
+class OptionSet;
+struct OptionNote;
+
 namespace distrib {
 
 // Role bits, as the join MAD carries them (common/tree/ssa_mad.h).
@@ -48,7 +52,13 @@ struct IbssaOptions {
   std::string data_faults;  // fault injection (tests only; ibssa_opts.cfg(5))
   std::string mad_faults;
 
-  // Applies the file's entries (warnings name file and line).
+  // Binds the options file's keys to these members.
+  void Bind(OptionSet* set);
+  // Reads the file's entries through `set` (bound by Bind): the errors,
+  // each naming the file and line (an unknown key, section or role, a bad
+  // value). The daemon does not start with any.
+  std::vector<OptionNote> Read(const ConfigFile& cfg, OptionSet* set);
+  // Bind and Read, the errors as strings.
   std::vector<std::string> Apply(const ConfigFile& cfg);
   // "distribution", "access", "distribution,access" (either order).
   static Status ParseRoles(const std::string& text, unsigned* roles);

@@ -7,11 +7,13 @@ distrib_libibssa_la_SOURCES = \
 	distrib/prdb_service.h distrib/prdb_service.cc \
 	distrib/route_sl_client.h distrib/route_sl_client.cc \
 	distrib/ibssa_member.h distrib/ibssa_member.cc distrib/ibssa_metrics.cc \
-	distrib/ibssa_daemon.h distrib/ibssa_daemon.cc
+	distrib/ibssa_daemon.h distrib/ibssa_daemon.cc \
+	distrib/plugin_check.h distrib/plugin_check.cc
 
 sbin_PROGRAMS += distrib/ibssa
 distrib_ibssa_SOURCES = distrib/main.cc
-distrib_ibssa_LDADD = distrib/libibssa.la common/metrics/libssametrics.la $(SSA_TREE_LIBS)
+distrib_ibssa_LDADD = distrib/libibssa.la opensm_plugin/libosmoptions.la \
+	common/metrics/libssametrics.la $(SSA_TREE_LIBS)
 
 dist_man_MANS += man/ibssa.8 man/ibssa_opts.cfg.5
 dist_sample_DATA += etc/ibssa_opts.cfg

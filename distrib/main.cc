@@ -11,6 +11,7 @@
 #include "common/base/daemon_shell.h"
 #include "common/base/daemon_util.h"
 #include "distrib/ibssa_daemon.h"
+#include "distrib/plugin_check.h"
 
 namespace {
 
@@ -26,6 +27,12 @@ void Usage(const char* prog) {
       "       --role ROLES       distribution, access or distribution,access\n"
       "                          (overrides the file's role)\n"
       "       --listen ADDR:PORT data-channel address (port 0: any free port)\n"
+      "       --check-config     read the options as a start would, print each one's\n"
+      "                          value and where it came from; exit 0, or 1 on any error\n"
+      "       --check-plugin-config OPENSM_CONF|OPTIONS\n"
+      "                          the same for the OpenSM plugin's options: the\n"
+      "                          event_plugin_options of OpenSM's configuration file,\n"
+      "                          or that string itself (when it holds a '=')\n"
       "   -V, --version          print the version\n",
       prog, SYSCONF_DIR);
 }
@@ -37,7 +44,9 @@ int main(int argc, char** argv) {
   ssa::distrib::IbssaDaemon::Settings settings;
   settings.opts_file = SYSCONF_DIR "/ibssa_opts.cfg";
   bool foreground = false, systemd = false;
-  enum { kSystemd = 256, kRole, kListen };
+  bool check_config = false;
+  std::string check_plugin;
+  enum { kSystemd = 256, kRole, kListen, kCheckConfig, kCheckPlugin };
   static const struct option long_opts[] = {
       {"opts-file", required_argument, nullptr, 'O'},
       {"run-dir", required_argument, nullptr, 'R'},
@@ -47,6 +56,8 @@ int main(int argc, char** argv) {
       {"systemd", no_argument, nullptr, kSystemd},
       {"role", required_argument, nullptr, kRole},
       {"listen", required_argument, nullptr, kListen},
+      {"check-config", no_argument, nullptr, kCheckConfig},
+      {"check-plugin-config", required_argument, nullptr, kCheckPlugin},
       {"version", no_argument, nullptr, 'V'},
       {"help", no_argument, nullptr, 'h'},
       {nullptr, 0, nullptr, 0},
@@ -75,6 +86,8 @@ int main(int argc, char** argv) {
         break;
       }
       case kListen: settings.listen = optarg; break;
+      case kCheckConfig: check_config = true; break;
+      case kCheckPlugin: check_plugin = optarg; break;
       case 'V': printf("ibssa (ibacm-ssa) %s\n", PACKAGE_VERSION); return 0;
       case 'h': Usage(argv[0]); return 0;
       default: Usage(argv[0]); return 2;
@@ -84,6 +97,11 @@ int main(int argc, char** argv) {
     fprintf(stderr, "ibssa: unexpected argument '%s'\n", argv[optind]);
     Usage(argv[0]);
     return 2;
+  }
+  if (!check_plugin.empty()) return ssa::distrib::CheckPluginConfig(check_plugin, stdout);
+  if (check_config) {
+    ssa::distrib::IbssaDaemon daemon(settings);
+    return daemon.CheckConfig(stdout);
   }
   if (systemd && settings.log_target.empty()) settings.log_target = "stderr";
   ssa::DaemonShell shell("ibssa");

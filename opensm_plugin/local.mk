@@ -7,12 +7,16 @@
 # and sees OpenSM only through osm_bridge.h.
 #
 # OSM_PLUGIN_OPTIONS_SOURCES: the plugin's option parser, needing no OpenSM
-# (the config fuzzer compiles it in every configuration).
+# (the config fuzzer compiles it in every configuration), in its own
+# library built in every configuration: ibssa --check-plugin-config checks
+# the plugin's options where OpenSM is not installed.
 OSM_PLUGIN_OPTIONS_SOURCES = opensm_plugin/plugin_options.h opensm_plugin/plugin_options.cc
+noinst_LTLIBRARIES += opensm_plugin/libosmoptions.la
+opensm_plugin_libosmoptions_la_SOURCES = $(OSM_PLUGIN_OPTIONS_SOURCES)
 if WITH_OPENSM
 # The C++ part, which the sim tests (test/sim/osm_plugin.mk) link too.
 noinst_LTLIBRARIES += opensm_plugin/libosmplugin.la
-opensm_plugin_libosmplugin_la_SOURCES = $(OSM_PLUGIN_OPTIONS_SOURCES) \
+opensm_plugin_libosmplugin_la_SOURCES = \
 	opensm_plugin/plugin_log.h opensm_plugin/plugin_log.cc \
 	opensm_plugin/raw_snapshot.h opensm_plugin/raw_snapshot.cc \
 	opensm_plugin/version_store.h opensm_plugin/version_store.cc \
@@ -36,7 +40,7 @@ opensm_plugin_libibssa_osm_la_CPPFLAGS = $(AM_CPPFLAGS) $(OPENSM_CFLAGS)
 # code mapped protects anything libstdc++ registered that points into it.
 opensm_plugin_libibssa_osm_la_LDFLAGS = -module -avoid-version -shared \
 	-Wl,--version-script=$(top_srcdir)/opensm_plugin/ibssa_osm.map -Wl,-z,nodelete
-opensm_plugin_libibssa_osm_la_LIBADD = opensm_plugin/libosmplugin.la \
+opensm_plugin_libibssa_osm_la_LIBADD = opensm_plugin/libosmplugin.la opensm_plugin/libosmoptions.la \
 	common/metrics/libssametrics.la $(SSA_TREE_LIBS) \
 	$(OPENSM_LIBS)
 EXTRA_opensm_plugin_libibssa_osm_la_DEPENDENCIES = $(top_srcdir)/opensm_plugin/ibssa_osm.map

@@ -15,19 +15,18 @@ namespace {
 
 void Bind(OptionSet* set, PluginOptions* o) {
   set->String("dump_dir", &o->dump_dir);
-  set->Custom("log_file", [o](const std::string& v) {
-    // syslog would call openlog() inside OpenSM and change its identity.
-    if (v.empty() || v == "syslog" || v == "stdout")
-      return Status::Error(EINVAL, "expected a file path, \"stderr\" or \"none\"");
-    o->log_file = v;
-    o->log_file_given = true;
-    return Status::Ok();
-  });
-  set->Custom("log_level", [o](const std::string& v) {
-    if (!ParseLogLevel(v, &o->log_level))
-      return Status::Error(EINVAL, "'" + v + "' is not error, warn, info, debug or trace");
-    return Status::Ok();
-  });
+  set->Custom(
+      "log_file",
+      [o](const std::string& v) {
+        // syslog would call openlog() inside OpenSM and change its identity.
+        if (v.empty() || v == "syslog" || v == "stdout")
+          return Status::Error(EINVAL, "expected a file path, \"stderr\" or \"none\"");
+        o->log_file = v;
+        o->log_file_given = true;
+        return Status::Ok();
+      },
+      [o] { return o->log_file; });
+  set->Enum<LogLevel>("log_level", &o->log_level, LogLevelWords());
   set->Int("keep", &o->keep, 0, 1000000);
   set->Int("settle_ms", &o->settle_ms, 0, 600000);
   set->Bool("write_deltas", &o->write_deltas);
@@ -53,17 +52,12 @@ void Bind(OptionSet* set, PluginOptions* o) {
   set->String("mad_faults", &o->mad_faults);
 }
 
-// Applies entries; the first complaint becomes the error.
-Status Apply(const std::vector<ConfigEntry>& entries, const std::string& where, PluginOptions* o) {
-  OptionSet set;
-  Bind(&set, o);
-  std::vector<OptionNote> notes = set.Read(entries, where, OptionSet::WarnUnknown);
+// Applies entries through `set` (bound to the options); the first
+// complaint becomes the error.
+Status Apply(const std::vector<ConfigEntry>& entries, const std::string& where, OptionSet* set) {
+  std::vector<OptionNote> notes = set->Read(entries, where);
   if (notes.empty()) return Status::Ok();
-  // What is wrong, without what a daemon that carries on would do about it:
-  // we do not carry on.
-  OptionNote first = notes.front();
-  first.then.clear();
-  return Status::Error(EINVAL, first.ToString());
+  return Status::Error(EINVAL, notes.front().ToString());
 }
 
 Status ReadConfigFile(const std::string& path, std::vector<ConfigEntry>* out) {
@@ -118,8 +112,11 @@ std::string PluginOptions::Describe() const {
   return s.str();
 }
 
-Status ParsePluginOptions(const std::string& text, PluginOptions* out) {
+Status ParsePluginOptions(const std::string& text, PluginOptions* out,
+                          std::vector<OptionValue>* values) {
   PluginOptions o;
+  OptionSet set;
+  Bind(&set, &o);
   std::vector<ConfigEntry> inline_entries;
   std::string word;
   int index = 0;
@@ -150,12 +147,13 @@ Status ParsePluginOptions(const std::string& text, PluginOptions* out) {
     std::vector<ConfigEntry> file_entries;
     Status st = ReadConfigFile(o.config_file, &file_entries);
     if (!st.ok()) return st;
-    st = Apply(file_entries, o.config_file, &o);
+    st = Apply(file_entries, o.config_file, &set);
     if (!st.ok()) return st;
   }
   // Positions in the string are word numbers: "event_plugin_options:3: ...".
-  Status st = Apply(inline_entries, "event_plugin_options", &o);
+  Status st = Apply(inline_entries, "event_plugin_options", &set);
   if (!st.ok()) return st;
+  if (values) *values = set.Values();
   // The core's thread writes the file; without it nothing would.
   if (!o.metrics_file.empty() && !o.core)
     return Status::Error(EINVAL, "metrics_file needs core=1 (the core's thread writes it)");

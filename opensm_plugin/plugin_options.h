@@ -16,8 +16,10 @@
 #define IBACM_SSA_OPENSM_PLUGIN_PLUGIN_OPTIONS_H
 
 #include <string>
+#include <vector>
 
 #include "common/base/log.h"
+#include "common/base/option_set.h"
 #include "common/base/status.h"
 
 namespace ssa {
@@ -88,8 +90,12 @@ struct PluginOptions {
 };
 
 // Parses `text` (may be empty) into *out, starting from defaults. Errors
-// name the word or file line and say what is wrong.
-Status ParsePluginOptions(const std::string& text, PluginOptions* out);
+// name the word or file line and say what is wrong, with the allowed
+// values and the nearest known name. With `values`, every option's value
+// and where it came from ("default", "FILE:LINE", "event_plugin_options:N"
+// for the Nth word), for ibssa --check-plugin-config.
+Status ParsePluginOptions(const std::string& text, PluginOptions* out,
+                          std::vector<OptionValue>* values = nullptr);
 
 }  // namespace opensm_plugin
 }  // namespace ssa

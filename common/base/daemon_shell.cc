@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "common/base/daemon_util.h"
+#include "common/base/file_io.h"
 
 namespace ssa {
 
@@ -24,7 +25,7 @@ DaemonShell::~DaemonShell() {
 }
 
 bool DaemonShell::Detach(bool foreground) {
-  if (!foreground && !Daemonize()) {
+  if (!foreground && !Daemonize(&startup_fd_)) {
     Fail(nullptr, "daemonize", Status::FromErrno("fork/setsid"));
     return false;
   }
@@ -47,9 +48,12 @@ void DaemonShell::OpenLog(Logger* log, const std::string& target, const std::str
 }
 
 bool DaemonShell::Lock(const std::string& run_dir, const std::string& lock_file, Logger* log) {
-  if (!run_dir.empty() && mkdir(run_dir.c_str(), 0755) != 0 && errno != EEXIST) {
-    Fail(log, "run directory", Status::FromErrno("cannot create " + run_dir));
-    return false;
+  if (!run_dir.empty()) {
+    Status st = MakeDirs(run_dir);
+    if (!st.ok()) {
+      Fail(log, "run directory", st);
+      return false;
+    }
   }
   std::string error;
   int fd = TakeLockFile(lock_file, program_, &error);
@@ -89,6 +93,8 @@ int DaemonShell::Run(EventLoop* loop, Logger* log, bool systemd, const std::func
     }
   });
   if (systemd) NotifySystemd("READY=1");
+  StartupDone(startup_fd_);
+  startup_fd_ = -1;
   Status st = run();
   if (systemd) NotifySystemd("STOPPING=1");
   loop->UnwatchFd(sfd);
@@ -113,7 +119,8 @@ int DaemonShell::Fail(Logger* log, const std::string& what, const Status& st) co
 
 void DaemonShell::Report(Logger* log, const std::string& text) const {
   fprintf(stderr, "%s: %s\n", program_.c_str(), text.c_str());
-  if (log) log->Log(LogLevel::kError, "%s", text.c_str());
+  // Once is enough when the log is stderr too (before it is opened).
+  if (log && !log->ToStderr()) log->Log(LogLevel::kError, "%s", text.c_str());
 }
 
 }  // namespace ssa

@@ -41,7 +41,9 @@ class DaemonShell {
   // Detaches from the terminal unless `foreground` (Daemonize: before
   // anything opens umad, whose state does not survive a fork), raises the
   // open-file limit, blocks SIGINT, SIGTERM and SIGHUP for the signalfd and
-  // ignores SIGPIPE. False after printing why.
+  // ignores SIGPIPE. False after printing why. Detached, the command that
+  // started the daemon waits until Run() serves: every failure before
+  // (options, lock, sockets) reaches its stderr and its exit status is 1.
   bool Detach(bool foreground);
 
   // Opens `log` on `target` ("stderr", "stdout", "syslog" or a file; empty:
@@ -50,12 +52,14 @@ class DaemonShell {
   // detached), saying so there. The one rule for every daemon.
   static void OpenLog(Logger* log, const std::string& target, const std::string& ident);
 
-  // Creates `run_dir` when given and missing, then takes `lock_file` (pid
-  // inside, lockf): a second instance stops here, before it could take
-  // the first one's sockets. False after reporting why (Fail).
+  // Creates `run_dir` and its missing parents when given, then takes
+  // `lock_file` (pid inside, lockf): a second instance stops here, before
+  // it could take the first one's sockets. False after reporting why
+  // (Fail).
   bool Lock(const std::string& run_dir, const std::string& lock_file, Logger* log);
 
-  // Watches the signals on `loop`, tells systemd READY=1 (with `systemd`),
+  // Watches the signals on `loop`, tells systemd READY=1 (with `systemd`)
+  // and the command that started a detached daemon that it started,
   // runs `run` until it returns (`stop` is called on SIGINT/SIGTERM),
   // tells systemd STOPPING=1, stops watching, calls `shutdown`, removes
   // the lock file, and logs "exiting with status N" as its last line.
@@ -77,6 +81,7 @@ class DaemonShell {
   std::string program_;
   std::string lock_path_;
   int lock_fd_ = -1;
+  int startup_fd_ = -1;  // Daemonize's pipe to the waiting first process
   int signals_handled_ = 0;
 };
 

@@ -6,6 +6,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -24,10 +25,42 @@ void RaiseFdLimit() {
   }
 }
 
-bool Daemonize() {
+namespace {
+
+// The first process of Daemonize: copies what the daemon writes to stderr
+// until the pipe closes; a NUL byte (StartupDone) last means it started.
+int AwaitStartup(int fd, pid_t child) {
+  char buf[4096];
+  bool started = false;
+  for (;;) {
+    ssize_t n = read(fd, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    size_t text = static_cast<size_t>(n);
+    started = buf[n - 1] == '\0';
+    if (started) --text;
+    if (text > 0 && write(2, buf, text) < 0) {
+      // Nowhere left to say it; the exit status still tells.
+    }
+  }
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  return started ? 0 : 1;
+}
+
+}  // namespace
+
+bool Daemonize(int* startup_fd) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) < 0) return false;
   pid_t pid = fork();
   if (pid < 0) return false;
-  if (pid > 0) _exit(0);
+  if (pid > 0) {
+    close(fds[1]);
+    _exit(AwaitStartup(fds[0], pid));
+  }
+  close(fds[0]);
   if (setsid() < 0) return false;
   pid = fork();
   if (pid < 0) return false;
@@ -37,10 +70,24 @@ bool Daemonize() {
   if (fd >= 0) {
     dup2(fd, 0);
     dup2(fd, 1);
+    if (fd > 2) close(fd);
+  }
+  dup2(fds[1], 2);
+  *startup_fd = fds[1];
+  return true;
+}
+
+void StartupDone(int startup_fd) {
+  if (startup_fd < 0) return;
+  int fd = open("/dev/null", O_RDWR);
+  if (fd >= 0) {
     dup2(fd, 2);
     if (fd > 2) close(fd);
   }
-  return true;
+  // stderr no longer holds the pipe: the NUL and this close end the wait.
+  while (write(startup_fd, "", 1) < 0 && errno == EINTR) {
+  }
+  close(startup_fd);
 }
 
 int TakeLockFile(const std::string& path, const std::string& program, std::string* error) {

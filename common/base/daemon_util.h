@@ -17,9 +17,22 @@ namespace ssa {
 void RaiseFdLimit();
 
 // The classic double fork: the caller returns in the grandchild, detached,
-// in "/", with stdio on /dev/null. False (errno set) if a step failed.
-// Call it before anything opens umad: its state does not survive a fork.
-bool Daemonize();
+// in "/", with stdin and stdout on /dev/null. False (errno set) if a step
+// failed. Call it before anything opens umad: its state does not survive a
+// fork.
+//
+// The process that called it does not exit at once: it waits until the
+// daemon has started, so that a daemon that cannot start fails where it
+// was started, with its message on that terminal (and systemd or a script
+// sees the exit status). Until then the grandchild's stderr is a pipe to
+// it, whose write end is *startup_fd; the grandchild ends the wait with
+// StartupDone(*startup_fd) once it serves: the first process then exits 0.
+// If the grandchild exits first, the first process relays what it wrote
+// to stderr and exits 1.
+bool Daemonize(int* startup_fd);
+// Ends the wait Daemonize's first process is in: it exits 0. stderr goes
+// to /dev/null from here on (nobody reads the pipe any more).
+void StartupDone(int startup_fd);
 
 // Opens and locks `path` (lockf), writing our pid into it; returns the fd
 // to keep open for the daemon's life, or -1 with *error saying why (e.g.

@@ -90,4 +90,21 @@ Status ReadWholeFile(const std::string& path, std::string* bytes) {
   return Status::Ok();
 }
 
+Status MakeDirs(const std::string& dir) {
+  std::string path;
+  size_t pos = 0;
+  while (pos != std::string::npos) {
+    pos = dir.find('/', pos + 1);
+    path = dir.substr(0, pos);
+    if (path.empty()) continue;
+    if (mkdir(path.c_str(), 0755) != 0 && errno != EEXIST)
+      return Status::FromErrno("cannot create directory " + path);
+  }
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0) return Status::FromErrno("cannot stat " + dir);
+  if (!S_ISDIR(st.st_mode)) return Status::Error(ENOTDIR, dir + " is not a directory");
+  if (access(dir.c_str(), W_OK | X_OK) != 0) return Status::FromErrno("cannot write to " + dir);
+  return Status::Ok();
+}
+
 }  // namespace ssa

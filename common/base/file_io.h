@@ -41,6 +41,10 @@ Status WriteFileAtomically(const std::string& path, const std::string& bytes,
 Status WriteFileAtomicallyAt(int dirfd, const std::string& path, const std::string& bytes,
                              const FileWriteOptions& options, int* keep);
 Status ReadWholeFile(const std::string& path, std::string* bytes);
+// `dir` and every missing parent (mode 0755), as mkdir -p; an error names
+// the part that could not be made, or says that `dir` is not a directory
+// this process may write in.
+Status MakeDirs(const std::string& dir);
 
 }  // namespace ssa
 

@@ -15,6 +15,7 @@ SSA_BASE_PURE_SOURCES = common/base/status.h common/base/status.cc common/base/b
 SSA_BASE_CONFIG_SOURCES = common/base/config_file.h common/base/config_file.cc \
 	common/base/option_set.h common/base/option_set.cc common/base/text_util.h \
 	common/base/option_registry.h common/base/option_registry.cc \
+	common/base/nearest_word.h common/base/nearest_word.cc \
 	common/base/log.h common/base/log.cc
 noinst_LTLIBRARIES += common/base/libssabase.la
 common_base_libssabase_la_SOURCES = $(SSA_BASE_PURE_SOURCES) $(SSA_BASE_CONFIG_SOURCES) \

@@ -53,6 +53,22 @@ bool ParseLogLevel(const std::string& text, LogLevel* out) {
   return false;
 }
 
+std::vector<std::pair<std::string, LogLevel>> LogLevelWords() {
+  std::vector<std::pair<std::string, LogLevel>> words;
+  for (int i = 0; i <= 4; ++i) words.emplace_back(kLevelNames[i], static_cast<LogLevel>(i));
+  for (const char* n : {"0", "1", "2"}) {
+    LogLevel level;
+    ParseLogLevel(n, &level);
+    words.emplace_back(n, level);
+  }
+  return words;
+}
+
+bool Logger::ToStderr() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return !sink_ && !syslog_ && file_ == stderr;
+}
+
 Logger::~Logger() {
   std::lock_guard<std::mutex> lock(mutex_);
   CloseLocked();

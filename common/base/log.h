@@ -16,6 +16,8 @@
 #include <functional>
 #include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common/base/status.h"
 
@@ -26,6 +28,9 @@ enum class LogLevel { kError = 0, kWarn = 1, kInfo = 2, kDebug = 3, kTrace = 4 }
 const char* LogLevelName(LogLevel level);
 // Accepts names ("error".."trace") and upstream numbers ("0"/"1"/"2").
 bool ParseLogLevel(const std::string& text, LogLevel* out);
+// The words ParseLogLevel accepts and what each means, names first: for an
+// option table (OptionSet::Enum), so every reader lists the same ones.
+std::vector<std::pair<std::string, LogLevel>> LogLevelWords();
 
 class Logger {
  public:
@@ -44,6 +49,8 @@ class Logger {
   Status Reopen();
 
   void set_level(LogLevel level) { level_.store(static_cast<int>(level)); }
+  // True while lines go to stderr (the target before Open, too).
+  bool ToStderr();
   bool Enabled(LogLevel level) const { return static_cast<int>(level) <= level_.load(); }
   void set_sink(Sink sink);
 

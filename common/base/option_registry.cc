@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "common/base/nearest_word.h"
+
 namespace ssa {
 namespace option_registry {
 
@@ -82,10 +84,25 @@ std::vector<std::string> SectionsOf(const std::string& key) {
 }
 
 std::string SectionList(const std::vector<std::string>& sections) {
-  std::string list;
-  for (size_t i = 0; i < sections.size(); ++i)
-    list += (i == 0 ? "" : i + 1 == sections.size() ? " or " : ", ") + ("[" + sections[i] + "]");
-  return list;
+  std::vector<std::string> bracketed;
+  for (const std::string& s : sections) bracketed.push_back("[" + s + "]");
+  return WordList(bracketed);
+}
+
+std::string BelongsElsewhere(const std::string& key, const std::string& section) {
+  std::vector<std::string> others;
+  for (const std::string& s : SectionsOf(key))
+    if (s != section) others.push_back(s);
+  if (others.empty()) return "";
+  return "option '" + key + "' belongs in " + SectionList(others) + ", not [" + section + "]";
+}
+
+std::vector<std::string> AllKeys() {
+  std::vector<std::string> keys;
+  for (const Reader& r : Table()) keys.insert(keys.end(), r.keys.begin(), r.keys.end());
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  return keys;
 }
 
 }  // namespace option_registry

@@ -28,6 +28,11 @@ const std::vector<std::string>& KeysOf(const std::string& reader);
 std::vector<std::string> SectionsOf(const std::string& key);
 // "[core] or [acmp]", for messages.
 std::string SectionList(const std::vector<std::string>& sections);
+// Every key any reader reads, sorted, once each (for "did you mean").
+std::vector<std::string> AllKeys();
+// "option 'k' belongs in [sa] or [ssa], not [core]" when readers other
+// than `section`'s read `key`; "" when none does.
+std::string BelongsElsewhere(const std::string& key, const std::string& section);
 
 }  // namespace option_registry
 }  // namespace ssa

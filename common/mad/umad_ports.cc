@@ -70,22 +70,39 @@ Status UmadInitOnce() {
   return Status::Ok();
 }
 
+void SetUmadDebugLevel(int level) { umad_debug(level); }
+
+namespace {
+const char kNoDevice[] =
+    "no InfiniBand device on this host: libibumad finds none it can open (no HCA, or the "
+    "ib_umad kernel module is not loaded)";
+}  // namespace
+
+Status WithOffFabricHint(const Status& st, const std::string& hint) {
+  if (st.ok() || st.code() != -ENODEV || hint.empty()) return st;
+  return Status::Error(ENODEV, st.message() + "; " + hint);
+}
+
 Status DiscoverPorts(std::vector<UmadPort>* ports) {
   ports->clear();
   Status st = UmadInitOnce();
-  if (!st.ok()) return st;
+  if (!st.ok()) return Status::Error(ENODEV, kNoDevice);
   char names[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN];
   int n = umad_get_cas_names(names, UMAD_MAX_DEVICES);
-  if (n < 0) return Status::Error(EIO, "umad_get_cas_names failed");
+  // Without /sys/class/infiniband_mad, libibumad lists its default name
+  // (mthca0) that nothing answers to: that is "no device", not an I/O error.
+  if (n <= 0) return Status::Error(ENODEV, kNoDevice);
+  int opened = 0;
   for (int i = 0; i < n; ++i) {
     umad_ca_t ca;
-    if (umad_get_ca(names[i], &ca) < 0)
-      return Status::Error(EIO, std::string("umad_get_ca(") + names[i] + ") failed");
+    if (umad_get_ca(names[i], &ca) < 0) continue;  // gone since listed
+    ++opened;
     for (int idx = 0; idx < UMAD_CA_MAX_PORTS; ++idx) {
       if (ca.ports[idx]) ports->push_back(UmadPortFromCa(ca, idx));
     }
     umad_release_ca(&ca);
   }
+  if (opened == 0) return Status::Error(ENODEV, kNoDevice);
   return Status::Ok();
 }
 

@@ -59,6 +59,8 @@ struct UmadPort {
 UmadPort UmadPortFromCa(const struct umad_ca& ca, int port_index);
 
 // Every port of every CA (switch port 0 included when that is all a CA has).
+// ENODEV when libibumad lists no CA it can open (no InfiniBand device here,
+// or the ib_umad module is not loaded).
 Status DiscoverPorts(std::vector<UmadPort>* ports);
 
 // The SM's LID as `port` sees it now (0 when the port cannot be read):
@@ -69,6 +71,15 @@ uint16_t CurrentSmLid(const UmadPort& port);
 
 // libibumad's one-time initialisation; safe to call repeatedly.
 Status UmadInitOnce();
+// libibumad's own debug output (upstream's umad_debug_level option).
+void SetUmadDebugLevel(int level);
+
+// Off the fabric: DiscoverPorts and PickActivePort fail with ENODEV and say
+// in words that this host has no (usable) InfiniBand port, never the
+// library's default device name. A program adds what to do instead
+// (`hint`, e.g. "ssa-tree --state FILE draws a saved state"); other
+// errors pass unchanged.
+Status WithOffFabricHint(const Status& st, const std::string& hint);
 
 // The port a tool or daemon works through: `name` is "CA:PORT", a port GUID
 // ("0x..."), or empty for the first one. It must be an active InfiniBand

@@ -13,8 +13,9 @@
  *
  * DGID in IPv6 notation, DLID decimal or 0x hex, SL 0-15, MTU in bytes
  * (256 .. 4096) and RATE in Gb/s (2.5 10 14 20 25 30 40 50 56 60 80 100
- * 112 120 168 200 300 400 600). A bad line is reported through the core's
- * config_warn (counted and logged with file and line) and skipped.
+ * 112 120 168 200 300 400 600). A bad line is logged as a warning with
+ * file and line and skipped (config_warn is for the options file: the
+ * daemon does not start with a bad option).
  *
  * Requests: a GID or LID destination, or a path request (ib_acme -f g|l),
  * is looked up by DGID, else by DLID; the answer's source is the requesting
@@ -175,7 +176,8 @@ static int pf_load(struct pf_prov *prov)
 			continue;
 		why = pf_parse_line(line, &rec);
 		if (why) {
-			prov->ops->config_warn(prov->core, prov->path_file, lineno, why);
+			prov->ops->log(prov->core, SSA_LOG_WARN, "%s:%d: %s", prov->path_file,
+				       lineno, why);
 			continue;
 		}
 		grown = realloc(prov->records, (prov->count + 1) * sizeof(rec));

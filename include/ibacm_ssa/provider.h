@@ -64,8 +64,9 @@ extern "C" {
 
 #define SSA_PROV_ABI_MAJOR 1
 /* 1.1: ssa_provider.port_event; 1.2: ssa_core_ops.config_format;
- * 1.3: ssa_core_ops.client_socket; 1.4: ssa_provider.collect_metrics */
-#define SSA_PROV_ABI_MINOR 4
+ * 1.3: ssa_core_ops.client_socket; 1.4: ssa_provider.collect_metrics;
+ * 1.5: ssa_core_ops.config_value */
+#define SSA_PROV_ABI_MINOR 5
 
 #define SSA_PROVIDER_ENTRY_SYMBOL "ssa_provider_entry"
 #define SSA_PROV_NAME_MAX 32
@@ -190,7 +191,8 @@ struct ssa_core_ops {
 	 * Unknown keys should be reported with config_warn, or with ops->log at
 	 * debug level when they come from an upstream-format file. */
 	int (*config_foreach)(ssa_core_t *core, ssa_config_fn fn, void *arg);
-	/* Reports a bad option (counted and logged by the core). */
+	/* Reports a bad option: an error, counted and logged by the core,
+	 * which does not start with one (from 1.5 on; a 1.4 core warned). */
 	void (*config_warn)(ssa_core_t *core, const char *file, int line, const char *msg);
 
 	/* Adds to one of the daemon-wide counters that PERF_QUERY reports,
@@ -210,6 +212,13 @@ struct ssa_core_ops {
 	 * provider names its shared-memory path tables after it, so that
 	 * several daemons on one machine never share them. */
 	const char *(*client_socket)(ssa_core_t *core);
+
+	/* 1.5: one option's effective value, as the file would spell it, and
+	 * where it came from ("default", or "file:line"); called once per
+	 * option the provider reads, after reading them. ibacm --check-config
+	 * prints them. */
+	void (*config_value)(ssa_core_t *core, const char *key, const char *value,
+			     const char *source);
 };
 
 /* Formats for ssa_core_ops.config_format (1.2). */

@@ -45,6 +45,13 @@ bool ParseGroups(const std::string& text, std::vector<GroupRate>* out, std::stri
   return true;
 }
 
+// "2.5", "10": a rate code as the options spell it.
+std::string GbpsText(uint8_t code) {
+  char buf[16];
+  snprintf(buf, sizeof(buf), "%g", RateMbps(code) / 1000.0);
+  return buf;
+}
+
 }  // namespace
 
 AcmpOptions::AcmpOptions()
@@ -79,10 +86,13 @@ std::string AcmpOptions::Describe() const {
 }
 
 void AcmpOptions::Bind(OptionSet* set) {
-  set->Custom("addr_prot", [](const std::string& v) {
-    if (!strcasecmp(v.c_str(), "acm")) return Status::Ok();
-    return Status::Error(EINVAL, "'" + v + "' is not acm (the only address protocol)");
-  });
+  set->Custom(
+      "addr_prot",
+      [](const std::string& v) {
+        if (!strcasecmp(v.c_str(), "acm")) return Status::Ok();
+        return Status::Error(EINVAL, "'" + v + "' is not acm (the only address protocol)");
+      },
+      [] { return std::string("acm"); });
   set->Int("addr_timeout", &addr_timeout_min, -1, kMaxTimeoutMin);
   set->Int("route_timeout", &route_timeout_min, -1, kMaxTimeoutMin);
   set->Enum<RouteProt>("route_prot", &route_prot,
@@ -94,20 +104,26 @@ void AcmpOptions::Bind(OptionSet* set) {
   set->Int("resolve_depth", &resolve_depth, 1, 1024);
   set->Int("send_depth", &send_depth, 1, 1024);
   set->Int("recv_depth", &recv_depth, 1, 65536);
-  set->Custom("min_mtu", [this](const std::string& v) {
-    uint8_t code = MtuCodeFromBytes(strtol(v.c_str(), nullptr, 10));
-    if (!code) return Status::Error(EINVAL, "'" + v + "' is not 256, 512, 1024, 2048 or 4096");
-    min_mtu = code;
-    return Status::Ok();
-  });
-  set->Custom("min_rate", [this](const std::string& v) {
-    uint8_t code = RateCodeFromGbps(strtod(v.c_str(), nullptr));
-    if (!code)
-      return Status::Error(
-          EINVAL, "'" + v + "' is not an IB rate in Gb/s (2.5, 5, 10, 20, 40, 56, 100, ...)");
-    min_rate = code;
-    return Status::Ok();
-  });
+  set->Custom(
+      "min_mtu",
+      [this](const std::string& v) {
+        uint8_t code = MtuCodeFromBytes(strtol(v.c_str(), nullptr, 10));
+        if (!code) return Status::Error(EINVAL, "'" + v + "' is not 256, 512, 1024, 2048 or 4096");
+        min_mtu = code;
+        return Status::Ok();
+      },
+      [this] { return std::to_string(MtuBytes(min_mtu)); });
+  set->Custom(
+      "min_rate",
+      [this](const std::string& v) {
+        uint8_t code = RateCodeFromGbps(strtod(v.c_str(), nullptr));
+        if (!code)
+          return Status::Error(
+              EINVAL, "'" + v + "' is not an IB rate in Gb/s (2.5, 5, 10, 20, 40, 56, 100, ...)");
+        min_rate = code;
+        return Status::Ok();
+      },
+      [this] { return GbpsText(min_rate); });
   set->Enum<bool>("route_preload", &route_preload,
                   {{"none", false}, {"no", false}, {"opensm_full_v1", true}});
   set->Enum<bool>("addr_preload", &addr_preload,
@@ -118,19 +134,31 @@ void AcmpOptions::Bind(OptionSet* set) {
   set->Enum<Transport>(
       "transport", &transport,
       {{"auto", Transport::kAuto}, {"verbs", Transport::kVerbs}, {"sim", Transport::kSim}});
-  set->Custom("extra_groups", [this](const std::string& v) {
-    std::string why;
-    if (!ParseGroups(v, &extra_groups, &why)) return Status::Error(EINVAL, why);
-    return Status::Ok();
-  });
+  set->Custom(
+      "extra_groups",
+      [this](const std::string& v) {
+        std::string why;
+        if (!ParseGroups(v, &extra_groups, &why)) return Status::Error(EINVAL, why);
+        return Status::Ok();
+      },
+      [this] {
+        std::string text;
+        for (const GroupRate& g : extra_groups)
+          text +=
+              (text.empty() ? "" : " ") + GbpsText(g.rate) + ":" + std::to_string(MtuBytes(g.mtu));
+        return text;
+      });
   set->Int("cache_size", &cache_size, 16, 100000000);
   set->Int("stats_interval", &stats_interval_s, 0, 86400 * 7);
-  set->Custom("fault_drop_percent", [this](const std::string& v) {
-    int64_t n = 0;
-    Status st = OptionSet::ParseInt(v, 0, 100, &n);
-    if (st.ok()) fault_drop_probability = n / 100.0;
-    return st;
-  });
+  set->Custom(
+      "fault_drop_percent",
+      [this](const std::string& v) {
+        int64_t n = 0;
+        Status st = OptionSet::ParseInt(v, 0, 100, &n);
+        if (st.ok()) fault_drop_probability = n / 100.0;
+        return st;
+      },
+      [this] { return std::to_string(static_cast<int>(fault_drop_probability * 100 + 0.5)); });
   set->Int("fault_delay_ms", &fault_delay_ms, 0, 60000);
   set->Int("fault_seed", &fault_seed, 0, INT64_MAX);
 }

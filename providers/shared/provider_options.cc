@@ -14,14 +14,6 @@ int Collect(void* arg, const char* key, const char* value, const char* file, int
   return 0;
 }
 
-// The sections other than `section` in which `key` is read.
-std::vector<std::string> OtherSections(const std::string& key, const std::string& section) {
-  std::vector<std::string> others;
-  for (const std::string& s : option_registry::SectionsOf(key))
-    if (s != section) others.push_back(s);
-  return others;
-}
-
 }  // namespace
 
 std::vector<RawOption> CollectOptions(const ssa_core_ops* ops, ssa_core_t* core) {
@@ -45,22 +37,19 @@ ConfigFormat FormatOf(const ssa_core_ops* ops, ssa_core_t* core,
 }
 
 std::vector<OptionNote> ReadOptions(const std::vector<RawOption>& entries, ConfigFormat format,
-                                    const std::string& section, const OptionSet& set) {
+                                    const std::string& section, OptionSet& set) {
   auto unknown = [&](const ConfigEntry& e, const std::string& file) {
+    std::string elsewhere = option_registry::BelongsElsewhere(e.key, section);
+    if (format == ConfigFormat::kIni && elsewhere.empty())
+      return std::optional<OptionNote>(set.UnknownKeyNote(e, file));
     OptionNote n;
     n.file = file;
     n.line = e.line;
-    std::vector<std::string> others = OtherSections(e.key, section);
     if (format == ConfigFormat::kUpstream) {
       n.severity = OptionNote::Severity::kDebug;
       n.text = "option '" + e.key + "' is not the " + section + " provider's";
-    } else if (others.empty()) {
-      n.text = "unknown option '" + e.key + "' in [" + section + "]";
-      n.then = ", ignored";
     } else {
-      n.text = "option '" + e.key + "' belongs in " + option_registry::SectionList(others) +
-               ", not [" + section + "]";
-      n.then = "; ignored";
+      n.text = elsewhere;
     }
     return std::optional<OptionNote>(n);
   };
@@ -68,7 +57,7 @@ std::vector<OptionNote> ReadOptions(const std::vector<RawOption>& entries, Confi
 }
 
 std::vector<OptionNote> ReadOptions(const std::vector<RawOption>& entries,
-                                    const std::string& section, const OptionSet& set,
+                                    const std::string& section, OptionSet& set,
                                     const OptionSet::UnknownKey& unknown) {
   std::vector<OptionNote> notes;
   for (const RawOption& raw : entries) {
@@ -84,18 +73,25 @@ std::vector<OptionNote> ReadOptions(const std::vector<RawOption>& entries,
 
 void ReportNotes(const ssa_core_ops* ops, ssa_core_t* core, const std::vector<OptionNote>& notes) {
   for (const OptionNote& n : notes) {
-    if (n.warning())
-      ops->config_warn(core, n.file.c_str(), n.line, (n.text + n.then).c_str());
+    if (n.error())
+      ops->config_warn(core, n.file.c_str(), n.line, n.text.c_str());
     else
       ops->log(core, SSA_LOG_DEBUG, "%s", n.ToString().c_str());
   }
 }
 
+void ReportValues(const ssa_core_ops* ops, ssa_core_t* core, const OptionSet& set) {
+  if (!SSA_HAS_MEMBER(ops, config_value) || !ops->config_value) return;  // a core before 1.5
+  for (const OptionValue& v : set.Values())
+    ops->config_value(core, v.key.c_str(), v.value.c_str(), v.source.c_str());
+}
+
 void ReadOptionsFromCore(const ssa_core_ops* ops, ssa_core_t* core, const std::string& section,
-                         const OptionSet& set) {
+                         OptionSet& set) {
   std::vector<RawOption> entries = CollectOptions(ops, core);
   ConfigFormat format = FormatOf(ops, core, entries, section);
   ReportNotes(ops, core, ReadOptions(entries, format, section, set));
+  ReportValues(ops, core, set);
 }
 
 }  // namespace provider_shared

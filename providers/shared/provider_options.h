@@ -5,12 +5,14 @@
 //
 // What is said about a key the provider does not read depends on the
 // format. In our INI format the provider sees only its own section, so such
-// a key is a mistake, warned about through config_warn: "unknown option",
-// or, when another reader reads it (common/base/option_registry.h), that it
-// belongs in that reader's section. An upstream-format file has no
-// sections and every provider sees every line, so such a key is someone
-// else's: a debug line only. Bad values are always warnings; the option
-// keeps its default.
+// a key is a mistake, reported through config_warn (an error: the daemon
+// does not start): "unknown option" with the nearest known key, or, when
+// another reader reads it (common/base/option_registry.h), that it belongs
+// in that reader's section. An upstream-format file has no sections and
+// every provider sees every line, so such a key is someone else's: a debug
+// line only (the core rejects keys nobody reads). Bad values are always
+// errors. After reading, each option's effective value goes to the core
+// (config_value, ABI 1.5) for ibacm --check-config.
 //
 // The core's loop thread only, like the providers.
 #ifndef IBACM_SSA_PROVIDERS_SHARED_PROVIDER_OPTIONS_H
@@ -46,18 +48,21 @@ ConfigFormat FormatOf(const ssa_core_ops* ops, ssa_core_t* core,
 // Applies `entries` to what `set` binds and returns the notes (see above).
 // `section`: the provider's section, e.g. "sa".
 std::vector<OptionNote> ReadOptions(const std::vector<RawOption>& entries, ConfigFormat format,
-                                    const std::string& section, const OptionSet& set);
+                                    const std::string& section, OptionSet& set);
 // The same with the provider's own rule for keys `set` does not bind.
 std::vector<OptionNote> ReadOptions(const std::vector<RawOption>& entries,
-                                    const std::string& section, const OptionSet& set,
+                                    const std::string& section, OptionSet& set,
                                     const OptionSet::UnknownKey& unknown);
-// Reports each note: warnings through config_warn, the rest with log at
+// Reports each note: errors through config_warn, the rest with log at
 // debug level.
 void ReportNotes(const ssa_core_ops* ops, ssa_core_t* core, const std::vector<OptionNote>& notes);
+// Hands every option's value and source to the core (config_value, 1.5).
+void ReportValues(const ssa_core_ops* ops, ssa_core_t* core, const OptionSet& set);
 
-// All of it through the core: collects, reads (the rule above), reports.
+// All of it through the core: collects, reads (the rule above), reports
+// the notes and the values.
 void ReadOptionsFromCore(const ssa_core_ops* ops, ssa_core_t* core, const std::string& section,
-                         const OptionSet& set);
+                         OptionSet& set);
 
 }  // namespace provider_shared
 }  // namespace ssa

@@ -64,6 +64,7 @@ void UpstreamBridge::ReadOptions() {
   std::vector<provider_shared::RawOption> entries = provider_shared::CollectOptions(ops_, core_);
   provider_shared::ReportNotes(ops_, core_,
                                provider_shared::ReadOptions(entries, "upstream", set, pass_on));
+  provider_shared::ReportValues(ops_, core_, set);
 }
 
 bool UpstreamBridge::OnLoopThread() const { return pthread_equal(pthread_self(), loop_thread_); }

@@ -85,7 +85,7 @@ start_ibacm "$dir" "$ibacm" "$provdir" Hca2 || fatal "the installed ibacm did no
 sock=$dir/run/ibacm-unix.sock
 
 check "the installed ibacm loaded the example from the provider directory" \
-	grep -q "provider 'pathfile' version 1 (ABI 1.4, [0-9]* bytes) loaded from $provdir/pathfile.so" "$dir/ibacm.log"
+	grep -q "provider 'pathfile' version 1 (ABI 1.5, [0-9]* bytes) loaded from $provdir/pathfile.so" "$dir/ibacm.log"
 check "the example read 3 records, and the bad MTU line was reported with file and line" \
 	grep -q "pathfile: 3 path records from $dir/paths.txt" "$dir/ibacm.log"
 check "... the bad line's warning names paths.txt:5" grep -q "paths.txt:5.*MTU must be" "$dir/ibacm.log"

@@ -37,6 +37,9 @@ summary() {
 
 # A setup step that must work for the checks to mean anything: on failure
 # the script ends at once, counted as one failed test case.
+# not COMMAND...: true when COMMAND fails (for check).
+not() { ! "$@"; }
+
 fatal() {
 	echo "FAIL: $*"
 	sdk_checks=$((sdk_checks + 1))

@@ -132,11 +132,13 @@ daemon unresolved Hca4 node4 "upstream_provider = $fakes/libfakeacm_unresolved.s
 check "a library needing a function nobody exports is refused at load, naming it" \
 	logged unresolved "undefined symbol: acm_not_in_the_interface"
 check "... the daemon stops cleanly" stop_ibacm
-daemon missing Hca4 node4 "upstream_provider = nosuch" "upstream_provider_dir = $SIMFAB_DIR" \
-	"require_verbs = maybe" || fatal "ibacm with a missing library did not start"
+daemon missing Hca4 node4 "upstream_provider = nosuch" "upstream_provider_dir = $SIMFAB_DIR" ||
+	fatal "ibacm with a missing library did not start"
 check "upstream_provider = nosuch looks for libnosuch.so and says it is missing" \
 	logged missing "upstream provider $SIMFAB_DIR/libnosuch.so: No such file or directory"
-check "a bad require_verbs is reported with file and line" \
-	grep -Eq "opts\.cfg:[0-9]+: \[upstream\] bad value for 'require_verbs': 'maybe' is not a boolean" "$SIMFAB_DIR/missing/ibacm.log"
 check "... the daemon stops cleanly" stop_ibacm
+check "a bad require_verbs does not start the daemon" \
+	not daemon badopt Hca4 node4 "upstream_provider = nosuch" "require_verbs = maybe"
+check "... and is reported with file and line" \
+	grep -Eq "opts\.cfg:[0-9]+: \[upstream\] bad value for 'require_verbs': 'maybe' is not a boolean" "$SIMFAB_DIR/badopt/ibacm.log"
 summary

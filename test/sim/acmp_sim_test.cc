@@ -22,6 +22,7 @@
 #include <endian.h>
 #include <infiniband/acm.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -114,6 +115,13 @@ TEST_GROUP_BASE(AcmpSim, ssa::test::FabricFixture) {
   }
   // Reads node n's LID and GID, then starts its daemon with acmp.
   void StartDaemon(int n, const std::string& acmp_options) {
+    StartDaemonWithFile(n,
+                        "[core]\nlog_level = debug\nprovider = acmp default\n"
+                        "support_ips_in_addr_cfg = yes\n[acmp]\nsim_dir = " +
+                            fabric->run_dir() + "/acmp\ntimeout = 200\n" + acmp_options);
+  }
+  // The same with `opts_cfg` as its whole options file.
+  void StartDaemonWithFile(int n, const std::string& opts_cfg) {
     Daemon& x = d[n];
     x.n = n;
     x.node = "Hca" + std::to_string(n);
@@ -129,10 +137,7 @@ TEST_GROUP_BASE(AcmpSim, ssa::test::FabricFixture) {
     o.node = x.node;
     o.addr_cfg = x.name + " ibsim0 1 default\n" + x.ip + " ibsim0 1 default\n" + x.ip6 +
                  " ibsim0 1 default\n";
-    o.opts_cfg =
-        "[core]\nlog_level = debug\nprovider = acmp default\n"
-        "support_ips_in_addr_cfg = yes\n[acmp]\nsim_dir = " +
-        fabric->run_dir() + "/acmp\ntimeout = 200\n" + acmp_options;
+    o.opts_cfg = opts_cfg;
     o.provider_dir = AcmpDir();
     if (x.ibacm) {
       // A restart: the last run's log and (if it was killed) socket must not
@@ -269,6 +274,35 @@ TEST(AcmpSim, SaRoutesEveryAddressFromEveryNodeEqualsOpensmAndRequestersAreCache
     StopDaemon(n);
     STRCMP_CONTAINS("0 malformed, 0 unexpected responses", d[n].ibacm->Log().c_str());
   }
+}
+
+// Upstream's own options file, as Debian's stock ib_acme -O writes it,
+// with its example provider lines switched on ("provider ibacmp ..."),
+// unchanged otherwise: ibacmp is our acmp, and names resolve through it.
+// (It used to serve nothing: "provider 'ibacmp' is not loaded".)
+TEST(AcmpSim, UpstreamsStockOptionsFileWithItsProviderLinesOnServesThroughAcmp) {
+  StartFabric(ssa::test::FourHcaNet());
+  const std::string stock_dir = fabric->run_dir() + "/stock-opts";
+  mkdir(stock_dir.c_str(), 0755);
+  std::string out;
+  int rc = -1;
+  Status st = ssa::test::RunProgram({kStockAcme, "-O", "-D", stock_dir}, &out, &rc);
+  CHECK_OK(st);
+  LONGS_EQUAL_TEXT(0, rc, out.c_str());
+  std::string opts;
+  st = ssa::test::ReadFileToString(stock_dir + "/ibacm_opts.cfg", &opts);
+  CHECK_OK(st);
+  int switched = 0;
+  for (size_t at; (at = opts.find("\n# provider ibacmp ")) != std::string::npos; ++switched)
+    opts.erase(at + 1, 2);
+  LONGS_EQUAL_TEXT(2, switched, opts.c_str());  // the prefix line and the default line
+  for (int n : {2, 3}) StartDaemonWithFile(n, opts);
+  STRCMP_CONTAINS("provider 'ibacmp' is upstream ibacm's name for our acmp",
+                  d[2].ibacm->Log().c_str());
+  STRCMP_CONTAINS("port ibsim0/1 served by provider acmp", d[2].ibacm->Log().c_str());
+  const std::string dlid = "dlid: " + std::to_string(d[3].lid) + "\n";
+  STRCMP_CONTAINS(dlid.c_str(), Acme(kStockAcme, 2, "n", d[2].name, d[3].name).c_str());
+  for (int n : {2, 3}) StopDaemon(n);
 }
 
 TEST(AcmpSim, AcmRoutesComeFromTheBestSharedGroupAndEqualOpensms) {

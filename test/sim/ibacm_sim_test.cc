@@ -3,6 +3,7 @@
 // robustness run (malformed input, 10,000 idle clients, resolve latency).
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 #include "test/sim/ibacm_node.h"
 #include "test/sim/netgen.h"
 #include "test/sim/sim_fabric.h"
+#include "test/sim/sim_util.h"
 #include "test/support/check_ok.h"
 #include "test/support/tool_output.h"
 
@@ -108,6 +110,39 @@ TEST(FourHcaFabric, StockIbAcmeListsEndpointsAndCounters) {
   ssa::Status st = ibacm.Stop();
   CHECK_OK(st);
   STRCMP_CONTAINS("port ibsim0/1 served by provider testprov", ibacm.Log().c_str());
+}
+
+// A daemon whose socket path another process listens on (this test, as
+// another daemon would) fails, in daemon mode, the command that started
+// it, saying so; the other keeps its socket. (It used to rename its socket
+// over the other's and take its clients.)
+TEST(FourHcaFabric, ASocketPathInUseFailsTheDaemonInDaemonMode) {
+  const std::string dir = fabric->run_dir() + "/in-use";
+  const std::string path = dir + "/run/ibacm-unix.sock";
+  mkdir(dir.c_str(), 0755);
+  mkdir((dir + "/run").c_str(), 0755);
+  int other = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  struct sockaddr_un addr = {};
+  addr.sun_family = AF_UNIX;
+  strncpy(addr.sun_path, path.c_str(), sizeof(addr.sun_path) - 1);
+  CHECK_EQUAL(0, bind(other, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)));
+  CHECK_EQUAL(0, listen(other, 4));
+  std::unique_ptr<ssa::test::SimProcess> daemon;
+  ssa::Status st = fabric->Spawn(
+      "Hca3",
+      {ssa::test::IbacmBinary(), "-O", "/dev/null", "-A", "/dev/null", "-R", dir + "/run", "-L",
+       dir + "/ibacm.log", "--provider-dir", ssa::test::TestProviderDir()},
+      &daemon);
+  CHECK_OK(st);
+  int status = -1;
+  st = daemon->Wait(20s, &status);
+  CHECK_OK(st);
+  CHECK_TEXT(status != 0, daemon->output().c_str());
+  STRCMP_CONTAINS(("ibacm: start: unix socket " + path + " is in use").c_str(),
+                  daemon->output().c_str());
+  struct stat sb;
+  CHECK_EQUAL(0, stat(path.c_str(), &sb));  // still the other's
+  close(other);
 }
 
 TEST(FourHcaFabric, DaemonSurvivesBadInputAndTenThousandIdleClients) {

@@ -8,6 +8,7 @@ check_PROGRAMS += test/sim/ibacm_tests
 TESTS += test/sim/ibacm_tests
 test_sim_ibacm_tests_SOURCES = \
 	test/sim/ibacm_sim_test.cc \
-	test/sim/socket_activation_sim_test.cc
+	test/sim/socket_activation_sim_test.cc \
+	test/sim/startup_sim_test.cc
 test_sim_ibacm_tests_CPPFLAGS = $(SIM_TEST_CPPFLAGS)
 test_sim_ibacm_tests_LDADD = $(SIM_TEST_LIBS) $(SIM_TEST_LAST_LIBS)

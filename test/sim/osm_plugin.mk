@@ -10,6 +10,7 @@ test_sim_osm_plugin_tests_SOURCES = \
 	test/sim/osm_plugin_worker_test.cc
 test_sim_osm_plugin_tests_CPPFLAGS = $(SIM_TEST_CPPFLAGS)
 test_sim_osm_plugin_tests_LDADD = $(SIM_TEST_LIBS) opensm_plugin/libosmplugin.la \
+	opensm_plugin/libosmoptions.la \
 	$(SIM_TEST_LAST_LIBS)
 # OpenSM loads the plugin from opensm_plugin/.libs.
 EXTRA_test_sim_osm_plugin_tests_DEPENDENCIES = opensm_plugin/libibssa_osm.la

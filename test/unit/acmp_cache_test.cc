@@ -224,11 +224,9 @@ TEST(AcmpOptions, BadValuesKeepTheDefaultAndSaySo) {
       {"sa_depth", "4", "f", 6},
   });
   LONGS_EQUAL(6, notes.size());
-  for (const auto& n : notes) CHECK_TRUE(n.warning());
-  STRCMP_EQUAL(
-      "f:1: bad value for 'route_prot': 'carrier-pigeon' is not one of acm|sa; keeping "
-      "the default",
-      notes[0].ToString().c_str());
+  for (const auto& n : notes) CHECK_TRUE(n.error());
+  STRCMP_EQUAL("f:1: bad value for 'route_prot': 'carrier-pigeon' is not one of acm|sa",
+               notes[0].ToString().c_str());
   STRCMP_CONTAINS("unknown option 'nonsense'", notes[4].text.c_str());
   STRCMP_CONTAINS("belongs in [core]", notes[5].text.c_str());
   LONGS_EQUAL(3, notes[2].line);
@@ -238,5 +236,5 @@ TEST(AcmpOptions, BadValuesKeepTheDefaultAndSaySo) {
   // In an upstream-format file other readers' keys are not mistakes.
   notes = Read({{"sa_depth", "4", "f", 1}, {"log_level", "2", "f", 2}}, ConfigFormat::kUpstream);
   LONGS_EQUAL(2, notes.size());
-  CHECK_FALSE(notes[0].warning());
+  CHECK_FALSE(notes[0].error());
 }

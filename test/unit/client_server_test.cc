@@ -436,3 +436,25 @@ TEST(ClientServer, MaxClientsRefusesTheClientsBeyondIt) {
   send(c, msg.data(), msg.size(), 0);
   CHECK_TRUE(ReadReply(c, &hdr));
 }
+
+// A second daemon on the same socket path used to rename its socket over
+// the first one's and take its clients; now it refuses to start.
+TEST(ClientServer, ASocketPathAnotherServerListensOnIsAnErrorAStaleOneIsReplaced) {
+  ssa::ClientServer second(&loop, &log, &handler);
+  ssa::Status st = second.ListenUnix(path, "");
+  CHECK_FALSE(st.ok());
+  LONGS_EQUAL(-EADDRINUSE, st.code());
+  STRCMP_CONTAINS("is in use", st.message().c_str());
+  // The first one still serves its clients.
+  int fd = Connect();
+  CHECK(fd >= 0);
+  // A file nobody listens on (a crashed daemon's) is no reason to refuse.
+  std::string stale = dir.path() + "/stale.sock";
+  int left = socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un addr = {};
+  addr.sun_family = AF_UNIX;
+  strcpy(addr.sun_path, stale.c_str());
+  CHECK_EQUAL(0, bind(left, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)));
+  close(left);
+  CHECK_OK(second.ListenUnix(stale, ""));
+}

@@ -129,17 +129,18 @@ TEST(OptionSet, TypedValuesAndWarnings) {
   opts.Int("sa_depth", &sa_depth, 1, 1000);
   opts.Bool("kernel_only", &kernel_only);
   opts.Choice("server_mode", &mode, {"unix", "loop", "open"});
-  auto warnings = opts.Apply(cfg.Section("core"), cfg.name());
+  auto errors = opts.Read(cfg.Section("core"), cfg.name());
   LONGS_EQUAL(2000, timeout);
-  LONGS_EQUAL(2, retries);   // bad value keeps the default
-  LONGS_EQUAL(1, sa_depth);  // out of range keeps the default
+  LONGS_EQUAL(2, retries);   // a bad value leaves the variable alone
+  LONGS_EQUAL(1, sa_depth);  // so does one out of range
   CHECK_TRUE(kernel_only);
   STRCMP_EQUAL("loop", mode.c_str());
-  LONGS_EQUAL(3, warnings.size());
-  STRCMP_CONTAINS("t.cfg:3: bad value for 'retries'", warnings[0].c_str());
-  STRCMP_CONTAINS("t.cfg:6: unknown option 'colour' in [core]", warnings[1].c_str());
-  STRCMP_CONTAINS("t.cfg:7: bad value for 'sa_depth'", warnings[2].c_str());
-  CHECK_TRUE(opts.ApplyKnown(cfg.Section("core"), cfg.name()).size() == 2);
+  LONGS_EQUAL(3, errors.size());
+  for (const auto& e : errors) CHECK_TRUE(e.error());
+  STRCMP_CONTAINS("t.cfg:3: bad value for 'retries'", errors[0].ToString().c_str());
+  STRCMP_CONTAINS("t.cfg:6: unknown option 'colour' in [core]", errors[1].ToString().c_str());
+  STRCMP_CONTAINS("t.cfg:7: bad value for 'sa_depth'", errors[2].ToString().c_str());
+  CHECK_TRUE(opts.Read(cfg.Section("core"), cfg.name(), ssa::OptionSet::SkipUnknown).size() == 2);
 }
 
 TEST(OptionSet, WordsFromAListMatchWithoutRegardToCase) {
@@ -153,20 +154,17 @@ TEST(OptionSet, WordsFromAListMatchWithoutRegardToCase) {
       {{"none", Preload::kNone}, {"no", Preload::kNone}, {"acm_hosts", Preload::kHosts}});
   opts.Choice("server_mode", &mode, {"unix", "loop", "open"});
   opts.Bool("flag", &flag);
-  auto notes =
-      opts.Read({{"", "preload", "NO", 1}, {"", "server_mode", "Loop", 2}, {"", "flag", "Yes", 3}},
-                "t.cfg", ssa::OptionSet::WarnUnknown);
+  auto notes = opts.Read(
+      {{"", "preload", "NO", 1}, {"", "server_mode", "Loop", 2}, {"", "flag", "Yes", 3}}, "t.cfg");
   LONGS_EQUAL(0, notes.size());
   CHECK(preload == Preload::kNone);
   STRCMP_EQUAL("loop", mode.c_str());  // as the list spells it
   CHECK_TRUE(flag);
   // A bad word: the list of the first name of each value.
-  notes = opts.Read({{"", "preload", "dns", 4}}, "t.cfg", ssa::OptionSet::WarnUnknown);
+  notes = opts.Read({{"", "preload", "dns", 4}}, "t.cfg");
   LONGS_EQUAL(1, notes.size());
-  STRCMP_EQUAL(
-      "t.cfg:4: bad value for 'preload': 'dns' is not one of none|acm_hosts; keeping the "
-      "default",
-      notes[0].ToString().c_str());
+  STRCMP_EQUAL("t.cfg:4: bad value for 'preload': 'dns' is not one of none|acm_hosts",
+               notes[0].ToString().c_str());
 }
 
 TEST(OptionSet, NotesCarryFileLineAndSeverityAndUnknownKeysGoToTheReader) {
@@ -192,11 +190,11 @@ TEST(OptionSet, NotesCarryFileLineAndSeverityAndUnknownKeysGoToTheReader) {
   LONGS_EQUAL(50, size);
   STRCMP_EQUAL("/var/lib/x", path.c_str());  // empty is no path
   LONGS_EQUAL(2, notes.size());
-  CHECK_TRUE(notes[0].warning());
+  CHECK_TRUE(notes[0].error());
   LONGS_EQUAL(1, notes[0].line);
   STRCMP_EQUAL("f.cfg", notes[0].file.c_str());
   STRCMP_EQUAL("bad value for 'path': empty path", notes[0].text.c_str());
-  CHECK_FALSE(notes[1].warning());
+  CHECK_FALSE(notes[1].error());
   STRCMP_EQUAL("f.cfg:3: someone else's", notes[1].ToString().c_str());
   LONGS_EQUAL(1, unknown.size());
   STRCMP_EQUAL("f.cfg:other", unknown[0].c_str());

@@ -3,9 +3,11 @@
 // once per machine, a log that cannot be opened going to syslog instead of
 // stopping the daemon, SIGHUP reopening the log and SIGTERM stopping the
 // loop through the signalfd, the lock file removed at the end, and one
-// message format for failures.
+// message format for failures; detached, a daemon that cannot start fails
+// the command that started it, with its message.
 #include "common/base/daemon_shell.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -14,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <string>
 
 #include "test/support/check_ok.h"
@@ -126,4 +129,64 @@ TEST(DaemonShell, ARunErrorIsReportedAndIsExitStatusOne) {
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   CHECK(text.find("run: ") != std::string::npos);
   CHECK(text.find("the fabric went away") != std::string::npos);
+}
+
+namespace {
+
+// Forks a process that detaches as a daemon does (without -P) and then
+// runs `daemon` in the daemon; returns the exit status of the command that
+// started it, with what it wrote to stderr in *err.
+int StartDetached(const std::string& err_path, const std::function<int(ssa::DaemonShell*)>& daemon,
+                  std::string* err) {
+  pid_t child = fork();
+  if (child == 0) {
+    int fd = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, 2);
+    ssa::DaemonShell shell("testd");
+    if (!shell.Detach(false)) _exit(5);
+    _exit(daemon(&shell));  // the daemon, detached
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  std::ifstream in(err_path);
+  err->assign((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+}  // namespace
+
+// Detached, a daemon that could not start used to leave its message on
+// /dev/null and the command that started it exited 0.
+TEST(DaemonShell, ADetachedDaemonThatCannotStartFailsTheCommandWithItsMessage) {
+  std::string err;
+  int rc = StartDetached(
+      dir.path() + "/err",
+      [](ssa::DaemonShell* shell) {
+        return shell->Fail(nullptr, "configure",
+                           ssa::Status::Error(EINVAL, "t.cfg:3: unknown option 'x'"));
+      },
+      &err);
+  LONGS_EQUAL(1, rc);
+  STRCMP_CONTAINS("testd: configure: t.cfg:3: unknown option 'x'", err.c_str());
+  // One that serves ends the wait with status 0, and says nothing.
+  rc = StartDetached(
+      dir.path() + "/err2",
+      [](ssa::DaemonShell* shell) {
+        ssa::EventLoop loop;
+        if (!loop.Init().ok()) return 7;
+        return shell->Run(
+            &loop, nullptr, false, [] { return ssa::Status::Ok(); }, [] {}, [] {});
+      },
+      &err);
+  LONGS_EQUAL(0, rc);
+  STRCMP_EQUAL("", err.c_str());
+}
+
+TEST(DaemonShell, TheRunDirectoryIsMadeWithItsParentsOrTheLockFails) {
+  ssa::DaemonShell shell("testd");
+  std::string run = dir.path() + "/a/b/run";
+  CHECK_TRUE(shell.Lock(run, run + "/d.pid", nullptr));
+  CHECK_TRUE(Exists(run + "/d.pid"));
+  ssa::DaemonShell other("testd");
+  CHECK_FALSE(other.Lock("/dev/null/run", "/dev/null/run/d.pid", nullptr));
 }

@@ -10,7 +10,8 @@ test_unit_unit_tests_SOURCES = \
 	test/unit/worker_pool_test.cc \
 	test/unit/buffer_recycler_test.cc \
 	test/unit/config_file_test.cc \
-	test/unit/option_registry_test.cc \
+	test/unit/option_registry_test.cc test/unit/nearest_word_test.cc \
+	test/unit/ibssa_options_test.cc \
 	test/unit/rsocket_poller_test.cc \
 	test/unit/addr_db_test.cc \
 	test/unit/progress_meter_test.cc \

@@ -134,3 +134,13 @@ TEST(ProviderSelector, DescribeListsRulesInMatchOrder) {
   CHECK(sel.rules()[3].kind == ssa::ProviderSelector::Rule::Kind::kDevicePort);
   LONGS_EQUAL(2, sel.rules()[3].port);
 }
+
+TEST(ProviderSelector, UpstreamNamesNameOurProviders) {
+  // rdma-core's libibacmp is "ibacmp" in an upstream ibacm_opts.cfg.
+  Add("ibacmp default");
+  Add("IBACMP 0xFE80000000000000");
+  STRCMP_EQUAL("acmp", sel.default_provider().c_str());
+  STRCMP_EQUAL("acmp", sel.Select("mlx4_0", 1, kLinkLocal).c_str());
+  STRCMP_EQUAL("ibacmp", sel.rules()[0].upstream_name.c_str());
+  STRCMP_EQUAL("sa", ssa::ProviderSelector::OurName("sa").c_str());  // ours stay ours
+}

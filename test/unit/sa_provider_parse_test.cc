@@ -299,7 +299,7 @@ TEST(SaProviderOptions, ReadsEveryOption) {
   LONGS_EQUAL(250, o.negative_timeout_ms);
 }
 
-TEST(SaProviderOptions, BadValuesAreWarnedAboutAndKeepTheDefault) {
+TEST(SaProviderOptions, BadValuesAreErrorsAndLeaveTheOptionAlone) {
   std::vector<OptionNote> notes = Read({{"route_timeout", "-2", "f", 1},
                                         {"cache_size", "many", "f", 2},
                                         {"addr_preload", "dns", "f", 3},
@@ -307,14 +307,9 @@ TEST(SaProviderOptions, BadValuesAreWarnedAboutAndKeepTheDefault) {
                                         {"negative_timeout_ms", "99999999", "f", 5},
                                         {"addr_data_file", "", "f", 6}});
   LONGS_EQUAL(6, notes.size());
-  for (const auto& n : notes) {
-    CHECK_TRUE(n.warning());
-    STRCMP_CONTAINS("keeping the default", n.ToString().c_str());
-  }
-  STRCMP_EQUAL(
-      "f:1: bad value for 'route_timeout': '-2' is out of range [-1, 5270400]; keeping "
-      "the default",
-      notes[0].ToString().c_str());
+  for (const auto& n : notes) CHECK_TRUE(n.error());
+  STRCMP_EQUAL("f:1: bad value for 'route_timeout': '-2' is out of range [-1, 5270400]",
+               notes[0].ToString().c_str());
   // The first name of each value: not upstream's "no" for "none".
   STRCMP_CONTAINS("'dns' is not one of none|acm_hosts", notes[2].text.c_str());
   LONGS_EQUAL(-1, o.route_timeout_min);
@@ -322,17 +317,17 @@ TEST(SaProviderOptions, BadValuesAreWarnedAboutAndKeepTheDefault) {
   CHECK(o.addr_preload == SaOptions::AddrPreload::kNone);
 }
 
-TEST(SaProviderOptions, UnknownKeysAreWarnedAboutInOurSectionOnly) {
+TEST(SaProviderOptions, UnknownKeysAreErrorsInOurSectionOnly) {
   // INI: the provider sees only [sa]; anything it does not read is a
   // mistake, and a key another section reads is named as misplaced.
   std::vector<OptionNote> notes = Read({{"route_timout", "5", "ini.cfg", 4},
                                         {"timeout", "5", "ini.cfg", 5},
                                         {"fallback", "sa", "ini.cfg", 6}});
   LONGS_EQUAL(3, notes.size());
-  for (const auto& n : notes) CHECK_TRUE(n.warning());
-  STRCMP_EQUAL("ini.cfg:4: unknown option 'route_timout' in [sa], ignored",
+  for (const auto& n : notes) CHECK_TRUE(n.error());
+  STRCMP_EQUAL("ini.cfg:4: unknown option 'route_timout' in [sa]; did you mean 'route_timeout'?",
                notes[0].ToString().c_str());
-  STRCMP_EQUAL("ini.cfg:5: option 'timeout' belongs in [core] or [acmp], not [sa]; ignored",
+  STRCMP_EQUAL("ini.cfg:5: option 'timeout' belongs in [core] or [acmp], not [sa]",
                notes[1].ToString().c_str());
   STRCMP_CONTAINS("belongs in [ssa], not [sa]", notes[2].text.c_str());
 
@@ -344,7 +339,7 @@ TEST(SaProviderOptions, UnknownKeysAreWarnedAboutInOurSectionOnly) {
                ConfigFormat::kUpstream);
   LONGS_EQUAL(7, o.route_timeout_min);
   LONGS_EQUAL(3, notes.size());
-  for (const auto& n : notes) CHECK_FALSE(n.warning());
+  for (const auto& n : notes) CHECK_FALSE(n.error());
   STRCMP_EQUAL("up.cfg:1: option 'log_level' is not the sa provider's",
                notes[0].ToString().c_str());
 }

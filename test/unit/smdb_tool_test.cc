@@ -254,3 +254,18 @@ TEST(SmdbTool, WrongUsageExits2WithTheUsage) {
   CHECK_TEXT(out.compare(0, usage.size(), usage) == 0, out.c_str());
   STRCMP_EQUAL("", err.c_str());
 }
+
+// Off the fabric compare cannot ask the SA: it says so in words and what
+// works without a port, never libibumad's default device name.
+TEST(SmdbTool, CompareOffTheFabricSaysThereIsNoPortAndWhatWorksWithout) {
+  if (access("/sys/class/infiniband_mad", F_OK) == 0) {
+    printf("\nskipped: this host has InfiniBand devices\n");
+    return;
+  }
+  std::string out, err;
+  CHECK_TEXT(Run({"compare", file, "--from", "all"}, &out, &err) != 0, err.c_str());
+  CHECK_TEXT(err.find("no InfiniBand device on this host") != std::string::npos, err.c_str());
+  CHECK_TEXT(err.find("ssa-smdb dump and paths read saved files") != std::string::npos,
+             err.c_str());
+  CHECK_TEXT(err.find("mthca0") == std::string::npos, err.c_str());
+}

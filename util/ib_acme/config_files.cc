@@ -50,7 +50,8 @@ int GenerateAddressFile(const AcmeOptions& options, FILE* out) {
   FILE* f = OpenOutput(options, options.addr_file, "address", out);
   if (!f) return -1;
   std::vector<UmadPort> ports;
-  Status st = DiscoverPorts(&ports);
+  Status st = WithOffFabricHint(
+      DiscoverPorts(&ports), "ib_acme -A lists this node's ports: run it on a node of the fabric");
   if (!st.ok()) {
     fprintf(out, "Failed to list the local ports: %s\n", st.ToString().c_str());
     fclose(f);

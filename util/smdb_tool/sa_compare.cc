@@ -109,7 +109,10 @@ Status RunSaCompare(const smdb::SmdbIndex& index, const CompareOptions& o, FILE*
 
   UmadPort port;
   Status st = PickActivePort(o.port, &port);
-  if (!st.ok()) return st;
+  if (!st.ok())
+    return WithOffFabricHint(st,
+                             "compare asks the SA through a local port: run it on a node of the "
+                             "fabric (ssa-smdb dump and paths read saved files anywhere)");
   r->requester_lid = port.lid;
   r->pairs = n;
 

@@ -110,6 +110,9 @@ int main(int argc, char** argv) {
   st = ssa::UmadInitOnce();
   ssa::UmadPort port;
   if (st.ok()) st = ssa::PickActivePort(a.port, &port);
+  st = ssa::WithOffFabricHint(st,
+                              "ssa-consumer joins through a local port: run it on a node of "
+                              "the fabric");
   if (!st.ok()) {
     fprintf(stderr, "ssa-consumer: %s\n", st.ToString().c_str());
     return 1;

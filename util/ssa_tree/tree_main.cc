@@ -105,7 +105,11 @@ Status FetchFromCore(const std::string& port_name, int timeout_ms, std::string* 
   ssa::UmadPort port;
   Status st = ssa::UmadInitOnce();
   if (st.ok()) st = ssa::PickActivePort(port_name, &port);
-  if (!st.ok()) return st;
+  if (!st.ok())
+    return ssa::WithOffFabricHint(
+        st,
+        "ssa-tree asks the core through a local port: run it on a node of the fabric, or "
+        "draw the core's saved state from anywhere with ssa-tree --state FILE");
   ssa::UmadTransport mads(port.ca_name, port.port_num, &log);
   st = mads.Open(tree::kSsaClass, tree::kSsaClassVersion);
   ssa::EventLoop loop;

@@ -41,6 +41,7 @@
 #include "providers/ssa/fallback_jitter.h"
 #include "providers/ssa/ssa_provider.h"
 #include "test/support/fake_core.h"
+#include "test/support/sa_reply.h"
 
 namespace {
 
@@ -116,25 +117,10 @@ class BenchCore : public ssa::test::FakeCore {
     memcpy(r.sgid, asked.sgid, 16);
     r.dlid = asked.dlid;
     r.slid = 5;
-    r.reversible = true;
     r.pkey = asked.pkey;
-    r.mtu_selector = 2;
-    r.mtu = 4;
-    r.rate_selector = 2;
-    r.rate = 3;
-    r.packet_life_time_selector = 2;
-    r.packet_life_time = 18;
+    ssa::test::TypicalPathFields(&r);
     uint8_t m[mad::kMadSize] = {};
-    mad::MadHeader h;
-    h.mgmt_class = mad::kClassSubnAdm;
-    h.class_version = mad::kSaClassVersion;
-    h.method = mad::kMethodGetResp;
-    h.attr_id = mad::kAttrPathRecord;
-    mad::EncodeMadHeader(h, m);
-    mad::SaHeader sa;
-    sa.attr_offset = 8;
-    mad::EncodeSaHeader(sa, m);
-    mad::EncodePathRecord(r, m + mad::kSaDataOffset);
+    ssa::test::EncodeSaPathReply(r, 0, m);
     s.done(s.arg, 0, m, sizeof(m));
   }
 

@@ -43,7 +43,10 @@ const std::vector<Reader>& Table() {
           "transport", "sim_dir", "extra_groups", "cache_size", "stats_interval",
           "fault_drop_percent", "fault_delay_ms", "fault_seed"},
          ""},
-        {"ssa", {"fallback", "transport", "mad_timeout_ms", "mad_retries", "stale_after_s"}, "sa"},
+        {"ssa",
+         {"fallback", "transport", "mad_timeout_ms", "mad_retries", "stale_after_s",
+          "fallback_jitter_s", "fallback_sa_rate", "fallback_sa_burst", "fallback_wait_ms"},
+         "sa"},
         {"upstream", {"upstream_provider", "upstream_provider_dir", "require_verbs"}, ""},
     };
     for (Reader& r : t) std::sort(r.keys.begin(), r.keys.end());

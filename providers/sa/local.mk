@@ -10,7 +10,8 @@ noinst_LTLIBRARIES += providers/sa/libsaprovider.la
 providers_sa_libsaprovider_la_SOURCES = \
 	providers/sa/sa_provider.h providers/sa/sa_provider.cc \
 	providers/sa/sa_resolve.cc \
-	providers/sa/sa_options.h providers/sa/sa_options.cc
+	providers/sa/sa_options.h providers/sa/sa_options.cc \
+	providers/sa/query_budget.h providers/sa/query_budget.cc
 # Users link these, in this order.
 SA_PROVIDER_LIBS = providers/sa/libsaprovider.la providers/shared/libprovshared.la common/smdb/libssasmdb.la \
 	$(SSA_MAD_LIBS)

@@ -44,6 +44,7 @@ SaProvider::SaProvider(const ssa_core_ops* ops, ssa_core_t* core) : ops_(ops), c
 // The core closes everything before fini; whatever is left is freed by the
 // members' destructors (no request can be waiting: endpoints are gone).
 SaProvider::~SaProvider() {
+  if (drain_timer_) ops_->timer_cancel(core_, drain_timer_);
   if (!cache_) return;  // Init never ran
   Log(SSA_LOG_INFO,
       "stopped: %llu requests joined a query in flight, %llu stale SA answers dropped, %llu SA "
@@ -253,6 +254,7 @@ SaEndpoint* SaProvider::FindEndpoint(uint64_t id) const {
 }
 
 uint64_t SaProvider::NowMs() const {
+  if (clock_) return clock_();
   return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
                                    std::chrono::steady_clock::now().time_since_epoch())
                                    .count());

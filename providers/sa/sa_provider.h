@@ -33,6 +33,7 @@
 #include <infiniband/acm.h>
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -40,6 +41,7 @@
 #include <vector>
 
 #include <ibacm_ssa/provider.h>
+#include "providers/sa/query_budget.h"
 #include "providers/sa/sa_options.h"
 #include "providers/shared/address_map.h"
 #include "providers/shared/path_query.h"
@@ -147,6 +149,28 @@ class SaProvider {
   // it. The address source is asked only after this.
   bool OwnAddress(uint16_t type, const uint8_t* data, size_t len, uint8_t gid[16]) const;
   void set_route_source(RouteSource source) { route_source_ = std::move(source); }
+  // - a bound on the route queries this provider sends (query_budget.h;
+  //   the ssa provider's fallback bound): a query with no token waits, and
+  //   requests for the same destination join it as they join one in
+  //   flight; one that has waited max_wait_ms, or finds rate x max_wait_ms
+  //   queries waiting already, is not sent and its requests are answered
+  //   ACM_STATUS_ETIMEDOUT. QUERY_SA is not bounded: the client asked the
+  //   SA itself, as it may with the sa provider. Default: no bound.
+  void set_query_budget(const QueryBudgetOptions& options);
+  // Milliseconds of a monotonic clock for the cache's expiry and the
+  // budget (a test's fake clock; default steady_clock).
+  void set_clock(std::function<uint64_t()> now_ms) { clock_ = std::move(now_ms); }
+  struct BudgetStats {
+    uint64_t delayed = 0;    // queries that waited for a token
+    uint64_t timed_out = 0;  // waited max_wait_ms: answered ETIMEDOUT
+    uint64_t refused = 0;    // found the queue full: answered ETIMEDOUT at once
+    uint64_t waiting = 0;    // waiting now
+  };
+  BudgetStats budget_stats() const {
+    BudgetStats s = budget_stats_;
+    s.waiting = waiting_.size();
+    return s;
+  }
 
   // The completion of ops->sa_send (`arg` is the SaQuery).
   static void OnSaDone(void* arg, int status, const uint8_t* mad, size_t len);
@@ -166,6 +190,15 @@ class SaProvider {
                          provider_shared::RouteKey* key);
   void StartRouteQuery(SaEndpoint* ep, const provider_shared::RouteKey& key,
                        std::vector<uint64_t> waiters);
+  // Sends the query of pending entry `e` (its key and token).
+  void SendRouteQuery(SaEndpoint* ep, provider_shared::RouteEntry* e);
+  // The budget's side (sa_resolve.cc): `e` has no token at `now`.
+  void WaitForToken(SaEndpoint* ep, provider_shared::RouteEntry* e, uint64_t now);
+  // Sends what has a token now, times out what waited too long.
+  void DrainWaiting();
+  void ArmDrain(uint64_t now);
+  // Answers `e`'s requests ETIMEDOUT and drops it (`why` for the log).
+  void Throttle(SaEndpoint* ep, provider_shared::RouteEntry* e, const char* why);
   void HandleSaDone(std::unique_ptr<SaQuery> query, int status, const uint8_t* mad, size_t len);
   void FinishRouteQuery(const SaQuery& query, const provider_shared::SaAnswer& answer);
   // Answers one request and counts it on `ep` (may be null: closed).
@@ -190,6 +223,21 @@ class SaProvider {
   RouteSource route_source_;
   AddressSource address_source_;
   uint64_t next_token_ = 1;
+  std::function<uint64_t()> clock_;
+
+  // The budget (set_query_budget) and the queries waiting for its tokens,
+  // oldest first; an entry whose cache entry has gone or been re-sent
+  // (endpoint closed, port flushed) is skipped.
+  struct Waiting {
+    uint64_t endpoint = 0;
+    provider_shared::RouteKey key;
+    uint64_t token = 0;
+    uint64_t since_ms = 0;
+  };
+  std::unique_ptr<QueryBudget> budget_;
+  std::deque<Waiting> waiting_;
+  uint64_t drain_timer_ = 0;
+  BudgetStats budget_stats_;
 
   uint64_t coalesced_ = 0;  // requests that joined a query in flight
   // A failing SA service fails every query: ShouldLogCount picks the few

@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <endian.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -182,15 +183,28 @@ void SaProvider::StartRouteQuery(SaEndpoint* ep, const RouteKey& key,
     for (uint64_t id : waiters) Answer(ep, id, false, ACM_STATUS_ENOTCONN, nullptr);
     return;
   }
+  RouteEntry* e = cache_->AddPending(key, port->generation, next_token_++);
+  e->waiters = std::move(waiters);
+  if (budget_ && budget_->bounded()) {
+    uint64_t now = NowMs();
+    // Behind those already waiting: first asked, first sent.
+    if (!waiting_.empty() || !budget_->Take(now)) {
+      WaitForToken(ep, e, now);
+      return;
+    }
+  }
+  SendRouteQuery(ep, e);
+}
+
+void SaProvider::SendRouteQuery(SaEndpoint* ep, RouteEntry* e) {
+  SaPort* port = ep->port;
   auto q = std::make_unique<SaQuery>();
   q->port = port;
-  q->token = next_token_++;
+  q->token = e->query_token;
   q->endpoint = ep->id;
-  q->key = key;
-  RouteEntry* e = cache_->AddPending(key, port->generation, q->token);
-  e->waiters = std::move(waiters);
+  q->key = e->key;
   uint8_t mad[mad::kMadSize];
-  BuildRouteQuery(SourceOf(ep), key, mad);
+  BuildRouteQuery(SourceOf(ep), q->key, mad);
   uint64_t token = q->token;
   SaQuery* arg = q.get();
   // Registered before sending: the completion looks the query up by token.
@@ -201,12 +215,99 @@ void SaProvider::StartRouteQuery(SaEndpoint* ep, const RouteKey& key,
   } else {
     port->queries.erase(token);
     std::vector<uint64_t> failed = std::move(e->waiters);
+    RouteKey key = e->key;
     cache_->Erase(e);
     if (ShouldLogCount(++send_failures_))
       Log(SSA_LOG_WARN, "endpoint %s: SA query for %s not sent: %s (%llu so far)",
           ep->Name().c_str(), Describe(key).c_str(), strerror(-rc),
           static_cast<unsigned long long>(send_failures_));
     for (uint64_t id : failed) Answer(ep, id, false, ACM_STATUS_ENOTCONN, nullptr);
+  }
+}
+
+void SaProvider::set_query_budget(const QueryBudgetOptions& options) {
+  budget_ = std::make_unique<QueryBudget>(options, NowMs());
+}
+
+void SaProvider::WaitForToken(SaEndpoint* ep, RouteEntry* e, uint64_t now) {
+  if (waiting_.size() >= budget_->options().MaxWaiting()) {
+    ++budget_stats_.refused;
+    Throttle(ep, e, "more are waiting than can be sent within the wait bound");
+    return;
+  }
+  if (ShouldLogCount(++budget_stats_.delayed))
+    Log(SSA_LOG_WARN,
+        "SA queries over the bound of %u/s (burst %u): %zu waiting up to %u ms for their turn "
+        "(%llu so far)",
+        budget_->options().rate, budget_->options().burst, waiting_.size() + 1,
+        budget_->options().max_wait_ms, static_cast<unsigned long long>(budget_stats_.delayed));
+  waiting_.push_back({ep->id, e->key, e->query_token, now});
+  ArmDrain(now);
+}
+
+void SaProvider::Throttle(SaEndpoint* ep, RouteEntry* e, const char* why) {
+  std::vector<uint64_t> failed = std::move(e->waiters);
+  RouteKey key = e->key;
+  cache_->Erase(e);
+  uint64_t n = budget_stats_.refused + budget_stats_.timed_out;
+  if (ShouldLogCount(n))
+    Log(SSA_LOG_WARN,
+        "endpoint %s: SA query for %s not sent, %zu requests answered ETIMEDOUT: %s (%llu so "
+        "far)",
+        ep->Name().c_str(), Describe(key).c_str(), failed.size(), why,
+        static_cast<unsigned long long>(n));
+  for (uint64_t id : failed) Answer(ep, id, false, ACM_STATUS_ETIMEDOUT, nullptr);
+}
+
+void SaProvider::DrainWaiting() {
+  const uint64_t now = NowMs();
+  const uint64_t max_wait = budget_->options().max_wait_ms;
+  while (!waiting_.empty()) {
+    const Waiting w = waiting_.front();
+    SaEndpoint* ep = FindEndpoint(w.endpoint);
+    RouteEntry* e = ep ? cache_->Peek(w.key) : nullptr;
+    if (!e || e->state != RouteState::kPending || e->query_token != w.token) {
+      waiting_.pop_front();  // answered elsewhere (endpoint closed, port flushed)
+      continue;
+    }
+    if (now - w.since_ms > max_wait) {
+      waiting_.pop_front();
+      ++budget_stats_.timed_out;
+      Throttle(ep, e, "no token within fallback_wait_ms");
+      continue;
+    }
+    if (!budget_->Take(now)) break;
+    waiting_.pop_front();
+    SendRouteQuery(ep, e);
+  }
+  if (!waiting_.empty()) ArmDrain(now);
+}
+
+void SaProvider::ArmDrain(uint64_t now) {
+  if (drain_timer_) return;
+  // At the next token, or when the oldest must be answered, if sooner.
+  uint64_t due = waiting_.front().since_ms + budget_->options().max_wait_ms;
+  uint64_t delay = std::min(budget_->UntilToken(now), due > now ? due - now : 0);
+  drain_timer_ = ops_->timer_add(
+      core_, static_cast<uint32_t>(std::max<uint64_t>(delay, 1)),
+      [](void* arg) {
+        auto* self = static_cast<SaProvider*>(arg);
+        self->drain_timer_ = 0;
+        self->DrainWaiting();
+      },
+      this);
+  if (drain_timer_) return;
+  // No timer: nothing would ever send them; none is left waiting.
+  Log(SSA_LOG_ERROR, "cannot set a timer for %zu SA queries waiting for the bound; answered now",
+      waiting_.size());
+  std::deque<Waiting> all;
+  all.swap(waiting_);
+  for (const Waiting& w : all) {
+    SaEndpoint* ep = FindEndpoint(w.endpoint);
+    RouteEntry* e = ep ? cache_->Peek(w.key) : nullptr;
+    if (!e || e->state != RouteState::kPending || e->query_token != w.token) continue;
+    ++budget_stats_.timed_out;
+    Throttle(ep, e, "no timer to wait with");
   }
 }
 

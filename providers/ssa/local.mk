@@ -8,6 +8,7 @@ noinst_LTLIBRARIES += providers/ssa/libssaprovider.la
 providers_ssa_libssaprovider_la_SOURCES = \
 	providers/ssa/ssa_provider.h providers/ssa/ssa_provider.cc providers/ssa/ssa_metrics.cc \
 	providers/ssa/ssa_options.h providers/ssa/ssa_options.cc \
+	providers/ssa/fallback_jitter.h providers/ssa/fallback_jitter.cc \
 	providers/ssa/prdb_view.h providers/ssa/prdb_view.cc \
 	providers/ssa/view_builder.h providers/ssa/view_builder.cc \
 	providers/ssa/shm_export.h providers/ssa/shm_export.cc

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <functional>
 #include <iterator>
+#include <utility>
 #include <vector>
 
 #include "providers/ssa/ssa_provider.h"
@@ -167,6 +168,24 @@ void SsaProvider::CollectMetrics(const ssa_metrics_ops* ops, ssa_metrics_sink_t*
                     static_cast<double>(n.port->missed[why]));
       }
   }
+  // The fallback's bound (fallback_sa_rate): node-wide, as the bucket is.
+  const sa::SaProvider::BudgetStats b = sa_.budget_stats();
+  if (ops->family(sink, "ibacm_ssa_fallback_throttled_total", SSA_METRIC_COUNTER,
+                  "SA queries for the fallback held back by fallback_sa_rate: delayed (waited "
+                  "for their turn), timed_out (waited fallback_wait_ms; their requests were "
+                  "answered ETIMEDOUT), refused (too many waiting; answered ETIMEDOUT at "
+                  "once).") == 0) {
+    const std::pair<const char*, uint64_t> outcomes[] = {
+        {"delayed", b.delayed}, {"timed_out", b.timed_out}, {"refused", b.refused}};
+    for (const auto& o : outcomes) {
+      const ssa_metric_label label = {"outcome", o.first};
+      ops->sample(sink, nullptr, &label, 1, static_cast<double>(o.second));
+    }
+  }
+  if (ops->family(sink, "ibacm_ssa_fallback_waiting", SSA_METRIC_GAUGE,
+                  "SA queries for the fallback waiting for their turn under fallback_sa_rate.") ==
+      0)
+    ops->sample(sink, nullptr, nullptr, 0, static_cast<double>(b.waiting));
 }
 
 void SsaProvider::ShmMetrics(const ssa_metrics_ops* ops, ssa_metrics_sink_t* sink) {

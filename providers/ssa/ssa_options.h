@@ -16,6 +16,18 @@
 //                   go to the SA, or get ACM_STATUS_ENOTCONN with fallback
 //                   = none, until the core confirms again (default 25; 0:
 //                   never stop; with no SM at all it answers on)
+//   fallback_jitter_s   a port past stale_after_s stops answering at a
+//                   random moment within this many seconds after it
+//                   (default 15; 0: at once), so that the nodes a hung
+//                   core leaves do not all fall back in the same second
+//   fallback_sa_rate    SA path queries a second this node sends for
+//                   requests the PRDB does not answer (default 2; 0: no
+//                   bound), after a first fallback_sa_burst (default 10)
+//   fallback_wait_ms    longest a request waits for its query's turn
+//                   before it is answered ACM_STATUS_ETIMEDOUT (default
+//                   5000); at most rate x wait queries wait, beyond that
+//                   a request is answered ETIMEDOUT at once
+// (the reasoning behind the defaults: ibacm_ssa(7), doc/ssa-tree.md)
 //
 // The embedded sa provider reads the section once, with these bound next
 // to its own (SaProvider::set_section), and reports what neither reads.
@@ -36,6 +48,10 @@ struct SsaOptions {
   int mad_timeout_ms = 1000;
   int mad_retries = 3;
   int stale_after_s = 25;
+  int fallback_jitter_s = 15;
+  int fallback_sa_rate = 2;
+  int fallback_sa_burst = 10;
+  int fallback_wait_ms = 5000;
 
   // Binds the keys above to these members.
   void Bind(OptionSet* set);

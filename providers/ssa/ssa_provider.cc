@@ -119,6 +119,16 @@ int SsaProvider::Init() {
   });
   int rc = sa_.Init();
   if (rc < 0) return rc;
+  // Every route query the embedded sa provider sends is a fallback (the
+  // PRDB did not answer): the node's SA load is bounded there, the
+  // records the PRDB marks not exact included (ibacm_ssa(7) says why).
+  sa::QueryBudgetOptions budget;
+  budget.rate = static_cast<uint32_t>(options_.fallback_sa_rate);
+  budget.burst = static_cast<uint32_t>(options_.fallback_sa_burst);
+  budget.max_wait_ms = static_cast<uint32_t>(options_.fallback_wait_ms);
+  sa_.set_query_budget(budget);
+  jitter_ =
+      FallbackJitter(std::chrono::seconds(options_.fallback_jitter_s), std::random_device{}());
   Status ws = mailbox_.Init();
   if (ws.ok()) {
     worker_ = std::make_unique<WorkerPool>(mailbox_.Poster(), 1);
@@ -137,10 +147,13 @@ int SsaProvider::Init() {
   }
   Log(SSA_LOG_INFO,
       "started: fallback %s, data channel %s, SSA MAD timeout %d ms x %d retries, a PRDB the "
-      "core has not confirmed for %d s stops answering%s",
+      "core has not confirmed for %d s stops answering%s within %d s after; SA queries for "
+      "the fallback %d/s after %d (0: no bound), waiting at most %d ms",
       options_.fallback_sa ? "sa" : "none", options_.transport.c_str(), options_.mad_timeout_ms,
       options_.mad_retries, options_.stale_after_s,
-      options_.stale_after_s ? "" : " (0: never; it answers however old)");
+      options_.stale_after_s ? "" : " (0: never; it answers however old)",
+      options_.fallback_jitter_s, options_.fallback_sa_rate, options_.fallback_sa_burst,
+      options_.fallback_wait_ms);
   if (options_.stale_after_s) CheckConfirmed();
   return 0;
 }
@@ -372,7 +385,7 @@ void SsaProvider::CheckConfirmed() {
       else
         Log(SSA_LOG_INFO, "port %s: an SM answers again", port->Name().c_str());
     }
-    bool unconfirmed = Unconfirmed(port, now);
+    bool unconfirmed = jitter_.FallsBack(&port->jitter, Unconfirmed(port, now), now);
     if (unconfirmed == port->unconfirmed) continue;
     port->unconfirmed = unconfirmed;
     tree::ConsumerStats s = port->consumer ? port->consumer->stats() : tree::ConsumerStats{};

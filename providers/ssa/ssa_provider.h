@@ -70,6 +70,7 @@
 #include "providers/sa/sa_provider.h"
 #include "providers/shared/core_reactor.h"
 #include "providers/shared/port_view.h"
+#include "providers/ssa/fallback_jitter.h"
 #include "providers/ssa/prdb_view.h"
 #include "providers/ssa/shm_export.h"
 #include "providers/ssa/ssa_options.h"
@@ -122,6 +123,9 @@ struct SsaPort : provider_shared::PortView {
   bool unconfirmed = false;
   uint64_t unconfirmed_periods = 0;
   bool sm_silent = false;  // past the bound with no SM answering: answers on
+  // Past the bound, it stops answering at the moment drawn here
+  // (fallback_jitter.h).
+  FallbackJitter::PortState jitter;
   // When the current consumer's first view was put in place: a PRDB the
   // core never confirmed (the tree delivered it before the core's answer
   // caught up) is timed from there.
@@ -162,6 +166,9 @@ class SsaProvider {
   int QueryPerf(SsaEndpoint* ep, uint64_t* values, uint8_t* count);
   // ABI 1.4: our families in ibacm's metrics file (ssa_metrics.cc).
   void CollectMetrics(const ssa_metrics_ops* ops, ssa_metrics_sink_t* sink);
+  // For tests and benches in this process: the embedded sa provider (its
+  // clock, its budget's figures).
+  sa::SaProvider* sa() { return &sa_; }
   void ShmMetrics(const ssa_metrics_ops* ops, ssa_metrics_sink_t* sink);
 
   void Log(int level, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -208,6 +215,8 @@ class SsaProvider {
   ssa_core_t* core_;
   SsaOptions options_;
   sa::SaProvider sa_;
+  // Seeded per process: nodes draw different moments (Init sets the window).
+  FallbackJitter jitter_{std::chrono::milliseconds(0), std::random_device{}()};
   Logger log_;  // for the consumer library: lines go to the core's log
   provider_shared::CoreReactor reactor_;
   // Ours are owned here; the sa object each wraps finds it in ports_.

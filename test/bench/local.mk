@@ -28,6 +28,15 @@ bench: all
 .PHONY: bench
 CLEANFILES += $(bench_programs)
 
+# bench_fallback: SA queries a second from N consumers (the ssa provider in
+# this process on fake cores and a virtual clock) in the first minute after
+# the tree goes away, with and without the fallback's bound.
+EXTRA_PROGRAMS += test/bench/bench_fallback
+test_bench_bench_fallback_SOURCES = test/bench/bench_fallback.cc
+test_bench_bench_fallback_CPPFLAGS = $(BENCH_CPPFLAGS)
+test_bench_bench_fallback_LDADD = $(TEST_SUPPORT_LIBS) $(SSA_PROVIDER_LIBS) $(SSA_ALL_LIBS)
+bench_programs += test/bench/bench_fallback
+
 # bench_extract: the OpenSM plugin's time under OpenSM's lock vs OpenSM's
 # heavy sweep, on 2,000 and 10,000-HCA fat trees.
 if WITH_OPENSM

@@ -316,7 +316,7 @@ TEST(ShmPathSim, ADaemonKilledAndRestartedWhileAReaderLoops) {
 
 TEST(ShmPathSim, APortsRecordsLeaveTheTablesWhileItsPrdbIsUnconfirmed) {
   // Renewals every 2 s, a bound of 4 s (ibacm_ssa(7) stale_after_s).
-  Start("lease_s=6", "stale_after_s = 4\n");
+  Start("lease_s=6", "stale_after_s = 4\nfallback_jitter_s = 0\n");
   const uint16_t dlid = static_cast<uint16_t>(tree->Lid("Hca9"));
   ibv_path_record rec;
   LONGS_EQUAL(0, ibssa_path_by_lid(h, 0, dlid, 0, &rec, nullptr));

@@ -558,7 +558,7 @@ TEST(SsaProviderSim, APrdbTheCoreNoLongerConfirmsStopsAnsweringUntilTheCoreConfi
   // periods, the shortest the provider takes) applies.
   StartTree(0, "lease_s=6");
   const std::string prom = dir.path() + "/ibacm.prom";
-  StartIbacm("fallback = none\nstale_after_s = 4\n", true, "debug",
+  StartIbacm("fallback = none\nstale_after_s = 4\nfallback_jitter_s = 0\n", true, "debug",
              "metrics_file = " + prom + "\nmetrics_interval = 1\n");
   const std::string port = "provider=\"ssa\",port=\"ibsim0:1\"";
   ssa::AcmClient client;

@@ -15,7 +15,7 @@ noinst_LTLIBRARIES += test/support/libtestsupport.la
 test_support_libtestsupport_la_SOURCES = \
 	test/support/check_ok.h \
 	test/support/temp_dir.h test/support/temp_dir.cc \
-	test/support/fake_core.h test/support/fake_core.cc \
+	test/support/fake_core.h test/support/fake_core.cc test/support/sa_reply.h \
 	test/support/tool_output.h test/support/tool_output.cc \
 	test/support/loopback.h test/support/loopback.cc \
 	test/support/prom_check.h test/support/prom_check.cc \

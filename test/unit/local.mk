@@ -41,6 +41,7 @@ test_unit_unit_tests_SOURCES = \
 	test/unit/ib_acme_output_test.cc \
 	test/unit/ib_acme_report_test.cc \
 	test/unit/sa_provider_cache_test.cc \
+	test/unit/fallback_bound_test.cc \
 	test/unit/sa_provider_parse_test.cc \
 	test/unit/sa_provider_query_test.cc \
 	test/unit/sa_provider_fake_core.h test/unit/sa_provider_abi_test.cc \

@@ -26,6 +26,7 @@
 #include "common/mad/mad_wire.h"
 #include "test/support/check_ok.h"
 #include "test/support/fake_core.h"
+#include "test/support/sa_reply.h"
 #include "test/support/temp_dir.h"
 
 // Last: CppUTest redefines new for leak checking.
@@ -205,26 +206,11 @@ class SaProviderFixture : public Utest {
       r.dlid = static_cast<uint16_t>(asked.dgid[15]);
     }
     r.slid = asked.slid ? asked.slid : port.lid;
-    r.reversible = true;
     r.pkey = asked.pkey;
-    r.mtu_selector = 2;
+    ssa::test::TypicalPathFields(&r);
     r.mtu = mtu;
-    r.rate_selector = 2;
-    r.rate = 3;
-    r.packet_life_time_selector = 2;
-    r.packet_life_time = 18;
     uint8_t m[mad::kMadSize] = {};
-    mad::MadHeader h;
-    h.mgmt_class = mad::kClassSubnAdm;
-    h.class_version = mad::kSaClassVersion;
-    h.method = mad::kMethodGetResp;
-    h.attr_id = mad::kAttrPathRecord;
-    h.status = sa_status;
-    mad::EncodeMadHeader(h, m);
-    mad::SaHeader sa;
-    sa.attr_offset = 8;
-    mad::EncodeSaHeader(sa, m);
-    if (!sa_status) mad::EncodePathRecord(r, m + mad::kSaDataOffset);
+    ssa::test::EncodeSaPathReply(r, sa_status, m);
     memcpy(last_reply, m, sizeof(m));
     Done(i, 0, m);
   }

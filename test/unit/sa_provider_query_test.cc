@@ -10,6 +10,7 @@
 #include "common/mad/mad_wire.h"
 #include "providers/shared/path_query.h"
 #include "test/support/check_ok.h"
+#include "test/support/sa_reply.h"
 
 // Last: CppUTest redefines new for leak checking.
 #include <CppUTest/TestHarness.h>
@@ -63,14 +64,8 @@ mad::PathRecord Answered() {
   memcpy(r.dgid, kDgid, 16);
   r.slid = 4;
   r.dlid = 1;
-  r.reversible = true;
   r.pkey = 0xffff;
-  r.mtu_selector = 2;
-  r.mtu = 4;
-  r.rate_selector = 2;
-  r.rate = 3;
-  r.packet_life_time_selector = 2;
-  r.packet_life_time = 18;
+  ssa::test::TypicalPathFields(&r);
   return r;
 }
 

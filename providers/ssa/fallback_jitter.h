@@ -1,11 +1,12 @@
 // fallback_jitter.h: when a port stops answering from its PRDB because the
-// core has not confirmed it (stale_after_s), a random moment within
-// fallback_jitter_s after the bound, not the bound itself (issue 46,
-// finding 8). A core that hangs stops confirming every consumer's PRDB
-// within one renewal period: without this, every node of the fabric would
-// send its requests to the SA in the same second. Meanwhile the port
-// answers on from the PRDB it held a moment before, as it did up to the
-// bound; the drawn moment holds until the core confirms again.
+// core has not confirmed it (stale_after_s): at a moment drawn for each
+// port within the last fallback_jitter_s before the bound, not at the
+// bound itself (issue 46, finding 8). A core that hangs stops confirming
+// every consumer's PRDB within one renewal period: without the draw,
+// every node of the fabric would send its requests to the SA in the same
+// second. The draw is taken before the bound, never after it: the
+// administrator's stale_after_s stays the longest an unconfirmed PRDB
+// answers.
 //
 // Pure: the caller gives the time; the generator is seeded by the owner (a
 // test gives a fixed seed). One thread.
@@ -21,19 +22,19 @@ namespace ssa_provider {
 
 class FallbackJitter {
  public:
-  using Clock = std::chrono::steady_clock;
-  // One port's draw.
+  // One port's draw: how long before the bound it stops answering.
   struct PortState {
     bool drawn = false;
-    Clock::time_point due{};
+    double early_s = 0;
   };
 
   FallbackJitter(std::chrono::milliseconds window, uint64_t seed) : window_(window), rng_(seed) {}
 
-  // Whether a port that is (`past_bound`) or is not past its bound at
-  // `now` stops answering from its PRDB: once past, at the moment drawn
-  // then, uniformly within the window; not past resets the draw.
-  bool FallsBack(PortState* port, bool past_bound, Clock::time_point now);
+  // Whether a port whose PRDB the core last confirmed `age_s` ago (< 0:
+  // not timed) stops answering from it, with `bound_s` its stale_after_s
+  // (0: never). The port draws its earliness once, uniformly within the
+  // window, and keeps it; it never takes more than half the bound.
+  bool FallsBack(PortState* port, double age_s, double bound_s);
 
  private:
   std::chrono::milliseconds window_;

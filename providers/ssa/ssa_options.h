@@ -16,10 +16,11 @@
 //                   go to the SA, or get ACM_STATUS_ENOTCONN with fallback
 //                   = none, until the core confirms again (default 25; 0:
 //                   never stop; with no SM at all it answers on)
-//   fallback_jitter_s   a port past stale_after_s stops answering at a
-//                   random moment within this many seconds after it
-//                   (default 15; 0: at once), so that the nodes a hung
-//                   core leaves do not all fall back in the same second
+//   fallback_jitter_s   a port stops answering from an unconfirmed PRDB
+//                   at a moment it draws within this many seconds before
+//                   stale_after_s (default 15; 0: at the bound), so that
+//                   the nodes a hung core leaves do not all fall back in
+//                   the same second; the bound stays the longest
 //   fallback_sa_rate    SA path queries a second this node sends for
 //                   requests the PRDB does not answer (default 2; 0: no
 //                   bound), after a first fallback_sa_burst (default 10)

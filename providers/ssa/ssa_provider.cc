@@ -347,26 +347,31 @@ double SsaProvider::SinceConfirmed(const SsaPort* port,
   return std::chrono::duration<double>(now - since).count();
 }
 
-bool SsaProvider::PastBound(const SsaPort* port, std::chrono::steady_clock::time_point now) const {
-  if (!options_.stale_after_s) return false;
-  double age = SinceConfirmed(port, now);
-  if (age < 0) return false;
+double SsaProvider::Bound(const SsaPort* port) const {
+  if (!options_.stale_after_s) return 0;
   // A bound shorter than the core's renewal period would stop a healthy
   // port between two renewals: it is never taken below two periods.
   uint32_t renew_s = port->consumer ? port->consumer->stats().renew_s : 0;
-  return age > std::max<double>(options_.stale_after_s, 2.0 * renew_s);
+  return std::max<double>(options_.stale_after_s, 2.0 * renew_s);
+}
+
+bool SsaProvider::PastBound(const SsaPort* port, std::chrono::steady_clock::time_point now) const {
+  double bound = Bound(port), age = SinceConfirmed(port, now);
+  return bound > 0 && age >= 0 && age > bound;
 }
 
 bool SsaProvider::SmSilent(const SsaPort* port) const {
   return port->consumer && port->consumer->sm_silent_since_confirmed();
 }
 
-bool SsaProvider::Unconfirmed(const SsaPort* port,
-                              std::chrono::steady_clock::time_point now) const {
+bool SsaProvider::Unconfirmed(SsaPort* port, std::chrono::steady_clock::time_point now) {
   // With no SM at all (the confirming one silent, none other master)
   // nothing reprograms the fabric and no SA answers: the PRDB is still
   // what the fabric does, and it answers however long that lasts.
-  return PastBound(port, now) && !SmSilent(port);
+  // Otherwise it stops at the moment the port drew within the last
+  // fallback_jitter_s before the bound (fallback_jitter.h).
+  return jitter_.FallsBack(&port->jitter, SinceConfirmed(port, now), Bound(port)) &&
+         !SmSilent(port);
 }
 
 void SsaProvider::CheckConfirmed() {
@@ -385,7 +390,7 @@ void SsaProvider::CheckConfirmed() {
       else
         Log(SSA_LOG_INFO, "port %s: an SM answers again", port->Name().c_str());
     }
-    bool unconfirmed = jitter_.FallsBack(&port->jitter, Unconfirmed(port, now), now);
+    bool unconfirmed = Unconfirmed(port, now);
     if (unconfirmed == port->unconfirmed) continue;
     port->unconfirmed = unconfirmed;
     tree::ConsumerStats s = port->consumer ? port->consumer->stats() : tree::ConsumerStats{};

@@ -123,8 +123,8 @@ struct SsaPort : provider_shared::PortView {
   bool unconfirmed = false;
   uint64_t unconfirmed_periods = 0;
   bool sm_silent = false;  // past the bound with no SM answering: answers on
-  // Past the bound, it stops answering at the moment drawn here
-  // (fallback_jitter.h).
+  // It stops answering at the moment drawn here, within the last
+  // fallback_jitter_s before the bound (fallback_jitter.h).
   FallbackJitter::PortState jitter;
   // When the current consumer's first view was put in place: a PRDB the
   // core never confirmed (the tree delivered it before the core's answer
@@ -187,15 +187,17 @@ class SsaProvider {
   // it arrived, if never), or -1 when that does not apply (no view of the
   // current consumer's).
   double SinceConfirmed(const SsaPort* port, std::chrono::steady_clock::time_point now) const;
-  // Whether that is longer than the bound (stale_after_s, at least two
-  // renewal periods).
+  // The bound: stale_after_s, at least two renewal periods (0: none).
+  double Bound(const SsaPort* port) const;
+  // Whether SinceConfirmed is longer than the bound.
   bool PastBound(const SsaPort* port, std::chrono::steady_clock::time_point now) const;
   // No SM has answered since the confirmation and the master SM is the
   // one that gave it (tree::Consumer::sm_silent_since_confirmed).
   bool SmSilent(const SsaPort* port) const;
-  // Whether the port's view has gone unconfirmed past the bound at `now`
-  // while an SM runs (stale_after_s; core_confirmation.h).
-  bool Unconfirmed(const SsaPort* port, std::chrono::steady_clock::time_point now) const;
+  // Whether the port's view has gone unconfirmed past the moment it drew
+  // within the last fallback_jitter_s before the bound, while an SM runs
+  // (stale_after_s; core_confirmation.h, fallback_jitter.h).
+  bool Unconfirmed(SsaPort* port, std::chrono::steady_clock::time_point now);
   // Every second: logs each port's change between confirmed and not, and
   // publishes the tables without (or again with) its view.
   void CheckConfirmed();

@@ -169,7 +169,8 @@ Result Run(const Config& c, bool bounded) {
             {"fallback_wait_ms", c.wait}};
   else
     opts = {{"fallback_sa_rate", "0"}, {"fallback_jitter_s", "0"}};
-  FallbackJitter jitter(std::chrono::seconds(bounded ? atoi(c.jitter.c_str()) : 0), 11);
+  const int window_s = bounded ? atoi(c.jitter.c_str()) : 0;
+  FallbackJitter jitter(std::chrono::seconds(window_s), 11);
   std::vector<Node> nodes(static_cast<size_t>(c.nodes));
   for (size_t i = 0; i < nodes.size(); ++i) {
     Node& n = nodes[i];
@@ -202,11 +203,11 @@ Result Run(const Config& c, bool bounded) {
     self.type = SSA_ADDR_NAME;
     snprintf(reinterpret_cast<char*>(self.data), sizeof(self.data), "node%zu", i);
     n.prov->AddAddress(n.ep, &self, &n.addr);
+    // The port's draw, as the provider makes it: time 0 is the start of
+    // the window before the bound, when the first node may fall back.
     FallbackJitter::PortState st;
-    auto t0 = FallbackJitter::Clock::time_point();
-    jitter.FallsBack(&st, true, t0);
-    n.falls_back_ms = static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::milliseconds>(st.due - t0).count());
+    jitter.FallsBack(&st, 0, 1e9);
+    n.falls_back_ms = static_cast<uint64_t>((window_s - st.early_s) * 1000);
     n.owed = std::uniform_real_distribution<double>(0, 1)(rng);  // phases differ
   }
   std::uniform_int_distribution<int> dest(1, c.dests);

@@ -1,5 +1,6 @@
 // daemon_metrics.cc: what ibacm writes to its metrics file (metrics_file,
-// common/metrics/metrics_file.h): the clients, the resolves by endpoint
+// common/metrics/metrics_file.h): the clients and how often their share
+// ran out, the SA queues, the resolves by endpoint
 // and provider (each provider's own counters, as PERF_QUERY reads them:
 // resolves, errors, ENODATA answers, address and route queries and cache
 // hits; for the ssa provider a route query is one sent to the SA, a route

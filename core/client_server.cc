@@ -243,14 +243,15 @@ void ClientServer::OnEvents(Connection* c, uint32_t ev) {
     CloseConnection(id, "disconnected", LogLevel::kTrace);
     return;
   }
-  if (reading && (ev & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))) Serve(c);
+  // One message at once; the rest, if any, waits for the turn list.
+  if (reading && (ev & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))) Serve(c, 1);
   if (clients_.count(id) && (ev & EPOLLOUT)) OnWritable(c);
 }
 
-void ClientServer::Serve(Connection* c) {
+void ClientServer::Serve(Connection* c, size_t budget) {
   ClientId id = c->id;
   c->served_in = loop_->iteration();
-  size_t budget = limits_.read_budget ? limits_.read_budget : SIZE_MAX;
+  const size_t full = budget;
   if (!ParseInput(c, &budget)) return;
   // Read only while there is room: what stays in the socket is the
   // client's to wait for, not our memory.
@@ -273,7 +274,7 @@ void ClientServer::Serve(Connection* c) {
     }
     return;
   }
-  if (budget == 0 && HasMessage(*c)) ++stats_.budget_spent;
+  if (budget == 0 && full == TurnBudget() && HasMessage(*c)) ++stats_.budget_spent;
   AfterTurn(c);
 }
 
@@ -316,6 +317,39 @@ void ClientServer::QueueTurn(Connection* c) {
   c->waiting_turn = true;
   ready_.push_back(c->id);
   UpdateInterest(c);
+  ArmTurns();
+}
+
+// The clients on the list take turns in order, one budget's worth of
+// messages per iteration in all (at least one turn): however many clients
+// flood, a request from a client that sends one at a time (taken by its fd
+// handler, before this) waits for about one budget of theirs and one
+// message of each client whose fd was ready with it. A client already
+// served through its fd in this iteration goes to the back. Whoever is
+// left waits for the next iteration, in order.
+void ClientServer::RunTurns() {
+  const size_t budget = TurnBudget();
+  size_t handled = 0;
+  for (size_t n = ready_.size(); n > 0 && handled < budget && !ready_.empty(); --n) {
+    ClientId id = ready_.front();
+    ready_.pop_front();
+    auto it = clients_.find(id);
+    if (it == clients_.end()) continue;
+    Connection* c = it->second.get();
+    if (!c->waiting_turn) continue;
+    c->waiting_turn = false;
+    if (c->served_in == loop_->iteration()) {
+      QueueTurn(c);
+      continue;
+    }
+    uint64_t before = stats_.messages;
+    Serve(c, budget);
+    handled += stats_.messages - before;
+  }
+  if (!ready_.empty()) ArmTurns();
+}
+
+void ClientServer::ArmTurns() {
   // Armed from an fd handler, it runs in this same iteration after them;
   // armed from RunTurns itself, in the next one.
   if (!turns_timer_)
@@ -323,24 +357,6 @@ void ClientServer::QueueTurn(Connection* c) {
       turns_timer_ = 0;
       RunTurns();
     });
-}
-
-// Each client on the list gets one turn, unless it had one in this
-// iteration already (through its fd): it then waits for the next.
-void ClientServer::RunTurns() {
-  std::deque<ClientId> ready;
-  ready.swap(ready_);
-  for (ClientId id : ready) {
-    auto it = clients_.find(id);
-    if (it == clients_.end()) continue;
-    Connection* c = it->second.get();
-    if (!c->waiting_turn) continue;
-    c->waiting_turn = false;
-    if (c->served_in == loop_->iteration())
-      QueueTurn(c);
-    else
-      Serve(c);
-  }
 }
 
 void ClientServer::MaybeResume(Connection* c) {

@@ -18,12 +18,14 @@
 //
 // One client's share of the daemon is bounded, so that a client sending as
 // fast as it can does not slow the others down:
-//  - turns: in one iteration of the loop a client has at most
-//    Limits::read_budget messages handled; what it sent beyond that waits
-//    for its next turn (the next iteration), after every other client that
-//    was ready had its own. A client with complete messages left over is
-//    not watched for input meanwhile and comes back through the turn list
-//    (ready_), once per iteration;
+//  - turns: in one iteration of the loop, each client whose socket is
+//    ready has one message handled; a client with more waits on the turn
+//    list (ready_) and is not watched for input meanwhile. The list hands
+//    out turns of Limits::read_budget messages in order, one budget's
+//    worth per iteration in all. So a request from a client that sends
+//    one at a time waits for one message of each client ready with it and
+//    about one budget of the clients that send many, however many they
+//    are, and those take turns round robin;
 //  - backpressure: a client with Limits::max_inflight requests in flight
 //    (handed to the Handler, not yet answered), or with more than
 //    Limits::output_high_water bytes of answers it has not read, is not
@@ -179,8 +181,9 @@ class ClientServer {
   void OnAccept(int listen_fd);
   void OnEvents(Connection* c, uint32_t events);
   // One turn of `c`: the messages it left last time, then what it sends,
-  // up to the budget; then it is watched, paused or queued for its next.
-  void Serve(Connection* c);
+  // up to `budget` of them; then it is watched, paused or queued.
+  void Serve(Connection* c, size_t budget);
+  size_t TurnBudget() const { return limits_.read_budget ? limits_.read_budget : SIZE_MAX; }
   // Hands complete messages to the handler while `*budget` lasts and `c`
   // is not throttled, then sends the answers. False if `c` was closed.
   bool ParseInput(Connection* c, size_t* budget);
@@ -189,6 +192,7 @@ class ClientServer {
   void AfterTurn(Connection* c);
   void QueueTurn(Connection* c);
   void RunTurns();
+  void ArmTurns();
   // An answer left: a paused client may be read again.
   void MaybeResume(Connection* c);
   // Sends what `out` holds; false if `c` was closed.

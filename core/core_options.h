@@ -46,9 +46,9 @@ struct CoreOptions {
   // daemon keeps for itself (ClientServer::DefaultMaxClients).
   int max_clients = 0;
   int client_timeout_ms = 5000;  // to finish a message once begun; 0: for ever
-  // One client's share (core/client_server.h): messages taken from it per
-  // turn of the loop, and requests it may have unanswered before it is
-  // not read until answers go out.
+  // One client's share (core/client_server.h): messages in one turn of a
+  // client that sent several, and requests it may have unanswered before
+  // it is not read until answers go out.
   int client_read_budget = 8;
   int client_max_inflight = 32;
   // The kernel's path-record requests over netlink (upstream always serves

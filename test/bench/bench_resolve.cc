@@ -21,7 +21,24 @@
 //      how many SA queries they cost.
 // Not a test: it prints figures and exits 0 unless something broke.
 //
+// --flood measures one client's share instead (and nothing else): the
+// latency of one client resolving one request at a time, alone (A) and
+// while four other connections keep 32 requests each in flight (B: a
+// self-paced flood, resolve_flood.h), interleaved A B for --rounds rounds,
+// with the CPUs held out of idle states as in 1b; per round the ratios of
+// B's p50 and p99 over A's, and their medians with the spread. First with
+// cached resolves (F1: the socket and the loop; goal p99 ratio <= 3), then
+// with QUERY_SA requests on both sides (F2: the SA queue). --core-opt LINE
+// (repeatable) adds LINE to the [core] section of the daemon under test,
+// e.g. to see the flood without the bounds (client_read_budget = 65536).
+// --flood-nice N runs the flood's thread at nice N: on a machine with
+// fewer cores than the daemon, the flood and the client need, the client
+// also waits for a CPU behind the flood, which is the scheduler's doing,
+// not the daemon's; a niced flood leaves most of that out.
+//
 //   bench_resolve [--hcas N] [--seconds S] [--clients C] [--rounds R]
+//   bench_resolve --flood [--flood-nice N] [--hcas N] [--seconds S] [--rounds R]
+//                 [--core-opt LINE]...
 //   bench_resolve --sa-rtt DLID...   (internal: run as a node by the bench)
 // The output ends with `name = value` lines (ratio_median, ratio_min,
 // ratio_max for the sa provider; p50, p99 in microseconds: its one-client
@@ -31,7 +48,11 @@
 // latency; shm_p50, shm_p99 the library's one-thread lookup latency,
 // shm_over_socket the median of its rate over the ssa provider's socket
 // rate (C), shm_rate_1 and shm_rate_n its median rates from one and
-// --clients threads; rounds).
+// --clients threads; rounds). With --flood: flood_p50_over_alone and
+// flood_p99_over_alone (the medians, with _min and _max), alone_p50,
+// alone_p99, flood_p50, flood_p99 (microseconds, over every round),
+// flood_rate (the flood's answers per second), the same with flood_sa_
+// and sa_ for F2, and rounds.
 #include <arpa/inet.h>
 
 #include <fcntl.h>
@@ -53,6 +74,7 @@
 #include "common/mad/sa_client.h"
 #include "common/mad/umad_ports.h"
 #include "test/bench/null_acm_server.h"
+#include "test/bench/resolve_flood.h"
 #include "test/bench/shm_contender.h"
 #include "test/sim/ibacm_node.h"
 #include "test/sim/netgen.h"
@@ -138,6 +160,159 @@ uint64_t RouteQueries(const std::string& socket) {
   return p.counters[ssa::acm::kCntrRouteQuery];
 }
 
+// Keeps the CPUs out of idle states while the returned descriptor is open
+// (-1: not held; root only). See section 1b.
+int HoldCpusAwake() {
+  int fd = open("/dev/cpu_dma_latency", O_WRONLY | O_CLOEXEC);
+  int32_t no_idle = 0;
+  if (fd >= 0 && write(fd, &no_idle, sizeof(no_idle)) != sizeof(no_idle)) {
+    close(fd);
+    fd = -1;
+  }
+  return fd;
+}
+
+struct Spread {
+  double median, min, max;
+};
+Spread SpreadOf(const std::vector<double>& v) {
+  return {Median(v), *std::min_element(v.begin(), v.end()), *std::max_element(v.begin(), v.end())};
+}
+
+// One section of --flood: `victim` alone and next to a flood of `flood`
+// (4 connections x 32 in flight), interleaved; prints the rounds and adds
+// its name = value lines to `lines` (names start with `prefix`; the
+// victim's own figures with `own`). False when something broke.
+bool FloodSection(const char* title, const std::string& prefix, const std::string& own,
+                  const std::string& socket, const std::vector<ssa::acm::EpAddr>& victim,
+                  const std::vector<uint8_t>& flood, int flood_nice, int rounds, double seconds,
+                  std::vector<std::string>* lines) {
+  constexpr int kConnections = 4, kDepth = 32;
+  printf(
+      "\n%s\n   round   alone p50     p99   flooded p50     p99   p50 x   p99 x   flood "
+      "answers/s\n",
+      title);
+  std::vector<double> all_alone, all_flooded, p50_ratio, p99_ratio, rates;
+  uint64_t errors = 0, flooded_errors = 0;
+  for (int round = 1; round <= rounds; ++round) {
+    std::vector<double> alone, flooded;
+    Status st = ssa::bench::VictimLatency(socket, victim, seconds, &alone, &errors);
+    ssa::bench::ResolveFlood f;
+    f.set_nice(flood_nice);
+    if (st.ok()) st = f.Start(socket, flood, kConnections, kDepth);
+    // The flood runs before the clock starts: every connection answered.
+    auto warm_until = Clock::now() + std::chrono::seconds(10);
+    while (st.ok() && f.answered() < kConnections * kDepth && Clock::now() < warm_until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    uint64_t before = f.answered();
+    auto t0 = Clock::now();
+    if (st.ok()) st = ssa::bench::VictimLatency(socket, victim, seconds, &flooded, &flooded_errors);
+    double rate =
+        (f.answered() - before) / std::chrono::duration<double>(Clock::now() - t0).count();
+    bool broke = f.failed();
+    f.Stop();
+    if (!st.ok() || broke || alone.empty() || flooded.empty()) {
+      fprintf(stderr, "%sround %d: %s%s\n", prefix.c_str(), round, st.ToString().c_str(),
+              broke ? " (a flood connection broke)" : "");
+      return false;
+    }
+    all_alone.insert(all_alone.end(), alone.begin(), alone.end());
+    all_flooded.insert(all_flooded.end(), flooded.begin(), flooded.end());
+    double a50 = Percentile(&alone, 0.5), a99 = Percentile(&alone, 0.99);
+    double b50 = Percentile(&flooded, 0.5), b99 = Percentile(&flooded, 0.99);
+    p50_ratio.push_back(b50 / a50);
+    p99_ratio.push_back(b99 / a99);
+    rates.push_back(rate);
+    printf("   %5d %9.1f %9.1f %11.1f %9.1f  %6.2f  %6.2f  %10.0f\n", round, a50, a99, b50, b99,
+           b50 / a50, b99 / a99, rate);
+  }
+  Spread r50 = SpreadOf(p50_ratio), r99 = SpreadOf(p99_ratio);
+  printf("   %-24s %7.2f (median; min %.2f, max %.2f)\n", (prefix + "p50_over_alone").c_str(),
+         r50.median, r50.min, r50.max);
+  printf("   %-24s %7.2f (median; min %.2f, max %.2f)\n", (prefix + "p99_over_alone").c_str(),
+         r99.median, r99.min, r99.max);
+  double a50 = Percentile(&all_alone, 0.5), a99 = Percentile(&all_alone, 0.99);
+  double b50 = Percentile(&all_flooded, 0.5), b99 = Percentile(&all_flooded, 0.99);
+  printf(
+      "   every round: alone %.1f us p50, %.1f us p99 (%zu); flooded %.1f us p50, %.1f us p99\n"
+      "   (%zu); answered with an error: %llu alone, %llu flooded; flood %.0f answers/s "
+      "(median)\n",
+      a50, a99, all_alone.size(), b50, b99, all_flooded.size(),
+      static_cast<unsigned long long>(errors), static_cast<unsigned long long>(flooded_errors),
+      Median(rates));
+  char buf[160];
+  for (const auto& kv : std::vector<std::pair<std::string, Spread>>{{"p50_over_alone", r50},
+                                                                    {"p99_over_alone", r99}}) {
+    snprintf(buf, sizeof(buf), "%s%s = %.3f", prefix.c_str(), kv.first.c_str(), kv.second.median);
+    lines->push_back(buf);
+    snprintf(buf, sizeof(buf), "%s%s_min = %.3f", prefix.c_str(), kv.first.c_str(), kv.second.min);
+    lines->push_back(buf);
+    snprintf(buf, sizeof(buf), "%s%s_max = %.3f", prefix.c_str(), kv.first.c_str(), kv.second.max);
+    lines->push_back(buf);
+  }
+  for (const auto& kv :
+       std::vector<std::pair<std::string, double>>{{own + "alone_p50", a50},
+                                                   {own + "alone_p99", a99},
+                                                   {prefix + "p50", b50},
+                                                   {prefix + "p99", b99},
+                                                   {prefix + "rate", Median(rates)}}) {
+    snprintf(buf, sizeof(buf), "%s = %.1f", kv.first.c_str(), kv.second);
+    lines->push_back(buf);
+  }
+  return true;
+}
+
+// --flood: F1 with cached resolves of `hot`, F2 with QUERY_SA requests for
+// `sa_lid`, against the daemon on `socket`.
+int RunFlood(const std::string& socket, uint16_t hot, uint16_t sa_lid, int flood_nice, int rounds,
+             double seconds) {
+  ssa::AcmClient warm;
+  ssa::acm::ResolveResponse r;
+  if (!warm.Connect(socket).ok() || !warm.Resolve({LidDest(hot)}, &r).ok() || r.hdr.status) {
+    fprintf(stderr, "warm-up resolve failed (status %d)\n", r.hdr.status);
+    return 1;
+  }
+  int awake_fd = HoldCpusAwake();
+  const char* idle = awake_fd >= 0
+                         ? "CPU idle states held off through /dev/cpu_dma_latency"
+                         : "CPU idle states NOT held off: /dev/cpu_dma_latency not writable";
+  std::vector<std::string> lines;
+  std::vector<uint8_t> cached;
+  Status st = ssa::acm::EncodeResolveRequest(1, {LidDest(hot)}, &cached);
+  char title[512];
+  snprintf(title, sizeof(title),
+           "F1. one client's cached resolves alone and next to 4 connections keeping 32 cached\n"
+           "    resolves each in flight (the flood at nice %d), %d rounds of %.1f s each,\n"
+           "    interleaved (%s):",
+           flood_nice, rounds, seconds, idle);
+  bool ok = st.ok() && FloodSection(title, "flood_", "", socket, {LidDest(hot)}, cached, flood_nice,
+                                    rounds, seconds, &lines);
+  // F2: QUERY_SA, a path by DLID (the daemon fills in its own source).
+  ibv_path_record path = {};
+  path.dlid = htons(sa_lid);
+  path.pkey = htons(0xffff);
+  path.reversible_numpath = IBV_PATH_RECORD_REVERSIBLE | 1;
+  ssa::acm::EpAddr query;
+  query.flags = ssa::acm::kFlagQuerySa;
+  query.SetPath(path);
+  std::vector<uint8_t> sa_query;
+  if (ok) st = ssa::acm::EncodeResolveRequest(1, {query}, &sa_query);
+  snprintf(title, sizeof(title),
+           "F2. one client's QUERY_SA requests alone and next to 4 connections keeping 32 "
+           "QUERY_SA\n    requests each in flight (sa_depth 16; the flood at nice %d), %d rounds "
+           "of %.1f s each,\n    interleaved:",
+           flood_nice, rounds, seconds);
+  ok = ok && st.ok() &&
+       FloodSection(title, "flood_sa_", "sa_", socket, {query}, sa_query, flood_nice, rounds,
+                    seconds, &lines);
+  if (awake_fd >= 0) close(awake_fd);
+  if (!ok) return 1;
+  printf("\n");
+  for (const std::string& line : lines) printf("%s\n", line.c_str());
+  printf("rounds = %d\n", rounds);
+  return 0;
+}
+
 // --sa-rtt: bare SA round trips from this node, one at a time.
 int SaRoundTrips(const std::vector<uint16_t>& lids) {
   std::vector<ssa::UmadPort> ports;
@@ -174,6 +349,9 @@ int SaRoundTrips(const std::vector<uint16_t>& lids) {
 int main(int argc, char** argv) {
   int hcas = 36, clients = 4, rounds = 5;
   double seconds = 1.0;
+  bool flood = false;
+  int flood_nice = 0;
+  std::string core_opts;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--sa-rtt") {
@@ -189,8 +367,16 @@ int main(int argc, char** argv) {
       clients = atoi(argv[++i]);
     else if (a == "--rounds" && i + 1 < argc)
       rounds = atoi(argv[++i]);
+    else if (a == "--flood")
+      flood = true;
+    else if (a == "--flood-nice" && i + 1 < argc)
+      flood_nice = atoi(argv[++i]);
+    else if (a == "--core-opt" && i + 1 < argc)
+      core_opts += std::string(argv[++i]) + "\n";
     else {
-      fprintf(stderr, "usage: %s [--hcas N] [--seconds S] [--clients C] [--rounds R (>= 5)]\n",
+      fprintf(stderr,
+              "usage: %s [--flood [--flood-nice N]] [--hcas N] [--seconds S] [--clients C] "
+              "[--rounds R (>= 5)] [--core-opt LINE]...\n",
               argv[0]);
       return 2;
     }
@@ -227,7 +413,7 @@ int main(int argc, char** argv) {
   ssa::test::IbacmNode::Options no;
   no.node = "Hca2";
   no.addr_cfg = "bench ibsim0 1 default\n";
-  no.opts_cfg = "[core]\nlog_level = warn\nprovider = sa default\n";
+  no.opts_cfg = "[core]\nlog_level = warn\nprovider = sa default\n" + core_opts;
   no.provider_dir = std::string(ABS_TOP_BUILDDIR) + "/providers/sa/.libs";
   ssa::test::IbacmNode ibacm(fabric.get(), no);
   st = ibacm.Start();
@@ -235,6 +421,12 @@ int main(int argc, char** argv) {
     fprintf(stderr, "ibacm: %s\n", st.ToString().c_str());
     return 1;
   }
+  // --flood: the sa provider's daemon alone; its cache holds LID 1 after
+  // the warm-up, and the SA is asked for the fabric's last LID.
+  if (flood)
+    return RunFlood(ibacm.socket_path(), 1, static_cast<uint16_t>(net.nodes), flood_nice, rounds,
+                    seconds);
+
   ssa::bench::NullAcmServer null_server;
   std::string null_socket = fabric->run_dir() + "/null.sock";
   st = null_server.Start(null_socket);
@@ -373,10 +565,8 @@ int main(int argc, char** argv) {
   // section (/dev/cpu_dma_latency = 0, held while the file is open; root
   // only, and said when it is not held).
   std::vector<double> one_us, ssa_one_us, null_one_us;
-  int dma_latency_fd = open("/dev/cpu_dma_latency", O_WRONLY | O_CLOEXEC);
-  int32_t no_idle = 0;
-  bool awake =
-      dma_latency_fd >= 0 && write(dma_latency_fd, &no_idle, sizeof(no_idle)) == sizeof(no_idle);
+  int dma_latency_fd = HoldCpusAwake();
+  bool awake = dma_latency_fd >= 0;
   printf(
       "\n1b. cached resolve latency, 1 client, %d rounds of %.1f s each, interleaved A C B\n"
       "    (CPU idle states %s):\n",

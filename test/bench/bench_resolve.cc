@@ -24,11 +24,14 @@
 // --flood measures one client's share instead (and nothing else): the
 // latency of one client resolving one request at a time, alone (A) and
 // while four other connections keep 32 requests each in flight (B: a
-// self-paced flood, resolve_flood.h), interleaved A B for --rounds rounds,
+// self-paced flood, resolve_flood.h), interleaved for --rounds rounds,
 // with the CPUs held out of idle states as in 1b; per round the ratios of
-// B's p50 and p99 over A's, and their medians with the spread. First with
-// cached resolves (F1: the socket and the loop; goal p99 ratio <= 3), then
-// with QUERY_SA requests on both sides (F2: the SA queue). --core-opt LINE
+// B's p50 and p99 over A's, and their medians with the spread. Between A
+// and B, a control (C): the same flood on a second daemon, so the machine
+// (and the SA) carry the same load but this daemon does not; B's p99 over
+// C's is what the daemon itself adds. First with cached resolves (F1: the
+// socket and the loop; goal p99 ratio <= 3), then with QUERY_SA requests
+// on both sides (F2: the SA queue). --core-opt LINE
 // (repeatable) adds LINE to the [core] section of the daemon under test,
 // e.g. to see the flood without the bounds (client_read_budget = 65536).
 // --flood-nice N runs the flood's thread at nice N: on a machine with
@@ -49,10 +52,11 @@
 // shm_over_socket the median of its rate over the ssa provider's socket
 // rate (C), shm_rate_1 and shm_rate_n its median rates from one and
 // --clients threads; rounds). With --flood: flood_p50_over_alone and
-// flood_p99_over_alone (the medians, with _min and _max), alone_p50,
-// alone_p99, flood_p50, flood_p99 (microseconds, over every round),
-// flood_rate (the flood's answers per second), the same with flood_sa_
-// and sa_ for F2, and rounds.
+// flood_p99_over_alone (the medians, with _min and _max), likewise
+// flood_p99_over_control, alone_p50, alone_p99, flood_control_p50,
+// flood_control_p99, flood_p50, flood_p99 (microseconds, over every
+// round), flood_rate (the flood's answers per second), the same with
+// flood_sa_ and sa_ for F2, and rounds.
 #include <arpa/inet.h>
 
 #include <fcntl.h>
@@ -179,70 +183,90 @@ Spread SpreadOf(const std::vector<double>& v) {
   return {Median(v), *std::min_element(v.begin(), v.end()), *std::max_element(v.begin(), v.end())};
 }
 
-// One section of --flood: `victim` alone and next to a flood of `flood`
-// (4 connections x 32 in flight), interleaved; prints the rounds and adds
-// its name = value lines to `lines` (names start with `prefix`; the
-// victim's own figures with `own`). False when something broke.
-bool FloodSection(const char* title, const std::string& prefix, const std::string& own,
-                  const std::string& socket, const std::vector<ssa::acm::EpAddr>& victim,
-                  const std::vector<uint8_t>& flood, int flood_nice, int rounds, double seconds,
-                  std::vector<std::string>* lines) {
+// The victim's round trips on `socket` while the flood keeps `target`
+// busy (4 connections x 32 in flight), and the flood's answers per second.
+Status Flooded(const std::string& socket, const std::string& target,
+               const std::vector<ssa::acm::EpAddr>& victim, const std::vector<uint8_t>& flood,
+               int flood_nice, double seconds, std::vector<double>* latency_us, uint64_t* errors,
+               double* rate) {
   constexpr int kConnections = 4, kDepth = 32;
+  ssa::bench::ResolveFlood f;
+  f.set_nice(flood_nice);
+  Status st = f.Start(target, flood, kConnections, kDepth);
+  // The flood runs before the clock starts: every connection answered.
+  auto warm_until = Clock::now() + std::chrono::seconds(10);
+  while (st.ok() && f.answered() < kConnections * kDepth && Clock::now() < warm_until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  uint64_t before = f.answered();
+  auto t0 = Clock::now();
+  if (st.ok()) st = ssa::bench::VictimLatency(socket, victim, seconds, latency_us, errors);
+  *rate = (f.answered() - before) / std::chrono::duration<double>(Clock::now() - t0).count();
+  if (st.ok() && f.failed()) st = Status::Error(EPIPE, "a flood connection broke");
+  return st;
+}
+
+// One section of --flood: `victim` on `socket` alone (A), next to the
+// flood on a second daemon, `control` (C: the same load on the machine
+// and the SA, not on this daemon), and next to the flood on this daemon
+// (B), interleaved A C B; prints the rounds and adds its name = value
+// lines to `lines` (names start with `prefix`; the victim's own figures
+// with `own`). False when something broke.
+bool FloodSection(const char* title, const std::string& prefix, const std::string& own,
+                  const std::string& socket, const std::string& control,
+                  const std::vector<ssa::acm::EpAddr>& victim, const std::vector<uint8_t>& flood,
+                  int flood_nice, int rounds, double seconds, std::vector<std::string>* lines) {
   printf(
-      "\n%s\n   round   alone p50     p99   flooded p50     p99   p50 x   p99 x   flood "
-      "answers/s\n",
+      "\n%s\n   round    A: alone p50    p99   C: control p50    p99   B: flooded p50    p99"
+      "   B/A p50   p99   B/C p99  flood answers/s\n",
       title);
-  std::vector<double> all_alone, all_flooded, p50_ratio, p99_ratio, rates;
-  uint64_t errors = 0, flooded_errors = 0;
+  std::vector<double> all[3], p50_ratio, p99_ratio, p99_control, rates;
+  uint64_t errors[3] = {0, 0, 0};
   for (int round = 1; round <= rounds; ++round) {
-    std::vector<double> alone, flooded;
-    Status st = ssa::bench::VictimLatency(socket, victim, seconds, &alone, &errors);
-    ssa::bench::ResolveFlood f;
-    f.set_nice(flood_nice);
-    if (st.ok()) st = f.Start(socket, flood, kConnections, kDepth);
-    // The flood runs before the clock starts: every connection answered.
-    auto warm_until = Clock::now() + std::chrono::seconds(10);
-    while (st.ok() && f.answered() < kConnections * kDepth && Clock::now() < warm_until)
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    uint64_t before = f.answered();
-    auto t0 = Clock::now();
-    if (st.ok()) st = ssa::bench::VictimLatency(socket, victim, seconds, &flooded, &flooded_errors);
-    double rate =
-        (f.answered() - before) / std::chrono::duration<double>(Clock::now() - t0).count();
-    bool broke = f.failed();
-    f.Stop();
-    if (!st.ok() || broke || alone.empty() || flooded.empty()) {
-      fprintf(stderr, "%sround %d: %s%s\n", prefix.c_str(), round, st.ToString().c_str(),
-              broke ? " (a flood connection broke)" : "");
+    std::vector<double> lat[3];
+    double rate = 0, control_rate = 0;
+    Status st = ssa::bench::VictimLatency(socket, victim, seconds, &lat[0], &errors[0]);
+    if (st.ok())
+      st = Flooded(socket, control, victim, flood, flood_nice, seconds, &lat[1], &errors[1],
+                   &control_rate);
+    if (st.ok())
+      st = Flooded(socket, socket, victim, flood, flood_nice, seconds, &lat[2], &errors[2], &rate);
+    if (!st.ok() || lat[0].empty() || lat[1].empty() || lat[2].empty()) {
+      fprintf(stderr, "%sround %d: %s\n", prefix.c_str(), round, st.ToString().c_str());
       return false;
     }
-    all_alone.insert(all_alone.end(), alone.begin(), alone.end());
-    all_flooded.insert(all_flooded.end(), flooded.begin(), flooded.end());
-    double a50 = Percentile(&alone, 0.5), a99 = Percentile(&alone, 0.99);
-    double b50 = Percentile(&flooded, 0.5), b99 = Percentile(&flooded, 0.99);
-    p50_ratio.push_back(b50 / a50);
-    p99_ratio.push_back(b99 / a99);
+    double p50[3], p99[3];
+    for (int i = 0; i < 3; ++i) {
+      all[i].insert(all[i].end(), lat[i].begin(), lat[i].end());
+      p50[i] = Percentile(&lat[i], 0.5);
+      p99[i] = Percentile(&lat[i], 0.99);
+    }
+    p50_ratio.push_back(p50[2] / p50[0]);
+    p99_ratio.push_back(p99[2] / p99[0]);
+    p99_control.push_back(p99[2] / p99[1]);
     rates.push_back(rate);
-    printf("   %5d %9.1f %9.1f %11.1f %9.1f  %6.2f  %6.2f  %10.0f\n", round, a50, a99, b50, b99,
-           b50 / a50, b99 / a99, rate);
+    printf("   %5d %15.1f %6.1f %16.1f %6.1f %16.1f %6.1f %9.2f %5.2f %9.2f %16.0f\n", round,
+           p50[0], p99[0], p50[1], p99[1], p50[2], p99[2], p50_ratio.back(), p99_ratio.back(),
+           p99_control.back(), rate);
   }
-  Spread r50 = SpreadOf(p50_ratio), r99 = SpreadOf(p99_ratio);
-  printf("   %-24s %7.2f (median; min %.2f, max %.2f)\n", (prefix + "p50_over_alone").c_str(),
-         r50.median, r50.min, r50.max);
-  printf("   %-24s %7.2f (median; min %.2f, max %.2f)\n", (prefix + "p99_over_alone").c_str(),
-         r99.median, r99.min, r99.max);
-  double a50 = Percentile(&all_alone, 0.5), a99 = Percentile(&all_alone, 0.99);
-  double b50 = Percentile(&all_flooded, 0.5), b99 = Percentile(&all_flooded, 0.99);
+  Spread r50 = SpreadOf(p50_ratio), r99 = SpreadOf(p99_ratio), rc = SpreadOf(p99_control);
+  for (const auto& kv : std::vector<std::pair<std::string, Spread>>{
+           {"p50_over_alone", r50}, {"p99_over_alone", r99}, {"p99_over_control", rc}})
+    printf("   %-26s %7.2f (median; min %.2f, max %.2f)\n", (prefix + kv.first).c_str(),
+           kv.second.median, kv.second.min, kv.second.max);
+  double p50[3], p99[3];
+  for (int i = 0; i < 3; ++i) {
+    p50[i] = Percentile(&all[i], 0.5);
+    p99[i] = Percentile(&all[i], 0.99);
+  }
   printf(
-      "   every round: alone %.1f us p50, %.1f us p99 (%zu); flooded %.1f us p50, %.1f us p99\n"
-      "   (%zu); answered with an error: %llu alone, %llu flooded; flood %.0f answers/s "
-      "(median)\n",
-      a50, a99, all_alone.size(), b50, b99, all_flooded.size(),
-      static_cast<unsigned long long>(errors), static_cast<unsigned long long>(flooded_errors),
-      Median(rates));
+      "   every round: A %.1f us p50, %.1f us p99 (%zu); C %.1f, %.1f (%zu); B %.1f, %.1f (%zu);\n"
+      "   answered with an error: %llu, %llu, %llu; flood %.0f answers/s (median)\n",
+      p50[0], p99[0], all[0].size(), p50[1], p99[1], all[1].size(), p50[2], p99[2], all[2].size(),
+      static_cast<unsigned long long>(errors[0]), static_cast<unsigned long long>(errors[1]),
+      static_cast<unsigned long long>(errors[2]), Median(rates));
   char buf[160];
-  for (const auto& kv : std::vector<std::pair<std::string, Spread>>{{"p50_over_alone", r50},
-                                                                    {"p99_over_alone", r99}}) {
+  for (const auto& kv : std::vector<std::pair<std::string, Spread>>{
+           {"p50_over_alone", r50}, {"p99_over_alone", r99}, {"p99_over_control", rc}}) {
     snprintf(buf, sizeof(buf), "%s%s = %.3f", prefix.c_str(), kv.first.c_str(), kv.second.median);
     lines->push_back(buf);
     snprintf(buf, sizeof(buf), "%s%s_min = %.3f", prefix.c_str(), kv.first.c_str(), kv.second.min);
@@ -251,10 +275,12 @@ bool FloodSection(const char* title, const std::string& prefix, const std::strin
     lines->push_back(buf);
   }
   for (const auto& kv :
-       std::vector<std::pair<std::string, double>>{{own + "alone_p50", a50},
-                                                   {own + "alone_p99", a99},
-                                                   {prefix + "p50", b50},
-                                                   {prefix + "p99", b99},
+       std::vector<std::pair<std::string, double>>{{own + "alone_p50", p50[0]},
+                                                   {own + "alone_p99", p99[0]},
+                                                   {prefix + "control_p50", p50[1]},
+                                                   {prefix + "control_p99", p99[1]},
+                                                   {prefix + "p50", p50[2]},
+                                                   {prefix + "p99", p99[2]},
                                                    {prefix + "rate", Median(rates)}}) {
     snprintf(buf, sizeof(buf), "%s = %.1f", kv.first.c_str(), kv.second);
     lines->push_back(buf);
@@ -264,13 +290,15 @@ bool FloodSection(const char* title, const std::string& prefix, const std::strin
 
 // --flood: F1 with cached resolves of `hot`, F2 with QUERY_SA requests for
 // `sa_lid`, against the daemon on `socket`.
-int RunFlood(const std::string& socket, uint16_t hot, uint16_t sa_lid, int flood_nice, int rounds,
-             double seconds) {
-  ssa::AcmClient warm;
-  ssa::acm::ResolveResponse r;
-  if (!warm.Connect(socket).ok() || !warm.Resolve({LidDest(hot)}, &r).ok() || r.hdr.status) {
-    fprintf(stderr, "warm-up resolve failed (status %d)\n", r.hdr.status);
-    return 1;
+int RunFlood(const std::string& socket, const std::string& control, uint16_t hot, uint16_t sa_lid,
+             int flood_nice, int rounds, double seconds) {
+  for (const std::string& s : {socket, control}) {
+    ssa::AcmClient warm;
+    ssa::acm::ResolveResponse r;
+    if (!warm.Connect(s).ok() || !warm.Resolve({LidDest(hot)}, &r).ok() || r.hdr.status) {
+      fprintf(stderr, "warm-up resolve failed (status %d)\n", r.hdr.status);
+      return 1;
+    }
   }
   int awake_fd = HoldCpusAwake();
   const char* idle = awake_fd >= 0
@@ -281,12 +309,13 @@ int RunFlood(const std::string& socket, uint16_t hot, uint16_t sa_lid, int flood
   Status st = ssa::acm::EncodeResolveRequest(1, {LidDest(hot)}, &cached);
   char title[512];
   snprintf(title, sizeof(title),
-           "F1. one client's cached resolves alone and next to 4 connections keeping 32 cached\n"
-           "    resolves each in flight (the flood at nice %d), %d rounds of %.1f s each,\n"
-           "    interleaved (%s):",
+           "F1. one client's cached resolves: alone (A), while 4 connections keep 32 cached\n"
+           "    resolves each in flight on another daemon (C, the control: the machine as loaded)\n"
+           "    and on this one (B); the flood at nice %d, %d rounds of %.1f s each, interleaved\n"
+           "    A C B (%s):",
            flood_nice, rounds, seconds, idle);
-  bool ok = st.ok() && FloodSection(title, "flood_", "", socket, {LidDest(hot)}, cached, flood_nice,
-                                    rounds, seconds, &lines);
+  bool ok = st.ok() && FloodSection(title, "flood_", "", socket, control, {LidDest(hot)}, cached,
+                                    flood_nice, rounds, seconds, &lines);
   // F2: QUERY_SA, a path by DLID (the daemon fills in its own source).
   ibv_path_record path = {};
   path.dlid = htons(sa_lid);
@@ -298,13 +327,12 @@ int RunFlood(const std::string& socket, uint16_t hot, uint16_t sa_lid, int flood
   std::vector<uint8_t> sa_query;
   if (ok) st = ssa::acm::EncodeResolveRequest(1, {query}, &sa_query);
   snprintf(title, sizeof(title),
-           "F2. one client's QUERY_SA requests alone and next to 4 connections keeping 32 "
-           "QUERY_SA\n    requests each in flight (sa_depth 16; the flood at nice %d), %d rounds "
-           "of %.1f s each,\n    interleaved:",
+           "F2. the same with QUERY_SA requests on both sides (the control loads the SA as\n"
+           "    much; sa_depth 16), the flood at nice %d, %d rounds of %.1f s each:",
            flood_nice, rounds, seconds);
   ok = ok && st.ok() &&
-       FloodSection(title, "flood_sa_", "sa_", socket, {query}, sa_query, flood_nice, rounds,
-                    seconds, &lines);
+       FloodSection(title, "flood_sa_", "sa_", socket, control, {query}, sa_query, flood_nice,
+                    rounds, seconds, &lines);
   if (awake_fd >= 0) close(awake_fd);
   if (!ok) return 1;
   printf("\n");
@@ -421,11 +449,22 @@ int main(int argc, char** argv) {
     fprintf(stderr, "ibacm: %s\n", st.ToString().c_str());
     return 1;
   }
-  // --flood: the sa provider's daemon alone; its cache holds LID 1 after
-  // the warm-up, and the SA is asked for the fabric's last LID.
-  if (flood)
-    return RunFlood(ibacm.socket_path(), 1, static_cast<uint16_t>(net.nodes), flood_nice, rounds,
-                    seconds);
+  // --flood: the sa provider's daemon, and a second one on Hca3 for the
+  // control; their caches hold LID 1 after the warm-up, and the SA is
+  // asked for the fabric's last LID.
+  if (flood) {
+    ssa::test::IbacmNode::Options co = no;
+    co.node = "Hca3";
+    co.addr_cfg = "control ibsim0 1 default\n";
+    ssa::test::IbacmNode control(fabric.get(), co);
+    st = control.Start();
+    if (!st.ok()) {
+      fprintf(stderr, "control ibacm: %s\n", st.ToString().c_str());
+      return 1;
+    }
+    return RunFlood(ibacm.socket_path(), control.socket_path(), 1, static_cast<uint16_t>(net.nodes),
+                    flood_nice, rounds, seconds);
+  }
 
   ssa::bench::NullAcmServer null_server;
   std::string null_socket = fabric->run_dir() + "/null.sock";

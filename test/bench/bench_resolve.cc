@@ -67,6 +67,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -341,6 +342,20 @@ int RunFlood(const std::string& socket, const std::string& control, uint16_t hot
   return 0;
 }
 
+// A second daemon like `options` on Hca3, its endpoint named `name`; null
+// (said on stderr) when it does not start.
+std::unique_ptr<ssa::test::IbacmNode> StartOnHca3(ssa::test::SimFabric* fabric,
+                                                  ssa::test::IbacmNode::Options options,
+                                                  const std::string& name) {
+  options.node = "Hca3";
+  options.addr_cfg = name + " ibsim0 1 default\n";
+  auto node = std::make_unique<ssa::test::IbacmNode>(fabric, options);
+  Status st = node->Start();
+  if (st.ok()) return node;
+  fprintf(stderr, "ibacm %s: %s\n", name.c_str(), st.ToString().c_str());
+  return nullptr;
+}
+
 // --sa-rtt: bare SA round trips from this node, one at a time.
 int SaRoundTrips(const std::vector<uint16_t>& lids) {
   std::vector<ssa::UmadPort> ports;
@@ -453,17 +468,10 @@ int main(int argc, char** argv) {
   // control; their caches hold LID 1 after the warm-up, and the SA is
   // asked for the fabric's last LID.
   if (flood) {
-    ssa::test::IbacmNode::Options co = no;
-    co.node = "Hca3";
-    co.addr_cfg = "control ibsim0 1 default\n";
-    ssa::test::IbacmNode control(fabric.get(), co);
-    st = control.Start();
-    if (!st.ok()) {
-      fprintf(stderr, "control ibacm: %s\n", st.ToString().c_str());
-      return 1;
-    }
-    return RunFlood(ibacm.socket_path(), control.socket_path(), 1, static_cast<uint16_t>(net.nodes),
-                    flood_nice, rounds, seconds);
+    std::unique_ptr<ssa::test::IbacmNode> control = StartOnHca3(fabric.get(), no, "control");
+    if (!control) return 1;
+    return RunFlood(ibacm.socket_path(), control->socket_path(), 1,
+                    static_cast<uint16_t>(net.nodes), flood_nice, rounds, seconds);
   }
 
   ssa::bench::NullAcmServer null_server;
@@ -670,24 +678,17 @@ int main(int argc, char** argv) {
 
   // 3. Coalescing: a second daemon, on Hca3, has never resolved anything;
   // every client asks it for the same destination at the same moment.
-  ssa::test::IbacmNode::Options no2 = no;
-  no2.node = "Hca3";
-  no2.addr_cfg = "bench3 ibsim0 1 default\n";
-  ssa::test::IbacmNode ibacm2(fabric.get(), no2);
-  st = ibacm2.Start();
-  if (!st.ok()) {
-    fprintf(stderr, "ibacm 2: %s\n", st.ToString().c_str());
-    return 1;
-  }
+  std::unique_ptr<ssa::test::IbacmNode> ibacm2 = StartOnHca3(fabric.get(), no, "bench3");
+  if (!ibacm2) return 1;
   const int kConcurrent = 32;
-  uint64_t before = RouteQueries(ibacm2.socket_path());
+  uint64_t before = RouteQueries(ibacm2->socket_path());
   std::atomic<int> ok{0};
   std::atomic<int> ready{0};
   std::vector<std::thread> threads;
   std::vector<std::unique_ptr<ssa::AcmClient>> cs;
   for (int i = 0; i < kConcurrent; ++i) {
     cs.push_back(std::make_unique<ssa::AcmClient>());
-    cs.back()->Connect(ibacm2.socket_path());
+    cs.back()->Connect(ibacm2->socket_path());
   }
   for (int i = 0; i < kConcurrent; ++i) {
     threads.emplace_back([&, i] {
@@ -702,13 +703,13 @@ int main(int argc, char** argv) {
     });
   }
   for (auto& t : threads) t.join();
-  uint64_t after = RouteQueries(ibacm2.socket_path());
+  uint64_t after = RouteQueries(ibacm2->socket_path());
   printf("\n3. coalescing: %d concurrent requests for one uncached destination\n", kConcurrent);
   printf("   answered              %10d\n", ok.load());
   printf("   SA queries            %10llu\n", static_cast<unsigned long long>(after - before));
 
   null_server.Stop();
-  ibacm2.Stop();
+  ibacm2->Stop();
   ibacm.Stop();
   ssa_ibacm.Stop();
   access.reset();

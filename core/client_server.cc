@@ -5,13 +5,16 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 
 #include "common/acm/acm_wire.h"
@@ -48,6 +51,12 @@ void ReplaceSymlink(const std::string& target, const std::string& link, Logger* 
             strerror(errno));
 }
 }  // namespace
+
+size_t ClientServer::DefaultMaxClients(uint64_t fd_limit) {
+  if (fd_limit == static_cast<uint64_t>(RLIM_INFINITY)) return 0;
+  uint64_t clients = fd_limit > 2 * kReservedFds ? fd_limit - kReservedFds : fd_limit / 2;
+  return static_cast<size_t>(std::max<uint64_t>(clients, 1));
+}
 
 ClientServer::ClientServer(EventLoop* loop, Logger* log, Handler* handler)
     : loop_(loop), log_(log), handler_(handler), limited_(log, std::chrono::seconds(5)) {}
@@ -229,11 +238,8 @@ void ClientServer::OnAccept(int listen_fd) {
     conn->fd = fd;
     conn->id = next_id_++;
     Connection* c = conn.get();
-    Status st = loop_->WatchFd(fd, EPOLLIN | EPOLLRDHUP, [this, c](uint32_t ev) {
-      ClientId id = c->id;
-      if (ev & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) OnReadable(c);
-      if (clients_.count(id) && (ev & EPOLLOUT)) OnWritable(c);
-    });
+    c->events = EPOLLIN | EPOLLRDHUP;
+    Status st = loop_->WatchFd(fd, c->events, [this, c](uint32_t ev) { OnEvents(c, ev); });
     if (!st.ok()) {
       limited_.Log(LogLevel::kWarn, "watch-client", "cannot watch client fd: %s",
                    st.ToString().c_str());
@@ -249,18 +255,36 @@ void ClientServer::OnAccept(int listen_fd) {
   }
 }
 
-void ClientServer::OnReadable(Connection* c) {
+void ClientServer::OnEvents(Connection* c, uint32_t ev) {
   ClientId id = c->id;
+  bool reading = !c->paused && !c->waiting_turn;
+  if (!reading && (ev & (EPOLLHUP | EPOLLERR))) {
+    // Gone while we were not reading it (the hang-up is reported whether
+    // watched or not): nobody is left to take the answers.
+    CloseConnection(id, "disconnected", LogLevel::kTrace);
+    return;
+  }
+  // One message at once; the rest, if any, waits for the turn list.
+  if (reading && (ev & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))) Serve(c, 1);
+  if (clients_.count(id) && (ev & EPOLLOUT)) OnWritable(c);
+}
+
+void ClientServer::Serve(Connection* c, size_t budget) {
+  ClientId id = c->id;
+  c->served_in = loop_->iteration();
+  const size_t full = budget;
+  if (!ParseInput(c, &budget)) return;
+  // Read only while there is room: what stays in the socket is the
+  // client's to wait for, not our memory.
   uint8_t buf[4096];
-  for (;;) {
+  while (budget > 0 && Throttled(*c) == Throttle::kNone && !HasMessage(*c)) {
     ssize_t n = recv(c->fd, buf, sizeof(buf), 0);
     if (n > 0) {
       c->in.insert(c->in.end(), buf, buf + n);
-      ParseInput(c);
-      if (!clients_.count(id)) return;  // closed while parsing
+      if (!ParseInput(c, &budget)) return;  // closed while parsing
       continue;
     }
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
     if (n < 0 && errno == EINTR) continue;
     // EOF or error.
     if (!c->in.empty()) {
@@ -271,12 +295,106 @@ void ClientServer::OnReadable(Connection* c) {
     }
     return;
   }
+  if (budget == 0 && full == TurnBudget() && HasMessage(*c)) ++stats_.budget_spent;
+  AfterTurn(c);
 }
 
-void ClientServer::ParseInput(Connection* c) {
+bool ClientServer::HasMessage(const Connection& c) const {
+  if (c.in.size() < acm::kHeaderLength) return false;
+  size_t frame_len = 0;
+  std::string error;
+  // An invalid frame counts too: handling it closes the connection.
+  return acm::PeekFrame(c.in.data(), c.in.size(), &frame_len, &error) !=
+         acm::FrameStatus::kNeedMore;
+}
+
+ClientServer::Throttle ClientServer::Throttled(const Connection& c) const {
+  if (limits_.max_inflight && c.in_flight >= limits_.max_inflight) return Throttle::kInFlight;
+  if (limits_.output_high_water && c.out.size() > limits_.output_high_water)
+    return Throttle::kOutput;
+  return Throttle::kNone;
+}
+
+void ClientServer::AfterTurn(Connection* c) {
+  Throttle t = Throttled(*c);
+  if (t != Throttle::kNone) {
+    if (!c->paused) {
+      c->paused = true;
+      ++stats_.paused;
+      ++(t == Throttle::kInFlight ? stats_.paused_inflight : stats_.paused_output);
+      // The wait is ours: client_timeout starts again once it is read.
+      c->partial_since = {};
+      SSA_LOG(*log_, kTrace, "client %llu: paused (%s)", static_cast<unsigned long long>(c->id),
+              t == Throttle::kInFlight ? "requests in flight at the cap" : "answers unread");
+    }
+  } else if (HasMessage(*c)) {
+    QueueTurn(c);
+  }
+  UpdateInterest(c);
+}
+
+void ClientServer::QueueTurn(Connection* c) {
+  if (c->waiting_turn) return;
+  c->waiting_turn = true;
+  ready_.push_back(c->id);
+  UpdateInterest(c);
+  ArmTurns();
+}
+
+// The clients on the list take turns in order, one budget's worth of
+// messages per iteration in all (at least one turn): however many clients
+// flood, a request from a client that sends one at a time (taken by its fd
+// handler, before this) waits for about one budget of theirs and one
+// message of each client whose fd was ready with it. A client already
+// served through its fd in this iteration goes to the back. Whoever is
+// left waits for the next iteration, in order.
+void ClientServer::RunTurns() {
+  const size_t budget = TurnBudget();
+  size_t handled = 0;
+  for (size_t n = ready_.size(); n > 0 && handled < budget && !ready_.empty(); --n) {
+    ClientId id = ready_.front();
+    ready_.pop_front();
+    auto it = clients_.find(id);
+    if (it == clients_.end()) continue;
+    Connection* c = it->second.get();
+    if (!c->waiting_turn) continue;
+    c->waiting_turn = false;
+    if (c->served_in == loop_->iteration()) {
+      QueueTurn(c);
+      continue;
+    }
+    uint64_t before = stats_.messages;
+    Serve(c, budget);
+    handled += stats_.messages - before;
+  }
+  if (!ready_.empty()) ArmTurns();
+}
+
+void ClientServer::ArmTurns() {
+  // Armed from an fd handler, it runs in this same iteration after them;
+  // armed from RunTurns itself, in the next one.
+  if (!turns_timer_)
+    turns_timer_ = loop_->AddTimer(EventLoop::Clock::duration::zero(), [this] {
+      turns_timer_ = 0;
+      RunTurns();
+    });
+}
+
+void ClientServer::MaybeResume(Connection* c) {
+  if (!c->paused || Throttled(*c) != Throttle::kNone) return;
+  c->paused = false;
+  --stats_.paused;
+  // Its next turn takes what it left and then reads on.
+  QueueTurn(c);
+}
+
+bool ClientServer::ParseInput(Connection* c, size_t* budget) {
   ClientId id = c->id;
   size_t offset = 0;
-  while (clients_.count(id) && c->in.size() - offset >= acm::kHeaderLength) {
+  // The answers the handler gives at once go out together after the batch.
+  c->batching = true;
+  while (*budget > 0 && Throttled(*c) == Throttle::kNone &&
+         c->in.size() - offset >= acm::kHeaderLength) {
     size_t frame_len = 0;
     std::string error;
     acm::FrameStatus fs =
@@ -286,23 +404,29 @@ void ClientServer::ParseInput(Connection* c) {
       ++stats_.bad_frames;
       std::string reason = "bad message: " + error;
       CloseConnection(id, reason.c_str(), LogLevel::kWarn, "bad-frame");
-      return;
+      return false;
     }
     ++stats_.messages;
+    --*budget;
+    ++c->in_flight;
     // Copy: the handler may answer synchronously and we may be closed.
     std::vector<uint8_t> msg(c->in.begin() + offset, c->in.begin() + offset + frame_len);
     offset += frame_len;
     handler_->OnMessage(id, msg.data(), msg.size());
+    if (!clients_.count(id)) return false;
   }
-  if (!clients_.count(id)) return;
+  c->batching = false;
   c->in.erase(c->in.begin(), c->in.begin() + offset);
-  // A complete message is progress: the clock restarts for the next one.
-  if (offset > 0 || c->partial_since == EventLoop::Clock::time_point{})
-    c->partial_since = EventLoop::Clock::now();
-  if (c->in.empty())
+  if (c->in.empty() || HasMessage(*c)) {
+    // Nothing incomplete, or what is left waits for us, not the client.
     c->partial_since = {};
-  else
+  } else {
+    // A complete message is progress: the clock restarts for the next one.
+    if (offset > 0 || c->partial_since == EventLoop::Clock::time_point{})
+      c->partial_since = EventLoop::Clock::now();
     ArmTimeout(c);
+  }
+  return Flush(c);
 }
 
 void ClientServer::ArmTimeout(Connection* c) {
@@ -320,7 +444,8 @@ void ClientServer::OnTimeout(ClientId id) {
   if (it == clients_.end()) return;
   Connection* c = it->second.get();
   c->timeout_timer = 0;
-  if (c->in.empty()) return;
+  // Paused, or its messages waiting for their turn: the delay is ours.
+  if (c->in.empty() || c->paused || HasMessage(*c)) return;
   if (EventLoop::Clock::now() < c->partial_since + limits_.client_timeout) {
     ArmTimeout(c);
     return;
@@ -339,9 +464,9 @@ bool ClientServer::Send(ClientId client, const uint8_t* data, size_t len) {
     return false;
   }
   Connection* c = it->second.get();
-  if (c->out.empty()) {
+  if (c->in_flight) --c->in_flight;
+  if (c->out.empty() && !c->batching) {
     ssize_t n = send(c->fd, data, len, MSG_NOSIGNAL | MSG_DONTWAIT);
-    if (n == static_cast<ssize_t>(len)) return true;
     if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
       CloseConnection(client, "send failed", LogLevel::kDebug);
       ++stats_.dropped_replies;
@@ -358,11 +483,13 @@ bool ClientServer::Send(ClientId client, const uint8_t* data, size_t len) {
                     "send-overflow");
     return false;
   }
+  if (c->batching) return true;  // its turn ends with the flush
   UpdateInterest(c);
+  MaybeResume(c);
   return true;
 }
 
-void ClientServer::OnWritable(Connection* c) {
+bool ClientServer::Flush(Connection* c) {
   while (!c->out.empty()) {
     ssize_t n = send(c->fd, c->out.data(), c->out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n > 0) {
@@ -371,16 +498,26 @@ void ClientServer::OnWritable(Connection* c) {
     }
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) break;
     CloseConnection(c->id, "send failed", LogLevel::kDebug);
-    return;
+    return false;
   }
-  UpdateInterest(c);
+  return true;
 }
 
+void ClientServer::OnWritable(Connection* c) {
+  if (!Flush(c)) return;
+  UpdateInterest(c);
+  MaybeResume(c);
+}
+
+// Input while the client is read (neither paused nor waiting for its
+// turn); output while answers wait.
 void ClientServer::UpdateInterest(Connection* c) {
-  bool want = !c->out.empty();
-  if (want == c->want_write) return;
-  c->want_write = want;
-  loop_->ModifyFd(c->fd, EPOLLIN | EPOLLRDHUP | (want ? static_cast<uint32_t>(EPOLLOUT) : 0u));
+  uint32_t events = 0;
+  if (!c->paused && !c->waiting_turn) events |= EPOLLIN | EPOLLRDHUP;
+  if (!c->out.empty()) events |= EPOLLOUT;
+  if (events == c->events) return;
+  c->events = events;
+  loop_->ModifyFd(c->fd, events);
 }
 
 void ClientServer::Close(ClientId client, const char* reason) {
@@ -396,6 +533,7 @@ void ClientServer::CloseConnection(ClientId id, const char* reason, LogLevel lev
   else if (log_->Enabled(level))
     log_->Log(level, "client %llu: %s", static_cast<unsigned long long>(id), reason);
   if (it->second->timeout_timer) loop_->CancelTimer(it->second->timeout_timer);
+  if (it->second->paused) --stats_.paused;
   loop_->UnwatchFd(it->second->fd);
   RawClose(it->second->fd);
   clients_.erase(it);
@@ -419,6 +557,9 @@ void ClientServer::Shutdown() {
   std::vector<ClientId> ids;
   for (const auto& kv : clients_) ids.push_back(kv.first);
   for (ClientId id : ids) CloseConnection(id, "server shutting down", LogLevel::kTrace);
+  ready_.clear();
+  if (turns_timer_) loop_->CancelTimer(turns_timer_);
+  turns_timer_ = 0;
   for (const auto& f : files_) unlink(f.c_str());
   files_.clear();
 }

@@ -43,6 +43,8 @@ void CoreOptions::Bind(OptionSet* set) {
   opts.Int("port_poll_ms", &port_poll_ms, 100, 3600 * 1000);
   opts.Int("max_clients", &max_clients, 0, 10000000);
   opts.Int("client_timeout_ms", &client_timeout_ms, 0, 3600 * 1000);
+  opts.Int("client_read_budget", &client_read_budget, 1, 65536);
+  opts.Int("client_max_inflight", &client_max_inflight, 1, 65536);
   opts.String("addr_file", &addr_file);
   opts.Bool("kernel_path_service", &kernel_path_service);
   // The kernel clamps SET_TIMEOUT to 100..200000 ms.

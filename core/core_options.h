@@ -49,9 +49,16 @@ struct CoreOptions {
   std::string unix_socket_link = "/run/ibacm.sock";  // upstream's compatibility link
   std::string port_file = "/run/ibacm-tcp.port";
   std::string port_file_link = "/run/ibacm.port";
-  int port_poll_ms = 5000;       // how often ports are re-read for changes
-  int max_clients = 0;           // clients connected at once; 0: no limit beyond the fd limit
+  int port_poll_ms = 5000;  // how often ports are re-read for changes
+  // Clients connected at once; 0: the descriptor limit less what the
+  // daemon keeps for itself (ClientServer::DefaultMaxClients).
+  int max_clients = 0;
   int client_timeout_ms = 5000;  // to finish a message once begun; 0: for ever
+  // One client's share (core/client_server.h): messages in one turn of a
+  // client that sent several, and requests it may have unanswered before
+  // it is not read until answers go out.
+  int client_read_budget = 8;
+  int client_max_inflight = 32;
   // The kernel's path-record requests over netlink (upstream always serves
   // them), and the timeout (ms) the kernel is told to wait for an answer.
   bool kernel_path_service = true;

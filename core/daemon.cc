@@ -3,6 +3,7 @@
 
 #include "core/daemon.h"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -46,6 +47,48 @@ class PortManagerIpoibSink : public IpoibAddressSink {
  private:
   PortManager* ports_;
 };
+
+// The client server's limits from the options. The log says what they
+// came to and why: a connection limit nobody set is the descriptor limit
+// less a reserve, which operators should know when clients are refused.
+ClientServer::Limits ClientLimits(const CoreOptions& o, Logger* log) {
+  ClientServer::Limits limits;
+  limits.client_timeout = std::chrono::milliseconds(o.client_timeout_ms);
+  limits.read_budget = static_cast<size_t>(o.client_read_budget);
+  limits.max_inflight = static_cast<size_t>(o.client_max_inflight);
+  struct rlimit rl = {};
+  bool known = getrlimit(RLIMIT_NOFILE, &rl) == 0;
+  uint64_t fd_limit = known ? static_cast<uint64_t>(rl.rlim_cur) : RLIM_INFINITY;
+  size_t fits = ClientServer::DefaultMaxClients(fd_limit);
+  std::string why;
+  if (o.max_clients > 0) {
+    limits.max_clients = static_cast<size_t>(o.max_clients);
+    why = "max_clients";
+    if (fits && limits.max_clients > fits)
+      SSA_LOG(*log, kWarn,
+              "max_clients %zu leaves the daemon fewer than %llu of its %llu descriptors "
+              "(RLIMIT_NOFILE): with that many clients its own files and sockets may fail",
+              limits.max_clients, static_cast<unsigned long long>(ClientServer::kReservedFds),
+              static_cast<unsigned long long>(fd_limit));
+  } else if (fits) {
+    limits.max_clients = fits;
+    why = "the descriptor limit (RLIMIT_NOFILE) " + std::to_string(fd_limit) + " less " +
+          std::to_string(fd_limit - fits) + " kept for the daemon's own; max_clients sets another";
+  } else {
+    why = "no descriptor limit; max_clients sets one";
+  }
+  if (limits.max_clients)
+    SSA_LOG(*log, kInfo,
+            "clients: at most %zu at once (%s); each has %zu messages a turn and %zu requests "
+            "in flight at most",
+            limits.max_clients, why.c_str(), limits.read_budget, limits.max_inflight);
+  else
+    SSA_LOG(*log, kInfo,
+            "clients: no limit (%s); each has %zu messages a turn and %zu requests in flight at "
+            "most",
+            why.c_str(), limits.read_budget, limits.max_inflight);
+  return limits;
+}
 
 }  // namespace
 
@@ -174,10 +217,7 @@ Status Daemon::Start() {
   if (settings_.list_ipoib) ports_->set_list_ipoib_fn(settings_.list_ipoib);
   dispatcher_ = std::make_unique<RequestDispatcher>(&log_, host_.get(), ports_.get(), &counters_);
   server_ = std::make_unique<ClientServer>(&loop_, &log_, dispatcher_.get());
-  ClientServer::Limits limits;
-  limits.max_clients = static_cast<size_t>(options_.max_clients);
-  limits.client_timeout = std::chrono::milliseconds(options_.client_timeout_ms);
-  server_->set_limits(limits);
+  server_->set_limits(ClientLimits(options_, &log_));
   dispatcher_->set_server(server_.get());
   NetlinkOpenFn netlink_open = settings_.netlink_open ? settings_.netlink_open : OpenNetlinkSocket;
   // Subscribed before the start-up read of the addresses, so that none

@@ -1,5 +1,6 @@
 // daemon_metrics.cc: what ibacm writes to its metrics file (metrics_file,
-// common/metrics/metrics_file.h): the clients, the resolves by endpoint
+// common/metrics/metrics_file.h): the clients and how often their share
+// ran out, the SA queues, the resolves by endpoint
 // and provider (each provider's own counters, as PERF_QUERY reads them:
 // resolves, errors, ENODATA answers, address and route queries and cache
 // hits; for the ssa provider a route query is one sent to the SA, a route
@@ -13,6 +14,7 @@
 #include <cstdio>
 
 #include "common/acm/acm_wire.h"
+#include "common/mad/sa_client.h"
 #include "core/client_server.h"
 #include "core/kernel_ls/kernel_path_service.h"
 #include "core/port_manager.h"
@@ -114,6 +116,32 @@ void Daemon::CollectMetrics(metrics::PromText* out) {
   out->Add({{"reason", "truncated"}}, static_cast<double>(c.truncated));
   out->Add({{"reason", "timeout"}}, static_cast<double>(c.timeouts));
   out->Add({{"reason", "refused"}}, static_cast<double>(c.refused));
+  out->Family("ibacm_client_limit", kGauge,
+              "Most clients connected at once (max_clients, or the descriptor limit less a "
+              "reserve); 0: no limit.");
+  out->Add(static_cast<double>(server_->limits().max_clients));
+  // One client's share (core/client_server.h).
+  out->Family("ibacm_client_paused", kGauge,
+              "Clients not read now: at client_max_inflight, or with answers unread.");
+  out->Add(static_cast<double>(c.paused));
+  out->Family("ibacm_client_throttled_total", kCounter,
+              "Times a client's share ran out, by reason (inflight: paused at "
+              "client_max_inflight; output: paused with answers unread; budget: its turn "
+              "ended with messages left for the next).");
+  out->Add({{"reason", "inflight"}}, static_cast<double>(c.paused_inflight));
+  out->Add({{"reason", "output"}}, static_cast<double>(c.paused_output));
+  out->Add({{"reason", "budget"}}, static_cast<double>(c.budget_spent));
+  // The SA queues, each shared fairly between the clients whose queries
+  // wait in it (common/mad/sa_client.h).
+  out->Family("ibacm_sa_queued", kGauge, "SA queries waiting for room under sa_depth.");
+  for (const auto& port : ports_->ports())
+    if (port->sa) out->Add({{"port", PortLabel(*port)}}, static_cast<double>(port->sa->queued()));
+  out->Family("ibacm_sa_queued_flows", kGauge,
+              "Clients (and the daemon itself) with SA queries waiting: the shares the port's "
+              "SA queue is taken from in turn.");
+  for (const auto& port : ports_->ports())
+    if (port->sa)
+      out->Add({{"port", PortLabel(*port)}}, static_cast<double>(port->sa->queued_flows()));
 
   if (kernel_) {
     const KernelPathService::Stats& k = kernel_->stats();

@@ -87,9 +87,11 @@ int OpSaSend(ssa_core_t* core, ssa_core_port_t* port, const uint8_t* mad, size_t
   return GuardedInt(core, "sa_send", [&] {
     CorePort* p = CorePort::FromHandle(port);
     if (!p->sa) return -ENOTCONN;
-    Status st = p->sa->Send(mad, len, [done, arg](int status, const uint8_t* resp, size_t n) {
-      done(arg, status, resp, n);
-    });
+    ProviderHost* host = HostOf(core);
+    Status st = p->sa->Send(
+        mad, len,
+        [done, arg](int status, const uint8_t* resp, size_t n) { done(arg, status, resp, n); },
+        host ? host->current_flow() : 0);
     return st.ok() ? 0 : st.code();
   });
 }

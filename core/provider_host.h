@@ -96,6 +96,28 @@ class ProviderHost {
   void set_client_socket(std::string path) { client_socket_ = std::move(path); }
   const std::string& client_socket() const { return client_socket_; }
   uint64_t AddRequest(PendingRequest req);
+
+  // Whose request the core is handing to a provider right now: the
+  // client's id, 0 for none (the kernel's requests, a provider's own
+  // work). An SA MAD the provider sends meanwhile (sa_send inside its
+  // resolve or query op, as the sa and ssa providers do) waits in that
+  // client's share of the port's SA queue, so one client's queries cannot
+  // hold another's behind them (common/mad/sa_client.h); any other waits
+  // in the daemon's own share (flow 0). Set for the length of the call.
+  class FlowScope {
+   public:
+    FlowScope(ProviderHost* host, uint64_t flow) : host_(host), saved_(host->current_flow_) {
+      host_->current_flow_ = flow;
+    }
+    ~FlowScope() { host_->current_flow_ = saved_; }
+    FlowScope(const FlowScope&) = delete;
+    FlowScope& operator=(const FlowScope&) = delete;
+
+   private:
+    ProviderHost* host_;
+    uint64_t saved_;
+  };
+  uint64_t current_flow() const { return current_flow_; }
   // Drops a request the provider refused synchronously (the caller answers).
   bool TakeRequest(uint64_t id, PendingRequest* out);
   size_t pending() const { return pending_.size(); }
@@ -138,6 +160,7 @@ class ProviderHost {
   std::vector<std::unique_ptr<ProviderInstance>> instances_;
   std::unordered_map<uint64_t, PendingRequest> pending_;
   uint64_t next_request_id_ = 1;
+  uint64_t current_flow_ = 0;  // see FlowScope
   AnswerFn answer_fn_;
   std::string client_socket_;
   std::vector<std::string> config_errors_;

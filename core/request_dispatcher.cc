@@ -183,8 +183,13 @@ void RequestDispatcher::HandleResolve(ClientServer::ClientId client, const acm::
   SSA_LOG(*log_, kTrace, "request %llu: %s from %s via %s", static_cast<unsigned long long>(id),
           r.is_path ? "path" : r.entries[r.dest_entry].ToString().c_str(), src->text.c_str(),
           prov->name().c_str());
-  int rc = as_query ? prov->table()->query(src->prov_ctx, &pr, id)
-                    : prov->table()->resolve(src->prov_ctx, &pr, id);
+  int rc;
+  {
+    // The SA queries the provider sends for it wait in this client's share.
+    ProviderHost::FlowScope flow(host_, client);
+    rc = as_query ? prov->table()->query(src->prov_ctx, &pr, id)
+                  : prov->table()->resolve(src->prov_ctx, &pr, id);
+  }
   if (rc < 0) {
     // Refused without answering: the core answers for it, unless it did
     // answer before failing.

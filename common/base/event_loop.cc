@@ -167,6 +167,7 @@ int EventLoop::MillisUntilNextTimer(Clock::duration max_wait) const {
 
 Status EventLoop::RunOnce(Clock::duration max_wait) {
   if (epoll_fd_ < 0) return Status::Error(EINVAL, "event loop not initialised");
+  ++iteration_;
   {
     std::lock_guard<std::mutex> lock(post_mutex_);
     if (!posted_.empty()) max_wait = Clock::duration::zero();

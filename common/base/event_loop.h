@@ -63,6 +63,10 @@ class EventLoop : public Reactor {
   // One iteration: waits at most `max_wait` for events, runs handlers, due
   // timers and posted tasks.
   Status RunOnce(Clock::duration max_wait);
+  // The iteration running now (or last run), counted from 1: tells a
+  // handler whether another one of its handlers ran in the same iteration
+  // (the client server's turns, core/client_server.h).
+  uint64_t iteration() const { return iteration_; }
   // Iterates until `done()` is true or `timeout` passes; returns done().
   bool RunUntil(const std::function<bool()>& done, Clock::duration timeout);
 
@@ -94,6 +98,7 @@ class EventLoop : public Reactor {
   std::mutex post_mutex_;  // guards posted_
   std::vector<Task> posted_;
   std::atomic<bool> stop_{false};
+  uint64_t iteration_ = 0;
 };
 
 }  // namespace ssa

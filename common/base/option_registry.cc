@@ -27,8 +27,8 @@ const std::vector<Reader>& Table() {
           "retries", "sa_depth", "umad_debug_level", "provider",
           // ours
           "unix_socket", "port_file", "port_poll_ms", "max_clients", "client_timeout_ms",
-          "addr_file", "kernel_path_service", "kernel_path_timeout", "addr_watch", "metrics_file",
-          "metrics_interval"},
+          "client_read_budget", "client_max_inflight", "addr_file", "kernel_path_service",
+          "kernel_path_timeout", "addr_watch", "metrics_file", "metrics_interval"},
          ""},
         {"sa",
          {"addr_preload", "addr_data_file", "route_preload", "route_data_file", "route_timeout",

@@ -45,8 +45,9 @@ SaClient::~SaClient() {
   alive_.reset();
   for (auto& entry : active_)
     if (entry.second->timer) loop_->CancelTimer(entry.second->timer);
-  for (auto& req : queue_)
+  queue_.ForEach([this](std::unique_ptr<Request>& req) {
     if (req->timer) loop_->CancelTimer(req->timer);
+  });
   if (watched_fd_ >= 0) loop_->UnwatchFd(watched_fd_);
   if (transport_) transport_->Close();
 }
@@ -113,7 +114,7 @@ uint32_t SaClient::NextTid() {
   return next_tid_;
 }
 
-Status SaClient::Send(const uint8_t* mad_bytes, size_t len, Callback done) {
+Status SaClient::Send(const uint8_t* mad_bytes, size_t len, Callback done, uint64_t flow) {
   if (!open_) return Status::Error(ENOTCONN, "SA client not open");
   if (!done) return Status::Error(EINVAL, "SA request without a callback");
   if (!mad_bytes || len < mad::kMadHeaderSize || len > mad::kMadSize)
@@ -126,6 +127,7 @@ Status SaClient::Send(const uint8_t* mad_bytes, size_t len, Callback done) {
   }
   auto req = std::make_unique<Request>();
   req->id = next_request_id_++;
+  req->flow = flow;
   memcpy(req->mad, mad_bytes, len);
   req->done = std::move(done);
   req->deadline = EventLoop::Clock::now() +
@@ -140,11 +142,12 @@ Status SaClient::Send(const uint8_t* mad_bytes, size_t len, Callback done) {
   } else {
     std::weak_ptr<char> alive = alive_;
     uint64_t id = req->id;
-    req->timer = loop_->AddTimer(req->deadline - EventLoop::Clock::now(), [this, alive, id] {
-      if (!alive.expired()) OnQueuedTimeout(id);
+    req->timer = loop_->AddTimer(req->deadline - EventLoop::Clock::now(), [this, alive, id, flow] {
+      if (!alive.expired()) OnQueuedTimeout(id, flow);
     });
-    queue_.push_back(std::move(req));
+    queue_.Push(flow, std::move(req));
     stats_.queued_peak = std::max<uint64_t>(stats_.queued_peak, queue_.size());
+    stats_.queued_flows_peak = std::max<uint64_t>(stats_.queued_flows_peak, queue_.owners());
   }
   ++stats_.requests;
   return Status::Ok();
@@ -192,8 +195,7 @@ Status SaClient::StartTry(Request* req) {
 
 void SaClient::Pump() {
   while (!queue_.empty() && active_.size() < static_cast<size_t>(depth_)) {
-    std::unique_ptr<Request> req = std::move(queue_.front());
-    queue_.pop_front();
+    std::unique_ptr<Request> req = queue_.Pop();
     if (req->timer) loop_->CancelTimer(req->timer);  // its budget timer: tries have their own
     req->timer = 0;
     Status st = EventLoop::Clock::now() < req->deadline
@@ -322,21 +324,19 @@ void SaClient::OnTryTimeout(uint64_t id, uint32_t tid) {
   RetryOrFail(id, -ETIMEDOUT);
 }
 
-void SaClient::OnQueuedTimeout(uint64_t id) {
-  for (auto it = queue_.begin(); it != queue_.end(); ++it) {
-    if ((*it)->id != id) continue;
-    std::unique_ptr<Request> req = std::move(*it);
-    queue_.erase(it);
-    req->timer = 0;
-    ++stats_.timeouts;
-    SSA_LOG(*logger_, kDebug,
-            "SA client %s/%d: request %llu timed out while queued behind %zu in flight",
-            ca_name_.c_str(), port_num_, static_cast<unsigned long long>(id), active_.size());
-    Callback done = std::move(req->done);
-    req.reset();
-    done(-ETIMEDOUT, nullptr, 0);
+void SaClient::OnQueuedTimeout(uint64_t id, uint64_t flow) {
+  std::unique_ptr<Request> req;
+  if (!queue_.Remove(
+          flow, [id](const std::unique_ptr<Request>& r) { return r->id == id; }, &req))
     return;
-  }
+  req->timer = 0;
+  ++stats_.timeouts;
+  SSA_LOG(*logger_, kDebug,
+          "SA client %s/%d: request %llu timed out while queued behind %zu in flight",
+          ca_name_.c_str(), port_num_, static_cast<unsigned long long>(id), active_.size());
+  Callback done = std::move(req->done);
+  req.reset();
+  done(-ETIMEDOUT, nullptr, 0);
 }
 
 bool SaClient::RetryOrFail(uint64_t id, int err) {
@@ -382,16 +382,16 @@ void SaClient::CancelAll() {
     victims.push_back(std::move(entry.second));
   }
   active_.clear();
-  std::sort(victims.begin(), victims.end(),
-            [](const std::unique_ptr<Request>& a, const std::unique_ptr<Request>& b) {
-              return a->id < b->id;
-            });
-  for (auto& req : queue_) {
+  for (auto& req : queue_.TakeAll()) {
     if (req->timer) loop_->CancelTimer(req->timer);
     req->timer = 0;
     victims.push_back(std::move(req));
   }
-  queue_.clear();
+  // Oldest first, whichever flow each waited in.
+  std::sort(victims.begin(), victims.end(),
+            [](const std::unique_ptr<Request>& a, const std::unique_ptr<Request>& b) {
+              return a->id < b->id;
+            });
   if (!victims.empty())
     SSA_LOG(*logger_, kInfo, "SA client %s/%d: cancelling %zu requests", ca_name_.c_str(),
             port_num_, victims.size());

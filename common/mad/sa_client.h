@@ -5,9 +5,15 @@
 // What it does for the caller:
 //  - one umad agent for the SA class (0x03 v2, no RMPP) on the port; the
 //    request goes to the SM LID/SL over QP1 with Q_Key 0x80010000;
-//  - at most `sa_depth` requests in flight, the rest waiting in FIFO order;
-//    sa_depth is clamped to 1..kSaMaxDepth (the simulated fabric deadlocks
-//    with a few hundred MADs in flight per process);
+//  - at most `sa_depth` requests in flight, the rest waiting; sa_depth is
+//    clamped to 1..kSaMaxDepth (the simulated fabric deadlocks with a few
+//    hundred MADs in flight per process);
+//  - waiting requests are served fairly between the flows they belong to
+//    (in ibacm a flow is the client whose request made the query, 0 the
+//    daemon's own): FIFO within a flow, one request per flow in turn
+//    (common/base/fair_queue.h), so a client that queues hundreds of
+//    queries delays another's by at most one query per flow waiting, not
+//    by hundreds (which could make it time out while queued);
 //  - every request has its own budget, (retries + 1) tries' time from the
 //    moment it was sent to us: time spent waiting in the queue counts, a
 //    request whose budget ran out while queued fails with -ETIMEDOUT
@@ -49,13 +55,13 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <unordered_map>
 #include <vector>
 
 #include "common/base/event_loop.h"
+#include "common/base/fair_queue.h"
 #include "common/base/log.h"
 #include "common/base/status.h"
 #include "common/mad/mad_transport.h"
@@ -80,19 +86,20 @@ struct SaClientOptions {
 int SubnetTimeoutToMs(uint8_t code);
 
 struct SaClientStats {
-  uint64_t requests = 0;          // accepted by Send()
-  uint64_t sent = 0;              // tries handed to the transport, retries included
-  uint64_t retries = 0;           // tries after the first
-  uint64_t received = 0;          // answers delivered to a callback
-  uint64_t sa_status_errors = 0;  // ... of which carried a non-zero MAD status
-  uint64_t try_timeouts = 0;      // tries whose timer ran out
-  uint64_t timeouts = 0;          // requests failed with -ETIMEDOUT
-  uint64_t errors = 0;            // send failures, transport-reported errors
-  uint64_t stale_responses = 0;   // unknown or already answered TID
-  uint64_t malformed = 0;         // bad MADs dropped
-  uint64_t cancelled = 0;         // requests answered -ECANCELED
-  uint64_t queued_peak = 0;       // longest wait queue seen
-  uint64_t outstanding_peak = 0;  // most requests in flight at once
+  uint64_t requests = 0;           // accepted by Send()
+  uint64_t sent = 0;               // tries handed to the transport, retries included
+  uint64_t retries = 0;            // tries after the first
+  uint64_t received = 0;           // answers delivered to a callback
+  uint64_t sa_status_errors = 0;   // ... of which carried a non-zero MAD status
+  uint64_t try_timeouts = 0;       // tries whose timer ran out
+  uint64_t timeouts = 0;           // requests failed with -ETIMEDOUT
+  uint64_t errors = 0;             // send failures, transport-reported errors
+  uint64_t stale_responses = 0;    // unknown or already answered TID
+  uint64_t malformed = 0;          // bad MADs dropped
+  uint64_t cancelled = 0;          // requests answered -ECANCELED
+  uint64_t queued_peak = 0;        // longest wait queue seen
+  uint64_t queued_flows_peak = 0;  // most flows with requests waiting at once
+  uint64_t outstanding_peak = 0;   // most requests in flight at once
 };
 
 class SaClient {
@@ -127,8 +134,9 @@ class SaClient {
   // Queues an SA request. `mad` is an SA MAD (class 0x03, a request method
   // the SA answers); `len` 24..256, padded with zeros to 256. Its TID is
   // replaced. On error the callback is never called; otherwise it is called
-  // exactly once (unless the client is destroyed first).
-  Status Send(const uint8_t* mad, size_t len, Callback done);
+  // exactly once (unless the client is destroyed first). `flow`: whose
+  // share of the queue the request waits in (see above).
+  Status Send(const uint8_t* mad, size_t len, Callback done, uint64_t flow = 0);
 
   // Answers every queued and in-flight request with -ECANCELED, oldest
   // first. Late answers to them are then stale.
@@ -137,6 +145,8 @@ class SaClient {
   const SaClientStats& stats() const { return stats_; }
   size_t outstanding() const { return active_.size(); }
   size_t queued() const { return queue_.size(); }
+  // Flows with requests waiting.
+  size_t queued_flows() const { return queue_.owners(); }
   int sa_depth() const { return depth_; }
   int try_timeout_ms() const { return try_timeout_ms_; }
   uint16_t sm_lid() const { return sm_lid_; }
@@ -145,6 +155,7 @@ class SaClient {
  private:
   struct Request {
     uint64_t id = 0;
+    uint64_t flow = 0;
     uint8_t mad[mad::kMadSize] = {};
     Callback done;
     int tries = 0;                          // tries sent so far
@@ -166,7 +177,7 @@ class SaClient {
   bool HandleMad(const ReceivedMad& rx);
   void OnTryTimeout(uint64_t id, uint32_t tid);
   // A queued request's budget ran out before it could be sent.
-  void OnQueuedTimeout(uint64_t id);
+  void OnQueuedTimeout(uint64_t id, uint64_t flow);
   // The current try of `id` failed with `err`: retry or finish.
   bool RetryOrFail(uint64_t id, int err);
   // Removes request `id` and calls its callback. Returns false if the
@@ -192,7 +203,7 @@ class SaClient {
 
   uint64_t next_request_id_ = 1;
   uint32_t next_tid_ = 1;
-  std::deque<std::unique_ptr<Request>> queue_;                     // waiting, FIFO
+  FairQueue<std::unique_ptr<Request>> queue_;                      // waiting, by flow
   std::unordered_map<uint64_t, std::unique_ptr<Request>> active_;  // in flight, by id
   std::unordered_map<uint32_t, uint64_t> tid_to_request_;          // low 32 TID bits -> id
   SaClientStats stats_;

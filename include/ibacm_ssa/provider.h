@@ -174,7 +174,10 @@ struct ssa_core_ops {
 	/* Sends a 256-byte SA MAD (the provider fills in the MAD header and SA
 	 * payload; the core assigns the TID and addresses it to the port's SM).
 	 * The core queues beyond its sa_depth and applies its own timeout and
-	 * retries. `done` is called exactly once. Returns 0 or -errno. */
+	 * retries. `done` is called exactly once. Returns 0 or -errno. A MAD
+	 * sent inside resolve or query waits in the requesting client's share
+	 * of the queue, served in turn with the other clients'; one sent at
+	 * any other time, in the daemon's own share. */
 	int (*sa_send)(ssa_core_t *core, ssa_core_port_t *port, const uint8_t *mad, size_t len,
 		       ssa_sa_done_fn done, void *arg);
 

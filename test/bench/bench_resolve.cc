@@ -21,7 +21,27 @@
 //      how many SA queries they cost.
 // Not a test: it prints figures and exits 0 unless something broke.
 //
+// --flood measures one client's share instead (and nothing else): the
+// latency of one client resolving one request at a time, alone (A) and
+// while four other connections keep 32 requests each in flight (B: a
+// self-paced flood, resolve_flood.h), interleaved for --rounds rounds,
+// with the CPUs held out of idle states as in 1b; per round the ratios of
+// B's p50 and p99 over A's, and their medians with the spread. Between A
+// and B, a control (C): the same flood on a second daemon, so the machine
+// (and the SA) carry the same load but this daemon does not; B's p99 over
+// C's is what the daemon itself adds. First with cached resolves (F1: the
+// socket and the loop; goal p99 ratio <= 3), then with QUERY_SA requests
+// on both sides (F2: the SA queue). --core-opt LINE
+// (repeatable) adds LINE to the [core] section of the daemon under test,
+// e.g. to see the flood without the bounds (client_read_budget = 65536).
+// --flood-nice N runs the flood's thread at nice N: on a machine with
+// fewer cores than the daemon, the flood and the client need, the client
+// also waits for a CPU behind the flood, which is the scheduler's doing,
+// not the daemon's; a niced flood leaves most of that out.
+//
 //   bench_resolve [--hcas N] [--seconds S] [--clients C] [--rounds R]
+//   bench_resolve --flood [--flood-nice N] [--hcas N] [--seconds S] [--rounds R]
+//                 [--core-opt LINE]...
 //   bench_resolve --sa-rtt DLID...   (internal: run as a node by the bench)
 // The output ends with `name = value` lines (ratio_median, ratio_min,
 // ratio_max for the sa provider; p50, p99 in microseconds: its one-client
@@ -31,7 +51,12 @@
 // latency; shm_p50, shm_p99 the library's one-thread lookup latency,
 // shm_over_socket the median of its rate over the ssa provider's socket
 // rate (C), shm_rate_1 and shm_rate_n its median rates from one and
-// --clients threads; rounds).
+// --clients threads; rounds). With --flood: flood_p50_over_alone and
+// flood_p99_over_alone (the medians, with _min and _max), likewise
+// flood_p99_over_control, alone_p50, alone_p99, flood_control_p50,
+// flood_control_p99, flood_p50, flood_p99 (microseconds, over every
+// round), flood_rate (the flood's answers per second), the same with
+// flood_sa_ and sa_ for F2, and rounds.
 #include <arpa/inet.h>
 
 #include <fcntl.h>
@@ -42,6 +67,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -53,6 +79,7 @@
 #include "common/mad/sa_client.h"
 #include "common/mad/umad_ports.h"
 #include "test/bench/null_acm_server.h"
+#include "test/bench/resolve_flood.h"
 #include "test/bench/shm_contender.h"
 #include "test/sim/ibacm_node.h"
 #include "test/sim/netgen.h"
@@ -138,6 +165,197 @@ uint64_t RouteQueries(const std::string& socket) {
   return p.counters[ssa::acm::kCntrRouteQuery];
 }
 
+// Keeps the CPUs out of idle states while the returned descriptor is open
+// (-1: not held; root only). See section 1b.
+int HoldCpusAwake() {
+  int fd = open("/dev/cpu_dma_latency", O_WRONLY | O_CLOEXEC);
+  int32_t no_idle = 0;
+  if (fd >= 0 && write(fd, &no_idle, sizeof(no_idle)) != sizeof(no_idle)) {
+    close(fd);
+    fd = -1;
+  }
+  return fd;
+}
+
+struct Spread {
+  double median, min, max;
+};
+Spread SpreadOf(const std::vector<double>& v) {
+  return {Median(v), *std::min_element(v.begin(), v.end()), *std::max_element(v.begin(), v.end())};
+}
+
+// The victim's round trips on `socket` while the flood keeps `target`
+// busy (4 connections x 32 in flight), and the flood's answers per second.
+Status Flooded(const std::string& socket, const std::string& target,
+               const std::vector<ssa::acm::EpAddr>& victim, const std::vector<uint8_t>& flood,
+               int flood_nice, double seconds, std::vector<double>* latency_us, uint64_t* errors,
+               double* rate) {
+  constexpr int kConnections = 4, kDepth = 32;
+  ssa::bench::ResolveFlood f;
+  f.set_nice(flood_nice);
+  Status st = f.Start(target, flood, kConnections, kDepth);
+  // The flood runs before the clock starts: every connection answered.
+  auto warm_until = Clock::now() + std::chrono::seconds(10);
+  while (st.ok() && f.answered() < kConnections * kDepth && Clock::now() < warm_until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  uint64_t before = f.answered();
+  auto t0 = Clock::now();
+  if (st.ok()) st = ssa::bench::VictimLatency(socket, victim, seconds, latency_us, errors);
+  *rate = (f.answered() - before) / std::chrono::duration<double>(Clock::now() - t0).count();
+  if (st.ok() && f.failed()) st = Status::Error(EPIPE, "a flood connection broke");
+  return st;
+}
+
+// One section of --flood: `victim` on `socket` alone (A), next to the
+// flood on a second daemon, `control` (C: the same load on the machine
+// and the SA, not on this daemon), and next to the flood on this daemon
+// (B), interleaved A C B; prints the rounds and adds its name = value
+// lines to `lines` (names start with `prefix`; the victim's own figures
+// with `own`). False when something broke.
+bool FloodSection(const char* title, const std::string& prefix, const std::string& own,
+                  const std::string& socket, const std::string& control,
+                  const std::vector<ssa::acm::EpAddr>& victim, const std::vector<uint8_t>& flood,
+                  int flood_nice, int rounds, double seconds, std::vector<std::string>* lines) {
+  printf(
+      "\n%s\n   round    A: alone p50    p99   C: control p50    p99   B: flooded p50    p99"
+      "   B/A p50   p99   B/C p99  flood answers/s\n",
+      title);
+  std::vector<double> all[3], p50_ratio, p99_ratio, p99_control, rates;
+  uint64_t errors[3] = {0, 0, 0};
+  for (int round = 1; round <= rounds; ++round) {
+    std::vector<double> lat[3];
+    double rate = 0, control_rate = 0;
+    Status st = ssa::bench::VictimLatency(socket, victim, seconds, &lat[0], &errors[0]);
+    if (st.ok())
+      st = Flooded(socket, control, victim, flood, flood_nice, seconds, &lat[1], &errors[1],
+                   &control_rate);
+    if (st.ok())
+      st = Flooded(socket, socket, victim, flood, flood_nice, seconds, &lat[2], &errors[2], &rate);
+    if (!st.ok() || lat[0].empty() || lat[1].empty() || lat[2].empty()) {
+      fprintf(stderr, "%sround %d: %s\n", prefix.c_str(), round, st.ToString().c_str());
+      return false;
+    }
+    double p50[3], p99[3];
+    for (int i = 0; i < 3; ++i) {
+      all[i].insert(all[i].end(), lat[i].begin(), lat[i].end());
+      p50[i] = Percentile(&lat[i], 0.5);
+      p99[i] = Percentile(&lat[i], 0.99);
+    }
+    p50_ratio.push_back(p50[2] / p50[0]);
+    p99_ratio.push_back(p99[2] / p99[0]);
+    p99_control.push_back(p99[2] / p99[1]);
+    rates.push_back(rate);
+    printf("   %5d %15.1f %6.1f %16.1f %6.1f %16.1f %6.1f %9.2f %5.2f %9.2f %16.0f\n", round,
+           p50[0], p99[0], p50[1], p99[1], p50[2], p99[2], p50_ratio.back(), p99_ratio.back(),
+           p99_control.back(), rate);
+  }
+  Spread r50 = SpreadOf(p50_ratio), r99 = SpreadOf(p99_ratio), rc = SpreadOf(p99_control);
+  for (const auto& kv : std::vector<std::pair<std::string, Spread>>{
+           {"p50_over_alone", r50}, {"p99_over_alone", r99}, {"p99_over_control", rc}})
+    printf("   %-26s %7.2f (median; min %.2f, max %.2f)\n", (prefix + kv.first).c_str(),
+           kv.second.median, kv.second.min, kv.second.max);
+  double p50[3], p99[3];
+  for (int i = 0; i < 3; ++i) {
+    p50[i] = Percentile(&all[i], 0.5);
+    p99[i] = Percentile(&all[i], 0.99);
+  }
+  printf(
+      "   every round: A %.1f us p50, %.1f us p99 (%zu); C %.1f, %.1f (%zu); B %.1f, %.1f (%zu);\n"
+      "   answered with an error: %llu, %llu, %llu; flood %.0f answers/s (median)\n",
+      p50[0], p99[0], all[0].size(), p50[1], p99[1], all[1].size(), p50[2], p99[2], all[2].size(),
+      static_cast<unsigned long long>(errors[0]), static_cast<unsigned long long>(errors[1]),
+      static_cast<unsigned long long>(errors[2]), Median(rates));
+  char buf[160];
+  for (const auto& kv : std::vector<std::pair<std::string, Spread>>{
+           {"p50_over_alone", r50}, {"p99_over_alone", r99}, {"p99_over_control", rc}}) {
+    snprintf(buf, sizeof(buf), "%s%s = %.3f", prefix.c_str(), kv.first.c_str(), kv.second.median);
+    lines->push_back(buf);
+    snprintf(buf, sizeof(buf), "%s%s_min = %.3f", prefix.c_str(), kv.first.c_str(), kv.second.min);
+    lines->push_back(buf);
+    snprintf(buf, sizeof(buf), "%s%s_max = %.3f", prefix.c_str(), kv.first.c_str(), kv.second.max);
+    lines->push_back(buf);
+  }
+  for (const auto& kv :
+       std::vector<std::pair<std::string, double>>{{own + "alone_p50", p50[0]},
+                                                   {own + "alone_p99", p99[0]},
+                                                   {prefix + "control_p50", p50[1]},
+                                                   {prefix + "control_p99", p99[1]},
+                                                   {prefix + "p50", p50[2]},
+                                                   {prefix + "p99", p99[2]},
+                                                   {prefix + "rate", Median(rates)}}) {
+    snprintf(buf, sizeof(buf), "%s = %.1f", kv.first.c_str(), kv.second);
+    lines->push_back(buf);
+  }
+  return true;
+}
+
+// --flood: F1 with cached resolves of `hot`, F2 with QUERY_SA requests for
+// `sa_lid`, against the daemon on `socket`.
+int RunFlood(const std::string& socket, const std::string& control, uint16_t hot, uint16_t sa_lid,
+             int flood_nice, int rounds, double seconds) {
+  for (const std::string& s : {socket, control}) {
+    ssa::AcmClient warm;
+    ssa::acm::ResolveResponse r;
+    if (!warm.Connect(s).ok() || !warm.Resolve({LidDest(hot)}, &r).ok() || r.hdr.status) {
+      fprintf(stderr, "warm-up resolve failed (status %d)\n", r.hdr.status);
+      return 1;
+    }
+  }
+  int awake_fd = HoldCpusAwake();
+  const char* idle = awake_fd >= 0
+                         ? "CPU idle states held off through /dev/cpu_dma_latency"
+                         : "CPU idle states NOT held off: /dev/cpu_dma_latency not writable";
+  std::vector<std::string> lines;
+  std::vector<uint8_t> cached;
+  Status st = ssa::acm::EncodeResolveRequest(1, {LidDest(hot)}, &cached);
+  char title[512];
+  snprintf(title, sizeof(title),
+           "F1. one client's cached resolves: alone (A), while 4 connections keep 32 cached\n"
+           "    resolves each in flight on another daemon (C, the control: the machine as loaded)\n"
+           "    and on this one (B); the flood at nice %d, %d rounds of %.1f s each, interleaved\n"
+           "    A C B (%s):",
+           flood_nice, rounds, seconds, idle);
+  bool ok = st.ok() && FloodSection(title, "flood_", "", socket, control, {LidDest(hot)}, cached,
+                                    flood_nice, rounds, seconds, &lines);
+  // F2: QUERY_SA, a path by DLID (the daemon fills in its own source).
+  ibv_path_record path = {};
+  path.dlid = htons(sa_lid);
+  path.pkey = htons(0xffff);
+  path.reversible_numpath = IBV_PATH_RECORD_REVERSIBLE | 1;
+  ssa::acm::EpAddr query;
+  query.flags = ssa::acm::kFlagQuerySa;
+  query.SetPath(path);
+  std::vector<uint8_t> sa_query;
+  if (ok) st = ssa::acm::EncodeResolveRequest(1, {query}, &sa_query);
+  snprintf(title, sizeof(title),
+           "F2. the same with QUERY_SA requests on both sides (the control loads the SA as\n"
+           "    much; sa_depth 16), the flood at nice %d, %d rounds of %.1f s each:",
+           flood_nice, rounds, seconds);
+  ok = ok && st.ok() &&
+       FloodSection(title, "flood_sa_", "sa_", socket, control, {query}, sa_query, flood_nice,
+                    rounds, seconds, &lines);
+  if (awake_fd >= 0) close(awake_fd);
+  if (!ok) return 1;
+  printf("\n");
+  for (const std::string& line : lines) printf("%s\n", line.c_str());
+  printf("rounds = %d\n", rounds);
+  return 0;
+}
+
+// A second daemon like `options` on Hca3, its endpoint named `name`; null
+// (said on stderr) when it does not start.
+std::unique_ptr<ssa::test::IbacmNode> StartOnHca3(ssa::test::SimFabric* fabric,
+                                                  ssa::test::IbacmNode::Options options,
+                                                  const std::string& name) {
+  options.node = "Hca3";
+  options.addr_cfg = name + " ibsim0 1 default\n";
+  auto node = std::make_unique<ssa::test::IbacmNode>(fabric, options);
+  Status st = node->Start();
+  if (st.ok()) return node;
+  fprintf(stderr, "ibacm %s: %s\n", name.c_str(), st.ToString().c_str());
+  return nullptr;
+}
+
 // --sa-rtt: bare SA round trips from this node, one at a time.
 int SaRoundTrips(const std::vector<uint16_t>& lids) {
   std::vector<ssa::UmadPort> ports;
@@ -174,6 +392,9 @@ int SaRoundTrips(const std::vector<uint16_t>& lids) {
 int main(int argc, char** argv) {
   int hcas = 36, clients = 4, rounds = 5;
   double seconds = 1.0;
+  bool flood = false;
+  int flood_nice = 0;
+  std::string core_opts;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--sa-rtt") {
@@ -189,8 +410,16 @@ int main(int argc, char** argv) {
       clients = atoi(argv[++i]);
     else if (a == "--rounds" && i + 1 < argc)
       rounds = atoi(argv[++i]);
+    else if (a == "--flood")
+      flood = true;
+    else if (a == "--flood-nice" && i + 1 < argc)
+      flood_nice = atoi(argv[++i]);
+    else if (a == "--core-opt" && i + 1 < argc)
+      core_opts += std::string(argv[++i]) + "\n";
     else {
-      fprintf(stderr, "usage: %s [--hcas N] [--seconds S] [--clients C] [--rounds R (>= 5)]\n",
+      fprintf(stderr,
+              "usage: %s [--flood [--flood-nice N]] [--hcas N] [--seconds S] [--clients C] "
+              "[--rounds R (>= 5)] [--core-opt LINE]...\n",
               argv[0]);
       return 2;
     }
@@ -227,7 +456,7 @@ int main(int argc, char** argv) {
   ssa::test::IbacmNode::Options no;
   no.node = "Hca2";
   no.addr_cfg = "bench ibsim0 1 default\n";
-  no.opts_cfg = "[core]\nlog_level = warn\nprovider = sa default\n";
+  no.opts_cfg = "[core]\nlog_level = warn\nprovider = sa default\n" + core_opts;
   no.provider_dir = std::string(ABS_TOP_BUILDDIR) + "/providers/sa/.libs";
   ssa::test::IbacmNode ibacm(fabric.get(), no);
   st = ibacm.Start();
@@ -235,6 +464,16 @@ int main(int argc, char** argv) {
     fprintf(stderr, "ibacm: %s\n", st.ToString().c_str());
     return 1;
   }
+  // --flood: the sa provider's daemon, and a second one on Hca3 for the
+  // control; their caches hold LID 1 after the warm-up, and the SA is
+  // asked for the fabric's last LID.
+  if (flood) {
+    std::unique_ptr<ssa::test::IbacmNode> control = StartOnHca3(fabric.get(), no, "control");
+    if (!control) return 1;
+    return RunFlood(ibacm.socket_path(), control->socket_path(), 1,
+                    static_cast<uint16_t>(net.nodes), flood_nice, rounds, seconds);
+  }
+
   ssa::bench::NullAcmServer null_server;
   std::string null_socket = fabric->run_dir() + "/null.sock";
   st = null_server.Start(null_socket);
@@ -373,10 +612,8 @@ int main(int argc, char** argv) {
   // section (/dev/cpu_dma_latency = 0, held while the file is open; root
   // only, and said when it is not held).
   std::vector<double> one_us, ssa_one_us, null_one_us;
-  int dma_latency_fd = open("/dev/cpu_dma_latency", O_WRONLY | O_CLOEXEC);
-  int32_t no_idle = 0;
-  bool awake =
-      dma_latency_fd >= 0 && write(dma_latency_fd, &no_idle, sizeof(no_idle)) == sizeof(no_idle);
+  int dma_latency_fd = HoldCpusAwake();
+  bool awake = dma_latency_fd >= 0;
   printf(
       "\n1b. cached resolve latency, 1 client, %d rounds of %.1f s each, interleaved A C B\n"
       "    (CPU idle states %s):\n",
@@ -441,24 +678,17 @@ int main(int argc, char** argv) {
 
   // 3. Coalescing: a second daemon, on Hca3, has never resolved anything;
   // every client asks it for the same destination at the same moment.
-  ssa::test::IbacmNode::Options no2 = no;
-  no2.node = "Hca3";
-  no2.addr_cfg = "bench3 ibsim0 1 default\n";
-  ssa::test::IbacmNode ibacm2(fabric.get(), no2);
-  st = ibacm2.Start();
-  if (!st.ok()) {
-    fprintf(stderr, "ibacm 2: %s\n", st.ToString().c_str());
-    return 1;
-  }
+  std::unique_ptr<ssa::test::IbacmNode> ibacm2 = StartOnHca3(fabric.get(), no, "bench3");
+  if (!ibacm2) return 1;
   const int kConcurrent = 32;
-  uint64_t before = RouteQueries(ibacm2.socket_path());
+  uint64_t before = RouteQueries(ibacm2->socket_path());
   std::atomic<int> ok{0};
   std::atomic<int> ready{0};
   std::vector<std::thread> threads;
   std::vector<std::unique_ptr<ssa::AcmClient>> cs;
   for (int i = 0; i < kConcurrent; ++i) {
     cs.push_back(std::make_unique<ssa::AcmClient>());
-    cs.back()->Connect(ibacm2.socket_path());
+    cs.back()->Connect(ibacm2->socket_path());
   }
   for (int i = 0; i < kConcurrent; ++i) {
     threads.emplace_back([&, i] {
@@ -473,13 +703,13 @@ int main(int argc, char** argv) {
     });
   }
   for (auto& t : threads) t.join();
-  uint64_t after = RouteQueries(ibacm2.socket_path());
+  uint64_t after = RouteQueries(ibacm2->socket_path());
   printf("\n3. coalescing: %d concurrent requests for one uncached destination\n", kConcurrent);
   printf("   answered              %10d\n", ok.load());
   printf("   SA queries            %10llu\n", static_cast<unsigned long long>(after - before));
 
   null_server.Stop();
-  ibacm2.Stop();
+  ibacm2->Stop();
   ibacm.Stop();
   ssa_ibacm.Stop();
   access.reset();

@@ -9,7 +9,8 @@ EXTRA_PROGRAMS += test/bench/bench_resolve
 test_bench_bench_resolve_SOURCES = \
 	test/bench/bench_resolve.cc \
 	$(BENCH_ACM_SERVER_SOURCES) \
-	test/bench/shm_contender.h test/bench/shm_contender.cc
+	test/bench/shm_contender.h test/bench/shm_contender.cc \
+	test/bench/resolve_flood.h test/bench/resolve_flood.cc
 test_bench_bench_resolve_CPPFLAGS = $(BENCH_CPPFLAGS)
 test_bench_bench_resolve_LDADD = core/libibacmcore.la $(SIM_HARNESS_LIBS) $(IBSSA_PATH_LIBS) \
 	$(SSA_ALL_LIBS)

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -23,22 +24,54 @@ using namespace std::chrono_literals;
 namespace {
 
 // Answers every message with an EINVAL error reply (any well-formed reply
-// will do: these tests are about transport, not content).
+// will do: these tests are about transport, not content), at once or, with
+// `hold`, when the test says (AnswerHeld), as a provider that asks the SA
+// would. Records which client each message came from, in order.
 class EchoHandler : public ssa::ClientServer::Handler {
  public:
   ssa::ClientServer* server = nullptr;
   int messages = 0;
   int disconnects = 0;
+  bool hold = false;
+  std::vector<ssa::ClientServer::ClientId> from;
+  std::vector<std::pair<ssa::ClientServer::ClientId, std::vector<uint8_t>>> held;
+  std::function<void()> before_each;  // runs before each message is handled
   void OnMessage(ssa::ClientServer::ClientId client, const uint8_t* msg, size_t) override {
+    if (before_each) before_each();
     ++messages;
+    from.push_back(client);
     auto reply =
         ssa::acm::EncodeErrorResponse(ssa::acm::MsgHeader::Decode(msg), ssa::acm::kStatusEInval);
-    server->Send(client, reply.data(), reply.size());
+    if (hold)
+      held.emplace_back(client, reply);
+    else
+      server->Send(client, reply.data(), reply.size());
   }
   void OnDisconnect(ssa::ClientServer::ClientId) override { ++disconnects; }
+  // Answers the `n` oldest held requests.
+  void AnswerHeld(size_t n) {
+    for (size_t i = 0; i < n && !held.empty(); ++i) {
+      server->Send(held.front().first, held.front().second.data(), held.front().second.size());
+      held.erase(held.begin());
+    }
+  }
+  int CountFrom(ssa::ClientServer::ClientId client, size_t first_n) const {
+    return static_cast<int>(
+        std::count(from.begin(), from.begin() + std::min(first_n, from.size()), client));
+  }
 };
 
 std::vector<uint8_t> PerfQuery() { return ssa::acm::EncodePerfQuery(7, 0); }
+
+// `n` of them back to back, for one write.
+std::vector<uint8_t> PerfQueries(int n) {
+  std::vector<uint8_t> burst;
+  for (int i = 0; i < n; ++i) {
+    auto m = PerfQuery();
+    burst.insert(burst.end(), m.begin(), m.end());
+  }
+  return burst;
+}
 
 // Uses up every descriptor the process may open, under a soft
 // RLIMIT_NOFILE lowered to at most 1024 so that filling stays cheap.
@@ -99,6 +132,14 @@ TEST_GROUP(ClientServer) {
     server.reset();
   }
   int Connect() { return ConnectSocket(Socket()); }
+  // Connects and waits until the server has accepted it: client ids then
+  // follow the order of the calls.
+  int ConnectAccepted() {
+    size_t accepted = server->stats().accepted;
+    int fd = Connect();
+    CHECK_TRUE(loop.RunUntil([&] { return server->stats().accepted == accepted + 1; }, 5s));
+    return fd;
+  }
   int Socket() {
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
     CHECK(fd >= 0);
@@ -215,22 +256,194 @@ TEST(ClientServer, CloseInTheMiddleOfAMessageIsCountedAsTruncated) {
   LONGS_EQUAL(0, handler.messages);
 }
 
-TEST(ClientServer, ClientThatNeverReadsIsDroppedOthersServed) {
+// A client that keeps asking and never reads used to have its answers
+// pile up until the server dropped it (1 MiB). Now it is not read once
+// output_high_water bytes of answers wait: its requests stay in its
+// socket, it is never dropped, and it gets every answer once it reads.
+TEST(ClientServer, AClientThatNeverReadsIsPausedNotDroppedOthersServed) {
+  ssa::ClientServer::Limits limits;
+  limits.output_high_water = 4096;
+  limits.client_timeout = 100ms;
+  server->set_limits(limits);
   int slow = Connect();
   int fast = Connect();
   auto msg = PerfQuery();
-  // The slow client keeps asking and never reads: its replies pile up until
-  // the server gives up on it. Every send is non-blocking for the server.
-  bool dropped = loop.RunUntil(
+  int sent = 0;
+  CHECK_TRUE(loop.RunUntil(
       [&] {
-        send(slow, msg.data(), msg.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
-        return server->stats().send_overflows > 0;
+        if (send(slow, msg.data(), msg.size(), MSG_DONTWAIT | MSG_NOSIGNAL) > 0) ++sent;
+        return server->stats().paused_output > 0;
       },
-      20s);
-  CHECK_TRUE(dropped);
+      20s));
+  // It goes on sending until its socket is full; nothing more is read.
+  int handled = handler.messages;
+  RunFor(300ms);
+  while (send(slow, msg.data(), msg.size(), MSG_DONTWAIT | MSG_NOSIGNAL) > 0) ++sent;
+  RunFor(100ms);
+  LONGS_EQUAL(handled, handler.messages);
+  LONGS_EQUAL(1, server->stats().paused);
+  LONGS_EQUAL(0, server->stats().send_overflows);
+  LONGS_EQUAL(0, server->stats().timeouts);
+  LONGS_EQUAL(2, server->stats().open);
   send(fast, msg.data(), msg.size(), 0);
   ssa::acm::MsgHeader hdr;
   CHECK_TRUE(ReadReply(fast, &hdr));
+  // Reading, it gets an answer to everything it sent.
+  for (int i = 0; i < sent; ++i) CHECK_TRUE(ReadReply(slow, &hdr));
+  LONGS_EQUAL(sent + 1, handler.messages);
+  LONGS_EQUAL(0, server->stats().paused);
+  LONGS_EQUAL(1, server->stats().paused_output);
+}
+
+// One client's burst used to be read until its socket was empty before
+// anyone else's message: a client that keeps 100 requests queued delayed
+// every other client by all of them.
+TEST(ClientServer, AFloodingClientDelaysAnotherByOneBudgetAtMost) {
+  ssa::ClientServer::Limits limits;
+  limits.read_budget = 4;
+  server->set_limits(limits);
+  int flooder = ConnectAccepted();
+  int other = ConnectAccepted();
+  std::vector<uint8_t> burst = PerfQueries(200);
+  CHECK_EQUAL((ssize_t)burst.size(), send(flooder, burst.data(), burst.size(), 0));
+  loop.RunOnce(0ms);  // the flooder's first turn
+  auto msg = PerfQuery();
+  send(other, msg.data(), msg.size(), 0);
+  ssa::acm::MsgHeader hdr;
+  CHECK_TRUE(ReadReply(other, &hdr));
+  // Before the other's message: the flooder's first message (taken from
+  // its fd) and at most one turn of its.
+  size_t at = std::find(handler.from.begin(), handler.from.end(), 2u) - handler.from.begin();
+  CHECK_TEXT(at <= 1 + limits.read_budget, std::to_string(at).c_str());
+  // The flooder is served in full all the same.
+  for (int i = 0; i < 200; ++i) CHECK_TRUE(ReadReply(flooder, &hdr));
+  CHECK(server->stats().budget_spent > 0);
+}
+
+// However many clients flood, the turns they take between two iterations
+// add up to one budget: a client sending one message waits for that, not
+// for a budget of each flooder.
+TEST(ClientServer, ManyFloodersDelayAnotherByOneBudgetInAll) {
+  ssa::ClientServer::Limits limits;
+  limits.read_budget = 4;
+  server->set_limits(limits);
+  std::vector<uint8_t> burst = PerfQueries(100);
+  for (int i = 0; i < 6; ++i) {
+    int fd = ConnectAccepted();
+    CHECK_EQUAL((ssize_t)burst.size(), send(fd, burst.data(), burst.size(), 0));
+  }
+  int other = ConnectAccepted();
+  // Every flooder has had its first message and waits on the turn list.
+  CHECK_TRUE(loop.RunUntil([&] { return handler.messages >= 6 + 2 * 4; }, 5s));
+  // The other client's request arrives in the middle of a turn (sent from
+  // the handler, as if by another process while the loop works).
+  auto msg = PerfQuery();
+  size_t sent_at = 0;
+  handler.before_each = [&] {
+    if (sent_at) return;
+    sent_at = handler.from.size() + 1;
+    send(other, msg.data(), msg.size(), 0);
+  };
+  ssa::acm::MsgHeader hdr;
+  CHECK_TRUE(ReadReply(other, &hdr));
+  handler.before_each = nullptr;
+  size_t at = std::find(handler.from.begin(), handler.from.end(), 7u) - handler.from.begin();
+  // The rest of that iteration's turns: one budget in all.
+  CHECK_TEXT(at - sent_at <= limits.read_budget, std::to_string(at - sent_at).c_str());
+  CHECK_TRUE(loop.RunUntil([&] { return handler.messages == 601; }, 10s));
+}
+
+// Clients with messages waiting take turns, a budget each.
+TEST(ClientServer, ClientsWithMessagesWaitingTakeTurns) {
+  ssa::ClientServer::Limits limits;
+  limits.read_budget = 3;
+  server->set_limits(limits);
+  std::vector<int> fds;
+  for (int i = 0; i < 3; ++i) fds.push_back(ConnectAccepted());
+  std::vector<uint8_t> burst = PerfQueries(60);
+  for (int fd : fds) CHECK_EQUAL((ssize_t)burst.size(), send(fd, burst.data(), burst.size(), 0));
+  CHECK_TRUE(loop.RunUntil([&] { return handler.messages == 180; }, 10s));
+  // At every point, no client is ahead of another by more than a turn (or
+  // two, where one had its turn in an iteration before the other's).
+  for (size_t n = 1; n <= handler.from.size(); ++n)
+    for (uint64_t a = 1; a <= 3; ++a)
+      for (uint64_t b = 1; b <= 3; ++b)
+        CHECK_TEXT(handler.CountFrom(a, n) - handler.CountFrom(b, n) <= 2 * 3,
+                   ("after " + std::to_string(n) + " messages").c_str());
+}
+
+// A client at max_inflight is not read until an answer goes out: nothing
+// it sent is lost, it is not closed, and client_timeout does not count the
+// wait (it is ours).
+TEST(ClientServer, AClientAtItsInFlightCapIsNotReadUntilAnswersGoOut) {
+  ssa::ClientServer::Limits limits;
+  limits.max_inflight = 3;
+  limits.client_timeout = 100ms;
+  server->set_limits(limits);
+  handler.hold = true;
+  int fd = Connect();
+  std::vector<uint8_t> burst = PerfQueries(10);
+  burst.resize(burst.size() - 5);  // and the last one incomplete
+  CHECK_EQUAL((ssize_t)burst.size(), send(fd, burst.data(), burst.size(), 0));
+  RunFor(300ms);
+  LONGS_EQUAL(3, handler.messages);
+  LONGS_EQUAL(1, server->stats().paused_inflight);
+  LONGS_EQUAL(1, server->stats().paused);
+  LONGS_EQUAL(0, server->stats().timeouts);
+  // One answer out: one more taken, and the cap is reached again.
+  handler.AnswerHeld(1);
+  CHECK_TRUE(loop.RunUntil([&] { return handler.messages == 4; }, 5s));
+  RunFor(50ms);
+  LONGS_EQUAL(4, handler.messages);
+  LONGS_EQUAL(2, server->stats().paused_inflight);
+  // All answered: the rest are taken, up to the incomplete one, which the
+  // client then has client_timeout to finish.
+  CHECK_TRUE(loop.RunUntil(
+      [&] {
+        handler.AnswerHeld(handler.held.size());
+        return handler.messages == 9;
+      },
+      5s));
+  handler.AnswerHeld(handler.held.size());
+  auto last = PerfQuery();
+  CHECK_EQUAL(5, send(fd, last.data() + last.size() - 5, 5, 0));
+  CHECK_TRUE(loop.RunUntil([&] { return handler.messages == 10; }, 5s));
+  handler.AnswerHeld(1);
+  ssa::acm::MsgHeader hdr;
+  for (int i = 0; i < 10; ++i) CHECK_TRUE(ReadReply(fd, &hdr));
+  LONGS_EQUAL(0, server->stats().timeouts);
+  LONGS_EQUAL(1, server->stats().open);
+  LONGS_EQUAL(0, server->stats().paused);
+}
+
+// A client that hangs up while it is not read (hang-ups are reported
+// whether it is watched or not) is closed, not spun on.
+TEST(ClientServer, AClientGoneWhilePausedIsClosed) {
+  ssa::ClientServer::Limits limits;
+  limits.max_inflight = 1;
+  server->set_limits(limits);
+  handler.hold = true;
+  int fd = Connect();
+  std::vector<uint8_t> two = PerfQueries(2);
+  send(fd, two.data(), two.size(), 0);
+  CHECK_TRUE(loop.RunUntil([&] { return server->stats().paused == 1; }, 5s));
+  CloseClient(fd);
+  CHECK_TRUE(loop.RunUntil([&] { return handler.disconnects == 1; }, 5s));
+  LONGS_EQUAL(0, server->stats().paused);
+  LONGS_EQUAL(0, server->stats().open);
+  handler.AnswerHeld(1);  // the late answer is dropped
+  LONGS_EQUAL(1, server->stats().dropped_replies);
+}
+
+// With max_clients unset the daemon keeps descriptors for itself.
+TEST(ClientServer, TheDefaultClientLimitKeepsDescriptorsForTheDaemon) {
+  using ssa::ClientServer;
+  LONGS_EQUAL(1024 - ClientServer::kReservedFds, ClientServer::DefaultMaxClients(1024));
+  LONGS_EQUAL(524288 - ClientServer::kReservedFds, ClientServer::DefaultMaxClients(524288));
+  LONGS_EQUAL(256, ClientServer::DefaultMaxClients(512));  // too small to spare 256: half
+  LONGS_EQUAL(32, ClientServer::DefaultMaxClients(64));
+  LONGS_EQUAL(1, ClientServer::DefaultMaxClients(1));
+  LONGS_EQUAL(0, ClientServer::DefaultMaxClients(RLIM_INFINITY));
 }
 
 TEST(ClientServer, ManyConcurrentClients) {

@@ -117,12 +117,24 @@ TEST(CoreOptions, ClientLimits) {
   ssa::CoreOptions o;
   LONGS_EQUAL(0, o.max_clients);
   LONGS_EQUAL(5000, o.client_timeout_ms);
+  LONGS_EQUAL(8, o.client_read_budget);
+  LONGS_EQUAL(32, o.client_max_inflight);
   ssa::ConfigFile cfg;
-  CHECK_OK(ssa::ConfigFile::Parse("[core]\nmax_clients = 64\nclient_timeout_ms = 0\n",
-                                  "acm_opts.cfg", &cfg));
+  CHECK_OK(ssa::ConfigFile::Parse(
+      "[core]\nmax_clients = 64\nclient_timeout_ms = 0\nclient_read_budget = 2\n"
+      "client_max_inflight = 1\n",
+      "acm_opts.cfg", &cfg));
   LONGS_EQUAL(0, o.Apply(cfg).size());
   LONGS_EQUAL(64, o.max_clients);
   LONGS_EQUAL(0, o.client_timeout_ms);
+  LONGS_EQUAL(2, o.client_read_budget);
+  LONGS_EQUAL(1, o.client_max_inflight);
+  // A share of nothing would stop a client for good.
+  CHECK_OK(ssa::ConfigFile::Parse("[core]\nclient_read_budget = 0\nclient_max_inflight = 0\n",
+                                  "acm_opts.cfg", &cfg));
+  LONGS_EQUAL(2, o.Apply(cfg).size());
+  LONGS_EQUAL(2, o.client_read_budget);
+  LONGS_EQUAL(1, o.client_max_inflight);
 }
 
 TEST(CoreOptions, RunDirMovesEveryRuntimeFile) {

@@ -299,7 +299,10 @@ TEST(DaemonKernel, TheMetricsFileHoldsTheCountersAndFollowsThem) {
   for (const char* name :
        {"ibacm_resolves_total 1\n", "# TYPE ibacm_endpoint_resolves_total counter\n",
         "ibacm_endpoint_resolves_total{port=\"fake0:1\",pkey=\"0xffff\",provider=\"testprov\"} ",
-        "# TYPE ibacm_client_connections gauge\n",
+        "# TYPE ibacm_client_connections gauge\n", "ibacm_client_paused 0\n",
+        "ibacm_client_throttled_total{reason=\"inflight\"} 0\n",
+        "ibacm_client_throttled_total{reason=\"budget\"} 0\n", "# TYPE ibacm_client_limit gauge\n",
+        "# TYPE ibacm_sa_queued gauge\n", "# TYPE ibacm_sa_queued_flows gauge\n",
         "ibacm_kernel_answers_total{outcome=\"answered\"} 1\n",
         // testprov's own family (ABI 1.4), labelled by the core.
         "ibacm_testprov_port_resolves_total{provider=\"testprov\",port=\"fake0:1\"} 1\n",

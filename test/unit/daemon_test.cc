@@ -4,6 +4,7 @@
 // talks to it only through its socket.
 #include "core/daemon.h"
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <CppUTest/TestHarness.h>
@@ -12,6 +13,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <mutex>
@@ -295,9 +297,36 @@ TEST(Daemon, HardwarePortEventsRereadOnceThenReachTheProvider) {
 }
 
 TEST(Daemon, ClientLimitsComeFromTheCoreOptions) {
-  Start("max_clients = 3\nclient_timeout_ms = 250\n");
+  Start(
+      "log_level = info\nmax_clients = 3\nclient_timeout_ms = 250\nclient_read_budget = 5\n"
+      "client_max_inflight = 7\n");
   LONGS_EQUAL(3, daemon->server()->limits().max_clients);
   LONGS_EQUAL(250, daemon->server()->limits().client_timeout.count());
+  LONGS_EQUAL(5, daemon->server()->limits().read_budget);
+  LONGS_EQUAL(7, daemon->server()->limits().max_inflight);
+  STRCMP_CONTAINS(
+      "clients: at most 3 at once (max_clients); each has 5 messages a turn and 7 requests in "
+      "flight at most",
+      ReadLog().c_str());
+}
+
+// max_clients used to default to no limit: clients could take every
+// descriptor the daemon has, and its own sockets and files then failed.
+TEST(Daemon, TheClientLimitDefaultsToTheDescriptorLimitLessAReserve) {
+  struct rlimit saved;
+  CHECK_EQUAL(0, getrlimit(RLIMIT_NOFILE, &saved));
+  struct rlimit lowered = saved;
+  lowered.rlim_cur = std::min<rlim_t>(saved.rlim_max, 1000);
+  CHECK_EQUAL(0, setrlimit(RLIMIT_NOFILE, &lowered));
+  Start("log_level = info\n");
+  setrlimit(RLIMIT_NOFILE, &saved);
+  size_t expected = ssa::ClientServer::DefaultMaxClients(lowered.rlim_cur);
+  CHECK(expected > 0);
+  LONGS_EQUAL(expected, daemon->server()->limits().max_clients);
+  std::string line = "clients: at most " + std::to_string(expected) +
+                     " at once (the descriptor limit (RLIMIT_NOFILE) " +
+                     std::to_string(lowered.rlim_cur) + " less";
+  STRCMP_CONTAINS(line.c_str(), ReadLog().c_str());
 }
 
 // A missing -A file was one info line, and the daemon served host-named

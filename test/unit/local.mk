@@ -17,7 +17,8 @@ test_unit_unit_tests_SOURCES = \
 	test/unit/progress_meter_test.cc \
 	test/unit/umad_ports_test.cc \
 	test/unit/mad_wire_test.cc \
-	test/unit/sa_client_test.cc \
+	test/unit/fair_queue_test.cc \
+	test/unit/fake_sa_wire.h test/unit/sa_client_test.cc \
 	test/unit/provider_loader_test.cc \
 	test/unit/provider_selector_test.cc \
 	test/unit/provider_host_ops_test.cc \

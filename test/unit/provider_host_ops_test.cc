@@ -16,10 +16,12 @@
 
 #include "common/base/event_loop.h"
 #include "common/base/log.h"
+#include "common/mad/mad_wire.h"
 #include "common/mad/sa_client.h"
 #include "core/core_model.h"
 #include "core/provider_host.h"
 #include "test/support/check_ok.h"
+#include "test/unit/fake_sa_wire.h"
 
 // Last: its macros redefine new.
 #include <CppUTest/TestHarness.h>
@@ -124,4 +126,51 @@ TEST(ProviderHostOps, AnAnswerThatThrowsIsAnErrorCodeForTheProvider) {
   LONGS_EQUAL(2, host->op_failures());
   LONGS_EQUAL(2, errors.size());
   STRCMP_EQUAL("provider ?: query_done failed: unexpected exception", errors[1].c_str());
+}
+
+// The SA queries a provider sends while the core hands it a client's
+// request wait in that client's share of the port's SA queue; the others
+// (no client: the kernel's requests, the provider's own work) in the
+// daemon's (flow 0). So one client's QUERY_SA burst does not hold another
+// client's query behind it.
+TEST(ProviderHostOps, SaQueriesSentForAClientWaitInThatClientsShare) {
+  auto wire = std::make_shared<ssa::test::FakeWire>();
+  ssa::UmadPort info;
+  info.ca_name = "fake0";
+  info.port_num = 1;
+  info.sm_lid = 1;
+  ssa::SaClientOptions sa_opts;  // depth 1
+  ssa::CorePort port;
+  port.sa = std::make_unique<ssa::SaClient>(&loop, &log, info, sa_opts,
+                                            std::make_unique<ssa::test::FakeTransport>(wire));
+  CHECK_OK(port.sa->Open());
+  auto send = [&](uint16_t dlid) {
+    uint8_t mad[256];
+    ssa::mad::BuildPathRecordGetByLid(0, 2, dlid, 0xffff, mad);
+    LONGS_EQUAL(0, ops->sa_send(&core, port.handle(), mad, sizeof(mad), NoSaDone, nullptr));
+  };
+  send(1);  // no client: in flight at once
+  {
+    ssa::ProviderHost::FlowScope client_a(host.get(), 7);
+    for (uint16_t d = 10; d < 15; ++d) send(d);
+    {
+      ssa::ProviderHost::FlowScope client_b(host.get(), 8);  // (nested: restored after)
+      send(20);
+    }
+    LONGS_EQUAL(7, host->current_flow());
+  }
+  LONGS_EQUAL(0, host->current_flow());
+  send(2);
+  LONGS_EQUAL(7, port.sa->queued());
+  LONGS_EQUAL(3, port.sa->queued_flows());
+  // Answered one at a time: client 7, client 8 and the daemon in turn.
+  for (size_t i = 0; i < 4; ++i) {
+    wire->Answer(i);
+    CHECK_TRUE(loop.RunUntil([&] { return wire->sent.size() == i + 2; }, std::chrono::seconds(2)));
+  }
+  LONGS_EQUAL(10, wire->Dlid(1));
+  LONGS_EQUAL(20, wire->Dlid(2));
+  LONGS_EQUAL(2, wire->Dlid(3));
+  LONGS_EQUAL(11, wire->Dlid(4));
+  port.sa.reset();
 }

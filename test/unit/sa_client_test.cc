@@ -3,110 +3,26 @@
 #include "common/mad/sa_client.h"
 
 #include <CppUTest/TestHarness.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <cstring>
-#include <deque>
 #include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "test/support/check_ok.h"
+#include "test/unit/fake_sa_wire.h"
 
 using namespace std::chrono_literals;
-using ssa::MadAddress;
-using ssa::ReceivedMad;
 using ssa::SaClient;
 using ssa::Status;
 namespace mad = ssa::mad;
 
 namespace {
 
-// What the fake transport saw and what the test wants it to deliver. Shared
-// between the test and the transport the client owns.
-struct FakeWire {
-  struct Sent {
-    std::vector<uint8_t> mad;
-    MadAddress to;
-    int response_timeout_ms;
-  };
-  std::vector<Sent> sent;
-  std::deque<ReceivedMad> inbox;
-  int efd = -1;
-  bool open = false;
-  int opened_class = -1;
-  int opened_version = -1;
-  int send_error = 0;     // sends fail with this (negative errno) when set
-  int receive_error = 0;  // receives fail with this when set
-
-  uint32_t Tid(size_t i) const { return static_cast<uint32_t>(mad::MadTid(sent.at(i).mad.data())); }
-  uint16_t Dlid(size_t i) const {  // the queried DLID: identifies a request
-    const uint8_t* r = sent.at(i).mad.data() + mad::kSaDataOffset;
-    return static_cast<uint16_t>((r[40] << 8) | r[41]);
-  }
-  void Deliver(const uint8_t* data, size_t len, int transport_status = 0) {
-    ReceivedMad rx;
-    memcpy(rx.data, data, len);
-    rx.len = len;
-    rx.transport_status = transport_status;
-    inbox.push_back(rx);
-    uint64_t one = 1;
-    CHECK_EQUAL(8, write(efd, &one, sizeof(one)));
-  }
-  // Answers sent MAD #i as the SA would, with `tid_high` in TID bits 63:32
-  // (what the kernel/umad2sim put there).
-  void Answer(size_t i, uint16_t status = 0, uint32_t tid_high = 0xabcd0001) {
-    std::vector<uint8_t> resp = sent.at(i).mad;
-    resp[3] = mad::ResponseMethodFor(resp[3]);
-    resp[4] = static_cast<uint8_t>(status >> 8);
-    resp[5] = static_cast<uint8_t>(status);
-    mad::SetMadTid(resp.data(), (static_cast<uint64_t>(tid_high) << 32) | Tid(i));
-    resp[mad::kSaDataOffset + 54] = 4;  // MTU 2048 in the record
-    Deliver(resp.data(), resp.size());
-  }
-};
-
-class FakeTransport : public ssa::MadTransport {
- public:
-  explicit FakeTransport(std::shared_ptr<FakeWire> wire) : wire_(std::move(wire)) {}
-  ~FakeTransport() override { Close(); }
-  Status Open(uint8_t mgmt_class, uint8_t class_version) override {
-    wire_->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    wire_->open = true;
-    wire_->opened_class = mgmt_class;
-    wire_->opened_version = class_version;
-    return Status::Ok();
-  }
-  void Close() override {
-    if (wire_->efd >= 0) close(wire_->efd);
-    wire_->efd = -1;
-    wire_->open = false;
-  }
-  int fd() const override { return wire_->efd; }
-  Status Send(const uint8_t* m, size_t len, const MadAddress& to,
-              int response_timeout_ms) override {
-    if (wire_->send_error) return Status::Error(wire_->send_error, "fake send failure");
-    wire_->sent.push_back({std::vector<uint8_t>(m, m + len), to, response_timeout_ms});
-    return Status::Ok();
-  }
-  Status Receive(ReceivedMad* out) override {
-    if (wire_->receive_error) return Status::Error(wire_->receive_error, "fake receive failure");
-    if (wire_->inbox.empty()) {
-      uint64_t n;
-      ssize_t r = read(wire_->efd, &n, sizeof(n));
-      (void)r;
-      return Status::Error(EAGAIN, "empty");
-    }
-    *out = wire_->inbox.front();
-    wire_->inbox.pop_front();
-    return Status::Ok();
-  }
-
- private:
-  std::shared_ptr<FakeWire> wire_;
-};
+using ssa::test::FakeTransport;
+using ssa::test::FakeWire;
 
 struct Answer {
   int status;
@@ -163,10 +79,21 @@ TEST_GROUP(SaClient) {
       answers.push_back(a);
     };
   }
-  Status Query(uint16_t dlid) {
+  Status Query(uint16_t dlid, uint64_t flow = 0) {
     uint8_t m[mad::kMadSize];
     mad::BuildPathRecordGetByLid(0, 2, dlid, 0xffff, m);
-    return client->Send(m, sizeof(m), Record());
+    return client->Send(m, sizeof(m), Record(), flow);
+  }
+  // Answers the one request in flight (depth 1) and waits for the next to
+  // go out; the DLIDs of everything sent, in order.
+  std::vector<uint16_t> DrainOneByOne() {
+    for (size_t i = 0; i < wire->sent.size(); ++i) {
+      wire->Answer(i);
+      CHECK_TRUE(Run([&] { return answers.size() == i + 1; }));
+    }
+    std::vector<uint16_t> order;
+    for (size_t i = 0; i < wire->sent.size(); ++i) order.push_back(wire->Dlid(i));
+    return order;
   }
   bool Run(const std::function<bool()>& done) { return loop->RunUntil(done, 2s); }
   // Runs the loop for `d`, for asserting that nothing happens meanwhile.
@@ -236,6 +163,45 @@ TEST(SaClient, DepthIsRespectedAndQueueIsFifo) {
   UNSIGNED_LONGLONGS_EQUAL(3, client->stats().outstanding_peak);
   UNSIGNED_LONGLONGS_EQUAL(10, client->stats().received);
   UNSIGNED_LONGLONGS_EQUAL(10, client->stats().sent);
+}
+
+// One client's burst of QUERY_SA used to sit in one FIFO ahead of every
+// other client's query: with sa_depth 1, another's waited behind all of it
+// (and timed out while queued when the burst was long enough).
+TEST(SaClient, WaitingRequestsAreTakenInTurnBetweenFlows) {
+  Make(1);
+  for (uint16_t d = 1; d <= 8; ++d) CHECK_OK(Query(d, 7));  // a flooding client
+  CHECK_OK(Query(100, 9));                                  // another client
+  CHECK_OK(Query(200, 0));                                  // the daemon's own
+  LONGS_EQUAL(1, client->outstanding());
+  LONGS_EQUAL(9, client->queued());
+  LONGS_EQUAL(3, client->queued_flows());
+  // Flow 7's first request went out at once; then one request per flow in
+  // the order the flows began waiting, FIFO within each.
+  std::vector<uint16_t> expected = {1, 2, 100, 200, 3, 4, 5, 6, 7, 8};
+  std::vector<uint16_t> order = DrainOneByOne();
+  LONGS_EQUAL(expected.size(), order.size());
+  for (size_t i = 0; i < expected.size(); ++i)
+    LONGS_EQUAL_TEXT(expected[i], order[i], "send order");
+  UNSIGNED_LONGLONGS_EQUAL(3, client->stats().queued_flows_peak);
+  LONGS_EQUAL(0, client->queued_flows());
+}
+
+// A flow's queued request that runs out of time leaves the other flows'
+// turns as they were.
+TEST(SaClient, AQueuedTimeoutInOneFlowKeepsTheOthersInTurn) {
+  Make(1, 40, 0);
+  CHECK_OK(Query(1, 7));                                 // in flight
+  CHECK_OK(Query(2, 7));                                 // queued
+  CHECK_OK(Query(3, 9));                                 // queued
+  CHECK_TRUE(Run([&] { return answers.size() == 3; }));  // all time out (40 ms each)
+  for (const Answer& a : answers) LONGS_EQUAL(-ETIMEDOUT, a.status);
+  LONGS_EQUAL(0, client->queued());
+  LONGS_EQUAL(0, client->queued_flows());
+  CHECK_OK(Query(4, 9));
+  CHECK_OK(Query(5, 7));
+  CHECK_OK(Query(6, 9));
+  LONGS_EQUAL(2, client->queued_flows());
 }
 
 TEST(SaClient, DepthIsClampedWithAWarning) {
@@ -419,18 +385,20 @@ TEST(SaClient, CancelAllAnswersEverythingOldestFirst) {
   LONGS_EQUAL(9, answers[5].dlid);
 }
 
+// Oldest first, whichever flow each waited in.
 TEST(SaClient, CancelAllInOrder) {
   Make(2);
   std::vector<int> order;
   uint8_t m[mad::kMadSize];
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < 6; ++i) {
     mad::BuildPathRecordGetByLid(0, 2, static_cast<uint16_t>(i + 1), 0, m);
-    CHECK_OK(client->Send(m, sizeof(m),
-                          [&order, i](int, const uint8_t*, size_t) { order.push_back(i); }));
+    CHECK_OK(client->Send(
+        m, sizeof(m), [&order, i](int, const uint8_t*, size_t) { order.push_back(i); },
+        static_cast<uint64_t>(3 - i % 3)));
   }
   client->CancelAll();
-  LONGS_EQUAL(4, order.size());
-  for (int i = 0; i < 4; ++i) LONGS_EQUAL(i, order[i]);
+  LONGS_EQUAL(6, order.size());
+  for (int i = 0; i < 6; ++i) LONGS_EQUAL(i, order[i]);
 }
 
 TEST(SaClient, SmChangeRetargetsQueuedAndRetriedRequests) {

@@ -87,6 +87,7 @@ int tables_init(struct path_tables *t, const char *socket_path, int check_ms)
 	strcpy(t->socket, socket_path);
 	t->check_ms = check_ms > 0 ? check_ms : 100;
 	t->err = -ENOENT;
+	t->known_fd = -1;
 	if (pthread_mutex_init(&t->refresh, NULL))
 		return -ENOMEM;
 	pthread_once(&atfork_once, register_atfork);
@@ -109,6 +110,8 @@ void tables_destroy(struct path_tables *t)
 	for (int s = 0; s < TABLES_SETS; ++s)
 		if (t->views[s])
 			munmap((void *)t->views[s], t->lens[s]);
+	if (t->known_fd >= 0)
+		close(t->known_fd);
 	pthread_mutex_destroy(&t->refresh);
 }
 
@@ -193,16 +196,37 @@ static int install(struct path_tables *t, const void *map, size_t len, int state
 	return state;
 }
 
-/* Remembers the object on `fd` as refused, with `err`; `why` is set. */
-static int refuse(struct path_tables *t, const struct stat *st, int err)
+/* Pins the object just examined (open on `fd`, `st` its stat) as the
+ * known one, in state `known`: while we hold it open its inode cannot be
+ * freed, so the same device and inode at the name is the same object, not
+ * a new one that reused the number (ext4 reuses them at once). */
+static void remember(struct path_tables *t, int fd, const struct stat *st, int known)
 {
-	if (st) {
-		t->dev = st->st_dev;
-		t->ino = st->st_ino;
-		t->known = TABLES_REFUSED;
+	if (t->known_fd >= 0)
+		close(t->known_fd);
+	t->known_fd = fd;
+	t->dev = st->st_dev;
+	t->ino = st->st_ino;
+	t->known = known;
+}
+
+static void forget(struct path_tables *t)
+{
+	if (t->known_fd >= 0)
+		close(t->known_fd);
+	t->known_fd = -1;
+	t->known = 0;
+}
+
+/* Refuses what the last look found, with `err`; `why` is set. An object
+ * (`fd` >= 0) is counted once and remembered; `fd` is taken. */
+static int refuse(struct path_tables *t, int fd, const struct stat *st, int err)
+{
+	if (fd >= 0) {
+		remember(t, fd, st, TABLES_REFUSED);
 		__atomic_add_fetch(&t->bad_tables, 1, __ATOMIC_RELAXED);
 	} else {
-		t->known = 0;
+		forget(t);
 	}
 	t->err = err;
 	return install(t, NULL, 0, TABLES_REFUSED);
@@ -211,7 +235,7 @@ static int refuse(struct path_tables *t, const struct stat *st, int err)
 /* Nothing to use, for a reason already said. */
 static int nothing(struct path_tables *t, int err)
 {
-	t->known = 0;
+	forget(t);
 	t->err = err;
 	return install(t, NULL, 0, TABLES_NONE);
 }
@@ -241,61 +265,58 @@ static int look_once(struct path_tables *t, const char *dir, uid_t uid, int *aga
 	if (dfd < 0) {
 		int e = errno;
 		say(t, "%s: %s", dir, strerror(e));
-		return e == ENOENT ? nothing(t, -ENOENT) : refuse(t, NULL, -EPERM);
+		return e == ENOENT ? nothing(t, -ENOENT) : refuse(t, -1, NULL, -EPERM);
 	}
 	if (ibssa_shm_check_dir(dfd, dir, uid, t->why, sizeof(t->why))) {
 		close(dfd);
-		return refuse(t, NULL, -EPERM);
+		return refuse(t, -1, NULL, -EPERM);
 	}
 	int fd = openat(dfd, t->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	close(dfd);
 	if (fd < 0) {
 		int e = errno;
 		say(t, "%s: %s", path, strerror(e));
-		return e == ENOENT ? nothing(t, -ENOENT) : refuse(t, NULL, -EPERM);
+		return e == ENOENT ? nothing(t, -ENOENT) : refuse(t, -1, NULL, -EPERM);
 	}
 	struct stat st;
 	if (fstat(fd, &st)) {
 		say(t, "%s: %s", path, strerror(errno));
 		close(fd);
-		return refuse(t, NULL, -EPERM);
+		return refuse(t, -1, NULL, -EPERM);
 	}
 	if (t->known && st.st_dev == t->dev && st.st_ino == t->ino) {
 		close(fd);
 		return known_object(t);
 	}
-	if (ibssa_shm_check_object(fd, path, uid, t->why, sizeof(t->why))) {
-		close(fd);
-		return refuse(t, &st, -EPERM);
-	}
+	if (ibssa_shm_check_object(fd, path, uid, t->why, sizeof(t->why)))
+		return refuse(t, fd, &st, -EPERM);
 	void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-	close(fd);
 	if (m == MAP_FAILED) {
 		int e = errno;
 		say(t, "%s: cannot map: %s", path, strerror(e));
-		return refuse(t, NULL, -e);
+		close(fd);
+		return refuse(t, -1, NULL, -e);
 	}
 	char why[200];
 	int rc = ibssa_shm_validate(m, (size_t)st.st_size, why, sizeof(why));
 	if (rc) {
 		munmap(m, (size_t)st.st_size);
 		say(t, "%s: not valid tables: %s", path, why);
-		return refuse(t, &st, -EBADMSG);
+		return refuse(t, fd, &st, -EBADMSG);
 	}
 	const struct ibssa_shm_header *h = m;
 	if (__atomic_load_n(&h->retired, __ATOMIC_ACQUIRE)) {
 		/* Replaced between our open and now: the name has a newer one. */
 		munmap(m, (size_t)st.st_size);
+		close(fd);
 		*again = 1;
 		return TABLES_NONE;
 	}
 	__atomic_add_fetch(&t->remaps, 1, __ATOMIC_RELAXED);
-	t->dev = st.st_dev;
-	t->ino = st.st_ino;
 	if (!publisher_alive(m)) {
 		munmap(m, (size_t)st.st_size);
 		say(t, "%s: the daemon that published them stopped", path);
-		t->known = TABLES_STALE;
+		remember(t, fd, &st, TABLES_STALE);
 		t->err = -ESRCH;
 		return install(t, NULL, 0, TABLES_STALE);
 	}
@@ -303,7 +324,7 @@ static int look_once(struct path_tables *t, const char *dir, uid_t uid, int *aga
 	t->err = 0;
 	int state = install(t, m, (size_t)st.st_size, TABLES_LIVE);
 	/* Not installed (no free set): examined again at the next look. */
-	t->known = state == TABLES_LIVE ? TABLES_LIVE : 0;
+	remember(t, fd, &st, state == TABLES_LIVE ? TABLES_LIVE : 0);
 	return state;
 }
 

@@ -66,10 +66,12 @@ struct path_tables {
 	pthread_mutex_t refresh; /* one refresher at a time; guards what follows */
 	size_t lens[TABLES_SETS];
 	/* The object last examined, installed or refused: not examined again
-	 * until the name points to another one. */
+	 * until the name points to another one. Held open (known_fd) so that
+	 * its inode number is not reused while we compare with it. */
 	dev_t dev;
 	ino_t ino;
 	int known;
+	int known_fd;
 	int err; /* the last look's result as ibssa_path_refresh returns it */
 	char why[320];
 	uint64_t next_check_ns;			    /* atomic */

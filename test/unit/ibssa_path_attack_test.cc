@@ -304,3 +304,24 @@ TEST(IbssaPathAttack, AReplacedObjectIsTruncatedAfterItsGraceWhoeverHoldsIt) {
   LONGS_EQUAL(0, pub->retired());
   close(kept);
 }
+
+// A daemon killed (its object left), then restarted: its new objects may
+// reuse the dead object's inode number (ext4 does at once, /run may be
+// ext4). The reader holds the object it judged open, so the number cannot
+// be reused under it and a new object is never taken for the old one.
+TEST(IbssaPathAttack, ARestartedDaemonsObjectIsNeverTakenForTheDeadOnes) {
+  LONGS_EQUAL(0, InChild(5, [&] {
+                ssa::shm_prdb::TablePublisher dead(socket);
+                // Killed: no destructor withdraws it, its descriptor closes.
+                _exit(dead.Publish(Object(1, getpid(), Self())).ok() ? 0 : 1);
+                return 0;
+              }));
+  h = OpenTablesOnly(socket);
+  LONGS_EQUAL(-ESRCH, ibssa_path_refresh(h));
+  for (uint64_t epoch = 2; epoch < 6; ++epoch) {
+    CHECK_OK(pub->Publish(Object(epoch, getpid(), Self())));
+    CHECK_OK(pub->Publish(Object(epoch + 100, getpid(), Self())));
+    LONGS_EQUAL_TEXT(0, ibssa_path_refresh(h), Why().c_str());
+    LONGS_EQUAL(epoch + 100, ibssa_path_epoch(h, 0));
+  }
+}

@@ -45,17 +45,7 @@ void Decode(const uint8_t* m, mad::MadHeader* h, mad::SaHeader* sa, mad::PathRec
 // A SubnAdmGetResp(PathRecord) as OpenSM sends it.
 void Response(uint16_t status, const mad::PathRecord& rec, uint8_t* m) {
   memset(m, 0, mad::kMadSize);
-  mad::MadHeader h;
-  h.mgmt_class = mad::kClassSubnAdm;
-  h.class_version = mad::kSaClassVersion;
-  h.method = mad::kMethodGetResp;
-  h.attr_id = mad::kAttrPathRecord;
-  h.status = status;
-  mad::EncodeMadHeader(h, m);
-  mad::SaHeader sa;
-  sa.attr_offset = 8;
-  mad::EncodeSaHeader(sa, m);
-  mad::EncodePathRecord(rec, m + mad::kSaDataOffset);
+  ssa::test::EncodeSaPathReply(rec, status, m);
 }
 
 mad::PathRecord Answered() {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "common/smdb/off_subnet.h"
 #include "common/smdb/whole_prdb.h"
 
 namespace ssa {
@@ -18,6 +19,8 @@ constexpr uint8_t kMtu1024 = 3;
 // Selector 2 ("exactly") in the top two bits of MTU, Rate, PacketLifeTime.
 constexpr uint8_t kSelectorExactly = 0x80;
 constexpr uint8_t kReversibleBit = 0x80;
+// The HopLimit the SA gives a path through a router (IB_HOPLIMIT_MAX).
+constexpr uint32_t kRouterHopLimit = 0xFF;
 
 }  // namespace
 
@@ -66,6 +69,7 @@ const char* PathStatusName(PathStatus status) {
     case PathStatus::kNoRoute: return "no-route";
     case PathStatus::kNoSharedPkey: return "no-shared-pkey";
     case PathStatus::kNotReversible: return "not-reversible";
+    case PathStatus::kNoRouter: return "no-router";
   }
   return "unknown";
 }
@@ -424,6 +428,31 @@ PathStatus PathEngine::ComputeByGuid(uint64_t sguid, uint64_t dguid, ibv_path_re
   }
   memset(out, 0, sizeof(*out));
   return first;
+}
+
+PathStatus PathEngine::ComputeByGid(const uint8_t sgid[16], const uint8_t dgid[16],
+                                    ibv_path_record* out) const {
+  const uint64_t prefix = index_->subnet().subnet_prefix;
+  if (IsForeignSgid(sgid, prefix)) {
+    memset(out, 0, sizeof(*out));
+    return PathStatus::kUnknownSlid;
+  }
+  const bool remote = IsOffSubnetDgid(dgid, prefix);
+  uint64_t dguid = remote ? RouterPortFor(*index_, GidPrefix(dgid)) : GidGuid(dgid);
+  if (remote && dguid == 0) {
+    memset(out, 0, sizeof(*out));
+    return PathStatus::kNoRouter;
+  }
+  PathStatus st = ComputeByGuid(GidGuid(sgid), dguid, out);
+  if (st != PathStatus::kOk) return st;
+  // pr_rcv_build_pr: the SGID asked for; an off-subnet DGID as asked, the
+  // HopLimit at its maximum, FlowLabel 0 (TClass is 0 already).
+  memcpy(out->sgid.raw, sgid, 16);
+  if (remote) {
+    memcpy(out->dgid.raw, dgid, 16);
+    out->flowlabel_hoplimit = htobe32(kRouterHopLimit);
+  }
+  return st;
 }
 
 void PathEngine::ComputeAll(uint16_t slid, std::vector<Result>* out) const {

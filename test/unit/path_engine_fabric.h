@@ -75,6 +75,27 @@ class FabricBuilder {
     AddPort(guid, 1, guid + 1, lid, lmc, mtu, width, speed, ext, ext ? kCapExt : 0x48, pkey_table);
     if (lid) db_.guid_lids.records.push_back({guid + 1, guid + 1, lid, lmc, 0});
   }
+  // A 2-port IB router whose port 1 (GUID guid + 1) is on this subnet, as
+  // OpenSM sees one: its other port is of another subnet, undiscovered
+  // (no port GUID).
+  void Router(uint64_t guid, uint16_t lid, uint8_t mtu, uint8_t width, uint8_t speed,
+              uint32_t pkey_table) {
+    SmdbNode n;
+    n.node_guid = guid;
+    n.node_type = kNodeRouter;
+    n.num_ports = 2;
+    db_.nodes.records.push_back(n);
+    AddPort(guid, 1, guid + 1, lid, 0, mtu, width, speed, 0, 0x48, pkey_table);
+    AddPort(guid, 2, 0, 0, 0, mtu, width, speed, 0, 0x48, kNoPkeyTable);
+    db_.guid_lids.records.push_back({guid + 1, guid + 1, lid, 0, 0});
+  }
+  void PrefixRoute(uint64_t prefix, uint64_t router_port_guid) {
+    SmdbPrefixRoute r;
+    r.seq = static_cast<uint32_t>(db_.prefix_routes.records.size());
+    r.prefix = prefix;
+    r.router_port_guid = router_port_guid;
+    db_.prefix_routes.records.push_back(r);
+  }
   void Switch(uint64_t guid, uint16_t lid, uint8_t ports, uint16_t top) {
     SmdbNode n;
     n.node_guid = guid;

@@ -2,10 +2,16 @@
 #include "common/smdb/off_subnet.h"
 
 #include <byteswap.h>
+#include <endian.h>
+
+#include <cstring>
 
 namespace ssa {
 namespace smdb {
 namespace {
+
+// The HopLimit the SA gives a path through a router (IB_HOPLIMIT_MAX).
+constexpr uint32_t kRouterHopLimit = 0xFF;
 
 uint64_t Be64(const uint8_t* p) {
   uint64_t v = 0;
@@ -20,6 +26,11 @@ bool IsRouterPort(const SmdbIndex& x, uint32_t port) {
 }  // namespace
 
 uint64_t GidPrefix(const uint8_t gid[16]) { return Be64(gid); }
+
+void RouteThroughRouter(const uint8_t dgid[16], ibv_path_record* rec) {
+  std::memcpy(rec->dgid.raw, dgid, 16);
+  rec->flowlabel_hoplimit = htobe32(kRouterHopLimit);
+}
 uint64_t GidGuid(const uint8_t gid[16]) { return Be64(gid + 8); }
 
 uint64_t FirstRouterPort(const SmdbIndex& x) {

@@ -21,6 +21,8 @@
 #ifndef IBACM_SSA_COMMON_SMDB_OFF_SUBNET_H
 #define IBACM_SSA_COMMON_SMDB_OFF_SUBNET_H
 
+#include <infiniband/sa.h>
+
 #include <cstdint>
 
 #include "common/smdb/smdb_index.h"
@@ -54,6 +56,11 @@ uint64_t RouterPortFor(const SmdbIndex& index, uint64_t prefix);
 // OpenSM's "first router" (the head of its router table, see above); 0
 // when the subnet has no router port.
 uint64_t FirstRouterPort(const SmdbIndex& index);
+
+// What the SA writes into the path to the router port for an off-subnet
+// `dgid` (pr_rcv_build_pr): that DGID, HopLimit 255, FlowLabel 0 (TClass
+// is 0 in every record it answers). *rec is in network order.
+void RouteThroughRouter(const uint8_t dgid[16], ibv_path_record* rec);
 
 }  // namespace smdb
 }  // namespace ssa

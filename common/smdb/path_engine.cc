@@ -19,8 +19,6 @@ constexpr uint8_t kMtu1024 = 3;
 // Selector 2 ("exactly") in the top two bits of MTU, Rate, PacketLifeTime.
 constexpr uint8_t kSelectorExactly = 0x80;
 constexpr uint8_t kReversibleBit = 0x80;
-// The HopLimit the SA gives a path through a router (IB_HOPLIMIT_MAX).
-constexpr uint32_t kRouterHopLimit = 0xFF;
 
 }  // namespace
 
@@ -445,13 +443,9 @@ PathStatus PathEngine::ComputeByGid(const uint8_t sgid[16], const uint8_t dgid[1
   }
   PathStatus st = ComputeByGuid(GidGuid(sgid), dguid, out);
   if (st != PathStatus::kOk) return st;
-  // pr_rcv_build_pr: the SGID asked for; an off-subnet DGID as asked, the
-  // HopLimit at its maximum, FlowLabel 0 (TClass is 0 already).
+  // pr_rcv_build_pr: the SGID asked for; through a router, the DGID too.
   memcpy(out->sgid.raw, sgid, 16);
-  if (remote) {
-    memcpy(out->dgid.raw, dgid, 16);
-    out->flowlabel_hoplimit = htobe32(kRouterHopLimit);
-  }
+  if (remote) RouteThroughRouter(dgid, out);
   return st;
 }
 

@@ -15,6 +15,7 @@
 #include "common/mad/sa_client.h"
 #include "common/mad/umad_ports.h"
 #include "common/smdb/path_engine.h"
+#include "common/smdb/prefix_rows.h"
 #include "util/smdb_tool/path_text.h"
 
 namespace ssa {
@@ -163,7 +164,8 @@ Status RunSaCompare(const smdb::SmdbIndex& index, const CompareOptions& o, FILE*
   auto e0 = Clock::now();
   std::map<std::pair<uint16_t, uint16_t>, const smdb::PrdbPath*> delivered;
   if (o.prdb)
-    for (const smdb::PrdbPath& p : o.prdb->paths.records) delivered[{p.slid, p.dlid}] = &p;
+    for (const smdb::PrdbPath& p : o.prdb->paths.records)
+      if (!smdb::IsPrefixRow(p)) delivered[{p.slid, p.dlid}] = &p;  // not a path of its own
   for (size_t i = 0; i < n; ++i) {
     uint16_t slid = pairs[i].first, dlid = pairs[i].second;
     if (o.prdb) {

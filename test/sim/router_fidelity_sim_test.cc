@@ -22,7 +22,9 @@ using namespace fidelity;
 namespace {
 
 // Six HCAs on two switches (the tree's nodes Hca2-Hca4, ibacm on Hca6),
-// router R1 on Switch1 and R2 on Switch2. R1's port GUID
+// router R1 on Switch1 and R2 on Switch2; the switches joined by a 4x
+// link (port 3) and a 1x one (port 5), so that the first going down
+// changes the rate of the paths between them. R1's port GUID
 // 0x0100000000000a01 is the smaller number, R2's 0x0200000000000501 the
 // smaller byte-swapped: OpenSM's "first router" is R2.
 std::string TwoRouterNet() {
@@ -33,9 +35,9 @@ std::string TwoRouterNet() {
          "Hca\t1 \"Hca5\"\n[1]\t\"Switch1\"[6]\n\n"
          "Hca\t1 \"Hca6\"\n[1]\t\"Switch2\"[6]\n\n"
          "Switch\t8 \"Switch1\"\n[1]\t\"Hca1\"[1]\n[2]\t\"Hca3\"[1]\n[3]\t\"Switch2\"[3]\n"
-         "[4]\t\"R1\"[1]\n[6]\t\"Hca5\"[1]\n\n"
+         "[4]\t\"R1\"[1]\n[5]\t\"Switch2\"[5] w=1\n[6]\t\"Hca5\"[1]\n\n"
          "Switch\t8 \"Switch2\"\n[1]\t\"Hca2\"[1]\n[2]\t\"Hca4\"[1]\n[3]\t\"Switch1\"[3]\n"
-         "[4]\t\"R2\"[1]\n[6]\t\"Hca6\"[1]\n\n"
+         "[4]\t\"R2\"[1]\n[5]\t\"Switch1\"[5] w=1\n[6]\t\"Hca6\"[1]\n\n"
          "rtguid=0x0100000000000a00\nRt\t2 \"R1\"\n[1]\t\"Switch1\"[4]\n\n"
          "rtguid=0x0200000000000500\nRt\t2 \"R2\"\n[1]\t\"Switch2\"[4]\n";
 }
@@ -104,6 +106,33 @@ TEST(RouterFidelity, IbacmAnswersOtherSubnetsDgidsFromTheReplicaEqualToTheSa) {
   LONGS_EQUAL(0, RouteQueries());
   // Each answer against the SA's (the daemon asks it: QUERY_SA), every
   // field: DLID the router port's, HopLimit 255, the DGID asked for.
+  for (const char* via : {"-T", "--shm"}) {
+    std::string out = ProviderTest(via, "daemon");
+    STRCMP_CONTAINS_TEXT("matched:      3\n", out.c_str(), out.c_str());
+    STRCMP_CONTAINS_TEXT("mismatched:   0\n", out.c_str(), out.c_str());
+  }
+  // The 4x link between the switches goes down: the path to R1 now takes
+  // the 1x one (its rate changes), the access node patches the router
+  // port's row, and the answers follow, still the SA's.
+  auto rate_to_r1 = [this] {
+    int rc = -1;
+    std::string out =
+        Run({kSmdbTool, "paths", smdb_file, "--from", Lid(), "--dgid", kRouted[0]}, &rc);
+    LONGS_EQUAL_TEXT(0, rc, out.c_str());
+    size_t at = out.find(" rate=");
+    CHECK_TEXT(at != std::string::npos, out.c_str());
+    return atoi(out.c_str() + at + 6);
+  };
+  int before = rate_to_r1();
+  ssa::smdb::Smdb next;
+  CHECK_OK(tree->ChangeLink("Switch1", 3, false, 60s, &next));
+  CHECK_OK(next.WriteFile(smdb_file));
+  std::string needle = "PRDB epoch " + std::to_string(next.global_epoch) + " in place";
+  CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(), needle, 30s, log_from));
+  CHECK(rate_to_r1() != before);
+  const uint64_t queries = RouteQueries();
+  STRCMP_CONTAINS("resolved:     3\n", ProviderTest("-T", "none").c_str());
+  LONGS_EQUAL(queries, RouteQueries());  // still from the PRDB
   for (const char* via : {"-T", "--shm"}) {
     std::string out = ProviderTest(via, "daemon");
     STRCMP_CONTAINS_TEXT("matched:      3\n", out.c_str(), out.c_str());

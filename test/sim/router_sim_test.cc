@@ -172,6 +172,18 @@ TEST(RouterSim, WithoutPrefixRoutesTheSaAndTheReplicaRefuseOffSubnetDgids) {
 TEST(RouterSim, OneRouterTheWildcardRouteLeadsEveryPrefixToIt) {
   Start(false, "* *\n");
   LONGS_EQUAL(1, db.prefix_routes.records.size());
+  // OpenSM knows the router's port on this subnet only: the other one
+  // (another subnet's, here unconnected) has no GUID in the SMDB.
+  size_t router_ports = 0;
+  for (const auto& p : db.ports.records) {
+    if (p.node_guid != 0x0100000000000a00) continue;
+    ++router_ports;
+    if (p.port_num == 1)
+      LONGS_EQUAL(0x0100000000000a01, p.port_guid);
+    else
+      LONGS_EQUAL_TEXT(0, p.port_guid, std::to_string(p.port_num).c_str());
+  }
+  CHECK(router_ports >= 1);
   AllEqual("Hca2");
   AllEqual("Hca3", {"--reversible"});
   std::set<uint16_t> want = {LidOf(kR1Port)};

@@ -14,6 +14,7 @@
 #include "common/mad/mad_wire.h"
 #include "common/mad/sa_client.h"
 #include "common/mad/umad_ports.h"
+#include "common/smdb/off_subnet.h"
 #include "common/smdb/path_engine.h"
 #include "common/smdb/prefix_rows.h"
 #include "util/smdb_tool/path_text.h"
@@ -151,12 +152,13 @@ Status RunSaCompare(const smdb::SmdbIndex& index, const CompareOptions& o, FILE*
     if (!to_gids) {
       d = index.PortByLid(pairs[i].second);
     } else {
-      // The port the SA's path ends at: the DGID's, or its router's.
-      uint8_t sgid[16], dgid[16];
-      pair_gids(i, sgid, dgid);
-      ibv_path_record rec;
-      if (engine.ComputeByGid(sgid, dgid, &rec) == PathStatus::kOk)
-        d = index.PortByLid(be16toh(rec.dlid));
+      // The port the path ends at, path or not (as by LID): the DGID's,
+      // or the router port the SA sends it to.
+      const uint8_t* dgid = o.dgids[pairs[i].second].data();
+      uint64_t dguid = smdb::IsOffSubnetDgid(dgid, index.subnet().subnet_prefix)
+                           ? smdb::RouterPortFor(index, smdb::GidPrefix(dgid))
+                           : smdb::GidGuid(dgid);
+      if (dguid != 0) d = index.PortByGuid(dguid);
     }
     if (s != smdb::SmdbIndex::kNone && d != smdb::SmdbIndex::kNone)
       query_pkey[i] = index.CommonPkey(index.port(s).pkey_table, index.port(d).pkey_table);

@@ -1,6 +1,6 @@
 #!/bin/bash
 # fidelity-random.sh --runs N --seed S [--keep DIR] [--first I] [--only I]
-#                    [--without allow_both_pkeys,use_original_extended_sa_rates_only]:
+#                    [--without allow_both_pkeys,use_original_extended_sa_rates_only,routers]:
 # the replica against OpenSM's SA on N random configurations, drawn from
 # what scripts/fidelity-sweep.sh does not cover. Configuration I of seed S
 # is always the same one (python3's random.Random seeded from S and I), so
@@ -38,10 +38,16 @@
 #     file given without -Q, subnet_timeout,
 #     use_original_extended_sa_rates_only, sm_sl, lash_start_vl,
 #     nue_max_num_vls, nue_include_switches, port_shifting, scatter_ports;
+#   - IB routers (1-3, on free switch ports, GUIDs varied in their high
+#     and low bytes) with a random prefix-routes file (routes to a router
+#     port, to "*", to a GUID that is no router port, a wildcard route,
+#     in random order) or none;
 #   - query shapes of `compare`: plain, --pkey-from-path, --pkey P (full
 #     and limited forms), --service-id, --qos-class (1..4095: ssa-smdb
 #     does not take class 0), combinations,
-#     --by-gid, --reversible, --lmc-all when LMC > 0.
+#     --by-gid, --reversible, --lmc-all when LMC > 0, and with routers
+#     --dgid with a DGID of each routed prefix, of an unrouted one and
+#     local ones (asked by SGID and DGID: the path through the router).
 # OpenSM falls back to minhop when an engine fails; the line names the
 # engine that routed. A configuration whose fabric does not come up, or
 # whose policy or partitions file OpenSM refuses (its log says so), is
@@ -55,7 +61,8 @@
 # configuration), else under $TMPDIR/fidelity-random.SEED. Exits 1 when
 # any configuration is MISMATCH or FAIL.
 #
-# It does not check: routers (ibsim 0.10 does not bring them up), MTUs
+# It does not check: traffic between subnets (ibsim forwards nothing
+# through a router; the SA's answers are all that is compared), MTUs
 # other than ibsim's (every port 2048, switch port 0 1024; Tavor's 1024),
 # QoS class 0 queries, the SA's 2x/HDR rate fix-ups (ibsim's ports advertise 2x and HDR in
 # CapabilityMask2, so they never apply), MultiPathRecord, RMPP GetTable,
@@ -113,7 +120,8 @@ run_one() {
 	{
 		echo "event_plugin_name ibssa_osm"
 		echo "event_plugin_options dump_dir=$dir/smdb log_file=$dir/plugin.log core=0"
-		cat "$dir/opensm.conf.extra"
+		# (Files the options name, e.g. prefix_routes_file, as @DIR@/NAME.)
+		sed "s|@DIR@|$dir|g" "$dir/opensm.conf.extra"
 	} >"$dir/opensm.conf"
 	local args=(run --net "$dir/net" --sm-node Hca1 --run-dir-parent "$dir"
 		--opensm-arg -F --opensm-arg "$dir/opensm.conf" --opensm-env "LD_LIBRARY_PATH=$plugin_dir")
@@ -232,7 +240,7 @@ run_one() {
 		kept=$failkeep/cfg-$i
 		rm -rf "$kept"
 		mkdir -p "$kept"
-		for f in net args queries label opensm.conf.in run.sh qos-policy.conf partitions.conf torus.conf \
+		for f in net args queries label opensm.conf.in run.sh qos-policy.conf partitions.conf torus.conf prefix-routes.conf \
 			osm.log plugin.log compare.out.txt result.txt gen.err; do
 			[ -e "$dir/$f" ] && cp "$dir/$f" "$kept/"
 		done

@@ -6,7 +6,10 @@
 # QoS on with a policy, each query shape clients send. For each
 # configuration a fresh simulated fabric (simfab) comes up with OpenSM and
 # the ibssa_osm plugin; `ssa-smdb compare` then asks the SA for every LID
-# pair and compares each answer with the replica's record. One line per
+# pair and compares each answer with the replica's record. On the router
+# nets (one and two IB routers) it also asks, by SGID and DGID, for DGIDs
+# of other subnets (`compare --dgid`: the path through the router the
+# prefix routes choose), with a prefix-routes file and without. One line per
 # configuration; exits 1 when any configuration has a mismatch or fails.
 #   --quick       LMC 0 only, no QoS, no partitions (else LMC 0, 1 and 2,
 #                 QoS at LMC 0 and 1, partitions at LMC 0)
@@ -53,6 +56,10 @@ make_net() { # NAME -> $work/NAME.net, $work/NAME.flags
 		local file=$1
 		[[ "$file" == net* ]] || file=net.$file
 		cp "$examples/$file" "$out" && : >"$flags" ;;
+	# IB routers: four HCAs on two switches and one router (R1) or two
+	# (R2 too) on the switches' port 4 (router_net).
+	routers1) router_net 1 >"$out" && : >"$flags" ;;
+	routers2) router_net 2 >"$out" && : >"$flags" ;;
 	*) return 1 ;;
 	esac
 	# torus-2QoS's configuration for the grids: the torus's size, and its
@@ -63,6 +70,20 @@ make_net() { # NAME -> $work/NAME.net, $work/NAME.flags
 	torus4x4) t2q 4 4 torus ;;
 	mesh3x4) t2q 3 4 mesh ;;
 	esac
+	return 0
+}
+# A net with N (1 or 2) IB routers. A router needs its rtguid= line (else
+# its GUID is 0 and OpenSM refuses it) and both ends of its link in the
+# file. R1's port GUID 0x0100000000000a01 is the smaller number, R2's
+# 0x0200000000000501 the smaller byte-swapped: OpenSM's "first router".
+router_net() {
+	local n=$1
+	printf 'Hca\t1 "Hca%d"\n[1]\t"Switch%d"[%d]\n\n' 1 1 1 2 2 1 3 1 2 4 2 2
+	printf 'Switch\t8 "Switch1"\n[1]\t"Hca1"[1]\n[2]\t"Hca3"[1]\n[3]\t"Switch2"[3]\n[4]\t"R1"[1]\n\n'
+	printf 'Switch\t8 "Switch2"\n[1]\t"Hca2"[1]\n[2]\t"Hca4"[1]\n[3]\t"Switch1"[3]\n'
+	[ "$n" = 2 ] && printf '[4]\t"R2"[1]\n'
+	printf '\nrtguid=0x0100000000000a00\nRt\t2 "R1"\n[1]\t"Switch1"[4]\n'
+	[ "$n" = 2 ] && printf '\nrtguid=0x0200000000000500\nRt\t2 "R2"\n[1]\t"Switch2"[4]\n'
 	return 0
 }
 t2q() { # X Y torus|mesh -> $work/NET.t2q (NET from make_net's $out)
@@ -138,12 +159,25 @@ storage=0x0002, sl=2 : ALL=full ;
 limited=0x0003, sl=4 : ALL_CAS=limited, ALL_SWITCHES=full ;
 EOF
 
+# OpenSM's prefix routes for the router nets: 2001:db8::/64 to R1, 3000::
+# to R1's node GUID (no router port: the SA refuses that prefix though a
+# wildcard follows), every other prefix to the first router (R2 when there
+# are two). And the DGIDs the router nets are asked for: one of each of
+# those prefixes, one of no route's but the wildcard's, and two local ones
+# (with and without a port).
+printf '20010db800000000 0x0100000000000a01\n3000000000000000 0x0100000000000a00\n* *\n' \
+	>"$work/prefix-routes.conf"
+router_dgids=2001:db8::1:2,3000::7,4000::1,fec0::1,fe80::99,fe80::10:3
+
 # Engines and where they mean something (lash, dfsssp, nue and dor need
 # loops or a grid; updn and ftree a tree).
 configs=()
 add() { configs+=("$*"); }
 for net in fattree12 fattree24 net net.1 net.2sw2path 2sw2path4hca 2sw2path4hca2port; do
 	for eng in minhop updn dnup ftree sssp dfsssp lash nue; do add "$net $eng"; done
+done
+for net in routers1 routers2; do
+	for eng in minhop updn dnup sssp dfsssp lash nue; do add "$net $eng"; done
 done
 for net in torus3x3 torus4x4 mesh3x4 ring5; do
 	for eng in minhop dor lash dfsssp sssp nue updn torus-2QoS; do
@@ -166,6 +200,12 @@ run_one() {
 		event_plugin_name ibssa_osm
 		event_plugin_options dump_dir=$dir/smdb log_file=$dir/plugin.log core=0
 	EOF
+	# Router nets: OpenSM reads the prefix routes only from the -F file;
+	# without them (variant noroutes) its SA refuses every off-subnet DGID.
+	local routed=0
+	[[ "$net" == routers* ]] && routed=1
+	[ "$routed" = 1 ] && [ "$variant" != noroutes ] &&
+		echo "prefix_routes_file $work/prefix-routes.conf" >>"$dir/opensm.conf"
 	local args=(run --net "$work/$net.net" --sm-node Hca1 --run-dir-parent "$dir"
 		--opensm-arg -F --opensm-arg "$dir/opensm.conf" --opensm-arg -R --opensm-arg "$eng"
 		--opensm-arg -l --opensm-arg "$lmc" --opensm-env "LD_LIBRARY_PATH=$plugin_dir")
@@ -180,6 +220,9 @@ run_one() {
 	local queries=("" "--pkey-from-path")
 	[ "$variant" = qos ] && queries+=("--service-id 0x1234" "--qos-class 7")
 	[ "$variant" = partitions ] && queries+=("--pkey 0x8002" "--pkey 0x0003")
+	# Router nets: each DGID from every source, by SGID and DGID.
+	[ "$routed" = 1 ] && queries+=("--dgid $router_dgids" "--dgid $router_dgids --pkey-from-path"
+		"--dgid $router_dgids --reversible")
 	# The node that asks the SA: Hca2, except on `net`, where Hca2 is cabled
 	# on its second port and umad2sim shows a node's first port only.
 	local asker=Hca2
@@ -240,7 +283,10 @@ for c in "${configs[@]}"; do
 	fi
 	# LMC 0, 1 and 2; QoS at LMC 0 and 1 (a level's SL for each LID of a
 	# multi-LID port); partitions at LMC 0.
-	for variant in "0 " "0 qos" "0 partitions" "1 " "1 qos" "2 "; do
+	variants=("0 " "0 qos" "0 partitions" "1 " "1 qos" "2 ")
+	# Router nets: with and without prefix routes too.
+	[[ "$1" == routers* ]] && variants+=("0 noroutes" "1 noroutes")
+	for variant in "${variants[@]}"; do
 		run_one "$1" "$2" "${variant% *}" "${variant#* }"
 		count $?
 	done

@@ -6,7 +6,7 @@
 # line), DIR/label, and the policy, partitions and torus files it names.
 # Configuration INDEX of SEED is always the same one. FR_WITHOUT (comma
 # separated OpenSM option names) leaves those options out of the draw.
-import random, subprocess, sys, os
+import os, random, socket, struct, subprocess, sys
 
 seed, index, out, simfab = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
 rng = random.Random(seed * 1000003 + index)
@@ -217,6 +217,26 @@ if topo_kind in ("irregular", "torus3d"):
     net_text = net.text()
 elif topo_kind == "grid":
     net_text = subprocess.run(args, capture_output=True, text=True, check=True).stdout
+# IB routers (paths to DGIDs of other subnets): 1-3 on free switch ports,
+# appended last so that ibsim numbers every other node as before. A router
+# needs its rtguid= line (else its GUID is 0 and OpenSM refuses it) and
+# both ends of its link in the file. The GUIDs vary in their high and low
+# bytes: OpenSM's "first router" goes by the byte-swapped GUID.
+routers = []  # their subnet-side port GUIDs (rtguid + 1)
+if R() < 0.3 and "routers" not in without:
+    free = [(name, p) for name, typ, nports, ports in net.nodes if typ == "sw"
+            for p in range(1, nports + 1) if p not in ports]
+    lines = net_text.splitlines()
+    for k, (swn, p) in enumerate(rng.sample(free, min(len(free), rng.randint(1, 3)))):
+        guid = (rng.randrange(1, 256) << 56) | (rng.randrange(1, 1 << 16) << 8)
+        name = "R%d" % (k + 1)
+        hdr = next(i for i, l in enumerate(lines) if l.startswith("Switch") and '"%s"' % swn in l)
+        lines.insert(hdr + 1, '[%d]\t"%s"[1]' % (p, name))
+        lines += ["", "rtguid=0x%016x" % guid, 'Rt\t2 "%s"' % name, '[1]\t"%s"[%d]' % (swn, p)]
+        routers.append(guid + 1)
+    net_text = "\n".join(lines) + "\n"
+    if routers:
+        label.append("%drouters" % len(routers))
 open(os.path.join(out, "net"), "w").write(net_text)
 
 # GUIDs as ibsim 0.10 numbers them: CAs from 0x100000 (node GUID, then one
@@ -524,6 +544,36 @@ if "nue" in engine and R() < 0.3:
     conf.append("nue_include_switches TRUE")
 label += [c.split()[0] for c in conf if not c.startswith("qos_")]
 
+# Prefix routes for the routers (OpenSM's prefix_routes_file: PREFIX
+# PORT-GUID, either may be "*"), in a random order: routes to a router
+# port, to "the first router", to a GUID that is no router port (the SA
+# then refuses that prefix even when a later route would serve), a
+# wildcard; or no file (the SA refuses every off-subnet DGID). The
+# queries ask for a DGID of each prefix, of one no route names, a local
+# one without a port and a local CA's.
+dgids = []
+if routers:
+    def gid_text(prefix, iid):
+        return socket.inet_ntop(socket.AF_INET6, struct.pack(">QQ", prefix, iid))
+    prefixes = [0x20010db800000000 + rng.randrange(16), rng.randrange(1, 0xfe00) << 48,
+                0xfec0000000000000]
+    routes = []
+    for _ in range(rng.randint(0, 4)):
+        pre = rng.choice(prefixes)
+        to = rng.choice(routers + ["*", "0x%016x" % (routers[0] - 1)])
+        routes.append("%x %s" % (pre, to if isinstance(to, str) else "0x%016x" % to))
+    if R() < 0.6:
+        routes.insert(rng.randint(0, len(routes)), "* " + rng.choice(["*"] + ["0x%016x" % r for r in routers]))
+    if routes or R() < 0.5:
+        open(os.path.join(out, "prefix-routes.conf"), "w").write("".join(r + "\n" for r in routes))
+        conf.append("prefix_routes_file @DIR@/prefix-routes.conf")
+        label.append("%dprefix-routes" % len(routes))
+    else:
+        label.append("no-prefix-routes")
+    dgids = [gid_text(pre, rng.randrange(1, 1 << 32)) for pre in prefixes]
+    dgids += [gid_text(0x3000000000000000 + rng.randrange(1 << 16), 7), "fe80::1",
+              gid_text(0xfe80000000000000, port_guid[("Hca1", 1)])]
+
 # Queries.
 q = ["", "--pkey-from-path"]
 pkeys = [p[1] for p in parts]
@@ -543,8 +593,11 @@ if R() < 0.35:
     q.append("--by-gid")
 if R() < 0.35:
     q.append("--reversible" + (" --pkey-from-path" if R() < 0.5 else ""))
+if dgids:
+    q.append("--dgid " + ",".join(dgids))
+    q.append("--dgid " + ",".join(dgids) + rng.choice([" --pkey-from-path", " --reversible"]))
 if lmc:
-    q = [x + " --lmc-all" if "--by-gid" not in x else x for x in q]
+    q = [x + " --lmc-all" if "--by-gid" not in x and "--dgid" not in x else x for x in q]
 open(os.path.join(out, "queries"), "w").write("\n".join(q) + "\n")
 open(os.path.join(out, "opensm.conf.extra"), "w").write("".join(c + "\n" for c in conf))
 open(os.path.join(out, "args"), "w").write("".join(a + "\n" for a in args))

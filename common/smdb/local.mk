@@ -24,6 +24,8 @@ SSA_SMDB_SOURCES = $(SSA_SMDB_FORMAT_SOURCES) \
 	common/smdb/smdb_index.h common/smdb/smdb_index.cc \
 	common/smdb/lft_lineage.h common/smdb/lft_lineage.cc \
 	common/smdb/path_engine.h common/smdb/path_engine.cc \
+	common/smdb/off_subnet.h common/smdb/off_subnet.cc \
+	common/smdb/prefix_rows.h common/smdb/prefix_rows.cc \
 	common/smdb/route_suffixes.h common/smdb/route_suffixes.cc \
 	common/smdb/whole_prdb.h common/smdb/whole_prdb.cc \
 	common/smdb/route_diff.h common/smdb/route_diff.cc \

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "common/smdb/off_subnet.h"
 #include "common/smdb/whole_prdb.h"
 
 namespace ssa {
@@ -66,6 +67,7 @@ const char* PathStatusName(PathStatus status) {
     case PathStatus::kNoRoute: return "no-route";
     case PathStatus::kNoSharedPkey: return "no-shared-pkey";
     case PathStatus::kNotReversible: return "not-reversible";
+    case PathStatus::kNoRouter: return "no-router";
   }
   return "unknown";
 }
@@ -424,6 +426,27 @@ PathStatus PathEngine::ComputeByGuid(uint64_t sguid, uint64_t dguid, ibv_path_re
   }
   memset(out, 0, sizeof(*out));
   return first;
+}
+
+PathStatus PathEngine::ComputeByGid(const uint8_t sgid[16], const uint8_t dgid[16],
+                                    ibv_path_record* out) const {
+  const uint64_t prefix = index_->subnet().subnet_prefix;
+  if (IsForeignSgid(sgid, prefix)) {
+    memset(out, 0, sizeof(*out));
+    return PathStatus::kUnknownSlid;
+  }
+  const bool remote = IsOffSubnetDgid(dgid, prefix);
+  uint64_t dguid = remote ? RouterPortFor(*index_, GidPrefix(dgid)) : GidGuid(dgid);
+  if (remote && dguid == 0) {
+    memset(out, 0, sizeof(*out));
+    return PathStatus::kNoRouter;
+  }
+  PathStatus st = ComputeByGuid(GidGuid(sgid), dguid, out);
+  if (st != PathStatus::kOk) return st;
+  // pr_rcv_build_pr: the SGID asked for; through a router, the DGID too.
+  memcpy(out->sgid.raw, sgid, 16);
+  if (remote) RouteThroughRouter(dgid, out);
+  return st;
 }
 
 void PathEngine::ComputeAll(uint16_t slid, std::vector<Result>* out) const {

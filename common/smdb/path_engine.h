@@ -28,7 +28,9 @@
 //     QoSClass, Preference and ServiceID 0.
 // A query by in-subnet SGID and DGID instead of LIDs is ComputeByGuid():
 // the SA answers the first LID pair of the two ports that has a path, in
-// its order (base LIDs first, Preference 0 or 2).
+// its order (base LIDs first, Preference 0 or 2). ComputeByGid() takes
+// any DGID: one of another subnet goes through the router port OpenSM's
+// prefix routes choose (off_subnet.h), HopLimit 255.
 // A routing engine that chooses path SLs (LASH, torus-2QoS, Nue) has the
 // last word on the SL: the SMDB carries its answers (route_sls, asked of
 // the engine by the plugin), which the engine looks up.
@@ -38,8 +40,7 @@
 // Limitations() names them): SL2VL tables or a QoS policy an older plugin
 // did not put in the SMDB, engine SLs the SMDB does not carry (DFSSSP, which answers
 // at random when it spreads a layer over spare VLs; subnets too large for
-// the plugin to ask), and off-subnet DGIDs through a router (HopLimit
-// 0xFF). The records they
+// the plugin to ask). The records they
 // may change are marked "not exact" (InexactFlags(), kPathInexact* in
 // smdb_prdb.h) wherever the engine's answers are stored or printed, so
 // that nobody serves them as the SA's.
@@ -70,7 +71,9 @@ namespace smdb {
 class WholePrdbPlan;  // whole_prdb.h
 
 // Why there is no path. Every status but kOk is an SA answer of
-// ERR_NO_RECORDS (status 0x0300) to the same query.
+// ERR_NO_RECORDS (status 0x0300) to the same query (by GIDs too: OpenSM
+// 3.3.23 drops the reason it finds for an unknown GID or an off-subnet
+// DGID without a router and answers an empty list).
 enum class PathStatus : uint8_t {
   kOk = 0,
   kUnknownSlid,    // no port owns the SLID
@@ -78,9 +81,10 @@ enum class PathStatus : uint8_t {
   kNoRoute,        // the walk from source to DLID fails
   kNoSharedPkey,   // the ends (or the requester and an end) share no P_Key
   kNotReversible,  // only with PathEngineOptions::require_reversible
+  kNoRouter,       // an off-subnet DGID that no prefix route sends to a router
 };
 // "ok", "unknown-slid", "unknown-dlid", "no-route", "no-shared-pkey",
-// "not-reversible".
+// "not-reversible", "no-router".
 const char* PathStatusName(PathStatus status);
 
 struct PathEngineOptions {
@@ -132,6 +136,23 @@ class PathEngine {
   // GUID no port with a LID has; otherwise, without a path, the base
   // pair's status.
   PathStatus ComputeByGuid(uint64_t sguid, uint64_t dguid, ibv_path_record* out) const;
+
+  // The SA's answer to "SGID sgid, DGID dgid" (16 bytes each, network
+  // order), whatever the DGID's subnet (off_subnet.h):
+  //   - an SGID of another prefix (not link-local) or of no port with a
+  //     LID: kUnknownSlid;
+  //   - a DGID of this subnet (its prefix, link-local or multicast): the
+  //     port with its interface id, as ComputeByGuid;
+  //   - a DGID of another subnet: the path to the router port its prefix
+  //     route names (kNoRouter when none), computed as to any local port
+  //     (SL, MTU, rate, lifetime, P_Key, QoS level, engine SLs: the
+  //     router port is the destination), with HopLimit 255, FlowLabel
+  //     and TClass 0 and the DGID asked for (what pr_rcv_build_pr writes);
+  // and in every record the SGID asked for, as the SA copies it. Its
+  // marks (kPathInexact*, SL span) are InexactFlags() of the record's
+  // SLID and DLID.
+  PathStatus ComputeByGid(const uint8_t sgid[16], const uint8_t dgid[16],
+                          ibv_path_record* out) const;
 
   // f(dlid, status, record) for every assigned LID, ascending.
   template <class F>

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "common/base/big_endian.h"
+#include "common/smdb/prefix_rows.h"
 #include "common/smdb/smdb_codec.h"
 #include "common/smdb/smdb_delta.h"
 
@@ -130,7 +131,8 @@ class Differ {
   bool Unlocalized() const {
     return od_.subnet.epoch != nd_.subnet.epoch || od_.partitions.epoch != nd_.partitions.epoch ||
            od_.pkey_blocks.epoch != nd_.pkey_blocks.epoch ||
-           od_.prefix_routes.epoch != nd_.prefix_routes.epoch || QosChanged();
+           od_.prefix_routes.epoch != nd_.prefix_routes.epoch || QosChanged() ||
+           RouterPortsDiffer(od_, nd_);  // the prefix rows' choice (prefix_rows.h)
   }
 
   // LIDs that are route-dirty but not owner-dirty get their per-switch

@@ -26,7 +26,8 @@
 //     d's first switch toward s (the reverse path the engine also walks)
 //     does;
 //   - a change the rules above do not localize (subnet record, partitions,
-//     P_Key tables, prefix routes) makes everything dirty (`all`).
+//     P_Key tables, prefix routes, the set of router ports: the PRDB's
+//     prefix rows, prefix_rows.h) makes everything dirty (`all`).
 // Ports "changed" means any field of the port record, its node record or
 // its link differs (a superset of what the engine reads: safe).
 //

@@ -82,6 +82,9 @@ Status SmdbIndex::Build(const Smdb& db, std::unique_ptr<SmdbIndex>* out, LftBuff
       idx->sl2vl_drops_.emplace_back(uint64_t{port} << 8 | d.in_port, d.mask);
   }
   std::sort(idx->sl2vl_drops_.begin(), idx->sl2vl_drops_.end());
+  idx->prefix_routes_ = db.prefix_routes.records;
+  std::sort(idx->prefix_routes_.begin(), idx->prefix_routes_.end(),
+            [](const SmdbPrefixRoute& a, const SmdbPrefixRoute& b) { return a.seq < b.seq; });
   // Which routing the engine's SLs are of, whether they are here or in
   // route-SL slices (route_sl_table.h).
   idx->route_sl_generation_ = db.route_sl_hints.epoch;

@@ -241,6 +241,8 @@ class SmdbIndex {
   size_t lft_blocks_rewritten() const { return lft_blocks_rewritten_; }
 
   const SmdbSubnet& subnet() const { return subnet_; }
+  // OpenSM's prefix routes (off_subnet.h), in its order.
+  const std::vector<SmdbPrefixRoute>& prefix_routes() const { return prefix_routes_; }
   // The GID prefix in network byte order, ready to copy into a GID.
   const std::array<uint8_t, 8>& prefix_bytes() const { return prefix_bytes_; }
   // The GID of the port with `guid` on this subnet, in `gid` (16 bytes,
@@ -285,6 +287,7 @@ class SmdbIndex {
   std::vector<std::pair<uint64_t, uint16_t>> sl2vl_drops_;  // (port << 8 | in_port, mask), sorted
 
   SmdbSubnet subnet_;
+  std::vector<SmdbPrefixRoute> prefix_routes_;  // by seq
   std::array<uint8_t, 8> prefix_bytes_{};
   std::vector<Node> nodes_;                    // same order as the Smdb's nodes
   std::vector<Port> ports_;                    // same order as the Smdb's ports

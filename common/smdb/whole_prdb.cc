@@ -29,6 +29,7 @@
 #include <cstring>
 
 #include "common/smdb/prdb_image.h"
+#include "common/smdb/prefix_rows.h"
 #include "common/smdb/smdb_codec.h"
 
 namespace ssa {
@@ -69,10 +70,10 @@ struct PkeyAnswer {
   uint16_t pkey = 0;
 };
 
-// The records from `src` (a port with a LID), in key order, to
-// emit(const PrdbPath&).
+// The records from `src` (a port with a LID) to local destinations, in
+// key order, to emit(const PrdbPath&).
 template <class Emit>
-void ForEachRecord(const PathEngine& engine, uint32_t src, Emit&& emit) {
+void ForEachLocalRecord(const PathEngine& engine, uint32_t src, Emit&& emit) {
   const SmdbIndex& x = engine.index();
   const SmdbIndex::Port& s = x.port(src);
   const uint32_t lids = 1u << s.lmc;
@@ -166,6 +167,21 @@ void ForEachRecord(const PathEngine& engine, uint32_t src, Emit&& emit) {
   }
 }
 
+// Every record from `src`, in key order: ForEachLocalRecord's, and the
+// prefix rows (prefix_rows.h) before and after them by their DGIDs.
+template <class Emit>
+void ForEachRecord(const PathEngine& engine, uint32_t src, const std::vector<PrdbPath>& prefix_rows,
+                   Emit&& emit) {
+  uint8_t local[16];
+  engine.index().PutGid(0, local);
+  auto before = [&local](const PrdbPath& p) { return std::memcmp(p.dgid.data(), local, 16) < 0; };
+  for (const PrdbPath& p : prefix_rows)
+    if (before(p)) emit(p);
+  ForEachLocalRecord(engine, src, emit);
+  for (const PrdbPath& p : prefix_rows)
+    if (!before(p)) emit(p);
+}
+
 // The source port of a whole PRDB, or ENOENT.
 Status FindSource(const SmdbIndex& x, uint64_t port_guid, uint32_t* src) {
   *src = x.PortByGuid(port_guid);
@@ -197,8 +213,11 @@ Status BuildPrdb(const PathEngine& engine, uint64_t port_guid, uint64_t smdb_epo
   Prdb db;
   db.global_epoch = smdb_epoch;
   db.source.records[0] = SourceRecord(x, src, smdb_epoch);
-  db.paths.records.reserve(x.assigned_lids().size() << x.port(src).lmc);
-  ForEachRecord(engine, src, [&db](const PrdbPath& p) { db.paths.records.push_back(p); });
+  std::vector<PrdbPath> prefix_rows;
+  BuildPrefixRows(engine, src, &prefix_rows);
+  db.paths.records.reserve((x.assigned_lids().size() << x.port(src).lmc) + prefix_rows.size());
+  ForEachRecord(engine, src, prefix_rows,
+                [&db](const PrdbPath& p) { db.paths.records.push_back(p); });
   *out = std::move(db);
   return Status::Ok();
 }
@@ -214,7 +233,9 @@ Status WritePrdbImage(const PathEngine& engine, uint64_t port_guid, uint64_t smd
   }
   using I = PrdbImage;
   const DbSchema& schema = Prdb::Schema();
-  const size_t most = x.assigned_lids().size() << x.port(src).lmc;
+  std::vector<PrdbPath> prefix_rows;
+  BuildPrefixRows(engine, src, &prefix_rows);
+  const size_t most = (x.assigned_lids().size() << x.port(src).lmc) + prefix_rows.size();
   st = CheckTableSize(schema, schema.tables[1], most);
   if (!st.ok()) {
     out->clear();
@@ -230,7 +251,7 @@ Status WritePrdbImage(const PathEngine& engine, uint64_t port_guid, uint64_t smd
   constexpr size_t kKeySize = KeySize<PrdbPath>();
   const uint8_t* const first = p;
   bool ordered = true;
-  ForEachRecord(engine, src, [&p, first, &ordered](const PrdbPath& r) {
+  ForEachRecord(engine, src, prefix_rows, [&p, first, &ordered](const PrdbPath& r) {
     EncodeRecord(r, p);
     ordered = ordered && (p == first || std::memcmp(p - I::kPathSize, p, kKeySize) < 0);
     p += I::kPathSize;

@@ -66,7 +66,8 @@ class WholePrdbPlan {
 };
 
 // Every path (kOk only) from every LID of the port with `port_guid` to
-// every assigned LID, as a PRDB stamped with `smdb_epoch`. ENOENT if no
+// every assigned LID, and the prefix rows for other subnets' DGIDs
+// (prefix_rows.h), as a PRDB stamped with `smdb_epoch`. ENOENT if no
 // endpoint port has that GUID. The engine's options say which query the
 // records answer: PathEngineOptions::ForPrdb() for what consumers serve.
 Status BuildPrdb(const PathEngine& engine, uint64_t port_guid, uint64_t smdb_epoch, Prdb* out);

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "common/smdb/off_subnet.h"
+
 namespace ssa {
 namespace ssa_provider {
 
@@ -23,10 +25,22 @@ PrdbView::PrdbView(std::shared_ptr<const smdb::Prdb> prdb) : prdb_(std::move(prd
   }
   by_pair_.reserve(r.size());
   for (uint32_t i = 0; i < r.size(); ++i) {
+    if (smdb::IsPrefixRow(r[i])) {  // a choice of router, not a path of its own
+      prefix_rows_.push_back(r[i]);
+      continue;
+    }
     if (!(r[i].flags & smdb::kPathReversible)) continue;  // the query asks for reversible paths
     by_pair_.push_back(uint64_t{uint32_t{r[i].slid} << 16 | r[i].dlid} << 32 | i);
   }
   std::sort(by_pair_.begin(), by_pair_.end());
+  std::sort(prefix_rows_.begin(), prefix_rows_.end(),
+            [](const smdb::PrdbPath& a, const smdb::PrdbPath& b) {
+              return std::memcmp(a.dgid.data(), b.dgid.data(), 16) < 0;
+            });
+}
+
+bool PrdbView::IsRemote(const uint8_t dgid[16]) const {
+  return smdb::IsOffSubnetDgid(dgid, source_.subnet_prefix);
 }
 
 const smdb::PrdbPath* PrdbView::Find(uint16_t slid, uint16_t dlid) const {
@@ -41,6 +55,16 @@ const smdb::PrdbPath* PrdbView::Find(uint16_t slid, uint16_t dlid) const {
 const smdb::PrdbPath* PrdbView::ByLid(uint16_t dlid) const { return Find(source_.base_lid, dlid); }
 
 const smdb::PrdbPath* PrdbView::ByGid(const uint8_t dgid[16]) const {
+  if (!IsRemote(dgid)) return ByLocalGid(dgid);
+  const smdb::PrdbPath* row = smdb::FindPrefixRow(prefix_rows_.data(), prefix_rows_.size(), dgid);
+  if (!row || row->dlid == 0) return nullptr;  // no prefix row, or the SA refuses the prefix
+  // The router port the row names (by the LID pair chosen when it was
+  // made), and the SA's record to it from the current rows.
+  const smdb::PrdbPath* router = Find(row->slid, row->dlid);
+  return router ? ByLocalGid(router->dgid.data()) : nullptr;
+}
+
+const smdb::PrdbPath* PrdbView::ByLocalGid(const uint8_t dgid[16]) const {
   // The records of `dgid`: one run in DGID order.
   size_t lo = 0, hi = prdb_->paths.records.size();
   while (lo < hi) {

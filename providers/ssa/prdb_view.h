@@ -20,6 +20,7 @@
 #include <memory>
 #include <vector>
 
+#include "common/smdb/prefix_rows.h"
 #include "common/smdb/smdb_prdb.h"
 
 namespace ssa {
@@ -40,24 +41,32 @@ class PrdbView {
   // must not serve it as such.
   const smdb::PrdbPath* ByLid(uint16_t dlid) const;
   // The record for SGID (ours) -> `dgid`: the first LID pair with a path,
-  // (base+k, base+k) first, as OpenSM orders them.
+  // (base+k, base+k) first, as OpenSM orders them. For a DGID of another
+  // subnet (IsRemote), the record to the router port the PRDB's prefix row
+  // names (smdb/prefix_rows.h), found as ByGid finds the router port's:
+  // the caller makes it the SA's with smdb::RouteThroughRouter. Null too
+  // when the PRDB has no prefix row for it or says the SA refuses it.
   const smdb::PrdbPath* ByGid(const uint8_t dgid[16]) const;
-  // Every destination GID ByGid knows (one with a reversible record), in
-  // GID order.
+  // Whether the SA takes `dgid` for one of another subnet than ours.
+  bool IsRemote(const uint8_t dgid[16]) const;
+  // Every local destination GID ByGid knows (one with a reversible
+  // record), in GID order: not the prefix rows'.
   template <class F>
   void ForEachDgid(F&& f) const {
     const size_t n = prdb_->paths.records.size();
     for (size_t i = 0; i < n;) {
       const uint8_t* dgid = Record(i).dgid.data();
       bool any = false;
+      bool prefix_row = smdb::IsPrefixRow(Record(i));
       for (; i < n && std::memcmp(Record(i).dgid.data(), dgid, 16) == 0; ++i)
         any |= (Record(i).flags & smdb::kPathReversible) != 0;
-      if (any) f(dgid);
+      if (any && !prefix_row) f(dgid);
     }
   }
 
  private:
   const smdb::PrdbPath* Find(uint16_t slid, uint16_t dlid) const;
+  const smdb::PrdbPath* ByLocalGid(const uint8_t dgid[16]) const;
   // The i-th record in DGID order.
   const smdb::PrdbPath& Record(size_t i) const {
     return prdb_->paths.records[order_.empty() ? i : order_[i]];
@@ -69,6 +78,7 @@ class PrdbView {
   // ascending.
   std::vector<uint64_t> by_pair_;
   std::vector<uint32_t> order_;  // record indexes in DGID order; empty: the records' own
+  std::vector<smdb::PrdbPath> prefix_rows_;  // by DGID
 };
 
 }  // namespace ssa_provider

@@ -31,6 +31,10 @@ shm_prdb::PortTables Tables(const ExportPort& in) {
   t.epoch = v->epoch();
   for (const smdb::PrdbPath& p : v->prdb()->paths.records) {
     if (!(p.flags & smdb::kPathReversible) || (p.flags & smdb::kPathInexact)) continue;
+    // A prefix row (smdb/prefix_rows.h) is a choice of router, not a path:
+    // DGIDs of other subnets are not in the tables, their readers ask
+    // ibacm, which answers them from the PRDB.
+    if (smdb::IsPrefixRow(p)) continue;
     ibssa_shm_path r{};
     r.slid = p.slid;
     r.dlid = p.dlid;

@@ -10,6 +10,7 @@
 #include "common/base/option_set.h"
 #include "common/mad/mad_wire.h"
 #include "common/shm_prdb/shm_prdb_format.h"
+#include "common/smdb/off_subnet.h"
 #include "common/smdb/path_engine.h"
 #include "providers/shared/core_log.h"
 
@@ -445,6 +446,10 @@ int SsaProvider::RouteFromView(const sa::SaEndpoint* ep, const RouteKey& key,
         if (found->flags & smdb::kPathInexactRoutingSl) NoteMiss(port, kInexactRoutingSl);
       } else {
         smdb::FromPrdbPath(*found, path);
+        // A DGID of another subnet: the record to its router port, with
+        // the DGID and HopLimit the SA writes (smdb/off_subnet.h).
+        if (key.kind != RouteKey::kLid && view->IsRemote(key.dest))
+          smdb::RouteThroughRouter(key.dest, path);
         // The SA answers with the P_Key asked for: the endpoint's, whose
         // membership bit may differ from the record's.
         path->pkey = htons(ep->pkey);

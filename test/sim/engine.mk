@@ -5,7 +5,7 @@ if WITH_OPENSM
 check_PROGRAMS += test/sim/engine_tests
 TESTS += test/sim/engine_tests
 test_sim_engine_tests_SOURCES = \
-	test/sim/path_engine_sim_test.cc
+	test/sim/path_engine_sim_test.cc test/sim/router_sim_test.cc
 test_sim_engine_tests_CPPFLAGS = $(SIM_TEST_CPPFLAGS)
 test_sim_engine_tests_LDADD = $(SIM_TEST_LIBS) $(SIM_TEST_LAST_LIBS)
 # OpenSM loads the plugin from opensm_plugin/.libs; the nodes run ssa-smdb.

@@ -59,7 +59,7 @@ test_unit_unit_tests_SOURCES = \
 	test/unit/smdb_test.cc test/unit/smdb_corrupt_test.cc test/unit/smdb_delta_test.cc \
 	test/unit/smdb_index_lft_test.cc \
 	test/unit/smdb_catch_up_test.cc \
-	test/unit/path_engine_fabric.h test/unit/path_engine_checks.h test/unit/path_engine_test.cc test/unit/qos_policy_test.cc \
+	test/unit/path_engine_fabric.h test/unit/path_engine_checks.h test/unit/path_engine_test.cc test/unit/router_path_test.cc test/unit/prefix_rows_test.cc test/unit/qos_policy_test.cc \
 	test/unit/route_diff_test.cc \
 	test/unit/text_util_test.cc \
 	test/unit/route_suffixes_test.cc \

@@ -75,6 +75,27 @@ class FabricBuilder {
     AddPort(guid, 1, guid + 1, lid, lmc, mtu, width, speed, ext, ext ? kCapExt : 0x48, pkey_table);
     if (lid) db_.guid_lids.records.push_back({guid + 1, guid + 1, lid, lmc, 0});
   }
+  // A 2-port IB router whose port 1 (GUID guid + 1) is on this subnet, as
+  // OpenSM sees one: its other port is of another subnet, undiscovered
+  // (no port GUID).
+  void Router(uint64_t guid, uint16_t lid, uint8_t mtu, uint8_t width, uint8_t speed,
+              uint32_t pkey_table) {
+    SmdbNode n;
+    n.node_guid = guid;
+    n.node_type = kNodeRouter;
+    n.num_ports = 2;
+    db_.nodes.records.push_back(n);
+    AddPort(guid, 1, guid + 1, lid, 0, mtu, width, speed, 0, 0x48, pkey_table);
+    AddPort(guid, 2, 0, 0, 0, mtu, width, speed, 0, 0x48, kNoPkeyTable);
+    db_.guid_lids.records.push_back({guid + 1, guid + 1, lid, 0, 0});
+  }
+  void PrefixRoute(uint64_t prefix, uint64_t router_port_guid) {
+    SmdbPrefixRoute r;
+    r.seq = static_cast<uint32_t>(db_.prefix_routes.records.size());
+    r.prefix = prefix;
+    r.router_port_guid = router_port_guid;
+    db_.prefix_routes.records.push_back(r);
+  }
   void Switch(uint64_t guid, uint16_t lid, uint8_t ports, uint16_t top) {
     SmdbNode n;
     n.node_guid = guid;
@@ -262,6 +283,39 @@ inline ibv_path_record Expected(uint64_t sguid, uint16_t slid, uint64_t dguid, u
   ibv_path_record out;
   ssa::mad::ToIbvPathRecord(r, &out);
   return out;
+}
+
+// Two IB routers for the off-subnet tests: R1's port GUID (node GUID + 1)
+// is the smaller number, R2's the smaller once byte-swapped, so OpenSM's
+// "first router" on a little-endian host is R2 (as on ibsim).
+constexpr uint64_t R1 = 0x0100000000000a00, R2 = 0x0200000000000500;
+constexpr uint16_t kR1Lid = 50, kR2Lid = 51;
+
+struct PrefixRouteSpec {
+  uint64_t prefix, port_guid;  // as in OpenSM's prefix_routes_file; 0: "*"
+};
+
+// TwoSwitchFabric with R1 on S1 port 4 and R2 on S1 port 8 (4x QDR, 4K
+// MTU, P_Keys as A's), these prefix routes in this order, and this subnet
+// prefix. Sorted.
+inline Smdb TwoRouterFabric(std::initializer_list<PrefixRouteSpec> routes,
+                            uint64_t subnet_prefix = kPrefix) {
+  FabricBuilder f;
+  f.db() = TwoSwitchFabric();
+  f.db().subnet.records[0].subnet_prefix = subnet_prefix;
+  f.Router(R1, kR1Lid, 5, k4x, kQdr, 1);
+  f.Router(R2, kR2Lid, 5, k4x, kQdr, 1);
+  f.SwitchPort(S1, 4, 5, k4x, kQdr, 0);
+  f.SwitchPort(S1, 8, 5, k4x, kQdr, 0);
+  f.Link(R1, 1, S1, 4);
+  f.Link(R2, 1, S1, 8);
+  f.Route(S1, kR1Lid, 4);
+  f.Route(S1, kR2Lid, 8);
+  f.Route(S2, kR1Lid, 5);
+  f.Route(S2, kR2Lid, 5);
+  for (const PrefixRouteSpec& r : routes) f.PrefixRoute(r.prefix, r.port_guid);
+  f.db().SortRecords();
+  return f.db();
 }
 
 // `db` sorted and indexed; null when the index refuses it.

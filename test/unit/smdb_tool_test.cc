@@ -202,6 +202,40 @@ TEST(SmdbTool, PathsFromAllToAllPrintsEveryPairWithTheSaRecords) {
   CHECK_TRUE(out == again);
 }
 
+// --dgid: each source asks by its GID and the DGID; a DGID of another
+// subnet goes through the router port the prefix routes name, HopLimit
+// 255, and fails naming the DGID when no route leads to a router.
+TEST(SmdbTool, PathsToDgidsOfAnotherSubnetGoThroughTheRouter) {
+  std::string out, err;
+  CHECK_EQUAL_TEXT(
+      0, Run({"paths", file, "--from", "10", "--dgid", "2001:db8::1,fe80::c1"}, &out, &err),
+      err.c_str());
+  STRCMP_EQUAL(
+      "path slid=10 dlid=0 status=no-router dgid=2001:db8::1\n"
+      "path slid=10 dlid=16 status=ok sgid=fe80::a1 dgid=fe80::c1 pkey=0x8002 sl=5 mtu=4 rate=4 "
+      "packet_life=18 hop_limit=0 tclass=0 flow_label=0x00000 reversible=1 preference=0\n",
+      out.c_str());
+
+  // A router (port GUID 0x..a01, LID 50) on S1's port 4, every prefix to it.
+  path_engine_test::FabricBuilder f;
+  f.db() = path_engine_test::TwoSwitchFabric();
+  f.Router(0x0100000000000a00, 50, 5, path_engine_test::k4x, path_engine_test::kQdr, 1);
+  f.SwitchPort(path_engine_test::S1, 4, 5, path_engine_test::k4x, path_engine_test::kQdr, 0);
+  f.Link(0x0100000000000a00, 1, path_engine_test::S1, 4);
+  f.Route(path_engine_test::S1, 50, 4);
+  f.PrefixRoute(0, 0);
+  f.db().SortRecords();
+  std::string routed = dir + "/routed.smdb";
+  CHECK_OK(f.db().WriteFile(routed));
+  CHECK_EQUAL_TEXT(0, Run({"paths", routed, "--from", "10", "--dgid", "2001:db8::1"}, &out, &err),
+                   err.c_str());
+  STRCMP_EQUAL(
+      "path slid=10 dlid=50 status=ok sgid=fe80::a1 dgid=2001:db8::1 pkey=0x8002 sl=5 mtu=5 "
+      "rate=7 packet_life=18 hop_limit=255 tclass=0 flow_label=0x00000 reversible=1 "
+      "preference=0\n",
+      out.c_str());
+}
+
 TEST(SmdbTool, TruncatedFileFailsNamingTheTable) {
   std::string bytes = ReadText(file);
   const smdb_test::Section* nodes = nullptr;
@@ -238,6 +272,9 @@ TEST(SmdbTool, WrongUsageExits2WithTheUsage) {
       {{"paths", file, "--from"}, "ssa-smdb: --from needs a value\n"},
       {{"paths", file, "--from", "all", "--requester", "0xc000"},
        "ssa-smdb: --requester needs a number in 1..49151\n"},
+      {{"paths", file, "--from", "all", "--dgid", "10.0.0.1"},
+       "ssa-smdb: --dgid: '10.0.0.1' is not a GID\n"},
+      {{"paths", file, "--from", "all", "--dgid"}, "ssa-smdb: --dgid needs a value\n"},
       {{"frob", file}, "ssa-smdb: unknown command 'frob'\n"},
   };
   for (const Case& c : cases) {

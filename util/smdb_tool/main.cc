@@ -6,9 +6,11 @@
 //   ssa-smdb compare FILE --from LIST ...  the engine against the live SA
 // A thin program over common/: parsing options and printing.
 // Single-threaded.
+#include <arpa/inet.h>
 #include <endian.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -18,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "common/mad/mad_wire.h"
 #include "common/mad/sa_client.h"
 #include "common/smdb/path_engine.h"
 #include "common/smdb/smdb.h"
@@ -42,13 +45,15 @@ void Usage(FILE* f) {
       f,
       "usage: ssa-smdb dump FILE\n"
       "       ssa-smdb prdb FILE\n"
-      "       ssa-smdb paths FILE --from LIST [--to LIST] [--lmc-all] [--by-gid]\n"
+      "       ssa-smdb paths FILE --from LIST [--to LIST | --dgid GIDS] [--lmc-all] [--by-gid]\n"
       "                      [--reversible] [--requester LID] [--stats] [QUERY]\n"
-      "       ssa-smdb compare FILE --from LIST [--to LIST] [--lmc-all] [--by-gid] [--reversible]\n"
+      "       ssa-smdb compare FILE --from LIST [--to LIST | --dgid GIDS] [--lmc-all] [--by-gid]\n"
+      "                      [--reversible]\n"
       "                      [--sample N] [--depth N] [--timeout MS] [--retries N]\n"
       "                      [--port CA:PORT] [--max-print N] [--prdb PRDBFILE] [QUERY]\n"
       "QUERY: [--pkey P | --pkey-from-path] [--service-id S] [--qos-class C]\n"
-      "LIST: comma-separated 'all', LIDs, LID ranges A-B, port GUIDs. See ssa-smdb(1).\n");
+      "LIST: comma-separated 'all', LIDs, LID ranges A-B, port GUIDs.\n"
+      "GIDS: comma-separated destination GIDs, any subnet's. See ssa-smdb(1).\n");
 }
 
 struct Args {
@@ -56,6 +61,8 @@ struct Args {
   bool lmc_all = false, reversible = false, stats = false, by_gid = false;
   long requester = 0, sample = 0, depth = 16, timeout = 2000, retries = 2, max_print = -1;
   std::string port, prdb;
+  // --dgid: destinations by GID (asked by SGID and DGID).
+  std::vector<std::array<uint8_t, 16>> dgids;
   // The query's P_Key, ServiceID and QoS class (ssa-smdb(1), QUERY).
   smdb::QosQuery query;
   bool pkey_from_path = false;
@@ -67,6 +74,25 @@ bool ParseLong(const char* s, long min, long max, long* out) {
   long v = strtol(s, &end, 0);
   if (errno || *end || end == s || v < min || v > max) return false;
   *out = v;
+  return true;
+}
+
+// "GID,GID,...": each in IPv6 text form.
+bool ParseGids(const char* text, std::vector<std::array<uint8_t, 16>>* out) {
+  std::string list = text;
+  size_t at = 0;
+  while (at <= list.size()) {
+    size_t comma = list.find(',', at);
+    std::string item = list.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    std::array<uint8_t, 16> gid{};
+    if (inet_pton(AF_INET6, item.c_str(), gid.data()) != 1) {
+      fprintf(stderr, "ssa-smdb: --dgid: '%s' is not a GID\n", item.c_str());
+      return false;
+    }
+    out->push_back(gid);
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
   return true;
 }
 
@@ -104,7 +130,11 @@ bool ParseArgs(int argc, char** argv, Args* a) {
       ok = text(&a->port);
     else if (o == "--prdb")
       ok = text(&a->prdb);
-    else if (o == "--lmc-all")
+    else if (o == "--dgid") {
+      if (!v) fprintf(stderr, "ssa-smdb: --dgid needs a value\n");
+      ok = v && ParseGids(v, &a->dgids);
+      ++i;
+    } else if (o == "--lmc-all")
       a->lmc_all = true;
     else if (o == "--reversible")
       a->reversible = true;
@@ -153,6 +183,10 @@ bool ParseArgs(int argc, char** argv, Args* a) {
   }
   if (a->pkey_from_path && a->query.has_pkey) {
     fprintf(stderr, "ssa-smdb: --pkey and --pkey-from-path exclude each other\n");
+    return false;
+  }
+  if (!a->dgids.empty() && !a->prdb.empty()) {
+    fprintf(stderr, "ssa-smdb: --dgid and --prdb exclude each other\n");
     return false;
   }
   if ((a->command == "paths" || a->command == "compare") && a->from.empty()) {
@@ -260,6 +294,34 @@ smdb::PathStatus Lookup(const smdb::PathEngine& e, bool by_gid, uint16_t slid, u
                          rec);
 }
 
+// `paths --dgid`: the SA's answers to "SGID slid's port's, DGID d" for
+// each d, as path lines; a failure's line names the DGID.
+void PathsToGids(const smdb::PathEngine& engine, uint16_t slid,
+                 const std::vector<std::array<uint8_t, 16>>& dgids, size_t* total, size_t* ok,
+                 double* ns) {
+  const smdb::SmdbIndex& x = engine.index();
+  uint32_t src = x.PortByLid(slid);
+  uint8_t sgid[16];
+  x.PutGid(src == smdb::SmdbIndex::kNone ? 0 : x.port(src).port_guid, sgid);
+  ibv_path_record rec;
+  for (const auto& dgid : dgids) {
+    auto t0 = std::chrono::steady_clock::now();
+    smdb::PathStatus st = engine.ComputeByGid(sgid, dgid.data(), &rec);
+    *ns += std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
+    ++*total;
+    std::string line;
+    if (st == smdb::PathStatus::kOk) {
+      ++*ok;
+      uint16_t s = be16toh(rec.slid), d = be16toh(rec.dlid);
+      line = tool::FormatPathLine(s, d, st, rec, engine.InexactFlags(s, d));
+    } else {
+      line = tool::FormatPathLine(slid, 0, st, rec) + " dgid=" + ssa::mad::GidToString(dgid.data());
+    }
+    line += '\n';
+    fputs(line.c_str(), stdout);
+  }
+}
+
 int Paths(const Args& a) {
   Loaded l;
   if (int rc = Load(a, &l)) return rc;
@@ -277,6 +339,10 @@ int Paths(const Args& a) {
   ibv_path_record rec;
   std::string out;
   for (uint16_t slid : l.slids) {
+    if (!a.dgids.empty()) {
+      PathsToGids(engine, slid, a.dgids, &total, &ok, &ns);
+      continue;
+    }
     for (uint16_t dlid : l.dlids) {
       auto t0 = std::chrono::steady_clock::now();
       smdb::PathStatus st = Lookup(engine, a.by_gid, slid, dlid, &rec);
@@ -312,6 +378,7 @@ int Compare(const Args& a) {
   o.port = a.port;
   o.reversible = a.reversible;
   o.by_gid = a.by_gid;
+  o.dgids = a.dgids;
   o.query = a.query;
   o.pkey_from_path = a.pkey_from_path;
   if (a.max_print >= 0) o.max_print = static_cast<size_t>(a.max_print);

@@ -14,7 +14,9 @@
 #include "common/mad/mad_wire.h"
 #include "common/mad/sa_client.h"
 #include "common/mad/umad_ports.h"
+#include "common/smdb/off_subnet.h"
 #include "common/smdb/path_engine.h"
+#include "common/smdb/prefix_rows.h"
 #include "util/smdb_tool/path_text.h"
 
 namespace ssa {
@@ -98,13 +100,20 @@ void Record(int status, const uint8_t* resp, size_t len, Answer* a) {
 Status RunSaCompare(const smdb::SmdbIndex& index, const CompareOptions& o, FILE* out,
                     CompareResult* r) {
   *r = CompareResult{};
-  size_t total = o.slids.size() * o.dlids.size();
+  // With DGIDs, a pair's second member is the DGID's index in o.dgids.
+  const bool to_gids = !o.dgids.empty();
+  const bool by_gid = o.by_gid || to_gids;
+  std::vector<uint16_t> dgid_indexes;
+  for (size_t i = 0; i < o.dgids.size() && i <= 0xFFFF; ++i)
+    dgid_indexes.push_back(static_cast<uint16_t>(i));
+  const std::vector<uint16_t>& dests = to_gids ? dgid_indexes : o.dlids;
+  size_t total = o.slids.size() * dests.size();
   if (total == 0) return Status::Error(EINVAL, "no (SLID, DLID) pair to compare");
   size_t n = o.sample != 0 && o.sample < total ? o.sample : total;
   std::vector<std::pair<uint16_t, uint16_t>> pairs(n);
   for (size_t i = 0; i < n; ++i) {
     size_t k = n == total ? i : static_cast<size_t>(static_cast<unsigned __int128>(i) * total / n);
-    pairs[i] = {o.slids[k / o.dlids.size()], o.dlids[k % o.dlids.size()]};
+    pairs[i] = {o.slids[k / dests.size()], dests[k % dests.size()]};
   }
 
   UmadPort port;
@@ -130,15 +139,35 @@ Status RunSaCompare(const smdb::SmdbIndex& index, const CompareOptions& o, FILE*
   // A PRDB's record answers the query with its own P_Key (what ibacm asks):
   // the SA is asked that query for it.
   std::vector<uint16_t> query_pkey(n, o.query.has_pkey ? o.query.pkey : 0);
+  // The GIDs of a pair asked by GID: the ports' own, or the DGID given.
+  auto pair_gids = [&](size_t i, uint8_t* sgid, uint8_t* dgid) {
+    mad::PutGid(index.subnet().subnet_prefix, GuidOf(index, pairs[i].first), sgid);
+    if (to_gids)
+      memcpy(dgid, o.dgids[pairs[i].second].data(), 16);
+    else
+      mad::PutGid(index.subnet().subnet_prefix, GuidOf(index, pairs[i].second), dgid);
+  };
   for (size_t i = 0; i < n && o.pkey_from_path && !o.prdb; ++i) {
-    uint32_t s = index.PortByLid(pairs[i].first), d = index.PortByLid(pairs[i].second);
+    uint32_t s = index.PortByLid(pairs[i].first), d = smdb::SmdbIndex::kNone;
+    if (!to_gids) {
+      d = index.PortByLid(pairs[i].second);
+    } else {
+      // The port the path ends at, path or not (as by LID): the DGID's,
+      // or the router port the SA sends it to.
+      const uint8_t* dgid = o.dgids[pairs[i].second].data();
+      uint64_t dguid = smdb::IsOffSubnetDgid(dgid, index.subnet().subnet_prefix)
+                           ? smdb::RouterPortFor(index, smdb::GidPrefix(dgid))
+                           : smdb::GidGuid(dgid);
+      if (dguid != 0) d = index.PortByGuid(dguid);
+    }
     if (s != smdb::SmdbIndex::kNone && d != smdb::SmdbIndex::kNone)
       query_pkey[i] = index.CommonPkey(index.port(s).pkey_table, index.port(d).pkey_table);
   }
   auto e0 = Clock::now();
   std::map<std::pair<uint16_t, uint16_t>, const smdb::PrdbPath*> delivered;
   if (o.prdb)
-    for (const smdb::PrdbPath& p : o.prdb->paths.records) delivered[{p.slid, p.dlid}] = &p;
+    for (const smdb::PrdbPath& p : o.prdb->paths.records)
+      if (!smdb::IsPrefixRow(p)) delivered[{p.slid, p.dlid}] = &p;  // not a path of its own
   for (size_t i = 0; i < n; ++i) {
     uint16_t slid = pairs[i].first, dlid = pairs[i].second;
     if (o.prdb) {
@@ -159,9 +188,15 @@ Status RunSaCompare(const smdb::SmdbIndex& index, const CompareOptions& o, FILE*
       mine_status[i] = have ? PathStatus::kOk : PathStatus::kNoRoute;
       continue;
     }
-    mine_status[i] = o.by_gid
-                         ? engine.ComputeByGuid(GuidOf(index, slid), GuidOf(index, dlid), &mine[i])
-                         : engine.Compute(slid, dlid, &mine[i]);
+    if (to_gids) {
+      uint8_t sgid[16], dgid[16];
+      pair_gids(i, sgid, dgid);
+      mine_status[i] = engine.ComputeByGid(sgid, dgid, &mine[i]);
+    } else {
+      mine_status[i] =
+          o.by_gid ? engine.ComputeByGuid(GuidOf(index, slid), GuidOf(index, dlid), &mine[i])
+                   : engine.Compute(slid, dlid, &mine[i]);
+    }
     if (mine_status[i] == PathStatus::kOk)
       mine_flags[i] = engine.InexactFlags(be16toh(mine[i].slid), be16toh(mine[i].dlid));
   }
@@ -190,11 +225,8 @@ Status RunSaCompare(const smdb::SmdbIndex& index, const CompareOptions& o, FILE*
     while (!stopping && next < n && client.queued() < kQueueAhead && send_error.ok()) {
       size_t i = next++;
       uint8_t m[mad::kMadSize], sgid[16] = {}, dgid[16] = {};
-      if (o.by_gid) {
-        mad::PutGid(index.subnet().subnet_prefix, GuidOf(index, pairs[i].first), sgid);
-        mad::PutGid(index.subnet().subnet_prefix, GuidOf(index, pairs[i].second), dgid);
-      }
-      BuildQuery(pairs[i].first, pairs[i].second, o.by_gid ? sgid : nullptr, dgid, o.reversible,
+      if (by_gid) pair_gids(i, sgid, dgid);
+      BuildQuery(pairs[i].first, pairs[i].second, by_gid ? sgid : nullptr, dgid, o.reversible,
                  query_pkey[i], o.query, m);
       send_error = client.Send(m, sizeof(m), [&, i](int status, const uint8_t* resp, size_t len) {
         Record(status, resp, len, &answers[i]);
@@ -226,8 +258,11 @@ Status RunSaCompare(const smdb::SmdbIndex& index, const CompareOptions& o, FILE*
   };
   for (size_t i = 0; i < n; ++i) {
     uint16_t slid = pairs[i].first, dlid = pairs[i].second;
-    std::string where = "slid=" + std::to_string(slid) + " dlid=" + std::to_string(dlid);
+    std::string where = "slid=" + std::to_string(slid) +
+                        (to_gids ? " dgid=" + mad::GidToString(o.dgids[dlid].data())
+                                 : " dlid=" + std::to_string(dlid));
     const Answer& a = answers[i];
+    const uint16_t shown_dlid = to_gids ? 0 : dlid;  // a failed line's (an index with DGIDs)
     bool engine_ok = mine_status[i] == PathStatus::kOk;
     if (a.state == Answer::kPending || a.state == Answer::kFailed) {
       ++r->sa_failures;
@@ -251,11 +286,11 @@ Status RunSaCompare(const smdb::SmdbIndex& index, const CompareOptions& o, FILE*
     } else if (a.state == Answer::kNoRecords) {
       ++r->mismatched;
       print("mismatch " + where + ": sa has no record, engine has " +
-            FormatPathLine(slid, dlid, mine_status[i], mine[i]));
+            FormatPathLine(slid, shown_dlid, mine_status[i], mine[i]));
     } else if (!engine_ok) {
       ++r->mismatched;
       print("mismatch " + where + ": engine says " + smdb::PathStatusName(mine_status[i]) +
-            ", sa has " + FormatPathLine(slid, dlid, PathStatus::kOk, a.rec));
+            ", sa has " + FormatPathLine(slid, shown_dlid, PathStatus::kOk, a.rec));
     } else {
       // An SL the SA draws among several: any of them is the SA's answer.
       unsigned span = smdb::PathSlSpan(mine_flags[i]);

@@ -12,13 +12,17 @@
 // is never served as the SA's, so it is neither a match nor a mismatch:
 // it is counted as not_exact, and its line says whether the SA's answer
 // in fact differs. A record whose SL the SA draws at random among several
-// (smdb::PathSlSpan) matches an SA answer with any of those SLs.
+// (smdb::PathSlSpan) matches an SA answer with any of those SLs. By GID,
+// the SA answers ERR_NO_RECORDS for an unknown GID and for an off-subnet
+// DGID no prefix route leads to a router too (kUnknownSlid, kUnknownDlid,
+// kNoRouter); any other status is an SA failure.
 //
 // Single-threaded: runs its own EventLoop on the calling thread. Call it
 // from the main thread before any other thread exists (umad2sim).
 #ifndef IBACM_SSA_UTIL_SMDB_TOOL_SA_COMPARE_H
 #define IBACM_SSA_UTIL_SMDB_TOOL_SA_COMPARE_H
 
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -48,6 +52,10 @@ struct CompareOptions {
   // Ask by SGID and DGID (the GUIDs of the ports owning each SLID and
   // DLID; the caller passes one LID per port) instead of by LIDs.
   bool by_gid = false;
+  // Ask by SGID and each of these DGIDs (network order; any subnet's, an
+  // off-subnet one goes through a router: PathEngine::ComputeByGid)
+  // instead of `dlids`. Implies by_gid.
+  std::vector<std::array<uint8_t, 16>> dgids;
   // What else the query carries (mask bits and values), for both sides;
   // with pkey_from_path, each pair's first shared P_Key (as ibacm asks).
   smdb::QosQuery query;

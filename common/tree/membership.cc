@@ -1,8 +1,6 @@
 // membership.cc: see membership.h.
 #include "common/tree/membership.h"
 
-#include <sys/random.h>
-
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -16,13 +14,7 @@ namespace {
 
 Token NewToken() {
   Token t{};
-  // getrandom only fails without entropy at early boot or on EINTR; a
-  // token then still must not be guessable, so keep trying.
-  size_t got = 0;
-  while (got < t.size()) {
-    ssize_t n = getrandom(t.data() + got, t.size() - got, 0);
-    if (n > 0) got += static_cast<size_t>(n);
-  }
+  RandomBytes(t.data(), t.size());
   return t;
 }
 
@@ -72,7 +64,12 @@ Membership::Membership(MembershipOptions options, uint64_t core_guid, uint16_t c
     : options_(std::move(options)),
       core_guid_(core_guid),
       core_lid_(core_lid),
-      core_address_(core_address) {}
+      core_address_(core_address),
+      secret_(NewCoreSecret()) {}
+
+LinkKey Membership::LinkKeyOf(uint64_t parent, uint64_t child, const Token& token) const {
+  return DeriveLinkKey(secret_, parent, child, token);
+}
 
 uint16_t Membership::Refuse(uint16_t status, const std::string& reason, std::string* why,
                             const std::string& detail) {
@@ -238,6 +235,10 @@ uint16_t Membership::Join(const JoinRequest& r, uint16_t slid, Clock::time_point
   answer->parent = InfoOf(m.parent);
   answer->backup = InfoOf(m.backup);
   answer->token = m.token;
+  answer->parent.key = LinkKeyOf(m.parent, m.guid, m.token);
+  if (m.backup) answer->backup.key = LinkKeyOf(m.backup, m.guid, m.token);
+  answer->core_key = LinkKeyOf(core_guid_, m.guid, m.token);
+  answer->smdb_sha256 = core_sha256_;
   answer->lease_s = static_cast<uint32_t>(options_.lease_s);
   answer->renew_s = static_cast<uint32_t>(std::max(1, options_.lease_s / 3));
   answer->core_epoch = core_epoch_;
@@ -272,6 +273,7 @@ TokenCheckAnswer Membership::CheckToken(const TokenCheckRequest& r, Clock::time_
     return a;
   }
   a.valid = true;
+  a.key = LinkKeyOf(r.parent_guid, r.child_guid, r.token);
   a.roles = m->roles;
   a.lease_left_s = static_cast<uint32_t>(
       std::chrono::duration_cast<std::chrono::seconds>(m->expires - now).count());

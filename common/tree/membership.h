@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "common/smdb/smdb_index.h"
+#include "common/tree/link_auth.h"
 #include "common/tree/ssa_mad.h"
 
 namespace ssa {
@@ -97,7 +98,12 @@ class Membership {
   // A new SMDB: topology for identity checks and hop counts (borrowed;
   // null until the first SMDB, when joins answer "retry").
   void SetTopology(const Topology* topology) { topology_ = topology; }
-  void SetCoreEpoch(uint64_t epoch) { core_epoch_ = epoch; }
+  // `smdb_sha256`: the SHA-256 of the SMDB's serialization at `epoch`
+  // (join answers carry it: link_auth.h).
+  void SetCoreEpoch(uint64_t epoch, const ContentDigest& smdb_sha256 = {}) {
+    core_epoch_ = epoch;
+    core_sha256_ = smdb_sha256;
+  }
   void SetCoreCounters(const MemberCounters& c) { core_counters_ = c; }
   void SetCoreActivity(const CoreActivity& a) { core_activity_ = a; }
 
@@ -111,6 +117,9 @@ class Membership {
   // the one the core issued it, whatever its parent: what the core sends
   // a member directly (its route-SL slice) needs no more.
   bool HoldsToken(uint64_t guid, const Token& token, uint8_t role, Clock::time_point now) const;
+  // The link key of `parent` and the child `child` holding `token`
+  // (link_auth.h); the core's own connections use it with its GUID.
+  LinkKey LinkKeyOf(uint64_t parent, uint64_t child, const Token& token) const;
   // For each member with `role`: the consumers it serves as parent or as
   // backup (port GUIDs, ascending). Members serving none are absent.
   std::map<uint64_t, std::vector<uint64_t>> ConsumersServed(uint8_t role) const;
@@ -154,6 +163,9 @@ class Membership {
   const DataAddress core_address_;
   const Topology* topology_ = nullptr;
   uint64_t core_epoch_ = 0;
+  ContentDigest core_sha256_{};
+  // Drawn at construction, never sent: every link key derives from it.
+  const CoreSecret secret_;
   MemberCounters core_counters_;
   CoreActivity core_activity_;
   std::map<uint64_t, Member> members_;  // by port GUID

@@ -152,6 +152,10 @@ void SsaProvider::CollectMetrics(const ssa_metrics_ops* ops, ssa_metrics_sink_t*
   counter("ibacm_ssa_digest_mismatches_total",
           "Transfers whose result did not match the announced digest (the full PRDB was asked).",
           [](const PortNumbers& n) { return n.totals.digest_mismatches; });
+  counter("ibacm_ssa_unproven_parents_total",
+          "Peers at the access node's address that did not prove the link key the core gave "
+          "(another process on its port): refused, nothing taken.",
+          [](const PortNumbers& n) { return n.totals.unproven_parents; });
 
   if (shm_) ShmMetrics(ops, sink);
 

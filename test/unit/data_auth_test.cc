@@ -11,13 +11,10 @@
 //   - a parent serves nothing to a child whose PROOF is wrong;
 //   - the core derives one key per parent, child and token, and gives the
 //     parent (TokenCheck) the key it gave the child (join answer).
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
 #include <functional>
 #include <future>
@@ -39,6 +36,7 @@
 #include "common/tree/stream.h"
 #include "test/support/check_ok.h"
 #include "test/support/loopback.h"
+#include "test/support/rogue_parent.h"
 #include "test/unit/smdb_test_util.h"
 
 #include "CppUTest/TestHarness.h"
@@ -146,75 +144,6 @@ struct Parent {
   }
 };
 
-// A rogue on the parent's port: it answers every HELLO at once with a
-// WELCOME as GUID `guid` (tagged with `key`: it can only guess the real
-// one) followed by the whole forged version, without waiting for anything
-// (a real rogue checks nothing). A thread of its own, blocking sockets.
-struct RogueParent {
-  int listener = -1;
-  int port = 0;
-  std::atomic<bool> stop{false};
-  std::atomic<int> served{0};
-  std::thread thread;
-  RogueParent(uint64_t guid, const tree::LinkKey& key, uint64_t epoch, tree::Bytes bytes) {
-    listener = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    CHECK(bind(listener, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0);
-    CHECK(listen(listener, 8) == 0);
-    socklen_t len = sizeof(a);
-    getsockname(listener, reinterpret_cast<sockaddr*>(&a), &len);
-    port = ntohs(a.sin_port);
-    thread = std::thread([this, guid, key, epoch, bytes] {
-      while (!stop) {
-        pollfd p{listener, POLLIN, 0};
-        if (poll(&p, 1, 50) <= 0) continue;
-        int fd = accept(listener, nullptr, nullptr);
-        if (fd < 0) continue;
-        tree::FrameReader r;
-        tree::Frame hello;
-        while (!stop && !r.Next(&hello)) {
-          pollfd q{fd, POLLIN, 0};
-          if (poll(&q, 1, 50) <= 0) continue;
-          uint8_t buf[512];
-          ssize_t n = read(fd, buf, sizeof(buf));
-          if (n <= 0) break;
-          r.Feed(buf, static_cast<size_t>(n));
-        }
-        tree::Welcome w;
-        w.parent_guid = guid;
-        w.epoch = epoch;
-        w.tag = tree::WelcomeTag(key, hello.payload, tree::WelcomeFields(w));
-        tree::XferBegin b;
-        b.kind = 1;
-        b.to = epoch;
-        b.total = bytes->size();
-        b.digest = tree::DigestOf(*bytes);
-        std::string out = tree::EncodeWelcome(w) + tree::EncodeXferBegin(b) +
-                          tree::EncodeFrame(tree::FrameType::kXferData, *bytes) +
-                          tree::EncodeFrame(tree::FrameType::kXferEnd, "");
-        if (send(fd, out.data(), out.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(out.size()))
-          ++served;
-        // Held open a moment: the child, not the rogue, must end it.
-        pollfd q{fd, POLLIN, 0};
-        poll(&q, 1, 200);
-        close(fd);
-      }
-    });
-  }
-  ~RogueParent() {
-    stop = true;
-    thread.join();
-    close(listener);
-  }
-  tree::DataAddress address() const {
-    tree::DataAddress at;
-    CHECK_OK(tree::DataAddress::Parse("127.0.0.1:" + std::to_string(port), &at));
-    return at;
-  }
-};
-
 // A child of `kind` holding version 1 of its database, assigned the
 // parent kParentGuid with key `key`.
 template <class Db>
@@ -265,8 +194,17 @@ struct Child {
 template <class Db>
 void ForgedParentIsRefused(tree::DbKind kind, uint64_t peer_guid, const tree::LinkKey& peer_key) {
   Loop l;
-  RogueParent rogue(peer_guid, peer_key, 7, Version<Db>(7, 42));
-  Child<Db> child(&l, kind, rogue.address(), kKey);
+  ssa::test::RogueOptions o;
+  o.guid = peer_guid;
+  o.key = peer_key;
+  o.epoch = 7;
+  o.bytes = *Version<Db>(7, 42);
+  o.kind = kind;
+  std::unique_ptr<ssa::test::RogueParent> rogue;
+  CHECK_OK(ssa::test::RogueParent::Start(o, &rogue));
+  tree::DataAddress at;
+  CHECK_OK(tree::DataAddress::Parse("127.0.0.1:" + std::to_string(rogue->port()), &at));
+  Child<Db> child(&l, kind, at, kKey);
   CHECK(l.WaitFor([&] { return child.client->counters().unproven_parents >= 1; }));
   CHECK(l.WaitFor([&] { return !child.lost.empty(); }));
   auto lost = l.Run<std::pair<uint64_t, bool>>([&] { return child.lost.front(); });
@@ -274,7 +212,7 @@ void ForgedParentIsRefused(tree::DbKind kind, uint64_t peer_guid, const tree::Li
   CHECK_FALSE(lost.second);
   // The rogue sent its forged version whole, and nothing of it was taken
   // (nor after the child's next tries).
-  CHECK(rogue.served >= 1);
+  CHECK(rogue->served() >= 1);
   CHECK(l.WaitFor([&] { return child.client->counters().unproven_parents >= 2; }));
   CHECK_EQUAL(1u, child.epoch());
   CHECK_EQUAL(0u, child.counters().full_received);

@@ -1,15 +1,18 @@
 // link_auth.cc: see link_auth.h.
 #include "common/tree/link_auth.h"
 
+#include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <openssl/params.h>
 #include <openssl/rand.h>
 #include <openssl/sha.h>
 #include <sys/random.h>
 
 #include <climits>
 #include <cstdio>
+#include <cstring>
 
 #include "common/base/big_endian.h"
 
@@ -61,17 +64,36 @@ CoreSecret NewCoreSecret() {
   return s;
 }
 
-LinkKey DeriveLinkKey(const CoreSecret& secret, uint64_t parent, uint64_t child,
-                      const Token& token) {
-  std::string m("ibssa link");
-  uint8_t g[16];
-  PutBe64(g, parent);
-  PutBe64(g + 8, child);
-  m.append(reinterpret_cast<const char*>(g), sizeof(g));
-  m.append(reinterpret_cast<const char*>(token.data()), token.size());
-  AuthTag full = Hmac(secret.data(), secret.size(), m);
+LinkKeyDeriver::LinkKeyDeriver(const CoreSecret& secret) {
+  EVP_MAC* mac = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
+  if (!mac) return;
+  keyed_ = EVP_MAC_CTX_new(mac);
+  EVP_MAC_free(mac);  // the context keeps its own reference
+  char digest[] = "SHA256";
+  OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0),
+                         OSSL_PARAM_construct_end()};
+  if (keyed_ && !EVP_MAC_init(keyed_, secret.data(), secret.size(), params)) {
+    EVP_MAC_CTX_free(keyed_);
+    keyed_ = nullptr;
+  }
+}
+
+LinkKeyDeriver::~LinkKeyDeriver() { EVP_MAC_CTX_free(keyed_); }
+
+LinkKey LinkKeyDeriver::Derive(uint64_t parent, uint64_t child, const Token& token) const {
+  uint8_t m[10 + 16 + 16];
+  memcpy(m, "ibssa link", 10);
+  PutBe64(m + 10, parent);
+  PutBe64(m + 18, child);
+  memcpy(m + 26, token.data(), token.size());
   LinkKey key{};
-  std::copy(full.begin(), full.begin() + key.size(), key.begin());
+  EVP_MAC_CTX* c = keyed_ ? EVP_MAC_CTX_dup(keyed_) : nullptr;
+  AuthTag full{};
+  size_t len = 0;
+  if (c && EVP_MAC_update(c, m, sizeof(m)) && EVP_MAC_final(c, full.data(), &len, full.size()) &&
+      len == full.size())
+    memcpy(key.data(), full.data(), key.size());
+  EVP_MAC_CTX_free(c);
   return key;
 }
 

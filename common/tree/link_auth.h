@@ -38,6 +38,8 @@
 
 #include "common/tree/ssa_mad.h"
 
+struct evp_mac_ctx_st;  // OpenSSL's EVP_MAC_CTX
+
 namespace ssa {
 namespace tree {
 
@@ -47,9 +49,22 @@ using CoreSecret = std::array<uint8_t, 32>;
 void RandomBytes(uint8_t* out, size_t n);
 CoreSecret NewCoreSecret();
 
-// The link key of parent `parent` and child `child` with join token `token`.
-LinkKey DeriveLinkKey(const CoreSecret& secret, uint64_t parent, uint64_t child,
-                      const Token& token);
+// The core's link keys: HMAC-SHA256 keyed once with its secret (a keyed
+// context copied per key: about 1 us, against 2.4 for a one-shot HMAC).
+// Derive() only reads the keyed context.
+class LinkKeyDeriver {
+ public:
+  explicit LinkKeyDeriver(const CoreSecret& secret);
+  ~LinkKeyDeriver();
+  LinkKeyDeriver(const LinkKeyDeriver&) = delete;
+  LinkKeyDeriver& operator=(const LinkKeyDeriver&) = delete;
+  // The link key of parent `parent` and child `child` with join token
+  // `token` (all zero if libcrypto fails: it then matches no peer's tag).
+  LinkKey Derive(uint64_t parent, uint64_t child, const Token& token) const;
+
+ private:
+  evp_mac_ctx_st* keyed_ = nullptr;
+};
 
 // The tags of the data channel's handshake (frame.h): over the HELLO
 // payload and the WELCOME's fields before its tag (WelcomeTag), or over

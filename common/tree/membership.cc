@@ -65,10 +65,10 @@ Membership::Membership(MembershipOptions options, uint64_t core_guid, uint16_t c
       core_guid_(core_guid),
       core_lid_(core_lid),
       core_address_(core_address),
-      secret_(NewCoreSecret()) {}
+      keys_(NewCoreSecret()) {}
 
 LinkKey Membership::LinkKeyOf(uint64_t parent, uint64_t child, const Token& token) const {
-  return DeriveLinkKey(secret_, parent, child, token);
+  return keys_.Derive(parent, child, token);
 }
 
 uint16_t Membership::Refuse(uint16_t status, const std::string& reason, std::string* why,

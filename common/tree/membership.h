@@ -164,8 +164,9 @@ class Membership {
   const Topology* topology_ = nullptr;
   uint64_t core_epoch_ = 0;
   ContentDigest core_sha256_{};
-  // Drawn at construction, never sent: every link key derives from it.
-  const CoreSecret secret_;
+  // Keyed at construction with a secret drawn then and kept nowhere else
+  // (never sent): every link key derives from it.
+  const LinkKeyDeriver keys_;
   MemberCounters core_counters_;
   CoreActivity core_activity_;
   std::map<uint64_t, Member> members_;  // by port GUID

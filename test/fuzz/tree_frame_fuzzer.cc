@@ -222,7 +222,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string again;
   for (const Frame& f : whole.frames) {
     FUZZ_CHECK(f.payload.size() <= kMaxFramePayload);
-    FUZZ_CHECK(static_cast<uint8_t>(f.type) >= 1 && static_cast<uint8_t>(f.type) <= 11);
+    FUZZ_CHECK(static_cast<uint8_t>(f.type) >= 1 && static_cast<uint8_t>(f.type) <= 12);
     FUZZ_CHECK(std::string(FrameTypeName(f.type)) != "?");
     again += EncodeFrame(f.type, f.payload);
   }

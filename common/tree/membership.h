@@ -146,12 +146,20 @@ class Membership {
   std::map<std::string, size_t> CountByRole() const;
   // Joins refused, by reason, since start.
   const std::map<std::string, uint64_t>& refusals() const { return refusals_; }
+  // Whether the indexes (parents_, kids_) say what the members say (tests).
+  bool IndexesAgree() const;
 
  private:
   ParentInfo InfoOf(uint64_t guid) const;
   // Parent candidates for `m`, best first.
   std::vector<uint64_t> Candidates(const Member& m) const;
   void Assign(Member* m);
+  // The only writers of members_' indexes (membership.cc says what each
+  // holds): a member added or updated with `roles`, its parent set, a
+  // member removed (the next entry returned).
+  Member* Add(uint64_t guid, uint8_t roles);
+  void SetParent(Member* m, uint64_t parent);
+  std::map<uint64_t, Member>::iterator Remove(std::map<uint64_t, Member>::iterator it);
   size_t ChildrenOf(uint64_t guid) const;
   bool Allowed(const JoinRequest& r, std::string* why) const;
   uint16_t Refuse(uint16_t status, const std::string& reason, std::string* why,
@@ -175,7 +183,7 @@ class Membership {
   // consumers in the book every join walked all of them.
   std::set<uint64_t> parents_;
   std::map<uint64_t, std::set<uint64_t>> kids_;  // parent GUID -> children
-  std::set<uint64_t> lost_;  // parents reported lost; not assigned until they renew
+  std::set<uint64_t> lost_;  // members reported lost; not assigned until they renew
   std::map<std::string, uint64_t> refusals_;
 };
 

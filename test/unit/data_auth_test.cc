@@ -36,7 +36,9 @@
 #include "common/tree/stream.h"
 #include "test/support/check_ok.h"
 #include "test/support/loopback.h"
+#include "test/support/poll.h"
 #include "test/support/rogue_parent.h"
+#include "test/unit/loop_thread.h"
 #include "test/unit/smdb_test_util.h"
 
 #include "CppUTest/TestHarness.h"
@@ -75,36 +77,11 @@ tree::Bytes Version<Smdb>(uint64_t epoch, uint32_t seed) {
   return Shared(smdb_test::Serialized(s));
 }
 
-// A loop thread; tasks run there through Post.
-struct Loop {
-  ssa::EventLoop loop;
-  ssa::Logger log;
-  std::unique_ptr<tree::StreamTransport> tcp;
-  std::thread thread;
-  Loop() {
-    CHECK_OK(loop.Init());
-    log.set_level(ssa::LogLevel::kError);
-    CHECK_OK(tree::NewStreamTransport("tcp", &tcp));
-    thread = std::thread([this] { loop.Run(); });
-  }
-  ~Loop() {
-    loop.Stop();
-    thread.join();
-  }
-  template <class T>
-  T Run(std::function<T()> f) {
-    auto p = std::make_shared<std::promise<T>>();
-    loop.Post([p, f] { p->set_value(f()); });
-    return p->get_future().get();
-  }
-  // Polls `done` on the loop until it holds; the deadline bounds a hang.
+// The loop thread, and a wait on its objects' state.
+struct Loop : ssa::test::LoopThread {
+  // Polls `done` on the loop until it holds; the bound only bounds a hang.
   bool WaitFor(std::function<bool()> done) {
-    auto deadline = Clock::now() + std::chrono::seconds(20);
-    while (Clock::now() < deadline) {
-      if (Run<bool>(done)) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    return false;
+    return ssa::test::PollUntil(std::chrono::seconds(20), [&] { return Run<bool>(done); });
   }
 };
 

@@ -29,6 +29,7 @@
 #include "common/tree/stream.h"
 #include "test/support/check_ok.h"
 #include "test/support/loopback.h"
+#include "test/unit/loop_thread.h"
 
 #include "CppUTest/TestHarness.h"
 
@@ -77,19 +78,11 @@ void Prove(int fd, const std::string& hello_payload) {
 }
 
 // The parent on a loop thread of its own; tasks run there through Post.
-struct Parent {
-  ssa::EventLoop loop;
-  ssa::Logger log;
-  std::unique_ptr<tree::StreamTransport> tcp;
+struct Parent : ssa::test::LoopThread {
   std::unique_ptr<tree::DataServer> server;
-  std::thread thread;
   int port = 0;
 
   explicit Parent(size_t version_bytes) {
-    CHECK_OK(loop.Init());
-    log.set_level(ssa::LogLevel::kError);
-    CHECK_OK(tree::NewStreamTransport("tcp", &tcp));
-    thread = std::thread([this] { loop.Run(); });
     port = Run<int>([this, version_bytes] {
       tree::DataServerOptions o;
       o.guid = 0x1;
@@ -116,14 +109,6 @@ struct Parent {
       server.reset();
       return 0;
     });
-    loop.Stop();
-    thread.join();
-  }
-  template <class T>
-  T Run(std::function<T()> f) {
-    auto p = std::make_shared<std::promise<T>>();
-    loop.Post([p, f] { p->set_value(f()); });
-    return p->get_future().get();
   }
   uint64_t FullTransfers() {
     return Run<uint64_t>([this] { return server->counters().full_transfers; });

@@ -6,8 +6,10 @@
 #include <cinttypes>
 
 #include "common/base/big_endian.h"
+#include "common/base/text_util.h"
 #include "common/smdb/smdb_delta.h"
 #include "common/tree/announce.h"
+#include "common/tree/link_auth.h"
 
 namespace ssa {
 namespace distrib {
@@ -51,9 +53,7 @@ Status IbssaMember::Start(const MemberPort& port, MadTransport* mads,
   so.max_children = static_cast<size_t>(options_.max_children);
   server_ = std::make_unique<tree::DataServer>(
       loop_, streams_, log_, so,
-      [this](const Hello& h, std::function<void(uint16_t, const std::string&)> done) {
-        Authorize(h, done);
-      },
+      [this](const Hello& h, tree::DataServer::AdmitFn done) { Authorize(h, done); },
       [this](const std::string& key, const Hello& h) { OnSubscribe(key, h); });
   tree::DataAddress listen;
   Status st = tree::DataAddress::Parse(options_.listen, &listen);
@@ -140,7 +140,41 @@ void IbssaMember::OnAssigned(const tree::Assignment& a, bool changed) {
   // until told again (SetParents keeps a connection that still serves).
   upstream_->SetParents(a.parent, a.backup, a.token);
   addr_upstream_->SetParents(a.parent, a.backup, a.token);
-  if (route_sl_) route_sl_->SetToken(a.token);
+  if (route_sl_) route_sl_->SetToken(a.token, a.core_key);
+  CheckSmdbContent(a);
+}
+
+void IbssaMember::CheckSmdbContent(const tree::Assignment& a) {
+  const tree::DbVersion& held = smdb_.version();
+  if (a.smdb_sha256 == tree::ContentDigest{} || held.epoch == 0 || held.epoch != a.core_epoch ||
+      !held.bytes)
+    return;
+  if (held.epoch == content_checked_epoch_ && held.digest == content_checked_digest_) return;
+  content_checked_epoch_ = held.epoch;
+  content_checked_digest_ = held.digest;
+  tree::ContentDigest mine = tree::Sha256Of(*held.bytes);
+  if (mine == a.smdb_sha256) {
+    ++content_verified_;
+    log_->Log(LogLevel::kDebug, "SMDB epoch %" PRIu64 ": content confirmed by the core (%s)",
+              held.epoch, tree::ShortHex(mine).c_str());
+    return;
+  }
+  // Not the core's database under the core's epoch: forged or corrupted
+  // above us. Nothing held is trusted; the parent that gave it is
+  // reported lost, and the next parent brings us the whole SMDB.
+  ++content_mismatches_;
+  uint64_t parent = upstream_->serving_guid();
+  log_->Log(LogLevel::kError,
+            "SMDB epoch %" PRIu64
+            " held is not the core's (SHA-256 %s, the core's %s): dropping "
+            "it and leaving parent %s",
+            held.epoch, tree::ShortHex(mine).c_str(), tree::ShortHex(a.smdb_sha256).c_str(),
+            GuidText(parent).c_str());
+  smdb_.Forget();
+  previous_.reset();
+  content_checked_epoch_ = 0;
+  upstream_->Reconnect();
+  control_->Rejoin(parent);
 }
 
 // A parent that refused us answered, so it is alive: naming it lost would
@@ -180,8 +214,7 @@ void IbssaMember::OnSmdb(const tree::Applied<smdb::Smdb>& a) {
   if (on_smdb_) on_smdb_(a.version.epoch);
 }
 
-void IbssaMember::Authorize(const Hello& h,
-                            std::function<void(uint16_t, const std::string&)> done) {
+void IbssaMember::Authorize(const Hello& h, const tree::DataServer::AdmitFn& done) {
   std::string key;
   if (h.kind == tree::DbKind::kSmdb && (options_.roles & kRoleDistribution) &&
       !(h.roles & tree::kRoleConsumer))
@@ -191,10 +224,10 @@ void IbssaMember::Authorize(const Hello& h,
     key = "prdb:" + std::to_string(h.guid);
   else if (h.kind == tree::DbKind::kAddr)
     key = "addr";  // every child: parents pass it on, consumers resolve names with it
-  if (key.empty()) return done(tree::kRefuseUnavailable, "");
+  if (key.empty()) return done(tree::kRefuseUnavailable, "", {});
   control_->CheckToken(h.guid, h.token, [done, key](Status st, const tree::TokenCheckAnswer& a) {
-    if (!st.ok()) return done(tree::kRefuseCoreUnreachable, "");
-    done(a.valid ? 0 : tree::kRefuseBadToken, key);
+    if (!st.ok()) return done(tree::kRefuseCoreUnreachable, "", {});
+    done(a.valid ? 0 : tree::kRefuseBadToken, key, a.key);
   });
 }
 

@@ -85,6 +85,9 @@ class IbssaMember {
   const tree::MemberControlClient* control() const { return control_.get(); }
   const PrdbService* prdbs() const { return prdbs_.get(); }
   const RouteSlClient* route_sl() const { return route_sl_.get(); }
+  // SMDB versions whose content the core confirmed, and that it did not.
+  uint64_t content_verified() const { return content_verified_; }
+  uint64_t content_mismatches() const { return content_mismatches_; }
 
   // The member's ibssa_* families (ibssa_metrics.cc; man ibssa(8) lists
   // them): epochs held and their age, lag, transfers, joins, refusals,
@@ -96,7 +99,11 @@ class IbssaMember {
   void OnLost(uint64_t lost, bool refused);
   void OnSmdb(const tree::Applied<smdb::Smdb>& a);
   void OnAddr(const tree::Applied<smdb::AddrDb>& a);
-  void Authorize(const tree::Hello& h, std::function<void(uint16_t, const std::string&)> done);
+  void Authorize(const tree::Hello& h, const tree::DataServer::AdmitFn& done);
+  // The core's join answer confirms the SMDB's content at its epoch
+  // (link_auth.h): a member holding that epoch with other content drops
+  // it and joins again, naming its parent lost.
+  void CheckSmdbContent(const tree::Assignment& a);
   void OnSubscribe(const std::string& key, const tree::Hello& h);
   void PublishPrdb(const PrdbVersion& v);
 
@@ -125,6 +132,11 @@ class IbssaMember {
   uint64_t prdb_epoch_ = 0;
   bool joined_once_ = false;
   bool stopped_ = false;
+  // CheckSmdbContent: the version last checked (epoch, CRC digest) and
+  // the outcomes since start.
+  uint64_t content_checked_epoch_ = 0;
+  uint32_t content_checked_digest_ = 0;
+  uint64_t content_verified_ = 0, content_mismatches_ = 0;
   std::function<void(uint64_t)> on_smdb_;
   std::function<void(const PrdbVersion&)> on_prdb_;
 };

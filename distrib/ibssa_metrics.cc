@@ -80,6 +80,13 @@ void IbssaMember::CollectMetrics(PromText* out) const {
   out->Family("ibssa_children_refused_total", kCounter,
               "Children's connections refused (token, limit, nothing to serve).");
   out->Add(mine, static_cast<double>(sent.refused));
+  out->Family("ibssa_children_bad_proofs_total", kCounter,
+              "Children refused because their PROOF did not show the link key the core gave.");
+  out->Add(mine, static_cast<double>(sent.bad_proofs));
+  out->Family("ibssa_smdb_content_checks_total", kCounter,
+              "SMDB versions held compared with the SHA-256 the core confirmed, by result.");
+  out->Add(with({{"result", "confirmed"}}), static_cast<double>(content_verified_));
+  out->Add(with({{"result", "mismatch"}}), static_cast<double>(content_mismatches_));
 
   struct Upstream {
     const char* db;
@@ -109,6 +116,10 @@ void IbssaMember::CollectMetrics(PromText* out) const {
          &tree::DataClientCounters::digest_mismatches);
   per_db("ibssa_parent_refusals_total", "Times a parent refused our connection.",
          &tree::DataClientCounters::refused);
+  per_db("ibssa_unproven_parents_total",
+         "Peers at the parent's address that did not prove the link key the core gave "
+         "(another process on its port): refused, nothing taken.",
+         &tree::DataClientCounters::unproven_parents);
   per_db("ibssa_reparents_total",
          "Times the member moved to another parent (its backup, or a new assignment).",
          &tree::DataClientCounters::parent_changes);

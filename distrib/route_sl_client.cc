@@ -38,9 +38,10 @@ void RouteSlClient::OnApplied(const tree::Applied<smdb::Smdb>& a) {
 
 RouteSlClient::~RouteSlClient() { Stop(); }
 
-void RouteSlClient::SetToken(const tree::Token& token) {
+void RouteSlClient::SetToken(const tree::Token& token, const tree::LinkKey& core_key) {
   bool changed = !have_token_ || token != token_;
   token_ = token;
+  core_key_ = core_key;
   have_token_ = true;
   if (wanted_ && (changed || !located_)) Locate();
 }
@@ -130,6 +131,7 @@ void RouteSlClient::Locate() {
             RetryLater();
           });
     }
+    core.key = core_key_;
     client_->SetParents(core, tree::ParentInfo{}, token_);
     located_ = true;
   });

@@ -42,8 +42,9 @@ class RouteSlClient {
   RouteSlClient(const RouteSlClient&) = delete;
   RouteSlClient& operator=(const RouteSlClient&) = delete;
 
-  // The access node's join token (each assignment).
-  void SetToken(const tree::Token& token);
+  // The access node's join token and its link key with the core (each
+  // assignment).
+  void SetToken(const tree::Token& token, const tree::LinkKey& core_key);
   // The SMDB held now: connects while it uses slices, disconnects when not.
   void OnSmdb(const smdb::Smdb& db);
   void Stop();
@@ -70,6 +71,7 @@ class RouteSlClient {
   std::unique_ptr<tree::DbReplica<smdb::Smdb>> replica_;
   std::unique_ptr<tree::DataClient> client_;
   tree::Token token_{};
+  tree::LinkKey core_key_{};
   tree::ParentInfo core_;  // the core last located
   bool have_token_ = false;
   bool wanted_ = false;

@@ -167,13 +167,24 @@ static int install(struct path_tables *t, const void *map, size_t len, int state
 		/* A set may hold a reader for a moment (one that saw the old
 		 * `cur` and is stepping back): a few yields tell those from
 		 * readers that never leave. */
-		for (int tries = 0; tries < 64; ++tries) {
+		/* Readers merely preempted inside a lookup (a loaded machine)
+		 * leave within a time slice or two: the first time every set is
+		 * held, wait for that (up to about 50 ms). Once the tables went
+		 * off for it, later looks only yield: readers that never leave
+		 * must not cost every refresh 50 ms. */
+		const int patient = t->err != -EBUSY;
+		for (int tries = 0; tries < 64 + (patient ? 50 : 0); ++tries) {
 			for (set = 0; set < TABLES_SETS; ++set)
 				if (!t->views[set] && !readers_of(t, set))
 					break;
 			if (set < TABLES_SETS)
 				break;
-			sched_yield();
+			if (tries < 64) {
+				sched_yield();
+			} else {
+				struct timespec ms = {0, 1000000};
+				nanosleep(&ms, NULL);
+			}
 			sweep(t);
 		}
 		if (set == TABLES_SETS) {
@@ -343,7 +354,7 @@ static int look(struct path_tables *t)
 		return nothing(t, -ENAMETOOLONG);
 	}
 	int state = TABLES_NONE;
-	for (int i = 0; i < 3; ++i) {
+	for (int i = 0; i < 8; ++i) {
 		int again = 0;
 		state = look_once(t, dir, so.st_uid, &again);
 		if (!again)
@@ -370,8 +381,12 @@ int tables_refresh(struct path_tables *t, int force)
 		return -1; /* another thread looks right now */
 	}
 	state = look(t);
-	__atomic_store_n(&t->next_check_ns, now_ns() + (uint64_t)t->check_ms * 1000000u,
-			 __ATOMIC_RELAXED);
+	/* What may pass by itself (readers in every set, tables replaced
+	 * while we read) is looked at again soon, not after check_ms. */
+	uint64_t wait_ms = (uint64_t)t->check_ms;
+	if ((t->err == -EBUSY || t->err == -EAGAIN) && wait_ms > 2)
+		wait_ms = 2;
+	__atomic_store_n(&t->next_check_ns, now_ns() + wait_ms * 1000000u, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&t->refresh);
 	pthread_setcancelstate(cancel, NULL);
 	return state;

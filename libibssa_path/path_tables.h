@@ -11,9 +11,11 @@
  * looks at the published name: a new object is mapped and validated, put
  * on a free set and `cur` switched to it; a replaced mapping is unmapped
  * at a later look once its set's counters are all zero. The refresher
- * never waits for readers, so a reader that never leaves (a thread killed
- * or jumped out of a lookup) costs one set and its mapping, never a hang;
- * with no free set the tables are off until one drains.
+ * never waits on a reader without a bound: a reader that never leaves (a
+ * thread killed or jumped out of a lookup) costs one set and its mapping,
+ * never a hang; with no free set the refresher waits up to about 50 ms
+ * once (readers preempted inside a lookup leave by then), then the tables
+ * are off until a set drains, looked at again every 2 ms.
  *
  * Nothing another user can place makes a reader block or trust it: the
  * tables live in a directory only the daemon's user may write (the owner

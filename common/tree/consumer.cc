@@ -105,6 +105,8 @@ class ConsumerImpl : public Consumer {
       s.full_transfers = c.full_received;
       s.delta_transfers = c.delta_received;
       s.digest_mismatches = c.digest_mismatches;
+      s.unproven_parents = c.unproven_parents;
+      if (addr_data_) s.unproven_parents += addr_data_->counters().unproven_parents;
       s.reconnects = c.reconnects;
       s.bytes_received = c.bytes_received;
       s.parent_lid = data_->connected() ? data_->serving_lid() : 0;

@@ -69,6 +69,7 @@ struct ConsumerStats {
   uint64_t full_transfers = 0;
   uint64_t delta_transfers = 0;
   uint64_t digest_mismatches = 0;
+  uint64_t unproven_parents = 0;  // peers at the parent's address without its key
   uint64_t reconnects = 0;
   uint64_t bytes_received = 0;
   uint64_t prdb_epoch = 0;  // 0: none yet
@@ -90,6 +91,7 @@ struct ConsumerStats {
     full_transfers += o.full_transfers;
     delta_transfers += o.delta_transfers;
     digest_mismatches += o.digest_mismatches;
+    unproven_parents += o.unproven_parents;
     reconnects += o.reconnects;
     bytes_received += o.bytes_received;
   }

@@ -4,6 +4,7 @@
 #include <cinttypes>
 
 #include "common/tree/announce.h"
+#include "common/tree/link_auth.h"
 
 namespace ssa {
 namespace tree {
@@ -25,10 +26,8 @@ Status CoreServer::Start(std::function<void()> on_change) {
   on_change_ = std::move(on_change);
   server_ = std::make_unique<DataServer>(
       reactor_, streams_, log_, options_.data,
-      [this](const Hello& h, std::function<void(uint16_t, const std::string&)> done) {
-        Authorize(h, done);
-      },
-      nullptr, [this](const std::string& name) { return name == "tree" ? Json() : std::string(); });
+      [this](const Hello& h, DataServer::AdmitFn done) { Authorize(h, done); }, nullptr,
+      [this](const std::string& name) { return name == "tree" ? Json() : std::string(); });
   Status st = server_->Listen(options_.listen);
   if (st.ok())
     st = AnnounceAddress(server_->address(), options_.announce, options_.port_guid, log_,
@@ -42,6 +41,7 @@ Status CoreServer::Start(std::function<void()> on_change) {
   if (index_) {
     topology_ = std::make_unique<SmdbTopology>(index_.get());
     membership_->SetTopology(topology_.get());
+    membership_->SetCoreEpoch(db_->global_epoch, smdb_sha256_);
   }
   slices_ = std::make_unique<RouteSlSlices>(reactor_, log_, server_.get(), membership_.get());
   if (db_) slices_->OnSmdb(db_, index_, route_sl_rows_);
@@ -70,11 +70,14 @@ Status CoreServer::PublishSmdb(std::shared_ptr<const smdb::Smdb> db, Bytes seria
               st.ToString().c_str());
     return st;
   }
+  // Join answers confirm the content, not only the epoch (link_auth.h):
+  // about 1 ms per 2 MB with SHA extensions, once per epoch.
+  smdb_sha256_ = Sha256Of(*serialized);
   // The topology reads the index: replace both together.
   auto topology = std::make_unique<SmdbTopology>(index.get());
   if (membership_) {
     membership_->SetTopology(topology.get());
-    membership_->SetCoreEpoch(db->global_epoch);
+    membership_->SetCoreEpoch(db->global_epoch, smdb_sha256_);
   }
   topology_ = std::move(topology);
   index_ = std::move(index);
@@ -127,21 +130,24 @@ void CoreServer::Close() {
 // only: distribution nodes, and access nodes it parents when there is no
 // distribution node. An access node's route-SL slice goes to that access
 // node, wherever it is in the tree.
-void CoreServer::Authorize(const Hello& h, std::function<void(uint16_t, const std::string&)> done) {
+void CoreServer::Authorize(const Hello& h, const DataServer::AdmitFn& done) {
+  // The core's own connections prove the key it derives for itself as
+  // the parent (the join answer's parent_key or core_key).
+  const LinkKey link = membership_->LinkKeyOf(options_.port_guid, h.guid, h.token);
   if (h.kind == DbKind::kRouteSl) {
-    if (!slices_ || !slices_->active()) return done(kRefuseUnavailable, "");
+    if (!slices_ || !slices_->active()) return done(kRefuseUnavailable, "", {});
     bool ok = (h.roles & kRoleAccess) && !(h.roles & kRoleConsumer) &&
               membership_->HoldsToken(h.guid, h.token, kRoleAccess, Membership::Clock::now());
-    return done(ok ? 0 : kRefuseBadToken, RouteSlKey(h.guid));
+    return done(ok ? 0 : kRefuseBadToken, RouteSlKey(h.guid), link);
   }
   if ((h.kind != DbKind::kSmdb && h.kind != DbKind::kAddr) || (h.roles & kRoleConsumer))
-    return done(kRefuseUnavailable, "");
+    return done(kRefuseUnavailable, "", {});
   TokenCheckRequest r;
   r.child_guid = h.guid;
   r.token = h.token;
   r.parent_guid = options_.port_guid;
   TokenCheckAnswer a = membership_->CheckToken(r, Membership::Clock::now());
-  done(a.valid ? 0 : kRefuseBadToken, h.kind == DbKind::kSmdb ? "smdb" : "addr");
+  done(a.valid ? 0 : kRefuseBadToken, h.kind == DbKind::kSmdb ? "smdb" : "addr", a.key);
 }
 
 std::string CoreServer::Json() {

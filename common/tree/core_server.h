@@ -92,7 +92,7 @@ class CoreServer {
   const RouteSlSlices* route_sl_slices() const { return slices_.get(); }
 
  private:
-  void Authorize(const Hello& h, std::function<void(uint16_t, const std::string&)> done);
+  void Authorize(const Hello& h, const DataServer::AdmitFn& done);
   void CheckMemberEpochs(const JoinRequest& r);
 
   Reactor* reactor_;
@@ -107,6 +107,7 @@ class CoreServer {
   std::unique_ptr<CoreControlServer> control_;
   std::shared_ptr<const smdb::SmdbIndex> index_;
   std::shared_ptr<const smdb::Smdb> db_;
+  ContentDigest smdb_sha256_{};  // of db_'s serialization
   RouteSlRows route_sl_rows_;
   std::unique_ptr<RouteSlSlices> slices_;
   std::unique_ptr<SmdbTopology> topology_;

@@ -7,6 +7,9 @@
 #include <cinttypes>
 #include <cstring>
 
+#include "common/base/text_util.h"
+#include "common/tree/link_auth.h"
+
 namespace ssa {
 namespace tree {
 
@@ -91,7 +94,9 @@ void DataClient::OnEvent(uint32_t events) {
     h.token = token_;
     h.epoch = replica_->epoch();
     h.digest = replica_->digest();
-    Send(EncodeHello(h));
+    RandomBytes(h.nonce.data(), h.nonce.size());
+    hello_payload_ = HelloPayload(h);
+    Send(EncodeFrame(FrameType::kHello, hello_payload_));
   }
   if (events & EPOLLOUT) Flush();
   if (!stream_ || !(events & (EPOLLIN | EPOLLHUP | EPOLLERR))) return;
@@ -129,20 +134,9 @@ void DataClient::OnEvent(uint32_t events) {
 void DataClient::OnFrame(Frame* frame) {
   const Frame& f = *frame;
   switch (f.type) {
-    case FrameType::kWelcome: {
-      Welcome w;
-      if (state_ != State::kHello || !DecodeWelcome(f.payload, &w).ok()) break;
-      state_ = State::kActive;
-      parent_epoch_ = w.epoch;
-      backoff_ms_ = 0;
-      fail_streak_ = 0;
-      log_->Log(LogLevel::kInfo,
-                "connected to parent LID %u (%s) for the %s; it holds epoch %" PRIu64
-                ", we hold %" PRIu64,
-                target_.lid, target_.address.ToString().c_str(), DbKindName(hello_.kind), w.epoch,
-                replica_->epoch());
-      return;
-    }
+    case FrameType::kWelcome:
+      if (state_ != State::kHello) break;
+      return OnWelcome(f);
     case FrameType::kRefuse: {
       Refuse r;
       DecodeRefuse(f.payload, &r);
@@ -183,6 +177,39 @@ void DataClient::OnFrame(Frame* frame) {
     default: break;
   }
   Disconnect(std::string("unexpected ") + FrameTypeName(f.type) + " frame", true, false);
+}
+
+void DataClient::OnWelcome(const Frame& f) {
+  Welcome w;
+  Status st = DecodeWelcome(f.payload, &w);
+  if (!st.ok()) return Disconnect("bad WELCOME: " + st.ToString(), true, false);
+  std::string why;
+  if (w.parent_guid != target_.guid)
+    why = "it answered as GUID " + GuidText(w.parent_guid) + ", not the parent the core assigned";
+  else if (!TagsEqual(w.tag, WelcomeTag(target_.key, hello_payload_, WelcomeFields(w))))
+    why = "it did not prove the link key the core gave us for that parent";
+  if (!why.empty()) {
+    // Another process on the parent's port (the parent restarting, or
+    // gone): nothing it sends is taken, and the core hears the parent is
+    // lost, as for a dead one.
+    ++counters_.unproven_parents;
+    limited_.Log(LogLevel::kWarn, "unproven",
+                 "refusing the peer at parent LID %u's address %s (GUID %s) for the %s: %s",
+                 target_.lid, target_.address.ToString().c_str(), GuidText(target_.guid).c_str(),
+                 DbKindName(hello_.kind), why.c_str());
+    return Disconnect("unproven parent", true, false);
+  }
+  Send(EncodeProof(ProofTag(target_.key, hello_payload_, f.payload)));
+  if (!stream_) return;
+  state_ = State::kActive;
+  parent_epoch_ = w.epoch;
+  backoff_ms_ = 0;
+  fail_streak_ = 0;
+  log_->Log(LogLevel::kInfo,
+            "connected to parent LID %u (%s) for the %s; it holds epoch %" PRIu64
+            ", we hold %" PRIu64,
+            target_.lid, target_.address.ToString().c_str(), DbKindName(hello_.kind), w.epoch,
+            replica_->epoch());
 }
 
 void DataClient::FinishTransfer() {

@@ -1,6 +1,8 @@
 // data_client.h: the child side of the data channel (frame.h): connects to
 // the parent the core assigned (or at once to the backup when the parent's
-// connection breaks), presents the join token, and applies every transfer
+// connection breaks), presents the join token, takes data only from a peer
+// that proves the link key the core gave for that parent (link_auth.h) and
+// proves its own, and applies every transfer
 // through a Replica, acknowledging each verified version or asking for the
 // full database when a result's digest disagrees.
 //
@@ -39,6 +41,9 @@ struct DataClientCounters {
   uint64_t refused = 0;
   uint64_t bytes_received = 0;
   uint64_t older_ignored = 0;  // versions older than the one held, not taken
+  // Peers at a parent's address whose WELCOME did not prove the parent's
+  // link key (another process on its port) or named another GUID.
+  uint64_t unproven_parents = 0;
 };
 
 class DataClient {
@@ -54,11 +59,17 @@ class DataClient {
   DataClient(const DataClient&) = delete;
   DataClient& operator=(const DataClient&) = delete;
 
-  // The core's assignment. Connects to `parent` unless already connected
+  // The core's assignment (each with its link key). Connects to `parent`
+  // unless already connected
   // to it (or to `backup` after losing the parent: it stays there until the
   // core assigns differently).
   void SetParents(const ParentInfo& parent, const ParentInfo& backup, const Token& token);
   void Stop();
+  // Connects again to the parent serving now (the replica was reset: the
+  // new HELLO says what it holds now).
+  void Reconnect() {
+    if (state_ != State::kIdle) Connect(target_);
+  }
   // A replica whose owner puts each version in place later (the ssa
   // provider indexes a PRDB first) logs "verified", not "in place": the
   // owner's line says when it answers from it.
@@ -81,6 +92,8 @@ class DataClient {
   void OnEvent(uint32_t events);
   // May take the frame's payload (a whole transfer in one chunk).
   void OnFrame(Frame* f);
+  // The WELCOME: the parent proven (PROOF sent, active) or not (closed).
+  void OnWelcome(const Frame& f);
   void FinishTransfer();
   void Send(const std::string& frame);
   void Flush();
@@ -98,6 +111,7 @@ class DataClient {
   LostFn on_lost_;
   ParentInfo parent_, backup_, target_;
   Token token_{};
+  std::string hello_payload_;  // the HELLO sent on this connection
   State state_ = State::kIdle;
   std::unique_ptr<Stream> stream_;
   FrameReader reader_;

@@ -8,6 +8,8 @@
 #include <set>
 
 #include "common/base/big_endian.h"
+#include "common/base/text_util.h"
+#include "common/tree/link_auth.h"
 
 namespace ssa {
 namespace tree {
@@ -143,11 +145,15 @@ void DataServer::OnFrame(Child* c, const Frame& f) {
       return RefuseChild(c, kRefuseBadHello, st.message());
     }
     c->hello = h;
+    c->hello_payload = f.payload;
     c->state = State::kAuthorizing;
     uint64_t id = c->id;
-    authorize_(h, [this, id](uint16_t reason, const std::string& key) { Admit(id, reason, key); });
+    authorize_(h, [this, id](uint16_t reason, const std::string& key, const LinkKey& link) {
+      Admit(id, reason, key, link);
+    });
     return;
   }
+  if (c->state == State::kProving) return OnProof(c, f);
   if (c->state != State::kActive) return;  // frames while authorizing: ignored
   switch (f.type) {
     case FrameType::kAck: {
@@ -176,24 +182,48 @@ void DataServer::OnFrame(Child* c, const Frame& f) {
                FrameTypeName(f.type), c->hello.guid);
 }
 
-void DataServer::Admit(uint64_t id, uint16_t reason, const std::string& key) {
+void DataServer::Admit(uint64_t id, uint16_t reason, const std::string& key, const LinkKey& link) {
   auto it = children_.find(id);
   if (it == children_.end()) return;  // gone meanwhile
   Child* c = it->second.get();
   if (reason != 0) return RefuseChild(c, reason, RefuseReasonName(reason));
   c->key = key;
-  c->state = State::kActive;
-  subscribers_[key].insert(id);
-  c->sent_epoch = c->hello.epoch;
-  c->sent_digest = c->hello.digest;
-  c->acked_epoch = c->hello.epoch;
+  c->link = link;
+  c->state = State::kProving;
   Welcome w;
   w.parent_guid = options_.guid;
   auto pub = pubs_.find(key);
   w.epoch = pub == pubs_.end() ? 0 : pub->second.current().epoch;
-  Queue(c, EncodeWelcome(w));
+  RandomBytes(w.nonce.data(), w.nonce.size());
+  w.tag = WelcomeTag(link, c->hello_payload, WelcomeFields(w));
+  c->welcome_payload = WelcomePayload(w);
+  Queue(c, EncodeFrame(FrameType::kWelcome, c->welcome_payload));
   Flush(c);
-  if (!children_.count(id)) return;
+}
+
+void DataServer::OnProof(Child* c, const Frame& f) {
+  AuthTag tag{};
+  Status st =
+      f.type == FrameType::kProof
+          ? DecodeProof(f.payload, &tag)
+          : Status::Error(EBADMSG, std::string("expected PROOF, got ") + FrameTypeName(f.type));
+  if (!st.ok()) {
+    ++counters_.bad_frames;
+    return RefuseChild(c, kRefuseBadProof, st.message());
+  }
+  if (!TagsEqual(tag, ProofTag(c->link, c->hello_payload, c->welcome_payload))) {
+    ++counters_.bad_proofs;
+    return RefuseChild(
+        c, kRefuseBadProof,
+        "its PROOF does not show the link key the core gave for GUID " + GuidText(c->hello.guid));
+  }
+  uint64_t id = c->id;
+  c->state = State::kActive;
+  subscribers_[c->key].insert(id);
+  c->sent_epoch = c->hello.epoch;
+  c->sent_digest = c->hello.digest;
+  c->acked_epoch = c->hello.epoch;
+  const std::string key = c->key;
   log_->Log(LogLevel::kInfo,
             "child %s 0x%016" PRIx64 " (%s) connected for %s, holding epoch %" PRIu64,
             RolesName(c->hello.roles).c_str(), c->hello.guid, c->stream->peer().c_str(),
@@ -352,9 +382,10 @@ void DataServer::Tick() {
   std::vector<uint64_t> quiet;  // keepalives due
   for (auto& kv : children_) {
     Child* c = kv.second.get();
-    if (c->state == State::kHello &&
+    if ((c->state == State::kHello || c->state == State::kProving) &&
         now - c->since > std::chrono::milliseconds(options_.hello_timeout_ms))
-      dead.push_back({kv.first, "no HELLO in time"});
+      dead.push_back(
+          {kv.first, c->state == State::kHello ? "no HELLO in time" : "no PROOF in time"});
     else if (now - c->last_rx > std::chrono::milliseconds(options_.dead_after_ms))
       dead.push_back({kv.first, "silent for too long"});
     else if (c->state == State::kActive && c->out.empty() &&

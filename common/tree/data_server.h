@@ -1,6 +1,7 @@
 // data_server.h: the parent side of the data channel (frame.h): accepts
 // children, checks who they are (an injected authorizer: the core's book
-// at the core, a TokenCheck MAD elsewhere), and keeps each one at the
+// at the core, a TokenCheck MAD elsewhere, which also give the link key;
+// then the child's PROOF that it holds that key, link_auth.h), and keeps each one at the
 // current version of what it subscribed to, pushing every new version as
 // the chain of deltas when it can and in full otherwise.
 //
@@ -53,6 +54,7 @@ struct DataServerCounters {
   uint64_t bytes_sent = 0;
   uint64_t need_full = 0;
   uint64_t queries = 0;
+  uint64_t bad_proofs = 0;  // children whose PROOF did not show the link key
 };
 
 // A child as the parent sees it (for logs and the tree view).
@@ -67,10 +69,12 @@ struct ChildInfo {
 
 class DataServer {
  public:
-  // Decides on a HELLO: done(0, key) serves `key`, done(kRefuse*, "")
-  // refuses. May answer later (after a MAD round trip).
-  using AuthorizeFn = std::function<void(
-      const Hello& hello, std::function<void(uint16_t reason, const std::string& key)> done)>;
+  // The authorizer's answer: reason 0 serves `key` to a child that must
+  // prove `link` (the link key the core derived for this parent and the
+  // child); kRefuse* refuses.
+  using AdmitFn = std::function<void(uint16_t reason, const std::string& key, const LinkKey& link)>;
+  // Decides on a HELLO. May answer later (after a MAD round trip).
+  using AuthorizeFn = std::function<void(const Hello& hello, AdmitFn done)>;
   // A child was admitted for `key` (e.g. compute its PRDB if new).
   using SubscribeFn = std::function<void(const std::string& key, const Hello& hello)>;
   // A QUERY's answer (the tree's state, ...); empty: unknown query.
@@ -106,13 +110,17 @@ class DataServer {
     size_t off = 0;
     size_t end = 0;
   };
-  enum class State { kHello, kAuthorizing, kActive, kClosing };
+  // kProving: WELCOME sent, the child's PROOF awaited; nothing else is
+  // sent or accepted until it checks.
+  enum class State { kHello, kAuthorizing, kProving, kActive, kClosing };
   struct Child {
     uint64_t id = 0;
     std::unique_ptr<Stream> stream;
     FrameReader reader;
     State state = State::kHello;
     Hello hello;
+    std::string hello_payload, welcome_payload;  // what the tags cover
+    LinkKey link{};
     std::string key;
     std::deque<OutChunk> out;
     size_t queued = 0;
@@ -128,7 +136,9 @@ class DataServer {
   void OnAccept();
   void OnEvent(uint64_t id, uint32_t events);
   void OnFrame(Child* c, const Frame& f);
-  void Admit(uint64_t id, uint16_t reason, const std::string& key);
+  void Admit(uint64_t id, uint16_t reason, const std::string& key, const LinkKey& link);
+  // The child's PROOF arrived: serve it, or refuse it when the tag is wrong.
+  void OnProof(Child* c, const Frame& f);
   void Sync(Child* c);
   void QueueTransfer(Child* c, uint8_t kind, uint64_t from, uint64_t to, uint32_t digest,
                      const Bytes& bytes);

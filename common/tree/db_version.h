@@ -156,6 +156,16 @@ class DbReplica : public Replica {
   size_t caught_up() const { return caught_up_; }
   size_t bytes_caught_up() const { return bytes_caught_up_; }
 
+  // Drops what is held (a version the core did not confirm): the next
+  // parent brings the replica from nothing, in full. Owners are not told.
+  void Forget() {
+    held_serial_ = made_from_ = 0;
+    made_held_.reset();
+    db_.reset();
+    version_ = DbVersion();
+    crcs_ = smdb::DbCrcs();
+  }
+
   // Seeds the replica (e.g. from a file kept across restarts).
   Status Load(const Bytes& bytes) { return ApplyWhole(bytes, nullptr, DigestOf(*bytes)); }
 

@@ -96,6 +96,7 @@ const char* FrameTypeName(FrameType t) {
     case FrameType::kKeepalive: return "KEEPALIVE";
     case FrameType::kQuery: return "QUERY";
     case FrameType::kQueryReply: return "QUERY_REPLY";
+    case FrameType::kProof: return "PROOF";
   }
   return "?";
 }
@@ -118,6 +119,7 @@ const char* RefuseReasonName(uint16_t r) {
     case kRefuseTooMany: return "too many children";
     case kRefuseUnavailable: return "nothing of that kind to serve";
     case kRefuseCoreUnreachable: return "core unreachable to check the token";
+    case kRefuseBadProof: return "the child did not prove its link key";
   }
   return "unknown reason";
 }
@@ -152,7 +154,9 @@ std::string EncodeFrame(FrameType type, const std::string& payload) {
   return f;
 }
 
-std::string EncodeHello(const Hello& h) {
+std::string EncodeHello(const Hello& h) { return EncodeFrame(FrameType::kHello, HelloPayload(h)); }
+
+std::string HelloPayload(const Hello& h) {
   std::string p;
   Put16(&p, h.protocol);
   Put8(&p, h.roles);
@@ -161,7 +165,8 @@ std::string EncodeHello(const Hello& h) {
   p.append(reinterpret_cast<const char*>(h.token.data()), h.token.size());
   Put64(&p, h.epoch);
   Put32(&p, h.digest);
-  return EncodeFrame(FrameType::kHello, p);
+  p.append(reinterpret_cast<const char*>(h.nonce.data()), h.nonce.size());
+  return p;
 }
 
 Status DecodeHello(const std::string& p, Hello* h) {
@@ -173,6 +178,7 @@ Status DecodeHello(const std::string& p, Hello* h) {
   in.Bytes(h->token.data(), h->token.size());
   h->epoch = in.U64();
   h->digest = in.U32();
+  in.Bytes(h->nonce.data(), h->nonce.size());
   Status st = in.End();
   if (!st.ok()) return st;
   if (kind < 1 || kind > 4) return Status::Error(EBADMSG, "HELLO: kind " + std::to_string(kind));
@@ -183,17 +189,41 @@ Status DecodeHello(const std::string& p, Hello* h) {
   return Status::Ok();
 }
 
-std::string EncodeWelcome(const Welcome& w) {
+std::string WelcomeFields(const Welcome& w) {
   std::string p;
   Put64(&p, w.parent_guid);
   Put64(&p, w.epoch);
-  return EncodeFrame(FrameType::kWelcome, p);
+  p.append(reinterpret_cast<const char*>(w.nonce.data()), w.nonce.size());
+  return p;
+}
+
+std::string WelcomePayload(const Welcome& w) {
+  std::string p = WelcomeFields(w);
+  p.append(reinterpret_cast<const char*>(w.tag.data()), w.tag.size());
+  return p;
+}
+
+std::string EncodeWelcome(const Welcome& w) {
+  return EncodeFrame(FrameType::kWelcome, WelcomePayload(w));
 }
 
 Status DecodeWelcome(const std::string& p, Welcome* w) {
   In in(p, "WELCOME");
   w->parent_guid = in.U64();
   w->epoch = in.U64();
+  in.Bytes(w->nonce.data(), w->nonce.size());
+  in.Bytes(w->tag.data(), w->tag.size());
+  return in.End();
+}
+
+std::string EncodeProof(const AuthTag& tag) {
+  return EncodeFrame(FrameType::kProof,
+                     std::string(reinterpret_cast<const char*>(tag.data()), tag.size()));
+}
+
+Status DecodeProof(const std::string& p, AuthTag* tag) {
+  In in(p, "PROOF");
+  in.Bytes(tag->data(), tag->size());
   return in.End();
 }
 
@@ -296,7 +326,7 @@ Status FrameReader::CheckHeader(const uint8_t* h) {
   if (GetBe32(h) != kFrameMagic) return Status::Error(EBADMSG, "not an SSA data frame (bad magic)");
   if (h[4] != kFrameVersion)
     return Status::Error(EPROTONOSUPPORT, "frame version " + std::to_string(h[4]));
-  if (h[5] < 1 || h[5] > 11) return Status::Error(EBADMSG, "frame type " + std::to_string(h[5]));
+  if (h[5] < 1 || h[5] > 12) return Status::Error(EBADMSG, "frame type " + std::to_string(h[5]));
   if (GetBe16(h + 6) != HeaderCheck(h))
     return Status::Error(EBADMSG, "frame header check mismatch");
   if (GetBe32(h + 8) > kMaxFramePayload)

@@ -21,10 +21,13 @@
 // ## Types and payloads
 //
 //  1 HELLO (child -> parent, first frame)
-//      u16 protocol (1), u8 roles (ssa_mad.h bits), u8 kind (1 SMDB,
-//      2 PRDB, 3 address DB), u64 child port GUID, 16 join token,
-//      u64 held epoch (0 none), u32 held digest
-//  2 WELCOME (parent -> child): u64 parent GUID, u64 parent's epoch (0: none yet)
+//      u16 protocol (2), u8 roles (ssa_mad.h bits), u8 kind (1 SMDB,
+//      2 PRDB, 3 address DB, 4 route-SL slice), u64 child port GUID,
+//      16 join token, u64 held epoch (0 none), u32 held digest, 16 nonce
+//      (fresh random bytes for each connection)
+//  2 WELCOME (parent -> child): u64 parent GUID, u64 parent's epoch (0: none
+//      yet), 16 nonce (fresh), 32 tag: link_auth.h WelcomeTag over the
+//      HELLO payload and the WELCOME's fields before the tag
 //  3 REFUSE (parent -> child, then close): u16 reason (kRefuse*), u8 n, n text
 //      bytes (n at most kMaxRefuseText, 200)
 //  4 XFER_BEGIN (parent -> child): u8 kind (1 full, 2 delta), u64 from epoch
@@ -39,21 +42,30 @@
 // 10 QUERY (tool -> any parent, instead of HELLO): u8 n, n bytes name (n at
 //      most kMaxQueryName, 64)
 // 11 QUERY_REPLY: the answer's bytes (e.g. the tree's state as JSON)
+// 12 PROOF (child -> parent, right after WELCOME): 32 tag: link_auth.h
+//      ProofTag over the HELLO payload and the whole WELCOME payload
 //
 // ## Session
 //
 // The child connects and sends HELLO; the parent checks the token with
-// the core (TokenCheck MAD) and answers WELCOME or REFUSE. The parent then
-// brings the child to its current version: nothing when the child's epoch
-// and digest match, the delta chain when it has every delta from the
-// child's epoch, the full database otherwise. Every later version is pushed
-// the same way. The child applies each transfer to a copy, checks the
-// digest, ACKs, or sends NEED_FULL (then the parent sends the full one).
+// the core (TokenCheck MAD), which also gives it the link key of the two
+// (link_auth.h), and answers WELCOME or REFUSE. The child checks that the
+// WELCOME names the parent the core assigned and that its tag proves the
+// link key the core gave the child for that parent; otherwise it closes,
+// counts and logs, and joins again naming that parent lost: a process that
+// took the parent's port serves nothing. The child answers PROOF; the
+// parent sends nothing more until the proof checks (a wrong one: closed,
+// counted, logged). The parent then brings the child to its current version: nothing when the
+// child's epoch and digest match, the delta chain when it has every delta from the child's epoch,
+// the full database otherwise. Every later version is pushed the same way. The child applies each
+// transfer to a copy, checks the digest, ACKs, or sends NEED_FULL (then the parent sends the full
+// one).
 //
 // Pure functions and a stateless-between-calls reader; any thread.
 #ifndef IBACM_SSA_COMMON_TREE_FRAME_H
 #define IBACM_SSA_COMMON_TREE_FRAME_H
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -82,6 +94,7 @@ enum class FrameType : uint8_t {
   kKeepalive = 9,
   kQuery = 10,
   kQueryReply = 11,
+  kProof = 12,
 };
 const char* FrameTypeName(FrameType t);
 
@@ -96,6 +109,7 @@ constexpr uint16_t kRefuseNotYourParent = 3;
 constexpr uint16_t kRefuseTooMany = 4;
 constexpr uint16_t kRefuseUnavailable = 5;  // nothing to serve of that kind
 constexpr uint16_t kRefuseCoreUnreachable = 6;
+constexpr uint16_t kRefuseBadProof = 7;  // the child's PROOF did not check
 const char* RefuseReasonName(uint16_t reason);
 
 // Text limits: encoders cut longer text to these, decoders reject more.
@@ -105,6 +119,8 @@ constexpr size_t kMaxQueryName = 64;
 constexpr uint8_t kNeedDigestMismatch = 1;
 constexpr uint8_t kNeedCannotApply = 2;
 
+using Nonce = std::array<uint8_t, 16>;
+
 struct Hello {
   uint16_t protocol = kProtocolVersion;
   uint8_t roles = 0;
@@ -113,10 +129,13 @@ struct Hello {
   Token token{};
   uint64_t epoch = 0;
   uint32_t digest = 0;
+  Nonce nonce{};
 };
 struct Welcome {
   uint64_t parent_guid = 0;
   uint64_t epoch = 0;
+  Nonce nonce{};
+  AuthTag tag{};
 };
 struct Refuse {
   uint16_t reason = 0;
@@ -145,7 +164,13 @@ std::string EncodeFrame(FrameType type, const std::string& payload);
 // The header alone, for a payload sent from elsewhere (`crc` its CRC32).
 std::string EncodeFrameHeader(FrameType type, uint32_t length, uint32_t crc);
 std::string EncodeHello(const Hello& h);
+// The HELLO's payload (what the handshake's tags cover).
+std::string HelloPayload(const Hello& h);
 std::string EncodeWelcome(const Welcome& w);
+// The WELCOME's payload before its tag (what WelcomeTag covers), and whole.
+std::string WelcomeFields(const Welcome& w);
+std::string WelcomePayload(const Welcome& w);
+std::string EncodeProof(const AuthTag& tag);
 std::string EncodeRefuse(const Refuse& r);
 std::string EncodeXferBegin(const XferBegin& b);
 std::string EncodeAck(const Ack& a);
@@ -155,6 +180,7 @@ std::string EncodeQuery(const std::string& name);
 // Payload decoders: EBADMSG naming the field on any violation.
 Status DecodeHello(const std::string& p, Hello* h);
 Status DecodeWelcome(const std::string& p, Welcome* w);
+Status DecodeProof(const std::string& p, AuthTag* tag);
 Status DecodeRefuse(const std::string& p, Refuse* r);
 Status DecodeXferBegin(const std::string& p, XferBegin* b);
 Status DecodeAck(const std::string& p, Ack* a);

@@ -28,5 +28,7 @@ common_tree_libssatree_la_SOURCES = $(SSA_TREE_WIRE_SOURCES) \
 	common/tree/inproc_mad.h common/tree/inproc_mad.cc \
 	common/tree/route_sl_slices.h common/tree/route_sl_slices.cc \
 	common/tree/core_server.h common/tree/core_server.cc \
-	common/tree/epoch_watch.h common/tree/epoch_watch.cc
-common_tree_libssatree_la_LIBADD = $(RDMACM_LIBS)
+	common/tree/epoch_watch.h common/tree/epoch_watch.cc \
+	common/tree/link_auth.h common/tree/link_auth.cc
+common_tree_libssatree_la_CPPFLAGS = $(AM_CPPFLAGS) $(CRYPTO_CFLAGS)
+common_tree_libssatree_la_LIBADD = $(RDMACM_LIBS) $(CRYPTO_LIBS)

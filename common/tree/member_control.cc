@@ -253,6 +253,8 @@ void MemberControlClient::OnJoinAnswer(Status st, const uint8_t* mad) {
   assignment_.lease_s = a.lease_s;
   assignment_.renew_s = a.renew_s;
   assignment_.core_epoch = a.core_epoch;
+  assignment_.core_key = a.core_key;
+  assignment_.smdb_sha256 = a.smdb_sha256;
   joined_ = true;
   ScheduleJoin(std::chrono::seconds(a.renew_s));
   if (on_assigned_) on_assigned_(assignment_, changed);
@@ -289,9 +291,10 @@ void MemberControlClient::ProbeSm() {
 void MemberControlClient::CheckToken(uint64_t child_guid, const Token& token, CheckFn done) {
   auto now = std::chrono::steady_clock::now();
   auto it = valid_tokens_.find({child_guid, token});
-  if (it != valid_tokens_.end() && it->second > now) {
+  if (it != valid_tokens_.end() && it->second.until > now) {
     TokenCheckAnswer a;
     a.valid = true;
+    a.key = it->second.key;
     done(Status::Ok(), a);
     return;
   }
@@ -305,8 +308,8 @@ void MemberControlClient::CheckToken(uint64_t child_guid, const Token& token, Ch
     TokenCheckAnswer a;
     if (st.ok()) st = DecodeTokenCheckAnswer(answer, &a);
     if (st.ok() && a.valid)
-      valid_tokens_[{child_guid, token}] =
-          std::chrono::steady_clock::now() + std::chrono::seconds(a.lease_left_s);
+      valid_tokens_[{child_guid, token}] = {
+          std::chrono::steady_clock::now() + std::chrono::seconds(a.lease_left_s), a.key};
     done(st, a);
   });
 }

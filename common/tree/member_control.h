@@ -73,6 +73,8 @@ struct Assignment {
   uint32_t lease_s = 0;
   uint32_t renew_s = 0;
   uint64_t core_epoch = 0;
+  LinkKey core_key{};           // for what the core serves this member itself
+  ContentDigest smdb_sha256{};  // of the core's SMDB at core_epoch (0: none)
 };
 
 class MemberControlClient {
@@ -181,7 +183,12 @@ class MemberControlClient {
   uint64_t rng_;  // xorshift state for Jitter
   uint32_t next_tid_ = 1;
   std::map<uint32_t, Pending> pending_;  // by TID (low 32 bits)
-  std::map<std::pair<uint64_t, Token>, std::chrono::steady_clock::time_point> valid_tokens_;
+  // Tokens the core said valid: until their lease ends, with the link key.
+  struct ValidToken {
+    std::chrono::steady_clock::time_point until;
+    LinkKey key{};
+  };
+  std::map<std::pair<uint64_t, Token>, ValidToken> valid_tokens_;
   uint64_t joins_sent_ = 0;
   uint64_t timeouts_ = 0;
   uint64_t joins_accepted_ = 0;

@@ -1,8 +1,6 @@
 // membership.cc: see membership.h.
 #include "common/tree/membership.h"
 
-#include <sys/random.h>
-
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -16,13 +14,7 @@ namespace {
 
 Token NewToken() {
   Token t{};
-  // getrandom only fails without entropy at early boot or on EINTR; a
-  // token then still must not be guessable, so keep trying.
-  size_t got = 0;
-  while (got < t.size()) {
-    ssize_t n = getrandom(t.data() + got, t.size() - got, 0);
-    if (n > 0) got += static_cast<size_t>(n);
-  }
+  RandomBytes(t.data(), t.size());
   return t;
 }
 
@@ -72,7 +64,12 @@ Membership::Membership(MembershipOptions options, uint64_t core_guid, uint16_t c
     : options_(std::move(options)),
       core_guid_(core_guid),
       core_lid_(core_lid),
-      core_address_(core_address) {}
+      core_address_(core_address),
+      keys_(NewCoreSecret()) {}
+
+LinkKey Membership::LinkKeyOf(uint64_t parent, uint64_t child, const Token& token) const {
+  return keys_.Derive(parent, child, token);
+}
 
 uint16_t Membership::Refuse(uint16_t status, const std::string& reason, std::string* why,
                             const std::string& detail) {
@@ -160,13 +157,54 @@ std::vector<uint64_t> Membership::Candidates(const Member& m) const {
 void Membership::Assign(Member* m) {
   std::vector<uint64_t> c = Candidates(*m);
   uint64_t parent = c.empty() ? 0 : c[0];
-  uint64_t backup = c.size() > 1 ? c[1] : 0;
-  if (m->parent != parent) {
-    if (m->parent) kids_[m->parent].erase(m->guid);
-    if (parent) kids_[parent].insert(m->guid);
+  SetParent(m, parent);
+  m->backup = c.size() > 1 ? c[1] : 0;
+}
+
+// The indexes below follow the members' own fields, and only these three
+// functions (and Join's lost_ marks) write them: parents_ holds the members
+// whose roles may parent, kids_[p] exactly the members whose `parent` is p
+// (a parent that leaves or expires keeps its entry while its children
+// still name it: they move when they next join, and a new life of it
+// counts them meanwhile), lost_ only members and the core.
+Member* Membership::Add(uint64_t guid, uint8_t roles) {
+  Member& m = members_[guid];
+  m.guid = guid;
+  m.roles = roles;
+  if (roles & (kRoleDistribution | kRoleAccess))
+    parents_.insert(guid);
+  else
+    parents_.erase(guid);
+  return &m;
+}
+
+void Membership::SetParent(Member* m, uint64_t parent) {
+  if (m->parent == parent) return;
+  if (m->parent) {
+    auto k = kids_.find(m->parent);
+    if (k != kids_.end() && k->second.erase(m->guid) && k->second.empty()) kids_.erase(k);
   }
+  if (parent) kids_[parent].insert(m->guid);
   m->parent = parent;
-  m->backup = backup;
+}
+
+std::map<uint64_t, Member>::iterator Membership::Remove(std::map<uint64_t, Member>::iterator it) {
+  SetParent(&it->second, 0);
+  parents_.erase(it->first);
+  lost_.erase(it->first);
+  return members_.erase(it);
+}
+
+bool Membership::IndexesAgree() const {
+  std::set<uint64_t> parents;
+  std::map<uint64_t, std::set<uint64_t>> kids;
+  for (const auto& kv : members_) {
+    if (kv.second.roles & (kRoleDistribution | kRoleAccess)) parents.insert(kv.first);
+    if (kv.second.parent) kids[kv.second.parent].insert(kv.first);
+  }
+  for (uint64_t g : lost_)
+    if (g != core_guid_ && !members_.count(g)) return false;
+  return parents == parents_ && kids == kids_;
 }
 
 uint16_t Membership::Join(const JoinRequest& r, uint16_t slid, Clock::time_point now,
@@ -184,31 +222,20 @@ uint16_t Membership::Join(const JoinRequest& r, uint16_t slid, Clock::time_point
   if (r.roles != kRoleConsumer && r.data_address.empty())
     return Refuse(kStatusInvalidField, "no data address", why, RolesName(r.roles));
 
-  if (r.lost_parent) lost_.insert(r.lost_parent);
+  // Only members and the core are marked (a report naming anything else
+  // would only grow the set); a member's mark goes when it speaks or
+  // leaves the book.
+  if (r.lost_parent == core_guid_ || members_.count(r.lost_parent)) lost_.insert(r.lost_parent);
   lost_.erase(r.port_guid);  // it is alive: it just spoke
   auto it = members_.find(r.port_guid);
   bool renewal = it != members_.end() && it->second.token == r.token;
-  if (it != members_.end() && !renewal) {
-    // Restarted (or another process on the port): a fresh membership.
-    if (it->second.parent) kids_[it->second.parent].erase(it->first);
-    parents_.erase(it->first);
-    members_.erase(it);
-    it = members_.end();
-  }
-  if (it == members_.end()) {
-    Member m;
-    m.guid = r.port_guid;
-    m.token = NewToken();
-    it = members_.emplace(m.guid, m).first;
-  }
-  Member& m = it->second;
-  bool role_changed = m.roles != r.roles;
+  // Restarted (or another process on the port): a fresh membership.
+  if (it != members_.end() && !renewal) it = Remove(it);
+  const bool fresh = !renewal;
+  const bool role_changed = renewal && it->second.roles != r.roles;
+  Member& m = *Add(r.port_guid, r.roles);
+  if (fresh) m.token = NewToken();
   m.lid = slid;
-  m.roles = r.roles;
-  if (m.roles & (kRoleDistribution | kRoleAccess))
-    parents_.insert(m.guid);
-  else
-    parents_.erase(m.guid);
   m.gid = r.port_gid;
   m.address = r.data_address;
   m.software = r.software;
@@ -231,13 +258,16 @@ uint16_t Membership::Join(const JoinRequest& r, uint16_t slid, Clock::time_point
     Assign(&m);
   }
   if (!m.parent) {
-    parents_.erase(m.guid);
-    members_.erase(m.guid);
+    Remove(members_.find(m.guid));
     return Refuse(kStatusRetry, "no parent available", why, RolesName(r.roles));
   }
   answer->parent = InfoOf(m.parent);
   answer->backup = InfoOf(m.backup);
   answer->token = m.token;
+  answer->parent.key = LinkKeyOf(m.parent, m.guid, m.token);
+  if (m.backup) answer->backup.key = LinkKeyOf(m.backup, m.guid, m.token);
+  answer->core_key = LinkKeyOf(core_guid_, m.guid, m.token);
+  answer->smdb_sha256 = core_sha256_;
   answer->lease_s = static_cast<uint32_t>(options_.lease_s);
   answer->renew_s = static_cast<uint32_t>(std::max(1, options_.lease_s / 3));
   answer->core_epoch = core_epoch_;
@@ -247,9 +277,7 @@ uint16_t Membership::Join(const JoinRequest& r, uint16_t slid, Clock::time_point
 uint16_t Membership::Leave(const LeaveRequest& r) {
   auto it = members_.find(r.port_guid);
   if (it == members_.end() || it->second.token != r.token) return kStatusUnknownMember;
-  if (it->second.parent) kids_[it->second.parent].erase(r.port_guid);
-  parents_.erase(r.port_guid);
-  members_.erase(it);
+  Remove(it);
   return 0;
 }
 
@@ -272,6 +300,7 @@ TokenCheckAnswer Membership::CheckToken(const TokenCheckRequest& r, Clock::time_
     return a;
   }
   a.valid = true;
+  a.key = LinkKeyOf(r.parent_guid, r.child_guid, r.token);
   a.roles = m->roles;
   a.lease_left_s = static_cast<uint32_t>(
       std::chrono::duration_cast<std::chrono::seconds>(m->expires - now).count());
@@ -304,10 +333,7 @@ size_t Membership::Expire(Clock::time_point now) {
   size_t n = 0;
   for (auto it = members_.begin(); it != members_.end();) {
     if (it->second.expires <= now) {
-      if (it->second.parent) kids_[it->second.parent].erase(it->first);
-      kids_.erase(it->first);
-      parents_.erase(it->first);
-      it = members_.erase(it);
+      it = Remove(it);
       ++n;
     } else {
       ++it;

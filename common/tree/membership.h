@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "common/smdb/smdb_index.h"
+#include "common/tree/link_auth.h"
 #include "common/tree/ssa_mad.h"
 
 namespace ssa {
@@ -97,7 +98,12 @@ class Membership {
   // A new SMDB: topology for identity checks and hop counts (borrowed;
   // null until the first SMDB, when joins answer "retry").
   void SetTopology(const Topology* topology) { topology_ = topology; }
-  void SetCoreEpoch(uint64_t epoch) { core_epoch_ = epoch; }
+  // `smdb_sha256`: the SHA-256 of the SMDB's serialization at `epoch`
+  // (join answers carry it: link_auth.h).
+  void SetCoreEpoch(uint64_t epoch, const ContentDigest& smdb_sha256 = {}) {
+    core_epoch_ = epoch;
+    core_sha256_ = smdb_sha256;
+  }
   void SetCoreCounters(const MemberCounters& c) { core_counters_ = c; }
   void SetCoreActivity(const CoreActivity& a) { core_activity_ = a; }
 
@@ -111,6 +117,9 @@ class Membership {
   // the one the core issued it, whatever its parent: what the core sends
   // a member directly (its route-SL slice) needs no more.
   bool HoldsToken(uint64_t guid, const Token& token, uint8_t role, Clock::time_point now) const;
+  // The link key of `parent` and the child `child` holding `token`
+  // (link_auth.h); the core's own connections use it with its GUID.
+  LinkKey LinkKeyOf(uint64_t parent, uint64_t child, const Token& token) const;
   // For each member with `role`: the consumers it serves as parent or as
   // backup (port GUIDs, ascending). Members serving none are absent.
   std::map<uint64_t, std::vector<uint64_t>> ConsumersServed(uint8_t role) const;
@@ -137,12 +146,20 @@ class Membership {
   std::map<std::string, size_t> CountByRole() const;
   // Joins refused, by reason, since start.
   const std::map<std::string, uint64_t>& refusals() const { return refusals_; }
+  // Whether the indexes (parents_, kids_) say what the members say (tests).
+  bool IndexesAgree() const;
 
  private:
   ParentInfo InfoOf(uint64_t guid) const;
   // Parent candidates for `m`, best first.
   std::vector<uint64_t> Candidates(const Member& m) const;
   void Assign(Member* m);
+  // The only writers of members_' indexes (membership.cc says what each
+  // holds): a member added or updated with `roles`, its parent set, a
+  // member removed (the next entry returned).
+  Member* Add(uint64_t guid, uint8_t roles);
+  void SetParent(Member* m, uint64_t parent);
+  std::map<uint64_t, Member>::iterator Remove(std::map<uint64_t, Member>::iterator it);
   size_t ChildrenOf(uint64_t guid) const;
   bool Allowed(const JoinRequest& r, std::string* why) const;
   uint16_t Refuse(uint16_t status, const std::string& reason, std::string* why,
@@ -154,6 +171,10 @@ class Membership {
   const DataAddress core_address_;
   const Topology* topology_ = nullptr;
   uint64_t core_epoch_ = 0;
+  ContentDigest core_sha256_{};
+  // Keyed at construction with a secret drawn then and kept nowhere else
+  // (never sent): every link key derives from it.
+  const LinkKeyDeriver keys_;
   MemberCounters core_counters_;
   CoreActivity core_activity_;
   std::map<uint64_t, Member> members_;  // by port GUID
@@ -162,7 +183,7 @@ class Membership {
   // consumers in the book every join walked all of them.
   std::set<uint64_t> parents_;
   std::map<uint64_t, std::set<uint64_t>> kids_;  // parent GUID -> children
-  std::set<uint64_t> lost_;  // parents reported lost; not assigned until they renew
+  std::set<uint64_t> lost_;  // members reported lost; not assigned until they renew
   std::map<std::string, uint64_t> refusals_;
 };
 

@@ -222,6 +222,10 @@ void EncodeJoinAnswer(const JoinAnswer& a, uint64_t tid, uint16_t status, uint8_
   PutBe32(p + 76, a.lease_s);
   PutBe32(p + 80, a.renew_s);
   PutBe64(p + 84, a.core_epoch);
+  memcpy(p + 92, a.parent.key.data(), 16);
+  memcpy(p + 108, a.backup.key.data(), 16);
+  memcpy(p + 124, a.core_key.data(), 16);
+  memcpy(p + 140, a.smdb_sha256.data(), 32);
 }
 
 Status DecodeJoinAnswer(const uint8_t* mad, JoinAnswer* out) {
@@ -236,10 +240,14 @@ Status DecodeJoinAnswer(const uint8_t* mad, JoinAnswer* out) {
   a.lease_s = GetBe32(p + 76);
   a.renew_s = GetBe32(p + 80);
   a.core_epoch = GetBe64(p + 84);
+  memcpy(a.parent.key.data(), p + 92, 16);
+  memcpy(a.backup.key.data(), p + 108, 16);
+  memcpy(a.core_key.data(), p + 124, 16);
+  memcpy(a.smdb_sha256.data(), p + 140, 32);
   if (a.parent.guid && (a.lease_s == 0 || a.renew_s == 0 || a.renew_s > a.lease_s))
     return Status::Error(EBADMSG, "join answer: lease " + std::to_string(a.lease_s) + " s, renew " +
                                       std::to_string(a.renew_s) + " s");
-  st = Zero(mad, kAttr + 92, kCheckedEnd, "join answer");
+  st = Zero(mad, kAttr + 172, kCheckedEnd, "join answer");
   if (!st.ok()) return st;
   *out = a;
   return Status::Ok();
@@ -277,6 +285,7 @@ void EncodeTokenCheckAnswer(const TokenCheckAnswer& a, uint64_t tid, uint8_t* ma
   mad[kAttr + 1] = a.roles;
   PutBe16(mad + kAttr + 2, a.reason);
   PutBe32(mad + kAttr + 4, a.lease_left_s);
+  if (a.valid) memcpy(mad + kAttr + 8, a.key.data(), 16);
 }
 
 Status DecodeTokenCheckAnswer(const uint8_t* mad, TokenCheckAnswer* a) {
@@ -287,7 +296,8 @@ Status DecodeTokenCheckAnswer(const uint8_t* mad, TokenCheckAnswer* a) {
   a->lease_left_s = GetBe32(mad + kAttr + 4);
   if (a->valid != (a->reason == kCheckOk))
     return Status::Error(EBADMSG, "token check answer: valid and reason disagree");
-  return Zero(mad, kAttr + 8, kCheckedEnd, "token check answer");
+  memcpy(a->key.data(), mad + kAttr + 8, 16);
+  return Zero(mad, kAttr + (a->valid ? 24 : 8), kCheckedEnd, "token check answer");
 }
 
 void EncodeCoreInfo(uint64_t tid, uint8_t* mad) {

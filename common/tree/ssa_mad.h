@@ -60,14 +60,23 @@
 //   100 u32 lease_s        the lease; the member renews every renew_s
 //   104 u32 renew_s
 //   108 u64 core_epoch     the core's current global epoch
-//   116..223 reserved 0
+//   116 16  parent_key     link key of the member and its parent (link_auth.h)
+//   132 16  backup_key     link key of the member and its backup (0: none)
+//   148 16  core_key       link key of the member and the core (what the
+//                          core serves a member directly: route-SL slices)
+//   164 32  smdb_sha256    SHA-256 of the core's SMDB serialization at
+//                          core_epoch (0: no SMDB yet); a member holding
+//                          that epoch compares its own
+//   196..223 reserved 0
 //
 // Leave (Set 0x02, 0x0011): 24 u64 port_guid, 32 16 token. Answer: Status.
 //
 // TokenCheck (Get 0x01, 0x0012): a parent asks about a child that
 // connected to it: 24 u64 child_guid, 32 16 token, 48 u64 parent_guid.
 // Answer: 24 u8 valid (1/0), 25 u8 child roles, 26 u16 reason (kCheck*),
-// 28 u32 lease_left_s.
+// 28 u32 lease_left_s, 32 16 link key of the asking parent and the child
+// (valid only; 0 otherwise). The core answers valid only to the child's
+// parent or backup asking from its own LID.
 //
 // CoreInfo (Get 0x01, 0x0013): empty. Answer: 24 u64 core_guid, 32 u16
 // core_lid, 34 addr data_address, 53 u8 reserved, 54 u64 epoch, 62 u32
@@ -75,7 +84,8 @@
 //
 // ## Status (the MAD's Status field)
 //
-// 0 success; 0x0004 bad version (unsupported class version or protocol);
+// 0 success; 0x0004 bad version (unsupported class version or protocol:
+// protocol 2 added the link keys; a member of protocol 1 is refused);
 // 0x001C invalid field value (a malformed attribute); class-specific codes
 // in bits 8..14: kStatusRetry (no parent available yet: try again later),
 // kStatusNotAllowed (the GUID may not take that role), kStatusIdentity (the
@@ -105,7 +115,7 @@ namespace tree {
 
 constexpr uint8_t kSsaClass = 0x2C;
 constexpr uint8_t kSsaClassVersion = 1;
-constexpr uint16_t kProtocolVersion = 1;
+constexpr uint16_t kProtocolVersion = 2;
 
 constexpr uint16_t kAttrJoin = 0x0010;
 constexpr uint16_t kAttrLeave = 0x0011;
@@ -136,6 +146,11 @@ constexpr uint16_t kCheckWrongGuid = 3;     // the token belongs to another GUID
 
 using Token = std::array<uint8_t, 16>;
 using Gid = std::array<uint8_t, 16>;
+// link_auth.h: a key the core derives for one parent and child, a tag
+// proving it is held, the SHA-256 of a database's serialization.
+using LinkKey = std::array<uint8_t, 16>;
+using AuthTag = std::array<uint8_t, 32>;
+using ContentDigest = std::array<uint8_t, 32>;
 
 // A data-channel address.
 struct DataAddress {
@@ -179,6 +194,7 @@ struct ParentInfo {
   uint64_t guid = 0;
   uint16_t lid = 0;
   DataAddress address;
+  LinkKey key{};  // the link key of the member and this parent
 };
 
 struct JoinAnswer {
@@ -188,6 +204,8 @@ struct JoinAnswer {
   uint32_t lease_s = 0;
   uint32_t renew_s = 0;
   uint64_t core_epoch = 0;
+  LinkKey core_key{};
+  ContentDigest smdb_sha256{};  // all 0: the core has no SMDB
 };
 
 struct LeaveRequest {
@@ -206,6 +224,7 @@ struct TokenCheckAnswer {
   uint8_t roles = 0;
   uint16_t reason = kCheckOk;
   uint32_t lease_left_s = 0;
+  LinkKey key{};
 };
 
 struct CoreInfoAnswer {

@@ -124,6 +124,13 @@ void SsaProvider::CollectMetrics(const ssa_metrics_ops* ops, ssa_metrics_sink_t*
              *v = n.port->unconfirmed ? 1 : 0;
              return true;
            });
+  per_port("ibacm_ssa_sm_silent", SSA_METRIC_GAUGE,
+           "1 while the port's PRDB is past stale_after_s but no SM has answered since the core "
+           "confirmed it (nothing can have changed: the PRDB keeps answering).",
+           [](const PortNumbers& n, double* v) {
+             *v = n.port->sm_silent ? 1 : 0;
+             return true;
+           });
   counter("ibacm_ssa_unconfirmed_periods_total",
           "Times the port's PRDB stopped answering because the core had not confirmed it for "
           "longer than stale_after_s.",
@@ -152,6 +159,10 @@ void SsaProvider::CollectMetrics(const ssa_metrics_ops* ops, ssa_metrics_sink_t*
   counter("ibacm_ssa_digest_mismatches_total",
           "Transfers whose result did not match the announced digest (the full PRDB was asked).",
           [](const PortNumbers& n) { return n.totals.digest_mismatches; });
+  counter("ibacm_ssa_unproven_parents_total",
+          "Peers at the access node's address that did not prove the link key the core gave "
+          "(another process on its port): refused, nothing taken.",
+          [](const PortNumbers& n) { return n.totals.unproven_parents; });
 
   if (shm_) ShmMetrics(ops, sink);
 

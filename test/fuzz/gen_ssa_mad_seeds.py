@@ -52,7 +52,7 @@ def gid(guid):
 
 def join(roles, guid, epoch=0, token=b"", lost_parent=0, addr=None, software=b"ibacm-ssa 0.1",
          counters=(0, 0, 0, 0, 0, 0)):
-    a = struct.pack(">BBHQ", roles, 0, 1, guid) + gid(guid) + struct.pack(">Q", epoch)
+    a = struct.pack(">BBHQ", roles, 0, 2, guid) + gid(guid) + struct.pack(">Q", epoch)
     a += token.ljust(16, b"\0") + struct.pack(">Q", lost_parent) + address(addr)
     a += text(software, 33) + struct.pack(">QQQQII", *counters)
     assert len(a) == 152
@@ -65,7 +65,9 @@ def parent(guid=0, lid=0, addr=None):
 
 def join_answer(par, backup, token, lease, renew, epoch):
     a = par + backup + token.ljust(16, b"\0") + struct.pack(">IIQ", lease, renew, epoch)
-    assert len(a) == 92
+    # The link keys (parent, backup, core) and the SMDB's SHA-256.
+    a += bytes(range(0x20, 0x50)) + bytes(range(0x60, 0x80))
+    assert len(a) == 172
     return a
 
 
@@ -92,7 +94,8 @@ def seeds():
     yield "token_check", mad(GET, TOKEN_CHECK, struct.pack(">Q", 0x0002C90300000013) + TOKEN +
                              struct.pack(">Q", 0x0002C90300000012), tid=5)
     yield "token_check_answer_valid", mad(GET_RESP, TOKEN_CHECK,
-                                          struct.pack(">BBHI", 1, CONSUMER, 0, 55), tid=5)
+                                          struct.pack(">BBHI", 1, CONSUMER, 0, 55) +
+                                          bytes(range(0x30, 0x40)), tid=5)
     yield "token_check_answer_wrong_parent", mad(GET_RESP, TOKEN_CHECK,
                                                  struct.pack(">BBHI", 0, 0, 2, 0), tid=6)
     yield "core_info", mad(GET, CORE_INFO, tid=7)

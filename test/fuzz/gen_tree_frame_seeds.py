@@ -16,10 +16,12 @@ import zlib
 
 MAGIC, VERSION = 0x53534146, 1
 (HELLO, WELCOME, REFUSE, XFER_BEGIN, XFER_DATA, XFER_END, ACK, NEED_FULL, KEEPALIVE, QUERY,
- QUERY_REPLY) = range(1, 12)
+ QUERY_REPLY, PROOF) = range(1, 13)
 SMDB, PRDB, ADDR = 1, 2, 3
 ACCESS, CONSUMER = 2, 4
 TOKEN = bytes(range(0x10, 0x20))
+NONCE = bytes(range(0x40, 0x50))
+TAG = bytes(range(0x80, 0xA0))
 
 
 def frame(ftype, payload=b""):
@@ -32,12 +34,12 @@ def frame(ftype, payload=b""):
 
 
 def hello(roles, kind, guid, epoch=0, digest=0):
-    return frame(HELLO, struct.pack(">HBBQ", 1, roles, kind, guid) + TOKEN +
-                 struct.pack(">QI", epoch, digest))
+    return frame(HELLO, struct.pack(">HBBQ", 2, roles, kind, guid) + TOKEN +
+                 struct.pack(">QI", epoch, digest) + NONCE)
 
 
 def welcome(guid, epoch):
-    return frame(WELCOME, struct.pack(">QQ", guid, epoch))
+    return frame(WELCOME, struct.pack(">QQ", guid, epoch) + NONCE + TAG)
 
 
 def xfer_begin(kind, frm, to, total, digest):
@@ -60,7 +62,7 @@ def seeds():
     db = bytes((i * 7) & 0xFF for i in range(100))
     yield "child_first_hello", hello(CONSUMER, PRDB, guid)
     yield "child_session", (hello(ACCESS, SMDB, guid, epoch=4, digest=0x12345678) +
-                            frame(ACK, struct.pack(">QI", 5, 0x9ABCDEF0)) +
+                            frame(PROOF, TAG) + frame(ACK, struct.pack(">QI", 5, 0x9ABCDEF0)) +
                             frame(KEEPALIVE) + frame(NEED_FULL, b"\x01"))
     yield "parent_full", welcome(parent, 5) + transfer(1, 0, 5, db) + frame(KEEPALIVE)
     yield "parent_delta", welcome(parent, 6) + transfer(2, 5, 6, db[:30]) + transfer(2, 6, 7, b"")

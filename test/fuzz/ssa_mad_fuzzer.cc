@@ -45,7 +45,7 @@ bool operator==(const mad::MadHeader& a, const mad::MadHeader& b) {
 }
 
 bool Same(const ParentInfo& a, const ParentInfo& b) {
-  return a.guid == b.guid && a.lid == b.lid && a.address == b.address;
+  return a.guid == b.guid && a.lid == b.lid && a.address == b.address && a.key == b.key;
 }
 bool Same(const JoinRequest& a, const JoinRequest& b) {
   return a.roles == b.roles && a.protocol == b.protocol && a.port_guid == b.port_guid &&
@@ -60,7 +60,8 @@ bool Same(const JoinRequest& a, const JoinRequest& b) {
 }
 bool Same(const JoinAnswer& a, const JoinAnswer& b) {
   return Same(a.parent, b.parent) && Same(a.backup, b.backup) && a.token == b.token &&
-         a.lease_s == b.lease_s && a.renew_s == b.renew_s && a.core_epoch == b.core_epoch;
+         a.lease_s == b.lease_s && a.renew_s == b.renew_s && a.core_epoch == b.core_epoch &&
+         a.core_key == b.core_key && a.smdb_sha256 == b.smdb_sha256;
 }
 bool Same(const LeaveRequest& a, const LeaveRequest& b) {
   return a.port_guid == b.port_guid && a.token == b.token;
@@ -70,7 +71,7 @@ bool Same(const TokenCheckRequest& a, const TokenCheckRequest& b) {
 }
 bool Same(const TokenCheckAnswer& a, const TokenCheckAnswer& b) {
   return a.valid == b.valid && a.roles == b.roles && a.reason == b.reason &&
-         a.lease_left_s == b.lease_left_s;
+         a.lease_left_s == b.lease_left_s && a.key == b.key;
 }
 bool Same(const CoreInfoAnswer& a, const CoreInfoAnswer& b) {
   return a.core_guid == b.core_guid && a.core_lid == b.core_lid &&

@@ -119,7 +119,8 @@ void FuzzPayload(const Frame& f) {
     FUZZ_CHECK(DecodeHello(ReadOne(e, FrameType::kHello), &back).ok());
     FUZZ_CHECK(back.protocol == h.protocol && back.roles == h.roles && back.kind == h.kind &&
                back.guid == h.guid && back.token == h.token && back.epoch == h.epoch &&
-               back.digest == h.digest);
+               back.digest == h.digest && back.nonce == h.nonce);
+    FUZZ_CHECK(HelloPayload(back) == p);
   }
   Welcome w;
   if (DecodeWelcome(p, &w).ok()) {
@@ -127,7 +128,16 @@ void FuzzPayload(const Frame& f) {
     CheckReencoded(f, FrameType::kWelcome, e);
     Welcome back;
     FUZZ_CHECK(DecodeWelcome(ReadOne(e, FrameType::kWelcome), &back).ok());
-    FUZZ_CHECK(back.parent_guid == w.parent_guid && back.epoch == w.epoch);
+    FUZZ_CHECK(back.parent_guid == w.parent_guid && back.epoch == w.epoch &&
+               back.nonce == w.nonce && back.tag == w.tag);
+    FUZZ_CHECK(WelcomePayload(back) == p);
+  }
+  AuthTag tag;
+  if (DecodeProof(p, &tag).ok()) {
+    std::string e = EncodeProof(tag);
+    CheckReencoded(f, FrameType::kProof, e);
+    AuthTag back;
+    FUZZ_CHECK(DecodeProof(ReadOne(e, FrameType::kProof), &back).ok() && back == tag);
   }
   Refuse r;
   if (DecodeRefuse(p, &r).ok()) {
@@ -212,7 +222,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string again;
   for (const Frame& f : whole.frames) {
     FUZZ_CHECK(f.payload.size() <= kMaxFramePayload);
-    FUZZ_CHECK(static_cast<uint8_t>(f.type) >= 1 && static_cast<uint8_t>(f.type) <= 11);
+    FUZZ_CHECK(static_cast<uint8_t>(f.type) >= 1 && static_cast<uint8_t>(f.type) <= 12);
     FUZZ_CHECK(std::string(FrameTypeName(f.type)) != "?");
     again += EncodeFrame(f.type, f.payload);
   }

@@ -13,7 +13,7 @@ check_PROGRAMS += test/sim/tree_tests
 TESTS += test/sim/tree_tests
 test_sim_tree_tests_SOURCES = \
 	test/sim/tree_sim_test.cc test/sim/ssa_provider_sim_test.cc test/sim/tree_fault_sim_test.cc \
-	test/sim/tree_ops_sim_test.cc
+	test/sim/tree_ops_sim_test.cc test/sim/tree_auth_sim_test.cc
 test_sim_tree_tests_CPPFLAGS = $(SIM_TEST_CPPFLAGS)
 test_sim_tree_tests_LDADD = test/sim/libsimtree.la $(SIM_TEST_LIBS) $(SIM_TEST_LAST_LIBS)
 EXTRA_test_sim_tree_tests_DEPENDENCIES = opensm_plugin/libibssa_osm.la distrib/ibssa \

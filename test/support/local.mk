@@ -4,7 +4,9 @@
 # (fake_core.h), the parsers of ibstat, ibnetdiscover and saquery output
 # (tool_output.h), a TCP connection to this machine (loopback.h), metrics
 # files checked with promtool and the Python client (prom_check.h),
-# waiting for another process's doing with a bound (poll.h).
+# waiting for another process's doing with a bound (poll.h), a rogue
+# process on a parent's data port (rogue_parent.h: it uses the tree's
+# library, which its users link).
 #
 # libtestsupport.la is built by `make all`, not only by `make check`: the
 # simulated fabric's harness and CLI (test/sim/libsimfab.la, simfab) and
@@ -19,5 +21,6 @@ test_support_libtestsupport_la_SOURCES = \
 	test/support/tool_output.h test/support/tool_output.cc \
 	test/support/loopback.h test/support/loopback.cc \
 	test/support/prom_check.h test/support/prom_check.cc \
-	test/support/poll.h test/support/poll.cc
+	test/support/poll.h test/support/poll.cc \
+	test/support/rogue_parent.h test/support/rogue_parent.cc
 TEST_SUPPORT_LIBS = test/support/libtestsupport.la

@@ -25,9 +25,11 @@
 #include "common/tree/data_server.h"
 #include "common/tree/db_version.h"
 #include "common/tree/frame.h"
+#include "common/tree/link_auth.h"
 #include "common/tree/stream.h"
 #include "test/support/check_ok.h"
 #include "test/support/loopback.h"
+#include "test/unit/loop_thread.h"
 
 #include "CppUTest/TestHarness.h"
 
@@ -54,20 +56,33 @@ bool SendAll(int fd, const std::string& s) {
   return true;
 }
 
+// The link key the parent gives every child (its authorizer's answer).
+const tree::LinkKey kKey{{7, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}};
+
+// Reads a child's WELCOME (nothing else comes before its PROOF) and
+// answers the PROOF, as a DataClient does.
+void Prove(int fd, const std::string& hello_payload) {
+  tree::FrameReader r;
+  tree::Frame f;
+  auto deadline = Clock::now() + std::chrono::seconds(60);
+  while (!r.Next(&f) && Clock::now() < deadline) {
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, 100) <= 0) continue;
+    uint8_t buf[512];
+    ssize_t n = read(fd, buf, sizeof(buf));
+    CHECK(n > 0);
+    CHECK_OK(r.Feed(buf, static_cast<size_t>(n)));
+  }
+  CHECK(f.type == tree::FrameType::kWelcome);
+  CHECK(SendAll(fd, tree::EncodeProof(tree::ProofTag(kKey, hello_payload, f.payload))));
+}
+
 // The parent on a loop thread of its own; tasks run there through Post.
-struct Parent {
-  ssa::EventLoop loop;
-  ssa::Logger log;
-  std::unique_ptr<tree::StreamTransport> tcp;
+struct Parent : ssa::test::LoopThread {
   std::unique_ptr<tree::DataServer> server;
-  std::thread thread;
   int port = 0;
 
   explicit Parent(size_t version_bytes) {
-    CHECK_OK(loop.Init());
-    log.set_level(ssa::LogLevel::kError);
-    CHECK_OK(tree::NewStreamTransport("tcp", &tcp));
-    thread = std::thread([this] { loop.Run(); });
     port = Run<int>([this, version_bytes] {
       tree::DataServerOptions o;
       o.guid = 0x1;
@@ -76,9 +91,7 @@ struct Parent {
       o.dead_after_ms = 120000;
       server = std::make_unique<tree::DataServer>(
           &loop, tcp.get(), &log, o,
-          [](const tree::Hello&, std::function<void(uint16_t, const std::string&)> done) {
-            done(0, "smdb");
-          },
+          [](const tree::Hello&, tree::DataServer::AdmitFn done) { done(0, "smdb", kKey); },
           nullptr, [](const std::string& name) { return name == "ping" ? "pong" : ""; });
       tree::DataAddress any;
       CHECK_OK(tree::DataAddress::Parse("127.0.0.1:0", &any));
@@ -96,14 +109,6 @@ struct Parent {
       server.reset();
       return 0;
     });
-    loop.Stop();
-    thread.join();
-  }
-  template <class T>
-  T Run(std::function<T()> f) {
-    auto p = std::make_shared<std::promise<T>>();
-    loop.Post([p, f] { p->set_value(f()); });
-    return p->get_future().get();
   }
   uint64_t FullTransfers() {
     return Run<uint64_t>([this] { return server->counters().full_transfers; });
@@ -135,6 +140,15 @@ TEST(DataStorm, AThousandSlowChildrenAtOnceShareOneCopyAndTheParentStaysResponsi
     h.guid = 0x1000 + static_cast<uint64_t>(i);
     CHECK(SendAll(fd, tree::EncodeHello(h)));
     kids.push_back(fd);
+  }
+  // Every child proves the link key (HELLO carries a zero nonce here: each
+  // WELCOME's own nonce keeps the tags apart).
+  for (size_t i = 0; i < kids.size(); ++i) {
+    tree::Hello h;
+    h.roles = tree::kRoleDistribution;
+    h.kind = tree::DbKind::kSmdb;
+    h.guid = 0x1000 + i;
+    Prove(kids[i], tree::HelloPayload(h));
   }
   // Every child admitted and its full transfer queued, none read yet. The
   // deadline only bounds a hang: under ThreadSanitizer on a busy 2-core

@@ -56,9 +56,11 @@ std::string StatsText(const ssa::tree::ConsumerStats& s) {
   snprintf(b, sizeof(b),
            "prdb_epoch=%" PRIu64 "\nparent_lid=%u\njoins=%" PRIu64 "\nparent_changes=%" PRIu64
            "\nfull_transfers=%" PRIu64 "\ndelta_transfers=%" PRIu64 "\ndigest_mismatches=%" PRIu64
-           "\nreconnects=%" PRIu64 "\nbytes_received=%" PRIu64 "\naddr_epoch=%" PRIu64 "\n",
+           "\nreconnects=%" PRIu64 "\nbytes_received=%" PRIu64 "\naddr_epoch=%" PRIu64
+           "\nunproven_parents=%" PRIu64 "\n",
            s.prdb_epoch, s.parent_lid, s.joins, s.parent_changes, s.full_transfers,
-           s.delta_transfers, s.digest_mismatches, s.reconnects, s.bytes_received, s.addr_epoch);
+           s.delta_transfers, s.digest_mismatches, s.reconnects, s.bytes_received, s.addr_epoch,
+           s.unproven_parents);
   return b;
 }
 

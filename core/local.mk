@@ -46,13 +46,17 @@ dist_exampleshmpath_DATA = examples/shm_path/README examples/shm_path/Makefile \
 # Rewrites etc/*.cfg and etc/opensm-ibssa.conf in the source tree from the
 # built programs' option tables, with the man pages' directories for the
 # configured ones.
-update-config-examples: core/ibacm distrib/ibssa $(provider_LTLIBRARIES)
-	$(PYTHON3) $(top_srcdir)/scripts/config-examples.py --build $(abs_top_builddir) \
-	  --srcdir $(top_srcdir) $(CONFIG_EXAMPLES_MAPS) --write
-CONFIG_EXAMPLES_MAPS = --map '$(ssaconfdir)=/etc/rdma' \
+# check-config-examples says what it would change and fails when anything
+# would (test/config_examples_test.sh runs it).
+CONFIG_EXAMPLES = $(PYTHON3) $(top_srcdir)/scripts/config-examples.py --build $(abs_top_builddir) \
+	--srcdir $(top_srcdir) --map '$(ssaconfdir)=/etc/rdma' \
 	--map '$(providerdir)=/usr/lib/<multiarch>/ibacm-ssa' \
 	--map '$(upstream_provider_dir)=/usr/lib/<multiarch>/ibacm'
-.PHONY: update-config-examples
+update-config-examples: core/ibacm distrib/ibssa $(provider_LTLIBRARIES)
+	$(CONFIG_EXAMPLES) --write
+check-config-examples: core/ibacm distrib/ibssa $(provider_LTLIBRARIES)
+	$(CONFIG_EXAMPLES) --check
+.PHONY: update-config-examples check-config-examples
 TESTS += test/config_examples_test.sh
 EXTRA_DIST += test/config_examples_test.sh scripts/config-examples.py
 EXTRA_DIST += providers/provider.map

@@ -16,32 +16,16 @@
 set -u
 srcdir=$(cd "${srcdir:-.}" && pwd)
 builddir=$(pwd)
-passed=0 failed=0
-check() { # WHAT COMMAND...
-	local what=$1
-	shift
-	if "$@"; then
-		passed=$((passed + 1))
-	else
-		failed=$((failed + 1))
-		echo "FAIL: $what"
-	fi
-}
-summary() {
-	local n=$((passed + failed))
-	if [ "$failed" -eq 0 ]; then
-		echo "OK ($n tests, $n ran, $n checks, 0 ignored, 0 filtered out, 0 ms)"
-		exit 0
-	fi
-	echo "Errors ($failed failures, $n tests, $n ran, $n checks, 0 ignored, 0 filtered out, 0 ms)"
-	exit 1
-}
+# check WHAT COMMAND... and summary: the SDK tests' (CppUTest-style lines).
+# shellcheck source=test/sdk/lib.sh
+source "$srcdir/test/sdk/lib.sh"
 
 prefix=$(sed -n 's/^prefix = //p' Makefile)
-if [ "$prefix" != /usr ]; then
+if [ "$prefix" != /usr ] && ./config.status --config | grep -q -- "--prefix="; then
 	echo "SKIP: this build was configured with --prefix=$prefix; the man pages' paths are a /usr install's"
 	exit 77
 fi
+check "configure's default prefix is /usr (it is $prefix)" test "$prefix" = /usr
 with_opensm=yes
 grep -q '^WITH_OPENSM_TRUE = #' Makefile && with_opensm=no
 for var in sysconfdir localstatedir runstatedir; do
@@ -60,6 +44,7 @@ if ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$builddir" install DESTDIR
 	tail -20 "$work/install.log"
 	check "make install DESTDIR" false
 	summary
+	exit 1
 fi
 
 # --- where the files go --------------------------------------------------
@@ -118,3 +103,4 @@ if [ ! -f "$srcdir/Makefile" ]; then
 		grep -q "make.*-C $builddir install" <<<"$out" || echo "$out" | head -5
 fi
 summary
+exit $?

@@ -12,8 +12,9 @@ this program writes each option's line from the table:
 
 - etc/acm_opts.cfg ([core] and one section per provider) and
   etc/ibssa_opts.cfg: "key = default" for every option line not commented
-  out (a commented line is an example of a value the default does not
-  have: a path, a file to read, a repeated key, and stays as written);
+  out, "# key =" for an option whose default is empty (unset); a
+  commented line with a value is an example of one the default does not
+  have (a path, a file to read, a repeated key) and stays as written;
 - etc/opensm-ibssa.conf: the "#   key=default   description" list of the
   plugin's options.
 
@@ -117,10 +118,12 @@ def fill_ini(name, text, table, default_section):
             seen.setdefault(section, set()).add(key)
             last_option[section] = len(out)
             default = keys[key]
-            if commented or default is None:
+            # "# key =" is the line of an empty default, not an example.
+            if default is None or (commented and (opt[2] != "" or default == "")):
                 out.append(line)
             else:
-                out.append("%s = %s" % (key, default) if default else "%s =" % key)
+                # An empty default is no value: a path may not be empty.
+                out.append("%s = %s" % (key, default) if default else "# %s =" % key)
             continue
         if opt and not opt[0] and section in table:
             errors.append("%s:%d: '%s' is not an option of [%s]" % (name, i + 1, opt[1], section))
@@ -136,8 +139,7 @@ def fill_ini(name, text, table, default_section):
         hash_ = "# " if sec in commented_sections else ""
         for k in missing:
             v = keys[k]
-            block += [UNDESCRIBED, ("# %s =" % k) if v is None else
-                      (hash_ + "%s = %s" % (k, v)) if v else hash_ + "%s =" % k]
+            block += [UNDESCRIBED, ("# %s =" % k) if not v else hash_ + "%s = %s" % (k, v)]
         if sec in last_option:
             inserts.append((last_option[sec] + 1, block))
         else:

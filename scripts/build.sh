@@ -30,7 +30,8 @@ fi
 # --prefix, or its default), rebuild from clean.
 if [ -x core/ibacm ]; then
 	confdir=$(printf 'print-confdir:\n\t@echo $(ssaconfdir)\n' | make -s -f Makefile -f - print-confdir)
-	if ! strings core/ibacm | grep -qxF "$confdir"; then
+	# grep reads all (no -q): under pipefail an early exit fails the pipe.
+	if ! strings core/ibacm | grep -xF "$confdir" >/dev/null; then
 		echo "build: the configured directories changed ($confdir): make clean" >&2
 		make clean >/dev/null
 	fi

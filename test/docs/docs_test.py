@@ -34,7 +34,11 @@ def check(ok, what):
 
 
 def read(rel):
-    with open(os.path.join(srcdir, rel), encoding="utf-8") as f:
+    path = os.path.join(srcdir, rel)
+    if not os.path.exists(path):
+        check(False, f"{rel} is missing")
+        return []
+    with open(path, encoding="utf-8") as f:
         return f.read().split("\n")
 
 

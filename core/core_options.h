@@ -27,7 +27,7 @@ struct ProviderRuleLine {
 struct CoreOptions {
   // Upstream ibacm core options, upstream defaults.
   std::string log_file = "/var/log/ibacm.log";
-  std::string log_level = "0";
+  std::string log_level = "info";
   std::string lock_file = "/run/ibacm.pid";
   int server_port = 6125;
   std::string server_mode = "unix";  // unix | loop | open

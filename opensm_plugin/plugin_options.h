@@ -1,7 +1,7 @@
 // plugin_options.h: the OpenSM plugin's options, from OpenSM's
 // `event_plugin_options` string and, optionally, a file that string names.
 //
-//   event_plugin_options dump_dir=/var/cache/ibssa keep=8 log_level=info
+//   event_plugin_options dump_dir=/var/lib/ibssa keep=8 log_level=info
 //   event_plugin_options config=/etc/rdma/ibssa_osm.conf
 //
 // The string is "key=value" words separated by blanks or commas; `config=`

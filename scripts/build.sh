@@ -25,6 +25,17 @@ if [ ! -f Makefile ] || [ "$top/configure" -nt config.status ]; then
 	"$top/configure" -q "${configure_args[@]}" 2>&1 | grep -v "cannot remove 'core'" >&2 || true
 	[ -f Makefile ] || { echo "build: configure failed; see $builddir/config.log" >&2; exit 1; }
 fi
+# The directories compiled in (AM_CPPFLAGS' -D flags: providers, /etc/rdma)
+# are no dependency of the objects: when configure changed them (a new
+# --prefix, or its default), rebuild from clean.
+if [ -x core/ibacm ]; then
+	confdir=$(printf 'print-confdir:\n\t@echo $(ssaconfdir)\n' | make -s -f Makefile -f - print-confdir)
+	# grep reads all (no -q): under pipefail an early exit fails the pipe.
+	if ! strings core/ibacm | grep -xF "$confdir" >/dev/null; then
+		echo "build: the configured directories changed ($confdir): make clean" >&2
+		make clean >/dev/null
+	fi
+fi
 echo "build: make -j2" >&2
 make -j2 >&2
 echo "$builddir"

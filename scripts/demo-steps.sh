@@ -65,3 +65,4 @@ stop_all
 part "Done in $(((${EPOCHREALTIME/./} - t0) / 1000)) ms"
 check "no socket left in the run directory" test -z "$(find "$SIMFAB_DIR" -type s)"
 echo "simfab now stops ibsim and removes the run directory."
+echo "To run a tree of your own on a fabric that stays up: README.md, \"Run it yourself\"."

@@ -8,3 +8,14 @@ test_libtestmain_la_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS)
 # Every C and C++ file in the house style (scripts/format.sh --check).
 TESTS += test/format_test.sh
 EXTRA_DIST += test/format_test.sh
+
+# A system install puts every file where the man pages say
+# (test/install_layout_test.sh); the example configuration files are what
+# the option tables make (core/local.mk, test/config_examples_test.sh).
+TESTS += test/install_layout_test.sh
+EXTRA_DIST += test/install_layout_test.sh
+
+# The README's "Run it yourself" steps, exactly as written
+# (test/readme_steps_test.sh).
+TESTS += test/readme_steps_test.sh
+EXTRA_DIST += test/readme_steps_test.sh

@@ -3,6 +3,7 @@
 // Single-threaded.
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,11 +27,13 @@ namespace ssa {
 namespace test {
 namespace {
 
-const char kUsage[] = R"(NAME
+const char kUsage[] = R"USAGE(NAME
     simfab - run and drive a simulated InfiniBand fabric (ibsim + OpenSM)
 
 SYNOPSIS
     simfab run [FABRIC] [OPTIONS] -- COMMAND [ARGS...]
+    simfab up [FABRIC] [OPTIONS]
+    simfab down
     simfab node NODE -- COMMAND [ARGS...]
     simfab console 'IBSIM COMMAND'
     simfab attached
@@ -52,7 +55,16 @@ DESCRIPTION
              and removes the run directory unless COMMAND failed or --keep is
              given. SIGINT, SIGTERM or SIGHUP to simfab end COMMAND's job and
              tear down the same way. Exits with COMMAND's status.
-    node     Inside a run: becomes NODE (umad2sim preload, SIM_HOST,
+    up       The same fabric as run, kept up in the background until `simfab
+             down`: prints "export SIMFAB_DIR=<run dir>" on stdout once
+             OpenSM reports SUBNET UP (eval "$(simfab up)"), so that this
+             shell and any other with that line can run `simfab node`. Its
+             output goes to <run dir>.up.log, kept with the run directory
+             when the fabric fails.
+    down     Stops the fabric `simfab up` started (SIMFAB_DIR): every node
+             process, OpenSM, ibsim, and removes the run directory; returns
+             when they are gone (--timeout S, default 60).
+    node     Inside a run (or after up): becomes NODE (umad2sim preload, SIM_HOST,
              IBSIM_SOCKNAME), moves to a fresh directory under
              $SIMFAB_DIR/procs, takes one of the fabric's 10 attach slots for
              as long as COMMAND lives, and executes COMMAND.
@@ -107,7 +119,7 @@ EXIT STATUS
     itself got signal N, 70 if the fabric did not come up. node: 75 when all
     attach slots are taken, 127 when COMMAND cannot be executed. Others: 0 on
     success, 1 on failure, 2 on a usage error.
-)";
+)USAGE";
 
 constexpr int kExitUsage = 2;
 constexpr int kExitSoftware = 70;  // EX_SOFTWARE
@@ -128,6 +140,7 @@ int Fail(const std::string& what, const Status& s, int code = 1) {
 class Args {
  public:
   Args(int argc, char** argv, int first) : args_(argv + first, argv + argc) {}
+  explicit Args(std::vector<std::string> args) : args_(std::move(args)) {}
   bool Done() const { return pos_ >= args_.size(); }
   const std::string& Peek() const { return args_[pos_]; }
   std::string Next() { return args_[pos_++]; }
@@ -232,6 +245,10 @@ std::string SelfPath() {
 
 // ---------------------------------------------------------------- run
 
+// `simfab up`: the descriptor COMMAND (`simfab hold`) reports the run
+// directory on; -1 for a plain run.
+int g_up_fd = -1;
+
 int CmdRun(Args& args) {
   SimFabric::Options options;
   FatTreeOptions tree;
@@ -320,8 +337,13 @@ int CmdRun(Args& args) {
   spec.take_terminal = interactive;
   spec.parent_death_signal = SIGTERM;
   spec.register_for_cleanup = false;
+  if (g_up_fd >= 0) spec.keep_fds.push_back(g_up_fd);
   pid_t pid;
   s = LaunchChild(spec, &pid);
+  if (g_up_fd >= 0) {
+    close(g_up_fd);  // `up` reads until COMMAND closes its copy
+    g_up_fd = -1;
+  }
   if (!s.ok()) {
     fabric->Stop();
     return Fail("run", s, 127);
@@ -365,6 +387,143 @@ int CmdRun(Args& args) {
   else if (keep && verbose)
     fprintf(stderr, "simfab run: run directory kept: %s\n", dir.c_str());
   return got_signal ? 128 + got_signal : ShellExitCode(status);
+}
+
+// ---------------------------------------------------------------- up, hold, down
+
+// `simfab up`: `simfab run OPTIONS -- simfab hold FD` in a session of its
+// own; the parent returns once `hold` reported the run directory through
+// the pipe FD (or the run ended without one: the fabric did not come up).
+int CmdUp(Args& args) {
+  std::vector<std::string> run_args = args.Rest();
+  for (const std::string& a : run_args)
+    if (a == "--") return UsageError("up: no COMMAND (up keeps the fabric until `simfab down`)");
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return Fail("up", Status::FromErrno("pipe2"), kExitSoftware);
+  const std::string parent = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+  std::string log = parent + "/simfab-up." + std::to_string(getpid()) + ".log";
+  for (size_t i = 0; i + 1 < run_args.size(); ++i)
+    if (run_args[i] == "--run-dir-parent")
+      log = run_args[i + 1] + "/simfab-up." + std::to_string(getpid()) + ".log";
+  pid_t pid = fork();
+  if (pid < 0) return Fail("up", Status::FromErrno("fork"), kExitSoftware);
+  if (pid == 0) {
+    close(fds[0]);
+    setsid();
+    int in = open("/dev/null", O_RDONLY);
+    int out = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
+      _exit(kExitSoftware);
+    close(in);
+    close(out);
+    run_args.push_back("--");
+    run_args.push_back(SelfPath());
+    run_args.push_back("hold");
+    run_args.push_back(std::to_string(fds[1]));
+    g_up_fd = fds[1];
+    Args run(run_args);
+    int rc = CmdRun(run);
+    // A fabric that came up and went down cleanly leaves nothing behind.
+    if (rc == 0) unlink(log.c_str());
+    _exit(rc);
+  }
+  close(fds[1]);
+  std::string got;
+  char buf[4096];
+  for (;;) {
+    ssize_t n = read(fds[0], buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got.append(buf, static_cast<size_t>(n));
+  }
+  close(fds[0]);
+  const std::string key = "SIMFAB_DIR=";
+  if (got.rfind(key, 0) != 0 || got.back() != '\n') {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    std::string text;
+    ReadFileToString(log, &text);
+    fputs(text.c_str(), stderr);
+    unlink(log.c_str());
+    return Fail(
+        "up", Status::Error(EIO, "the fabric did not come up (" + DescribeWaitStatus(status) + ")"),
+        kExitSoftware);
+  }
+  const std::string dir = got.substr(key.size(), got.size() - key.size() - 1);
+  // The log moves beside the run directory, where `down` and a person look.
+  rename(log.c_str(), (dir + ".up.log").c_str());
+  printf("export SIMFAB_DIR=%s\n", dir.c_str());
+  fprintf(stderr,
+          "simfab: fabric up (run directory %s); another shell joins it with\n"
+          "    export SIMFAB_DIR=%s\n"
+          "and `simfab down` stops it.\n",
+          dir.c_str(), dir.c_str());
+  return 0;
+}
+
+// `simfab hold FD`: what `up` runs as COMMAND. Writes the run directory to
+// FD and its pid and its parent's (the run) to $SIMFAB_DIR/up.pid, then waits for SIGTERM (from
+// `down`), SIGINT or SIGHUP and exits 0, which makes `run` tear down.
+int CmdHold(Args& args) {
+  int fd = -1;
+  if (args.Done() || !ParseInt(args.Next(), &fd)) return UsageError("hold: want a descriptor");
+  const char* dir = getenv("SIMFAB_DIR");
+  if (!dir) return UsageError("hold: SIMFAB_DIR is not set");
+  sigset_t wanted;
+  sigemptyset(&wanted);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&wanted, sig);
+  sigprocmask(SIG_BLOCK, &wanted, nullptr);
+  Status s = WriteStringToFile(std::string(dir) + "/up.pid",
+                               std::to_string(getpid()) + " " + std::to_string(getppid()) + "\n");
+  if (!s.ok()) return Fail("hold", s);
+  std::string line = std::string("SIMFAB_DIR=") + dir + "\n";
+  if (write(fd, line.data(), line.size()) != static_cast<ssize_t>(line.size()))
+    return Fail("hold", Status::FromErrno("write"));
+  close(fd);
+  int sig = 0;
+  sigwait(&wanted, &sig);
+  return 0;
+}
+
+int CmdDown(Args& args) {
+  std::chrono::milliseconds timeout(60000);
+  std::string v, error;
+  while (!args.Done()) {
+    if (args.Option("--timeout", &v, &error)) {
+      if (!ParseSeconds(v, &timeout)) return UsageError("--timeout: bad seconds: " + v);
+    } else {
+      return UsageError(error.empty() ? "down: unknown argument " + args.Peek() : error);
+    }
+  }
+  const char* env = getenv("SIMFAB_DIR");
+  if (!env || !*env)
+    return Fail("down", Status::Error(EINVAL, "SIMFAB_DIR is not set (simfab up prints it)"));
+  const std::string dir = env;
+  std::string text;
+  Status s = ReadFileToString(dir + "/up.pid", &text);
+  if (!s.ok()) return Fail("down", s.WithContext("no fabric of `simfab up` in " + dir));
+  int pid = 0, run_pid = 0;
+  if (sscanf(text.c_str(), "%d %d", &pid, &run_pid) != 2 || pid <= 1 || run_pid <= 1)
+    return Fail("down", Status::Error(EINVAL, "bad pids in " + dir + "/up.pid"));
+  if (kill(pid, SIGTERM) != 0 && errno != ESRCH)
+    return Fail("down", Status::FromErrno("kill " + std::to_string(pid)));
+  // `run` (hold's parent) removes the run directory when it has stopped
+  // everything, and keeps it when something failed on the way down.
+  const std::string log = dir + ".up.log";
+  bool gone = PollUntil(timeout, [&] { return !IsPidAlive(run_pid); });
+  if (!gone)
+    return Fail("down",
+                Status::Error(ETIMEDOUT, "the fabric in " + dir + " did not stop; see " + log));
+  struct stat st;
+  if (stat(dir.c_str(), &st) == 0) {
+    std::string tail;
+    ReadFileToString(log, &tail);
+    fputs(tail.c_str(), stderr);
+    return Fail("down",
+                Status::Error(EIO, "the fabric stopped with errors; run directory kept: " + dir));
+  }
+  unlink(log.c_str());
+  return 0;
 }
 
 // ---------------------------------------------------------------- node
@@ -578,6 +737,9 @@ int Main(int argc, char** argv) {
     return 0;
   }
   if (cmd == "run") return CmdRun(args);
+  if (cmd == "up") return CmdUp(args);
+  if (cmd == "hold") return CmdHold(args);
+  if (cmd == "down") return CmdDown(args);
   if (cmd == "node") return CmdNode(args);
   if (cmd == "console") return CmdConsole(args);
   if (cmd == "attached") return CmdAttached(args);

@@ -1,7 +1,6 @@
 // event_loop.cc: epoll + eventfd + ordered timer map.
 #include "common/base/event_loop.h"
 
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -16,7 +15,6 @@ uint64_t MakeToken(int fd, uint32_t generation) {
 }  // namespace
 
 EventLoop::~EventLoop() {
-  if (wake_fd_ >= 0) close(wake_fd_);
   if (epoll_fd_ >= 0) close(epoll_fd_);
 }
 
@@ -24,12 +22,12 @@ Status EventLoop::Init() {
   if (epoll_fd_ >= 0) return Status::Ok();
   epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
   if (epoll_fd_ < 0) return Status::FromErrno("epoll_create1");
-  wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (wake_fd_ < 0) return Status::FromErrno("eventfd");
+  Status st = posted_.Open();
+  if (!st.ok()) return st;
   struct epoll_event ev = {};
   ev.events = EPOLLIN;
   ev.data.u64 = kWakeToken;
-  if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &ev) < 0)
+  if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, posted_.fd(), &ev) < 0)
     return Status::FromErrno("epoll_ctl(eventfd)");
   return Status::Ok();
 }
@@ -93,37 +91,15 @@ bool EventLoop::CancelTimer(TimerId id) {
   return true;
 }
 
-void EventLoop::Post(Task task) {
-  {
-    std::lock_guard<std::mutex> lock(post_mutex_);
-    posted_.push_back(std::move(task));
-  }
-  uint64_t one = 1;
-  // A full eventfd counter still wakes the loop; nothing to do on EAGAIN.
-  ssize_t n = write(wake_fd_, &one, sizeof(one));
-  (void)n;
-}
+void EventLoop::Post(Task task) { posted_.Post(std::move(task)); }
 
 void EventLoop::Stop() {
   stop_.store(true);
-  uint64_t one = 1;
-  ssize_t n = write(wake_fd_, &one, sizeof(one));
-  (void)n;
-}
-
-void EventLoop::DrainWakeups() {
-  uint64_t value;
-  while (read(wake_fd_, &value, sizeof(value)) == sizeof(value)) {
-  }
+  posted_.Wake();
 }
 
 void EventLoop::RunPostedTasks() {
-  std::vector<Task> tasks;
-  {
-    std::lock_guard<std::mutex> lock(post_mutex_);
-    tasks.swap(posted_);
-  }
-  for (auto& task : tasks) task();
+  posted_.Drain([](Task& task) { task(); });
 }
 
 void EventLoop::RunDueTimers() {
@@ -168,20 +144,18 @@ int EventLoop::MillisUntilNextTimer(Clock::duration max_wait) const {
 Status EventLoop::RunOnce(Clock::duration max_wait) {
   if (epoll_fd_ < 0) return Status::Error(EINVAL, "event loop not initialised");
   ++iteration_;
-  {
-    std::lock_guard<std::mutex> lock(post_mutex_);
-    if (!posted_.empty()) max_wait = Clock::duration::zero();
-  }
+  if (!posted_.empty()) max_wait = Clock::duration::zero();
   struct epoll_event events[64];
   int n = epoll_wait(epoll_fd_, events, 64, MillisUntilNextTimer(max_wait));
   if (n < 0) {
     if (errno == EINTR) return Status::Ok();
     return Status::FromErrno("epoll_wait");
   }
+  bool woken = false;
   for (int i = 0; i < n; ++i) {
     uint64_t token = events[i].data.u64;
     if (token == kWakeToken) {
-      DrainWakeups();
+      woken = true;  // Drain() below reads the fd
       continue;
     }
     int fd = static_cast<int>(token & 0xffffffffu);
@@ -193,7 +167,8 @@ Status EventLoop::RunOnce(Clock::duration max_wait) {
     keep->handler(events[i].events);
   }
   RunDueTimers();
-  RunPostedTasks();
+  // Tasks that the handlers and timers above posted run in this iteration.
+  if (woken || !posted_.empty()) RunPostedTasks();
   return Status::Ok();
 }
 

@@ -1,7 +1,8 @@
 // event_loop.h: the one epoll loop each daemon runs on.
 //
-// The loop owns nothing but its epoll fd, its eventfd and its timer queue;
-// callers own the fds they watch and must Unwatch them before closing them.
+// The loop owns nothing but its epoll fd, the mailbox of posted tasks
+// (whose eventfd wakes it) and its timer queue; callers own the fds they
+// watch and must Unwatch them before closing them.
 // Every method except Post() and Stop() must be called on the loop's thread
 // (the thread that calls Run/RunOnce, or any thread before the loop starts).
 // Handlers run on the loop thread and may add or remove watches and timers,
@@ -21,6 +22,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/base/mailbox.h"
 #include "common/base/reactor.h"
 #include "common/base/status.h"
 
@@ -54,7 +56,9 @@ class EventLoop : public Reactor {
   bool CancelTimer(TimerId id) override;
   size_t timer_count() const { return timer_deadlines_.size(); }
 
-  // Runs `task` on the loop thread soon. Any thread.
+  // Runs `task` on the loop thread soon, after the tasks posted before it.
+  // Any thread. Through a Mailbox (mailbox.h): a task that a posted task
+  // posts runs in the next iteration.
   void Post(Task task);
 
   // Runs until Stop(). Any thread may call Stop().
@@ -76,13 +80,11 @@ class EventLoop : public Reactor {
     FdHandler handler;
   };
 
-  void DrainWakeups();
   void RunPostedTasks();
   void RunDueTimers();
   int MillisUntilNextTimer(Clock::duration max_wait) const;
 
   int epoll_fd_ = -1;
-  int wake_fd_ = -1;
   uint32_t next_generation_ = 1;
   std::unordered_map<int, std::shared_ptr<Watch>> watches_;
 
@@ -95,8 +97,8 @@ class EventLoop : public Reactor {
   // must keep it from running.
   std::vector<std::vector<TimerId>*> due_batches_;
 
-  std::mutex post_mutex_;  // guards posted_
-  std::vector<Task> posted_;
+  // Post()'s tasks; its fd is the loop's wake fd (Stop() too).
+  Mailbox<Task> posted_;
   std::atomic<bool> stop_{false};
   uint64_t iteration_ = 0;
 };

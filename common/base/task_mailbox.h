@@ -2,24 +2,22 @@
 //
 // EventLoop has Post() of its own; a Reactor that is somebody else's loop
 // (the core's, inside a provider: provider_shared::CoreReactor) has only
-// fd watches and timers. The mailbox is a queue and an eventfd the reactor
-// watches: Post() queues the task and wakes the fd, and the reactor's
-// thread runs every queued task, in order; one that throws leaves the rest
-// queued and runnable. A WorkerPool built with
+// fd watches and timers. A TaskMailbox is a Mailbox of tasks (mailbox.h)
+// whose fd the reactor watches: Post() queues the task and wakes the fd,
+// and the reactor's thread runs the queued tasks, in order; one that
+// throws leaves the rest queued and runnable. A WorkerPool built with
 // Poster() hands its `done` callbacks back this way.
 //
 // Threads: Init() and the destructor on the reactor's thread; Post() from
 // any thread, but none may still post once the destructor runs (join the
 // posting threads first). Tasks still queued then are dropped, not run. A
-// task must not destroy the mailbox. Raw system calls on the eventfd: see
-// raw_fd.h (umad2sim).
+// task must not destroy the mailbox.
 #ifndef IBACM_SSA_COMMON_BASE_TASK_MAILBOX_H
 #define IBACM_SSA_COMMON_BASE_TASK_MAILBOX_H
 
-#include <deque>
 #include <functional>
-#include <mutex>
 
+#include "common/base/mailbox.h"
 #include "common/base/reactor.h"
 #include "common/base/status.h"
 
@@ -34,22 +32,18 @@ class TaskMailbox {
 
   // Creates the eventfd and watches it.
   Status Init();
-  bool ready() const { return fd_ >= 0; }
+  bool ready() const { return watched_; }
 
-  void Post(Reactor::Task task);
+  void Post(Reactor::Task task) { box_.Post(std::move(task)); }
   // Post, as a function a WorkerPool takes.
   std::function<void(Reactor::Task)> Poster() {
     return [this](Reactor::Task t) { Post(std::move(t)); };
   }
 
  private:
-  void RunQueued();
-  void Wake();
-
   Reactor* reactor_;
-  int fd_ = -1;
-  std::mutex mu_;  // guards queue_
-  std::deque<Reactor::Task> queue_;
+  Mailbox<Reactor::Task> box_;
+  bool watched_ = false;
 };
 
 }  // namespace ssa

@@ -10,7 +10,6 @@
 noinst_LTLIBRARIES += providers/upstream/libupstreamprovider.la
 providers_upstream_libupstreamprovider_la_SOURCES = \
 	providers/upstream/acm_prov_abi.h \
-	providers/upstream/bridge_inbox.h providers/upstream/bridge_inbox.cc \
 	providers/upstream/bridge_options.h providers/upstream/bridge_options.cc \
 	providers/upstream/core_exports.h \
 	providers/upstream/upstream_bridge.h providers/upstream/upstream_bridge.cc \

@@ -80,9 +80,9 @@ int UpstreamBridge::Init() {
   lib_path_ = opts_.upstream_provider.find('/') != std::string::npos
                   ? opts_.upstream_provider
                   : opts_.upstream_provider_dir + "/lib" + opts_.upstream_provider + ".so";
-  int rc = inbox_.Open();
-  if (rc < 0) return rc;
-  rc = ops_->fd_watch(
+  Status st = inbox_.Open();
+  if (!st.ok()) return st.code();
+  int rc = ops_->fd_watch(
       core_, inbox_.fd(), EPOLLIN,
       [](void* self, int, uint32_t) { static_cast<UpstreamBridge*>(self)->OnInbox(); }, this);
   if (rc < 0) return rc;
@@ -204,7 +204,7 @@ void UpstreamBridge::EmitLog(int level, const std::string& text) {
 }
 
 bool UpstreamBridge::Post(InboxItem item) {
-  if (inbox_.Push(std::move(item))) return true;
+  if (inbox_.Post(std::move(item))) return true;
   dropped_.fetch_add(1, std::memory_order_relaxed);
   return false;
 }

@@ -21,7 +21,8 @@
 // upstream's id; port events become handle_event calls.
 //
 // Threads: the library calls back from its own threads; everything it asks
-// of the core goes through the BridgeInbox to the loop thread. The port
+// of the core goes through the bridge's inbox, a bounded Mailbox
+// (common/base/mailbox.h), to the loop thread. The port
 // GID tables, which acm_get_gid reads from any thread, are guarded by
 // gids_mu_. Everything else runs on the loop thread.
 //
@@ -41,14 +42,29 @@
 #include <vector>
 
 #include <ibacm_ssa/provider.h>
+#include "common/base/mailbox.h"
 #include "providers/upstream/acm_prov_abi.h"
-#include "providers/upstream/bridge_inbox.h"
 #include "providers/upstream/bridge_options.h"
 
 namespace ssa {
 namespace upstream {
 
 class UpstreamBridge;
+
+// What the library's threads ask of the core (the exported acm_* functions,
+// core_exports.cc), queued for the loop thread.
+struct InboxItem {
+  enum class Kind { kLog, kAnswer, kCounter, kSaSend };
+  Kind kind = Kind::kLog;
+  int level = 0;              // kLog: upstream's level (0 .. 2)
+  std::string text;           // kLog
+  uint64_t id = 0;            // kAnswer: the request id
+  uint8_t status = 0;         // kAnswer: ACM_STATUS_*
+  bool has_path = false;      // kAnswer
+  ibv_path_record path{};     // kAnswer
+  int counter = 0;            // kCounter: ACM_CNTR_*
+  acm_sa_mad* mad = nullptr;  // kSaSend
+};
 
 struct UpDevice {
   UpstreamBridge* prov = nullptr;
@@ -151,7 +167,10 @@ class UpstreamBridge {
   std::string lib_path_;
   acm_provider* up_ = nullptr;  // the library's table, once loaded
   bool active_ = false;         // this bridge is the process's one (core_exports)
-  BridgeInbox inbox_;
+  // At most this many items queued: a library flooding the loop has the
+  // rest refused (dropped and counted).
+  static constexpr size_t kInboxBound = 1 << 16;
+  Mailbox<InboxItem> inbox_{kInboxBound};
   bool watching_ = false;
   int opts_fd_ = -1;
   std::string opts_path_;

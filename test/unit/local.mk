@@ -6,7 +6,7 @@ TESTS += test/unit/unit_tests
 test_unit_unit_tests_SOURCES = \
 	test/unit/status_test.cc \
 	test/unit/log_test.cc \
-	test/unit/event_loop_test.cc \
+	test/unit/event_loop_test.cc test/unit/mailbox_test.cc test/unit/raw_fd_test.cc \
 	test/unit/worker_pool_test.cc \
 	test/unit/buffer_recycler_test.cc \
 	test/unit/config_file_test.cc \

@@ -264,9 +264,13 @@ uint16_t Membership::Join(const JoinRequest& r, uint16_t slid, Clock::time_point
   answer->parent = InfoOf(m.parent);
   answer->backup = InfoOf(m.backup);
   answer->token = m.token;
-  answer->parent.key = LinkKeyOf(m.parent, m.guid, m.token);
-  if (m.backup) answer->backup.key = LinkKeyOf(m.backup, m.guid, m.token);
-  answer->core_key = LinkKeyOf(core_guid_, m.guid, m.token);
+  auto key = [&](uint64_t parent, Member::KeyFor* k) {
+    if (parent && k->guid != parent) *k = {parent, LinkKeyOf(parent, m.guid, m.token)};
+    return parent ? k->key : LinkKey{};
+  };
+  answer->parent.key = key(m.parent, &m.parent_key);
+  answer->backup.key = key(m.backup, &m.backup_key);
+  answer->core_key = key(core_guid_, &m.core_key);
   answer->smdb_sha256 = core_sha256_;
   answer->lease_s = static_cast<uint32_t>(options_.lease_s);
   answer->renew_s = static_cast<uint32_t>(std::max(1, options_.lease_s / 3));

@@ -85,6 +85,14 @@ struct Member {
   MemberCounters counters;
   std::chrono::steady_clock::time_point expires;
   uint64_t joins = 0;
+  // The link keys last derived for this life (its token) with its parent,
+  // backup and the core, and the GUIDs they were derived for: a renewal
+  // that keeps them derives nothing.
+  struct KeyFor {
+    uint64_t guid = 0;
+    LinkKey key{};
+  };
+  KeyFor parent_key, backup_key, core_key;
 };
 
 class Membership {

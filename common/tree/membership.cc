@@ -65,7 +65,14 @@ Membership::Membership(MembershipOptions options, uint64_t core_guid, uint16_t c
       core_guid_(core_guid),
       core_lid_(core_lid),
       core_address_(core_address),
-      keys_(NewCoreSecret()) {}
+      keys_(NewCoreSecret()) {
+  // Every reason Refuse() gives, at 0 until a join is refused so: the
+  // metrics (ibssa_core_join_refusals_total{reason}) carry each from the
+  // start, so a dashboard's refusals panel has series on a healthy tree.
+  for (const char* reason : {"protocol version", "no subnet database yet", "identity",
+                             "not allowed", "no data address", "no parent available"})
+    refusals_[reason] = 0;
+}
 
 LinkKey Membership::LinkKeyOf(uint64_t parent, uint64_t child, const Token& token) const {
   return keys_.Derive(parent, child, token);

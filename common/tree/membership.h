@@ -152,7 +152,7 @@ class Membership {
   std::string ToJson(Clock::time_point now) const;
   // Members by role name (RolesName), the core not counted.
   std::map<std::string, size_t> CountByRole() const;
-  // Joins refused, by reason, since start.
+  // Joins refused, by reason, since start; every reason, 0 until it happens.
   const std::map<std::string, uint64_t>& refusals() const { return refusals_; }
   // Whether the indexes (parents_, kids_) say what the members say (tests).
   bool IndexesAgree() const;

@@ -21,6 +21,22 @@ EXTRA_test_sim_tree_tests_DEPENDENCIES = opensm_plugin/libibssa_osm.la distrib/i
 	providers/ssa/ssa.la core/ibacm util/ib_acme/ib_acme
 endif
 
+# The metrics end to end (issue 47): the tree's metrics files through
+# Debian's prometheus-node-exporter and prometheus, every query of the
+# Grafana dashboard returning series (skipped without those two).
+if WITH_OPENSM
+check_PROGRAMS += test/sim/dashboard_tests
+TESTS += test/sim/dashboard_tests
+test_sim_dashboard_tests_SOURCES = test/sim/dashboard_sim_test.cc
+test_sim_dashboard_tests_CPPFLAGS = $(SIM_TEST_CPPFLAGS) \
+	-DDASHBOARD_JSON='"$(abs_top_srcdir)/examples/grafana/ibacm-ssa.json"' \
+	-DDASHBOARD_QUERIES='"$(abs_top_srcdir)/test/sim/dashboard_queries.py"'
+test_sim_dashboard_tests_LDADD = $(test_sim_tree_tests_LDADD)
+EXTRA_test_sim_dashboard_tests_DEPENDENCIES = $(EXTRA_test_sim_tree_tests_DEPENDENCIES) \
+	providers/sa/sa.la
+endif
+EXTRA_DIST += test/sim/dashboard_queries.py
+
 # The replica's fidelity to the SA on fabrics it cannot (yet) compute
 # exactly: SL-choosing routing engines, QoS policies (issue 25).
 if WITH_OPENSM

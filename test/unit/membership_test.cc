@@ -1,8 +1,8 @@
 // membership_test.cc: the core's book of members (membership.h), pure
 // logic in one process: joins and renewals, leaves, expiry, re-parenting
-// after a lost parent, allow-lists, fan-out limits, a lost core, and the
-// indexes always saying what the members say (IndexesAgree after every
-// step).
+// after a lost parent, allow-lists, fan-out limits, a lost core, the
+// refusal reasons counted from the start, and the indexes always saying
+// what the members say (IndexesAgree after every step).
 #include <chrono>
 #include <map>
 #include <string>
@@ -233,4 +233,35 @@ TEST(Membership, ALostCoreKeepsDistributionNodesUnderIt) {
   tree::JoinAnswer after = c.Joined(3, tree::kRoleAccess, a.token, kCore);
   CHECK(after.parent.guid == kCore || after.parent.guid == 0x1002);
   CHECK(c.m.IndexesAgree());
+}
+
+// The core's metrics write every refusal reason from the start, at 0
+// (ibssa_core_join_refusals_total{reason}): each is in the book before any
+// join, and a refusal of each kind counts under one of them, adding none.
+TEST(Membership, EveryRefusalReasonIsInTheBookFromTheStart) {
+  tree::MembershipOptions o;
+  o.allow_distribution = {0x1002};
+  Book b(o);
+  const std::map<std::string, uint64_t> start = b.m.refusals();
+  LONGS_EQUAL(6, start.size());
+  for (const auto& r : start) LONGS_EQUAL_TEXT(0, r.second, r.first.c_str());
+  tree::JoinAnswer a;
+  std::string why;
+  tree::JoinRequest r;
+  r.roles = tree::kRoleConsumer;
+  r.port_guid = 0x1003;
+  r.protocol = tree::kProtocolVersion + 1;
+  CHECK_EQUAL(tree::kStatusBadVersion, b.m.Join(r, 3, b.now, &a, &why));
+  r.protocol = tree::kProtocolVersion;
+  CHECK_EQUAL(tree::kStatusIdentity, b.m.Join(r, 4, b.now, &a, &why));
+  CHECK_EQUAL(tree::kStatusNotAllowed, b.Join(5, tree::kRoleDistribution, &a));
+  r.roles = tree::kRoleAccess;  // no data address
+  CHECK_EQUAL(tree::kStatusInvalidField, b.m.Join(r, 3, b.now, &a, &why));
+  tree::Membership no_smdb(o, kCore, 1, Book::Address(7470));
+  CHECK_EQUAL(tree::kStatusRetry, no_smdb.Join(r, 3, b.now, &a, &why));
+  LONGS_EQUAL(6, b.m.refusals().size());
+  LONGS_EQUAL(6, no_smdb.refusals().size());
+  for (const char* reason : {"protocol version", "identity", "not allowed", "no data address"})
+    LONGS_EQUAL_TEXT(1, b.m.refusals().at(reason), reason);
+  LONGS_EQUAL(1, no_smdb.refusals().at("no subnet database yet"));
 }

@@ -26,6 +26,14 @@ if [ "$prefix" != /usr ] && ./config.status --config | grep -q -- "--prefix="; t
 	exit 77
 fi
 check "configure's default prefix is /usr (it is $prefix)" test "$prefix" = /usr
+# Libraries go to configure's libdir: /usr/lib by default, a multiarch
+# directory in a Debian build (dh passes --libdir).
+exec_prefix=$(sed -n 's/^exec_prefix = //p' Makefile)
+exec_prefix=${exec_prefix//'${prefix}'/$prefix}
+libdir=$(sed -n 's/^libdir = //p' Makefile)
+libdir=${libdir//'${exec_prefix}'/$exec_prefix}
+libdir=${libdir//'${prefix}'/$prefix}
+lib=${libdir#/}
 with_opensm=yes
 grep -q '^WITH_OPENSM_TRUE = #' Makefile && with_opensm=no
 for var in sysconfdir localstatedir runstatedir; do
@@ -50,13 +58,13 @@ fi
 # --- where the files go --------------------------------------------------
 ex=$root/usr/share/doc/ibacm-ssa/examples
 want=(usr/sbin/ibacm usr/sbin/ibssa usr/bin/ib_acme usr/bin/ssa-tree usr/bin/ssa-smdb usr/bin/ssa-consumer
-	usr/lib/ibacm-ssa/sa.so usr/lib/ibacm-ssa/acmp.so usr/lib/ibacm-ssa/ssa.so usr/lib/ibacm-ssa/upstream.so
-	usr/lib/libibssa_path.so.0 usr/include/ibacm_ssa/provider.h usr/lib/pkgconfig/ibacm-ssa-prov.pc
+	$lib/ibacm-ssa/sa.so $lib/ibacm-ssa/acmp.so $lib/ibacm-ssa/ssa.so $lib/ibacm-ssa/upstream.so
+	$lib/libibssa_path.so.0 usr/include/ibacm_ssa/provider.h $lib/pkgconfig/ibacm-ssa-prov.pc
 	usr/share/doc/ibacm-ssa/examples/acm_opts.cfg usr/share/doc/ibacm-ssa/examples/ibssa_opts.cfg
 	usr/share/doc/ibacm-ssa/examples/opensm-ibssa.conf usr/share/doc/ibacm-ssa/examples/grafana/ibacm-ssa.json
 	usr/share/doc/ibacm-ssa/examples/provider/pathfile.c usr/share/doc/ibacm-ssa/examples/provider/Makefile
 	usr/share/doc/ibacm-ssa/examples/shm_path/pathlookup.c usr/share/doc/ibacm-ssa/examples/shm_path/Makefile)
-[ $with_opensm = yes ] && want+=(usr/lib/libibssa_osm.so)
+[ $with_opensm = yes ] && want+=("$lib/libibssa_osm.so")
 for m in "$srcdir"/man/*.[0-9]; do
 	base=${m##*/}
 	want+=("usr/share/man/man${base##*.}/$base")
@@ -82,15 +90,15 @@ check "ibssa --help names its default options file $man_ssa" grep -qF "$man_ssa"
 empty=$work/empty.cfg
 : >"$empty"
 out=$("$root/usr/sbin/ibacm" --check-config -O "$ex/acm_opts.cfg" -A "$empty" -R "$work/run" \
-	--provider-dir "$root/usr/lib/ibacm-ssa" 2>&1)
+	--provider-dir "$root$libdir/ibacm-ssa" 2>&1)
 check "the staged ibacm (--provider-dir, as the README says) takes the installed acm_opts.cfg" \
 	test $? -eq 0 || echo "$out"
 for s in core sa acmp ssa; do
 	check "... and reads its [$s] section" grep -q "^\[$s\]" <<<"$out"
 done
 out=$("$root/usr/sbin/ibacm" --check-config -O "$empty" -A "$empty" -R "$work/run" 2>&1)
-check "the staged ibacm's default provider directory is the installed one's path, /usr/lib/ibacm-ssa" \
-	grep -Eq '^provider_lib_path +=  */usr/lib/ibacm-ssa ' <<<"$out" || echo "$out"
+check "the staged ibacm's default provider directory is the installed one's path, $libdir/ibacm-ssa" \
+	grep -Eq "^provider_lib_path +=  *$libdir/ibacm-ssa " <<<"$out" || echo "$out"
 out=$("$root/usr/sbin/ibssa" --check-config -O "$ex/ibssa_opts.cfg" 2>&1)
 check "the staged ibssa takes the installed ibssa_opts.cfg" test $? -eq 0 || echo "$out"
 out=$("$root/usr/sbin/ibssa" --check-plugin-config "$ex/opensm-ibssa.conf" 2>&1)

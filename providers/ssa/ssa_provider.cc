@@ -432,40 +432,15 @@ int SsaProvider::RouteFromView(const sa::SaEndpoint* ep, const RouteKey& key,
     NoteMiss(port, kUnconfirmed);
     return options_.fallback_sa ? -1 : ACM_STATUS_ENOTCONN;
   } else {
-    const smdb::PrdbPath* found =
-        key.kind == RouteKey::kLid ? view->ByLid(key.lid()) : view->ByGid(key.dest);
-    if (found) {
-      if ((found->pkey & 0x7fff) != (ep->pkey & 0x7fff)) {
-        // A record answers the query with its own partition's P_Key (the
-        // SA's SL, QoS level and P_Key check follow the one asked with).
-        NoteMiss(port, kOtherPkey);
-      } else if (found->flags & smdb::kPathInexact) {
-        // Never served as the SA's answer: each reason counted (and
-        // logged once), the SA or an error answers instead.
-        if (found->flags & smdb::kPathInexactQos) NoteMiss(port, kInexactQos);
-        if (found->flags & smdb::kPathInexactRoutingSl) NoteMiss(port, kInexactRoutingSl);
-      } else {
-        smdb::FromPrdbPath(*found, path);
-        // A DGID of another subnet: the record to its router port, with
-        // the DGID and HopLimit the SA writes (smdb/off_subnet.h).
-        if (key.kind != RouteKey::kLid && view->IsRemote(key.dest))
-          smdb::RouteThroughRouter(key.dest, path);
-        // The SA answers with the P_Key asked for: the endpoint's, whose
-        // membership bit may differ from the record's.
-        path->pkey = htons(ep->pkey);
-        // An SL the SA draws at random among several on every query
-        // (DFSSSP's balancing over a layer's VLs): drawn here the same way.
-        unsigned span = smdb::PathSlSpan(found->flags);
-        if (span > 1) {
-          uint16_t sl = static_cast<uint16_t>(found->sl + sl_draw_() % span);
-          path->qosclass_sl = htons(static_cast<uint16_t>((ntohs(path->qosclass_sl) & ~0xFu) | sl));
-        }
-        ++answered_;
-        ++port->prdb_hits;
-        return ACM_STATUS_SUCCESS;
-      }
-      return options_.fallback_sa ? -1 : ACM_STATUS_ENODATA;
+    MissSet why = AnswerFromView(*view, key, ep->pkey, &sl_draws_, path);
+    if (!why) {
+      ++answered_;
+      ++port->prdb_hits;
+      return ACM_STATUS_SUCCESS;
     }
+    for (int m = 0; m < kMissKinds; ++m)
+      if (why & MissBit(static_cast<Miss>(m))) NoteMiss(port, static_cast<Miss>(m));
+    return options_.fallback_sa ? -1 : ACM_STATUS_ENODATA;
   }
   NoteMiss(port, miss);
   return options_.fallback_sa ? -1 : ACM_STATUS_ENODATA;

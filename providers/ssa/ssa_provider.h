@@ -74,25 +74,13 @@
 #include "providers/ssa/prdb_view.h"
 #include "providers/ssa/shm_export.h"
 #include "providers/ssa/ssa_options.h"
+#include "providers/ssa/view_answer.h"
 #include "providers/ssa/view_builder.h"
 
 namespace ssa {
 namespace ssa_provider {
 
 class SsaProvider;
-
-// Why a request was not answered from a view (logged once each, counted
-// per port and in all).
-enum Miss {
-  kNoView,
-  kStaleView,
-  kNotInView,
-  kInexactQos,
-  kInexactRoutingSl,
-  kOtherPkey,
-  kUnconfirmed,  // the core has not confirmed the PRDB for stale_after_s
-  kMissKinds
-};
 
 struct SsaDevice {
   SsaProvider* prov = nullptr;
@@ -248,8 +236,8 @@ class SsaProvider {
   std::shared_ptr<const smdb::AddrDb> addr_;
   bool miss_noted_[kMissKinds] = {};
   uint64_t answered_ = 0;
-  // Draws the SL of records whose SL the SA draws (smdb::PathSlSpan).
-  std::minstd_rand sl_draw_{std::random_device{}()};
+  // The SL draws' state (common/answer/answer_rule.h), seeded per process.
+  uint64_t sl_draws_ = uint64_t{std::random_device{}()} << 32 | std::random_device{}();
   uint64_t missed_[kMissKinds] = {};
   uint64_t updates_ = 0;
 };

@@ -9,6 +9,7 @@ include $(srcdir)/common/smdb/local.mk
 include $(srcdir)/common/tree/local.mk
 include $(srcdir)/common/metrics/local.mk
 include $(srcdir)/common/shm_prdb/local.mk
+include $(srcdir)/common/answer/local.mk
 
 SSA_BASE_LIBS = common/base/libssabase.la
 SSA_MAD_LIBS = common/mad/libssamad.la $(SSA_BASE_LIBS)

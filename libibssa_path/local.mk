@@ -10,10 +10,10 @@
 # library for applications.
 # IBSSA_PATH_C_SOURCES: also what test/fuzz/ibssa_path_fuzzer compiles.
 IBSSA_PATH_C_SOURCES = \
-	libibssa_path/path.c \
+	libibssa_path/path.c libibssa_path/path_private.h \
 	libibssa_path/path_tables.h libibssa_path/path_tables.c \
 	libibssa_path/path_socket.h libibssa_path/path_socket.c \
-	$(SHM_PRDB_C_SOURCES)
+	$(SHM_PRDB_C_SOURCES) $(ANSWER_C_SOURCES)
 noinst_LTLIBRARIES += libibssa_path/libibssapath.la
 libibssa_path_libibssapath_la_SOURCES = $(IBSSA_PATH_C_SOURCES)
 libibssa_path_libibssapath_la_CFLAGS = $(AM_CFLAGS) -std=gnu11 -pthread

@@ -6,18 +6,23 @@
  * lookup repeats the daemon's own steps on them: the source port (by SLID,
  * SGID or source address, else the first), its endpoint (by P_Key, else
  * the first), the record (by DLID from the port's base LID, or the one the
- * daemon picks for a DGID), served only when its partition is the
- * endpoint's, answered with the endpoint's P_Key and, where the SA draws
- * the SL among several, an SL drawn uniformly in that range. Anything else
- * goes to the socket, so an answer is never worse than the socket's. */
+ * daemon picks for a DGID), then the daemon's own answer rule
+ * (common/answer/answer_rule.h: the partition, the endpoint's P_Key, the
+ * SL draw). Anything else goes to the socket, so an answer is never worse
+ * than the socket's. */
 #include <ibacm_ssa/path.h>
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 #include <string.h>
 
+#include "common/answer/answer_rule.h"
 #include "common/shm_prdb/shm_prdb_format.h"
+#include "libibssa_path/path_private.h"
 #include "libibssa_path/path_socket.h"
 #include "libibssa_path/path_tables.h"
 
@@ -25,7 +30,7 @@ struct ibssa_path {
 	struct path_tables tables;
 	struct path_socket sock;
 	uint32_t flags;
-	uint64_t draws;				/* atomic: the SL draws' sequence */
+	uint64_t draws;				/* atomic: the SL draws' state (answer_rule.h) */
 	uint64_t socket_answers, misses, stale; /* atomic; table answers: per slot */
 };
 
@@ -39,6 +44,23 @@ struct origin {
 static void count(uint64_t *c)
 {
 	__atomic_add_fetch(c, 1, __ATOMIC_RELAXED);
+}
+
+/* Each handle draws its own sequence, as each daemon does: processes
+ * starting together do not all draw the same SLs. */
+static void seed_draws(struct ibssa_path *h)
+{
+	if (getrandom(&h->draws, sizeof(h->draws), GRND_NONBLOCK) == sizeof(h->draws))
+		return;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	h->draws = (uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec << 32 ^ (uint64_t)getpid() << 16 ^
+		   (uint64_t)(uintptr_t)h;
+}
+
+void path_seed_draws(struct ibssa_path *h, uint64_t state)
+{
+	__atomic_store_n(&h->draws, state, __ATOMIC_RELAXED);
 }
 
 int ibssa_path_open(const char *socket_path, const struct ibssa_path_options *opts,
@@ -55,6 +77,7 @@ int ibssa_path_open(const char *socket_path, const struct ibssa_path_options *op
 		return -ENOMEM;
 	memset(h, 0, sizeof(*h));
 	h->flags = o.flags;
+	seed_draws(h);
 	int rc = tables_init(&h->tables, socket_path, o.check_ms);
 	if (rc) {
 		free(h);
@@ -97,20 +120,13 @@ static int serve(struct ibssa_path *h, uint64_t *ticket, const struct ibssa_shm_
 		 const struct origin *o, struct ibv_path_record *out,
 		 struct ibssa_path_answer *answer)
 {
-	if (!rec || (rec->pkey & 0x7fff) != (o->pkey & 0x7fff))
+	if (!rec)
 		return 0;
-	memcpy(out, rec->path, sizeof(*out));
-	out->pkey = htons(o->pkey);
-	if (rec->sl_span > 1) {
-		/* splitmix64 over a shared counter: lock-free, uniform, per draw. */
-		uint64_t z = __atomic_add_fetch(&h->draws, 0x9e3779b97f4a7c15ull, __ATOMIC_RELAXED);
-		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-		z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-		z ^= z >> 31;
-		uint16_t qs = ntohs(out->qosclass_sl);
-		uint16_t sl = (uint16_t)((qs & 0xf) + z % rec->sl_span);
-		out->qosclass_sl = htons((uint16_t)((qs & ~0xfu) | (sl & 0xf)));
-	}
+	struct ibv_path_record p;
+	memcpy(&p, rec->path, sizeof(p));
+	if (!ibssa_answer_path(&p, rec->pkey, rec->sl_span, o->pkey, &h->draws))
+		return 0;
+	*out = p;
 	if (answer) {
 		memset(answer, 0, sizeof(*answer));
 		answer->from = IBSSA_PATH_FROM_TABLES;

@@ -124,6 +124,7 @@ int SaProvider::OpenPort(SaDevice* dev, const ssa_port_info* info, ssa_core_port
   if (!info || !SSA_HAS_MEMBER(info, port_guid)) return -EINVAL;
   auto port = std::make_unique<SaPort>();
   port->dev = dev;
+  port->id = next_port_id_++;
   port->core_port = core_port;
   port->Open(*info, dev->name);
   Log(SSA_LOG_DEBUG, "open_port %s lid %u sm_lid %u", port->Name().c_str(), port->lid,

@@ -74,6 +74,7 @@ struct SaQuery {
 // PortView base, set on open_port and port_changed.
 struct SaPort : provider_shared::PortView {
   SaDevice* dev = nullptr;
+  uint64_t id = 0;  // provider-wide, never reused: a provider built on this one keys by it
   ssa_core_port_t* core_port = nullptr;
   uint64_t generation = 1;             // advances when cached routes become wrong
   std::vector<SaEndpoint*> endpoints;  // owned by the provider's endpoints_
@@ -149,6 +150,11 @@ class SaProvider {
   // it. The address source is asked only after this.
   bool OwnAddress(uint16_t type, const uint8_t* data, size_t len, uint8_t gid[16]) const;
   void set_route_source(RouteSource source) { route_source_ = std::move(source); }
+  // - the provider built on this one, which hands this one's objects to
+  //   the core as its own: device->prov->owner() leads the ABI glue back
+  //   to it (abi_glue.h).
+  void set_owner(void* owner) { owner_ = owner; }
+  void* owner() const { return owner_; }
   // - a bound on the route queries this provider sends (query_budget.h;
   //   the ssa provider's fallback bound): a query with no token waits, and
   //   requests for the same destination join it as they join one in
@@ -218,6 +224,8 @@ class SaProvider {
   std::vector<std::unique_ptr<SaPort>> ports_;
   std::unordered_map<uint64_t, std::unique_ptr<SaEndpoint>> endpoints_;  // by id
   uint64_t next_endpoint_id_ = 1;
+  uint64_t next_port_id_ = 1;
+  void* owner_ = nullptr;
   std::string section_ = "sa";  // the config section (and its readers)
   BindMore bind_more_;
   RouteSource route_source_;

@@ -3,10 +3,12 @@
 // Every provider object model here is the same chain: Provider owns
 // Devices, a Device its Ports (port->dev), a Port its Endpoints (ep->port),
 // an Endpoint its Addresses (addr->ep); device->prov leads back to the
-// provider. The contexts handed to the core are these objects themselves,
-// so each ABI op is a cast and a forward to the provider's method of the
-// same name. AbiGlue<Traits> generates those forwarders and the table;
-// a provider's *_entry.cc only names its types and describes itself.
+// provider, or to the provider whose objects it hands out, from which
+// Traits::Owner(device->prov) leads back (ssa hands out sa's). The
+// contexts handed to the core are these objects themselves, so each ABI
+// op is a cast and a forward to the provider's method of the same name.
+// AbiGlue<Traits> generates those forwarders and the table; a provider's
+// *_entry.cc only names its types and describes itself.
 //
 // Traits must give: Provider, Device, Port, Endpoint, Address (types),
 // constexpr bool kPortEvents (the provider has PortEvent(Port*, int), ABI
@@ -38,10 +40,15 @@ class AbiGlue {
   using Endpoint = typename Traits::Endpoint;
   using Address = typename Traits::Address;
 
-  static Provider* Of(Device* d) { return d->prov; }
-  static Provider* Of(Port* p) { return p->dev->prov; }
-  static Provider* Of(Endpoint* e) { return e->port->dev->prov; }
-  static Provider* Of(Address* a) { return a->ep->port->dev->prov; }
+  static Provider* Owner(Provider* p) { return p; }
+  template <typename Other>
+  static Provider* Owner(Other* p) {
+    return Traits::Owner(p);
+  }
+  static Provider* Of(Device* d) { return Owner(d->prov); }
+  static Provider* Of(Port* p) { return Owner(p->dev->prov); }
+  static Provider* Of(Endpoint* e) { return Owner(e->port->dev->prov); }
+  static Provider* Of(Address* a) { return Owner(a->ep->port->dev->prov); }
 
   // Opens a child object through `open(&child)` and hands it out as a
   // context on success.

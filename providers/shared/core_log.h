@@ -20,6 +20,19 @@ inline void CoreLogV(const ssa_core_ops* ops, ssa_core_t* core, int level, const
   ops->log(core, level, "%s", buf);
 }
 
+// The core's log as a value the parts of a provider keep:
+// log(level, fmt, ...).
+struct CoreLogger {
+  const ssa_core_ops* ops;
+  ssa_core_t* core;
+  __attribute__((format(printf, 3, 4))) void operator()(int level, const char* fmt, ...) const {
+    va_list args;
+    va_start(args, fmt);
+    CoreLogV(ops, core, level, fmt, args);
+    va_end(args);
+  }
+};
+
 }  // namespace provider_shared
 }  // namespace ssa
 

@@ -10,11 +10,15 @@ providers_ssa_libssaprovider_la_SOURCES = \
 	providers/ssa/ssa_options.h providers/ssa/ssa_options.cc \
 	providers/ssa/fallback_jitter.h providers/ssa/fallback_jitter.cc \
 	providers/ssa/prdb_view.h providers/ssa/prdb_view.cc \
+	providers/ssa/view_answer.h providers/ssa/view_answer.cc providers/ssa/port_state.h \
+	providers/ssa/confirmation.h providers/ssa/confirmation.cc \
+	providers/ssa/tables_export.h providers/ssa/tables_export.cc providers/ssa/ssa_metrics.h \
 	providers/ssa/view_builder.h providers/ssa/view_builder.cc \
 	providers/ssa/shm_export.h providers/ssa/shm_export.cc
 # Users link these, in this order.
 SSA_PROVIDER_LIBS = providers/ssa/libssaprovider.la providers/sa/libsaprovider.la \
-	providers/shared/libprovshared.la common/shm_prdb/libshmprdb.la $(SSA_TREE_LIBS)
+	providers/shared/libprovshared.la common/shm_prdb/libshmprdb.la common/answer/libanswer.la \
+	$(SSA_TREE_LIBS)
 
 provider_LTLIBRARIES += providers/ssa/ssa.la
 providers_ssa_ssa_la_SOURCES = providers/ssa/ssa_entry.cc

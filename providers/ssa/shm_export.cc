@@ -19,7 +19,7 @@ size_t AddrLen(uint16_t type) {
   return type == SSA_ADDR_IP ? 4 : type == SSA_ADDR_IP6 ? 16 : sizeof(ssa_address::data);
 }
 
-// The port's records as the provider serves them (RouteFromView).
+// The port's records as the provider serves them (view_answer.h).
 shm_prdb::PortTables Tables(const ExportPort& in) {
   shm_prdb::PortTables t;
   t.gid = in.gid;

@@ -12,10 +12,12 @@ namespace {
 
 struct SsaTraits {
   using Provider = ssa::ssa_provider::SsaProvider;
-  using Device = ssa::ssa_provider::SsaDevice;
-  using Port = ssa::ssa_provider::SsaPort;
-  using Endpoint = ssa::ssa_provider::SsaEndpoint;
-  using Address = ssa::ssa_provider::SsaAddress;
+  // The core's handles are the embedded sa provider's objects.
+  using Device = ssa::sa::SaDevice;
+  using Port = ssa::sa::SaPort;
+  using Endpoint = ssa::sa::SaEndpoint;
+  using Address = ssa::sa::SaAddress;
+  static Provider* Owner(ssa::sa::SaProvider* sa) { return static_cast<Provider*>(sa->owner()); }
   static constexpr bool kPortEvents = false;  // port_changed says all it needs
   static constexpr bool kMetrics = true;      // ABI 1.4: the consumer's view of the tree
 };

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "providers/ssa/ssa_provider.h"
+#include "providers/ssa/ssa_metrics.h"
 
 namespace ssa {
 namespace ssa_provider {
@@ -30,17 +30,39 @@ static_assert(std::size(kMissLabels) == kMissKinds, "a reason label for every Mi
 
 // One port's numbers as the families read them.
 struct PortNumbers {
-  const SsaPort* port;
+  const PortState* port;
   tree::ConsumerStats totals;  // earlier consumers' counters plus the current one's
   uint64_t heard = 0;          // the newest SMDB epoch heard of, 0: none
 };
 
+// The path tables' families (tables_export.h).
+void ShmMetrics(const ssa_metrics_ops* ops, ssa_metrics_sink_t* sink, const ShmExport::Stats& s) {
+  auto one = [&](const char* name, int type, const char* help, double v) {
+    if (ops->family(sink, name, type, help) == 0) ops->sample(sink, nullptr, nullptr, 0, v);
+  };
+  one("ibacm_ssa_shm_published", SSA_METRIC_GAUGE,
+      "1 while path tables for libibssa_path are published (0: readers use the socket).",
+      s.published ? 1 : 0);
+  one("ibacm_ssa_shm_publications_total", SSA_METRIC_COUNTER,
+      "Path tables published for libibssa_path.", static_cast<double>(s.publications));
+  one("ibacm_ssa_shm_publish_failures_total", SSA_METRIC_COUNTER,
+      "Publications of the path tables that failed; each withdrew the tables (the log says "
+      "why).",
+      static_cast<double>(s.failures));
+  one("ibacm_ssa_shm_retired_objects", SSA_METRIC_GAUGE,
+      "Replaced path table objects still whole (truncated after their grace period).",
+      static_cast<double>(s.retired));
+}
+
 }  // namespace
 
-void SsaProvider::CollectMetrics(const ssa_metrics_ops* ops, ssa_metrics_sink_t* sink) {
+void CollectSsaMetrics(const ssa_metrics_ops* ops, ssa_metrics_sink_t* sink, const PortIndex& by_id,
+                       const Confirmation& confirm, const TablesExport& tables,
+                       const sa::SaProvider::BudgetStats& b) {
   const auto now = std::chrono::steady_clock::now();
   std::vector<PortNumbers> ports;
-  for (const SsaPort* port : port_order_) {
+  for (const auto& kv : by_id) {
+    const PortState* port = kv.second.get();
     PortNumbers n{port, port->earlier};
     if (port->consumer) {
       tree::ConsumerStats s = port->consumer->stats();
@@ -56,7 +78,7 @@ void SsaProvider::CollectMetrics(const ssa_metrics_ops* ops, ssa_metrics_sink_t*
     if (ops->family(sink, name, type, help) < 0) return;
     for (const PortNumbers& n : ports) {
       double v = 0;
-      if (value(n, &v)) ops->sample(sink, n.port->inner->core_port, nullptr, 0, v);
+      if (value(n, &v)) ops->sample(sink, n.port->port->core_port, nullptr, 0, v);
     }
   };
   auto counter = [&](const char* name, const char* help,
@@ -66,7 +88,7 @@ void SsaProvider::CollectMetrics(const ssa_metrics_ops* ops, ssa_metrics_sink_t*
       return true;
     });
   };
-  auto age = [&](const SsaPort* p) {
+  auto age = [&](const PortState* p) {
     return std::chrono::duration<double>(now - p->view_since).count();
   };
 
@@ -114,37 +136,37 @@ void SsaProvider::CollectMetrics(const ssa_metrics_ops* ops, ssa_metrics_sink_t*
            "did); past stale_after_s the PRDB stops answering.",
            [&](const PortNumbers& n, double* v) {
              if (!n.port->consumer || !n.port->consumer->confirmed()) return false;
-             *v = SinceConfirmed(n.port, now);
+             *v = confirm.SinceConfirmed(n.port, now);
              return *v >= 0;
            });
   per_port("ibacm_ssa_prdb_unconfirmed", SSA_METRIC_GAUGE,
            "1 while the port's PRDB does not answer because the core has not confirmed it for "
            "longer than stale_after_s.",
            [](const PortNumbers& n, double* v) {
-             *v = n.port->unconfirmed ? 1 : 0;
+             *v = n.port->confirm.unconfirmed ? 1 : 0;
              return true;
            });
   per_port("ibacm_ssa_sm_silent", SSA_METRIC_GAUGE,
            "1 while the port's PRDB is past stale_after_s but no SM has answered since the core "
            "confirmed it (nothing can have changed: the PRDB keeps answering).",
            [](const PortNumbers& n, double* v) {
-             *v = n.port->sm_silent ? 1 : 0;
+             *v = n.port->confirm.sm_silent ? 1 : 0;
              return true;
            });
   counter("ibacm_ssa_unconfirmed_periods_total",
           "Times the port's PRDB stopped answering because the core had not confirmed it for "
           "longer than stale_after_s.",
-          [](const PortNumbers& n) { return n.port->unconfirmed_periods; });
+          [](const PortNumbers& n) { return n.port->confirm.unconfirmed_periods; });
   counter("ibacm_ssa_prdb_updates_total", "PRDB versions put in place for the port.",
-          [](const PortNumbers& n) { return n.port->updates; });
+          [](const PortNumbers& n) { return n.port->counts.updates; });
 
   if (ops->family(sink, "ibacm_ssa_transfers_total", SSA_METRIC_COUNTER,
                   "PRDB transfers received and applied, by kind (full or delta).") == 0) {
     for (const PortNumbers& n : ports) {
       const ssa_metric_label full = {"kind", "full"}, delta = {"kind", "delta"};
-      ops->sample(sink, n.port->inner->core_port, &full, 1,
+      ops->sample(sink, n.port->port->core_port, &full, 1,
                   static_cast<double>(n.totals.full_transfers));
-      ops->sample(sink, n.port->inner->core_port, &delta, 1,
+      ops->sample(sink, n.port->port->core_port, &delta, 1,
                   static_cast<double>(n.totals.delta_transfers));
     }
   }
@@ -164,23 +186,22 @@ void SsaProvider::CollectMetrics(const ssa_metrics_ops* ops, ssa_metrics_sink_t*
           "(another process on its port): refused, nothing taken.",
           [](const PortNumbers& n) { return n.totals.unproven_parents; });
 
-  if (shm_) ShmMetrics(ops, sink);
+  if (tables.active()) ShmMetrics(ops, sink, tables.stats());
 
   counter("ibacm_ssa_prdb_hits_total",
           "Path requests answered from the PRDB: each one an SA query saved.",
-          [](const PortNumbers& n) { return n.port->prdb_hits; });
+          [](const PortNumbers& n) { return n.port->counts.prdb_hits; });
   if (ops->family(sink, "ibacm_ssa_fallbacks_total", SSA_METRIC_COUNTER,
                   "Path requests the PRDB could not answer, by reason; they go to the SA "
                   "(fallback = sa) or get ENODATA (fallback = none).") == 0) {
     for (const PortNumbers& n : ports)
       for (int why = 0; why < kMissKinds; ++why) {
         const ssa_metric_label reason = {"reason", kMissLabels[why]};
-        ops->sample(sink, n.port->inner->core_port, &reason, 1,
-                    static_cast<double>(n.port->missed[why]));
+        ops->sample(sink, n.port->port->core_port, &reason, 1,
+                    static_cast<double>(n.port->counts.missed[why]));
       }
   }
   // The fallback's bound (fallback_sa_rate): node-wide, as the bucket is.
-  const sa::SaProvider::BudgetStats b = sa_.budget_stats();
   if (ops->family(sink, "ibacm_ssa_fallback_throttled_total", SSA_METRIC_COUNTER,
                   "SA queries for the fallback held back by fallback_sa_rate: delayed (waited "
                   "for their turn), timed_out (waited fallback_wait_ms; their requests were "
@@ -197,25 +218,6 @@ void SsaProvider::CollectMetrics(const ssa_metrics_ops* ops, ssa_metrics_sink_t*
                   "SA queries for the fallback waiting for their turn under fallback_sa_rate.") ==
       0)
     ops->sample(sink, nullptr, nullptr, 0, static_cast<double>(b.waiting));
-}
-
-void SsaProvider::ShmMetrics(const ssa_metrics_ops* ops, ssa_metrics_sink_t* sink) {
-  const ShmExport::Stats s = shm_->stats();
-  auto one = [&](const char* name, int type, const char* help, double v) {
-    if (ops->family(sink, name, type, help) == 0) ops->sample(sink, nullptr, nullptr, 0, v);
-  };
-  one("ibacm_ssa_shm_published", SSA_METRIC_GAUGE,
-      "1 while path tables for libibssa_path are published (0: readers use the socket).",
-      s.published ? 1 : 0);
-  one("ibacm_ssa_shm_publications_total", SSA_METRIC_COUNTER,
-      "Path tables published for libibssa_path.", static_cast<double>(s.publications));
-  one("ibacm_ssa_shm_publish_failures_total", SSA_METRIC_COUNTER,
-      "Publications of the path tables that failed; each withdrew the tables (the log says "
-      "why).",
-      static_cast<double>(s.failures));
-  one("ibacm_ssa_shm_retired_objects", SSA_METRIC_GAUGE,
-      "Replaced path table objects still whole (truncated after their grace period).",
-      static_cast<double>(s.retired));
 }
 
 }  // namespace ssa_provider

@@ -16,7 +16,7 @@
 // it gets goes to its fallback, as after the tree went away. Before that
 // moment the consumer's PRDB answers: each node's moment is t = 0 without
 // the bound, or its draw within fallback_jitter_s with it (the provider's
-// own FallbackJitter, as CheckConfirmed uses it).
+// own FallbackJitter, as Confirmation::Check uses it).
 //
 // The demand: every node's applications resolve --req-rate paths a second
 // (default 20), each to one of --dests destinations (default 2000, the
@@ -132,10 +132,10 @@ class BenchCore : public ssa::test::FakeCore {
 struct Node {
   std::unique_ptr<BenchCore> core;
   std::unique_ptr<SsaProvider> prov;
-  ssa::ssa_provider::SsaDevice* dev = nullptr;
-  ssa::ssa_provider::SsaPort* port = nullptr;
-  ssa::ssa_provider::SsaEndpoint* ep = nullptr;
-  ssa::ssa_provider::SsaAddress* addr = nullptr;
+  ssa::sa::SaDevice* dev = nullptr;
+  ssa::sa::SaPort* port = nullptr;
+  ssa::sa::SaEndpoint* ep = nullptr;
+  ssa::sa::SaAddress* addr = nullptr;
   uint16_t pkeys[1] = {0xffff};
   uint64_t falls_back_ms = 0;  // its PRDB answers until then
   double owed = 0;             // requests due, fractional

@@ -81,7 +81,7 @@ test_bench_bench_tree_SOURCES = \
 	test/bench/thread_cpu.h test/bench/thread_cpu.cc \
 	test/bench/first_touch.h test/bench/first_touch.cc
 test_bench_bench_tree_CPPFLAGS = $(BENCH_CPPFLAGS)
-test_bench_bench_tree_LDADD = distrib/libibssa.la providers/ssa/libssaprovider.la common/shm_prdb/libshmprdb.la \
+test_bench_bench_tree_LDADD = distrib/libibssa.la providers/ssa/libssaprovider.la common/shm_prdb/libshmprdb.la common/answer/libanswer.la \
 	$(SIM_HARNESS_LIBS) $(SSA_ALL_LIBS)
 EXTRA_test_bench_bench_tree_DEPENDENCIES = opensm_plugin/libibssa_osm.la
 bench_programs += test/bench/bench_tree

@@ -31,11 +31,11 @@
 
 namespace {
 
+using ssa::sa::SaAddress;
+using ssa::sa::SaDevice;
+using ssa::sa::SaEndpoint;
+using ssa::sa::SaPort;
 using ssa::ssa_provider::FallbackJitter;
-using ssa::ssa_provider::SsaAddress;
-using ssa::ssa_provider::SsaDevice;
-using ssa::ssa_provider::SsaEndpoint;
-using ssa::ssa_provider::SsaPort;
 using ssa::ssa_provider::SsaProvider;
 using ssa::test::FakeCore;
 
@@ -45,10 +45,10 @@ TEST_GROUP(FallbackBound) {
   FakeCore core;
   std::unique_ptr<SsaProvider> prov;
   uint64_t now_ms = 1000000;
-  SsaDevice* dev = nullptr;
-  SsaPort* port = nullptr;
-  SsaEndpoint* ep = nullptr;
-  SsaAddress* addr = nullptr;
+  SaDevice* dev = nullptr;
+  SaPort* port = nullptr;
+  SaEndpoint* ep = nullptr;
+  SaAddress* addr = nullptr;
   uint16_t pkeys[1] = {0xffff};
   uint64_t next_id = 1;
 
@@ -188,6 +188,18 @@ TEST(FallbackBound, ThrottledRequestsAreAnsweredAndCounted) {
   LONGS_EQUAL(2, logged);
 }
 
+// A port's misses are counted once, on the port; when it closes they are
+// kept for the exit line, which counts the closed ports' too.
+TEST(FallbackBound, AClosedPortsMissesStayInTheExitLine) {
+  Open({{"fallback_sa_rate", "0"}});
+  for (int i = 0; i < 3; ++i) Resolve(static_cast<uint16_t>(100 + i));
+  teardown();  // the port closes before the provider stops
+  size_t found = 0;
+  for (const std::string& line : core.logs)
+    found += line.find("not from a PRDB: 3 before the first") != std::string::npos;
+  LONGS_EQUAL(1, found);
+}
+
 // Without jitter every port falls back in the same second, at the bound;
 // with it, a thousand ports (nodes) whose core stopped confirming at the
 // same moment spread their first fallback over the last window before the
@@ -209,7 +221,7 @@ TEST(FallbackBound, JitterSpreadsTheFirstFallbackBeforeTheBound) {
   FallbackJitter jitter(std::chrono::seconds(kWindowS), 42);
   std::vector<int> per_second(kWindowS + 1, 0);
   std::vector<bool> fell(kPorts, false);
-  // As CheckConfirmed asks: once a second, every port, from the bound
+  // As Confirmation::Check asks: once a second, every port, from the bound
   // less the window up to the bound itself.
   for (int s = 0; s <= kWindowS; ++s)
     for (int i = 0; i < kPorts; ++i)

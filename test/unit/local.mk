@@ -76,7 +76,7 @@ test_unit_unit_tests_SOURCES = \
 	test/unit/db_replica_test.cc \
 	test/unit/prdb_view_test.cc \
 	test/unit/view_builder_test.cc \
-	test/unit/shm_export_test.cc \
+	test/unit/shm_export_test.cc test/unit/answer_rule_test.cc \
 	test/unit/smdb_tool_test.cc \
 	test/unit/tree_view_test.cc \
 	test/unit/tree_check_test.cc
@@ -91,7 +91,7 @@ EXTRA_test_unit_unit_tests_DEPENDENCIES = providers/sa/sa.la providers/acmp/acmp
 test_unit_unit_tests_LDADD = test/libtestmain.la $(TEST_SUPPORT_LIBS) \
 	util/ib_acme/libacme.la util/smdb_tool/libsmdbtool.la util/ssa_tree/libtreeview.la \
 	providers/ssa/libssaprovider.la providers/upstream/libupstreamprovider.la \
-	providers/sa/libsaprovider.la providers/acmp/libacmpprovider.la \
+	providers/sa/libsaprovider.la providers/acmp/libacmpprovider.la common/answer/libanswer.la \
 	distrib/libibssa.la core/libibacmcore.la providers/shared/libprovshared.la \
 	$(SSA_ALL_LIBS) $(VERBS_LIBS) $(CPPUTEST_LIBS)
 

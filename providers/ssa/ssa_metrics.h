@@ -1,0 +1,24 @@
+// ssa_metrics.h: the ssa provider's families in ibacm's metrics file (ABI
+// 1.4's collect_metrics; names in ibacm_ssa(7)), read from the pieces that
+// keep the numbers: each port's state, the confirmation, the tables'
+// publication and the fallback's bound.
+#ifndef IBACM_SSA_PROVIDERS_SSA_SSA_METRICS_H
+#define IBACM_SSA_PROVIDERS_SSA_SSA_METRICS_H
+
+#include <ibacm_ssa/provider.h>
+#include "providers/sa/sa_provider.h"
+#include "providers/ssa/confirmation.h"
+#include "providers/ssa/port_state.h"
+#include "providers/ssa/tables_export.h"
+
+namespace ssa {
+namespace ssa_provider {
+
+void CollectSsaMetrics(const ssa_metrics_ops* ops, ssa_metrics_sink_t* sink, const PortIndex& ports,
+                       const Confirmation& confirm, const TablesExport& tables,
+                       const sa::SaProvider::BudgetStats& budget);
+
+}  // namespace ssa_provider
+}  // namespace ssa
+
+#endif

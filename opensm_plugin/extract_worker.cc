@@ -55,17 +55,17 @@ ExtractWorker::~ExtractWorker() { Stop(); }
 void ExtractWorker::Stop() {
   if (tree_) tree_->Stop();
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     stop_ = true;
   }
-  cv_.notify_all();
+  cv_.NotifyAll();
   if (thread_.joinable()) thread_.join();
 }
 
 void ExtractWorker::OnEvent(int event) {
   Clock::time_point now = Clock::now();
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     switch (event) {
       case SSA_EV_HEAVY_SWEEP_START:
         in_heavy_sweep_ = true;
@@ -102,11 +102,11 @@ void ExtractWorker::OnEvent(int event) {
       default: return;
     }
   }
-  cv_.notify_one();
+  cv_.NotifyOne();
 }
 
 tree::CoreActivity ExtractWorker::Activity() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   tree::CoreActivity a;
   a.requested = requested_at_;
   a.extracted = extracted_at_;
@@ -116,11 +116,11 @@ tree::CoreActivity ExtractWorker::Activity() {
 
 void ExtractWorker::ContinueAfter(uint64_t seen) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     if (seen <= continue_after_) return;
     continue_after_ = seen;
   }
-  cv_.notify_one();
+  cv_.NotifyOne();
 }
 
 namespace {
@@ -145,30 +145,30 @@ void ExtractWorker::Run() {
   } catch (...) {
     LogFailure(log_.get(), "loading the previous version failed", "");
   }
-  std::unique_lock<std::mutex> lock(mu_);
+  mu_.Lock();
   for (;;) {
     if (stop_) break;
     if (continue_after_) {
       uint64_t seen = continue_after_;
       continue_after_ = 0;
-      lock.unlock();
+      mu_.Unlock();
       try {
         ProduceResult r = producer_->ContinueAfter(seen);
         if (tree_ && r.new_version) tree_->OnVersion(r);
-        std::lock_guard<std::mutex> relock(mu_);
+        MutexLock relock(&mu_);
         produced_epoch_ = std::max(produced_epoch_, r.epoch);
       } catch (const std::exception& e) {
         LogFailure(log_.get(), "renumbering the version failed: ", e.what());
       }
-      lock.lock();
+      mu_.Lock();
       continue;
     }
     bool due = extract_now_ || (extract_settled_ && Clock::now() >= settle_deadline_);
     if (!due) {
       if (extract_settled_)
-        cv_.wait_until(lock, settle_deadline_);
+        cv_.WaitUntil(&mu_, settle_deadline_);
       else
-        cv_.wait(lock);
+        cv_.Wait(&mu_);
       continue;
     }
     const char* reason = reason_;
@@ -176,7 +176,7 @@ void ExtractWorker::Run() {
     extract_now_ = false;
     extract_settled_ = false;
     sweep_ms_ = -1;
-    lock.unlock();
+    mu_.Unlock();
     try {
       ProduceResult r = producer_->Produce(reason, sweep_ms);
       if (tree_ && r.route_sl_state >= 0) tree_->OnExtraction(r);
@@ -193,7 +193,7 @@ void ExtractWorker::Run() {
       }
       // Finished (changed or not): the request it answered is done.
       if (r.route_sl_state >= 0) {
-        std::lock_guard<std::mutex> relock(mu_);
+        MutexLock relock(&mu_);
         extracted_at_ = Clock::now();
         produced_epoch_ = std::max(produced_epoch_, r.epoch);
       }
@@ -204,8 +204,9 @@ void ExtractWorker::Run() {
     } catch (...) {
       LogFailure(log_.get(), "making a version failed", "");
     }
-    lock.lock();
+    mu_.Lock();
   }
+  mu_.Unlock();
 }
 
 }  // namespace opensm_plugin

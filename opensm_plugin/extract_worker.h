@@ -22,13 +22,12 @@
 #define IBACM_SSA_OPENSM_PLUGIN_EXTRACT_WORKER_H
 
 #include <chrono>
-#include <condition_variable>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 
+#include "common/base/mutex.h"
 #include "common/base/status.h"
 #include "common/tree/membership.h"
 #include "opensm_plugin/plugin_log.h"
@@ -81,21 +80,21 @@ class ExtractWorker {
   bool tree_fed_ = false;                   // worker thread only
   std::thread thread_;
 
-  std::mutex mu_;  // guards the fields below; held only for bookkeeping
-  std::condition_variable cv_;
-  bool stop_ = false;
-  bool extract_now_ = false;
-  bool extract_settled_ = false;  // extract at settle_deadline_
-  uint64_t continue_after_ = 0;   // ContinueAfter() not yet handled (0: none)
-  Clock::time_point settle_deadline_;
-  const char* reason_ = "";  // a string literal: OnEvent must not allocate
-  bool in_heavy_sweep_ = false;
-  Clock::time_point sweep_start_;
-  double sweep_ms_ = -1;  // the last completed heavy sweep, for the log
+  Mutex mu_;  // held only for bookkeeping
+  CondVar cv_;
+  bool stop_ GUARDED_BY(mu_) = false;
+  bool extract_now_ GUARDED_BY(mu_) = false;
+  bool extract_settled_ GUARDED_BY(mu_) = false;  // extract at settle_deadline_
+  uint64_t continue_after_ GUARDED_BY(mu_) = 0;   // ContinueAfter() not yet handled (0: none)
+  Clock::time_point settle_deadline_ GUARDED_BY(mu_);
+  const char* reason_ GUARDED_BY(mu_) = "";  // a string literal: OnEvent must not allocate
+  bool in_heavy_sweep_ GUARDED_BY(mu_) = false;
+  Clock::time_point sweep_start_ GUARDED_BY(mu_);
+  double sweep_ms_ GUARDED_BY(mu_) = -1;  // the last completed heavy sweep, for the log
   // Activity(): the last request (an event that asks for a version), the
   // last extraction finished, the newest epoch made.
-  Clock::time_point requested_at_, extracted_at_;
-  uint64_t produced_epoch_ = 0;
+  Clock::time_point requested_at_, extracted_at_ GUARDED_BY(mu_);
+  uint64_t produced_epoch_ GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace opensm_plugin

@@ -347,7 +347,10 @@ Status TreeCore::Create(const PluginOptions& options, PluginLog* plog, EpochAhea
       std::make_unique<TreeCoreImpl>(options, c->log_.get(), c->loop_.get(), std::move(smdb_ahead),
                                      std::move(is_master), std::move(activity), &c->serving_);
   c->impl_->PreRegister();  // before the core's thread exists
-  c->live_ = c->impl_.get();
+  {
+    MutexLock lock(&c->post_mu_);  // no other thread yet; the analysis wants it
+    c->live_ = c->impl_.get();
+  }
   c->thread_ = std::thread([loop = c->loop_.get()] { loop->Run(); });
   TreeCoreImpl* impl = c->impl_.get();
   c->loop_->Post([impl] { impl->StartMetrics(); });
@@ -360,7 +363,7 @@ TreeCore::~TreeCore() { Stop(); }
 void TreeCore::OnVersion(const ProduceResult& v) {
   if (!v.db || !v.serialized || !loop_) return;
   ProduceResult copy = v;
-  std::lock_guard<std::mutex> lock(post_mu_);
+  MutexLock lock(&post_mu_);
   TreeCoreImpl* impl = live_;
   if (impl) loop_->Post([impl, copy] { impl->OnVersion(copy); });
 }
@@ -371,7 +374,7 @@ void TreeCore::OnExtraction(const ProduceResult& r) {
   copy.db.reset();  // the times are wanted, not the database
   copy.serialized.reset();
   copy.delta.reset();
-  std::lock_guard<std::mutex> lock(post_mu_);
+  MutexLock lock(&post_mu_);
   TreeCoreImpl* impl = live_;
   if (impl) loop_->Post([impl, copy] { impl->OnExtraction(copy); });
 }
@@ -382,7 +385,7 @@ void TreeCore::Stop() {
   // stops the core first): after this, nothing more is posted, and what
   // was posted before runs ahead of Close.
   {
-    std::lock_guard<std::mutex> lock(post_mu_);
+    MutexLock lock(&post_mu_);
     live_ = nullptr;
   }
   TreeCoreImpl* impl = impl_.get();

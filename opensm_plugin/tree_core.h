@@ -30,12 +30,12 @@
 #include <atomic>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 
 #include "common/base/event_loop.h"
 #include "common/base/log.h"
+#include "common/base/mutex.h"
 #include "common/base/status.h"
 #include "common/tree/membership.h"
 #include "opensm_plugin/plugin_log.h"
@@ -90,8 +90,8 @@ class TreeCore {
   // What OnVersion/OnExtraction post to, under post_mu_: null once Stop
   // began, so a version handed over by the extraction thread during Stop
   // never reaches a core being freed.
-  std::mutex post_mu_;
-  TreeCoreImpl* live_ = nullptr;
+  Mutex post_mu_;
+  TreeCoreImpl* live_ GUARDED_BY(post_mu_) = nullptr;
   std::atomic<bool> serving_{false};  // written on the loop thread
   std::thread thread_;
 };

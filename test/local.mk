@@ -9,6 +9,11 @@ test_libtestmain_la_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS)
 TESTS += test/format_test.sh
 EXTRA_DIST += test/format_test.sh
 
+# The locking rules hold under clang's thread-safety analysis
+# (scripts/thread-safety.sh, common/base/mutex.h).
+TESTS += test/thread_safety_test.sh
+EXTRA_DIST += test/thread_safety_test.sh scripts/thread-safety.sh
+
 # A system install puts every file where the man pages say
 # (test/install_layout_test.sh); the example configuration files are what
 # the option tables make (core/local.mk, test/config_examples_test.sh).

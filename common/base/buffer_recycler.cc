@@ -10,7 +10,7 @@ BufferRecycler::BufferRecycler(size_t max_kept) : list_(std::make_shared<List>()
 BufferRecycler::~BufferRecycler() {
   std::vector<std::string> kept;
   {
-    std::lock_guard<std::mutex> lock(list_->mutex);
+    MutexLock lock(&list_->mutex);
     list_->open = false;
     kept.swap(list_->kept);
   }
@@ -18,7 +18,7 @@ BufferRecycler::~BufferRecycler() {
 
 std::string BufferRecycler::Take(size_t size_hint) {
   {
-    std::lock_guard<std::mutex> lock(list_->mutex);
+    MutexLock lock(&list_->mutex);
     std::vector<std::string>& kept = list_->kept;
     size_t best = kept.size();
     for (size_t i = 0; i < kept.size(); ++i)
@@ -50,7 +50,7 @@ std::shared_ptr<const std::string> BufferRecycler::Share(std::string s) {
 
 void BufferRecycler::Release(const std::shared_ptr<List>& list, std::string* s) {
   std::unique_ptr<std::string> owned(s);  // freed after the lock, unless kept
-  std::lock_guard<std::mutex> lock(list->mutex);
+  MutexLock lock(&list->mutex);
   if (list->open && list->kept.size() < list->max_kept && s->capacity() >= kMinKept) {
     list->counters.kept_bytes += s->capacity();
     ++list->counters.returned;
@@ -61,7 +61,7 @@ void BufferRecycler::Release(const std::shared_ptr<List>& list, std::string* s) 
 }
 
 BufferRecycler::Counters BufferRecycler::counters() const {
-  std::lock_guard<std::mutex> lock(list_->mutex);
+  MutexLock lock(&list_->mutex);
   Counters c = list_->counters;
   c.kept = list_->kept.size();
   return c;

@@ -23,9 +23,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
+
+#include "common/base/mutex.h"
 
 namespace ssa {
 
@@ -61,11 +62,11 @@ class BufferRecycler {
   // Shared with every buffer's deleter, so a buffer released after the
   // recycler is gone finds `open` false and is simply freed.
   struct List {
-    std::mutex mutex;
-    bool open = true;
-    size_t max_kept;
-    std::vector<std::string> kept;
-    Counters counters;
+    Mutex mutex;
+    bool open GUARDED_BY(mutex) = true;
+    size_t max_kept GUARDED_BY(mutex);
+    std::vector<std::string> kept GUARDED_BY(mutex);
+    Counters counters GUARDED_BY(mutex);
   };
   static void Release(const std::shared_ptr<List>& list, std::string* s);
 

@@ -65,12 +65,12 @@ std::vector<std::pair<std::string, LogLevel>> LogLevelWords() {
 }
 
 bool Logger::ToStderr() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   return !sink_ && !syslog_ && file_ == stderr;
 }
 
 Logger::~Logger() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   CloseLocked();
 }
 
@@ -83,7 +83,7 @@ void Logger::CloseLocked() {
 }
 
 Status Logger::Open(const std::string& target, const std::string& ident) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   CloseLocked();
   ident_ = ident;
   target_ = target.empty() ? "stderr" : target;
@@ -111,7 +111,7 @@ Status Logger::Open(const std::string& target, const std::string& ident) {
 Status Logger::Reopen() {
   std::string target, ident;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     if (!owns_file_) return Status::Ok();
     target = target_;
     ident = ident_;
@@ -120,7 +120,7 @@ Status Logger::Reopen() {
 }
 
 void Logger::set_sink(Sink sink) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   sink_ = std::move(sink);
 }
 
@@ -150,7 +150,7 @@ void Logger::VLog(LogLevel level, const char* fmt, va_list args) {
 
 void Logger::Write(LogLevel level, const std::string& message) {
   if (!Enabled(level)) return;
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   if (sink_) {
     sink_(level, message);
     return;

@@ -14,11 +14,11 @@
 #include <cstdarg>
 #include <cstdio>
 #include <functional>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "common/base/mutex.h"
 #include "common/base/status.h"
 
 namespace ssa {
@@ -59,16 +59,16 @@ class Logger {
   void Write(LogLevel level, const std::string& message);
 
  private:
-  void CloseLocked();
+  void CloseLocked() REQUIRES(mutex_);
 
   std::atomic<int> level_{static_cast<int>(LogLevel::kInfo)};
-  std::mutex mutex_;  // guards everything below
-  std::string target_ = "stderr";
-  std::string ident_ = "ibacm-ssa";
-  FILE* file_ = stderr;
-  bool owns_file_ = false;
-  bool syslog_ = false;
-  Sink sink_;
+  Mutex mutex_;
+  std::string target_ GUARDED_BY(mutex_) = "stderr";
+  std::string ident_ GUARDED_BY(mutex_) = "ibacm-ssa";
+  FILE* file_ GUARDED_BY(mutex_) = stderr;
+  bool owns_file_ GUARDED_BY(mutex_) = false;
+  bool syslog_ GUARDED_BY(mutex_) = false;
+  Sink sink_ GUARDED_BY(mutex_);
 };
 
 }  // namespace ssa

@@ -34,9 +34,9 @@
 #include <deque>
 #include <iterator>
 #include <limits>
-#include <mutex>
 #include <utility>
 
+#include "common/base/mutex.h"
 #include "common/base/raw_fd.h"
 #include "common/base/status.h"
 
@@ -70,7 +70,7 @@ class Mailbox {
   // `bound` items are queued already (the caller counts it).
   bool Post(Item item) {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       if (queue_.size() >= bound_) return false;
       queue_.push_back(std::move(item));
     }
@@ -87,7 +87,7 @@ class Mailbox {
   }
 
   bool empty() const {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     return queue_.empty();
   }
 
@@ -99,7 +99,7 @@ class Mailbox {
     (void)n;
     std::deque<Item> batch;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       batch.swap(queue_);
     }
     while (!batch.empty()) {
@@ -119,7 +119,7 @@ class Mailbox {
   // posted since, and the fd is readable again.
   void Requeue(std::deque<Item>* rest) {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       queue_.insert(queue_.begin(), std::make_move_iterator(rest->begin()),
                     std::make_move_iterator(rest->end()));
     }
@@ -128,8 +128,8 @@ class Mailbox {
 
   const size_t bound_;
   int fd_ = -1;
-  mutable std::mutex mu_;  // guards queue_
-  std::deque<Item> queue_;
+  mutable Mutex mu_;
+  std::deque<Item> queue_ GUARDED_BY(mu_);
 };
 
 }  // namespace ssa

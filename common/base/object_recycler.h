@@ -18,9 +18,10 @@
 
 #include <cstddef>
 #include <memory>
-#include <mutex>
 #include <utility>
 #include <vector>
+
+#include "common/base/mutex.h"
 
 namespace ssa {
 
@@ -32,7 +33,7 @@ class ObjectRecycler {
   }
   ~ObjectRecycler() {
     std::vector<std::unique_ptr<T>> kept;
-    std::lock_guard<std::mutex> lock(list_->mutex);
+    MutexLock lock(&list_->mutex);
     list_->open = false;
     kept.swap(list_->kept);  // freed after the lock
   }
@@ -42,7 +43,7 @@ class ObjectRecycler {
   // A kept object (its contents whatever they were) or a new one.
   std::unique_ptr<T> Take() {
     {
-      std::lock_guard<std::mutex> lock(list_->mutex);
+      MutexLock lock(&list_->mutex);
       if (!list_->kept.empty()) {
         std::unique_ptr<T> t = std::move(list_->kept.back());
         list_->kept.pop_back();
@@ -57,13 +58,13 @@ class ObjectRecycler {
     std::shared_ptr<List> list = list_;
     return std::shared_ptr<const T>(t.release(), [list](const T* p) {
       std::unique_ptr<T> owned(const_cast<T*>(p));
-      std::lock_guard<std::mutex> lock(list->mutex);
+      MutexLock lock(&list->mutex);
       if (list->open && list->kept.size() < list->max_kept) list->kept.push_back(std::move(owned));
     });
   }
   // Take() calls served from kept objects.
   size_t reused() const {
-    std::lock_guard<std::mutex> lock(list_->mutex);
+    MutexLock lock(&list_->mutex);
     return list_->reused;
   }
 
@@ -71,11 +72,11 @@ class ObjectRecycler {
   // Shared with every object's deleter, so one released after the
   // recycler is gone finds `open` false and is simply freed.
   struct List {
-    std::mutex mutex;
-    bool open = true;
-    size_t max_kept = 1;
-    size_t reused = 0;
-    std::vector<std::unique_ptr<T>> kept;
+    Mutex mutex;
+    bool open GUARDED_BY(mutex) = true;
+    size_t max_kept GUARDED_BY(mutex) = 1;
+    size_t reused GUARDED_BY(mutex) = 0;
+    std::vector<std::unique_ptr<T>> kept GUARDED_BY(mutex);
   };
   std::shared_ptr<List> list_;
 };

@@ -15,30 +15,30 @@ WorkerPool::~WorkerPool() { Shutdown(); }
 
 void WorkerPool::Shutdown() {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     stopping_ = true;
     queue_.clear();
   }
-  cv_.notify_all();
+  cv_.NotifyAll();
   for (auto& t : threads_)
     if (t.joinable()) t.join();
 }
 
 void WorkerPool::Submit(std::function<void()> work, std::function<void()> done) {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     if (stopping_) return;
     queue_.push_back(Job{std::move(work), std::move(done)});
   }
-  cv_.notify_one();
+  cv_.NotifyOne();
 }
 
 void WorkerPool::ThreadMain() {
   for (;;) {
     Job job;
     {
-      std::unique_lock<std::mutex> lock(mutex_);
-      cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      MutexLock lock(&mutex_);
+      while (!stopping_ && queue_.empty()) cv_.Wait(&mutex_);
       if (stopping_) return;
       job = std::move(queue_.front());
       queue_.pop_front();

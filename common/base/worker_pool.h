@@ -20,15 +20,14 @@
 #ifndef IBACM_SSA_COMMON_BASE_WORKER_POOL_H
 #define IBACM_SSA_COMMON_BASE_WORKER_POOL_H
 
-#include <condition_variable>
 #include <deque>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <thread>
 #include <vector>
 
 #include "common/base/event_loop.h"
+#include "common/base/mutex.h"
 
 namespace ssa {
 
@@ -62,10 +61,10 @@ class WorkerPool {
   void ThreadMain();
 
   PostFn post_;
-  std::mutex mutex_;  // guards queue_ and stopping_
-  std::condition_variable cv_;
-  std::deque<Job> queue_;
-  bool stopping_ = false;
+  Mutex mutex_;
+  CondVar cv_;
+  std::deque<Job> queue_ GUARDED_BY(mutex_);
+  bool stopping_ GUARDED_BY(mutex_) = false;
   std::vector<std::thread> threads_;
 };
 

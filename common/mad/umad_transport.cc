@@ -107,7 +107,7 @@ void UmadTransport::Close() {
     event_fd_ = -1;
   }
   {
-    std::lock_guard<std::mutex> lock(inbox_mutex_);
+    MutexLock lock(&inbox_mutex_);
     inbox_.clear();
   }
   // umad2sim's own receive thread looks up the agent of every MAD that
@@ -160,7 +160,7 @@ Status UmadTransport::ReceiveDirect(ReceivedMad* out) {
 }
 
 Status UmadTransport::ReceiveBridged(ReceivedMad* out) {
-  std::lock_guard<std::mutex> lock(inbox_mutex_);
+  MutexLock lock(&inbox_mutex_);
   if (inbox_.empty()) {
     // Reset the eventfd while holding the lock: the thread writes it under
     // the same lock after each push, so no wakeup is lost.
@@ -202,7 +202,7 @@ void UmadTransport::ReceiverThread() {
     memcpy(rx.data, umad_get_mad(umad), rx.len);
     rx.transport_status = umad_status(umad);
     rx.slid = ntohs(umad_get_mad_addr(umad)->lid);
-    std::lock_guard<std::mutex> lock(inbox_mutex_);
+    MutexLock lock(&inbox_mutex_);
     if (inbox_.size() >= kBridgeQueueMax) {
       if (bridge_drops_.fetch_add(1) == 0)
         SSA_LOG(*logger_, kWarn, "umad receiver for %s port %d: queue full, dropping MADs",

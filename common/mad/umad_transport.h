@@ -20,12 +20,12 @@
 #include <atomic>
 #include <deque>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "common/base/log.h"
+#include "common/base/mutex.h"
 #include "common/mad/mad_transport.h"
 
 namespace ssa {
@@ -70,8 +70,8 @@ class UmadTransport : public MadTransport {
   std::thread receiver_;
   std::atomic<bool> stop_{false};
   std::atomic<uint64_t> bridge_drops_{0};
-  std::mutex inbox_mutex_;  // guards inbox_ and the eventfd's counter
-  std::deque<ReceivedMad> inbox_;
+  Mutex inbox_mutex_;  // also guards the eventfd's counter
+  std::deque<ReceivedMad> inbox_ GUARDED_BY(inbox_mutex_);
 };
 
 }  // namespace ssa

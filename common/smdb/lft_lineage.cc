@@ -31,7 +31,7 @@ uint64_t LftLineage::Add(const Smdb& db, const std::string* delta) {
   } else {
     v.blocks.clear();
   }
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   if (read && !versions_.empty()) {
     const Version& before = versions_.back();
     v.chained = before.has_digest && before.epoch == k.base_epoch && before.digest == k.base_digest;
@@ -44,8 +44,8 @@ uint64_t LftLineage::Add(const Smdb& db, const std::string* delta) {
 bool LftLineage::ChangedBlocks(uint64_t from, uint64_t to, std::vector<Block>* blocks) const {
   blocks->clear();
   if (from == 0 || to == 0) return false;
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto by_serial = [this](uint64_t s) {
+  MutexLock lock(&mutex_);
+  auto by_serial = [this](uint64_t s) REQUIRES(mutex_) {
     return std::find_if(versions_.begin(), versions_.end(),
                         [s](const Version& v) { return v.serial == s; });
   };

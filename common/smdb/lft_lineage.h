@@ -32,11 +32,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "common/base/mutex.h"
 #include "common/smdb/smdb.h"
 
 namespace ssa {
@@ -74,8 +74,8 @@ class LftLineage {
   };
 
   const size_t depth_;
-  mutable std::mutex mutex_;
-  std::deque<Version> versions_;  // oldest first
+  mutable Mutex mutex_;
+  std::deque<Version> versions_ GUARDED_BY(mutex_);  // oldest first
 };
 
 }  // namespace smdb

@@ -39,7 +39,7 @@ void PrdbImage::Materialize(std::string* out) const {
 
 std::shared_ptr<const std::string> PrdbImage::Bytes() const {
   if (whole()) return base_;
-  std::lock_guard<std::mutex> lock(made_mutex_);
+  MutexLock lock(&made_mutex_);
   if (!made_) {
     auto s = std::make_shared<std::string>();
     Materialize(s.get());
@@ -50,7 +50,7 @@ std::shared_ptr<const std::string> PrdbImage::Bytes() const {
 
 std::shared_ptr<const std::string> PrdbImage::MadeBytes() const {
   if (whole()) return base_;
-  std::lock_guard<std::mutex> lock(made_mutex_);
+  MutexLock lock(&made_mutex_);
   return made_;
 }
 

@@ -23,10 +23,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "common/base/mutex.h"
 #include "common/smdb/smdb_codec.h"
 #include "common/smdb/smdb_prdb.h"
 
@@ -80,8 +80,8 @@ class PrdbImage {
   std::shared_ptr<const std::string> base_;
   std::string head_;                            // empty: the base's
   std::shared_ptr<const Overrides> overrides_;  // null: none
-  mutable std::mutex made_mutex_;
-  mutable std::shared_ptr<const std::string> made_;
+  mutable Mutex made_mutex_;
+  mutable std::shared_ptr<const std::string> made_ GUARDED_BY(made_mutex_);
 };
 
 }  // namespace smdb

@@ -1,5 +1,6 @@
 // inproc_mad.cc: see inproc_mad.h.
 #include "common/tree/inproc_mad.h"
+#include "common/base/mutex.h"
 
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -8,7 +9,6 @@
 #include <cstring>
 #include <deque>
 #include <map>
-#include <mutex>
 #include <vector>
 
 #include "common/mad/mad_wire.h"
@@ -21,11 +21,13 @@ class InprocMadTransport;
 struct InprocMadFabric::State {
   explicit State(size_t max_queue) : max_queue(max_queue) {}
   const size_t max_queue;
-  mutable std::mutex mu;  // guards everything below and every transport's queue
-  std::map<uint16_t, std::vector<InprocMadTransport*>> by_lid;  // open ones, in open order
-  std::map<uint32_t, InprocMadTransport*> by_id;                // open ones
-  uint32_t next_id = 1;
-  InprocMadCounters counters;
+  // Also guards every transport's fields (see InprocMadTransport).
+  mutable Mutex mu;
+  std::map<uint16_t, std::vector<InprocMadTransport*>> by_lid
+      GUARDED_BY(mu);                                            // open ones, in open order
+  std::map<uint32_t, InprocMadTransport*> by_id GUARDED_BY(mu);  // open ones
+  uint32_t next_id GUARDED_BY(mu) = 1;
+  InprocMadCounters counters GUARDED_BY(mu);
 };
 
 // One port's transport, or a gateway's (many LIDs, see inproc_mad.h).
@@ -42,7 +44,7 @@ class InprocMadTransport : public MadTransport {
     if (efd_ >= 0) return Status::Error(EBUSY, "in-process MAD transport already open");
     int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (fd < 0) return Status::Error(errno, std::string("eventfd: ") + strerror(errno));
-    std::lock_guard<std::mutex> lock(state_->mu);
+    MutexLock lock(&state_->mu);
     efd_ = fd;
     mgmt_class_ = mgmt_class;
     id_ = state_->next_id++;
@@ -52,7 +54,7 @@ class InprocMadTransport : public MadTransport {
   }
 
   void Close() override {
-    std::lock_guard<std::mutex> lock(state_->mu);
+    MutexLock lock(&state_->mu);
     if (efd_ < 0) return;
     for (uint16_t lid : lids_) {
       auto it = state_->by_lid.find(lid);
@@ -72,7 +74,7 @@ class InprocMadTransport : public MadTransport {
   }
 
   int fd() const override {
-    std::lock_guard<std::mutex> lock(state_->mu);
+    MutexLock lock(&state_->mu);
     return efd_;
   }
 
@@ -90,7 +92,7 @@ class InprocMadTransport : public MadTransport {
     q.dlid = dlid;
     const uint8_t mgmt_class = mad[1];
     const bool response = (mad[3] & 0x80) != 0;
-    std::lock_guard<std::mutex> lock(state_->mu);
+    MutexLock lock(&state_->mu);
     if (efd_ < 0) return Status::Error(EBADF, "in-process MAD transport not open");
     ++state_->counters.sent;
     InprocMadTransport* dest = nullptr;
@@ -137,7 +139,7 @@ class InprocMadTransport : public MadTransport {
   Status Receive(ReceivedMad* out) override { return ReceiveTo(out, nullptr); }
 
   Status ReceiveTo(ReceivedMad* out, uint16_t* dlid) {
-    std::lock_guard<std::mutex> lock(state_->mu);
+    MutexLock lock(&state_->mu);
     if (efd_ < 0) return Status::Error(EBADF, "in-process MAD transport not open");
     if (queue_.empty()) return Status::Error(EAGAIN, "no MAD waiting");
     *out = queue_.front().mad;
@@ -161,7 +163,9 @@ class InprocMadTransport : public MadTransport {
   const std::vector<uint16_t> lids_;  // one for a port; a gateway's many
   const bool gateway_;
   // Guarded by state_->mu (fd() is read by the owner only, but Send from
-  // other threads reads efd_ of the destination).
+  // other threads reads efd_ of the destination). Not GUARDED_BY: a sender
+  // holds the one State::mu and writes another transport's queue_, which
+  // the analysis would name dest->state_->mu.
   int efd_ = -1;
   uint8_t mgmt_class_ = 0;
   uint32_t id_ = 0;
@@ -201,12 +205,12 @@ Status InprocMadFabric::NewGateway(const std::vector<uint16_t>& lids, uint8_t mg
 }
 
 InprocMadCounters InprocMadFabric::counters() const {
-  std::lock_guard<std::mutex> lock(state_->mu);
+  MutexLock lock(&state_->mu);
   return state_->counters;
 }
 
 size_t InprocMadFabric::open_count() const {
-  std::lock_guard<std::mutex> lock(state_->mu);
+  MutexLock lock(&state_->mu);
   return state_->by_id.size();
 }
 

@@ -1,5 +1,6 @@
 // rsocket_poller.cc: see rsocket_poller.h.
 #include "common/tree/rsocket_poller.h"
+#include "common/base/mutex.h"
 
 #include <rdma/rsocket.h>
 #include <sys/eventfd.h>
@@ -13,9 +14,9 @@ namespace tree {
 
 std::shared_ptr<RsocketPoller> RsocketPoller::Acquire() {
   // Only a weak reference here: the streams and listeners own the poller.
-  static std::mutex mu;
+  static Mutex mu;
   static std::weak_ptr<RsocketPoller> current;
-  std::lock_guard<std::mutex> lock(mu);
+  MutexLock lock(&mu);
   std::shared_ptr<RsocketPoller> poller = current.lock();
   if (!poller) {
     poller = std::make_shared<RsocketPoller>(rpoll);
@@ -29,7 +30,7 @@ RsocketPoller::RsocketPoller(PollFn poll)
 
 RsocketPoller::~RsocketPoller() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     stop_ = true;
     Wake();
   }
@@ -45,13 +46,13 @@ void RsocketPoller::Wake() {
 }
 
 void RsocketPoller::Add(int fd, int efd, short events) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   entries_[fd] = {efd, events};
   Wake();
 }
 
 void RsocketPoller::Want(int fd, short events) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   auto it = entries_.find(fd);
   if (it == entries_.end() || it->second.events == events) return;
   it->second.events = events;
@@ -59,34 +60,34 @@ void RsocketPoller::Want(int fd, short events) {
 }
 
 void RsocketPoller::Remove(int fd) {
-  std::unique_lock<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (!entries_.erase(fd) || !polling_) return;
   // The thread may be polling `fd` now: wait until it is back, and so
   // polls a set without it, before the owner closes it.
   uint64_t round = round_;
   Wake();
-  round_done_.wait(lock, [&] { return round_ != round; });
+  while (round_ == round) round_done_.Wait(&mu_);
 }
 
 uint64_t RsocketPoller::rounds() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return round_;
 }
 
 void RsocketPoller::Run() {
   std::vector<pollfd> fds;
-  std::unique_lock<std::mutex> lock(mu_);
+  mu_.Lock();
   while (!stop_) {
     fds.assign(1, {wake_fd_, POLLIN, 0});
     for (const auto& kv : entries_)
       if (kv.second.events) fds.push_back({kv.first, kv.second.events, 0});
     polling_ = true;
-    lock.unlock();
+    mu_.Unlock();
     int n = poll_(fds.data(), fds.size(), -1);  // blocks: Wake() ends it
-    lock.lock();
+    mu_.Lock();
     polling_ = false;
     ++round_;
-    round_done_.notify_all();
+    round_done_.NotifyAll();
     if (n <= 0) continue;  // EINTR; nothing else fails with valid arguments
     if (fds[0].revents) {
       uint64_t count;
@@ -106,6 +107,7 @@ void RsocketPoller::Run() {
       it->second.events = 0;  // level-triggered: until the owner wants more
     }
   }
+  mu_.Unlock();
 }
 
 }  // namespace tree

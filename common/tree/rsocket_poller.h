@@ -25,12 +25,12 @@
 
 #include <poll.h>
 
-#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <thread>
+
+#include "common/base/mutex.h"
 
 namespace ssa {
 namespace tree {
@@ -66,16 +66,16 @@ class RsocketPoller {
     short events;
   };
   void Run();
-  void Wake();  // the caller holds mu_
+  void Wake() REQUIRES(mu_);
 
   const PollFn poll_;
   const int wake_fd_;  // eventfd: the set changed, or stop
-  mutable std::mutex mu_;
-  std::condition_variable round_done_;
-  std::map<int, Entry> entries_;  // by rsocket
-  bool stop_ = false;
-  bool polling_ = false;  // the thread is in poll_() with the set of round_
-  uint64_t round_ = 0;
+  mutable Mutex mu_;
+  CondVar round_done_;
+  std::map<int, Entry> entries_ GUARDED_BY(mu_);  // by rsocket
+  bool stop_ GUARDED_BY(mu_) = false;
+  bool polling_ GUARDED_BY(mu_) = false;  // the thread is in poll_() with the set of round_
+  uint64_t round_ GUARDED_BY(mu_) = 0;
   std::thread thread_;  // last: started once the rest is set up
 };
 

@@ -1,5 +1,6 @@
 // stream_relay.cc: see stream_relay.h.
 #include "common/tree/stream_relay.h"
+#include "common/base/mutex.h"
 
 #include <poll.h>
 #include <sys/eventfd.h>
@@ -10,7 +11,6 @@
 #include <chrono>
 #include <cstring>
 #include <deque>
-#include <mutex>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -88,7 +88,7 @@ class RelayStream : public Stream {
 
   Status FinishConnect() override {
     if (!connecting_) return Status::Ok();
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     if (!connect_done_)  // the owner's end is not writable before: not reached in practice
       return Status::Error(EINPROGRESS, "connect to " + peer_ + " still in progress");
     return connect_status_;
@@ -188,7 +188,7 @@ class RelayStream : public Stream {
     Status st = inner_->FinishConnect();
     if (!st.ok()) error_.store(-st.code());
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       connect_status_ = st;
       connect_done_ = true;
     }
@@ -340,9 +340,9 @@ class RelayStream : public Stream {
   // Shared by the two threads.
   std::atomic<bool> stop_{false};
   std::atomic<int> error_{0};  // positive errno for the owner
-  std::mutex mu_;              // guards the two below
-  bool connect_done_ = false;
-  Status connect_status_;
+  Mutex mu_;
+  bool connect_done_ GUARDED_BY(mu_) = false;
+  Status connect_status_ GUARDED_BY(mu_);
 
   // The relay thread's.
   std::vector<uint8_t> buf_;

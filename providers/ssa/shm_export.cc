@@ -88,12 +88,12 @@ std::shared_ptr<const ExportAddresses> ResolveAddresses(const smdb::AddrDb& db,
 }
 
 uint64_t ShmExport::generation() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return generation_;
 }
 
 ShmExport::Stats ShmExport::stats() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   Stats s = stats_;
   s.published = publisher_.published();
   s.retired = publisher_.retired();
@@ -101,12 +101,12 @@ ShmExport::Stats ShmExport::stats() {
 }
 
 void ShmExport::Sweep() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   publisher_.Sweep(shm_prdb::TablePublisher::Clock::now());
 }
 
 void ShmExport::Invalidate() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   ++generation_;
   publisher_.Withdraw();
 }
@@ -136,7 +136,7 @@ Status ShmExport::Publish(const std::vector<ExportPort>& ports, const ExportAddr
   }
   if (!any_paths) {
     // Nothing exact to serve: no tables, the library asks the socket.
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     if (generation == generation_) publisher_.Withdraw();
     return Status::Ok();
   }
@@ -152,7 +152,7 @@ Status ShmExport::Publish(const std::vector<ExportPort>& ports, const ExportAddr
   who.start = start_;
   who.serial = ++serial_;
   std::string object = b.Build(who);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (generation != generation_) return Status::Ok();  // invalidated: the next one follows
   Status st = publisher_.Publish(object);
   ++(st.ok() ? stats_.publications : stats_.failures);

@@ -26,12 +26,12 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <ibacm_ssa/provider.h>
+#include "common/base/mutex.h"
 #include "common/base/status.h"
 #include "common/shm_prdb/shm_prdb_publisher.h"
 #include "common/smdb/addr_db.h"
@@ -70,7 +70,8 @@ std::shared_ptr<const ExportAddresses> ResolveAddresses(const smdb::AddrDb& db,
 class ShmExport {
  public:
   explicit ShmExport(const std::string& socket_path) : publisher_(socket_path) {}
-  const std::string& path() const { return publisher_.path(); }
+  // The publisher's path is fixed at construction: no lock needed.
+  const std::string& path() const NO_THREAD_SAFETY_ANALYSIS { return publisher_.path(); }
 
   // For the metrics and the log (either thread).
   struct Stats {
@@ -99,12 +100,12 @@ class ShmExport {
                  uint64_t generation);
 
  private:
-  std::mutex mu_;  // guards publisher_, generation_ and stats_ (the loop and the worker)
-  uint64_t generation_ = 0;
-  shm_prdb::TablePublisher publisher_;
-  uint64_t serial_ = 0;
-  uint64_t start_ = 0;
-  Stats stats_;  // guarded by mu_
+  Mutex mu_;  // the loop and the worker
+  uint64_t generation_ GUARDED_BY(mu_) = 0;
+  shm_prdb::TablePublisher publisher_ GUARDED_BY(mu_);
+  uint64_t serial_ = 0;  // the worker's
+  uint64_t start_ = 0;   // the worker's
+  Stats stats_ GUARDED_BY(mu_);
 };
 
 }  // namespace ssa_provider

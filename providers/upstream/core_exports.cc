@@ -13,9 +13,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 
 #include <ibacm_ssa/provider.h>
+#include "common/base/mutex.h"
 #include "common/mad/mad_wire.h"
 #include "providers/upstream/acm_prov_abi.h"
 #include "providers/upstream/upstream_bridge.h"
@@ -24,16 +24,16 @@ namespace ssa {
 namespace upstream {
 namespace {
 
-std::mutex g_mu;                     // guards g_active
-UpstreamBridge* g_active = nullptr;  // the bridge the exports serve
+Mutex g_mu;
+UpstreamBridge* g_active GUARDED_BY(g_mu) = nullptr;  // the bridge the exports serve
 // Upstream reads the file name once; it must stay valid after fini.
-char g_opts_file[64] = "/dev/null";
+char g_opts_file[64] GUARDED_BY(g_mu) = "/dev/null";
 
 // Runs fn(bridge) under the registry lock if a bridge is active; false if
 // none is (a call from the library after the bridge's fini).
 template <typename Fn>
 bool WithBridge(Fn fn) {
-  std::lock_guard<std::mutex> lock(g_mu);
+  MutexLock lock(&g_mu);
   if (!g_active) return false;
   fn(g_active);
   return true;
@@ -73,7 +73,7 @@ int PostAnswer(uint64_t id, const acm_msg* msg) {
 }  // namespace
 
 bool ActivateBridge(UpstreamBridge* bridge) {
-  std::lock_guard<std::mutex> lock(g_mu);
+  MutexLock lock(&g_mu);
   if (g_active && g_active != bridge) return false;
   g_active = bridge;
   snprintf(g_opts_file, sizeof(g_opts_file), "%s", bridge->opts_file().c_str());
@@ -81,7 +81,7 @@ bool ActivateBridge(UpstreamBridge* bridge) {
 }
 
 void DeactivateBridge(UpstreamBridge* bridge) {
-  std::lock_guard<std::mutex> lock(g_mu);
+  MutexLock lock(&g_mu);
   if (g_active == bridge) g_active = nullptr;
 }
 
@@ -249,7 +249,7 @@ int acm_send_sa_mad(struct acm_sa_mad* mad) {
 }
 
 const char* acm_get_opts_file(void) {
-  std::lock_guard<std::mutex> lock(ssa::upstream::g_mu);
+  ssa::MutexLock lock(&ssa::upstream::g_mu);
   return ssa::upstream::g_opts_file;
 }
 

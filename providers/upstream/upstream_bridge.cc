@@ -348,7 +348,7 @@ void UpstreamBridge::SetGids(UpPort* p, const ssa_port_info* info) {
     gid.global.interface_id = htobe64(info->port_guid);
     gids.push_back(gid);
   }
-  std::lock_guard<std::mutex> lock(gids_mu_);
+  MutexLock lock(&gids_mu_);
   p->gids.swap(gids);
 }
 
@@ -447,7 +447,7 @@ int UpstreamBridge::QueryPerf(UpEndpoint* e, uint64_t* values, uint8_t* count) {
 
 bool UpstreamBridge::GetGid(const acm_port* port, int index, ibv_gid* gid) {
   const UpPort* p = reinterpret_cast<const PortBox*>(port)->owner;
-  std::lock_guard<std::mutex> lock(gids_mu_);
+  MutexLock lock(&gids_mu_);
   if (index < 0 || static_cast<size_t>(index) >= p->gids.size()) return false;
   *gid = p->gids[index];
   return true;
@@ -455,7 +455,7 @@ bool UpstreamBridge::GetGid(const acm_port* port, int index, ibv_gid* gid) {
 
 uint8_t UpstreamBridge::GidIndex(const acm_port* port, const ibv_gid* gid) {
   const UpPort* p = reinterpret_cast<const PortBox*>(port)->owner;
-  std::lock_guard<std::mutex> lock(gids_mu_);
+  MutexLock lock(&gids_mu_);
   size_t i = 0;
   while (i < p->gids.size() && memcmp(&p->gids[i], gid, sizeof(*gid)) != 0) i++;
   return static_cast<uint8_t>(i);  // the table's size when not found, as upstream

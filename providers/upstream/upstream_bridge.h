@@ -36,13 +36,13 @@
 
 #include <atomic>
 #include <cstdint>
-#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include <ibacm_ssa/provider.h>
 #include "common/base/mailbox.h"
+#include "common/base/mutex.h"
 #include "providers/upstream/acm_prov_abi.h"
 #include "providers/upstream/bridge_options.h"
 
@@ -177,7 +177,7 @@ class UpstreamBridge {
   pthread_t loop_thread_{};                     // the core's loop
   std::unordered_map<uint64_t, bool> pending_;  // request id -> is a query
   std::atomic<uint64_t> dropped_{0};            // inbox overflows (any thread)
-  std::mutex gids_mu_;                          // guards every UpPort::gids
+  Mutex gids_mu_;  // guards every UpPort::gids (not GUARDED_BY: another object's)
 };
 
 }  // namespace upstream

@@ -54,11 +54,26 @@ void ShmMetrics(const ssa_metrics_ops* ops, ssa_metrics_sink_t* sink, const ShmE
       static_cast<double>(s.retired));
 }
 
+// The tree's address database the provider answers names and IPs from:
+// node-wide (every port's consumer brings the same one).
+void AddrMetrics(const ssa_metrics_ops* ops, ssa_metrics_sink_t* sink, const smdb::AddrDb& db) {
+  auto one = [&](const char* name, const char* help, double v) {
+    if (ops->family(sink, name, SSA_METRIC_GAUGE, help) == 0)
+      ops->sample(sink, nullptr, nullptr, 0, v);
+  };
+  one("ibacm_ssa_addr_epoch", "Epoch of the tree's address database the provider answers from.",
+      static_cast<double>(db.global_epoch));
+  one("ibacm_ssa_addr_names", "Names in that address database.",
+      static_cast<double>(db.names.records.size()));
+  one("ibacm_ssa_addr_ips", "IP addresses (IPv4 and IPv6) in that address database.",
+      static_cast<double>(db.ips.records.size()));
+}
+
 }  // namespace
 
 void CollectSsaMetrics(const ssa_metrics_ops* ops, ssa_metrics_sink_t* sink, const PortIndex& by_id,
                        const Confirmation& confirm, const TablesExport& tables,
-                       const sa::SaProvider::BudgetStats& b) {
+                       const sa::SaProvider::BudgetStats& b, const smdb::AddrDb* addr) {
   const auto now = std::chrono::steady_clock::now();
   std::vector<PortNumbers> ports;
   for (const auto& kv : by_id) {
@@ -187,6 +202,7 @@ void CollectSsaMetrics(const ssa_metrics_ops* ops, ssa_metrics_sink_t* sink, con
           [](const PortNumbers& n) { return n.totals.unproven_parents; });
 
   if (tables.active()) ShmMetrics(ops, sink, tables.stats());
+  if (addr) AddrMetrics(ops, sink, *addr);
 
   counter("ibacm_ssa_prdb_hits_total",
           "Path requests answered from the PRDB: each one an SA query saved.",

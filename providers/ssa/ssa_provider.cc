@@ -371,7 +371,7 @@ int SsaProvider::QueryPerf(sa::SaEndpoint* ep, uint64_t* values, uint8_t* count)
 }
 
 void SsaProvider::CollectMetrics(const ssa_metrics_ops* ops, ssa_metrics_sink_t* sink) {
-  CollectSsaMetrics(ops, sink, ports_, confirmation_, tables_, sa_.budget_stats());
+  CollectSsaMetrics(ops, sink, ports_, confirmation_, tables_, sa_.budget_stats(), addr_.get());
 }
 
 }  // namespace ssa_provider

@@ -189,9 +189,7 @@ TEST(DashboardSim, EveryQueryOfTheGrafanaDashboardReturnsSeriesThroughNodeExport
       "Hca4", "access", "metrics_file = " + MetricsDir(1) + "/ibssa.prom\nmetrics_interval = 1\n"));
   ibacm = StartIbacm("Hca6", "ssa", MetricsDir(0) + "/ibacm.prom", "[ssa]\nfallback = sa\n");
   sa_ibacm = StartIbacm("Hca7", "sa", MetricsDir(1) + "/ibacm.prom", "");
-  CHECK_OK(ssa::test::WaitForLogLine(
-      ibacm->log_path(), "PRDB epoch " + std::to_string(tree->smdb().global_epoch) + " in place",
-      30s));
+  CHECK_OK(ibacm->WaitPrdbEpoch(tree->smdb().global_epoch, 30s));
 
   // The exporters: the textfile collector only.
   std::string targets;

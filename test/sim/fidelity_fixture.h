@@ -166,8 +166,7 @@ class FidelityFixture : public ssa::test::TreeFixture {
     ssa::smdb::Smdb next;
     CHECK_OK(tree->ChangeLink("T0_0", hcas_per_switch + 1, false, 60s, &next));
     CHECK_OK(next.WriteFile(smdb_file));
-    std::string needle = "PRDB epoch " + std::to_string(next.global_epoch) + " in place";
-    CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(), needle, 30s, log_from));
+    CHECK_OK(ibacm->WaitPrdbEpoch(next.global_epoch, 30s));
   }
 
   void StartIbacm(const std::string& fallback) {
@@ -185,8 +184,7 @@ class FidelityFixture : public ssa::test::TreeFixture {
     // starts here.
     log_from = ssa::test::ReadFileText(ibacm->log_path()).size();
     CHECK_OK(ibacm->Start());
-    std::string needle = "PRDB epoch " + std::to_string(tree->smdb().global_epoch) + " in place";
-    CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(), needle, 30s, log_from));
+    CHECK_OK(ibacm->WaitPrdbEpoch(tree->smdb().global_epoch, 30s));
   }
 
   std::string Lid() { return std::to_string(tree->Lid(kNode)); }

@@ -197,8 +197,7 @@ TEST(FidelitySim, EveryPolicyFormAndAPolicyChangeFollowTheSa) {
   LONGS_EQUAL(9, next.qos_rules.records.size());
   CHECK(next.qos_rules.epoch > before);
   CHECK_OK(next.WriteFile(smdb_file));
-  std::string needle = "PRDB epoch " + std::to_string(next.global_epoch) + " in place";
-  CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(), needle, 30s));
+  CHECK_OK(ibacm->WaitPrdbEpoch(next.global_epoch, 30s));
   CHECK(CompareAllEqual({"--pkey-from-path"}) > 0);
   DaemonAnswersEqualTheSa();
   // Hca11 now gets GuidLevel's SL 10 from everyone.

@@ -10,9 +10,30 @@
 
 #include "common/acm/acm_client.h"
 #include "test/sim/sim_util.h"
+#include "test/support/prom_check.h"
 
 namespace ssa {
 namespace test {
+namespace {
+
+// The value of `key = value` in option text (the last one), "" if absent.
+std::string OptionValue(const std::string& text, const std::string& key) {
+  std::string value;
+  size_t at = 0;
+  while ((at = text.find(key, at)) != std::string::npos) {
+    size_t eol = text.find('\n', at);
+    std::string line = text.substr(at, eol == std::string::npos ? std::string::npos : eol - at);
+    at += key.size();
+    size_t eq = line.find('=');
+    if (eq == std::string::npos || line.find_first_not_of(" \t", key.size()) != eq) continue;
+    size_t b = line.find_first_not_of(" \t", eq + 1);
+    size_t e = line.find_last_not_of(" \t\r");
+    value = b == std::string::npos ? "" : line.substr(b, e - b + 1);
+  }
+  return value;
+}
+
+}  // namespace
 
 std::string TestProviderDir() {
   return std::string(ABS_TOP_BUILDDIR) + "/test/providers/good/.libs";
@@ -22,6 +43,11 @@ std::string IbacmBinary() { return std::string(ABS_TOP_BUILDDIR) + "/core/ibacm"
 IbacmNode::IbacmNode(SimFabric* fabric, Options options)
     : fabric_(fabric), options_(std::move(options)) {
   dir_ = fabric_->run_dir() + "/ibacm-" + options_.node;
+  metrics_path_ = OptionValue(options_.opts_cfg, "metrics_file");
+  if (metrics_path_.empty() && options_.opts_cfg.find("[core]") != std::string::npos) {
+    metrics_path_ = dir_ + "/ibacm.prom";
+    options_.opts_cfg += "\n[core]\nmetrics_file = " + metrics_path_ + "\nmetrics_interval = 1\n";
+  }
 }
 
 IbacmNode::~IbacmNode() {
@@ -39,6 +65,8 @@ Status IbacmNode::Start(std::chrono::milliseconds timeout) {
   Status st = WriteStringToFile(dir_ + "/addr.cfg", options_.addr_cfg);
   if (st.ok()) st = WriteStringToFile(dir_ + "/opts.cfg", options_.opts_cfg);
   if (!st.ok()) return st;
+  // A previous daemon's numbers must not satisfy a wait on this one.
+  if (!metrics_path_.empty()) unlink(metrics_path_.c_str());
   std::vector<std::string> argv = {IbacmBinary(),
                                    "-P",
                                    "-O",
@@ -67,6 +95,32 @@ Status IbacmNode::Start(std::chrono::milliseconds timeout) {
 }
 
 bool IbacmNode::IsRunning() { return process_ && process_->IsRunning(); }
+
+Status IbacmNode::WaitMetric(const std::string& series, const std::function<bool(double)>& ok,
+                             std::chrono::milliseconds timeout) {
+  if (metrics_path_.empty())
+    return Status::Error(EINVAL, "ibacm on " + options_.node + " writes no metrics file");
+  double v = -1;
+  if (PollUntil(timeout, [&] {
+        std::string text;
+        ReadFileToString(metrics_path_, &text);
+        v = PromSample(text, series);
+        return ok(v);
+      }))
+    return Status::Ok();
+  return Status::Error(ETIMEDOUT, "ibacm on " + options_.node + ": " + series + " stayed at " +
+                                      std::to_string(v) + "; metrics file:\n" +
+                                      TailOfFile(metrics_path_) + "\nlog:\n" +
+                                      TailOfFile(log_path()));
+}
+
+Status IbacmNode::WaitPrdbEpoch(uint64_t epoch, std::chrono::milliseconds timeout,
+                                const std::string& port) {
+  const double want = static_cast<double>(epoch);
+  return WaitMetric(
+      "ibacm_ssa_prdb_epoch{provider=\"ssa\",port=\"" + port + "\"}",
+      [want](double v) { return v >= want; }, timeout);
+}
 
 Status IbacmNode::Stop(std::chrono::milliseconds timeout) {
   if (!process_) return Status::Ok();

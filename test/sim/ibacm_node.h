@@ -7,6 +7,8 @@
 #define IBACM_SSA_TEST_SIM_IBACM_NODE_H
 
 #include <chrono>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -41,10 +43,25 @@ class IbacmNode {
   std::string Log() const;
   SimProcess* process() { return process_.get(); }
 
+  // The daemon's metrics file (ibacm(8) metrics_file, written every
+  // second): the one opts_cfg names, else one in dir() that Start adds to
+  // options in the project's format ([core] sections); "" for options in
+  // upstream's flat format that name none. What tests wait on.
+  const std::string& metrics_path() const { return metrics_path_; }
+  // Waits up to `timeout` until the sample `series` (name and labels as
+  // written; -1 while absent) satisfies `ok`; the error says its last value.
+  Status WaitMetric(const std::string& series, const std::function<bool(double)>& ok,
+                    std::chrono::milliseconds timeout);
+  // Waits until the ssa provider answers from a PRDB of at least `epoch` on
+  // `port` (ibacm_ssa_prdb_epoch).
+  Status WaitPrdbEpoch(uint64_t epoch, std::chrono::milliseconds timeout,
+                       const std::string& port = "ibsim0:1");
+
  private:
   SimFabric* fabric_;
   Options options_;
   std::string dir_;
+  std::string metrics_path_;
   std::unique_ptr<SimProcess> process_;
 };
 

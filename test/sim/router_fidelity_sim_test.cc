@@ -127,8 +127,7 @@ TEST(RouterFidelity, IbacmAnswersOtherSubnetsDgidsFromTheReplicaEqualToTheSa) {
   ssa::smdb::Smdb next;
   CHECK_OK(tree->ChangeLink("Switch1", 3, false, 60s, &next));
   CHECK_OK(next.WriteFile(smdb_file));
-  std::string needle = "PRDB epoch " + std::to_string(next.global_epoch) + " in place";
-  CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(), needle, 30s, log_from));
+  CHECK_OK(ibacm->WaitPrdbEpoch(next.global_epoch, 30s));
   CHECK(rate_to_r1() != before);
   const uint64_t queries = RouteQueries();
   STRCMP_CONTAINS("resolved:     3\n", ProviderTest("-T", "none").c_str());

@@ -101,7 +101,10 @@ TEST_GROUP_BASE(ShmPathSim, ssa::test::TreeFixture) {
     po.flags = IBSSA_PATH_NO_SOCKET;
     po.check_ms = 10;
     LONGS_EQUAL(0, ibssa_path_open(ibacm->socket_path().c_str(), &po, &h));
-    CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(), "in place: 12 names, 24 IPs", 30s));
+    CHECK_OK(ibacm->WaitMetric(
+        "ibacm_ssa_addr_names{provider=\"ssa\"}", [](double v) { return v == 12; }, 30s));
+    CHECK_OK(ibacm->WaitMetric(
+        "ibacm_ssa_addr_ips{provider=\"ssa\"}", [](double v) { return v == 24; }, 30s));
     WaitEpoch(tree->smdb().global_epoch);
   }
 

@@ -116,10 +116,7 @@ std::string GidOf(const std::string& node) {
   return ssa::test::DefaultGidText(tree->PortGuid(node));
 }
 
-void WaitEpoch(uint64_t epoch) {
-  std::string needle = "PRDB epoch " + std::to_string(epoch) + " in place";
-  CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(), needle, 30s));
-}
+void WaitEpoch(uint64_t epoch) { CHECK_OK(ibacm->WaitPrdbEpoch(epoch, 30s)); }
 
 // Every LID OpenSM assigned, resolved by Debian's stock ib_acme through
 // the daemon. With `verify`, each is also checked by the SA (-v: the
@@ -253,8 +250,12 @@ TEST(SsaProviderSim, NamesAndIpsFromTheCoresHostsFileAndTheSaForWhatThePrdbLacks
   std::string hosts = tree->HostsText(12);
   CHECK_OK(ssa::test::WriteStringToFile(hosts_file + ".tmp", hosts));
   CHECK_EQUAL(0, rename((hosts_file + ".tmp").c_str(), hosts_file.c_str()));
-  CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(),
-                                     "address database epoch 2 in place: 12 names, 24 IPs", 30s));
+  CHECK_OK(ibacm->WaitMetric(
+      "ibacm_ssa_addr_epoch{provider=\"ssa\"}", [](double v) { return v >= 2; }, 30s));
+  CHECK_OK(ibacm->WaitMetric(
+      "ibacm_ssa_addr_names{provider=\"ssa\"}", [](double v) { return v == 12; }, 30s));
+  CHECK_OK(ibacm->WaitMetric(
+      "ibacm_ssa_addr_ips{provider=\"ssa\"}", [](double v) { return v == 24; }, 30s));
 
   struct Case {
     const char* format;
@@ -380,7 +381,9 @@ TEST(SsaProviderSim, WithItsAccessNodeKilledKnownDestinationsKeepResolving) {
   // At once, and again after the daemon moved to the backup: every LID
   // answers (an ENODATA would fail ib_acme).
   StockIbAcmeResolvesEveryLid(false);
-  CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(), "connected to parent LID", 10s));
+  const std::string port = "{provider=\"ssa\",port=\"ibsim0:1\"}";
+  CHECK_OK(ibacm->WaitMetric("ibacm_ssa_reparents_total" + port, AtLeast(1), 10s));
+  CHECK_OK(ibacm->WaitMetric("ibacm_ssa_parent_connected" + port, AtLeast(1), 10s));
   StockIbAcmeResolvesEveryLid(false);
   LONGS_EQUAL(0, RouteQueries());
 }

@@ -77,11 +77,11 @@ Status CoreServer::PublishSmdb(std::shared_ptr<const smdb::Smdb> db, Bytes seria
   index_ = std::move(index);
   db_ = db;
   route_sl_rows_ = std::move(route_sl_rows);
-  epochs_.SetSmdb(db->global_epoch, DigestOf(*serialized));
+  const uint32_t digest = DigestOf(*serialized);
+  epochs_.SetSmdb(db->global_epoch, digest);
   published_ = Membership::Clock::now();
   if (server_) {
-    server_->Publish("smdb", {db->global_epoch, DigestOf(*serialized), serialized}, delta,
-                     delta_from);
+    server_->Publish("smdb", {db->global_epoch, digest, serialized}, delta, delta_from);
     log_->Log(
         LogLevel::kInfo, "tree: serving SMDB epoch %" PRIu64 " (%zu bytes%s) to %zu child(ren)",
         db->global_epoch, serialized->size(), delta ? ", delta ready" : "", server_->child_count());

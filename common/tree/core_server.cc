@@ -70,28 +70,29 @@ Status CoreServer::PublishSmdb(std::shared_ptr<const smdb::Smdb> db, Bytes seria
               st.ToString().c_str());
     return st;
   }
-  // Join answers confirm the content, not only the epoch (link_auth.h):
-  // about 1 ms per 2 MB with SHA extensions, once per epoch.
-  smdb_sha256_ = Sha256Of(*serialized);
   // The topology reads the index: replace both together.
   auto topology = std::make_unique<SmdbTopology>(index.get());
-  if (membership_) {
-    membership_->SetTopology(topology.get());
-    membership_->SetCoreEpoch(db->global_epoch, smdb_sha256_);
-  }
+  if (membership_) membership_->SetTopology(topology.get());
   topology_ = std::move(topology);
   index_ = std::move(index);
   db_ = db;
   route_sl_rows_ = std::move(route_sl_rows);
-  epochs_.SetSmdb(db->global_epoch, DigestOf(*serialized));
+  const uint32_t digest = DigestOf(*serialized);
+  epochs_.SetSmdb(db->global_epoch, digest);
   published_ = Membership::Clock::now();
   if (server_) {
-    server_->Publish("smdb", {db->global_epoch, DigestOf(*serialized), serialized}, delta,
-                     delta_from);
+    server_->Publish("smdb", {db->global_epoch, digest, serialized}, delta, delta_from);
     log_->Log(
         LogLevel::kInfo, "tree: serving SMDB epoch %" PRIu64 " (%zu bytes%s) to %zu child(ren)",
         db->global_epoch, serialized->size(), delta ? ", delta ready" : "", server_->child_count());
   }
+  // Join answers confirm the content, not only the epoch (link_auth.h):
+  // about 1 ms per 2 MB with SHA extensions, once per epoch. Hashed after
+  // the children have the new version in their sockets, so that it delays
+  // nobody's update; no join is answered in between (one thread), so the
+  // epoch and its digest change together.
+  smdb_sha256_ = Sha256Of(*serialized);
+  if (membership_) membership_->SetCoreEpoch(db->global_epoch, smdb_sha256_);
   // After the SMDB: an access node takes a slice only of the SMDB it holds.
   if (slices_) slices_->OnSmdb(db_, index_, route_sl_rows_);
   if (on_change_) on_change_();

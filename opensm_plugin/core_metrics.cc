@@ -42,10 +42,62 @@ void VersionStats::RecordVersion(const ProduceResult& v) {
   delta_bytes_total += delta_bytes;
 }
 
-void CollectCoreMetrics(const VersionStats& s, const tree::CoreServer* core, PromText* out) {
+void CollectFederationMetrics(const tree::Federation& f, PromText* out) {
+  std::vector<tree::FederationPeerStats> peers = f.Stats();
+  size_t up = 0;
+  for (const auto& p : peers) up += p.up;
+  out->Family("ibssa_core_federation_peers_up", kGauge,
+              "Federation peers whose link is connected and proven now.");
+  out->Add(static_cast<double>(up));
+  out->Family("ibssa_core_federation_peer_up", kGauge,
+              "1 while the link to this peer is connected and proven.");
+  for (const auto& p : peers) out->Add({{"peer", p.name}}, p.up ? 1 : 0);
+  out->Family("ibssa_core_federation_entries", kGauge,
+              "A peer's entries served in this subnet's address database now, by kind.");
+  for (const auto& p : peers) {
+    out->Add({{"peer", p.name}, {"kind", "names"}}, static_cast<double>(p.names));
+    out->Add({{"peer", p.name}, {"kind", "ips"}}, static_cast<double>(p.ips));
+  }
+  out->Family("ibssa_core_federation_versions_total", kCounter,
+              "Versions of a peer's entries applied, by kind (full or delta).");
+  for (const auto& p : peers) {
+    out->Add({{"peer", p.name}, {"kind", "full"}}, static_cast<double>(p.full));
+    out->Add({{"peer", p.name}, {"kind", "delta"}}, static_cast<double>(p.deltas));
+  }
+  out->Family("ibssa_core_federation_resyncs_total", kCounter,
+              "Full resynchronizations with a peer after its link broke.");
+  for (const auto& p : peers) out->Add({{"peer", p.name}}, static_cast<double>(p.resyncs));
+  out->Family("ibssa_core_federation_withdrawals_total", kCounter,
+              "Times a peer's entries were withdrawn: its link stayed broken for hold_s.");
+  for (const auto& p : peers) out->Add({{"peer", p.name}}, static_cast<double>(p.withdrawals));
+  out->Family("ibssa_core_federation_refused_versions_total", kCounter,
+              "A peer's versions holding entries whose GID is outside its prefix (refused).");
+  for (const auto& p : peers) out->Add({{"peer", p.name}}, static_cast<double>(p.refused_versions));
+  out->Family("ibssa_core_federation_refused_entries", kGauge,
+              "Entries of a peer's version held now that were refused (outside its prefix).");
+  for (const auto& p : peers) out->Add({{"peer", p.name}}, static_cast<double>(p.refused_entries));
+  out->Family("ibssa_core_federation_unproven_total", kCounter,
+              "Connections to a peer's address whose end did not prove the shared key.");
+  for (const auto& p : peers) out->Add({{"peer", p.name}}, static_cast<double>(p.unproven));
+  if (const tree::DataServer* d = f.server()) {
+    const tree::DataServerCounters& c = d->counters();
+    out->Family("ibssa_core_federation_refused_total", kCounter,
+                "Peers' connections to this core refused, by reason (unknown: no such peer or "
+                "not a federation HELLO; bad_proof: the key did not check).");
+    out->Add({{"reason", "unknown"}}, static_cast<double>(c.refused - c.bad_proofs));
+    out->Add({{"reason", "bad_proof"}}, static_cast<double>(c.bad_proofs));
+  }
+  out->Family("ibssa_core_federation_conflicts", kGauge,
+              "Names or IPs two peers both announce (the first peer in the file is served).");
+  out->Add(static_cast<double>(f.conflicts()));
+}
+
+void CollectCoreMetrics(const VersionStats& s, const tree::CoreServer* core,
+                        const tree::Federation* federation, PromText* out) {
   out->Family("ibssa_core_serving", kGauge,
               "1 while this OpenSM's plugin is the tree's core (the master SM), else 0.");
   out->Add(core ? 1 : 0);
+  if (federation) CollectFederationMetrics(*federation, out);
   out->Family("ibssa_core_smdb_epoch", kGauge, "The epoch of the newest SMDB version made.");
   out->Add(static_cast<double>(s.epoch));
   out->Family("ibssa_core_smdb_versions_total", kCounter, "SMDB versions made and published.");

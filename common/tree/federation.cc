@@ -98,7 +98,12 @@ Status Federation::Start() {
   server_ = std::make_unique<DataServer>(
       reactor_, transport_, log_, o,
       [this](const Hello& h, DataServer::AdmitFn done) { Authorize(h, std::move(done)); });
-  if (published_.global_epoch == 0) PublishLocal(smdb::AddrDb());
+  if (published_.global_epoch == 0)
+    PublishLocal(smdb::AddrDb());
+  else
+    server_->Publish(kPublication,
+                     {published_.global_epoch, DigestOf(*published_bytes_), published_bytes_},
+                     nullptr, 0);
   Status st = server_->Listen(config_.listen);
   if (!st.ok()) {
     server_.reset();
@@ -177,6 +182,7 @@ void Federation::PublishLocal(const smdb::AddrDb& local) {
             "local entries not under our prefix are not announced)",
             next.global_epoch, next.names.records.size(), next.ips.records.size(), others);
   published_ = std::move(next);
+  published_bytes_ = bytes;
   if (server_)
     server_->Publish(kPublication, {published_.global_epoch, DigestOf(*bytes), bytes}, delta, from);
 }
@@ -202,8 +208,8 @@ void Federation::OnApplied(Peer* p, const Applied<smdb::AddrDb>& a) {
   p->ips = UnderPrefix(a.db->ips.records, p->config.prefix, &refused);
   const bool full = !a.delta;
   if (full) {
+    if (p->lost_since_full && p->stats.full) ++p->stats.resyncs;
     ++p->stats.full;
-    if (p->lost_since_full) ++p->stats.resyncs;
     p->lost_since_full = false;
   } else {
     ++p->stats.deltas;

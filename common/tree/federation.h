@@ -112,6 +112,7 @@ class Federation {
   std::unique_ptr<DataServer> server_;
   std::vector<std::unique_ptr<Peer>> peers_;
   smdb::AddrDb published_;  // what the peers are served
+  Bytes published_bytes_;   // its serialization
   mutable uint64_t conflicts_ = 0;
 };
 

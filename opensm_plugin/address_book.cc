@@ -206,8 +206,11 @@ Status AddressBook::Refresh(AddressVersion* out, bool* changed) {
     return Status::Ok();
   }
   log_->Log(LogLevel::kInfo,
-            "addresses: %s: epoch %" PRIu64 ", %zu lines taken: %zu names, %zu IPs",
-            hosts_file_.c_str(), current_.version.epoch, taken, current_.names, current_.ips);
+            "addresses: %s: epoch %" PRIu64 ", %zu lines taken; %zu names, %zu IPs in all%s",
+            hosts_file_.c_str(), current_.version.epoch, taken, current_.names, current_.ips,
+            remote_.names.records.empty() && remote_.ips.records.empty()
+                ? ""
+                : " (with the federation peers')");
   *out = current_;
   *changed = true;
   return Status::Ok();

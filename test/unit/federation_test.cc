@@ -11,8 +11,6 @@
 //   - the federation file: every mistake refused with what to fix, the
 //     key file's mode and owner checked.
 #include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -27,6 +25,7 @@
 #include "common/tree/federation.h"
 #include "common/tree/federation_config.h"
 #include "test/support/check_ok.h"
+#include "test/support/loopback.h"
 #include "test/support/poll.h"
 #include "test/support/temp_dir.h"
 #include "test/unit/loop_thread.h"
@@ -43,20 +42,6 @@ constexpr uint64_t kPrefixB = 0xfec0000000000002ULL;
 constexpr uint64_t kPrefixC = 0xfec0000000000003ULL;
 const char kKeyAB[] = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
 const char kKeyOther[] = "ff0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
-
-// A loopback port free now (the federation file must name the peer's
-// port before the peer listens).
-int FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(a);
-  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  close(fd);
-  return ntohs(a.sin_port);
-}
 
 std::array<uint8_t, 16> Gid(uint64_t prefix, uint64_t guid) {
   std::array<uint8_t, 16> g{};
@@ -119,9 +104,11 @@ TEST_GROUP(Federation) {
   void setup() override {
     CHECK_OK(dir.status());
     l = std::make_unique<Loop>();
-    port_a = FreePort();
-    port_b = FreePort();
-    port_c = FreePort();
+    port_a = ssa::test::FreeLoopbackPort();
+    do port_b = ssa::test::FreeLoopbackPort();
+    while (port_b == port_a);
+    do port_c = ssa::test::FreeLoopbackPort();
+    while (port_c == port_a || port_c == port_b);
   }
   void teardown() override { l.reset(); }
 

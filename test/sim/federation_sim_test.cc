@@ -19,7 +19,9 @@
 
 #include <chrono>
 #include <fstream>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "test/sim/fidelity_fixture.h"
 #include "test/support/loopback.h"
@@ -56,23 +58,29 @@ std::string SubnetB() {
 }  // namespace
 
 TEST_GROUP_BASE(FederationSim, FidelityFixture) {
-  ssa::test::TempDir dir_b;
+  // B's lives (a restart is a new fabric: its own run directory).
+  std::vector<std::unique_ptr<ssa::test::TempDir>> dirs_b;
   std::unique_ptr<TreeHarness> tree_b;
-  std::string hosts_b, prom_a;
+  std::map<int, uint64_t> guids_b;  // B's HCAs' port GUIDs, the same in every life
+  std::string hosts_b, fed_b, prom_a;
 
   void teardown() override {
-    if (tree_b && UtestShell::getCurrent()->hasFailed()) tree_b->set_failed();
-    ssa::Status st = tree_b ? tree_b->Stop() : ssa::Status::Ok();
-    tree_b.reset();
+    ssa::Status st = StopB();
     FidelityFixture::teardown();
     CHECK_OK(st);
   }
 
-  std::string GidB(int i) {
-    return ssa::test::PrefixedGidText(kPrefixB, tree_b->PortGuid("Hca" + std::to_string(i)));
+  ssa::Status StopB() {
+    if (tree_b && UtestShell::getCurrent()->hasFailed()) tree_b->set_failed();
+    ssa::Status st = tree_b ? tree_b->Stop() : ssa::Status::Ok();
+    tree_b.reset();
+    return st;
   }
 
-  // B's hosts file: bnode<i>, 10.2.0.<i>, fd02::<i> for `nodes`.
+  std::string GidB(int i) { return ssa::test::PrefixedGidText(kPrefixB, guids_b.at(i)); }
+
+  // B's hosts file: bnode<i>, 10.2.0.<i>, fd02::<i> for `nodes`, and
+  // 10.2.0.2 on node `ip2_on`.
   void WriteHostsB(const std::vector<int>& nodes, int ip2_on) {
     std::string text;
     for (int i : nodes) {
@@ -85,8 +93,23 @@ TEST_GROUP_BASE(FederationSim, FidelityFixture) {
     CHECK_EQUAL(0, rename((hosts_b + ".tmp").c_str(), hosts_b.c_str()));
   }
 
-  void StartBoth() {
-    CHECK_OK(dir_b.status());
+  // Subnet B's fabric, OpenSM and core (a new life each call).
+  void StartB() {
+    dirs_b.push_back(std::make_unique<ssa::test::TempDir>());
+    CHECK_OK(dirs_b.back()->status());
+    tree_b = std::make_unique<TreeHarness>(dirs_b.back().get());
+    TreeHarness::Options ob;
+    ob.net_text = SubnetB();
+    ob.hcas = 3;
+    ob.osm_config = "subnet_prefix 0xfec0000000000002\n";
+    ob.extra_plugin_options = "hosts_file=" + hosts_b + " federation_file=" + fed_b;
+    CHECK_OK(tree_b->Start(ob));
+    for (int i = 1; i <= 3; ++i) guids_b[i] = tree_b->PortGuid("Hca" + std::to_string(i));
+  }
+
+  // Both subnets, their cores federated (a peer's entries held `hold_s`
+  // after its link breaks); B's hosts file names its three nodes.
+  void StartBoth(int hold_s = 60) {
     const int port_a = ssa::test::FreeLoopbackPort();
     int port_b = 0;
     do port_b = ssa::test::FreeLoopbackPort();
@@ -96,22 +119,18 @@ TEST_GROUP_BASE(FederationSim, FidelityFixture) {
     CHECK_EQUAL(0, chmod(key.c_str(), 0600));
     auto fed = [&](const std::string& path, int listen, const char* peer, int peer_port,
                    const char* prefix) {
-      std::ofstream(path) << "listen 127.0.0.1:" << listen << "\nhold_s 60\npeer " << peer
-                          << " 127.0.0.1:" << peer_port << " " << prefix << " " << key << "\n";
+      std::ofstream(path) << "listen 127.0.0.1:" << listen << "\nhold_s " << hold_s << "\npeer "
+                          << peer << " 127.0.0.1:" << peer_port << " " << prefix << " " << key
+                          << "\n";
     };
-    const std::string fed_a = dir.path() + "/fed-a.conf", fed_b = dir_b.path() + "/fed-b.conf";
+    const std::string fed_a = dir.path() + "/fed-a.conf";
+    fed_b = dir.path() + "/fed-b.conf";
     fed(fed_a, port_a, "b", port_b, "0xfec0000000000002");
     fed(fed_b, port_b, "a", port_a, "0xfec0000000000001");
 
     // B first: its hosts file is written once its GUIDs are known.
-    hosts_b = dir_b.path() + "/hosts-b.data";
-    tree_b = std::make_unique<TreeHarness>(&dir_b);
-    TreeHarness::Options ob;
-    ob.net_text = SubnetB();
-    ob.hcas = 3;
-    ob.osm_config = "subnet_prefix 0xfec0000000000002\n";
-    ob.extra_plugin_options = "hosts_file=" + hosts_b + " federation_file=" + fed_b;
-    CHECK_OK(tree_b->Start(ob));
+    hosts_b = dir.path() + "/hosts-b.data";
+    StartB();
     WriteHostsB({1, 2, 3}, 2);
 
     std::string routes = dir.path() + "/prefix-routes.conf";
@@ -129,6 +148,12 @@ TEST_GROUP_BASE(FederationSim, FidelityFixture) {
     // appears): A's core announces it to B.
     std::string gid6 = ssa::test::PrefixedGidText(kPrefixA, tree->PortGuid(kNode));
     CHECK_OK(ssa::test::WriteStringToFile(hosts_a, "node6 " + gid6 + "\n10.1.0.6 " + gid6 + "\n"));
+    StartIbacm("none",
+               "node6 ibsim0 1 default\n10.1.0.6 ibsim0 1 default\n"
+               "fd01::6 ibsim0 1 default\n");
+    // A's tree carries node6 and 10.1.0.6 plus B's three names and six IPs.
+    CHECK_OK(
+        ssa::test::WaitForLogLine(ibacm->log_path(), "in place: 4 names, 7 IPs", 60s, log_from));
   }
 
   // Stock ib_acme from node6's GID to `dest` in `format`: its output.
@@ -144,9 +169,12 @@ TEST_GROUP_BASE(FederationSim, FidelityFixture) {
     return out;
   }
 
-  // Address database versions ibacm took as deltas (this run's log).
-  size_t AddressDeltas() {
-    std::istringstream in(ibacm->Log().substr(log_from));
+  // Where ibacm's log ends now (what a wait must find comes after).
+  size_t LogMark() { return ssa::test::ReadFileText(ibacm->log_path()).size(); }
+
+  // Address database versions ibacm took as deltas after log offset `from`.
+  size_t AddressDeltas(size_t from) {
+    std::istringstream in(ssa::test::ReadFileText(ibacm->log_path()).substr(from));
     std::string line;
     size_t n = 0;
     while (std::getline(in, line))
@@ -211,12 +239,13 @@ TEST(FederationSim, OtherSubnetsNamesAndAddressesResolveThroughTheRouterFromTheR
   // holds it within seconds, as a delta of the address database.
   const uint64_t queries = RouteQueries();
   auto changed_at = std::chrono::steady_clock::now();
+  size_t mark = LogMark();
   WriteHostsB({1, 2}, 1);
-  CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(), "in place: 3 names, 5 IPs", 30s, log_from));
+  CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(), "in place: 3 names, 5 IPs", 30s, mark));
   auto took = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::steady_clock::now() - changed_at);
   CHECK_TEXT(took < 15s, std::to_string(took.count()).c_str());
-  CHECK_TEXT(AddressDeltas() > 0, ibacm->Log().c_str());
+  CHECK_TEXT(AddressDeltas(mark) > 0, ibacm->Log().c_str());
   int rc = -1;
   std::string out = Resolve("n", "bnode3", &rc);
   CHECK_TEXT(rc != 0, out.c_str());
@@ -226,4 +255,33 @@ TEST(FederationSim, OtherSubnetsNamesAndAddressesResolveThroughTheRouterFromTheR
   LONGS_EQUAL(queries, RouteQueries());
   WaitSample(prom_a, "ibssa_core_federation_entries{peer=\"b\",kind=\"names\"}",
              [](double v) { return v == 2; });
+}
+
+TEST(FederationSim, APeerAwayPastHoldIsWithdrawnAndItsReturnServesNothingItWithdrew) {
+  StartBoth(3);
+  WaitSample(prom_a, "ibssa_core_federation_peers_up", [](double v) { return v == 1; });
+  int rc = -1;
+  std::string out = Resolve("n", "bnode2", &rc);
+  LONGS_EQUAL_TEXT(0, rc, out.c_str());
+  // B's whole subnet goes down: after hold_s A withdraws B's entries and
+  // its consumers hold only A's own.
+  size_t mark = LogMark();
+  CHECK_OK(StopB());
+  CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(), "in place: 1 names, 1 IPs", 30s, mark));
+  WaitSample(prom_a, "ibssa_core_federation_withdrawals_total{peer=\"b\"}", AtLeast(1));
+  out = Resolve("n", "bnode1", &rc);
+  CHECK_TEXT(rc != 0, out.c_str());
+  // While B is down bnode2 leaves its hosts file; B comes back: A takes
+  // B's set whole (a resync) and bnode2 is not served again.
+  WriteHostsB({1, 3}, 1);
+  mark = LogMark();
+  StartB();
+  CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(), "in place: 3 names, 6 IPs", 60s, mark));
+  WaitSample(prom_a, "ibssa_core_federation_resyncs_total{peer=\"b\"}", AtLeast(1));
+  out = Resolve("n", "bnode2", &rc);
+  CHECK_TEXT(rc != 0, out.c_str());
+  out = Resolve("n", "bnode3", &rc);
+  LONGS_EQUAL_TEXT(0, rc, out.c_str());
+  STRCMP_CONTAINS_TEXT(("dgid: " + GidB(3) + "\n").c_str(), out.c_str(), out.c_str());
+  LONGS_EQUAL(0, RouteQueries());
 }

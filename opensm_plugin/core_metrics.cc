@@ -1,8 +1,11 @@
 // core_metrics.cc: see core_metrics.h.
 #include "opensm_plugin/core_metrics.h"
 
+#include <functional>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "opensm_plugin/osm_bridge.h"
 
@@ -49,36 +52,48 @@ void CollectFederationMetrics(const tree::Federation& f, PromText* out) {
   out->Family("ibssa_core_federation_peers_up", kGauge,
               "Federation peers whose link is connected and proven now.");
   out->Add(static_cast<double>(up));
-  out->Family("ibssa_core_federation_peer_up", kGauge,
-              "1 while the link to this peer is connected and proven.");
-  for (const auto& p : peers) out->Add({{"peer", p.name}}, p.up ? 1 : 0);
-  out->Family("ibssa_core_federation_entries", kGauge,
-              "A peer's entries served in this subnet's address database now, by kind.");
-  for (const auto& p : peers) {
-    out->Add({{"peer", p.name}, {"kind", "names"}}, static_cast<double>(p.names));
-    out->Add({{"peer", p.name}, {"kind", "ips"}}, static_cast<double>(p.ips));
-  }
-  out->Family("ibssa_core_federation_versions_total", kCounter,
-              "Versions of a peer's entries applied, by kind (full or delta).");
-  for (const auto& p : peers) {
-    out->Add({{"peer", p.name}, {"kind", "full"}}, static_cast<double>(p.full));
-    out->Add({{"peer", p.name}, {"kind", "delta"}}, static_cast<double>(p.deltas));
-  }
-  out->Family("ibssa_core_federation_resyncs_total", kCounter,
-              "Full resynchronizations with a peer after its link broke.");
-  for (const auto& p : peers) out->Add({{"peer", p.name}}, static_cast<double>(p.resyncs));
-  out->Family("ibssa_core_federation_withdrawals_total", kCounter,
-              "Times a peer's entries were withdrawn: its link stayed broken for hold_s.");
-  for (const auto& p : peers) out->Add({{"peer", p.name}}, static_cast<double>(p.withdrawals));
-  out->Family("ibssa_core_federation_refused_versions_total", kCounter,
-              "A peer's versions holding entries whose GID is outside its prefix (refused).");
-  for (const auto& p : peers) out->Add({{"peer", p.name}}, static_cast<double>(p.refused_versions));
-  out->Family("ibssa_core_federation_refused_entries", kGauge,
-              "Entries of a peer's version held now that were refused (outside its prefix).");
-  for (const auto& p : peers) out->Add({{"peer", p.name}}, static_cast<double>(p.refused_entries));
-  out->Family("ibssa_core_federation_unproven_total", kCounter,
-              "Connections to a peer's address whose end did not prove the shared key.");
-  for (const auto& p : peers) out->Add({{"peer", p.name}}, static_cast<double>(p.unproven));
+  // One family with a sample per peer (and per kind, when `kinds` names
+  // two: the value's first and second).
+  using Value = std::function<std::pair<double, double>(const tree::FederationPeerStats&)>;
+  auto per_peer = [&](const char* name, PromText::Type type, const char* help,
+                      std::pair<const char*, const char*> kinds, const Value& value) {
+    out->Family(name, type, help);
+    for (const auto& p : peers) {
+      std::pair<double, double> v = value(p);
+      if (!kinds.first) {
+        out->Add({{"peer", p.name}}, v.first);
+        continue;
+      }
+      out->Add({{"peer", p.name}, {"kind", kinds.first}}, v.first);
+      out->Add({{"peer", p.name}, {"kind", kinds.second}}, v.second);
+    }
+  };
+  using P = const tree::FederationPeerStats&;
+  const std::pair<const char*, const char*> none{nullptr, nullptr};
+  per_peer("ibssa_core_federation_peer_up", kGauge,
+           "1 while the link to this peer is connected and proven.", none,
+           [](P p) { return std::make_pair(p.up ? 1.0 : 0.0, 0.0); });
+  per_peer("ibssa_core_federation_entries", kGauge,
+           "A peer's entries served in this subnet's address database now, by kind.",
+           {"names", "ips"}, [](P p) { return std::make_pair(double(p.names), double(p.ips)); });
+  per_peer("ibssa_core_federation_versions_total", kCounter,
+           "Versions of a peer's entries applied, by kind (full or delta).", {"full", "delta"},
+           [](P p) { return std::make_pair(double(p.full), double(p.deltas)); });
+  per_peer("ibssa_core_federation_resyncs_total", kCounter,
+           "Full resynchronizations with a peer after its link broke.", none,
+           [](P p) { return std::make_pair(double(p.resyncs), 0.0); });
+  per_peer("ibssa_core_federation_withdrawals_total", kCounter,
+           "Times a peer's entries were withdrawn: its link stayed broken for hold_s.", none,
+           [](P p) { return std::make_pair(double(p.withdrawals), 0.0); });
+  per_peer("ibssa_core_federation_refused_versions_total", kCounter,
+           "A peer's versions holding entries whose GID is outside its prefix (refused).", none,
+           [](P p) { return std::make_pair(double(p.refused_versions), 0.0); });
+  per_peer("ibssa_core_federation_refused_entries", kGauge,
+           "Entries of a peer's version held now that were refused (outside its prefix).", none,
+           [](P p) { return std::make_pair(double(p.refused_entries), 0.0); });
+  per_peer("ibssa_core_federation_unproven_total", kCounter,
+           "Connections to a peer's address whose end did not prove the shared key.", none,
+           [](P p) { return std::make_pair(double(p.unproven), 0.0); });
   if (const tree::DataServer* d = f.server()) {
     const tree::DataServerCounters& c = d->counters();
     out->Family("ibssa_core_federation_refused_total", kCounter,

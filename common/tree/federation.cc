@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cinttypes>
 
+#include "common/base/sort_unique.h"
 #include "common/base/text_util.h"
 #include "common/smdb/smdb_delta.h"
 
@@ -32,18 +33,6 @@ std::vector<R> UnderPrefix(const std::vector<R>& in, uint64_t prefix, size_t* re
       ++*refused;
   }
   return out;
-}
-
-// Sorts by key and keeps the first record of each key (the merge's order
-// decides); returns how many were dropped.
-template <class R, class KeyOf>
-size_t SortUnique(std::vector<R>* v, KeyOf key) {
-  std::stable_sort(v->begin(), v->end(), [&](const R& a, const R& b) { return key(a) < key(b); });
-  auto end =
-      std::unique(v->begin(), v->end(), [&](const R& a, const R& b) { return key(a) == key(b); });
-  size_t dropped = static_cast<size_t>(v->end() - end);
-  v->erase(end, v->end());
-  return dropped;
 }
 
 }  // namespace

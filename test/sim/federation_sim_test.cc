@@ -25,6 +25,7 @@
 
 #include "test/sim/fidelity_fixture.h"
 #include "test/support/loopback.h"
+#include "test/support/prom_check.h"
 #include "test/support/tool_output.h"
 
 using namespace fidelity;
@@ -200,6 +201,16 @@ TEST(FederationSim, OtherSubnetsNamesAndAddressesResolveThroughTheRouterFromTheR
   WaitSample(prom_a, "ibssa_core_federation_peers_up", [](double v) { return v == 1; });
   WaitSample(prom_a, "ibssa_core_federation_entries{peer=\"b\",kind=\"names\"}",
              [](double v) { return v == 3; });
+  // promtool and the Python client take the file, with every family.
+  CHECK_OK(ssa::test::CheckPromFile(
+      prom_a,
+      {"ibssa_core_federation_peers_up", "ibssa_core_federation_peer_up",
+       "ibssa_core_federation_entries", "ibssa_core_federation_versions",
+       "ibssa_core_federation_resyncs", "ibssa_core_federation_withdrawals",
+       "ibssa_core_federation_refused_versions", "ibssa_core_federation_refused_entries",
+       "ibssa_core_federation_unproven", "ibssa_core_federation_refused",
+       "ibssa_core_federation_conflicts"},
+      dir.path()));
 
   struct Case {
     const char* format;

@@ -1,10 +1,10 @@
-// federation_sim_test.cc: two subnets federated (issue 48 step 2,
-// doc/federation.md). Each is its own simulated fabric (an ibsim, an
+// federation_sim_test.cc: two and three subnets federated (issue 48 step
+// 2, doc/federation.md). Each is its own simulated fabric (an ibsim, an
 // OpenSM with the plugin as its tree's core, its own subnet_prefix); the
-// two cores are joined by the federation link over TCP, authenticated
-// with a shared key file. Subnet A has a router (R1) whose port OpenSM's
-// prefix routes give for B's prefix, and a tree with ibacm (provider
-// ssa, fallback none) on Hca6. Checked:
+// cores are joined by federation links over TCP, each pair authenticated
+// with a key file of its own. Subnet A has a router (R1) whose port
+// OpenSM's prefix routes give for the other prefixes, and a tree with
+// ibacm (provider ssa, fallback none) on Hca6. Checked:
 //   - B's names, IPv4 and IPv6 addresses reach A's consumers through A's
 //     core and tree; ibacm resolves them (and B's GIDs) to the router
 //     path with 0 SA queries, and each record equals what A's SA answers
@@ -12,17 +12,21 @@
 //   - B's hosts file loses a node and moves an address: A's ibacm holds
 //     the change within seconds (a delta down A's tree), the node no
 //     longer resolves, the address resolves to its new GID;
-//   - A's core reports the peer up and its entries in its metrics.
+//   - A's core reports the peer up and its entries in its metrics;
+//   - three subnets: A holds both others' entries, and a change in C
+//     reaches A as in B.
 //
 // Single-threaded test code; both fabrics stop in teardown.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "common/base/text_util.h"
 #include "test/sim/fidelity_fixture.h"
 #include "test/support/loopback.h"
 #include "test/support/prom_check.h"
@@ -33,8 +37,6 @@ using namespace fidelity;
 namespace {
 
 constexpr uint64_t kPrefixA = 0xfec0000000000001ULL;
-constexpr uint64_t kPrefixB = 0xfec0000000000002ULL;
-const char kKey[] = "5f4e3d2c1b0a99887766554433221100ffeeddccbbaa00112233445566778899";
 
 // A: six HCAs on one switch and router R1 (port GUID 0x0100000000000a01).
 std::string SubnetA() {
@@ -49,113 +51,168 @@ std::string SubnetA() {
   return net + sw + "rtguid=0x0100000000000a00\nRt\t2 \"R1\"\n[1]\t\"Switch1\"[7]\n";
 }
 
-// B: three HCAs on one switch.
-std::string SubnetB() {
+// B and C: three HCAs on one switch each.
+std::string SmallSubnet() {
   return "Hca\t1 \"Hca1\"\n[1]\t\"Sw\"[1]\n\nHca\t1 \"Hca2\"\n[1]\t\"Sw\"[2]\n\n"
          "Hca\t1 \"Hca3\"\n[1]\t\"Sw\"[3]\n\n"
          "Switch\t8 \"Sw\"\n[1]\t\"Hca1\"[1]\n[2]\t\"Hca2\"[1]\n[3]\t\"Hca3\"[1]\n";
 }
 
+// The key file content of the pair of subnets `i` and `j` (0 is A).
+std::string PairKey(int i, int j) {
+  std::string key = "5f4e3d2c1b0a99887766554433221100ffeeddccbbaa001122334455667788";
+  return key + static_cast<char>('0' + std::min(i, j)) + static_cast<char>('0' + std::max(i, j));
+}
+
 }  // namespace
 
 TEST_GROUP_BASE(FederationSim, FidelityFixture) {
-  // B's lives (a restart is a new fabric: its own run directory).
-  std::vector<std::unique_ptr<ssa::test::TempDir>> dirs_b;
-  std::unique_ptr<TreeHarness> tree_b;
-  std::map<int, uint64_t> guids_b;  // B's HCAs' port GUIDs, the same in every life
-  std::string hosts_b, fed_b, prom_a;
+  // Subnet B (index 0) or C (1): its fabric, OpenSM and core.
+  struct Remote {
+    std::string letter;  // "b", "c": peer name, node names <letter>node<i>
+    uint64_t prefix = 0;
+    int port = 0;  // its federation listener
+    std::string hosts, fed;
+    // Its lives (a restart is a new fabric: its own run directory).
+    std::vector<std::unique_ptr<ssa::test::TempDir>> dirs;
+    std::unique_ptr<TreeHarness> tree;
+    std::map<int, uint64_t> guids;  // its HCAs' port GUIDs, the same in every life
+  };
+  std::vector<Remote> remotes;
+  std::string prom_a;
 
   void teardown() override {
-    ssa::Status st = StopB();
+    ssa::Status st;
+    for (size_t r = 0; r < remotes.size(); ++r) {
+      ssa::Status s = StopRemote(r);
+      if (st.ok()) st = s;
+    }
     FidelityFixture::teardown();
     CHECK_OK(st);
   }
 
-  ssa::Status StopB() {
-    if (tree_b && UtestShell::getCurrent()->hasFailed()) tree_b->set_failed();
-    ssa::Status st = tree_b ? tree_b->Stop() : ssa::Status::Ok();
-    tree_b.reset();
+  ssa::Status StopRemote(size_t r) {
+    Remote& x = remotes[r];
+    if (x.tree && UtestShell::getCurrent()->hasFailed()) x.tree->set_failed();
+    ssa::Status st = x.tree ? x.tree->Stop() : ssa::Status::Ok();
+    x.tree.reset();
     return st;
   }
 
-  std::string GidB(int i) { return ssa::test::PrefixedGidText(kPrefixB, guids_b.at(i)); }
+  std::string GidOf(size_t r, int i) {
+    return ssa::test::PrefixedGidText(remotes[r].prefix, remotes[r].guids.at(i));
+  }
+  std::string GidB(int i) { return GidOf(0, i); }
+  // 10.<r+2>.0.<i>, fd0<r+2>::<i>
+  static std::string Ip4(size_t r, int i) {
+    return "10." + std::to_string(r + 2) + ".0." + std::to_string(i);
+  }
+  static std::string Ip6(size_t r, int i) {
+    return "fd0" + std::to_string(r + 2) + "::" + std::to_string(i);
+  }
 
-  // B's hosts file: bnode<i>, 10.2.0.<i>, fd02::<i> for `nodes`, and
-  // 10.2.0.2 on node `ip2_on`.
-  void WriteHostsB(const std::vector<int>& nodes, int ip2_on) {
+  // A remote's hosts file: <letter>node<i>, its IPv4 and IPv6 for
+  // `nodes`, and its IPv4 .2 on node `ip2_on`.
+  void WriteHosts(size_t r, const std::vector<int>& nodes, int ip2_on) {
     std::string text;
     for (int i : nodes) {
-      std::string n = std::to_string(i);
-      text += "bnode" + n + " " + GidB(i) + "\nfd02::" + n + " " + GidB(i) + "\n";
-      if (i != 2) text += "10.2.0." + n + " " + GidB(i) + "\n";
+      text += remotes[r].letter + "node" + std::to_string(i) + " " + GidOf(r, i) + "\n" +
+              Ip6(r, i) + " " + GidOf(r, i) + "\n";
+      if (i != 2) text += Ip4(r, i) + " " + GidOf(r, i) + "\n";
     }
-    text += "10.2.0.2 " + GidB(ip2_on) + "\n";
-    CHECK_OK(ssa::test::WriteStringToFile(hosts_b + ".tmp", text));
-    CHECK_EQUAL(0, rename((hosts_b + ".tmp").c_str(), hosts_b.c_str()));
+    text += Ip4(r, 2) + " " + GidOf(r, ip2_on) + "\n";
+    const std::string& hosts = remotes[r].hosts;
+    CHECK_OK(ssa::test::WriteStringToFile(hosts + ".tmp", text));
+    CHECK_EQUAL(0, rename((hosts + ".tmp").c_str(), hosts.c_str()));
   }
+  void WriteHostsB(const std::vector<int>& nodes, int ip2_on) { WriteHosts(0, nodes, ip2_on); }
 
-  // Subnet B's fabric, OpenSM and core (a new life each call).
-  void StartB() {
-    dirs_b.push_back(std::make_unique<ssa::test::TempDir>());
-    CHECK_OK(dirs_b.back()->status());
-    tree_b = std::make_unique<TreeHarness>(dirs_b.back().get());
-    TreeHarness::Options ob;
-    ob.net_text = SubnetB();
-    ob.hcas = 3;
-    ob.osm_config = "subnet_prefix 0xfec0000000000002\n";
-    ob.extra_plugin_options = "hosts_file=" + hosts_b + " federation_file=" + fed_b;
-    CHECK_OK(tree_b->Start(ob));
-    for (int i = 1; i <= 3; ++i) guids_b[i] = tree_b->PortGuid("Hca" + std::to_string(i));
+  // A remote's fabric, OpenSM and core (a new life each call).
+  void StartRemote(size_t r) {
+    Remote& x = remotes[r];
+    x.dirs.push_back(std::make_unique<ssa::test::TempDir>());
+    CHECK_OK(x.dirs.back()->status());
+    x.tree = std::make_unique<TreeHarness>(x.dirs.back().get());
+    TreeHarness::Options o;
+    o.net_text = SmallSubnet();
+    o.hcas = 3;
+    o.osm_config = "subnet_prefix " + ssa::GuidText(x.prefix) + "\n";
+    o.extra_plugin_options = "hosts_file=" + x.hosts + " federation_file=" + x.fed;
+    CHECK_OK(x.tree->Start(o));
+    for (int i = 1; i <= 3; ++i) x.guids[i] = x.tree->PortGuid("Hca" + std::to_string(i));
   }
+  void StartB() { StartRemote(0); }
 
-  // Both subnets, their cores federated (a peer's entries held `hold_s`
-  // after its link breaks); B's hosts file names its three nodes.
-  void StartBoth(int hold_s = 60) {
-    const int port_a = ssa::test::FreeLoopbackPort();
-    int port_b = 0;
-    do port_b = ssa::test::FreeLoopbackPort();
-    while (port_b == port_a);
-    std::string key = dir.path() + "/ab.key";
-    std::ofstream(key) << kKey << "\n";
-    CHECK_EQUAL(0, chmod(key.c_str(), 0600));
-    auto fed = [&](const std::string& path, int listen, const char* peer, int peer_port,
-                   const char* prefix) {
-      std::ofstream(path) << "listen 127.0.0.1:" << listen << "\nhold_s " << hold_s << "\npeer "
-                          << peer << " 127.0.0.1:" << peer_port << " " << prefix << " " << key
-                          << "\n";
-    };
-    const std::string fed_a = dir.path() + "/fed-a.conf";
-    fed_b = dir.path() + "/fed-b.conf";
-    fed(fed_a, port_a, "b", port_b, "0xfec0000000000002");
-    fed(fed_b, port_b, "a", port_a, "0xfec0000000000001");
-
-    // B first: its hosts file is written once its GUIDs are known.
-    hosts_b = dir.path() + "/hosts-b.data";
-    StartB();
-    WriteHostsB({1, 2, 3}, 2);
-
+  // A and `n` other subnets, every pair of cores federated (a peer's
+  // entries held `hold_s` after its link breaks); each remote's hosts
+  // file names its three nodes. A's ibacm holds them all on return.
+  void StartAll(size_t n, int hold_s = 60) {
+    std::vector<int> ports;
+    while (ports.size() < n + 1) {
+      int p = ssa::test::FreeLoopbackPort();
+      if (std::find(ports.begin(), ports.end(), p) == ports.end()) ports.push_back(p);
+    }
+    std::vector<uint64_t> prefixes = {kPrefixA};
+    for (size_t r = 0; r < n; ++r) {
+      Remote x;
+      x.letter = std::string(1, static_cast<char>('b' + r));
+      x.prefix = kPrefixA + 1 + r;
+      x.port = ports[r + 1];
+      x.hosts = dir.path() + "/hosts-" + x.letter + ".data";
+      x.fed = dir.path() + "/fed-" + x.letter + ".conf";
+      prefixes.push_back(x.prefix);
+      remotes.push_back(std::move(x));
+    }
+    // Subnet i's federation file: every other subnet a peer, with the
+    // key of that pair.
+    auto name = [](size_t i) { return std::string(1, static_cast<char>('a' + i)); };
+    for (size_t i = 0; i <= n; ++i) {
+      std::string text = "listen 127.0.0.1:" + std::to_string(ports[i]) + "\nhold_s " +
+                         std::to_string(hold_s) + "\n";
+      for (size_t j = 0; j <= n; ++j) {
+        if (j == i) continue;
+        std::string key = dir.path() + "/" + name(std::min(i, j)) + name(std::max(i, j)) + ".key";
+        std::ofstream(key) << PairKey(static_cast<int>(i), static_cast<int>(j)) << "\n";
+        CHECK_EQUAL(0, chmod(key.c_str(), 0600));
+        text += "peer " + name(j) + " 127.0.0.1:" + std::to_string(ports[j]) + " " +
+                ssa::GuidText(prefixes[j]) + " " + key + "\n";
+      }
+      std::ofstream(i == 0 ? dir.path() + "/fed-a.conf" : remotes[i - 1].fed) << text;
+    }
+    // The remotes first: their hosts files are written once their GUIDs
+    // are known.
+    for (size_t r = 0; r < n; ++r) {
+      StartRemote(r);
+      WriteHosts(r, {1, 2, 3}, 2);
+    }
     std::string routes = dir.path() + "/prefix-routes.conf";
-    std::ofstream(routes) << "fec0000000000002 0x0100000000000a01\n";
+    {
+      std::ofstream f(routes);
+      for (size_t r = 0; r < n; ++r)
+        f << ssa::GuidText(remotes[r].prefix).substr(2) << " 0x0100000000000a01\n";
+    }
     std::string hosts_a = dir.path() + "/hosts-a.data";
     prom_a = dir.path() + "/core-a.prom";
     TreeHarness::Options oa;
     oa.net_text = SubnetA();
     oa.hcas = 6;
     oa.osm_config = "prefix_routes_file " + routes + "\nsubnet_prefix 0xfec0000000000001\n";
-    plugin_options = "hosts_file=" + hosts_a + " federation_file=" + fed_a +
-                     " metrics_file=" + prom_a + " metrics_interval=1";
+    plugin_options = "hosts_file=" + hosts_a + " federation_file=" + dir.path() +
+                     "/fed-a.conf metrics_file=" + prom_a + " metrics_interval=1";
     StartTree(oa);
     // A's own node (its GID known now; the core reads the file when it
-    // appears): A's core announces it to B.
+    // appears): A's core announces it to its peers.
     std::string gid6 = ssa::test::PrefixedGidText(kPrefixA, tree->PortGuid(kNode));
     CHECK_OK(ssa::test::WriteStringToFile(hosts_a, "node6 " + gid6 + "\n10.1.0.6 " + gid6 + "\n"));
     StartIbacm("none",
                "node6 ibsim0 1 default\n10.1.0.6 ibsim0 1 default\n"
                "fd01::6 ibsim0 1 default\n");
-    // A's tree carries node6 and 10.1.0.6 plus B's three names and six IPs.
-    CHECK_OK(
-        ssa::test::WaitForLogLine(ibacm->log_path(), "in place: 4 names, 7 IPs", 60s, log_from));
+    // node6 and 10.1.0.6, plus three names and six IPs of each remote.
+    std::string needle =
+        "in place: " + std::to_string(1 + 3 * n) + " names, " + std::to_string(1 + 6 * n) + " IPs";
+    CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(), needle, 60s, log_from));
   }
+  void StartBoth(int hold_s = 60) { StartAll(1, hold_s); }
 
   // Stock ib_acme from node6's GID to `dest` in `format`: its output.
   std::string Resolve(const char* format, const std::string& dest, int* rc) {
@@ -277,7 +334,7 @@ TEST(FederationSim, APeerAwayPastHoldIsWithdrawnAndItsReturnServesNothingItWithd
   // B's whole subnet goes down: after hold_s A withdraws B's entries and
   // its consumers hold only A's own.
   size_t mark = LogMark();
-  CHECK_OK(StopB());
+  CHECK_OK(StopRemote(0));
   CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(), "in place: 1 names, 1 IPs", 30s, mark));
   WaitSample(prom_a, "ibssa_core_federation_withdrawals_total{peer=\"b\"}", AtLeast(1));
   out = Resolve("n", "bnode1", &rc);
@@ -295,4 +352,47 @@ TEST(FederationSim, APeerAwayPastHoldIsWithdrawnAndItsReturnServesNothingItWithd
   LONGS_EQUAL_TEXT(0, rc, out.c_str());
   STRCMP_CONTAINS_TEXT(("dgid: " + GidB(3) + "\n").c_str(), out.c_str(), out.c_str());
   LONGS_EQUAL(0, RouteQueries());
+}
+
+TEST(FederationSim, ThreeSubnetsEachChangeReachesTheOthers) {
+  StartAll(2);
+  WaitSample(prom_a, "ibssa_core_federation_peers_up", [](double v) { return v == 2; });
+  std::string dests = dir.path() + "/dests";
+  {
+    std::ofstream f(dests);
+    for (size_t r = 0; r < 2; ++r)
+      for (int i = 1; i <= 3; ++i) f << GidOf(r, i) << "\n";
+  }
+  for (size_t r = 0; r < 2; ++r) {
+    int rc = -1;
+    std::string name = remotes[r].letter + "node3";
+    std::string out = Resolve("n", name, &rc);
+    LONGS_EQUAL_TEXT(0, rc, out.c_str());
+    STRCMP_CONTAINS_TEXT(("dgid: " + GidOf(r, 3) + "\n").c_str(), out.c_str(), out.c_str());
+    out = Resolve("i", Ip6(r, 1), &rc);
+    LONGS_EQUAL_TEXT(0, rc, out.c_str());
+    STRCMP_CONTAINS_TEXT(("dgid: " + GidOf(r, 1) + "\n").c_str(), out.c_str(), out.c_str());
+  }
+  LONGS_EQUAL(0, RouteQueries());
+  std::string out;
+  int rc = -1;
+  CHECK_OK(ssa::test::RunProgram({kOurIbAcme, "-T", "-T", "-S", ibacm->socket_path(), "-f", "g",
+                                  "-s", ssa::test::PrefixedGidText(kPrefixA, tree->PortGuid(kNode)),
+                                  "--dest-file", dests, "--verify", "daemon"},
+                                 &out, &rc));
+  STRCMP_CONTAINS_TEXT("matched:      6\n", out.c_str(), out.c_str());
+  STRCMP_CONTAINS_TEXT("mismatched:   0\n", out.c_str(), out.c_str());
+  // cnode1 leaves C: A holds it as it does for B.
+  size_t mark = LogMark();
+  WriteHosts(1, {2, 3}, 2);
+  CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(), "in place: 6 names, 11 IPs", 30s, mark));
+  out = Resolve("n", "cnode1", &rc);
+  CHECK_TEXT(rc != 0, out.c_str());
+  out = Resolve("n", "bnode1", &rc);
+  LONGS_EQUAL_TEXT(0, rc, out.c_str());
+  // B's core took the same change of C (C's third version of its own
+  // entries: none, its three nodes, two), as a delta.
+  CHECK_OK(ssa::test::WaitForLogLine(remotes[0].tree->plugin().log_file(),
+                                     "federation: peer c epoch 3 (delta): 2 names, 4 IPs taken",
+                                     30s));
 }

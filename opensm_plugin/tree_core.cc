@@ -286,6 +286,13 @@ class TreeCoreImpl {
   // serving spell: our own entries out, theirs into the address database.
   void StartFederation(uint64_t own_prefix) {
     if (!federation_config_) return;
+    if (tree::IsLinkLocalPrefix(own_prefix)) {
+      log_->Log(LogLevel::kError,
+                "federation: this subnet's prefix %s is link-local (fe80::/10), which no peer "
+                "can accept; federation off: give OpenSM another subnet_prefix",
+                GuidText(own_prefix).c_str());
+      return;
+    }
     for (const tree::FederationPeer& p : federation_config_->peers)
       if (p.prefix == own_prefix) {
         log_->Log(LogLevel::kError,

@@ -137,9 +137,7 @@ Status ParseFederationText(const std::string& text, const std::string& path,
         return LineError(path, number,
                          "peer " + p.name + ": '" + w[3] +
                              "' is not a subnet prefix (hex, e.g. 0xfec0000000000002)");
-      // fe80::/10 is every subnet's link-local prefix: GIDs under it never
-      // name another subnet's ports (OpenSM's SA takes them as local).
-      if ((p.prefix >> 54) == (0xfe80ULL >> 6))
+      if (IsLinkLocalPrefix(p.prefix))
         return LineError(path, number,
                          "peer " + p.name +
                              ": a prefix in fe80::/10 is link-local, the same in every subnet; "

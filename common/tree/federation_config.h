@@ -51,6 +51,11 @@ struct FederationConfig {
   std::vector<FederationPeer> peers;
 };
 
+// Whether a subnet prefix lies in fe80::/10, every subnet's link-local
+// prefix: a GID under it names no subnet in particular (OpenSM's SA takes
+// such a DGID as local), so no federation peer may have one.
+inline bool IsLinkLocalPrefix(uint64_t prefix) { return (prefix >> 54) == (0xfe80ULL >> 6); }
+
 // Reads and checks `path` and every key file it names.
 Status ReadFederationFile(const std::string& path, FederationConfig* out);
 // The same from text (`path` for messages); key files are still read.

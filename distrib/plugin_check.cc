@@ -6,6 +6,7 @@
 
 #include "common/base/option_set.h"
 #include "common/base/text_util.h"
+#include "common/tree/federation_config.h"
 #include "opensm_plugin/plugin_options.h"
 
 namespace ssa {
@@ -42,6 +43,11 @@ int CheckPluginConfig(const std::string& arg, FILE* out) {
   std::vector<OptionValue> values;
   opensm_plugin::PluginOptions options;
   if (st.ok()) st = opensm_plugin::ParsePluginOptions(text, &options, &values);
+  // The plugin reads the federation file (and its key files) at load.
+  if (st.ok() && !options.federation_file.empty()) {
+    tree::FederationConfig federation;
+    st = tree::ReadFederationFile(options.federation_file, &federation);
+  }
   fprintf(out, "# ibssa --check-plugin-config: event_plugin_options '%s'\n", text.c_str());
   if (!values.empty()) PrintOptionValues(out, "ibssa_osm", values);
   return FinishCheck(out, "ibssa", st.WithContext("plugin options"),

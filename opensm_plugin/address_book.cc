@@ -18,8 +18,38 @@ namespace {
 constexpr size_t kIssuesLogged = 10;
 }  // namespace
 
-AddressBook::AddressBook(std::string hosts_file, std::string state_file, Logger* log)
-    : hosts_file_(std::move(hosts_file)), state_file_(std::move(state_file)), log_(log) {}
+AddressBook::AddressBook(std::string hosts_file, std::string state_file, Logger* log,
+                         bool federated)
+    : hosts_file_(std::move(hosts_file)),
+      state_file_(std::move(state_file)),
+      log_(log),
+      federated_(federated) {}
+
+namespace {
+
+// `local`'s records plus those of `remote` whose key `local` lacks, sorted
+// (both are); `overridden` counts the remote ones left out.
+template <class R, class KeyOf>
+std::vector<R> MergeRecords(const std::vector<R>& local, const std::vector<R>& remote, KeyOf key,
+                            size_t* overridden) {
+  std::vector<R> out;
+  out.reserve(local.size() + remote.size());
+  size_t i = 0, j = 0;
+  while (i < local.size() || j < remote.size()) {
+    if (j == remote.size() || (i < local.size() && key(local[i]) < key(remote[j]))) {
+      out.push_back(local[i++]);
+    } else if (i == local.size() || key(remote[j]) < key(local[i])) {
+      out.push_back(remote[j++]);
+    } else {
+      out.push_back(local[i++]);
+      ++j;
+      ++*overridden;
+    }
+  }
+  return out;
+}
+
+}  // namespace
 
 Status AddressBook::Load() {
   loaded_ = true;
@@ -41,7 +71,57 @@ Status AddressBook::Load() {
     kept.global_epoch = 1;
     kept.names.epoch = kept.ips.epoch = 1;
   }
-  return Install(std::move(kept), &current_);
+  // A federated core's kept content may hold peers' entries of its last
+  // life, withdrawn since: only its epochs are kept.
+  if (!federated_) {
+    local_.names.records = kept.names.records;
+    local_.ips.records = kept.ips.records;
+  }
+  const bool drop = federated_ && (!kept.names.records.empty() || !kept.ips.records.empty());
+  Status st = Install(std::move(kept), &current_);
+  if (!st.ok() || !drop) return st;
+  bool changed = false;
+  return Rebuild(&current_, &changed);
+}
+
+Status AddressBook::Rebuild(AddressVersion* out, bool* changed) {
+  *changed = false;
+  smdb::AddrDb next;
+  overridden_ = 0;
+  next.names.records = MergeRecords(
+      local_.names.records, remote_.names.records, [](const smdb::AddrName& r) { return r.name; },
+      &overridden_);
+  next.ips.records = MergeRecords(
+      local_.ips.records, remote_.ips.records, [](const smdb::AddrIp& r) { return r.ip; },
+      &overridden_);
+  smdb::BumpEpochs(*db_, &next);
+  if (next.global_epoch == db_->global_epoch) {
+    *out = current_;
+    return Status::Ok();
+  }
+  Status st = Install(std::move(next), &current_);
+  if (!st.ok()) return st;
+  *out = current_;
+  *changed = true;
+  return Status::Ok();
+}
+
+Status AddressBook::SetRemote(const smdb::AddrDb& remote, AddressVersion* out, bool* changed) {
+  *changed = false;
+  if (!loaded_) {
+    Status st = Load();
+    if (!st.ok()) return st;
+  }
+  remote_.names.records = remote.names.records;
+  remote_.ips.records = remote.ips.records;
+  Status st = Rebuild(out, changed);
+  if (st.ok() && *changed)
+    log_->Log(LogLevel::kInfo,
+              "addresses: epoch %" PRIu64
+              " with the peers' entries: %zu names, %zu IPs in all"
+              " (%zu of the peers' left out: the hosts file names them)",
+              current_.version.epoch, current_.names, current_.ips, overridden_);
+  return st;
 }
 
 Status AddressBook::Install(smdb::AddrDb next, AddressVersion* out) {
@@ -106,27 +186,31 @@ Status AddressBook::Refresh(AddressVersion* out, bool* changed) {
   mtime_ = sb.st_mtim.tv_sec;
   mtime_ns_ = sb.st_mtim.tv_nsec;
   size_ = sb.st_size;
-  smdb::AddrDb next;
+  smdb::AddrDb parsed;
   std::vector<smdb::HostsIssue> issues;
-  size_t taken = smdb::ParseHosts(text.str(), &next, &issues);
+  size_t taken = smdb::ParseHosts(text.str(), &parsed, &issues);
   for (size_t i = 0; i < issues.size() && i < kIssuesLogged; ++i)
     log_->Log(LogLevel::kWarn, "addresses: %s:%d: %s; line skipped", hosts_file_.c_str(),
               issues[i].line, issues[i].message.c_str());
   if (issues.size() > kIssuesLogged)
     log_->Log(LogLevel::kWarn, "addresses: %s: %zu more bad lines", hosts_file_.c_str(),
               issues.size() - kIssuesLogged);
-  smdb::BumpEpochs(*db_, &next);
-  if (next.global_epoch == db_->global_epoch) {
+  local_.names.records = std::move(parsed.names.records);
+  local_.ips.records = std::move(parsed.ips.records);
+  bool rebuilt = false;
+  Status st = Rebuild(out, &rebuilt);
+  if (!st.ok()) return st;
+  if (!rebuilt) {
     log_->Log(LogLevel::kDebug, "addresses: %s changed on disk, not in content",
               hosts_file_.c_str());
-    *out = current_;
     return Status::Ok();
   }
-  Status st = Install(std::move(next), &current_);
-  if (!st.ok()) return st;
   log_->Log(LogLevel::kInfo,
-            "addresses: %s: epoch %" PRIu64 ", %zu lines taken: %zu names, %zu IPs",
-            hosts_file_.c_str(), current_.version.epoch, taken, current_.names, current_.ips);
+            "addresses: %s: epoch %" PRIu64 ", %zu lines taken; %zu names, %zu IPs in all%s",
+            hosts_file_.c_str(), current_.version.epoch, taken, current_.names, current_.ips,
+            remote_.names.records.empty() && remote_.ips.records.empty()
+                ? ""
+                : " (with the federation peers')");
   *out = current_;
   *changed = true;
   return Status::Ok();

@@ -10,6 +10,13 @@
 // never wait for it. A file that disappears or cannot be read keeps the
 // last version (logged once per cause).
 //
+// With federation (tree/federation.h), the database also holds the
+// entries the peers' cores announce (SetRemote): the content is the hosts
+// file's entries plus the peers' whose name or IP the file does not
+// already give (the file wins). Those are never kept across a restart:
+// a federated core starts from its hosts file alone, with the kept
+// file's epochs, and the peers send theirs again.
+//
 // Plain object; the core's loop thread.
 #ifndef IBACM_SSA_OPENSM_PLUGIN_ADDRESS_BOOK_H
 #define IBACM_SSA_OPENSM_PLUGIN_ADDRESS_BOOK_H
@@ -37,7 +44,7 @@ struct AddressVersion {
 class AddressBook {
  public:
   // `hosts_file` "" = none; `state_file` "" = not kept.
-  AddressBook(std::string hosts_file, std::string state_file, Logger* log);
+  AddressBook(std::string hosts_file, std::string state_file, Logger* log, bool federated = false);
 
   // The current version after looking at the file; `changed` says whether
   // it is new since the previous call.
@@ -48,13 +55,25 @@ class AddressBook {
   // below the current epoch or nothing is loaded yet.
   bool ContinueAfter(uint64_t seen, AddressVersion* out);
 
+  // The peers' entries now (sorted, unique keys); `changed` as Refresh's.
+  Status SetRemote(const smdb::AddrDb& remote, AddressVersion* out, bool* changed);
+  // The hosts file's entries (what this core may announce to its peers).
+  const smdb::AddrDb& local() const { return local_; }
+  // Peers' entries not served because the hosts file names the same key.
+  size_t overridden() const { return overridden_; }
+
  private:
   Status Load();
   Status Install(smdb::AddrDb next, AddressVersion* out);
+  // local_ and remote_ merged into a new version if the content changed.
+  Status Rebuild(AddressVersion* out, bool* changed);
 
   std::string hosts_file_;
   std::string state_file_;
   Logger* log_;
+  bool federated_;
+  smdb::AddrDb local_, remote_;  // tables only (epochs unused)
+  size_t overridden_ = 0;
   bool loaded_ = false;
   std::shared_ptr<const smdb::AddrDb> db_;
   AddressVersion current_;

@@ -1,8 +1,11 @@
 // core_metrics.cc: see core_metrics.h.
 #include "opensm_plugin/core_metrics.h"
 
+#include <functional>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "opensm_plugin/osm_bridge.h"
 
@@ -42,10 +45,74 @@ void VersionStats::RecordVersion(const ProduceResult& v) {
   delta_bytes_total += delta_bytes;
 }
 
-void CollectCoreMetrics(const VersionStats& s, const tree::CoreServer* core, PromText* out) {
+void CollectFederationMetrics(const tree::Federation& f, PromText* out) {
+  std::vector<tree::FederationPeerStats> peers = f.Stats();
+  size_t up = 0;
+  for (const auto& p : peers) up += p.up;
+  out->Family("ibssa_core_federation_peers_up", kGauge,
+              "Federation peers whose link is connected and proven now.");
+  out->Add(static_cast<double>(up));
+  // One family with a sample per peer (and per kind, when `kinds` names
+  // two: the value's first and second).
+  using Value = std::function<std::pair<double, double>(const tree::FederationPeerStats&)>;
+  auto per_peer = [&](const char* name, PromText::Type type, const char* help,
+                      std::pair<const char*, const char*> kinds, const Value& value) {
+    out->Family(name, type, help);
+    for (const auto& p : peers) {
+      std::pair<double, double> v = value(p);
+      if (!kinds.first) {
+        out->Add({{"peer", p.name}}, v.first);
+        continue;
+      }
+      out->Add({{"peer", p.name}, {"kind", kinds.first}}, v.first);
+      out->Add({{"peer", p.name}, {"kind", kinds.second}}, v.second);
+    }
+  };
+  using P = const tree::FederationPeerStats&;
+  const std::pair<const char*, const char*> none{nullptr, nullptr};
+  per_peer("ibssa_core_federation_peer_up", kGauge,
+           "1 while the link to this peer is connected and proven.", none,
+           [](P p) { return std::make_pair(p.up ? 1.0 : 0.0, 0.0); });
+  per_peer("ibssa_core_federation_entries", kGauge,
+           "A peer's entries served in this subnet's address database now, by kind.",
+           {"names", "ips"}, [](P p) { return std::make_pair(double(p.names), double(p.ips)); });
+  per_peer("ibssa_core_federation_versions_total", kCounter,
+           "Versions of a peer's entries applied, by kind (full or delta).", {"full", "delta"},
+           [](P p) { return std::make_pair(double(p.full), double(p.deltas)); });
+  per_peer("ibssa_core_federation_resyncs_total", kCounter,
+           "Full resynchronizations with a peer after its link broke.", none,
+           [](P p) { return std::make_pair(double(p.resyncs), 0.0); });
+  per_peer("ibssa_core_federation_withdrawals_total", kCounter,
+           "Times a peer's entries were withdrawn: its link stayed broken for hold_s.", none,
+           [](P p) { return std::make_pair(double(p.withdrawals), 0.0); });
+  per_peer("ibssa_core_federation_refused_versions_total", kCounter,
+           "A peer's versions holding entries whose GID is outside its prefix (refused).", none,
+           [](P p) { return std::make_pair(double(p.refused_versions), 0.0); });
+  per_peer("ibssa_core_federation_refused_entries", kGauge,
+           "Entries of a peer's version held now that were refused (outside its prefix).", none,
+           [](P p) { return std::make_pair(double(p.refused_entries), 0.0); });
+  per_peer("ibssa_core_federation_unproven_total", kCounter,
+           "Connections to a peer's address whose end did not prove the shared key.", none,
+           [](P p) { return std::make_pair(double(p.unproven), 0.0); });
+  if (const tree::DataServer* d = f.server()) {
+    const tree::DataServerCounters& c = d->counters();
+    out->Family("ibssa_core_federation_refused_total", kCounter,
+                "Peers' connections to this core refused, by reason (unknown: no such peer or "
+                "not a federation HELLO; bad_proof: the key did not check).");
+    out->Add({{"reason", "unknown"}}, static_cast<double>(c.refused - c.bad_proofs));
+    out->Add({{"reason", "bad_proof"}}, static_cast<double>(c.bad_proofs));
+  }
+  out->Family("ibssa_core_federation_conflicts", kGauge,
+              "Names or IPs two peers both announce (the first peer in the file is served).");
+  out->Add(static_cast<double>(f.conflicts()));
+}
+
+void CollectCoreMetrics(const VersionStats& s, const tree::CoreServer* core,
+                        const tree::Federation* federation, PromText* out) {
   out->Family("ibssa_core_serving", kGauge,
               "1 while this OpenSM's plugin is the tree's core (the master SM), else 0.");
   out->Add(core ? 1 : 0);
+  if (federation) CollectFederationMetrics(*federation, out);
   out->Family("ibssa_core_smdb_epoch", kGauge, "The epoch of the newest SMDB version made.");
   out->Add(static_cast<double>(s.epoch));
   out->Family("ibssa_core_smdb_versions_total", kCounter, "SMDB versions made and published.");

@@ -1,8 +1,8 @@
 // core_metrics.h: what the plugin writes to its metrics file
 // (metrics_file=, man ibssa_osm(7)): the SMDB versions it made (epoch,
 // count, extraction and lock-held time, full and delta bytes, the routing
-// engine's path-SL state) and the tree its core serves (members by role,
-// joins, refusals, transfers to its children). Names start with
+// engine's path-SL state), the tree its core serves (members by role,
+// joins, refusals, transfers to its children) and its federation links. Names start with
 // ibssa_core_; ssa-tree --prometheus (the core's view of every member)
 // uses other ibssa_core_ names, so both can be scraped on one host.
 //
@@ -15,6 +15,7 @@
 
 #include "common/metrics/prom_text.h"
 #include "common/tree/core_server.h"
+#include "common/tree/federation.h"
 #include "opensm_plugin/smdb_producer.h"
 
 namespace ssa {
@@ -39,9 +40,12 @@ struct VersionStats {
   void RecordVersion(const ProduceResult& v);
 };
 
-// One snapshot; `core` null while the core is idle (not the master SM).
+// One snapshot; `core` null while the core is idle (not the master SM),
+// `federation` null without one (or while idle).
 void CollectCoreMetrics(const VersionStats& versions, const tree::CoreServer* core,
-                        metrics::PromText* out);
+                        const tree::Federation* federation, metrics::PromText* out);
+// The federation's part (ibssa_core_federation_*), per peer.
+void CollectFederationMetrics(const tree::Federation& federation, metrics::PromText* out);
 
 }  // namespace opensm_plugin
 }  // namespace ssa

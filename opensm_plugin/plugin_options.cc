@@ -42,6 +42,7 @@ void Bind(OptionSet* set, PluginOptions* o) {
   set->String("allow_distribution", &o->allow_distribution);
   set->String("allow_access", &o->allow_access);
   set->String("hosts_file", &o->hosts_file);
+  set->String("federation_file", &o->federation_file);
   set->String("tree_state_file", &o->tree_state_file);
   set->String("metrics_file", &o->metrics_file);
   set->Int("metrics_interval", &o->metrics_interval, 1, 3600);
@@ -103,6 +104,7 @@ std::string PluginOptions::Describe() const {
       << " allow_access=" << allow_access;
     if (!announce.empty()) s << " announce=" << announce;
     if (!hosts_file.empty()) s << " hosts_file=" << hosts_file;
+    if (!federation_file.empty()) s << " federation_file=" << federation_file;
     if (!metrics_file.empty())
       s << " metrics_file=" << metrics_file << " metrics_interval=" << metrics_interval;
     if (!data_faults.empty()) s << " data_faults=" << data_faults;
@@ -157,6 +159,8 @@ Status ParsePluginOptions(const std::string& text, PluginOptions* out,
   // The core's thread writes the file; without it nothing would.
   if (!o.metrics_file.empty() && !o.core)
     return Status::Error(EINVAL, "metrics_file needs core=1 (the core's thread writes it)");
+  if (!o.federation_file.empty() && !o.core)
+    return Status::Error(EINVAL, "federation_file needs core=1 (the core links the subnets)");
   *out = o;
   return Status::Ok();
 }

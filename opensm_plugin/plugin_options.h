@@ -58,6 +58,10 @@ struct PluginOptions {
   // Upstream ibacm_hosts.data format: names and IPs to GIDs, versioned and
   // sent down the tree as the address database.
   std::string hosts_file;
+  // The federation of subnets (doc/federation.md): a file naming this
+  // core's listen address and its peers (tree/federation_config.h); read
+  // and checked when the plugin loads. Empty: no federation. Needs core=1.
+  std::string federation_file;
   // The tree as JSON, rewritten as it changes (for ssa-tree --state);
   // default <dump_dir>/tree.json, "none" to turn it off.
   std::string tree_state_file;

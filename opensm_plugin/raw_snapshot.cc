@@ -6,6 +6,8 @@
 #include <map>
 #include <tuple>
 
+#include "common/base/sort_unique.h"
+
 namespace ssa {
 namespace opensm_plugin {
 
@@ -64,18 +66,6 @@ void GrowTo(std::vector<T>* v, size_t needed) {
   // 1/8 headroom plus a little: a few nodes joining must not cost a
   // second walk under the lock on every sweep.
   v->resize(needed + needed / 8 + 16);
-}
-
-// Sorts by key and drops records whose key repeats (keeping the first);
-// returns how many were dropped.
-template <class R, class Key>
-size_t SortUnique(std::vector<R>* v, Key key) {
-  std::stable_sort(v->begin(), v->end(), [&](const R& a, const R& b) { return key(a) < key(b); });
-  auto end =
-      std::unique(v->begin(), v->end(), [&](const R& a, const R& b) { return key(a) == key(b); });
-  size_t dropped = static_cast<size_t>(v->end() - end);
-  v->erase(end, v->end());
-  return dropped;
 }
 
 template <size_t N>

@@ -9,11 +9,13 @@
 #include <sstream>
 
 #include "common/base/file_io.h"
+#include "common/base/text_util.h"
 #include "common/mad/mad_faults.h"
 #include "common/mad/umad_ports.h"
 #include "common/mad/umad_transport.h"
 #include "common/metrics/metrics_file.h"
 #include "common/tree/core_server.h"
+#include "common/tree/federation.h"
 #include "common/tree/stream.h"
 #include "common/tree/stream_faults.h"
 #include "opensm_plugin/address_book.h"
@@ -28,9 +30,11 @@ class TreeCoreImpl {
  public:
   TreeCoreImpl(const PluginOptions& o, Logger* log, EventLoop* loop,
                TreeCore::EpochAheadFn smdb_ahead, TreeCore::IsMasterFn is_master,
-               TreeCore::ActivityFn activity, std::atomic<bool>* serving)
+               TreeCore::ActivityFn activity, std::atomic<bool>* serving,
+               std::unique_ptr<tree::FederationConfig> federation)
       : serving_(serving),
         options_(o),
+        federation_config_(std::move(federation)),
         log_(log),
         loop_(loop),
         smdb_ahead_(std::move(smdb_ahead)),
@@ -63,7 +67,7 @@ class TreeCoreImpl {
         loop_, log_, options_.metrics_file, std::chrono::seconds(options_.metrics_interval),
         [this](metrics::PromText* out) {
           metrics::AddDaemonFamilies(out, "ibssa_core", start_time_);
-          CollectCoreMetrics(versions_, core_.get(), out);
+          CollectCoreMetrics(versions_, core_.get(), federation_.get(), out);
           metrics::AddWriteFailures(out, "ibssa_core", metrics_.get());
         });
     metrics_->Start();
@@ -86,6 +90,7 @@ class TreeCoreImpl {
     if (metrics_) metrics_->Stop();  // a stopped core's numbers are not current
     metrics_.reset();
     StopWatchingMastership();
+    federation_.reset();
     if (core_) core_->Close();
     core_.reset();
     StopDraining();
@@ -180,10 +185,12 @@ class TreeCoreImpl {
     // Only what the SMDB confirmed: the rest of the port's attributes may
     // be the stale ones read before the subnet was up.
     address_book_ = std::make_unique<AddressBook>(
-        options_.hosts_file, options_.dump_dir.empty() ? "" : options_.dump_dir + "/addr.db", log_);
+        options_.hosts_file, options_.dump_dir.empty() ? "" : options_.dump_dir + "/addr.db", log_,
+        federation_config_ != nullptr);
     ++serving_spell_;
     serving_->store(true, std::memory_order_relaxed);
     RefreshAddresses();
+    StartFederation(db.subnet.records[0].subnet_prefix);
     WatchMastership();
     if (dropped_while_idle_)
       log_->Log(LogLevel::kInfo,
@@ -225,6 +232,7 @@ class TreeCoreImpl {
               "tree: this OpenSM is no longer the master SM; core idle: children closed, "
               "joins and renewals left unanswered so that members find the new master's core; "
               "it serves again when this OpenSM is master");
+    federation_.reset();
     core_->Close();
     core_.reset();
     address_book_.reset();
@@ -274,16 +282,65 @@ class TreeCoreImpl {
     return out;
   }
 
+  // The link to the other subnets' cores (doc/federation.md), for this
+  // serving spell: our own entries out, theirs into the address database.
+  void StartFederation(uint64_t own_prefix) {
+    if (!federation_config_) return;
+    if (tree::IsLinkLocalPrefix(own_prefix)) {
+      log_->Log(LogLevel::kError,
+                "federation: this subnet's prefix %s is link-local (fe80::/10), which no peer "
+                "can accept; federation off: give OpenSM another subnet_prefix",
+                GuidText(own_prefix).c_str());
+      return;
+    }
+    for (const tree::FederationPeer& p : federation_config_->peers)
+      if (p.prefix == own_prefix) {
+        log_->Log(LogLevel::kError,
+                  "federation: peer %s (%s:%d) has this subnet's own prefix %s; federation off: "
+                  "fix the file or OpenSM's subnet_prefix",
+                  p.name.c_str(), federation_config_->path.c_str(), p.line,
+                  GuidText(own_prefix).c_str());
+        return;
+      }
+    Status st = fed_streams_ ? Status::Ok() : tree::NewStreamTransport("tcp", &fed_streams_);
+    if (st.ok()) {
+      federation_ =
+          std::make_unique<tree::Federation>(loop_, fed_streams_.get(), log_, *federation_config_,
+                                             own_prefix, [this] { FederationChanged(); });
+      federation_->PublishLocal(address_book_->local());
+      st = federation_->Start();
+    }
+    if (!st.ok()) {
+      log_->Log(LogLevel::kError, "federation: not started: %s", st.ToString().c_str());
+      federation_.reset();
+    }
+  }
+
+  // The peers' entries changed: republished to the tree as a new version.
+  void FederationChanged() {
+    smdb::AddrDb remote;
+    federation_->Remote(&remote);
+    AddressVersion v;
+    bool changed = false;
+    Status st = address_book_->SetRemote(remote, &v, &changed);
+    if (!st.ok())
+      log_->Log(LogLevel::kError, "federation: address database: %s", st.ToString().c_str());
+    else if (changed)
+      core_->PublishAddr(v.version, v.delta, v.delta_from);
+  }
+
   // Publishes the address database when it changed, and looks again in
   // a moment: the hosts file is re-read when it changes on disk.
   void RefreshAddresses() {
     AddressVersion v;
     bool changed = false;
     Status st = address_book_->Refresh(&v, &changed);
-    if (!st.ok())
+    if (!st.ok()) {
       log_->Log(LogLevel::kError, "tree: address database: %s", st.ToString().c_str());
-    else if (changed)
+    } else if (changed) {
       core_->PublishAddr(v.version, v.delta, v.delta_from);
+      if (federation_) federation_->PublishLocal(address_book_->local());
+    }
     // One chain of looks per serving spell (the core may go idle and
     // serve again before this one's next look).
     loop_->AddTimer(std::chrono::seconds(2), [this, spell = serving_spell_] {
@@ -310,6 +367,7 @@ class TreeCoreImpl {
 
   std::atomic<bool>* serving_;  // TreeCore::serving()
   PluginOptions options_;
+  std::unique_ptr<tree::FederationConfig> federation_config_;  // null: no federation
   Logger* log_;
   EventLoop* loop_;
   TreeCore::EpochAheadFn smdb_ahead_;
@@ -328,6 +386,8 @@ class TreeCoreImpl {
   std::unique_ptr<tree::StreamTransport> streams_;
   std::unique_ptr<tree::CoreServer> core_;
   std::unique_ptr<AddressBook> address_book_;
+  std::unique_ptr<tree::StreamTransport> fed_streams_;            // TCP, whatever `transport` is
+  std::unique_ptr<tree::Federation> federation_;                  // while serving, when configured
   std::map<uint64_t, std::unique_ptr<MadTransport>> registered_;  // PreRegister, by port GUID
   bool state_pending_ = false;
 };
@@ -341,11 +401,22 @@ Status TreeCore::Create(const PluginOptions& options, PluginLog* plog, EpochAhea
     plog->Log(level, level <= LogLevel::kWarn, line);
   });
   c->loop_ = std::make_unique<EventLoop>();
+  // The federation file is checked now: a mistake in it stops the plugin
+  // from loading, with the line to fix, rather than surfacing later.
+  std::unique_ptr<tree::FederationConfig> federation;
+  if (!options.federation_file.empty()) {
+    federation = std::make_unique<tree::FederationConfig>();
+    Status st = tree::ReadFederationFile(options.federation_file, federation.get());
+    if (!st.ok()) return st;
+    c->log_->Log(LogLevel::kInfo, "federation: %s: listen %s, %zu peer(s), hold_s %d",
+                 options.federation_file.c_str(), federation->listen.ToString().c_str(),
+                 federation->peers.size(), federation->hold_s);
+  }
   Status st = c->loop_->Init();
   if (!st.ok()) return st;
-  c->impl_ =
-      std::make_unique<TreeCoreImpl>(options, c->log_.get(), c->loop_.get(), std::move(smdb_ahead),
-                                     std::move(is_master), std::move(activity), &c->serving_);
+  c->impl_ = std::make_unique<TreeCoreImpl>(
+      options, c->log_.get(), c->loop_.get(), std::move(smdb_ahead), std::move(is_master),
+      std::move(activity), &c->serving_, std::move(federation));
   c->impl_->PreRegister();  // before the core's thread exists
   {
     MutexLock lock(&c->post_mu_);  // no other thread yet; the analysis wants it

@@ -27,7 +27,7 @@ common_base_libssabase_la_SOURCES = $(SSA_BASE_PURE_SOURCES) $(SSA_BASE_CONFIG_S
 	common/base/worker_pool.h common/base/worker_pool.cc \
 	common/base/mailbox.h common/base/mutex.h common/base/thread_annotations.h \
 	common/base/task_mailbox.h common/base/task_mailbox.cc \
-	common/base/object_recycler.h common/base/fair_queue.h \
+	common/base/object_recycler.h common/base/fair_queue.h common/base/sort_unique.h \
 	common/base/progress_meter.h common/base/progress_meter.cc \
 	common/base/ipoib_interfaces.h common/base/ipoib_interfaces.cc \
 	common/base/reactor.h

@@ -29,6 +29,8 @@ common_tree_libssatree_la_SOURCES = $(SSA_TREE_WIRE_SOURCES) \
 	common/tree/route_sl_slices.h common/tree/route_sl_slices.cc \
 	common/tree/core_server.h common/tree/core_server.cc \
 	common/tree/epoch_watch.h common/tree/epoch_watch.cc \
-	common/tree/link_auth.h common/tree/link_auth.cc
+	common/tree/link_auth.h common/tree/link_auth.cc \
+	common/tree/federation_config.h common/tree/federation_config.cc \
+	common/tree/federation.h common/tree/federation.cc
 common_tree_libssatree_la_CPPFLAGS = $(AM_CPPFLAGS) $(CRYPTO_CFLAGS)
 common_tree_libssatree_la_LIBADD = $(RDMACM_LIBS) $(CRYPTO_LIBS)

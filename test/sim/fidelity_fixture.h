@@ -169,13 +169,15 @@ class FidelityFixture : public ssa::test::TreeFixture {
     CHECK_OK(ibacm->WaitPrdbEpoch(next.global_epoch, 30s));
   }
 
-  void StartIbacm(const std::string& fallback) {
+  // `addresses`: ibacm's address file (its own names and IPs).
+  void StartIbacm(const std::string& fallback,
+                  const std::string& addresses = "node6 ibsim0 1 default\n") {
     if (ibacm) ibacm->Stop();
     IbacmNode::Options io;
     io.node = kNode;
-    io.addr_cfg = "node6 ibsim0 1 default\n";
+    io.addr_cfg = addresses;
     io.opts_cfg =
-        "[core]\nlog_level = debug\nprovider = ssa default\n"
+        "[core]\nlog_level = debug\nprovider = ssa default\nsupport_ips_in_addr_cfg = yes\n"
         "[ssa]\nmad_timeout_ms = 300\nfallback = " +
         fallback + "\n";
     io.provider_dir = std::string(ABS_TOP_BUILDDIR) + "/providers/ssa/.libs";

@@ -7,7 +7,8 @@ check_PROGRAMS += test/sim/osm_plugin_tests
 TESTS += test/sim/osm_plugin_tests
 test_sim_osm_plugin_tests_SOURCES = \
 	test/sim/osm_plugin_sim_test.cc \
-	test/sim/osm_plugin_worker_test.cc
+	test/sim/osm_plugin_worker_test.cc \
+	test/sim/address_book_test.cc
 test_sim_osm_plugin_tests_CPPFLAGS = $(SIM_TEST_CPPFLAGS)
 test_sim_osm_plugin_tests_LDADD = $(SIM_TEST_LIBS) opensm_plugin/libosmplugin.la \
 	opensm_plugin/libosmoptions.la \

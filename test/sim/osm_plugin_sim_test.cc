@@ -239,6 +239,19 @@ TEST(OsmPluginSim, UnusableDumpDirRefusesToLoad) {
   CHECK_OK(fabric->CheckAlive());
 }
 
+TEST(OsmPluginSim, AFederationFileMistakeRefusesToLoadNamingTheLine) {
+  SimFabric::Options o;
+  o.net_text = ssa::test::FourHcaNet();
+  std::string fed = plugin.dir + "/fed.conf";
+  CHECK_OK(ssa::test::WriteStringToFile(fed, "listen 0.0.0.0:7475\npeer b 10.0.0.2:7475 zz k\n"));
+  Start(o, "dump_dir=" + plugin.dump_dir() + " federation_file=" + fed);
+  std::string log = ssa::test::ReadFileText(fabric->osm_log_path());
+  CHECK_TEXT(log.find("ibssa_osm: ERROR: not loaded: the SSA tree's core: " + fed +
+                      ":2: peer b: 'zz' is not a subnet prefix") != std::string::npos,
+             log.c_str());
+  CHECK_OK(fabric->CheckAlive());
+}
+
 TEST(OsmPluginSim, LmcOneGivesEveryPortTwoRoutedLids) {
   SimFabric::Options o;
   o.net_text = ssa::test::FourHcaNet();

@@ -183,6 +183,16 @@ TEST(Startup, CheckConfigPrintsEveryOptionWithWhereItCameFromAndExits0Or1) {
       "event_plugin_name ibssa_osm\nevent_plugin_options config=" + plugin_file + " lease_s=10\n");
   Fails(RunOffFabric({Built("distrib/ibssa"), "--check-plugin-config", opensm_conf}),
         {plugin_file + ":1: unknown option 'fanout_acess'; did you mean 'fanout_access'?"});
+  // The federation file and its key files, as the plugin reads them.
+  std::string key = File("fed.key", std::string(64, 'a') + "\n");
+  CHECK_EQUAL(0, chmod(key.c_str(), 0644));
+  std::string fed = File(
+      "fed.conf", "listen 0.0.0.0:7475\npeer b 10.0.0.2:7475 0xfec0000000000002 " + key + "\n");
+  Fails(RunOffFabric({Built("distrib/ibssa"), "--check-plugin-config", "federation_file=" + fed}),
+        {fed + ":2: key file " + key + ": mode 0644"});
+  CHECK_EQUAL(0, chmod(key.c_str(), 0600));
+  o = RunOffFabric({Built("distrib/ibssa"), "--check-plugin-config", "federation_file=" + fed});
+  LONGS_EQUAL_TEXT(0, o.rc, o.out.c_str());
 }
 
 TEST(Startup, OffTheFabricEveryProgramSaysThereIsNoPortAndWhatToDo) {

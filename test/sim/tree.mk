@@ -45,7 +45,7 @@ TESTS += test/sim/fidelity_tests
 test_sim_fidelity_tests_SOURCES = test/sim/fidelity_fixture.h test/sim/fidelity_sim_test.cc \
 	test/sim/sa_options_sim_test.cc \
 	test/sim/routing_engine_sim_test.cc test/sim/route_sl_slice_sim_test.cc \
-	test/sim/router_fidelity_sim_test.cc
+	test/sim/router_fidelity_sim_test.cc test/sim/federation_sim_test.cc
 test_sim_fidelity_tests_CPPFLAGS = $(test_sim_tree_tests_CPPFLAGS)
 test_sim_fidelity_tests_LDADD = $(test_sim_tree_tests_LDADD)
 EXTRA_test_sim_fidelity_tests_DEPENDENCIES = $(EXTRA_test_sim_tree_tests_DEPENDENCIES)

@@ -8,6 +8,10 @@ namespace test {
 
 // A blocking TCP connection to 127.0.0.1:`port`; the fd, or -1 if refused.
 int ConnectLoopback(int port);
+// A loopback TCP port free now (0 if none could be bound), for a
+// configuration that must name a server's port before the server listens
+// (the federation's peers name each other's).
+int FreeLoopbackPort();
 
 }  // namespace test
 }  // namespace ssa

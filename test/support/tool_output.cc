@@ -128,8 +128,15 @@ std::string GidText(const uint8_t gid[16]) {
 }
 
 std::string DefaultGidText(uint64_t port_guid) {
-  uint8_t raw[16] = {0xfe, 0x80};
-  for (int i = 0; i < 8; ++i) raw[8 + i] = static_cast<uint8_t>(port_guid >> (56 - 8 * i));
+  return PrefixedGidText(0xfe80000000000000ULL, port_guid);
+}
+
+std::string PrefixedGidText(uint64_t prefix, uint64_t port_guid) {
+  uint8_t raw[16];
+  for (int i = 0; i < 8; ++i) {
+    raw[i] = static_cast<uint8_t>(prefix >> (56 - 8 * i));
+    raw[8 + i] = static_cast<uint8_t>(port_guid >> (56 - 8 * i));
+  }
   return GidText(raw);
 }
 

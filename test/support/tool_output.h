@@ -55,6 +55,8 @@ std::string GidText(const uint8_t gid[16]);
 // The GID of the port with `port_guid` under the SM's default subnet
 // prefix (fe80::/64), as GidText writes it ("fe80::10:4").
 std::string DefaultGidText(uint64_t port_guid);
+// The GID of `port_guid` under subnet prefix `prefix`, written the same way.
+std::string PrefixedGidText(uint64_t prefix, uint64_t port_guid);
 
 }  // namespace test
 }  // namespace ssa

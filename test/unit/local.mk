@@ -70,7 +70,7 @@ test_unit_unit_tests_SOURCES = \
 	test/unit/mad_faults_test.cc \
 	test/unit/stream_faults_test.cc \
 	test/unit/tree_failover_test.cc test/unit/core_confirmation_test.cc \
-	test/unit/data_auth_test.cc \
+	test/unit/data_auth_test.cc test/unit/federation_test.cc \
 	test/unit/data_storm_test.cc \
 	test/unit/membership_test.cc \
 	test/unit/db_replica_test.cc \

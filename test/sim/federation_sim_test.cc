@@ -208,9 +208,7 @@ TEST_GROUP_BASE(FederationSim, FidelityFixture) {
                "node6 ibsim0 1 default\n10.1.0.6 ibsim0 1 default\n"
                "fd01::6 ibsim0 1 default\n");
     // node6 and 10.1.0.6, plus three names and six IPs of each remote.
-    std::string needle =
-        "in place: " + std::to_string(1 + 3 * n) + " names, " + std::to_string(1 + 6 * n) + " IPs";
-    CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(), needle, 60s, log_from));
+    CHECK_OK(ibacm->WaitAddresses(1 + 3 * n, 1 + 6 * n, 60s));
   }
   void StartBoth(int hold_s = 60) { StartAll(1, hold_s); }
 
@@ -254,7 +252,7 @@ TEST(FederationSim, OtherSubnetsNamesAndAddressesResolveThroughTheRouterFromTheR
              "node6 ibsim0 1 default\n10.1.0.6 ibsim0 1 default\n"
              "fd01::6 ibsim0 1 default\n");
   // A's tree carries node6 and 10.1.0.6 plus B's three names and six IPs.
-  CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(), "in place: 4 names, 7 IPs", 60s, log_from));
+  CHECK_OK(ibacm->WaitAddresses(4, 7, 60s));
   WaitSample(prom_a, "ibssa_core_federation_peers_up", [](double v) { return v == 1; });
   WaitSample(prom_a, "ibssa_core_federation_entries{peer=\"b\",kind=\"names\"}",
              [](double v) { return v == 3; });
@@ -309,7 +307,7 @@ TEST(FederationSim, OtherSubnetsNamesAndAddressesResolveThroughTheRouterFromTheR
   auto changed_at = std::chrono::steady_clock::now();
   size_t mark = LogMark();
   WriteHostsB({1, 2}, 1);
-  CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(), "in place: 3 names, 5 IPs", 30s, mark));
+  CHECK_OK(ibacm->WaitAddresses(3, 5, 30s));
   auto took = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::steady_clock::now() - changed_at);
   CHECK_TEXT(took < 15s, std::to_string(took.count()).c_str());
@@ -335,7 +333,7 @@ TEST(FederationSim, APeerAwayPastHoldIsWithdrawnAndItsReturnServesNothingItWithd
   // its consumers hold only A's own.
   size_t mark = LogMark();
   CHECK_OK(StopRemote(0));
-  CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(), "in place: 1 names, 1 IPs", 30s, mark));
+  CHECK_OK(ibacm->WaitAddresses(1, 1, 30s));
   WaitSample(prom_a, "ibssa_core_federation_withdrawals_total{peer=\"b\"}", AtLeast(1));
   out = Resolve("n", "bnode1", &rc);
   CHECK_TEXT(rc != 0, out.c_str());
@@ -344,7 +342,7 @@ TEST(FederationSim, APeerAwayPastHoldIsWithdrawnAndItsReturnServesNothingItWithd
   WriteHostsB({1, 3}, 1);
   mark = LogMark();
   StartB();
-  CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(), "in place: 3 names, 6 IPs", 60s, mark));
+  CHECK_OK(ibacm->WaitAddresses(3, 6, 60s));
   WaitSample(prom_a, "ibssa_core_federation_resyncs_total{peer=\"b\"}", AtLeast(1));
   out = Resolve("n", "bnode2", &rc);
   CHECK_TEXT(rc != 0, out.c_str());
@@ -385,7 +383,7 @@ TEST(FederationSim, ThreeSubnetsEachChangeReachesTheOthers) {
   // cnode1 leaves C: A holds it as it does for B.
   size_t mark = LogMark();
   WriteHosts(1, {2, 3}, 2);
-  CHECK_OK(ssa::test::WaitForLogLine(ibacm->log_path(), "in place: 6 names, 11 IPs", 30s, mark));
+  CHECK_OK(ibacm->WaitAddresses(6, 11, 30s));
   out = Resolve("n", "cnode1", &rc);
   CHECK_TEXT(rc != 0, out.c_str());
   out = Resolve("n", "bnode1", &rc);

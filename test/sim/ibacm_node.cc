@@ -114,6 +114,12 @@ Status IbacmNode::WaitMetric(const std::string& series, const std::function<bool
                                       TailOfFile(log_path()));
 }
 
+Status IbacmNode::WaitAddresses(size_t names, size_t ips, std::chrono::milliseconds timeout) {
+  auto is = [](size_t want) { return [want](double v) { return v == static_cast<double>(want); }; };
+  Status st = WaitMetric("ibacm_ssa_addr_names{provider=\"ssa\"}", is(names), timeout);
+  return st.ok() ? WaitMetric("ibacm_ssa_addr_ips{provider=\"ssa\"}", is(ips), timeout) : st;
+}
+
 Status IbacmNode::WaitPrdbEpoch(uint64_t epoch, std::chrono::milliseconds timeout,
                                 const std::string& port) {
   const double want = static_cast<double>(epoch);

@@ -56,6 +56,9 @@ class IbacmNode {
   // `port` (ibacm_ssa_prdb_epoch).
   Status WaitPrdbEpoch(uint64_t epoch, std::chrono::milliseconds timeout,
                        const std::string& port = "ibsim0:1");
+  // Waits until the ssa provider answers from an address database of
+  // `names` names and `ips` IP addresses (ibacm_ssa_addr_names, _ips).
+  Status WaitAddresses(size_t names, size_t ips, std::chrono::milliseconds timeout);
 
  private:
   SimFabric* fabric_;

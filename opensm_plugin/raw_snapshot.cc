@@ -6,6 +6,8 @@
 #include <map>
 #include <tuple>
 
+#include "common/base/big_endian.h"
+
 namespace ssa {
 namespace opensm_plugin {
 
@@ -98,15 +100,15 @@ void BuildSubnet(const ssa_raw_subnet& s, smdb::SmdbSubnet* r) {
   r->subnet_timeout = s.subnet_timeout;
   r->packet_life_time = s.packet_life_time;
   r->default_sl = s.default_sl;
-  r->flags = (s.qos ? smdb::kSubnetQos : 0) | (s.enable_quirks ? smdb::kSubnetEnableQuirks : 0) |
-             (s.allow_both_pkeys ? smdb::kSubnetAllowBothPkeys : 0) |
-             (s.original_sa_rates ? smdb::kSubnetOriginalSaRates : 0) |
-             (s.routing_sl ? smdb::kSubnetRoutingSl : 0) | (s.qos ? smdb::kSubnetQosReported : 0) |
-             (s.qos_policy ? smdb::kSubnetQosPolicy : 0) |
-             (s.sl2vl_drops ? smdb::kSubnetSl2VlDrops : 0) |
-             (s.qos_tables ? smdb::kSubnetQosTables : 0) |
-             (s.route_sl_state == SSA_ROUTE_SL_COMPUTED ? smdb::kSubnetRouteSls : 0) |
-             (s.qos ? smdb::kSubnetSl2VlTables : 0);
+  r->flags =
+      (s.qos ? smdb::kSubnetQos : 0) | (s.enable_quirks ? smdb::kSubnetEnableQuirks : 0) |
+      (s.allow_both_pkeys ? smdb::kSubnetAllowBothPkeys : 0) |
+      (s.original_sa_rates ? smdb::kSubnetOriginalSaRates : 0) |
+      (s.routing_sl ? smdb::kSubnetRoutingSl : 0) | (s.qos ? smdb::kSubnetQosReported : 0) |
+      (s.qos_policy ? smdb::kSubnetQosPolicy : 0) | (s.sl2vl_drops ? smdb::kSubnetSl2VlDrops : 0) |
+      (s.qos_tables ? smdb::kSubnetQosTables : 0) |
+      (s.route_sl_state == SSA_ROUTE_SL_COMPUTED ? smdb::kSubnetRouteSls : 0) |
+      (s.qos ? smdb::kSubnetSl2VlTables : 0) | (kHostBigEndian ? smdb::kSubnetSmBigEndian : 0);
   CopyText(&r->routing_engine, s.routing_engine, sizeof(s.routing_engine));
 }
 

@@ -3,11 +3,10 @@
 // quirks, because the goal is the SA's answer, not the ideal one.
 #include "common/smdb/path_engine.h"
 
-#include <endian.h>
-
 #include <algorithm>
 #include <cstring>
 
+#include "common/base/big_endian.h"
 #include "common/smdb/off_subnet.h"
 #include "common/smdb/whole_prdb.h"
 
@@ -382,11 +381,11 @@ PathStatus PathEngine::ComputeMarked(uint16_t slid, uint16_t dlid, ibv_path_reco
   const SmdbIndex& x = *index_;
   x.PutGid(x.port(a.dst).port_guid, out->dgid.raw);
   x.PutGid(x.port(a.src).port_guid, out->sgid.raw);
-  out->dlid = htobe16(dlid);
-  out->slid = htobe16(slid);
+  out->dlid = ToBe16(dlid);
+  out->slid = ToBe16(slid);
   out->reversible_numpath = a.reversible ? kReversibleBit : 0;
-  out->pkey = htobe16(a.pkey);
-  out->qosclass_sl = htobe16(a.sl & 0xF);
+  out->pkey = ToBe16(a.pkey);
+  out->qosclass_sl = ToBe16(a.sl & 0xF);
   out->mtu = static_cast<uint8_t>(kSelectorExactly | (a.mtu & 0x3F));
   out->rate = static_cast<uint8_t>(kSelectorExactly | (a.rate & 0x3F));
   out->packetlifetime = static_cast<uint8_t>(kSelectorExactly | (a.life & 0x3F));
@@ -464,14 +463,14 @@ void ToPrdbPath(const ibv_path_record& rec, PrdbPath* out) {
   *out = PrdbPath{};
   memcpy(out->dgid.data(), rec.dgid.raw, 16);
   memcpy(out->sgid.data(), rec.sgid.raw, 16);
-  out->dlid = be16toh(rec.dlid);
-  out->slid = be16toh(rec.slid);
-  out->pkey = be16toh(rec.pkey);
-  out->sl = static_cast<uint8_t>(be16toh(rec.qosclass_sl) & 0xF);
+  out->dlid = FromBe16(rec.dlid);
+  out->slid = FromBe16(rec.slid);
+  out->pkey = FromBe16(rec.pkey);
+  out->sl = static_cast<uint8_t>(FromBe16(rec.qosclass_sl) & 0xF);
   out->mtu = rec.mtu & 0x3F;
   out->rate = rec.rate & 0x3F;
   out->packet_life = rec.packetlifetime & 0x3F;
-  uint32_t fh = be32toh(rec.flowlabel_hoplimit);
+  uint32_t fh = FromBe32(rec.flowlabel_hoplimit);
   out->hop_limit = static_cast<uint8_t>(fh & 0xFF);
   out->flow_label = (fh >> 8) & 0xFFFFF;
   out->traffic_class = rec.tclass;
@@ -483,13 +482,13 @@ void FromPrdbPath(const PrdbPath& p, ibv_path_record* out) {
   *out = ibv_path_record{};
   memcpy(out->dgid.raw, p.dgid.data(), 16);
   memcpy(out->sgid.raw, p.sgid.data(), 16);
-  out->dlid = htobe16(p.dlid);
-  out->slid = htobe16(p.slid);
-  out->flowlabel_hoplimit = htobe32((p.flow_label & 0xFFFFF) << 8 | p.hop_limit);
+  out->dlid = ToBe16(p.dlid);
+  out->slid = ToBe16(p.slid);
+  out->flowlabel_hoplimit = ToBe32((p.flow_label & 0xFFFFF) << 8 | p.hop_limit);
   out->tclass = p.traffic_class;
   out->reversible_numpath = (p.flags & kPathReversible) ? kReversibleBit : 0;
-  out->pkey = htobe16(p.pkey);
-  out->qosclass_sl = htobe16(p.sl & 0xF);
+  out->pkey = ToBe16(p.pkey);
+  out->qosclass_sl = ToBe16(p.sl & 0xF);
   out->mtu = static_cast<uint8_t>(kSelectorExactly | (p.mtu & 0x3F));
   out->rate = static_cast<uint8_t>(kSelectorExactly | (p.rate & 0x3F));
   out->packetlifetime = static_cast<uint8_t>(kSelectorExactly | (p.packet_life & 0x3F));

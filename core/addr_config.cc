@@ -34,8 +34,9 @@ Status MakeAddress(const std::string& text, bool allow_ips, ssa_address* out) {
   }
   if (text.empty() || text.size() >= sizeof(out->data))
     return Status::Error(EINVAL, "name '" + text + "' must have 1 to 63 characters");
-  // Found by the config fuzzer: a NUL inside a name cut it short wherever it
-  // was printed or compared as a C string.
+  // A NUL inside a name would cut it short wherever it is printed or
+  // compared as a C string; blanks and control characters would garble the
+  // file's columns and the log.
   for (unsigned char c : text)
     if (c <= ' ' || c == 0x7f)
       return Status::Error(EINVAL, "name contains a blank or control character");

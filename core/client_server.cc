@@ -18,6 +18,7 @@
 #include <cstring>
 
 #include "common/acm/acm_wire.h"
+#include "common/base/big_endian.h"
 #include "common/base/file_io.h"
 #include "common/base/raw_fd.h"
 
@@ -183,8 +184,8 @@ Status ClientServer::ListenTcp(int port, bool loopback_only, const std::string& 
   setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
   struct sockaddr_in addr = {};
   addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(loopback_only ? INADDR_LOOPBACK : INADDR_ANY);
+  addr.sin_port = ToBe16(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = ToBe32(loopback_only ? INADDR_LOOPBACK : INADDR_ANY);
   if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) < 0 || listen(fd, SOMAXCONN) < 0) {
     Status st = Status::FromErrno("cannot listen on TCP port " + std::to_string(port));
     RawClose(fd);
@@ -192,7 +193,7 @@ Status ClientServer::ListenTcp(int port, bool loopback_only, const std::string& 
   }
   socklen_t len = sizeof(addr);
   getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  tcp_port_ = ntohs(addr.sin_port);
+  tcp_port_ = FromBe16(addr.sin_port);
   if (!port_file.empty()) {
     Status st = WriteFileAtomically(port_file, std::to_string(tcp_port_) + "\n");
     if (!st.ok())

@@ -1,7 +1,6 @@
 // port_manager.cc: discovery, provider open/close order, change polling.
 #include "core/port_manager.h"
 
-#include <endian.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -349,8 +348,8 @@ CoreAddress* PortManager::FindAddress(const ssa_address& addr, CoreEndpoint** ep
 CoreAddress* PortManager::FindForPath(const ibv_path_record& path, CoreEndpoint** ep_out) {
   const uint8_t* sgid = path.sgid.raw;
   const uint8_t* dgid = path.dgid.raw;
-  uint16_t slid = be16toh(path.slid);
-  uint16_t pkey = be16toh(path.pkey);
+  uint16_t slid = FromBe16(path.slid);
+  uint16_t pkey = FromBe16(path.pkey);
   for (auto& port : ports_) {
     if (!port->open || !port->info.IsActive()) continue;
     const UmadPort& p = port->info;
@@ -377,7 +376,7 @@ void PortManager::FillSourceGid(const std::string& ca, int port_num, ibv_path_re
   if (!GidIsZero(path->sgid.raw)) return;
   for (const auto& port : ports_) {
     if (!port->open || port->info.ca_name != ca || port->info.port_num != port_num) continue;
-    uint64_t prefix = htobe64(port->info.gid_prefix), guid = htobe64(port->info.port_guid);
+    uint64_t prefix = ToBe64(port->info.gid_prefix), guid = ToBe64(port->info.port_guid);
     memcpy(path->sgid.raw, &prefix, 8);
     memcpy(path->sgid.raw + 8, &guid, 8);
     return;

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "common/acm/acm_wire.h"
+#include "common/base/big_endian.h"
 #include "common/mad/mad_wire.h"
 #include "core/addr_config.h"
 #include "core/port_manager.h"
@@ -46,12 +47,12 @@ bool RouteSource(const acm::EpAddr& dst, ssa_address* out) {
   socklen_t len;
   if (dst.type == acm::kAddrIp) {
     addr.in4.sin_family = AF_INET;
-    addr.in4.sin_port = htons(9);
+    addr.in4.sin_port = ToBe16(9);
     std::memcpy(&addr.in4.sin_addr, dst.info.data(), 4);
     len = sizeof(addr.in4);
   } else if (dst.type == acm::kAddrIp6) {
     addr.in6.sin6_family = AF_INET6;
-    addr.in6.sin6_port = htons(9);
+    addr.in6.sin6_port = ToBe16(9);
     std::memcpy(&addr.in6.sin6_addr, dst.info.data(), 16);
     len = sizeof(addr.in6);
   } else {

@@ -308,8 +308,9 @@ void PrdbService::ComputeAll() {
 
 // The deadline belongs to a wait in progress: once nobody waits (their
 // slice came, or they left), the next wait must get its whole time, not
-// what remains of this one's (a timer left running ended a new routing's
-// wait after 0.2 s in the ASan soak: errors for known destinations).
+// what remains of this one's. A timer left running would end a new
+// routing's wait early, and its consumers would answer errors for
+// destinations they know.
 void PrdbService::EndSliceWaitIfOver() {
   if (!slice_wait_) return;
   for (const auto& c : consumers_)

@@ -126,7 +126,7 @@ struct ssa_raw_prefix_route {
 struct ssa_raw_qos_level {
 	const void *id;
 	uint16_t seq;
-	uint8_t flags; /* smdb::kQosLevel* */
+	uint8_t flags; /* SMDB_QOS_LEVEL_* (common/smdb/qos_level_flags.h) */
 	uint8_t sl;
 	uint8_t mtu_limit;
 	uint8_t rate_limit;
@@ -209,28 +209,36 @@ struct ssa_raw_pkey_block {
 	size_t name##_cap;                                                                         \
 	size_t name##_len
 
+/* Every raw array, once: X(element type, name) for each, so that the
+ * struct, the C walk's reset and overflow check, and the C++ side's buffers
+ * (raw_snapshot.h) cannot miss one. */
+#define SSA_RAW_ARRAYS(X)                                                                          \
+	X(struct ssa_raw_node, nodes)                                                              \
+	X(struct ssa_raw_port, ports)                                                              \
+	X(struct ssa_raw_guid, guids)                                                              \
+	X(struct ssa_raw_switch, switches)                                                         \
+	X(uint8_t, lft_bytes)                                                                      \
+	X(struct ssa_raw_pkey_block, pkey_blocks)                                                  \
+	X(struct ssa_raw_partition, partitions)                                                    \
+	X(struct ssa_raw_prefix_route, prefix_routes)                                              \
+	X(struct ssa_raw_qos_level, qos_levels)                                                    \
+	X(struct ssa_raw_qos_group, qos_groups)                                                    \
+	X(struct ssa_raw_qos_group_port, qos_group_ports)                                          \
+	X(struct ssa_raw_qos_rule, qos_rules)                                                      \
+	X(struct ssa_raw_qos_rule_group, qos_rule_groups)                                          \
+	X(struct ssa_raw_qos_range, qos_ranges)                                                    \
+	X(struct ssa_raw_route_sl, route_sls)                                                      \
+	X(struct ssa_raw_sl2vl_drop, sl2vl_drops)
+
+#define SSA_RAW_ARRAY_MEMBER(type, name) SSA_RAW_ARRAY(type, name);
 struct ssa_raw_buffers {
 	struct ssa_raw_subnet subnet;
-	SSA_RAW_ARRAY(struct ssa_raw_node, nodes);
-	SSA_RAW_ARRAY(struct ssa_raw_port, ports);
-	SSA_RAW_ARRAY(struct ssa_raw_guid, guids);
-	SSA_RAW_ARRAY(struct ssa_raw_switch, switches);
-	SSA_RAW_ARRAY(uint8_t, lft_bytes);
-	SSA_RAW_ARRAY(struct ssa_raw_pkey_block, pkey_blocks);
-	SSA_RAW_ARRAY(struct ssa_raw_partition, partitions);
-	SSA_RAW_ARRAY(struct ssa_raw_prefix_route, prefix_routes);
-	SSA_RAW_ARRAY(struct ssa_raw_qos_level, qos_levels);
-	SSA_RAW_ARRAY(struct ssa_raw_qos_group, qos_groups);
-	SSA_RAW_ARRAY(struct ssa_raw_qos_group_port, qos_group_ports);
-	SSA_RAW_ARRAY(struct ssa_raw_qos_rule, qos_rules);
-	SSA_RAW_ARRAY(struct ssa_raw_qos_rule_group, qos_rule_groups);
-	SSA_RAW_ARRAY(struct ssa_raw_qos_range, qos_ranges);
-	SSA_RAW_ARRAY(struct ssa_raw_route_sl, route_sls);
-	SSA_RAW_ARRAY(struct ssa_raw_sl2vl_drop, sl2vl_drops);
+	SSA_RAW_ARRAYS(SSA_RAW_ARRAY_MEMBER)
 	/* Set by the walk: a loop stopped at its bound (a table larger than
 	 * its own count says), so the snapshot may be incomplete. */
 	uint32_t truncated;
 };
+#undef SSA_RAW_ARRAY_MEMBER
 
 struct ssa_extract_times {
 	double wait_ms; /* waiting for OpenSM's lock */

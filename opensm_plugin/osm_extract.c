@@ -32,6 +32,7 @@
 #include <opensm/osm_subnet.h>
 #include <opensm/osm_switch.h>
 
+#include "common/smdb/qos_level_flags.h"
 #include "opensm_plugin/osm_bridge.h"
 #include "opensm_plugin/osm_handle.h"
 
@@ -318,8 +319,10 @@ static uint16_t qos_level_seq(struct ssa_raw_buffers *b, const osm_qos_level_t *
 	if (r) {
 		r->id = level;
 		r->seq = seq;
-		r->flags = (level->sl_set ? 1 : 0) | (level->mtu_limit_set ? 2 : 0) |
-			   (level->rate_limit_set ? 4 : 0) | (level->pkt_life_set ? 8 : 0);
+		r->flags = (level->sl_set ? SMDB_QOS_LEVEL_SL : 0) |
+			   (level->mtu_limit_set ? SMDB_QOS_LEVEL_MTU : 0) |
+			   (level->rate_limit_set ? SMDB_QOS_LEVEL_RATE : 0) |
+			   (level->pkt_life_set ? SMDB_QOS_LEVEL_LIFE : 0);
 		r->sl = level->sl;
 		r->mtu_limit = level->mtu_limit;
 		r->rate_limit = level->rate_limit;
@@ -415,7 +418,7 @@ static void extract_qos(const osm_subn_t *subn, struct ssa_raw_buffers *b)
 	if (pol->p_default_qos_level) {
 		uint16_t d = qos_level_seq(b, pol->p_default_qos_level);
 		if (d < RAW_WRITTEN(b, qos_levels))
-			b->qos_levels[d].flags |= 16; /* smdb::kQosLevelDefault */
+			b->qos_levels[d].flags |= SMDB_QOS_LEVEL_DEFAULT;
 	}
 	b->subnet.qos_tables = 1;
 }
@@ -495,11 +498,9 @@ int ssa_osm_extract(void *osm_handle, struct ssa_raw_buffers *b, struct ssa_extr
 	osm_opensm_t *osm = h->osm;
 	double t0, t1, t2;
 
-	b->nodes_len = b->ports_len = b->guids_len = b->switches_len = 0;
-	b->lft_bytes_len = b->pkey_blocks_len = b->partitions_len = b->prefix_routes_len = 0;
-	b->qos_levels_len = b->qos_groups_len = b->qos_group_ports_len = 0;
-	b->qos_rules_len = b->qos_rule_groups_len = b->qos_ranges_len = 0;
-	b->route_sls_len = b->sl2vl_drops_len = 0;
+#define SSA_RAW_EMPTY(type, name) b->name##_len = 0;
+	SSA_RAW_ARRAYS(SSA_RAW_EMPTY)
+#undef SSA_RAW_EMPTY
 	b->truncated = 0;
 
 	t0 = now_ms();
@@ -513,17 +514,7 @@ int ssa_osm_extract(void *osm_handle, struct ssa_raw_buffers *b, struct ssa_extr
 
 	t->wait_ms = t1 - t0;
 	t->hold_ms = t2 - t1;
-	return (b->nodes_len > b->nodes_cap || b->ports_len > b->ports_cap ||
-		b->guids_len > b->guids_cap || b->switches_len > b->switches_cap ||
-		b->lft_bytes_len > b->lft_bytes_cap || b->pkey_blocks_len > b->pkey_blocks_cap ||
-		b->partitions_len > b->partitions_cap ||
-		b->prefix_routes_len > b->prefix_routes_cap ||
-		b->qos_levels_len > b->qos_levels_cap || b->qos_groups_len > b->qos_groups_cap ||
-		b->qos_group_ports_len > b->qos_group_ports_cap ||
-		b->qos_rules_len > b->qos_rules_cap ||
-		b->qos_rule_groups_len > b->qos_rule_groups_cap ||
-		b->qos_ranges_len > b->qos_ranges_cap || b->route_sls_len > b->route_sls_cap ||
-		b->sl2vl_drops_len > b->sl2vl_drops_cap)
-		       ? 1
-		       : 0;
+#define SSA_RAW_OVERFLOWED(type, name) || b->name##_len > b->name##_cap
+	return (0 SSA_RAW_ARRAYS(SSA_RAW_OVERFLOWED)) ? 1 : 0;
+#undef SSA_RAW_OVERFLOWED
 }

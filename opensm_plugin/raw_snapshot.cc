@@ -6,6 +6,7 @@
 #include <map>
 #include <tuple>
 
+#include "common/base/big_endian.h"
 #include "common/base/sort_unique.h"
 
 namespace ssa {
@@ -24,38 +25,11 @@ using smdb::SmdbSwitch;
 RawSnapshot::RawSnapshot() { Expose(); }
 
 void RawSnapshot::Expose() {
-  b_.nodes = nodes_.data();
-  b_.nodes_cap = nodes_.size();
-  b_.ports = ports_.data();
-  b_.ports_cap = ports_.size();
-  b_.guids = guids_.data();
-  b_.guids_cap = guids_.size();
-  b_.switches = switches_.data();
-  b_.switches_cap = switches_.size();
-  b_.lft_bytes = lft_bytes_.data();
-  b_.lft_bytes_cap = lft_bytes_.size();
-  b_.pkey_blocks = pkey_blocks_.data();
-  b_.pkey_blocks_cap = pkey_blocks_.size();
-  b_.partitions = partitions_.data();
-  b_.partitions_cap = partitions_.size();
-  b_.prefix_routes = prefix_routes_.data();
-  b_.prefix_routes_cap = prefix_routes_.size();
-  b_.qos_levels = qos_levels_.data();
-  b_.qos_levels_cap = qos_levels_.size();
-  b_.qos_groups = qos_groups_.data();
-  b_.qos_groups_cap = qos_groups_.size();
-  b_.qos_group_ports = qos_group_ports_.data();
-  b_.qos_group_ports_cap = qos_group_ports_.size();
-  b_.qos_rules = qos_rules_.data();
-  b_.qos_rules_cap = qos_rules_.size();
-  b_.qos_rule_groups = qos_rule_groups_.data();
-  b_.qos_rule_groups_cap = qos_rule_groups_.size();
-  b_.qos_ranges = qos_ranges_.data();
-  b_.qos_ranges_cap = qos_ranges_.size();
-  b_.route_sls = route_sls_.data();
-  b_.route_sls_cap = route_sls_.size();
-  b_.sl2vl_drops = sl2vl_drops_.data();
-  b_.sl2vl_drops_cap = sl2vl_drops_.size();
+#define SSA_RAW_EXPOSE(type, name) \
+  b_.name = name##_.data();        \
+  b_.name##_cap = name##_.size();
+  SSA_RAW_ARRAYS(SSA_RAW_EXPOSE)
+#undef SSA_RAW_EXPOSE
 }
 
 namespace {
@@ -88,15 +62,15 @@ void BuildSubnet(const ssa_raw_subnet& s, smdb::SmdbSubnet* r) {
   r->subnet_timeout = s.subnet_timeout;
   r->packet_life_time = s.packet_life_time;
   r->default_sl = s.default_sl;
-  r->flags = (s.qos ? smdb::kSubnetQos : 0) | (s.enable_quirks ? smdb::kSubnetEnableQuirks : 0) |
-             (s.allow_both_pkeys ? smdb::kSubnetAllowBothPkeys : 0) |
-             (s.original_sa_rates ? smdb::kSubnetOriginalSaRates : 0) |
-             (s.routing_sl ? smdb::kSubnetRoutingSl : 0) | (s.qos ? smdb::kSubnetQosReported : 0) |
-             (s.qos_policy ? smdb::kSubnetQosPolicy : 0) |
-             (s.sl2vl_drops ? smdb::kSubnetSl2VlDrops : 0) |
-             (s.qos_tables ? smdb::kSubnetQosTables : 0) |
-             (s.route_sl_state == SSA_ROUTE_SL_COMPUTED ? smdb::kSubnetRouteSls : 0) |
-             (s.qos ? smdb::kSubnetSl2VlTables : 0);
+  r->flags =
+      (s.qos ? smdb::kSubnetQos : 0) | (s.enable_quirks ? smdb::kSubnetEnableQuirks : 0) |
+      (s.allow_both_pkeys ? smdb::kSubnetAllowBothPkeys : 0) |
+      (s.original_sa_rates ? smdb::kSubnetOriginalSaRates : 0) |
+      (s.routing_sl ? smdb::kSubnetRoutingSl : 0) | (s.qos ? smdb::kSubnetQosReported : 0) |
+      (s.qos_policy ? smdb::kSubnetQosPolicy : 0) | (s.sl2vl_drops ? smdb::kSubnetSl2VlDrops : 0) |
+      (s.qos_tables ? smdb::kSubnetQosTables : 0) |
+      (s.route_sl_state == SSA_ROUTE_SL_COMPUTED ? smdb::kSubnetRouteSls : 0) |
+      (s.qos ? smdb::kSubnetSl2VlTables : 0) | (kHostBigEndian ? smdb::kSubnetSmBigEndian : 0);
   CopyText(&r->routing_engine, s.routing_engine, sizeof(s.routing_engine));
 }
 
@@ -251,39 +225,18 @@ void BuildQos(const ssa_raw_buffers& raw, smdb::Smdb* db, BuildReport* report) {
 }  // namespace
 
 void RawSnapshot::Grow() {
-  GrowTo(&nodes_, b_.nodes_len);
-  GrowTo(&ports_, b_.ports_len);
-  GrowTo(&guids_, b_.guids_len);
-  GrowTo(&switches_, b_.switches_len);
-  GrowTo(&lft_bytes_, b_.lft_bytes_len);
-  GrowTo(&pkey_blocks_, b_.pkey_blocks_len);
-  GrowTo(&partitions_, b_.partitions_len);
-  GrowTo(&prefix_routes_, b_.prefix_routes_len);
-  GrowTo(&qos_levels_, b_.qos_levels_len);
-  GrowTo(&qos_groups_, b_.qos_groups_len);
-  GrowTo(&qos_group_ports_, b_.qos_group_ports_len);
-  GrowTo(&qos_rules_, b_.qos_rules_len);
-  GrowTo(&qos_rule_groups_, b_.qos_rule_groups_len);
-  GrowTo(&qos_ranges_, b_.qos_ranges_len);
-  GrowTo(&route_sls_, b_.route_sls_len);
-  GrowTo(&sl2vl_drops_, b_.sl2vl_drops_len);
+#define SSA_RAW_GROW(type, name) GrowTo(&name##_, b_.name##_len);
+  SSA_RAW_ARRAYS(SSA_RAW_GROW)
+#undef SSA_RAW_GROW
   Expose();
 }
 
 size_t RawSnapshot::CapacityBytes() const {
-  return nodes_.size() * sizeof(ssa_raw_node) + ports_.size() * sizeof(ssa_raw_port) +
-         guids_.size() * sizeof(ssa_raw_guid) + switches_.size() * sizeof(ssa_raw_switch) +
-         lft_bytes_.size() + pkey_blocks_.size() * sizeof(ssa_raw_pkey_block) +
-         partitions_.size() * sizeof(ssa_raw_partition) +
-         prefix_routes_.size() * sizeof(ssa_raw_prefix_route) +
-         qos_levels_.size() * sizeof(ssa_raw_qos_level) +
-         qos_groups_.size() * sizeof(ssa_raw_qos_group) +
-         qos_group_ports_.size() * sizeof(ssa_raw_qos_group_port) +
-         qos_rules_.size() * sizeof(ssa_raw_qos_rule) +
-         qos_rule_groups_.size() * sizeof(ssa_raw_qos_rule_group) +
-         qos_ranges_.size() * sizeof(ssa_raw_qos_range) +
-         route_sls_.size() * sizeof(ssa_raw_route_sl) +
-         sl2vl_drops_.size() * sizeof(ssa_raw_sl2vl_drop);
+  size_t bytes = 0;
+#define SSA_RAW_BYTES(type, name) bytes += name##_.size() * sizeof(type);
+  SSA_RAW_ARRAYS(SSA_RAW_BYTES)
+#undef SSA_RAW_BYTES
+  return bytes;
 }
 
 void BuildSmdb(const ssa_raw_buffers& raw, smdb::Smdb* out, BuildReport* report) {

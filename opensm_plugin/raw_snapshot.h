@@ -42,22 +42,10 @@ class RawSnapshot {
   void Expose();
 
   ssa_raw_buffers b_{};
-  std::vector<ssa_raw_node> nodes_;
-  std::vector<ssa_raw_port> ports_;
-  std::vector<ssa_raw_guid> guids_;
-  std::vector<ssa_raw_switch> switches_;
-  std::vector<uint8_t> lft_bytes_;
-  std::vector<ssa_raw_pkey_block> pkey_blocks_;
-  std::vector<ssa_raw_partition> partitions_;
-  std::vector<ssa_raw_prefix_route> prefix_routes_;
-  std::vector<ssa_raw_qos_level> qos_levels_;
-  std::vector<ssa_raw_qos_group> qos_groups_;
-  std::vector<ssa_raw_qos_group_port> qos_group_ports_;
-  std::vector<ssa_raw_qos_rule> qos_rules_;
-  std::vector<ssa_raw_qos_rule_group> qos_rule_groups_;
-  std::vector<ssa_raw_qos_range> qos_ranges_;
-  std::vector<ssa_raw_route_sl> route_sls_;
-  std::vector<ssa_raw_sl2vl_drop> sl2vl_drops_;
+  // The storage of each raw array, name_ for b_.name (osm_bridge.h).
+#define SSA_RAW_VECTOR(type, name) std::vector<type> name##_;
+  SSA_RAW_ARRAYS(SSA_RAW_VECTOR)
+#undef SSA_RAW_VECTOR
 };
 
 // What BuildSmdb had to drop or fix (OpenSM inconsistencies, reported in

@@ -4,7 +4,6 @@
 #include "common/acm/acm_wire.h"
 
 #include <arpa/inet.h>
-#include <endian.h>
 #include <infiniband/acm.h>
 
 #include <cstddef>
@@ -12,6 +11,7 @@
 #include <cstring>
 
 #include "common/acm/acm_wire_internal.h"
+#include "common/base/big_endian.h"
 
 namespace ssa {
 namespace acm {
@@ -153,15 +153,15 @@ std::string Printable(const std::string& text) {
 }  // namespace
 
 std::string FormatPathRecord(const ibv_path_record& p) {
-  uint32_t flow_hop = be32toh(p.flowlabel_hoplimit);
+  uint32_t flow_hop = FromBe32(p.flowlabel_hoplimit);
   unsigned mtu = p.mtu & 0x3f;
   unsigned rate = p.rate & 0x3f;
   const char* rate_text = RateText(rate);
   char buf[384];
   std::snprintf(buf, sizeof(buf),
-                "dlid 0x%04x slid 0x%04x dgid %s sgid %s pkey 0x%04x sl %u mtu %u", be16toh(p.dlid),
-                be16toh(p.slid), GidText(p.dgid.raw).c_str(), GidText(p.sgid.raw).c_str(),
-                be16toh(p.pkey), be16toh(p.qosclass_sl) & 0xfu, mtu);
+                "dlid 0x%04x slid 0x%04x dgid %s sgid %s pkey 0x%04x sl %u mtu %u",
+                FromBe16(p.dlid), FromBe16(p.slid), GidText(p.dgid.raw).c_str(),
+                GidText(p.sgid.raw).c_str(), FromBe16(p.pkey), FromBe16(p.qosclass_sl) & 0xfu, mtu);
   std::string out = buf;
   if (mtu >= 1 && mtu <= 5) out += " (" + std::to_string(128u << mtu) + ")";
   out += " rate " + std::to_string(rate);
@@ -171,7 +171,7 @@ std::string FormatPathRecord(const ibv_path_record& p) {
                 "service_id 0x%016llx",
                 p.packetlifetime & 0x3fu, flow_hop & 0xffu, (flow_hop >> 8) & 0xfffffu, p.tclass,
                 (p.reversible_numpath >> 7) & 1u, p.reversible_numpath & 0x7fu,
-                static_cast<unsigned long long>(be64toh(p.service_id)));
+                static_cast<unsigned long long>(FromBe64(p.service_id)));
   return out + buf;
 }
 

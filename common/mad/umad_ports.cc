@@ -1,13 +1,13 @@
 // umad_ports.cc: libibumad CA/port enumeration.
 #include "common/mad/umad_ports.h"
 
-#include <endian.h>
 #include <infiniband/umad.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
 
+#include "common/base/big_endian.h"
 #include "common/mad/umad_transport.h"
 
 namespace ssa {
@@ -38,11 +38,11 @@ UmadPort UmadPortFromCa(const struct umad_ca& ca, int port_index) {
   const umad_port_t* up = ca.ports[port_index];
   p.ca_name = ca.ca_name;
   p.node_type = static_cast<int>(ca.node_type);
-  p.node_guid = be64toh(ca.node_guid);
+  p.node_guid = FromBe64(ca.node_guid);
   if (!up) return p;
   p.port_num = up->portnum;
-  p.port_guid = be64toh(up->port_guid);
-  p.gid_prefix = be64toh(up->gid_prefix);
+  p.port_guid = FromBe64(up->port_guid);
+  p.gid_prefix = FromBe64(up->gid_prefix);
   p.lid = static_cast<uint16_t>(up->base_lid);
   p.lmc = static_cast<uint8_t>(up->lmc);
   p.sm_lid = static_cast<uint16_t>(up->sm_lid);
@@ -50,7 +50,7 @@ UmadPort UmadPortFromCa(const struct umad_ca& ca, int port_index) {
   p.state = static_cast<int>(up->state);
   p.phys_state = static_cast<int>(up->phys_state);
   p.rate = static_cast<int>(up->rate);
-  p.capmask = be32toh(up->capmask);
+  p.capmask = FromBe32(up->capmask);
   p.link_layer = up->link_layer;
   for (unsigned i = 0; up->pkeys && i < up->pkeys_size; ++i) {
     // Index entries of 0 (and the limited/full bit alone) are unused slots.

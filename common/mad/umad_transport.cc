@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "common/base/big_endian.h"
 #include "common/mad/umad_ports.h"
 
 namespace ssa {
@@ -155,7 +156,7 @@ Status UmadTransport::ReceiveDirect(ReceivedMad* out) {
   out->len = len < 0 ? 0 : std::min(static_cast<size_t>(len), mad::kMadSize);
   memcpy(out->data, umad_get_mad(umad), out->len);
   out->transport_status = umad_status(umad);
-  out->slid = ntohs(umad_get_mad_addr(umad)->lid);
+  out->slid = FromBe16(umad_get_mad_addr(umad)->lid);
   return Status::Ok();
 }
 
@@ -201,7 +202,7 @@ void UmadTransport::ReceiverThread() {
     rx.len = len < 0 ? 0 : std::min(static_cast<size_t>(len), mad::kMadSize);
     memcpy(rx.data, umad_get_mad(umad), rx.len);
     rx.transport_status = umad_status(umad);
-    rx.slid = ntohs(umad_get_mad_addr(umad)->lid);
+    rx.slid = FromBe16(umad_get_mad_addr(umad)->lid);
     MutexLock lock(&inbox_mutex_);
     if (inbox_.size() >= kBridgeQueueMax) {
       if (bridge_drops_.fetch_add(1) == 0)

@@ -8,7 +8,7 @@ SSA_SMDB_FORMAT_SOURCES = common/smdb/smdb_format.h common/smdb/smdb_format.cc \
 	common/smdb/crc32_clmul.h common/smdb/crc32_clmul.cc
 noinst_LTLIBRARIES += common/smdb/libssasmdb.la
 SSA_SMDB_SOURCES = $(SSA_SMDB_FORMAT_SOURCES) \
-	common/smdb/smdb_fields.h common/smdb/smdb_records.h common/smdb/smdb_qos_records.h \
+	common/smdb/smdb_fields.h common/smdb/smdb_records.h common/smdb/smdb_qos_records.h common/smdb/qos_level_flags.h \
 	common/smdb/smdb_codec.h common/smdb/smdb_codec.cc \
 	common/smdb/smdb.h common/smdb/smdb.cc \
 	common/smdb/smdb_prdb.h common/smdb/smdb_prdb.cc \

@@ -1,10 +1,9 @@
 // off_subnet.cc: the SA's router choice for off-subnet DGIDs (off_subnet.h).
 #include "common/smdb/off_subnet.h"
 
-#include <byteswap.h>
-#include <endian.h>
-
 #include <cstring>
+
+#include "common/base/big_endian.h"
 
 namespace ssa {
 namespace smdb {
@@ -13,33 +12,28 @@ namespace {
 // The HopLimit the SA gives a path through a router (IB_HOPLIMIT_MAX).
 constexpr uint32_t kRouterHopLimit = 0xFF;
 
-uint64_t Be64(const uint8_t* p) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v = v << 8 | p[i];
-  return v;
-}
-
 bool IsRouterPort(const SmdbIndex& x, uint32_t port) {
   return port != SmdbIndex::kNone && x.node_of(x.port(port)).type == kNodeRouter;
 }
 
 }  // namespace
 
-uint64_t GidPrefix(const uint8_t gid[16]) { return Be64(gid); }
+uint64_t GidPrefix(const uint8_t gid[16]) { return GetBe64(gid); }
 
 void RouteThroughRouter(const uint8_t dgid[16], ibv_path_record* rec) {
   std::memcpy(rec->dgid.raw, dgid, 16);
-  rec->flowlabel_hoplimit = htobe32(kRouterHopLimit);
+  rec->flowlabel_hoplimit = ToBe32(kRouterHopLimit);
 }
-uint64_t GidGuid(const uint8_t gid[16]) { return Be64(gid + 8); }
+uint64_t GidGuid(const uint8_t gid[16]) { return GetBe64(gid + 8); }
 
 uint64_t FirstRouterPort(const SmdbIndex& x) {
   // OpenSM keys its router table by the network-order GUID read as a host
-  // integer: the order of the byte-swapped GUIDs (little-endian hosts).
+  // integer of the SM's host (kSubnetSmBigEndian).
+  const uint32_t flags = x.subnet().flags;
   uint64_t best = 0, best_key = 0;
   for (const SmdbIndex::Port& p : x.ports()) {
     if (p.port_guid == 0 || x.node_of(p).type != kNodeRouter) continue;
-    uint64_t key = bswap_64(p.port_guid);
+    uint64_t key = SmMapOrder64(p.port_guid, flags);
     if (best == 0 || key < best_key) {
       best = p.port_guid;
       best_key = key;

@@ -12,9 +12,10 @@
 // answers an empty list) even when a later route would serve.
 // A route with GUID 0 ("*") names "the first router": the head of
 // OpenSM's router table, a map keyed by port GUIDs in network byte order
-// and compared as host integers, so on a little-endian OpenSM host the
-// router port whose byte-swapped GUID is smallest (measured on ibsim:
-// of 0x0100000000000a01 and 0x0200000000000501 the SA picks the second).
+// and compared as host integers of the SM's host (kSubnetSmBigEndian): on
+// a little-endian one the router port whose byte-swapped GUID is smallest
+// (measured on ibsim: of 0x0100000000000a01 and 0x0200000000000501 the SA
+// picks the second), on a big-endian one the smallest GUID.
 // No route, or no router: the SA refuses the query.
 //
 // Pure functions of the SmdbIndex; any thread.

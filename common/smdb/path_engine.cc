@@ -3,11 +3,10 @@
 // quirks, because the goal is the SA's answer, not the ideal one.
 #include "common/smdb/path_engine.h"
 
-#include <endian.h>
-
 #include <algorithm>
 #include <cstring>
 
+#include "common/base/big_endian.h"
 #include "common/smdb/off_subnet.h"
 #include "common/smdb/whole_prdb.h"
 
@@ -81,11 +80,13 @@ PathEngine::PathEngine(const SmdbIndex* index, PathEngineOptions options)
   if (options_.route_suffix_max_entries != 0 &&
       !((flags & kSubnetQos) && index_->has_sl2vl_drops()))
     suffixes_ = RouteSuffixes::Build(*index_, options_.route_suffix_max_entries);
-  // Until the SMDB carries the SL2VL tables and the engine's SLs, every
-  // record of such a subnet may differ from the SA's. QoS on with neither
-  // a policy nor an SL mapped to VL15 leaves the SA's answer as without
-  // QoS (partition SLs; osm_sa_path_record.c); a policy the SMDB carries
-  // (format minor 1) the engine applies.
+  // With QoS on, the SA's answer depends on the policy and on the SL2VL
+  // tables that send SLs to VL15: the engine applies both when the SMDB
+  // carries them (format minor 1), and marks every record inexact when it
+  // does not (a plugin that does not report them, drops without their
+  // tables, a policy not in the SMDB). QoS on with neither a policy nor an
+  // SL mapped to VL15 leaves the SA's answer as without QoS (partition
+  // SLs; osm_sa_path_record.c).
   sl2vl_ = (flags & kSubnetQos) != 0;
   if ((flags & kSubnetQos) && (!(flags & kSubnetQosReported) ||
                                ((flags & kSubnetSl2VlDrops) && !(flags & kSubnetSl2VlTables)) ||
@@ -165,44 +166,72 @@ std::string PathEngine::Limitations() const {
   return out;
 }
 
-bool PathEngine::Walk(uint32_t src, uint32_t dst, uint16_t dlid, uint8_t* mtu_out,
-                      uint8_t* rate_out, uint16_t* valid_sls) const {
-  const SmdbIndex& x = *index_;
-  // With QoS on, SLs an SL2VL table on the way sends to VL15 are dropped:
-  // the source port's table (in port 0), then each switch's egress table
-  // for the ingress port.
-  bool drops = sl2vl_ && x.has_sl2vl_drops();
-  // A CA source's walk to a LID its destination owns, in two lookups: its
-  // first step folded (RouteSuffixes::FirstStep: the loop's first turn
-  // below) and the table's suffix from that switch. Not with the Tavor
-  // MTU quirk (it reads both ends' nodes), nor when the first step already
-  // reaches the end; a suffix the table lacks is walked below.
-  if (suffixes_ && !drops && !(x.subnet().flags & kSubnetEnableQuirks)) {
-    if (const RouteSuffixes::FirstStep* f = suffixes_->first_step(src)) {
-      const uint32_t end = WalkEndPort(x, dst, dlid);
-      if (end == SmdbIndex::kNone) return false;
-      RouteSuffixes::Suffix sfx;
-      RouteSuffixes::Lookup found = RouteSuffixes::Lookup::kUnknown;
-      if (end != src && f->peer != end && x.PortByLid(dlid) == dst)
-        found = suffixes_->GetRow(f->row, dlid, &sfx);
-      if (found == RouteSuffixes::Lookup::kNoRoute) return false;
-      if (found == RouteSuffixes::Lookup::kReached) {
-        if (sfx.hops > kMaxPathHops) return false;
-        *mtu_out = std::min(f->mtu, sfx.mtu);
-        *rate_out = LowerRate(f->rate, sfx.rate);
-        *valid_sls = 0xffff;
-        return true;
-      }
-    }
-  }
-  const SmdbIndex::Port* p = &x.port(src);
-  uint8_t mtu = p->mtu_cap;
-  uint8_t rate = p->rate_own;
-  uint16_t valid = 0xffff;
-  if ((x.subnet().flags & kSubnetEnableQuirks) && mtu > kMtu1024 &&
-      (x.node_of(*p).tavor || x.node_of(x.port(dst)).tavor))
-    mtu = kMtu1024;
+// Walk and its steps are inlined into GetParams: the walk runs twice per
+// record, and a shared library's exported functions are otherwise called
+// through the PLT and not inlined (-fPIC), which costs PrdbBuild some 8 %
+// more instructions.
+#define SSA_WALK_STEP [[gnu::always_inline]] inline
 
+SSA_WALK_STEP PathEngine::Shortcut PathEngine::FirstStepShortcut(uint32_t src, uint32_t dst,
+                                                                 uint16_t dlid, bool drops,
+                                                                 WalkLimits* out) const {
+  // Not with the Tavor MTU quirk (it reads both ends' nodes), nor with
+  // SL2VL drops (they depend on each hop's ingress port).
+  const SmdbIndex& x = *index_;
+  if (!suffixes_ || drops || (x.subnet().flags & kSubnetEnableQuirks)) return Shortcut::kWalkOn;
+  const RouteSuffixes::FirstStep* f = suffixes_->first_step(src);
+  if (!f) return Shortcut::kWalkOn;  // not a CA source
+  const uint32_t end = WalkEndPort(x, dst, dlid);
+  if (end == SmdbIndex::kNone) return Shortcut::kNoPath;
+  // Only to a LID dst owns (the table's walks end there), and not when the
+  // first step already reaches the end.
+  RouteSuffixes::Suffix sfx;
+  RouteSuffixes::Lookup found = RouteSuffixes::Lookup::kUnknown;
+  if (end != src && f->peer != end && x.PortByLid(dlid) == dst)
+    found = suffixes_->GetRow(f->row, dlid, &sfx);
+  if (found == RouteSuffixes::Lookup::kNoRoute) return Shortcut::kNoPath;
+  if (found != RouteSuffixes::Lookup::kReached) return Shortcut::kWalkOn;  // walked hop by hop
+  if (sfx.hops > kMaxPathHops) return Shortcut::kNoPath;
+  out->mtu = std::min(f->mtu, sfx.mtu);
+  out->rate = LowerRate(f->rate, sfx.rate);
+  out->valid_sls = 0xffff;
+  return Shortcut::kReached;
+}
+
+SSA_WALK_STEP PathEngine::Shortcut PathEngine::SuffixShortcut(uint32_t node, uint16_t dlid,
+                                                              int hops, const WalkLimits& so_far,
+                                                              WalkLimits* out) const {
+  RouteSuffixes::Suffix sfx;
+  RouteSuffixes::Lookup found = suffixes_->Get(node, dlid, &sfx);
+  if (found == RouteSuffixes::Lookup::kNoRoute) return Shortcut::kNoPath;
+  if (found != RouteSuffixes::Lookup::kReached) return Shortcut::kWalkOn;
+  if (hops + sfx.hops > kMaxPathHops) return Shortcut::kNoPath;
+  out->mtu = std::min(so_far.mtu, sfx.mtu);
+  out->rate = LowerRate(so_far.rate, sfx.rate);
+  out->valid_sls = so_far.valid_sls;
+  return Shortcut::kReached;
+}
+
+SSA_WALK_STEP uint8_t PathEngine::SourceMtu(const SmdbIndex::Port& src, uint32_t dst) const {
+  // OpenSM's Tavor quirk: a path with a Tavor at either end is held to a
+  // 1K MTU (opt.enable_quirks).
+  const SmdbIndex& x = *index_;
+  if ((x.subnet().flags & kSubnetEnableQuirks) && src.mtu_cap > kMtu1024 &&
+      (x.node_of(src).tavor || x.node_of(x.port(dst)).tavor))
+    return kMtu1024;
+  return src.mtu_cap;
+}
+
+SSA_WALK_STEP bool PathEngine::DropSls(uint32_t egress, uint8_t in_port, WalkLimits* limits) const {
+  limits->valid_sls &= static_cast<uint16_t>(~index_->Sl2VlDrops(egress, in_port));
+  return limits->valid_sls != 0;
+}
+
+SSA_WALK_STEP bool PathEngine::WalkHopByHop(uint32_t src, uint32_t dst, uint16_t dlid, bool drops,
+                                            WalkLimits* out) const {
+  const SmdbIndex& x = *index_;
+  const SmdbIndex::Port* p = &x.port(src);
+  WalkLimits lim{SourceMtu(*p, dst), p->rate_own, 0xffff};
   uint32_t cur = src;
   // A switch source leaves through its LFT entry; its port 0 counted above,
   // the egress port itself is never read (as in OpenSM).
@@ -210,8 +239,8 @@ bool PathEngine::Walk(uint32_t src, uint32_t dst, uint16_t dlid, uint8_t* mtu_ou
     cur = x.LftEgress(p->node, dlid);
     if (cur == SmdbIndex::kNone) return false;
   }
-  if (drops) valid &= static_cast<uint16_t>(~x.Sl2VlDrops(cur, 0));
-  if (!valid) return false;
+  // The source port's own SL2VL table (in port 0).
+  if (drops && !DropSls(cur, 0, &lim)) return false;
   uint32_t end = WalkEndPort(x, dst, dlid);
   if (end == SmdbIndex::kNone) return false;
   // The table's walks end where this one does when `dlid` is dst's own.
@@ -227,21 +256,11 @@ bool PathEngine::Walk(uint32_t src, uint32_t dst, uint16_t dlid, uint8_t* mtu_ou
     if (x.node_of(*p).type != kNodeSwitch) return false;  // a CA that is not the end
     uint8_t in_port = p->port_num;
     // Ingress port: capability from port 0 for the comparison and the value.
-    mtu = std::min(mtu, p->mtu_cap);
-    rate = LowerRate(rate, p->rate);
-    // The rest of the walk in one lookup, when the engine has the table
-    // (route_suffixes.h: the same steps as below, made once per switch).
+    lim.mtu = std::min(lim.mtu, p->mtu_cap);
+    lim.rate = LowerRate(lim.rate, p->rate);
     if (use_suffixes) {
-      RouteSuffixes::Suffix sfx;
-      RouteSuffixes::Lookup found = suffixes_->Get(p->node, dlid, &sfx);
-      if (found == RouteSuffixes::Lookup::kNoRoute) return false;
-      if (found == RouteSuffixes::Lookup::kReached) {
-        if (hops + sfx.hops > kMaxPathHops) return false;
-        *mtu_out = std::min(mtu, sfx.mtu);
-        *rate_out = LowerRate(rate, sfx.rate);
-        *valid_sls = valid;
-        return true;
-      }
+      Shortcut s = SuffixShortcut(p->node, dlid, hops, lim, out);
+      if (s != Shortcut::kWalkOn) return s == Shortcut::kReached;
     }
     cur = x.LftEgress(p->node, dlid);
     if (cur == SmdbIndex::kNone) return false;
@@ -249,21 +268,26 @@ bool PathEngine::Walk(uint32_t src, uint32_t dst, uint16_t dlid, uint8_t* mtu_ou
     // with the port's own capability mask here; 3.3.23 does not, as the
     // simulated fabric's SA confirms with mixed extended speeds.)
     p = &x.port(cur);
-    mtu = std::min(mtu, p->mtu_cap);
-    rate = LowerRate(rate, p->rate);
-    if (drops) {
-      valid &= static_cast<uint16_t>(~x.Sl2VlDrops(cur, in_port));
-      if (!valid) return false;
-    }
+    lim.mtu = std::min(lim.mtu, p->mtu_cap);
+    lim.rate = LowerRate(lim.rate, p->rate);
+    // The switch's egress table, for the port the walk came in on.
+    if (drops && !DropSls(cur, in_port, &lim)) return false;
     if (++hops > kMaxPathHops) return false;
   }
   p = &x.port(cur);
-  mtu = std::min(mtu, p->mtu_cap);
-  rate = LowerRate(rate, p->rate_own);
-  *mtu_out = mtu;
-  *rate_out = rate;
-  *valid_sls = valid;
+  lim.mtu = std::min(lim.mtu, p->mtu_cap);
+  lim.rate = LowerRate(lim.rate, p->rate_own);
+  *out = lim;
   return true;
+}
+
+SSA_WALK_STEP bool PathEngine::Walk(uint32_t src, uint32_t dst, uint16_t dlid,
+                                    WalkLimits* out) const {
+  // With QoS on, SLs an SL2VL table on the way sends to VL15 are dropped.
+  const bool drops = sl2vl_ && index_->has_sl2vl_drops();
+  Shortcut s = FirstStepShortcut(src, dst, dlid, drops, out);
+  if (s != Shortcut::kWalkOn) return s == Shortcut::kReached;
+  return WalkHopByHop(src, dst, dlid, drops, out);
 }
 
 PathStatus PathEngine::GetParams(uint32_t src, uint32_t dst, uint16_t dlid, const QosQuery& q,
@@ -271,8 +295,11 @@ PathStatus PathEngine::GetParams(uint32_t src, uint32_t dst, uint16_t dlid, cons
   const SmdbIndex& x = *index_;
   const SmdbIndex::Port& s = x.port(src);
   const SmdbIndex::Port& d = x.port(dst);
-  uint16_t valid = 0xffff;  // SLs no SL2VL table on the way drops
-  if (!Walk(src, dst, dlid, &out->mtu, &out->rate, &valid)) return PathStatus::kNoRoute;
+  WalkLimits walk;
+  if (!Walk(src, dst, dlid, &walk)) return PathStatus::kNoRoute;
+  out->mtu = walk.mtu;
+  out->rate = walk.rate;
+  const uint16_t valid = walk.valid_sls;  // SLs no SL2VL table on the way drops
   // The qos-level of the first match rule, or the default level.
   const QosLevel* level =
       qos_ ? qos_->Match(q, s.port_guid, x.node_of(s).type, d.port_guid, x.node_of(d).type)
@@ -382,11 +409,11 @@ PathStatus PathEngine::ComputeMarked(uint16_t slid, uint16_t dlid, ibv_path_reco
   const SmdbIndex& x = *index_;
   x.PutGid(x.port(a.dst).port_guid, out->dgid.raw);
   x.PutGid(x.port(a.src).port_guid, out->sgid.raw);
-  out->dlid = htobe16(dlid);
-  out->slid = htobe16(slid);
+  out->dlid = ToBe16(dlid);
+  out->slid = ToBe16(slid);
   out->reversible_numpath = a.reversible ? kReversibleBit : 0;
-  out->pkey = htobe16(a.pkey);
-  out->qosclass_sl = htobe16(a.sl & 0xF);
+  out->pkey = ToBe16(a.pkey);
+  out->qosclass_sl = ToBe16(a.sl & 0xF);
   out->mtu = static_cast<uint8_t>(kSelectorExactly | (a.mtu & 0x3F));
   out->rate = static_cast<uint8_t>(kSelectorExactly | (a.rate & 0x3F));
   out->packetlifetime = static_cast<uint8_t>(kSelectorExactly | (a.life & 0x3F));
@@ -464,14 +491,14 @@ void ToPrdbPath(const ibv_path_record& rec, PrdbPath* out) {
   *out = PrdbPath{};
   memcpy(out->dgid.data(), rec.dgid.raw, 16);
   memcpy(out->sgid.data(), rec.sgid.raw, 16);
-  out->dlid = be16toh(rec.dlid);
-  out->slid = be16toh(rec.slid);
-  out->pkey = be16toh(rec.pkey);
-  out->sl = static_cast<uint8_t>(be16toh(rec.qosclass_sl) & 0xF);
+  out->dlid = FromBe16(rec.dlid);
+  out->slid = FromBe16(rec.slid);
+  out->pkey = FromBe16(rec.pkey);
+  out->sl = static_cast<uint8_t>(FromBe16(rec.qosclass_sl) & 0xF);
   out->mtu = rec.mtu & 0x3F;
   out->rate = rec.rate & 0x3F;
   out->packet_life = rec.packetlifetime & 0x3F;
-  uint32_t fh = be32toh(rec.flowlabel_hoplimit);
+  uint32_t fh = FromBe32(rec.flowlabel_hoplimit);
   out->hop_limit = static_cast<uint8_t>(fh & 0xFF);
   out->flow_label = (fh >> 8) & 0xFFFFF;
   out->traffic_class = rec.tclass;
@@ -483,13 +510,13 @@ void FromPrdbPath(const PrdbPath& p, ibv_path_record* out) {
   *out = ibv_path_record{};
   memcpy(out->dgid.raw, p.dgid.data(), 16);
   memcpy(out->sgid.raw, p.sgid.data(), 16);
-  out->dlid = htobe16(p.dlid);
-  out->slid = htobe16(p.slid);
-  out->flowlabel_hoplimit = htobe32((p.flow_label & 0xFFFFF) << 8 | p.hop_limit);
+  out->dlid = ToBe16(p.dlid);
+  out->slid = ToBe16(p.slid);
+  out->flowlabel_hoplimit = ToBe32((p.flow_label & 0xFFFFF) << 8 | p.hop_limit);
   out->tclass = p.traffic_class;
   out->reversible_numpath = (p.flags & kPathReversible) ? kReversibleBit : 0;
-  out->pkey = htobe16(p.pkey);
-  out->qosclass_sl = htobe16(p.sl & 0xF);
+  out->pkey = ToBe16(p.pkey);
+  out->qosclass_sl = ToBe16(p.sl & 0xF);
   out->mtu = static_cast<uint8_t>(kSelectorExactly | (p.mtu & 0x3F));
   out->rate = static_cast<uint8_t>(kSelectorExactly | (p.rate & 0x3F));
   out->packetlifetime = static_cast<uint8_t>(kSelectorExactly | (p.packet_life & 0x3F));

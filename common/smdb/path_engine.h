@@ -229,10 +229,37 @@ class PathEngine {
   // osm_qos_level_get_shared_pkey: the first P_Key of the level's ranges
   // both tables share, 0 if none.
   uint16_t LevelSharedPkey(const QosLevel& level, uint32_t table_a, uint32_t table_b) const;
-  // Follows OpenSM's pr_rcv_get_path_parms walk; false if it fails.
-  // *valid_sls: the SLs no SL2VL table on the way sends to VL15 (QoS on).
-  bool Walk(uint32_t src, uint32_t dst, uint16_t dlid, uint8_t* mtu, uint8_t* rate,
-            uint16_t* valid_sls) const;
+  // What a walk meets: the lowest MTU and rate on the way, and the SLs no
+  // SL2VL table on the way sends to VL15 (QoS on).
+  struct WalkLimits {
+    uint8_t mtu = 0, rate = 0;
+    uint16_t valid_sls = 0xffff;
+  };
+  // Follows OpenSM's pr_rcv_get_path_parms walk; false if it fails. Tries
+  // FirstStepShortcut, then WalkHopByHop.
+  bool Walk(uint32_t src, uint32_t dst, uint16_t dlid, WalkLimits* out) const;
+  // Where a shortcut through the route-suffix table (route_suffixes.h)
+  // left the walk: at its end (*out filled in), at a dead end, or with
+  // nothing found (walk on hop by hop).
+  enum class Shortcut { kReached, kNoPath, kWalkOn };
+  // A CA source's whole walk to a LID its destination owns in two lookups:
+  // its first step folded (RouteSuffixes::FirstStep) and the table's suffix
+  // from that switch. `drops`: SL2VL tables may drop SLs.
+  Shortcut FirstStepShortcut(uint32_t src, uint32_t dst, uint16_t dlid, bool drops,
+                             WalkLimits* out) const;
+  // The reference walk: the source port, then per switch its ingress port,
+  // its LFT's egress port and SL2VL table, then the end port; from any
+  // switch the rest in one SuffixShortcut when the table has it.
+  bool WalkHopByHop(uint32_t src, uint32_t dst, uint16_t dlid, bool drops, WalkLimits* out) const;
+  // The rest of a walk from switch `node`, `hops` switches in, from the
+  // table: the same steps as WalkHopByHop, made once per switch.
+  Shortcut SuffixShortcut(uint32_t node, uint16_t dlid, int hops, const WalkLimits& so_far,
+                          WalkLimits* out) const;
+  // The source port's MTU, as the Tavor quirk may lower it.
+  uint8_t SourceMtu(const SmdbIndex::Port& src, uint32_t dst) const;
+  // Drops from limits->valid_sls the SLs the SL2VL table of port `egress`
+  // for traffic from `in_port` sends to VL15; false when none is left.
+  bool DropSls(uint32_t egress, uint8_t in_port, WalkLimits* limits) const;
 
   const SmdbIndex* index_;
   PathEngineOptions options_;

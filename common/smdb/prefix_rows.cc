@@ -1,13 +1,12 @@
 // prefix_rows.cc: the PRDB's rows for remote prefixes (prefix_rows.h).
 #include "common/smdb/prefix_rows.h"
 
-#include <endian.h>
-
 #include <algorithm>
 #include <cstring>
 #include <set>
 #include <tuple>
 
+#include "common/base/big_endian.h"
 #include "common/smdb/off_subnet.h"
 
 namespace ssa {
@@ -15,7 +14,7 @@ namespace smdb {
 namespace {
 
 void PutPrefixGid(uint64_t prefix, uint8_t* gid) {
-  const uint64_t be = htobe64(prefix);
+  const uint64_t be = ToBe64(prefix);
   std::memcpy(gid, &be, 8);
   std::memset(gid + 8, 0, 8);
 }

@@ -402,8 +402,8 @@ void SmdbIndex::BuildPkeys(const Smdb& db) {
         if ((pkey & 0x7fff) == 0) continue;  // invalid entry
         uint16_t key = allow_both ? pkey : static_cast<uint16_t>(pkey & 0x7fff);
         // The map's key is the network-order 16-bit value widened to 64
-        // bits, so on a little-endian SM host it sorts byte-swapped.
-        uint16_t order = static_cast<uint16_t>((key << 8) | (key >> 8));
+        // bits: it sorts in the SM host's order.
+        uint16_t order = SmMapOrder16(key, subnet_.flags);
         auto it = std::find_if(keys.begin(), keys.end(),
                                [order](const PkeyEntry& e) { return e.order == order; });
         if (it == keys.end()) keys.push_back({order, pkey});
@@ -442,8 +442,8 @@ uint16_t SmdbIndex::FindCommonPkey(uint32_t table_a, uint32_t table_b) const {
   // would find; reproduced as is. With allow_both_pkeys the maps hold both
   // members of a P_Key apart (their keys carry the membership bit), and two
   // more walks follow: a's full entries against b's limited ones, then a's
-  // limited against b's full, each comparing bases (the key's order without
-  // the membership bit, which is 0x0080 in the byte-swapped order).
+  // limited against b's full, each comparing bases (the key's order masked
+  // with the order of 0x7fff, which drops the membership bit).
   const std::vector<PkeyEntry>& a = pkey_tables_[table_a];
   const std::vector<PkeyEntry>& b = pkey_tables_[table_b];
   // `full_a`: which of a's entries the walk takes (b's are the others);
@@ -479,14 +479,14 @@ uint16_t SmdbIndex::FindCommonPkey(uint32_t table_a, uint32_t table_b) const {
   };
   uint16_t found = walk(kAny, 0xffff);
   if (found || !(subnet_.flags & kSubnetAllowBothPkeys)) return found;
-  constexpr uint16_t kBaseOrder = 0xff7f;  // 0x7fff, byte-swapped as the order is
-  found = walk(kFullA, kBaseOrder);
-  return found ? found : walk(kLimitedA, kBaseOrder);
+  const uint16_t base_order = SmMapOrder16(0x7fff, subnet_.flags);
+  found = walk(kFullA, base_order);
+  return found ? found : walk(kLimitedA, base_order);
 }
 
 uint16_t SmdbIndex::MapEntry(uint32_t table, uint16_t key) const {
-  // The map's order is the byte-swapped key (BuildPkeys).
-  uint16_t order = static_cast<uint16_t>((key << 8) | (key >> 8));
+  // The map's order is the SM host's (BuildPkeys).
+  uint16_t order = SmMapOrder16(key, subnet_.flags);
   const std::vector<PkeyEntry>& t = pkey_tables_[table];
   auto it = std::lower_bound(t.begin(), t.end(), order,
                              [](const PkeyEntry& e, uint16_t o) { return e.order < o; });

@@ -31,17 +31,19 @@
 #include <array>
 #include <cstdint>
 
+#include "common/smdb/qos_level_flags.h"
 #include "common/smdb/smdb_fields.h"
 
 namespace ssa {
 namespace smdb {
 
-// SmdbQosLevel::flags: which limits the level sets (OpenSM's *_set).
-constexpr uint8_t kQosLevelSl = 1u << 0;
-constexpr uint8_t kQosLevelMtu = 1u << 1;
-constexpr uint8_t kQosLevelRate = 1u << 2;
-constexpr uint8_t kQosLevelLife = 1u << 3;
-constexpr uint8_t kQosLevelDefault = 1u << 4;  // the policy's default level
+// SmdbQosLevel::flags: which limits the level sets (OpenSM's *_set); the
+// values are qos_level_flags.h's, which the plugin's C walk sets.
+constexpr uint8_t kQosLevelSl = SMDB_QOS_LEVEL_SL;
+constexpr uint8_t kQosLevelMtu = SMDB_QOS_LEVEL_MTU;
+constexpr uint8_t kQosLevelRate = SMDB_QOS_LEVEL_RATE;
+constexpr uint8_t kQosLevelLife = SMDB_QOS_LEVEL_LIFE;
+constexpr uint8_t kQosLevelDefault = SMDB_QOS_LEVEL_DEFAULT;  // the policy's default level
 
 // Table 11 "qos_levels", keyed by position.
 struct SmdbQosLevel {

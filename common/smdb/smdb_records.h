@@ -67,6 +67,21 @@ constexpr uint32_t kSubnetOriginalSaRates = 1u << 10;
 // route_sl_table.h). route_sl_hints is here and route_sls is empty; the
 // route_sl_hints table epoch names the routing the slices must be of.
 constexpr uint32_t kSubnetRouteSlSlices = 1u << 11;
+// OpenSM runs on a big-endian host. Some of its tables are maps keyed by a
+// network-order field compared as a host integer (the P_Key tables, the
+// router table), so their order, which the SA's answers follow, is the SM
+// host's. Clear (also from plugins that predate the bit): little-endian.
+constexpr uint32_t kSubnetSmBigEndian = 1u << 12;
+
+// The order of a network-order key in such an OpenSM map: the value itself
+// on a big-endian SM host, its bytes reversed on a little-endian one
+// (whatever the host reading the SMDB).
+inline uint16_t SmMapOrder16(uint16_t key, uint32_t subnet_flags) {
+  return (subnet_flags & kSubnetSmBigEndian) ? key : __builtin_bswap16(key);
+}
+inline uint64_t SmMapOrder64(uint64_t key, uint32_t subnet_flags) {
+  return (subnet_flags & kSubnetSmBigEndian) ? key : __builtin_bswap64(key);
+}
 
 // Table 1 "subnet": exactly one record, the subnet-wide options.
 struct SmdbSubnet {

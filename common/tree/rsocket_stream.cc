@@ -23,6 +23,7 @@
 #include <cstring>
 #include <memory>
 
+#include "common/base/big_endian.h"
 #include "common/tree/rsocket_poller.h"
 #include "common/tree/stream.h"
 
@@ -35,13 +36,13 @@ socklen_t Sockaddr(const DataAddress& a, sockaddr_storage* ss) {
   if (a.family == 6) {
     auto* s6 = reinterpret_cast<sockaddr_in6*>(ss);
     s6->sin6_family = AF_INET6;
-    s6->sin6_port = htons(a.port);
+    s6->sin6_port = ToBe16(a.port);
     memcpy(&s6->sin6_addr, a.addr.data(), 16);
     return sizeof(*s6);
   }
   auto* s4 = reinterpret_cast<sockaddr_in*>(ss);
   s4->sin_family = AF_INET;
-  s4->sin_port = htons(a.port);
+  s4->sin_port = ToBe16(a.port);
   memcpy(&s4->sin_addr, a.addr.data(), 4);
   return sizeof(*s4);
 }
@@ -151,7 +152,7 @@ class RsocketTransport : public StreamTransport {
     sockaddr_storage b;
     socklen_t blen = sizeof(b);
     if (rgetsockname(rs, reinterpret_cast<sockaddr*>(&b), &blen) == 0)
-      bound.port = ntohs(reinterpret_cast<sockaddr_in*>(&b)->sin_port);
+      bound.port = FromBe16(reinterpret_cast<sockaddr_in*>(&b)->sin_port);
     out->reset(new RListener(rs, bound));
     return Status::Ok();
   }

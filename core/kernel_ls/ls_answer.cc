@@ -1,11 +1,12 @@
 // ls_answer.cc: the records of a RESOLVE answer (see ls_answer.h).
 #include "core/kernel_ls/ls_answer.h"
 
-#include <endian.h>
 #include <rdma/ib_user_sa.h>
 #include <rdma/rdma_netlink.h>
 
 #include <algorithm>
+
+#include "common/base/big_endian.h"
 
 namespace ssa {
 namespace kernel_ls {
@@ -19,7 +20,7 @@ constexpr uint32_t kInboundFlags = IB_PATH_PRIMARY | IB_PATH_INBOUND;
 bool PathIsRouted(const ibv_path_record& path) {
   // HopLimit is the low byte of the FlowLabel/HopLimit word; the kernel's
   // CM treats a path as local while it is at most 1.
-  return (be32toh(path.flowlabel_hoplimit) & 0xff) > 1;
+  return (FromBe32(path.flowlabel_hoplimit) & 0xff) > 1;
 }
 
 bool PathNeedsDirections(uint8_t path_use, const ibv_path_record& path) {

@@ -3,13 +3,14 @@
 // <rdma/ib_user_sa.h>; the static_asserts tie our sizes to theirs.
 #include "core/kernel_ls/ls_codec.h"
 
-#include <endian.h>
 #include <linux/netlink.h>
 #include <rdma/ib_user_sa.h>
 #include <rdma/rdma_netlink.h>
 #include <sys/socket.h>
 
 #include <cstring>
+
+#include "common/base/big_endian.h"
 
 namespace ssa {
 namespace kernel_ls {
@@ -167,13 +168,13 @@ Status DecodeLsRequest(const NlMessage& msg, LsRequest* out, LsDecodeError* why)
 ibv_path_record PathFromRequest(const LsResolveRequest& r) {
   ibv_path_record p;
   std::memset(&p, 0, sizeof(p));
-  if (r.has_service_id) p.service_id = htobe64(r.service_id);
+  if (r.has_service_id) p.service_id = ToBe64(r.service_id);
   if (r.has_dgid) std::memcpy(p.dgid.raw, r.dgid, 16);
   if (r.has_sgid) std::memcpy(p.sgid.raw, r.sgid, 16);
   if (r.has_tclass) p.tclass = r.tclass;
-  if (r.has_pkey) p.pkey = htobe16(r.pkey);
+  if (r.has_pkey) p.pkey = ToBe16(r.pkey);
   // QoSClass is the upper 12 bits of the 16-bit QoSClass/SL field.
-  if (r.has_qos_class) p.qosclass_sl = htobe16(static_cast<uint16_t>(r.qos_class << 4));
+  if (r.has_qos_class) p.qosclass_sl = ToBe16(static_cast<uint16_t>(r.qos_class << 4));
   bool reversible = r.path_use != LS_RESOLVE_PATH_USE_UNIDIRECTIONAL;
   p.reversible_numpath = static_cast<uint8_t>((reversible ? 0x80 : 0) | 1);
   return p;

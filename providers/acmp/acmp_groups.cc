@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "common/base/big_endian.h"
 #include "providers/acmp/acmp_port_info.h"
 #include "providers/acmp/acmp_wire.h"
 
@@ -91,12 +92,12 @@ void RecordJoin(const mad::McMemberRecord& answer, uint16_t slid, McGroup* group
   ibv_path_record& p = group->route;
   p = ibv_path_record();
   memcpy(p.sgid.raw, answer.port_gid, 16);
-  p.slid = htons(slid);
-  p.flowlabel_hoplimit = htonl(answer.flow_label << 8 | answer.hop_limit);
+  p.slid = ToBe16(slid);
+  p.flowlabel_hoplimit = ToBe32(answer.flow_label << 8 | answer.hop_limit);
   p.tclass = answer.tclass;
   p.reversible_numpath = IBV_PATH_RECORD_REVERSIBLE | 1;
-  p.pkey = htons(answer.pkey);
-  p.qosclass_sl = htons(answer.sl & 0xf);
+  p.pkey = ToBe16(answer.pkey);
+  p.qosclass_sl = ToBe16(answer.sl & 0xf);
   p.mtu = static_cast<uint8_t>(answer.mtu_selector << 6 | answer.mtu);
   p.rate = static_cast<uint8_t>(answer.rate_selector << 6 | answer.rate);
   p.packetlifetime =

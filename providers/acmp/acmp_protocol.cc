@@ -21,6 +21,7 @@
 #include <cstring>
 #include <string>
 
+#include "common/base/big_endian.h"
 #include "common/base/rate_limit.h"
 #include "providers/acmp/acmp_provider.h"
 
@@ -199,7 +200,7 @@ uint8_t AcmpProvider::RecordAcmRoute(AcmpEndpoint* ep, Dest* dest) {
   if (!g) return ACM_STATUS_EINVAL;
   dest->path = g->route;
   memcpy(dest->path.dgid.raw, dest->av.dgid.raw, 16);
-  dest->path.dlid = htons(dest->av.dlid);
+  dest->path.dlid = ToBe16(dest->av.dlid);
   // The group's PacketLifeTime is about multicast delivery (OpenSM answers
   // the one the joiner asked for, 0 here); a connection built on this path
   // derives its ACK timeout from it, which 4 us would make far too short.

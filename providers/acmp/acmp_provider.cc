@@ -4,7 +4,6 @@
 #include "providers/acmp/acmp_provider.h"
 
 #include <arpa/inet.h>
-#include <endian.h>
 #include <sys/epoll.h>
 
 #include <algorithm>
@@ -15,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "common/base/big_endian.h"
 #include "common/base/option_set.h"
 #include "providers/acmp/sim_datagram.h"
 #include "providers/acmp/verbs_datagram.h"
@@ -384,13 +384,13 @@ void AcmpProvider::ApplyRoutePreload(AcmpEndpoint* ep) {
           port->Name().c_str(), static_cast<unsigned long long>(port->port_guid), port->lid);
   }
   dgram::Gid sgid = port->Gid();
-  uint64_t prefix = htobe64(port->gid_prefix);
+  uint64_t prefix = ToBe64(port->gid_prefix);
   uint64_t now = NowMs();
   size_t loaded = 0;
   for (const provider_shared::PreloadedRoute& r : port->preload.routes) {
     uint8_t dgid[16] = {};
     if (r.dest_guid) {
-      uint64_t guid = htobe64(r.dest_guid);
+      uint64_t guid = ToBe64(r.dest_guid);
       memcpy(dgid, &prefix, 8);
       memcpy(dgid + 8, &guid, 8);
     }

@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/base/big_endian.h"
 #include "providers/acmp/acmp_provider.h"
 #include "providers/shared/path_query.h"
 
@@ -35,13 +36,13 @@ bool IsZero(const uint8_t* p, size_t n) {
 // acmp_init_path_av): always with a GRH, so the receiver learns our GID.
 dgram::AddressVector AvFromPath(const ibv_path_record& path, uint8_t lmc) {
   dgram::AddressVector av;
-  av.dlid = ntohs(path.dlid);
-  av.sl = ntohs(path.qosclass_sl) & 0xf;
-  av.src_path_bits = static_cast<uint8_t>(ntohs(path.slid) & ((1u << lmc) - 1));
+  av.dlid = FromBe16(path.dlid);
+  av.sl = FromBe16(path.qosclass_sl) & 0xf;
+  av.src_path_bits = static_cast<uint8_t>(FromBe16(path.slid) & ((1u << lmc) - 1));
   av.static_rate = path.rate & 0x3f;
   av.global = true;
   memcpy(av.dgid.raw, path.dgid.raw, 16);
-  uint32_t fh = ntohl(path.flowlabel_hoplimit);
+  uint32_t fh = FromBe32(path.flowlabel_hoplimit);
   av.flow_label = (fh >> 8) & 0xfffff;
   av.hop_limit = static_cast<uint8_t>(fh);
   av.traffic_class = path.tclass;
@@ -160,8 +161,8 @@ void AcmpProvider::ResolveName(AcmpEndpoint* ep, const Waiter& w) {
         memcpy(dest->path.dgid.raw, gid.raw, 16);
         dgram::Gid sgid = ep->port->Gid();
         memcpy(dest->path.sgid.raw, sgid.raw, 16);
-        dest->path.slid = htons(ep->port->lid);
-        dest->path.pkey = htons(ep->pkey);
+        dest->path.slid = ToBe16(ep->port->lid);
+        dest->path.pkey = ToBe16(ep->pkey);
         dest->path.reversible_numpath = IBV_PATH_RECORD_REVERSIBLE;
         dest->state = DestState::kAddrResolved;
         // Its route may be cached by GID already (route_preload).
@@ -223,10 +224,10 @@ void AcmpProvider::ResolvePath(AcmpEndpoint* ep, const Waiter& w) {
     case DestState::kInit: {
       // The request names the destination: no address resolution needed.
       dest->path = ibv_path_record();
-      dest->path.pkey = htons(ep->pkey);
+      dest->path.pkey = ToBe16(ep->pkey);
       dest->path.dgid = tmpl.dgid;
       dest->path.dlid = tmpl.dlid;
-      dest->path.slid = tmpl.slid ? tmpl.slid : htons(ep->port->lid);
+      dest->path.slid = tmpl.slid ? tmpl.slid : ToBe16(ep->port->lid);
       dgram::Gid sgid = ep->port->Gid();
       if (IsZero(tmpl.sgid.raw, 16))
         memcpy(dest->path.sgid.raw, sgid.raw, 16);
@@ -287,7 +288,7 @@ void AcmpProvider::StartRouteQuery(AcmpEndpoint* ep, Dest* dest) {
   // --sgid-to-dgid asks), else by LIDs.
   provider_shared::RouteKey key =
       IsZero(dest->path.dgid.raw, 16)
-          ? provider_shared::RouteKey::Lid(ep->id, ntohs(dest->path.dlid))
+          ? provider_shared::RouteKey::Lid(ep->id, FromBe16(dest->path.dlid))
           : provider_shared::RouteKey::Gid(ep->id, dest->path.dgid.raw);
   uint8_t mad[256];
   provider_shared::BuildRouteQuery(src, key, mad);
@@ -353,9 +354,9 @@ ibv_path_record AcmpProvider::LoopbackPath(const AcmpEndpoint* ep) const {
   dgram::Gid gid = port->Gid();
   memcpy(p.sgid.raw, gid.raw, 16);
   memcpy(p.dgid.raw, gid.raw, 16);
-  p.slid = p.dlid = htons(port->lid);
+  p.slid = p.dlid = ToBe16(port->lid);
   p.reversible_numpath = IBV_PATH_RECORD_REVERSIBLE;
-  p.pkey = htons(ep->pkey);
+  p.pkey = ToBe16(ep->pkey);
   uint8_t mtu = port->attrs_known ? port->attrs.mtu : options_.min_mtu;
   uint8_t rate = port->attrs_known ? port->attrs.rate : options_.min_rate;
   // Selectors "exactly", packet lifetime 0: what the SA answers for a

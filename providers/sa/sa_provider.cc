@@ -3,8 +3,6 @@
 // port's routes when its LID or SM changes. Requests are in sa_resolve.cc.
 #include "providers/sa/sa_provider.h"
 
-#include <endian.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -12,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "common/base/big_endian.h"
 #include "common/base/option_set.h"
 #include "providers/shared/core_log.h"
 #include "providers/shared/provider_options.h"
@@ -290,13 +289,13 @@ void SaProvider::ApplyRoutePreload(SaEndpoint* ep) {
   }
   uint8_t sgid[16], dgid[16];
   port->GidBytes(sgid);
-  uint64_t prefix = htobe64(port->gid_prefix);
+  uint64_t prefix = ToBe64(port->gid_prefix);
   uint64_t expires = ExpiryAfter(NowMs(), options_.RouteLifetimeMs());
   size_t loaded = 0, no_guid = 0;
   for (const PreloadedRoute& r : port->preload.routes) {
     ibv_path_record path;
     if (r.dest_guid) {
-      uint64_t guid = htobe64(r.dest_guid);
+      uint64_t guid = ToBe64(r.dest_guid);
       memcpy(dgid, &prefix, 8);
       memcpy(dgid + 8, &guid, 8);
       path = PreloadedPathRecord(r, sgid, dgid, port->lid, ep->pkey);

@@ -2,12 +2,12 @@
 // cache lookups, coalesced SA route queries, QUERY_SA pass-through, and the
 // SA completions that answer them (see sa_provider.h for the rules).
 #include <arpa/inet.h>
-#include <endian.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 
+#include "common/base/big_endian.h"
 #include "common/base/rate_limit.h"
 #include "common/mad/mad_wire.h"
 #include "providers/sa/sa_provider.h"
@@ -93,7 +93,7 @@ uint8_t SaProvider::DestinationKey(SaEndpoint* ep, const ssa_resolve_request* re
       *key = RouteKey::Gid(ep->id, req->path.dgid.raw);
       return ACM_STATUS_SUCCESS;
     }
-    uint16_t dlid = ntohs(req->path.dlid);
+    uint16_t dlid = FromBe16(req->path.dlid);
     if (!dlid) return ACM_STATUS_EINVAL;
     if (dlid >= kFirstMulticastLid) return ACM_STATUS_EDESTADDR;
     *key = RouteKey::Lid(ep->id, dlid);
@@ -108,7 +108,7 @@ uint8_t SaProvider::DestinationKey(SaEndpoint* ep, const ssa_resolve_request* re
     case SSA_ADDR_LID: {
       uint16_t be;
       memcpy(&be, dst.data, sizeof(be));
-      uint16_t lid = ntohs(be);
+      uint16_t lid = FromBe16(be);
       if (!lid || lid >= kFirstMulticastLid) return ACM_STATUS_EDESTADDR;
       *key = RouteKey::Lid(ep->id, lid);
       return ACM_STATUS_SUCCESS;
@@ -331,14 +331,14 @@ int SaProvider::Query(SaAddress* src, const ssa_resolve_request* req, uint64_t r
     if (key.kind == RouteKey::kGid)
       memcpy(path.dgid.raw, key.dest, 16);
     else
-      path.dlid = htons(key.lid());
-    path.pkey = htons(ep->pkey);
+      path.dlid = ToBe16(key.lid());
+    path.pkey = ToBe16(ep->pkey);
     path.reversible_numpath = IBV_PATH_RECORD_REVERSIBLE | 1;
   }
   // The SA needs a source; a client that gave none means this endpoint.
   if (IsZeroGid(path.sgid.raw) && !path.slid) {
     if (IsZeroGid(path.dgid.raw))
-      path.slid = htons(port->lid);
+      path.slid = ToBe16(port->lid);
     else
       port->GidBytes(path.sgid.raw);
   }

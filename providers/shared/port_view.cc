@@ -1,10 +1,10 @@
 // port_view.cc: see port_view.h.
 #include "providers/shared/port_view.h"
 
-#include <endian.h>
-
 #include <cstdio>
 #include <cstring>
+
+#include "common/base/big_endian.h"
 
 namespace ssa {
 namespace provider_shared {
@@ -42,7 +42,7 @@ std::string PortView::ChangeText(const ssa_port_info& info) const {
 }
 
 void PortView::GidBytes(uint8_t out[16]) const {
-  uint64_t prefix = htobe64(gid_prefix), guid = htobe64(port_guid);
+  uint64_t prefix = ToBe64(gid_prefix), guid = ToBe64(port_guid);
   memcpy(out, &prefix, 8);
   memcpy(out + 8, &guid, 8);
 }

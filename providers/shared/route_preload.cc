@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/base/big_endian.h"
 #include "common/base/text_util.h"
 
 namespace ssa {
@@ -181,11 +182,11 @@ ibv_path_record PreloadedPathRecord(const PreloadedRoute& route, const uint8_t s
   ibv_path_record p{};
   memcpy(p.sgid.raw, sgid, 16);
   memcpy(p.dgid.raw, dgid, 16);
-  p.slid = htons(slid);
-  p.dlid = htons(route.dlid);
+  p.slid = ToBe16(slid);
+  p.dlid = ToBe16(route.dlid);
   p.reversible_numpath = IBV_PATH_RECORD_REVERSIBLE;
-  p.pkey = htons(pkey);
-  p.qosclass_sl = htons(route.sl & 0xf);
+  p.pkey = ToBe16(pkey);
+  p.qosclass_sl = ToBe16(route.sl & 0xf);
   p.mtu = static_cast<uint8_t>(kSelectorExactly << 6 | route.mtu);
   p.rate = static_cast<uint8_t>(kSelectorExactly << 6 | route.rate);
   // A path to the port itself crosses no link: OpenSM answers lifetime 0.

@@ -6,7 +6,6 @@
 #include "providers/upstream/core_exports.h"
 
 #include <arpa/inet.h>
-#include <endian.h>
 
 #include <cerrno>
 #include <cstdarg>
@@ -15,6 +14,7 @@
 #include <cstring>
 
 #include <ibacm_ssa/provider.h>
+#include "common/base/big_endian.h"
 #include "common/base/mutex.h"
 #include "common/mad/mad_wire.h"
 #include "providers/upstream/acm_prov_abi.h"
@@ -124,7 +124,8 @@ void acm_format_name(int level, char* name, size_t name_size, uint8_t addr_type,
       ibv_path_record path;
       memcpy(&path, addr, sizeof(path));
       if (path.dlid)
-        snprintf(name, name_size, "SLID(%u) DLID(%u)", be16toh(path.slid), be16toh(path.dlid));
+        snprintf(name, name_size, "SLID(%u) DLID(%u)", ssa::FromBe16(path.slid),
+                 ssa::FromBe16(path.dlid));
       else
         inet_ntop(AF_INET6, path.dgid.raw, name, name_size);
       break;
@@ -132,7 +133,7 @@ void acm_format_name(int level, char* name, size_t name_size, uint8_t addr_type,
     case SSA_ADDR_LID: {  // ACM_ADDRESS_LID
       uint16_t lid;
       memcpy(&lid, addr, sizeof(lid));
-      snprintf(name, name_size, "LID(%u)", be16toh(lid));
+      snprintf(name, name_size, "LID(%u)", ssa::FromBe16(lid));
       break;
     }
     default: snprintf(name, name_size, "Unknown"); break;
@@ -158,7 +159,7 @@ int acm_get_gid(struct acm_port* port, int index, union ibv_gid* gid) {
 __be64 acm_path_comp_mask(struct ibv_path_record* path) {
   ssa::mad::PathRecord rec;
   ssa::mad::FromIbvPathRecord(*path, &rec);
-  return htobe64(ssa::mad::PathRecordCompMask(rec));
+  return ssa::ToBe64(ssa::mad::PathRecordCompMask(rec));
 }
 
 int acm_resolve_response(uint64_t id, struct acm_msg* msg) {

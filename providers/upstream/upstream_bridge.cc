@@ -3,7 +3,6 @@
 #include "providers/upstream/upstream_bridge.h"
 
 #include <dlfcn.h>
-#include <endian.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -14,6 +13,7 @@
 #include <cstring>
 #include <memory>
 
+#include "common/base/big_endian.h"
 #include "common/base/option_set.h"
 #include "common/base/raw_fd.h"
 #include "providers/shared/core_log.h"
@@ -312,7 +312,7 @@ int UpstreamBridge::OpenDevice(const ssa_device_info* info, UpDevice** out) {
   d->prov = this;
   d->name = info->name;
   d->dev.verbs = verbs;
-  d->dev.dev_guid = htobe64(info->node_guid);
+  d->dev.dev_guid = ToBe64(info->node_guid);
   int rc = up_->open_device(&d->dev, &d->up_ctx);
   if (rc != 0) {
     Log(SSA_LOG_ERROR, "upstream open_device(%s) failed (%d)", info->name, rc);
@@ -344,8 +344,8 @@ void UpstreamBridge::SetGids(UpPort* p, const ssa_port_info* info) {
   }
   if (gids.empty()) {
     ibv_gid gid;
-    gid.global.subnet_prefix = htobe64(info->gid_prefix);
-    gid.global.interface_id = htobe64(info->port_guid);
+    gid.global.subnet_prefix = ToBe64(info->gid_prefix);
+    gid.global.interface_id = ToBe64(info->port_guid);
     gids.push_back(gid);
   }
   MutexLock lock(&gids_mu_);

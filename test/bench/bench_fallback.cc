@@ -37,6 +37,7 @@
 #include <vector>
 
 #include <ibacm_ssa/provider.h>
+#include "common/base/big_endian.h"
 #include "common/mad/mad_wire.h"
 #include "providers/ssa/fallback_jitter.h"
 #include "providers/ssa/ssa_provider.h"
@@ -226,7 +227,7 @@ Result Run(const Config& c, bool bounded) {
         req.size = sizeof(req);
         req.dst.size = sizeof(req.dst);
         req.dst.type = SSA_ADDR_LID;
-        uint16_t be = htons(static_cast<uint16_t>(100 + dest(rng)));
+        uint16_t be = ssa::ToBe16(static_cast<uint16_t>(100 + dest(rng)));
         memcpy(req.dst.data, &be, 2);
         n.prov->Resolve(n.addr, &req, n.next_id++);
       }

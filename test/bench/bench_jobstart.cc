@@ -29,7 +29,6 @@
 //   make bench && test/bench/bench_jobstart [--procs N] [--rounds R] [--hcas N]
 //       [--link-down NODE[:PORT]] [--regen]
 //   bench_jobstart --rank socket|shm|none SOCKET LIDFILE   (internal: one process)
-#include <endian.h>
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
@@ -52,6 +51,7 @@
 #include <ibacm_ssa/path.h>
 
 #include "common/acm/acm_client.h"
+#include "common/base/big_endian.h"
 #include "common/smdb/path_engine.h"
 #include "common/smdb/smdb_index.h"
 #include "common/smdb/smdb_prdb.h"
@@ -91,7 +91,7 @@ int RankSocket(const std::string& socket, const std::vector<uint16_t>& lids) {
     dest.flags = ssa::acm::kEpFlagDest;
     dest.SetLid(lid);
     if (!client.Resolve({dest}, &r).ok() || r.hdr.status != 0 || r.paths.empty() ||
-        be16toh(r.paths[0].path.dlid) != lid)
+        ssa::FromBe16(r.paths[0].path.dlid) != lid)
       return 1;
   }
   return 0;
@@ -104,7 +104,7 @@ int RankShm(const std::string& socket, const std::vector<uint16_t>& lids) {
   for (uint16_t lid : lids) {
     ibv_path_record p;
     ibssa_path_answer a{};
-    if (ibssa_path_by_lid(h, 0, lid, 0, &p, &a) != 0 || be16toh(p.dlid) != lid) {
+    if (ibssa_path_by_lid(h, 0, lid, 0, &p, &a) != 0 || ssa::FromBe16(p.dlid) != lid) {
       rc = 1;
       break;
     }
@@ -286,7 +286,7 @@ int main(int argc, char** argv) {
     const smdb::PrdbPath* p = view.ByLid(dlid);
     if (!p || (p->flags & smdb::kPathInexact)) return false;
     smdb::FromPrdbPath(*p, out);
-    out->pkey = htobe16(pkey);  // the endpoint's, as the ssa provider answers
+    out->pkey = ssa::ToBe16(pkey);  // the endpoint's, as the ssa provider answers
     return true;
   });
   st = daemon.Start(socket);

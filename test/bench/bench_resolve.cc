@@ -73,6 +73,7 @@
 #include <vector>
 
 #include "common/acm/acm_client.h"
+#include "common/base/big_endian.h"
 #include "common/base/event_loop.h"
 #include "common/base/log.h"
 #include "common/mad/mad_wire.h"
@@ -319,8 +320,8 @@ int RunFlood(const std::string& socket, const std::string& control, uint16_t hot
                                     flood_nice, rounds, seconds, &lines);
   // F2: QUERY_SA, a path by DLID (the daemon fills in its own source).
   ibv_path_record path = {};
-  path.dlid = htons(sa_lid);
-  path.pkey = htons(0xffff);
+  path.dlid = ssa::ToBe16(sa_lid);
+  path.pkey = ssa::ToBe16(0xffff);
   path.reversible_numpath = IBV_PATH_RECORD_REVERSIBLE | 1;
   ssa::acm::EpAddr query;
   query.flags = ssa::acm::kFlagQuerySa;

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "common/acm/acm_wire.h"
+#include "common/base/big_endian.h"
 
 namespace ssa {
 namespace bench {
@@ -49,9 +50,9 @@ void NullAcmServer::OnMessage(ClientServer::ClientId client, const uint8_t* msg,
       reply = acm::EncodeErrorResponse(req.hdr, acm::kStatusENoData);
   } else if (r.ok() && req.hdr.op() == acm::kOpResolve) {
     ibv_path_record path = {};
-    path.dlid = htons(1);
-    path.slid = htons(2);
-    path.pkey = htons(0xffff);
+    path.dlid = ToBe16(1);
+    path.slid = ToBe16(2);
+    path.pkey = ToBe16(0xffff);
     path.reversible_numpath = 0x81;
     reply = acm::EncodeResolveResponse(req.hdr, path, nullptr);
   } else {

@@ -15,7 +15,6 @@
 //      object gets the fuzzer's own PID and start time and is resealed
 //      (size and checksum), so that most inputs reach the lookups, which
 //      run with every key the object holds and some of the input's.
-#include <endian.h>
 #include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -31,6 +30,7 @@
 
 #include <ibacm_ssa/path.h>
 
+#include "common/base/big_endian.h"
 #include "common/shm_prdb/shm_prdb_format.h"
 #include "libibssa_path/path_socket.h"
 #include "test/fuzz/fuzz_check.h"
@@ -86,7 +86,7 @@ void SocketReply(const uint8_t* data, size_t size) {
   s.fd = sv[0];
   acm_ep_addr_data e{};
   e.type = ACM_EP_INFO_PATH;
-  e.info.path.dlid = htobe16(3);
+  e.info.path.dlid = ssa::ToBe16(3);
   ibv_path_record out{};
   acm_ep_addr_data src{};
   int rc = socket_resolve(&s, &e, 1, &out, &src);

@@ -19,7 +19,6 @@
 // saquery attach at a time (ibsim's limit is 10). Client tools run locally
 // against the daemons' sockets.
 #include <arpa/inet.h>
-#include <endian.h>
 #include <infiniband/acm.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -35,6 +34,7 @@
 
 #include "common/acm/acm_client.h"
 #include "common/acm/acm_wire.h"
+#include "common/base/big_endian.h"
 #include "providers/acmp/acmp_wire.h"
 #include "providers/acmp/sim_datagram.h"
 #include "test/sim/fabric_fixture.h"
@@ -230,7 +230,7 @@ TEST(AcmpSim, SaRoutesEveryAddressFromEveryNodeEqualsOpensmAndRequestersAreCache
   HeardRequest("request from node1 for node2");
   for (int n : {2, 3, 4}) {
     ibv_path_record p = ResolveOk(n, "node1");
-    LONGS_EQUAL(d[1].lid, ntohs(p.dlid));
+    LONGS_EQUAL(d[1].lid, ssa::FromBe16(p.dlid));
     std::vector<uint64_t> c = Counters(n);
     LONGS_EQUAL_TEXT(0, c[ACM_CNTR_ADDR_QUERY], d[n].name.c_str());  // no request sent
     // The owner (node2) has node1's route too: it asked for it to answer.
@@ -364,10 +364,10 @@ TEST(AcmpSim, AStoppedOrKilledDaemonsNamesTimeOutThenResolveAfterARestart) {
   // Back again: the same names resolve, from the nodes that failed before.
   StartDaemon(4, "retries = 2\n");
   StartDaemon(3, "retries = 2\n");
-  LONGS_EQUAL(d[4].lid, ntohs(ResolveOk(1, d[4].name).dlid));
-  LONGS_EQUAL(d[3].lid, ntohs(ResolveOk(1, d[3].name).dlid));
-  LONGS_EQUAL(d[4].lid, ntohs(ResolveOk(2, d[4].ip).dlid));
-  LONGS_EQUAL(d[1].lid, ntohs(ResolveOk(4, d[1].name).dlid));
+  LONGS_EQUAL(d[4].lid, ssa::FromBe16(ResolveOk(1, d[4].name).dlid));
+  LONGS_EQUAL(d[3].lid, ssa::FromBe16(ResolveOk(1, d[3].name).dlid));
+  LONGS_EQUAL(d[4].lid, ssa::FromBe16(ResolveOk(2, d[4].ip).dlid));
+  LONGS_EQUAL(d[1].lid, ssa::FromBe16(ResolveOk(4, d[1].name).dlid));
 }
 
 TEST(AcmpSim, MalformedAndUnexpectedMessagesAreCountedAndDroppedWhileServing) {
@@ -431,7 +431,7 @@ TEST(AcmpSim, MalformedAndUnexpectedMessagesAreCountedAndDroppedWhileServing) {
   // Everyone still serves, and nobody cached the rogue.
   for (int from = 1; from <= 4; ++from)
     for (int to = 1; to <= 4; ++to)
-      if (from != to) LONGS_EQUAL(d[to].lid, ntohs(ResolveOk(from, d[to].name).dlid));
+      if (from != to) LONGS_EQUAL(d[to].lid, ssa::FromBe16(ResolveOk(from, d[to].name).dlid));
   for (int n = 1; n <= 4; ++n) {
     LONGS_EQUAL(0, Counters(n)[ACM_CNTR_ERROR]);
     StopDaemon(n);
@@ -444,7 +444,7 @@ TEST(AcmpSim, WithAFifthOfAllDatagramsDroppedRetriesStillResolveEverything) {
   StartAll("fault_drop_percent = 20\nretries = 8\ntimeout = 100\n");
   for (int from = 1; from <= 4; ++from)
     for (int to = 1; to <= 4; ++to)
-      if (from != to) LONGS_EQUAL(d[to].lid, ntohs(ResolveOk(from, d[to].ip).dlid));
+      if (from != to) LONGS_EQUAL(d[to].lid, ssa::FromBe16(ResolveOk(from, d[to].ip).dlid));
   uint64_t dropped = 0;
   for (int n = 1; n <= 4; ++n) {
     StopDaemon(n);

@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "common/base/big_endian.h"
 #include "test/sim/ibacm_node.h"
 #include "test/sim/osm_plugin_util.h"
 #include "test/sim/sim_child.h"
@@ -61,12 +62,12 @@ int FreeLoopbackPort() {
   if (fd < 0) return -1;
   sockaddr_in a = {};
   a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_addr.s_addr = ssa::ToBe32(INADDR_LOOPBACK);
   socklen_t len = sizeof(a);
   int port = -1;
   if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0 &&
       getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
-    port = ntohs(a.sin_port);
+    port = ssa::FromBe16(a.sin_port);
   close(fd);
   return port;
 }

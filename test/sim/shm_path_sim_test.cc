@@ -34,6 +34,7 @@
 #include <infiniband/acm.h>
 #include "common/acm/acm_client.h"
 #include "common/acm/acm_wire.h"
+#include "common/base/big_endian.h"
 #include "test/sim/ibacm_node.h"
 #include "test/sim/sim_test_util.h"
 #include "test/sim/sim_util.h"
@@ -129,8 +130,8 @@ TEST_GROUP_BASE(ShmPathSim, ssa::test::TreeFixture) {
   // The socket's answer to ib_acme -f l's request.
   ibv_path_record SocketPath(ssa::AcmClient * c, uint16_t dlid) {
     ibv_path_record q{};
-    q.slid = htobe16(tree->Lid(kNode));
-    q.dlid = htobe16(dlid);
+    q.slid = ssa::ToBe16(tree->Lid(kNode));
+    q.dlid = ssa::ToBe16(dlid);
     q.reversible_numpath = IBV_PATH_RECORD_REVERSIBLE | 1;
     acm::EpAddr e;
     e.SetPath(q);
@@ -249,7 +250,7 @@ TEST(ShmPathSim, TheLibraryAnswersAsTheSocketAndTheSaBeforeAndAfterALinkChange) 
   LONGS_EQUAL(next.global_epoch, ibssa_path_epoch(old_reader, 0));
   ibv_path_record still;
   LONGS_EQUAL(0, ibssa_path_by_lid(old_reader, 0, 1, 0, &still, nullptr));
-  LONGS_EQUAL(be16toh(before.dlid), be16toh(still.dlid));
+  LONGS_EQUAL(ssa::FromBe16(before.dlid), ssa::FromBe16(still.dlid));
   ibssa_path_close(old_reader);
 
   EveryLidEqualsTheSocketAndTheSa(next.global_epoch);
@@ -346,5 +347,5 @@ TEST(ShmPathSim, APortsRecordsLeaveTheTablesWhileItsPrdbIsUnconfirmed) {
   CHECK_OK(tree->StartIbssa("Hca4", "access"));
   WaitEpoch(next.global_epoch);
   LONGS_EQUAL(0, ibssa_path_by_lid(h, 0, dlid, 0, &rec, nullptr));
-  LONGS_EQUAL(dlid, be16toh(rec.dlid));
+  LONGS_EQUAL(dlid, ssa::FromBe16(rec.dlid));
 }

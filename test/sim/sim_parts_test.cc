@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/base/big_endian.h"
 #include "test/sim/sim_child.h"
 #include "test/sim/sim_console.h"
 #include "test/sim/sim_run_dir.h"
@@ -162,7 +163,7 @@ TEST(SimParts, ParseSaqueryPathAndCompareItWithOurs) {
   STRCMP_EQUAL("fe80::10:4", sa["dgid"].c_str());
   STRCMP_EQUAL("4", sa["dlid"].c_str());
   ibv_path_record ours{};
-  ours.dlid = htons(5);
+  ours.dlid = ssa::ToBe16(5);
   std::string diff = SaqueryDifferences(sa, ours);
   STRCMP_CONTAINS("dlid: saquery 4, ours 0x5; ", diff.c_str());
   STRCMP_CONTAINS("dgid: saquery fe80::10:4, ours ::; ", diff.c_str());

@@ -1,7 +1,6 @@
 // soak_clients.cc: see soak_clients.h.
 #include "test/soak/soak_clients.h"
 
-#include <endian.h>
 #include <infiniband/verbs.h>
 
 #include <cerrno>
@@ -13,6 +12,7 @@
 #include <ibacm_ssa/path.h>
 #include "common/acm/acm_client.h"
 #include "common/acm/acm_wire.h"
+#include "common/base/big_endian.h"
 
 namespace ssa {
 namespace soak {
@@ -59,8 +59,8 @@ void SocketClientLoop(ClientSpec spec, const std::atomic<bool>* stop, Oracle* or
     if (!client.connected() && !client.Connect(spec.socket).ok()) return false;
     ibv_path_record query;
     memset(&query, 0, sizeof(query));
-    query.slid = htobe16(spec.slid);
-    query.dlid = htobe16(dlid);
+    query.slid = ToBe16(spec.slid);
+    query.dlid = ToBe16(dlid);
     query.reversible_numpath = IBV_PATH_RECORD_REVERSIBLE | 1;
     acm::EpAddr entry;
     entry.SetPath(query);

@@ -3,7 +3,6 @@
 #include "test/soak/soak_runner.h"
 
 #include <dirent.h>
-#include <endian.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -20,6 +19,7 @@
 
 #include "common/acm/acm_client.h"
 #include "common/acm/acm_wire.h"
+#include "common/base/big_endian.h"
 #include "test/sim/acm_load.h"
 #include "test/sim/ibacm_node.h"
 #include "test/sim/osm_plugin_util.h"
@@ -64,8 +64,8 @@ bool Runner::Converged(std::string* why) {
     for (uint16_t d : lids_) {
       ibv_path_record query;
       memset(&query, 0, sizeof(query));
-      query.slid = htobe16(m->lid);
-      query.dlid = htobe16(d);
+      query.slid = ToBe16(m->lid);
+      query.dlid = ToBe16(d);
       query.reversible_numpath = IBV_PATH_RECORD_REVERSIBLE | 1;
       acm::EpAddr entry;
       entry.SetPath(query);

@@ -1,11 +1,10 @@
 // soak_oracle.cc: see soak_oracle.h.
 #include "test/soak/soak_oracle.h"
 
-#include <endian.h>
-
 #include <cstdio>
 #include <cstring>
 
+#include "common/base/big_endian.h"
 #include "util/ib_acme/path_compare.h"
 
 namespace ssa {
@@ -32,9 +31,9 @@ std::string Oracle::Describe(const SaAnswer& a) {
   const ibv_path_record& r = a.record;
   char b[160];
   snprintf(b, sizeof(b), "dlid %u slid %u sl %u mtu %u rate %u life %u pkey 0x%x hops %u",
-           be16toh(r.dlid), be16toh(r.slid), be16toh(r.qosclass_sl) & 0xf, r.mtu & 0x3f,
-           r.rate & 0x3f, r.packetlifetime & 0x3f, be16toh(r.pkey),
-           be32toh(r.flowlabel_hoplimit) & 0xff);
+           FromBe16(r.dlid), FromBe16(r.slid), FromBe16(r.qosclass_sl) & 0xf, r.mtu & 0x3f,
+           r.rate & 0x3f, r.packetlifetime & 0x3f, FromBe16(r.pkey),
+           FromBe32(r.flowlabel_hoplimit) & 0xff);
   return b;
 }
 

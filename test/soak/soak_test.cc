@@ -6,13 +6,13 @@
 //     by the SA states recorded around them;
 //   - a short soak (60 s of events; SOAK_SECONDS and SOAK_SEED override)
 //     on the simulated fabric, every invariant checked.
-#include <endian.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <set>
 
+#include "common/base/big_endian.h"
 #include "test/soak/soak_oracle.h"
 #include "test/soak/soak_run.h"
 #include "test/soak/soak_schedule.h"
@@ -148,17 +148,17 @@ namespace {
 SaAnswer PathTo(uint16_t dlid, uint8_t sl) {
   SaAnswer a;
   a.path = true;
-  a.record.slid = htobe16(5);
-  a.record.dlid = htobe16(dlid);
-  a.record.qosclass_sl = htobe16(sl);
-  a.record.pkey = htobe16(0xffff);
+  a.record.slid = ssa::ToBe16(5);
+  a.record.dlid = ssa::ToBe16(dlid);
+  a.record.qosclass_sl = ssa::ToBe16(sl);
+  a.record.pkey = ssa::ToBe16(0xffff);
   return a;
 }
 
 DaemonAnswer Answer(const SaAnswer& a, Time sent, Time received) {
   DaemonAnswer d;
   d.slid = 5;
-  d.dlid = be16toh(a.record.dlid) ? be16toh(a.record.dlid) : 9;
+  d.dlid = ssa::FromBe16(a.record.dlid) ? ssa::FromBe16(a.record.dlid) : 9;
   d.kind = a.path ? DaemonAnswer::kPath : DaemonAnswer::kNoPath;
   d.record = a.record;
   d.sent = sent;

@@ -8,6 +8,8 @@
 
 #include <cstdint>
 
+#include "common/base/big_endian.h"
+
 namespace ssa {
 namespace test {
 
@@ -16,8 +18,8 @@ int ConnectLoopback(int port) {
   if (fd < 0) return -1;
   sockaddr_in a{};
   a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = ToBe16(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = ToBe32(INADDR_LOOPBACK);
   if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
     close(fd);
     return -1;

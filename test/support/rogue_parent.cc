@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common/base/big_endian.h"
 #include "common/tree/db_version.h"
 #include "common/tree/link_auth.h"
 
@@ -22,8 +23,8 @@ Status RogueParent::Start(const RogueOptions& options, std::unique_ptr<RoguePare
   setsockopt(r->listener_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
   sockaddr_in a{};
   a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = htons(static_cast<uint16_t>(options.port));
+  a.sin_addr.s_addr = ToBe32(INADDR_LOOPBACK);
+  a.sin_port = ToBe16(static_cast<uint16_t>(options.port));
   if (bind(r->listener_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0 ||
       listen(r->listener_, 16) != 0) {
     Status st = Status::FromErrno("bind 127.0.0.1:" + std::to_string(options.port));
@@ -33,7 +34,7 @@ Status RogueParent::Start(const RogueOptions& options, std::unique_ptr<RoguePare
   }
   socklen_t len = sizeof(a);
   getsockname(r->listener_, reinterpret_cast<sockaddr*>(&a), &len);
-  r->port_ = ntohs(a.sin_port);
+  r->port_ = FromBe16(a.sin_port);
   RogueParent* self = r.get();
   r->thread_ = std::thread([self] { self->Run(); });
   *out = std::move(r);

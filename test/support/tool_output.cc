@@ -2,12 +2,12 @@
 #include "test/support/tool_output.h"
 
 #include <arpa/inet.h>
-#include <endian.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
+#include "common/base/big_endian.h"
 #include "common/base/text_util.h"
 
 namespace ssa {
@@ -103,17 +103,17 @@ std::string SaqueryDifferences(const std::map<std::string, std::string>& saquery
     else if (it->second != GidText(ours))
       out += std::string(field) + ": saquery " + it->second + ", ours " + GidText(ours) + "; ";
   };
-  num("service_id", be64toh(p.service_id));
+  num("service_id", FromBe64(p.service_id));
   gid("dgid", p.dgid.raw);
   gid("sgid", p.sgid.raw);
-  num("dlid", ntohs(p.dlid));
-  num("slid", ntohs(p.slid));
-  num("hop_flow_raw", ntohl(p.flowlabel_hoplimit));
+  num("dlid", FromBe16(p.dlid));
+  num("slid", FromBe16(p.slid));
+  num("hop_flow_raw", FromBe32(p.flowlabel_hoplimit));
   num("tclass", p.tclass);
   num("num_path_revers", p.reversible_numpath);
-  num("pkey", ntohs(p.pkey));
-  num("qos_class", ntohs(p.qosclass_sl) >> 4);
-  num("sl", ntohs(p.qosclass_sl) & 0xf);
+  num("pkey", FromBe16(p.pkey));
+  num("qos_class", FromBe16(p.qosclass_sl) >> 4);
+  num("sl", FromBe16(p.qosclass_sl) & 0xf);
   num("mtu", p.mtu);
   num("rate", p.rate);
   num("pkt_life", p.packetlifetime);

@@ -6,11 +6,12 @@
 
 #include <CppUTest/TestHarness.h>
 #include <arpa/inet.h>
-#include <endian.h>
 #include <infiniband/acm.h>
 
 #include <cstring>
 #include <vector>
+
+#include "common/base/big_endian.h"
 
 namespace acm_test {
 
@@ -79,11 +80,11 @@ inline ibv_path_record SamplePath() {
   std::memset(&p, 0, sizeof(p));
   inet_pton(AF_INET6, "fe80::2", p.dgid.raw);
   inet_pton(AF_INET6, "fe80::1", p.sgid.raw);
-  p.dlid = htobe16(2);
-  p.slid = htobe16(1);
-  p.pkey = htobe16(0xffff);
-  p.qosclass_sl = htobe16(3);
-  p.flowlabel_hoplimit = htobe32(0x12345u << 8 | 7);
+  p.dlid = ssa::ToBe16(2);
+  p.slid = ssa::ToBe16(1);
+  p.pkey = ssa::ToBe16(0xffff);
+  p.qosclass_sl = ssa::ToBe16(3);
+  p.flowlabel_hoplimit = ssa::ToBe32(0x12345u << 8 | 7);
   p.reversible_numpath = IBV_PATH_RECORD_REVERSIBLE | 1;
   p.mtu = 4;
   p.rate = 3;

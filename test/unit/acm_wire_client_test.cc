@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/acm/acm_wire.h"
+#include "common/base/big_endian.h"
 #include "test/support/check_ok.h"
 #include "test/unit/acm_stock_msg.h"
 
@@ -102,7 +103,7 @@ TEST(AcmWireClientRequests, QueriesAreByteIdenticalToTheStockClient) {
   // ib_acm_query_perf(3).
   acm_msg m = NewStock(ACM_OP_PERF_QUERY);
   m.hdr.data[1] = 3;
-  m.hdr.length = htobe16(ACM_MSG_HDR_LENGTH);
+  m.hdr.length = ssa::ToBe16(ACM_MSG_HDR_LENGTH);
   std::vector<uint8_t> ours = acm::EncodePerfQuery(0, 3);
   UNSIGNED_LONGS_EQUAL(16, ours.size());
   MEMCMP_EQUAL(Wire(m, 16).data(), ours.data(), 16);
@@ -112,7 +113,7 @@ TEST(AcmWireClientRequests, QueriesAreByteIdenticalToTheStockClient) {
   Ep(m, 0).flags = ACM_EP_FLAG_SOURCE;
   Ep(m, 0).type = ACM_EP_INFO_ADDRESS_IP;
   inet_pton(AF_INET, "10.0.0.7", Ep(m, 0).info.addr);
-  m.hdr.length = htobe16(ACM_MSG_HDR_LENGTH + ACM_MSG_EP_LENGTH);
+  m.hdr.length = ssa::ToBe16(ACM_MSG_HDR_LENGTH + ACM_MSG_EP_LENGTH);
   acm::EpAddr addr;
   addr.SetIpv4(Ip("10.0.0.7"));
   ours = acm::EncodePerfQueryByAddress(0, addr);
@@ -123,7 +124,7 @@ TEST(AcmWireClientRequests, QueriesAreByteIdenticalToTheStockClient) {
   m = NewStock(ACM_OP_EP_QUERY);
   m.hdr.data[0] = 2;
   m.hdr.data[1] = 1;
-  m.hdr.length = htobe16(ACM_MSG_HDR_LENGTH);
+  m.hdr.length = ssa::ToBe16(ACM_MSG_HDR_LENGTH);
   ours = acm::EncodeEpQuery(0, 2, 1);
   MEMCMP_EQUAL(Wire(m, 16).data(), ours.data(), 16);
 }
@@ -194,9 +195,9 @@ TEST(AcmWireClientReplies, MalformedResolveRepliesAreRefused) {
 TEST(AcmWireClientReplies, StockPerfReply) {
   acm_msg m = NewStock(ACM_OP_PERF_QUERY | ACM_OP_ACK);
   m.hdr.data[0] = ACM_MAX_COUNTER;
-  for (int i = 0; i < ACM_MAX_COUNTER; ++i) Perf(m)[i] = htobe64(1000 + i);
+  for (int i = 0; i < ACM_MAX_COUNTER; ++i) Perf(m)[i] = ssa::ToBe64(1000 + i);
   uint16_t len = ACM_MSG_HDR_LENGTH + ACM_MAX_COUNTER * 8;
-  m.hdr.length = htobe16(len);
+  m.hdr.length = ssa::ToBe16(len);
   acm::PerfResponse r;
   CHECK_OK(acm::DecodePerfResponse(Wire(m, len).data(), len, &r));
   UNSIGNED_LONGS_EQUAL(ACM_MAX_COUNTER, r.counters.size());
@@ -212,16 +213,16 @@ TEST(AcmWireClientReplies, StockPerfReply) {
 
 TEST(AcmWireClientReplies, StockEndpointReply) {
   acm_msg m = NewStock(ACM_OP_EP_QUERY | ACM_OP_ACK);
-  m.ep_data.dev_guid = htobe64(0x0002c90300001234ull);
+  m.ep_data.dev_guid = ssa::ToBe64(0x0002c90300001234ull);
   m.ep_data.port_num = 1;
   m.ep_data.phys_port_cnt = 2;
-  m.ep_data.pkey = htobe16(0x8001);
-  m.ep_data.addr_cnt = htobe16(2);
+  m.ep_data.pkey = ssa::ToBe16(0x8001);
+  m.ep_data.addr_cnt = ssa::ToBe16(2);
   strcpy(reinterpret_cast<char*>(m.ep_data.prov_name), "ibacmp");
   strcpy(reinterpret_cast<char*>(m.ep_data.addrs[0].name), "node1");
   strcpy(reinterpret_cast<char*>(m.ep_data.addrs[1].name), "10.0.0.1");
   uint16_t len = ACM_MSG_HDR_LENGTH + sizeof(acm_ep_config_data) + 2 * ACM_MAX_ADDRESS;
-  m.hdr.length = htobe16(len);
+  m.hdr.length = ssa::ToBe16(len);
   acm::EpQueryResponse r;
   CHECK_OK(acm::DecodeEpQueryResponse(Wire(m, len).data(), len, &r));
   CHECK_TRUE(r.config.dev_guid == 0x0002c90300001234ull);
@@ -233,15 +234,15 @@ TEST(AcmWireClientReplies, StockEndpointReply) {
   STRCMP_EQUAL("node1", r.config.addrs[0].c_str());
   STRCMP_EQUAL("10.0.0.1", r.config.addrs[1].c_str());
   // addr_cnt claiming more than was sent; a reply too short for the config.
-  m.ep_data.addr_cnt = htobe16(3);
+  m.ep_data.addr_cnt = ssa::ToBe16(3);
   CHECK_FALSE(acm::DecodeEpQueryResponse(Wire(m, len).data(), len, &r).ok());
-  m.hdr.length = htobe16(40);
+  m.hdr.length = ssa::ToBe16(40);
   CHECK_FALSE(acm::DecodeEpQueryResponse(Wire(m, 40).data(), 40, &r).ok());
   // An unterminated provider name stops at the field's end.
   m = NewStock(ACM_OP_EP_QUERY | ACM_OP_ACK);
   std::memset(m.ep_data.prov_name, 'x', sizeof(m.ep_data.prov_name));
   len = ACM_MSG_HDR_LENGTH + sizeof(acm_ep_config_data);
-  m.hdr.length = htobe16(len);
+  m.hdr.length = ssa::ToBe16(len);
   CHECK_OK(acm::DecodeEpQueryResponse(Wire(m, len).data(), len, &r));
   UNSIGNED_LONGS_EQUAL(64, r.config.prov_name.size());
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/acm/acm_wire.h"
+#include "common/base/big_endian.h"
 #include "test/unit/acm_stock_msg.h"
 
 namespace acm = ssa::acm;
@@ -59,21 +60,21 @@ TEST(AcmWireReplies, ErrorReplyIsABareHeaderInTheOpcodesByteOrder) {
   hdr.opcode = acm::kOpEpQuery;
   m = Stock(acm::EncodeErrorResponse(hdr, acm::kStatusEInval));
   UNSIGNED_LONGS_EQUAL(ACM_OP_EP_QUERY | ACM_OP_ACK, m.hdr.opcode);
-  UNSIGNED_LONGS_EQUAL(16, be16toh(m.hdr.length));
+  UNSIGNED_LONGS_EQUAL(16, ssa::FromBe16(m.hdr.length));
 }
 
 TEST(AcmWireReplies, PerfReplyReadsBackThroughStockStruct) {
   acm_msg req = NewStock(ACM_OP_PERF_QUERY);
   req.hdr.data[1] = 5;
-  req.hdr.length = htobe16(16);
+  req.hdr.length = ssa::ToBe16(16);
   acm::MsgHeader hdr = acm::MsgHeader::Decode(reinterpret_cast<const uint8_t*>(&req));
   std::vector<uint64_t> counters = {1, 2, 3, 4, 5, 6, 0x0102030405060708ull};
   acm_msg m = Stock(acm::EncodePerfResponse(hdr, counters));
   UNSIGNED_LONGS_EQUAL(ACM_OP_PERF_QUERY | ACM_OP_ACK, m.hdr.opcode);
   UNSIGNED_LONGS_EQUAL(ACM_MAX_COUNTER, m.hdr.data[0]);
   UNSIGNED_LONGS_EQUAL(0, m.hdr.data[1] | m.hdr.data[2]);
-  UNSIGNED_LONGS_EQUAL(16 + 8 * ACM_MAX_COUNTER, be16toh(m.hdr.length));
-  for (int i = 0; i < ACM_MAX_COUNTER; ++i) CHECK_TRUE(be64toh(Perf(m)[i]) == counters[i]);
+  UNSIGNED_LONGS_EQUAL(16 + 8 * ACM_MAX_COUNTER, ssa::FromBe16(m.hdr.length));
+  for (int i = 0; i < ACM_MAX_COUNTER; ++i) CHECK_TRUE(ssa::FromBe64(Perf(m)[i]) == counters[i]);
 
   std::vector<uint64_t> many(100, 7);
   std::vector<uint8_t> bytes = acm::EncodePerfResponse(hdr, many);
@@ -85,7 +86,7 @@ TEST(AcmWireReplies, EndpointReplyReadsBackThroughStockStruct) {
   acm_msg req = NewStock(ACM_OP_EP_QUERY);
   req.hdr.data[0] = 1;
   req.hdr.data[1] = 2;
-  req.hdr.length = htobe16(16);
+  req.hdr.length = ssa::ToBe16(16);
   acm::MsgHeader hdr = acm::MsgHeader::Decode(reinterpret_cast<const uint8_t*>(&req));
   acm::EpConfig config;
   config.dev_guid = 0x0002c90300a1b2c3ull;
@@ -101,12 +102,12 @@ TEST(AcmWireReplies, EndpointReplyReadsBackThroughStockStruct) {
   UNSIGNED_LONGS_EQUAL(ACM_STATUS_SUCCESS, m.hdr.status);
   UNSIGNED_LONGS_EQUAL(1, m.hdr.data[0]);
   UNSIGNED_LONGS_EQUAL(0, m.hdr.data[1] | m.hdr.data[2]);
-  UNSIGNED_LONGS_EQUAL(bytes.size(), be16toh(m.hdr.length));
-  CHECK_TRUE(be64toh(m.ep_data.dev_guid) == config.dev_guid);
+  UNSIGNED_LONGS_EQUAL(bytes.size(), ssa::FromBe16(m.hdr.length));
+  CHECK_TRUE(ssa::FromBe64(m.ep_data.dev_guid) == config.dev_guid);
   UNSIGNED_LONGS_EQUAL(1, m.ep_data.port_num);
   UNSIGNED_LONGS_EQUAL(2, m.ep_data.phys_port_cnt);
-  UNSIGNED_LONGS_EQUAL(0xffff, be16toh(m.ep_data.pkey));
-  UNSIGNED_LONGS_EQUAL(2, be16toh(m.ep_data.addr_cnt));
+  UNSIGNED_LONGS_EQUAL(0xffff, ssa::FromBe16(m.ep_data.pkey));
+  UNSIGNED_LONGS_EQUAL(2, ssa::FromBe16(m.ep_data.addr_cnt));
   STRCMP_EQUAL("acmp", reinterpret_cast<const char*>(m.ep_data.prov_name));
   STRCMP_EQUAL("node1", reinterpret_cast<const char*>(m.ep_data.addrs[0].name));
   STRCMP_EQUAL("192.168.0.1", reinterpret_cast<const char*>(m.ep_data.addrs[1].name));
@@ -121,7 +122,7 @@ TEST(AcmWireReplies, EndpointReplyFitsTheStockBuffer) {
   std::vector<uint8_t> bytes = acm::EncodeEpQueryResponse(hdr, config);
   CHECK_TRUE(bytes.size() <= sizeof(acm_msg));
   acm_msg m = Stock(bytes);
-  UNSIGNED_LONGS_EQUAL(acm::kMaxEpQueryAddrs, be16toh(m.ep_data.addr_cnt));
+  UNSIGNED_LONGS_EQUAL(acm::kMaxEpQueryAddrs, ssa::FromBe16(m.ep_data.addr_cnt));
   UNSIGNED_LONGS_EQUAL(63, strnlen(reinterpret_cast<const char*>(m.ep_data.prov_name), 64));
   UNSIGNED_LONGS_EQUAL(63, strnlen(reinterpret_cast<const char*>(m.ep_data.addrs[6].name), 64));
 }

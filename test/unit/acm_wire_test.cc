@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "common/base/big_endian.h"
 #include "test/support/check_ok.h"
 #include "test/unit/acm_stock_msg.h"
 
@@ -65,7 +66,7 @@ TEST(AcmWireHeader, ResolveLengthIsHostOrderOthersBigEndian) {
   h.opcode = acm::kOpPerfQuery | acm::kOpAck;
   h.Encode(buf);
   std::memcpy(&stock, buf, sizeof(stock));
-  UNSIGNED_LONGS_EQUAL(88, be16toh(stock.length));
+  UNSIGNED_LONGS_EQUAL(88, ssa::FromBe16(stock.length));
   acm::MsgHeader back = acm::MsgHeader::Decode(buf);
   UNSIGNED_LONGS_EQUAL(88, back.length);
   CHECK_TRUE(back.is_reply());
@@ -89,10 +90,10 @@ TEST(AcmWireFraming, NeedsSixteenBytesThenTheWholeMessage) {
 
 TEST(AcmWireFraming, SplitsAStreamOfMixedOpcodes) {
   acm_msg perf = NewStock(ACM_OP_PERF_QUERY);
-  perf.hdr.length = htobe16(ACM_MSG_HDR_LENGTH);
+  perf.hdr.length = ssa::ToBe16(ACM_MSG_HDR_LENGTH);
   acm_msg ep = NewStock(ACM_OP_EP_QUERY);
   ep.hdr.data[0] = 1;
-  ep.hdr.length = htobe16(ACM_MSG_HDR_LENGTH);
+  ep.hdr.length = ssa::ToBe16(ACM_MSG_HDR_LENGTH);
   std::vector<uint8_t> stream = Wire(StockResolve(nullptr, "10.0.0.2"), 88);
   for (uint8_t b : Wire(perf, 16)) stream.push_back(b);
   for (uint8_t b : Wire(ep, 16)) stream.push_back(b);
@@ -142,13 +143,13 @@ TEST(AcmWireFraming, LengthOutsideHeaderToMaxIsInvalid) {
   }
   // The same bounds for the big-endian opcodes.
   acm_msg perf = NewStock(ACM_OP_PERF_QUERY);
-  perf.hdr.length = htobe16(593);
+  perf.hdr.length = ssa::ToBe16(593);
   CheckClose(Wire(perf, 16), "outside 16..592");
 }
 
 TEST(AcmWireFraming, WrongByteOrderForTheOpcodeIsCalledOut) {
   acm_msg m = StockResolve(nullptr, "10.0.0.2");
-  m.hdr.length = htobe16(88);  // a client that swapped the resolve length
+  m.hdr.length = ssa::ToBe16(88);  // a client that swapped the resolve length
   std::string error;
   size_t frame_len = 0;
   std::vector<uint8_t> bytes = Wire(m, 88);
@@ -157,7 +158,7 @@ TEST(AcmWireFraming, WrongByteOrderForTheOpcodeIsCalledOut) {
   STRCMP_CONTAINS("looks big-endian", error.c_str());
 
   acm_msg perf = NewStock(ACM_OP_PERF_QUERY);
-  perf.hdr.length = ACM_MSG_HDR_LENGTH;  // forgot htobe16
+  perf.hdr.length = ACM_MSG_HDR_LENGTH;  // forgot ssa::ToBe16
   bytes = Wire(perf, 16);
   CHECK_TRUE(acm::PeekFrame(bytes.data(), bytes.size(), &frame_len, &error) ==
              acm::FrameStatus::kInvalid);
@@ -237,7 +238,7 @@ TEST(AcmWireResolve, PathWithOnlyADgidOrOnlyADlidIsEnough) {
   acm_msg m = NewStock(ACM_OP_RESOLVE);
   m.hdr.length = ACM_MSG_HDR_LENGTH + ACM_MSG_EP_LENGTH;
   Ep(m, 0).type = ACM_EP_INFO_PATH;
-  Ep(m, 0).info.path.dlid = htobe16(7);
+  Ep(m, 0).info.path.dlid = ssa::ToBe16(7);
   acm::Request req;
   CHECK_TRUE(Decode(Wire(m, m.hdr.length), &req).ok());
   Ep(m, 0).info.path.dlid = 0;
@@ -372,7 +373,7 @@ TEST(AcmWireResolve, UnknownOpcodeAndReplyAsRequestAreEinval) {
     acm_msg m = NewStock(op);
     // Length in the order PeekFrame expects for this opcode.
     m.hdr.length =
-        (op & ACM_OP_MASK) == ACM_OP_RESOLVE ? ACM_MSG_HDR_LENGTH : htobe16(ACM_MSG_HDR_LENGTH);
+        (op & ACM_OP_MASK) == ACM_OP_RESOLVE ? ACM_MSG_HDR_LENGTH : ssa::ToBe16(ACM_MSG_HDR_LENGTH);
     CheckReplyError(Wire(m, 16), acm::kStatusEInval);
   }
 }
@@ -381,7 +382,7 @@ TEST_GROUP(AcmWireQueries){};
 
 TEST(AcmWireQueries, StockGlobalPerfQuery) {
   acm_msg m = NewStock(ACM_OP_PERF_QUERY);
-  m.hdr.length = htobe16(ACM_MSG_HDR_LENGTH);
+  m.hdr.length = ssa::ToBe16(ACM_MSG_HDR_LENGTH);
   acm::Request req;
   CHECK_TRUE(Decode(Wire(m, 16), &req).ok());
   CHECK_TRUE(req.perf.scope == acm::PerfQueryRequest::Scope::kGlobal);
@@ -390,7 +391,7 @@ TEST(AcmWireQueries, StockGlobalPerfQuery) {
 TEST(AcmWireQueries, StockPerfQueryByIndex) {
   acm_msg m = NewStock(ACM_OP_PERF_QUERY);
   m.hdr.data[1] = 3;
-  m.hdr.length = htobe16(ACM_MSG_HDR_LENGTH);
+  m.hdr.length = ssa::ToBe16(ACM_MSG_HDR_LENGTH);
   acm::Request req;
   CHECK_TRUE(Decode(Wire(m, 16), &req).ok());
   CHECK_TRUE(req.perf.scope == acm::PerfQueryRequest::Scope::kEndpointIndex);
@@ -400,7 +401,7 @@ TEST(AcmWireQueries, StockPerfQueryByIndex) {
 TEST(AcmWireQueries, StockPerfQueryByAddress) {
   acm_msg m = NewStock(ACM_OP_PERF_QUERY);
   SetIp(&Ep(m, 0), ACM_EP_FLAG_SOURCE, "10.1.2.3");
-  m.hdr.length = htobe16(ACM_MSG_HDR_LENGTH + ACM_MSG_EP_LENGTH);
+  m.hdr.length = ssa::ToBe16(ACM_MSG_HDR_LENGTH + ACM_MSG_EP_LENGTH);
   acm::Request req;
   CHECK_TRUE(Decode(Wire(m, 88), &req).ok());
   CHECK_TRUE(req.perf.scope == acm::PerfQueryRequest::Scope::kEndpointAddress);
@@ -418,7 +419,7 @@ TEST(AcmWireQueries, StockPerfQueryByAddress) {
 
 TEST(AcmWireQueries, PerfQueryWithRaggedBodyIsEinval) {
   acm_msg m = NewStock(ACM_OP_PERF_QUERY);
-  m.hdr.length = htobe16(ACM_MSG_HDR_LENGTH + 8);
+  m.hdr.length = ssa::ToBe16(ACM_MSG_HDR_LENGTH + 8);
   CheckReplyError(Wire(m, 24), acm::kStatusEInval);
 }
 
@@ -426,7 +427,7 @@ TEST(AcmWireQueries, StockEndpointQuery) {
   acm_msg m = NewStock(ACM_OP_EP_QUERY);
   m.hdr.data[0] = 2;
   m.hdr.data[1] = 1;
-  m.hdr.length = htobe16(ACM_MSG_HDR_LENGTH);
+  m.hdr.length = ssa::ToBe16(ACM_MSG_HDR_LENGTH);
   acm::Request req;
   CHECK_TRUE(Decode(Wire(m, 16), &req).ok());
   LONGS_EQUAL(2, req.ep_query.endpoint_index);

@@ -9,6 +9,7 @@
 
 #include <cstring>
 
+#include "common/base/big_endian.h"
 #include "common/mad/mad_wire.h"
 #include "providers/acmp/acmp_port_info.h"
 #include "providers/acmp/acmp_wire.h"
@@ -171,15 +172,15 @@ TEST(AcmpGroups, RouteTemplateComesFromTheSasAnswer) {
   CHECK_TRUE(g.address.av.global);
   CHECK(g.address.av.dgid == g.mgid);
   LONGS_EQUAL(2, g.address.av.sl);
-  LONGS_EQUAL(4, ntohs(g.route.slid));
+  LONGS_EQUAL(4, ssa::FromBe16(g.route.slid));
   MEMCMP_EQUAL(PortGid().raw, g.route.sgid.raw, 16);
   LONGS_EQUAL(0x84, g.route.mtu);
   LONGS_EQUAL(0x83, g.route.rate);
   LONGS_EQUAL(0x80, g.route.packetlifetime);
-  LONGS_EQUAL(2, ntohs(g.route.qosclass_sl));
-  LONGS_EQUAL(1, ntohl(g.route.flowlabel_hoplimit));
+  LONGS_EQUAL(2, ssa::FromBe16(g.route.qosclass_sl));
+  LONGS_EQUAL(1, ssa::FromBe32(g.route.flowlabel_hoplimit));
   LONGS_EQUAL(0x81, g.route.reversible_numpath);
-  LONGS_EQUAL(0xffff, ntohs(g.route.pkey));
+  LONGS_EQUAL(0xffff, ssa::FromBe16(g.route.pkey));
 }
 
 TEST(AcmpGroups, RatesMtusAndThePortInfoRecord) {

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "common/base/big_endian.h"
 #include "providers/acmp/acmp_wire.h"
 #include "providers/acmp/sim_datagram.h"
 #include "test/support/check_ok.h"
@@ -44,11 +45,11 @@ TEST_GROUP(AcmpProvider) {
   void CheckPathTo(const FakeNode::Answer& a, const FakeNode* from, const FakeNode* to) {
     LONGS_EQUAL(ACM_STATUS_SUCCESS, a.status);
     CHECK_TRUE(a.has_path);
-    LONGS_EQUAL(to->lid, ntohs(a.path.dlid));
-    LONGS_EQUAL(from->lid, ntohs(a.path.slid));
+    LONGS_EQUAL(to->lid, ssa::FromBe16(a.path.dlid));
+    LONGS_EQUAL(from->lid, ssa::FromBe16(a.path.slid));
     MEMCMP_EQUAL(to->gid, a.path.dgid.raw, 16);
     MEMCMP_EQUAL(from->gid, a.path.sgid.raw, 16);
-    LONGS_EQUAL(0xffff, ntohs(a.path.pkey));
+    LONGS_EQUAL(0xffff, ssa::FromBe16(a.path.pkey));
   }
 };
 
@@ -404,8 +405,8 @@ TEST(AcmpProvider, QuerySaAndLidDestinationsGoToTheSa) {
   fab->Start(a);
   fab->Start(b);
   ibv_path_record q = {};
-  q.slid = htons(a->lid);
-  q.dlid = htons(b->lid);
+  q.slid = ssa::ToBe16(a->lid);
+  q.dlid = ssa::ToBe16(b->lid);
   const FakeNode::Answer& r = fab->Wait(a, fab->QuerySa(a, q));
   CheckPathTo(r, a, b);
   CheckPathTo(fab->ResolveNow(a, FakeFabric::Lid(b->lid)), a, b);
@@ -448,7 +449,7 @@ TEST(AcmpProvider, HostsAndRoutePreloadsAnswerWithoutRequests) {
   // The preloaded route to LID 3: no SA query, the dump's SL, MTU and rate.
   const FakeNode::Answer& r = fab->ResolveNow(a, FakeFabric::Lid(b->lid));
   CheckPathTo(r, a, b);
-  LONGS_EQUAL(1, ntohs(r.path.qosclass_sl) & 0xf);
+  LONGS_EQUAL(1, ssa::FromBe16(r.path.qosclass_sl) & 0xf);
   LONGS_EQUAL(3, r.path.mtu & 0x3f);
   LONGS_EQUAL(7, r.path.rate & 0x3f);
   LONGS_EQUAL(0, fab->path_queries);

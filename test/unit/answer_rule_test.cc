@@ -4,7 +4,6 @@
 // tables the provider publishes (shm_export.h). The same records, the same
 // endpoint and the same draws' state give the same answer, byte for byte,
 // or no answer from both.
-#include <arpa/inet.h>
 #include <ibacm_ssa/path.h>
 #include <unistd.h>
 
@@ -14,6 +13,7 @@
 #include <vector>
 
 #include "common/answer/answer_rule.h"
+#include "common/base/big_endian.h"
 #include "common/smdb/smdb_prdb.h"
 #include "libibssa_path/path_private.h"
 #include "providers/ssa/shm_export.h"
@@ -37,12 +37,12 @@ namespace {
 
 constexpr uint16_t kBaseLid = 4;
 
-uint16_t Sl(const ibv_path_record& p) { return ntohs(p.qosclass_sl) & 0xf; }
+uint16_t Sl(const ibv_path_record& p) { return ssa::FromBe16(p.qosclass_sl) & 0xf; }
 
 ibv_path_record Record(uint16_t pkey, uint8_t sl) {
   ibv_path_record p{};
-  p.pkey = htons(pkey);
-  p.qosclass_sl = htons(static_cast<uint16_t>(0x120 | sl));  // QoS class 0x12
+  p.pkey = ssa::ToBe16(pkey);
+  p.qosclass_sl = ssa::ToBe16(static_cast<uint16_t>(0x120 | sl));  // QoS class 0x12
   return p;
 }
 
@@ -102,13 +102,13 @@ TEST(AnswerRule, TheEndpointsPkeyAndAnSlInTheSasRange) {
   uint64_t draws = 42;
   ibv_path_record p = Record(0x7fff, 2);
   LONGS_EQUAL(1, ibssa_answer_path(&p, 0x7fff, 1, 0xffff, &draws));
-  LONGS_EQUAL(0xffff, ntohs(p.pkey));  // the endpoint's, full member
+  LONGS_EQUAL(0xffff, ssa::FromBe16(p.pkey));  // the endpoint's, full member
   LONGS_EQUAL(2, Sl(p));
   LONGS_EQUAL(42, draws);  // one SL: nothing drawn
   // Another partition: no answer, the record as it was.
   p = Record(0x8002, 2);
   LONGS_EQUAL(0, ibssa_answer_path(&p, 0x8002, 4, 0xffff, &draws));
-  LONGS_EQUAL(0x8002, ntohs(p.pkey));
+  LONGS_EQUAL(0x8002, ssa::FromBe16(p.pkey));
   LONGS_EQUAL(42, draws);
   // Drawn uniformly in [SL, SL + span - 1]; the QoS class untouched, and
   // a span past SL 15 wraps within the SL's four bits.
@@ -116,7 +116,7 @@ TEST(AnswerRule, TheEndpointsPkeyAndAnSlInTheSasRange) {
   for (int i = 0; i < 4000; ++i) {
     p = Record(0xffff, 14);
     LONGS_EQUAL(1, ibssa_answer_path(&p, 0xffff, 4, 0xffff, &draws));
-    LONGS_EQUAL(0x12, ntohs(p.qosclass_sl) >> 4);
+    LONGS_EQUAL(0x12, ssa::FromBe16(p.qosclass_sl) >> 4);
     ++seen[Sl(p)];
   }
   for (int sl = 0; sl < 16; ++sl) {

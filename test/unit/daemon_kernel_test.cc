@@ -7,7 +7,6 @@
 #include <sys/stat.h>
 
 #include <arpa/inet.h>
-#include <endian.h>
 #include <linux/netlink.h>
 #include <rdma/rdma_netlink.h>
 #include <unistd.h>
@@ -17,6 +16,7 @@
 #include <thread>
 
 #include "common/acm/acm_client.h"
+#include "common/base/big_endian.h"
 #include "core/addr_watch/rtnl_addr_codec.h"
 #include "core/daemon.h"
 #include "core/kernel_ls/kernel_path_service.h"
@@ -54,7 +54,7 @@ UmadPort Port() {
 }
 
 void Gid(uint64_t guid, uint8_t* out) {
-  uint64_t prefix = htobe64(0xfe80000000000000ULL), g = htobe64(guid);
+  uint64_t prefix = ssa::ToBe64(0xfe80000000000000ULL), g = ssa::ToBe64(guid);
   memcpy(out, &prefix, 8);
   memcpy(out + 8, &g, 8);
 }
@@ -225,9 +225,9 @@ TEST(DaemonKernel, KernelRequestsAreAnsweredByTheProvider) {
   CHECK_FALSE(a.error);
   LONGS_EQUAL(1, a.paths.size());
   // testprov: DLID from the DGID's interface ID, SLID and SGID the port's.
-  LONGS_EQUAL(0x41, be16toh(a.paths[0].dlid));
-  LONGS_EQUAL(5, be16toh(a.paths[0].slid));
-  LONGS_EQUAL(0xffff, be16toh(a.paths[0].pkey));
+  LONGS_EQUAL(0x41, ssa::FromBe16(a.paths[0].dlid));
+  LONGS_EQUAL(5, ssa::FromBe16(a.paths[0].slid));
+  LONGS_EQUAL(0xffff, ssa::FromBe16(a.paths[0].pkey));
 
   // No SGID: the port the kernel names is the source.
   Rdma()->Inject(KernelRequest(12, false, 0x42, 0x8001));
@@ -237,7 +237,7 @@ TEST(DaemonKernel, KernelRequestsAreAnsweredByTheProvider) {
   uint8_t sgid[16];
   Gid(kPortGuid, sgid);
   MEMCMP_EQUAL(sgid, b.paths[0].sgid.raw, 16);
-  LONGS_EQUAL(0x8001, be16toh(b.paths[0].pkey));  // the P_Key's endpoint
+  LONGS_EQUAL(0x8001, ssa::FromBe16(b.paths[0].pkey));  // the P_Key's endpoint
   std::vector<uint64_t> c = Counters();
   LONGS_EQUAL(2, c[acm::kCntrResolve]);  // kernel requests are resolves
   LONGS_EQUAL(0, c[acm::kCntrError]);

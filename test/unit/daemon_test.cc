@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "common/acm/acm_client.h"
+#include "common/base/big_endian.h"
 #include "core/client_server.h"
 #include "core/port_manager.h"
 #include "core/request_dispatcher.h"
@@ -147,7 +148,7 @@ TEST(Daemon, ResolveLidPathWithSelectedSourceAndCounters) {
   LONGS_EQUAL(1, r.paths.size());
   CHECK_TRUE(r.has_source);
   STRCMP_EQUAL("node5", r.source.name().c_str());
-  LONGS_EQUAL(5, ntohs(r.paths[0].path.slid));
+  LONGS_EQUAL(5, ssa::FromBe16(r.paths[0].path.slid));
   // Unknown destination: the provider's EDESTADDR reaches the client.
   CHECK_OK(c.Resolve(
       {Name("node5", ssa::acm::kEpFlagSource), Name("nobody", ssa::acm::kEpFlagDest)}, &r));
@@ -244,7 +245,7 @@ TEST(Daemon, PortGoingDownAndUpClosesAndReopensEndpoints) {
   CHECK_TRUE(wait_status(ssa::acm::kStatusSuccess));
   ssa::acm::ResolveResponse rr;
   CHECK_OK(c.Resolve({Name("node5", ssa::acm::kEpFlagDest)}, &rr));
-  LONGS_EQUAL(9, ntohs(rr.paths[0].path.slid));  // the provider saw the new LID
+  LONGS_EQUAL(9, ssa::FromBe16(rr.paths[0].path.slid));  // the provider saw the new LID
 }
 
 // A burst of hardware port events (PortEvents on a real HCA) is one port

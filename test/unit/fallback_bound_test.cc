@@ -22,6 +22,7 @@
 #include <vector>
 
 #include <ibacm_ssa/provider.h>
+#include "common/base/big_endian.h"
 #include "providers/ssa/fallback_jitter.h"
 #include "providers/ssa/ssa_provider.h"
 #include "test/support/fake_core.h"
@@ -94,7 +95,7 @@ TEST_GROUP(FallbackBound) {
     req.size = sizeof(req);
     req.dst.size = sizeof(req.dst);
     req.dst.type = SSA_ADDR_LID;
-    uint16_t be = htons(lid);
+    uint16_t be = ssa::ToBe16(lid);
     memcpy(req.dst.data, &be, 2);
     uint64_t id = next_id++;
     LONGS_EQUAL(0, prov->Resolve(addr, &req, id));

@@ -1,13 +1,13 @@
 // ib_acme_output_test.cc: upstream ib_acme's output formats, and the -A
 // address lines.
 #include <arpa/inet.h>
-#include <endian.h>
 
 #include <cerrno>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "common/base/big_endian.h"
 #include "common/mad/umad_ports.h"
 #include "util/ib_acme/acme_output.h"
 #include "util/ib_acme/acme_usage.h"
@@ -25,14 +25,14 @@ ibv_path_record SamplePath() {
   memset(&p, 0, sizeof(p));
   inet_pton(AF_INET6, "fe80::20:1", p.dgid.raw);
   inet_pton(AF_INET6, "fe80::10:3", p.sgid.raw);
-  p.dlid = htobe16(3);
-  p.slid = htobe16(4);
-  p.flowlabel_hoplimit = htobe32((0x12345u << 8) | 64);
+  p.dlid = ssa::ToBe16(3);
+  p.slid = ssa::ToBe16(4);
+  p.flowlabel_hoplimit = ssa::ToBe32((0x12345u << 8) | 64);
   p.tclass = 7;
   p.reversible_numpath = 0x81;
-  p.pkey = htobe16(0xffff);
-  p.qosclass_sl = htobe16(0x0035);  // QoS class 3, SL 5
-  p.mtu = 0x84;                     // selector 2, 2048
+  p.pkey = ssa::ToBe16(0xffff);
+  p.qosclass_sl = ssa::ToBe16(0x0035);  // QoS class 3, SL 5
+  p.mtu = 0x84;                         // selector 2, 2048
   p.rate = 0x87;
   p.packetlifetime = 0x92;
   return p;

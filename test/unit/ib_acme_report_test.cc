@@ -1,12 +1,12 @@
 // ib_acme_report_test.cc: provider testing's pieces: p50/p99, the path
 // comparison, counting and summary, and the destination lists.
 #include <arpa/inet.h>
-#include <endian.h>
 
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "common/base/big_endian.h"
 #include "test/support/check_ok.h"
 #include "util/ib_acme/check_report.h"
 #include "util/ib_acme/check_targets.h"
@@ -25,11 +25,11 @@ ibv_path_record Path(uint16_t dlid, uint8_t sl) {
   memset(&p, 0, sizeof(p));
   inet_pton(AF_INET6, "fe80::20:1", p.dgid.raw);
   inet_pton(AF_INET6, "fe80::10:3", p.sgid.raw);
-  p.dlid = htobe16(dlid);
-  p.slid = htobe16(4);
+  p.dlid = ssa::ToBe16(dlid);
+  p.slid = ssa::ToBe16(4);
   p.reversible_numpath = 0x81;
-  p.pkey = htobe16(0xffff);
-  p.qosclass_sl = htobe16(sl);
+  p.pkey = ssa::ToBe16(0xffff);
+  p.qosclass_sl = ssa::ToBe16(sl);
   p.mtu = 0x84;
   p.rate = 0x83;
   p.packetlifetime = 0x92;
@@ -75,7 +75,7 @@ TEST(IbAcmeReport, EqualPathsHaveNoDifferences) {
   // Selectors and request-dependent fields do not count.
   ibv_path_record a = Path(3, 0), b = Path(3, 0);
   b.mtu = 0x04;
-  b.service_id = htobe64(7);
+  b.service_id = ssa::ToBe64(7);
   b.reversible_numpath = 0x80;
   CHECK_TRUE(ComparePaths(a, b).empty());
 }

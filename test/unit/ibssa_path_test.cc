@@ -26,6 +26,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/base/big_endian.h"
 #include "common/shm_prdb/shm_prdb_publisher.h"
 #include "test/support/check_ok.h"
 #include "test/support/temp_dir.h"
@@ -41,7 +42,7 @@ namespace {
 
 uint64_t Self() { return ibssa_shm_process_start(getpid()); }
 
-uint32_t Mark(const ibv_path_record& p) { return be32toh(p.flowlabel_hoplimit) >> 8; }
+uint32_t Mark(const ibv_path_record& p) { return ssa::FromBe32(p.flowlabel_hoplimit) >> 8; }
 
 int MappedTables(const std::string& name) {
   std::ifstream maps("/proc/self/maps");
@@ -87,13 +88,13 @@ class FakeDaemon {
         ++requests_;
         acm_ep_addr_data* entries = reinterpret_cast<acm_ep_addr_data*>(m.data);
         const acm_ep_addr_data& e = entries[body / ACM_MSG_EP_LENGTH - 1];
-        uint16_t dlid = e.type == ACM_EP_INFO_PATH ? be16toh(e.info.path.dlid) : 77;
+        uint16_t dlid = e.type == ACM_EP_INFO_PATH ? ssa::FromBe16(e.info.path.dlid) : 77;
         m.hdr.opcode |= ACM_OP_ACK;
         m.hdr.status = dlid == 66 ? ACM_STATUS_ENODATA : ACM_STATUS_SUCCESS;
         m.hdr.length = m.hdr.status ? ACM_MSG_HDR_LENGTH : ACM_MSG_HDR_LENGTH + ACM_MSG_EP_LENGTH;
         memset(m.data, 0, ACM_MSG_EP_LENGTH);
         entries[0].type = ACM_EP_INFO_PATH;
-        entries[0].info.path.dlid = htobe16(dlid);
+        entries[0].info.path.dlid = ssa::ToBe16(dlid);
         send(fd, &m, m.hdr.length, MSG_NOSIGNAL);
       }
       conn_ = -1;
@@ -160,13 +161,13 @@ TEST(IbssaPath, AnswersAsTheProviderWould) {
   ibv_path_record p;
   ibssa_path_answer a;
   LONGS_EQUAL(0, ibssa_path_by_lid(h, 0, 3, 0, &p, &a));
-  LONGS_EQUAL(3, be16toh(p.dlid));
-  LONGS_EQUAL(0xffff, be16toh(p.pkey));
+  LONGS_EQUAL(3, ssa::FromBe16(p.dlid));
+  LONGS_EQUAL(0xffff, ssa::FromBe16(p.pkey));
   LONGS_EQUAL(IBSSA_PATH_FROM_TABLES, a.from);
   LONGS_EQUAL(7, a.epoch);
   // Any SLID of the port; the endpoint's P_Key answers, membership bit and all.
   LONGS_EQUAL(0, ibssa_path_by_lid(h, 1, 4, 0x7fff, &p, &a));
-  LONGS_EQUAL(0xffff, be16toh(p.pkey));
+  LONGS_EQUAL(0xffff, ssa::FromBe16(p.pkey));
   // No endpoint with that P_Key, a record of another partition, a LID
   // not held, a SLID of no port: the socket's (here: no data).
   LONGS_EQUAL(-ENODATA, ibssa_path_by_lid(h, 0, 3, 0x0005, &p, &a));
@@ -176,23 +177,23 @@ TEST(IbssaPath, AnswersAsTheProviderWould) {
   // By GID, from the port's GID or none.
   std::array<uint8_t, 16> sgid = Gid(2, 1), other = Gid(2, 9);
   LONGS_EQUAL(0, ibssa_path_by_gid(h, sgid.data(), Gid(1, 8).data(), 0, &p, &a));
-  LONGS_EQUAL(8, be16toh(p.dlid));
+  LONGS_EQUAL(8, ssa::FromBe16(p.dlid));
   LONGS_EQUAL(0, ibssa_path_by_gid(h, nullptr, Gid(1, 8).data(), 0, &p, &a));
   LONGS_EQUAL(-ENODATA, ibssa_path_by_gid(h, other.data(), Gid(1, 8).data(), 0, &p, &a));
   // Names (any case) and IPs, from the source the daemon picks.
   LONGS_EQUAL(0, ibssa_path_by_addr(h, IBSSA_PATH_ADDR_NAME, "Hca9", 4, nullptr, 0, &p, &a));
-  LONGS_EQUAL(9, be16toh(p.dlid));
+  LONGS_EQUAL(9, ssa::FromBe16(p.dlid));
   LONGS_EQUAL(1, a.src_type);
   STRCMP_EQUAL("self", reinterpret_cast<const char*>(a.src_addr));
   LONGS_EQUAL(0, ibssa_path_by_addr(h, IBSSA_PATH_ADDR_NAME, "hca10", 5, "self", 4, &p, &a));
-  LONGS_EQUAL(10, be16toh(p.dlid));
+  LONGS_EQUAL(10, ssa::FromBe16(p.dlid));
   LONGS_EQUAL(0, a.src_type);  // named by the caller: not reported
   LONGS_EQUAL(-ENODATA,
               ibssa_path_by_addr(h, IBSSA_PATH_ADDR_NAME, "hca10", 5, "other", 5, &p, &a));
   // An IP: no endpoint has one, so the daemon's own pick is the source.
   uint8_t ip[4] = {10, 0, 0, 11};
   LONGS_EQUAL(0, ibssa_path_by_addr(h, IBSSA_PATH_ADDR_IP, ip, 4, nullptr, 0, &p, &a));
-  LONGS_EQUAL(11, be16toh(p.dlid));
+  LONGS_EQUAL(11, ssa::FromBe16(p.dlid));
   // A source of another family than the destination is the socket's.
   LONGS_EQUAL(-ENODATA, ibssa_path_by_addr(h, IBSSA_PATH_ADDR_IP, ip, 4, "self", 4, &p, &a));
   LONGS_EQUAL(-EINVAL, ibssa_path_by_addr(h, IBSSA_PATH_ADDR_IP, ip, 3, nullptr, 0, &p, &a));
@@ -209,7 +210,7 @@ TEST(IbssaPath, DrawsTheSlUniformlyInTheSasRange) {
   for (int i = 0; i < 4000; ++i) {
     ibv_path_record p;
     LONGS_EQUAL(0, ibssa_path_by_lid(h, 0, 5, 0, &p, nullptr));
-    ++seen[be16toh(p.qosclass_sl) & 0xf];
+    ++seen[ssa::FromBe16(p.qosclass_sl) & 0xf];
   }
   for (int sl = 0; sl < 16; ++sl) {
     if (sl >= 2 && sl <= 5)
@@ -282,7 +283,7 @@ TEST(IbssaPath, ReadersSeeWholeEpochsWhileTheWriterReplacesThem) {
           continue;
         }
         // The record's mark is its object's epoch: one object, whole.
-        if (Mark(p) != (a.epoch & 0xfffff) || be16toh(p.dlid) != d) ++torn;
+        if (Mark(p) != (a.epoch & 0xfffff) || ssa::FromBe16(p.dlid) != d) ++torn;
         ++lookups;
       }
     });
@@ -316,12 +317,12 @@ TEST(IbssaPath, WhatTheTablesCannotAnswerGoesToTheSocket) {
   // Not in the tables, another partition's record: the socket's answers.
   LONGS_EQUAL(0, ibssa_path_by_lid(h, 0, 99, 0, &p, &a));
   LONGS_EQUAL(IBSSA_PATH_FROM_SOCKET, a.from);
-  LONGS_EQUAL(99, be16toh(p.dlid));
+  LONGS_EQUAL(99, ssa::FromBe16(p.dlid));
   LONGS_EQUAL(0, ibssa_path_by_lid(h, 0, 6, 0, &p, &a));
   LONGS_EQUAL(IBSSA_PATH_FROM_SOCKET, a.from);
   LONGS_EQUAL(-ENODATA, ibssa_path_by_lid(h, 0, 66, 0, &p, &a));
   LONGS_EQUAL(0, ibssa_path_by_addr(h, IBSSA_PATH_ADDR_NAME, "nobody", 6, nullptr, 0, &p, &a));
-  LONGS_EQUAL(77, be16toh(p.dlid));
+  LONGS_EQUAL(77, ssa::FromBe16(p.dlid));
   LONGS_EQUAL(4, daemon.requests());
   // Without tables everything goes there.
   pub->Withdraw();
@@ -349,7 +350,7 @@ TEST(IbssaPath, AConnectionTheDaemonClosedIsReplacedOnceNotFailed) {
   unlink(socket.c_str());
   daemon = std::make_unique<FakeDaemon>(socket);
   LONGS_EQUAL(0, ibssa_path_by_lid(h, 0, 10, 0, &p, &a));
-  LONGS_EQUAL(10, be16toh(p.dlid));
+  LONGS_EQUAL(10, ssa::FromBe16(p.dlid));
   LONGS_EQUAL(1, daemon->requests());
   // Gone for good: the request fails as the daemon's absence, once.
   daemon.reset();

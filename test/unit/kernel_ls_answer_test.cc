@@ -6,7 +6,6 @@
 // since 6.1 (up to three, sorted by flag).
 #include "core/kernel_ls/ls_answer.h"
 
-#include <endian.h>
 #include <linux/netlink.h>
 #include <rdma/ib_user_sa.h>
 #include <rdma/rdma_netlink.h>
@@ -14,6 +13,7 @@
 #include <cstring>
 #include <vector>
 
+#include "common/base/big_endian.h"
 #include "core/kernel_ls/ls_codec.h"
 #include "test/support/check_ok.h"
 #include "test/unit/kernel_ls_side.h"
@@ -70,11 +70,11 @@ ibv_path_record LocalPath() {
   std::memset(&p, 0, sizeof(p));
   std::memcpy(p.sgid.raw, kSgid, 16);
   std::memcpy(p.dgid.raw, kDgid, 16);
-  p.slid = htobe16(0x31);
-  p.dlid = htobe16(0x41);
+  p.slid = ssa::ToBe16(0x31);
+  p.dlid = ssa::ToBe16(0x41);
   p.reversible_numpath = 0x81;
-  p.pkey = htobe16(0xffff);
-  p.qosclass_sl = htobe16(3);
+  p.pkey = ssa::ToBe16(0xffff);
+  p.qosclass_sl = ssa::ToBe16(3);
   p.mtu = 0x84;   // exactly 2048
   p.rate = 0x87;  // exactly 25 Gb/s
   p.packetlifetime = 0x92;
@@ -86,8 +86,8 @@ ibv_path_record LocalPath() {
 ibv_path_record RoutedPath() {
   ibv_path_record p = LocalPath();
   std::memcpy(p.dgid.raw, kRemoteGid, 16);
-  p.dlid = htobe16(0x07);
-  p.flowlabel_hoplimit = htobe32(0x12345u << 8 | 64);
+  p.dlid = ssa::ToBe16(0x07);
+  p.flowlabel_hoplimit = ssa::ToBe32(0x12345u << 8 | 64);
   p.tclass = 0x20;
   return p;
 }
@@ -177,8 +177,8 @@ TEST(KernelLsAnswer, ARoutedPathGetsOutboundAndInboundRecordsWhenTheKernelTakesT
   CheckSame(back, r.Path(r.inbound));
   // The CM sends the inbound record's DLID in the REQ as our port's LID,
   // and puts the outbound one's DLID on its QP: ours, and the router's.
-  LONGS_EQUAL(0x31, be16toh(r.Path(r.inbound).dlid));
-  LONGS_EQUAL(0x07, be16toh(r.Path(r.outbound).dlid));
+  LONGS_EQUAL(0x31, ssa::FromBe16(r.Path(r.inbound).dlid));
+  LONGS_EQUAL(0x07, ssa::FromBe16(r.Path(r.outbound).dlid));
   MEMCMP_EQUAL(kRemoteGid, r.Path(r.inbound).sgid.raw, 16);
 
   // A kernel up to 6.0 reading the same bytes takes the first: the path.
@@ -228,9 +228,9 @@ TEST(KernelLsAnswer, AOneWayAnswerToAReversibleRequestGetsDirections) {
 
 TEST(KernelLsAnswer, TheRulesTests) {
   ibv_path_record p = LocalPath();
-  p.flowlabel_hoplimit = htobe32(0xfffffu << 8 | 1);  // hop limit 1: still local
+  p.flowlabel_hoplimit = ssa::ToBe32(0xfffffu << 8 | 1);  // hop limit 1: still local
   CHECK_FALSE(PathIsRouted(p));
-  p.flowlabel_hoplimit = htobe32(2);
+  p.flowlabel_hoplimit = ssa::ToBe32(2);
   CHECK_TRUE(PathIsRouted(p));
   CHECK_FALSE(PathNeedsDirections(LS_RESOLVE_PATH_USE_GMP, p));
   CHECK_TRUE(PathNeedsDirections(LS_RESOLVE_PATH_USE_ALL, p));

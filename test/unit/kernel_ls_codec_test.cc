@@ -5,7 +5,6 @@
 // answer carries: kernel_ls_answer_test.cc.
 #include "core/kernel_ls/ls_codec.h"
 
-#include <endian.h>
 #include <linux/netlink.h>
 #include <rdma/ib_user_sa.h>
 #include <rdma/rdma_netlink.h>
@@ -14,6 +13,7 @@
 #include <cstring>
 #include <vector>
 
+#include "common/base/big_endian.h"
 #include "test/support/check_ok.h"
 #include "test/unit/kernel_ls_side.h"
 
@@ -102,11 +102,11 @@ TEST(KernelLsCodec, DecodesTheKernelsResolveRequest) {
   ibv_path_record p = PathFromRequest(req.resolve);
   MEMCMP_EQUAL(kDgid, p.dgid.raw, 16);
   MEMCMP_EQUAL(kSgid, p.sgid.raw, 16);
-  CHECK(be64toh(p.service_id) == 0x0000000001060000ULL + 4791);
+  CHECK(ssa::FromBe64(p.service_id) == 0x0000000001060000ULL + 4791);
   LONGS_EQUAL(0x20, p.tclass);
-  LONGS_EQUAL(0x8001, be16toh(p.pkey));
-  LONGS_EQUAL(3, be16toh(p.qosclass_sl) >> 4);  // QoS class above the SL
-  LONGS_EQUAL(0x81, p.reversible_numpath);      // reversible, one path
+  LONGS_EQUAL(0x8001, ssa::FromBe16(p.pkey));
+  LONGS_EQUAL(3, ssa::FromBe16(p.qosclass_sl) >> 4);  // QoS class above the SL
+  LONGS_EQUAL(0x81, p.reversible_numpath);            // reversible, one path
   LONGS_EQUAL(0, p.dlid);
 }
 
@@ -279,7 +279,7 @@ TEST(KernelLsCodec, AnswerIsWhatTheKernelParses) {
   ibv_path_record path;
   std::memset(&path, 0, sizeof(path));
   std::memcpy(path.dgid.raw, kDgid, 16);
-  path.dlid = htobe16(0x41);
+  path.dlid = ssa::ToBe16(0x41);
   path.reversible_numpath = 0x81;  // local and reversible: one record
   std::vector<uint8_t> bytes = EncodeResolveAnswer(req, &path);
   // nlmsghdr, then one nlattr of type PATH_RECORD (no flag bits: the

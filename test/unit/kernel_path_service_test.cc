@@ -5,7 +5,6 @@
 // without the service is reported once.
 #include "core/kernel_ls/kernel_path_service.h"
 
-#include <endian.h>
 #include <infiniband/acm.h>
 #include <linux/netlink.h>
 #include <rdma/rdma_netlink.h>
@@ -14,6 +13,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "common/base/big_endian.h"
 #include "common/base/event_loop.h"
 #include "test/support/check_ok.h"
 #include "test/unit/fake_netlink.h"
@@ -46,8 +46,8 @@ class ScriptedResolver : public PathResolver {
     calls.push_back({path, device, port, done});
     if (!answer_now) return;
     ibv_path_record answer = path;
-    answer.dlid = htobe16(0x41);
-    answer.flowlabel_hoplimit = htobe32(hop_limit);
+    answer.dlid = ssa::ToBe16(0x41);
+    answer.flowlabel_hoplimit = ssa::ToBe32(hop_limit);
     calls.back().done = nullptr;
     done(status, status == ACM_STATUS_SUCCESS ? &answer : nullptr);
   }
@@ -162,7 +162,7 @@ TEST(KernelPathService, AnswersWithTheProvidersPath) {
   CHECK_FALSE(m.error);
   CHECK_FALSE(m.request);
   LONGS_EQUAL(1, m.paths.size());
-  LONGS_EQUAL(0x41, be16toh(m.paths[0].dlid));
+  LONGS_EQUAL(0x41, ssa::FromBe16(m.paths[0].dlid));
   LONGS_EQUAL(1, service->stats().answered_path);
   LONGS_EQUAL(0, service->outstanding());
 }
@@ -180,8 +180,8 @@ TEST(KernelPathService, ARoutedPathGetsDirectionalRecordsWhereTheKernelTakesThem
       sock->sent()[1], 521, LS_RESOLVE_PATH_USE_ALL, kernel_side::Kernel::kSince6_1);
   CHECK_TEXT(all.taken, all.why.c_str());
   LONGS_EQUAL(3, all.records.size());
-  LONGS_EQUAL(0x41, be16toh(all.Path(all.outbound).dlid));
-  LONGS_EQUAL(0x41, be16toh(all.Path(all.inbound).slid));
+  LONGS_EQUAL(0x41, ssa::FromBe16(all.Path(all.outbound).dlid));
+  LONGS_EQUAL(0x41, ssa::FromBe16(all.Path(all.inbound).slid));
   kernel_side::KernelRead gmp = kernel_side::KernelReadsAnswer(
       sock->sent()[2], 522, LS_RESOLVE_PATH_USE_GMP, kernel_side::Kernel::kUpTo6_0);
   CHECK_TEXT(gmp.taken, gmp.why.c_str());

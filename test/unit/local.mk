@@ -4,7 +4,7 @@
 check_PROGRAMS += test/unit/unit_tests
 TESTS += test/unit/unit_tests
 test_unit_unit_tests_SOURCES = \
-	test/unit/status_test.cc \
+	test/unit/status_test.cc test/unit/big_endian_test.cc \
 	test/unit/log_test.cc \
 	test/unit/event_loop_test.cc test/unit/mailbox_test.cc test/unit/raw_fd_test.cc \
 	test/unit/worker_pool_test.cc \

@@ -3,13 +3,13 @@
 #include "common/mad/mad_wire.h"
 
 #include <CppUTest/TestHarness.h>
-#include <endian.h>
 #include <infiniband/sa.h>
 #include <infiniband/umad_sa.h>
 #include <infiniband/umad_types.h>
 
 #include <cstring>
 
+#include "common/base/big_endian.h"
 #include "test/support/check_ok.h"
 
 using namespace ssa::mad;
@@ -50,16 +50,16 @@ PathRecord SampleRecord() {
 struct ibv_path_record SampleIbvRecord() {
   struct ibv_path_record p;
   memset(&p, 0, sizeof(p));
-  p.service_id = htobe64(0x1122334455667788ULL);
+  p.service_id = ssa::ToBe64(0x1122334455667788ULL);
   memcpy(&p.dgid, kDgid, 16);
   memcpy(&p.sgid, kSgid, 16);
-  p.dlid = htobe16(0x1234);
-  p.slid = htobe16(0x0042);
-  p.flowlabel_hoplimit = htobe32(0x80000000u | (0xabcdeu << 8) | 0x3f);
+  p.dlid = ssa::ToBe16(0x1234);
+  p.slid = ssa::ToBe16(0x0042);
+  p.flowlabel_hoplimit = ssa::ToBe32(0x80000000u | (0xabcdeu << 8) | 0x3f);
   p.tclass = 0x5a;
   p.reversible_numpath = IBV_PATH_RECORD_REVERSIBLE | 0x7f;
-  p.pkey = htobe16(0xffff);
-  p.qosclass_sl = htobe16((0xabc << 4) | 9);
+  p.pkey = ssa::ToBe16(0xffff);
+  p.qosclass_sl = ssa::ToBe16((0xabc << 4) | 9);
   p.mtu = (2 << 6) | 4;
   p.rate = (3 << 6) | 0x10;
   p.packetlifetime = (1 << 6) | 0x12;
@@ -179,8 +179,8 @@ TEST(MadWire, MadHeaderBytes) {
   // Also agrees with rdma-core's struct umad_hdr.
   struct umad_hdr uh;
   memcpy(&uh, buf, sizeof(uh));
-  UNSIGNED_LONGS_EQUAL(0x0035, be16toh(uh.attr_id));
-  UNSIGNED_LONGLONGS_EQUAL(h.tid, be64toh(uh.tid));
+  UNSIGNED_LONGS_EQUAL(0x0035, ssa::FromBe16(uh.attr_id));
+  UNSIGNED_LONGLONGS_EQUAL(h.tid, ssa::FromBe64(uh.tid));
 }
 
 TEST(MadWire, ShortMadHeaderIsRejected) {

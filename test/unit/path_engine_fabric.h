@@ -27,7 +27,6 @@
 #ifndef IBACM_SSA_TEST_UNIT_PATH_ENGINE_FABRIC_H
 #define IBACM_SSA_TEST_UNIT_PATH_ENGINE_FABRIC_H
 
-#include <endian.h>
 #include <infiniband/sa.h>
 
 #include <algorithm>
@@ -38,6 +37,7 @@
 #include <random>
 #include <string>
 
+#include "common/base/big_endian.h"
 #include "common/mad/mad_wire.h"
 #include "common/smdb/smdb.h"
 #include "common/smdb/smdb_index.h"
@@ -264,12 +264,12 @@ inline ibv_path_record Expected(uint64_t sguid, uint16_t slid, uint64_t dguid, u
                                 uint16_t pkey, uint8_t sl, uint8_t mtu, uint8_t rate, uint8_t life,
                                 bool reversible) {
   ssa::mad::PathRecord r;
-  uint64_t be = htobe64(kPrefix);
+  uint64_t be = ssa::ToBe64(kPrefix);
   memcpy(r.dgid, &be, 8);
   memcpy(r.sgid, &be, 8);
-  be = htobe64(dguid + 1);
+  be = ssa::ToBe64(dguid + 1);
   memcpy(r.dgid + 8, &be, 8);
-  be = htobe64(sguid + 1);
+  be = ssa::ToBe64(sguid + 1);
   memcpy(r.sgid + 8, &be, 8);
   r.dlid = dlid;
   r.slid = slid;

@@ -4,9 +4,8 @@
 // text pieces of ssa-smdb (util/smdb_tool/path_text.h).
 // The fabric is drawn in path_engine_fabric.h.
 #include "common/smdb/path_engine.h"
+#include "common/base/big_endian.h"
 #include "common/smdb/whole_prdb.h"
-
-#include <endian.h>
 
 #include <cstring>
 #include <map>
@@ -585,7 +584,7 @@ TEST(PathEngine, AnSlTheSl2VlTablesDropHasNoPath) {
   // Another SL on the same hop goes: the default partition's SL 1 (H has
   // only 0xffff) is not dropped anywhere.
   ibv_path_record r;
-  CHECK(e.Compute(10, 30, &r) != PathStatus::kOk || (be16toh(r.qosclass_sl) & 0xf) != 5);
+  CHECK(e.Compute(10, 30, &r) != PathStatus::kOk || (ssa::FromBe16(r.qosclass_sl) & 0xf) != 5);
   // Without the tables in the SMDB, marked instead.
   fx.db.subnet.records[0].flags &= ~kSubnetSl2VlTables;
   CHECK_OK(SmdbIndex::Build(fx.db, &idx));
@@ -619,20 +618,20 @@ TEST(PathEngine, WithAllowBothPkeysTheLimitedAndFullEntriesAreMatchedAsTheSaDoes
   PathEngine e(idx.get());
   ibv_path_record rec;
   CHECK(e.Compute(18, 30, &rec) == PathStatus::kOk);
-  CHECK_EQUAL(0x8003, be16toh(rec.pkey));  // D's full entry, found in the second walk
+  CHECK_EQUAL(0x8003, ssa::FromBe16(rec.pkey));  // D's full entry, found in the second walk
   CHECK(e.Compute(30, 18, &rec) == PathStatus::kOk);
-  CHECK_EQUAL(0x0003, be16toh(rec.pkey));  // H's limited entry, found in the third
+  CHECK_EQUAL(0x0003, ssa::FromBe16(rec.pkey));  // H's limited entry, found in the third
   PathEngineOptions o;
   o.requester_lid = 18;  // D asks for A -> H: it shares a P_Key with both
   PathEngine asked_by_d(idx.get(), o);
   CHECK(asked_by_d.Compute(10, 30, &rec) == PathStatus::kOk);
-  CHECK_EQUAL(0xffff, be16toh(rec.pkey));
+  CHECK_EQUAL(0xffff, ssa::FromBe16(rec.pkey));
   // Without allow_both_pkeys the maps merge each P_Key's entries: one walk.
   fx.db.subnet.records[0].flags &= ~kSubnetAllowBothPkeys;
   CHECK_OK(SmdbIndex::Build(fx.db, &idx));
   PathEngine merged(idx.get());
   CHECK(merged.Compute(18, 30, &rec) == PathStatus::kOk);
-  CHECK_EQUAL(0x8003, be16toh(rec.pkey));
+  CHECK_EQUAL(0x8003, ssa::FromBe16(rec.pkey));
 }
 
 // The SA's last word on the rate (pr_rcv_build_pr), code by code.
@@ -691,7 +690,7 @@ TEST(PathEngine, ATableHoldingBothFormsOfAPkeyKeepsItsFirstAsOpenSmsMapDoes) {
       CHECK(st == PathStatus::kNoSharedPkey);
     } else {
       CHECK(st == PathStatus::kOk);
-      CHECK_EQUAL(0x0002, be16toh(rec.pkey) & 0x7fff);
+      CHECK_EQUAL(0x0002, ssa::FromBe16(rec.pkey) & 0x7fff);
     }
   }
 }

@@ -4,7 +4,6 @@
 #include "core/provider_loader.h"
 
 #include <dlfcn.h>
-#include <endian.h>
 #include <infiniband/acm.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -19,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/base/big_endian.h"
 #include "test/support/check_ok.h"
 #include "test/support/fake_core.h"
 #include "test/support/temp_dir.h"
@@ -377,7 +377,7 @@ ssa_resolve_request GidRequest(uint64_t prefix, uint64_t guid, uint32_t flags) {
   r.src = NameAddress("node5");
   r.dst.size = sizeof(r.dst);
   r.dst.type = SSA_ADDR_GID;
-  const uint64_t be[2] = {htobe64(prefix), htobe64(guid)};
+  const uint64_t be[2] = {ssa::ToBe64(prefix), ssa::ToBe64(guid)};
   memcpy(r.dst.data, be, sizeof(be));
   return r;
 }
@@ -449,11 +449,11 @@ TEST(Testprov, ResolvesAGidFromTheRequestAndThePort) {
   CHECK_TRUE(a.has_path);
   CHECK_FALSE(a.is_query);
   MEMCMP_EQUAL(req.dst.data, a.path.dgid.raw, 16);
-  LONGS_EQUAL(7, be16toh(a.path.dlid));
-  CHECK_EQUAL(kPrefix, be64toh(a.path.sgid.global.subnet_prefix));
-  CHECK_EQUAL(kGuid, be64toh(a.path.sgid.global.interface_id));
-  LONGS_EQUAL(kLid, be16toh(a.path.slid));
-  LONGS_EQUAL(0xffff, be16toh(a.path.pkey));
+  LONGS_EQUAL(7, ssa::FromBe16(a.path.dlid));
+  CHECK_EQUAL(kPrefix, ssa::FromBe64(a.path.sgid.global.subnet_prefix));
+  CHECK_EQUAL(kGuid, ssa::FromBe64(a.path.sgid.global.interface_id));
+  LONGS_EQUAL(kLid, ssa::FromBe16(a.path.slid));
+  LONGS_EQUAL(0xffff, ssa::FromBe16(a.path.pkey));
   Close();
 }
 
@@ -468,8 +468,8 @@ TEST(Testprov, KnowsItsOwnAddressesOnlyAndAnswersEdestaddrOtherwise) {
   LONGS_EQUAL(0, prov->resolve(addr_ctx, &req, 2));
   LONGS_EQUAL(2, core.answers.size());
   LONGS_EQUAL(ACM_STATUS_SUCCESS, AnswerTo(1).status);
-  LONGS_EQUAL(kLid, be16toh(AnswerTo(1).path.dlid));
-  CHECK_EQUAL(kGuid, be64toh(AnswerTo(1).path.dgid.global.interface_id));
+  LONGS_EQUAL(kLid, ssa::FromBe16(AnswerTo(1).path.dlid));
+  CHECK_EQUAL(kGuid, ssa::FromBe64(AnswerTo(1).path.dgid.global.interface_id));
   LONGS_EQUAL(ACM_STATUS_EDESTADDR, AnswerTo(2).status);
   CHECK_FALSE(AnswerTo(2).has_path);
   Close();
@@ -483,7 +483,7 @@ TEST(Testprov, NodelayAnswersEnodataOnceThenThePath) {
   LONGS_EQUAL(2, core.answers.size());
   LONGS_EQUAL(ACM_STATUS_ENODATA, AnswerTo(1).status);
   LONGS_EQUAL(ACM_STATUS_SUCCESS, AnswerTo(2).status);
-  LONGS_EQUAL(9, be16toh(AnswerTo(2).path.dlid));
+  LONGS_EQUAL(9, ssa::FromBe16(AnswerTo(2).path.dlid));
 
   uint64_t values[ACM_MAX_COUNTER + 2] = {};
   uint8_t count = ACM_MAX_COUNTER + 2;

@@ -4,11 +4,10 @@
 // by hand from osm_sa_path_record.c and osm_qos_policy.c.
 #include "common/smdb/qos_policy.h"
 
-#include <endian.h>
-
 #include <cstring>
 #include <string>
 
+#include "common/base/big_endian.h"
 #include "common/smdb/path_engine.h"
 #include "common/smdb/smdb_index.h"
 #include "test/support/check_ok.h"
@@ -139,8 +138,8 @@ TEST(QosPolicy, TheEngineAppliesTheLevelAsTheSaDoes) {
   CHECK_OK(SmdbIndex::Build(plain_db, &plain_index));
   ibv_path_record s1_d;
   CHECK(PathEngine(plain_index.get()).Compute(1, 18, &s1_d) == PathStatus::kOk);
-  s1_d.pkey = htobe16(0x7fff);
-  s1_d.qosclass_sl = htobe16(11);
+  s1_d.pkey = ssa::ToBe16(0x7fff);
+  s1_d.qosclass_sl = ssa::ToBe16(11);
   CheckPath(e, 1, 18, s1_d);
 
   // As ibacm asks (PRDBs): the path's own P_Key in the query. A -> B with
@@ -149,11 +148,11 @@ TEST(QosPolicy, TheEngineAppliesTheLevelAsTheSaDoes) {
   CheckPath(prdb, 10, 12, Expected(A, 10, B, 12, 0x8002, 7, 5, 7, 18, true));
   // S1 -> D asks with the first P_Key both share, of partition 0x0002:
   // the P_Key rule comes before the switches' rule, so SL 7 and that P_Key.
-  s1_d.pkey =
-      htobe16(plain_index->CommonPkey(plain_index->port(plain_index->PortByLid(1)).pkey_table,
-                                      plain_index->port(plain_index->PortByLid(18)).pkey_table));
-  CHECK_EQUAL(0x0002, be16toh(s1_d.pkey) & 0x7fff);
-  s1_d.qosclass_sl = htobe16(7);
+  s1_d.pkey = ssa::ToBe16(
+      plain_index->CommonPkey(plain_index->port(plain_index->PortByLid(1)).pkey_table,
+                              plain_index->port(plain_index->PortByLid(18)).pkey_table));
+  CHECK_EQUAL(0x0002, ssa::FromBe16(s1_d.pkey) & 0x7fff);
+  s1_d.qosclass_sl = ssa::ToBe16(7);
   CheckPath(prdb, 1, 18, s1_d);
 }
 
@@ -173,8 +172,8 @@ TEST(QosPolicy, ALevelsPkeysRestrictTheQuerysPkey) {
   CHECK(PathEngine(idx.get(), o).Compute(1, 18, &r) == PathStatus::kNoSharedPkey);
   // Without a P_Key the SA picks the level's, 0x0002, which both share.
   CHECK(PathEngine(idx.get()).Compute(1, 18, &r) == PathStatus::kOk);
-  CHECK_EQUAL(0x0002, be16toh(r.pkey));
-  CHECK_EQUAL(11, be16toh(r.qosclass_sl) & 0xf);
+  CHECK_EQUAL(0x0002, ssa::FromBe16(r.pkey));
+  CHECK_EQUAL(11, ssa::FromBe16(r.qosclass_sl) & 0xf);
 }
 
 TEST(QosPolicy, APolicyTheSmdbDoesNotCarryMarksRecordsNotExact) {

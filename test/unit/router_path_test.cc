@@ -2,11 +2,11 @@
 // (PathEngine::ComputeByGid, common/smdb/off_subnet.h): the router port
 // OpenSM's prefix routes choose, and the record the SA writes for it, on
 // path_engine_fabric.h's fabric with two routers on S1.
-#include <endian.h>
 
 #include <cstring>
 #include <string>
 
+#include "common/base/big_endian.h"
 #include "common/mad/mad_wire.h"
 #include "common/smdb/off_subnet.h"
 #include "common/smdb/path_engine.h"
@@ -51,7 +51,7 @@ ibv_path_record ThroughRouter(uint64_t router, uint16_t lid, const std::array<ui
   ibv_path_record want = Expected(A, 10, router, lid, 0x8002, 5, 5, 7, 18, true);
   memcpy(want.sgid.raw, sgid.data(), 16);
   memcpy(want.dgid.raw, dgid.data(), 16);
-  want.flowlabel_hoplimit = htobe32(0xFF);
+  want.flowlabel_hoplimit = ssa::ToBe32(0xFF);
   return want;
 }
 
@@ -91,10 +91,42 @@ TEST(RouterPath, TheWildcardRouteTakesOpenSmsFirstRouterInItsKeyOrder) {
   CHECK(e.ComputeByGid(sgid.data(), link_local.data(), &got) == PathStatus::kUnknownDlid);
   auto ula_link_local = Gid(0xfebf000000000000ULL, A + 1);
   CHECK(e.ComputeByGid(sgid.data(), ula_link_local.data(), &got) == PathStatus::kOk);
-  LONGS_EQUAL(0, be32toh(got.flowlabel_hoplimit));
+  LONGS_EQUAL(0, ssa::FromBe32(got.flowlabel_hoplimit));
   // A multicast DGID is looked up as a local port GUID too.
   auto mc = Gid(0xff12401bffff0000ULL, 0x1);
   CHECK(e.ComputeByGid(sgid.data(), mc.data(), &got) == PathStatus::kUnknownDlid);
+}
+
+TEST(RouterPath, TheFirstRouterFollowsTheSmHostsByteOrder) {
+  // R1's port GUID is the smaller number, R2's the smaller byte-swapped:
+  // an OpenSM on a big-endian host heads its router table with R1.
+  Smdb db = TwoRouterFabric({{0, 0}});
+  db.subnet.records[0].flags |= kSubnetSmBigEndian;
+  std::unique_ptr<SmdbIndex> x = SortedIndex(&db);
+  CHECK(x != nullptr);
+  LONGS_EQUAL(R1 + 1, FirstRouterPort(*x));
+  PathEngine e(x.get());
+  ibv_path_record got;
+  auto sgid = Gid(kPrefix, A + 1);
+  auto dgid = Gid(0x20010db800000000ULL, 0x1234);
+  CHECK(e.ComputeByGid(sgid.data(), dgid.data(), &got) == PathStatus::kOk);
+  STRCMP_EQUAL("", Diff(got, ThroughRouter(R1, kR1Lid, sgid, dgid)).c_str());
+}
+
+TEST(RouterPath, AnSmMapOrdersAKeysWireBytesAsItsHostReadsThem) {
+  // R2's port GUID on the wire, read as each SM host reads it (spelt out
+  // here, not taken from this host).
+  const uint8_t wire[8] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x01};
+  uint64_t little = 0, big = 0;
+  for (int i = 0; i < 8; ++i) {
+    little |= static_cast<uint64_t>(wire[i]) << (8 * i);
+    big = big << 8 | wire[i];
+  }
+  CHECK_EQUAL(R2 + 1, big);
+  CHECK_EQUAL(little, SmMapOrder64(R2 + 1, 0));
+  CHECK_EQUAL(big, SmMapOrder64(R2 + 1, kSubnetSmBigEndian));
+  LONGS_EQUAL(0x0180, SmMapOrder16(0x8001, 0));
+  LONGS_EQUAL(0x8001, SmMapOrder16(0x8001, kSubnetSmBigEndian));
 }
 
 TEST(RouterPath, TheFirstMatchingRouteDecidesEvenWhenItNamesNoRouter) {
@@ -110,7 +142,7 @@ TEST(RouterPath, TheFirstMatchingRouteDecidesEvenWhenItNamesNoRouter) {
   auto via = [&](uint64_t prefix) {
     auto dgid = Gid(prefix, 7);
     PathStatus st = e.ComputeByGid(sgid.data(), dgid.data(), &got);
-    return st == PathStatus::kOk ? be16toh(got.dlid) : -static_cast<int>(st);
+    return st == PathStatus::kOk ? ssa::FromBe16(got.dlid) : -static_cast<int>(st);
   };
   LONGS_EQUAL(kR1Lid, via(0x20010db800000000));
   LONGS_EQUAL(-static_cast<int>(PathStatus::kNoRouter), via(0x3000000000000000));
@@ -135,7 +167,7 @@ TEST(RouterPath, TheSgidAskedForIsCopiedAndAForeignOneRefused) {
   CHECK(memcmp(got.sgid.raw, ll_sgid.data(), 16) == 0);
   auto b = Gid(site, B + 1);
   CHECK(memcmp(got.dgid.raw, b.data(), 16) == 0);
-  LONGS_EQUAL(0, be32toh(got.flowlabel_hoplimit));
+  LONGS_EQUAL(0, ssa::FromBe32(got.flowlabel_hoplimit));
   // fe80:: is local here; a DGID with fe80::'s neighbour prefix is not.
   auto remote = Gid(0xfe00000000000000ULL, 9);
   CHECK(e.ComputeByGid(ll_sgid.data(), remote.data(), &got) == PathStatus::kOk);
@@ -158,9 +190,9 @@ TEST(RouterPath, ARouterPathIsTheLocalPathToTheRouterWithItsMarks) {
   CHECK(e.ComputeByGid(c.data(), dgid.data(), &got) == PathStatus::kOk);
   CHECK(e.ComputeByGuid(C + 1, R1 + 1, &local) == PathStatus::kOk);
   memcpy(local.dgid.raw, dgid.data(), 16);
-  local.flowlabel_hoplimit = htobe32(0xFF);
+  local.flowlabel_hoplimit = ssa::ToBe32(0xFF);
   STRCMP_EQUAL("", Diff(got, local).c_str());
-  LONGS_EQUAL(e.InexactFlags(be16toh(got.slid), be16toh(got.dlid)), 0);
+  LONGS_EQUAL(e.InexactFlags(ssa::FromBe16(got.slid), ssa::FromBe16(got.dlid)), 0);
 
   Smdb db;
   {

@@ -5,6 +5,8 @@
 // exactly-once rule for answers.
 #include "test/unit/sa_provider_fake_core.h"
 
+#include "common/base/big_endian.h"
+
 TEST_GROUP_BASE(SaProviderAbi, sa_provider_test::SaProviderFixture){};
 
 using namespace sa_provider_test;
@@ -45,7 +47,7 @@ TEST(SaProviderAbi, ALidIsAskedOnceThenServedFromTheCache) {
   const auto& a = AnswerOf(first);
   LONGS_EQUAL(ACM_STATUS_SUCCESS, a.status);
   CHECK_TRUE(a.has_path);
-  LONGS_EQUAL(7, ntohs(a.path.dlid));
+  LONGS_EQUAL(7, ssa::FromBe16(a.path.dlid));
   LONGS_EQUAL(0x84, a.path.mtu);
   MEMCMP_EQUAL(last_reply + mad::kSaDataOffset, &a.path, sizeof(a.path));  // as the SA sent it
 
@@ -105,7 +107,7 @@ TEST(SaProviderAbi, ConcurrentRequestsForOneDestinationShareOneQuery) {
   CHECK_FALSE(Answered(d));
   Reply(1);
   LONGS_EQUAL(ACM_STATUS_SUCCESS, AnswerOf(d).status);
-  LONGS_EQUAL(0x8001, ntohs(AnswerOf(d).path.pkey));
+  LONGS_EQUAL(0x8001, ssa::FromBe16(AnswerOf(d).path.pkey));
   LONGS_EQUAL(1, EpCounter(ep_ctx, ACM_CNTR_ROUTE_QUERY));
   LONGS_EQUAL(0, EpCounter(ep_ctx, ACM_CNTR_ROUTE_CACHE));  // joined, not cached
   prov->remove_address(other_addr);
@@ -123,7 +125,7 @@ TEST(SaProviderAbi, NodelayAnswersFromTheCacheOnlyAndWarmsIt) {
   Reply(0);
   uint64_t warm = Resolve(Lid(11), ACM_FLAGS_NODELAY);
   LONGS_EQUAL(ACM_STATUS_SUCCESS, AnswerOf(warm).status);
-  LONGS_EQUAL(11, ntohs(AnswerOf(warm).path.dlid));
+  LONGS_EQUAL(11, ssa::FromBe16(AnswerOf(warm).path.dlid));
   LONGS_EQUAL(2, EpCounter(ep_ctx, ACM_CNTR_NODATA));
 }
 

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <vector>
 
+#include "common/base/big_endian.h"
 #include "providers/shared/route_cache.h"
 
 // Last: CppUTest redefines new for leak checking.
@@ -21,8 +22,8 @@ namespace {
 
 ibv_path_record PathTo(uint16_t dlid) {
   ibv_path_record p{};
-  p.dlid = htons(dlid);
-  p.slid = htons(1);
+  p.dlid = ssa::ToBe16(dlid);
+  p.slid = ssa::ToBe16(1);
   return p;
 }
 
@@ -71,7 +72,7 @@ TEST(SaProviderCache, ExpiryIsCheckedOnLookup) {
   AddValid(&c, 9, 1000);
   RouteEntry* e = c.Find(RouteKey::Lid(1, 9), 999);
   CHECK(e != nullptr);
-  LONGS_EQUAL(9, ntohs(e->path.dlid));
+  LONGS_EQUAL(9, ssa::FromBe16(e->path.dlid));
   CHECK(c.Find(RouteKey::Lid(1, 9), 1000) == nullptr);  // expired: dropped
   LONGS_EQUAL(1, c.stats().expirations);
   LONGS_EQUAL(0, c.size());
@@ -156,7 +157,7 @@ TEST(SaProviderCache, ManyEntriesStayFindableAsTheSetGrows) {
   for (uint16_t lid = 1; lid <= 10000; ++lid) {
     RouteEntry* e = c.Find(RouteKey::Lid(1, lid), 0);
     CHECK(e != nullptr);
-    LONGS_EQUAL(lid, ntohs(e->path.dlid));
+    LONGS_EQUAL(lid, ssa::FromBe16(e->path.dlid));
   }
   c.Erase(c.Peek(RouteKey::Lid(1, 5000)));
   CHECK(c.Find(RouteKey::Lid(1, 5000), 0) == nullptr);

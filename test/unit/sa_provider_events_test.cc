@@ -5,6 +5,8 @@
 // route preload from OpenSM's dump, and option warnings.
 #include "test/unit/sa_provider_fake_core.h"
 
+#include "common/base/big_endian.h"
+
 TEST_GROUP_BASE(SaProviderEvents, sa_provider_test::SaProviderFixture){};
 
 using namespace sa_provider_test;
@@ -42,10 +44,10 @@ TEST(SaProviderEvents, QuerySaPassesTheClientsRecordThroughUncached) {
   ibv_path_record p{};
   GidOf(kGuid, p.sgid.raw);
   GidOf(0x100001, p.dgid.raw);
-  p.slid = htons(5);
-  p.dlid = htons(1);
+  p.slid = ssa::ToBe16(5);
+  p.dlid = ssa::ToBe16(1);
   p.reversible_numpath = 0x80;
-  p.pkey = htons(0xffff);
+  p.pkey = ssa::ToBe16(0xffff);
   p.mtu = 0x84;
   p.rate = 0x83;
   p.packetlifetime = 0x92;
@@ -64,7 +66,7 @@ TEST(SaProviderEvents, QuerySaPassesTheClientsRecordThroughUncached) {
   LONGS_EQUAL(3, core.sent.size());  // and it filled no cache entry
   // A record without any source gets the endpoint's.
   ibv_path_record bare{};
-  bare.dlid = htons(3);
+  bare.dlid = ssa::ToBe16(3);
   QuerySa(bare);
   LONGS_EQUAL(5, Asked(3).slid);
 }
@@ -83,7 +85,7 @@ TEST(SaProviderEvents, APortChangeDropsRoutesAndAnswersOfTheOldGeneration) {
   CHECK_FALSE(Answered(waiting));
   Reply(2);
   LONGS_EQUAL(ACM_STATUS_SUCCESS, AnswerOf(waiting).status);
-  LONGS_EQUAL(6, ntohs(AnswerOf(waiting).path.slid));
+  LONGS_EQUAL(6, ssa::FromBe16(AnswerOf(waiting).path.slid));
   Resolve(Lid(8));  // dropped by the change: asked again
   LONGS_EQUAL(4, core.sent.size());
   LONGS_EQUAL(6, Asked(3).slid);
@@ -128,8 +130,8 @@ TEST(SaProviderEvents, RoutePreloadFillsTheCacheFromOpensmsDump) {
   LONGS_EQUAL(ACM_STATUS_SUCCESS, AnswerOf(by_lid).status);
   LONGS_EQUAL(ACM_STATUS_SUCCESS, AnswerOf(by_gid).status);
   const ibv_path_record& p = AnswerOf(by_lid).path;
-  LONGS_EQUAL(1, ntohs(p.dlid));
-  LONGS_EQUAL(5, ntohs(p.slid));
+  LONGS_EQUAL(1, ssa::FromBe16(p.dlid));
+  LONGS_EQUAL(5, ssa::FromBe16(p.slid));
   LONGS_EQUAL(0x84, p.mtu);
   uint8_t dgid[16];
   GidOf(0x100001, dgid);

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include <ibacm_ssa/provider.h>
+#include "common/base/big_endian.h"
 #include "common/mad/mad_wire.h"
 #include "test/support/check_ok.h"
 #include "test/support/fake_core.h"
@@ -61,7 +62,7 @@ inline ssa_address Lid(uint16_t lid) {
   ssa_address a = {};
   a.size = sizeof(a);
   a.type = SSA_ADDR_LID;
-  uint16_t be = htons(lid);
+  uint16_t be = ssa::ToBe16(lid);
   memcpy(a.data, &be, 2);
   return a;
 }

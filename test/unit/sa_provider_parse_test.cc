@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include <ibacm_ssa/provider.h>
+#include "common/base/big_endian.h"
 #include "common/base/option_set.h"
 #include "providers/sa/sa_options.h"
 #include "providers/shared/address_map.h"
@@ -240,12 +241,12 @@ TEST(SaProviderPreload, RecordsLookLikeTheSaAnswers) {
   sgid[15] = 3;
   dgid[15] = 1;
   ibv_path_record p = ssa::provider_shared::PreloadedPathRecord(route, sgid, dgid, 4, 0xffff);
-  LONGS_EQUAL(1, ntohs(p.dlid));
-  LONGS_EQUAL(4, ntohs(p.slid));
+  LONGS_EQUAL(1, ssa::FromBe16(p.dlid));
+  LONGS_EQUAL(4, ssa::FromBe16(p.slid));
   MEMCMP_EQUAL(sgid, p.sgid.raw, 16);
   MEMCMP_EQUAL(dgid, p.dgid.raw, 16);
-  LONGS_EQUAL(0xffff, ntohs(p.pkey));
-  LONGS_EQUAL(2, ntohs(p.qosclass_sl));
+  LONGS_EQUAL(0xffff, ssa::FromBe16(p.pkey));
+  LONGS_EQUAL(2, ssa::FromBe16(p.qosclass_sl));
   LONGS_EQUAL(0x84, p.mtu);             // selector 2 (exactly), 2048
   LONGS_EQUAL(0x83, p.rate);            // exactly 10 Gb/s
   LONGS_EQUAL(0x92, p.packetlifetime);  // exactly 18

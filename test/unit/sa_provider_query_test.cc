@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/base/big_endian.h"
 #include "common/mad/mad_wire.h"
 #include "providers/shared/path_query.h"
 #include "test/support/check_ok.h"
@@ -117,7 +118,7 @@ TEST(SaProviderQuery, PassThroughMasksExactlyTheFieldsTheClientSet) {
   MEMCMP_EQUAL(&path, m + mad::kSaDataOffset, sizeof(path));
   // Nothing forced: a bare DLID query stays one.
   ibv_path_record bare{};
-  bare.dlid = htons(7);
+  bare.dlid = ssa::ToBe16(7);
   bare.reversible_numpath = 1;
   mask = BuildPassThroughQuery(bare, m);
   CHECK(mask == (mad::kPrCompDlid | mad::kPrCompNumbPath));

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <string>
 
+#include "common/base/big_endian.h"
 #include "common/shm_prdb/shm_prdb_builder.h"
 
 namespace shm_test {
@@ -39,13 +40,13 @@ inline ibssa_shm_path Path(uint16_t slid, uint16_t dlid, uint32_t mark, uint8_t 
   p.pkey = pkey;
   p.sl_span = span;
   ibv_path_record r{};
-  r.slid = htobe16(slid);
-  r.dlid = htobe16(dlid);
+  r.slid = ssa::ToBe16(slid);
+  r.dlid = ssa::ToBe16(dlid);
   std::array<uint8_t, 16> d = Gid(1, dlid), s = Gid(2, slid);
   memcpy(r.dgid.raw, d.data(), 16);
   memcpy(r.sgid.raw, s.data(), 16);
-  r.flowlabel_hoplimit = htobe32((mark & 0xfffff) << 8);
-  r.qosclass_sl = htobe16(2);
+  r.flowlabel_hoplimit = ssa::ToBe32((mark & 0xfffff) << 8);
+  r.qosclass_sl = ssa::ToBe16(2);
   r.reversible_numpath = 0x80;
   memcpy(p.path, &r, sizeof(p.path));
   return p;

@@ -1,10 +1,11 @@
 #include "common/mad/umad_ports.h"
 
 #include <CppUTest/TestHarness.h>
-#include <endian.h>
 #include <infiniband/umad.h>
 
 #include <cstring>
+
+#include "common/base/big_endian.h"
 
 TEST_GROUP(UmadPorts){};
 
@@ -16,7 +17,7 @@ TEST(UmadPorts, ConvertsByteOrderAndDropsEmptyPkeys) {
   uint16_t pkeys[4] = {0xffff, 0x0000, 0x8001, 0x8000};
   strcpy(ca.ca_name, "mlx5_0");
   ca.node_type = 1;
-  ca.node_guid = htobe64(0x0002c90300001230ULL);
+  ca.node_guid = ssa::ToBe64(0x0002c90300001230ULL);
   strcpy(port.ca_name, "mlx5_0");
   port.portnum = 1;
   port.base_lid = 17;
@@ -25,9 +26,9 @@ TEST(UmadPorts, ConvertsByteOrderAndDropsEmptyPkeys) {
   port.sm_sl = 0;
   port.state = 4;
   port.rate = 100;
-  port.capmask = htobe32(0x02514868);
-  port.gid_prefix = htobe64(0xfe80000000000000ULL);
-  port.port_guid = htobe64(0x0002c90300001231ULL);
+  port.capmask = ssa::ToBe32(0x02514868);
+  port.gid_prefix = ssa::ToBe64(0xfe80000000000000ULL);
+  port.port_guid = ssa::ToBe64(0x0002c90300001231ULL);
   port.pkeys = pkeys;
   port.pkeys_size = 4;
   strcpy(port.link_layer, "InfiniBand");

@@ -2,13 +2,14 @@
 #include "util/ib_acme/acme_output.h"
 
 #include <arpa/inet.h>
-#include <endian.h>
 
 #include <cerrno>
 #include <cinttypes>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+
+#include "common/base/big_endian.h"
 
 namespace ssa {
 namespace acme {
@@ -41,18 +42,18 @@ std::string GidText(const uint8_t* raw) {
 }  // namespace
 
 std::string FormatPathInformation(const ibv_path_record& path) {
-  uint32_t fl_hop = be32toh(path.flowlabel_hoplimit);
+  uint32_t fl_hop = FromBe32(path.flowlabel_hoplimit);
   std::string out = "Path information\n";
   out += "  dgid: " + GidText(path.dgid.raw) + "\n";
   out += "  sgid: " + GidText(path.sgid.raw) + "\n";
-  out += Printf("  dlid: %u\n", be16toh(path.dlid));
-  out += Printf("  slid: %u\n", be16toh(path.slid));
+  out += Printf("  dlid: %u\n", FromBe16(path.dlid));
+  out += Printf("  slid: %u\n", FromBe16(path.slid));
   out += Printf("  flow label: 0x%x\n", fl_hop >> 8);
   out += Printf("  hop limit: %d\n", static_cast<uint8_t>(fl_hop));
   out += Printf("  tclass: %d\n", path.tclass);
   out += Printf("  reversible: %d\n", path.reversible_numpath >> 7);
-  out += Printf("  pkey: 0x%x\n", be16toh(path.pkey));
-  out += Printf("  sl: %d\n", be16toh(path.qosclass_sl) & 0xF);
+  out += Printf("  pkey: 0x%x\n", FromBe16(path.pkey));
+  out += Printf("  sl: %d\n", FromBe16(path.qosclass_sl) & 0xF);
   out += Printf("  mtu: %d\n", path.mtu & 0x1F);
   out += Printf("  rate: %d\n", path.rate & 0x1F);
   out += Printf("  packet lifetime: %d\n", path.packetlifetime & 0x1F);

@@ -1,11 +1,10 @@
 // path_verifier.cc: SA answers for provider testing (see path_verifier.h).
 #include "util/ib_acme/path_verifier.h"
 
-#include <endian.h>
-
 #include <chrono>
 #include <cstring>
 
+#include "common/base/big_endian.h"
 #include "common/mad/mad_wire.h"
 #include "util/ib_acme/acme_output.h"
 
@@ -14,8 +13,8 @@ namespace acme {
 
 namespace {
 
-uint64_t GidPrefix(const ibv_gid& gid) { return be64toh(gid.global.subnet_prefix); }
-uint64_t GidGuid(const ibv_gid& gid) { return be64toh(gid.global.interface_id); }
+uint64_t GidPrefix(const ibv_gid& gid) { return FromBe64(gid.global.subnet_prefix); }
+uint64_t GidGuid(const ibv_gid& gid) { return FromBe64(gid.global.interface_id); }
 
 }  // namespace
 
@@ -139,13 +138,13 @@ VerifyResult DaemonPathVerifier::Verify(const PathKey& key) {
   ibv_path_record query;
   memset(&query, 0, sizeof(query));
   if (key.by_lid) {
-    query.slid = htobe16(key.slid);
-    query.dlid = htobe16(key.dlid);
+    query.slid = ToBe16(key.slid);
+    query.dlid = ToBe16(key.dlid);
   } else {
     query.sgid = key.sgid;
     query.dgid = key.dgid;
   }
-  query.pkey = htobe16(key.pkey);
+  query.pkey = ToBe16(key.pkey);
   query.reversible_numpath = IBV_PATH_RECORD_REVERSIBLE | 1;
   acm::EpAddr entry;
   entry.flags = acm::kFlagQuerySa;

@@ -1,11 +1,10 @@
 // provider_check.cc: the provider-testing run (see provider_check.h).
 #include "util/ib_acme/provider_check.h"
 
-#include <endian.h>
-
 #include <chrono>
 #include <cstring>
 
+#include "common/base/big_endian.h"
 #include "util/ib_acme/acme_output.h"
 #include "util/ib_acme/path_compare.h"
 #include "util/ib_acme/range_list.h"
@@ -22,10 +21,10 @@ std::string DescribeAcmStatus(uint8_t status) {
 
 PathKey KeyFor(const TestTarget& target, const ibv_path_record& resolved) {
   PathKey key;
-  key.pkey = be16toh(resolved.pkey);
+  key.pkey = FromBe16(resolved.pkey);
   if (target.format == AddrFormat::kLid) {
     key.by_lid = true;
-    key.slid = be16toh(resolved.slid);
+    key.slid = FromBe16(resolved.slid);
     key.dlid = target.lid;
   } else {
     key.sgid = resolved.sgid;
@@ -180,8 +179,8 @@ bool ProviderTest::Resolve(const TestTarget& target, ibv_path_record* path, std:
     ibv_path_record query;
     memset(&query, 0, sizeof(query));
     if (target.format == AddrFormat::kLid) {
-      query.dlid = htobe16(target.lid);
-      if (source) query.slid = htobe16(source_.lid);
+      query.dlid = ToBe16(target.lid);
+      if (source) query.slid = ToBe16(source_.lid);
     } else {
       query.dgid = target.gid;
       if (source) query.sgid = source_.gid;

@@ -4,12 +4,12 @@
 #include "util/ib_acme/service_query.h"
 
 #include <arpa/inet.h>
-#include <endian.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 
+#include "common/base/big_endian.h"
 #include "util/ib_acme/acme_address.h"
 #include "util/ib_acme/acme_output.h"
 #include "util/ib_acme/range_list.h"
@@ -188,8 +188,8 @@ Status ServiceQuery::Send(const std::vector<acm::EpAddr>& entries, acm::ResolveR
 
 int ServiceQuery::ResolveLid(const std::string& dest, const std::string* src,
                              ibv_path_record* path) {
-  if (src) path->slid = htobe16(static_cast<uint16_t>(CAtoi(*src)));
-  path->dlid = htobe16(static_cast<uint16_t>(CAtoi(dest)));
+  if (src) path->slid = ToBe16(static_cast<uint16_t>(CAtoi(*src)));
+  path->dlid = ToBe16(static_cast<uint16_t>(CAtoi(dest)));
   path->reversible_numpath = IBV_PATH_RECORD_REVERSIBLE | 1;
   int ret = PathResolve(path, ResolveFlags());
   if (ret) Print(std::string("ib_acm_resolve_path failed: ") + strerror(last_errno_) + "\n");

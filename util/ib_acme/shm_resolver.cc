@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "common/base/big_endian.h"
+
 namespace ssa {
 namespace acme {
 
@@ -72,12 +74,12 @@ Status ShmResolver::Resolve(const std::vector<acm::EpAddr>& entries, acm::Resolv
   const acm::EpAddr& dest = entries.back();
   if (dest.type == acm::kAddrPath) {
     ibv_path_record q = dest.path();
-    uint16_t pkey = be16toh(q.pkey);
+    uint16_t pkey = FromBe16(q.pkey);
     // The daemon names the destination by DGID first (sa_resolve.cc).
     if (!IsZero(q.dgid.raw, 16))
       rc = ibssa_path_by_gid(h_, q.sgid.raw, q.dgid.raw, pkey, &path, &answer);
     else
-      rc = ibssa_path_by_lid(h_, be16toh(q.slid), be16toh(q.dlid), pkey, &path, &answer);
+      rc = ibssa_path_by_lid(h_, FromBe16(q.slid), FromBe16(q.dlid), pkey, &path, &answer);
   } else {
     const acm::EpAddr* src = entries.size() > 1 ? &entries.front() : nullptr;
     rc = ibssa_path_by_addr(h_, dest.type, dest.info.data(), AddressBytes(dest.type, dest.info),

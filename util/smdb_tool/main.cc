@@ -7,7 +7,6 @@
 // A thin program over common/: parsing options and printing.
 // Single-threaded.
 #include <arpa/inet.h>
-#include <endian.h>
 
 #include <algorithm>
 #include <array>
@@ -20,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "common/base/big_endian.h"
 #include "common/mad/mad_wire.h"
 #include "common/mad/sa_client.h"
 #include "common/smdb/path_engine.h"
@@ -312,7 +312,7 @@ void PathsToGids(const smdb::PathEngine& engine, uint16_t slid,
     std::string line;
     if (st == smdb::PathStatus::kOk) {
       ++*ok;
-      uint16_t s = be16toh(rec.slid), d = be16toh(rec.dlid);
+      uint16_t s = ssa::FromBe16(rec.slid), d = ssa::FromBe16(rec.dlid);
       line = tool::FormatPathLine(s, d, st, rec, engine.InexactFlags(s, d));
     } else {
       line = tool::FormatPathLine(slid, 0, st, rec) + " dgid=" + ssa::mad::GidToString(dgid.data());
@@ -351,8 +351,8 @@ int Paths(const Args& a) {
       ok += st == smdb::PathStatus::kOk;
       // By GID the SA may answer another LID pair of the two ports.
       bool ok_path = st == smdb::PathStatus::kOk;
-      uint16_t rec_slid = ok_path ? be16toh(rec.slid) : slid;
-      uint16_t rec_dlid = ok_path ? be16toh(rec.dlid) : dlid;
+      uint16_t rec_slid = ok_path ? ssa::FromBe16(rec.slid) : slid;
+      uint16_t rec_dlid = ok_path ? ssa::FromBe16(rec.dlid) : dlid;
       out = tool::FormatPathLine(rec_slid, rec_dlid, st, rec,
                                  ok_path ? engine.InexactFlags(rec_slid, rec_dlid) : 0);
       out += '\n';

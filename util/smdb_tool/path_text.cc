@@ -1,14 +1,13 @@
 // path_text.cc: path lines, record differences and LID lists (path_text.h).
 #include "util/smdb_tool/path_text.h"
 
-#include <endian.h>
-
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <set>
 
+#include "common/base/big_endian.h"
 #include "common/mad/mad_wire.h"
 
 namespace ssa {
@@ -62,9 +61,9 @@ std::string FormatPathLine(uint16_t slid, uint16_t dlid, smdb::PathStatus status
 }
 
 bool AdoptDrawnSl(unsigned span, const ibv_path_record& sa, ibv_path_record* mine) {
-  unsigned lo = be16toh(mine->qosclass_sl) & 0xF, got = be16toh(sa.qosclass_sl) & 0xF;
+  unsigned lo = FromBe16(mine->qosclass_sl) & 0xF, got = FromBe16(sa.qosclass_sl) & 0xF;
   if (got < lo || got >= lo + span) return false;
-  mine->qosclass_sl = htobe16(static_cast<uint16_t>((be16toh(mine->qosclass_sl) & ~0xFu) | got));
+  mine->qosclass_sl = ToBe16(static_cast<uint16_t>((FromBe16(mine->qosclass_sl) & ~0xFu) | got));
   return true;
 }
 

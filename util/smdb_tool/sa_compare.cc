@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 
+#include "common/base/big_endian.h"
 #include "common/base/event_loop.h"
 #include "common/base/log.h"
 #include "common/base/progress_meter.h"
@@ -198,7 +199,7 @@ Status RunSaCompare(const smdb::SmdbIndex& index, const CompareOptions& o, FILE*
                    : engine.Compute(slid, dlid, &mine[i]);
     }
     if (mine_status[i] == PathStatus::kOk)
-      mine_flags[i] = engine.InexactFlags(be16toh(mine[i].slid), be16toh(mine[i].dlid));
+      mine_flags[i] = engine.InexactFlags(FromBe16(mine[i].slid), FromBe16(mine[i].dlid));
   }
   r->engine_ns_per_path = std::chrono::duration<double, std::nano>(Clock::now() - e0).count() / n;
 

@@ -7,7 +7,7 @@ test_libtestmain_la_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS)
 
 # Every C and C++ file in the house style (scripts/format.sh --check).
 TESTS += test/format_test.sh
-EXTRA_DIST += test/format_test.sh
+EXTRA_DIST += test/format_test.sh test/script_check.sh
 
 # The locking rules hold under clang's thread-safety analysis
 # (scripts/thread-safety.sh, common/base/mutex.h).

@@ -28,11 +28,6 @@ class CAPABILITY("mutex") Mutex {
 
   void Lock() ACQUIRE() { mu_.lock(); }
   void Unlock() RELEASE() { mu_.unlock(); }
-  bool TryLock() TRY_ACQUIRE(true) { return mu_.try_lock(); }
-
-  // For a function that the analysis cannot follow (a lock taken in one
-  // callback and released in another): says the caller holds it.
-  void AssertHeld() const SSA_THREAD_ATTRIBUTE(assert_capability(this)) {}
 
  private:
   friend class CondVar;
@@ -60,15 +55,6 @@ class CondVar {
     std::unique_lock<std::mutex> lock(mu->mu_, std::adopt_lock);
     cv_.wait(lock);
     lock.release();  // still held: the caller's
-  }
-
-  // False when `timeout` passed without a notification.
-  template <typename Rep, typename Period>
-  bool WaitFor(Mutex* mu, std::chrono::duration<Rep, Period> timeout) REQUIRES(mu) {
-    std::unique_lock<std::mutex> lock(mu->mu_, std::adopt_lock);
-    bool notified = cv_.wait_for(lock, timeout) == std::cv_status::no_timeout;
-    lock.release();
-    return notified;
   }
 
   // False when `deadline` passed without a notification.

@@ -606,22 +606,26 @@ TEST(ClientServer, HalfAMessageThenSilenceIsDroppedAfterTheTimeout) {
 // straddle message boundaries is never "stalled" while it makes progress.
 TEST(ClientServer, AClientCompletingMessagesInPiecesIsNotTimedOut) {
   ssa::ClientServer::Limits limits;
-  limits.client_timeout = 300ms;
+  // Pieces 100 ms apart for longer than the timeout: each gap is far
+  // below it, so a test process descheduled for a while on a loaded
+  // machine still completes every piece in time.
+  limits.client_timeout = 1000ms;
   server->set_limits(limits);
   int fd = Connect();
   auto msg = PerfQuery();
   size_t half = msg.size() / 2;
   send(fd, msg.data(), half, 0);
-  for (int i = 0; i < 6; ++i) {  // 600 ms, always half a message pending
+  const int pieces = 12;  // 1.2 s, always half a message pending
+  for (int i = 0; i < pieces; ++i) {
     RunFor(100ms);
     std::vector<uint8_t> piece(msg.begin() + half, msg.end());
     piece.insert(piece.end(), msg.begin(), msg.begin() + half);
     CHECK_EQUAL((ssize_t)piece.size(), send(fd, piece.data(), piece.size(), 0));
   }
   ssa::acm::MsgHeader hdr;
-  for (int i = 0; i < 6; ++i) CHECK_TRUE(ReadReply(fd, &hdr));
+  for (int i = 0; i < pieces; ++i) CHECK_TRUE(ReadReply(fd, &hdr));
   LONGS_EQUAL(0, server->stats().timeouts);
-  LONGS_EQUAL(6, handler.messages);
+  LONGS_EQUAL(pieces, handler.messages);
   CHECK_TRUE(PeerClosed(fd));  // and then it stalls
   LONGS_EQUAL(1, server->stats().timeouts);
 }

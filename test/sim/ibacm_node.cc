@@ -9,31 +9,12 @@
 #include <unistd.h>
 
 #include "common/acm/acm_client.h"
+#include "common/base/config_file.h"
 #include "test/sim/sim_util.h"
 #include "test/support/prom_check.h"
 
 namespace ssa {
 namespace test {
-namespace {
-
-// The value of `key = value` in option text (the last one), "" if absent.
-std::string OptionValue(const std::string& text, const std::string& key) {
-  std::string value;
-  size_t at = 0;
-  while ((at = text.find(key, at)) != std::string::npos) {
-    size_t eol = text.find('\n', at);
-    std::string line = text.substr(at, eol == std::string::npos ? std::string::npos : eol - at);
-    at += key.size();
-    size_t eq = line.find('=');
-    if (eq == std::string::npos || line.find_first_not_of(" \t", key.size()) != eq) continue;
-    size_t b = line.find_first_not_of(" \t", eq + 1);
-    size_t e = line.find_last_not_of(" \t\r");
-    value = b == std::string::npos ? "" : line.substr(b, e - b + 1);
-  }
-  return value;
-}
-
-}  // namespace
 
 std::string TestProviderDir() {
   return std::string(ABS_TOP_BUILDDIR) + "/test/providers/good/.libs";
@@ -43,7 +24,14 @@ std::string IbacmBinary() { return std::string(ABS_TOP_BUILDDIR) + "/core/ibacm"
 IbacmNode::IbacmNode(SimFabric* fabric, Options options)
     : fabric_(fabric), options_(std::move(options)) {
   dir_ = fabric_->run_dir() + "/ibacm-" + options_.node;
-  metrics_path_ = OptionValue(options_.opts_cfg, "metrics_file");
+  // The test's own metrics file, if its options name one ([core] or
+  // upstream's flat format: ConfigFile reads both as ibacm does).
+  ConfigFile opts;
+  if (ConfigFile::Parse(options_.opts_cfg, "opts.cfg", &opts).ok()) {
+    const ConfigEntry* e = opts.Find("core", "metrics_file");
+    if (!e) e = opts.Find("", "metrics_file");
+    if (e) metrics_path_ = e->value;
+  }
   if (metrics_path_.empty() && options_.opts_cfg.find("[core]") != std::string::npos) {
     metrics_path_ = dir_ + "/ibacm.prom";
     options_.opts_cfg += "\n[core]\nmetrics_file = " + metrics_path_ + "\nmetrics_interval = 1\n";

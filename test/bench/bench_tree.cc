@@ -199,51 +199,11 @@ int main(int argc, char** argv) {
   std::vector<std::string> notes;
   const int asked_consumers = opt.consumers;
 
-  // Descriptors: in this process one per consumer (the access node's end of
-  // its TCP connection), a few per member and per consumer process, some
-  // slack; in a consumer process two per consumer (its MAD eventfd, its
-  // TCP socket).
-  ssa::RaiseFdLimit();
-  struct rlimit rl;
-  getrlimit(RLIMIT_NOFILE, &rl);
-  const long fd_limit = static_cast<long>(rl.rlim_cur);
-  auto access_for = [&](int c) { return opt.access ? opt.access : std::max(1, (c + 999) / 1000); };
-  auto dist_for = [&](int a) {
-    return opt.distribution ? opt.distribution : std::max(1, (a + 63) / 64);
-  };
-  auto procs_for = [&](int c) {
-    if (opt.consumer_procs) return opt.consumer_procs;
-    long per = std::max(1L, (fd_limit - 64) / 2);
-    return static_cast<int>(std::max(1L, (c + per - 1) / per));
-  };
-  auto fds_for = [&](int c) {
-    int a = access_for(c), d = dist_for(a), p = procs_for(c);
-    long child = 2L * ((c + p - 1) / p) + 64;
-    return std::max(1L * c + 8L * (a + d) + 4L * p + 64, child);
-  };
-  if (fds_for(opt.consumers) > fd_limit) {
-    int c = opt.consumers;
-    while (c > 1 && fds_for(c) > fd_limit) --c;
-    notes.push_back("RLIMIT_NOFILE is " + std::to_string(fd_limit) +
-                    " (the hard limit; raising it needs CAP_SYS_RESOURCE, which this process "
-                    "lacks): a consumer takes one descriptor here (the access node's end) and two "
-                    "in its process (its MAD eventfd, its TCP socket); " +
-                    std::to_string(asked_consumers) + " consumers need about " +
-                    std::to_string(fds_for(asked_consumers)) + "; running " + std::to_string(c) +
-                    " consumers");
-    opt.consumers = c;
-  }
-  opt.consumer_procs = procs_for(opt.consumers);
-  int access = access_for(opt.consumers);
-  int distribution = dist_for(access);
-  int room = opt.pair.hcas - 1 - access - distribution;  // the SM's port is the core
-  if (opt.consumers > room) {
-    notes.push_back("a " + std::to_string(opt.pair.hcas) + "-HCA fabric has " +
-                    std::to_string(room) + " HCA ports left after the core, " +
-                    std::to_string(distribution) + " distribution and " + std::to_string(access) +
-                    " access port(s): running " + std::to_string(room) + " consumers");
-    opt.consumers = room;
-  }
+  TreeSize size = SizeTree(opt, &notes);
+  opt.consumers = size.consumers;
+  opt.consumer_procs = size.procs;
+  int access = size.access;
+  int distribution = size.distribution;
   for (const std::string& n : notes) Progress("NOTE: %s", n.c_str());
 
   SmdbPair pair;
@@ -271,7 +231,9 @@ int main(int argc, char** argv) {
     double budget = 0.8 * std::min(static_cast<double>(avail), opt.max_rss_gib * (1ull << 30));
     int fit = opt.consumers;
     while (fit > 1 &&
-           fit * per_consumer + (access_for(fit) + dist_for(access_for(fit))) * per_member > budget)
+           fit * per_consumer +
+                   (SizeFor(opt, fit).access + SizeFor(opt, fit).distribution) * per_member >
+               budget)
       fit = fit * 9 / 10;
     if (fit < opt.consumers) {
       Progress("NOTE: memory: a consumer needs about %.1f MB here (its PRDB of %" PRIu64
@@ -283,9 +245,10 @@ int main(int argc, char** argv) {
                       std::to_string(fit) + " fit in 80 % of the " + Num(Gib(avail), 1) +
                       " GiB available at " + Num(per_consumer / 1e6, 1) + " MB each");
       opt.consumers = fit;
-      opt.consumer_procs = procs_for(fit);
-      access = access_for(fit);
-      distribution = dist_for(access);
+      size = SizeFor(opt, fit);
+      opt.consumer_procs = size.procs;
+      access = size.access;
+      distribution = size.distribution;
     }
   }
   // What touching new memory costs here: the floor under a start-up that

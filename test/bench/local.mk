@@ -114,3 +114,24 @@ EXTRA_DIST += test/bench/callgrind.sh
 bench-callgrind: bench
 	$(SHELL) $(srcdir)/test/bench/callgrind.sh $(abs_top_builddir)
 .PHONY: bench-callgrind
+
+# bench_federation: three federated subnets (issue 48 step 3): the
+# federation link's bytes for a node leaving B, the time from that change
+# to every consumer of A holding it (A's tree as bench_tree runs it), and a
+# consumer's PRDB with the remote prefixes' rows against one subnet's.
+if WITH_OPENSM
+EXTRA_PROGRAMS += test/bench/bench_federation
+test_bench_bench_federation_SOURCES = \
+	test/bench/bench_federation.cc \
+	test/bench/tree_bench.h test/bench/tree_bench.cc test/bench/tree_bench_child.cc \
+	test/bench/tree_bench_util.h test/bench/tree_bench_util.cc \
+	test/bench/mad_bridge.cc test/bench/mad_bridge.h \
+	test/bench/smdb_pair_cache.h test/bench/smdb_pair_cache.cc \
+	test/bench/thread_cpu.h test/bench/thread_cpu.cc
+test_bench_bench_federation_CPPFLAGS = $(BENCH_CPPFLAGS)
+test_bench_bench_federation_LDADD = opensm_plugin/libosmplugin.la opensm_plugin/libosmoptions.la \
+	distrib/libibssa.la providers/ssa/libssaprovider.la common/shm_prdb/libshmprdb.la \
+	common/answer/libanswer.la $(SIM_HARNESS_LIBS) $(SSA_ALL_LIBS)
+EXTRA_test_bench_bench_federation_DEPENDENCIES = opensm_plugin/libibssa_osm.la
+bench_programs += test/bench/bench_federation
+endif

@@ -32,6 +32,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "common/base/daemon_util.h"
 #include "common/base/worker_pool.h"
 #include "common/smdb/addr_db.h"
 #include "common/smdb/smdb.h"
@@ -146,13 +147,22 @@ Status Bench::Setup(const SmdbPair& pair, int consumers, int access, int distrib
       if (n >= members_expected_ && all_joined_ns_ == 0) all_joined_ns_ = NowNs();
     });
     if (!s.ok()) return s;
-    smdb::AddrDb addr;
-    addr.global_epoch = 1;
-    auto bytes = std::make_shared<std::string>();
-    s = addr.Serialize(bytes.get());
-    if (!s.ok()) return s;
-    core_->PublishAddr({1, tree::DigestOf(*bytes), bytes}, nullptr, 0);
+    if (!addr0_.bytes) {
+      smdb::AddrDb addr;
+      addr.global_epoch = 1;
+      auto bytes = std::make_shared<std::string>();
+      s = addr.Serialize(bytes.get());
+      if (!s.ok()) return s;
+      addr0_ = {1, tree::DigestOf(*bytes), bytes};
+    }
+    core_->PublishAddr(addr0_, nullptr, 0);
     return Status::Ok();
+  });
+}
+
+void Bench::PublishAddr(const tree::DbVersion& v, tree::Bytes delta, uint64_t delta_from) {
+  core_loop_.loop.Post([this, v, delta, delta_from] {
+    if (core_) core_->PublishAddr(v, delta, delta_from);
   });
 }
 
@@ -485,6 +495,66 @@ void Bench::Shutdown() {
       if (fd >= 0) close(fd);
   }
   ReleaseTree();
+}
+
+namespace {
+
+long FdLimit() {
+  struct rlimit rl;
+  getrlimit(RLIMIT_NOFILE, &rl);
+  return static_cast<long>(rl.rlim_cur);
+}
+
+// Descriptors the tree needs: in this process one per consumer (the access
+// node's end of its TCP connection), a few per member and per consumer
+// process, some slack; in a consumer process two per consumer (its MAD
+// eventfd, its TCP socket).
+long FdsFor(const TreeSize& t) {
+  long child = 2L * ((t.consumers + t.procs - 1) / t.procs) + 64;
+  return std::max(1L * t.consumers + 8L * (t.access + t.distribution) + 4L * t.procs + 64, child);
+}
+
+}  // namespace
+
+TreeSize SizeFor(const BenchOptions& o, int consumers) {
+  TreeSize t;
+  t.consumers = consumers;
+  t.access = o.access ? o.access : std::max(1, (consumers + 999) / 1000);
+  t.distribution = o.distribution ? o.distribution : std::max(1, (t.access + 63) / 64);
+  if (o.consumer_procs) {
+    t.procs = o.consumer_procs;
+  } else {
+    long per = std::max(1L, (FdLimit() - 64) / 2);
+    t.procs = static_cast<int>(std::max(1L, (consumers + per - 1) / per));
+  }
+  return t;
+}
+
+TreeSize SizeTree(const BenchOptions& o, std::vector<std::string>* notes) {
+  ssa::RaiseFdLimit();
+  const long fd_limit = FdLimit();
+  TreeSize t = SizeFor(o, o.consumers);
+  if (FdsFor(t) > fd_limit) {
+    int c = o.consumers;
+    while (c > 1 && FdsFor(SizeFor(o, c)) > fd_limit) --c;
+    notes->push_back("RLIMIT_NOFILE is " + std::to_string(fd_limit) +
+                     " (the hard limit; raising it needs CAP_SYS_RESOURCE, which this process "
+                     "lacks): a consumer takes one descriptor here (the access node's end) and two "
+                     "in its process (its MAD eventfd, its TCP socket); " +
+                     std::to_string(o.consumers) + " consumers need about " +
+                     std::to_string(FdsFor(t)) + "; running " + std::to_string(c) + " consumers");
+    t = SizeFor(o, c);
+  }
+  int room = o.pair.hcas - 1 - t.access - t.distribution;  // the SM's port is the core
+  if (t.consumers > room) {
+    notes->push_back("a " + std::to_string(o.pair.hcas) + "-HCA fabric has " +
+                     std::to_string(room) + " HCA ports left after the core, " +
+                     std::to_string(t.distribution) + " distribution and " +
+                     std::to_string(t.access) + " access port(s): running " + std::to_string(room) +
+                     " consumers");
+    t.consumers = room;
+  }
+  return t;
 }
 
 }  // namespace bench

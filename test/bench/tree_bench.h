@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -44,6 +45,9 @@ struct BenchOptions {
   int consumer_procs = 0;  // 0: as few as the descriptor limit allows
   int consumer_loops = 2;  // per consumer process
   int prdb_threads = 2;
+  // The first N consumers also hold the address database (bench_federation;
+  // 0: none, as a consumer of bench_tree's needs none).
+  int addr_consumers = 0;
   // --route-table-mb: the access nodes' prdb_route_table_mb (ibssa_opts.cfg(5)),
   // and the pieces' engine's.
   int route_table_mb = 64;
@@ -52,6 +56,19 @@ struct BenchOptions {
   bool pieces = false;  // --pieces: the fixed CPU-bound workloads only
   ssa::LogLevel log_level = ssa::LogLevel::kError;
 };
+
+// The tree for a number of consumers: access nodes (--access, else one per
+// 1,000 consumers), distribution nodes (--distribution, else one per 64
+// access nodes) and consumer processes (--consumer-procs, else as few as
+// the descriptor limit allows).
+struct TreeSize {
+  int consumers = 0, access = 0, distribution = 0, procs = 0;
+};
+TreeSize SizeFor(const BenchOptions& o, int consumers);
+// o.consumers sized down to what the descriptor limit and the fabric's HCA
+// ports allow; each cut is said in `notes`. Raises the descriptor limit
+// first.
+TreeSize SizeTree(const BenchOptions& o, std::vector<std::string>* notes);
 
 struct Port {
   uint64_t guid = 0;
@@ -108,9 +125,11 @@ struct ChildReply {
   // kChildCheck
   uint64_t bad = 0, good = 0, mem = 0, wire = 0, paths = 0;
 };
+enum ChildEventKind : uint32_t { kEventPrdb = 0, kEventAddr = 1 };
 struct ChildEvent {
   uint32_t index = 0;  // of the consumer, over all processes
-  uint64_t epoch = 0;  // of the PRDB it holds now
+  uint32_t kind = kEventPrdb;
+  uint64_t epoch = 0;  // of the PRDB (or address database) it holds now
   int64_t ns = 0;      // steady clock (CLOCK_MONOTONIC: the same in every process)
 };
 
@@ -138,6 +157,15 @@ class Bench {
   void Check(const smdb::Smdb& db, bool* equal, size_t* mismatched, double* mem_bytes,
              double* wire_bytes, double* paths);
   void StopLoops();
+  // The address database the core serves: the first version before Setup
+  // (default: empty, epoch 1, as the plugin without a hosts file), later
+  // ones any time after it (posted to the core's loop).
+  void SetInitialAddr(const tree::DbVersion& v) { addr0_ = v; }
+  void PublishAddr(const tree::DbVersion& v, tree::Bytes delta, uint64_t delta_from);
+  // Called with (consumer index, address epoch, steady ns) each time a
+  // consumer of the first addr_consumers holds a new address database
+  // (on a reader thread). Set before Setup.
+  std::function<void(size_t, uint64_t, int64_t)> on_addr;
   // The core and the members go (their memory is the access nodes' copies
   // of every PRDB; the check needs room); the consumers stay.
   void ReleaseTree();
@@ -186,6 +214,7 @@ class Bench {
   Port core_port_;
   std::vector<Port> dist_ports_, access_ports_, consumer_ports_;
   uint64_t gid_prefix_ = 0;
+  tree::DbVersion addr0_;
   std::shared_ptr<const smdb::Smdb> db1_, db2_;
   std::shared_ptr<const std::string> ser1_, ser2_, delta_;
 

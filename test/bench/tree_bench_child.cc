@@ -148,6 +148,7 @@ void Bench::ChildMain(size_t k, int mad_fd, int cmd_fd, int event_fd) {
   std::vector<Port> ports(consumer_ports_.begin() + static_cast<long>(first),
                           consumer_ports_.begin() + static_cast<long>(first + count));
   std::vector<uint64_t> reported(count, 0);  // per consumer, its loop only
+  std::vector<uint64_t> reported_addr(count, 0);
   auto reply = [cmd_fd](const ChildReply& r) { send(cmd_fd, &r, sizeof(r), MSG_NOSIGNAL); };
   auto fail = [&](const Status& st) {
     ChildReply r;
@@ -179,21 +180,31 @@ void Bench::ChildMain(size_t k, int mad_fd, int cmd_fd, int event_fd) {
             o.gid_prefix = gid_prefix_;
             uint16_t sm = core_port_.lid;
             o.sm_lid = [sm] { return sm; };
-            o.want_addr = false;
+            o.want_addr = static_cast<int>(first + i) < opt_.addr_consumers;
             std::unique_ptr<ssa::MadTransport> m = fabric.NewTransport(ports[i].lid);
             Status s = m->Open(tree::kSsaClass, tree::kSsaClassVersion);
             if (!s.ok()) return s.WithContext("consumer MAD transport");
             s = tree::Consumer::CreateWith(
                 loop, &log, o, std::move(m), streams[l].get(),
-                [&consumers, &reported, i, first, event_fd] {
+                [&consumers, &reported, &reported_addr, i, first, event_fd] {
+                  auto report = [&](uint32_t kind, uint64_t epoch) {
+                    ChildEvent e;
+                    e.index = static_cast<uint32_t>(first + i);
+                    e.kind = kind;
+                    e.epoch = epoch;
+                    e.ns = NowNs();
+                    send(event_fd, &e, sizeof(e), MSG_NOSIGNAL);
+                  };
                   std::shared_ptr<const smdb::Prdb> p = consumers[i]->prdb();
-                  if (!p || p->global_epoch == reported[i]) return;
-                  reported[i] = p->global_epoch;
-                  ChildEvent e;
-                  e.index = static_cast<uint32_t>(first + i);
-                  e.epoch = p->global_epoch;
-                  e.ns = NowNs();
-                  send(event_fd, &e, sizeof(e), MSG_NOSIGNAL);
+                  if (p && p->global_epoch != reported[i]) {
+                    reported[i] = p->global_epoch;
+                    report(kEventPrdb, p->global_epoch);
+                  }
+                  std::shared_ptr<const smdb::AddrDb> a = consumers[i]->addr();
+                  if (a && a->global_epoch != reported_addr[i]) {
+                    reported_addr[i] = a->global_epoch;
+                    report(kEventAddr, a->global_epoch);
+                  }
                 },
                 &consumers[i]);
             if (s.ok()) s = consumers[i]->Start();
@@ -259,7 +270,11 @@ void Bench::ReadEvents(Child* c) {
     ssize_t n = recv(c->event_fd, &e, sizeof(e), 0);
     if (n < 0 && errno == EINTR) continue;
     if (n != sizeof(e)) return;  // the process ended
-    OnConsumerEpoch(e.index, e.epoch, e.ns);
+    if (e.kind == kEventAddr) {
+      if (on_addr) on_addr(e.index, e.epoch, e.ns);
+    } else {
+      OnConsumerEpoch(e.index, e.epoch, e.ns);
+    }
   }
 }
 

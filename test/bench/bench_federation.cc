@@ -28,7 +28,9 @@
 //     serialization (what the access node sends and the consumer maps)
 //     and the parsed records, for --prdb-sample consumers spread over the
 //     fabric, built alternately (single, federated, ...). Sizes are
-//     deterministic; the medians are over consumers.
+//     deterministic; the medians are over consumers;
+//   - what a consumer of A holds of the address database (A's, B's and
+//     C's entries): entries, serialization, parsed records.
 //
 // A consumer holding a 3 x N-entry address database takes 144 bytes an
 // HCA (4.3 MB at N = 10,000), so only the first --addr-consumers
@@ -187,6 +189,7 @@ struct Core {
   // when the core published it.
   std::atomic<uint64_t> epoch{0};
   std::atomic<int64_t> published_ns{0};
+  tree::Bytes served;  // the last version's serialization (loop; read once it is stopped)
 };
 
 double Percentile(std::vector<double> v, double q) {
@@ -352,6 +355,7 @@ void FederationBench::Changed(Core* c) {
     c->published_ns = NowNs();
     tree_.PublishAddr(v.version, v.delta, v.delta_from);
   }
+  c->served = v.version.bytes;
   c->epoch = v.version.epoch;
 }
 
@@ -479,6 +483,13 @@ Status FederationBench::Run(const SmdbPair& pair, int consumers, int access, int
   }
   tree_.Shutdown();
   Close();
+  // What each consumer of A holds: A's address database with B's and C's
+  // entries, serialized and parsed.
+  if (!cores_[0].served) return Status::Error(EIO, "A's core served no address database");
+  smdb::AddrDb held;
+  const std::string& served = *cores_[0].served;
+  st = smdb::AddrDb::Parse(reinterpret_cast<const uint8_t*>(served.data()), served.size(), &held);
+  if (!st.ok()) return st.WithContext("A's address database");
 
   Figure("hcas_per_subnet", static_cast<uint64_t>(opt_.tree.pair.hcas));
   Figure("entries_per_subnet", static_cast<uint64_t>(per_subnet));
@@ -490,6 +501,12 @@ Status FederationBench::Run(const SmdbPair& pair, int consumers, int access, int
   Figure("b_node_leaves_link_bytes", Spread(delta_link, 0));
   Figure("b_node_leaves_link_over_full",
          Num(Percentile(delta_link, 0.5) / static_cast<double>(full_link) * 100, 4) + " %");
+  Figure("a_addr_db_entries",
+         static_cast<uint64_t>(held.names.records.size() + held.ips.records.size()));
+  Figure("a_addr_db_wire_bytes", static_cast<uint64_t>(served.size()));
+  Figure("a_addr_db_mem_bytes",
+         static_cast<uint64_t>(held.names.records.size() * sizeof(smdb::AddrName) +
+                               held.ips.records.size() * sizeof(smdb::AddrIp)));
   Figure("b_change_to_a_core_ms_p50_p99",
          Num(Percentile(to_core_ms, 0.5), 2) + " / " + Num(Percentile(to_core_ms, 0.99), 2));
   Figure("b_change_to_all_a_consumers_ms_p50_p99",

@@ -203,6 +203,12 @@ std::string Spread(const std::vector<double>& v, int decimals) {
          Num(Percentile(v, 1), decimals) + ")";
 }
 
+// Ratios as "P % more (MIN-MAX)", P their median.
+std::string PercentMore(const std::vector<double>& ratios) {
+  auto more = [&](double q) { return Num((Percentile(ratios, q) - 1) * 100, 4); };
+  return more(0.5) + " % more (" + more(0) + "-" + more(1) + ")";
+}
+
 // A consumer's PRDB on `db` and on the same with one router port and
 // prefix routes to B and C: serialized bytes and parsed record bytes, per
 // consumer of a sample, built alternately.
@@ -577,15 +583,9 @@ int main(int argc, char** argv) {
   Figure("prdb_prefix_rows_federated", static_cast<uint64_t>(sizes.prefix_rows));
   Figure("prdb_wire_bytes_single", Spread(sizes.wire[0], 0));
   Figure("prdb_wire_bytes_federated", Spread(sizes.wire[1], 0));
-  Figure("prdb_wire_federated_over_single",
-         Num((Percentile(sizes.ratio_wire, 0.5) - 1) * 100, 4) + " % more (" +
-             Num((Percentile(sizes.ratio_wire, 0) - 1) * 100, 4) + "-" +
-             Num((Percentile(sizes.ratio_wire, 1) - 1) * 100, 4) + ")");
+  Figure("prdb_wire_federated_over_single", PercentMore(sizes.ratio_wire));
   Figure("prdb_mem_bytes_single", Spread(sizes.mem[0], 0));
   Figure("prdb_mem_bytes_federated", Spread(sizes.mem[1], 0));
-  Figure("prdb_mem_federated_over_single",
-         Num((Percentile(sizes.ratio_mem, 0.5) - 1) * 100, 4) + " % more (" +
-             Num((Percentile(sizes.ratio_mem, 0) - 1) * 100, 4) + "-" +
-             Num((Percentile(sizes.ratio_mem, 1) - 1) * 100, 4) + ")");
+  Figure("prdb_mem_federated_over_single", PercentMore(sizes.ratio_mem));
   return 0;
 }

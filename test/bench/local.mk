@@ -67,18 +67,21 @@ endif
 # bridged in-process fabrics, data over loopback TCP) on the
 # SMDBs of an N-HCA fat tree before and after a link goes down, made with
 # OpenSM and the plugin and cached under test/bench/bench_tree.cache/.
+# The tree itself (tree_bench.h), which bench_federation runs too.
+TREE_BENCH_SOURCES = \
+	test/bench/tree_bench.h test/bench/tree_bench.cc test/bench/tree_bench_child.cc \
+	test/bench/tree_bench_util.h test/bench/tree_bench_util.cc \
+	test/bench/mad_bridge.cc \
+	test/bench/mad_bridge.h \
+	test/bench/smdb_pair_cache.h test/bench/smdb_pair_cache.cc \
+	test/bench/thread_cpu.h test/bench/thread_cpu.cc
 if WITH_OPENSM
 EXTRA_PROGRAMS += test/bench/bench_tree
 test_bench_bench_tree_SOURCES = \
 	test/bench/bench_tree.cc \
-	test/bench/tree_bench.h test/bench/tree_bench.cc test/bench/tree_bench_child.cc \
-	test/bench/tree_bench_util.h test/bench/tree_bench_util.cc \
+	$(TREE_BENCH_SOURCES) \
 	test/bench/access_update.h test/bench/access_update.cc \
 	test/bench/tree_pieces.h test/bench/tree_pieces.cc \
-	test/bench/mad_bridge.cc \
-	test/bench/mad_bridge.h \
-	test/bench/smdb_pair_cache.h test/bench/smdb_pair_cache.cc \
-	test/bench/thread_cpu.h test/bench/thread_cpu.cc \
 	test/bench/first_touch.h test/bench/first_touch.cc
 test_bench_bench_tree_CPPFLAGS = $(BENCH_CPPFLAGS)
 test_bench_bench_tree_LDADD = distrib/libibssa.la providers/ssa/libssaprovider.la common/shm_prdb/libshmprdb.la common/answer/libanswer.la \
@@ -121,13 +124,7 @@ bench-callgrind: bench
 # consumer's PRDB with the remote prefixes' rows against one subnet's.
 if WITH_OPENSM
 EXTRA_PROGRAMS += test/bench/bench_federation
-test_bench_bench_federation_SOURCES = \
-	test/bench/bench_federation.cc \
-	test/bench/tree_bench.h test/bench/tree_bench.cc test/bench/tree_bench_child.cc \
-	test/bench/tree_bench_util.h test/bench/tree_bench_util.cc \
-	test/bench/mad_bridge.cc test/bench/mad_bridge.h \
-	test/bench/smdb_pair_cache.h test/bench/smdb_pair_cache.cc \
-	test/bench/thread_cpu.h test/bench/thread_cpu.cc
+test_bench_bench_federation_SOURCES = test/bench/bench_federation.cc $(TREE_BENCH_SOURCES)
 test_bench_bench_federation_CPPFLAGS = $(BENCH_CPPFLAGS)
 test_bench_bench_federation_LDADD = opensm_plugin/libosmplugin.la opensm_plugin/libosmoptions.la \
 	distrib/libibssa.la providers/ssa/libssaprovider.la common/shm_prdb/libshmprdb.la \

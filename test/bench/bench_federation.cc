@@ -20,8 +20,9 @@
 //     Refresh, then Federation::PublishLocal, as the plugin's core does)
 //     to every consumer of A with the address database holding A's new
 //     epoch (each consumer reports the moment it holds it), p50/p99 over
-//     --rounds rounds, one node leaving B each round; also to A's core
-//     publishing it, and each consumer's own latency pooled over rounds;
+//     --rounds rounds, one node leaving B each round; also B's own part
+//     (the re-read and the new version), to A's core publishing it, and
+//     each consumer's own latency pooled over rounds;
 //   - PRDB size: a consumer's PRDB on A's SMDB as it is (one subnet)
 //     against the same SMDB with a router and prefix routes to B's and
 //     C's prefixes (what a federated subnet's OpenSM has): the
@@ -461,7 +462,7 @@ Status FederationBench::Run(const SmdbPair& pair, int consumers, int access, int
   if (!st.ok()) return st;
 
   // The rounds: one node leaves B each time.
-  std::vector<double> delta_link, to_core_ms, all_ms, each_ms;
+  std::vector<double> delta_link, b_ms, to_core_ms, all_ms, each_ms;
   for (int r = 0; r < opt_.rounds; ++r) {
     Core& b = cores_[1];
     b.gone.insert(1 + r * 7 % opt_.tree.pair.hcas);
@@ -469,13 +470,16 @@ Status FederationBench::Run(const SmdbPair& pair, int consumers, int access, int
     if (!st.ok()) return st;
     const uint64_t a_before = cores_[0].epoch.load(), c_before = cores_[2].epoch.load();
     const uint64_t sent_before = SentByB();
-    const int64_t t0 = RunOn(&b.loop.loop, [&b]() -> int64_t {
+    int64_t b_done = 0;
+    const int64_t t0 = RunOn(&b.loop.loop, [&b, &b_done]() -> int64_t {
       int64_t t = NowNs();
       AddressVersion bv;
       bool changed = false;
       if (b.book->Refresh(&bv, &changed).ok() && changed) b.fed->PublishLocal(b.book->local());
+      b_done = NowNs();
       return t;
     });
+    b_ms.push_back(static_cast<double>(b_done - t0) / 1e6);
     st = WaitFor("A's and C's cores", [&] {
       return cores_[0].epoch.load() > a_before && cores_[2].epoch.load() > c_before;
     });
@@ -513,6 +517,8 @@ Status FederationBench::Run(const SmdbPair& pair, int consumers, int access, int
   Figure("a_addr_db_mem_bytes",
          static_cast<uint64_t>(held.names.records.size() * sizeof(smdb::AddrName) +
                                held.ips.records.size() * sizeof(smdb::AddrIp)));
+  Figure("b_reread_and_publish_ms_p50_p99",
+         Num(Percentile(b_ms, 0.5), 2) + " / " + Num(Percentile(b_ms, 0.99), 2));
   Figure("b_change_to_a_core_ms_p50_p99",
          Num(Percentile(to_core_ms, 0.5), 2) + " / " + Num(Percentile(to_core_ms, 0.99), 2));
   Figure("b_change_to_all_a_consumers_ms_p50_p99",

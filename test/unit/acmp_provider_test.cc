@@ -39,8 +39,34 @@ size_t CountLogs(const FakeNode* n, const std::string& text) {
 
 TEST_GROUP(AcmpProvider) {
   std::unique_ptr<FakeFabric> fab;
+  // A rogue endpoint on the same simulated fabric (OpenRogue), for the
+  // tests that send what no acmp instance would.
+  std::unique_ptr<dgram::DatagramTransport> transport;
+  std::unique_ptr<dgram::DatagramEndpoint> rogue;
   void setup() override { fab = std::make_unique<FakeFabric>(); }
-  void teardown() override { fab.reset(); }
+  void teardown() override {
+    rogue.reset();
+    transport.reset();
+    fab.reset();
+  }
+
+  void OpenRogue() {
+    transport = dgram::MakeSimDatagramTransport(fab->dir() + "/dgram");
+    dgram::EndpointParams p;
+    p.lid = 99;
+    p.gid.raw[15] = 99;
+    p.qkey = acmp::kAcmQkey;
+    CHECK_OK(transport->Open(p, &rogue));
+  }
+
+  // Unicast straight to n's QPN, with the ACM Q_Key unless told otherwise.
+  static dgram::UnicastTarget ToQpnOf(const FakeNode* n, uint32_t qkey = acmp::kAcmQkey) {
+    dgram::UnicastTarget to;
+    to.av.dlid = n->lid;
+    to.qpn = dgram::kSimFirstQpn;
+    to.qkey = qkey;
+    return to;
+  }
 
   void CheckPathTo(const FakeNode::Answer& a, const FakeNode* from, const FakeNode* to) {
     LONGS_EQUAL(ACM_STATUS_SUCCESS, a.status);
@@ -216,14 +242,7 @@ TEST(AcmpProvider, MalformedAndUnexpectedDatagramsAreCountedAndDropped) {
   FakeNode* b = fab->AddNode(2);
   fab->Start(a);
   fab->Start(b);
-  // A rogue endpoint on the same simulated fabric.
-  auto transport = dgram::MakeSimDatagramTransport(fab->dir() + "/dgram");
-  dgram::EndpointParams p;
-  p.lid = 99;
-  p.gid.raw[15] = 99;
-  p.qkey = acmp::kAcmQkey;
-  std::unique_ptr<dgram::DatagramEndpoint> rogue;
-  CHECK_OK(transport->Open(p, &rogue));
+  OpenRogue();
   dgram::Group g;
   g.mgid = acmp::AcmMgid(0xffff, 0, 3, 4);
   g.mlid = 0xc001;
@@ -245,10 +264,7 @@ TEST(AcmpProvider, MalformedAndUnexpectedDatagramsAreCountedAndDropped) {
   m.method = acmp::kAcmMethodResolve | acmp::kAcmMethodResponse;
   m.tid = 12345;
   acmp::EncodeAcmMessage(m, buf);
-  dgram::UnicastTarget to;
-  to.av.dlid = a->lid;
-  to.qpn = dgram::kSimFirstQpn;
-  to.qkey = acmp::kAcmQkey;
+  dgram::UnicastTarget to = ToQpnOf(a);
   CHECK_OK(rogue->Send(to, buf, sizeof(buf)));
   CHECK(fab->RunUntil(
       [&] {
@@ -274,17 +290,8 @@ TEST(AcmpProvider, ABacklogLargerThanOneBatchIsDrainedWithoutAFurtherArrival) {
   // machine took over 250 ms.
   FakeNode* a = fab->AddNode(1, {{"fault_delay_ms", "1500"}});
   fab->Start(a);
-  auto transport = dgram::MakeSimDatagramTransport(fab->dir() + "/dgram");
-  dgram::EndpointParams p;
-  p.lid = 99;
-  p.gid.raw[15] = 99;
-  p.qkey = acmp::kAcmQkey;
-  std::unique_ptr<dgram::DatagramEndpoint> rogue;
-  CHECK_OK(transport->Open(p, &rogue));
-  dgram::UnicastTarget to;
-  to.av.dlid = a->lid;
-  to.qpn = dgram::kSimFirstQpn;
-  to.qkey = acmp::kAcmQkey;
+  OpenRogue();
+  dgram::UnicastTarget to = ToQpnOf(a);
   uint8_t junk[100];
   memset(junk, 0xa5, sizeof(junk));
   // Socket queues hold 10 datagrams: send in small bursts, letting the
@@ -308,17 +315,8 @@ TEST(AcmpProvider, ABacklogLargerThanOneBatchIsDrainedWithoutAFurtherArrival) {
 TEST(AcmpProvider, TransportRejectsAreWarnedAboutWhenTheyHappen) {
   FakeNode* a = fab->AddNode(1);
   fab->Start(a);
-  auto transport = dgram::MakeSimDatagramTransport(fab->dir() + "/dgram");
-  dgram::EndpointParams p;
-  p.lid = 99;
-  p.gid.raw[15] = 99;
-  p.qkey = acmp::kAcmQkey;
-  std::unique_ptr<dgram::DatagramEndpoint> rogue;
-  CHECK_OK(transport->Open(p, &rogue));
-  dgram::UnicastTarget to;
-  to.av.dlid = a->lid;
-  to.qpn = dgram::kSimFirstQpn;
-  to.qkey = 0x12345678;  // not the ACM Q_Key
+  OpenRogue();
+  dgram::UnicastTarget to = ToQpnOf(a, 0x12345678);  // not the ACM Q_Key
   uint8_t buf[acmp::kAcmMessageSize] = {};
   CHECK_OK(rogue->Send(to, buf, sizeof(buf)));
   CHECK_OK(rogue->Send(to, buf, sizeof(buf)));
@@ -335,17 +333,8 @@ TEST(AcmpProvider, TransportRejectsAreWarnedAboutWhenTheyHappen) {
 TEST(AcmpProvider, CountersAreLoggedEveryStatsIntervalWhenTheyChanged) {
   FakeNode* a = fab->AddNode(1, {{"stats_interval", "1"}});
   fab->Start(a);
-  auto transport = dgram::MakeSimDatagramTransport(fab->dir() + "/dgram");
-  dgram::EndpointParams p;
-  p.lid = 99;
-  p.gid.raw[15] = 99;
-  p.qkey = acmp::kAcmQkey;
-  std::unique_ptr<dgram::DatagramEndpoint> rogue;
-  CHECK_OK(transport->Open(p, &rogue));
-  dgram::UnicastTarget to;
-  to.av.dlid = a->lid;
-  to.qpn = dgram::kSimFirstQpn;
-  to.qkey = acmp::kAcmQkey;
+  OpenRogue();
+  dgram::UnicastTarget to = ToQpnOf(a);
   uint8_t junk[100];
   memset(junk, 0xa5, sizeof(junk));
   CHECK_OK(rogue->Send(to, junk, sizeof(junk)));

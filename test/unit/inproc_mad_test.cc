@@ -277,23 +277,44 @@ class FlatTopology : public tree::Topology {
 constexpr uint16_t kCoreLid = 1;
 struct CoreOnFabric {
   explicit CoreOnFabric(InprocMadFabric* fabric, tree::MembershipOptions options = {})
-      : mads(fabric->NewTransport(kCoreLid)) {
+      : fab(fabric), mads(fabric->NewTransport(kCoreLid)) {
     CHECK_OK(loop.Init());
     log.set_level(ssa::LogLevel::kError);
     CHECK_OK(tree::DataAddress::Parse("127.0.0.1:7470", &address));
+    CHECK_OK(tree::DataAddress::Parse("127.0.0.1:7471", &access_address));
     membership = std::make_unique<tree::Membership>(options, 0x1000 + kCoreLid, kCoreLid, address);
     membership->SetTopology(&topology);
     CHECK_OK(mads->Open(tree::kSsaClass, tree::kSsaClassVersion));
     core = std::make_unique<tree::CoreControlServer>(&loop, mads.get(), membership.get(), &log);
     CHECK_OK(core->Start());
   }
+  // The MAD transport of a member at `lid`, open; kept here.
+  MadTransport* MemberMads(uint16_t lid) {
+    member_mads.push_back(fab->NewTransport(lid));
+    CHECK_OK(member_mads.back()->Open(tree::kSsaClass, tree::kSsaClassVersion));
+    return member_mads.back().get();
+  }
+  // What a member at `lid` (GUID 0x1000 + lid) that asks this core starts
+  // with: an access node serving at access_address, or a consumer.
+  tree::MemberControlOptions MemberOptions(uint16_t lid, bool access) const {
+    tree::MemberControlOptions o;
+    o.roles = access ? tree::kRoleAccess : tree::kRoleConsumer;
+    o.port_guid = 0x1000 + lid;
+    if (access) o.data_address = access_address;
+    o.sm_lid = [] { return kCoreLid; };
+    o.epoch_report_ms = 0;
+    return o;
+  }
+  InprocMadFabric* fab;
   ssa::EventLoop loop;
   ssa::Logger log;
   tree::DataAddress address;
+  tree::DataAddress access_address;
   FlatTopology topology;
   std::unique_ptr<MadTransport> mads;
   std::unique_ptr<tree::Membership> membership;
   std::unique_ptr<tree::CoreControlServer> core;
+  std::vector<std::unique_ptr<MadTransport>> member_mads;
 };
 
 }  // namespace
@@ -304,27 +325,16 @@ TEST(InprocMad, TheCoreAdmitsManyMembersOverIt) {
   ssa::Logger& log = c.log;
   tree::Membership& membership = *c.membership;
   tree::CoreControlServer& core = *c.core;
-  tree::DataAddress access_addr;
-  CHECK_OK(tree::DataAddress::Parse("127.0.0.1:7471", &access_addr));
 
   // One access node (LID 2), then 200 consumers (LIDs 3..202).
   const int kConsumers = 200;
-  std::vector<std::unique_ptr<MadTransport>> mads;
   std::vector<std::unique_ptr<tree::MemberControlClient>> members;
   std::vector<tree::Assignment> got(static_cast<size_t>(kConsumers) + 1);
   int assigned = 0;
   for (int i = 0; i <= kConsumers; ++i) {
     uint16_t lid = static_cast<uint16_t>(2 + i);
-    mads.push_back(fabric.NewTransport(lid));
-    CHECK_OK(mads.back()->Open(tree::kSsaClass, tree::kSsaClassVersion));
-    tree::MemberControlOptions o;
-    o.roles = i == 0 ? tree::kRoleAccess : tree::kRoleConsumer;
-    o.port_guid = 0x1000 + lid;
-    if (i == 0) o.data_address = access_addr;
-    o.sm_lid = [] { return kCoreLid; };
-    o.epoch_report_ms = 0;
     members.push_back(std::make_unique<tree::MemberControlClient>(
-        &loop, mads.back().get(), &log, o,
+        &loop, c.MemberMads(lid), &log, c.MemberOptions(lid, i == 0),
         [&got, &assigned, i](const tree::Assignment& a, bool changed) {
           if (changed) ++assigned;
           got[static_cast<size_t>(i)] = a;
@@ -591,31 +601,20 @@ TEST(InprocMad, ManyMembersStartingAtOnceHaveEachJoinExecutedOnce) {
   ssa::EventLoop& loop = c.loop;
   tree::Membership& membership = *c.membership;
   tree::CoreControlServer& core = *c.core;
-  tree::DataAddress access_addr;
-  CHECK_OK(tree::DataAddress::Parse("127.0.0.1:7471", &access_addr));
 
   const size_t kConsumers = 2000;
   const size_t n = kConsumers + 1;  // the access node last
-  std::vector<std::unique_ptr<MadTransport>> mads;
   std::vector<std::unique_ptr<tree::MemberControlClient>> members;
   std::vector<tree::Assignment> got(n);
   std::vector<int> assignments(n, 0);
   size_t assigned = 0;
   for (size_t i = 0; i < n; ++i) {
     uint16_t lid = static_cast<uint16_t>(2 + i);
-    mads.push_back(fabric.NewTransport(lid));
-    CHECK_OK(mads.back()->Open(tree::kSsaClass, tree::kSsaClassVersion));
-    tree::MemberControlOptions o;
-    bool access = i == n - 1;
-    o.roles = access ? tree::kRoleAccess : tree::kRoleConsumer;
-    o.port_guid = 0x1000 + lid;
-    if (access) o.data_address = access_addr;
-    o.sm_lid = [] { return kCoreLid; };
-    o.epoch_report_ms = 0;
+    tree::MemberControlOptions o = c.MemberOptions(lid, i == n - 1);
     o.timeout_ms = 5;  // far less than 2,000 joins take: every late answer is retried
     o.retries = 3;
     members.push_back(std::make_unique<tree::MemberControlClient>(
-        &loop, mads.back().get(), &c.log, o,
+        &loop, c.MemberMads(lid), &c.log, o,
         [&got, &assigned, &assignments, i](const tree::Assignment& a, bool changed) {
           if (changed && assignments[i]++ == 0) ++assigned;
           got[i] = a;

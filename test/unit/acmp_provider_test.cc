@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <vector>
 
 #include "common/base/big_endian.h"
 #include "providers/acmp/acmp_wire.h"
@@ -43,6 +44,8 @@ TEST_GROUP(AcmpProvider) {
   // tests that send what no acmp instance would.
   std::unique_ptr<dgram::DatagramTransport> transport;
   std::unique_ptr<dgram::DatagramEndpoint> rogue;
+  // What the rogue sends that is no ACM message.
+  const std::vector<uint8_t> junk = std::vector<uint8_t>(100, 0xa5);
   void setup() override { fab = std::make_unique<FakeFabric>(); }
   void teardown() override {
     rogue.reset();
@@ -246,9 +249,7 @@ TEST(AcmpProvider, MalformedAndUnexpectedDatagramsAreCountedAndDropped) {
   dgram::Group g;
   g.mgid = acmp::AcmMgid(0xffff, 0, 3, 4);
   g.mlid = 0xc001;
-  uint8_t junk[256];
-  memset(junk, 0xa5, sizeof(junk));
-  CHECK_OK(rogue->SendToGroup(g, junk, 100));  // garbage
+  CHECK_OK(rogue->SendToGroup(g, junk.data(), junk.size()));  // garbage
   acmp::AcmMessage m;
   m.src.type = acmp::kAddrName;
   strcpy(reinterpret_cast<char*>(m.src.data), "rogue");
@@ -292,15 +293,13 @@ TEST(AcmpProvider, ABacklogLargerThanOneBatchIsDrainedWithoutAFurtherArrival) {
   fab->Start(a);
   OpenRogue();
   dgram::UnicastTarget to = ToQpnOf(a);
-  uint8_t junk[100];
-  memset(junk, 0xa5, sizeof(junk));
   // Socket queues hold 10 datagrams: send in small bursts, letting the
   // node take each burst into the wrapper's delay queue.
   const int kTotal = 150;
   auto start = std::chrono::steady_clock::now();
   for (int sent = 0; sent < kTotal;) {
     for (int k = 0; k < 5 && sent < kTotal; ++k, ++sent)
-      CHECK_OK(rogue->Send(to, junk, sizeof(junk)));
+      CHECK_OK(rogue->Send(to, junk.data(), junk.size()));
     fab->RunUntil([] { return false; }, 3);
   }
   // All must have reached the wrapper before the first came due.
@@ -335,11 +334,9 @@ TEST(AcmpProvider, CountersAreLoggedEveryStatsIntervalWhenTheyChanged) {
   fab->Start(a);
   OpenRogue();
   dgram::UnicastTarget to = ToQpnOf(a);
-  uint8_t junk[100];
-  memset(junk, 0xa5, sizeof(junk));
-  CHECK_OK(rogue->Send(to, junk, sizeof(junk)));
+  CHECK_OK(rogue->Send(to, junk.data(), junk.size()));
   to.qkey = 0x12345678;
-  CHECK_OK(rogue->Send(to, junk, sizeof(junk)));
+  CHECK_OK(rogue->Send(to, junk.data(), junk.size()));
   CHECK(fab->RunUntil([&] { return CountLogs(a, " statistics: ") == 1; }, 3000));
   std::string line;
   for (const auto& l : a->logs)

@@ -186,29 +186,38 @@ void FuzzEmpty(uint64_t tid, uint16_t attr, uint16_t status) {
   (void)DescribeSsaStatus(status);
 }
 
+// Decodes attribute T from a MAD, whatever comes of it.
+template <typename T, ssa::Status (*decode)(const uint8_t*, T*)>
+void DecodeOnly(const uint8_t* m) {
+  T v;
+  (void)decode(m, &v);
+}
+
 // What the core (requests) or a member (answers) does with a MAD whose
 // header passed: exactly one decoder applies, or none.
 void Dispatch(const uint8_t* m, const mad::MadHeader& h) {
   FUZZ_CHECK(h.base_version == mad::kBaseVersion && h.mgmt_class == kSsaClass &&
              h.class_version == kSsaClassVersion && h.attr_mod == 0);
-  if (h.method == mad::kMethodSet && h.attr_id == kAttrJoin) {
-    JoinRequest r;
-    (void)DecodeJoin(m, &r);
-  } else if (h.method == mad::kMethodSet && h.attr_id == kAttrLeave) {
-    LeaveRequest r;
-    (void)DecodeLeave(m, &r);
-  } else if (h.method == mad::kMethodGet && h.attr_id == kAttrTokenCheck) {
-    TokenCheckRequest r;
-    (void)DecodeTokenCheck(m, &r);
-  } else if (h.method == mad::kMethodGetResp && h.attr_id == kAttrJoin && h.status == 0) {
-    JoinAnswer a;
-    (void)DecodeJoinAnswer(m, &a);
-  } else if (h.method == mad::kMethodGetResp && h.attr_id == kAttrTokenCheck) {
-    TokenCheckAnswer a;
-    (void)DecodeTokenCheckAnswer(m, &a);
-  } else if (h.method == mad::kMethodGetResp && h.attr_id == kAttrCoreInfo) {
-    CoreInfoAnswer a;
-    (void)DecodeCoreInfoAnswer(m, &a);
+  struct Route {
+    uint8_t method;
+    uint16_t attr;
+    bool only_status_0;
+    void (*decode)(const uint8_t*);
+  };
+  static const Route kRoutes[] = {
+      {mad::kMethodSet, kAttrJoin, false, DecodeOnly<JoinRequest, DecodeJoin>},
+      {mad::kMethodSet, kAttrLeave, false, DecodeOnly<LeaveRequest, DecodeLeave>},
+      {mad::kMethodGet, kAttrTokenCheck, false, DecodeOnly<TokenCheckRequest, DecodeTokenCheck>},
+      {mad::kMethodGetResp, kAttrJoin, true, DecodeOnly<JoinAnswer, DecodeJoinAnswer>},
+      {mad::kMethodGetResp, kAttrTokenCheck, false,
+       DecodeOnly<TokenCheckAnswer, DecodeTokenCheckAnswer>},
+      {mad::kMethodGetResp, kAttrCoreInfo, false, DecodeOnly<CoreInfoAnswer, DecodeCoreInfoAnswer>},
+  };
+  for (const Route& r : kRoutes) {
+    if (h.method == r.method && h.attr_id == r.attr && (!r.only_status_0 || h.status == 0)) {
+      r.decode(m);
+      return;
+    }
   }
 }
 

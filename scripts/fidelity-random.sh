@@ -69,11 +69,7 @@
 # policy re-reads on resweeps, link changes.
 # Needs the build tree (BUILD_DIR, default ./build) and python3.
 set -uo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
-build=${BUILD_DIR:-$top/build}
-simfab=$build/test/sim/simfab
-smdb_tool=$build/util/smdb_tool/ssa-smdb
-plugin_dir=$build/opensm_plugin/.libs
+. "$(dirname "$0")/fidelity-tools.sh"
 runs=10
 seed=1
 keep=""
@@ -94,9 +90,7 @@ while [ $# -gt 0 ]; do
 	*) usage ;;
 	esac
 done
-for f in "$simfab" "$smdb_tool" "$plugin_dir/libibssa_osm.so"; do
-	[ -e "$f" ] || { echo "fidelity-random: $f missing: run scripts/build.sh first" >&2; exit 2; }
-done
+fidelity_check_tools fidelity-random
 command -v python3 >/dev/null || { echo "fidelity-random: needs python3" >&2; exit 2; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/fidelity-random.XXXXXX")
 trap 'rm -rf "$work"' EXIT

@@ -17,11 +17,7 @@
 #   FILTER        only configurations whose label contains it
 # Needs the build tree (scripts/build.sh); doc/fidelity.md has the record.
 set -uo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
-build=${BUILD_DIR:-$top/build}
-simfab=$build/test/sim/simfab
-smdb_tool=$build/util/smdb_tool/ssa-smdb
-plugin_dir=$build/opensm_plugin/.libs
+. "$(dirname "$0")/fidelity-tools.sh"
 quick=0
 filter=""
 for a in "$@"; do
@@ -32,9 +28,7 @@ for a in "$@"; do
 	*) filter=$a ;;
 	esac
 done
-for f in "$simfab" "$smdb_tool" "$plugin_dir/libibssa_osm.so"; do
-	[ -e "$f" ] || { echo "fidelity-sweep: $f missing: run scripts/build.sh first" >&2; exit 2; }
-done
+fidelity_check_tools fidelity-sweep
 work=$(mktemp -d "${TMPDIR:-/tmp}/fidelity-sweep.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 

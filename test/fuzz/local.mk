@@ -22,17 +22,6 @@ acm_msg_fuzzer_inputs = $(acm_msg_fuzzer_main) test/fuzz/fuzz_check.h \
 test/fuzz/acm_msg_fuzzer: $(acm_msg_fuzzer_inputs)
 	$(AM_V_GEN)fuzz_inputs='$(acm_msg_fuzzer_inputs)'; $(fuzz_build)
 
-fuzzers_built_for_check =
-if HAVE_CLANGXX
-fuzzers_built_for_check += test/fuzz/acm_msg_fuzzer
-endif
-# The root Makefile.am does not declare check_SCRIPTS, so it starts here; a
-# directory included after this one appends with +=.
-check_SCRIPTS += $(fuzzers_built_for_check)
-CLEANFILES += test/fuzz/acm_msg_fuzzer
-TESTS += test/fuzz/run-fuzzers.sh
-dist_noinst_SCRIPTS += test/fuzz/run-fuzzers.sh test/fuzz/gen_acm_msg_seeds.py
-EXTRA_DIST += test/fuzz/fuzz_check.h $(acm_msg_fuzzer_main) test/fuzz/corpus/acm_msg
 
 # smdb_fuzzer: the SMDB/PRDB readers and the delta applier (common/smdb/).
 smdb_fuzzer_main = test/fuzz/smdb_fuzzer.cc
@@ -41,12 +30,6 @@ smdb_fuzzer_inputs = $(smdb_fuzzer_main) test/fuzz/fuzz_check.h \
 test/fuzz/smdb_fuzzer: $(smdb_fuzzer_inputs)
 	$(AM_V_GEN)fuzz_inputs='$(smdb_fuzzer_inputs)'; $(fuzz_build)
 
-if HAVE_CLANGXX
-fuzzers_built_for_check += test/fuzz/smdb_fuzzer
-endif
-CLEANFILES += test/fuzz/smdb_fuzzer
-dist_noinst_SCRIPTS += test/fuzz/gen_smdb_seeds.py
-EXTRA_DIST += $(smdb_fuzzer_main) test/fuzz/corpus/smdb
 
 # acmp_msg_fuzzer: the acmp provider's ACM datagram decoder
 # (ACMP_WIRE_SOURCES in providers/acmp/local.mk).
@@ -56,12 +39,6 @@ acmp_msg_fuzzer_inputs = $(acmp_msg_fuzzer_main) test/fuzz/fuzz_check.h \
 test/fuzz/acmp_msg_fuzzer: $(acmp_msg_fuzzer_inputs)
 	$(AM_V_GEN)fuzz_inputs='$(acmp_msg_fuzzer_inputs)'; $(fuzz_build)
 
-if HAVE_CLANGXX
-fuzzers_built_for_check += test/fuzz/acmp_msg_fuzzer
-endif
-CLEANFILES += test/fuzz/acmp_msg_fuzzer
-dist_noinst_SCRIPTS += test/fuzz/gen_acmp_msg_seeds.py
-EXTRA_DIST += $(acmp_msg_fuzzer_main) test/fuzz/corpus/acmp_msg
 
 # ssa_mad_fuzzer: the SSA tree's control MAD codecs, and tree_frame_fuzzer:
 # its data-channel frame reader and payload codecs (SSA_TREE_WIRE_SOURCES in
@@ -78,13 +55,6 @@ tree_frame_fuzzer_inputs = $(tree_frame_fuzzer_main) $(ssa_tree_wire_fuzz_inputs
 test/fuzz/tree_frame_fuzzer: $(tree_frame_fuzzer_inputs)
 	$(AM_V_GEN)fuzz_inputs='$(tree_frame_fuzzer_inputs)'; $(fuzz_build)
 
-if HAVE_CLANGXX
-fuzzers_built_for_check += test/fuzz/ssa_mad_fuzzer test/fuzz/tree_frame_fuzzer
-endif
-CLEANFILES += test/fuzz/ssa_mad_fuzzer test/fuzz/tree_frame_fuzzer
-dist_noinst_SCRIPTS += test/fuzz/gen_ssa_mad_seeds.py test/fuzz/gen_tree_frame_seeds.py
-EXTRA_DIST += $(ssa_mad_fuzzer_main) test/fuzz/corpus/ssa_mad \
-	$(tree_frame_fuzzer_main) test/fuzz/corpus/tree_frame
 
 # config_fuzzer: the readers of what administrators write: option files
 # (INI and upstream), ibacm_addr.cfg, the hosts file, the plugin's options.
@@ -96,12 +66,6 @@ test/fuzz/config_fuzzer: $(config_fuzzer_inputs)
 	$(AM_V_GEN)fuzz_inputs='$(config_fuzzer_inputs)'; \
 	fuzz_libs='$(INIH_CFLAGS) $(INIH_LIBS) -lpthread'; $(fuzz_build)
 
-if HAVE_CLANGXX
-fuzzers_built_for_check += test/fuzz/config_fuzzer
-endif
-CLEANFILES += test/fuzz/config_fuzzer
-dist_noinst_SCRIPTS += test/fuzz/gen_config_seeds.py
-EXTRA_DIST += $(config_fuzzer_main) test/fuzz/corpus/config
 
 # netlink_fuzzer: the core's netlink codecs, the kernel's path-record
 # requests (CORE_KERNEL_LS_CODEC_SOURCES in core/kernel_ls/local.mk) and
@@ -114,12 +78,6 @@ netlink_fuzzer_inputs = $(netlink_fuzzer_main) test/fuzz/fuzz_check.h \
 test/fuzz/netlink_fuzzer: $(netlink_fuzzer_inputs)
 	$(AM_V_GEN)fuzz_inputs='$(netlink_fuzzer_inputs)'; $(fuzz_build)
 
-if HAVE_CLANGXX
-fuzzers_built_for_check += test/fuzz/netlink_fuzzer
-endif
-CLEANFILES += test/fuzz/netlink_fuzzer
-dist_noinst_SCRIPTS += test/fuzz/gen_netlink_seeds.py
-EXTRA_DIST += $(netlink_fuzzer_main) test/fuzz/corpus/netlink
 
 # In a rule: fuzz_c='<C sources and headers>'; fuzz_main=<target .cc>;
 # $(fuzz_build_c): compiles the .c files among them as C, instrumented,
@@ -141,12 +99,6 @@ shm_prdb_fuzzer_inputs = $(shm_prdb_fuzzer_main) test/fuzz/fuzz_check.h $(SHM_PR
 test/fuzz/shm_prdb_fuzzer: $(shm_prdb_fuzzer_inputs)
 	$(AM_V_GEN)fuzz_c='$(SHM_PRDB_C_SOURCES)'; fuzz_main=$(shm_prdb_fuzzer_main); $(fuzz_build_c)
 
-if HAVE_CLANGXX
-fuzzers_built_for_check += test/fuzz/shm_prdb_fuzzer
-endif
-CLEANFILES += test/fuzz/shm_prdb_fuzzer test/fuzz/shm_prdb_fuzzer-*.o
-dist_noinst_SCRIPTS += test/fuzz/gen_shm_prdb_seeds.py
-EXTRA_DIST += $(shm_prdb_fuzzer_main) test/fuzz/corpus/shm_prdb
 
 # ibssa_path_fuzzer: libibssa_path on what other processes control: the
 # daemon's socket replies, table objects of any kind, owner and mode at
@@ -157,9 +109,27 @@ ibssa_path_fuzzer_inputs = $(ibssa_path_fuzzer_main) test/fuzz/fuzz_check.h $(IB
 test/fuzz/ibssa_path_fuzzer: $(ibssa_path_fuzzer_inputs)
 	$(AM_V_GEN)fuzz_c='$(IBSSA_PATH_C_SOURCES)'; fuzz_main=$(ibssa_path_fuzzer_main); $(fuzz_build_c)
 
+# Every fuzzer (run-fuzzers.sh runs the same list): built for `make check`
+# when configure found clang++, with its seed generator and corpus in the
+# distribution. fuzz_build_c leaves objects beside its target.
+fuzzers = test/fuzz/acm_msg_fuzzer test/fuzz/smdb_fuzzer test/fuzz/acmp_msg_fuzzer \
+	test/fuzz/ssa_mad_fuzzer test/fuzz/tree_frame_fuzzer test/fuzz/config_fuzzer \
+	test/fuzz/netlink_fuzzer test/fuzz/shm_prdb_fuzzer test/fuzz/ibssa_path_fuzzer
+fuzzers_built_for_check =
 if HAVE_CLANGXX
-fuzzers_built_for_check += test/fuzz/ibssa_path_fuzzer
+fuzzers_built_for_check += $(fuzzers)
 endif
-CLEANFILES += test/fuzz/ibssa_path_fuzzer test/fuzz/ibssa_path_fuzzer-*.o
-dist_noinst_SCRIPTS += test/fuzz/gen_ibssa_path_seeds.py
-EXTRA_DIST += $(ibssa_path_fuzzer_main) test/fuzz/corpus/ibssa_path
+check_SCRIPTS += $(fuzzers_built_for_check)
+CLEANFILES += $(fuzzers) test/fuzz/*_fuzzer-*.o
+TESTS += test/fuzz/run-fuzzers.sh
+dist_noinst_SCRIPTS += test/fuzz/run-fuzzers.sh \
+	test/fuzz/gen_acm_msg_seeds.py test/fuzz/gen_smdb_seeds.py test/fuzz/gen_acmp_msg_seeds.py \
+	test/fuzz/gen_ssa_mad_seeds.py test/fuzz/gen_tree_frame_seeds.py test/fuzz/gen_config_seeds.py \
+	test/fuzz/gen_netlink_seeds.py test/fuzz/gen_shm_prdb_seeds.py test/fuzz/gen_ibssa_path_seeds.py
+EXTRA_DIST += test/fuzz/fuzz_check.h \
+	$(acm_msg_fuzzer_main) $(smdb_fuzzer_main) $(acmp_msg_fuzzer_main) \
+	$(ssa_mad_fuzzer_main) $(tree_frame_fuzzer_main) $(config_fuzzer_main) \
+	$(netlink_fuzzer_main) $(shm_prdb_fuzzer_main) $(ibssa_path_fuzzer_main) \
+	test/fuzz/corpus/acm_msg test/fuzz/corpus/smdb test/fuzz/corpus/acmp_msg \
+	test/fuzz/corpus/ssa_mad test/fuzz/corpus/tree_frame test/fuzz/corpus/config \
+	test/fuzz/corpus/netlink test/fuzz/corpus/shm_prdb test/fuzz/corpus/ibssa_path

@@ -112,83 +112,61 @@ void CheckEncoded(const uint8_t* in, const uint8_t* out, uint8_t method, uint16_
   if (hin == h) FUZZ_CHECK(std::memcmp(in, out, kCheckedEnd) == 0);
 }
 
-void FuzzJoin(const uint8_t* m, uint64_t tid) {
-  JoinRequest r;
-  if (!DecodeJoin(m, &r).ok()) return;
+// The documented limits of what decodes.
+void CheckLimits(const JoinRequest& r) {
   constexpr uint8_t kAll = kRoleDistribution | kRoleAccess | kRoleConsumer;
   FUZZ_CHECK(r.roles != 0 && (r.roles & ~kAll) == 0);
   FUZZ_CHECK(!(r.roles & kRoleConsumer) || r.roles == kRoleConsumer);
   FUZZ_CHECK(r.port_guid != 0 && r.software.size() <= 32);
   FUZZ_CHECK(RolesName(r.roles) != "none");
   CheckAddress(r.data_address);
-  uint8_t out[mad::kMadSize];
-  EncodeJoin(r, tid, out);
-  CheckEncoded(m, out, mad::kMethodSet, kAttrJoin, tid, 0);
-  JoinRequest back;
-  FUZZ_CHECK(DecodeJoin(out, &back).ok());
-  FUZZ_CHECK(Same(r, back));
 }
-
-void FuzzJoinAnswer(const uint8_t* m, uint64_t tid, uint16_t status) {
-  JoinAnswer a;
-  if (!DecodeJoinAnswer(m, &a).ok()) return;
+void CheckLimits(const JoinAnswer& a) {
   CheckParent(a.parent);
   CheckParent(a.backup);
   if (a.parent.guid) FUZZ_CHECK(a.lease_s > 0 && a.renew_s > 0 && a.renew_s <= a.lease_s);
-  (void)DescribeSsaStatus(status);
-  uint8_t out[mad::kMadSize];
-  EncodeJoinAnswer(a, tid, status, out);
-  CheckEncoded(m, out, mad::kMethodGetResp, kAttrJoin, tid, status);
-  JoinAnswer back;
-  FUZZ_CHECK(DecodeJoinAnswer(out, &back).ok());
-  FUZZ_CHECK(Same(a, back));
 }
-
-void FuzzLeave(const uint8_t* m, uint64_t tid) {
-  LeaveRequest r;
-  if (!DecodeLeave(m, &r).ok()) return;
-  uint8_t out[mad::kMadSize];
-  EncodeLeave(r, tid, out);
-  CheckEncoded(m, out, mad::kMethodSet, kAttrLeave, tid, 0);
-  LeaveRequest back;
-  FUZZ_CHECK(DecodeLeave(out, &back).ok());
-  FUZZ_CHECK(Same(r, back));
-}
-
-void FuzzTokenCheck(const uint8_t* m, uint64_t tid) {
-  TokenCheckRequest r;
-  if (!DecodeTokenCheck(m, &r).ok()) return;
-  uint8_t out[mad::kMadSize];
-  EncodeTokenCheck(r, tid, out);
-  CheckEncoded(m, out, mad::kMethodGet, kAttrTokenCheck, tid, 0);
-  TokenCheckRequest back;
-  FUZZ_CHECK(DecodeTokenCheck(out, &back).ok());
-  FUZZ_CHECK(Same(r, back));
-}
-
-void FuzzTokenCheckAnswer(const uint8_t* m, uint64_t tid) {
-  TokenCheckAnswer a;
-  if (!DecodeTokenCheckAnswer(m, &a).ok()) return;
+void CheckLimits(const LeaveRequest&) {}
+void CheckLimits(const TokenCheckRequest&) {}
+void CheckLimits(const TokenCheckAnswer& a) {
   FUZZ_CHECK(a.valid == (a.reason == kCheckOk));
   (void)RolesName(a.roles);
+}
+void CheckLimits(const CoreInfoAnswer& a) { CheckAddress(a.data_address); }
+
+// One attribute decoder on the MAD `m`: what decodes holds its limits and,
+// re-encoded by `encode` (into (method, attr, tid, status)), passes
+// CheckEncoded and decodes back to the same value.
+template <typename T, typename Encode>
+void FuzzAttribute(const uint8_t* m, ssa::Status (*decode)(const uint8_t*, T*), Encode encode,
+                   uint8_t method, uint16_t attr, uint64_t tid, uint16_t status) {
+  T v;
+  if (!decode(m, &v).ok()) return;
+  CheckLimits(v);
   uint8_t out[mad::kMadSize];
-  EncodeTokenCheckAnswer(a, tid, out);
-  CheckEncoded(m, out, mad::kMethodGetResp, kAttrTokenCheck, tid, 0);
-  TokenCheckAnswer back;
-  FUZZ_CHECK(DecodeTokenCheckAnswer(out, &back).ok());
-  FUZZ_CHECK(Same(a, back));
+  encode(v, out);
+  CheckEncoded(m, out, method, attr, tid, status);
+  T back;
+  FUZZ_CHECK(decode(out, &back).ok());
+  FUZZ_CHECK(Same(v, back));
 }
 
-void FuzzCoreInfoAnswer(const uint8_t* m, uint64_t tid) {
-  CoreInfoAnswer a;
-  if (!DecodeCoreInfoAnswer(m, &a).ok()) return;
-  CheckAddress(a.data_address);
-  uint8_t out[mad::kMadSize];
-  EncodeCoreInfoAnswer(a, tid, out);
-  CheckEncoded(m, out, mad::kMethodGetResp, kAttrCoreInfo, tid, 0);
-  CoreInfoAnswer back;
-  FUZZ_CHECK(DecodeCoreInfoAnswer(out, &back).ok());
-  FUZZ_CHECK(Same(a, back));
+void FuzzAttributes(const uint8_t* m, uint64_t tid, uint16_t status) {
+  auto with_tid = [tid](auto encode) {
+    return [tid, encode](const auto& v, uint8_t* out) { encode(v, tid, out); };
+  };
+  FuzzAttribute(m, DecodeJoin, with_tid(EncodeJoin), mad::kMethodSet, kAttrJoin, tid, 0);
+  FuzzAttribute(
+      m, DecodeJoinAnswer,
+      [tid, status](const JoinAnswer& a, uint8_t* out) { EncodeJoinAnswer(a, tid, status, out); },
+      mad::kMethodGetResp, kAttrJoin, tid, status);
+  FuzzAttribute(m, DecodeLeave, with_tid(EncodeLeave), mad::kMethodSet, kAttrLeave, tid, 0);
+  FuzzAttribute(m, DecodeTokenCheck, with_tid(EncodeTokenCheck), mad::kMethodGet, kAttrTokenCheck,
+                tid, 0);
+  FuzzAttribute(m, DecodeTokenCheckAnswer, with_tid(EncodeTokenCheckAnswer), mad::kMethodGetResp,
+                kAttrTokenCheck, tid, 0);
+  FuzzAttribute(m, DecodeCoreInfoAnswer, with_tid(EncodeCoreInfoAnswer), mad::kMethodGetResp,
+                kAttrCoreInfo, tid, 0);
 }
 
 // The messages with no attribute: CoreInfo and the status-only answers.
@@ -208,29 +186,38 @@ void FuzzEmpty(uint64_t tid, uint16_t attr, uint16_t status) {
   (void)DescribeSsaStatus(status);
 }
 
+// Decodes attribute T from a MAD, whatever comes of it.
+template <typename T, ssa::Status (*decode)(const uint8_t*, T*)>
+void DecodeOnly(const uint8_t* m) {
+  T v;
+  (void)decode(m, &v);
+}
+
 // What the core (requests) or a member (answers) does with a MAD whose
 // header passed: exactly one decoder applies, or none.
 void Dispatch(const uint8_t* m, const mad::MadHeader& h) {
   FUZZ_CHECK(h.base_version == mad::kBaseVersion && h.mgmt_class == kSsaClass &&
              h.class_version == kSsaClassVersion && h.attr_mod == 0);
-  if (h.method == mad::kMethodSet && h.attr_id == kAttrJoin) {
-    JoinRequest r;
-    (void)DecodeJoin(m, &r);
-  } else if (h.method == mad::kMethodSet && h.attr_id == kAttrLeave) {
-    LeaveRequest r;
-    (void)DecodeLeave(m, &r);
-  } else if (h.method == mad::kMethodGet && h.attr_id == kAttrTokenCheck) {
-    TokenCheckRequest r;
-    (void)DecodeTokenCheck(m, &r);
-  } else if (h.method == mad::kMethodGetResp && h.attr_id == kAttrJoin && h.status == 0) {
-    JoinAnswer a;
-    (void)DecodeJoinAnswer(m, &a);
-  } else if (h.method == mad::kMethodGetResp && h.attr_id == kAttrTokenCheck) {
-    TokenCheckAnswer a;
-    (void)DecodeTokenCheckAnswer(m, &a);
-  } else if (h.method == mad::kMethodGetResp && h.attr_id == kAttrCoreInfo) {
-    CoreInfoAnswer a;
-    (void)DecodeCoreInfoAnswer(m, &a);
+  struct Route {
+    uint8_t method;
+    uint16_t attr;
+    bool only_status_0;
+    void (*decode)(const uint8_t*);
+  };
+  static const Route kRoutes[] = {
+      {mad::kMethodSet, kAttrJoin, false, DecodeOnly<JoinRequest, DecodeJoin>},
+      {mad::kMethodSet, kAttrLeave, false, DecodeOnly<LeaveRequest, DecodeLeave>},
+      {mad::kMethodGet, kAttrTokenCheck, false, DecodeOnly<TokenCheckRequest, DecodeTokenCheck>},
+      {mad::kMethodGetResp, kAttrJoin, true, DecodeOnly<JoinAnswer, DecodeJoinAnswer>},
+      {mad::kMethodGetResp, kAttrTokenCheck, false,
+       DecodeOnly<TokenCheckAnswer, DecodeTokenCheckAnswer>},
+      {mad::kMethodGetResp, kAttrCoreInfo, false, DecodeOnly<CoreInfoAnswer, DecodeCoreInfoAnswer>},
+  };
+  for (const Route& r : kRoutes) {
+    if (h.method == r.method && h.attr_id == r.attr && (!r.only_status_0 || h.status == 0)) {
+      r.decode(m);
+      return;
+    }
   }
 }
 
@@ -254,12 +241,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   uint64_t tid = ssa::GetBe64(m + 8);
   uint16_t status = ssa::GetBe16(m + 4);
   uint16_t attr = ssa::GetBe16(m + 16);
-  FuzzJoin(m, tid);
-  FuzzJoinAnswer(m, tid, status);
-  FuzzLeave(m, tid);
-  FuzzTokenCheck(m, tid);
-  FuzzTokenCheckAnswer(m, tid);
-  FuzzCoreInfoAnswer(m, tid);
+  FuzzAttributes(m, tid, status);
   FuzzEmpty(tid, attr, status);
   return 0;
 }

@@ -6,6 +6,11 @@
 #   Errors (F failures, N tests, N ran, N checks, 0 ignored, 0 filtered out, T ms)
 # Waits poll a condition against a deadline; no fixed sleeps.
 
+# The source tree (automake's srcdir, else two above the script) and the
+# top build directory the script runs from, both absolute.
+srcdir=$(cd "${srcdir:-$(dirname "$0")/../..}" && pwd)
+builddir=$(pwd)
+
 sdk_checks=${sdk_checks:-0}
 sdk_failures=${sdk_failures:-0}
 sdk_t0=${sdk_t0:-${EPOCHREALTIME/./}}

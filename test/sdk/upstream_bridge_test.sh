@@ -16,11 +16,8 @@
 # Runs from the top build directory under `make check` (automake exports
 # srcdir); by hand: cd build && srcdir=.. ../test/sdk/upstream_bridge_test.sh
 set -uo pipefail
-srcdir=${srcdir:-$(dirname "$0")/../..}
-srcdir=$(cd "$srcdir" && pwd)
-builddir=$(pwd)
 # shellcheck source=test/sdk/lib.sh
-source "$srcdir/test/sdk/lib.sh"
+source "${srcdir:-$(dirname "$0")/../..}/test/sdk/lib.sh"
 
 if [ "${1:-}" != --on-fabric ]; then
 	sdk_scratch upstream

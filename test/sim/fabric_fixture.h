@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "common/smdb/smdb_delta.h"
 #include "test/sim/osm_plugin_util.h"
 #include "test/sim/sim_fabric.h"
 #include "test/support/check_ok.h"
@@ -78,6 +79,31 @@ class PluginFabricFixture : public Utest {
     if (!stop.ok()) dir.keep();
     fabric.reset();
     CHECK_OK(stop);
+  }
+
+  // The plugin's delta file from version `a` to version `b` of its dump
+  // directory, and the delta smdb::MakeDelta makes from a to b: each,
+  // applied to a, gives the bytes of b's smdb.<epoch> file exactly. What
+  // each applied to a (file's first), for more checks.
+  std::vector<smdb::Smdb> CheckDeltasReproduce(const smdb::Smdb& a, const smdb::Smdb& b) {
+    std::string dump = plugin.dump_dir() + "/";
+    std::string b_bytes = ReadFileText(dump + "smdb." + std::to_string(b.global_epoch));
+    std::string delta_path =
+        dump + "delta." + std::to_string(a.global_epoch) + "-" + std::to_string(b.global_epoch);
+    std::string file_delta = ReadFileText(delta_path);
+    CHECK_TEXT(!file_delta.empty(), delta_path.c_str());
+    std::string made;
+    CHECK_OK(smdb::MakeDelta(a, b, &made));
+    std::vector<smdb::Smdb> applied(2);
+    for (size_t i = 0; i < 2; ++i) {
+      const std::string& delta = i == 0 ? file_delta : made;
+      CHECK_OK(smdb::ApplyDelta(a, reinterpret_cast<const uint8_t*>(delta.data()), delta.size(),
+                                &applied[i]));
+      std::string applied_bytes;
+      CHECK_OK(applied[i].Serialize(&applied_bytes));
+      CHECK_TEXT(applied_bytes == b_bytes, delta_path.c_str());
+    }
+    return applied;
   }
 };
 

@@ -50,11 +50,6 @@ std::string IbstatField(const std::string& text, const std::string& label) {
   return text.substr(b, e - b);
 }
 
-std::string ReadBytes(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-}
-
 }  // namespace
 
 TEST_GROUP_BASE(OsmPluginSim, ssa::test::PluginFabricFixture){
@@ -184,22 +179,7 @@ TEST(OsmPluginSim, LinkDownAndUpChangeOnlyTheChangedTablesAndDeltasReproduceVers
     CHECK_TEXT(changed > 0, at.c_str());
 
     // The plugin's delta file, and one made here, both reproduce b exactly.
-    std::string b_bytes = ReadBytes(plugin.dump_dir() + "/smdb." + std::to_string(epochs[i]));
-    std::string delta_path = plugin.dump_dir() + "/delta." + std::to_string(epochs[i - 1]) + "-" +
-                             std::to_string(epochs[i]);
-    std::string file_delta = ReadBytes(delta_path);
-    CHECK_TEXT(!file_delta.empty(), delta_path.c_str());
-    std::string made;
-    CHECK_OK(ssa::smdb::MakeDelta(a, b, &made));
-    for (const std::string* delta : {&file_delta, &made}) {
-      Smdb applied;
-      CHECK_OK(ssa::smdb::ApplyDelta(a, reinterpret_cast<const uint8_t*>(delta->data()),
-                                     delta->size(), &applied));
-      CHECK_TRUE(applied == b);
-      std::string applied_bytes;
-      CHECK_OK(applied.Serialize(&applied_bytes));
-      CHECK_TRUE(applied_bytes == b_bytes);
-    }
+    for (const Smdb& applied : CheckDeltasReproduce(a, b)) CHECK_TRUE(applied == b);
   }
   // Taking Hca4 away changes its node, ports, links, GUID and routes; the
   // subnet options, partitions and P_Key tables stay as they were.

@@ -142,6 +142,32 @@ TEST_GROUP(OsmPluginWorker) {
   void WaitLog(const std::string& needle) {
     CHECK_OK(ssa::test::WaitForLogLine(options.log_file, needle, 10s));
   }
+  // Versions 1..count, version n from a subnet of n CAs.
+  void WriteVersions(int count) {
+    for (int n = 1; n <= count; ++n) {
+      subnet.hcas = n;
+      worker->OnEvent(SSA_EV_SUBNET_UP);
+      WaitFor([n](const Smdb& d) { return d.global_epoch == static_cast<uint64_t>(n); });
+    }
+  }
+  // The versions on disk once the store has pruned to options.keep (it
+  // prunes right after it points `latest` at the new version).
+  std::vector<uint64_t> KeptVersions() {
+    std::vector<uint64_t> kept;
+    ssa::test::PollUntil(10s, [&] {
+      kept = ssa::test::ListVersions(options.dump_dir);
+      return kept.size() <= static_cast<size_t>(options.keep);
+    });
+    return kept;
+  }
+  // The dump directory's delta file `name`, applied to `from`, gives `to`.
+  void CheckDeltaFile(const std::string& name, const Smdb& from, const Smdb& to) {
+    Smdb applied;
+    std::string delta = ssa::test::ReadFileText(options.dump_dir + "/" + name);
+    CHECK_OK(ssa::smdb::ApplyDelta(from, reinterpret_cast<const uint8_t*>(delta.data()),
+                                   delta.size(), &applied));
+    CHECK_TRUE(applied == to);
+  }
 };
 
 TEST(OsmPluginWorker, SubnetUpMakesAVersionAndAnUnchangedSubnetNone) {
@@ -229,27 +255,14 @@ TEST(OsmPluginWorker, EpochsContinueAfterARestartWithADeltaFromTheLastVersion) {
   CHECK_EQUAL(7u, second.nodes.records.size());
   CHECK_EQUAL(1u, second.subnet.epoch);  // unchanged since epoch 1
   CHECK_EQUAL(2u, second.nodes.epoch);
-  Smdb applied;
-  std::string delta = ssa::test::ReadFileText(options.dump_dir + "/delta.1-2");
-  CHECK_OK(ssa::smdb::ApplyDelta(first, reinterpret_cast<const uint8_t*>(delta.data()),
-                                 delta.size(), &applied));
-  CHECK_TRUE(applied == second);
+  CheckDeltaFile("delta.1-2", first, second);
 }
 
 TEST(OsmPluginWorker, KeepPrunesOldVersionsAndTheirDeltas) {
   options.keep = 2;
   Create();
-  for (int n = 1; n <= 4; ++n) {
-    subnet.hcas = n;
-    worker->OnEvent(SSA_EV_SUBNET_UP);
-    WaitFor([n](const Smdb& d) { return d.global_epoch == static_cast<uint64_t>(n); });
-  }
-  // The store prunes right after it points `latest` at the new version.
-  std::vector<uint64_t> kept;
-  ssa::test::PollUntil(10s, [&] {
-    kept = ssa::test::ListVersions(options.dump_dir);
-    return kept.size() <= 2;
-  });
+  WriteVersions(4);
+  std::vector<uint64_t> kept = KeptVersions();
   CHECK_EQUAL(2u, kept.size());
   CHECK_EQUAL(3u, kept[0]);
   CHECK_EQUAL(4u, kept[1]);
@@ -263,11 +276,7 @@ TEST(OsmPluginWorker, KeepPrunesOldVersionsAndTheirDeltas) {
 TEST(OsmPluginWorker, ACorruptLatestVersionDoesNotRestartEpochs) {
   options.keep = 2;
   Create();
-  for (int n = 1; n <= 3; ++n) {
-    subnet.hcas = n;
-    worker->OnEvent(SSA_EV_SUBNET_UP);
-    WaitFor([n](const Smdb& d) { return d.global_epoch == static_cast<uint64_t>(n); });
-  }
+  WriteVersions(3);
   worker.reset();
   CHECK_OK(ssa::WriteFileAtomically(options.dump_dir + "/smdb.3", "garbage"));
   subnet.hcas = 5;
@@ -277,12 +286,7 @@ TEST(OsmPluginWorker, ACorruptLatestVersionDoesNotRestartEpochs) {
   WaitLog("epoch 4: tables changed");  // until then `latest` is the garbage
   Smdb db = WaitFor([](const Smdb& d) { return d.global_epoch == 4; });
   CHECK_EQUAL(5u, db.nodes.records.size());
-  // The store prunes right after it points `latest` at the new version.
-  std::vector<uint64_t> kept;
-  ssa::test::PollUntil(10s, [&] {
-    kept = ssa::test::ListVersions(options.dump_dir);
-    return kept.size() <= 2;
-  });
+  std::vector<uint64_t> kept = KeptVersions();
   CHECK_EQUAL(2u, kept.size());
   CHECK_EQUAL(4u, kept[1]);
   // No base on disk, so no delta to it.
@@ -303,20 +307,12 @@ TEST(OsmPluginWorker, AMissingLatestContinuesFromTheHighestVersionOnDisk) {
   WaitLog("continuing from epoch 2 (" + options.dump_dir + "/smdb.2)");
   worker->OnEvent(SSA_EV_SUBNET_UP);
   Smdb third = WaitFor([](const Smdb& d) { return d.global_epoch == 3; });
-  Smdb applied;
-  std::string delta = ssa::test::ReadFileText(options.dump_dir + "/delta.2-3");
-  CHECK_OK(ssa::smdb::ApplyDelta(second, reinterpret_cast<const uint8_t*>(delta.data()),
-                                 delta.size(), &applied));
-  CHECK_TRUE(applied == third);
+  CheckDeltaFile("delta.2-3", second, third);
 }
 
 TEST(OsmPluginWorker, AStaleLatestDoesNotHideANewerVersion) {
   Create();
-  for (int n = 1; n <= 2; ++n) {
-    subnet.hcas = n;
-    worker->OnEvent(SSA_EV_SUBNET_UP);
-    WaitFor([n](const Smdb& d) { return d.global_epoch == static_cast<uint64_t>(n); });
-  }
+  WriteVersions(2);
   worker.reset();
   std::string latest = options.dump_dir + "/latest";
   CHECK_EQUAL(0, unlink(latest.c_str()));

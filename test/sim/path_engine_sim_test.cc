@@ -17,7 +17,6 @@
 //
 // Single-threaded test code; every fabric is stopped in teardown.
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <set>
@@ -85,9 +84,11 @@ std::string Hex16(uint64_t v) {
   return b;
 }
 
-std::string ReadBytes(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+ssa::test::FatTreeOptions FatTree(int hcas, bool mixed_links) {
+  ssa::test::FatTreeOptions ft;
+  ft.hcas = hcas;
+  ft.mixed_links = mixed_links;
+  return ft;
 }
 
 bool HasLink(const Smdb& db, uint64_t node_guid, uint8_t port) {
@@ -132,6 +133,15 @@ TEST_GROUP_BASE(PathEngineSim, ssa::test::PluginFabricFixture) {
     CHECK_EQUAL(lmc, db.subnet.records[0].lmc);
     smdb_file = dir.path() + "/smdb.under-test";
     CHECK_OK(db.WriteFile(smdb_file));
+  }
+
+  // Start on a generated fat tree with `ft.hcas` CAs; the net it made.
+  ssa::test::GeneratedNet StartFatTree(const ssa::test::FatTreeOptions& ft, int lmc,
+                                       const std::vector<std::string>& extra_opensm_args = {}) {
+    ssa::test::GeneratedNet net;
+    CHECK_OK(ssa::test::FatTreeNet(ft, &net));
+    Start(net.text, net.ibsim_args, lmc, ft.hcas, extra_opensm_args);
+    return net;
   }
 
   uint64_t PortGuid(const std::string& node) {
@@ -189,22 +199,7 @@ TEST_GROUP_BASE(PathEngineSim, ssa::test::PluginFabricFixture) {
         changed.insert(name);
       }
     }
-    std::string dump = plugin.dump_dir() + "/";
-    std::string next_bytes = ReadBytes(dump + "smdb." + std::to_string(next.global_epoch));
-    std::string delta_path = dump + "delta." + std::to_string(prev.global_epoch) + "-" +
-                             std::to_string(next.global_epoch);
-    std::string file_delta = ReadBytes(delta_path);
-    CHECK_TEXT(!file_delta.empty(), delta_path.c_str());
-    std::string made;
-    CHECK_OK(ssa::smdb::MakeDelta(prev, next, &made));
-    for (const std::string* delta : {&file_delta, &made}) {
-      Smdb applied;
-      CHECK_OK(ssa::smdb::ApplyDelta(prev, reinterpret_cast<const uint8_t*>(delta->data()),
-                                     delta->size(), &applied));
-      std::string applied_bytes;
-      CHECK_OK(applied.Serialize(&applied_bytes));
-      CHECK_TEXT(applied_bytes == next_bytes, delta_path.c_str());
-    }
+    CheckDeltasReproduce(prev, next);
     return changed;
   }
 
@@ -254,58 +249,35 @@ TEST(PathEngineSim, FourHcaLmc1) {
 }
 
 TEST(PathEngineSim, FatTree108Lmc0) {
-  ssa::test::FatTreeOptions ft;
-  ft.hcas = 108;
-  ssa::test::GeneratedNet net;
-  CHECK_OK(ssa::test::FatTreeNet(ft, &net));
-  Start(net.text, net.ibsim_args, 0, 108);
+  StartFatTree(FatTree(108, false), 0);
   CompareFromSources({"Hca2", "Hca55", "Hca108"});
 }
 
 TEST(PathEngineSim, FatTree108Lmc1) {
-  ssa::test::FatTreeOptions ft;
-  ft.hcas = 108;
-  ssa::test::GeneratedNet net;
-  CHECK_OK(ssa::test::FatTreeNet(ft, &net));
-  Start(net.text, net.ibsim_args, 1, 108);
+  StartFatTree(FatTree(108, false), 1);
   CompareFromSources({"Hca2", "Hca55", "Hca108"});
   Compare("Hca55", {"--from", "all", "--by-gid", "--reversible"}, 120 * 120);
 }
 
 TEST(PathEngineSim, MixedLinksLmc0) {
-  ssa::test::FatTreeOptions ft;
-  ft.hcas = 108;
-  ft.mixed_links = true;
-  ssa::test::GeneratedNet net;
-  CHECK_OK(ssa::test::FatTreeNet(ft, &net));
-  Start(net.text, net.ibsim_args, 0, 108);
+  StartFatTree(FatTree(108, true), 0);
   CompareFromSources({"Hca2", "Hca40", "Hca107"});
   // All sources at once: every pair of the fabric.
   Compare("Hca3", {"--from", "all"}, 120 * 120);
 }
 
 TEST(PathEngineSim, MixedLinksLmc1) {
-  ssa::test::FatTreeOptions ft;
-  ft.hcas = 108;
-  ft.mixed_links = true;
-  ssa::test::GeneratedNet net;
-  CHECK_OK(ssa::test::FatTreeNet(ft, &net));
-  Start(net.text, net.ibsim_args, 1, 108);
+  StartFatTree(FatTree(108, true), 1);
   CompareFromSources({"Hca2", "Hca40", "Hca107"});
 }
 
 TEST(PathEngineSim, MixedLinksWithQosPartitionsLmc1) {
-  ssa::test::FatTreeOptions ft;
-  ft.hcas = 54;
-  ft.mixed_links = true;
-  ssa::test::GeneratedNet net;
-  CHECK_OK(ssa::test::FatTreeNet(ft, &net));
   std::string partitions = dir.path() + "/partitions.conf";
   FILE* f = fopen(partitions.c_str(), "w");
   CHECK(f != nullptr);
   fputs(kPartitions, f);
   fclose(f);
-  Start(net.text, net.ibsim_args, 1, 54, {"-Q", "-P", partitions});
+  StartFatTree(FatTree(54, true), 1, {"-Q", "-P", partitions});
   // The SMDB has what the run is meant to exercise: partition SLs, and
   // Hca2 a full member of 0x0002 where other CAs are limited ones.
   bool sl5 = false;
@@ -321,15 +293,10 @@ TEST(PathEngineSim, MixedLinksWithQosPartitionsLmc1) {
 // Hca12 (both 4x HDR) changes rate with the reroute: the engine on the
 // stale SMDB must then disagree with the SA.
 TEST(PathEngineSim, SwitchLinkDownAndUpKeepPathsEqualToTheSa) {
-  ssa::test::FatTreeOptions ft;
-  ft.hcas = 12;
+  ssa::test::FatTreeOptions ft = FatTree(12, true);
   ft.hcas_per_leaf = 6;
   ft.leaf_radix = 8;
-  ft.mixed_links = true;
-  ssa::test::GeneratedNet net;
-  CHECK_OK(ssa::test::FatTreeNet(ft, &net));
-  CHECK_EQUAL(2, net.spines);
-  Start(net.text, net.ibsim_args, 0, 12);
+  CHECK_EQUAL(2, StartFatTree(ft, 0).spines);
   const std::vector<std::string> sources = {"Hca3", "Hca6", "Hca12"};
   CompareFromSources(sources);
   const Smdb before = db;

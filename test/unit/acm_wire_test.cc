@@ -39,6 +39,15 @@ void CheckClose(const std::vector<uint8_t>& bytes, const char* reason_part) {
   STRCMP_CONTAINS(reason_part, r.reason.c_str());
 }
 
+// PeekFrame calls `bytes` invalid, with an error naming `error_part`.
+void CheckInvalidFrame(const std::vector<uint8_t>& bytes, const char* error_part) {
+  size_t frame_len = 0;
+  std::string error;
+  CHECK_TRUE(acm::PeekFrame(bytes.data(), bytes.size(), &frame_len, &error) ==
+             acm::FrameStatus::kInvalid);
+  STRCMP_CONTAINS(error_part, error.c_str());
+}
+
 }  // namespace
 
 TEST_GROUP(AcmWireHeader){};
@@ -120,11 +129,7 @@ TEST(AcmWireFraming, BadVersionIsInvalid) {
   acm_msg m = StockResolve(nullptr, "10.0.0.2");
   m.hdr.version = 2;
   std::vector<uint8_t> bytes = Wire(m, 88);
-  size_t frame_len = 0;
-  std::string error;
-  CHECK_TRUE(acm::PeekFrame(bytes.data(), bytes.size(), &frame_len, &error) ==
-             acm::FrameStatus::kInvalid);
-  STRCMP_CONTAINS("version 2", error.c_str());
+  CheckInvalidFrame(bytes, "version 2");
   CheckClose(bytes, "version");
 }
 
@@ -134,11 +139,7 @@ TEST(AcmWireFraming, LengthOutsideHeaderToMaxIsInvalid) {
     acm_msg m = StockResolve(nullptr, "10.0.0.2");
     m.hdr.length = len;
     std::vector<uint8_t> bytes = Wire(m, sizeof(m));
-    size_t frame_len = 0;
-    std::string error;
-    CHECK_TRUE(acm::PeekFrame(bytes.data(), bytes.size(), &frame_len, &error) ==
-               acm::FrameStatus::kInvalid);
-    STRCMP_CONTAINS("outside 16..592", error.c_str());
+    CheckInvalidFrame(bytes, "outside 16..592");
     CheckClose(bytes, "outside");
   }
   // The same bounds for the big-endian opcodes.
@@ -150,19 +151,11 @@ TEST(AcmWireFraming, LengthOutsideHeaderToMaxIsInvalid) {
 TEST(AcmWireFraming, WrongByteOrderForTheOpcodeIsCalledOut) {
   acm_msg m = StockResolve(nullptr, "10.0.0.2");
   m.hdr.length = ssa::ToBe16(88);  // a client that swapped the resolve length
-  std::string error;
-  size_t frame_len = 0;
-  std::vector<uint8_t> bytes = Wire(m, 88);
-  CHECK_TRUE(acm::PeekFrame(bytes.data(), bytes.size(), &frame_len, &error) ==
-             acm::FrameStatus::kInvalid);
-  STRCMP_CONTAINS("looks big-endian", error.c_str());
+  CheckInvalidFrame(Wire(m, 88), "looks big-endian");
 
   acm_msg perf = NewStock(ACM_OP_PERF_QUERY);
   perf.hdr.length = ACM_MSG_HDR_LENGTH;  // forgot ssa::ToBe16
-  bytes = Wire(perf, 16);
-  CHECK_TRUE(acm::PeekFrame(bytes.data(), bytes.size(), &frame_len, &error) ==
-             acm::FrameStatus::kInvalid);
-  STRCMP_CONTAINS("looks like host order", error.c_str());
+  CheckInvalidFrame(Wire(perf, 16), "looks like host order");
 }
 
 TEST(AcmWireFraming, DecodeRequestWantsExactlyOneMessage) {

@@ -299,20 +299,25 @@ ssa_address FakeFabric::Name(const std::string& n) {
   return a;
 }
 
-ssa_address FakeFabric::Ip(const std::string& text) {
+namespace {
+
+// An address of `type` holding `text` read as an address of `family`.
+ssa_address InetAddress(uint16_t type, int family, const std::string& text) {
   ssa_address a = {};
   a.size = sizeof(a);
-  a.type = SSA_ADDR_IP;
-  inet_pton(AF_INET, text.c_str(), a.data);
+  a.type = type;
+  inet_pton(family, text.c_str(), a.data);
   return a;
 }
 
+}  // namespace
+
+ssa_address FakeFabric::Ip(const std::string& text) {
+  return InetAddress(SSA_ADDR_IP, AF_INET, text);
+}
+
 ssa_address FakeFabric::Ip6(const std::string& text) {
-  ssa_address a = {};
-  a.size = sizeof(a);
-  a.type = SSA_ADDR_IP6;
-  inet_pton(AF_INET6, text.c_str(), a.data);
-  return a;
+  return InetAddress(SSA_ADDR_IP6, AF_INET6, text);
 }
 
 ssa_address FakeFabric::Lid(uint16_t lid) {

@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <vector>
 
 #include "common/base/big_endian.h"
 #include "providers/acmp/acmp_wire.h"
@@ -39,8 +40,36 @@ size_t CountLogs(const FakeNode* n, const std::string& text) {
 
 TEST_GROUP(AcmpProvider) {
   std::unique_ptr<FakeFabric> fab;
+  // A rogue endpoint on the same simulated fabric (OpenRogue), for the
+  // tests that send what no acmp instance would.
+  std::unique_ptr<dgram::DatagramTransport> transport;
+  std::unique_ptr<dgram::DatagramEndpoint> rogue;
+  // What the rogue sends that is no ACM message.
+  const std::vector<uint8_t> junk = std::vector<uint8_t>(100, 0xa5);
   void setup() override { fab = std::make_unique<FakeFabric>(); }
-  void teardown() override { fab.reset(); }
+  void teardown() override {
+    rogue.reset();
+    transport.reset();
+    fab.reset();
+  }
+
+  void OpenRogue() {
+    transport = dgram::MakeSimDatagramTransport(fab->dir() + "/dgram");
+    dgram::EndpointParams p;
+    p.lid = 99;
+    p.gid.raw[15] = 99;
+    p.qkey = acmp::kAcmQkey;
+    CHECK_OK(transport->Open(p, &rogue));
+  }
+
+  // Unicast straight to n's QPN, with the ACM Q_Key unless told otherwise.
+  static dgram::UnicastTarget ToQpnOf(const FakeNode* n, uint32_t qkey = acmp::kAcmQkey) {
+    dgram::UnicastTarget to;
+    to.av.dlid = n->lid;
+    to.qpn = dgram::kSimFirstQpn;
+    to.qkey = qkey;
+    return to;
+  }
 
   void CheckPathTo(const FakeNode::Answer& a, const FakeNode* from, const FakeNode* to) {
     LONGS_EQUAL(ACM_STATUS_SUCCESS, a.status);
@@ -216,20 +245,11 @@ TEST(AcmpProvider, MalformedAndUnexpectedDatagramsAreCountedAndDropped) {
   FakeNode* b = fab->AddNode(2);
   fab->Start(a);
   fab->Start(b);
-  // A rogue endpoint on the same simulated fabric.
-  auto transport = dgram::MakeSimDatagramTransport(fab->dir() + "/dgram");
-  dgram::EndpointParams p;
-  p.lid = 99;
-  p.gid.raw[15] = 99;
-  p.qkey = acmp::kAcmQkey;
-  std::unique_ptr<dgram::DatagramEndpoint> rogue;
-  CHECK_OK(transport->Open(p, &rogue));
+  OpenRogue();
   dgram::Group g;
   g.mgid = acmp::AcmMgid(0xffff, 0, 3, 4);
   g.mlid = 0xc001;
-  uint8_t junk[256];
-  memset(junk, 0xa5, sizeof(junk));
-  CHECK_OK(rogue->SendToGroup(g, junk, 100));  // garbage
+  CHECK_OK(rogue->SendToGroup(g, junk.data(), junk.size()));  // garbage
   acmp::AcmMessage m;
   m.src.type = acmp::kAddrName;
   strcpy(reinterpret_cast<char*>(m.src.data), "rogue");
@@ -245,10 +265,7 @@ TEST(AcmpProvider, MalformedAndUnexpectedDatagramsAreCountedAndDropped) {
   m.method = acmp::kAcmMethodResolve | acmp::kAcmMethodResponse;
   m.tid = 12345;
   acmp::EncodeAcmMessage(m, buf);
-  dgram::UnicastTarget to;
-  to.av.dlid = a->lid;
-  to.qpn = dgram::kSimFirstQpn;
-  to.qkey = acmp::kAcmQkey;
+  dgram::UnicastTarget to = ToQpnOf(a);
   CHECK_OK(rogue->Send(to, buf, sizeof(buf)));
   CHECK(fab->RunUntil(
       [&] {
@@ -274,26 +291,15 @@ TEST(AcmpProvider, ABacklogLargerThanOneBatchIsDrainedWithoutAFurtherArrival) {
   // machine took over 250 ms.
   FakeNode* a = fab->AddNode(1, {{"fault_delay_ms", "1500"}});
   fab->Start(a);
-  auto transport = dgram::MakeSimDatagramTransport(fab->dir() + "/dgram");
-  dgram::EndpointParams p;
-  p.lid = 99;
-  p.gid.raw[15] = 99;
-  p.qkey = acmp::kAcmQkey;
-  std::unique_ptr<dgram::DatagramEndpoint> rogue;
-  CHECK_OK(transport->Open(p, &rogue));
-  dgram::UnicastTarget to;
-  to.av.dlid = a->lid;
-  to.qpn = dgram::kSimFirstQpn;
-  to.qkey = acmp::kAcmQkey;
-  uint8_t junk[100];
-  memset(junk, 0xa5, sizeof(junk));
+  OpenRogue();
+  dgram::UnicastTarget to = ToQpnOf(a);
   // Socket queues hold 10 datagrams: send in small bursts, letting the
   // node take each burst into the wrapper's delay queue.
   const int kTotal = 150;
   auto start = std::chrono::steady_clock::now();
   for (int sent = 0; sent < kTotal;) {
     for (int k = 0; k < 5 && sent < kTotal; ++k, ++sent)
-      CHECK_OK(rogue->Send(to, junk, sizeof(junk)));
+      CHECK_OK(rogue->Send(to, junk.data(), junk.size()));
     fab->RunUntil([] { return false; }, 3);
   }
   // All must have reached the wrapper before the first came due.
@@ -308,17 +314,8 @@ TEST(AcmpProvider, ABacklogLargerThanOneBatchIsDrainedWithoutAFurtherArrival) {
 TEST(AcmpProvider, TransportRejectsAreWarnedAboutWhenTheyHappen) {
   FakeNode* a = fab->AddNode(1);
   fab->Start(a);
-  auto transport = dgram::MakeSimDatagramTransport(fab->dir() + "/dgram");
-  dgram::EndpointParams p;
-  p.lid = 99;
-  p.gid.raw[15] = 99;
-  p.qkey = acmp::kAcmQkey;
-  std::unique_ptr<dgram::DatagramEndpoint> rogue;
-  CHECK_OK(transport->Open(p, &rogue));
-  dgram::UnicastTarget to;
-  to.av.dlid = a->lid;
-  to.qpn = dgram::kSimFirstQpn;
-  to.qkey = 0x12345678;  // not the ACM Q_Key
+  OpenRogue();
+  dgram::UnicastTarget to = ToQpnOf(a, 0x12345678);  // not the ACM Q_Key
   uint8_t buf[acmp::kAcmMessageSize] = {};
   CHECK_OK(rogue->Send(to, buf, sizeof(buf)));
   CHECK_OK(rogue->Send(to, buf, sizeof(buf)));
@@ -335,22 +332,11 @@ TEST(AcmpProvider, TransportRejectsAreWarnedAboutWhenTheyHappen) {
 TEST(AcmpProvider, CountersAreLoggedEveryStatsIntervalWhenTheyChanged) {
   FakeNode* a = fab->AddNode(1, {{"stats_interval", "1"}});
   fab->Start(a);
-  auto transport = dgram::MakeSimDatagramTransport(fab->dir() + "/dgram");
-  dgram::EndpointParams p;
-  p.lid = 99;
-  p.gid.raw[15] = 99;
-  p.qkey = acmp::kAcmQkey;
-  std::unique_ptr<dgram::DatagramEndpoint> rogue;
-  CHECK_OK(transport->Open(p, &rogue));
-  dgram::UnicastTarget to;
-  to.av.dlid = a->lid;
-  to.qpn = dgram::kSimFirstQpn;
-  to.qkey = acmp::kAcmQkey;
-  uint8_t junk[100];
-  memset(junk, 0xa5, sizeof(junk));
-  CHECK_OK(rogue->Send(to, junk, sizeof(junk)));
+  OpenRogue();
+  dgram::UnicastTarget to = ToQpnOf(a);
+  CHECK_OK(rogue->Send(to, junk.data(), junk.size()));
   to.qkey = 0x12345678;
-  CHECK_OK(rogue->Send(to, junk, sizeof(junk)));
+  CHECK_OK(rogue->Send(to, junk.data(), junk.size()));
   CHECK(fab->RunUntil([&] { return CountLogs(a, " statistics: ") == 1; }, 3000));
   std::string line;
   for (const auto& l : a->logs)

@@ -24,6 +24,7 @@
 #include "test/support/check_ok.h"
 #include "test/support/prom_check.h"
 #include "test/support/temp_dir.h"
+#include "test/unit/daemon_fixture.h"
 #include "test/unit/fake_netlink.h"
 
 // Last: its memory-leak macros redefine new.
@@ -34,24 +35,7 @@ using namespace ssa::kernel_ls;
 
 namespace {
 
-constexpr uint64_t kPortGuid = 0x0002c90300001231ULL;
-
-UmadPort Port() {
-  UmadPort p;
-  p.ca_name = "fake0";
-  p.port_num = 1;
-  p.node_type = 1;
-  p.node_guid = 0x0002c90300001230ULL;
-  p.port_guid = kPortGuid;
-  p.gid_prefix = 0xfe80000000000000ULL;
-  p.lid = 5;
-  p.sm_lid = 1;
-  p.state = kPortActive;
-  p.link_layer = "InfiniBand";
-  p.pkeys = {0xffff, 0x8001};
-  p.pkey_indexes = {0, 1};
-  return p;
-}
+constexpr uint64_t kPortGuid = 0x0002c90300001231ULL;  // FakeDaemonPort's
 
 void Gid(uint64_t guid, uint8_t* out) {
   uint64_t prefix = ssa::ToBe64(0xfe80000000000000ULL), g = ssa::ToBe64(guid);
@@ -129,18 +113,11 @@ TEST_GROUP(DaemonKernel) {
     links.AddOther(2, "eth0", 1);
   }
   void Start(const std::string& extra_opts) {
-    std::ofstream(dir + "/opts.cfg") << "[core]\nlog_level = debug\n" << extra_opts;
-    std::ofstream(dir + "/addr.cfg") << "node5 fake0 1 default\nnode5-b fake0 1 0x8001\n";
-    Daemon::Settings s;
-    s.opts_file = dir + "/opts.cfg";
-    s.opts_file_given = true;
-    s.addr_file = dir + "/addr.cfg";
-    s.run_dir = dir + "/run";
-    mkdir(s.run_dir.c_str(), 0755);  // as DaemonShell::Lock makes it
-    s.provider_dir = TEST_PROVIDER_DIR "/good/.libs";
-    s.log_target = dir + "/ibacm.log";
+    ssa::test::WriteDaemonAddrFile(dir);
+    Daemon::Settings s =
+        ssa::test::DaemonSettingsIn(dir, "[core]\nlog_level = debug\n" + extra_opts);
     s.discover = [](std::vector<UmadPort>* out) {
-      *out = {Port()};
+      *out = {ssa::test::FakeDaemonPort()};
       return Status::Ok();
     };
     s.netlink_open = netlink.Opener();
@@ -149,33 +126,15 @@ TEST_GROUP(DaemonKernel) {
       *out = ipoib_at_start;
       return Status::Ok();
     };
-    daemon = std::make_unique<Daemon>(s);
-    Status st = daemon->Start();
-    CHECK_OK(st);
-    loop_thread = std::thread([this] { daemon->Run(); });
+    ssa::test::StartDaemonThread(s, &daemon, &loop_thread);
   }
   void teardown() override {
-    if (daemon) {
-      daemon->RequestStop();
-      if (loop_thread.joinable()) loop_thread.join();
-      daemon->Shutdown();
-      daemon.reset();
-    }
+    ssa::test::StopDaemonThread(&daemon, &loop_thread);
     CHECK_OK(tmp.Remove());
   }
-  std::string Log() {
-    std::ifstream in(dir + "/ibacm.log");
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-  }
+  std::string Log() { return ssa::test::ReadWholeFile(dir + "/ibacm.log"); }
   // The metrics file now ("" while there is none).
-  std::string Metrics(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-  }
+  std::string Metrics(const std::string& path) { return ssa::test::ReadWholeFile(path); }
   testing::FakeNetlinkSocket* Rdma() { return netlink.socket(NETLINK_RDMA); }
   testing::FakeNetlinkSocket* Route() { return netlink.socket(NETLINK_ROUTE); }
   // The daemon's n-th message to the kernel (0 is SET_TIMEOUT).

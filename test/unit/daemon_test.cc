@@ -27,25 +27,9 @@
 #include "core/request_dispatcher.h"
 #include "test/support/check_ok.h"
 #include "test/support/temp_dir.h"
+#include "test/unit/daemon_fixture.h"
 
 namespace {
-
-ssa::UmadPort FakePort() {
-  ssa::UmadPort p;
-  p.ca_name = "fake0";
-  p.port_num = 1;
-  p.node_type = 1;
-  p.node_guid = 0x0002c90300001230ULL;
-  p.port_guid = 0x0002c90300001231ULL;
-  p.gid_prefix = 0xfe80000000000000ULL;
-  p.lid = 5;
-  p.sm_lid = 1;
-  p.state = ssa::kPortActive;
-  p.link_layer = "InfiniBand";
-  p.pkeys = {0xffff, 0x8001};
-  p.pkey_indexes = {0, 1};
-  return p;
-}
 
 void WriteFile(const std::string& path, const std::string& text) {
   std::ofstream out(path);
@@ -65,26 +49,15 @@ TEST_GROUP(Daemon) {
   // The port the daemon sees; tests may change it (under the mutex) and the
   // daemon's poll picks the change up.
   std::mutex port_mutex;
-  ssa::UmadPort port = FakePort();
+  ssa::UmadPort port = ssa::test::FakeDaemonPort();
 
   void Start(const std::string& extra_opts) {
-    WriteFile(dir + "/addr.cfg", "node5 fake0 1 default\nnode5-b fake0 1 0x8001\n");
-    ssa::Daemon::Settings s = MakeSettings(extra_opts);
-    daemon = std::make_unique<ssa::Daemon>(s);
-    ssa::Status st = daemon->Start();
-    CHECK_OK(st);
-    loop_thread = std::thread([this] { daemon->Run(); });
+    ssa::test::WriteDaemonAddrFile(dir);
+    ssa::test::StartDaemonThread(MakeSettings(extra_opts), &daemon, &loop_thread);
   }
   ssa::Daemon::Settings MakeSettings(const std::string& extra_opts) {
-    WriteFile(dir + "/opts.cfg", "[core]\nlog_level = warn\n" + extra_opts);
-    ssa::Daemon::Settings s;
-    s.opts_file = dir + "/opts.cfg";
-    s.opts_file_given = true;
-    s.addr_file = dir + "/addr.cfg";
-    s.run_dir = dir + "/run";
-    mkdir(s.run_dir.c_str(), 0755);  // as DaemonShell::Lock makes it
-    s.provider_dir = TEST_PROVIDER_DIR "/good/.libs";
-    s.log_target = dir + "/ibacm.log";
+    ssa::Daemon::Settings s =
+        ssa::test::DaemonSettingsIn(dir, "[core]\nlog_level = warn\n" + extra_opts);
     s.discover = [this](std::vector<ssa::UmadPort>* out) {
       std::lock_guard<std::mutex> lock(port_mutex);
       *out = {port};
@@ -92,19 +65,9 @@ TEST_GROUP(Daemon) {
     };
     return s;
   }
-  std::string ReadLog() {
-    std::ifstream in(dir + "/ibacm.log");
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-  }
+  std::string ReadLog() { return ssa::test::ReadWholeFile(dir + "/ibacm.log"); }
   void teardown() override {
-    if (daemon) {
-      daemon->RequestStop();
-      if (loop_thread.joinable()) loop_thread.join();
-      daemon->Shutdown();
-      daemon.reset();
-    }
+    ssa::test::StopDaemonThread(&daemon, &loop_thread);
     CHECK_OK(tmp.Remove());
   }
   std::string Socket() { return dir + "/run/ibacm-unix.sock"; }

@@ -85,6 +85,15 @@ struct Loop : ssa::test::LoopThread {
   }
 };
 
+// Destroys `*p` on l's thread, where it lives.
+template <class T>
+void ResetOnLoop(Loop* l, std::unique_ptr<T>* p) {
+  l->Run<int>([p] {
+    p->reset();
+    return 0;
+  });
+}
+
 // A parent at `guid` that admits every child for `key` with `link` (the
 // real one holds the key the core gave; a rogue only guesses) and serves
 // `bytes` as epoch `epoch`.
@@ -107,12 +116,7 @@ struct Parent {
       return 0;
     });
   }
-  ~Parent() {
-    l->Run<int>([this] {
-      server.reset();
-      return 0;
-    });
-  }
+  ~Parent() { ResetOnLoop(l, &server); }
   tree::DataAddress address() {
     return l->Run<tree::DataAddress>([this] { return server->address(); });
   }
@@ -152,12 +156,7 @@ struct Child {
       return 0;
     });
   }
-  ~Child() {
-    l->Run<int>([this] {
-      client.reset();
-      return 0;
-    });
-  }
+  ~Child() { ResetOnLoop(l, &client); }
   tree::DataClientCounters counters() {
     return l->Run<tree::DataClientCounters>([this] { return client->counters(); });
   }

@@ -277,73 +277,79 @@ class FlatTopology : public tree::Topology {
 constexpr uint16_t kCoreLid = 1;
 struct CoreOnFabric {
   explicit CoreOnFabric(InprocMadFabric* fabric, tree::MembershipOptions options = {})
-      : mads(fabric->NewTransport(kCoreLid)) {
+      : fab(fabric), mads(fabric->NewTransport(kCoreLid)) {
     CHECK_OK(loop.Init());
     log.set_level(ssa::LogLevel::kError);
     CHECK_OK(tree::DataAddress::Parse("127.0.0.1:7470", &address));
+    CHECK_OK(tree::DataAddress::Parse("127.0.0.1:7471", &access_address));
     membership = std::make_unique<tree::Membership>(options, 0x1000 + kCoreLid, kCoreLid, address);
     membership->SetTopology(&topology);
     CHECK_OK(mads->Open(tree::kSsaClass, tree::kSsaClassVersion));
     core = std::make_unique<tree::CoreControlServer>(&loop, mads.get(), membership.get(), &log);
     CHECK_OK(core->Start());
   }
+  // The MAD transport of a member at `lid`, open; kept here.
+  MadTransport* MemberMads(uint16_t lid) {
+    member_mads.push_back(fab->NewTransport(lid));
+    CHECK_OK(member_mads.back()->Open(tree::kSsaClass, tree::kSsaClassVersion));
+    return member_mads.back().get();
+  }
+  // What a member at `lid` (GUID 0x1000 + lid) that asks this core starts
+  // with: an access node serving at access_address, or a consumer.
+  tree::MemberControlOptions MemberOptions(uint16_t lid, bool access) const {
+    tree::MemberControlOptions o;
+    o.roles = access ? tree::kRoleAccess : tree::kRoleConsumer;
+    o.port_guid = 0x1000 + lid;
+    if (access) o.data_address = access_address;
+    o.sm_lid = [] { return kCoreLid; };
+    o.epoch_report_ms = 0;
+    return o;
+  }
+  InprocMadFabric* fab;
   ssa::EventLoop loop;
   ssa::Logger log;
   tree::DataAddress address;
+  tree::DataAddress access_address;
   FlatTopology topology;
   std::unique_ptr<MadTransport> mads;
   std::unique_ptr<tree::Membership> membership;
   std::unique_ptr<tree::CoreControlServer> core;
+  std::vector<std::unique_ptr<MadTransport>> member_mads;
 };
 
 }  // namespace
 
 TEST(InprocMad, TheCoreAdmitsManyMembersOverIt) {
   CoreOnFabric c(&fabric);
-  ssa::EventLoop& loop = c.loop;
-  ssa::Logger& log = c.log;
-  tree::Membership& membership = *c.membership;
-  tree::CoreControlServer& core = *c.core;
-  tree::DataAddress access_addr;
-  CHECK_OK(tree::DataAddress::Parse("127.0.0.1:7471", &access_addr));
 
   // One access node (LID 2), then 200 consumers (LIDs 3..202).
   const int kConsumers = 200;
-  std::vector<std::unique_ptr<MadTransport>> mads;
   std::vector<std::unique_ptr<tree::MemberControlClient>> members;
   std::vector<tree::Assignment> got(static_cast<size_t>(kConsumers) + 1);
   int assigned = 0;
   for (int i = 0; i <= kConsumers; ++i) {
     uint16_t lid = static_cast<uint16_t>(2 + i);
-    mads.push_back(fabric.NewTransport(lid));
-    CHECK_OK(mads.back()->Open(tree::kSsaClass, tree::kSsaClassVersion));
-    tree::MemberControlOptions o;
-    o.roles = i == 0 ? tree::kRoleAccess : tree::kRoleConsumer;
-    o.port_guid = 0x1000 + lid;
-    if (i == 0) o.data_address = access_addr;
-    o.sm_lid = [] { return kCoreLid; };
-    o.epoch_report_ms = 0;
     members.push_back(std::make_unique<tree::MemberControlClient>(
-        &loop, mads.back().get(), &log, o,
+        &c.loop, c.MemberMads(lid), &c.log, c.MemberOptions(lid, i == 0),
         [&got, &assigned, i](const tree::Assignment& a, bool changed) {
           if (changed) ++assigned;
           got[static_cast<size_t>(i)] = a;
         }));
     if (i == 0) {
       CHECK_OK(members.back()->Start());
-      CHECK(loop.RunUntil([&] { return assigned == 1; }, std::chrono::seconds(5)));
+      CHECK(c.loop.RunUntil([&] { return assigned == 1; }, std::chrono::seconds(5)));
     }
   }
   for (int i = 1; i <= kConsumers; ++i) CHECK_OK(members[static_cast<size_t>(i)]->Start());
-  CHECK(loop.RunUntil([&] { return assigned == kConsumers + 1; }, std::chrono::seconds(10)));
+  CHECK(c.loop.RunUntil([&] { return assigned == kConsumers + 1; }, std::chrono::seconds(10)));
   CHECK_EQUAL(0x1000u + kCoreLid, got[0].parent.guid);  // the access node: the core
   for (int i = 1; i <= kConsumers; ++i) {
     CHECK_EQUAL(0x1002u, got[static_cast<size_t>(i)].parent.guid);
     CHECK_EQUAL(2, got[static_cast<size_t>(i)].parent.lid);
   }
-  CHECK_EQUAL(static_cast<size_t>(kConsumers) + 1, membership.size());
-  CHECK_EQUAL(static_cast<uint64_t>(kConsumers) + 1, core.counters().joins);
-  CHECK_EQUAL(0u, core.counters().bad_mads);
+  CHECK_EQUAL(static_cast<size_t>(kConsumers) + 1, c.membership->size());
+  CHECK_EQUAL(static_cast<uint64_t>(kConsumers) + 1, c.core->counters().joins);
+  CHECK_EQUAL(0u, c.core->counters().bad_mads);
 
   // The access node checks a consumer's token with the core.
   bool checked = false;
@@ -352,11 +358,11 @@ TEST(InprocMad, TheCoreAdmitsManyMembersOverIt) {
     CHECK(a.valid);
     checked = true;
   });
-  CHECK(loop.RunUntil([&] { return checked; }, std::chrono::seconds(5)));
+  CHECK(c.loop.RunUntil([&] { return checked; }, std::chrono::seconds(5)));
 
   for (auto& m : members) m->Stop();
-  CHECK(loop.RunUntil([&] { return membership.size() == 0; }, std::chrono::seconds(5)));
-  core.Stop();
+  CHECK(c.loop.RunUntil([&] { return c.membership->size() == 0; }, std::chrono::seconds(5)));
+  c.core->Stop();
   CHECK_EQUAL(0u, fabric.counters().lost_no_receiver);
 }
 
@@ -505,10 +511,6 @@ TEST(InprocMad, AThousandConsumersRejoiningAtOnceAllLandWhileTheCoreStaysRespons
   // node, and the core must keep answering (a CoreInfo asked in the middle
   // of the storm) with its book at the right size.
   CoreOnFabric c(&fabric);
-  ssa::EventLoop& loop = c.loop;
-  ssa::Logger& log = c.log;
-  tree::Membership& membership = *c.membership;
-  tree::CoreControlServer& core = *c.core;
   tree::DataAddress a_addr, b_addr;
   CHECK_OK(tree::DataAddress::Parse("127.0.0.1:7471", &a_addr));
   CHECK_OK(tree::DataAddress::Parse("127.0.0.1:7472", &b_addr));
@@ -532,7 +534,7 @@ TEST(InprocMad, AThousandConsumersRejoiningAtOnceAllLandWhileTheCoreStaysRespons
     o.epoch_report_ms = 0;
     o.timeout_ms = 200;
     members.push_back(std::make_unique<tree::MemberControlClient>(
-        &loop, mads.back().get(), &log, o,
+        &c.loop, mads.back().get(), &c.log, o,
         [&got, &assigned, i](const tree::Assignment& a, bool changed) {
           if (changed) ++assigned;
           got[i] = a;
@@ -540,9 +542,9 @@ TEST(InprocMad, AThousandConsumersRejoiningAtOnceAllLandWhileTheCoreStaysRespons
   }
   CHECK_OK(members[0]->Start());
   CHECK_OK(members[1]->Start());
-  CHECK(loop.RunUntil([&] { return assigned == 2; }, std::chrono::seconds(5)));
+  CHECK(c.loop.RunUntil([&] { return assigned == 2; }, std::chrono::seconds(5)));
   for (size_t i = 2; i < n; ++i) CHECK_OK(members[i]->Start());
-  CHECK(loop.RunUntil([&] { return assigned == n; }, std::chrono::seconds(20)));
+  CHECK(c.loop.RunUntil([&] { return assigned == n; }, std::chrono::seconds(20)));
   std::vector<size_t> orphans;
   for (size_t i = 2; i < n; ++i)
     if (got[i].parent.guid == 0x1002) orphans.push_back(i);
@@ -550,7 +552,7 @@ TEST(InprocMad, AThousandConsumersRejoiningAtOnceAllLandWhileTheCoreStaysRespons
 
   // A leaves; every one of its children joins again at once.
   members[0]->Stop();
-  CHECK(loop.RunUntil([&] { return membership.size() == n - 1; }, std::chrono::seconds(5)));
+  CHECK(c.loop.RunUntil([&] { return c.membership->size() == n - 1; }, std::chrono::seconds(5)));
   for (size_t i : orphans) members[i]->Rejoin(0x1002);
   bool answered = false;
   auto asked = ssa::EventLoop::Clock::now();
@@ -566,16 +568,16 @@ TEST(InprocMad, AThousandConsumersRejoiningAtOnceAllLandWhileTheCoreStaysRespons
       if (got[i].parent.guid != 0x1003) return false;
     return answered;
   };
-  CHECK_TEXT(loop.RunUntil(landed, std::chrono::seconds(20)), "not every orphan landed under B");
+  CHECK_TEXT(c.loop.RunUntil(landed, std::chrono::seconds(20)), "not every orphan landed under B");
   CHECK_TEXT(answer_time < std::chrono::seconds(2), "the core was unresponsive during the storm");
-  CHECK_EQUAL(n - 1, membership.size());
-  CHECK_EQUAL(0u, core.counters().bad_mads);
+  CHECK_EQUAL(n - 1, c.membership->size());
+  CHECK_EQUAL(0u, c.core->counters().bad_mads);
 
   // Only bounds a hang: under ThreadSanitizer on a busy 2-core machine
   // 1,000 leaves took over 10 s.
   for (auto& m : members) m->Stop();
-  CHECK(loop.RunUntil([&] { return membership.size() == 0; }, std::chrono::seconds(60)));
-  core.Stop();
+  CHECK(c.loop.RunUntil([&] { return c.membership->size() == 0; }, std::chrono::seconds(60)));
+  c.core->Stop();
 }
 
 TEST(InprocMad, ManyMembersStartingAtOnceHaveEachJoinExecutedOnce) {
@@ -588,55 +590,41 @@ TEST(InprocMad, ManyMembersStartingAtOnceHaveEachJoinExecutedOnce) {
   // again used to replace the token the member kept, and every later token
   // check of that member failed).
   CoreOnFabric c(&fabric);
-  ssa::EventLoop& loop = c.loop;
-  tree::Membership& membership = *c.membership;
-  tree::CoreControlServer& core = *c.core;
-  tree::DataAddress access_addr;
-  CHECK_OK(tree::DataAddress::Parse("127.0.0.1:7471", &access_addr));
 
   const size_t kConsumers = 2000;
   const size_t n = kConsumers + 1;  // the access node last
-  std::vector<std::unique_ptr<MadTransport>> mads;
   std::vector<std::unique_ptr<tree::MemberControlClient>> members;
   std::vector<tree::Assignment> got(n);
   std::vector<int> assignments(n, 0);
   size_t assigned = 0;
   for (size_t i = 0; i < n; ++i) {
     uint16_t lid = static_cast<uint16_t>(2 + i);
-    mads.push_back(fabric.NewTransport(lid));
-    CHECK_OK(mads.back()->Open(tree::kSsaClass, tree::kSsaClassVersion));
-    tree::MemberControlOptions o;
-    bool access = i == n - 1;
-    o.roles = access ? tree::kRoleAccess : tree::kRoleConsumer;
-    o.port_guid = 0x1000 + lid;
-    if (access) o.data_address = access_addr;
-    o.sm_lid = [] { return kCoreLid; };
-    o.epoch_report_ms = 0;
+    tree::MemberControlOptions o = c.MemberOptions(lid, i == n - 1);
     o.timeout_ms = 5;  // far less than 2,000 joins take: every late answer is retried
     o.retries = 3;
     members.push_back(std::make_unique<tree::MemberControlClient>(
-        &loop, mads.back().get(), &c.log, o,
+        &c.loop, c.MemberMads(lid), &c.log, o,
         [&got, &assigned, &assignments, i](const tree::Assignment& a, bool changed) {
           if (changed && assignments[i]++ == 0) ++assigned;
           got[i] = a;
         }));
   }
   for (auto& m : members) CHECK_OK(m->Start());
-  CHECK_TEXT(loop.RunUntil([&] { return assigned == n; }, std::chrono::seconds(30)),
+  CHECK_TEXT(c.loop.RunUntil([&] { return assigned == n; }, std::chrono::seconds(30)),
              "not every member was admitted");
   // Every member holds the token the core would check.
   size_t stale = 0;
   for (size_t i = 0; i < n; ++i) {
-    const tree::Member* m = membership.Find(0x1000 + 2 + i);
+    const tree::Member* m = c.membership->Find(0x1000 + 2 + i);
     if (!m || m->token != got[i].token) ++stale;
   }
-  const tree::CoreControlCounters& k = core.counters();
+  const tree::CoreControlCounters& k = c.core->counters();
   const std::string figures = "joins accepted " + std::to_string(k.joins) + ", refused " +
                               std::to_string(k.refused) + ", retries answered from memory " +
                               std::to_string(k.duplicates) + ", stale tokens " +
                               std::to_string(stale) + ", members " + std::to_string(n);
   CHECK_TEXT(stale == 0, figures.c_str());
-  CHECK_EQUAL(n, membership.size());
+  CHECK_EQUAL(n, c.membership->size());
   // Every join a member started (one TID, however many tries) was
   // executed at most once: a retry answered late is answered from memory.
   // How many joins members start depends on the machine's speed (a member
@@ -652,6 +640,6 @@ TEST(InprocMad, ManyMembersStartingAtOnceHaveEachJoinExecutedOnce) {
   CHECK_EQUAL(0u, moved);  // nobody was given a second assignment
   CHECK_EQUAL(0u, k.bad_mads);
   for (auto& m : members) m->Stop();
-  CHECK(loop.RunUntil([&] { return membership.size() == 0; }, std::chrono::seconds(10)));
-  core.Stop();
+  CHECK(c.loop.RunUntil([&] { return c.membership->size() == 0; }, std::chrono::seconds(10)));
+  c.core->Stop();
 }

@@ -31,7 +31,7 @@ test_unit_unit_tests_SOURCES = \
 	test/unit/kernel_ls_side.h test/unit/kernel_ls_codec_test.cc \
 	test/unit/kernel_ls_answer_test.cc test/unit/kernel_path_service_test.cc \
 	test/unit/prom_text_test.cc \
-	test/unit/addr_watch_test.cc test/unit/daemon_kernel_test.cc \
+	test/unit/addr_watch_test.cc test/unit/daemon_fixture.h test/unit/daemon_kernel_test.cc \
 	test/unit/shipped_config_test.cc \
 	test/unit/acm_stock_msg.h \
 	test/unit/acm_wire_test.cc \

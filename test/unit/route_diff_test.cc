@@ -53,6 +53,21 @@ bool RandomChange(std::mt19937* rng, Built* a, Built* b, std::string* what) {
   return SmdbIndex::Build(b->db, &b->index).ok();
 }
 
+// Calls check(trial, what, a, b, d) for each of `trials` random changes
+// (RandomChange from `seed`) that index and whose diff d is not "all".
+template <class Check>
+void ForEachLocalChange(uint32_t seed, int trials, Check check) {
+  std::mt19937 rng(seed);
+  for (int trial = 0; trial < trials; ++trial) {
+    Built a, b;
+    std::string what;
+    if (!RandomChange(&rng, &a, &b, &what)) continue;
+    RouteDiff d = DiffRoutes(a.db, *a.index, b.db, *b.index);
+    if (d.all) continue;
+    check(trial, what, a, b, d);
+  }
+}
+
 }  // namespace
 
 TEST_GROUP(RouteDiff){};
@@ -69,26 +84,22 @@ TEST(RouteDiff, NoChangeMeansNothingDirty) {
 }
 
 TEST(RouteDiff, PathsOutsideTheDirtySetNeverChange) {
-  std::mt19937 rng(12345);
   int localized = 0;
-  for (int trial = 0; trial < 300; ++trial) {
-    Built a, b;
-    std::string what;
-    if (!RandomChange(&rng, &a, &b, &what)) continue;
-    RouteDiff d = DiffRoutes(a.db, *a.index, b.db, *b.index);
-    if (d.all) continue;
-    localized += d.dirty_count < a.index->assigned_lids().size();
-    PathEngine ea(a.index.get()), eb(b.index.get());
-    for (uint16_t s : a.index->assigned_lids()) {
-      if (d.IsDirty(s)) continue;  // that consumer recomputes everything
-      for (uint16_t dl : a.index->assigned_lids()) {
-        if (d.IsDirty(dl)) continue;
-        std::string msg = "trial " + std::to_string(trial) + " (" + what + ") path " +
-                          std::to_string(s) + "->" + std::to_string(dl);
-        CHECK_TEXT(SameAnswer(ea, eb, s, dl), msg.c_str());
-      }
-    }
-  }
+  ForEachLocalChange(
+      12345, 300,
+      [&](int trial, const std::string& what, const Built& a, const Built& b, const RouteDiff& d) {
+        localized += d.dirty_count < a.index->assigned_lids().size();
+        PathEngine ea(a.index.get()), eb(b.index.get());
+        for (uint16_t s : a.index->assigned_lids()) {
+          if (d.IsDirty(s)) continue;  // that consumer recomputes everything
+          for (uint16_t dl : a.index->assigned_lids()) {
+            if (d.IsDirty(dl)) continue;
+            std::string msg = "trial " + std::to_string(trial) + " (" + what + ") path " +
+                              std::to_string(s) + "->" + std::to_string(dl);
+            CHECK_TEXT(SameAnswer(ea, eb, s, dl), msg.c_str());
+          }
+        }
+      });
   // The diff must also be useful: most single changes stay local.
   CHECK(localized > 100);
 }
@@ -97,41 +108,37 @@ TEST(RouteDiff, PathsOutsideTheDirtySetNeverChange) {
 // computes the same answer before and after, and it flags fewer pairs than
 // the per-destination rule.
 TEST(RouteDiff, PairsThePairRuleSkipsNeverChange) {
-  std::mt19937 rng(4242);
   uint64_t flagged_pairs = 0, coarse_pairs = 0;
   int trials = 0;
-  for (int trial = 0; trial < 400; ++trial) {
-    Built a, b;
-    std::string what;
-    if (!RandomChange(&rng, &a, &b, &what)) continue;
-    RouteDiff d = DiffRoutes(a.db, *a.index, b.db, *b.index);
-    if (d.all) continue;
-    ++trials;
-    PathEngine ea(a.index.get()), eb(b.index.get());
-    for (uint16_t s : b.index->assigned_lids()) {
-      // PairsFrom lists exactly the destinations the pair rule flags.
-      if (!d.IsOwnerDirty(s)) {
-        std::vector<uint16_t> listed, scanned;
-        d.PairsFrom(s, &listed);
-        for (uint16_t dl : b.index->assigned_lids())
-          if (d.PairMayDiffer(s, dl)) scanned.push_back(dl);
-        std::string msg = "trial " + std::to_string(trial) + " (" + what + ") PairsFrom(" +
-                          std::to_string(s) + ")";
-        CHECK_TEXT(listed == scanned, msg.c_str());
-      }
-      for (uint16_t dl : b.index->assigned_lids()) {
-        coarse_pairs += d.IsDirty(s) || d.IsDirty(dl);
-        if (d.PairMayDiffer(s, dl)) {
-          ++flagged_pairs;
-          continue;
+  ForEachLocalChange(
+      4242, 400,
+      [&](int trial, const std::string& what, const Built& a, const Built& b, const RouteDiff& d) {
+        ++trials;
+        PathEngine ea(a.index.get()), eb(b.index.get());
+        for (uint16_t s : b.index->assigned_lids()) {
+          // PairsFrom lists exactly the destinations the pair rule flags.
+          if (!d.IsOwnerDirty(s)) {
+            std::vector<uint16_t> listed, scanned;
+            d.PairsFrom(s, &listed);
+            for (uint16_t dl : b.index->assigned_lids())
+              if (d.PairMayDiffer(s, dl)) scanned.push_back(dl);
+            std::string msg = "trial " + std::to_string(trial) + " (" + what + ") PairsFrom(" +
+                              std::to_string(s) + ")";
+            CHECK_TEXT(listed == scanned, msg.c_str());
+          }
+          for (uint16_t dl : b.index->assigned_lids()) {
+            coarse_pairs += d.IsDirty(s) || d.IsDirty(dl);
+            if (d.PairMayDiffer(s, dl)) {
+              ++flagged_pairs;
+              continue;
+            }
+            // Owner-dirty covers ports that came or went: both indexes know s, dl.
+            std::string msg = "trial " + std::to_string(trial) + " (" + what + ") path " +
+                              std::to_string(s) + "->" + std::to_string(dl);
+            CHECK_TEXT(SameAnswer(ea, eb, s, dl), msg.c_str());
+          }
         }
-        // Owner-dirty covers ports that came or went: both indexes know s, dl.
-        std::string msg = "trial " + std::to_string(trial) + " (" + what + ") path " +
-                          std::to_string(s) + "->" + std::to_string(dl);
-        CHECK_TEXT(SameAnswer(ea, eb, s, dl), msg.c_str());
-      }
-    }
-  }
+      });
   CHECK(trials > 100);
   CHECK(flagged_pairs < coarse_pairs);
 }

@@ -41,6 +41,10 @@ void Reseal(std::string* o) {
 }
 
 ibssa_shm_header* Header(std::string* o) { return reinterpret_cast<ibssa_shm_header*>(&(*o)[0]); }
+// The first port of the tables in `o`.
+ibssa_shm_port* FirstPort(std::string* o) {
+  return reinterpret_cast<ibssa_shm_port*>(&(*o)[Header(o)->ports_offset]);
+}
 
 }  // namespace
 
@@ -112,22 +116,16 @@ TEST(ShmPrdbFormat, TablesOutsideTheObjectAreRejectedEvenWhenSealed) {
       {"IP", [](std::string* s) { Header(s)->ips_offset = ~0ull - 7; }},
       {"source", [](std::string* s) { Header(s)->srcs_offset += 4; }},
       {"default source", [](std::string* s) { Header(s)->default_src = 5; }},
-      {"path",
-       [](std::string* s) {
-         reinterpret_cast<ibssa_shm_port*>(&(*s)[Header(s)->ports_offset])->paths_count = 1000;
-       }},
+      {"path", [](std::string* s) { FirstPort(s)->paths_count = 1000; }},
       {"names path",
        [](std::string* s) {
-         ibssa_shm_port* p = reinterpret_cast<ibssa_shm_port*>(&(*s)[Header(s)->ports_offset]);
+         ibssa_shm_port* p = FirstPort(s);
          reinterpret_cast<ibssa_shm_gid*>(&(*s)[p->gids_offset])->path_index = 3;
        }},
-      {"P_Keys",
-       [](std::string* s) {
-         reinterpret_cast<ibssa_shm_port*>(&(*s)[Header(s)->ports_offset])->pkey_count = 33;
-       }},
+      {"P_Keys", [](std::string* s) { FirstPort(s)->pkey_count = 33; }},
       {"not sorted",
        [](std::string* s) {
-         ibssa_shm_port* p = reinterpret_cast<ibssa_shm_port*>(&(*s)[Header(s)->ports_offset]);
+         ibssa_shm_port* p = FirstPort(s);
          reinterpret_cast<ibssa_shm_path*>(&(*s)[p->paths_offset])->dlid = 9;
        }},
   };

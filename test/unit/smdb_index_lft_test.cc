@@ -206,6 +206,12 @@ std::string DeltaOf(const Smdb& a, const Smdb& b) {
   return d;
 }
 
+// `next`, changed from `prev`, made its next version; the delta to it.
+std::string BumpedDelta(const Smdb& prev, Smdb* next) {
+  BumpEpochs(prev, next);
+  return DeltaOf(prev, *next);
+}
+
 }  // namespace
 
 TEST_GROUP(SmdbIndexLftCatchUp){};
@@ -244,27 +250,23 @@ TEST(SmdbIndexLftCatchUp, CatchesUpExactlyWhenTheChainAndLayoutHold) {
   CHECK_FALSE(b.Next(v0, nullptr, "v0"));
   Smdb v1 = v0;
   v1.lft_blocks.records[1].ports[5] ^= 1;
-  BumpEpochs(v0, &v1);
-  std::string d01 = DeltaOf(v0, v1);
+  std::string d01 = BumpedDelta(v0, &v1);
   // The buffer is none (first) or v0's, which came without a delta: its
   // digest is unknown, so nothing chains to it.
   CHECK_FALSE(b.Next(v1, &d01, "v1"));
   Smdb v2 = v1;
   v2.lft_blocks.records[7].ports[0] ^= 2;
-  BumpEpochs(v1, &v2);
-  std::string d12 = DeltaOf(v1, v2);
+  std::string d12 = BumpedDelta(v1, &v2);
   CHECK_FALSE(b.Next(v2, &d12, "v2"));  // buffer v0: v0 -> v1 is not known
   Smdb v3 = v2;
   v3.lft_blocks.records[3].ports[63] ^= 4;
-  BumpEpochs(v2, &v3);
-  std::string d23 = DeltaOf(v2, v3);
+  std::string d23 = BumpedDelta(v2, &v3);
   CHECK_TRUE(b.Next(v3, &d23, "v3"));  // buffer v1: v1 -> v2 -> v3
   CHECK_EQUAL(2u, b.held->lft_blocks_rewritten());
   // A removed block, not the last: same layout, its LIDs now no path.
   Smdb v4 = v3;
   v4.lft_blocks.records.erase(v4.lft_blocks.records.begin() + 4);
-  BumpEpochs(v3, &v4);
-  std::string d34 = DeltaOf(v3, v4);
+  std::string d34 = BumpedDelta(v3, &v4);
   CHECK_TRUE(b.Next(v4, &d34, "v4"));
   // One switch's top down, the next one's up: another layout of the same
   // size, whole.
@@ -273,18 +275,15 @@ TEST(SmdbIndexLftCatchUp, CatchesUpExactlyWhenTheChainAndLayoutHold) {
       static_cast<uint16_t>(v5.switches.records[0].lin_fdb_top - 1);
   v5.switches.records[1].lin_fdb_top =
       static_cast<uint16_t>(v5.switches.records[1].lin_fdb_top + 1);
-  BumpEpochs(v4, &v5);
-  std::string d45 = DeltaOf(v4, v5);
+  std::string d45 = BumpedDelta(v4, &v5);
   CHECK_FALSE(b.Next(v5, &d45, "v5"));
   Smdb v6 = v5;
   v6.lft_blocks.records[0].ports[1] ^= 8;
-  BumpEpochs(v5, &v6);
-  std::string d56 = DeltaOf(v5, v6);
+  std::string d56 = BumpedDelta(v5, &v6);
   CHECK_FALSE(b.Next(v6, &d56, "v6"));  // buffer v4: laid out as before v5
   Smdb v7 = v6;
   v7.lft_blocks.records[2].ports[9] ^= 16;
-  BumpEpochs(v6, &v7);
-  std::string d67 = DeltaOf(v6, v7);
+  std::string d67 = BumpedDelta(v6, &v7);
   CHECK_TRUE(b.Next(v7, &d67, "v7"));  // buffer v5: the same layout again
   // A version that comes whole breaks the chain for the next two.
   Smdb v8 = v7;
@@ -293,8 +292,7 @@ TEST(SmdbIndexLftCatchUp, CatchesUpExactlyWhenTheChainAndLayoutHold) {
   CHECK_FALSE(b.Next(v8, nullptr, "v8"));
   Smdb v9 = v8;
   v9.lft_blocks.records[6].ports[2] ^= 64;
-  BumpEpochs(v8, &v9);
-  std::string d89 = DeltaOf(v8, v9);
+  std::string d89 = BumpedDelta(v8, &v9);
   CHECK_FALSE(b.Next(v9, &d89, "v9"));  // buffer v7: v7 -> v8 unknown
 }
 
@@ -311,13 +309,11 @@ TEST(SmdbIndexLftCatchUp, AnotherCoresVersionUnderTheSameEpochIsBuiltWhole) {
   b.Next(a1, &d, "a1");
   a2 = a1;
   a2.lft_blocks.records[0].ports[0] ^= 1;
-  BumpEpochs(a1, &a2);
-  d = DeltaOf(a1, a2);
+  d = BumpedDelta(a1, &a2);
   b.Next(a2, &d, "a2");
   a3 = a2;
   a3.lft_blocks.records[1].ports[0] ^= 1;
-  BumpEpochs(a2, &a3);
-  d = DeltaOf(a2, a3);
+  d = BumpedDelta(a2, &a3);
   CHECK_TRUE(b.Next(a3, &d, "a3"));
   // The other core's: a3's epochs and layout, other LFT entries in blocks
   // its own delta does not name.
@@ -325,8 +321,7 @@ TEST(SmdbIndexLftCatchUp, AnotherCoresVersionUnderTheSameEpochIsBuiltWhole) {
   for (auto& r : w.lft_blocks.records) r.ports[17] = static_cast<uint8_t>(r.ports[17] ^ 0x3);
   Smdb w1 = w;
   w1.lft_blocks.records[2].ports[3] ^= 1;
-  BumpEpochs(w, &w1);
-  d = DeltaOf(w, w1);
+  d = BumpedDelta(w, &w1);
   CHECK_FALSE(b.Next(w1, &d, "the other core's next version"));
   // And the same epoch exactly, whole: never confused with a3's.
   Smdb w2 = w1;
@@ -339,8 +334,7 @@ TEST(SmdbIndexLftCatchUp, ABufferOfAnotherLineageIsWrittenWhole) {
   Smdb v0 = RandomFabric(&rng, 3, 2);
   Smdb v1 = v0;
   v1.lft_blocks.records[0].ports[0] ^= 1;
-  BumpEpochs(v0, &v1);
-  const std::string d01 = DeltaOf(v0, v1);
+  const std::string d01 = BumpedDelta(v0, &v1);
   // Lineage A leaves a buffer of its v1 in the recycler...
   SmdbIndex::LftBuffers buffers(1);
   LftLineage a, other;

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "common/base/status.h"
 #include "test/sim/sim_fabric.h"
@@ -27,6 +28,8 @@ class IbacmNode {
     std::string addr_cfg;      // acm_addr.cfg content
     std::string opts_cfg;      // acm_opts.cfg content ([core] log_level etc.)
     std::string provider_dir;  // where the daemon loads providers from
+    std::string binary;        // the daemon's program; "" = IbacmBinary()
+    std::vector<std::string> extra_args;  // after the usual ones
   };
 
   IbacmNode(SimFabric* fabric, Options options);

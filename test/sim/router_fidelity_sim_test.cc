@@ -80,6 +80,12 @@ TEST(RouterFidelity, IbacmAnswersOtherSubnetsDgidsFromTheReplicaEqualToTheSa) {
 // path) and coming back.
 TEST(RouterFidelity, WithLmcTheReplicaFollowsTheSaWhenTheWayToARouterChanges) {
   StartRouted(1);
+  for (const char* node : {"R1", "R2", kNode}) {
+    const ssa::smdb::SmdbNode* n = ssa::test::FindNode(tree->smdb(), node);
+    CHECK_TEXT(n != nullptr, node);
+    const ssa::smdb::SmdbPort* p = ssa::test::FindPort(tree->smdb(), n->node_guid, 1);
+    CHECK_TEXT(p != nullptr && p->lmc == 1, node);
+  }
   StartIbacm("none");
   // Each routed DGID from the PRDB (no SA query), equal to the SA's; the
   // refused one an error from both.

@@ -6,22 +6,22 @@
 // RESOLVE requests from and reads the answers. Every other socket, and
 // everything else the daemon does, is ibacm's own (core/daemon.h).
 //
-// Test program only (never installed). Options: -O, -A, -R, -L and
-// --provider-dir as ibacm's, always in the foreground.
+// Test program only (never installed). Its command line is ibacm's plus
+// --kernel-socket PATH.
 #include <sys/socket.h>
 #include <sys/un.h>
 
 #include <errno.h>
-#include <getopt.h>
 #include <linux/netlink.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <string>
+#include <vector>
 
-#include "common/base/daemon_shell.h"
-#include "core/daemon.h"
+#include "core/ibacm_cli.h"
 
 namespace {
 
@@ -73,51 +73,24 @@ ssa::Status OpenUnixLs(const std::string& path, std::unique_ptr<ssa::NetlinkSock
 }  // namespace
 
 int main(int argc, char** argv) {
-  ssa::Daemon::Settings settings;
+  // --kernel-socket PATH is ours; the rest is ibacm's command line.
   std::string kernel_socket;
-  enum { kProviderDir = 256, kKernelSocket };
-  static const struct option long_opts[] = {
-      {"provider-dir", required_argument, nullptr, kProviderDir},
-      {"kernel-socket", required_argument, nullptr, kKernelSocket},
-      {nullptr, 0, nullptr, 0},
-  };
-  int c;
-  while ((c = getopt_long(argc, argv, "PA:O:R:L:", long_opts, nullptr)) != -1) {
-    switch (c) {
-      case 'P': break;
-      case 'A':
-        settings.addr_file = optarg;
-        settings.addr_file_given = true;
-        break;
-      case 'O':
-        settings.opts_file = optarg;
-        settings.opts_file_given = true;
-        break;
-      case 'R': settings.run_dir = optarg; break;
-      case 'L': settings.log_target = optarg; break;
-      case kProviderDir: settings.provider_dir = optarg; break;
-      case kKernelSocket: kernel_socket = optarg; break;
-      default: return 2;
-    }
+  std::vector<char*> args;
+  for (int i = 0; i < argc; ++i) {
+    if (std::string(argv[i]) == "--kernel-socket" && i + 1 < argc)
+      kernel_socket = argv[++i];
+    else
+      args.push_back(argv[i]);
   }
   if (kernel_socket.empty()) {
     fprintf(stderr, "ibacm_kernel: --kernel-socket PATH is required\n");
     return 2;
   }
-  settings.netlink_open = [kernel_socket](int protocol, uint32_t groups,
-                                          std::unique_ptr<ssa::NetlinkSocket>* out) {
-    if (protocol == NETLINK_RDMA) return OpenUnixLs(kernel_socket, out);
-    return ssa::OpenNetlinkSocket(protocol, groups, out);
-  };
-  ssa::DaemonShell shell("ibacm");
-  if (!shell.Detach(true)) return 1;
-  ssa::Daemon daemon(settings);
-  ssa::Status st = daemon.Configure();
-  if (!st.ok()) return shell.Fail(daemon.log(), "configure", st);
-  if (!shell.Lock(daemon.options().run_dir, daemon.options().lock_file, daemon.log())) return 1;
-  st = daemon.Start();
-  if (!st.ok()) return shell.Fail(daemon.log(), "start", st);
-  return shell.Run(
-      daemon.loop(), daemon.log(), false, [&] { return daemon.Run(); },
-      [&] { daemon.RequestStop(); }, [&] { daemon.Shutdown(); });
+  args.push_back(nullptr);
+  return ssa::IbacmMain(
+      static_cast<int>(args.size()) - 1, args.data(),
+      [kernel_socket](int protocol, uint32_t groups, std::unique_ptr<ssa::NetlinkSocket>* out) {
+        if (protocol == NETLINK_RDMA) return OpenUnixLs(kernel_socket, out);
+        return ssa::OpenNetlinkSocket(protocol, groups, out);
+      });
 }

@@ -14,7 +14,8 @@ core_libibacmcore_la_SOURCES = $(CORE_ADDR_CONFIG_SOURCES) \
 	core/client_server.h core/client_server.cc \
 	core/request_dispatcher.h core/request_dispatcher.cc \
 	core/provider_metrics.h core/provider_metrics.cc \
-	core/daemon.h core/daemon.cc core/daemon_metrics.cc
+	core/daemon.h core/daemon.cc core/daemon_metrics.cc \
+	core/ibacm_cli.h core/ibacm_cli.cc
 core_libibacmcore_la_LIBADD = $(LTDL_LIBS) $(VERBS_LIBS)
 
 sbin_PROGRAMS += core/ibacm

@@ -75,6 +75,7 @@ Status IbssaMember::Start(const MemberPort& port, MadTransport* mads,
         loop_, pool_, log_, [this](const PrdbVersion& v) { PublishPrdb(v); },
         [this](uint64_t guid, const Status&) { server_->Drop("prdb:" + std::to_string(guid)); });
     prdbs_->set_route_table_max_entries(static_cast<size_t>(options_.prdb_route_table_mb) << 19);
+    prdbs_->set_prefix_rows(options_.prefix_rows);
   }
 
   Hello h;

@@ -53,6 +53,7 @@ void IbssaOptions::Bind(OptionSet* set) {
   set->Int("max_children", &max_children, 1, 1000000);
   set->Int("prdb_threads", &prdb_threads, 1, 256);
   set->Int("prdb_route_table_mb", &prdb_route_table_mb, 0, 16384);
+  set->Bool("prefix_rows", &prefix_rows);
   set->Int("join_timeout_ms", &join_timeout_ms, 10, 600000);
   set->Int("join_retries", &join_retries, 0, 100);
   set->String("metrics_file", &metrics_file);
@@ -102,6 +103,7 @@ std::string IbssaOptions::Describe() const {
   if (!run_dir.empty()) s << " run_dir=" << run_dir;
   if (!metrics_file.empty())
     s << " metrics_file=" << metrics_file << " metrics_interval=" << metrics_interval_s;
+  if (!prefix_rows) s << " prefix_rows=no";
   if (!data_faults.empty()) s << " data_faults=" << data_faults;
   if (!mad_faults.empty()) s << " mad_faults=" << mad_faults;
   return s.str();

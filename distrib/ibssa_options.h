@@ -43,6 +43,10 @@ struct IbssaOptions {
   // access: memory for the route-suffix table (2 bytes per switch and LID)
   // that whole PRDBs are built with; 0: none (distrib/prdb_service.h).
   int prdb_route_table_mb = 64;
+  // access: whether consumers' PRDBs carry the prefix rows for other
+  // subnets' DGIDs (common/smdb/prefix_rows.h); no: built as before them,
+  // for tests of consumers' fallback (ibssa_opts.cfg(5)).
+  bool prefix_rows = true;
   int join_timeout_ms = 1000;  // one control MAD's timeout (retries follow)
   int join_retries = 3;
   // The daemon's metrics for node_exporter's textfile collector, rewritten

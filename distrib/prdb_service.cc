@@ -180,6 +180,7 @@ void PrdbService::OnSmdb(std::shared_ptr<const smdb::Smdb> db,
   // job, not the loop's.
   std::shared_ptr<const Engine> previous = engine_;
   const size_t table_max = route_table_max_entries_;
+  const smdb::PathEngineOptions base = EngineOptions();
   std::shared_ptr<smdb::SmdbIndex::LftBuffers> lft_buffers = lft_buffers_;
   std::shared_ptr<const smdb::LftLineage> lineage = lft_lineage_;
   // In arrival order, here on the loop thread: the lineage links each
@@ -187,7 +188,7 @@ void PrdbService::OnSmdb(std::shared_ptr<const smdb::Smdb> db,
   const uint64_t serial = lft_lineage_->Add(*db, delta.get());
   std::shared_ptr<const smdb::RouteSlTable> slice = slice_;
   pool_->SubmitWithResult<std::shared_ptr<Engine>>(
-      [db, previous, table_max, lft_buffers, lineage, serial, delta, delta_from, slice]() {
+      [db, previous, table_max, base, lft_buffers, lineage, serial, delta, delta_from, slice]() {
         auto e = std::make_shared<Engine>();
         e->db = db;
         std::unique_ptr<smdb::SmdbIndex> index;
@@ -207,7 +208,7 @@ void PrdbService::OnSmdb(std::shared_ptr<const smdb::Smdb> db,
         // change): the route-suffix table turns each path's two walks into
         // lookups, for about the cost of one walk per (switch, LID). An
         // update patches a few paths and walks them.
-        smdb::PathEngineOptions o = smdb::PathEngineOptions::ForPrdb();
+        smdb::PathEngineOptions o = base;
         if (!previous || e->diff.all) o.route_suffix_max_entries = table_max;
         e->slice = slice;
         o.route_sl_slice = slice.get();
@@ -348,6 +349,12 @@ bool PrdbService::EngineCovers(const Engine& e, uint64_t port_guid) {
   return t && port != smdb::SmdbIndex::kNone && t->Covers(x.port(port).base_lid);
 }
 
+smdb::PathEngineOptions PrdbService::EngineOptions() const {
+  smdb::PathEngineOptions o = smdb::PathEngineOptions::ForPrdb();
+  o.prefix_rows = prefix_rows_;
+  return o;
+}
+
 void PrdbService::ApplySlice() {
   if (!engine_ || !slice_ || engine_->slice == slice_ || !UsesSlices(*engine_->index)) return;
   // The same SMDB, index and route diff; only the engine's SLs are new.
@@ -357,7 +364,7 @@ void PrdbService::ApplySlice() {
   e->diff_from = engine_->diff_from;
   e->diff = engine_->diff;
   e->slice = slice_;
-  smdb::PathEngineOptions o = smdb::PathEngineOptions::ForPrdb();
+  smdb::PathEngineOptions o = EngineOptions();
   o.route_sl_slice = slice_.get();
   e->engine = std::make_unique<smdb::PathEngine>(e->index.get(), o);
   // The engine takes a slice only of its SMDB's routing; another waits.

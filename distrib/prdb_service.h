@@ -121,6 +121,9 @@ class PrdbService {
   // for SMDBs that rebuild every PRDB whole; 0: none. From the next SMDB on.
   void set_route_table_max_entries(size_t n) { route_table_max_entries_ = n; }
   static constexpr size_t kDefaultRouteTableMaxEntries = size_t{32} << 20;  // 64 MB
+  // Whether the PRDBs carry the prefix rows (PathEngineOptions::prefix_rows;
+  // ibssa's prefix_rows option). From the next SMDB on.
+  void set_prefix_rows(bool on) { prefix_rows_ = on; }
 
   uint64_t smdb_epoch() const { return db_ ? db_->global_epoch : 0; }
   // Paths computed since start (engine calls), the paths a full
@@ -206,6 +209,8 @@ class PrdbService {
   };
   // Whether `e` knows the routing engine's SLs from `port_guid`'s port: no
   // slices in use, or its slice is of the SMDB's routing and covers it.
+  // What this service's engines are built with (ForPrdb and its options).
+  smdb::PathEngineOptions EngineOptions() const;
   static bool EngineCovers(const Engine& e, uint64_t port_guid);
   // Whether this SMDB leaves an SL-choosing engine's SLs to slices.
   static bool UsesSlices(const smdb::SmdbIndex& x);
@@ -249,6 +254,7 @@ class PrdbService {
   uint64_t wait_over_generation_ = 0;
   size_t max_jobs_;
   size_t route_table_max_entries_ = kDefaultRouteTableMaxEntries;
+  bool prefix_rows_ = true;
   size_t in_flight_ = 0;
   size_t in_flight_peak_ = 0;
   // The serializations' memory, reused from one version to the next

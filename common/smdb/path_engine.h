@@ -118,6 +118,11 @@ struct PathEngineOptions {
   // (borrowed; it must outlive the engine). Used when it is of the SMDB's
   // routing; the records of sources it does not cover are marked.
   const RouteSlTable* route_sl_slice = nullptr;
+  // Whether the PRDBs built carry the prefix rows (prefix_rows.h). False
+  // builds them as access nodes before those rows did (ibssa's
+  // prefix_rows option, for tests of consumers' fallback): consumers then
+  // send every DGID of another subnet to the SA.
+  bool prefix_rows = true;
 };
 
 class PathEngine {

@@ -39,6 +39,7 @@ bool IsPrefixRow(const PrdbPath& p) { return GidGuid(p.dgid.data()) == 0; }
 
 void BuildPrefixRows(const PathEngine& engine, uint32_t src, std::vector<PrdbPath>* out) {
   out->clear();
+  if (!engine.options().prefix_rows) return;
   const SmdbIndex& x = engine.index();
   const uint64_t subnet_prefix = x.subnet().subnet_prefix;
   const SmdbIndex::Port& s = x.port(src);

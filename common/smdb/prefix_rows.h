@@ -39,7 +39,8 @@ namespace smdb {
 bool IsPrefixRow(const PrdbPath& p);
 
 // The prefix rows of the source port `src` (an index with a LID), in key
-// order, into *out (cleared first).
+// order, into *out (cleared first); none when the engine's options say
+// so (PathEngineOptions::prefix_rows).
 void BuildPrefixRows(const PathEngine& engine, uint32_t src, std::vector<PrdbPath>* out);
 
 // The prefix row a consumer looks at for `dgid` (of another subnet), in

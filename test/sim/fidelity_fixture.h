@@ -57,13 +57,18 @@ class FidelityFixture : public ssa::test::TreeFixture {
 
   // Appended to the plugin's options by StartTree.
   std::string plugin_options;
+  // Added to the access nodes' options by StartTree.
+  std::string access_options;
+  // StartIbacm's program and its extra arguments ("": core/ibacm).
+  std::string ibacm_binary;
+  std::vector<std::string> ibacm_args;
 
   void StartTree(TreeHarness::Options o) {
     o.extra_plugin_options += " " + plugin_options;
     CHECK_OK(tree->Start(o));
     CHECK_OK(tree->StartIbssa("Hca2", "distribution"));
-    CHECK_OK(tree->StartIbssa("Hca3", "access"));
-    CHECK_OK(tree->StartIbssa("Hca4", "access"));
+    CHECK_OK(tree->StartIbssa("Hca3", "access", access_options));
+    CHECK_OK(tree->StartIbssa("Hca4", "access", access_options));
     smdb_file = dir.path() + "/smdb.newest";
     CHECK_OK(tree->smdb().WriteFile(smdb_file));
   }
@@ -181,6 +186,8 @@ class FidelityFixture : public ssa::test::TreeFixture {
         "[ssa]\nmad_timeout_ms = 300\nfallback = " +
         fallback + "\n";
     io.provider_dir = std::string(ABS_TOP_BUILDDIR) + "/providers/ssa/.libs";
+    io.binary = ibacm_binary;
+    io.extra_args = ibacm_args;
     ibacm = std::make_unique<IbacmNode>(tree->fabric(), io);
     // A daemon started again appends to the same log: this run's part
     // starts here.

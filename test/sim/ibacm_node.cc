@@ -55,7 +55,7 @@ Status IbacmNode::Start(std::chrono::milliseconds timeout) {
   if (!st.ok()) return st;
   // A previous daemon's numbers must not satisfy a wait on this one.
   if (!metrics_path_.empty()) unlink(metrics_path_.c_str());
-  std::vector<std::string> argv = {IbacmBinary(),
+  std::vector<std::string> argv = {options_.binary.empty() ? IbacmBinary() : options_.binary,
                                    "-P",
                                    "-O",
                                    dir_ + "/opts.cfg",
@@ -67,6 +67,7 @@ Status IbacmNode::Start(std::chrono::milliseconds timeout) {
                                    log_path(),
                                    "--provider-dir",
                                    options_.provider_dir};
+  argv.insert(argv.end(), options_.extra_args.begin(), options_.extra_args.end());
   st = fabric_->Spawn(options_.node, argv, &process_);
   if (!st.ok()) return st;
   // Up once it accepts a connection: the socket file alone proves nothing

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "common/base/status.h"
 #include "test/sim/sim_fabric.h"
@@ -23,10 +24,12 @@ namespace test {
 class IbacmNode {
  public:
   struct Options {
-    std::string node;          // e.g. "Hca2"
-    std::string addr_cfg;      // acm_addr.cfg content
-    std::string opts_cfg;      // acm_opts.cfg content ([core] log_level etc.)
-    std::string provider_dir;  // where the daemon loads providers from
+    std::string node;                     // e.g. "Hca2"
+    std::string addr_cfg;                 // acm_addr.cfg content
+    std::string opts_cfg;                 // acm_opts.cfg content ([core] log_level etc.)
+    std::string provider_dir;             // where the daemon loads providers from
+    std::string binary;                   // the daemon's program; "" = IbacmBinary()
+    std::vector<std::string> extra_args;  // after the usual ones
   };
 
   IbacmNode(SimFabric* fabric, Options options);

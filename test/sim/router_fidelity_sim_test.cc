@@ -9,89 +9,13 @@
 // prefix routes to each, a refused prefix, the wildcard.
 //
 // Single-threaded test code; the tree and the daemon stop in teardown.
-#include <fstream>
 #include <string>
 
-#include "common/smdb/smdb.h"
-#include "test/sim/fidelity_fixture.h"
-#include "test/sim/osm_plugin_util.h"
-#include "test/support/check_ok.h"
+#include "test/sim/router_fixture.h"
 
 using namespace fidelity;
 
-namespace {
-
-// Six HCAs on two switches (the tree's nodes Hca2-Hca4, ibacm on Hca6),
-// router R1 on Switch1 and R2 on Switch2; the switches joined by a 4x
-// link (port 3) and a 1x one (port 5), so that the first going down
-// changes the rate of the paths between them. R1's port GUID
-// 0x0100000000000a01 is the smaller number, R2's 0x0200000000000501 the
-// smaller byte-swapped: OpenSM's "first router" is R2.
-std::string TwoRouterNet() {
-  return "Hca\t1 \"Hca1\"\n[1]\t\"Switch1\"[1]\n\n"
-         "Hca\t1 \"Hca2\"\n[1]\t\"Switch2\"[1]\n\n"
-         "Hca\t1 \"Hca3\"\n[1]\t\"Switch1\"[2]\n\n"
-         "Hca\t1 \"Hca4\"\n[1]\t\"Switch2\"[2]\n\n"
-         "Hca\t1 \"Hca5\"\n[1]\t\"Switch1\"[6]\n\n"
-         "Hca\t1 \"Hca6\"\n[1]\t\"Switch2\"[6]\n\n"
-         "Switch\t8 \"Switch1\"\n[1]\t\"Hca1\"[1]\n[2]\t\"Hca3\"[1]\n[3]\t\"Switch2\"[3]\n"
-         "[4]\t\"R1\"[1]\n[5]\t\"Switch2\"[5] w=1\n[6]\t\"Hca5\"[1]\n\n"
-         "Switch\t8 \"Switch2\"\n[1]\t\"Hca2\"[1]\n[2]\t\"Hca4\"[1]\n[3]\t\"Switch1\"[3]\n"
-         "[4]\t\"R2\"[1]\n[5]\t\"Switch1\"[5] w=1\n[6]\t\"Hca6\"[1]\n\n"
-         "rtguid=0x0100000000000a00\nRt\t2 \"R1\"\n[1]\t\"Switch1\"[4]\n\n"
-         "rtguid=0x0200000000000500\nRt\t2 \"R2\"\n[1]\t\"Switch2\"[4]\n";
-}
-
-// 2001:db8::/64 through R1; 3000:: to R1's node GUID, no router port (the
-// SA refuses it although the wildcard follows); the rest through R2.
-const char kRoutes[] =
-    "20010db800000000 0x0100000000000a01\n3000000000000000 0x0100000000000a00\n* *\n";
-// Three routed DGIDs (via R1, via R2 twice) and a refused one.
-const char* const kRouted[] = {"2001:db8::1:2", "4000::1", "fec0::5"};
-const char kRefused[] = "3000::7";
-
-}  // namespace
-
-TEST_GROUP_BASE(RouterFidelity, FidelityFixture) {
-  std::string dests;  // our ib_acme's --dest-file
-  std::string our_gid;
-
-  void StartRouted() {
-    std::string routes = dir.path() + "/prefix-routes.conf";
-    std::ofstream(routes) << kRoutes;
-    TreeHarness::Options o;
-    o.net_text = TwoRouterNet();
-    o.hcas = 6;
-    o.osm_config = "prefix_routes_file " + routes + "\n";
-    StartTree(o);
-    LONGS_EQUAL(3, tree->smdb().prefix_routes.records.size());
-    dests = dir.path() + "/dests";
-    std::ofstream f(dests);
-    for (const char* d : kRouted) f << d << "\n";
-    f << kRefused << "\n";
-    const ssa::smdb::SmdbNode* n = ssa::test::FindNode(tree->smdb(), kNode);
-    CHECK(n != nullptr);
-    const ssa::smdb::SmdbPort* p = ssa::test::FindPort(tree->smdb(), n->node_guid, 1);
-    CHECK(p != nullptr);
-    char gid[64];
-    snprintf(gid, sizeof(gid), "fe80::%x:%x:%x:%x", static_cast<unsigned>(p->port_guid >> 48),
-             static_cast<unsigned>(p->port_guid >> 32 & 0xffff),
-             static_cast<unsigned>(p->port_guid >> 16 & 0xffff),
-             static_cast<unsigned>(p->port_guid & 0xffff));
-    our_gid = gid;
-  }
-
-  // Our ib_acme -T over the DGIDs (`via`: "-T" the socket, "--shm"
-  // libibssa_path), checked as `verify` says; its report.
-  std::string ProviderTest(const char* via, const char* verify) {
-    std::string out;
-    int rc = -1;
-    CHECK_OK(ssa::test::RunProgram({kOurIbAcme, "-T", via, "-S", ibacm->socket_path(), "-f", "g",
-                                    "-s", our_gid, "--dest-file", dests, "--verify", verify},
-                                   &out, &rc));
-    return out;
-  }
-};
+TEST_GROUP_BASE(RouterFidelity, RouterFixture){};
 
 TEST(RouterFidelity, IbacmAnswersOtherSubnetsDgidsFromTheReplicaEqualToTheSa) {
   StartRouted();
@@ -147,4 +71,54 @@ TEST(RouterFidelity, IbacmAnswersOtherSubnetsDgidsFromTheReplicaEqualToTheSa) {
     LONGS_EQUAL_TEXT(0, rc, out.c_str());
     STRCMP_CONTAINS_TEXT("dlid:", out.c_str(), out.c_str());
   }
+}
+
+// LMC 1: the router ports have two LIDs each, so do the consumer's; the
+// replica follows the SA through a change on the way to a router (the
+// router port's rows patched), the router's port going down (the SA then
+// refuses the prefix routed to it: the replica must not keep the old
+// path) and coming back.
+TEST(RouterFidelity, WithLmcTheReplicaFollowsTheSaWhenTheWayToARouterChanges) {
+  StartRouted(1);
+  for (const char* node : {"R1", "R2", kNode}) {
+    const ssa::smdb::SmdbNode* n = ssa::test::FindNode(tree->smdb(), node);
+    CHECK_TEXT(n != nullptr, node);
+    const ssa::smdb::SmdbPort* p = ssa::test::FindPort(tree->smdb(), n->node_guid, 1);
+    CHECK_TEXT(p != nullptr && p->lmc == 1, node);
+  }
+  StartIbacm("none");
+  // Each routed DGID from the PRDB (no SA query), equal to the SA's; the
+  // refused one an error from both.
+  auto all_equal = [this](bool r1_present) {
+    std::vector<ibv_path_record> answers(3);
+    const uint64_t queries = RouteQueries();
+    for (size_t i = 0; i < 3; ++i) {
+      const bool expected = r1_present || i != 0;  // kRouted[0] goes through R1
+      uint8_t st = AskDaemon(kRouted[i], false, &answers[i]);
+      LONGS_EQUAL_TEXT(expected ? acm::kStatusSuccess : acm::kStatusENoData, st, kRouted[i]);
+    }
+    ibv_path_record p;
+    LONGS_EQUAL(acm::kStatusENoData, AskDaemon(kRefused, false, &p));
+    LONGS_EQUAL(queries, RouteQueries());
+    for (size_t i = 0; i < 3; ++i) {
+      if (r1_present || i != 0)
+        EqualsSa(kRouted[i], answers[i]);
+      else
+        CHECK_TEXT(!SaRecord(kRouted[i], &p), kRouted[i]);
+    }
+    CHECK(!SaRecord(kRefused, &p));
+  };
+  auto link = [this](int port, bool up) {
+    ssa::smdb::Smdb next;
+    CHECK_OK(tree->ChangeLink("Switch1", port, up, 60s, &next));
+    CHECK_OK(next.WriteFile(smdb_file));
+    CHECK_OK(ibacm->WaitPrdbEpoch(next.global_epoch, 30s));
+  };
+  all_equal(true);
+  link(3, false);  // the 4x link between the switches: the 1x one remains
+  all_equal(true);
+  link(4, false);  // R1's port goes down: OpenSM drops the router
+  all_equal(false);
+  link(4, true);
+  all_equal(true);
 }

@@ -45,10 +45,17 @@ TESTS += test/sim/fidelity_tests
 test_sim_fidelity_tests_SOURCES = test/sim/fidelity_fixture.h test/sim/fidelity_sim_test.cc \
 	test/sim/sa_options_sim_test.cc \
 	test/sim/routing_engine_sim_test.cc test/sim/route_sl_slice_sim_test.cc \
-	test/sim/router_fidelity_sim_test.cc test/sim/federation_sim_test.cc
+	test/sim/router_fixture.h test/sim/router_fidelity_sim_test.cc \
+	test/sim/router_kernel_sim_test.cc test/sim/federation_sim_test.cc
 test_sim_fidelity_tests_CPPFLAGS = $(test_sim_tree_tests_CPPFLAGS)
-test_sim_fidelity_tests_LDADD = $(test_sim_tree_tests_LDADD)
-EXTRA_test_sim_fidelity_tests_DEPENDENCIES = $(EXTRA_test_sim_tree_tests_DEPENDENCIES)
+test_sim_fidelity_tests_LDADD = util/ib_acme/libacme.la $(test_sim_tree_tests_LDADD)
+EXTRA_test_sim_fidelity_tests_DEPENDENCIES = $(EXTRA_test_sim_tree_tests_DEPENDENCIES) \
+	test/sim/ibacm_kernel
+# ibacm with a unix socket standing in for the kernel's RDMA_NL_LS one
+# (the simulator has no kernel SA client), for router_kernel_sim_test.cc.
+check_PROGRAMS += test/sim/ibacm_kernel
+test_sim_ibacm_kernel_SOURCES = test/sim/ibacm_kernel_main.cc
+test_sim_ibacm_kernel_LDADD = $(core_ibacm_LDADD)
 endif
 
 # libibssa_path against the ssa provider's daemon (issue 27).

@@ -47,9 +47,11 @@ struct Built {
   std::unique_ptr<SmdbIndex> x;
   std::unique_ptr<PathEngine> engine;
   std::shared_ptr<Prdb> prdb;
-  explicit Built(Smdb d, uint64_t source = A + 1) : db(std::move(d)) {
+  explicit Built(Smdb d, uint64_t source = A + 1,
+                 PathEngineOptions o = PathEngineOptions::ForPrdb())
+      : db(std::move(d)) {
     CHECK_OK(SmdbIndex::Build(db, &x));
-    engine = std::make_unique<PathEngine>(x.get(), PathEngineOptions::ForPrdb());
+    engine = std::make_unique<PathEngine>(x.get(), o);
     prdb = std::make_shared<Prdb>();
     CHECK_OK(BuildPrdb(*engine, source, 3, prdb.get()));
   }
@@ -126,6 +128,26 @@ TEST(PrefixRows, WithoutPrefixRowsAConsumerDoesNotAnswer) {
   Built b(TwoRouterFabric({}));
   ssa::ssa_provider::PrdbView view(b.prdb);
   CHECK(view.ByGid(Gid(kDb8, 1).data()) == nullptr);
+}
+
+TEST(PrefixRows, AnEngineWithoutPrefixRowsBuildsPrdbsAsBeforeThem) {
+  // ibssa's prefix_rows = no: the same PRDB less the prefix rows, whole
+  // and as an image; a consumer then leaves remote DGIDs to the SA.
+  PathEngineOptions o = PathEngineOptions::ForPrdb();
+  o.prefix_rows = false;
+  Built with(Routed()), without(Routed(), A + 1, o);
+  size_t rows = 0;
+  for (const PrdbPath& p : with.prdb->paths.records) rows += IsPrefixRow(p);
+  CHECK(rows > 0);
+  LONGS_EQUAL(with.prdb->paths.records.size() - rows, without.prdb->paths.records.size());
+  for (const PrdbPath& p : without.prdb->paths.records) CHECK(!IsPrefixRow(p));
+  std::string want, image;
+  CHECK_OK(without.prdb->Serialize(&want));
+  size_t paths = 0;
+  CHECK_OK(WritePrdbImage(*without.engine, A + 1, 3, &image, &paths));
+  CHECK(want == image);
+  CHECK(ssa::ssa_provider::PrdbView(with.prdb).ByGid(Gid(kDb8, 1).data()) != nullptr);
+  CHECK(ssa::ssa_provider::PrdbView(without.prdb).ByGid(Gid(kDb8, 1).data()) == nullptr);
 }
 
 TEST(PrefixRows, AChangeOfRouterPortsRecomputesEverything) {

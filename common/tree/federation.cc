@@ -93,12 +93,7 @@ Status Federation::Start() {
     server_->Publish(kPublication,
                      {published_.global_epoch, DigestOf(*published_bytes_), published_bytes_},
                      nullptr, 0);
-  Status st = server_->Listen(config_.listen);
-  if (!st.ok()) {
-    server_.reset();
-    return Status::Error(st.code(), "federation: cannot listen on " + config_.listen.ToString() +
-                                        ": " + st.message());
-  }
+  TryListen();
   for (auto& owned : peers_) {
     Peer* p = owned.get();
     p->replica = std::make_unique<DbReplica<smdb::AddrDb>>(
@@ -115,12 +110,41 @@ Status Federation::Start() {
     info.key = p->ask_key;
     p->client->SetParents(info, ParentInfo(), kFederationToken);
   }
-  log_->Log(LogLevel::kInfo,
-            "federation: subnet prefix %s, listening on %s for %zu peer(s) (%s); a peer's "
-            "entries are withdrawn %d s after its link breaks",
-            GuidText(own_prefix_).c_str(), server_->address().ToString().c_str(), peers_.size(),
-            config_.path.c_str(), config_.hold_s);
   return Status::Ok();
+}
+
+void Federation::TryListen() {
+  Status st = server_->Listen(config_.listen);
+  if (st.ok()) {
+    listening_ = true;
+    listen_backoff_ = kListenRetryFirst;
+    log_->Log(LogLevel::kInfo,
+              "federation: subnet prefix %s, listening on %s for %zu peer(s) (%s); a peer's "
+              "entries are withdrawn %d s after its link breaks",
+              GuidText(own_prefix_).c_str(), server_->address().ToString().c_str(), peers_.size(),
+              config_.path.c_str(), config_.hold_s);
+    return;
+  }
+  ++listen_failures_;
+  // The peers cannot reach us until the port is ours; what holds it may be
+  // a previous life of this SM still closing, or another program.
+  limited_.Log(LogLevel::kWarn, "listen",
+               "federation: cannot listen on %s: %s; trying again in %lld ms (%" PRIu64
+               " failure(s) so far); our peers cannot fetch our entries meanwhile",
+               config_.listen.ToString().c_str(), st.ToString().c_str(),
+               static_cast<long long>(listen_backoff_.count()), listen_failures_);
+  listen_retry_ = reactor_->AddTimer(listen_backoff_, [this] {
+    listen_retry_ = 0;
+    TryListen();
+  });
+  listen_backoff_ = std::min(listen_backoff_ * 2, kListenRetryMax);
+}
+
+FederationListenStats Federation::ListenStats() const {
+  FederationListenStats s;
+  s.listening = listening_;
+  s.failures = listen_failures_;
+  return s;
 }
 
 void Federation::Close() {
@@ -132,6 +156,10 @@ void Federation::Close() {
     p->client.reset();
     p->replica.reset();
   }
+  if (listen_retry_) reactor_->CancelTimer(listen_retry_);
+  listen_retry_ = 0;
+  listening_ = false;
+  listen_backoff_ = kListenRetryFirst;
   if (server_) server_->Close();
   server_.reset();
 }

@@ -25,6 +25,7 @@
 #ifndef IBACM_SSA_COMMON_TREE_FEDERATION_H
 #define IBACM_SSA_COMMON_TREE_FEDERATION_H
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -65,6 +66,14 @@ struct FederationPeerStats {
   uint64_t unproven = 0;          // its end did not prove the key
 };
 
+// The listener's state: a port that cannot be bound (another process
+// holds it, the address is not up yet) is tried again with a backoff
+// until it can, while the links to the peers run as usual.
+struct FederationListenStats {
+  bool listening = false;
+  uint64_t failures = 0;  // binds that failed, every attempt counted
+};
+
 class Federation {
  public:
   // The peers' entries changed (taken, replaced or withdrawn).
@@ -76,8 +85,13 @@ class Federation {
   Federation(const Federation&) = delete;
   Federation& operator=(const Federation&) = delete;
 
-  // Listens, and connects to every peer.
+  // Listens, and connects to every peer. A listen port that cannot be
+  // bound is not an error: it is tried again after kListenRetryFirst,
+  // doubling up to kListenRetryMax, logged rate-limited and counted
+  // (ListenStats), and the peers are dialled meanwhile.
   Status Start();
+  static constexpr std::chrono::milliseconds kListenRetryFirst{500};
+  static constexpr std::chrono::milliseconds kListenRetryMax{30000};
   void Close();
 
   // This subnet's address entries: those under own_prefix are served to
@@ -91,6 +105,7 @@ class Federation {
   uint64_t conflicts() const { return conflicts_; }
 
   std::vector<FederationPeerStats> Stats() const;
+  FederationListenStats ListenStats() const;
   const DataServer* server() const { return server_.get(); }
   DataAddress address() const;
   uint64_t own_prefix() const { return own_prefix_; }
@@ -101,6 +116,7 @@ class Federation {
   void OnLost(Peer* p, bool refused);
   void Withdraw(Peer* p);
   void Authorize(const Hello& h, DataServer::AdmitFn done);
+  void TryListen();
 
   Reactor* reactor_;
   StreamTransport* transport_;
@@ -114,6 +130,10 @@ class Federation {
   smdb::AddrDb published_;  // what the peers are served
   Bytes published_bytes_;   // its serialization
   mutable uint64_t conflicts_ = 0;
+  bool listening_ = false;
+  uint64_t listen_failures_ = 0;
+  std::chrono::milliseconds listen_backoff_ = kListenRetryFirst;
+  Reactor::TimerId listen_retry_ = 0;
 };
 
 }  // namespace tree

@@ -264,7 +264,8 @@ TEST(FederationSim, OtherSubnetsNamesAndAddressesResolveThroughTheRouterFromTheR
        "ibssa_core_federation_resyncs", "ibssa_core_federation_withdrawals",
        "ibssa_core_federation_refused_versions", "ibssa_core_federation_refused_entries",
        "ibssa_core_federation_unproven", "ibssa_core_federation_refused",
-       "ibssa_core_federation_conflicts"},
+       "ibssa_core_federation_conflicts", "ibssa_core_federation_listening",
+       "ibssa_core_federation_listen_failures"},
       dir.path()));
 
   struct Case {

@@ -6,6 +6,7 @@
 //   - a change reaches the peer as a delta; an entry removed is gone;
 //   - a broken link keeps the peer's entries for hold_s, then withdraws
 //     them; the peer's return is a full resync that replaces the set;
+//   - a listen port held by another socket is retried until it is free;
 //   - a peer without the shared key gets nothing and serves nothing;
 //   - a peer's entries outside its configured prefix are refused, counted;
 //   - the federation file: every mistake refused with what to fix, the
@@ -244,6 +245,25 @@ TEST(Federation, ABrokenLinkKeepsEntriesForHoldThenWithdrawsAndReturnResyncs) {
   CHECK(HasName(a->Remote(), "b1"));
   CHECK(!HasName(a->Remote(), "b2"));
   LONGS_EQUAL(1, a->Peer(0).resyncs);
+}
+
+TEST(Federation, AListenPortTakenIsRetriedAndTheFederationComesUpOnceItIsFree) {
+  std::string key = KeyFile("ab", kKeyAB);
+  int holder = ssa::test::ListenLoopback(port_a);
+  CHECK(holder >= 0);
+  auto a = StartA(key, 60, Entries({"a1 fec0000000000001 11"}));
+  auto b = StartB(key, Entries({"b1 fec0000000000002 21"}));
+  // A cannot listen, counts each attempt, and still takes B's entries
+  // (its own link dials out); B gets nothing of A's meanwhile.
+  CHECK(l->WaitFor([&] { return a->f->ListenStats().failures >= 2; }));
+  CHECK(l->WaitFor([&] { return a->f->Stats()[0].names == 1; }));
+  CHECK(!l->Run<bool>([&] { return a->f->ListenStats().listening; }));
+  LONGS_EQUAL(0, b->Remote().names.records.size());
+  close(holder);
+  // The next retry binds it; B's link comes up and takes A's entries.
+  CHECK(l->WaitFor([&] { return a->f->ListenStats().listening; }));
+  CHECK(l->WaitFor([&] { return b->f->Stats()[0].names == 1; }));
+  CHECK(HasName(b->Remote(), "a1"));
 }
 
 TEST(Federation, AReconnectionWithinHoldReplacesTheSetWhole) {

@@ -6,7 +6,7 @@
 //   - its judge: an answer allowed within the settle time or held within
 //     a break's hold, a withdrawn entry served, a wrong GID, an error once
 //     settled;
-//   - a short federated soak (25 s of events on two subnets;
+//   - a short federated soak (35 s of events on two subnets;
 //     FED_SOAK_SECONDS, FED_SOAK_SEED and FED_SOAK_PEERS override), every
 //     invariant checked.
 #include <algorithm>
@@ -115,7 +115,7 @@ TEST(FedSoak, AShortFederatedSoakHoldsEveryInvariant) {
   const char* seconds = getenv("FED_SOAK_SECONDS");
   const char* seed = getenv("FED_SOAK_SEED");
   const char* peers = getenv("FED_SOAK_PEERS");
-  o.duration_s = seconds ? atof(seconds) : 25;
+  o.duration_s = seconds ? atof(seconds) : 35;
   o.seed = seed ? strtoull(seed, nullptr, 0) : 1;
   o.peers = peers ? atoi(peers) : 1;
   o.progress = stdout;

@@ -53,6 +53,9 @@ struct Federation::Peer {
   std::vector<smdb::AddrIp> ips;
   FederationPeerStats stats;
   bool lost_since_full = false;  // the next full version is a resync
+  size_t dialing = 0;            // index into config.addresses
+  size_t misses = 0;             // losses since the last version taken
+  std::chrono::milliseconds backoff{0};
   Reactor::TimerId withdraw = 0, retry = 0;
 };
 
@@ -104,11 +107,7 @@ Status Federation::Start() {
     p->client =
         std::make_unique<DataClient>(reactor_, transport_, log_, p->replica.get(), h,
                                      [this, p](uint64_t, bool refused) { OnLost(p, refused); });
-    ParentInfo info;
-    info.guid = p->config.prefix;
-    info.address = p->config.address;
-    info.key = p->ask_key;
-    p->client->SetParents(info, ParentInfo(), kFederationToken);
+    p->client->SetParents(Target(p), ParentInfo(), kFederationToken);
   }
   return Status::Ok();
 }
@@ -244,6 +243,8 @@ void Federation::OnApplied(Peer* p, const Applied<smdb::AddrDb>& a) {
     reactor_->CancelTimer(p->withdraw);
     p->withdraw = 0;
   }
+  p->misses = 0;
+  p->backoff = std::chrono::milliseconds(0);
   p->stats.held = true;
   log_->Log(LogLevel::kInfo,
             "federation: peer %s epoch %" PRIu64 " (%s): %zu names, %zu IPs taken, %zu refused",
@@ -271,17 +272,46 @@ void Federation::OnLost(Peer* p, bool refused) {
     limited_.Log(LogLevel::kWarn, "refused-" + p->config.name,
                  "federation: peer %s (%s) refused us: check that its federation file names "
                  "our prefix %s with the key in %s",
-                 p->config.name.c_str(), p->config.address.ToString().c_str(),
+                 p->config.name.c_str(), Target(p).address.ToString().c_str(),
                  GuidText(own_prefix_).c_str(), p->config.key_file.c_str());
     p->retry = reactor_->AddTimer(kRetryAfterRefusal, [this, p] {
       p->retry = 0;
-      ParentInfo info;
-      info.guid = p->config.prefix;
-      info.address = p->config.address;
-      info.key = p->ask_key;
-      if (p->client) p->client->SetParents(info, ParentInfo(), kFederationToken);
+      if (p->client) p->client->SetParents(Target(p), ParentInfo(), kFederationToken);
     });
+  } else if (!refused && p->config.addresses.size() > 1) {
+    DialNext(p);
   }
+}
+
+ParentInfo Federation::Target(const Peer* p) const {
+  ParentInfo info;
+  info.guid = p->config.prefix;
+  info.address = p->config.addresses[p->dialing];
+  info.key = p->ask_key;
+  return info;
+}
+
+void Federation::DialNext(Peer* p) {
+  if (p->retry) return;
+  // Parked first: the client's own failover would dial the same address.
+  p->client->SetParents(ParentInfo(), ParentInfo(), kFederationToken);
+  const size_t n = p->config.addresses.size();
+  p->dialing = (p->dialing + 1) % n;
+  std::chrono::milliseconds delay{0};
+  if (++p->misses >= n) {
+    p->misses = 0;
+    p->backoff = std::min(std::chrono::milliseconds(5000),
+                          std::max(std::chrono::milliseconds(200), p->backoff * 2));
+    delay = p->backoff;
+  }
+  limited_.Log(LogLevel::kInfo, "dial-" + p->config.name,
+               "federation: peer %s: dialling %s (address %zu of %zu) in %lld ms",
+               p->config.name.c_str(), Target(p).address.ToString().c_str(), p->dialing + 1, n,
+               static_cast<long long>(delay.count()));
+  p->retry = reactor_->AddTimer(delay, [this, p] {
+    p->retry = 0;
+    if (p->client) p->client->SetParents(Target(p), ParentInfo(), kFederationToken);
+  });
 }
 
 void Federation::Withdraw(Peer* p) {
@@ -314,6 +344,7 @@ std::vector<FederationPeerStats> Federation::Stats() const {
     s.up = p->client && p->client->connected();
     s.names = p->names.size();
     s.ips = p->ips.size();
+    s.address = Target(p.get()).address.ToString();
     if (p->client) s.unproven = p->client->counters().unproven_parents;
     out.push_back(s);
   }

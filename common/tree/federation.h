@@ -15,6 +15,11 @@
 // What a peer sends is checked before it is used: an entry whose GID is
 // not under the prefix configured for that peer is refused (dropped,
 // counted, logged); the rest replaces everything held of that peer.
+// A peer with several addresses (one per SM host of its subnet; only the
+// master's core listens) is dialled at each in turn: after a loss the next
+// one at once, until each was tried since the last version taken, then
+// after a backoff (200 ms doubling to 5 s).
+//
 // Staleness: when a peer's link breaks, its entries are still served for
 // hold_s seconds, then withdrawn; a reconnection always starts from
 // nothing (the replica is forgotten, so the peer sends its set whole) and
@@ -64,6 +69,7 @@ struct FederationPeerStats {
   uint64_t resyncs = 0;           // full versions after a reconnection
   uint64_t withdrawals = 0;       // times its entries were dropped after hold_s
   uint64_t unproven = 0;          // its end did not prove the key
+  std::string address;            // the one of its addresses dialled now
 };
 
 // The listener's state: a port that cannot be bound (another process
@@ -114,6 +120,8 @@ class Federation {
   struct Peer;
   void OnApplied(Peer* p, const Applied<smdb::AddrDb>& a);
   void OnLost(Peer* p, bool refused);
+  void DialNext(Peer* p);
+  ParentInfo Target(const Peer* p) const;
   void Withdraw(Peer* p);
   void Authorize(const Hello& h, DataServer::AdmitFn done);
   void TryListen();

@@ -11,6 +11,7 @@
 
 #include "common/base/text_util.h"
 #include "test/sim/ibacm_node.h"
+#include "test/sim/netgen.h"
 #include "test/sim/sim_util.h"
 #include "test/sim/tree_harness.h"
 #include "test/soak/fed_relay.h"
@@ -32,30 +33,6 @@ std::string Fmt(const char* f, double v) {
   char b[64];
   snprintf(b, sizeof(b), f, v);
   return b;
-}
-
-// A: six HCAs on one switch and router R1 (port GUID 0x0100000000000a01),
-// the other subnets' way out.
-std::string SubnetA() {
-  std::string net, sw = "Switch\t8 \"Switch1\"\n";
-  for (int i = 1; i <= 6; ++i) {
-    std::string n = std::to_string(i);
-    net += "Hca\t1 \"Hca" + n + "\"\n[1]\t\"Switch1\"[" + n + "]\n\n";
-    sw += "[" + n + "]\t\"Hca" + n + "\"[1]\n";
-  }
-  sw += "[7]\t\"R1\"[1]\n\n";
-  return net + sw + "rtguid=0x0100000000000a00\nRt\t2 \"R1\"\n[1]\t\"Switch1\"[7]\n";
-}
-
-// A peer: three HCAs on one switch.
-std::string PeerSubnet() {
-  std::string net, sw = "Switch\t8 \"Sw\"\n";
-  for (int i = 1; i <= 3; ++i) {
-    std::string n = std::to_string(i);
-    net += "Hca\t1 \"Hca" + n + "\"\n[1]\t\"Sw\"[" + n + "]\n\n";
-    sw += "[" + n + "]\t\"Hca" + n + "\"[1]\n";
-  }
-  return net + sw;
 }
 
 class FedRunner {
@@ -139,7 +116,7 @@ Status FedRunner::StartPeer(size_t p) {
   x.lives.push_back(std::make_unique<test::TempDir>("ssa-fedsoak-" + x.letter + "."));
   x.tree = std::make_unique<test::TreeHarness>(x.lives.back().get());
   test::TreeHarness::Options to;
-  to.net_text = PeerSubnet();
+  to.net_text = test::OneSwitchNet(3, "Sw", false);
   to.hcas = 3;
   to.osm_config = "subnet_prefix " + GuidText(x.prefix) + "\n";
   to.extra_plugin_options = "hosts_file=" + x.hosts + " federation_file=" + x.fed;
@@ -165,7 +142,7 @@ Status FedRunner::StartA() {
   if (!st.ok()) return st;
   a_ = std::make_unique<test::TreeHarness>(&dir_);
   test::TreeHarness::Options to;
-  to.net_text = SubnetA();
+  to.net_text = test::OneSwitchNet(6, "Switch1", true);  // R1: the way out
   to.hcas = 6;
   to.osm_config = "prefix_routes_file " + routes + "\nsubnet_prefix " + GuidText(kPrefixA) + "\n";
   to.extra_plugin_options =
@@ -361,13 +338,7 @@ Status FedRunner::Run() {
   const Clock::time_point brought_up = Clock::now();
   start_ = brought_up;
   for (Peer& x : peers_) x.history.versions.front().from_s = 0;
-  FedScheduleOptions so;
-  so.seed = o_.seed;
-  so.duration_s = o_.duration_s;
-  so.peers = o_.peers;
-  so.hold_s = o_.hold_s;
-  so.settle_s = o_.settle_s;
-  for (const FedEvent& e : MakeFedSchedule(so)) {
+  for (const FedEvent& e : MakeFedSchedule(ScheduleOf(o_))) {
     while (Now() < e.at_s) Round(false);
     st = Execute(e);
     if (!st.ok()) break;
@@ -420,6 +391,16 @@ std::string FedSoakResult::Summary() const {
   line("convergence_s", convergence_s < 0 ? "none" : Fmt("%.1f", convergence_s));
   for (const std::string& f : failures) s += "failure: " + f + "\n";
   return s;
+}
+
+FedScheduleOptions ScheduleOf(const FedSoakOptions& o) {
+  FedScheduleOptions so;
+  so.seed = o.seed;
+  so.duration_s = o.duration_s;
+  so.peers = o.peers;
+  so.hold_s = o.hold_s;
+  so.settle_s = o.settle_s;
+  return so;
 }
 
 Status RunFederatedSoak(const FedSoakOptions& options, FedSoakResult* result) {

@@ -60,6 +60,9 @@ struct FedSoakResult {
   std::string Summary() const;
 };
 
+// The schedule a run of `o` executes.
+FedScheduleOptions ScheduleOf(const FedSoakOptions& o);
+
 // Only a harness problem (a fabric did not come up) is an error Status.
 Status RunFederatedSoak(const FedSoakOptions& options, FedSoakResult* result);
 

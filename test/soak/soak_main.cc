@@ -47,13 +47,7 @@ int RunFederated(const ssa::soak::SoakOptions& o, ssa::soak::FedSoakOptions fo,
   fo.duration_s = o.duration_s;
   fo.converge_limit_s = o.converge_limit_s;
   if (print_schedule) {
-    ssa::soak::FedScheduleOptions so;
-    so.seed = fo.seed;
-    so.duration_s = fo.duration_s;
-    so.peers = fo.peers;
-    so.hold_s = fo.hold_s;
-    so.settle_s = fo.settle_s;
-    for (const auto& e : ssa::soak::MakeFedSchedule(so))
+    for (const auto& e : ssa::soak::MakeFedSchedule(ssa::soak::ScheduleOf(fo)))
       printf("%7.1f s  %s\n", e.at_s, e.Describe().c_str());
     return 0;
   }

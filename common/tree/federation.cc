@@ -274,6 +274,9 @@ void Federation::OnLost(Peer* p, bool refused) {
                  "our prefix %s with the key in %s",
                  p->config.name.c_str(), Target(p).address.ToString().c_str(),
                  GuidText(own_prefix_).c_str(), p->config.key_file.c_str());
+    // With several addresses, the next is asked then: what refused us may
+    // be another core on a standby's host.
+    p->dialing = (p->dialing + 1) % p->config.addresses.size();
     p->retry = reactor_->AddTimer(kRetryAfterRefusal, [this, p] {
       p->retry = 0;
       if (p->client) p->client->SetParents(Target(p), ParentInfo(), kFederationToken);

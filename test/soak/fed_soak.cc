@@ -246,9 +246,11 @@ Status FedRunner::Execute(const FedEvent& e) {
     case FedEventKind::kAddressMoves: return WriteHosts(e.peer, e.hosts);
     case FedEventKind::kIbacmRestart: {
       ibacm_down_.push_back({Now()});
-      ibacm_->process()->Kill(SIGKILL);
-      int status = 0;
-      ibacm_->process()->Wait(std::chrono::seconds(10), &status);
+      if (ibacm_) {  // gone only when it exited by itself (a failure already)
+        ibacm_->process()->Kill(SIGKILL);
+        int status = 0;
+        ibacm_->process()->Wait(std::chrono::seconds(10), &status);
+      }
       Status st = StartIbacm();
       ibacm_down_.back().to_s = Now();
       return st;
@@ -358,7 +360,10 @@ Status FedRunner::Run() {
   StopAll();
   r_->wall_s = Now();
   r_->passed = st.ok() && r_->failures.empty();
-  if (!r_->passed) dir_.keep();
+  if (!r_->passed) {
+    dir_.keep();
+    r_->run_dir = dir_.path();
+  }
   return st;
 }
 
@@ -390,6 +395,7 @@ std::string FedSoakResult::Summary() const {
   }
   line("convergence_s", convergence_s < 0 ? "none" : Fmt("%.1f", convergence_s));
   for (const std::string& f : failures) s += "failure: " + f + "\n";
+  if (!run_dir.empty()) s += "kept: " + run_dir + "\n";
   return s;
 }
 

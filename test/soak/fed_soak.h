@@ -57,6 +57,7 @@ struct FedSoakResult {
   std::map<std::string, uint64_t> verdicts;  // by FedVerdictName
   double convergence_s = -1;
   std::string event_log;
+  std::string run_dir;  // A's run directory (the peers' are inside), kept when the run failed
   std::string Summary() const;
 };
 

@@ -7,7 +7,8 @@
 //   - a broken link keeps the peer's entries for hold_s, then withdraws
 //     them; the peer's return is a full resync that replaces the set;
 //   - a peer with several addresses (SM hosts) found at its master's,
-//     and after a failover at the new master's;
+//     and after a failover at the new master's; one that refuses us is
+//     left for the next;
 //   - a listen port held by another socket is retried until it is free;
 //   - a peer without the shared key gets nothing and serves nothing;
 //   - a peer's entries outside its configured prefix are refused, counted;
@@ -294,6 +295,29 @@ TEST(Federation, APeerWithSeveralAddressesIsFoundAtItsMasterAndFollowedThroughAF
   STRCMP_EQUAL(("127.0.0.1:" + std::to_string(port_b)).c_str(), a->Peer(0).address.c_str());
   CHECK(HasName(a->Remote(), "b2"));
   LONGS_EQUAL(0, a->Peer(0).withdrawals);
+}
+
+// What answers at a peer's first address refuses us (a core of another
+// federation on that host): the next address is asked when the refusal's
+// retry comes (5 s), and serves.
+TEST(Federation, APeerAddressThatRefusesIsLeftForTheNext) {
+  std::string key = KeyFile("ab", kKeyAB);
+  auto a = std::make_unique<Core>(
+      l.get(),
+      Config(Listen(port_a) + "peer b 127.0.0.1:" + std::to_string(port_b) +
+             ",127.0.0.1:" + std::to_string(port_c) + " 0xfec0000000000002 " + key + "\n"),
+      kPrefixA, Entries({"a1 fec0000000000001 11"}));
+  int nowhere = ssa::test::FreeLoopbackPort();
+  auto stranger = std::make_unique<Core>(
+      l.get(), Config(Listen(port_b) + PeerLine("c", nowhere, kPrefixC, key)), kPrefixB,
+      Entries({"x1 fec0000000000002 99"}));
+  auto b =
+      std::make_unique<Core>(l.get(), Config(Listen(port_c) + PeerLine("a", port_a, kPrefixA, key)),
+                             kPrefixB, Entries({"b1 fec0000000000002 21"}));
+  CHECK(l->WaitFor([&] { return a->f->Stats()[0].names == 1; }));
+  CHECK(HasName(a->Remote(), "b1"));
+  CHECK(!HasName(a->Remote(), "x1"));
+  STRCMP_EQUAL(("127.0.0.1:" + std::to_string(port_c)).c_str(), a->Peer(0).address.c_str());
 }
 
 TEST(Federation, AReconnectionWithinHoldReplacesTheSetWhole) {

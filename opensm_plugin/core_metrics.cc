@@ -102,6 +102,13 @@ void CollectFederationMetrics(const tree::Federation& f, PromText* out) {
     out->Add({{"reason", "unknown"}}, static_cast<double>(c.refused - c.bad_proofs));
     out->Add({{"reason", "bad_proof"}}, static_cast<double>(c.bad_proofs));
   }
+  tree::FederationListenStats l = f.ListenStats();
+  out->Family("ibssa_core_federation_listening", kGauge,
+              "1 while the federation listener is bound; 0 while its port is retried.");
+  out->Add(l.listening ? 1 : 0);
+  out->Family("ibssa_core_federation_listen_failures_total", kCounter,
+              "Attempts to bind the federation listen port that failed (retried with backoff).");
+  out->Add(static_cast<double>(l.failures));
   out->Family("ibssa_core_federation_conflicts", kGauge,
               "Names or IPs two peers both announce (the first peer in the file is served).");
   out->Add(static_cast<double>(f.conflicts()));

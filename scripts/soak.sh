@@ -11,7 +11,10 @@
 # scripts/build.sh when missing). Options after these go to the soak
 # program (`--seconds N`, `--stale-bound S`, `--max-errors N`,
 # `--converge-limit S`, `--rss-limit MB`, `--torus-slices`,
-# `--print-schedule`).
+# `--print-schedule`). `--federated` (with `--peers 1|2`, `--hold-s S`)
+# runs the federated mode instead: subnets whose cores are federated,
+# federation links cut, peer cores restarted, peers' nodes leaving and
+# addresses moving (doc/soak.md, "Federated mode").
 #
 # Exit status: 0 only when every invariant held; 1 when one did not (the
 # failures, the seed and the event log to replay it are printed); 2 when
@@ -24,7 +27,7 @@ args=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--asan) builddir=$top/build-asan; build_args=(--sanitizers) ;;
-	-h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) args+=("$1") ;;
 	esac
 	shift

@@ -53,6 +53,9 @@ struct Federation::Peer {
   std::vector<smdb::AddrIp> ips;
   FederationPeerStats stats;
   bool lost_since_full = false;  // the next full version is a resync
+  size_t dialing = 0;            // index into config.addresses
+  size_t misses = 0;             // losses since the last version taken
+  std::chrono::milliseconds backoff{0};
   Reactor::TimerId withdraw = 0, retry = 0;
 };
 
@@ -93,12 +96,7 @@ Status Federation::Start() {
     server_->Publish(kPublication,
                      {published_.global_epoch, DigestOf(*published_bytes_), published_bytes_},
                      nullptr, 0);
-  Status st = server_->Listen(config_.listen);
-  if (!st.ok()) {
-    server_.reset();
-    return Status::Error(st.code(), "federation: cannot listen on " + config_.listen.ToString() +
-                                        ": " + st.message());
-  }
+  TryListen();
   for (auto& owned : peers_) {
     Peer* p = owned.get();
     p->replica = std::make_unique<DbReplica<smdb::AddrDb>>(
@@ -109,18 +107,43 @@ Status Federation::Start() {
     p->client =
         std::make_unique<DataClient>(reactor_, transport_, log_, p->replica.get(), h,
                                      [this, p](uint64_t, bool refused) { OnLost(p, refused); });
-    ParentInfo info;
-    info.guid = p->config.prefix;
-    info.address = p->config.address;
-    info.key = p->ask_key;
-    p->client->SetParents(info, ParentInfo(), kFederationToken);
+    p->client->SetParents(Target(p), ParentInfo(), kFederationToken);
   }
-  log_->Log(LogLevel::kInfo,
-            "federation: subnet prefix %s, listening on %s for %zu peer(s) (%s); a peer's "
-            "entries are withdrawn %d s after its link breaks",
-            GuidText(own_prefix_).c_str(), server_->address().ToString().c_str(), peers_.size(),
-            config_.path.c_str(), config_.hold_s);
   return Status::Ok();
+}
+
+void Federation::TryListen() {
+  Status st = server_->Listen(config_.listen);
+  if (st.ok()) {
+    listening_ = true;
+    listen_backoff_ = kListenRetryFirst;
+    log_->Log(LogLevel::kInfo,
+              "federation: subnet prefix %s, listening on %s for %zu peer(s) (%s); a peer's "
+              "entries are withdrawn %d s after its link breaks",
+              GuidText(own_prefix_).c_str(), server_->address().ToString().c_str(), peers_.size(),
+              config_.path.c_str(), config_.hold_s);
+    return;
+  }
+  ++listen_failures_;
+  // The peers cannot reach us until the port is ours; what holds it may be
+  // a previous life of this SM still closing, or another program.
+  limited_.Log(LogLevel::kWarn, "listen",
+               "federation: cannot listen on %s: %s; trying again in %lld ms (%" PRIu64
+               " failure(s) so far); our peers cannot fetch our entries meanwhile",
+               config_.listen.ToString().c_str(), st.ToString().c_str(),
+               static_cast<long long>(listen_backoff_.count()), listen_failures_);
+  listen_retry_ = reactor_->AddTimer(listen_backoff_, [this] {
+    listen_retry_ = 0;
+    TryListen();
+  });
+  listen_backoff_ = std::min(listen_backoff_ * 2, kListenRetryMax);
+}
+
+FederationListenStats Federation::ListenStats() const {
+  FederationListenStats s;
+  s.listening = listening_;
+  s.failures = listen_failures_;
+  return s;
 }
 
 void Federation::Close() {
@@ -132,6 +155,10 @@ void Federation::Close() {
     p->client.reset();
     p->replica.reset();
   }
+  if (listen_retry_) reactor_->CancelTimer(listen_retry_);
+  listen_retry_ = 0;
+  listening_ = false;
+  listen_backoff_ = kListenRetryFirst;
   if (server_) server_->Close();
   server_.reset();
 }
@@ -216,6 +243,8 @@ void Federation::OnApplied(Peer* p, const Applied<smdb::AddrDb>& a) {
     reactor_->CancelTimer(p->withdraw);
     p->withdraw = 0;
   }
+  p->misses = 0;
+  p->backoff = std::chrono::milliseconds(0);
   p->stats.held = true;
   log_->Log(LogLevel::kInfo,
             "federation: peer %s epoch %" PRIu64 " (%s): %zu names, %zu IPs taken, %zu refused",
@@ -243,17 +272,49 @@ void Federation::OnLost(Peer* p, bool refused) {
     limited_.Log(LogLevel::kWarn, "refused-" + p->config.name,
                  "federation: peer %s (%s) refused us: check that its federation file names "
                  "our prefix %s with the key in %s",
-                 p->config.name.c_str(), p->config.address.ToString().c_str(),
+                 p->config.name.c_str(), Target(p).address.ToString().c_str(),
                  GuidText(own_prefix_).c_str(), p->config.key_file.c_str());
+    // With several addresses, the next is asked then: what refused us may
+    // be another core on a standby's host.
+    p->dialing = (p->dialing + 1) % p->config.addresses.size();
     p->retry = reactor_->AddTimer(kRetryAfterRefusal, [this, p] {
       p->retry = 0;
-      ParentInfo info;
-      info.guid = p->config.prefix;
-      info.address = p->config.address;
-      info.key = p->ask_key;
-      if (p->client) p->client->SetParents(info, ParentInfo(), kFederationToken);
+      if (p->client) p->client->SetParents(Target(p), ParentInfo(), kFederationToken);
     });
+  } else if (!refused && p->config.addresses.size() > 1) {
+    DialNext(p);
   }
+}
+
+ParentInfo Federation::Target(const Peer* p) const {
+  ParentInfo info;
+  info.guid = p->config.prefix;
+  info.address = p->config.addresses[p->dialing];
+  info.key = p->ask_key;
+  return info;
+}
+
+void Federation::DialNext(Peer* p) {
+  if (p->retry) return;
+  // Parked first: the client's own failover would dial the same address.
+  p->client->SetParents(ParentInfo(), ParentInfo(), kFederationToken);
+  const size_t n = p->config.addresses.size();
+  p->dialing = (p->dialing + 1) % n;
+  std::chrono::milliseconds delay{0};
+  if (++p->misses >= n) {
+    p->misses = 0;
+    p->backoff = std::min(std::chrono::milliseconds(5000),
+                          std::max(std::chrono::milliseconds(200), p->backoff * 2));
+    delay = p->backoff;
+  }
+  limited_.Log(LogLevel::kInfo, "dial-" + p->config.name,
+               "federation: peer %s: dialling %s (address %zu of %zu) in %lld ms",
+               p->config.name.c_str(), Target(p).address.ToString().c_str(), p->dialing + 1, n,
+               static_cast<long long>(delay.count()));
+  p->retry = reactor_->AddTimer(delay, [this, p] {
+    p->retry = 0;
+    if (p->client) p->client->SetParents(Target(p), ParentInfo(), kFederationToken);
+  });
 }
 
 void Federation::Withdraw(Peer* p) {
@@ -286,6 +347,7 @@ std::vector<FederationPeerStats> Federation::Stats() const {
     s.up = p->client && p->client->connected();
     s.names = p->names.size();
     s.ips = p->ips.size();
+    s.address = Target(p.get()).address.ToString();
     if (p->client) s.unproven = p->client->counters().unproven_parents;
     out.push_back(s);
   }

@@ -15,6 +15,11 @@
 // What a peer sends is checked before it is used: an entry whose GID is
 // not under the prefix configured for that peer is refused (dropped,
 // counted, logged); the rest replaces everything held of that peer.
+// A peer with several addresses (one per SM host of its subnet; only the
+// master's core listens) is dialled at each in turn: after a loss the next
+// one at once, until each was tried since the last version taken, then
+// after a backoff (200 ms doubling to 5 s).
+//
 // Staleness: when a peer's link breaks, its entries are still served for
 // hold_s seconds, then withdrawn; a reconnection always starts from
 // nothing (the replica is forgotten, so the peer sends its set whole) and
@@ -25,6 +30,7 @@
 #ifndef IBACM_SSA_COMMON_TREE_FEDERATION_H
 #define IBACM_SSA_COMMON_TREE_FEDERATION_H
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -63,6 +69,15 @@ struct FederationPeerStats {
   uint64_t resyncs = 0;           // full versions after a reconnection
   uint64_t withdrawals = 0;       // times its entries were dropped after hold_s
   uint64_t unproven = 0;          // its end did not prove the key
+  std::string address;            // the one of its addresses dialled now
+};
+
+// The listener's state: a port that cannot be bound (another process
+// holds it, the address is not up yet) is tried again with a backoff
+// until it can, while the links to the peers run as usual.
+struct FederationListenStats {
+  bool listening = false;
+  uint64_t failures = 0;  // binds that failed, every attempt counted
 };
 
 class Federation {
@@ -76,8 +91,13 @@ class Federation {
   Federation(const Federation&) = delete;
   Federation& operator=(const Federation&) = delete;
 
-  // Listens, and connects to every peer.
+  // Listens, and connects to every peer. A listen port that cannot be
+  // bound is not an error: it is tried again after kListenRetryFirst,
+  // doubling up to kListenRetryMax, logged rate-limited and counted
+  // (ListenStats), and the peers are dialled meanwhile.
   Status Start();
+  static constexpr std::chrono::milliseconds kListenRetryFirst{500};
+  static constexpr std::chrono::milliseconds kListenRetryMax{30000};
   void Close();
 
   // This subnet's address entries: those under own_prefix are served to
@@ -91,6 +111,7 @@ class Federation {
   uint64_t conflicts() const { return conflicts_; }
 
   std::vector<FederationPeerStats> Stats() const;
+  FederationListenStats ListenStats() const;
   const DataServer* server() const { return server_.get(); }
   DataAddress address() const;
   uint64_t own_prefix() const { return own_prefix_; }
@@ -99,8 +120,11 @@ class Federation {
   struct Peer;
   void OnApplied(Peer* p, const Applied<smdb::AddrDb>& a);
   void OnLost(Peer* p, bool refused);
+  void DialNext(Peer* p);
+  ParentInfo Target(const Peer* p) const;
   void Withdraw(Peer* p);
   void Authorize(const Hello& h, DataServer::AdmitFn done);
+  void TryListen();
 
   Reactor* reactor_;
   StreamTransport* transport_;
@@ -114,6 +138,10 @@ class Federation {
   smdb::AddrDb published_;  // what the peers are served
   Bytes published_bytes_;   // its serialization
   mutable uint64_t conflicts_ = 0;
+  bool listening_ = false;
+  uint64_t listen_failures_ = 0;
+  std::chrono::milliseconds listen_backoff_ = kListenRetryFirst;
+  Reactor::TimerId listen_retry_ = 0;
 };
 
 }  // namespace tree

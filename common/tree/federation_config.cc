@@ -88,6 +88,36 @@ Status ReadFederationKey(const std::string& path, CoreSecret* out) {
   return Status::Ok();
 }
 
+namespace {
+
+// A peer's addresses: ADDR:PORT, or several separated by commas (no
+// spaces), each with its port, none twice.
+Status ParsePeerAddresses(const std::string& field, std::vector<DataAddress>* out) {
+  out->clear();
+  size_t from = 0;
+  while (true) {
+    size_t comma = field.find(',', from);
+    std::string one = field.substr(from, comma == std::string::npos ? comma : comma - from);
+    if (one.empty())
+      return Status::Error(EINVAL, "an empty address in '" + field +
+                                       "' (separate addresses with one comma, no spaces)");
+    DataAddress a;
+    Status st = DataAddress::Parse(one, &a);
+    if (!st.ok()) return st;
+    if (a.port == 0) return Status::Error(EINVAL, one + ": port 0 (give its listen port)");
+    for (const DataAddress& b : *out)
+      if (b.ToString() == a.ToString()) return Status::Error(EINVAL, one + " given twice");
+    out->push_back(a);
+    if (out->size() > kMaxPeerAddresses)
+      return Status::Error(EINVAL, "more than " + std::to_string(kMaxPeerAddresses) +
+                                       " addresses in '" + field + "'");
+    if (comma == std::string::npos) return Status::Ok();
+    from = comma + 1;
+  }
+}
+
+}  // namespace
+
 Status ParseFederationText(const std::string& text, const std::string& path,
                            FederationConfig* out) {
   FederationConfig c;
@@ -123,16 +153,15 @@ Status ParseFederationText(const std::string& text, const std::string& path,
       have_hold = true;
     } else if (w[0] == "peer") {
       if (w.size() != 5)
-        return LineError(path, number, "expected 'peer NAME ADDR:PORT SUBNET-PREFIX KEY-FILE'");
+        return LineError(path, number,
+                         "expected 'peer NAME ADDR:PORT[,ADDR:PORT...] SUBNET-PREFIX KEY-FILE'");
       FederationPeer p;
       p.name = w[1];
       p.line = number;
       if (!names.insert(p.name).second)
         return LineError(path, number, "peer name '" + p.name + "' used twice");
-      Status st = DataAddress::Parse(w[2], &p.address);
+      Status st = ParsePeerAddresses(w[2], &p.addresses);
       if (!st.ok()) return LineError(path, number, "peer " + p.name + ": " + st.message());
-      if (p.address.port == 0)
-        return LineError(path, number, "peer " + p.name + ": port 0 (give its listen port)");
       if (!ParsePrefix(w[3], &p.prefix) || p.prefix == 0)
         return LineError(path, number,
                          "peer " + p.name + ": '" + w[3] +

@@ -6,8 +6,11 @@
 //   # this core's end of the federation links
 //   listen 192.0.2.10:7475
 //   hold_s 120                  # optional, default 300
-//   # peer NAME ADDR:PORT SUBNET-PREFIX KEY-FILE
+//   # peer NAME ADDR:PORT[,ADDR:PORT...] SUBNET-PREFIX KEY-FILE
 //   peer west 192.0.2.20:7475 0xfec0000000000002 /etc/rdma/ibssa-fed-west.key
+//   # a peer subnet with a standby SM: its master's core is the only one
+//   # listening, so it is found by dialling each address in turn
+//   peer east 192.0.2.30:7475,192.0.2.31:7475 0xfec0000000000003 /etc/...
 //
 // A key file holds one line of 64 hex digits (32 random bytes, e.g.
 // `openssl rand -hex 32`), the same on both ends of a link; it must be a
@@ -32,10 +35,14 @@ namespace ssa {
 namespace tree {
 
 constexpr int kDefaultFederationHoldS = 300;
+// Addresses on one peer line at most (SM hosts of one subnet).
+constexpr size_t kMaxPeerAddresses = 8;
 
 struct FederationPeer {
-  std::string name;     // for logs and metrics
-  DataAddress address;  // its core's federation listener
+  std::string name;  // for logs and metrics
+  // Its cores' federation listeners, dialled in turn (one per SM host of
+  // that subnet: only its master's core listens).
+  std::vector<DataAddress> addresses;
   uint64_t prefix = 0;  // its subnet prefix: it may announce only GIDs under it
   std::string key_file;
   CoreSecret key{};  // read from key_file

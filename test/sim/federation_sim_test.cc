@@ -28,6 +28,7 @@
 
 #include "common/base/text_util.h"
 #include "test/sim/fidelity_fixture.h"
+#include "test/sim/netgen.h"
 #include "test/support/loopback.h"
 #include "test/support/prom_check.h"
 #include "test/support/tool_output.h"
@@ -37,26 +38,6 @@ using namespace fidelity;
 namespace {
 
 constexpr uint64_t kPrefixA = 0xfec0000000000001ULL;
-
-// A: six HCAs on one switch and router R1 (port GUID 0x0100000000000a01).
-std::string SubnetA() {
-  std::string net;
-  std::string sw = "Switch\t8 \"Switch1\"\n";
-  for (int i = 1; i <= 6; ++i) {
-    std::string n = std::to_string(i);
-    net += "Hca\t1 \"Hca" + n + "\"\n[1]\t\"Switch1\"[" + n + "]\n\n";
-    sw += "[" + n + "]\t\"Hca" + n + "\"[1]\n";
-  }
-  sw += "[7]\t\"R1\"[1]\n\n";
-  return net + sw + "rtguid=0x0100000000000a00\nRt\t2 \"R1\"\n[1]\t\"Switch1\"[7]\n";
-}
-
-// B and C: three HCAs on one switch each.
-std::string SmallSubnet() {
-  return "Hca\t1 \"Hca1\"\n[1]\t\"Sw\"[1]\n\nHca\t1 \"Hca2\"\n[1]\t\"Sw\"[2]\n\n"
-         "Hca\t1 \"Hca3\"\n[1]\t\"Sw\"[3]\n\n"
-         "Switch\t8 \"Sw\"\n[1]\t\"Hca1\"[1]\n[2]\t\"Hca2\"[1]\n[3]\t\"Hca3\"[1]\n";
-}
 
 // The key file content of the pair of subnets `i` and `j` (0 is A).
 std::string PairKey(int i, int j) {
@@ -134,7 +115,7 @@ TEST_GROUP_BASE(FederationSim, FidelityFixture) {
     CHECK_OK(x.dirs.back()->status());
     x.tree = std::make_unique<TreeHarness>(x.dirs.back().get());
     TreeHarness::Options o;
-    o.net_text = SmallSubnet();
+    o.net_text = ssa::test::OneSwitchNet(3, "Sw", false);
     o.hcas = 3;
     o.osm_config = "subnet_prefix " + ssa::GuidText(x.prefix) + "\n";
     o.extra_plugin_options = "hosts_file=" + x.hosts + " federation_file=" + x.fed;
@@ -194,7 +175,7 @@ TEST_GROUP_BASE(FederationSim, FidelityFixture) {
     std::string hosts_a = dir.path() + "/hosts-a.data";
     prom_a = dir.path() + "/core-a.prom";
     TreeHarness::Options oa;
-    oa.net_text = SubnetA();
+    oa.net_text = ssa::test::OneSwitchNet(6, "Switch1", true);  // R1: the way out
     oa.hcas = 6;
     oa.osm_config = "prefix_routes_file " + routes + "\nsubnet_prefix 0xfec0000000000001\n";
     plugin_options = "hosts_file=" + hosts_a + " federation_file=" + dir.path() +
@@ -264,7 +245,8 @@ TEST(FederationSim, OtherSubnetsNamesAndAddressesResolveThroughTheRouterFromTheR
        "ibssa_core_federation_resyncs", "ibssa_core_federation_withdrawals",
        "ibssa_core_federation_refused_versions", "ibssa_core_federation_refused_entries",
        "ibssa_core_federation_unproven", "ibssa_core_federation_refused",
-       "ibssa_core_federation_conflicts"},
+       "ibssa_core_federation_conflicts", "ibssa_core_federation_listening",
+       "ibssa_core_federation_listen_failures"},
       dir.path()));
 
   struct Case {

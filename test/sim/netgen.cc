@@ -84,6 +84,20 @@ bool QuotedAt(const std::string& line, size_t from, std::string* value, size_t* 
 
 std::string FourHcaNet() { return kFourHcaNet; }
 
+std::string OneSwitchNet(int hcas, const std::string& sw, bool router) {
+  std::string net, sw_text = "Switch\t8 \"" + sw + "\"\n";
+  for (int i = 1; i <= hcas; ++i) {
+    std::string n = std::to_string(i);
+    net += "Hca\t1 \"Hca" + n + "\"\n[1]\t\"" + sw + "\"[" + n + "]\n\n";
+    sw_text += "[" + n + "]\t\"Hca" + n + "\"[1]\n";
+  }
+  if (!router) return net + sw_text;
+  std::string port = std::to_string(hcas + 1);
+  sw_text += "[" + port + "]\t\"R1\"[1]\n\n";
+  return net + sw_text + "rtguid=0x0100000000000a00\nRt\t2 \"R1\"\n[1]\t\"" + sw + "\"[" + port +
+         "]\n";
+}
+
 std::string LinkSpeed::PortOptions() const {
   std::string out = " w=" + std::to_string(width_mask) + " s=" + std::to_string(speed_mask);
   if (ext_speed_mask) out += " e=" + std::to_string(ext_speed_mask);

@@ -41,6 +41,12 @@ namespace test {
 // Switch1, Hca2 and Hca4 on Switch2. Identical to test/sim/nets/4hca.net.
 std::string FourHcaNet();
 
+// `hcas` 1-port HCAs Hca1..Hca<hcas> on one 8-port switch `sw` (port i
+// to Hca<i>); with `router`, router R1 (node GUID 0x0100000000000a00,
+// its port 1 GUID 0x0100000000000a01) on the switch's next port: the
+// federation tests' subnets, A with its way out to the others.
+std::string OneSwitchNet(int hcas, const std::string& sw, bool router);
+
 // One link's enabled masks, as ibsim's w=, s=, e= port options.
 struct LinkSpeed {
   int width_mask = 2;  // 4x

@@ -12,7 +12,10 @@ test_soak_libsoak_la_SOURCES = \
 	test/soak/soak_clients.h test/soak/soak_clients.cc \
 	test/soak/soak_run.h test/soak/soak_run.cc \
 	test/soak/soak_runner.h test/soak/soak_runner.cc test/soak/soak_watch.cc \
-	test/soak/soak_events.cc test/soak/soak_finish.cc
+	test/soak/soak_events.cc test/soak/soak_finish.cc \
+	test/soak/fed_schedule.h test/soak/fed_schedule.cc \
+	test/soak/fed_relay.h test/soak/fed_relay.cc \
+	test/soak/fed_soak.h test/soak/fed_soak.cc
 test_soak_libsoak_la_CPPFLAGS = $(AM_CPPFLAGS) -DABS_TOP_BUILDDIR='"$(abs_top_builddir)"'
 # What the soak's programs link, users first.
 SOAK_LIBS = test/soak/libsoak.la test/sim/libsimtree.la test/sim/libsimnode.la \
@@ -30,7 +33,8 @@ EXTRA_test_soak_soak_DEPENDENCIES = $(SOAK_DEPS)
 
 check_PROGRAMS += test/soak/soak_tests
 TESTS += test/soak/soak_tests
-test_soak_soak_tests_SOURCES = test/soak/soak_test.cc test/soak/soak_findings_test.cc
+test_soak_soak_tests_SOURCES = test/soak/soak_test.cc test/soak/soak_findings_test.cc \
+	test/soak/fed_soak_test.cc
 test_soak_soak_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CPPUTEST_CFLAGS)
 test_soak_soak_tests_LDADD = test/libtestmain.la $(SOAK_LIBS) $(CPPUTEST_LIBS)
 EXTRA_test_soak_soak_tests_DEPENDENCIES = $(SOAK_DEPS)

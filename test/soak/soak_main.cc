@@ -6,6 +6,8 @@
 //        [--max-errors N] [--converge-limit S] [--rss-limit MB]
 //        [--think-us N] [--handover] [--long-outages] [--torus-slices]
 //        [--print-schedule]
+//   soak --federated [--peers 1|2] [--hold-s S] [--seconds N | --minutes N] [--seed S]
+//        [--converge-limit S] [--print-schedule]
 //
 // Exit status: 0 when every invariant held, 1 when one did not, 2 when
 // the run could not be made (bad options, the fabric did not come up).
@@ -16,6 +18,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "test/soak/fed_soak.h"
 #include "test/soak/soak_run.h"
 #include "test/soak/soak_schedule.h"
 
@@ -36,12 +39,45 @@ bool Number(const char* s, double min, double* out) {
   return true;
 }
 
+// The federated mode (fed_soak.h): the options it shares with the soak
+// (duration, seed, convergence limit) come from `o`.
+int RunFederated(const ssa::soak::SoakOptions& o, ssa::soak::FedSoakOptions fo,
+                 bool print_schedule) {
+  fo.seed = o.seed;
+  fo.duration_s = o.duration_s;
+  fo.converge_limit_s = o.converge_limit_s;
+  if (print_schedule) {
+    for (const auto& e : ssa::soak::MakeFedSchedule(ssa::soak::ScheduleOf(fo)))
+      printf("%7.1f s  %s\n", e.at_s, e.Describe().c_str());
+    return 0;
+  }
+  ssa::soak::FedSoakResult r;
+  ssa::Status st = ssa::soak::RunFederatedSoak(fo, &r);
+  if (!st.ok()) {
+    fprintf(stderr, "soak: the run could not be made: %s\n", st.ToString().c_str());
+    return 2;
+  }
+  if (!r.passed)
+    fprintf(
+        stderr,
+        "\n== the events as executed (seed %" PRIu64
+        ") ==\n%s"
+        "replay: scripts/soak.sh --federated --peers %d --hold-s %d --seconds %.0f --seed %" PRIu64
+        "\n",
+        r.seed, r.event_log.c_str(), fo.peers, fo.hold_s, r.duration_s, r.seed);
+  printf("\n%s", r.Summary().c_str());
+  return r.passed ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   ssa::soak::SoakOptions o;
   o.progress = stderr;
   bool print_schedule = false;
+  bool federated = false;
+  ssa::soak::FedSoakOptions fo;
+  fo.progress = stderr;
   enum {
     kMinutes = 1,
     kSeconds,
@@ -54,7 +90,10 @@ int main(int argc, char** argv) {
     kHandover,
     kLongOutages,
     kTorusSlices,
-    kPrint
+    kPrint,
+    kFederated,
+    kPeers,
+    kHold
   };
   static const option kLong[] = {{"minutes", required_argument, nullptr, kMinutes},
                                  {"seconds", required_argument, nullptr, kSeconds},
@@ -68,12 +107,15 @@ int main(int argc, char** argv) {
                                  {"long-outages", no_argument, nullptr, kLongOutages},
                                  {"torus-slices", no_argument, nullptr, kTorusSlices},
                                  {"print-schedule", no_argument, nullptr, kPrint},
+                                 {"federated", no_argument, nullptr, kFederated},
+                                 {"peers", required_argument, nullptr, kPeers},
+                                 {"hold-s", required_argument, nullptr, kHold},
                                  {nullptr, 0, nullptr, 0}};
   int c;
   while ((c = getopt_long(argc, argv, "", kLong, nullptr)) != -1) {
     double v = 0;
-    bool ok = c == kPrint || c == kHandover || c == kLongOutages || c == kTorusSlices ||
-              (optarg && Number(optarg, 0, &v));
+    bool ok = c == kPrint || c == kFederated || c == kHandover || c == kLongOutages ||
+              c == kTorusSlices || (optarg && Number(optarg, 0, &v));
     switch (c) {
       case kMinutes: o.duration_s = v * 60; break;
       case kSeconds: o.duration_s = v; break;
@@ -87,6 +129,15 @@ int main(int argc, char** argv) {
       case kLongOutages: o.long_outages = true; break;
       case kTorusSlices: o.torus_slices = true; break;
       case kPrint: print_schedule = true; break;
+      case kFederated: federated = true; break;
+      case kPeers:
+        fo.peers = static_cast<int>(v);
+        ok = v == 1 || v == 2;
+        break;
+      case kHold:
+        fo.hold_s = static_cast<int>(v);
+        ok = v >= 1;
+        break;
       default: ok = false;
     }
     if (!ok) {
@@ -98,6 +149,7 @@ int main(int argc, char** argv) {
     Usage();
     return 2;
   }
+  if (federated) return RunFederated(o, fo, print_schedule);
   if (print_schedule) {
     ssa::soak::ScheduleOptions so;
     so.seed = o.seed;

@@ -27,17 +27,27 @@ int ConnectLoopback(int port) {
   return fd;
 }
 
-int FreeLoopbackPort() {
+int ListenLoopback(int port) {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return 0;
+  if (fd < 0) return -1;
   sockaddr_in a{};
   a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = ToBe16(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = ToBe32(INADDR_LOOPBACK);
+  if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0 || listen(fd, 4) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+int FreeLoopbackPort() {
+  int fd = ListenLoopback(0);
+  if (fd < 0) return 0;
+  sockaddr_in a{};
   socklen_t len = sizeof(a);
   int port = 0;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
-    port = ntohs(a.sin_port);
+  if (getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) port = ntohs(a.sin_port);
   close(fd);
   return port;
 }

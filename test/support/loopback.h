@@ -12,6 +12,9 @@ int ConnectLoopback(int port);
 // configuration that must name a server's port before the server listens
 // (the federation's peers name each other's).
 int FreeLoopbackPort();
+// A socket bound to 127.0.0.1:`port` and listening (0: any port), so that
+// a server under test finds its port taken; the fd, or -1.
+int ListenLoopback(int port);
 
 }  // namespace test
 }  // namespace ssa

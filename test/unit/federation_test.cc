@@ -6,6 +6,10 @@
 //   - a change reaches the peer as a delta; an entry removed is gone;
 //   - a broken link keeps the peer's entries for hold_s, then withdraws
 //     them; the peer's return is a full resync that replaces the set;
+//   - a peer with several addresses (SM hosts) found at its master's,
+//     and after a failover at the new master's; one that refuses us is
+//     left for the next;
+//   - a listen port held by another socket is retried until it is free;
 //   - a peer without the shared key gets nothing and serves nothing;
 //   - a peer's entries outside its configured prefix are refused, counted;
 //   - the federation file: every mistake refused with what to fix, the
@@ -246,6 +250,76 @@ TEST(Federation, ABrokenLinkKeepsEntriesForHoldThenWithdrawsAndReturnResyncs) {
   LONGS_EQUAL(1, a->Peer(0).resyncs);
 }
 
+TEST(Federation, AListenPortTakenIsRetriedAndTheFederationComesUpOnceItIsFree) {
+  std::string key = KeyFile("ab", kKeyAB);
+  int holder = ssa::test::ListenLoopback(port_a);
+  CHECK(holder >= 0);
+  auto a = StartA(key, 60, Entries({"a1 fec0000000000001 11"}));
+  auto b = StartB(key, Entries({"b1 fec0000000000002 21"}));
+  // A cannot listen, counts each attempt, and still takes B's entries
+  // (its own link dials out); B gets nothing of A's meanwhile.
+  CHECK(l->WaitFor([&] { return a->f->ListenStats().failures >= 2; }));
+  CHECK(l->WaitFor([&] { return a->f->Stats()[0].names == 1; }));
+  CHECK(!l->Run<bool>([&] { return a->f->ListenStats().listening; }));
+  LONGS_EQUAL(0, b->Remote().names.records.size());
+  close(holder);
+  // The next retry binds it; B's link comes up and takes A's entries.
+  CHECK(l->WaitFor([&] { return a->f->ListenStats().listening; }));
+  CHECK(l->WaitFor([&] { return b->f->Stats()[0].names == 1; }));
+  CHECK(HasName(b->Remote(), "a1"));
+}
+
+// Subnet B with two SM hosts: A's peer line names both; only the master's
+// core listens (a standby's federation is not started until it serves).
+TEST(Federation, APeerWithSeveralAddressesIsFoundAtItsMasterAndFollowedThroughAFailover) {
+  std::string key = KeyFile("ab", kKeyAB);
+  int port_b2 = port_c;  // B's second SM host
+  auto a = std::make_unique<Core>(
+      l.get(),
+      Config(Listen(port_a) + "hold_s 600\npeer b 127.0.0.1:" + std::to_string(port_b) +
+             ",127.0.0.1:" + std::to_string(port_b2) + " 0xfec0000000000002 " + key + "\n"),
+      kPrefixA, Entries({"a1 fec0000000000001 11"}));
+  // B's master is on the second host; the first does not listen.
+  auto master = std::make_unique<Core>(
+      l.get(), Config(Listen(port_b2) + PeerLine("a", port_a, kPrefixA, key)), kPrefixB,
+      Entries({"b1 fec0000000000002 21"}));
+  CHECK(l->WaitFor([&] { return a->f->Stats()[0].names == 1; }));
+  STRCMP_EQUAL(("127.0.0.1:" + std::to_string(port_b2)).c_str(), a->Peer(0).address.c_str());
+  CHECK(HasName(a->Remote(), "b1"));
+  // Failover: the master's core stops, the first host's SM becomes master
+  // (with the node b2 added meanwhile): A finds it and resyncs from it.
+  master.reset();
+  CHECK(l->WaitFor([&] { return !a->f->Stats()[0].up; }));
+  master = StartB(key, Entries({"b1 fec0000000000002 21", "b2 fec0000000000002 22"}));
+  CHECK(l->WaitFor([&] { return a->f->Stats()[0].names == 2 && a->f->Stats()[0].resyncs == 1; }));
+  STRCMP_EQUAL(("127.0.0.1:" + std::to_string(port_b)).c_str(), a->Peer(0).address.c_str());
+  CHECK(HasName(a->Remote(), "b2"));
+  LONGS_EQUAL(0, a->Peer(0).withdrawals);
+}
+
+// What answers at a peer's first address refuses us (a core of another
+// federation on that host): the next address is asked when the refusal's
+// retry comes (5 s), and serves.
+TEST(Federation, APeerAddressThatRefusesIsLeftForTheNext) {
+  std::string key = KeyFile("ab", kKeyAB);
+  auto a = std::make_unique<Core>(
+      l.get(),
+      Config(Listen(port_a) + "peer b 127.0.0.1:" + std::to_string(port_b) +
+             ",127.0.0.1:" + std::to_string(port_c) + " 0xfec0000000000002 " + key + "\n"),
+      kPrefixA, Entries({"a1 fec0000000000001 11"}));
+  int nowhere = ssa::test::FreeLoopbackPort();
+  auto stranger = std::make_unique<Core>(
+      l.get(), Config(Listen(port_b) + PeerLine("c", nowhere, kPrefixC, key)), kPrefixB,
+      Entries({"x1 fec0000000000002 99"}));
+  auto b =
+      std::make_unique<Core>(l.get(), Config(Listen(port_c) + PeerLine("a", port_a, kPrefixA, key)),
+                             kPrefixB, Entries({"b1 fec0000000000002 21"}));
+  CHECK(l->WaitFor([&] { return a->f->Stats()[0].names == 1; }));
+  CHECK(HasName(a->Remote(), "b1"));
+  CHECK(!HasName(a->Remote(), "x1"));
+  STRCMP_EQUAL(("127.0.0.1:" + std::to_string(port_c)).c_str(), a->Peer(0).address.c_str());
+}
+
 TEST(Federation, AReconnectionWithinHoldReplacesTheSetWhole) {
   std::string key = KeyFile("ab", kKeyAB);
   auto a = StartA(key, 600, Entries({"a1 fec0000000000001 11"}));
@@ -369,6 +443,13 @@ TEST(FederationConfig, AGoodFileParses) {
   STRCMP_EQUAL("b", c.peers[0].name.c_str());
   LONGS_EQUAL(0x00, c.peers[0].key[0]);
   LONGS_EQUAL(0x1f, c.peers[0].key[31]);
+  // A peer subnet with a standby SM: each host's address, in order.
+  CHECK_OK(tree::ParseFederationText(
+      "listen 0.0.0.0:7475\npeer b 10.0.0.2:7475,[fd00::2]:7476 0xfec0000000000002 " + key + "\n",
+      "fed.conf", &c));
+  LONGS_EQUAL(2, c.peers[0].addresses.size());
+  STRCMP_EQUAL("10.0.0.2:7475", c.peers[0].addresses[0].ToString().c_str());
+  STRCMP_EQUAL("[fd00::2]:7476", c.peers[0].addresses[1].ToString().c_str());
 }
 
 TEST(FederationConfig, EveryMistakeIsRefusedWithWhatToFix) {
@@ -383,6 +464,18 @@ TEST(FederationConfig, EveryMistakeIsRefusedWithWhatToFix) {
   STRCMP_CONTAINS("used twice", Error("listen 0.0.0.0:1\n" + Peer() + Peer()).c_str());
   STRCMP_CONTAINS("expected 'peer NAME",
                   Error("listen 0.0.0.0:1\npeer b 10.0.0.2:1 0xfec0000000000002\n").c_str());
+  auto peer_at = [&](const std::string& addresses) {
+    return Error("listen 0.0.0.0:1\npeer b " + addresses + " 0xfec0000000000002 " + key + "\n");
+  };
+  STRCMP_CONTAINS("fed.conf:2: peer b: an empty address",
+                  peer_at("10.0.0.2:1,,10.0.0.3:1").c_str());
+  STRCMP_CONTAINS("an empty address", peer_at("10.0.0.2:1,").c_str());
+  STRCMP_CONTAINS("10.0.0.3:0: port 0", peer_at("10.0.0.2:1,10.0.0.3:0").c_str());
+  STRCMP_CONTAINS("10.0.0.2:1 given twice", peer_at("10.0.0.2:1,10.0.0.2:1").c_str());
+  std::string nine;
+  for (int i = 1; i <= 9; ++i)
+    nine += (i > 1 ? "," : "") + std::string("10.0.0.") + std::to_string(i) + ":1";
+  STRCMP_CONTAINS("more than 8 addresses", peer_at(nine).c_str());
 }
 
 TEST(FederationConfig, AKeyFileOthersCanReadOrOfTheWrongSizeIsRefused) {

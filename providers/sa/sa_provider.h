@@ -198,6 +198,10 @@ class SaProvider {
                        std::vector<uint64_t> waiters);
   // Sends the query of pending entry `e` (its key and token).
   void SendRouteQuery(SaEndpoint* ep, provider_shared::RouteEntry* e);
+  // Registers `q` on its endpoint's port and sends `mad` (an SA MAD) for
+  // it; counts a route query when sent, drops `q` when not. Returns
+  // ops->sa_send's result (negative errno: not sent).
+  int SendQuery(SaEndpoint* ep, std::unique_ptr<SaQuery> q, const uint8_t* mad);
   // The budget's side (sa_resolve.cc): `e` has no token at `now`.
   void WaitForToken(SaEndpoint* ep, provider_shared::RouteEntry* e, uint64_t now);
   // Sends what has a token now, times out what waited too long.

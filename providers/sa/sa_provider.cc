@@ -38,7 +38,7 @@ constexpr size_t kMaxIssuesLogged = 10;
 
 }  // namespace
 
-SaProvider::SaProvider(const ssa_core_ops* ops, ssa_core_t* core) : ops_(ops), core_(core) {}
+SaProvider::SaProvider(const ssa_core_ops* ops, ssa_core_t* core) : CoreClient(ops, core) {}
 
 // The core closes everything before fini; whatever is left is freed by the
 // members' destructors (no request can be waiting: endpoints are gone).
@@ -52,13 +52,6 @@ SaProvider::~SaProvider() {
       static_cast<unsigned long long>(send_failures_),
       static_cast<unsigned long long>(cache_->stats().evictions),
       static_cast<unsigned long long>(cache_->stats().expirations));
-}
-
-void SaProvider::Log(int level, const char* fmt, ...) {
-  va_list args;
-  va_start(args, fmt);
-  provider_shared::CoreLogV(ops_, core_, level, fmt, args);
-  va_end(args);
 }
 
 int SaProvider::Init() {

@@ -55,13 +55,6 @@ UpstreamBridge::~UpstreamBridge() {
         static_cast<unsigned long long>(dropped_.load()));
 }
 
-void UpstreamBridge::Log(int level, const char* fmt, ...) {
-  va_list args;
-  va_start(args, fmt);
-  provider_shared::CoreLogV(ops_, core_, level, fmt, args);
-  va_end(args);
-}
-
 void UpstreamBridge::ReadOptions() {
   OptionSet set;
   opts_.Bind(&set);

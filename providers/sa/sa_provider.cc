@@ -13,6 +13,7 @@
 #include "common/base/big_endian.h"
 #include "common/base/option_set.h"
 #include "providers/shared/core_log.h"
+#include "providers/shared/owned_list.h"
 #include "providers/shared/provider_options.h"
 
 namespace ssa {
@@ -104,12 +105,7 @@ int SaProvider::OpenDevice(const ssa_device_info* info, SaDevice** out) {
   return 0;
 }
 
-void SaProvider::CloseDevice(SaDevice* dev) {
-  devices_.erase(
-      std::remove_if(devices_.begin(), devices_.end(),
-                     [dev](const std::unique_ptr<SaDevice>& d) { return d.get() == dev; }),
-      devices_.end());
-}
+void SaProvider::CloseDevice(SaDevice* dev) { provider_shared::EraseOwned(&devices_, dev); }
 
 int SaProvider::OpenPort(SaDevice* dev, const ssa_port_info* info, ssa_core_port_t* core_port,
                          SaPort** out) {
@@ -133,9 +129,7 @@ void SaProvider::ClosePort(SaPort* port) {
   for (SaEndpoint* ep : std::vector<SaEndpoint*>(port->endpoints)) CloseEndpoint(ep);
   Log(SSA_LOG_DEBUG, "close_port %s (%zu SA queries dropped)", port->Name().c_str(),
       port->queries.size());
-  ports_.erase(std::remove_if(ports_.begin(), ports_.end(),
-                              [port](const std::unique_ptr<SaPort>& p) { return p.get() == port; }),
-               ports_.end());
+  provider_shared::EraseOwned(&ports_, port);
 }
 
 void SaProvider::PortChanged(SaPort* port, const ssa_port_info* info) {
@@ -227,11 +221,7 @@ int SaProvider::AddAddress(SaEndpoint* ep, const ssa_address* addr, SaAddress** 
 
 void SaProvider::RemoveAddress(SaAddress* addr) {
   addresses_.RemoveLocal(addr);
-  auto& list = addr->ep->addresses;
-  list.erase(
-      std::remove_if(list.begin(), list.end(),
-                     [addr](const std::unique_ptr<SaAddress>& a) { return a.get() == addr; }),
-      list.end());
+  provider_shared::EraseOwned(&addr->ep->addresses, addr);
 }
 
 int SaProvider::QueryPerf(SaEndpoint* ep, uint64_t* values, uint8_t* count) {

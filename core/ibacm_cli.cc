@@ -100,16 +100,7 @@ int IbacmMain(int argc, char** argv, const NetlinkOpenFn& netlink_open) {
   if (!shell.Detach(foreground)) return 1;
 
   ssa::Daemon daemon(settings);
-  ssa::Status st = daemon.Configure();
-  if (!st.ok()) return shell.Fail(daemon.log(), "configure", st);
-  // The lock comes before listening, so a second daemon cannot take over
-  // the first one's socket.
-  if (!shell.Lock(daemon.options().run_dir, daemon.options().lock_file, daemon.log())) return 1;
-  st = daemon.Start();
-  if (!st.ok()) return shell.Fail(daemon.log(), "start", st);
-  return shell.Run(
-      daemon.loop(), daemon.log(), systemd, [&] { return daemon.Run(); },
-      [&] { daemon.RequestStop(); }, [&] { daemon.Shutdown(); });
+  return shell.Serve(&daemon, systemd);
 }
 
 }  // namespace ssa

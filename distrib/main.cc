@@ -108,12 +108,5 @@ int main(int argc, char** argv) {
   if (!shell.Detach(foreground)) return 1;
 
   ssa::distrib::IbssaDaemon daemon(settings);
-  ssa::Status st = daemon.Configure();
-  if (!st.ok()) return shell.Fail(daemon.log(), "configure", st);
-  if (!shell.Lock(daemon.options().run_dir, daemon.options().lock_file, daemon.log())) return 1;
-  st = daemon.Start();
-  if (!st.ok()) return shell.Fail(daemon.log(), "start", st);
-  return shell.Run(
-      daemon.loop(), daemon.log(), systemd, [&] { return daemon.Run(); },
-      [&] { daemon.RequestStop(); }, [&] { daemon.Shutdown(); });
+  return shell.Serve(&daemon, systemd);
 }

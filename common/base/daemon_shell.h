@@ -12,6 +12,10 @@
 //   return shell.Run(loop, log, systemd, [&] { return d.Run(); },
 //                    [&] { d.RequestStop(); }, [&] { d.Shutdown(); });
 //
+// or, for a daemon class with those steps as methods, after Detach:
+//   D d(settings);
+//   return shell.Serve(&d, systemd);
+//
 // Signals: SIGINT and SIGTERM stop the loop (logged), SIGHUP reopens the
 // log; they arrive through a signalfd on the loop, so no handler races the
 // loop's state. SIGPIPE is ignored (a peer that goes away is an error
@@ -66,6 +70,23 @@ class DaemonShell {
   // Returns that status: 0, or 1 after reporting run's error.
   int Run(EventLoop* loop, Logger* log, bool systemd, const std::function<Status()>& run,
           const std::function<void()>& stop, const std::function<void()>& shutdown);
+
+  // The whole start of a daemon after Detach, for a D with Configure(),
+  // options().run_dir and .lock_file, log(), Start(), loop(), Run(),
+  // RequestStop() and Shutdown(): configures it, takes the lock (before
+  // it listens, so a second daemon cannot take the first one's sockets),
+  // starts it and runs it (Run). Returns the exit status.
+  template <typename D>
+  int Serve(D* daemon, bool systemd) {
+    Status st = daemon->Configure();
+    if (!st.ok()) return Fail(daemon->log(), "configure", st);
+    if (!Lock(daemon->options().run_dir, daemon->options().lock_file, daemon->log())) return 1;
+    st = daemon->Start();
+    if (!st.ok()) return Fail(daemon->log(), "start", st);
+    return Run(
+        daemon->loop(), daemon->log(), systemd, [daemon] { return daemon->Run(); },
+        [daemon] { daemon->RequestStop(); }, [daemon] { daemon->Shutdown(); });
+  }
 
   // Reports a failure the same way everywhere: "<program>: <what>: <error>"
   // on stderr and, when `log` is given, as an error in the log. Returns the

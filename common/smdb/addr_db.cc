@@ -16,22 +16,7 @@
 namespace ssa {
 namespace smdb {
 
-const DbSchema& AddrDb::Schema() {
-  static const DbSchema schema = BuildSchema<AddrDb>();
-  return schema;
-}
-
-Status AddrDb::Serialize(std::string* out) const { return SerializeDb(*this, out); }
-
-Status AddrDb::Parse(const uint8_t* data, size_t len, AddrDb* out) {
-  return ParseDb(data, len, out);
-}
-Status AddrDb::WriteFile(const std::string& path) const { return WriteDbFile(*this, path); }
-Status AddrDb::ReadFile(const std::string& path, AddrDb* out) { return ReadDbFile(path, out); }
-
-void AddrDb::SortRecords() { SortDb(this); }
-
-bool operator==(const AddrDb& a, const AddrDb& b) { return DbEqual(a, b); }
+SSA_SMDB_DB_MEMBERS(AddrDb)
 
 std::array<uint8_t, 16> IpKey(const uint8_t* ip, size_t len) {
   std::array<uint8_t, 16> k{};

@@ -439,4 +439,19 @@ Status ReadDbFile(const std::string& path, Db* out) {
 }  // namespace smdb
 }  // namespace ssa
 
+// Defines database type Db's members (Schema, Serialize, Parse, WriteFile,
+// ReadFile, SortRecords) and operator== as the templates above, in
+// namespace ssa::smdb of Db's .cc; Parse also needs smdb_stream.h there.
+#define SSA_SMDB_DB_MEMBERS(Db)                                                                  \
+  const DbSchema& Db::Schema() {                                                                 \
+    static const DbSchema schema = BuildSchema<Db>();                                            \
+    return schema;                                                                               \
+  }                                                                                              \
+  Status Db::Serialize(std::string* out) const { return SerializeDb(*this, out); }               \
+  Status Db::Parse(const uint8_t* data, size_t len, Db* out) { return ParseDb(data, len, out); } \
+  Status Db::WriteFile(const std::string& path) const { return WriteDbFile(*this, path); }       \
+  Status Db::ReadFile(const std::string& path, Db* out) { return ReadDbFile(path, out); }        \
+  void Db::SortRecords() { SortDb(this); }                                                       \
+  bool operator==(const Db& a, const Db& b) { return DbEqual(a, b); }
+
 #endif

@@ -16,6 +16,7 @@ common_tree_libssatree_la_SOURCES = $(SSA_TREE_WIRE_SOURCES) \
 	common/tree/core_control.h common/tree/core_control.cc \
 	common/tree/member_control.h common/tree/member_control.cc \
 	common/tree/stream.h common/tree/tcp_stream.cc common/tree/rsocket_stream.cc \
+	common/tree/stream_sockaddr.h common/tree/stream_sockaddr.cc \
 	common/tree/rsocket_poller.h common/tree/rsocket_poller.cc \
 	common/tree/stream_faults.h common/tree/stream_faults.cc \
 	common/tree/stream_relay.h common/tree/stream_relay.cc \

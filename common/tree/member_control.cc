@@ -247,14 +247,7 @@ void MemberControlClient::OnJoinAnswer(Status st, const uint8_t* mad) {
   bool changed = !joined_ || a.parent.guid != assignment_.parent.guid ||
                  !(a.parent.address == assignment_.parent.address) ||
                  a.backup.guid != assignment_.backup.guid || a.token != assignment_.token;
-  assignment_.parent = a.parent;
-  assignment_.backup = a.backup;
-  assignment_.token = a.token;
-  assignment_.lease_s = a.lease_s;
-  assignment_.renew_s = a.renew_s;
-  assignment_.core_epoch = a.core_epoch;
-  assignment_.core_key = a.core_key;
-  assignment_.smdb_sha256 = a.smdb_sha256;
+  assignment_ = a;
   joined_ = true;
   ScheduleJoin(std::chrono::seconds(a.renew_s));
   if (on_assigned_) on_assigned_(assignment_, changed);

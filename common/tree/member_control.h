@@ -66,16 +66,8 @@ struct MemberControlOptions {
   bool report_every_epoch = false;
 };
 
-struct Assignment {
-  ParentInfo parent;
-  ParentInfo backup;
-  Token token{};
-  uint32_t lease_s = 0;
-  uint32_t renew_s = 0;
-  uint64_t core_epoch = 0;
-  LinkKey core_key{};           // for what the core serves this member itself
-  ContentDigest smdb_sha256{};  // of the core's SMDB at core_epoch (0: none)
-};
+// What the core assigned at the last accepted join: its answer as it came.
+using Assignment = JoinAnswer;
 
 class MemberControlClient {
  public:

@@ -26,26 +26,11 @@
 #include "common/base/big_endian.h"
 #include "common/tree/rsocket_poller.h"
 #include "common/tree/stream.h"
+#include "common/tree/stream_sockaddr.h"
 
 namespace ssa {
 namespace tree {
 namespace {
-
-socklen_t Sockaddr(const DataAddress& a, sockaddr_storage* ss) {
-  memset(ss, 0, sizeof(*ss));
-  if (a.family == 6) {
-    auto* s6 = reinterpret_cast<sockaddr_in6*>(ss);
-    s6->sin6_family = AF_INET6;
-    s6->sin6_port = ToBe16(a.port);
-    memcpy(&s6->sin6_addr, a.addr.data(), 16);
-    return sizeof(*s6);
-  }
-  auto* s4 = reinterpret_cast<sockaddr_in*>(ss);
-  s4->sin_family = AF_INET;
-  s4->sin_port = ToBe16(a.port);
-  memcpy(&s4->sin_addr, a.addr.data(), 4);
-  return sizeof(*s4);
-}
 
 // An rsocket and the eventfd its owner watches; draining the eventfd
 // re-arms the poller. Owns both: the rsocket is closed only once the
@@ -137,7 +122,7 @@ class RsocketTransport : public StreamTransport {
  public:
   Status Listen(const DataAddress& a, std::unique_ptr<StreamListener>* out) override {
     sockaddr_storage ss;
-    socklen_t len = Sockaddr(a, &ss);
+    socklen_t len = ToSockaddr(a, &ss);
     int rs = rsocket(ss.ss_family, SOCK_STREAM, 0);
     if (rs < 0) return Status::FromErrno("rsocket (is there an RDMA device?)");
     int one = 1;
@@ -158,7 +143,7 @@ class RsocketTransport : public StreamTransport {
   }
   Status Connect(const DataAddress& a, std::unique_ptr<Stream>* out) override {
     sockaddr_storage ss;
-    socklen_t len = Sockaddr(a, &ss);
+    socklen_t len = ToSockaddr(a, &ss);
     int rs = rsocket(ss.ss_family, SOCK_STREAM, 0);
     if (rs < 0) return Status::FromErrno("rsocket (is there an RDMA device?)");
     rfcntl(rs, F_SETFL, rfcntl(rs, F_GETFL, 0) | O_NONBLOCK);

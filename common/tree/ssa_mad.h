@@ -204,8 +204,8 @@ struct JoinAnswer {
   uint32_t lease_s = 0;
   uint32_t renew_s = 0;
   uint64_t core_epoch = 0;
-  LinkKey core_key{};
-  ContentDigest smdb_sha256{};  // all 0: the core has no SMDB
+  LinkKey core_key{};           // for what the core serves this member itself
+  ContentDigest smdb_sha256{};  // of the core's SMDB at core_epoch (all 0: none)
 };
 
 struct LeaveRequest {

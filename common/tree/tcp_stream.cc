@@ -9,45 +9,13 @@
 #include <cerrno>
 #include <cstring>
 
-#include "common/base/big_endian.h"
 #include "common/base/raw_fd.h"
 #include "common/tree/stream.h"
+#include "common/tree/stream_sockaddr.h"
 
 namespace ssa {
 namespace tree {
 namespace {
-
-socklen_t ToSockaddr(const DataAddress& a, sockaddr_storage* ss) {
-  memset(ss, 0, sizeof(*ss));
-  if (a.family == 6) {
-    auto* s6 = reinterpret_cast<sockaddr_in6*>(ss);
-    s6->sin6_family = AF_INET6;
-    s6->sin6_port = ToBe16(a.port);
-    memcpy(&s6->sin6_addr, a.addr.data(), 16);
-    return sizeof(*s6);
-  }
-  auto* s4 = reinterpret_cast<sockaddr_in*>(ss);
-  s4->sin_family = AF_INET;
-  s4->sin_port = ToBe16(a.port);
-  memcpy(&s4->sin_addr, a.addr.data(), 4);
-  return sizeof(*s4);
-}
-
-DataAddress FromSockaddr(const sockaddr_storage& ss) {
-  DataAddress a;
-  if (ss.ss_family == AF_INET6) {
-    const auto* s6 = reinterpret_cast<const sockaddr_in6*>(&ss);
-    a.family = 6;
-    a.port = FromBe16(s6->sin6_port);
-    memcpy(a.addr.data(), &s6->sin6_addr, 16);
-  } else if (ss.ss_family == AF_INET) {
-    const auto* s4 = reinterpret_cast<const sockaddr_in*>(&ss);
-    a.family = 4;
-    a.port = FromBe16(s4->sin_port);
-    memcpy(a.addr.data(), &s4->sin_addr, 4);
-  }
-  return a;
-}
 
 class TcpStream : public Stream {
  public:
@@ -104,10 +72,8 @@ class TcpTransport : public StreamTransport {
   Status Listen(const DataAddress& a, std::unique_ptr<StreamListener>* out) override {
     sockaddr_storage ss;
     socklen_t len = ToSockaddr(a, &ss);
-    int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int fd = NewSocket(ss, SOL_SOCKET, SO_REUSEADDR);
     if (fd < 0) return Status::FromErrno("socket");
-    int one = 1;
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
     if (bind(fd, reinterpret_cast<sockaddr*>(&ss), len) != 0 || listen(fd, 1024) != 0) {
       Status st = Status::FromErrno("cannot listen on " + a.ToString());
       RawClose(fd);
@@ -123,10 +89,8 @@ class TcpTransport : public StreamTransport {
     if (a.empty()) return Status::Error(EINVAL, "no address to connect to");
     sockaddr_storage ss;
     socklen_t len = ToSockaddr(a, &ss);
-    int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int fd = NewSocket(ss, IPPROTO_TCP, TCP_NODELAY);
     if (fd < 0) return Status::FromErrno("socket");
-    int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     if (connect(fd, reinterpret_cast<sockaddr*>(&ss), len) != 0 && errno != EINPROGRESS) {
       Status st = Status::FromErrno("connect to " + a.ToString());
       RawClose(fd);
@@ -136,6 +100,17 @@ class TcpTransport : public StreamTransport {
     return Status::Ok();
   }
   const char* name() const override { return "tcp"; }
+
+ private:
+  // A non-blocking, close-on-exec stream socket of ss's family with the
+  // boolean `option` (at `level`) turned on; -1 (errno set) on failure.
+  static int NewSocket(const sockaddr_storage& ss, int level, int option) {
+    int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    int one = 1;
+    setsockopt(fd, level, option, &one, sizeof(one));
+    return fd;
+  }
 };
 
 }  // namespace

@@ -9,27 +9,18 @@
 #include "providers/acmp/acmp_provider.h"
 #include "providers/shared/abi_glue.h"
 
-extern "C" const ssa_provider* ssa_provider_entry(uint16_t core_major, uint16_t core_minor);
-
 namespace {
 
-struct AcmpTraits {
-  using Provider = ssa::acmp::AcmpProvider;
-  using Device = ssa::acmp::AcmpDevice;
-  using Port = ssa::acmp::AcmpPort;
-  using Endpoint = ssa::acmp::AcmpEndpoint;
-  using Address = ssa::acmp::AcmpAddress;
-  static constexpr bool kPortEvents = true;  // re-registration: rejoin the groups
+namespace acmp = ssa::acmp;
+
+struct AcmpTraits
+    : ssa::provider_shared::ObjectTypes<acmp::AcmpProvider, acmp::AcmpDevice, acmp::AcmpPort,
+                                        acmp::AcmpEndpoint, acmp::AcmpAddress> {
+  static constexpr bool kPortEvents = true;  // re-registration: rejoin the groups (ABI 1.1)
   static constexpr bool kMetrics = false;    // PERF_QUERY's counters say it all
 };
 
 }  // namespace
 
-const ssa_provider* ssa_provider_entry(uint16_t core_major, uint16_t core_minor) {
-  (void)core_minor;  // any 1.x core: a 1.0 core just never calls port_event
-  if (core_major != SSA_PROV_ABI_MAJOR) return nullptr;
-  // Built on the first call, not at load time: loading does no work.
-  static const ssa_provider table = ssa::provider_shared::AbiGlue<AcmpTraits>::MakeTable(
-      "acmp", 1, "ACM protocol: multicast address resolution, routes from the group or the SA");
-  return &table;
-}
+SSA_PROVIDER_ENTRY(AcmpTraits, "acmp", 1,
+                   "ACM protocol: multicast address resolution, routes from the group or the SA")

@@ -18,6 +18,7 @@
 #include "common/base/option_set.h"
 #include "providers/acmp/sim_datagram.h"
 #include "providers/acmp/verbs_datagram.h"
+#include "providers/shared/owned_list.h"
 #include "providers/shared/provider_options.h"
 
 namespace ssa {
@@ -139,12 +140,7 @@ int AcmpProvider::OpenDevice(const ssa_device_info* info, AcmpDevice** out) {
   return 0;
 }
 
-void AcmpProvider::CloseDevice(AcmpDevice* dev) {
-  devices_.erase(
-      std::remove_if(devices_.begin(), devices_.end(),
-                     [dev](const std::unique_ptr<AcmpDevice>& d) { return d.get() == dev; }),
-      devices_.end());
-}
+void AcmpProvider::CloseDevice(AcmpDevice* dev) { provider_shared::EraseOwned(&devices_, dev); }
 
 int AcmpProvider::OpenPort(AcmpDevice* dev, const ssa_port_info* info, ssa_core_port_t* core_port,
                            AcmpPort** out) {
@@ -165,10 +161,7 @@ int AcmpProvider::OpenPort(AcmpDevice* dev, const ssa_port_info* info, ssa_core_
 void AcmpProvider::ClosePort(AcmpPort* port) {
   for (AcmpEndpoint* ep : std::vector<AcmpEndpoint*>(port->endpoints)) CloseEndpoint(ep);
   Log(SSA_LOG_DEBUG, "close_port %s", port->Name().c_str());
-  ports_.erase(
-      std::remove_if(ports_.begin(), ports_.end(),
-                     [port](const std::unique_ptr<AcmpPort>& p) { return p.get() == port; }),
-      ports_.end());
+  provider_shared::EraseOwned(&ports_, port);
 }
 
 void AcmpProvider::PortChanged(AcmpPort* port, const ssa_port_info* info) {
@@ -346,11 +339,7 @@ void AcmpProvider::RemoveAddress(AcmpAddress* addr) {
                        [&](Dest& d) { restart = std::move(d.waiters); });
     for (const Waiter& w : restart) Submit(ep, w);
   }
-  auto& list = addr->ep->addresses;
-  list.erase(
-      std::remove_if(list.begin(), list.end(),
-                     [addr](const std::unique_ptr<AcmpAddress>& a) { return a.get() == addr; }),
-      list.end());
+  provider_shared::EraseOwned(&addr->ep->addresses, addr);
 }
 
 int AcmpProvider::QueryPerf(AcmpEndpoint* ep, uint64_t* values, uint8_t* count) {

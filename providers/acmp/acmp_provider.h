@@ -188,6 +188,10 @@ class AcmpProvider : public ProviderLog {
   void ResolvePath(AcmpEndpoint* ep, const Waiter& w);
   Dest* AcquireUnlessCached(AcmpEndpoint* ep, const Waiter& w, uint8_t type, const uint8_t* addr);
   void Wait(AcmpEndpoint* ep, Dest* dest, const Waiter& w);
+  // Request `w` on `dest`, whose address is resolved or being resolved:
+  // waits for the route (its query started once the address is known);
+  // nothing when ready (AcquireUnlessCached answered).
+  void Proceed(AcmpEndpoint* ep, Dest* dest, const Waiter& w);
   // The dest's waiters (if any) must be queued first: a failed send
   // completes the query, and the dest, at once.
   void StartRouteQuery(AcmpEndpoint* ep, Dest* dest);

@@ -149,52 +149,41 @@ void AcmpProvider::ResolveName(AcmpEndpoint* ep, const Waiter& w) {
   }
   Dest* dest = AcquireUnlessCached(ep, w, type, dst.data);
   if (!dest) return;
-  switch (dest->state) {
-    case DestState::kInit: {
-      provider_shared::Gid gid;
-      const void* owner = nullptr;
-      if (options_.addr_preload &&
-          hosts_.Lookup(provider_shared::AddressKey(type, dst.data, sizeof(dst.data)), &owner,
-                        &gid) == provider_shared::AddressMap::Found::kFile) {
-        // Known from the hosts file: the route is all that is missing.
-        dest->path = ibv_path_record();
-        memcpy(dest->path.dgid.raw, gid.raw, 16);
-        dgram::Gid sgid = ep->port->Gid();
-        memcpy(dest->path.sgid.raw, sgid.raw, 16);
-        dest->path.slid = ToBe16(ep->port->lid);
-        dest->path.pkey = ToBe16(ep->pkey);
-        dest->path.reversible_numpath = IBV_PATH_RECORD_REVERSIBLE;
-        dest->state = DestState::kAddrResolved;
-        // Its route may be cached by GID already (route_preload).
-        uint8_t gid_addr[64] = {};
-        memcpy(gid_addr, gid.raw, 16);
-        Dest* by_gid = ep->cache->Find(kAddrGid, gid_addr);
-        if (by_gid && !DestCache::Refresh(by_gid, NowMs()) && by_gid->state == DestState::kReady) {
-          dest->path = by_gid->path;
-          DestCache::MakeReady(dest, NowMs(), options_.AddrLifetimeMs(),
-                               options_.RouteLifetimeMs());
-          Count(ep, ACM_CNTR_ROUTE_CACHE, true);
-          Answer(ep, w, ACM_STATUS_SUCCESS, &dest->path);
-          return;
-        }
-      } else {
-        Count(ep, ACM_CNTR_ADDR_QUERY, true);
-        Wait(ep, dest, w);
-        SendResolve(ep, dest, w.request.src);
+  if (dest->state == DestState::kInit) {
+    provider_shared::Gid gid;
+    const void* owner = nullptr;
+    if (options_.addr_preload &&
+        hosts_.Lookup(provider_shared::AddressKey(type, dst.data, sizeof(dst.data)), &owner,
+                      &gid) == provider_shared::AddressMap::Found::kFile) {
+      // Known from the hosts file: the route is all that is missing.
+      dest->path = ibv_path_record();
+      memcpy(dest->path.dgid.raw, gid.raw, 16);
+      dgram::Gid sgid = ep->port->Gid();
+      memcpy(dest->path.sgid.raw, sgid.raw, 16);
+      dest->path.slid = ToBe16(ep->port->lid);
+      dest->path.pkey = ToBe16(ep->pkey);
+      dest->path.reversible_numpath = IBV_PATH_RECORD_REVERSIBLE;
+      dest->state = DestState::kAddrResolved;
+      // Its route may be cached by GID already (route_preload).
+      uint8_t gid_addr[64] = {};
+      memcpy(gid_addr, gid.raw, 16);
+      Dest* by_gid = ep->cache->Find(kAddrGid, gid_addr);
+      if (by_gid && !DestCache::Refresh(by_gid, NowMs()) && by_gid->state == DestState::kReady) {
+        dest->path = by_gid->path;
+        DestCache::MakeReady(dest, NowMs(), options_.AddrLifetimeMs(), options_.RouteLifetimeMs());
+        Count(ep, ACM_CNTR_ROUTE_CACHE, true);
+        Answer(ep, w, ACM_STATUS_SUCCESS, &dest->path);
         return;
       }
-    }
-      [[fallthrough]];
-    case DestState::kAddrResolved:
-      Count(ep, ACM_CNTR_ADDR_CACHE, true);
+    } else {
+      Count(ep, ACM_CNTR_ADDR_QUERY, true);
       Wait(ep, dest, w);
-      StartRouteQuery(ep, dest);
+      SendResolve(ep, dest, w.request.src);
       return;
-    case DestState::kQueryAddr:
-    case DestState::kQueryRoute: Wait(ep, dest, w); return;
-    case DestState::kReady:  // answered by AcquireUnlessCached
-      return;
+    }
   }
+  if (dest->state == DestState::kAddrResolved) Count(ep, ACM_CNTR_ADDR_CACHE, true);
+  Proceed(ep, dest, w);
 }
 
 void AcmpProvider::ResolvePath(AcmpEndpoint* ep, const Waiter& w) {
@@ -220,22 +209,26 @@ void AcmpProvider::ResolvePath(AcmpEndpoint* ep, const Waiter& w) {
   }
   Dest* dest = AcquireUnlessCached(ep, w, type, addr);
   if (!dest) return;
+  if (dest->state == DestState::kInit) {
+    // The request names the destination: no address resolution needed.
+    dest->path = ibv_path_record();
+    dest->path.pkey = ToBe16(ep->pkey);
+    dest->path.dgid = tmpl.dgid;
+    dest->path.dlid = tmpl.dlid;
+    dest->path.slid = tmpl.slid ? tmpl.slid : ToBe16(ep->port->lid);
+    dgram::Gid sgid = ep->port->Gid();
+    if (IsZero(tmpl.sgid.raw, 16))
+      memcpy(dest->path.sgid.raw, sgid.raw, 16);
+    else
+      dest->path.sgid = tmpl.sgid;
+    dest->state = DestState::kAddrResolved;
+  }
+  Proceed(ep, dest, w);
+}
+
+void AcmpProvider::Proceed(AcmpEndpoint* ep, Dest* dest, const Waiter& w) {
   switch (dest->state) {
-    case DestState::kInit: {
-      // The request names the destination: no address resolution needed.
-      dest->path = ibv_path_record();
-      dest->path.pkey = ToBe16(ep->pkey);
-      dest->path.dgid = tmpl.dgid;
-      dest->path.dlid = tmpl.dlid;
-      dest->path.slid = tmpl.slid ? tmpl.slid : ToBe16(ep->port->lid);
-      dgram::Gid sgid = ep->port->Gid();
-      if (IsZero(tmpl.sgid.raw, 16))
-        memcpy(dest->path.sgid.raw, sgid.raw, 16);
-      else
-        dest->path.sgid = tmpl.sgid;
-      dest->state = DestState::kAddrResolved;
-    }
-      [[fallthrough]];
+    case DestState::kInit: break;  // the callers resolve it first
     case DestState::kAddrResolved:
       Wait(ep, dest, w);
       StartRouteQuery(ep, dest);

@@ -101,19 +101,11 @@ class VerbsEndpoint : public DatagramEndpoint {
   }
 
   Status Join(const Group& group) override {
-    ibv_gid gid;
-    memcpy(gid.raw, group.mgid.raw, 16);
-    if (int rc = ibv_attach_mcast(qp_, &gid, group.mlid))
-      return VerbsError("ibv_attach_mcast " + GidText(group.mgid), rc);
-    return Status::Ok();
+    return Multicast(ibv_attach_mcast, "ibv_attach_mcast", group);
   }
 
   Status Leave(const Group& group) override {
-    ibv_gid gid;
-    memcpy(gid.raw, group.mgid.raw, 16);
-    if (int rc = ibv_detach_mcast(qp_, &gid, group.mlid))
-      return VerbsError("ibv_detach_mcast " + GidText(group.mgid), rc);
-    return Status::Ok();
+    return Multicast(ibv_detach_mcast, "ibv_detach_mcast", group);
   }
 
   bool Receive(Datagram* out) override {
@@ -142,6 +134,17 @@ class VerbsEndpoint : public DatagramEndpoint {
   const EndpointStats& stats() const override { return stats_; }
 
  private:
+  // Attaches the QP to the group or detaches it: `op` is
+  // ibv_attach_mcast or ibv_detach_mcast, `name` its name for the error.
+  Status Multicast(int (*op)(ibv_qp*, const ibv_gid*, uint16_t), const char* name,
+                   const Group& group) {
+    ibv_gid gid;
+    memcpy(gid.raw, group.mgid.raw, 16);
+    if (int rc = op(qp_, &gid, group.mlid))
+      return VerbsError(std::string(name) + " " + GidText(group.mgid), rc);
+    return Status::Ok();
+  }
+
   Status OpenDevice() {
     int n = 0;
     ibv_device** list = ibv_get_device_list(&n);

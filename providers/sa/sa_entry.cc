@@ -6,27 +6,18 @@
 #include "providers/sa/sa_provider.h"
 #include "providers/shared/abi_glue.h"
 
-extern "C" const ssa_provider* ssa_provider_entry(uint16_t core_major, uint16_t core_minor);
-
 namespace {
 
-struct SaTraits {
-  using Provider = ssa::sa::SaProvider;
-  using Device = ssa::sa::SaDevice;
-  using Port = ssa::sa::SaPort;
-  using Endpoint = ssa::sa::SaEndpoint;
-  using Address = ssa::sa::SaAddress;
-  static constexpr bool kPortEvents = false;  // port_changed says all it needs
-  static constexpr bool kMetrics = false;     // PERF_QUERY's counters say it all
+namespace sa = ssa::sa;
+
+// Only 1.0 ops: port_changed says all it needs, PERF_QUERY's counters say
+// all there is to count.
+struct SaTraits : ssa::provider_shared::ObjectTypes<sa::SaProvider, sa::SaDevice, sa::SaPort,
+                                                    sa::SaEndpoint, sa::SaAddress> {
+  static constexpr bool kPortEvents = false;
+  static constexpr bool kMetrics = false;
 };
 
 }  // namespace
 
-const ssa_provider* ssa_provider_entry(uint16_t core_major, uint16_t core_minor) {
-  (void)core_minor;  // any 1.x core: this provider uses only 1.0 ops
-  if (core_major != SSA_PROV_ABI_MAJOR) return nullptr;
-  // Built on the first call, not at load time: loading does no work.
-  static const ssa_provider table = ssa::provider_shared::AbiGlue<SaTraits>::MakeTable(
-      "sa", 1, "path records from the SA (SubnAdmGet PathRecord), cached");
-  return &table;
-}
+SSA_PROVIDER_ENTRY(SaTraits, "sa", 1, "path records from the SA (SubnAdmGet PathRecord), cached")

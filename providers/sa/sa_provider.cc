@@ -13,6 +13,7 @@
 #include "common/base/big_endian.h"
 #include "common/base/option_set.h"
 #include "providers/shared/core_log.h"
+#include "providers/shared/owned_list.h"
 #include "providers/shared/provider_options.h"
 
 namespace ssa {
@@ -38,7 +39,7 @@ constexpr size_t kMaxIssuesLogged = 10;
 
 }  // namespace
 
-SaProvider::SaProvider(const ssa_core_ops* ops, ssa_core_t* core) : ops_(ops), core_(core) {}
+SaProvider::SaProvider(const ssa_core_ops* ops, ssa_core_t* core) : CoreClient(ops, core) {}
 
 // The core closes everything before fini; whatever is left is freed by the
 // members' destructors (no request can be waiting: endpoints are gone).
@@ -52,13 +53,6 @@ SaProvider::~SaProvider() {
       static_cast<unsigned long long>(send_failures_),
       static_cast<unsigned long long>(cache_->stats().evictions),
       static_cast<unsigned long long>(cache_->stats().expirations));
-}
-
-void SaProvider::Log(int level, const char* fmt, ...) {
-  va_list args;
-  va_start(args, fmt);
-  provider_shared::CoreLogV(ops_, core_, level, fmt, args);
-  va_end(args);
 }
 
 int SaProvider::Init() {
@@ -111,12 +105,7 @@ int SaProvider::OpenDevice(const ssa_device_info* info, SaDevice** out) {
   return 0;
 }
 
-void SaProvider::CloseDevice(SaDevice* dev) {
-  devices_.erase(
-      std::remove_if(devices_.begin(), devices_.end(),
-                     [dev](const std::unique_ptr<SaDevice>& d) { return d.get() == dev; }),
-      devices_.end());
-}
+void SaProvider::CloseDevice(SaDevice* dev) { provider_shared::EraseOwned(&devices_, dev); }
 
 int SaProvider::OpenPort(SaDevice* dev, const ssa_port_info* info, ssa_core_port_t* core_port,
                          SaPort** out) {
@@ -140,9 +129,7 @@ void SaProvider::ClosePort(SaPort* port) {
   for (SaEndpoint* ep : std::vector<SaEndpoint*>(port->endpoints)) CloseEndpoint(ep);
   Log(SSA_LOG_DEBUG, "close_port %s (%zu SA queries dropped)", port->Name().c_str(),
       port->queries.size());
-  ports_.erase(std::remove_if(ports_.begin(), ports_.end(),
-                              [port](const std::unique_ptr<SaPort>& p) { return p.get() == port; }),
-               ports_.end());
+  provider_shared::EraseOwned(&ports_, port);
 }
 
 void SaProvider::PortChanged(SaPort* port, const ssa_port_info* info) {
@@ -234,11 +221,7 @@ int SaProvider::AddAddress(SaEndpoint* ep, const ssa_address* addr, SaAddress** 
 
 void SaProvider::RemoveAddress(SaAddress* addr) {
   addresses_.RemoveLocal(addr);
-  auto& list = addr->ep->addresses;
-  list.erase(
-      std::remove_if(list.begin(), list.end(),
-                     [addr](const std::unique_ptr<SaAddress>& a) { return a.get() == addr; }),
-      list.end());
+  provider_shared::EraseOwned(&addr->ep->addresses, addr);
 }
 
 int SaProvider::QueryPerf(SaEndpoint* ep, uint64_t* values, uint8_t* count) {

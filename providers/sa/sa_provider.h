@@ -44,6 +44,7 @@
 #include "providers/sa/query_budget.h"
 #include "providers/sa/sa_options.h"
 #include "providers/shared/address_map.h"
+#include "providers/shared/core_log.h"
 #include "providers/shared/path_query.h"
 #include "providers/shared/port_view.h"
 #include "providers/shared/route_cache.h"
@@ -100,7 +101,7 @@ struct SaAddress {
   ssa_address addr{};
 };
 
-class SaProvider {
+class SaProvider : public provider_shared::CoreClient {
  public:
   SaProvider(const ssa_core_ops* ops, ssa_core_t* core);
   ~SaProvider();
@@ -181,8 +182,6 @@ class SaProvider {
   // The completion of ops->sa_send (`arg` is the SaQuery).
   static void OnSaDone(void* arg, int status, const uint8_t* mad, size_t len);
 
-  void Log(int level, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
-
  private:
   // sa_provider.cc: lifecycle helpers.
   void ReadOptions();
@@ -198,6 +197,10 @@ class SaProvider {
                        std::vector<uint64_t> waiters);
   // Sends the query of pending entry `e` (its key and token).
   void SendRouteQuery(SaEndpoint* ep, provider_shared::RouteEntry* e);
+  // Registers `q` on its endpoint's port and sends `mad` (an SA MAD) for
+  // it; counts a route query when sent, drops `q` when not. Returns
+  // ops->sa_send's result (negative errno: not sent).
+  int SendQuery(SaEndpoint* ep, std::unique_ptr<SaQuery> q, const uint8_t* mad);
   // The budget's side (sa_resolve.cc): `e` has no token at `now`.
   void WaitForToken(SaEndpoint* ep, provider_shared::RouteEntry* e, uint64_t now);
   // Sends what has a token now, times out what waited too long.
@@ -215,8 +218,6 @@ class SaProvider {
   uint64_t NowMs() const;
   uint64_t ExpiryAfter(uint64_t now, uint64_t lifetime_ms) const;
 
-  const ssa_core_ops* ops_;
-  ssa_core_t* core_;
   SaOptions options_;
   provider_shared::AddressMap addresses_;
   std::unique_ptr<provider_shared::RouteCache> cache_;

@@ -205,15 +205,8 @@ void SaProvider::SendRouteQuery(SaEndpoint* ep, RouteEntry* e) {
   q->key = e->key;
   uint8_t mad[mad::kMadSize];
   BuildRouteQuery(SourceOf(ep), q->key, mad);
-  uint64_t token = q->token;
-  SaQuery* arg = q.get();
-  // Registered before sending: the completion looks the query up by token.
-  port->queries.emplace(token, std::move(q));
-  int rc = ops_->sa_send(core_, port->core_port, mad, sizeof(mad), &SaProvider::OnSaDone, arg);
-  if (rc >= 0) {
-    Count(ep, ACM_CNTR_ROUTE_QUERY, true);
-  } else {
-    port->queries.erase(token);
+  int rc = SendQuery(ep, std::move(q), mad);
+  if (rc < 0) {
     std::vector<uint64_t> failed = std::move(e->waiters);
     RouteKey key = e->key;
     cache_->Erase(e);
@@ -223,6 +216,20 @@ void SaProvider::SendRouteQuery(SaEndpoint* ep, RouteEntry* e) {
           static_cast<unsigned long long>(send_failures_));
     for (uint64_t id : failed) Answer(ep, id, false, ACM_STATUS_ENOTCONN, nullptr);
   }
+}
+
+int SaProvider::SendQuery(SaEndpoint* ep, std::unique_ptr<SaQuery> q, const uint8_t* mad) {
+  SaPort* port = ep->port;
+  uint64_t token = q->token;
+  SaQuery* arg = q.get();
+  // Registered before sending: the completion looks the query up by token.
+  port->queries.emplace(token, std::move(q));
+  int rc = ops_->sa_send(core_, port->core_port, mad, mad::kMadSize, &SaProvider::OnSaDone, arg);
+  if (rc >= 0)
+    Count(ep, ACM_CNTR_ROUTE_QUERY, true);
+  else
+    port->queries.erase(token);
+  return rc;
 }
 
 void SaProvider::set_query_budget(const QueryBudgetOptions& options) {
@@ -354,14 +361,8 @@ int SaProvider::Query(SaAddress* src, const ssa_resolve_request* req, uint64_t r
   q->endpoint = ep->id;
   uint8_t mad[mad::kMadSize];
   BuildPassThroughQuery(path, mad);
-  uint64_t token = q->token;
-  SaQuery* arg = q.get();
-  port->queries.emplace(token, std::move(q));
-  int rc = ops_->sa_send(core_, port->core_port, mad, sizeof(mad), &SaProvider::OnSaDone, arg);
-  if (rc >= 0) {
-    Count(ep, ACM_CNTR_ROUTE_QUERY, true);
-  } else {
-    port->queries.erase(token);
+  int rc = SendQuery(ep, std::move(q), mad);
+  if (rc < 0) {
     if (ShouldLogCount(++send_failures_))
       Log(SSA_LOG_WARN, "endpoint %s: QUERY_SA not sent: %s (%llu so far)", ep->Name().c_str(),
           strerror(-rc), static_cast<unsigned long long>(send_failures_));

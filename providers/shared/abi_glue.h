@@ -7,10 +7,12 @@
 // Traits::Owner(device->prov) leads back (ssa hands out sa's). The
 // contexts handed to the core are these objects themselves, so each ABI
 // op is a cast and a forward to the provider's method of the same name.
-// AbiGlue<Traits> generates those forwarders and the table; a provider's
-// *_entry.cc only names its types and describes itself.
+// AbiGlue<Traits> generates those forwarders and the table, and
+// SSA_PROVIDER_ENTRY the exported entry; a provider's *_entry.cc only
+// names its types and describes itself.
 //
-// Traits must give: Provider, Device, Port, Endpoint, Address (types),
+// Traits must give: Provider, Device, Port, Endpoint, Address (types, most
+// simply by deriving from ObjectTypes),
 // constexpr bool kPortEvents (the provider has PortEvent(Port*, int), ABI
 // 1.1) and constexpr bool kMetrics (the provider has
 // CollectMetrics(const ssa_metrics_ops*, ssa_metrics_sink_t*), ABI 1.4). Provider must have the
@@ -31,6 +33,16 @@
 
 namespace ssa {
 namespace provider_shared {
+
+// A provider's five object types, for its Traits to derive from.
+template <typename P, typename D, typename Po, typename E, typename A>
+struct ObjectTypes {
+  using Provider = P;
+  using Device = D;
+  using Port = Po;
+  using Endpoint = E;
+  using Address = A;
+};
 
 template <typename Traits>
 class AbiGlue {
@@ -167,9 +179,28 @@ class AbiGlue {
     if constexpr (Traits::kMetrics) t.collect_metrics = CollectMetrics;
     return t;
   }
+
+  // ssa_provider_entry's body. Any 1.x core: a minor the provider does not
+  // know is harmless, since later ops are checked by size on either side.
+  // The table is built on the first call, not at load time (loading does no
+  // work), and kept in a function-local static.
+  static const ssa_provider* Entry(uint16_t core_major, const char* name, uint32_t version,
+                                   const char* description) {
+    if (core_major != SSA_PROV_ABI_MAJOR) return nullptr;
+    static const ssa_provider table = MakeTable(name, version, description);
+    return &table;
+  }
 };
 
 }  // namespace provider_shared
 }  // namespace ssa
+
+// Defines the module's one exported symbol, ssa_provider_entry, for the
+// provider that `traits` describes (at file scope of its *_entry.cc).
+#define SSA_PROVIDER_ENTRY(traits, name, version, description)                                   \
+  extern "C" const ssa_provider* ssa_provider_entry(uint16_t core_major, uint16_t core_minor) {  \
+    (void)core_minor;                                                                            \
+    return ssa::provider_shared::AbiGlue<traits>::Entry(core_major, name, version, description); \
+  }
 
 #endif

@@ -33,6 +33,25 @@ struct CoreLogger {
   }
 };
 
+// A provider's hold on the core: the ops table and handle it was made
+// with, and Log(level, fmt, ...) through the core's log, for the provider
+// classes to derive from (AbiGlue calls Log).
+class CoreClient {
+ public:
+  __attribute__((format(printf, 3, 4))) void Log(int level, const char* fmt, ...) const {
+    va_list args;
+    va_start(args, fmt);
+    CoreLogV(ops_, core_, level, fmt, args);
+    va_end(args);
+  }
+
+ protected:
+  CoreClient(const ssa_core_ops* ops, ssa_core_t* core) : ops_(ops), core_(core) {}
+
+  const ssa_core_ops* ops_;
+  ssa_core_t* core_;
+};
+
 }  // namespace provider_shared
 }  // namespace ssa
 

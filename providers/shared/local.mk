@@ -19,6 +19,7 @@ providers_shared_libprovshared_la_SOURCES = \
 	providers/shared/route_cache.h providers/shared/route_cache.cc \
 	providers/shared/path_query.h providers/shared/path_query.cc \
 	providers/shared/abi_guard.h providers/shared/abi_glue.h providers/shared/core_log.h \
+	providers/shared/owned_list.h \
 	providers/shared/port_view.h providers/shared/port_view.cc \
 	providers/shared/core_reactor.h providers/shared/core_reactor.cc \
 	providers/shared/provider_options.h providers/shared/provider_options.cc

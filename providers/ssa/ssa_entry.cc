@@ -6,28 +6,20 @@
 #include "providers/shared/abi_glue.h"
 #include "providers/ssa/ssa_provider.h"
 
-extern "C" const ssa_provider* ssa_provider_entry(uint16_t core_major, uint16_t core_minor);
-
 namespace {
 
-struct SsaTraits {
-  using Provider = ssa::ssa_provider::SsaProvider;
-  // The core's handles are the embedded sa provider's objects.
-  using Device = ssa::sa::SaDevice;
-  using Port = ssa::sa::SaPort;
-  using Endpoint = ssa::sa::SaEndpoint;
-  using Address = ssa::sa::SaAddress;
-  static Provider* Owner(ssa::sa::SaProvider* sa) { return static_cast<Provider*>(sa->owner()); }
+namespace sa = ssa::sa;
+
+// The core's handles are the embedded sa provider's objects; Owner leads
+// from them back to the ssa provider.
+struct SsaTraits : ssa::provider_shared::ObjectTypes<ssa::ssa_provider::SsaProvider, sa::SaDevice,
+                                                     sa::SaPort, sa::SaEndpoint, sa::SaAddress> {
+  static Provider* Owner(sa::SaProvider* owned) { return static_cast<Provider*>(owned->owner()); }
   static constexpr bool kPortEvents = false;  // port_changed says all it needs
   static constexpr bool kMetrics = true;      // ABI 1.4: the consumer's view of the tree
 };
 
 }  // namespace
 
-const ssa_provider* ssa_provider_entry(uint16_t core_major, uint16_t core_minor) {
-  (void)core_minor;  // any 1.x core: later ops are checked by size on either side
-  if (core_major != SSA_PROV_ABI_MAJOR) return nullptr;
-  static const ssa_provider table = ssa::provider_shared::AbiGlue<SsaTraits>::MakeTable(
-      "ssa", 1, "path records from the PRDB the SSA tree delivers; the SA for the rest");
-  return &table;
-}
+SSA_PROVIDER_ENTRY(SsaTraits, "ssa", 1,
+                   "path records from the PRDB the SSA tree delivers; the SA for the rest")

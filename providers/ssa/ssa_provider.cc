@@ -32,8 +32,7 @@ int ToCoreLevel(LogLevel level) {
 }  // namespace
 
 SsaProvider::SsaProvider(const ssa_core_ops* ops, ssa_core_t* core)
-    : ops_(ops),
-      core_(core),
+    : CoreClient(ops, core),
       core_log_{ops, core},
       sa_(ops, core),
       reactor_(ops, core),
@@ -85,13 +84,6 @@ SsaProvider::~SsaProvider() {
       static_cast<unsigned long long>(all.missed[kInexactRoutingSl]),
       static_cast<unsigned long long>(all.missed[kOtherPkey]),
       static_cast<unsigned long long>(all.missed[kUnconfirmed]));
-}
-
-void SsaProvider::Log(int level, const char* fmt, ...) {
-  va_list args;
-  va_start(args, fmt);
-  provider_shared::CoreLogV(ops_, core_, level, fmt, args);
-  va_end(args);
 }
 
 int SsaProvider::Init() {

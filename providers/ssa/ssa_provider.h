@@ -86,7 +86,7 @@
 namespace ssa {
 namespace ssa_provider {
 
-class SsaProvider {
+class SsaProvider : public provider_shared::CoreClient {
  public:
   SsaProvider(const ssa_core_ops* ops, ssa_core_t* core);
   ~SsaProvider();
@@ -113,8 +113,6 @@ class SsaProvider {
   // clock, its budget's figures).
   sa::SaProvider* sa() { return &sa_; }
 
-  void Log(int level, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
-
  private:
   PortState* Find(const sa::SaPort* port) const;
   void StartConsumer(PortState* port);
@@ -130,8 +128,6 @@ class SsaProvider {
   // The sa provider's address source (see sa_provider.h).
   bool AddressFromTree(uint16_t type, const uint8_t* data, size_t len, uint8_t gid[16]) const;
 
-  const ssa_core_ops* ops_;
-  ssa_core_t* core_;
   provider_shared::CoreLogger core_log_;
   SsaOptions options_;
   sa::SaProvider sa_;

@@ -34,6 +34,16 @@ int IbvEventOf(int event) {
   }
 }
 
+// The end of every open/add op: upstream's result `rc` (0, else its error)
+// decides whether the new object is handed out (*out) or dropped. Returns
+// 0, or a negative errno (upstream's own, else -EIO).
+template <typename T>
+int HandOut(int rc, std::unique_ptr<T> obj, T** out) {
+  if (rc != 0) return rc < 0 ? rc : -EIO;
+  *out = obj.release();
+  return 0;
+}
+
 }  // namespace
 
 UpstreamBridge::~UpstreamBridge() {
@@ -43,13 +53,6 @@ UpstreamBridge::~UpstreamBridge() {
   if (dropped_)
     Log(SSA_LOG_WARN, "%llu calls of the upstream library were dropped (inbox full)",
         static_cast<unsigned long long>(dropped_.load()));
-}
-
-void UpstreamBridge::Log(int level, const char* fmt, ...) {
-  va_list args;
-  va_start(args, fmt);
-  provider_shared::CoreLogV(ops_, core_, level, fmt, args);
-  va_end(args);
 }
 
 void UpstreamBridge::ReadOptions() {
@@ -317,10 +320,8 @@ int UpstreamBridge::OpenDevice(const ssa_device_info* info, UpDevice** out) {
   if (rc != 0) {
     Log(SSA_LOG_ERROR, "upstream open_device(%s) failed (%d)", info->name, rc);
     if (verbs) ibv_close_device(verbs);
-    return rc < 0 ? rc : -EIO;
   }
-  *out = d.release();
-  return 0;
+  return HandOut(rc, std::move(d), out);
 }
 
 void UpstreamBridge::CloseDevice(UpDevice* d) {
@@ -362,13 +363,10 @@ int UpstreamBridge::OpenPort(UpDevice* d, const ssa_port_info* info, ssa_core_po
   p->box.owner = p.get();
   SetGids(p.get(), info);
   int rc = up_->open_port(&p->box.port, d->up_ctx, &p->up_ctx);
-  if (rc != 0) {
+  if (rc != 0)
     Log(SSA_LOG_ERROR, "upstream open_port(%s/%u) failed (%d)", d->name.c_str(), info->port_num,
         rc);
-    return rc < 0 ? rc : -EIO;
-  }
-  *out = p.release();
-  return 0;
+  return HandOut(rc, std::move(p), out);
 }
 
 void UpstreamBridge::ClosePort(UpPort* p) {
@@ -395,12 +393,9 @@ int UpstreamBridge::OpenEndpoint(UpPort* p, const ssa_endpoint_info* info, UpEnd
   e->box.ep.pkey = info->pkey;
   e->box.owner = e.get();
   int rc = up_->open_endpoint(&e->box.ep, p->up_ctx, &e->up_ctx);
-  if (rc != 0) {
+  if (rc != 0)
     Log(SSA_LOG_ERROR, "upstream open_endpoint(pkey 0x%04x) failed (%d)", info->pkey, rc);
-    return rc < 0 ? rc : -EIO;
-  }
-  *out = e.release();
-  return 0;
+  return HandOut(rc, std::move(e), out);
 }
 
 void UpstreamBridge::CloseEndpoint(UpEndpoint* e) {
@@ -418,12 +413,8 @@ int UpstreamBridge::AddAddress(UpEndpoint* e, const ssa_address* addr, UpAddress
                   addr->data, sizeof(addr->data));
   a->addr.id_string = a->id_string;
   int rc = up_->add_address(&a->addr, e->up_ctx, &a->up_ctx);
-  if (rc != 0) {
-    Log(SSA_LOG_ERROR, "upstream add_address(%s) failed (%d)", a->id_string, rc);
-    return rc < 0 ? rc : -EIO;
-  }
-  *out = a.release();
-  return 0;
+  if (rc != 0) Log(SSA_LOG_ERROR, "upstream add_address(%s) failed (%d)", a->id_string, rc);
+  return HandOut(rc, std::move(a), out);
 }
 
 void UpstreamBridge::RemoveAddress(UpAddress* a) {

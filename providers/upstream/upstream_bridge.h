@@ -43,6 +43,7 @@
 #include <ibacm_ssa/provider.h>
 #include "common/base/mailbox.h"
 #include "common/base/mutex.h"
+#include "providers/shared/core_log.h"
 #include "providers/upstream/acm_prov_abi.h"
 #include "providers/upstream/bridge_options.h"
 
@@ -114,15 +115,14 @@ struct SaMadBox {
   UpEndpoint* ep;
 };
 
-class UpstreamBridge {
+class UpstreamBridge : public provider_shared::CoreClient {
  public:
-  UpstreamBridge(const ssa_core_ops* ops, ssa_core_t* core) : ops_(ops), core_(core) {}
+  UpstreamBridge(const ssa_core_ops* ops, ssa_core_t* core) : CoreClient(ops, core) {}
   ~UpstreamBridge();
   UpstreamBridge(const UpstreamBridge&) = delete;
   UpstreamBridge& operator=(const UpstreamBridge&) = delete;
 
   int Init();
-  void Log(int level, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
 
   int OpenDevice(const ssa_device_info* info, UpDevice** out);
   void CloseDevice(UpDevice* d);
@@ -161,8 +161,6 @@ class UpstreamBridge {
   void SetGids(UpPort* p, const ssa_port_info* info);
   bool OnLoopThread() const;
 
-  const ssa_core_ops* ops_;
-  ssa_core_t* core_;
   BridgeOptions opts_;
   std::string lib_path_;
   acm_provider* up_ = nullptr;  // the library's table, once loaded

@@ -7,26 +7,18 @@
 #include "providers/shared/abi_glue.h"
 #include "providers/upstream/upstream_bridge.h"
 
-extern "C" const ssa_provider* ssa_provider_entry(uint16_t core_major, uint16_t core_minor);
-
 namespace {
 
-struct UpstreamTraits {
-  using Provider = ssa::upstream::UpstreamBridge;
-  using Device = ssa::upstream::UpDevice;
-  using Port = ssa::upstream::UpPort;
-  using Endpoint = ssa::upstream::UpEndpoint;
-  using Address = ssa::upstream::UpAddress;
-  static constexpr bool kPortEvents = true;  // upstream's handle_event
+namespace up = ssa::upstream;
+
+struct UpstreamTraits
+    : ssa::provider_shared::ObjectTypes<up::UpstreamBridge, up::UpDevice, up::UpPort,
+                                        up::UpEndpoint, up::UpAddress> {
+  static constexpr bool kPortEvents = true;  // upstream's handle_event (ABI 1.1)
   static constexpr bool kMetrics = false;    // upstream's interface has none
 };
 
 }  // namespace
 
-const ssa_provider* ssa_provider_entry(uint16_t core_major, uint16_t core_minor) {
-  (void)core_minor;  // port_event is checked by size by the core
-  if (core_major != SSA_PROV_ABI_MAJOR) return nullptr;
-  static const ssa_provider table = ssa::provider_shared::AbiGlue<UpstreamTraits>::MakeTable(
-      "upstream", 1, "bridge to a provider library written for upstream ibacm (acm_prov.h)");
-  return &table;
-}
+SSA_PROVIDER_ENTRY(UpstreamTraits, "upstream", 1,
+                   "bridge to a provider library written for upstream ibacm (acm_prov.h)")

@@ -3,12 +3,10 @@
 
 #include "config.h"
 
-#include <getopt.h>
-
 #include <cstdio>
 #include <string>
 
-#include "common/base/daemon_shell.h"
+#include "common/base/daemon_cli.h"
 #include "common/base/daemon_util.h"
 #include "core/daemon.h"
 
@@ -40,67 +38,28 @@ int IbacmMain(int argc, char** argv, const NetlinkOpenFn& netlink_open) {
   ssa::TuneAllocatorForDatabases();  // PRDB/SMDB copies: see daemon_util.h
   ssa::Daemon::Settings settings;
   settings.netlink_open = netlink_open;
-  bool foreground = false, systemd = false;
-  bool check_config = false;
-  enum { kProviderDir = 256, kSystemd, kCheckConfig };
-  static const struct option long_opts[] = {
-      {"daemon", no_argument, nullptr, 'D'},
-      {"foreground", no_argument, nullptr, 'P'},
-      {"addr-file", required_argument, nullptr, 'A'},
-      {"opts-file", required_argument, nullptr, 'O'},
-      {"run-dir", required_argument, nullptr, 'R'},
-      {"log", required_argument, nullptr, 'L'},
-      {"provider-dir", required_argument, nullptr, kProviderDir},
-      {"systemd", no_argument, nullptr, kSystemd},
-      {"check-config", no_argument, nullptr, kCheckConfig},
-      {"version", no_argument, nullptr, 'V'},
-      {"help", no_argument, nullptr, 'h'},
-      {nullptr, 0, nullptr, 0},
-  };
-  int c;
-  while ((c = getopt_long(argc, argv, "DPA:O:R:L:Vh", long_opts, nullptr)) != -1) {
-    switch (c) {
-      case 'D': foreground = false; break;
-      case 'P': foreground = true; break;
-      case 'A':
-        settings.addr_file = optarg;
-        settings.addr_file_given = true;
-        break;
-      case 'O':
-        settings.opts_file = optarg;
-        settings.opts_file_given = true;
-        break;
-      case 'R': settings.run_dir = optarg; break;
-      case 'L': settings.log_target = optarg; break;
-      case kProviderDir: settings.provider_dir = optarg; break;
-      case kSystemd:
-        systemd = true;
-        foreground = true;
-        break;
-      case kCheckConfig: check_config = true; break;
-      case 'V': printf("ibacm (ibacm-ssa) %s\n", PACKAGE_VERSION); return 0;
-      case 'h': Usage(argv[0]); return 0;
-      default: Usage(argv[0]); return 2;
-    }
-  }
-  if (optind < argc) {
-    fprintf(stderr, "ibacm: unexpected argument '%s'\n", argv[optind]);
-    Usage(argv[0]);
-    return 2;
-  }
-  if (check_config) {
+  enum { kProviderDir = kDaemonCliFirstOwn };
+  DaemonCli<Daemon::Settings> cli("ibacm", Usage, &settings);
+  int status = cli.Parse(argc, argv, "A:",
+                         {{"addr-file", required_argument, nullptr, 'A'},
+                          {"provider-dir", required_argument, nullptr, kProviderDir}},
+                         [&settings](int c) {
+                           if (c == 'A') {
+                             settings.addr_file = optarg;
+                             settings.addr_file_given = true;
+                           } else {
+                             settings.provider_dir = optarg;  // kProviderDir
+                           }
+                           return kDaemonCliContinue;
+                         });
+  if (status != kDaemonCliContinue) return status;
+  if (cli.check_config()) {
     settings.check_only = true;
-    ssa::Daemon daemon(settings);
-    return daemon.CheckConfig(stdout);
+    return cli.CheckConfig<Daemon>();
   }
-  if (systemd && settings.log_target.empty()) settings.log_target = "stderr";
   // Before Detach: LISTEN_PID names this process, not its grandchild.
-  settings.activated_fds = ssa::TakeSystemdSockets(&settings.activation_error);
-  ssa::DaemonShell shell("ibacm");
-  if (!shell.Detach(foreground)) return 1;
-
-  ssa::Daemon daemon(settings);
-  return shell.Serve(&daemon, systemd);
+  return cli.Serve<Daemon>(
+      [&settings] { settings.activated_fds = TakeSystemdSockets(&settings.activation_error); });
 }
 
 }  // namespace ssa

@@ -22,6 +22,7 @@ common_base_libssabase_la_SOURCES = $(SSA_BASE_PURE_SOURCES) $(SSA_BASE_CONFIG_S
 	common/base/event_loop.h common/base/event_loop.cc \
 	common/base/daemon_util.h common/base/daemon_util.cc \
 	common/base/daemon_shell.h common/base/daemon_shell.cc \
+	common/base/daemon_cli.h common/base/daemon_cli.cc \
 	common/base/rate_limit.h common/base/rate_limit.cc \
 	common/base/fault_spec.h common/base/fault_spec.cc \
 	common/base/worker_pool.h common/base/worker_pool.cc \

@@ -20,6 +20,15 @@ Status VerbsError(const std::string& what, int err) {
   return Status::Error(err ? err : EIO, what + " failed");
 }
 
+// One scatter/gather entry: `len` bytes at `buf`, registered in `mr`.
+ibv_sge Sge(const uint8_t* buf, size_t len, const ibv_mr* mr) {
+  ibv_sge sge = {};
+  sge.addr = reinterpret_cast<uintptr_t>(buf);
+  sge.length = static_cast<uint32_t>(len);
+  sge.lkey = mr->lkey;
+  return sge;
+}
+
 ibv_ah_attr AhAttr(const AddressVector& av, uint8_t port_num) {
   ibv_ah_attr a = {};
   a.dlid = av.dlid;
@@ -208,10 +217,7 @@ class VerbsEndpoint : public DatagramEndpoint {
   }
 
   bool PostRecv(size_t slot) {
-    ibv_sge sge = {};
-    sge.addr = reinterpret_cast<uintptr_t>(recv_buf_.data() + slot * kRecvSlot);
-    sge.length = static_cast<uint32_t>(kRecvSlot);
-    sge.lkey = recv_mr_->lkey;
+    ibv_sge sge = Sge(recv_buf_.data() + slot * kRecvSlot, kRecvSlot, recv_mr_);
     ibv_recv_wr wr = {};
     wr.wr_id = slot;
     wr.sg_list = &sge;
@@ -241,10 +247,7 @@ class VerbsEndpoint : public DatagramEndpoint {
     }
     uint8_t* buf = send_buf_.data() + slot * kMaxPayload;
     memcpy(buf, data, len);
-    ibv_sge sge = {};
-    sge.addr = reinterpret_cast<uintptr_t>(buf);
-    sge.length = static_cast<uint32_t>(len);
-    sge.lkey = send_mr_->lkey;
+    ibv_sge sge = Sge(buf, len, send_mr_);
     ibv_send_wr wr = {};
     wr.wr_id = slot;
     wr.sg_list = &sge;

@@ -1,9 +1,24 @@
+#include <string>
+
 #include "common/base/config_file.h"
 #include "common/base/option_set.h"
 
 #include "test/support/check_ok.h"
 
 #include <CppUTest/TestHarness.h>
+
+namespace {
+
+// The error ConfigFile::Parse gives for `text` read from `file` (the test
+// fails if it gives none).
+std::string ParseError(const std::string& text, const char* file) {
+  ssa::ConfigFile cfg;
+  ssa::Status st = ssa::ConfigFile::Parse(text, file, &cfg);
+  CHECK_FALSE(st.ok());
+  return st.message();
+}
+
+}  // namespace
 
 TEST_GROUP(ConfigFile){};
 
@@ -28,19 +43,13 @@ TEST(ConfigFile, IniSectionsKeysAndLines) {
 }
 
 TEST(ConfigFile, IniSyntaxErrorNamesFileAndLine) {
-  ssa::ConfigFile cfg;
-  ssa::Status st = ssa::ConfigFile::Parse("[core]\nlog_level = 1\n[broken\n", "x.cfg", &cfg);
-  CHECK_FALSE(st.ok());
-  STRCMP_CONTAINS("x.cfg:3:", st.message().c_str());
+  STRCMP_CONTAINS("x.cfg:3:", ParseError("[core]\nlog_level = 1\n[broken\n", "x.cfg").c_str());
 }
 
 TEST(ConfigFile, AValueWithoutANameIsASyntaxError) {
   // Found by the config fuzzer: "= value" used to become an entry with an
   // empty name.
-  ssa::ConfigFile cfg;
-  ssa::Status st = ssa::ConfigFile::Parse("[core]\nlog_level = 1\n= 2\n", "x.cfg", &cfg);
-  CHECK_FALSE(st.ok());
-  STRCMP_CONTAINS("x.cfg:3:", st.message().c_str());
+  STRCMP_CONTAINS("x.cfg:3:", ParseError("[core]\nlog_level = 1\n= 2\n", "x.cfg").c_str());
 }
 
 TEST(ConfigFile, UpstreamFormatDetectedAndRead) {
@@ -87,17 +96,14 @@ TEST(ConfigFile, IniWithoutSectionsIsStillIni) {
 }
 
 TEST(ConfigFile, UpstreamOptionWithoutValueIsAnError) {
-  ssa::ConfigFile cfg;
-  ssa::Status st = ssa::ConfigFile::Parse("log_level 0\nlonely\n", "o.cfg", &cfg);
-  CHECK_FALSE(st.ok());
-  STRCMP_CONTAINS("o.cfg:2: option 'lonely' has no value", st.message().c_str());
+  STRCMP_CONTAINS("o.cfg:2: option 'lonely' has no value",
+                  ParseError("log_level 0\nlonely\n", "o.cfg").c_str());
 }
 
 TEST(ConfigFile, NulBytesRejected) {
-  ssa::ConfigFile cfg;
   std::string text("a = b\n", 6);
   text.push_back('\0');
-  CHECK_FALSE(ssa::ConfigFile::Parse(text, "bin.cfg", &cfg).ok());
+  ParseError(text, "bin.cfg");
 }
 
 TEST(ConfigFile, MissingFileNamesPath) {

@@ -18,12 +18,19 @@ std::string ParseError(const std::string& text, const char* file) {
   return st.message();
 }
 
+// `text` read from `file`, checked to parse and to be in `format`.
+ssa::ConfigFile ParseAs(const std::string& text, const char* file, ssa::ConfigFile::Format format) {
+  ssa::ConfigFile cfg;
+  CHECK_OK(ssa::ConfigFile::Parse(text, file, &cfg));
+  CHECK(cfg.format() == format);
+  return cfg;
+}
+
 }  // namespace
 
 TEST_GROUP(ConfigFile){};
 
 TEST(ConfigFile, IniSectionsKeysAndLines) {
-  ssa::ConfigFile cfg;
   const char* text =
       "# comment\n"
       "[core]\n"
@@ -31,8 +38,7 @@ TEST(ConfigFile, IniSectionsKeysAndLines) {
       "\n"
       "[sa]\n"
       "route_timeout = 300 ; inline comment\n";
-  CHECK_OK(ssa::ConfigFile::Parse(text, "acm_opts.cfg", &cfg));
-  CHECK(cfg.format() == ssa::ConfigFile::Format::kIni);
+  ssa::ConfigFile cfg = ParseAs(text, "acm_opts.cfg", ssa::ConfigFile::Format::kIni);
   const ssa::ConfigEntry* e = cfg.Find("sa", "route_timeout");
   CHECK(e != nullptr);
   STRCMP_EQUAL("300", e->value.c_str());
@@ -53,15 +59,13 @@ TEST(ConfigFile, AValueWithoutANameIsASyntaxError) {
 }
 
 TEST(ConfigFile, UpstreamFormatDetectedAndRead) {
-  ssa::ConfigFile cfg;
   const char* text =
       "# ibacm_opts.cfg\n"
       "log_file /var/log/ibacm.log\n"
       "log_level 0\n"
       "provider ibacmp 0xfe80000000000000\n"
       "provider ibssa default\n";
-  CHECK_OK(ssa::ConfigFile::Parse(text, "ibacm_opts.cfg", &cfg));
-  CHECK(cfg.format() == ssa::ConfigFile::Format::kUpstream);
+  ssa::ConfigFile cfg = ParseAs(text, "ibacm_opts.cfg", ssa::ConfigFile::Format::kUpstream);
   STRCMP_EQUAL("/var/log/ibacm.log", cfg.Find("", "log_file")->value.c_str());
   STRCMP_EQUAL("ibssa default", cfg.Find("", "provider")->value.c_str());
   LONGS_EQUAL(5, cfg.Find("", "provider")->line);
@@ -71,15 +75,13 @@ TEST(ConfigFile, UpstreamFormatDetectedAndRead) {
 // An '=' inside a value made the whole upstream file parse as INI (and
 // fail, or turn "log_file /a=b" into key "log_file /a" = "b").
 TEST(ConfigFile, UpstreamValueContainingEqualsIsStillUpstream) {
-  ssa::ConfigFile cfg;
   const char* text =
       "# ibacm_opts.cfg\n"
       "log_file /var/log/ibacm=old.log\n"
       "log_level 0\n"
       "provider_lib_path /opt/a=b:c\n";
   CHECK_TRUE(ssa::ConfigFile::LooksUpstream(text));
-  CHECK_OK(ssa::ConfigFile::Parse(text, "ibacm_opts.cfg", &cfg));
-  CHECK(cfg.format() == ssa::ConfigFile::Format::kUpstream);
+  ssa::ConfigFile cfg = ParseAs(text, "ibacm_opts.cfg", ssa::ConfigFile::Format::kUpstream);
   STRCMP_EQUAL("/var/log/ibacm=old.log", cfg.Find("", "log_file")->value.c_str());
   STRCMP_EQUAL("/opt/a=b:c", cfg.Find("", "provider_lib_path")->value.c_str());
   LONGS_EQUAL(3, cfg.Section("").size());
@@ -89,9 +91,8 @@ TEST(ConfigFile, IniWithoutSectionsIsStillIni) {
   for (const char* text : {"log_level = 1\n", "log_level=1\n", "log_level =1\n", "log_level: 1\n",
                            "log_file = /var/log/a b.log\nlog_level 1\n"})
     CHECK_FALSE_TEXT(ssa::ConfigFile::LooksUpstream(text), text);
-  ssa::ConfigFile cfg;
-  CHECK_OK(ssa::ConfigFile::Parse("log_file = /var/log/a=b.log\n", "x.cfg", &cfg));
-  CHECK(cfg.format() == ssa::ConfigFile::Format::kIni);
+  ssa::ConfigFile cfg =
+      ParseAs("log_file = /var/log/a=b.log\n", "x.cfg", ssa::ConfigFile::Format::kIni);
   STRCMP_EQUAL("/var/log/a=b.log", cfg.Find("", "log_file")->value.c_str());
 }
 

@@ -164,6 +164,15 @@ TEST_GROUP_BASE(AcmpSim, ssa::test::FabricFixture) {
     Status st = d[n].ibacm->Stop();
     CHECK_OK(st);
   }
+  // Every daemon counted no error and stops cleanly, its log summing up its
+  // datagrams as `summary` ("N malformed, M unexpected responses").
+  void StopAllWithoutErrors(const char* summary) {
+    for (int n = 1; n <= 4; ++n) {
+      LONGS_EQUAL(0, Counters(n)[ACM_CNTR_ERROR]);
+      StopDaemon(n);
+      STRCMP_CONTAINS(summary, d[n].ibacm->Log().c_str());
+    }
+  }
   // Resolves `dst` (name, IPv4 or IPv6 text) from daemon `from`, with the
   // source address of the same kind.
   acm::ResolveResponse Resolve(int from, const std::string& dst) {
@@ -269,11 +278,7 @@ TEST(AcmpSim, SaRoutesEveryAddressFromEveryNodeEqualsOpensmAndRequestersAreCache
       }
     }
   // Nothing went wrong anywhere, and every daemon stops cleanly.
-  for (int n = 1; n <= 4; ++n) {
-    LONGS_EQUAL(0, Counters(n)[ACM_CNTR_ERROR]);
-    StopDaemon(n);
-    STRCMP_CONTAINS("0 malformed, 0 unexpected responses", d[n].ibacm->Log().c_str());
-  }
+  StopAllWithoutErrors("0 malformed, 0 unexpected responses");
 }
 
 // Upstream's own options file, as Debian's stock ib_acme -O writes it,
@@ -432,11 +437,7 @@ TEST(AcmpSim, MalformedAndUnexpectedMessagesAreCountedAndDroppedWhileServing) {
   for (int from = 1; from <= 4; ++from)
     for (int to = 1; to <= 4; ++to)
       if (from != to) LONGS_EQUAL(d[to].lid, ssa::FromBe16(ResolveOk(from, d[to].name).dlid));
-  for (int n = 1; n <= 4; ++n) {
-    LONGS_EQUAL(0, Counters(n)[ACM_CNTR_ERROR]);
-    StopDaemon(n);
-    STRCMP_CONTAINS("2 malformed, 1 unexpected responses", d[n].ibacm->Log().c_str());
-  }
+  StopAllWithoutErrors("2 malformed, 1 unexpected responses");
 }
 
 TEST(AcmpSim, WithAFifthOfAllDatagramsDroppedRetriesStillResolveEverything) {

@@ -209,6 +209,13 @@ class FidelityFixture : public ssa::test::TreeFixture {
     CHECK_OK(tree->fabric()->Run(kNode, argv, &out, rc, 120s));
     return out;
   }
+  // What `ssa-smdb paths` over the newest SMDB says of kNode -> `node`.
+  std::string PathsTo(const std::string& node) {
+    int rc = -1;
+    return Run(
+        {kSmdbTool, "paths", smdb_file, "--from", Lid(), "--to", std::to_string(tree->Lid(node))},
+        &rc);
+  }
 
   // Every ok line of `ssa-smdb paths` from kNode says `exact=no why=<why>`
   // (or, with `why` empty, no line says exact=no); returns the ok lines.

@@ -116,10 +116,7 @@ TEST(FidelitySim, AnSl2VlTableDroppingAnSlDropsThePathsAsTheSaDoes) {
   CHECK(db.subnet.records[0].flags & ssa::smdb::kSubnetSl2VlDrops);
   CHECK(!db.sl2vl_drops.records.empty());
   PathsAreMarked("");
-  int rc = -1;
-  std::string out = Run(
-      {kSmdbTool, "paths", smdb_file, "--from", Lid(), "--to", std::to_string(tree->Lid("Hca10"))},
-      &rc);
+  std::string out = PathsTo("Hca10");
   STRCMP_CONTAINS_TEXT("status=no-route", out.c_str(), out.c_str());
   CHECK(CompareAllEqual({}) > 0);
   CHECK(CompareAllEqual({"--pkey-from-path"}) > 0);
@@ -142,10 +139,7 @@ TEST(FidelitySim, AQosPolicysLevelsComeFromTheReplicaEqualToTheSa) {
   LONGS_EQUAL(0, RouteQueries());
   DaemonAnswersEqualTheSa();
   // And the level did apply: towards storage, SL 3.
-  int rc = -1;
-  std::string out = Run(
-      {kSmdbTool, "paths", smdb_file, "--from", Lid(), "--to", std::to_string(tree->Lid("Hca10"))},
-      &rc);
+  std::string out = PathsTo("Hca10");
   STRCMP_CONTAINS_TEXT(" sl=3 ", out.c_str(), out.c_str());
 }
 
@@ -201,9 +195,6 @@ TEST(FidelitySim, EveryPolicyFormAndAPolicyChangeFollowTheSa) {
   CHECK(CompareAllEqual({"--pkey-from-path"}) > 0);
   DaemonAnswersEqualTheSa();
   // Hca11 now gets GuidLevel's SL 10 from everyone.
-  int rc = -1;
-  std::string out = Run(
-      {kSmdbTool, "paths", smdb_file, "--from", Lid(), "--to", std::to_string(tree->Lid("Hca11"))},
-      &rc);
+  std::string out = PathsTo("Hca11");
   STRCMP_CONTAINS_TEXT(" sl=10 ", out.c_str(), out.c_str());
 }

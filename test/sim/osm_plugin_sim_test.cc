@@ -50,6 +50,12 @@ std::string IbstatField(const std::string& text, const std::string& label) {
   return text.substr(b, e - b);
 }
 
+// The file at `path` (OpenSM's log) holds `text`.
+void LogHolds(const std::string& path, const std::string& text) {
+  std::string log = ssa::test::ReadFileText(path);
+  CHECK_TEXT(log.find(text) != std::string::npos, log.c_str());
+}
+
 }  // namespace
 
 TEST_GROUP_BASE(OsmPluginSim, ssa::test::PluginFabricFixture){
@@ -121,9 +127,7 @@ TEST(OsmPluginSim, DumpAfterSubnetUpMatchesTheFabric) {
   // The file behind `latest` is smdb.1, and OpenSM's log tells the story.
   Smdb first = ReadVersion(1);
   CHECK_TRUE(first == db);
-  std::string osm_log = ssa::test::ReadFileText(fabric->osm_log_path());
-  CHECK_TEXT(osm_log.find("ibssa_osm: loaded into OpenSM 3.3.23") != std::string::npos,
-             osm_log.c_str());
+  LogHolds(fabric->osm_log_path(), "ibssa_osm: loaded into OpenSM 3.3.23");
   CHECK_OK(
       ssa::test::WaitForLogLine(fabric->osm_log_path(), "ibssa_osm: epoch 1: tables changed:", 5s));
   CHECK_OK(ssa::test::WaitForLogLine(plugin.log_file(), "epoch 1: tables changed:", 5s));
@@ -212,10 +216,8 @@ TEST(OsmPluginSim, UnusableDumpDirRefusesToLoad) {
   SimFabric::Options o;
   o.net_text = ssa::test::FourHcaNet();
   Start(o, "dump_dir=/proc/ibssa_osm_test log_file=" + plugin.log_file());
-  std::string log = ssa::test::ReadFileText(fabric->osm_log_path());
-  CHECK_TEXT(log.find("ibssa_osm: ERROR: not loaded: dump_dir: cannot create directory "
-                      "/proc/ibssa_osm_test") != std::string::npos,
-             log.c_str());
+  LogHolds(fabric->osm_log_path(),
+           "ibssa_osm: ERROR: not loaded: dump_dir: cannot create directory /proc/ibssa_osm_test");
   CHECK_OK(fabric->CheckAlive());
 }
 
@@ -225,10 +227,8 @@ TEST(OsmPluginSim, AFederationFileMistakeRefusesToLoadNamingTheLine) {
   std::string fed = plugin.dir + "/fed.conf";
   CHECK_OK(ssa::test::WriteStringToFile(fed, "listen 0.0.0.0:7475\npeer b 10.0.0.2:7475 zz k\n"));
   Start(o, "dump_dir=" + plugin.dump_dir() + " federation_file=" + fed);
-  std::string log = ssa::test::ReadFileText(fabric->osm_log_path());
-  CHECK_TEXT(log.find("ibssa_osm: ERROR: not loaded: the SSA tree's core: " + fed +
-                      ":2: peer b: 'zz' is not a subnet prefix") != std::string::npos,
-             log.c_str());
+  LogHolds(fabric->osm_log_path(), "ibssa_osm: ERROR: not loaded: the SSA tree's core: " + fed +
+                                       ":2: peer b: 'zz' is not a subnet prefix");
   CHECK_OK(fabric->CheckAlive());
 }
 

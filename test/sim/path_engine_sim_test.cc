@@ -310,19 +310,26 @@ TEST(PathEngineSim, SwitchLinkDownAndUpKeepPathsEqualToTheSa) {
   // and the routes; node, GUID/LID, switch, P_Key and subnet data stay.
   const std::set<std::string> expected = {"links", "ports", "lft_blocks"};
 
-  std::string why;  // RoutesReachEveryLid's, unused: the wait says what it saw
-  int ups = fabric->SubnetUpCount();
-  CHECK_OK(fabric->LinkDown("L1", port));
-  CHECK_OK(fabric->WaitSubnetUp(ups + 1, 30s));
+  // Takes L1's `port` link down or up, then waits for the first version
+  // after `prev` that has the link (or not) and routes to every LID.
+  auto set_link = [&](bool up, const Smdb& prev) {
+    std::string why;  // RoutesReachEveryLid's, unused: the wait says what it saw
+    int ups = fabric->SubnetUpCount();
+    CHECK_OK(up ? fabric->LinkUp("L1", port) : fabric->LinkDown("L1", port));
+    CHECK_OK(fabric->WaitSubnetUp(ups + 1, 30s));
+    Smdb next;
+    CHECK_OK(ssa::test::WaitForVersion(
+        plugin.dump_dir(),
+        [&](const Smdb& d) {
+          return d.global_epoch > prev.global_epoch && HasLink(d, l1, port) == up &&
+                 ssa::test::RoutesReachEveryLid(d, &why);
+        },
+        30s, &next));
+    return next;
+  };
+
   // The version without the link whose routes avoid it.
-  Smdb down;
-  CHECK_OK(ssa::test::WaitForVersion(
-      plugin.dump_dir(),
-      [&](const Smdb& d) {
-        return d.global_epoch > before.global_epoch && !HasLink(d, l1, port) &&
-               ssa::test::RoutesReachEveryLid(d, &why);
-      },
-      30s, &down));
+  Smdb down = set_link(false, before);
   CHECK_TEXT(LftPort(down, l1, hca12_lid) != port, "Hca12 still routed over the down link");
   std::set<std::string> changed = CheckNextVersion(before, down);
   STRCMP_EQUAL(Join(expected).c_str(), Join(changed).c_str());
@@ -345,17 +352,7 @@ TEST(PathEngineSim, SwitchLinkDownAndUpKeepPathsEqualToTheSa) {
   UseVersion(down);
   CompareFromSources(sources);
 
-  ups = fabric->SubnetUpCount();
-  CHECK_OK(fabric->LinkUp("L1", port));
-  CHECK_OK(fabric->WaitSubnetUp(ups + 1, 30s));
-  Smdb up;
-  CHECK_OK(ssa::test::WaitForVersion(
-      plugin.dump_dir(),
-      [&](const Smdb& d) {
-        return d.global_epoch > down.global_epoch && HasLink(d, l1, port) &&
-               ssa::test::RoutesReachEveryLid(d, &why);
-      },
-      30s, &up));
+  Smdb up = set_link(true, down);
   changed = CheckNextVersion(down, up);
   STRCMP_EQUAL(Join(expected).c_str(), Join(changed).c_str());
   // Minimum-hop routing puts every route back where it was.

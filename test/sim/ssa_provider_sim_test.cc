@@ -197,16 +197,21 @@ uint64_t Counter(int which) {
 // SA queries sent (QUERY_SA included); answers from the PRDB are route
 // cache hits, so a test that says none came from the SA sees those too.
 uint64_t RouteQueries() { return Counter(ACM_CNTR_ROUTE_QUERY); }
+// Stock ib_acme resolves every LID from the PRDB alone (no SA query, each
+// one cached), then again with SA verification.
+void EveryLidResolvesFromThePrdbAlone() {
+  size_t lids = StockIbAcmeResolvesEveryLid(false);
+  LONGS_EQUAL(0, RouteQueries());
+  LONGS_EQUAL(lids, Counter(ACM_CNTR_ROUTE_CACHE));
+  StockIbAcmeResolvesEveryLid(true);
+}
 }
 ;
 
 TEST(SsaProviderSim, StockIbAcmeGetsTheSasPathsFromThePrdbLmc0) {
   Start(0);
   // First without asking the SA anything: no SA query at all.
-  size_t lids = StockIbAcmeResolvesEveryLid(false);
-  LONGS_EQUAL(0, RouteQueries());
-  LONGS_EQUAL(lids, Counter(ACM_CNTR_ROUTE_CACHE));
-  StockIbAcmeResolvesEveryLid(true);
+  EveryLidResolvesFromThePrdbAlone();
   // GIDs too.
   for (const std::string node : {"Hca1", "Hca9", "Hca12"}) {
     std::string out;
@@ -222,10 +227,7 @@ TEST(SsaProviderSim, StockIbAcmeGetsTheSasPathsFromThePrdbLmc0) {
 
 TEST(SsaProviderSim, StockIbAcmeGetsTheSasPathsFromThePrdbLmc1) {
   Start(1);
-  size_t lids = StockIbAcmeResolvesEveryLid(false);
-  LONGS_EQUAL(0, RouteQueries());
-  LONGS_EQUAL(lids, Counter(ACM_CNTR_ROUTE_CACHE));
-  StockIbAcmeResolvesEveryLid(true);
+  EveryLidResolvesFromThePrdbAlone();
   OurIbAcmeTestMatchesTheSa();
 }
 

@@ -13,32 +13,36 @@
 namespace ssa {
 namespace test {
 
-int ConnectLoopback(int port) {
+namespace {
+
+// A TCP socket on 127.0.0.1:`port`, or -1 when it cannot be made or `use`
+// (connect, or bind and listen) fails.
+template <typename Use>
+int LoopbackSocket(int port, Use use) {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return -1;
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_port = ToBe16(static_cast<uint16_t>(port));
   a.sin_addr.s_addr = ToBe32(INADDR_LOOPBACK);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
+  if (!use(fd, reinterpret_cast<sockaddr*>(&a), static_cast<socklen_t>(sizeof(a)))) {
     close(fd);
     return -1;
   }
   return fd;
 }
 
+}  // namespace
+
+int ConnectLoopback(int port) {
+  return LoopbackSocket(
+      port, [](int fd, const sockaddr* a, socklen_t len) { return connect(fd, a, len) == 0; });
+}
+
 int ListenLoopback(int port) {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return -1;
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = ToBe16(static_cast<uint16_t>(port));
-  a.sin_addr.s_addr = ToBe32(INADDR_LOOPBACK);
-  if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0 || listen(fd, 4) != 0) {
-    close(fd);
-    return -1;
-  }
-  return fd;
+  return LoopbackSocket(port, [](int fd, const sockaddr* a, socklen_t len) {
+    return bind(fd, a, len) == 0 && listen(fd, 4) == 0;
+  });
 }
 
 int FreeLoopbackPort() {

@@ -24,6 +24,15 @@ acm::DecodeResult Decode(const std::vector<uint8_t>& bytes, acm::Request* req) {
   return acm::DecodeRequest(bytes.data(), bytes.size(), req);
 }
 
+// `m` cut to its header and `entries` endpoint entries, then decoded (the
+// test fails if it is refused).
+acm::Request DecodeEntries(acm_msg* m, int entries) {
+  m->hdr.length = static_cast<uint16_t>(ACM_MSG_HDR_LENGTH + entries * ACM_MSG_EP_LENGTH);
+  acm::Request req;
+  CHECK_TRUE(Decode(Wire(*m, m->hdr.length), &req).ok());
+  return req;
+}
+
 void CheckReplyError(const std::vector<uint8_t>& bytes, uint8_t status) {
   acm::Request req;
   acm::DecodeResult r = Decode(bytes, &req);
@@ -191,9 +200,7 @@ TEST(AcmWireResolve, StockIpRequestWithSource) {
 TEST(AcmWireResolve, StockNameRequestWithoutSourceAndNoDelay) {
   acm_msg m = NewStock(ACM_OP_RESOLVE);
   SetName(&Ep(m, 0), ACM_EP_FLAG_DEST | ACM_FLAGS_NODELAY, "node2");
-  m.hdr.length = ACM_MSG_HDR_LENGTH + ACM_MSG_EP_LENGTH;
-  acm::Request req;
-  CHECK_TRUE(Decode(Wire(m, m.hdr.length), &req).ok());
+  acm::Request req = DecodeEntries(&m, 1);
   LONGS_EQUAL(-1, req.resolve.source_entry);
   LONGS_EQUAL(0, req.resolve.dest_entry);
   STRCMP_EQUAL("node2", req.resolve.entries[0].name().c_str());
@@ -205,9 +212,7 @@ TEST(AcmWireResolve, StockIpv6Request) {
   Ep(m, 0).flags = ACM_EP_FLAG_DEST;
   Ep(m, 0).type = ACM_EP_INFO_ADDRESS_IP6;
   inet_pton(AF_INET6, "fe80::1234", Ep(m, 0).info.addr);
-  m.hdr.length = ACM_MSG_HDR_LENGTH + ACM_MSG_EP_LENGTH;
-  acm::Request req;
-  CHECK_TRUE(Decode(Wire(m, m.hdr.length), &req).ok());
+  acm::Request req = DecodeEntries(&m, 1);
   STRCMP_EQUAL("ip6 fe80::1234", req.resolve.entries[0].ToString().c_str());
 }
 
@@ -249,9 +254,7 @@ TEST(AcmWireResolve, PathWithOnlyADgidOrOnlyADlidIsEnough) {
 TEST(AcmWireResolve, OneEntryMayBeBothSourceAndDestination) {
   acm_msg m = NewStock(ACM_OP_RESOLVE);
   SetIp(&Ep(m, 0), ACM_EP_FLAG_SOURCE | ACM_EP_FLAG_DEST, "10.0.0.1");
-  m.hdr.length = ACM_MSG_HDR_LENGTH + ACM_MSG_EP_LENGTH;
-  acm::Request req;
-  CHECK_TRUE(Decode(Wire(m, m.hdr.length), &req).ok());
+  acm::Request req = DecodeEntries(&m, 1);
   LONGS_EQUAL(0, req.resolve.source_entry);
   LONGS_EQUAL(0, req.resolve.dest_entry);
 }
@@ -277,9 +280,7 @@ TEST(AcmWireResolve, GidAndLidTypesAreAcceptedAsUpstreamDoes) {
 TEST(AcmWireResolve, EntriesWithoutFlagsAreIgnored) {
   acm_msg m = StockResolve("10.0.0.1", "10.0.0.2");
   Ep(m, 2).type = 0x55;  // garbage, but neither SOURCE nor DEST
-  m.hdr.length = ACM_MSG_HDR_LENGTH + 3 * ACM_MSG_EP_LENGTH;
-  acm::Request req;
-  CHECK_TRUE(Decode(Wire(m, m.hdr.length), &req).ok());
+  acm::Request req = DecodeEntries(&m, 3);
   UNSIGNED_LONGS_EQUAL(3, req.resolve.entries.size());
 }
 

@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "common/base/big_endian.h"
@@ -71,6 +72,15 @@ TEST_GROUP(AcmpProvider) {
     return to;
   }
 
+  // Nodes 1 and 2, both added before either starts.
+  std::pair<FakeNode*, FakeNode*> StartTwoNodes() {
+    FakeNode* a = fab->AddNode(1);
+    FakeNode* b = fab->AddNode(2);
+    fab->Start(a);
+    fab->Start(b);
+    return {a, b};
+  }
+
   void CheckPathTo(const FakeNode::Answer& a, const FakeNode* from, const FakeNode* to) {
     LONGS_EQUAL(ACM_STATUS_SUCCESS, a.status);
     CHECK_TRUE(a.has_path);
@@ -83,10 +93,7 @@ TEST_GROUP(AcmpProvider) {
 };
 
 TEST(AcmpProvider, NamesIpv4AndIpv6ResolveWithSaRoutes) {
-  FakeNode* a = fab->AddNode(1);
-  FakeNode* b = fab->AddNode(2);
-  fab->Start(a);
-  fab->Start(b);
+  auto [a, b] = StartTwoNodes();
   CheckPathTo(fab->ResolveNow(a, FakeFabric::Name("node2")), a, b);
   CheckPathTo(fab->ResolveNow(a, FakeFabric::Ip("10.0.0.2")), a, b);
   CheckPathTo(fab->ResolveNow(a, FakeFabric::Ip6("fd00::2")), a, b);
@@ -168,10 +175,7 @@ TEST(AcmpProvider, AcmRoutesComeFromTheSharedGroupWithoutPathQueries) {
 }
 
 TEST(AcmpProvider, AStoppedOwnerTimesOutAfterTheRetriesAndResolvesAfterItsRestart) {
-  FakeNode* a = fab->AddNode(1);
-  FakeNode* b = fab->AddNode(2);
-  fab->Start(a);
-  fab->Start(b);
+  auto [a, b] = StartTwoNodes();
   fab->Stop(b);
   auto start = std::chrono::steady_clock::now();
   LONGS_EQUAL(ACM_STATUS_ETIMEDOUT, fab->ResolveNow(a, FakeFabric::Name("node2")).status);
@@ -184,10 +188,7 @@ TEST(AcmpProvider, AStoppedOwnerTimesOutAfterTheRetriesAndResolvesAfterItsRestar
 }
 
 TEST(AcmpProvider, SmChangesAndReregistrationFlushTheCacheAndRejoin) {
-  FakeNode* a = fab->AddNode(1);
-  FakeNode* b = fab->AddNode(2);
-  fab->Start(a);
-  fab->Start(b);
+  auto [a, b] = StartTwoNodes();
   CheckPathTo(fab->ResolveNow(a, FakeFabric::Name("node2")), a, b);
   int joins = a->sa_sent[0x0038];
   // The SM moved: cached destinations are dropped and groups joined anew.
@@ -241,10 +242,7 @@ TEST(AcmpProvider, RemovingALocalAddressDropsWhatWasCachedAboutIt) {
 }
 
 TEST(AcmpProvider, MalformedAndUnexpectedDatagramsAreCountedAndDropped) {
-  FakeNode* a = fab->AddNode(1);
-  FakeNode* b = fab->AddNode(2);
-  fab->Start(a);
-  fab->Start(b);
+  auto [a, b] = StartTwoNodes();
   OpenRogue();
   dgram::Group g;
   g.mgid = acmp::AcmMgid(0xffff, 0, 3, 4);
@@ -351,10 +349,7 @@ TEST(AcmpProvider, CountersAreLoggedEveryStatsIntervalWhenTheyChanged) {
 }
 
 TEST(AcmpProvider, NodelayAnswersEnodataAtOnceAndWarmsTheCache) {
-  FakeNode* a = fab->AddNode(1);
-  FakeNode* b = fab->AddNode(2);
-  fab->Start(a);
-  fab->Start(b);
+  auto [a, b] = StartTwoNodes();
   uint64_t id = fab->Resolve(a, FakeFabric::Name("node2"), ACM_FLAGS_NODELAY);
   CHECK(a->answers.count(id));  // inside resolve()
   LONGS_EQUAL(ACM_STATUS_ENODATA, a->answers[id].status);
@@ -386,10 +381,7 @@ TEST(AcmpProvider, RequestsBeforeTheJoinWaitForItAndFailedJoinsAreRetried) {
 }
 
 TEST(AcmpProvider, QuerySaAndLidDestinationsGoToTheSa) {
-  FakeNode* a = fab->AddNode(1);
-  FakeNode* b = fab->AddNode(2);
-  fab->Start(a);
-  fab->Start(b);
+  auto [a, b] = StartTwoNodes();
   ibv_path_record q = {};
   q.slid = ssa::ToBe16(a->lid);
   q.dlid = ssa::ToBe16(b->lid);

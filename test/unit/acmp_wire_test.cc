@@ -122,52 +122,32 @@ TEST(AcmpWire, EveryMalformedShapeIsRejectedWithItsReason) {
   EncodeAcmMessage(SampleRequest(), good);
   uint8_t b[kAcmMessageSize];
   auto fresh = [&] { memcpy(b, good, sizeof(b)); };
+  // Why a good message with byte `at` set to `value` is refused.
+  auto with_byte = [&](size_t at, uint8_t value) {
+    fresh();
+    b[at] = value;
+    return DecodeWhy(b, sizeof(b));
+  };
 
   fresh();
   CHECK(DecodeWhy(b, 151) == DecodeError::kShort);
   CHECK(DecodeWhy(b, 0) == DecodeError::kShort);
-  fresh();
-  b[0] = 2;
-  CHECK(DecodeWhy(b, sizeof(b)) == DecodeError::kNotAcm);
-  fresh();
-  b[1] = 0x03;  // an SA MAD
-  CHECK(DecodeWhy(b, sizeof(b)) == DecodeError::kNotAcm);
-  fresh();
-  b[2] = 2;
-  CHECK(DecodeWhy(b, sizeof(b)) == DecodeError::kNotAcm);
-  fresh();
-  b[7] = 2;
-  CHECK(DecodeWhy(b, sizeof(b)) == DecodeError::kBadControl);
-  fresh();
-  b[6] = 0x80;  // the old ACK control
-  CHECK(DecodeWhy(b, sizeof(b)) == DecodeError::kBadControl);
-  fresh();
-  b[3] = 0x02;
-  CHECK(DecodeWhy(b, sizeof(b)) == DecodeError::kBadMethod);
-  fresh();
-  b[3] = 0x80;
-  CHECK(DecodeWhy(b, sizeof(b)) == DecodeError::kBadMethod);
-  fresh();
-  b[18] = 0;  // source type
-  CHECK(DecodeWhy(b, sizeof(b)) == DecodeError::kBadAddressType);
-  fresh();
-  b[18] = 6;
-  CHECK(DecodeWhy(b, sizeof(b)) == DecodeError::kBadAddressType);
-  fresh();
-  b[16] = 9;  // destination type
-  CHECK(DecodeWhy(b, sizeof(b)) == DecodeError::kBadAddressType);
-  fresh();
-  b[19] = 65;  // source length
-  CHECK(DecodeWhy(b, sizeof(b)) == DecodeError::kBadAddress);
+  CHECK(with_byte(0, 2) == DecodeError::kNotAcm);
+  CHECK(with_byte(1, 0x03) == DecodeError::kNotAcm);  // an SA MAD
+  CHECK(with_byte(2, 2) == DecodeError::kNotAcm);
+  CHECK(with_byte(7, 2) == DecodeError::kBadControl);
+  CHECK(with_byte(6, 0x80) == DecodeError::kBadControl);  // the old ACK control
+  CHECK(with_byte(3, 0x02) == DecodeError::kBadMethod);
+  CHECK(with_byte(3, 0x80) == DecodeError::kBadMethod);
+  CHECK(with_byte(18, 0) == DecodeError::kBadAddressType);  // source type
+  CHECK(with_byte(18, 6) == DecodeError::kBadAddressType);
+  CHECK(with_byte(16, 9) == DecodeError::kBadAddressType);  // destination type
+  CHECK(with_byte(19, 65) == DecodeError::kBadAddress);     // source length
   fresh();
   memset(b + 88, 'x', 64);  // a name without its NUL
   CHECK(DecodeWhy(b, sizeof(b)) == DecodeError::kBadAddress);
-  fresh();
-  b[88] = 0;  // an empty name
-  CHECK(DecodeWhy(b, sizeof(b)) == DecodeError::kBadAddress);
-  fresh();
-  b[20] = 7;  // more GIDs than fit in 256 bytes
-  CHECK(DecodeWhy(b, sizeof(b)) == DecodeError::kBadGidCount);
+  CHECK(with_byte(88, 0) == DecodeError::kBadAddress);   // an empty name
+  CHECK(with_byte(20, 7) == DecodeError::kBadGidCount);  // more GIDs than fit in 256 bytes
   fresh();
   b[20] = 2;  // two GIDs, but the datagram stops after one
   CHECK(DecodeWhy(b, 152 + 16) == DecodeError::kBadGidCount);

@@ -21,6 +21,7 @@
 #include "test/support/check_ok.h"
 #include "test/support/temp_dir.h"
 #include "test/unit/fake_netlink.h"
+#include "test/unit/netlink_loop_fixture.h"
 
 // Last: its memory-leak macros redefine new.
 #include <CppUTest/TestHarness.h>
@@ -235,27 +236,19 @@ TEST(LinkInfo, BadHardwareAddressesAreNotIpoib) {
   LONGS_EQUAL(0x7fff, PkeyFromInterfaceName("ib0.7fff"));
 }
 
-TEST_GROUP(AddrWatcher) {
-  EventLoop loop;
-  Logger log;
-  std::ostringstream lines;
+TEST_GROUP_BASE(AddrWatcher, test::NetlinkLoopTest) {
   testing::FakeLinks links;
   RecordingSink sink;
-  testing::FakeNetlink netlink;
   std::unique_ptr<AddrWatcher> watcher;
-  testing::FakeNetlinkSocket* sock = nullptr;
 
   void setup() override {
-    CHECK_OK(loop.Init());
-    log.set_level(LogLevel::kDebug);
-    log.set_sink([this](LogLevel, const std::string& line) { lines << line << "\n"; });
+    NetlinkLoopTest::setup();
     links.AddIpoib(4, "ib0", 0x0002c90300001231ULL, 0xffff);
     links.AddIpoib(7, "ib0.8001", 0x0002c90300001231ULL, 0x8001);
     links.AddOther(2, "eth0", 1);
     watcher = std::make_unique<AddrWatcher>(&loop, &log, &links, &sink);
     CHECK_TRUE(watcher->Start(netlink.Opener()));
-    sock = netlink.socket(NETLINK_ROUTE);
-    CHECK(sock != nullptr);
+    TakeSocket(NETLINK_ROUTE);
     LONGS_EQUAL(RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR, sock->groups);
   }
   // Runs the loop until the watcher has read everything queued (the

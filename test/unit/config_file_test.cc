@@ -1,3 +1,5 @@
+#include <string>
+
 #include "common/base/config_file.h"
 #include "common/base/option_set.h"
 
@@ -5,10 +7,30 @@
 
 #include <CppUTest/TestHarness.h>
 
+namespace {
+
+// The error ConfigFile::Parse gives for `text` read from `file` (the test
+// fails if it gives none).
+std::string ParseError(const std::string& text, const char* file) {
+  ssa::ConfigFile cfg;
+  ssa::Status st = ssa::ConfigFile::Parse(text, file, &cfg);
+  CHECK_FALSE(st.ok());
+  return st.message();
+}
+
+// `text` read from `file`, checked to parse and to be in `format`.
+ssa::ConfigFile ParseAs(const std::string& text, const char* file, ssa::ConfigFile::Format format) {
+  ssa::ConfigFile cfg;
+  CHECK_OK(ssa::ConfigFile::Parse(text, file, &cfg));
+  CHECK(cfg.format() == format);
+  return cfg;
+}
+
+}  // namespace
+
 TEST_GROUP(ConfigFile){};
 
 TEST(ConfigFile, IniSectionsKeysAndLines) {
-  ssa::ConfigFile cfg;
   const char* text =
       "# comment\n"
       "[core]\n"
@@ -16,8 +38,7 @@ TEST(ConfigFile, IniSectionsKeysAndLines) {
       "\n"
       "[sa]\n"
       "route_timeout = 300 ; inline comment\n";
-  CHECK_OK(ssa::ConfigFile::Parse(text, "acm_opts.cfg", &cfg));
-  CHECK(cfg.format() == ssa::ConfigFile::Format::kIni);
+  ssa::ConfigFile cfg = ParseAs(text, "acm_opts.cfg", ssa::ConfigFile::Format::kIni);
   const ssa::ConfigEntry* e = cfg.Find("sa", "route_timeout");
   CHECK(e != nullptr);
   STRCMP_EQUAL("300", e->value.c_str());
@@ -28,31 +49,23 @@ TEST(ConfigFile, IniSectionsKeysAndLines) {
 }
 
 TEST(ConfigFile, IniSyntaxErrorNamesFileAndLine) {
-  ssa::ConfigFile cfg;
-  ssa::Status st = ssa::ConfigFile::Parse("[core]\nlog_level = 1\n[broken\n", "x.cfg", &cfg);
-  CHECK_FALSE(st.ok());
-  STRCMP_CONTAINS("x.cfg:3:", st.message().c_str());
+  STRCMP_CONTAINS("x.cfg:3:", ParseError("[core]\nlog_level = 1\n[broken\n", "x.cfg").c_str());
 }
 
 TEST(ConfigFile, AValueWithoutANameIsASyntaxError) {
   // Found by the config fuzzer: "= value" used to become an entry with an
   // empty name.
-  ssa::ConfigFile cfg;
-  ssa::Status st = ssa::ConfigFile::Parse("[core]\nlog_level = 1\n= 2\n", "x.cfg", &cfg);
-  CHECK_FALSE(st.ok());
-  STRCMP_CONTAINS("x.cfg:3:", st.message().c_str());
+  STRCMP_CONTAINS("x.cfg:3:", ParseError("[core]\nlog_level = 1\n= 2\n", "x.cfg").c_str());
 }
 
 TEST(ConfigFile, UpstreamFormatDetectedAndRead) {
-  ssa::ConfigFile cfg;
   const char* text =
       "# ibacm_opts.cfg\n"
       "log_file /var/log/ibacm.log\n"
       "log_level 0\n"
       "provider ibacmp 0xfe80000000000000\n"
       "provider ibssa default\n";
-  CHECK_OK(ssa::ConfigFile::Parse(text, "ibacm_opts.cfg", &cfg));
-  CHECK(cfg.format() == ssa::ConfigFile::Format::kUpstream);
+  ssa::ConfigFile cfg = ParseAs(text, "ibacm_opts.cfg", ssa::ConfigFile::Format::kUpstream);
   STRCMP_EQUAL("/var/log/ibacm.log", cfg.Find("", "log_file")->value.c_str());
   STRCMP_EQUAL("ibssa default", cfg.Find("", "provider")->value.c_str());
   LONGS_EQUAL(5, cfg.Find("", "provider")->line);
@@ -62,15 +75,13 @@ TEST(ConfigFile, UpstreamFormatDetectedAndRead) {
 // An '=' inside a value made the whole upstream file parse as INI (and
 // fail, or turn "log_file /a=b" into key "log_file /a" = "b").
 TEST(ConfigFile, UpstreamValueContainingEqualsIsStillUpstream) {
-  ssa::ConfigFile cfg;
   const char* text =
       "# ibacm_opts.cfg\n"
       "log_file /var/log/ibacm=old.log\n"
       "log_level 0\n"
       "provider_lib_path /opt/a=b:c\n";
   CHECK_TRUE(ssa::ConfigFile::LooksUpstream(text));
-  CHECK_OK(ssa::ConfigFile::Parse(text, "ibacm_opts.cfg", &cfg));
-  CHECK(cfg.format() == ssa::ConfigFile::Format::kUpstream);
+  ssa::ConfigFile cfg = ParseAs(text, "ibacm_opts.cfg", ssa::ConfigFile::Format::kUpstream);
   STRCMP_EQUAL("/var/log/ibacm=old.log", cfg.Find("", "log_file")->value.c_str());
   STRCMP_EQUAL("/opt/a=b:c", cfg.Find("", "provider_lib_path")->value.c_str());
   LONGS_EQUAL(3, cfg.Section("").size());
@@ -80,24 +91,20 @@ TEST(ConfigFile, IniWithoutSectionsIsStillIni) {
   for (const char* text : {"log_level = 1\n", "log_level=1\n", "log_level =1\n", "log_level: 1\n",
                            "log_file = /var/log/a b.log\nlog_level 1\n"})
     CHECK_FALSE_TEXT(ssa::ConfigFile::LooksUpstream(text), text);
-  ssa::ConfigFile cfg;
-  CHECK_OK(ssa::ConfigFile::Parse("log_file = /var/log/a=b.log\n", "x.cfg", &cfg));
-  CHECK(cfg.format() == ssa::ConfigFile::Format::kIni);
+  ssa::ConfigFile cfg =
+      ParseAs("log_file = /var/log/a=b.log\n", "x.cfg", ssa::ConfigFile::Format::kIni);
   STRCMP_EQUAL("/var/log/a=b.log", cfg.Find("", "log_file")->value.c_str());
 }
 
 TEST(ConfigFile, UpstreamOptionWithoutValueIsAnError) {
-  ssa::ConfigFile cfg;
-  ssa::Status st = ssa::ConfigFile::Parse("log_level 0\nlonely\n", "o.cfg", &cfg);
-  CHECK_FALSE(st.ok());
-  STRCMP_CONTAINS("o.cfg:2: option 'lonely' has no value", st.message().c_str());
+  STRCMP_CONTAINS("o.cfg:2: option 'lonely' has no value",
+                  ParseError("log_level 0\nlonely\n", "o.cfg").c_str());
 }
 
 TEST(ConfigFile, NulBytesRejected) {
-  ssa::ConfigFile cfg;
   std::string text("a = b\n", 6);
   text.push_back('\0');
-  CHECK_FALSE(ssa::ConfigFile::Parse(text, "bin.cfg", &cfg).ok());
+  ParseError(text, "bin.cfg");
 }
 
 TEST(ConfigFile, MissingFileNamesPath) {

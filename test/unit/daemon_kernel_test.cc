@@ -26,6 +26,7 @@
 #include "test/support/temp_dir.h"
 #include "test/unit/daemon_fixture.h"
 #include "test/unit/fake_netlink.h"
+#include "test/unit/ls_daemon_parse.h"
 
 // Last: its memory-leak macros redefine new.
 #include <CppUTest/TestHarness.h>
@@ -140,13 +141,7 @@ TEST_GROUP(DaemonKernel) {
   // The daemon's n-th message to the kernel (0 is SET_TIMEOUT).
   LsDaemonMessage Sent(size_t n) {
     CHECK_TRUE(WaitFor([&] { return Rdma()->sent_count() > n; }));
-    std::vector<uint8_t> bytes = Rdma()->sent()[n];
-    NlMessageReader r(bytes.data(), bytes.size());
-    NlMessage m;
-    CHECK_TRUE(r.Next(&m));
-    LsDaemonMessage out;
-    CHECK_OK(DecodeDaemonMessage(m, &out));
-    return out;
+    return test::ParseLsDaemonMessage(Rdma()->sent()[n]);
   }
   std::vector<std::string> EndpointAddresses(int index) {
     AcmClient c;

@@ -18,6 +18,8 @@
 #include "test/support/check_ok.h"
 #include "test/unit/fake_netlink.h"
 #include "test/unit/kernel_ls_side.h"
+#include "test/unit/ls_daemon_parse.h"
+#include "test/unit/netlink_loop_fixture.h"
 
 // Last: its memory-leak macros redefine new.
 #include <CppUTest/TestHarness.h>
@@ -98,37 +100,21 @@ std::vector<uint8_t> Request(uint32_t seq, const char* dev = "mlx5_0",
 }
 
 LsDaemonMessage Parse(const std::vector<uint8_t>& bytes) {
-  NlMessageReader r(bytes.data(), bytes.size());
-  NlMessage m;
-  CHECK_TRUE(r.Next(&m));
-  LsDaemonMessage out;
-  CHECK_OK(DecodeDaemonMessage(m, &out));
-  return out;
+  return test::ParseLsDaemonMessage(bytes);
 }
 
 }  // namespace
 
-TEST_GROUP(KernelPathService) {
-  EventLoop loop;
-  Logger log;
-  std::ostringstream lines;
+TEST_GROUP_BASE(KernelPathService, test::NetlinkLoopTest) {
   ScriptedResolver resolver;
-  testing::FakeNetlink netlink;
   std::unique_ptr<KernelPathService> service;
-  testing::FakeNetlinkSocket* sock = nullptr;
 
-  void setup() override {
-    CHECK_OK(loop.Init());
-    log.set_level(LogLevel::kDebug);
-    log.set_sink([this](LogLevel, const std::string& line) { lines << line << "\n"; });
-  }
   void Start(uint32_t timeout_ms = 2000) {
     KernelPathService::Options o;
     o.timeout_ms = timeout_ms;
     service = std::make_unique<KernelPathService>(&loop, &log, &resolver, o);
     CHECK_TRUE(service->Start(netlink.Opener()));
-    sock = netlink.socket(NETLINK_RDMA);
-    CHECK(sock != nullptr);
+    TakeSocket(NETLINK_RDMA);
   }
   // Runs the loop until `n` messages were sent (SET_TIMEOUT included).
   void WaitSent(size_t n) {

@@ -28,7 +28,8 @@ test_unit_unit_tests_SOURCES = \
 	test/unit/daemon_util_test.cc test/unit/daemon_shell_test.cc test/unit/file_io_test.cc \
 	test/unit/daemon_test.cc \
 	test/unit/fake_netlink.h test/unit/fake_netlink.cc \
-	test/unit/kernel_ls_side.h test/unit/kernel_ls_codec_test.cc \
+	test/unit/kernel_ls_side.h test/unit/ls_daemon_parse.h test/unit/netlink_loop_fixture.h \
+	test/unit/kernel_ls_codec_test.cc \
 	test/unit/kernel_ls_answer_test.cc test/unit/kernel_path_service_test.cc \
 	test/unit/prom_text_test.cc \
 	test/unit/addr_watch_test.cc test/unit/daemon_fixture.h test/unit/daemon_kernel_test.cc \

@@ -11,6 +11,7 @@
 
 #include "common/base/big_endian.h"
 #include "test/support/check_ok.h"
+#include "test/support/sa_reply.h"
 
 using namespace ssa::mad;
 using ssa::Status;
@@ -94,18 +95,8 @@ void CheckSameRecord(const PathRecord& a, const PathRecord& b) {
 // A SubnAdmGetResp(PathRecord) as OpenSM would send it.
 void MakeResponse(const PathRecord& rec, uint16_t status, uint8_t* mad) {
   memset(mad, 0, kMadSize);
-  MadHeader h;
-  h.mgmt_class = kClassSubnAdm;
-  h.class_version = kSaClassVersion;
-  h.method = kMethodGetResp;
-  h.status = status;
-  h.tid = 0x0001000200000007ULL;
-  h.attr_id = kAttrPathRecord;
-  EncodeMadHeader(h, mad);
-  SaHeader sa;
-  sa.attr_offset = 8;
-  EncodeSaHeader(sa, mad);
-  EncodePathRecord(rec, mad + kSaDataOffset);
+  ssa::test::EncodeSaPathReply(rec, status, mad);
+  SetMadTid(mad, 0x0001000200000007ULL);
 }
 
 }  // namespace

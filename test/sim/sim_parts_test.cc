@@ -14,6 +14,7 @@
 #include "test/sim/sim_console.h"
 #include "test/sim/sim_run_dir.h"
 #include "test/sim/sim_slots.h"
+#include "test/sim/sim_stacks.h"
 #include "test/sim/sim_test_util.h"
 #include "test/sim/sim_util.h"
 #include "test/support/check_ok.h"
@@ -170,4 +171,35 @@ TEST(SimParts, ParseSaqueryPathAndCompareItWithOurs) {
   STRCMP_CONTAINS("sgid: not printed by saquery; ", diff.c_str());
   CHECK(diff.find("service_id") == std::string::npos);  // equal
   STRCMP_EQUAL("fe80::10:4", DefaultGidText(0x0000000000100004ULL).c_str());
+}
+
+// The main thread's stack as gdb prints it when umad2sim's exit handler
+// deadlocks (doc/simulated-fabric.md), with the frames a TSan build adds
+// between the exit handlers and umad2sim's handler, and without them.
+TEST(SimParts, Umad2simsExitDeadlockIsRecognisedThroughSanitizerFrames) {
+  const std::string tsan =
+      "Thread 1 (Thread 0x7f08 (LWP 9135) \"ssa-consumer\"):\n"
+      "#4  0x00007f0820260e3b in __interceptor_pthread_join (th=0x7f08, ret=0x0) at "
+      "../../../../src/libsanitizer/tsan/tsan_interceptors_posix.cpp:1061\n"
+      "#5  0x00007f08232dd3f4 in ?? () from /usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so\n"
+      "#6  0x00007f082022dee4 in cxa_at_exit_wrapper (arg=0x7f08) at "
+      "../../../../src/libsanitizer/tsan/tsan_interceptors_posix.cpp:389\n"
+      "#7  0x00007f081fa5c55d in __run_exit_handlers (status=0, listp=0x7f08) at "
+      "./stdlib/exit.c:116\n"
+      "#8  0x00007f081fa5c69a in __GI_exit (status=<optimized out>) at ./stdlib/exit.c:146\n";
+  CHECK(ssa::test::StuckInUmad2simExit(tsan));
+  const std::string plain =
+      "Thread 1 (Thread 0x7f08 (LWP 9135) \"ibacm\"):\n"
+      "#5  0x00007f08232dd3f4 in ?? () from /usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so\n"
+      "#6  0x00007f081fa5c55d in __run_exit_handlers (status=0) at ./stdlib/exit.c:116\n";
+  CHECK(ssa::test::StuckInUmad2simExit(plain));
+  // Our own exit handler hanging is ours to fix, sanitizer frames or not.
+  const std::string ours =
+      "Thread 1 (Thread 0x7f08 (LWP 9135) \"ibacm\"):\n"
+      "#5  0x00005632 in ssa::Daemon::~Daemon () at ../../core/daemon.cc:90\n"
+      "#6  0x00007f082022dee4 in cxa_at_exit_wrapper (arg=0x7f08) at "
+      "../../../../src/libsanitizer/tsan/tsan_interceptors_posix.cpp:389\n"
+      "#7  0x00007f081fa5c55d in __run_exit_handlers (status=0) at ./stdlib/exit.c:116\n";
+  CHECK_FALSE(ssa::test::StuckInUmad2simExit(ours));
+  CHECK_FALSE(ssa::test::StuckInUmad2simExit("#0 main () at x.cc:1\n"));
 }

@@ -39,15 +39,22 @@ std::string ThreadStacks(pid_t pid) {
 }
 
 bool StuckInUmad2simExit(const std::string& stacks) {
-  // The main thread runs the exit handlers, and the frame above is
-  // umad2sim's.
+  // The main thread runs the exit handlers, and the first frame above them
+  // that is not a sanitizer's interceptor (TSan and ASan wrap the handlers
+  // registered with atexit) is umad2sim's.
   size_t at = stacks.find("__run_exit_handlers");
   if (at == std::string::npos) return false;
   size_t frame = stacks.rfind("\n#", at);
-  if (frame == std::string::npos || frame == 0) return false;
-  size_t above = stacks.rfind("\n#", frame - 1);
-  return above != std::string::npos &&
-         stacks.substr(above, frame - above).find("libumad2sim") != std::string::npos;
+  while (frame != std::string::npos && frame != 0) {
+    size_t above = stacks.rfind("\n#", frame - 1);
+    if (above == std::string::npos) return false;
+    std::string line = stacks.substr(above, frame - above);
+    if (line.find("libsanitizer") == std::string::npos) {
+      return line.find("libumad2sim") != std::string::npos;
+    }
+    frame = above;
+  }
+  return false;
 }
 
 }  // namespace test

@@ -340,7 +340,7 @@ Status FedRunner::Run() {
   const Clock::time_point brought_up = Clock::now();
   start_ = brought_up;
   for (Peer& x : peers_) x.history.versions.front().from_s = 0;
-  for (const FedEvent& e : MakeFedSchedule(ScheduleOf(o_))) {
+  for (const FedEvent& e : MakeFedSchedule(o_)) {
     while (Now() < e.at_s) Round(false);
     st = Execute(e);
     if (!st.ok()) break;
@@ -397,16 +397,6 @@ std::string FedSoakResult::Summary() const {
   for (const std::string& f : failures) s += "failure: " + f + "\n";
   if (!run_dir.empty()) s += "kept: " + run_dir + "\n";
   return s;
-}
-
-FedScheduleOptions ScheduleOf(const FedSoakOptions& o) {
-  FedScheduleOptions so;
-  so.seed = o.seed;
-  so.duration_s = o.duration_s;
-  so.peers = o.peers;
-  so.hold_s = o.hold_s;
-  so.settle_s = o.settle_s;
-  return so;
 }
 
 Status RunFederatedSoak(const FedSoakOptions& options, FedSoakResult* result) {

@@ -35,14 +35,13 @@
 namespace ssa {
 namespace soak {
 
-struct FedSoakOptions {
-  uint64_t seed = 1;
-  double duration_s = 30;
-  int peers = 1;  // 1 (B) or 2 (B and C)
-  int hold_s = 3;
-  // How long A may take to show a change of a peer (the peer rereads its
-  // hosts file every 2 s, A's link redials within 5 s, then the tree).
-  double settle_s = 10;
+// The schedule's options (seed, duration, peers, hold_s, settle_s) and the
+// run's own; the run's default duration is shorter than the schedule's.
+// settle_s is how long A may take to show a change of a peer (the peer
+// rereads its hosts file every 2 s, A's link redials within 5 s, then the
+// tree).
+struct FedSoakOptions : FedScheduleOptions {
+  FedSoakOptions() { duration_s = 30; }
   double converge_limit_s = 30;
   FILE* progress = nullptr;
 };
@@ -60,9 +59,6 @@ struct FedSoakResult {
   std::string run_dir;  // A's run directory (the peers' are inside), kept when the run failed
   std::string Summary() const;
 };
-
-// The schedule a run of `o` executes.
-FedScheduleOptions ScheduleOf(const FedSoakOptions& o);
 
 // Only a harness problem (a fabric did not come up) is an error Status.
 Status RunFederatedSoak(const FedSoakOptions& options, FedSoakResult* result);

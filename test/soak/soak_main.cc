@@ -47,7 +47,7 @@ int RunFederated(const ssa::soak::SoakOptions& o, ssa::soak::FedSoakOptions fo,
   fo.duration_s = o.duration_s;
   fo.converge_limit_s = o.converge_limit_s;
   if (print_schedule) {
-    for (const auto& e : ssa::soak::MakeFedSchedule(ssa::soak::ScheduleOf(fo)))
+    for (const auto& e : ssa::soak::MakeFedSchedule(fo))
       printf("%7.1f s  %s\n", e.at_s, e.Describe().c_str());
     return 0;
   }
